@@ -1,0 +1,85 @@
+package ecs
+
+import (
+	"fmt"
+	"math"
+)
+
+// Transform is an entity's pose in the world: position in world units (the
+// physics bridge uses one unit per pixel of the demo) and angle in radians,
+// counter-clockwise.
+type Transform struct {
+	X, Y  float64
+	Angle float64
+}
+
+// Velocity is an entity's motion: linear velocity in world units per second and
+// angular velocity in radians per second.
+type Velocity struct {
+	X, Y    float64
+	Angular float64
+}
+
+// NetID is an entity's network id. The host gives ids in increasing order and
+// never reuses one within a session, unlike arche's entity ids, which are
+// recycled; an arche entity id never goes on the wire. Zero means "not yet
+// assigned".
+type NetID uint32
+
+// PeerID names a participant of a session. HostPeer (zero) is the host itself;
+// joined peers are numbered from 1.
+type PeerID uint16
+
+// HostPeer is the peer id of the host: entities it owns are simulated by the
+// host alone.
+const HostPeer PeerID = 0
+
+// NetworkIdentity makes an entity networked and names its owner.
+//
+// Add it with ID zero on the host and the world assigns the next network id
+// when the component is added; add it with a non-zero ID to adopt the host's id
+// (clients replicating the host's entities do that). Set Owner when adding the
+// component; change it later only with SetOwner, which re-indexes: writing the
+// field directly corrupts the owner index.
+type NetworkIdentity struct {
+	ID    NetID
+	Owner PeerID
+}
+
+// Interpolated makes an entity drawn smoothly between simulation states.
+//
+// Prev is the pose at the end of the previous simulation step; drawing blends
+// from Prev to Transform by the fraction of a step elapsed (Schedule.Alpha).
+// Snap marks a teleport: the next drawn frame shows Transform as is, with no
+// blending from Prev. Whoever moves the entity keeps Prev (the physics bridge
+// does so for bodies); the interpolation layer keeps its own history for
+// entities received from the network.
+type Interpolated struct {
+	Prev Transform
+	Snap bool
+}
+
+// Blend returns the pose a fraction alpha (0..1) of the way from a to b, turning
+// the angle the short way round.
+func Blend(a, b Transform, alpha float64) Transform {
+	return Transform{
+		X:     a.X + (b.X-a.X)*alpha,
+		Y:     a.Y + (b.Y-a.Y)*alpha,
+		Angle: a.Angle + AngleDiff(a.Angle, b.Angle)*alpha,
+	}
+}
+
+// AngleDiff returns the signed smallest rotation, in radians in [-π, π), that
+// turns angle a into angle b.
+func AngleDiff(a, b float64) float64 {
+	d := math.Mod(b-a+math.Pi, 2*math.Pi)
+	if d < 0 {
+		d += 2 * math.Pi
+	}
+	return d - math.Pi
+}
+
+// String formats the pose for logs.
+func (t Transform) String() string {
+	return fmt.Sprintf("(%.3f, %.3f, %.3frad)", t.X, t.Y, t.Angle)
+}

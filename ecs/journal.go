@@ -1,0 +1,171 @@
+package ecs
+
+import (
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+)
+
+// MaxReplicated is how many component types can be marked replicated in one
+// world: the journal keeps one bit per type per entity.
+const MaxReplicated = 64
+
+// Change is one reported write: component Component of the networked entity
+// Entity, whose network id is ID.
+type Change struct {
+	Entity    arche.Entity
+	ID        NetID
+	Component arche.ID
+	// Bit is the component's replicated index (see World.SetReplicated).
+	Bit uint8
+}
+
+// Journal records, for the current frame, which replicated components of which
+// networked entities were reported written, each pair once. It is cleared at
+// the end of every Schedule step, after the last system (replication) read it.
+// Entities created and removed in the frame are listed too.
+//
+// Every operation is O(1) per report and allocates nothing once its slices have
+// grown to the frame's peak. Not safe for concurrent use.
+type Journal struct {
+	epoch     uint32 // frame generation; an entry's mask counts only when its epoch matches
+	changes   []Change
+	spawned   []arche.Entity
+	despawned []NetID
+	removals  int // networked entities removed since the last compaction
+	bitOf     [256]int8
+	ids       []arche.ID // replicated component ids by bit
+}
+
+func (j *Journal) init() {
+	j.epoch = 1
+	for i := range j.bitOf {
+		j.bitOf[i] = -1
+	}
+}
+
+// SetReplicated marks component id as replicated, so reports of it are
+// journaled, and returns its bit (0..MaxReplicated-1). Marking twice returns the
+// same bit. It panics past MaxReplicated types.
+func (w *World) SetReplicated(id arche.ID) uint8 {
+	j := &w.journal
+	if b := j.bitOf[componentIndex(id)]; b >= 0 {
+		return uint8(b)
+	}
+	if len(j.ids) >= MaxReplicated {
+		panic(fmt.Sprintf("ecs: more than %d replicated component types; merge small components", MaxReplicated))
+	}
+	j.bitOf[componentIndex(id)] = int8(len(j.ids))
+	j.ids = append(j.ids, id)
+	return uint8(len(j.ids) - 1)
+}
+
+// ReplicatedBit returns the bit of a replicated component, or ok == false if id
+// is not replicated.
+func (w *World) ReplicatedBit(id arche.ID) (bit uint8, ok bool) {
+	b := w.journal.bitOf[componentIndex(id)]
+	return uint8(b), b >= 0
+}
+
+// ReplicatedIDs returns the replicated component ids, indexed by bit. The slice
+// is the world's: do not modify it.
+func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
+
+// MutateComponent reports that component id of entity e was written, so the
+// network replicates its new value. It is the engine's net_mutate_component:
+// every system that writes a replicated component outside the network's own
+// apply paths calls it after the write.
+//
+// A report for an entity without NetworkIdentity, or for a component not marked
+// replicated, is ignored: local state stays local. Reports are deduplicated
+// within a frame. O(1); allocates nothing in steady state. It panics if e is
+// not alive.
+func MutateComponent(w *World, e arche.Entity, id arche.ID) {
+	if !w.arche.Alive(e) {
+		panic(fmt.Sprintf("ecs: MutateComponent on dead entity %v; report writes right after making them, before removing the entity", e))
+	}
+	j := &w.journal
+	b := j.bitOf[componentIndex(id)]
+	if b < 0 {
+		return
+	}
+	slot, ok := w.index.slotOf(e)
+	if !ok {
+		return
+	}
+	en := &w.index.entries[slot]
+	if en.epoch != j.epoch {
+		en.epoch = j.epoch
+		en.mask = 0
+	}
+	bit := uint64(1) << uint(b)
+	if en.mask&bit != 0 {
+		return
+	}
+	en.mask |= bit
+	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Bit: uint8(b)})
+}
+
+// Changes returns the reports of the current frame, each (entity, component)
+// once, in report order, without those of entities removed since. The slice is
+// the journal's, valid until the next report or the end of the step.
+func (j *Journal) Changes(w *World) []Change {
+	if j.removals > 0 {
+		j.compact(w)
+	}
+	return j.changes
+}
+
+// Spawned returns the networked entities created (or given NetworkIdentity)
+// this frame and still alive, in order. Valid until the end of the step.
+func (j *Journal) Spawned(w *World) []arche.Entity {
+	if j.removals > 0 {
+		j.compact(w)
+	}
+	return j.spawned
+}
+
+// Despawned returns the network ids of entities removed (or stripped of
+// NetworkIdentity) this frame, in order. An entity created and removed in the
+// same frame appears here and not in Spawned. Valid until the end of the step.
+func (j *Journal) Despawned() []NetID { return j.despawned }
+
+// Len returns the number of changes recorded this frame, removed entities
+// included.
+func (j *Journal) Len() int { return len(j.changes) }
+
+// compact drops the entries of entities that are no longer networked.
+func (j *Journal) compact(w *World) {
+	keep := j.changes[:0]
+	for _, c := range j.changes {
+		if slot, ok := w.index.slotOf(c.Entity); ok && w.index.entries[slot].id == c.ID {
+			keep = append(keep, c)
+		}
+	}
+	j.changes = keep
+	sp := j.spawned[:0]
+	for _, e := range j.spawned {
+		if _, ok := w.index.slotOf(e); ok {
+			sp = append(sp, e)
+		}
+	}
+	j.spawned = sp
+	j.removals = 0
+}
+
+// endFrame clears the journal for the next frame.
+func (j *Journal) endFrame() {
+	j.changes = j.changes[:0]
+	j.spawned = j.spawned[:0]
+	j.despawned = j.despawned[:0]
+	j.removals = 0
+	j.epoch++
+	if j.epoch == 0 {
+		j.epoch = 1
+	}
+}
+
+// EndFrame clears the journal: the frame's reports have been consumed. The
+// Schedule calls it after its last system; call it yourself only when stepping
+// the world without a Schedule.
+func (w *World) EndFrame() { w.journal.endFrame() }

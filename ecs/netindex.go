@@ -1,0 +1,193 @@
+package ecs
+
+import (
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/ecs/event"
+)
+
+// netEntry is the index's record of one networked entity.
+type netEntry struct {
+	entity   arche.Entity
+	id       NetID
+	owner    PeerID
+	ownerPos int32  // position in owned[owner]
+	epoch    uint32 // journal epoch of mask
+	mask     uint64 // replicated components reported in that epoch
+}
+
+// netIndex indexes networked entities by network id and by owner. It is kept by
+// arche's listener on NetworkIdentity, so it never scans the world.
+type netIndex struct {
+	w       *World
+	entries []netEntry // by slot; free slots have entity zero
+	free    []int32
+	slots   []int32 // by arche entity index: slot+1, 0 if not networked
+	byID    map[NetID]int32
+	owned   [][]arche.Entity // by PeerID
+	nextID  NetID
+	mask    arche.Mask
+}
+
+func (x *netIndex) init(w *World) {
+	x.w = w
+	x.byID = make(map[NetID]int32)
+	x.nextID = 1
+	x.mask = arche.All(w.IDs.NetworkIdentity)
+}
+
+// Notify implements arche's Listener for NetworkIdentity events.
+func (x *netIndex) Notify(world *arche.World, evt arche.EntityEvent) {
+	id := x.w.IDs.NetworkIdentity
+	if evt.Removed.Get(id) {
+		x.remove(evt.Entity)
+	}
+	if evt.Added.Get(id) {
+		x.add(evt.Entity)
+	}
+}
+
+// Subscriptions implements arche's Listener.
+func (x *netIndex) Subscriptions() event.Subscription {
+	return event.EntityCreated | event.EntityRemoved | event.ComponentAdded | event.ComponentRemoved
+}
+
+// Components implements arche's Listener: only NetworkIdentity matters.
+func (x *netIndex) Components() *arche.Mask { return &x.mask }
+
+func (x *netIndex) slotOf(e arche.Entity) (int32, bool) {
+	i := int(e.ID())
+	if i >= len(x.slots) {
+		return 0, false
+	}
+	s := x.slots[i] - 1
+	if s < 0 || x.entries[s].entity != e {
+		return 0, false
+	}
+	return s, true
+}
+
+func (x *netIndex) add(e arche.Entity) {
+	ni := (*NetworkIdentity)(x.w.arche.Get(e, x.w.IDs.NetworkIdentity))
+	if ni.ID == 0 {
+		ni.ID = x.nextID
+		x.nextID++
+	} else {
+		if _, dup := x.byID[ni.ID]; dup {
+			panic(fmt.Sprintf("ecs: network id %d is already in use; add NetworkIdentity with ID 0 to get a fresh one", ni.ID))
+		}
+		if ni.ID >= x.nextID {
+			x.nextID = ni.ID + 1
+		}
+	}
+	var slot int32
+	if n := len(x.free); n > 0 {
+		slot = x.free[n-1]
+		x.free = x.free[:n-1]
+	} else {
+		slot = int32(len(x.entries))
+		x.entries = append(x.entries, netEntry{})
+	}
+	x.entries[slot] = netEntry{entity: e, id: ni.ID, owner: ni.Owner}
+	i := int(e.ID())
+	for i >= len(x.slots) {
+		x.slots = append(x.slots, 0)
+	}
+	x.slots[i] = slot + 1
+	x.byID[ni.ID] = slot
+	x.own(slot, ni.Owner)
+	j := &x.w.journal
+	j.spawned = append(j.spawned, e)
+}
+
+func (x *netIndex) remove(e arche.Entity) {
+	slot, ok := x.slotOf(e)
+	if !ok {
+		return
+	}
+	en := &x.entries[slot]
+	x.disown(slot)
+	delete(x.byID, en.id)
+	j := &x.w.journal
+	j.despawned = append(j.despawned, en.id)
+	j.removals++
+	x.slots[e.ID()] = 0
+	*en = netEntry{}
+	x.free = append(x.free, slot)
+}
+
+func (x *netIndex) own(slot int32, p PeerID) {
+	for int(p) >= len(x.owned) {
+		x.owned = append(x.owned, nil)
+	}
+	en := &x.entries[slot]
+	en.owner = p
+	en.ownerPos = int32(len(x.owned[p]))
+	x.owned[p] = append(x.owned[p], en.entity)
+}
+
+func (x *netIndex) disown(slot int32) {
+	en := &x.entries[slot]
+	list := x.owned[en.owner]
+	last := len(list) - 1
+	moved := list[last]
+	list[en.ownerPos] = moved
+	if ms, ok := x.slotOf(moved); ok {
+		x.entries[ms].ownerPos = en.ownerPos
+	}
+	x.owned[en.owner] = list[:last]
+}
+
+// EntityOf returns the live entity with network id id, or ok == false.
+// O(1).
+func (w *World) EntityOf(id NetID) (e arche.Entity, ok bool) {
+	slot, ok := w.index.byID[id]
+	if !ok {
+		return arche.Entity{}, false
+	}
+	return w.index.entries[slot].entity, true
+}
+
+// Identity returns the network identity of e, or ok == false if e is not
+// networked.
+func (w *World) Identity(e arche.Entity) (NetworkIdentity, bool) {
+	slot, ok := w.index.slotOf(e)
+	if !ok {
+		return NetworkIdentity{}, false
+	}
+	en := &w.index.entries[slot]
+	return NetworkIdentity{ID: en.id, Owner: en.owner}, true
+}
+
+// Owned returns the entities owned by peer p. The slice is the index's: read it,
+// do not keep or modify it; it changes with the next structural change.
+func (w *World) Owned(p PeerID) []arche.Entity {
+	if int(p) >= len(w.index.owned) {
+		return nil
+	}
+	return w.index.owned[p]
+}
+
+// Networked returns how many networked entities the world holds.
+func (w *World) Networked() int { return len(w.index.byID) }
+
+// NextNetID returns the network id the next entity added with ID zero gets.
+func (w *World) NextNetID() NetID { return w.index.nextID }
+
+// SetOwner gives the networked entity e to peer p, updating both the
+// component and the owner index. It is the only correct way to change an owner
+// after NetworkIdentity was added. It panics if e is not networked.
+func SetOwner(w *World, e arche.Entity, p PeerID) {
+	slot, ok := w.index.slotOf(e)
+	if !ok {
+		panic(fmt.Sprintf("ecs: SetOwner on %v, which has no NetworkIdentity; add the component with its Owner set instead", e))
+	}
+	if w.index.entries[slot].owner == p {
+		return
+	}
+	w.index.disown(slot)
+	w.index.own(slot, p)
+	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
+	ni.Owner = p
+}

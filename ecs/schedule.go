@@ -1,0 +1,129 @@
+package ecs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tandem-go/tandem/clock"
+)
+
+// DefaultStep is the default fixed simulation step: 60 Hz.
+const DefaultStep = time.Second / 60
+
+// System is one stage of a simulation step.
+type System interface {
+	// Update advances the system by one fixed step of the world.
+	Update(w *World)
+}
+
+// SystemFunc adapts a function to System.
+type SystemFunc func(w *World)
+
+// Update calls f(w).
+func (f SystemFunc) Update(w *World) { f(w) }
+
+type namedSystem struct {
+	name string
+	sys  System
+}
+
+// Schedule runs ordered systems at a fixed step. Advance reads the clock and
+// runs as many steps as the elapsed time holds; Step runs one. Time comes from
+// the clock it is given, so a test drives ten minutes of play in seconds.
+//
+// Not safe for concurrent use: it belongs to the simulation goroutine.
+type Schedule struct {
+	world   *World
+	clock   clock.Clock
+	step    time.Duration
+	systems []namedSystem
+	acc     time.Duration
+	last    time.Time
+	started bool
+	scale   float64
+	// MaxCatchUp bounds the steps one Advance runs after a stall (default 8);
+	// time beyond it is dropped rather than simulated in a burst.
+	MaxCatchUp int
+}
+
+// NewSchedule returns a schedule for w stepping every step (DefaultStep if
+// zero) by clk.
+func NewSchedule(w *World, clk clock.Clock, step time.Duration) *Schedule {
+	if step <= 0 {
+		step = DefaultStep
+	}
+	return &Schedule{world: w, clock: clk, step: step, scale: 1, MaxCatchUp: 8}
+}
+
+// Add appends a system; systems run in the order added. Names appear in panics
+// and profiles.
+func (s *Schedule) Add(name string, sys System) *Schedule {
+	if sys == nil {
+		panic(fmt.Sprintf("ecs: system %q is nil", name))
+	}
+	s.systems = append(s.systems, namedSystem{name, sys})
+	return s
+}
+
+// StepDuration returns the fixed step.
+func (s *Schedule) StepDuration() time.Duration { return s.step }
+
+// World returns the scheduled world.
+func (s *Schedule) World() *World { return s.world }
+
+// Step simulates one frame now: it advances the frame counter, runs every
+// system in order, then clears the change journal.
+func (s *Schedule) Step() {
+	w := s.world
+	w.frame++
+	for i := range s.systems {
+		s.systems[i].sys.Update(w)
+	}
+	w.journal.endFrame()
+}
+
+// SetDilation sets how fast simulated time runs against the clock: 1 is real
+// time; 1.05 runs 5% fast. Clients use it to keep their lead on the host
+// without skipping frames. Values are clamped to [0.5, 2].
+func (s *Schedule) SetDilation(f float64) {
+	s.scale = min(max(f, 0.5), 2)
+}
+
+// Dilation returns the current dilation factor.
+func (s *Schedule) Dilation() float64 { return s.scale }
+
+// Advance runs the steps that the time elapsed since the last call holds, at
+// most MaxCatchUp, and returns how many ran. The first call only starts the
+// clock.
+func (s *Schedule) Advance() int {
+	now := s.clock.Now()
+	if !s.started {
+		s.started = true
+		s.last = now
+		return 0
+	}
+	d := now.Sub(s.last)
+	s.last = now
+	if d < 0 {
+		d = 0
+	}
+	s.acc += time.Duration(float64(d) * s.scale)
+	n := 0
+	for s.acc >= s.step {
+		if n == s.MaxCatchUp {
+			s.acc = 0
+			break
+		}
+		s.acc -= s.step
+		s.Step()
+		n++
+	}
+	return n
+}
+
+// Alpha returns how far, from 0 to 1, time has gone from the last step to the
+// next: drawing blends the last two simulated states by it.
+func (s *Schedule) Alpha() float64 {
+	a := float64(s.acc) / float64(s.step)
+	return min(max(a, 0), 1)
+}
