@@ -1,6 +1,7 @@
 package ecs
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -121,8 +122,14 @@ func TestEntityRemovedMidFrame(t *testing.T) {
 	if len(ch) != 2 || ch[0].Entity != b || ch[1].Entity != c {
 		t.Fatalf("changes after removal: %+v", ch)
 	}
-	if d := w.Journal().Despawned(); len(d) != 1 || d[0] != ida.ID {
+	if d := w.Journal().Despawned(); len(d) != 1 || d[0].ID != ida.ID {
 		t.Fatalf("despawned %v, want [%d]", d, ida.ID)
+	}
+	if slot, ok := w.NetSlot(c); !ok || slot != w.Journal().Despawned()[0].Slot || ch[1].Slot != slot {
+		t.Fatalf("slot of the recycled entity: %d %v, journal %+v", slot, ok, ch[1])
+	}
+	if e, id, ok := w.SlotEntity(ch[1].Slot); !ok || e != c || id != ch[1].ID {
+		t.Fatalf("SlotEntity = %v %d %v", e, id, ok)
 	}
 	if sp := w.Journal().Spawned(w); len(sp) != 1 || sp[0] != c {
 		t.Fatalf("spawned %v, want [%v]", sp, c)
@@ -269,6 +276,21 @@ func TestScheduleAdvanceFixedStep(t *testing.T) {
 	clk.Advance(10 * DefaultStep)
 	if n := s.Advance(); n != 11 && n != 8 {
 		t.Fatalf("dilated: %d steps", n)
+	}
+}
+
+func TestScheduleStagesOrder(t *testing.T) {
+	s := NewSchedule(NewWorld(), clock.Real{}, 0)
+	var order []string
+	sys := func(name string) System { return SystemFunc(func(*World) { order = append(order, name) }) }
+	s.AddTo(StageOutput, "send", sys("send"))
+	s.Add("game1", sys("game1"))
+	s.AddTo(StageInput, "recv", sys("recv"))
+	s.Add("game2", sys("game2"))
+	s.Step()
+	want := "recv game1 game2 send"
+	if got := fmt.Sprint(order); got != "["+want+"]" {
+		t.Fatalf("order %v, want %s", order, want)
 	}
 }
 

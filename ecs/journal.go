@@ -16,8 +16,18 @@ type Change struct {
 	Entity    arche.Entity
 	ID        NetID
 	Component arche.ID
+	// Slot is the entity's slot in the network index (see World.SlotEntity).
+	Slot int32
 	// Bit is the component's replicated index (see World.SetReplicated).
 	Bit uint8
+}
+
+// Despawn is a networked entity that left the world (or lost its
+// NetworkIdentity): its network id and the index slot it held, which may
+// already belong to an entity created after it.
+type Despawn struct {
+	ID   NetID
+	Slot int32
 }
 
 // Journal records, for the current frame, which replicated components of which
@@ -31,7 +41,7 @@ type Journal struct {
 	epoch     uint32 // frame generation; an entry's mask counts only when its epoch matches
 	changes   []Change
 	spawned   []arche.Entity
-	despawned []NetID
+	despawned []Despawn
 	removals  int // networked entities removed since the last compaction
 	bitOf     [256]int8
 	ids       []arche.ID // replicated component ids by bit
@@ -103,7 +113,7 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 		return
 	}
 	en.mask |= bit
-	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Bit: uint8(b)})
+	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Slot: slot, Bit: uint8(b)})
 }
 
 // Changes returns the reports of the current frame, each (entity, component)
@@ -125,10 +135,10 @@ func (j *Journal) Spawned(w *World) []arche.Entity {
 	return j.spawned
 }
 
-// Despawned returns the network ids of entities removed (or stripped of
-// NetworkIdentity) this frame, in order. An entity created and removed in the
-// same frame appears here and not in Spawned. Valid until the end of the step.
-func (j *Journal) Despawned() []NetID { return j.despawned }
+// Despawned returns the entities removed (or stripped of NetworkIdentity)
+// this frame, in order. An entity created and removed in the same frame
+// appears here and not in Spawned. Valid until the end of the step.
+func (j *Journal) Despawned() []Despawn { return j.despawned }
 
 // Len returns the number of changes recorded this frame, removed entities
 // included.

@@ -110,7 +110,7 @@ func (x *netIndex) remove(e arche.Entity) {
 	x.disown(slot)
 	delete(x.byID, en.id)
 	j := &x.w.journal
-	j.despawned = append(j.despawned, en.id)
+	j.despawned = append(j.despawned, Despawn{ID: en.id, Slot: slot})
 	j.removals++
 	x.slots[e.ID()] = 0
 	*en = netEntry{}
@@ -167,6 +167,29 @@ func (w *World) Owned(p PeerID) []arche.Entity {
 		return nil
 	}
 	return w.index.owned[p]
+}
+
+// NetSlot returns the slot of the networked entity e in the network index, or
+// ok == false. Slots are dense, from 0 to NetSlots()-1, held by an entity for
+// its networked life and reused after it: layers above keep per-entity state in
+// slices indexed by slot, and check the network id when a slot may have
+// changed hands.
+func (w *World) NetSlot(e arche.Entity) (slot int32, ok bool) { return w.index.slotOf(e) }
+
+// NetSlots returns the number of slots of the network index, used or free.
+func (w *World) NetSlots() int { return len(w.index.entries) }
+
+// SlotEntity returns the entity in slot and its network id, or ok == false
+// if the slot is free.
+func (w *World) SlotEntity(slot int32) (e arche.Entity, id NetID, ok bool) {
+	if slot < 0 || int(slot) >= len(w.index.entries) {
+		return arche.Entity{}, 0, false
+	}
+	en := &w.index.entries[slot]
+	if en.id == 0 {
+		return arche.Entity{}, 0, false
+	}
+	return en.entity, en.id, true
 }
 
 // Networked returns how many networked entities the world holds.

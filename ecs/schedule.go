@@ -23,9 +23,25 @@ type SystemFunc func(w *World)
 func (f SystemFunc) Update(w *World) { f(w) }
 
 type namedSystem struct {
-	name string
-	sys  System
+	name  string
+	stage Stage
+	sys   System
 }
+
+// Stage orders systems in a step: every system of an earlier stage runs
+// before any of a later one; within a stage, systems run in the order added.
+type Stage uint8
+
+const (
+	// StageInput runs first: the network's receive side, inputs applied to
+	// the frame.
+	StageInput Stage = iota
+	// StageSimulate holds the game's systems and the physics step. Add puts
+	// systems here.
+	StageSimulate
+	// StageOutput runs last: replication reads the frame's journal and sends.
+	StageOutput
+)
 
 // Schedule runs ordered systems at a fixed step. Advance reads the clock and
 // runs as many steps as the elapsed time holds; Step runs one. Time comes from
@@ -55,14 +71,37 @@ func NewSchedule(w *World, clk clock.Clock, step time.Duration) *Schedule {
 	return &Schedule{world: w, clock: clk, step: step, scale: 1, MaxCatchUp: 8}
 }
 
-// Add appends a system; systems run in the order added. Names appear in panics
-// and profiles.
+// Add appends a system to StageSimulate; systems run in the order added.
+// Names appear in panics and profiles.
 func (s *Schedule) Add(name string, sys System) *Schedule {
+	return s.AddTo(StageSimulate, name, sys)
+}
+
+// AddTo appends a system to a stage.
+func (s *Schedule) AddTo(stage Stage, name string, sys System) *Schedule {
 	if sys == nil {
 		panic(fmt.Sprintf("ecs: system %q is nil", name))
 	}
-	s.systems = append(s.systems, namedSystem{name, sys})
+	at := len(s.systems)
+	for i, ns := range s.systems {
+		if ns.stage > stage {
+			at = i
+			break
+		}
+	}
+	s.systems = append(s.systems, namedSystem{})
+	copy(s.systems[at+1:], s.systems[at:])
+	s.systems[at] = namedSystem{name: name, stage: stage, sys: sys}
 	return s
+}
+
+// Systems returns the names of the systems in the order they run.
+func (s *Schedule) Systems() []string {
+	names := make([]string, len(s.systems))
+	for i, ns := range s.systems {
+		names[i] = ns.name
+	}
+	return names
 }
 
 // StepDuration returns the fixed step.
