@@ -3,13 +3,16 @@ module github.com/tandem-go/tandem
 go 1.26.0
 
 require (
+	github.com/hajimehoshi/ebiten/v2 v2.10.4
+	github.com/jakecoffman/cp/v2 v2.4.0
+	github.com/mlange-42/arche v0.15.3
+	github.com/quic-go/quic-go v0.65.0
+)
+
+require (
 	github.com/ebitengine/gomobile v0.0.0-20260820040257-d11f821a26a6 // indirect
 	github.com/ebitengine/hideconsole v1.0.0 // indirect
 	github.com/ebitengine/purego v0.11.0 // indirect
-	github.com/hajimehoshi/ebiten/v2 v2.10.4 // indirect
-	github.com/jakecoffman/cp/v2 v2.4.0 // indirect
-	github.com/mlange-42/arche v0.15.3 // indirect
-	github.com/quic-go/quic-go v0.65.0 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect

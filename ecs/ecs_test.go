@@ -344,3 +344,14 @@ func BenchmarkMutateComponent(b *testing.B) {
 		}
 	}
 }
+
+func TestResourceAbsentIsNil(t *testing.T) {
+	w := NewWorld()
+	if Resource[health](w) != nil {
+		t.Fatal("absent resource not nil")
+	}
+	AddResource(w, &health{HP: 3})
+	if r := Resource[health](w); r == nil || r.HP != 3 {
+		t.Fatalf("resource %v", r)
+	}
+}

@@ -83,5 +83,9 @@ func AddResource[T any](w *World, res *T) {
 
 // Resource returns the world's resource of type T, or nil if none was added.
 func Resource[T any](w *World) *T {
+	id := arche.ResourceID[T](&w.arche)
+	if !w.arche.Resources().Has(id) {
+		return nil
+	}
 	return arche.GetResource[T](&w.arche)
 }
