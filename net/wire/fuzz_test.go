@@ -1,0 +1,238 @@
+package wire
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// seedGolden adds every PROTOCOL.md example to a fuzz corpus.
+func seedGolden(f *testing.F) {
+	for _, b := range readGolden(f) {
+		f.Add(b)
+	}
+}
+
+// FuzzReader reads values of every type, chosen by the input's first bytes,
+// from the rest: no panic, no read past the end, errors are sticky.
+func FuzzReader(f *testing.F) {
+	seedGolden(f)
+	f.Add([]byte{0x12, 0x34, 0x80, 0x80, 0x01, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		ops, in := data[:len(data)/4+1], data[len(data)/4+1:]
+		r := NewReader(in)
+		for _, op := range ops {
+			before := r.Offset()
+			switch op % 12 {
+			case 0:
+				r.U8()
+			case 1:
+				r.U16()
+			case 2:
+				r.U32()
+			case 3:
+				r.U64()
+			case 4:
+				r.Uvarint()
+			case 5:
+				r.Varint()
+			case 6:
+				r.Uvarint32()
+			case 7:
+				r.LenBytes(int(op))
+			case 8:
+				r.String(int(op))
+			case 9:
+				r.Count(int(op))
+			case 10:
+				r.Bool()
+			case 11:
+				r.F64()
+			}
+			if r.Offset() < before || r.Offset() > len(in) {
+				t.Fatalf("offset moved from %d to %d in %d bytes", before, r.Offset(), len(in))
+			}
+			if r.Err() != nil && r.Len() != 0 {
+				t.Fatal("Len not 0 after an error")
+			}
+		}
+	})
+}
+
+// FuzzUvarint: whatever decodes re-encodes to the same bytes (one form per
+// value), and the zig-zag form round-trips.
+func FuzzUvarint(f *testing.F) {
+	for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 35, math.MaxUint64} {
+		f.Add(AppendUvarint(nil, v))
+	}
+	f.Add([]byte{0x80, 0x00})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(data)
+		v := r.Uvarint()
+		if r.Err() != nil {
+			return
+		}
+		if enc := AppendUvarint(nil, v); !bytes.Equal(enc, data[:r.Offset()]) || UvarintLen(v) != len(enc) {
+			t.Fatalf("% x decodes to %d, which encodes as % x", data[:r.Offset()], v, enc)
+		}
+		if UnZigZag(ZigZag(int64(v))) != int64(v) {
+			t.Fatalf("zig-zag of %d does not round-trip", int64(v))
+		}
+	})
+}
+
+// FuzzBitReader reads fields of widths taken from the input and checks that
+// writing them back gives the same bytes when the input was well formed.
+func FuzzBitReader(f *testing.F) {
+	seedGolden(f)
+	f.Add([]byte{3, 1, 10, 0xfd, 0x3f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 1 {
+			return
+		}
+		n := int(data[0]%8) + 1
+		if len(data) < 1+n {
+			return
+		}
+		widths, in := data[1:1+n], data[1+n:]
+		r := NewBitReader(in)
+		w := NewBitWriter(nil)
+		for _, wd := range widths {
+			width := uint(wd % 65)
+			v := r.ReadBits(width)
+			if width < 64 && v>>width != 0 {
+				t.Fatalf("ReadBits(%d) = %#x, more than %d bits", width, v, width)
+			}
+			w.WriteBits(v, width)
+		}
+		if r.Finish() == nil {
+			if out := w.Finish(); !bytes.Equal(out, in) {
+				t.Fatalf("read % x, wrote back % x", in, out)
+			}
+		}
+	})
+}
+
+// FuzzHeader decodes a datagram header with its ack frame: no panic, and
+// whatever decodes re-encodes to the same bytes.
+func FuzzHeader(f *testing.F) {
+	seedGolden(f)
+	f.Add([]byte{0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(data)
+		var h Header
+		if err := h.Decode(&r); err != nil {
+			return
+		}
+		enc, err := h.Append(nil)
+		if err != nil {
+			t.Fatalf("decoded header %+v does not encode: %v", h, err)
+		}
+		if !bytes.Equal(enc, data[:r.Offset()]) || h.Size() != len(enc) {
+			t.Fatalf("% x decodes to %+v, which encodes as % x", data[:r.Offset()], h, enc)
+		}
+		if h.HasAck && h.Ack.Span() > AckWindow {
+			t.Fatalf("ack frame spans %d packets", h.Ack.Span())
+		}
+	})
+}
+
+// FuzzMessage reads datagram messages until the input ends: no panic,
+// payloads within the limit and the input, and the framing re-encodes.
+func FuzzMessage(f *testing.F) {
+	seedGolden(f)
+	f.Add(AppendMessage(AppendMessage(nil, KindState, []byte("hi")), KindInput, make([]byte, 300)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(data)
+		var out []byte
+		for r.Len() > 0 {
+			k, p := ReadMessage(&r, 256)
+			if r.Err() != nil {
+				return
+			}
+			if !k.IsDatagram() || len(p) > 256 {
+				t.Fatalf("ReadMessage gave kind %v and %d bytes", k, len(p))
+			}
+			out = AppendMessage(out, k, p)
+		}
+		if !bytes.Equal(out, data) {
+			t.Fatalf("% x re-encodes as % x", data, out)
+		}
+	})
+}
+
+// FuzzHello, FuzzWelcome and FuzzReject decode handshake messages: no
+// panic, and whatever decodes re-encodes to the same bytes.
+func FuzzHello(f *testing.F) {
+	seedGolden(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Hello
+		if m.Decode(data) != nil {
+			return
+		}
+		if enc, err := m.Encode(nil); err != nil || !bytes.Equal(enc, data) {
+			t.Fatalf("% x decodes to %+v, which encodes as % x (%v)", data, m, enc, err)
+		}
+	})
+}
+
+func FuzzWelcome(f *testing.F) {
+	seedGolden(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Welcome
+		if m.Decode(data) != nil {
+			return
+		}
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) {
+			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
+		}
+	})
+}
+
+func FuzzReject(f *testing.F) {
+	seedGolden(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Reject
+		if m.Decode(data) != nil {
+			return
+		}
+		if enc, err := m.Encode(nil); err != nil || !bytes.Equal(enc, data) {
+			t.Fatalf("% x decodes to %+v, which encodes as % x (%v)", data, m, enc, err)
+		}
+	})
+}
+
+// FuzzQuantizer checks the quantizers on any range and value: encodings
+// within Bits, decodings within the range, and in-range values within half
+// a step.
+func FuzzQuantizer(f *testing.F) {
+	f.Add(-1024.0, 1024.0, 1.0/512, 1.5, uint8(14))
+	f.Add(0.0, 1.0, 0.3, 2.0, uint8(1))
+	f.Fuzz(func(t *testing.T, lo, hi, step, v float64, bits uint8) {
+		q := Quantizer{Min: lo, Max: hi, Step: step}
+		s := q.Encode(v)
+		if q.Validate() == nil {
+			if q.Bits() < 64 && s>>q.Bits() != 0 {
+				t.Fatalf("%+v: Encode(%v) = %d, beyond %d bits", q, v, s, q.Bits())
+			}
+			d := q.Decode(s)
+			if d < lo || d > hi {
+				t.Fatalf("%+v: Decode(%d) = %v outside the range", q, s, d)
+			}
+			if v >= lo && v <= hi && q.Steps() < 1<<40 && math.Abs(d-v) > step/2*(1+1e-9)+(math.Abs(v)+math.Abs(lo)+math.Abs(hi))*1e-12 {
+				t.Fatalf("%+v: %v → %v, more than half a step", q, v, d)
+			}
+		}
+		a := AngleQuantizer{Bits: uint(bits)}
+		if as := a.Encode(v); a.bits() < 64 && as>>a.bits() != 0 {
+			t.Fatalf("angle %v encodes beyond %d bits", v, a.bits())
+		}
+		if d := a.Decode(a.Encode(v)); d < -math.Pi || d >= math.Pi {
+			t.Fatalf("angle decodes to %v", d)
+		}
+	})
+}

@@ -1,0 +1,217 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goldenHeader is the header of PROTOCOL.md's examples in §3.
+func goldenHeader(numbered, ack bool) Header {
+	h := Header{Numbered: numbered, HasAck: ack}
+	if numbered {
+		h.Packet, h.Floor, h.ReorderFloor = 1000, 990, 998
+	}
+	if ack {
+		h.Ack = AckFrame{First: 40, HasDelay: true, Delay: 125, DiscardFloor: 44, NumRuns: 3}
+		h.Ack.Runs[0], h.Ack.Runs[1], h.Ack.Runs[2] = 3, 1, 2
+	}
+	return h
+}
+
+// golden lists every example of PROTOCOL.md: how to encode its values, and
+// how to decode its bytes back to them (an error if they differ).
+var golden = map[string]struct {
+	encode func() []byte
+	decode func(b []byte) (any, any) // got, want
+}{
+	"uvarint-300": {
+		func() []byte { return AppendUvarint(nil, 300) },
+		func(b []byte) (any, any) { r := NewReader(b); v := r.Uvarint(); return v, uint64(300) },
+	},
+	"varint-minus-65": {
+		func() []byte { w := NewWriter(nil); w.Varint(-65); return w.Bytes() },
+		func(b []byte) (any, any) { r := NewReader(b); v := r.Varint(); return v, int64(-65) },
+	},
+	"bits": {
+		func() []byte {
+			w := NewBitWriter(nil)
+			w.WriteBits(5, 3)
+			w.WriteBits(1, 1)
+			w.WriteBits(0x3ff, 10)
+			return w.Finish()
+		},
+		func(b []byte) (any, any) {
+			r := NewBitReader(b)
+			got := [3]uint64{r.ReadBits(3), r.ReadBits(1), r.ReadBits(10)}
+			if r.Finish() != nil {
+				return r.Err(), nil
+			}
+			return got, [3]uint64{5, 1, 0x3ff}
+		},
+	},
+	"quantized": {
+		func() []byte {
+			w := NewBitWriter(nil)
+			q := Quantizer{Min: -1024, Max: 1024, Step: 1.0 / 512}
+			a := AngleQuantizer{Bits: 14}
+			w.WriteBits(q.Encode(1.5), q.Bits())
+			w.WriteBits(a.Encode(1.0), a.Bits)
+			return w.Finish()
+		},
+		func(b []byte) (any, any) {
+			r := NewBitReader(b)
+			q := Quantizer{Min: -1024, Max: 1024, Step: 1.0 / 512}
+			a := AngleQuantizer{Bits: 14}
+			pos := q.Decode(r.ReadBits(q.Bits()))
+			ang := a.Decode(r.ReadBits(a.Bits))
+			if r.Finish() != nil || ang < 1.0-0.0002 || ang > 1.0+0.0002 {
+				return ang, 1.0
+			}
+			return pos, 1.5
+		},
+	},
+	"header-probe": {
+		func() []byte { h := goldenHeader(true, false); b, _ := h.Append(nil); return b },
+		func(b []byte) (any, any) { return decodeHeader(b), goldenHeader(true, false) },
+	},
+	"header-ack-only": {
+		func() []byte { h := goldenHeader(false, true); b, _ := h.Append(nil); return b },
+		func(b []byte) (any, any) { return decodeHeader(b), goldenHeader(false, true) },
+	},
+	"datagram": {
+		func() []byte {
+			h := goldenHeader(true, true)
+			b, _ := h.Append(nil)
+			b = AppendMessage(b, KindState, []byte("hi"))
+			return AppendMessage(b, KindInput, []byte{1, 2})
+		},
+		func(b []byte) (any, any) {
+			r := NewReader(b)
+			var h Header
+			_ = h.Decode(&r)
+			k1, p1 := ReadMessage(&r, 1200)
+			k2, p2 := ReadMessage(&r, 1200)
+			if r.Finish() != nil {
+				return r.Err(), nil
+			}
+			type dg struct {
+				H      Header
+				K1, K2 Kind
+				P1, P2 string
+			}
+			return dg{h, k1, k2, string(p1), string(p2)}, dg{goldenHeader(true, true), KindState, KindInput, "hi", "\x01\x02"}
+		},
+	},
+	"hello": {
+		func() []byte { b, _ := Hello{Version: 1, Name: "alice"}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Hello
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Hello{Version: 1, Name: "alice"}
+		},
+	},
+	"welcome": {
+		func() []byte { return goldenWelcome().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m Welcome
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenWelcome()
+		},
+	},
+	"reject": {
+		func() []byte {
+			b, _ := Reject{Code: RejectVersion, Version: 1, Reason: "host speaks 1"}.Encode(nil)
+			return b
+		},
+		func(b []byte) (any, any) {
+			var m Reject
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Reject{Code: RejectVersion, Version: 1, Reason: "host speaks 1"}
+		},
+	},
+}
+
+func goldenWelcome() Welcome {
+	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000}
+	for i := range w.Token {
+		w.Token[i] = byte(i)
+	}
+	return w
+}
+
+func decodeHeader(b []byte) any {
+	r := NewReader(b)
+	var h Header
+	if err := h.Decode(&r); err != nil {
+		return err
+	}
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	return h
+}
+
+var goldenBlock = regexp.MustCompile("(?s)```golden ([a-z0-9-]+)\n(.*?)```")
+
+// readGolden returns PROTOCOL.md's golden blocks: name → bytes.
+func readGolden(t testing.TB) map[string][]byte {
+	t.Helper()
+	doc, err := os.ReadFile("PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := map[string][]byte{}
+	for _, m := range goldenBlock.FindAllStringSubmatch(string(doc), -1) {
+		var hexDigits strings.Builder
+		for _, line := range strings.Split(m[2], "\n") {
+			if i := strings.IndexByte(line, '#'); i >= 0 {
+				line = line[:i]
+			}
+			hexDigits.WriteString(strings.Join(strings.Fields(line), ""))
+		}
+		b, err := hex.DecodeString(hexDigits.String())
+		if err != nil {
+			t.Fatalf("PROTOCOL.md golden %s: %v", m[1], err)
+		}
+		if _, dup := blocks[m[1]]; dup {
+			t.Fatalf("PROTOCOL.md has two golden blocks named %s", m[1])
+		}
+		blocks[m[1]] = b
+	}
+	return blocks
+}
+
+// TestGolden ties PROTOCOL.md to the code: every example's values encode to
+// the bytes the document shows, and those bytes decode to the values.
+func TestGolden(t *testing.T) {
+	blocks := readGolden(t)
+	for name, g := range golden {
+		doc, ok := blocks[name]
+		if !ok {
+			t.Errorf("PROTOCOL.md has no golden block %q", name)
+			continue
+		}
+		if enc := g.encode(); !bytes.Equal(enc, doc) {
+			t.Errorf("%s: encoder writes\n  % x\nPROTOCOL.md shows\n  % x", name, enc, doc)
+		}
+		if got, want := g.decode(doc); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: decoding the document's bytes gives %+v, want %+v", name, got, want)
+		}
+	}
+	for name := range blocks {
+		if _, ok := golden[name]; !ok {
+			t.Errorf("PROTOCOL.md golden block %q is not checked by the test; add it to golden", name)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package wire
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Limits of the handshake messages, in bytes. Wire-affecting.
+const (
+	// MaxNameLen is the longest player name a Hello may carry, in bytes of UTF-8.
+	MaxNameLen = 32
+	// MaxReasonLen is the longest reason a Reject may carry, in bytes of UTF-8.
+	MaxReasonLen = 256
+	// TokenLen is the size of a session token.
+	TokenLen = 16
+)
+
+// Hello is the first message of a connection, client → host on the control
+// lane: the protocol version the client speaks and the player's name. Its
+// first three bytes (kind, version) keep their layout in every version, so a
+// host can always tell which version a client speaks.
+type Hello struct {
+	Version uint16 // the client's protocol Version
+	Name    string // the player's name: UTF-8, at most MaxNameLen bytes
+}
+
+// Encode appends the Hello as a lane message to dst and returns the extended
+// slice. A name that is not UTF-8 or longer than MaxNameLen gives ErrInvalid
+// or ErrTooLarge and appends nothing.
+func (m Hello) Encode(dst []byte) ([]byte, error) {
+	if len(m.Name) > MaxNameLen {
+		return dst, ErrTooLarge
+	}
+	if !utf8.ValidString(m.Name) {
+		return dst, ErrInvalid
+	}
+	w := NewWriter(dst)
+	w.U8(uint8(KindHello))
+	w.U16(m.Version)
+	w.String(m.Name)
+	return w.Bytes(), nil
+}
+
+// Decode reads a Hello lane message. The name is a new string; nothing else is
+// allocated.
+func (m *Hello) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindHello && r.Err() == nil {
+		return ErrWrongKind
+	}
+	v := r.U16()
+	name := r.String(MaxNameLen)
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	m.Version, m.Name = v, name
+	return nil
+}
+
+// Welcome admits a peer, host → client on the control lane.
+type Welcome struct {
+	PeerID uint32 // the peer id the host gave this client; 0 is never given
+	// Token is the session token that lets the client resume its peer after a
+	// lost connection. Secret: never log it.
+	Token    [TokenLen]byte
+	TickRate uint16 // simulation steps per second on the host
+	SendRate uint16 // state updates per second the host sends
+	Frame    uint64 // the host's simulation frame when it admitted the peer
+}
+
+// Encode appends the Welcome as a lane message to dst and returns the
+// extended slice.
+func (m Welcome) Encode(dst []byte) []byte {
+	w := NewWriter(dst)
+	w.U8(uint8(KindWelcome))
+	w.U32(m.PeerID)
+	w.Raw(m.Token[:])
+	w.U16(m.TickRate)
+	w.U16(m.SendRate)
+	w.U64(m.Frame)
+	return w.Bytes()
+}
+
+// Decode reads a Welcome lane message. A zero peer id, tick rate or send rate
+// is ErrInvalid.
+func (m *Welcome) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindWelcome && r.Err() == nil {
+		return ErrWrongKind
+	}
+	var d Welcome
+	d.PeerID = r.U32()
+	copy(d.Token[:], r.Raw(TokenLen))
+	d.TickRate = r.U16()
+	d.SendRate = r.U16()
+	d.Frame = r.U64()
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 {
+		return ErrInvalid
+	}
+	*m = d
+	return nil
+}
+
+// RejectCode says why a host refused a peer. Wire-affecting.
+type RejectCode uint8
+
+const (
+	// RejectVersion: the client speaks another protocol version; Reject.Version
+	// says which the host speaks. Update the older side.
+	RejectVersion RejectCode = 1
+	// RejectFull: the host admits no more peers; try later or another host.
+	RejectFull RejectCode = 2
+	// RejectName: the player name was refused (empty, taken, or not allowed).
+	RejectName RejectCode = 3
+	// RejectProtocol: the client's first message was not a valid Hello.
+	RejectProtocol RejectCode = 4
+	// RejectDenied: the game refused the peer; the reason says why.
+	RejectDenied RejectCode = 5
+)
+
+// String returns the code's name.
+func (c RejectCode) String() string {
+	switch c {
+	case RejectVersion:
+		return "version mismatch"
+	case RejectFull:
+		return "host full"
+	case RejectName:
+		return "name refused"
+	case RejectProtocol:
+		return "protocol violation"
+	case RejectDenied:
+		return "denied"
+	}
+	return "reject code " + strconv.Itoa(int(c))
+}
+
+// Reject refuses a peer, host → client on the control lane; the host closes
+// the connection after sending it.
+type Reject struct {
+	Code    RejectCode // why; not 0
+	Version uint16     // the protocol Version the host speaks
+	Reason  string     // for a person to read: UTF-8, at most MaxReasonLen bytes
+}
+
+// Encode appends the Reject as a lane message to dst and returns the extended
+// slice. A zero code, a reason that is not UTF-8 or longer than MaxReasonLen
+// gives ErrInvalid or ErrTooLarge and appends nothing.
+func (m Reject) Encode(dst []byte) ([]byte, error) {
+	if m.Code == 0 || !utf8.ValidString(m.Reason) {
+		return dst, ErrInvalid
+	}
+	if len(m.Reason) > MaxReasonLen {
+		return dst, ErrTooLarge
+	}
+	w := NewWriter(dst)
+	w.U8(uint8(KindReject))
+	w.U8(uint8(m.Code))
+	w.U16(m.Version)
+	w.String(m.Reason)
+	return w.Bytes(), nil
+}
+
+// Decode reads a Reject lane message. The reason is a new string; nothing else
+// is allocated.
+func (m *Reject) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindReject && r.Err() == nil {
+		return ErrWrongKind
+	}
+	code := RejectCode(r.U8())
+	v := r.U16()
+	reason := r.String(MaxReasonLen)
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	if code == 0 {
+		return ErrInvalid
+	}
+	m.Code, m.Version, m.Reason = code, v, reason
+	return nil
+}
