@@ -1,0 +1,240 @@
+package mem
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
+)
+
+// pipe is what the two ends of a connection share: one lock and one clock.
+type pipe struct {
+	mu  sync.Mutex
+	clk clock.Clock
+	cfg Config
+}
+
+// Conn is one end of an in-memory connection. It implements transport.Conn.
+//
+// Delivery is pulled: RecvDatagram and RecvMessage return what is due at the
+// clock's Now. A close reaches the peer at once (its Err and Done change in
+// the same call), and neither end receives anything after it.
+//
+// Concurrency: safe for concurrent use; the two ends share one lock.
+// Buffers: Send methods copy; Recv slices are valid until the next call of the
+// same method.
+type Conn struct {
+	p      *pipe
+	peer   *Conn
+	in     *condition.Link // datagrams on their way to this end
+	lanes  [transport.NumLanes]laneQueue
+	local  Addr
+	remote Addr
+
+	stats transport.Stats
+	err   error
+	done  chan struct{}
+}
+
+var _ transport.Conn = (*Conn)(nil)
+
+// newPair makes both ends of a connection.
+func newPair(clk clock.Clock, cfg Config, toHost, toClient condition.Config, clientAddr, hostAddr Addr) (client, host *Conn) {
+	p := &pipe{clk: clk, cfg: cfg}
+	// The configs were validated by NewNetwork.
+	toHostLink, _ := condition.NewLink(toHost)
+	toClientLink, _ := condition.NewLink(toClient)
+	client = &Conn{p: p, in: toClientLink, local: clientAddr, remote: hostAddr, done: make(chan struct{})}
+	host = &Conn{p: p, in: toHostLink, local: hostAddr, remote: clientAddr, done: make(chan struct{})}
+	client.peer, host.peer = host, client
+	return client, host
+}
+
+// SendDatagram pushes a copy of p into the link toward the peer. It returns
+// transport.ErrDatagramTooLarge past transport.MaxDatagramSize and
+// transport.ErrClosed once closed.
+func (c *Conn) SendDatagram(p []byte) error {
+	if len(p) > transport.MaxDatagramSize {
+		return transport.ErrDatagramTooLarge
+	}
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.err != nil {
+		return transport.ErrClosed
+	}
+	c.peer.in.Push(c.p.clk.Now(), p, nil)
+	c.stats.DatagramsSent++
+	c.stats.BytesSent += uint64(len(p))
+	return nil
+}
+
+// RecvDatagram returns the next datagram due now, if any.
+func (c *Conn) RecvDatagram() ([]byte, bool) {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.err != nil {
+		return nil, false
+	}
+	p, _, ok := c.in.Pop(c.p.clk.Now())
+	if !ok {
+		return nil, false
+	}
+	c.stats.DatagramsReceived++
+	c.stats.BytesReceived += uint64(len(p))
+	return p, true
+}
+
+// SendMessage queues a copy of msg on lane, due at the peer after the
+// direction's Latency and never before the lane's previous message.
+func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
+	if lane >= transport.NumLanes {
+		return transport.ErrBadLane
+	}
+	if len(msg) > c.p.cfg.MaxMessageSize {
+		return transport.ErrMessageTooLarge
+	}
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.err != nil {
+		return transport.ErrClosed
+	}
+	q := &c.peer.lanes[lane]
+	if q.bytes > 0 && q.bytes+len(msg) > c.p.cfg.LaneQueueBytes {
+		return transport.ErrLaneQueueFull
+	}
+	due := c.p.clk.Now().Add(c.peer.in.Config().Latency)
+	if due.Before(q.lastDue) {
+		due = q.lastDue
+	}
+	q.push(due, append([]byte(nil), msg...))
+	c.stats.MessagesSent++
+	c.stats.BytesSent += uint64(len(msg))
+	return nil
+}
+
+// RecvMessage returns the next lane message due now, lowest lane first.
+func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.err != nil {
+		return 0, nil, false
+	}
+	now := c.p.clk.Now()
+	for i := range c.lanes {
+		if msg, ok := c.lanes[i].pop(now); ok {
+			c.stats.MessagesReceived++
+			c.stats.BytesReceived += uint64(len(msg))
+			return transport.Lane(i), msg, true
+		}
+	}
+	return 0, nil, false
+}
+
+// Buffered returns the message bytes sent on lane that the peer has not yet
+// taken with RecvMessage (in flight or waiting); 0 for a bad lane.
+func (c *Conn) Buffered(lane transport.Lane) int {
+	if lane >= transport.NumLanes {
+		return 0
+	}
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.peer.lanes[lane].bytes
+}
+
+// Close closes both ends now: this end's Err becomes a CloseError with
+// Remote false, the peer's the same with Remote true.
+func (c *Conn) Close(code transport.CloseCode, reason string) error {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	if c.err != nil {
+		return nil
+	}
+	c.err = &transport.CloseError{Code: code, Reason: reason}
+	c.peer.err = &transport.CloseError{Code: code, Reason: reason, Remote: true}
+	close(c.done)
+	close(c.peer.done)
+	return nil
+}
+
+// Done is closed when either end closes.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns nil while open, then a *transport.CloseError.
+func (c *Conn) Err() error {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.err
+}
+
+// Stats returns the counters. RTT is the configured Latency of both
+// directions; wire bytes equal payload bytes (there is no framing);
+// DatagramsDropped counts datagrams dropped because this end's incoming link
+// held its Limit.
+func (c *Conn) Stats() transport.Stats {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	s := c.stats
+	s.RTT = c.in.Config().Latency + c.peer.in.Config().Latency
+	s.DatagramsDropped = c.in.Stats().LimitDropped
+	s.WireBytesSent, s.WireBytesReceived = s.BytesSent, s.BytesReceived
+	s.WirePacketsSent = s.DatagramsSent + s.MessagesSent
+	return s
+}
+
+// RemoteAddr returns the peer's Addr.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// LocalAddr returns this end's Addr.
+func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+// SetConditions changes the conditions of the datagrams this end sends from
+// now on (those in flight keep their delivery times). Seed is ignored.
+func (c *Conn) SetConditions(cfg condition.Config) error {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.peer.in.SetConfig(cfg)
+}
+
+// LinkStats returns the conditioner's counters for the datagrams this end
+// sent (out) and those sent to it (in).
+func (c *Conn) LinkStats() (out, in condition.Stats) {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.peer.in.Stats(), c.in.Stats()
+}
+
+// laneQueue holds one lane's messages in one direction, in order.
+type laneQueue struct {
+	msgs    []laneMsg
+	head    int
+	bytes   int       // message bytes held
+	lastDue time.Time // due time of the last message pushed
+}
+
+type laneMsg struct {
+	due time.Time
+	msg []byte
+}
+
+func (q *laneQueue) push(due time.Time, msg []byte) {
+	q.msgs = append(q.msgs, laneMsg{due: due, msg: msg})
+	q.bytes += len(msg)
+	q.lastDue = due
+}
+
+func (q *laneQueue) pop(now time.Time) ([]byte, bool) {
+	if q.head == len(q.msgs) || q.msgs[q.head].due.After(now) {
+		return nil, false
+	}
+	m := q.msgs[q.head]
+	q.msgs[q.head] = laneMsg{}
+	q.head++
+	if q.head == len(q.msgs) {
+		q.msgs, q.head = q.msgs[:0], 0
+	}
+	q.bytes -= len(m.msg)
+	return m.msg, true
+}

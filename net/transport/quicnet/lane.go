@@ -1,0 +1,376 @@
+package quicnet
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/tandem-go/tandem/net/transport"
+)
+
+// lane is one lane's state in both directions. Guarded by Conn.mu.
+type lane struct {
+	// Sending: SendMessage appends framed messages to pending; the lane's
+	// writer takes its chunks in order and writes them to the stream.
+	pending   chunkQueue
+	sendBytes int  // framed bytes in pending and in the write under way
+	writing   bool // the writer goroutine was started
+	wake      chan struct{}
+
+	// Receiving: the lane's reader reserves room in recvBytes before it
+	// allocates a message, and waits on room while there is none.
+	recv      msgQueue
+	recvBytes int
+	room      chan struct{}
+	claimed   bool // the peer opened this lane's stream
+}
+
+// SendMessage frames a copy of msg for lane and queues it for the lane's
+// writer goroutine, which opens the lane's stream on first use. It never
+// blocks: past Config.LaneSendBytes it returns transport.ErrLaneQueueFull
+// and queues nothing.
+func (c *Conn) SendMessage(ln transport.Lane, msg []byte) error {
+	if ln >= transport.NumLanes {
+		return transport.ErrBadLane
+	}
+	if len(msg) > c.cfg.MaxMessageSize {
+		return transport.ErrMessageTooLarge
+	}
+	size := framedSize(len(msg))
+	c.mu.Lock()
+	if c.closedLocked() {
+		c.mu.Unlock()
+		return transport.ErrClosed
+	}
+	l := &c.lanes[ln]
+	if l.sendBytes > 0 && l.sendBytes+size > c.cfg.LaneSendBytes {
+		c.mu.Unlock()
+		return transport.ErrLaneQueueFull
+	}
+	if !l.writing {
+		l.writing = true
+		l.pending.write([]byte{byte(ln)})
+		l.sendBytes++
+		c.wg.Add(1) // under mu with the connection open: supervise has not begun waiting
+		go c.writeLane(ln)
+	}
+	var head [maxLengthBytes]byte
+	l.pending.write(appendLength(head[:0], len(msg)))
+	l.pending.write(msg)
+	l.sendBytes += size
+	c.stats.MessagesSent++
+	c.stats.BytesSent += uint64(len(msg))
+	c.mu.Unlock()
+	signal(l.wake)
+	return nil
+}
+
+// Buffered returns the bytes of lane queued by SendMessage and not yet taken
+// by QUIC (framing included; a write blocked by flow control counts until
+// QUIC has packed it). Data sent and not yet acknowledged is not counted.
+func (c *Conn) Buffered(ln transport.Lane) int {
+	if ln >= transport.NumLanes {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lanes[ln].sendBytes
+}
+
+// RecvMessage returns the next received message, lowest lane first.
+func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
+	c.mu.Lock()
+	if c.lastMsg != nil { // the caller is done with it
+		c.recycleLocked(c.lastMsg)
+		c.lastMsg = nil
+	}
+	if c.closedLocked() {
+		c.mu.Unlock()
+		return 0, nil, false
+	}
+	for i := range c.lanes {
+		l := &c.lanes[i]
+		msg, ok := l.recv.pop()
+		if !ok {
+			continue
+		}
+		l.recvBytes -= len(msg)
+		c.lastMsg = msg
+		c.stats.MessagesReceived++
+		c.stats.BytesReceived += uint64(len(msg))
+		c.mu.Unlock()
+		signal(l.room)
+		return transport.Lane(i), msg, true
+	}
+	c.mu.Unlock()
+	return 0, nil, false
+}
+
+// writeLane opens the lane's stream and writes what SendMessage queues, in
+// order, until the connection closes.
+func (c *Conn) writeLane(ln transport.Lane) {
+	defer c.wg.Done()
+	st, err := c.qc.OpenUniStreamSync(c.ctx)
+	if err != nil {
+		return // the connection closed
+	}
+	l := &c.lanes[ln]
+	for {
+		c.mu.Lock()
+		for l.pending.empty() {
+			c.mu.Unlock()
+			select {
+			case <-l.wake:
+			case <-c.ctx.Done():
+				return
+			}
+			c.mu.Lock()
+		}
+		chunk := l.pending.take()
+		c.mu.Unlock()
+
+		_, err := st.Write(chunk)
+
+		c.mu.Lock()
+		l.sendBytes -= len(chunk)
+		l.pending.recycle(chunk)
+		c.mu.Unlock()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) && c.ctx.Err() == nil {
+				c.violate(transport.CloseProtocol, fmt.Errorf("%w: the peer stopped reading lane %s: %v", transport.ErrMalformed, ln, err))
+			}
+			return
+		}
+	}
+}
+
+// acceptLanes starts a reader for each lane stream the peer opens.
+func (c *Conn) acceptLanes() {
+	defer c.wg.Done()
+	for {
+		st, err := c.qc.AcceptUniStream(c.ctx)
+		if err != nil {
+			return // the connection closed
+		}
+		c.mu.Lock()
+		if c.closedLocked() {
+			c.mu.Unlock()
+			return
+		}
+		c.wg.Add(1)
+		c.mu.Unlock()
+		go c.readLane(st)
+	}
+}
+
+// readLane decodes one lane stream from the peer into the lane's incoming
+// queue. Any framing error closes the connection.
+func (c *Conn) readLane(st *quic.ReceiveStream) {
+	defer c.wg.Done()
+	lr := newLaneReader(st, c.cfg.MaxMessageSize)
+	ln, err := lr.readLane()
+	if err != nil {
+		c.streamFailed(err)
+		return
+	}
+	c.mu.Lock()
+	l := &c.lanes[ln]
+	dup := l.claimed
+	l.claimed = true
+	c.mu.Unlock()
+	if dup {
+		c.violate(transport.CloseProtocol, fmt.Errorf("%w: the peer opened a second stream for lane %s", transport.ErrMalformed, ln))
+		return
+	}
+	for {
+		n, err := lr.readLength()
+		if err != nil {
+			c.streamFailed(laneErr(ln, err))
+			return
+		}
+		msg, ok := c.reserve(l, n)
+		if !ok {
+			return // the connection closed
+		}
+		if err := lr.readPayload(msg); err != nil {
+			c.streamFailed(laneErr(ln, err))
+			return
+		}
+		c.mu.Lock()
+		l.recv.push(msg)
+		c.mu.Unlock()
+		signal(c.arrived)
+	}
+}
+
+// laneErr names the lane in a stream error, keeping its type.
+func laneErr(ln transport.Lane, err error) error {
+	return fmt.Errorf("lane %s: %w", ln, err)
+}
+
+// reserve waits until lane l has room for n more received bytes, takes it
+// and returns a buffer of n bytes for the message; false when the
+// connection closed first.
+func (c *Conn) reserve(l *lane, n int) ([]byte, bool) {
+	for {
+		c.mu.Lock()
+		if c.closedLocked() {
+			c.mu.Unlock()
+			return nil, false
+		}
+		if l.recvBytes == 0 || l.recvBytes+n <= c.cfg.LaneReceiveBytes {
+			l.recvBytes += n
+			buf := c.bufferLocked(n)
+			c.mu.Unlock()
+			return buf, true
+		}
+		c.mu.Unlock()
+		select {
+		case <-l.room:
+		case <-c.ctx.Done():
+			return nil, false
+		}
+	}
+}
+
+// Received message buffers are reused once the caller is done with them
+// (at its next RecvMessage): up to keepMessageBuffers of them, each of at
+// most keepMessageCap bytes.
+const (
+	keepMessageBuffers = 4
+	keepMessageCap     = 256 << 10
+)
+
+// bufferLocked returns a buffer of n bytes, reused when one fits.
+func (c *Conn) bufferLocked(n int) []byte {
+	for i, b := range c.msgFree {
+		if cap(b) >= n {
+			last := len(c.msgFree) - 1
+			c.msgFree[i] = c.msgFree[last]
+			c.msgFree[last] = nil
+			c.msgFree = c.msgFree[:last]
+			return b[:n]
+		}
+	}
+	return make([]byte, n)
+}
+
+// recycleLocked keeps a message buffer the caller is done with.
+func (c *Conn) recycleLocked(b []byte) {
+	if cap(b) == 0 || cap(b) > keepMessageCap {
+		return
+	}
+	if len(c.msgFree) < keepMessageBuffers {
+		c.msgFree = append(c.msgFree, b)
+		return
+	}
+	for i, f := range c.msgFree { // keep the larger buffers
+		if cap(f) < cap(b) {
+			c.msgFree[i] = b
+			return
+		}
+	}
+}
+
+// streamFailed closes the connection with the code a lane stream error
+// calls for, unless the error only says the connection is closing.
+func (c *Conn) streamFailed(err error) {
+	switch {
+	case errors.Is(err, net.ErrClosed) || c.ctx.Err() != nil:
+		// The connection is closing; its own error says why.
+	case errors.Is(err, transport.ErrMessageTooLarge):
+		c.violate(transport.CloseLimit, err)
+	case errors.Is(err, transport.ErrBadLane), errors.Is(err, transport.ErrMalformed):
+		c.violate(transport.CloseProtocol, err)
+	case errors.Is(err, io.EOF):
+		c.violate(transport.CloseProtocol, fmt.Errorf("%w: %w: a lane stream ended; lanes last as long as the connection", transport.ErrMalformed, err))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		c.violate(transport.CloseProtocol, fmt.Errorf("%w: %w: a lane stream ended inside a message", transport.ErrMalformed, err))
+	default: // the peer reset the stream, or another stream error
+		c.violate(transport.CloseProtocol, fmt.Errorf("%w: %w", transport.ErrMalformed, err))
+	}
+}
+
+// msgQueue is a FIFO of received messages. Not safe for concurrent use.
+type msgQueue struct {
+	msgs [][]byte
+	head int
+}
+
+func (q *msgQueue) push(m []byte) { q.msgs = append(q.msgs, m) }
+
+func (q *msgQueue) pop() ([]byte, bool) {
+	if q.head == len(q.msgs) {
+		return nil, false
+	}
+	m := q.msgs[q.head]
+	q.msgs[q.head] = nil
+	q.head++
+	if q.head == len(q.msgs) {
+		q.msgs, q.head = q.msgs[:0], 0
+	}
+	return m, true
+}
+
+// chunkSize is the size of the buffers a lane's outgoing bytes are queued in.
+const chunkSize = 32 << 10
+
+// keepChunks is how many spare chunks a lane keeps for reuse.
+const keepChunks = 8
+
+// chunkQueue is a FIFO of bytes kept in fixed-size chunks, so queuing and
+// writing reuse the same buffers instead of growing one. Not safe for
+// concurrent use.
+type chunkQueue struct {
+	chunks [][]byte // chunks[head:] in order; only the last is still being filled
+	head   int
+	free   [][]byte
+}
+
+func (q *chunkQueue) empty() bool { return q.head == len(q.chunks) }
+
+// write appends p.
+func (q *chunkQueue) write(p []byte) {
+	for len(p) > 0 {
+		n := len(q.chunks)
+		if q.empty() || len(q.chunks[n-1]) == cap(q.chunks[n-1]) {
+			q.chunks = append(q.chunks, q.newChunk())
+			n++
+		}
+		last := q.chunks[n-1]
+		k := min(len(p), cap(last)-len(last))
+		q.chunks[n-1] = append(last, p[:k]...)
+		p = p[k:]
+	}
+}
+
+// take removes and returns the oldest chunk; the caller gives it back with
+// recycle once written.
+func (q *chunkQueue) take() []byte {
+	c := q.chunks[q.head]
+	q.chunks[q.head] = nil
+	q.head++
+	if q.empty() {
+		q.chunks, q.head = q.chunks[:0], 0
+	}
+	return c
+}
+
+// recycle keeps a written chunk for reuse.
+func (q *chunkQueue) recycle(c []byte) {
+	if len(q.free) < keepChunks {
+		q.free = append(q.free, c[:0])
+	}
+}
+
+func (q *chunkQueue) newChunk() []byte {
+	if n := len(q.free); n > 0 {
+		c := q.free[n-1]
+		q.free = q.free[:n-1]
+		return c
+	}
+	return make([]byte, 0, chunkSize)
+}

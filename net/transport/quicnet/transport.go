@@ -1,0 +1,249 @@
+// Package quicnet is the real network under Tandem: transport.Transport,
+// Listener and Conn over QUIC (quic-go), with TLS 1.3, congestion control and
+// path MTU discovery from QUIC.
+//
+// In the pipeline it sits under net/conn, beside the in-memory transport
+// (net/transport/mem). A connection is one QUIC connection with ALPN
+// "tandem/1" and datagrams enabled (RFC 9221). Datagrams carry state and
+// inputs; lanes are reliable ordered message streams, one unidirectional QUIC
+// stream per lane and direction (framing: see frame.go and PROTOCOL.md).
+//
+// The host presents a certificate (a self-signed one is generated when none is
+// given) and prints its Fingerprint; a client pins that fingerprint. Each
+// Conn moves bytes on its own goroutines: a datagram reader into a bounded
+// queue, a datagram sender fed from a bounded queue (quic-go's SendDatagram
+// blocks when its own queue is full; the simulation never calls it), a writer
+// and a reader per lane. The simulation polls the Conn once a tick and never
+// blocks. A peer that breaks the framing is disconnected with a typed error;
+// nothing a peer sends makes this package panic or allocate past a limit.
+//
+// Package name: quic-go's package is named quic; quicnet avoids the clash in
+// files that import both.
+package quicnet
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/tandem-go/tandem/net/transport"
+)
+
+// Transport listens and dials QUIC connections. It implements
+// transport.Transport.
+//
+// Concurrency: safe for concurrent use; it holds only configuration.
+type Transport struct {
+	cfg         Config
+	cert        tls.Certificate
+	fingerprint string
+	pin         []byte // decoded Config.Fingerprint, nil when not pinning
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// New checks cfg and returns a Transport. When cfg.Certificate is nil it
+// generates a self-signed certificate for the host side.
+func New(cfg Config) (*Transport, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	t := &Transport{cfg: cfg}
+	if cfg.Fingerprint != "" {
+		if t.pin, err = parseFingerprint(cfg.Fingerprint); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Certificate != nil {
+		if len(cfg.Certificate.Certificate) == 0 {
+			return nil, errors.New("quicnet: Config.Certificate holds no certificate; load one with tls.LoadX509KeyPair or leave it nil")
+		}
+		t.cert = *cfg.Certificate
+	} else if t.cert, err = NewCertificate(); err != nil {
+		return nil, err
+	}
+	t.fingerprint = Fingerprint(t.cert.Certificate[0])
+	return t, nil
+}
+
+// Fingerprint returns the SHA-256 fingerprint of the host's certificate (64
+// lower-case hex digits), for the join line that clients pin.
+func (t *Transport) Fingerprint() string { return t.fingerprint }
+
+// Listen opens a UDP socket at addr ("host:port"; port 0 picks one), wraps it
+// with Config.WrapPacketConn if set, and accepts QUIC connections on it. The
+// socket closes when the listener and every connection it accepted are closed.
+func (t *Transport) Listen(addr string) (transport.Listener, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: listen address %q: %w", addr, err)
+	}
+	udp, err := net.ListenUDP("udp", ua)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: listen on %s: %w", addr, err)
+	}
+	pc, err := t.wrap(udp)
+	if err != nil {
+		return nil, err
+	}
+	return t.listen(&endpoint{qt: &quic.Transport{Conn: pc}, pc: pc, ownPC: true})
+}
+
+// ListenPacket accepts QUIC connections on pc, any net.PacketConn (a
+// conditioned socket, a simulated network). Config.WrapPacketConn is not
+// applied. The caller keeps pc and closes it after the listener and its
+// connections are closed.
+func (t *Transport) ListenPacket(pc net.PacketConn) (*Listener, error) {
+	return t.listen(&endpoint{qt: &quic.Transport{Conn: pc}, pc: pc})
+}
+
+func (t *Transport) listen(ep *endpoint) (*Listener, error) {
+	ql, err := ep.qt.Listen(t.serverTLS(), t.cfg.quicConfig())
+	if err != nil {
+		ep.refs = 1
+		ep.release()
+		return nil, fmt.Errorf("quicnet: listen: %w", err)
+	}
+	ep.refs = 1 // the listener's
+	return &Listener{t: t, ql: ql, ep: ep}, nil
+}
+
+// Dial opens a UDP socket of its own, wraps it with Config.WrapPacketConn if
+// set, and connects to the host at addr ("host:port"), blocking until the
+// handshake completes, ctx ends or the attempt fails. A host whose certificate
+// does not match Config.Fingerprint is refused with an error wrapping a
+// *FingerprintError.
+func (t *Transport) Dial(ctx context.Context, addr string) (transport.Conn, error) {
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: dial address %q: %w", addr, err)
+	}
+	udp, err := net.ListenUDP("udp", nil)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: opening a UDP socket: %w", err)
+	}
+	pc, err := t.wrap(udp)
+	if err != nil {
+		return nil, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	return t.dial(ctx, &endpoint{qt: &quic.Transport{Conn: pc}, pc: pc, ownPC: true}, ua, host)
+}
+
+// DialPacket connects to the host at addr over pc, any net.PacketConn.
+// Config.WrapPacketConn is not applied. The caller keeps pc and closes it
+// after the connection is closed.
+func (t *Transport) DialPacket(ctx context.Context, pc net.PacketConn, addr net.Addr) (*Conn, error) {
+	host, _, _ := net.SplitHostPort(addr.String())
+	return t.dial(ctx, &endpoint{qt: &quic.Transport{Conn: pc}, pc: pc}, addr, host)
+}
+
+func (t *Transport) dial(ctx context.Context, ep *endpoint, addr net.Addr, serverName string) (*Conn, error) {
+	ep.refs = 1 // the connection's
+	var pins pinCheck
+	qc, err := ep.qt.Dial(ctx, addr, t.clientTLS(serverName, &pins), t.cfg.quicConfig())
+	if err != nil {
+		ep.release()
+		if mismatch := pins.failure(); mismatch != nil {
+			return nil, fmt.Errorf("quicnet: dial %s: %w", addr, mismatch)
+		}
+		return nil, fmt.Errorf("quicnet: dial %s: %w", addr, err)
+	}
+	return newConn(qc, ep, &t.cfg)
+}
+
+// wrap applies Config.WrapPacketConn to a fresh socket.
+func (t *Transport) wrap(udp *net.UDPConn) (net.PacketConn, error) {
+	if t.cfg.WrapPacketConn == nil {
+		return udp, nil
+	}
+	pc, err := t.cfg.WrapPacketConn(udp)
+	if err != nil {
+		_ = udp.Close()
+		return nil, fmt.Errorf("quicnet: WrapPacketConn: %w", err)
+	}
+	return pc, nil
+}
+
+// endpoint is a quic.Transport on one packet conn, shared by a listener and
+// the connections it accepted (or owned by one dialed connection). It closes
+// when the last of them releases it.
+type endpoint struct {
+	qt    *quic.Transport
+	pc    net.PacketConn
+	ownPC bool // close pc too
+
+	mu   sync.Mutex
+	refs int
+}
+
+func (e *endpoint) retain() {
+	e.mu.Lock()
+	e.refs++
+	e.mu.Unlock()
+}
+
+func (e *endpoint) release() {
+	e.mu.Lock()
+	e.refs--
+	last := e.refs == 0
+	e.mu.Unlock()
+	if !last {
+		return
+	}
+	_ = e.qt.Close()
+	if e.ownPC {
+		_ = e.pc.Close()
+	}
+}
+
+// Listener accepts QUIC connections. It implements transport.Listener.
+type Listener struct {
+	t  *Transport
+	ql *quic.Listener
+	ep *endpoint
+
+	closeOnce sync.Once
+}
+
+var _ transport.Listener = (*Listener)(nil)
+
+// Accept waits for the next connection whose handshake completed. A client
+// without datagram support is closed with transport.CloseProtocol and
+// skipped.
+func (l *Listener) Accept(ctx context.Context) (transport.Conn, error) {
+	for {
+		qc, err := l.ql.Accept(ctx)
+		if err != nil {
+			if errors.Is(err, quic.ErrServerClosed) || errors.Is(err, quic.ErrTransportClosed) {
+				return nil, transport.ErrListenerClosed
+			}
+			return nil, err
+		}
+		l.ep.retain()
+		c, err := newConn(qc, l.ep, &l.t.cfg)
+		if err != nil {
+			l.t.cfg.Logger.Warn("quicnet: refused a client", "peer", qc.RemoteAddr(), "err", err)
+			continue
+		}
+		return c, nil
+	}
+}
+
+// Addr returns the address the listener is bound to.
+func (l *Listener) Addr() net.Addr { return l.ql.Addr() }
+
+// Close stops accepting. Connections already accepted stay open.
+func (l *Listener) Close() error {
+	l.closeOnce.Do(func() {
+		_ = l.ql.Close()
+		l.ep.release()
+	})
+	return nil
+}

@@ -1,0 +1,246 @@
+// Package transport moves bytes between a host and its peers: unreliable
+// datagrams for state and inputs, and reliable ordered lanes for handshake,
+// commands and joins.
+//
+// It sits under net/conn in the pipeline. It knows nothing of entities,
+// packet numbers or acknowledgements: net/conn numbers datagrams and learns
+// which arrived; this package only carries them. Two implementations exist: QUIC
+// over quic-go (the real network) and an in-memory pipe (tests and tools). Both
+// can be put behind the link conditioner, which adds latency, jitter, loss,
+// duplication, reordering and a bandwidth cap.
+//
+// Threads: a Conn is used by one simulation goroutine that polls it once a tick
+// (RecvDatagram, RecvMessage) and sends from it (SendDatagram, SendMessage).
+// Implementations move bytes on goroutines of their own and hand them over
+// through bounded queues; no method called by the simulation blocks on the
+// network.
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// MaxDatagramSize is the largest datagram payload, in bytes, that any Conn
+// accepts. It fits a QUIC datagram frame on every path with a 1,280-byte MTU.
+// Wire-affecting: both sides must agree.
+const MaxDatagramSize = 1200
+
+// Lane names a reliable ordered message stream of a connection. Each lane is its
+// own QUIC stream, so a large join never holds up a command.
+// Wire-affecting: the lane number is the first byte a stream carries.
+type Lane uint8
+
+const (
+	// LaneControl carries the handshake, resume and session control messages.
+	LaneControl Lane = 0
+	// LaneCommands carries game commands and their receipts.
+	LaneCommands Lane = 1
+	// LaneJoin carries the pages of a world being joined.
+	LaneJoin Lane = 2
+	// NumLanes is the number of lanes; valid lanes are 0 to NumLanes-1.
+	NumLanes = 3
+)
+
+// String returns the lane's name.
+func (l Lane) String() string {
+	switch l {
+	case LaneControl:
+		return "control"
+	case LaneCommands:
+		return "commands"
+	case LaneJoin:
+		return "join"
+	}
+	return fmt.Sprintf("lane(%d)", uint8(l))
+}
+
+// CloseCode says why a connection was closed. It travels to the peer.
+// Wire-affecting: values are part of the protocol.
+type CloseCode uint64
+
+const (
+	// CloseNormal is an orderly close by either side.
+	CloseNormal CloseCode = 0
+	// CloseProtocol means the peer sent something malformed.
+	CloseProtocol CloseCode = 1
+	// CloseLimit means the peer went past a limit (rate, size, queue).
+	CloseLimit CloseCode = 2
+	// CloseVersion means the peers speak different protocol versions.
+	CloseVersion CloseCode = 3
+	// CloseKicked means the host removed the peer by decision of the game.
+	CloseKicked CloseCode = 4
+	// CloseTimeout means the peer stopped answering.
+	CloseTimeout CloseCode = 5
+	// CloseJoinTooSlow means a join could not catch up with a changing world.
+	CloseJoinTooSlow CloseCode = 6
+	// CloseHostShutdown means the host is shutting down.
+	CloseHostShutdown CloseCode = 7
+)
+
+// String returns the code's name.
+func (c CloseCode) String() string {
+	switch c {
+	case CloseNormal:
+		return "normal"
+	case CloseProtocol:
+		return "protocol violation"
+	case CloseLimit:
+		return "limit exceeded"
+	case CloseVersion:
+		return "version mismatch"
+	case CloseKicked:
+		return "kicked"
+	case CloseTimeout:
+		return "timeout"
+	case CloseJoinTooSlow:
+		return "join too slow"
+	case CloseHostShutdown:
+		return "host shutdown"
+	}
+	return fmt.Sprintf("close code %d", uint64(c))
+}
+
+// CloseError is the error a closed Conn reports: who closed it, with what code
+// and reason.
+type CloseError struct {
+	Code   CloseCode
+	Reason string
+	// Remote is true when the peer closed the connection, false when this side did.
+	Remote bool
+	// Cause is, for a connection this side closed because of what the peer
+	// sent, the error that made it close (ErrMessageTooLarge, ErrBadLane,
+	// ErrMalformed, ...), so errors.Is finds it. It does not travel to the peer.
+	Cause error
+}
+
+// Unwrap returns Cause.
+func (e *CloseError) Unwrap() error { return e.Cause }
+
+// Error describes the close.
+func (e *CloseError) Error() string {
+	side := "closed locally"
+	if e.Remote {
+		side = "closed by peer"
+	}
+	if e.Reason == "" {
+		return fmt.Sprintf("transport: %s (%s)", side, e.Code)
+	}
+	return fmt.Sprintf("transport: %s (%s): %s", side, e.Code, e.Reason)
+}
+
+// Errors returned by Conn methods. Compare with errors.Is.
+var (
+	// ErrDatagramTooLarge: the datagram exceeds MaxDatagramSize; split the payload.
+	ErrDatagramTooLarge = errors.New("transport: datagram larger than MaxDatagramSize; send less per datagram")
+	// ErrSendQueueFull: the outgoing datagram queue is full and the datagram was
+	// dropped (treat it as lost); the link is congested, send less.
+	ErrSendQueueFull = errors.New("transport: datagram send queue full; the datagram was dropped, send less")
+	// ErrMessageTooLarge: a lane message exceeds the configured maximum size.
+	ErrMessageTooLarge = errors.New("transport: lane message larger than the maximum message size; split it or raise the limit on both sides")
+	// ErrLaneQueueFull: the lane's outgoing queue holds its limit of bytes; wait
+	// for Buffered to fall before sending more.
+	ErrLaneQueueFull = errors.New("transport: lane send queue full; wait until Buffered falls")
+	// ErrBadLane: the lane number is not below NumLanes.
+	ErrBadLane = errors.New("transport: no such lane")
+	// ErrClosed: the connection is closed; Err tells why.
+	ErrClosed = errors.New("transport: connection closed")
+	// ErrListenerClosed: Accept was called on a closed listener; Listen again
+	// to accept connections.
+	ErrListenerClosed = errors.New("transport: listener closed; Listen again to accept connections")
+	// ErrMalformed: the peer sent bytes that do not follow the transport's
+	// framing (a bad length prefix, a lane stream that ends or repeats); the
+	// connection was closed with CloseProtocol. The peer is faulty or hostile.
+	ErrMalformed = errors.New("transport: peer sent malformed framing; the connection was closed")
+)
+
+// Stats are a connection's counters as the transport sees them. Counts are
+// totals since the connection opened; RTT is the transport's own estimate
+// (QUIC's smoothed RTT, or the conditioner's configured delay), zero if unknown.
+type Stats struct {
+	DatagramsSent, DatagramsReceived uint64
+	// DatagramsDropped counts datagrams dropped by this side's bounded queues
+	// (outgoing queue full, incoming queue full) and received datagrams larger
+	// than MaxDatagramSize.
+	DatagramsDropped               uint64
+	BytesSent, BytesReceived       uint64 // datagram and lane payload bytes
+	MessagesSent, MessagesReceived uint64
+	RTT                            time.Duration
+	// RTTVariance is the transport's estimate of RTT variation (QUIC's mean
+	// deviation), zero if unknown.
+	RTTVariance time.Duration
+	// WireBytesSent and WireBytesReceived count bytes on the wire including the
+	// transport's own overhead (QUIC headers, framing), where the transport knows them.
+	WireBytesSent, WireBytesReceived uint64
+	// WirePacketsSent and WirePacketsLost count the transport's own packets
+	// (QUIC packets, retransmissions included) and those it declared lost, where
+	// the transport knows them.
+	WirePacketsSent, WirePacketsLost uint64
+}
+
+// Conn is one connection to a peer.
+//
+// Concurrency: all methods are safe to call from any goroutine, but the
+// intended use is one simulation goroutine that sends and polls. No method
+// blocks on the network.
+//
+// Buffers: Send methods copy what they are given; the caller keeps its buffer.
+// Recv methods return a slice that the Conn owns and may reuse on the next call
+// of the same method: copy what must outlive it.
+type Conn interface {
+	// SendDatagram queues p for unreliable delivery. It never blocks: when the
+	// outgoing queue is full the datagram is dropped and ErrSendQueueFull is
+	// returned. len(p) must not exceed MaxDatagramSize.
+	SendDatagram(p []byte) error
+	// RecvDatagram returns the next received datagram, or ok == false when none
+	// is waiting. The slice is valid until the next RecvDatagram call.
+	RecvDatagram() (p []byte, ok bool)
+	// SendMessage queues msg for reliable, ordered delivery on lane. It never
+	// blocks: past the lane's queue limit it returns ErrLaneQueueFull and sends
+	// nothing.
+	SendMessage(lane Lane, msg []byte) error
+	// RecvMessage returns the next message received on any lane, in order within
+	// each lane, or ok == false when none is waiting. When several lanes have a
+	// message waiting, the lowest lane number comes first. The slice is valid
+	// until the next RecvMessage call.
+	RecvMessage() (lane Lane, msg []byte, ok bool)
+	// Buffered returns the bytes queued on lane that the peer has not yet
+	// taken (queued here, or in flight on the stream). Senders of bulk data pace
+	// themselves by it.
+	Buffered(lane Lane) int
+	// Close closes the connection, telling the peer code and reason. Later calls
+	// do nothing. Queued lane messages may be lost.
+	Close(code CloseCode, reason string) error
+	// Done is closed when the connection has closed, by either side.
+	Done() <-chan struct{}
+	// Err returns nil while the connection is open, then a *CloseError (or the
+	// error that broke the connection).
+	Err() error
+	// Stats returns the connection's counters.
+	Stats() Stats
+	// RemoteAddr returns the peer's address.
+	RemoteAddr() net.Addr
+}
+
+// Listener accepts connections on a host.
+type Listener interface {
+	// Accept waits for the next connection, or returns an error when ctx ends
+	// (ctx.Err()) or the listener closes (ErrListenerClosed).
+	Accept(ctx context.Context) (Conn, error)
+	// Addr returns the address the listener is bound to.
+	Addr() net.Addr
+	// Close stops listening. Connections already accepted stay open.
+	Close() error
+}
+
+// Transport makes connections: it listens on a host and dials from a client.
+type Transport interface {
+	// Listen starts accepting connections at addr.
+	Listen(addr string) (Listener, error)
+	// Dial connects to a listener at addr, blocking until the connection is
+	// established, ctx ends or the attempt fails.
+	Dial(ctx context.Context, addr string) (Conn, error)
+}
