@@ -1,0 +1,122 @@
+package conn
+
+import (
+	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
+)
+
+// counters are a Conn's totals since it was made.
+type counters struct {
+	PacketsSent, ProbesSent, AckOnlySent             uint64
+	DatagramsSent, DatagramsReceived                 uint64
+	PacketsAccepted, PacketsDelivered, PacketsLost   uint64
+	Duplicates, Late, Stale, Malformed               uint64
+	LimitClosures, SendDropped, QueueFull, FullPolls uint64
+	BytesSent, BytesReceived, WireBytesSent          uint64
+	LaneMessagesSent, LaneMessagesReceived           uint64
+}
+
+// Stats is a snapshot of a Conn for a net graph and for tests. Rates are per
+// second over the last second of the Conn's clock. Byte counts are the
+// stack's own bytes (datagrams with their headers, and lane messages);
+// WireBytesSent adds Config.DatagramOverhead per datagram for the
+// transport's bytes.
+type Stats struct {
+	// RTT is the smoothed round-trip time; RTTVar its mean deviation; MinRTT
+	// and LatestRTT the smallest and the last raw sample. Before the first
+	// sample RTT is Config.InitialRTT. RTTSamples counts the samples.
+	RTT, RTTVar, MinRTT, LatestRTT time.Duration
+	RTTSamples                     uint64
+	// ReorderWindow is the current reorder window (see Config).
+	ReorderWindow time.Duration
+	// LossRate is the fraction of recently settled numbered datagrams that
+	// were lost, an exponential average over about 64 datagrams.
+	LossRate float64
+
+	BytesInPerSec, BytesOutPerSec     float64
+	PacketsInPerSec, PacketsOutPerSec float64 // datagrams
+
+	QueuedMessages, QueuedBytes int // queued for the next Flush
+	InFlight                    int // numbered datagrams whose fate is unknown
+	// LaneBuffered is, per lane, the bytes sent and not yet taken by the peer.
+	LaneBuffered [transport.NumLanes]int
+
+	// PacketsSent counts numbered datagrams (probes included), ProbesSent the
+	// probes, AckOnlySent the ack-only datagrams; DatagramsSent all datagrams
+	// the transport took, SendDropped those it dropped (queue full).
+	PacketsSent, ProbesSent, AckOnlySent, DatagramsSent, SendDropped uint64
+	// PacketsDelivered and PacketsLost count the notices given.
+	PacketsDelivered, PacketsLost uint64
+	// DatagramsReceived counts every datagram taken from the transport;
+	// PacketsAccepted the numbered ones processed. Duplicates, Late (arrived
+	// behind the reorder window) and Stale (below the peer's floor) were
+	// discarded. Malformed counts malformed input (ReportMalformed included).
+	DatagramsReceived, PacketsAccepted, Duplicates, Late, Stale, Malformed uint64
+	// LimitClosures counts closes for a limit (0 or 1); QueueFull counts
+	// messages refused with ErrQueueFull; FullPolls counts polls that ended
+	// at a datagram bound with input possibly left waiting.
+	LimitClosures, QueueFull, FullPolls uint64
+	// LaneMessagesSent and LaneMessagesReceived count lane messages.
+	LaneMessagesSent, LaneMessagesReceived  uint64
+	BytesSent, BytesReceived, WireBytesSent uint64
+}
+
+// Stats returns a snapshot of the connection's estimates and counters.
+func (c *Conn) Stats() Stats {
+	now := c.now()
+	k := &c.counts
+	s := Stats{
+		RTT:                  c.rtt.smoothed,
+		RTTVar:               c.rtt.variance,
+		MinRTT:               c.rtt.min,
+		LatestRTT:            c.rtt.latest,
+		RTTSamples:           c.rtt.samples,
+		ReorderWindow:        c.reorderWindow(),
+		LossRate:             c.loss,
+		BytesInPerSec:        c.bytesIn.rate(now),
+		BytesOutPerSec:       c.bytesOut.rate(now),
+		PacketsInPerSec:      c.pktsIn.rate(now),
+		PacketsOutPerSec:     c.pktsOut.rate(now),
+		QueuedMessages:       len(c.msgs),
+		QueuedBytes:          len(c.queue),
+		InFlight:             c.inFlight,
+		PacketsSent:          k.PacketsSent,
+		ProbesSent:           k.ProbesSent,
+		AckOnlySent:          k.AckOnlySent,
+		DatagramsSent:        k.DatagramsSent,
+		SendDropped:          k.SendDropped,
+		PacketsDelivered:     k.PacketsDelivered,
+		PacketsLost:          k.PacketsLost,
+		DatagramsReceived:    k.DatagramsReceived,
+		PacketsAccepted:      k.PacketsAccepted,
+		Duplicates:           k.Duplicates,
+		Late:                 k.Late,
+		Stale:                k.Stale,
+		Malformed:            k.Malformed,
+		LimitClosures:        k.LimitClosures,
+		QueueFull:            k.QueueFull,
+		FullPolls:            k.FullPolls,
+		LaneMessagesSent:     k.LaneMessagesSent,
+		LaneMessagesReceived: k.LaneMessagesReceived,
+		BytesSent:            k.BytesSent,
+		BytesReceived:        k.BytesReceived,
+		WireBytesSent:        k.WireBytesSent,
+	}
+	if !c.closed {
+		for l := range s.LaneBuffered {
+			s.LaneBuffered[l] = c.tc.Buffered(transport.Lane(l))
+		}
+	}
+	return s
+}
+
+// RTT returns the smoothed round-trip time (Config.InitialRTT before the
+// first sample).
+func (c *Conn) RTT() time.Duration { return c.rtt.smoothed }
+
+// LossRate returns the recent fraction of numbered datagrams lost.
+func (c *Conn) LossRate() float64 { return c.loss }
+
+// InFlight returns the number of numbered datagrams whose fate is unknown.
+func (c *Conn) InFlight() int { return c.inFlight }
