@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/demo/game"
+)
+
+// binDir holds the demo binary, built once for the tests that run it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tandem-demo-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// demoBinary builds the demo (once) and returns its path.
+func demoBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(binDir, "demo")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runDemo runs the demo binary with args and returns its stdout.
+func runDemo(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, demoBinary(t), args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+var summaryLine = regexp.MustCompile(`^tandem-demo: ticks=(\d+) frame=(\d+) score=(\d+)-(\d+) ball=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) `)
+
+// parseSummary checks out is exactly one summary line and returns its
+// ticks, frame and ball travel.
+func parseSummary(t *testing.T, out string) (ticks, frame int, moved float64) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want exactly one line on stdout, got %d:\n%s", len(lines), out)
+	}
+	m := summaryLine.FindStringSubmatch(lines[0])
+	if m == nil {
+		t.Fatalf("summary line %q does not match %v", lines[0], summaryLine)
+	}
+	ticks, _ = strconv.Atoi(m[1])
+	frame, _ = strconv.Atoi(m[2])
+	moved, _ = strconv.ParseFloat(m[7], 64)
+	return ticks, frame, moved
+}
+
+func TestHeadlessBotsMoveTheBall(t *testing.T) {
+	out := runDemo(t, "-headless", "-ticks", "600", "-bots", "3")
+	ticks, frame, moved := parseSummary(t, out)
+	if ticks != 600 || frame != 600 {
+		t.Fatalf("ticks=%d frame=%d, want 600 and 600", ticks, frame)
+	}
+	if moved < 100 {
+		t.Fatalf("three bots moved the ball %.1f units in 600 ticks, want at least 100", moved)
+	}
+}
+
+func TestRunHeadlessInProcess(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-headless", "-ticks", "300", "-bots", "2", "-crates", "10"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d; stderr: %s", code, stderr.String())
+	}
+	if ticks, _, _ := parseSummary(t, stdout.String()); ticks != 300 {
+		t.Fatalf("ticks=%d, want 300", ticks)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var usage bytes.Buffer
+	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-help: %v", err)
+	}
+	for _, name := range []string{"-host", "-headless", "-ticks", "-screenshot", "-crates", "-bots"} {
+		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
+			t.Errorf("-help does not document %s:\n%s", name, usage.String())
+		}
+	}
+	for _, bad := range [][]string{
+		{"-screenshot", "x.png"},
+		{"-headless", "-ticks", "5", "-screenshot", "x.png"},
+		{"-host", "-headless"},
+		{"-bots", "-1"},
+		{"extra"},
+	} {
+		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
+			t.Errorf("parseOptions(%q) accepted", bad)
+		}
+	}
+	o, err := parseOptions(nil, &bytes.Buffer{})
+	if err != nil || o.crates != 30 || o.ticks != 0 {
+		t.Fatalf("defaults: %+v, %v", o, err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"-ticks", "-3"}, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "negative") {
+		t.Fatalf("bad flags: exit %d, stderr %q; want 2 and a message", code, stderr.String())
+	}
+}
+
+// near reports whether c is within 3 per channel of want.
+func near(c color.RGBA, want color.RGBA) bool {
+	d := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= 3 }
+	return d(c.R, want.R) && d(c.G, want.G) && d(c.B, want.B)
+}
+
+// count returns how many pixels of img inside r are near one of cols.
+func count(img *image.RGBA, r image.Rectangle, cols ...color.RGBA) int {
+	n := 0
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			for _, want := range cols {
+				if near(c, want) {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+func TestScreenshotShowsTheArena(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: this test opens a window; run it under xvfb-run (make test does)")
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	out := runDemo(t, "-ticks", "120", "-screenshot", shot)
+	if ticks, _, _ := parseSummary(t, out); ticks != 120 {
+		t.Fatalf("ticks=%d, want 120", ticks)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	img, ok := dec.(*image.RGBA)
+	if !ok {
+		b := dec.Bounds()
+		img = image.NewRGBA(b)
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				img.Set(x, y, dec.At(x, y))
+			}
+		}
+	}
+	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
+		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
+	}
+
+	cfg := game.DefaultConfig()
+	fl := cfg.Field
+	field := image.Rect(int(fl.MinX)+8, int(fl.MinY)+8, int(fl.MaxX)-8, int(fl.MaxY)-8)
+	area := field.Dx() * field.Dy()
+	checks := []struct {
+		what string
+		r    image.Rectangle
+		cols []color.RGBA
+		min  int
+	}{
+		// The turf covers most of the field (crates, players, markings and
+		// shadows cover the rest).
+		{"field turf", field, colFloor[:], area / 2},
+		// Outside the arena: the background, below the field.
+		{"background", image.Rect(0, int(fl.MaxY)+10, screenW, screenH), []color.RGBA{colBackground}, (screenH - int(fl.MaxY) - 10) * screenW * 9 / 10},
+		// The top wall runs the width of the field.
+		{"top wall", image.Rect(int(fl.MinX)+10, int(fl.MinY)-1, int(fl.MaxX)-10, int(fl.MinY)+1), []color.RGBA{colWall}, int(fl.W()-20) * 2 * 9 / 10},
+		// The local player's disc (drawn on top; its centre may hold the dark
+		// eye that shows its heading), on its own (left) half.
+		{"local player", image.Rect(int(fl.MinX), int(fl.MinY), int(fl.MinX+fl.W()/2), int(fl.MaxY)), []color.RGBA{game.LocalColor},
+			int(math.Pi * (cfg.PlayerRadius - 6) * (cfg.PlayerRadius - 6))},
+		// Thirty crates, at least 20×20 of plain wood each.
+		{"crates", field, colCrate[:], cfg.Crates * 20 * 20},
+		{"ball", field, []color.RGBA{colBall}, int(math.Pi * cfg.BallRadius * cfg.BallRadius / 3)},
+	}
+	for _, c := range checks {
+		n := count(img, c.r, c.cols...)
+		if n < c.min {
+			t.Errorf("%s: %d pixels of its colour in %v, want at least %d", c.what, n, c.r, c.min)
+		}
+		t.Logf("%s: %d pixels (at least %d)", c.what, n, c.min)
+	}
+	// The left goal is tinted blue.
+	_, cy := fl.Center()
+	gc := img.RGBAAt(int(fl.MinX-cfg.GoalDepth/2), int(cy)+4)
+	if !(gc.B > gc.R+40 && gc.B > gc.G) {
+		t.Errorf("left goal pixel %v is not blue-tinted", gc)
+	}
+}

@@ -1,0 +1,74 @@
+package game
+
+import (
+	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// entry is a ball or crate that entered a goal during the physics step.
+type entry struct {
+	what, goal arche.Entity
+}
+
+// enterGoal is cp's begin callback for a ball or crate touching a goal
+// sensor. It only notes the event: the world is changed by scoreGoals, after
+// the step.
+func (g *Game) enterGoal(arb *cp.Arbiter, _ *cp.Space, _ any) bool {
+	a, b := arb.Shapes()
+	what, ok := physics.EntityOf(a.Body())
+	goal, ok2 := b.UserData.(arche.Entity)
+	if ok && ok2 {
+		g.entered = append(g.entered, entry{what, goal})
+	}
+	return false
+}
+
+// scoreGoals runs after physics: a ball that entered a goal scores for the
+// defending team's opponent and goes back to the centre spot, at rest; a
+// crate pushed into a goal goes back home. Cost: the step's goal events.
+func (g *Game) scoreGoals(w *ecs.World) {
+	for _, en := range g.entered {
+		if !w.Alive(en.what) || !w.Alive(en.goal) {
+			continue
+		}
+		goal := g.goals.Get(en.goal)
+		t := g.transforms.Get(en.what)
+		switch {
+		case g.isBall.Has(en.what):
+			r := g.isBall.Get(en.what).R
+			if !grow(goal.Rect, r).Contains(t.X, t.Y) {
+				continue // already reset this step
+			}
+			if w.Alive(g.Score) {
+				s := g.scores.Get(g.Score)
+				scorer := goal.Team.Opponent()
+				if scorer == Left {
+					s.Left++
+				} else {
+					s.Right++
+				}
+				s.LastGoal, s.LastTeam = w.Frame(), scorer
+				ecs.MutateComponent(w, g.Score, g.IDs.Score)
+			}
+			g.Stats.Goals++
+			cx, cy := g.Config.Field.Center()
+			g.Space.SetPose(en.what, ecs.Transform{X: cx, Y: cy})
+			g.Space.SetVelocity(en.what, ecs.Velocity{})
+		case g.isCrate.Has(en.what):
+			cr := g.isCrate.Get(en.what)
+			if !grow(goal.Rect, max(cr.W, cr.H)).Contains(t.X, t.Y) {
+				continue
+			}
+			g.Space.SetPose(en.what, cr.Home)
+			g.Space.SetVelocity(en.what, ecs.Velocity{})
+		}
+	}
+	g.entered = g.entered[:0]
+}
+
+func grow(r Rect, d float64) Rect {
+	return Rect{MinX: r.MinX - d, MinY: r.MinY - d, MaxX: r.MaxX + d, MaxY: r.MaxY + d}
+}

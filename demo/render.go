@@ -1,0 +1,280 @@
+package main
+
+import (
+	"image/color"
+	"math"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Palette: the colours the screenshot test looks for are named here.
+var (
+	colBackground = color.RGBA{0x12, 0x15, 0x1c, 0xff}
+	colFloor      = [2]color.RGBA{{0x1f, 0x3b, 0x2e, 0xff}, {0x23, 0x42, 0x33, 0xff}} // turf stripes
+	colMarking    = color.RGBA{0x3d, 0x66, 0x52, 0xff}
+	colWall       = color.RGBA{0xd6, 0xdc, 0xe6, 0xff}
+	colWallEdge   = color.RGBA{0x8e, 0x97, 0xa8, 0xff}
+	colCrate      = [3]color.RGBA{{0xc4, 0x8c, 0x4e, 0xff}, {0xb3, 0x7b, 0x43, 0xff}, {0xd0, 0x9c, 0x5c, 0xff}}
+	colCrateEdge  = color.RGBA{0x6b, 0x41, 0x1f, 0xff}
+	colCrateBrace = color.RGBA{0x8f, 0x5c, 0x2c, 0xff}
+	colBall       = color.RGBA{0xf4, 0xf1, 0xe8, 0xff}
+	colBallSpot   = color.RGBA{0x2b, 0x2e, 0x36, 0xff}
+	colShadow     = color.RGBA{0x00, 0x00, 0x00, 0x55}
+)
+
+// renderer draws a game's world. It reads the world and never writes it.
+type renderer struct {
+	g       *game.Game
+	local   arche.Entity
+	crates  *generic.Filter3[ecs.Transform, ecs.Interpolated, game.Crate]
+	balls   *generic.Filter3[ecs.Transform, ecs.Interpolated, game.Ball]
+	players *generic.Filter4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity]
+	// playerMap reads one player's components.
+	playerMap generic.Map4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity]
+	sprites   map[crateKey]*ebiten.Image
+	floor     *ebiten.Image // the static arena, drawn once
+	text      textWriter
+	path      vector.Path
+}
+
+type crateKey struct {
+	w, h  int
+	shade uint8
+}
+
+func newRenderer(g *game.Game, local arche.Entity) *renderer {
+	return &renderer{
+		g:         g,
+		local:     local,
+		crates:    generic.NewFilter3[ecs.Transform, ecs.Interpolated, game.Crate](),
+		balls:     generic.NewFilter3[ecs.Transform, ecs.Interpolated, game.Ball](),
+		players:   generic.NewFilter4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity](),
+		playerMap: generic.NewMap4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity](g.World.Arche()),
+		sprites:   map[crateKey]*ebiten.Image{},
+	}
+}
+
+// pose returns where to draw an entity: blended from the pose before the
+// last step to the current one by alpha, unless it was teleported.
+func pose(t *ecs.Transform, ip *ecs.Interpolated, alpha float64) ecs.Transform {
+	if ip.Snap {
+		return *t
+	}
+	return ecs.Blend(ip.Prev, *t, alpha)
+}
+
+func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
+	if r.floor == nil {
+		r.floor = r.drawArena()
+	}
+	screen.DrawImage(r.floor, nil)
+	a := r.g.World.Arche()
+
+	// Shadows first, so nothing is shadowed by a neighbour drawn later.
+	cq := r.crates.Query(a)
+	for cq.Next() {
+		t, ip, c := cq.Get()
+		p := pose(t, ip, alpha)
+		r.drawCrate(screen, p, c, true)
+	}
+	bq := r.balls.Query(a)
+	for bq.Next() {
+		t, ip, b := bq.Get()
+		p := pose(t, ip, alpha)
+		vector.FillCircle(screen, float32(p.X+3), float32(p.Y+5), float32(b.R), colShadow, true)
+	}
+	pq := r.players.Query(a)
+	for pq.Next() {
+		t, ip, _, _ := pq.Get()
+		p := pose(t, ip, alpha)
+		vector.FillCircle(screen, float32(p.X+4), float32(p.Y+6), float32(r.g.Config.PlayerRadius), colShadow, true)
+	}
+
+	cq = r.crates.Query(a)
+	for cq.Next() {
+		t, ip, c := cq.Get()
+		r.drawCrate(screen, pose(t, ip, alpha), c, false)
+	}
+	bq = r.balls.Query(a)
+	for bq.Next() {
+		t, ip, b := bq.Get()
+		r.drawBall(screen, pose(t, ip, alpha), b.R)
+	}
+	pq = r.players.Query(a)
+	for pq.Next() {
+		if pq.Entity() == r.local {
+			continue
+		}
+		t, ip, pl, v := pq.Get()
+		r.drawPlayer(screen, pose(t, ip, alpha), pl, v, false)
+	}
+	// The player at the keyboard is drawn on top of everyone.
+	if r.g.World.Alive(r.local) {
+		t, ip, pl, v := r.playerMap.Get(r.local)
+		r.drawPlayer(screen, pose(t, ip, alpha), pl, v, true)
+	}
+	r.drawHUD(screen)
+}
+
+// drawArena paints the floor, markings, goals and walls into an image once:
+// they never move.
+func (r *renderer) drawArena() *ebiten.Image {
+	img := ebiten.NewImage(screenW, screenH)
+	img.Fill(colBackground)
+	c := r.g.Config
+	f := c.Field
+	cx, cy := f.Center()
+	const stripes = 12
+	sw := f.W() / stripes
+	for i := range stripes {
+		vector.FillRect(img, float32(f.MinX+float64(i)*sw), float32(f.MinY), float32(sw+1), float32(f.H()), colFloor[i%2], false)
+	}
+	// Markings: halfway line, centre circle and spot, goal areas.
+	mk := colMarking
+	vector.StrokeLine(img, float32(cx), float32(f.MinY), float32(cx), float32(f.MaxY), 3, mk, true)
+	vector.StrokeCircle(img, float32(cx), float32(cy), 90, 3, mk, true)
+	vector.FillCircle(img, float32(cx), float32(cy), 6, mk, true)
+	boxW, boxH := 110.0, c.GoalMouth+110
+	vector.StrokeRect(img, float32(f.MinX), float32(cy-boxH/2), float32(boxW), float32(boxH), 3, mk, true)
+	vector.StrokeRect(img, float32(f.MaxX-boxW), float32(cy-boxH/2), float32(boxW), float32(boxH), 3, mk, true)
+
+	// Goals: a tinted net in the defending team's colour.
+	gq := generic.NewFilter1[game.Goal]().Query(r.g.World.Arche())
+	for gq.Next() {
+		gl := gq.Get()
+		tc := game.TeamColors[gl.Team]
+		x0, x1 := f.MinX-c.GoalDepth, f.MinX
+		if gl.Team == game.Right {
+			x0, x1 = f.MaxX, f.MaxX+c.GoalDepth
+		}
+		y0, y1 := cy-c.GoalMouth/2, cy+c.GoalMouth/2
+		vector.FillRect(img, float32(x0), float32(y0), float32(x1-x0), float32(y1-y0), withAlpha(tc, 0x50), false)
+		net := withAlpha(tc, 0x70)
+		for x := x0 + 8; x < x1; x += 9 {
+			vector.StrokeLine(img, float32(x), float32(y0), float32(x), float32(y1), 1, net, false)
+		}
+		for y := y0 + 8; y < y1; y += 9 {
+			vector.StrokeLine(img, float32(x0), float32(y), float32(x1), float32(y), 1, net, false)
+		}
+		// the goal line
+		gx := float32(f.MinX)
+		if gl.Team == game.Right {
+			gx = float32(f.MaxX)
+		}
+		vector.StrokeLine(img, gx, float32(y0), gx, float32(y1), 3, withAlpha(tc, 0xc0), true)
+	}
+
+	// Walls: a dark edge under a light top, round ends.
+	for _, wl := range r.g.Walls {
+		for i, col := range []color.RGBA{colWallEdge, colWall} {
+			wd := float32(12 - 4*i)
+			vector.StrokeLine(img, float32(wl.AX), float32(wl.AY), float32(wl.BX), float32(wl.BY), wd, col, true)
+			vector.FillCircle(img, float32(wl.AX), float32(wl.AY), wd/2, col, true)
+			vector.FillCircle(img, float32(wl.BX), float32(wl.BY), wd/2, col, true)
+		}
+	}
+	// Goal posts in team colours.
+	for t, x := range []float64{f.MinX, f.MaxX} {
+		for _, y := range []float64{cy - c.GoalMouth/2, cy + c.GoalMouth/2} {
+			vector.FillCircle(img, float32(x), float32(y), 8, game.TeamColors[t], true)
+			vector.StrokeCircle(img, float32(x), float32(y), 8, 2, colWallEdge, true)
+		}
+	}
+	return img
+}
+
+// crateSprite returns (building it once) the image of a crate of the given
+// size and shade, with a transparent margin so rotated edges are smooth.
+func (r *renderer) crateSprite(c *game.Crate) *ebiten.Image {
+	k := crateKey{int(math.Round(c.W)), int(math.Round(c.H)), c.Shade % 3}
+	if img, ok := r.sprites[k]; ok {
+		return img
+	}
+	const pad = 2
+	w, h := float32(k.w), float32(k.h)
+	img := ebiten.NewImage(k.w+2*pad, k.h+2*pad)
+	vector.FillRect(img, pad, pad, w, h, colCrate[k.shade], false)
+	// planks
+	for i := 1; i < 3; i++ {
+		y := pad + h*float32(i)/3
+		vector.StrokeLine(img, pad+4, y, pad+w-4, y, 1, colCrateBrace, false)
+	}
+	// diagonal brace
+	vector.StrokeLine(img, pad+5, pad+h-5, pad+w-5, pad+5, 5, colCrateBrace, true)
+	// frame
+	vector.StrokeRect(img, pad+2, pad+2, w-4, h-4, 4, colCrateEdge, false)
+	// nails
+	for _, p := range [][2]float32{{5, 5}, {w - 5, 5}, {5, h - 5}, {w - 5, h - 5}} {
+		vector.FillCircle(img, pad+p[0], pad+p[1], 1.5, colCrateBrace, true)
+	}
+	r.sprites[k] = img
+	return img
+}
+
+func (r *renderer) drawCrate(screen *ebiten.Image, p ecs.Transform, c *game.Crate, shadow bool) {
+	img := r.crateSprite(c)
+	b := img.Bounds()
+	op := &ebiten.DrawImageOptions{Filter: ebiten.FilterLinear}
+	op.GeoM.Translate(-float64(b.Dx())/2, -float64(b.Dy())/2)
+	op.GeoM.Rotate(p.Angle)
+	op.GeoM.Translate(p.X, p.Y)
+	if shadow {
+		op.GeoM.Translate(4, 6)
+		op.ColorScale.Scale(0, 0, 0, 0.33)
+	}
+	screen.DrawImage(img, op)
+}
+
+func (r *renderer) drawBall(screen *ebiten.Image, p ecs.Transform, rad float64) {
+	x, y, R := float32(p.X), float32(p.Y), float32(rad)
+	vector.FillCircle(screen, x, y, R, colBall, true)
+	// Spots turn with the ball.
+	for i := range 3 {
+		a := p.Angle + float64(i)*2*math.Pi/3
+		sx := x + float32(math.Cos(a)*rad*0.52)
+		sy := y + float32(math.Sin(a)*rad*0.52)
+		vector.FillCircle(screen, sx, sy, R*0.26, colBallSpot, true)
+	}
+	vector.FillCircle(screen, x, y, R*0.22, colBallSpot, true)
+	vector.StrokeCircle(screen, x, y, R, 1.5, colBallSpot, true)
+}
+
+func (r *renderer) drawPlayer(screen *ebiten.Image, p ecs.Transform, pl *game.Player, v *ecs.Velocity, local bool) {
+	x, y := float32(p.X), float32(p.Y)
+	R := float32(r.g.Config.PlayerRadius)
+	tc := game.TeamColors[pl.Team]
+	if local {
+		vector.StrokeCircle(screen, x, y, R+5, 2, color.RGBA{0xff, 0xff, 0xff, 0xb0}, true)
+	}
+	vector.FillCircle(screen, x, y, R, tc, true)
+	vector.FillCircle(screen, x, y, R-4, pl.Color, true)
+	// An eye looking where the disc goes.
+	if s := math.Hypot(v.X, v.Y); s > 5 {
+		ex := x + float32(v.X/s)*R*0.45
+		ey := y + float32(v.Y/s)*R*0.45
+		vector.FillCircle(screen, ex, ey, 4, color.RGBA{0x1a, 0x1d, 0x24, 0xff}, true)
+	}
+	// Dash charge: a ring filling up.
+	charge := r.g.DashCharge(pl, r.g.World.Frame())
+	if charge < 1 {
+		r.path.Reset()
+		start := -math.Pi / 2
+		r.path.Arc(x, y, R+9, float32(start), float32(start+2*math.Pi*charge), vector.Clockwise)
+		op := &vector.StrokeOptions{Width: 3, LineCap: vector.LineCapRound}
+		dp := &vector.DrawPathOptions{AntiAlias: true}
+		dp.ColorScale.ScaleWithColor(withAlpha(tc, 0xd0))
+		vector.StrokePath(screen, &r.path, op, dp)
+	}
+}
+
+// withAlpha returns c with alpha a, premultiplied as Ebiten expects.
+func withAlpha(c color.RGBA, a uint8) color.RGBA {
+	f := func(v uint8) uint8 { return uint8(uint16(v) * uint16(a) / 0xff) }
+	return color.RGBA{f(c.R), f(c.G), f(c.B), a}
+}

@@ -1,0 +1,120 @@
+package physics
+
+import (
+	"fmt"
+
+	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// SetPose teleports entity e's body to pose (world units, radians), wakes it,
+// writes ecs.Transform and reports it. With ecs.Interpolated, Prev is set to
+// the new pose and Snap is set until the next step, so the teleport is drawn
+// as a jump, not a slide. Velocity is kept; set it with SetVelocity.
+//
+// Call it from systems, between physics steps. It panics if e has no Body.
+func SetPose(w *ecs.World, e arche.Entity, pose ecs.Transform) {
+	mustSpace(w, "SetPose").SetPose(e, pose)
+}
+
+// SetPose is the package function SetPose for the Space's world, without
+// looking the Space up.
+func (s *Space) SetPose(e arche.Entity, pose ecs.Transform) {
+	w, b := s.w, s.mustBody(e, "SetPose")
+	s.moveBody(b, pose)
+	t := s.transforms.Get(e)
+	*t = pose
+	ecs.MutateComponent(w, e, w.IDs.Transform)
+	if s.interps.Has(e) {
+		ip := s.interps.Get(e)
+		ip.Prev = pose
+		ip.Snap = true
+		s.snapped = append(s.snapped, e)
+	}
+}
+
+// SetVelocity sets entity e's body velocity (world units per second and
+// radians per second), wakes it, writes ecs.Velocity and reports it. It
+// panics if e has no Body.
+func SetVelocity(w *ecs.World, e arche.Entity, v ecs.Velocity) {
+	mustSpace(w, "SetVelocity").SetVelocity(e, v)
+}
+
+// SetVelocity is the package function SetVelocity for the Space's world.
+func (s *Space) SetVelocity(e arche.Entity, v ecs.Velocity) {
+	w, b := s.w, s.mustBody(e, "SetVelocity")
+	b.SetVelocity(v.X, v.Y)
+	b.SetAngularVelocity(v.Angular)
+	vp := s.velocities.Get(e)
+	if *vp != v {
+		*vp = v
+		ecs.MutateComponent(w, e, w.IDs.Velocity)
+	}
+}
+
+// CorrectPose moves entity e's body by dx, dy (world units) and turns it by
+// dAngle (radians), wakes it, and writes and reports ecs.Transform. It is the
+// pose correction a predicting client applies when the host disagrees:
+// unlike SetPose it does not snap and leaves Interpolated.Prev alone, so the
+// drawn pose slides to the corrected one over the next step. It panics if e
+// has no Body.
+func CorrectPose(w *ecs.World, e arche.Entity, dx, dy, dAngle float64) {
+	mustSpace(w, "CorrectPose").CorrectPose(e, dx, dy, dAngle)
+}
+
+// CorrectPose is the package function CorrectPose for the Space's world.
+func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
+	w, b := s.w, s.mustBody(e, "CorrectPose")
+	t := s.transforms.Get(e)
+	pose := ecs.Transform{X: t.X + dx, Y: t.Y + dy, Angle: t.Angle + dAngle}
+	s.moveBody(b, pose)
+	if pose != *t {
+		*t = pose
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+	}
+}
+
+// CorrectVelocity adds dx, dy (world units per second) and dAngular (radians
+// per second) to entity e's body velocity, wakes it, and writes and reports
+// ecs.Velocity. It panics if e has no Body.
+func CorrectVelocity(w *ecs.World, e arche.Entity, dx, dy, dAngular float64) {
+	mustSpace(w, "CorrectVelocity").CorrectVelocity(e, dx, dy, dAngular)
+}
+
+// CorrectVelocity is the package function CorrectVelocity for the Space's
+// world.
+func (s *Space) CorrectVelocity(e arche.Entity, dx, dy, dAngular float64) {
+	b := s.mustBody(e, "CorrectVelocity")
+	v, w := b.Velocity(), b.AngularVelocity()
+	s.SetVelocity(e, ecs.Velocity{X: v.X + dx, Y: v.Y + dy, Angular: w + dAngular})
+}
+
+// moveBody sets b's pose and wakes it; shapes of static bodies (which cp does
+// not update each step) are reindexed so queries and collisions see the new place.
+func (s *Space) moveBody(b *cp.Body, pose ecs.Transform) {
+	if s.stepping {
+		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
+	}
+	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
+	b.SetAngle(pose.Angle)
+	if b.GetType() == cp.BODY_STATIC {
+		b.EachShape(s.cp.ReindexShape)
+	}
+}
+
+func mustSpace(w *ecs.World, op string) *Space {
+	s := Of(w)
+	if s == nil {
+		panic(fmt.Sprintf("physics: %s on a world without a Space; call physics.New first", op))
+	}
+	return s
+}
+
+func (s *Space) mustBody(e arche.Entity, op string) *cp.Body {
+	if !s.w.Alive(e) || !s.bodies.Has(e) {
+		panic(fmt.Sprintf("physics: %s on %v, which has no Body; attach one with Space.Attach", op, e))
+	}
+	return s.bodies.Get(e).CP
+}

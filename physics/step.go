@@ -1,0 +1,81 @@
+package physics
+
+import (
+	"github.com/jakecoffman/cp/v2"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// integrateBody is the position hook of every attached body. cp calls it once
+// per step for each awake body and never for sleeping or static ones, which
+// makes it the list of what may have moved.
+func (s *Space) integrateBody(b *cp.Body, dt float64) {
+	cp.BodyUpdatePosition(b, dt)
+	s.moved = append(s.moved, b)
+}
+
+// Update steps the physics by one fixed step and brings the ECS up to date; it
+// makes the Space an ecs.System. Add it to the world's schedule after the
+// systems that push bodies and before those that read the result.
+//
+// For every body cp integrated it copies position and angle into
+// ecs.Transform and velocities into ecs.Velocity, reporting each component
+// whose value changed with ecs.MutateComponent. For entities with
+// ecs.Interpolated it sets Prev to the pose before the step; entities that
+// moved in the previous step but not in this one get Prev = Transform, so they
+// are drawn at rest. Cost: the awake bodies and those that just stopped;
+// sleeping bodies cost nothing. Allocates nothing in steady state.
+func (s *Space) Update(w *ecs.World) {
+	s.checkWorld(w)
+	s.step++
+	for _, e := range s.snapped {
+		if w.Alive(e) && s.interps.Has(e) {
+			s.interps.Get(e).Snap = false
+		}
+	}
+	s.snapped = s.snapped[:0]
+
+	s.moved = s.moved[:0]
+	s.stepping = true
+	s.cp.Step(s.dt)
+	s.stepping = false
+
+	ids := &w.IDs
+	s.movedNow = s.movedNow[:0]
+	for _, b := range s.moved {
+		e, ok := EntityOf(b)
+		if !ok || !w.Alive(e) {
+			continue // removed during the step
+		}
+		s.bodies.Get(e).movedAt = s.step
+		s.movedNow = append(s.movedNow, e)
+
+		t := s.transforms.Get(e)
+		if s.interps.Has(e) {
+			s.interps.Get(e).Prev = *t
+		}
+		p := b.Position()
+		pose := ecs.Transform{X: p.X, Y: p.Y, Angle: b.Angle()}
+		if pose != *t {
+			*t = pose
+			ecs.MutateComponent(w, e, ids.Transform)
+		}
+		v := b.Velocity()
+		vel := ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}
+		if vp := s.velocities.Get(e); vel != *vp {
+			*vp = vel
+			ecs.MutateComponent(w, e, ids.Velocity)
+		}
+	}
+	// Bodies that stopped (fell asleep) this step: draw them at rest.
+	for _, e := range s.movedLast {
+		if !w.Alive(e) || !s.bodies.Has(e) || s.bodies.Get(e).movedAt == s.step {
+			continue
+		}
+		if s.interps.Has(e) {
+			ip := s.interps.Get(e)
+			ip.Prev = *s.transforms.Get(e)
+		}
+	}
+	s.movedNow, s.movedLast = s.movedLast, s.movedNow
+}
