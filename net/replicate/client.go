@@ -1,0 +1,573 @@
+package replicate
+
+import (
+	"errors"
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Errors of the client replicator. A message that fails is dropped whole
+// (what was applied before the failure stays); the session counts them and
+// drops the host past a limit.
+var (
+	// ErrMalformed: a replication message did not decode; the host speaks
+	// another protocol or the data was corrupted.
+	ErrMalformed = errors.New("replicate: malformed replication message")
+	// ErrUnknownComponent: an item names a component the registry lacks;
+	// register the same components in the same order on both sides.
+	ErrUnknownComponent = errors.New("replicate: item names an unregistered component; register the same components in the same order on host and client")
+	// ErrNoBaseline: a delta refers to a value this client no longer holds.
+	ErrNoBaseline = errors.New("replicate: delta against a value the client does not hold")
+	// ErrHeldFull: too many updates arrived before the join finished.
+	ErrHeldFull = errors.New("replicate: too many updates held while joining; the host sent state before its join ended")
+)
+
+// Observer learns of what the client replicator applies, for interpolation:
+// the host frame each state belongs to.
+type Observer interface {
+	// Applied is called after components of e were set from a host state of
+	// frame f (spawn, update or join page).
+	Applied(e arche.Entity, f ecs.Frame)
+	// Removed is called before e, removed by the host, is removed locally.
+	Removed(e arche.Entity)
+}
+
+// AuthHandler receives AUTH_STATE: the host's state of this client's own
+// entities at the frame of the newest input the host applied. images holds
+// each registered component's wire image at its Registry offset; mask says
+// which are present.
+type AuthHandler interface {
+	AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32)
+}
+
+// ClientConfig tunes the client replicator.
+type ClientConfig struct {
+	// Local is this client's peer id: entities it owns get no Interpolated.
+	Local ecs.PeerID
+	// MaxHeld bounds the STATE messages held while the join runs. Default 4096.
+	MaxHeld int
+	// OnSpawn, if set, is called after a replicated entity was created, so the
+	// game can add local components (what to draw it with, say).
+	OnSpawn func(e arche.Entity, owner ecs.PeerID)
+	// Observer, if set, learns of every applied state.
+	Observer Observer
+	// Auth, if set, receives AUTH_STATE instead of it being applied as is.
+	Auth AuthHandler
+	// Tombstones is how many removed network ids are remembered so a spawn
+	// that arrives after its removal is ignored. Default 4096.
+	Tombstones int
+}
+
+// ClientStats counts what the client replicator applied and refused.
+type ClientStats struct {
+	States, AuthStates, Pages uint64
+	Spawns, Despawns, Updates uint64
+	Malformed, UnknownEntity  uint64
+	DeltaMisses               uint64
+	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
+}
+
+// history is the client's record of the last DeltaHistory values of one
+// delta-coded component, per entity slot.
+type history struct {
+	fields int
+	frames []uint32 // slot*DeltaHistory + k
+	vals   []int32  // (slot*DeltaHistory + k)*fields
+}
+
+// ClientReplicator applies the host's replication messages to a client's
+// world. Not safe for concurrent use: call it from the simulation goroutine.
+type ClientReplicator struct {
+	reg      *Registry
+	w        *ecs.World
+	cfg      ClientConfig
+	hist     [MaxComponents]*history
+	ids      []arche.ID
+	q        []int32
+	pending  ecs.NetworkIdentity
+	initFn   func(arche.Entity)
+	joined   bool
+	held     [][]byte
+	heldKind []wire.Kind
+	received int
+	total    int
+	frame    ecs.Frame
+	applied  []uint32 // slot*MaxComponents + component: newest host frame applied
+	tomb     map[ecs.NetID]struct{}
+	tombFIFO []ecs.NetID
+	tombNext int
+	stats    ClientStats
+}
+
+// NewClient returns a client replicator for reg's world.
+func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
+	if cfg.MaxHeld <= 0 {
+		cfg.MaxHeld = 4096
+	}
+	if cfg.Tombstones <= 0 {
+		cfg.Tombstones = 4096
+	}
+	c := &ClientReplicator{
+		reg:      reg,
+		w:        reg.world,
+		cfg:      cfg,
+		q:        make([]int32, max(reg.fields, 1)),
+		tomb:     make(map[ecs.NetID]struct{}),
+		tombFIFO: make([]ecs.NetID, cfg.Tombstones),
+	}
+	for i := range reg.comps {
+		if reg.comps[i].delta {
+			c.hist[i] = &history{fields: reg.comps[i].fields}
+		}
+	}
+	c.initFn = c.initEntity
+	return c
+}
+
+// Joined reports whether the join has finished (FINAL applied).
+func (c *ClientReplicator) Joined() bool { return c.joined }
+
+// Progress returns the entities received by join pages and the host's count
+// of networked entities, for a progress bar.
+func (c *ClientReplicator) Progress() (received, total int) { return c.received, c.total }
+
+// Frame returns the newest host frame whose state was applied.
+func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
+
+// Stats returns the counters.
+func (c *ClientReplicator) Stats() ClientStats { return c.stats }
+
+func (c *ClientReplicator) initEntity(e arche.Entity) {
+	*(*ecs.NetworkIdentity)(c.w.Arche().Get(e, c.w.IDs.NetworkIdentity)) = c.pending
+}
+
+// HandleDatagram applies a datagram message: STATE or AUTH_STATE. Other
+// kinds are not replication's and return ok == false. Before the join ends,
+// messages are held (copied) and applied after FINAL.
+func (c *ClientReplicator) HandleDatagram(kind wire.Kind, payload []byte) (ok bool, err error) {
+	if kind != wire.KindState && kind != wire.KindAuthState {
+		return false, nil
+	}
+	if !c.joined {
+		if len(c.held) >= c.cfg.MaxHeld {
+			c.stats.Malformed++
+			return true, ErrHeldFull
+		}
+		c.held = append(c.held, append([]byte(nil), payload...))
+		c.heldKind = append(c.heldKind, kind)
+		return true, nil
+	}
+	return true, c.apply(kind, payload)
+}
+
+func (c *ClientReplicator) apply(kind wire.Kind, payload []byte) error {
+	var err error
+	if kind == wire.KindState {
+		c.stats.States++
+		err = c.applyState(payload)
+	} else {
+		c.stats.AuthStates++
+		err = c.applyAuth(payload)
+	}
+	if err != nil {
+		c.stats.Malformed++
+	}
+	return err
+}
+
+// HandleLane applies a join-lane message: a page or FINAL. Other kinds return
+// ok == false.
+func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
+	k, err := wire.MessageKind(msg)
+	if err != nil {
+		return false, nil
+	}
+	switch k {
+	case wire.KindJoinPage:
+		c.stats.Pages++
+		if err := c.applyPage(msg[1:]); err != nil {
+			c.stats.Malformed++
+			return true, err
+		}
+		return true, nil
+	case wire.KindJoinFinal:
+		r := wire.NewReader(msg[1:])
+		frame := ecs.Frame(r.Uvarint32())
+		r.Uvarint() // pages
+		total := r.Count(1 << 30)
+		if err := r.Err(); err != nil {
+			c.stats.Malformed++
+			return true, fmt.Errorf("%w: join final: %v", ErrMalformed, err)
+		}
+		c.total = total
+		c.joined = true
+		if frame > c.frame {
+			c.frame = frame
+		}
+		for i, p := range c.held {
+			if err := c.apply(c.heldKind[i], p); err != nil {
+				// A held message that fails is dropped alone.
+				continue
+			}
+		}
+		c.held, c.heldKind = nil, nil
+		return true, nil
+	}
+	return false, nil
+}
+
+func (c *ClientReplicator) applyPage(body []byte) error {
+	r := wire.NewReader(body)
+	frame := ecs.Frame(r.Uvarint32())
+	c.total = r.Count(1 << 30)
+	n := r.Count(r.Len())
+	for range n {
+		id := ecs.NetID(r.Uvarint32())
+		if r.Err() != nil {
+			break
+		}
+		c.despawn(id)
+	}
+	for r.Err() == nil && r.Len() > 0 {
+		if err := c.item(&r, frame, true); err != nil {
+			return err
+		}
+		c.received++
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
+	}
+	if frame > c.frame {
+		c.frame = frame
+	}
+	return nil
+}
+
+func (c *ClientReplicator) applyState(payload []byte) error {
+	r := wire.NewReader(payload)
+	frame := ecs.Frame(r.Uvarint32())
+	for r.Err() == nil && r.Len() > 0 {
+		if err := c.item(&r, frame, false); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: state: %v", ErrMalformed, err)
+	}
+	if frame > c.frame {
+		c.frame = frame
+	}
+	return nil
+}
+
+// item applies one item of a STATE message or join page.
+func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool) error {
+	id := ecs.NetID(r.Uvarint32())
+	flags := r.Uvarint()
+	if r.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+	}
+	if flags&itemDespawn != 0 {
+		c.despawn(id)
+		return nil
+	}
+	mask := flags >> itemShift
+	if mask>>uint(len(c.reg.comps)) != 0 {
+		return ErrUnknownComponent
+	}
+	if id == 0 {
+		return fmt.Errorf("%w: network id 0", ErrMalformed)
+	}
+	m := uint16(mask)
+	if flags&itemSpawn != 0 {
+		owner := ecs.PeerID(r.Uvarint32())
+		return c.spawn(r, id, owner, m, frame)
+	}
+	if page {
+		return fmt.Errorf("%w: update item in a join page", ErrMalformed)
+	}
+	deltas := uint16(r.Uvarint())
+	if deltas&^m != 0 {
+		return fmt.Errorf("%w: delta mask outside component mask", ErrMalformed)
+	}
+	e, known := c.w.EntityOf(id)
+	var slot int32
+	if known {
+		slot, _ = c.w.NetSlot(e)
+	}
+	reg := c.reg
+	for ci := range reg.comps {
+		bit := uint16(1) << uint(ci)
+		if m&bit == 0 {
+			continue
+		}
+		comp := &reg.comps[ci]
+		img := c.q[:comp.fields]
+		if deltas&bit != 0 {
+			age := r.Uvarint32()
+			readImage(r, img)
+			if r.Err() != nil {
+				return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+			}
+			if !known {
+				continue
+			}
+			base := c.baseline(ci, slot, uint32(frame)-age)
+			if base == nil {
+				c.stats.DeltaMisses++
+				return ErrNoBaseline
+			}
+			for i := range img {
+				img[i] = wrapAdd(base[i], img[i], comp.wrap[i])
+			}
+		} else {
+			readImage(r, img)
+			if r.Err() != nil {
+				return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+			}
+		}
+		if !known {
+			continue
+		}
+		c.remember(ci, slot, uint32(frame), img)
+		if !c.fresh(slot, ci, frame) {
+			continue // a newer state of it was applied already
+		}
+		if !c.w.Arche().Has(e, comp.id) {
+			c.w.Arche().Add(e, comp.id)
+		}
+		comp.dequant(img, c.w.Arche().Get(e, comp.id))
+	}
+	if !known {
+		c.stats.UnknownEntity++
+		return nil
+	}
+	c.stats.Updates++
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
+	return nil
+}
+
+// spawn creates (or, if present, updates) entity id from a whole image.
+func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame) error {
+	reg := c.reg
+	q := c.q
+	for ci := range reg.comps {
+		if mask&(1<<uint(ci)) == 0 {
+			continue
+		}
+		readImage(r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
+	}
+	if _, dead := c.tomb[id]; dead {
+		c.stats.Ignored++
+		return nil
+	}
+	a := c.w.Arche()
+	e, ok := c.w.EntityOf(id)
+	if !ok {
+		c.ids = append(c.ids[:0], c.w.IDs.NetworkIdentity)
+		if owner != c.cfg.Local {
+			c.ids = append(c.ids, c.w.IDs.Interpolated)
+		}
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) != 0 {
+				c.ids = append(c.ids, reg.comps[ci].id)
+			}
+		}
+		c.pending = ecs.NetworkIdentity{ID: id, Owner: owner}
+		e = a.NewEntityFn(c.initFn, c.ids...)
+		c.stats.Spawns++
+		slot, _ := c.w.NetSlot(e)
+		c.clearHistory(slot)
+		c.clearApplied(slot)
+	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
+		ecs.SetOwner(c.w, e, owner)
+	}
+	slot, _ := c.w.NetSlot(e)
+	for ci := range reg.comps {
+		if mask&(1<<uint(ci)) == 0 {
+			continue
+		}
+		comp := &reg.comps[ci]
+		if !a.Has(e, comp.id) {
+			a.Add(e, comp.id)
+		}
+		img := q[reg.offset[ci] : reg.offset[ci]+comp.fields]
+		c.remember(ci, slot, uint32(frame), img)
+		if c.fresh(slot, ci, frame) {
+			comp.dequant(img, a.Get(e, comp.id))
+		}
+	}
+	if !ok {
+		if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
+			ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
+			ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
+			ip.Snap = true
+		}
+		if c.cfg.OnSpawn != nil {
+			c.cfg.OnSpawn(e, owner)
+		}
+	}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
+	return nil
+}
+
+func (c *ClientReplicator) despawn(id ecs.NetID) {
+	if _, dead := c.tomb[id]; !dead {
+		if old := c.tombFIFO[c.tombNext]; old != 0 {
+			delete(c.tomb, old)
+		}
+		c.tombFIFO[c.tombNext] = id
+		c.tombNext = (c.tombNext + 1) % len(c.tombFIFO)
+		c.tomb[id] = struct{}{}
+	}
+	e, ok := c.w.EntityOf(id)
+	if !ok {
+		c.stats.Ignored++
+		return
+	}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Removed(e)
+	}
+	c.w.Arche().RemoveEntity(e)
+	c.stats.Despawns++
+}
+
+func (c *ClientReplicator) applyAuth(payload []byte) error {
+	r := wire.NewReader(payload)
+	frame := ecs.Frame(r.Uvarint32())
+	reg := c.reg
+	q := c.q
+	for r.Err() == nil && r.Len() > 0 {
+		id := ecs.NetID(r.Uvarint32())
+		mask := r.Uvarint() >> itemShift
+		if mask>>uint(len(reg.comps)) != 0 {
+			return ErrUnknownComponent
+		}
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) != 0 {
+				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+			}
+		}
+		if r.Err() != nil {
+			break
+		}
+		e, ok := c.w.EntityOf(id)
+		if !ok {
+			c.stats.UnknownEntity++
+			continue
+		}
+		if c.cfg.Auth != nil {
+			c.cfg.Auth.AuthState(frame, e, uint16(mask), q)
+			continue
+		}
+		a := c.w.Arche()
+		for ci := range reg.comps {
+			comp := &reg.comps[ci]
+			if mask&(1<<uint(ci)) != 0 && a.Has(e, comp.id) {
+				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: auth state: %v", ErrMalformed, err)
+	}
+	return nil
+}
+
+// Image returns the wire image offsets: component ci's integers start at
+// Offset(ci) in the images an AuthHandler receives.
+func (r *Registry) Offset(c Component) int { return r.offset[c] }
+
+// fresh reports whether a state of frame f of component ci is newer than
+// what the entity in slot holds, and if so records it as applied.
+func (c *ClientReplicator) fresh(slot int32, ci int, f ecs.Frame) bool {
+	i := int(slot)*MaxComponents + ci
+	if i >= len(c.applied) {
+		c.applied = append(c.applied, make([]uint32, i+1-len(c.applied)+len(c.applied)/2+MaxComponents)...)
+	}
+	if uint32(f) < c.applied[i] {
+		return false
+	}
+	c.applied[i] = uint32(f)
+	return true
+}
+
+func (c *ClientReplicator) clearApplied(slot int32) {
+	at := int(slot) * MaxComponents
+	if at+MaxComponents <= len(c.applied) {
+		clear(c.applied[at : at+MaxComponents])
+	}
+}
+
+func (c *ClientReplicator) growHistory(h *history, slot int32) {
+	need := (int(slot) + 1) * DeltaHistory
+	if len(h.frames) < need {
+		h.frames = append(h.frames, make([]uint32, need-len(h.frames)+need/2)...)
+		h.vals = append(h.vals, make([]int32, len(h.frames)*h.fields-len(h.vals))...)
+	}
+}
+
+func (c *ClientReplicator) clearHistory(slot int32) {
+	for _, h := range c.hist {
+		if h == nil {
+			continue
+		}
+		c.growHistory(h, slot)
+		clear(h.frames[int(slot)*DeltaHistory : int(slot+1)*DeltaHistory])
+	}
+}
+
+// remember keeps value img of component ci at frame f in the entity's
+// history, replacing the oldest.
+func (c *ClientReplicator) remember(ci int, slot int32, f uint32, img []int32) {
+	h := c.hist[ci]
+	if h == nil {
+		return
+	}
+	c.growHistory(h, slot)
+	at := int(slot) * DeltaHistory
+	oldest := at
+	for k := at; k < at+DeltaHistory; k++ {
+		if h.frames[k] == f {
+			oldest = k
+			break
+		}
+		if h.frames[k] < h.frames[oldest] {
+			oldest = k
+		}
+	}
+	if h.frames[oldest] > f {
+		return // older than everything kept
+	}
+	h.frames[oldest] = f
+	copy(h.vals[oldest*h.fields:], img)
+}
+
+// baseline returns the kept value of component ci at frame f, or nil.
+func (c *ClientReplicator) baseline(ci int, slot int32, f uint32) []int32 {
+	h := c.hist[ci]
+	if h == nil || f == 0 {
+		return nil
+	}
+	at := int(slot) * DeltaHistory
+	if at+DeltaHistory > len(h.frames) {
+		return nil
+	}
+	for k := at; k < at+DeltaHistory; k++ {
+		if h.frames[k] == f {
+			return h.vals[k*h.fields : (k+1)*h.fields]
+		}
+	}
+	return nil
+}

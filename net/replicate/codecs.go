@@ -1,0 +1,124 @@
+package replicate
+
+import (
+	"math"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Wire precisions of the default codecs. Wire-affecting.
+const (
+	// PositionScale is steps per world unit: positions travel to 1/512 unit,
+	// within ±4,194,304 units.
+	PositionScale = 512
+	// AngleBits is the precision of angles: a turn in 2^14 steps (0.022°).
+	AngleBits = 14
+	// VelocityScale is steps per unit/s: velocities travel to 1/64 unit/s,
+	// clamped to ±MaxSpeed.
+	VelocityScale = 64
+	// MaxSpeed is the largest linear speed component sent, units/s.
+	MaxSpeed = 16384
+	// AngularScale is steps per rad/s: angular velocity to 1/256 rad/s,
+	// clamped to ±MaxAngularSpeed.
+	AngularScale = 256
+	// MaxAngularSpeed is the largest angular speed sent, rad/s.
+	MaxAngularSpeed = 256
+)
+
+const angleSteps = 1 << AngleBits
+
+// clampRound rounds v·scale to an integer within ±limit·scale.
+func clampRound(v, scale, limit float64) int32 {
+	v = math.Max(-limit, math.Min(limit, v))
+	return int32(math.Round(v * scale))
+}
+
+func quantizeAngle(a float64) int32 {
+	s := int64(math.Round(wire.WrapAngle(a) / (2 * math.Pi) * angleSteps))
+	return int32(((s % angleSteps) + angleSteps) % angleSteps)
+}
+
+func dequantizeAngle(q int32) float64 {
+	return wire.WrapAngle(float64(q) / angleSteps * 2 * math.Pi)
+}
+
+// TransformCodec returns the default codec of ecs.Transform: position to
+// 1/512 unit, angle to 14 bits, delta-coded, blended linearly (the angle the
+// short way).
+func TransformCodec() Codec[ecs.Transform] {
+	const posLimit = math.MaxInt32 / PositionScale
+	return Codec[ecs.Transform]{
+		Name:   "Transform",
+		Fields: 3,
+		Quantize: func(v *ecs.Transform, q []int32) {
+			q[0] = clampRound(v.X, PositionScale, posLimit)
+			q[1] = clampRound(v.Y, PositionScale, posLimit)
+			q[2] = quantizeAngle(v.Angle)
+		},
+		Dequantize: func(q []int32, v *ecs.Transform) {
+			v.X = float64(q[0]) / PositionScale
+			v.Y = float64(q[1]) / PositionScale
+			v.Angle = dequantizeAngle(q[2])
+		},
+		Wrap:  []int32{0, 0, angleSteps},
+		Delta: true,
+		AppendExact: func(dst []byte, v *ecs.Transform) []byte {
+			w := wire.NewWriter(dst)
+			w.F64(v.X)
+			w.F64(v.Y)
+			w.F64(v.Angle)
+			return w.Bytes()
+		},
+		ReadExact: func(r *wire.Reader, v *ecs.Transform) {
+			v.X, v.Y, v.Angle = r.F64(), r.F64(), r.F64()
+		},
+		Equal: func(a, b *ecs.Transform) bool {
+			return math.Abs(a.X-b.X) <= 1.0/PositionScale && math.Abs(a.Y-b.Y) <= 1.0/PositionScale &&
+				math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= 2*math.Pi/angleSteps
+		},
+		Blend: func(a, b *ecs.Transform, alpha float64) ecs.Transform { return ecs.Blend(*a, *b, alpha) },
+	}
+}
+
+// VelocityCodec returns the default codec of ecs.Velocity: linear to 1/64
+// unit/s within ±16384, angular to 1/256 rad/s within ±256, delta-coded,
+// blended linearly.
+func VelocityCodec() Codec[ecs.Velocity] {
+	return Codec[ecs.Velocity]{
+		Name:   "Velocity",
+		Fields: 3,
+		Quantize: func(v *ecs.Velocity, q []int32) {
+			q[0] = clampRound(v.X, VelocityScale, MaxSpeed)
+			q[1] = clampRound(v.Y, VelocityScale, MaxSpeed)
+			q[2] = clampRound(v.Angular, AngularScale, MaxAngularSpeed)
+		},
+		Dequantize: func(q []int32, v *ecs.Velocity) {
+			v.X = float64(q[0]) / VelocityScale
+			v.Y = float64(q[1]) / VelocityScale
+			v.Angular = float64(q[2]) / AngularScale
+		},
+		Delta: true,
+		AppendExact: func(dst []byte, v *ecs.Velocity) []byte {
+			w := wire.NewWriter(dst)
+			w.F64(v.X)
+			w.F64(v.Y)
+			w.F64(v.Angular)
+			return w.Bytes()
+		},
+		ReadExact: func(r *wire.Reader, v *ecs.Velocity) {
+			v.X, v.Y, v.Angular = r.F64(), r.F64(), r.F64()
+		},
+		Equal: func(a, b *ecs.Velocity) bool {
+			return math.Abs(a.X-b.X) <= 1.0/VelocityScale && math.Abs(a.Y-b.Y) <= 1.0/VelocityScale &&
+				math.Abs(a.Angular-b.Angular) <= 1.0/AngularScale
+		},
+		Blend: func(a, b *ecs.Velocity, alpha float64) ecs.Velocity {
+			return ecs.Velocity{
+				X:       a.X + (b.X-a.X)*alpha,
+				Y:       a.Y + (b.Y-a.Y)*alpha,
+				Angular: a.Angular + (b.Angular-a.Angular)*alpha,
+			}
+		},
+	}
+}

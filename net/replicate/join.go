@@ -1,0 +1,199 @@
+package replicate
+
+import (
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// joinState is the host's progress sending the world to one joining peer.
+// Its memory is the peer's 12-byte slot per entity and one page buffer: the
+// catch-up set is the slots flagged fCatchUp, found by a cursor, not a list.
+type joinState struct {
+	round    int
+	cursor   int32 // next slot to look at in this round
+	pending  int   // slots flagged fCatchUp
+	despawns []ecs.NetID
+	pages    uint32
+	page     []byte
+}
+
+func newJoin(h *HostReplicator, p *HostPeer) *joinState {
+	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024)}
+}
+
+func (j *joinState) flag(s *peerSlot) {
+	if s.flags&fCatchUp == 0 {
+		s.flags |= fCatchUp
+		j.pending++
+	}
+}
+
+func (j *joinState) unflag(s *peerSlot) {
+	if s.flags&fCatchUp != 0 {
+		s.flags &^= fCatchUp
+		j.pending--
+	}
+}
+
+func (j *joinState) onSpawn(p *HostPeer, slot int32) {
+	s := &p.slots[slot]
+	j.unflag(s)
+	*s = peerSlot{}
+	if j.round == 1 && slot >= j.cursor {
+		return // the cursor will reach it
+	}
+	j.flag(s)
+}
+
+func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fPaged != 0 {
+		j.despawns = append(j.despawns, id)
+	}
+	j.unflag(s)
+	*s = peerSlot{}
+}
+
+func (j *joinState) onChange(p *HostPeer, slot int32) {
+	if s := &p.slots[slot]; s.flags&fPaged != 0 {
+		j.flag(s)
+	}
+}
+
+// remaining reports whether the round has slots left to look at.
+func (j *joinState) remaining(w *ecs.World) bool {
+	return int(j.cursor) < w.NetSlots()
+}
+
+// next returns the next slot of the round to page, or -1.
+func (j *joinState) next(p *HostPeer) int32 {
+	w := p.h.w
+	n := int32(w.NetSlots())
+	for j.cursor < n {
+		slot := j.cursor
+		j.cursor++
+		s := &p.slots[slot]
+		if j.round == 1 {
+			if _, _, ok := w.SlotEntity(slot); ok && s.flags&fPaged == 0 {
+				return slot
+			}
+			continue
+		}
+		if s.flags&fCatchUp != 0 {
+			return slot
+		}
+	}
+	return -1
+}
+
+// tick builds pages while the join lane has room, moves to the next round
+// when one is sent, and ends the join with FINAL when a round leaves nothing
+// behind.
+func (j *joinState) tick(p *HostPeer) {
+	h := p.h
+	w := h.w
+	p.grow(w.NetSlots())
+	for p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow {
+		if !j.remaining(w) && len(j.despawns) == 0 {
+			if !j.nextRound(p) {
+				return
+			}
+			if p.join == nil || p.err != nil {
+				return
+			}
+			continue
+		}
+		if !j.sendPage(p) {
+			return
+		}
+	}
+}
+
+// nextRound starts the next round from the catch-up list, or finishes the
+// join when it is empty. It reports whether paging may go on this tick.
+func (j *joinState) nextRound(p *HostPeer) bool {
+	h := p.h
+	if j.pending == 0 {
+		j.finish(p)
+		return false
+	}
+	if j.round >= h.cfg.MaxJoinRounds {
+		p.err = ErrJoinTooSlow
+		return false
+	}
+	j.round++
+	p.stats.JoinRounds = j.round
+	j.cursor = 0
+	return true
+}
+
+// sendPage builds and sends one page; false when the lane refused it.
+func (j *joinState) sendPage(p *HostPeer) bool {
+	h := p.h
+	w := h.w
+	reg := h.reg
+	b := append(j.page[:0], byte(wire.KindJoinPage))
+	b = wire.AppendUvarint(b, uint64(w.Frame()))
+	b = wire.AppendUvarint(b, uint64(w.Networked()))
+	b = wire.AppendUvarint(b, uint64(len(j.despawns)))
+	for _, id := range j.despawns {
+		b = wire.AppendUvarint(b, uint64(id))
+	}
+	j.despawns = j.despawns[:0]
+	q := h.scratch
+	for len(b) < h.cfg.JoinPage {
+		slot := j.next(p)
+		if slot < 0 {
+			break
+		}
+		e, id, _ := w.SlotEntity(slot)
+		if h.cfg.Scope != nil && !h.cfg.Scope(p.id, e) {
+			j.unflag(&p.slots[slot])
+			p.slots[slot] = peerSlot{}
+			continue
+		}
+		ni, _ := w.Identity(e)
+		b = reg.appendEntityImage(b, entityRef{e, id}, ni.Owner, reg.mask(e), q)
+		s := &p.slots[slot]
+		j.unflag(s)
+		s.flags |= fPaged
+		s.frame = uint32(w.Frame())
+	}
+	j.page = b
+	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
+		// The lane refused the page (closed, or past its limit): the peer
+		// cannot be joined.
+		p.err = err
+		return false
+	}
+	j.pages++
+	p.stats.JoinPages++
+	p.stats.JoinBytes += uint64(len(b))
+	return true
+}
+
+// finish sends FINAL and turns the peer to ordinary replication: every paged
+// entity is held by the peer as of its page.
+func (j *joinState) finish(p *HostPeer) {
+	w := p.h.w
+	b := append(j.page[:0], byte(wire.KindJoinFinal))
+	b = wire.AppendUvarint(b, uint64(w.Frame()))
+	b = wire.AppendUvarint(b, uint64(j.pages))
+	b = wire.AppendUvarint(b, uint64(w.Networked()))
+	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
+		p.err = err
+		return
+	}
+	for i := range p.slots {
+		s := &p.slots[i]
+		if s.flags&fPaged != 0 {
+			*s = peerSlot{flags: fKnown}
+		} else {
+			*s = peerSlot{}
+		}
+	}
+	p.stats.JoinPages++
+	p.join = nil
+	p.authDirty = true
+}

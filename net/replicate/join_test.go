@@ -1,0 +1,201 @@
+package replicate
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// pacedLane is a test Out whose join lane drains a fixed number of bytes per
+// step, like a stream limited by flow control.
+type pacedLane struct {
+	link
+	rate    int // bytes per step
+	queued  [][]byte
+	credit  int
+	maxHeld int
+}
+
+func (l *pacedLane) SendLane(lane transport.Lane, msg []byte) error {
+	l.queued = append(l.queued, append([]byte(nil), msg...))
+	return nil
+}
+
+func (l *pacedLane) LaneBuffered(lane transport.Lane) int {
+	n := 0
+	for _, m := range l.queued {
+		n += len(m)
+	}
+	l.maxHeld = max(l.maxHeld, n)
+	return n
+}
+
+func (l *pacedLane) drain(t *testing.T, c *ClientReplicator) {
+	l.credit += l.rate
+	for len(l.queued) > 0 && l.credit >= len(l.queued[0]) {
+		l.credit -= len(l.queued[0])
+		if _, err := c.HandleLane(l.queued[0]); err != nil {
+			t.Fatalf("lane: %v", err)
+		}
+		l.queued = l.queued[1:]
+	}
+	if len(l.queued) == 0 {
+		l.credit = 0
+	}
+}
+
+// bigWorld makes n networked entities and a system that moves `changes` of
+// them, at random, every step.
+func bigWorld(n, changes int) (*ecs.World, *Registry, *ecs.Schedule) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	q := m.NewBatchQ(n)
+	es := make([]arche.Entity, 0, n)
+	i := 0
+	for q.Next() {
+		t, _, _ := q.Get()
+		t.X, t.Y = float64(i%1000), float64(i/1000)
+		es = append(es, q.Entity())
+		i++
+	}
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("move", ecs.SystemFunc(func(w *ecs.World) {
+		for range changes {
+			e := es[rng.IntN(len(es))]
+			tf.Get(e).X += 0.5
+			ecs.MutateComponent(w, e, w.IDs.Transform)
+		}
+	}))
+	return w, reg, s
+}
+
+func TestJoinLargeWorldWhileChanging(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large world")
+	}
+	const n = 200_000
+	w, reg, sched := bigWorld(n, 1000)
+	h := NewHost(reg, HostConfig{BitsPerSecond: 100_000_000})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	creg := NewRegistry(cw)
+	c := NewClient(creg, ClientConfig{Local: 1})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), delay: 3, peer: 1}, rate: 1 << 20}
+	p := h.AddPeer(1, l)
+	steps := 0
+	for !c.Joined() {
+		sched.Step()
+		l.drain(t, c)
+		l.link.step(t, h, c)
+		if p.Err() != nil {
+			t.Fatalf("peer dropped: %v", p.Err())
+		}
+		if steps++; steps > 2000 {
+			t.Fatalf("join not finished after %d steps: %d of %d", steps, c.received, c.total)
+		}
+	}
+	if got, total := c.Progress(); got < n || total != n {
+		t.Fatalf("progress %d of %d, want at least %d of %d", got, total, n, n)
+	}
+	// Let replication carry what changed after FINAL, then stop changing.
+	sched = ecs.NewSchedule(w, nil, 0)
+	sched.Add("replicate", h)
+	for range 120 {
+		sched.Step()
+		l.drain(t, c)
+		l.link.step(t, h, c)
+	}
+	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
+	st := p.Stats()
+	t.Logf("join: %d steps, %d pages, %d bytes, %d rounds, lane peak %d bytes", steps, st.JoinPages, st.JoinBytes, st.JoinRounds, l.maxHeld)
+	if st.JoinRounds < 2 {
+		t.Fatalf("a world changing during a multi-tick join needs catch-up rounds; got %d", st.JoinRounds)
+	}
+	if l.maxHeld > h.Config().JoinWindow+h.Config().JoinPage+1024 {
+		t.Fatalf("join lane held %d bytes, window %d", l.maxHeld, h.Config().JoinWindow)
+	}
+}
+
+func TestJoinSmallWorldInOneTick(t *testing.T) {
+	w, reg, sched := bigWorld(1000, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	creg := NewRegistry(cw)
+	c := NewClient(creg, ClientConfig{Local: 1})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 1 << 30}
+	p := h.AddPeer(1, l)
+	sched.Step()
+	if p.Joining() {
+		t.Fatal("a world within one tick's window must join in one tick")
+	}
+	l.drain(t, c)
+	if !c.Joined() {
+		t.Fatal("client did not see FINAL")
+	}
+	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
+}
+
+func TestJoinTooSlowIsDropped(t *testing.T) {
+	w, reg, sched := bigWorld(20_000, 5000)
+	_ = w
+	h := NewHost(reg, HostConfig{JoinWindow: 32 << 10, JoinPage: 8 << 10})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 32 << 10}
+	p := h.AddPeer(1, l)
+	for range 5000 {
+		sched.Step()
+		l.drain(t, c)
+		if p.Err() != nil {
+			break
+		}
+	}
+	if !errors.Is(p.Err(), ErrJoinTooSlow) {
+		t.Fatalf("peer error %v, want ErrJoinTooSlow", p.Err())
+	}
+	if p.Stats().JoinRounds != h.Config().MaxJoinRounds {
+		t.Fatalf("dropped after %d rounds, want %d", p.Stats().JoinRounds, h.Config().MaxJoinRounds)
+	}
+	if c.Joined() {
+		t.Fatal("client joined a world it could not keep up with")
+	}
+}
+
+func FuzzClientDatagram(f *testing.F) {
+	host := newScene(1, 20)
+	h := NewHost(host.reg, HostConfig{})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	l := &link{rng: rand.New(rand.NewPCG(1, 1)), peer: 1}
+	h.AddPeer(1, l)
+	for range 10 {
+		host.sched.Step()
+	}
+	for _, p := range l.inflight {
+		f.Add(byte(p.kind), p.payload)
+	}
+	for _, m := range l.lane {
+		f.Add(m[0], m)
+	}
+	f.Fuzz(func(t *testing.T, kind byte, payload []byte) {
+		cw := ecs.NewWorld()
+		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, MaxHeld: 4})
+		// Seed the client with a join so datagrams are applied, not held.
+		c.HandleLane([]byte{byte(wire.KindJoinFinal), 1, 0, 0})
+		c.HandleDatagram(wire.Kind(kind), payload)
+		c.HandleLane(payload)
+		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
+	})
+}

@@ -1,0 +1,248 @@
+package replicate
+
+import (
+	"fmt"
+	"unsafe"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// MaxComponents is how many component types one registry replicates; the
+// wire carries a component mask of this many bits.
+const MaxComponents = 16
+
+// MaxFields is the most integers one component's quantized image holds.
+const MaxFields = 8
+
+// Codec says how a component of type T is replicated. Quantize and Dequantize
+// are required; the rest have defaults noted on each field.
+type Codec[T any] struct {
+	// Name identifies the component in errors and stats.
+	Name string
+	// Fields is how many integers the quantized image holds (1..MaxFields).
+	Fields int
+	// Quantize writes v's wire image into q[:Fields]. It is the whole wire
+	// precision: a client holds exactly Dequantize(Quantize(v)).
+	Quantize func(v *T, q []int32)
+	// Dequantize sets v from a wire image.
+	Dequantize func(q []int32, v *T)
+	// Wrap gives, per field, a modulus for fields that wrap (angles); zero
+	// means the field does not wrap. Deltas of wrapping fields go the short way.
+	Wrap []int32
+	// Delta makes the component travel as a difference from the value the peer
+	// acknowledged, where that is smaller. For components that change a little
+	// at a time (poses, velocities).
+	Delta bool
+	// AppendExact appends v at full precision (saves). Default: the quantized
+	// image as varints.
+	AppendExact func(dst []byte, v *T) []byte
+	// ReadExact reads what AppendExact wrote. Default: the quantized image.
+	ReadExact func(r *wire.Reader, v *T)
+	// Equal reports whether a and b are equal within the component's
+	// tolerance; prediction corrects what is not. Default: equal wire images.
+	Equal func(a, b *T) bool
+	// Blend returns the value a fraction alpha (0..1) from a to b, for
+	// interpolation. Default: a until alpha reaches 1, then b.
+	Blend func(a, b *T, alpha float64) T
+}
+
+// Component is a registered component's index in its registry: the same
+// number on host and clients. Wire-affecting: registration order decides it.
+type Component uint8
+
+// component is a type-erased registered component.
+type component struct {
+	name    string
+	id      arche.ID
+	fields  int
+	delta   bool
+	wrap    [MaxFields]int32
+	quant   func(p unsafe.Pointer, q []int32)
+	dequant func(q []int32, p unsafe.Pointer)
+	equal   func(a, b unsafe.Pointer) bool
+	exact   func(dst []byte, p unsafe.Pointer) []byte
+	read    func(r *wire.Reader, p unsafe.Pointer)
+	blend   func(a, b, out unsafe.Pointer, alpha float64)
+}
+
+// Registry lists the replicated components of one world. Host and clients
+// build theirs by the same Register calls in the same order.
+//
+// Not safe for concurrent use; register everything before the first step.
+type Registry struct {
+	world  *ecs.World
+	comps  []component
+	byBit  [ecs.MaxReplicated]int8 // ecs journal bit → registry index
+	byID   map[arche.ID]Component
+	fields int // sum of Fields
+	offset [MaxComponents]int
+}
+
+// NewRegistry returns a registry for w with ecs.Transform and ecs.Velocity
+// registered (see TransformCodec and VelocityCodec), in that order.
+func NewRegistry(w *ecs.World) *Registry {
+	r := NewEmptyRegistry(w)
+	Register(r, TransformCodec())
+	Register(r, VelocityCodec())
+	return r
+}
+
+// NewEmptyRegistry returns a registry for w with nothing registered.
+func NewEmptyRegistry(w *ecs.World) *Registry {
+	r := &Registry{world: w, byID: make(map[arche.ID]Component)}
+	for i := range r.byBit {
+		r.byBit[i] = -1
+	}
+	return r
+}
+
+// Register makes T a replicated component of r's world and returns its index.
+// It panics on an invalid codec, a second registration of T, or past
+// MaxComponents.
+func Register[T any](r *Registry, c Codec[T]) Component {
+	if c.Quantize == nil || c.Dequantize == nil {
+		panic(fmt.Sprintf("replicate: codec %q needs Quantize and Dequantize", c.Name))
+	}
+	if c.Fields < 1 || c.Fields > MaxFields {
+		panic(fmt.Sprintf("replicate: codec %q has %d fields; give 1 to %d", c.Name, c.Fields, MaxFields))
+	}
+	if len(r.comps) == MaxComponents {
+		panic(fmt.Sprintf("replicate: more than %d replicated components; merge small ones", MaxComponents))
+	}
+	id := arche.ComponentID[T](r.world.Arche())
+	if _, dup := r.byID[id]; dup {
+		panic(fmt.Sprintf("replicate: component %q registered twice", c.Name))
+	}
+	idx := Component(len(r.comps))
+	bit := r.world.SetReplicated(id)
+	r.byBit[bit] = int8(idx)
+	r.byID[id] = idx
+	quant, dequant := c.Quantize, c.Dequantize
+	comp := component{
+		name:    c.Name,
+		id:      id,
+		fields:  c.Fields,
+		delta:   c.Delta,
+		quant:   func(p unsafe.Pointer, q []int32) { quant((*T)(p), q) },
+		dequant: func(q []int32, p unsafe.Pointer) { dequant(q, (*T)(p)) },
+	}
+	copy(comp.wrap[:], c.Wrap)
+	n := c.Fields
+	if c.AppendExact != nil && c.ReadExact != nil {
+		ae, re := c.AppendExact, c.ReadExact
+		comp.exact = func(dst []byte, p unsafe.Pointer) []byte { return ae(dst, (*T)(p)) }
+		comp.read = func(rd *wire.Reader, p unsafe.Pointer) { re(rd, (*T)(p)) }
+	} else {
+		comp.exact = func(dst []byte, p unsafe.Pointer) []byte {
+			var q [MaxFields]int32
+			quant((*T)(p), q[:n])
+			for _, v := range q[:n] {
+				dst = wire.AppendUvarint(dst, wire.ZigZag(int64(v)))
+			}
+			return dst
+		}
+		comp.read = func(rd *wire.Reader, p unsafe.Pointer) {
+			var q [MaxFields]int32
+			for i := range q[:n] {
+				q[i] = int32(rd.Varint())
+			}
+			dequant(q[:n], (*T)(p))
+		}
+	}
+	if c.Equal != nil {
+		eq := c.Equal
+		comp.equal = func(a, b unsafe.Pointer) bool { return eq((*T)(a), (*T)(b)) }
+	} else {
+		comp.equal = func(a, b unsafe.Pointer) bool {
+			var qa, qb [MaxFields]int32
+			quant((*T)(a), qa[:n])
+			quant((*T)(b), qb[:n])
+			return qa == qb
+		}
+	}
+	if c.Blend != nil {
+		bl := c.Blend
+		comp.blend = func(a, b, out unsafe.Pointer, alpha float64) { *(*T)(out) = bl((*T)(a), (*T)(b), alpha) }
+	} else {
+		comp.blend = func(a, b, out unsafe.Pointer, alpha float64) {
+			if alpha >= 1 {
+				*(*T)(out) = *(*T)(b)
+			} else {
+				*(*T)(out) = *(*T)(a)
+			}
+		}
+	}
+	r.offset[idx] = r.fields
+	r.fields += n
+	r.comps = append(r.comps, comp)
+	return idx
+}
+
+// Len returns the number of registered components.
+func (r *Registry) Len() int { return len(r.comps) }
+
+// World returns the registry's world.
+func (r *Registry) World() *ecs.World { return r.world }
+
+// Lookup returns the registry index of arche component id.
+func (r *Registry) Lookup(id arche.ID) (Component, bool) {
+	c, ok := r.byID[id]
+	return c, ok
+}
+
+// ID returns the arche component id of c.
+func (r *Registry) ID(c Component) arche.ID { return r.comps[c].id }
+
+// Name returns the name c was registered with.
+func (r *Registry) Name(c Component) string { return r.comps[c].name }
+
+// Fields returns the number of integers in c's wire image.
+func (r *Registry) Fields(c Component) int { return r.comps[c].fields }
+
+// Quantize writes the wire image of entity e's component c into q, which must
+// hold Fields(c) integers.
+func (r *Registry) Quantize(e arche.Entity, c Component, q []int32) {
+	comp := &r.comps[c]
+	comp.quant(r.world.Arche().Get(e, comp.id), q)
+}
+
+// Equal reports whether component c of entities a and b (of r's world) are equal
+// within its tolerance.
+func (r *Registry) Equal(c Component, a, b unsafe.Pointer) bool { return r.comps[c].equal(a, b) }
+
+// Blend writes into out the value alpha of the way from a to b, all pointers to
+// values of component c's type.
+func (r *Registry) Blend(c Component, a, b, out unsafe.Pointer, alpha float64) {
+	r.comps[c].blend(a, b, out, alpha)
+}
+
+// AppendExact appends entity e's component c at full precision.
+func (r *Registry) AppendExact(dst []byte, e arche.Entity, c Component) []byte {
+	comp := &r.comps[c]
+	return comp.exact(dst, r.world.Arche().Get(e, comp.id))
+}
+
+// ReadExact reads what AppendExact wrote into entity e's component c, which e
+// must have.
+func (r *Registry) ReadExact(rd *wire.Reader, e arche.Entity, c Component) {
+	comp := &r.comps[c]
+	comp.read(rd, r.world.Arche().Get(e, comp.id))
+}
+
+// mask returns the registry components entity e has, as a bit mask.
+func (r *Registry) mask(e arche.Entity) uint16 {
+	var m uint16
+	a := r.world.Arche()
+	for i := range r.comps {
+		if a.Has(e, r.comps[i].id) {
+			m |= 1 << uint(i)
+		}
+	}
+	return m
+}
+
+// fromBit returns the registry index of an ecs journal bit, or -1.
+func (r *Registry) fromBit(bit uint8) int { return int(r.byBit[bit]) }

@@ -1,0 +1,55 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// EventKind says what happened to a peer or to the session.
+type EventKind uint8
+
+const (
+	// PeerJoined: a peer was admitted (host), or this client was (client).
+	PeerJoined EventKind = iota + 1
+	// PeerReady: a peer's join finished: it holds the world (host and client).
+	PeerReady
+	// PeerLeft: a peer left or was dropped; Err says why.
+	PeerLeft
+	// PeerRejected: a connection was refused at the handshake; Err says why.
+	PeerRejected
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case PeerJoined:
+		return "joined"
+	case PeerReady:
+		return "ready"
+	case PeerLeft:
+		return "left"
+	case PeerRejected:
+		return "rejected"
+	}
+	return fmt.Sprintf("event(%d)", uint8(k))
+}
+
+// Event is something that happened to a peer, delivered on the simulation
+// goroutine.
+type Event struct {
+	Kind EventKind
+	Peer ecs.PeerID
+	Name string
+	// Err says why a peer left or was rejected: a *transport.CloseError for a
+	// closed connection, nil for an orderly leave.
+	Err error
+}
+
+// String describes the event for logs.
+func (e Event) String() string {
+	if e.Err != nil {
+		return fmt.Sprintf("peer %d (%s) %s: %v", e.Peer, e.Name, e.Kind, e.Err)
+	}
+	return fmt.Sprintf("peer %d (%s) %s", e.Peer, e.Name, e.Kind)
+}
