@@ -1,0 +1,87 @@
+package interp
+
+import (
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Config tunes an Interpolator. The zero value gives the defaults, which suit
+// a 60 Hz host sending at 30 Hz.
+type Config struct {
+	// Step is the host's simulation step, the length of one host frame.
+	// Default ecs.DefaultStep (1/60 s).
+	Step time.Duration
+	// SendInterval is how often the host sends state. Default two steps.
+	SendInterval time.Duration
+	// JitterFactor multiplies the measured arrival jitter (mean absolute
+	// deviation of arrival times) in the render delay. Default 2.
+	JitterFactor float64
+	// MinDelay and MaxDelay bound the render delay. Defaults: one send
+	// interval and 500 ms.
+	MinDelay, MaxDelay time.Duration
+	// DelaySlew is the fastest the render delay may change, in seconds of
+	// delay per second of local time. Default 0.05 (50 ms per second). Keep it
+	// below MaxDilation, or the render clock cannot follow.
+	DelaySlew float64
+	// MaxDilation bounds how much faster or slower than real time the render
+	// clock runs while it catches up with its target: 0.1 means between 0.9
+	// and 1.1 times real time. Default 0.1.
+	MaxDilation float64
+	// Resync is how far the render clock may be from its target before it
+	// jumps there instead of catching up (after a long stall, or a host that
+	// restarted its frames). Default 500 ms.
+	Resync time.Duration
+	// MaxExtrapolation is how long past its newest state a moving entity is
+	// extrapolated when states are late; after that it is held. Default
+	// 100 ms; negative turns extrapolation off.
+	MaxExtrapolation time.Duration
+	// HalfLife is how fast visual offsets (corrections, and the catch-up after
+	// a late state) decay: half of what is left goes every HalfLife. Default
+	// 50 ms, which leaves 1/16 of an offset after 200 ms.
+	HalfLife time.Duration
+	// MaxOffset, in world units, drops a visual offset that grows beyond it:
+	// the entity is drawn jumping instead of sliding a long way. Zero keeps
+	// offsets of any size.
+	MaxOffset float64
+	// SnapDistance, in world units, treats two consecutive received states
+	// further apart than this as a teleport even if Interpolated.Snap was not
+	// set. Zero turns the check off.
+	SnapDistance float64
+}
+
+func (c *Config) defaults() {
+	if c.Step <= 0 {
+		c.Step = ecs.DefaultStep
+	}
+	if c.SendInterval <= 0 {
+		c.SendInterval = 2 * c.Step
+	}
+	if c.JitterFactor <= 0 {
+		c.JitterFactor = 2
+	}
+	if c.MinDelay <= 0 {
+		c.MinDelay = c.SendInterval
+	}
+	if c.MaxDelay <= 0 {
+		c.MaxDelay = 500 * time.Millisecond
+	}
+	if c.MaxDelay < c.MinDelay {
+		c.MaxDelay = c.MinDelay
+	}
+	if c.DelaySlew <= 0 {
+		c.DelaySlew = 0.05
+	}
+	if c.MaxDilation <= 0 {
+		c.MaxDilation = 0.1
+	}
+	if c.Resync <= 0 {
+		c.Resync = 500 * time.Millisecond
+	}
+	if c.MaxExtrapolation == 0 {
+		c.MaxExtrapolation = 100 * time.Millisecond
+	}
+	if c.HalfLife <= 0 {
+		c.HalfLife = 50 * time.Millisecond
+	}
+}

@@ -1,0 +1,34 @@
+// Package interp decides where each entity is drawn, apart from where it is
+// simulated.
+//
+// It sits between the connection and replication in the network stack, and
+// at the very end of a client's frame: the replicator tells it which host
+// frame each received state belongs to; the renderer asks it where to draw.
+// Nothing here writes ecs.Transform: drawn poses live in the Interpolator.
+//
+// Remote entities (received from the host, not predicted here; they carry
+// ecs.Interpolated) are drawn in the past. The Interpolator keeps the last
+// few received poses of each with their host frames, in flat per-slot rings
+// (slots are the world's network slots, see ecs.World.NetSlot), learns from
+// when new host frames arrive how local time maps to the host's timeline and
+// how much arrivals jitter, and draws each entity at "host now − render
+// delay", blending the two received states around that moment. The render
+// delay is about two send intervals plus a multiple of the jitter, more under
+// loss, and changes slowly; the render clock follows its target by running at
+// most a few percent fast or slow, never by jumping. When the states stop
+// coming the entity is extrapolated for a bounded time, then held. A
+// teleport (Interpolated.Snap) is drawn as one jump, never as a slide.
+//
+// Local entities (simulated here: the host's, or a client's predicted ones)
+// are drawn between the last two simulation steps, blending
+// Interpolated.Prev to Transform by the schedule's alpha. When prediction
+// corrects a pose it calls AddCorrection, and the drawn pose keeps the old
+// place as an offset that decays to nothing within a few half-lives, so a
+// correction never shows as a jump. A late state that ends an extrapolation
+// is smoothed the same way.
+//
+// Pose gives the renderer the pose of any entity, whichever kind it is.
+//
+// Threads: an Interpolator belongs to the goroutine that owns the world (the
+// simulation's); nothing here is safe for concurrent use.
+package interp

@@ -1,0 +1,111 @@
+package interp
+
+import (
+	"math"
+	"time"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Interpolator keeps what is needed to draw a client's entities smoothly and
+// computes, once per drawn frame (Update), where each remote entity is drawn.
+//
+// Wire it as the client replicator's observer (it has the method set of
+// replicate.Observer: Applied and Removed), call Update once per drawn frame
+// before drawing, and ask Pose where to draw each entity. Prediction calls
+// AddCorrection when it moves a predicted entity. Create it with New.
+//
+// Memory: a few slices indexed by network slot, grown to the largest slot
+// seen, about 290 bytes per slot; nothing is allocated per entity, state or
+// frame once they have grown. Not safe for concurrent use: it belongs to the
+// goroutine that owns the world.
+type Interpolator struct {
+	w   *ecs.World
+	clk clock.Clock
+	cfg Config
+	tl  timeline
+
+	slots  []slotState
+	frames []ecs.Frame     // slot*ringSize + k
+	poses  []ecs.Transform // slot*ringSize + k
+	tracks []track
+
+	offsets []int32 // slots whose offset may be non-zero
+
+	local      ecs.PeerID
+	localSet   bool
+	disabled   bool
+	updated    bool // Update ran at least once
+	lastNow    time.Time
+	lastRender float64 // render frame of the last Update
+	maxExt     float64 // MaxExtrapolation in host frames; < 0: none
+	sweep      int
+	stats      Stats
+}
+
+// New returns an Interpolator for world w that timestamps arrivals by clk.
+func New(w *ecs.World, clk clock.Clock, cfg Config) *Interpolator {
+	cfg.defaults()
+	ip := &Interpolator{w: w, clk: clk, cfg: cfg, tl: newTimeline(&cfg)}
+	ip.maxExt = cfg.MaxExtrapolation.Seconds() / cfg.Step.Seconds()
+	return ip
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (ip *Interpolator) Config() Config { return ip.cfg }
+
+// SetLocal names this client's peer: entities it owns are simulated here
+// (predicted), so they are drawn as local entities even if they carry
+// ecs.Interpolated. Until it is called, every received entity with
+// ecs.Interpolated is remote.
+func (ip *Interpolator) SetLocal(p ecs.PeerID) {
+	ip.local = p
+	ip.localSet = true
+}
+
+// SetLoss gives the fraction (0..1) of the host's datagrams that are lost, for
+// the render delay; pass the connection's estimate (conn.Stats().LossRate)
+// every frame or tick. The delay covers as many consecutive losses as happen
+// more often than once in a thousand sends, at least one and at most three.
+func (ip *Interpolator) SetLoss(p float64) {
+	if math.IsNaN(p) {
+		return
+	}
+	ip.tl.loss = clamp(p, 0, 1)
+}
+
+// SetEnabled turns interpolation on (the default) or off. Off, remote
+// entities are drawn at their newest received state and local ones at their
+// simulated pose, with no blending and no offsets: what interpolation hides.
+func (ip *Interpolator) SetEnabled(on bool) { ip.disabled = !on }
+
+// Enabled reports whether interpolation is on.
+func (ip *Interpolator) Enabled() bool { return !ip.disabled }
+
+// RenderDelay returns how far behind the expected newest host state remote
+// entities are drawn now.
+func (ip *Interpolator) RenderDelay() time.Duration {
+	return seconds(ip.tl.delay)
+}
+
+// RenderFrame returns the host frame, fractional, at which remote entities
+// were drawn by the last Update.
+func (ip *Interpolator) RenderFrame() float64 { return ip.lastRender }
+
+// Reset forgets every entity, state, offset and timing measurement, for a new
+// connection. Capacity is kept; SetLocal, SetLoss and SetEnabled stay.
+func (ip *Interpolator) Reset() {
+	clear(ip.slots)
+	ip.slots = ip.slots[:0]
+	ip.frames = ip.frames[:0]
+	ip.poses = ip.poses[:0]
+	ip.offsets = ip.offsets[:0]
+	ip.tl.reset()
+	ip.updated = false
+	ip.lastRender = 0
+	ip.sweep = 0
+	for _, t := range ip.tracks {
+		t.reset()
+	}
+}

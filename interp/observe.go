@@ -1,0 +1,124 @@
+package interp
+
+import (
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Applied records the state of entity e that the replicator has just set from
+// host frame f: e's current ecs.Transform becomes e's state at f. It is the
+// replicate.Observer method. Entities without ecs.Interpolated or
+// ecs.Transform, and those owned by the local peer (SetLocal), are not
+// recorded. A state older than e's newest is ignored (Stats.Stale). If
+// Interpolated.Snap is set, the state is a teleport: it is never blended
+// from the states before it, and Snap is cleared (this is the one write the
+// Interpolator makes to the world).
+func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
+	w := ip.w
+	s, ok := w.NetSlot(e)
+	if !ok {
+		return
+	}
+	if ip.tl.isNew(f) {
+		ip.tl.arrive(f, ip.clk.Now())
+	} else {
+		ip.tl.mark(f)
+	}
+	ip.grow(s)
+	st := &ip.slots[s]
+	if st.ent != e {
+		ip.clearSlot(s)
+		st.ent = e
+		for _, t := range ip.tracks {
+			t.clear(s)
+		}
+	}
+	a := w.Arche()
+	ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated))
+	tp := (*ecs.Transform)(a.Get(e, w.IDs.Transform))
+	remote := ic != nil && tp != nil
+	if remote && ip.localSet {
+		if id, ok := w.Identity(e); ok && id.Owner == ip.local {
+			remote = false
+		}
+	}
+	if !remote {
+		st.flags &^= flagRemote
+		st.n = 0
+		return
+	}
+	pose := *tp
+	snap := ic.Snap
+	ic.Snap = false
+	st.flags |= flagRemote
+	ip.stats.States++
+
+	if st.n == 0 {
+		k := ip.push(s, f, pose, true)
+		ip.record(s, k, e)
+		st.raw = pose
+		st.mode = modeNone
+		return
+	}
+	h := int(st.head)
+	base := int(s) * ringSize
+	newest := ip.frames[base+h]
+	if f < newest {
+		ip.stats.Stale++
+		return
+	}
+	if !snap && ip.cfg.SnapDistance > 0 {
+		p := &ip.poses[base+h]
+		snap = math.Hypot(pose.X-p.X, pose.Y-p.Y) > ip.cfg.SnapDistance
+	}
+	if snap {
+		ip.stats.Snaps++
+		if f == newest {
+			ip.poses[base+h] = pose
+			st.snaps |= 1 << h
+			ip.record(s, h, e)
+		} else {
+			ip.record(s, ip.push(s, f, pose, true), e)
+		}
+		st.off = ecs.Transform{}
+		return
+	}
+	// Drawn past the newest state: the new one changes what the last frame
+	// would have shown; keep the difference as an offset so the drawn pose
+	// goes on from where it was.
+	past := !ip.disabled && st.mode >= modeExtrapolating
+	if f == newest {
+		ip.poses[base+h] = pose
+		ip.record(s, h, e)
+	} else {
+		// States of frames between the two arrived without e: it was still
+		// then, so it is drawn still until the newest of them.
+		if k, ok := ip.tl.receivedBetween(newest, f); ok {
+			ip.hold(s, h, ip.push(s, k, ip.poses[base+h], false))
+		}
+		ip.record(s, ip.push(s, f, pose, false), e)
+	}
+	if past {
+		old := st.raw
+		nw, mode, _, _, _ := ip.sample(s, ip.lastRender, ip.tl.newest)
+		ip.addOffset(s, diff(old, nw))
+		st.raw = nw
+		st.mode = mode
+	}
+}
+
+// Removed forgets entity e before the replicator removes it; its slot starts
+// clean for the next entity. It is the replicate.Observer method.
+func (ip *Interpolator) Removed(e arche.Entity) {
+	s, ok := ip.w.NetSlot(e)
+	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+		return
+	}
+	ip.clearSlot(s)
+	for _, t := range ip.tracks {
+		t.clear(s)
+	}
+}

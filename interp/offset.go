@@ -1,0 +1,95 @@
+package interp
+
+import (
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Offsets below these are dropped as invisible.
+const (
+	minOffset      = 1e-6 // world units
+	minAngleOffset = 1e-7 // radians
+)
+
+// AddCorrection tells the Interpolator that prediction has just moved entity
+// e's simulated pose by dx, dy (world units) and turned it by dAngle
+// (radians). The drawn pose keeps an offset of minus that move, decaying with
+// Config.HalfLife, so the entity slides to its corrected place instead of
+// jumping; corrections add up. The drawn pose is continuous when the whole
+// drawn history moved, Transform and Interpolated.Prev alike, as they have
+// once the next simulation step ran (physics.CorrectPose before the physics
+// step does that). It does nothing for an entity that is not networked.
+func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
+	s, ok := ip.w.NetSlot(e)
+	if !ok {
+		return
+	}
+	ip.grow(s)
+	sl := &ip.slots[s]
+	if sl.ent != e {
+		ip.clearSlot(s)
+		sl.ent = e
+		for _, t := range ip.tracks {
+			t.clear(s)
+		}
+	}
+	ip.stats.Corrections++
+	ip.addOffset(s, ecs.Transform{X: -dx, Y: -dy, Angle: -dAngle})
+}
+
+// Offset returns what is left of entity e's visual offset: the drawn pose is
+// the interpolated or blended pose plus it.
+func (ip *Interpolator) Offset(e arche.Entity) ecs.Transform {
+	s, ok := ip.w.NetSlot(e)
+	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+		return ecs.Transform{}
+	}
+	return ip.slots[s].off
+}
+
+// addOffset adds d to slot s's visual offset and lists the slot for decay.
+func (ip *Interpolator) addOffset(s int32, d ecs.Transform) {
+	if math.Abs(d.X) < minOffset && math.Abs(d.Y) < minOffset && math.Abs(d.Angle) < minAngleOffset {
+		return
+	}
+	sl := &ip.slots[s]
+	sl.off = add(sl.off, d)
+	if m := ip.cfg.MaxOffset; m > 0 && math.Hypot(sl.off.X, sl.off.Y) > m {
+		sl.off = ecs.Transform{}
+		ip.stats.Dropped++
+		return
+	}
+	if sl.flags&flagListed == 0 {
+		sl.flags |= flagListed
+		ip.offsets = append(ip.offsets, s)
+	}
+}
+
+// decay shrinks every listed offset for dt seconds and unlists those that
+// reached zero.
+func (ip *Interpolator) decay(dt float64) {
+	if len(ip.offsets) == 0 {
+		return
+	}
+	k := math.Exp2(-dt / ip.cfg.HalfLife.Seconds())
+	for i := 0; i < len(ip.offsets); {
+		s := ip.offsets[i]
+		sl := &ip.slots[s]
+		o := &sl.off
+		o.X *= k
+		o.Y *= k
+		o.Angle *= k
+		if math.Abs(o.X) < minOffset && math.Abs(o.Y) < minOffset && math.Abs(o.Angle) < minAngleOffset {
+			*o = ecs.Transform{}
+			sl.flags &^= flagListed
+			last := len(ip.offsets) - 1
+			ip.offsets[i] = ip.offsets[last]
+			ip.offsets = ip.offsets[:last]
+			continue
+		}
+		i++
+	}
+}

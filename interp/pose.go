@@ -1,0 +1,74 @@
+package interp
+
+import (
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Pose returns where to draw entity e, and false if e is dead or has no
+// ecs.Transform. A remote entity is drawn where the last Update put it (alpha
+// is not used). Any other is drawn between its last two simulated poses,
+// blending Interpolated.Prev to Transform by alpha (the schedule's Alpha;
+// Transform as is without Interpolated, or when Interpolated.Snap is set),
+// plus what is left of its correction offset. A snapped entity loses its
+// offset. With interpolation off (SetEnabled), a remote entity is drawn at
+// its newest received state and any other at its Transform.
+func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool) {
+	w := ip.w
+	s, slotted := w.NetSlot(e)
+	var sl *slotState
+	if slotted && int(s) < len(ip.slots) && ip.slots[s].ent == e {
+		sl = &ip.slots[s]
+		if sl.flags&flagRemote != 0 && sl.n > 0 {
+			if ip.disabled {
+				return ip.poses[int(s)*ringSize+int(sl.head)], true
+			}
+			return add(sl.raw, sl.off), true
+		}
+	}
+	a := w.Arche()
+	if !a.Alive(e) {
+		return ecs.Transform{}, false
+	}
+	tp := (*ecs.Transform)(a.Get(e, w.IDs.Transform))
+	if tp == nil {
+		return ecs.Transform{}, false
+	}
+	t := *tp
+	if ip.disabled {
+		return t, true
+	}
+	if ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated)); ic != nil {
+		if ic.Snap {
+			if sl != nil {
+				sl.off = ecs.Transform{}
+			}
+			return t, true
+		}
+		t = ecs.Blend(ic.Prev, t, min(max(alpha, 0), 1))
+	}
+	if sl != nil {
+		t = add(t, sl.off)
+	}
+	return t, true
+}
+
+// Remote reports whether e is drawn from received states.
+func (ip *Interpolator) Remote(e arche.Entity) bool {
+	s, ok := ip.w.NetSlot(e)
+	if !ok || int(s) >= len(ip.slots) {
+		return false
+	}
+	sl := &ip.slots[s]
+	return sl.ent == e && sl.flags&flagRemote != 0 && sl.n > 0
+}
+
+func add(a, b ecs.Transform) ecs.Transform {
+	return ecs.Transform{X: a.X + b.X, Y: a.Y + b.Y, Angle: a.Angle + b.Angle}
+}
+
+// diff returns a − b, the angle the short way.
+func diff(a, b ecs.Transform) ecs.Transform {
+	return ecs.Transform{X: a.X - b.X, Y: a.Y - b.Y, Angle: ecs.AngleDiff(b.Angle, a.Angle)}
+}
