@@ -233,7 +233,7 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		c.despawn(id)
 	}
 	for r.Err() == nil && r.Len() > 0 {
-		if err := c.item(&r, frame, true); err != nil {
+		if err := c.item(&r, frame, true, nil); err != nil {
 			return err
 		}
 		c.received++
@@ -250,8 +250,9 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 func (c *ClientReplicator) applyState(payload []byte) error {
 	r := wire.NewReader(payload)
 	frame := ecs.Frame(r.Uvarint32())
+	var prev ecs.NetID
 	for r.Err() == nil && r.Len() > 0 {
-		if err := c.item(&r, frame, false); err != nil {
+		if err := c.item(&r, frame, false, &prev); err != nil {
 			return err
 		}
 	}
@@ -264,35 +265,55 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 	return nil
 }
 
-// item applies one item of a STATE message or join page.
-func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool) error {
-	id := ecs.NetID(r.Uvarint32())
+// item applies one item of a STATE message (prev: the id of the item before
+// it, which its id is coded against) or of a join page (prev nil: absolute
+// ids).
+func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev *ecs.NetID) error {
+	raw := r.Uvarint()
 	flags := r.Uvarint()
 	if r.Err() != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+	}
+	id := ecs.NetID(raw)
+	if prev != nil {
+		next := uint64(*prev) + raw
+		if raw == 0 && *prev != 0 || next > 1<<32-1 {
+			return fmt.Errorf("%w: item ids out of order", ErrMalformed)
+		}
+		id = ecs.NetID(next)
+		*prev = id
+	} else if raw > 1<<32-1 {
+		return fmt.Errorf("%w: network id overflows", ErrMalformed)
+	}
+	if id == 0 {
+		return fmt.Errorf("%w: network id 0", ErrMalformed)
 	}
 	if flags&itemDespawn != 0 {
 		c.despawn(id)
 		return nil
 	}
-	mask := flags >> itemShift
-	if mask>>uint(len(c.reg.comps)) != 0 {
-		return ErrUnknownComponent
-	}
-	if id == 0 {
-		return fmt.Errorf("%w: network id 0", ErrMalformed)
-	}
+	n := uint(len(c.reg.comps))
+	all := uint64(1)<<n - 1
+	mask := flags >> itemShift & all
 	m := uint16(mask)
 	if flags&itemSpawn != 0 {
+		if flags>>(itemShift+n) != 0 {
+			return ErrUnknownComponent
+		}
 		owner := ecs.PeerID(r.Uvarint32())
 		return c.spawn(r, id, owner, m, frame)
 	}
 	if page {
 		return fmt.Errorf("%w: update item in a join page", ErrMalformed)
 	}
-	deltas := uint16(r.Uvarint())
-	if deltas&^m != 0 {
+	dm := flags >> (itemShift + n)
+	if dm&^mask != 0 {
 		return fmt.Errorf("%w: delta mask outside component mask", ErrMalformed)
+	}
+	deltas := uint16(dm)
+	var age uint32
+	if deltas != 0 {
+		age = r.Uvarint32()
 	}
 	e, known := c.w.EntityOf(id)
 	var slot int32
@@ -308,7 +329,6 @@ func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool) erro
 		comp := &reg.comps[ci]
 		img := c.q[:comp.fields]
 		if deltas&bit != 0 {
-			age := r.Uvarint32()
 			readImage(r, img)
 			if r.Err() != nil {
 				return fmt.Errorf("%w: %v", ErrMalformed, r.Err())

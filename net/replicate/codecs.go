@@ -14,14 +14,14 @@ const (
 	PositionScale = 512
 	// AngleBits is the precision of angles: a turn in 2^14 steps (0.022°).
 	AngleBits = 14
-	// VelocityScale is steps per unit/s: velocities travel to 1/64 unit/s,
+	// VelocityScale is steps per unit/s: velocities travel to 1/8 unit/s,
 	// clamped to ±MaxSpeed.
-	VelocityScale = 64
+	VelocityScale = 8
 	// MaxSpeed is the largest linear speed component sent, units/s.
 	MaxSpeed = 16384
-	// AngularScale is steps per rad/s: angular velocity to 1/256 rad/s,
+	// AngularScale is steps per rad/s: angular velocity to 1/64 rad/s,
 	// clamped to ±MaxAngularSpeed.
-	AngularScale = 256
+	AngularScale = 64
 	// MaxAngularSpeed is the largest angular speed sent, rad/s.
 	MaxAngularSpeed = 256
 )
@@ -63,6 +63,8 @@ func TransformCodec() Codec[ecs.Transform] {
 		},
 		Wrap:  []int32{0, 0, angleSteps},
 		Delta: true,
+		// Urgent: 2 units of travel or 0.1 rad of turn since the peer's value.
+		Significant: []int32{2 * PositionScale, 2 * PositionScale, angleSteps / 63},
 		AppendExact: func(dst []byte, v *ecs.Transform) []byte {
 			w := wire.NewWriter(dst)
 			w.F64(v.X)
@@ -81,8 +83,8 @@ func TransformCodec() Codec[ecs.Transform] {
 	}
 }
 
-// VelocityCodec returns the default codec of ecs.Velocity: linear to 1/64
-// unit/s within ±16384, angular to 1/256 rad/s within ±256, delta-coded,
+// VelocityCodec returns the default codec of ecs.Velocity: linear to 1/8
+// unit/s within ±16384, angular to 1/64 rad/s within ±256, delta-coded,
 // blended linearly.
 func VelocityCodec() Codec[ecs.Velocity] {
 	return Codec[ecs.Velocity]{
@@ -99,6 +101,8 @@ func VelocityCodec() Codec[ecs.Velocity] {
 			v.Angular = float64(q[2]) / AngularScale
 		},
 		Delta: true,
+		// Urgent: 20 units/s or 1 rad/s of change since the peer's value.
+		Significant: []int32{20 * VelocityScale, 20 * VelocityScale, AngularScale},
 		AppendExact: func(dst []byte, v *ecs.Velocity) []byte {
 			w := wire.NewWriter(dst)
 			w.F64(v.X)

@@ -96,7 +96,11 @@ type HostPeer struct {
 	out        Out
 	slots      []peerSlot
 	dirty      []int32
-	order      []int32 // scratch: dirty slots by priority
+	order      []int32  // scratch: dirty slots by priority
+	arena      []byte   // scratch: encoded item bodies of this send tick
+	picks      []pick   // scratch: items chosen this send tick
+	pickVals   []int32  // scratch: their wire images
+	order64    []uint64 // scratch: picks by network id
 	despawns   []despawnEntry
 	base       baselines
 	sent       []sentRecord

@@ -36,6 +36,14 @@ type Codec[T any] struct {
 	// acknowledged, where that is smaller. For components that change a little
 	// at a time (poses, velocities).
 	Delta bool
+	// Significant gives, per field, the change in wire steps from the value
+	// the peer acknowledged that makes an update urgent: sent at the full send
+	// rate. A smaller change waits, gaining priority in proportion to its
+	// size, so a body creeping by a hair is sent a few times a second instead
+	// of every send tick, and due at least every 1/MinUrgency send ticks; the last
+	// change always reaches the peer. Nil: every change is urgent. Only
+	// delta-coded components have acknowledged values to compare against.
+	Significant []int32
 	// AppendExact appends v at full precision (saves). Default: the quantized
 	// image as varints.
 	AppendExact func(dst []byte, v *T) []byte
@@ -60,6 +68,7 @@ type component struct {
 	fields  int
 	delta   bool
 	wrap    [MaxFields]int32
+	signif  [MaxFields]int32 // 0: no threshold
 	quant   func(p unsafe.Pointer, q []int32)
 	dequant func(q []int32, p unsafe.Pointer)
 	equal   func(a, b unsafe.Pointer) bool
@@ -130,6 +139,7 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 		dequant: func(q []int32, p unsafe.Pointer) { dequant(q, (*T)(p)) },
 	}
 	copy(comp.wrap[:], c.Wrap)
+	copy(comp.signif[:], c.Significant)
 	n := c.Fields
 	if c.AppendExact != nil && c.ReadExact != nil {
 		ae, re := c.AppendExact, c.ReadExact
