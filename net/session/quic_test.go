@@ -58,7 +58,7 @@ func TestOverQUICLoopback(t *testing.T) {
 			c.sched.Advance()
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Since(deadline) < 0 && (clients[0].cl.State() != Playing || clients[1].cl.State() != Playing) {
 		step()
 	}
