@@ -175,8 +175,12 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 		for _, e := range j.Spawned(w) {
 			slot, _ := w.NetSlot(e)
+			ni, _ := w.Identity(e)
 			for _, p := range h.peers {
 				p.onSpawn(slot)
+				if ni.Owner == p.id {
+					p.authDirty = true
+				}
 			}
 		}
 		for _, ch := range j.Changes(w) {

@@ -1,0 +1,156 @@
+package replicate
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// capture is an Out that keeps every message it is given.
+type capture struct {
+	msgs [][]byte // datagram messages: kind byte, then payload
+	lane [][]byte
+}
+
+func (c *capture) QueueDatagram(kind wire.Kind, payload []byte, token uint32) error {
+	c.msgs = append(c.msgs, append([]byte{byte(kind)}, payload...))
+	return nil
+}
+func (c *capture) SendLane(_ transport.Lane, msg []byte) error {
+	c.lane = append(c.lane, bytes.Clone(msg))
+	return nil
+}
+func (c *capture) LaneBuffered(transport.Lane) int { return 0 }
+
+var replicateBlock = regexp.MustCompile("(?s)```replicate ([a-z0-9-]+)\n(.*?)```")
+
+// goldenScript runs the scenario of PROTOCOL.md §9 and returns each
+// example's bytes by name.
+func goldenScript(t *testing.T) map[string][]byte {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	h := NewHost(reg, HostConfig{SendEvery: 1})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	crate := m.NewWith(&ecs.Transform{X: 4000, Y: -2}, &ecs.Velocity{X: 10}, &ecs.NetworkIdentity{})
+	out := &capture{}
+	h.AddPeer(1, out)
+	got := map[string][]byte{}
+	s.Step() // frame 1: the join, one page and FINAL
+	got["join-page"], got["join-final"] = out.lane[0], out.lane[1]
+
+	tf.Get(crate).X = 4002
+	ecs.MutateComponent(w, crate, w.IDs.Transform)
+	s.Step() // frame 2: an update, absolute (no baseline yet)
+	got["state-absolute"] = out.msgs[0]
+	h.Delivered(1, 1)
+
+	tf.Get(crate).X = 4004.5
+	ecs.MutateComponent(w, crate, w.IDs.Transform)
+	s.Step() // frame 3: a delta against frame 2
+	got["state-delta"] = out.msgs[1]
+
+	w.Arche().RemoveEntity(crate)
+	player := m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	s.Step() // frame 4: the crate's removal and a spawn of the peer's player
+	got["state-spawn-despawn"] = out.msgs[2]
+	got["auth-state"] = out.msgs[3]
+	_ = player
+	return got
+}
+
+// TestGoldenReplication ties PROTOCOL.md's replication examples to the
+// encoder (the script's messages are those bytes) and to the decoder (a
+// client fed those bytes holds the values the document states).
+func TestGoldenReplication(t *testing.T) {
+	doc, err := os.ReadFile("../wire/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := map[string][]byte{}
+	for _, m := range replicateBlock.FindAllStringSubmatch(string(doc), -1) {
+		var digits strings.Builder
+		for _, line := range strings.Split(m[2], "\n") {
+			if i := strings.IndexByte(line, '#'); i >= 0 {
+				line = line[:i]
+			}
+			digits.WriteString(strings.Join(strings.Fields(line), ""))
+		}
+		b, err := hex.DecodeString(digits.String())
+		if err != nil {
+			t.Fatalf("PROTOCOL.md replicate %s: %v", m[1], err)
+		}
+		blocks[m[1]] = b
+	}
+	got := goldenScript(t)
+	for name, b := range got {
+		d, ok := blocks[name]
+		if !ok {
+			t.Errorf("PROTOCOL.md has no replicate block %q; it should show:\n% x", name, b)
+			continue
+		}
+		if !bytes.Equal(d, b) {
+			t.Errorf("%s: encoder writes\n  % x\nPROTOCOL.md shows\n  % x", name, b, d)
+		}
+	}
+	for name := range blocks {
+		if _, ok := got[name]; !ok {
+			t.Errorf("PROTOCOL.md replicate block %q is not checked", name)
+		}
+	}
+	// Decode the document's bytes: a client ends with the script's world.
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	lane := func(name string) {
+		if _, err := c.HandleLane(blocks[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	dgram := func(name string) {
+		if _, err := c.HandleDatagram(wire.Kind(blocks[name][0]), blocks[name][1:]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	pose := func(id ecs.NetID) (ecs.Transform, arche.Entity, bool) {
+		e, ok := cw.EntityOf(id)
+		if !ok {
+			return ecs.Transform{}, e, false
+		}
+		return *(*ecs.Transform)(cw.Arche().Get(e, cw.IDs.Transform)), e, true
+	}
+	lane("join-page")
+	lane("join-final")
+	if p, _, ok := pose(1); !ok || p.X != 4000 || p.Y != -2 {
+		t.Fatalf("after the join: %v %v", p, ok)
+	}
+	dgram("state-absolute")
+	if p, _, _ := pose(1); p.X != 4002 {
+		t.Fatalf("after the absolute update x = %v, want 4002", p.X)
+	}
+	dgram("state-delta")
+	if p, _, _ := pose(1); p.X != 4004.5 {
+		t.Fatalf("after the delta x = %v, want 4004.5", p.X)
+	}
+	dgram("state-spawn-despawn")
+	if _, _, ok := pose(1); ok {
+		t.Fatal("entity 1 not removed")
+	}
+	if p, e, ok := pose(2); !ok || p.X != 4 {
+		t.Fatalf("entity 2: %v %v", p, ok)
+	} else if ni, _ := cw.Identity(e); ni.Owner != 1 {
+		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
+	}
+	dgram("auth-state")
+}
