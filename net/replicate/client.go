@@ -410,6 +410,10 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 		c.clearApplied(slot)
 	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
 		ecs.SetOwner(c.w, e, owner)
+	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
+		// A repeated spawn of an entity this client predicts: its state comes
+		// through AUTH_STATE and reconciliation, never as a snap back.
+		return nil
 	}
 	slot, _ := c.w.NetSlot(e)
 	for ci := range reg.comps {

@@ -1,0 +1,211 @@
+package predict
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// ClientConfig tunes a Client. Zero fields take the defaults noted.
+type ClientConfig[I any] struct {
+	// Clock is the time source. Default clock.Real.
+	Clock clock.Clock
+	// Reconcile is the reconciliation mode. Default Correct.
+	Reconcile Reconcile
+	// Step is the game's predicted step, required with Replay: it simulates
+	// frame f of the owned entities with input in, as the game's systems do
+	// in a normal frame. World.Frame reads f during the call.
+	Step func(w *ecs.World, f ecs.Frame, in *I)
+	// Components lists the tracked components. Every component of the
+	// Registry must be tracked; ecs.Transform (Pose) and ecs.Velocity
+	// (Velocity) are tracked with replicate.TransformCodec and
+	// VelocityCodec unless listed here: list them when registered with
+	// codecs of your own.
+	Components []Tracker
+	// Corrector carries Pose and Velocity corrections into the present.
+	// Default: the components are written directly (right for entities
+	// without a physics body).
+	Corrector Corrector
+	// Smoother, if set, learns of every pose correction.
+	Smoother Smoother
+	// Redundancy is how many inputs, the newest and those before it, each
+	// input message carries (1..MaxPerMessage). Default DefaultRedundancy.
+	Redundancy int
+	// History is how many frames of prediction are kept. It must cover the
+	// round trip plus the lead. Default 128 (2 s at 60 Hz).
+	History int
+	// Sync tunes the time synchronization; its Step is the schedule's.
+	Sync SyncConfig
+
+	// Link, Local, Joined and HostFrame connect the client to its session;
+	// Attach sets them from a Session. Without Local nothing is predicted;
+	// without Link nothing is sent.
+	Link Link
+	// Local returns this client's peer id (0 until admitted).
+	Local func() ecs.PeerID
+	// Joined reports whether the join finished. Default: always.
+	Joined func() bool
+	// HostFrame returns the newest host frame whose state arrived.
+	HostFrame func() ecs.Frame
+}
+
+// Client predicts a client's own entities: it stamps and sends the game's
+// inputs, keeps the client's frame ahead of the host's, records what was
+// predicted and reconciles it with AUTH_STATE. It is the replicate.AuthHandler
+// of the client replicator.
+//
+// Create it with NewClient before the session client (its AuthState goes in
+// session.ClientConfig.Replication.Auth), then Attach the session. Each frame
+// the game calls SetInput once, before its systems read Input.
+//
+// Memory: History frames of inputs and of every owned entity's tracked
+// components, grown to the most owned entities; nothing per frame after.
+// Not safe for concurrent use: it belongs to the simulation goroutine.
+type Client[I any] struct {
+	w      *ecs.World
+	sched  *ecs.Schedule
+	reg    *replicate.Registry
+	codec  InputCodec[I]
+	cfg    ClientConfig[I]
+	clk    clock.Clock
+	sync   *TimeSync
+	hist   history[I]
+	tracks []*tracker
+
+	last    I // the newest input set or repeated
+	scratch []I
+	msg     []byte
+
+	lastRecorded ecs.Frame
+	newestAuth   ecs.Frame
+	observed     ecs.Frame
+	hint         int
+	pending      bool
+	pendingFrom  ecs.Frame
+	checkedFrom  ecs.Frame // replayable cache: from, through and answer
+	checkedLast  ecs.Frame
+	checkedOK    bool
+
+	stats    ClientStats
+	poseSum  float64
+	velSum   float64
+	secStart time.Time
+	secCount uint64
+}
+
+// NewClient returns the predictor of sched's world, replicating reg's
+// components (all registered already), decoding and encoding inputs with
+// codec. It adds "predict.begin" to ecs.StageInput (time synchronization and
+// pending replays) and "predict.record" to ecs.StageOutput (recording the
+// frame). It panics if a registered component is not tracked, or Replay has
+// no Step.
+func NewClient[I any](sched *ecs.Schedule, reg *replicate.Registry, codec InputCodec[I], cfg ClientConfig[I]) *Client[I] {
+	codec.check()
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Reconcile == Replay && cfg.Step == nil {
+		panic("predict: Replay needs ClientConfig.Step, the game's predicted step")
+	}
+	if cfg.Redundancy <= 0 {
+		cfg.Redundancy = DefaultRedundancy
+	}
+	cfg.Redundancy = min(cfg.Redundancy, MaxPerMessage)
+	if cfg.History <= 0 {
+		cfg.History = 128
+	}
+	cfg.Sync.Step = sched.StepDuration()
+	if cfg.Sync.MaxBuffer <= 0 {
+		cfg.Sync.MaxBuffer = float64(cfg.Redundancy - 1)
+	}
+	c := &Client[I]{
+		w:       sched.World(),
+		sched:   sched,
+		reg:     reg,
+		codec:   codec,
+		cfg:     cfg,
+		clk:     cfg.Clock,
+		sync:    NewTimeSync(cfg.Sync),
+		scratch: make([]I, cfg.Redundancy),
+		msg:     make([]byte, 0, maxMessage+codec.MaxSize+16),
+	}
+	c.hist.init(cfg.History)
+	c.bindTrackers()
+	c.hist.grow(4, c.tracks)
+	sched.AddTo(ecs.StageInput, "predict.begin", ecs.SystemFunc(c.begin))
+	sched.AddTo(ecs.StageOutput, "predict.record", ecs.SystemFunc(c.record))
+	return c
+}
+
+// bindTrackers binds the configured trackers and the default ones, and
+// checks that every registered component is tracked.
+func (c *Client[I]) bindTrackers() {
+	reg := c.reg
+	byComp := make(map[replicate.Component]*tracker)
+	add := func(t *tracker) {
+		if len(c.tracks) == 16 {
+			panic("predict: more than 16 tracked components")
+		}
+		t.bind(reg, len(c.tracks))
+		if byComp[t.comp] != nil {
+			panic(fmt.Sprintf("predict: component %q tracked twice", t.name))
+		}
+		byComp[t.comp] = t
+		c.tracks = append(c.tracks, t)
+	}
+	for _, tr := range c.cfg.Components {
+		if tr.t == nil {
+			panic("predict: an empty Tracker in ClientConfig.Components; build each with Track")
+		}
+		add(tr.t)
+	}
+	ids := c.w.IDs
+	if comp, ok := reg.Lookup(ids.Transform); ok && byComp[comp] == nil {
+		add(Track(replicate.TransformCodec(), Pose).t)
+	}
+	if comp, ok := reg.Lookup(ids.Velocity); ok && byComp[comp] == nil {
+		add(Track(replicate.VelocityCodec(), Velocity).t)
+	}
+	for comp := range replicate.Component(reg.Len()) {
+		if byComp[comp] == nil {
+			panic(fmt.Sprintf("predict: component %q is replicated but not tracked; list predict.Track(itsCodec, predict.HostValue) in ClientConfig.Components", reg.Name(comp)))
+		}
+	}
+}
+
+// Attach connects the client to its session: input messages go on s.Conn(),
+// the local peer is s.Peer(), prediction starts once the join finished, and
+// the host frames received feed the time synchronization. Call it right
+// after session.NewClient.
+func (c *Client[I]) Attach(s Session) {
+	if cn := s.Conn(); cn != nil {
+		c.cfg.Link = cn
+	}
+	c.cfg.Local = s.Peer
+	c.cfg.Joined = func() bool {
+		r := s.Replicator()
+		return r != nil && r.Joined()
+	}
+	c.cfg.HostFrame = func() ecs.Frame {
+		if r := s.Replicator(); r != nil {
+			return r.Frame()
+		}
+		return 0
+	}
+}
+
+// local returns the local peer, or ok == false while the client is not
+// admitted and joined.
+func (c *Client[I]) local() (ecs.PeerID, bool) {
+	if c.cfg.Local == nil {
+		return 0, false
+	}
+	p := c.cfg.Local()
+	if p == ecs.HostPeer || (c.cfg.Joined != nil && !c.cfg.Joined()) {
+		return 0, false
+	}
+	return p, true
+}

@@ -1,0 +1,42 @@
+// Package predict lets a client play its own entities without waiting for the
+// host: it carries the client's inputs to the host, keeps the client's clock a
+// little ahead of the host's, records what the client predicted, and
+// reconciles that with the authoritative state the host sends back.
+//
+// It sits above net/replicate (which delivers AUTH_STATE) and below
+// net/session (which owns the connections):
+//
+//   - Inputs. The game defines an input value I and its InputCodec. Each client
+//     frame the game sets its input (Client.SetInput); the client stamps it
+//     with the frame it is for and queues one KindInput datagram message
+//     carrying the last Redundancy inputs, so a lost datagram loses no input.
+//     On the host, HostInputs keeps a bounded buffer per peer and, once per
+//     host frame, gives each peer the input stamped with that frame: exact if
+//     it arrived, else the last one repeated; a late input is applied at once
+//     (Apply) or reported for rollback (Rollback).
+//   - Time. Input stamped F is applied at host frame F, so the client runs
+//     ahead of the host by half a round trip plus a small buffer. TimeSync
+//     estimates the host's frame from the host frames received and the round
+//     trip, and holds the lead by dilating the client's schedule (at most
+//     ±10% by default), jumping only across a large error.
+//   - Prediction. After each client frame, Client records the state of every
+//     entity the client owns (exact component values, by tracked component)
+//     and the input of the frame, in a bounded ring.
+//   - Reconciliation. Client is the replicate.AuthHandler: on AUTH_STATE for
+//     frame S it compares the host's state with the prediction for S within
+//     each component's tolerance. In Correct mode (the default) a differing
+//     component is corrected by its Correction: Pose and Velocity carry the
+//     difference into the present through a Corrector (the physics bridge),
+//     HostValue takes the host's value; a Smoother (the interpolation layer)
+//     hides the move. In Replay mode the client restores S and re-runs the
+//     game's predicted step with the recorded inputs of every frame since.
+//
+// Threads: everything here runs on the simulation goroutine; nothing is safe
+// for concurrent use.
+//
+// Errors: what a peer sends never panics the host. A malformed input message
+// is refused whole with an error wrapping ErrMalformed (report it to the
+// connection); inputs outside the host's window are dropped and counted
+// (ErrAhead, ErrBehind). Misuse by the programmer (a component registered but
+// not tracked, Replay without a step function) panics with what to fix.
+package predict

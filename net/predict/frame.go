@@ -1,0 +1,174 @@
+package predict
+
+import (
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// SetInput sets the input of the frame being simulated, records it, and (once
+// joined) queues the KindInput message with it and the Redundancy-1 inputs
+// before it. Call it once per frame in ecs.StageInput or early in
+// ecs.StageSimulate. It returns the frame the input is stamped with.
+func (c *Client[I]) SetInput(in I) ecs.Frame {
+	f := c.w.Frame()
+	s := c.hist.claim(f)
+	c.hist.inputs[s] = in
+	c.hist.flags[s] |= recInput
+	c.last = in
+	if _, ok := c.local(); ok && c.cfg.Link != nil {
+		c.send(f)
+	}
+	return f
+}
+
+// send queues the input message of frame f.
+func (c *Client[I]) send(f ecs.Frame) {
+	n := 0
+	for g := f; n < len(c.scratch) && g > 0; g-- {
+		s, ok := c.hist.find(g, recInput)
+		if !ok {
+			break
+		}
+		c.scratch[n] = c.hist.inputs[s]
+		n++
+	}
+	var k int
+	c.msg, k = appendInputs(c.msg[:0], &c.codec, f, c.scratch[:n])
+	if k == 0 {
+		return
+	}
+	if err := c.cfg.Link.Queue(wire.KindInput, c.msg, 0); err != nil {
+		c.stats.SendErrors++
+		return
+	}
+	c.stats.InputMessages++
+}
+
+// Input returns the input of the frame being simulated: the one SetInput
+// set, else the last one. The pointer is valid until the next SetInput.
+func (c *Client[I]) Input() *I {
+	if s, ok := c.hist.find(c.w.Frame(), recInput); ok {
+		return &c.hist.inputs[s]
+	}
+	return &c.last
+}
+
+// InputAt returns the input recorded for frame f, or ok == false.
+func (c *Client[I]) InputAt(f ecs.Frame) (*I, bool) {
+	s, ok := c.hist.find(f, recInput)
+	if !ok {
+		return nil, false
+	}
+	return &c.hist.inputs[s], true
+}
+
+// Sync returns the time synchronization.
+func (c *Client[I]) Sync() *TimeSync { return c.sync }
+
+// begin is the input-stage system: a replay AUTH_STATE asked for, then the
+// time synchronization (dilation, or a jump).
+func (c *Client[I]) begin(w *ecs.World) {
+	if _, ok := c.local(); !ok {
+		return
+	}
+	if c.pending {
+		c.pending = false
+		if c.replayable(c.pendingFrom) {
+			c.replay(c.pendingFrom)
+		}
+	}
+	var rtt time.Duration
+	var loss float64
+	if c.cfg.Link != nil {
+		rtt, loss = c.cfg.Link.RTT(), c.cfg.Link.LossRate()
+	}
+	d, to, jump := c.sync.Update(c.clk.Now(), w.Frame(), rtt, loss)
+	c.sched.SetDilation(d)
+	if jump {
+		w.SetFrame(to)
+		c.hist.clear()
+		c.lastRecorded = 0
+		c.pending = false
+	}
+}
+
+// record is the output-stage system: it samples the host's frame and records
+// the frame's input and the state of every owned entity.
+func (c *Client[I]) record(w *ecs.World) {
+	p, ok := c.local()
+	if !ok {
+		return
+	}
+	now := c.clk.Now()
+	if c.cfg.HostFrame != nil {
+		c.observe(c.cfg.HostFrame(), now)
+	}
+	c.rollSecond(now)
+	f := w.Frame()
+	s := c.hist.claim(f)
+	if c.hist.flags[s]&recInput == 0 {
+		c.hist.inputs[s] = c.last
+		c.hist.flags[s] |= recInput
+	}
+	c.recordState(s, w.Owned(p))
+	c.lastRecorded = f
+	c.stats.Frames++
+}
+
+// recordState records the tracked components of owned into slot s.
+func (c *Client[I]) recordState(s int, owned []arche.Entity) {
+	h := &c.hist
+	if len(owned) > h.stride {
+		h.grow(len(owned), c.tracks)
+	}
+	a := c.w.Arche()
+	base := s * h.stride
+	for k, e := range owned {
+		at := base + k
+		h.ents[at] = e
+		var m uint16
+		for _, t := range c.tracks {
+			// Owned entities are alive: the unchecked get is nil for a
+			// component the entity lacks.
+			if p := a.GetUnchecked(e, t.id); p != nil {
+				t.assign(t.store.at(at), p)
+				m |= t.bit
+			}
+		}
+		h.masks[at] = m
+	}
+	h.counts[s] = int32(len(owned))
+	h.flags[s] |= recState
+}
+
+// observe feeds the time synchronization a host frame received by now.
+func (c *Client[I]) observe(f ecs.Frame, now time.Time) {
+	if f > c.observed {
+		c.observed = f
+		c.sync.Observe(f, now)
+	}
+}
+
+// rollSecond closes the correction count of each whole second.
+func (c *Client[I]) rollSecond(now time.Time) {
+	if c.secStart.IsZero() {
+		c.secStart = now
+		return
+	}
+	d := now.Sub(c.secStart)
+	if d < time.Second {
+		return
+	}
+	if d < 2*time.Second {
+		c.stats.PerSecond = float64(c.secCount)
+		c.secStart = c.secStart.Add(time.Second)
+	} else {
+		c.stats.PerSecond = 0
+		c.secStart = now
+	}
+	c.secCount = 0
+}

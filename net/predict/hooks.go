@@ -1,0 +1,62 @@
+package predict
+
+import (
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/conn"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Reconcile says how a client reconciles its prediction with AUTH_STATE.
+type Reconcile uint8
+
+const (
+	// Correct (the default) corrects each differing component by its
+	// Correction and keeps the rest of the prediction.
+	Correct Reconcile = iota
+	// Replay restores the frame of the AUTH_STATE (the host's values where
+	// they differ, the prediction's where they agree) and re-runs
+	// ClientConfig.Step with the recorded input of every frame since. For
+	// games whose predicted step is deterministic and reads and writes only
+	// tracked components of owned entities (no physics engine state).
+	Replay
+)
+
+// Corrector carries Pose and Velocity corrections into the present: it moves
+// entity e by the difference between the host's state and the prediction.
+// *physics.Space implements it, so a body moves with its Transform. Units:
+// world units, radians, and per second for velocities.
+type Corrector interface {
+	CorrectPose(e arche.Entity, dx, dy, dAngle float64)
+	CorrectVelocity(e arche.Entity, dx, dy, dAngular float64)
+}
+
+// Smoother hides a correction from the eye: after the client moved entity e
+// by dx, dy (world units) and turned it by dAngle (radians), the drawn pose
+// keeps an offset that decays. *interp.Interpolator implements it.
+type Smoother interface {
+	AddCorrection(e arche.Entity, dx, dy, dAngle float64)
+}
+
+// Link is where the client's input messages go, how long a round trip takes
+// and how many datagrams are lost. *conn.Conn implements it.
+type Link interface {
+	// Queue queues a datagram message; the payload is copied.
+	Queue(kind wire.Kind, payload []byte, tok conn.Token) error
+	// RTT returns the smoothed round-trip time.
+	RTT() time.Duration
+	// LossRate returns the fraction (0..1) of datagrams sent that were lost.
+	LossRate() float64
+}
+
+// Session is the client session the predictor works with; *session.Client
+// implements it.
+type Session interface {
+	Conn() *conn.Conn
+	Peer() ecs.PeerID
+	Replicator() *replicate.ClientReplicator
+}

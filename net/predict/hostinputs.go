@@ -1,0 +1,346 @@
+package predict
+
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// LateInput says what the host does with an input that arrives after its
+// frame was simulated.
+type LateInput uint8
+
+const (
+	// Apply (the default) makes a late input the peer's input at once: the
+	// next frame without an exact input uses it instead of repeating the last
+	// one. Nothing is simulated again.
+	Apply LateInput = iota
+	// Rollback reports each late input to HostInputConfig.OnLate, so a game
+	// that can rewind simulates again from the input's frame. The input also
+	// becomes the one repeated while the peer's next inputs are missing.
+	Rollback
+)
+
+// HostInputConfig tunes HostInputs. Zero fields take the defaults noted.
+type HostInputConfig[I any] struct {
+	// LateInput says what a late input does. Default Apply.
+	LateInput LateInput
+	// OnLate, with LateInput Rollback, is called for each input that arrives
+	// after its frame f was simulated, with the peer's other inputs already
+	// stored; in is valid only during the call. The game rewinds to f and
+	// simulates again: the frames after f up to the present use in (or the
+	// peer's exact inputs where they arrived, see PeerInputs.InputAt).
+	OnLate func(peer ecs.PeerID, f ecs.Frame, in *I)
+	// Replicator, if set, is told after each frame which frame's input was
+	// applied for each peer (replicate.HostPeer.SetInputFrame), so AUTH_STATE
+	// carries the state of that frame.
+	Replicator *replicate.HostReplicator
+	// Window is how many frames of inputs each peer's buffer holds. Default
+	// 256.
+	Window int
+	// MaxAhead is how far ahead of the host's frame, in frames, an input may
+	// be stamped; later ones are dropped (ErrAhead). Default 120 (2 s at
+	// 60 Hz). Inputs older than the host's frame by more than
+	// Window-MaxAhead-2 frames are dropped as stale. MaxAhead must be below
+	// Window/2.
+	MaxAhead int
+}
+
+func (c *HostInputConfig[I]) defaults() {
+	if c.Window <= 0 {
+		c.Window = 256
+	}
+	if c.MaxAhead <= 0 {
+		c.MaxAhead = min(120, c.Window/2-1)
+	}
+	if c.MaxAhead >= c.Window/2 {
+		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
+	}
+}
+
+// InputStats counts one peer's inputs on the host. Totals since the peer's
+// first input message.
+type InputStats struct {
+	// Messages counts input messages accepted; Malformed those refused.
+	Messages, Malformed uint64
+	// Received counts distinct inputs stored (each frame's first copy, on
+	// time or late); Duplicates the further copies (redundancy at work).
+	Received, Duplicates uint64
+	// Exact counts frames applied with their own input; Repeated frames
+	// applied with the last input because theirs had not arrived;
+	// LateApplied frames given a late input at once (LateInput Apply).
+	Exact, Repeated, LateApplied uint64
+	// Late counts inputs that arrived after their frame was simulated.
+	Late uint64
+	// Ahead and Stale count inputs dropped for being stamped too far ahead
+	// of, or behind, the host's frame.
+	Ahead, Stale uint64
+	// Skipped counts frames the host simulated without taking the peer's
+	// input (HostInputs.Update not called for them).
+	Skipped uint64
+}
+
+// HostInputs keeps every peer's inputs on the host and, once per frame,
+// gives each peer the input stamped with that frame.
+//
+// Wiring: session.HostConfig.OnMessage passes KindInput payloads to Receive;
+// HostInputs is an ecs.System added to ecs.StageInput after the session's
+// receive system, so it runs after the frame's messages arrived; the game's
+// systems then read Input(peer). OnLeave calls RemovePeer.
+//
+// Memory: per peer, Window inputs and frame numbers, allocated at the peer's
+// first message; nothing per message or frame after. Not safe for concurrent
+// use: call it on the simulation goroutine.
+type HostInputs[I any] struct {
+	w       *ecs.World
+	codec   InputCodec[I]
+	cfg     HostInputConfig[I]
+	peers   []*PeerInputs[I]
+	scratch []I
+}
+
+// NewHostInputs returns the input buffers of the host world w, decoding
+// inputs with codec.
+func NewHostInputs[I any](w *ecs.World, codec InputCodec[I], cfg HostInputConfig[I]) *HostInputs[I] {
+	codec.check()
+	cfg.defaults()
+	return &HostInputs[I]{w: w, codec: codec, cfg: cfg, scratch: make([]I, MaxPerMessage)}
+}
+
+// Peer returns peer id's inputs, or nil if it sent none yet.
+func (h *HostInputs[I]) Peer(id ecs.PeerID) *PeerInputs[I] {
+	for _, p := range h.peers {
+		if p.id == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// Peers returns the peers that sent inputs. The slice is HostInputs': read
+// it, do not keep or modify it.
+func (h *HostInputs[I]) Peers() []*PeerInputs[I] { return h.peers }
+
+// RemovePeer forgets peer id's inputs (it left).
+func (h *HostInputs[I]) RemovePeer(id ecs.PeerID) {
+	for i, p := range h.peers {
+		if p.id == id {
+			copy(h.peers[i:], h.peers[i+1:])
+			h.peers[len(h.peers)-1] = nil
+			h.peers = h.peers[:len(h.peers)-1]
+			return
+		}
+	}
+}
+
+// Input returns peer id's input for the current frame (the last Update), or
+// ok == false if the peer has given none yet. The pointer is valid until the
+// next Update.
+func (h *HostInputs[I]) Input(id ecs.PeerID) (in *I, ok bool) {
+	if p := h.Peer(id); p != nil {
+		return p.Input()
+	}
+	return nil, false
+}
+
+// Receive stores the inputs of a KindInput message from peer id. A message
+// that does not decode returns an error wrapping ErrMalformed and changes
+// nothing; inputs stamped outside the window are dropped and counted, and
+// ErrAhead (some were too far ahead) or ErrBehind (all were too old) is
+// returned. The payload is not kept. Allocates only at a peer's first
+// message.
+func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
+	p := h.Peer(id)
+	if p == nil {
+		p = h.newPeer(id)
+	}
+	newest, n, err := readInputs(payload, &h.codec, h.scratch)
+	if err != nil {
+		p.stats.Malformed++
+		return err
+	}
+	p.stats.Messages++
+	return p.store(h.w.Frame(), newest, h.scratch[:n])
+}
+
+func (h *HostInputs[I]) newPeer(id ecs.PeerID) *PeerInputs[I] {
+	p := &PeerInputs[I]{
+		h:      h,
+		id:     id,
+		frames: make([]ecs.Frame, h.cfg.Window),
+		ins:    make([]I, h.cfg.Window),
+	}
+	if f := h.w.Frame(); f > 0 {
+		p.applied = f - 1
+	}
+	h.peers = append(h.peers, p)
+	return p
+}
+
+// Update takes every peer's input for the world's current frame and, with a
+// Replicator configured, records the frame as the peer's input frame. It is
+// an ecs.System for ecs.StageInput.
+func (h *HostInputs[I]) Update(w *ecs.World) {
+	f := w.Frame()
+	for _, p := range h.peers {
+		p.take(f)
+		if h.cfg.Replicator != nil && p.has && p.inputFrame == f {
+			if hp := h.cfg.Replicator.Peer(p.id); hp != nil {
+				hp.SetInputFrame(f)
+			}
+		}
+	}
+}
+
+// PeerInputs is one peer's input buffer on the host: a ring of Window frames.
+type PeerInputs[I any] struct {
+	h      *HostInputs[I]
+	id     ecs.PeerID
+	frames []ecs.Frame // by frame % Window: the frame whose input the slot holds, 0 none
+	ins    []I
+
+	applied    ecs.Frame // the last frame taken
+	cur        I         // the input in force
+	curFrame   ecs.Frame // the frame cur was stamped with
+	has        bool
+	inputFrame ecs.Frame // the host frame an input was last applied at
+	newest     ecs.Frame // the newest frame received
+
+	late      I
+	lateFrame ecs.Frame
+	hasLate   bool
+
+	stats InputStats
+}
+
+// ID returns the peer's id.
+func (p *PeerInputs[I]) ID() ecs.PeerID { return p.id }
+
+// Stats returns the peer's counters.
+func (p *PeerInputs[I]) Stats() InputStats { return p.stats }
+
+// Input returns the input in force for the last frame taken, or ok == false
+// before the peer's first input. The pointer is valid until the next Update.
+func (p *PeerInputs[I]) Input() (in *I, ok bool) { return &p.cur, p.has }
+
+// InputFrame returns the frame the input in force was stamped with: the
+// current frame when it is exact, an earlier one when it is repeated or late.
+func (p *PeerInputs[I]) InputFrame() ecs.Frame { return p.curFrame }
+
+// AppliedFrame returns the host frame at which an input (exact, repeated or
+// late) was last applied, 0 before the first. It is the frame AUTH_STATE is
+// for: replicate.HostPeer.SetInputFrame takes it (Update does that when
+// HostInputConfig.Replicator is set).
+func (p *PeerInputs[I]) AppliedFrame() ecs.Frame { return p.inputFrame }
+
+// Buffered returns how many frames ahead of the last frame taken the newest
+// input received is: the depth of the peer's input buffer, for a net graph.
+// Negative when the peer's inputs arrive late.
+func (p *PeerInputs[I]) Buffered() int { return int(int64(p.newest) - int64(p.applied)) }
+
+// InputAt returns the input received for frame f, or ok == false if none is
+// held (not received, or overwritten since). The pointer is valid until the
+// next Receive. For games that roll back (LateInput Rollback).
+func (p *PeerInputs[I]) InputAt(f ecs.Frame) (in *I, ok bool) {
+	slot := int(uint64(f) % uint64(len(p.frames)))
+	if f == 0 || p.frames[slot] != f {
+		return nil, false
+	}
+	return &p.ins[slot], true
+}
+
+// store files the inputs of one message, ins[i] stamped newest-i, at host
+// frame now.
+func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
+	cfg := &p.h.cfg
+	window := uint64(len(p.frames))
+	ahead, stale := 0, 0
+	maxFrame := int64(now) + int64(cfg.MaxAhead)
+	minFrame := int64(p.applied) - int64(cfg.Window-cfg.MaxAhead-2)
+	for i := range ins {
+		g := newest - ecs.Frame(i)
+		switch {
+		case int64(g) > maxFrame:
+			ahead++
+			continue
+		case int64(g) < minFrame:
+			stale++
+			continue
+		}
+		slot := int(uint64(g) % window)
+		if p.frames[slot] == g {
+			p.stats.Duplicates++
+			continue
+		}
+		p.frames[slot] = g
+		p.ins[slot] = ins[i]
+		p.stats.Received++
+		if g > p.newest {
+			p.newest = g
+		}
+		if g > p.applied {
+			continue
+		}
+		// Its frame was simulated without it.
+		p.stats.Late++
+		if cfg.LateInput == Rollback {
+			if cfg.OnLate != nil {
+				cfg.OnLate(p.id, g, &p.ins[slot])
+			}
+			if !p.has || g > p.curFrame {
+				p.cur, p.curFrame, p.has = p.ins[slot], g, true
+			}
+			continue
+		}
+		if (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
+			p.late, p.lateFrame, p.hasLate = p.ins[slot], g, true
+		}
+	}
+	p.stats.Ahead += uint64(ahead)
+	p.stats.Stale += uint64(stale)
+	switch {
+	case ahead > 0:
+		return ErrAhead
+	case stale == len(ins):
+		return ErrBehind
+	}
+	return nil
+}
+
+// take makes the input for frame f the one in force: the exact one, else a
+// pending late one, else the last one again.
+func (p *PeerInputs[I]) take(f ecs.Frame) {
+	if f <= p.applied {
+		return
+	}
+	p.stats.Skipped += uint64(f - p.applied - 1)
+	window := uint64(len(p.frames))
+	if gap := uint64(f - p.applied - 1); gap > 0 && p.h.cfg.LateInput == Apply {
+		// Frames simulated without taking inputs: what arrived for them is
+		// late now.
+		for g := f - ecs.Frame(min(gap, window)); g < f; g++ {
+			slot := int(uint64(g) % window)
+			if p.frames[slot] == g && (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
+				p.late, p.lateFrame, p.hasLate = p.ins[slot], g, true
+			}
+		}
+	}
+	p.applied = f
+	slot := int(uint64(f) % window)
+	switch {
+	case p.frames[slot] == f:
+		p.cur, p.curFrame, p.has = p.ins[slot], f, true
+		p.hasLate = false
+		p.stats.Exact++
+	case p.hasLate:
+		p.cur, p.curFrame, p.has = p.late, p.lateFrame, true
+		p.hasLate = false
+		p.stats.LateApplied++
+	case p.has:
+		p.stats.Repeated++
+	default:
+		return
+	}
+	p.inputFrame = f
+}

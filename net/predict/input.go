@@ -1,0 +1,114 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// InputCodec says how the game's input value I travels in KindInput
+// messages. Append and Read are required.
+type InputCodec[I any] struct {
+	// Append appends in's encoding to dst and returns the extended slice. The
+	// encoding must be self-delimiting: Read finds its end without a length.
+	Append func(dst []byte, in *I) []byte
+	// Read reads one input written by Append into in. On data Append never
+	// writes (a value out of range, say) it calls r.Fail(wire.ErrInvalid):
+	// the host then refuses the whole message.
+	Read func(r *wire.Reader, in *I)
+	// MaxSize is the most bytes Append writes for one input. Default 32.
+	MaxSize int
+}
+
+func (c *InputCodec[I]) check() {
+	if c.Append == nil || c.Read == nil {
+		panic("predict: InputCodec needs Append and Read")
+	}
+	if c.MaxSize <= 0 {
+		c.MaxSize = 32
+	}
+}
+
+// Limits of KindInput messages. Wire-affecting: see "Input" in PROTOCOL.md.
+const (
+	// MaxPerMessage is the most inputs one KindInput message carries.
+	MaxPerMessage = 64
+	// DefaultRedundancy is how many inputs, the newest and those before it,
+	// every KindInput message carries by default.
+	DefaultRedundancy = 8
+	// maxMessage bounds a message the client builds, in bytes; past it the
+	// oldest inputs are left out.
+	maxMessage = 512
+)
+
+// Errors of input messages. Compare with errors.Is.
+var (
+	// ErrMalformed: an input message did not decode, or carried more inputs
+	// than MaxPerMessage. Nothing of it was used. Report it to the connection
+	// (conn.ReportMalformed): a peer that keeps sending them is dropped.
+	ErrMalformed = errors.New("predict: malformed input message; the peer speaks another protocol or its input codec differs from the host's")
+	// ErrAhead: an input message was stamped too far ahead of the host's
+	// frame (more than HostInputConfig.MaxAhead); its inputs were dropped.
+	// The client's clock is off: it resynchronizes by itself.
+	ErrAhead = errors.New("predict: input stamped too far ahead of the host's frame; dropped, the client must resynchronize its clock")
+	// ErrBehind: every input of a message was stamped too far behind the
+	// host's frame to be used; they were dropped. The client lags: it
+	// resynchronizes by itself.
+	ErrBehind = errors.New("predict: input stamped too far behind the host's frame; dropped, the client must resynchronize its clock")
+)
+
+// appendInputs appends the KindInput payload for ins, the inputs of frames
+// newest, newest-1, ... in that order, leaving out the oldest where the
+// message would pass maxMessage bytes or reach frame 0. It returns the payload
+// and how many inputs it holds.
+//
+// Layout: newest frame (uvarint), count (u8, 1..MaxPerMessage), then count
+// inputs, newest first.
+func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I) ([]byte, int) {
+	start := len(dst)
+	dst = wire.AppendUvarint(dst, uint64(newest))
+	countAt := len(dst)
+	dst = append(dst, 0)
+	n := min(len(ins), MaxPerMessage)
+	if uint64(n) > uint64(newest) {
+		n = int(newest)
+	}
+	k := 0
+	for ; k < n; k++ {
+		before := len(dst)
+		dst = codec.Append(dst, &ins[k])
+		if len(dst)-start > maxMessage && k > 0 {
+			dst = dst[:before]
+			break
+		}
+	}
+	dst[countAt] = byte(k)
+	return dst, k
+}
+
+// readInputs decodes a KindInput payload into dst (which must hold
+// MaxPerMessage inputs), newest first, and returns the newest frame and the
+// count. A payload that does not decode completely returns an error wrapping
+// ErrMalformed, and dst holds nothing usable.
+func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
+	r := wire.NewReader(payload)
+	newest = ecs.Frame(r.Uvarint32())
+	n = int(r.U8())
+	if r.Err() == nil {
+		switch {
+		case n == 0 || n > MaxPerMessage:
+			r.Fail(fmt.Errorf("%w: %d inputs, want 1 to %d", wire.ErrInvalid, n, MaxPerMessage))
+		case uint64(newest) < uint64(n):
+			r.Fail(fmt.Errorf("%w: %d inputs up to frame %d reach frame 0", wire.ErrInvalid, n, newest))
+		}
+	}
+	for i := 0; i < n && r.Err() == nil; i++ {
+		codec.Read(&r, &dst[i])
+	}
+	if err := r.Finish(); err != nil {
+		return 0, 0, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return newest, n, nil
+}

@@ -1,0 +1,379 @@
+package predict
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+func TestInputMessageLayout(t *testing.T) {
+	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
+	msg, n := appendInputs(nil, &padCodec, 300, ins)
+	if n != 3 {
+		t.Fatalf("count %d, want 3", n)
+	}
+	want := []byte{
+		0xac, 0x02, // newest frame 300
+		3,          // three inputs, newest first
+		1, 0xff, 1, // frame 300
+		2, 0, 0, // frame 299
+		0, 3, 0, // frame 298
+	}
+	if !bytes.Equal(msg, want) {
+		t.Fatalf("layout\n got % x\nwant % x", msg, want)
+	}
+	got := make([]pad, MaxPerMessage)
+	newest, k, err := readInputs(msg, &padCodec, got)
+	if err != nil || newest != 300 || k != 3 {
+		t.Fatalf("read: newest %d count %d err %v", newest, k, err)
+	}
+	for i := range ins {
+		if got[i] != ins[i] {
+			t.Fatalf("input %d: got %+v want %+v", i, got[i], ins[i])
+		}
+	}
+	// Near frame 1 the message stops at frame 1.
+	if _, n := appendInputs(nil, &padCodec, 2, ins); n != 2 {
+		t.Fatalf("frames 2 and 1 hold %d inputs, want 2", n)
+	}
+}
+
+func TestInputMessageKeepsToItsSize(t *testing.T) {
+	big := InputCodec[pad]{
+		Append: func(dst []byte, in *pad) []byte { return append(dst, make([]byte, 100)...) },
+		Read:   func(r *wire.Reader, in *pad) { r.Raw(100) },
+	}
+	msg, n := appendInputs(nil, &big, 1000, make([]pad, 8))
+	if len(msg) > maxMessage || n != 5 {
+		t.Fatalf("%d bytes with %d inputs; want at most %d bytes, 5 inputs", len(msg), n, maxMessage)
+	}
+	if _, k, err := readInputs(msg, &big, make([]pad, MaxPerMessage)); err != nil || k != n {
+		t.Fatalf("read back %d, %v", k, err)
+	}
+}
+
+func TestInputDecoderRefusesMalformed(t *testing.T) {
+	valid, _ := appendInputs(nil, &padCodec, 50, []pad{{DX: 1}, {DX: 2}})
+	cases := map[string][]byte{
+		"empty":           {},
+		"no count":        {50},
+		"zero count":      {50, 0},
+		"count too big":   append([]byte{50, MaxPerMessage + 1}, make([]byte, 3*(MaxPerMessage+1))...),
+		"below frame 1":   {1, 2, 0, 0, 0, 0, 0, 0},
+		"truncated":       valid[:len(valid)-1],
+		"trailing":        append(append([]byte(nil), valid...), 9),
+		"bad button":      {50, 1, 0, 0, 7},
+		"long varint":     {0x80 | 50, 0, 1, 0, 0, 0},
+		"frame > 32 bits": {0xff, 0xff, 0xff, 0xff, 0x1f, 1, 0, 0, 0},
+	}
+	for name, msg := range cases {
+		w := ecs.NewWorld()
+		w.SetFrame(40)
+		h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+		err := h.Receive(2, msg)
+		if !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: error %v, want ErrMalformed", name, err)
+			continue
+		}
+		st := h.Peer(2).Stats()
+		if st.Malformed != 1 || st.Messages != 0 || st.Received != 0 {
+			t.Errorf("%s: stats %+v", name, st)
+		}
+	}
+}
+
+// hostRig is a host world taking one peer's inputs.
+type hostRig struct {
+	w *ecs.World
+	h *HostInputs[pad]
+}
+
+func newHostRig(cfg HostInputConfig[pad]) *hostRig {
+	w := ecs.NewWorld()
+	w.SetFrame(99)
+	return &hostRig{w: w, h: NewHostInputs(w, padCodec, cfg)}
+}
+
+// send delivers a message with inputs for frames newest, newest-1, ...
+func (r *hostRig) send(t *testing.T, newest ecs.Frame, ins ...pad) error {
+	t.Helper()
+	msg, _ := appendInputs(nil, &padCodec, newest, ins)
+	return r.h.Receive(1, msg)
+}
+
+// frame advances the host one frame and takes the inputs.
+func (r *hostRig) frame() *pad {
+	r.w.SetFrame(r.w.Frame() + 1)
+	r.h.Update(r.w)
+	in, ok := r.h.Input(1)
+	if !ok {
+		return nil
+	}
+	return in
+}
+
+func TestHostAppliesExactAndRepeatsMissing(t *testing.T) {
+	r := newHostRig(HostInputConfig[pad]{})
+	// The host is about to simulate frame 100.
+	if err := r.send(t, 101, pad{DX: 2}, pad{DX: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if in := r.frame(); in == nil || in.DX != 1 {
+		t.Fatalf("frame 100: %+v, want DX 1", in)
+	}
+	if in := r.frame(); in.DX != 2 {
+		t.Fatalf("frame 101: %+v, want DX 2", in)
+	}
+	p := r.h.Peer(1)
+	// Frames 102 and 103 have no input: the last one repeats.
+	for f := 102; f <= 103; f++ {
+		if in := r.frame(); in.DX != 2 || p.InputFrame() != 101 || p.AppliedFrame() != ecs.Frame(f) {
+			t.Fatalf("frame %d: %+v stamped %d applied %d, want DX 2 of frame 101 applied at %d", f, in, p.InputFrame(), p.AppliedFrame(), f)
+		}
+	}
+	st := p.Stats()
+	if st.Exact != 2 || st.Repeated != 2 || st.Received != 2 || st.Messages != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	// Redundant copies are duplicates; an input for a frame already applied
+	// exactly is one too.
+	if err := r.send(t, 104, pad{DX: 4}, pad{DX: 9}, pad{DX: 9}, pad{DX: 2}); err != nil {
+		t.Fatal(err)
+	}
+	st = p.Stats()
+	if st.Duplicates != 1 || st.Late != 2 {
+		t.Fatalf("after a redundant message: %+v, want 1 duplicate, 2 late", st)
+	}
+	if r.frame().DX != 4 || p.Stats().Exact != 3 {
+		t.Fatalf("frame 104: %+v", p.Stats())
+	}
+}
+
+func TestLateInputAppliedAtOnce(t *testing.T) {
+	r := newHostRig(HostInputConfig[pad]{})
+	r.send(t, 100, pad{DX: 1})
+	r.frame() // 100, exact
+	r.frame() // 101, repeats DX 1
+	r.frame() // 102, repeats
+	// Inputs of 101 and 102 arrive now: the newest applies at frame 103.
+	r.send(t, 102, pad{DX: 3}, pad{DX: 2})
+	if in := r.frame(); in.DX != 3 {
+		t.Fatalf("frame 103: %+v, want the late input of frame 102", in)
+	}
+	p := r.h.Peer(1)
+	st := p.Stats()
+	if st.Late != 2 || st.LateApplied != 1 || st.Repeated != 2 || st.Exact != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if p.AppliedFrame() != 103 || p.InputFrame() != 102 {
+		t.Fatalf("applied at %d, stamped %d; want 103, 102", p.AppliedFrame(), p.InputFrame())
+	}
+	// A late input older than the one in force changes nothing.
+	r.send(t, 101, pad{DX: 7})
+	if in := r.frame(); in.DX != 3 {
+		t.Fatalf("frame 104: %+v, want DX 3 repeated", in)
+	}
+	// An exact input wins over a late one.
+	r.send(t, 104, pad{DX: 5}) // late for 104 (already taken)
+	r.send(t, 105, pad{DX: 6})
+	if in := r.frame(); in.DX != 6 {
+		t.Fatalf("frame 105: %+v, want its exact input", in)
+	}
+}
+
+func TestLateInputRollbackReported(t *testing.T) {
+	type late struct {
+		peer ecs.PeerID
+		f    ecs.Frame
+		in   pad
+	}
+	var got []late
+	r := newHostRig(HostInputConfig[pad]{LateInput: Rollback, OnLate: func(p ecs.PeerID, f ecs.Frame, in *pad) {
+		got = append(got, late{p, f, *in})
+	}})
+	r.send(t, 100, pad{DX: 1})
+	r.frame()
+	r.frame()
+	r.send(t, 101, pad{DX: 2})
+	if len(got) != 1 || got[0] != (late{1, 101, pad{DX: 2}}) {
+		t.Fatalf("reported %+v", got)
+	}
+	p := r.h.Peer(1)
+	if in, ok := p.InputAt(101); !ok || in.DX != 2 {
+		t.Fatal("the late input is not kept for the rollback")
+	}
+	// It is not applied at once; it is the input repeated from now on.
+	if in := r.frame(); in.DX != 2 || p.Stats().LateApplied != 0 || p.Stats().Repeated != 2 {
+		t.Fatalf("frame 102: %+v, stats %+v", in, p.Stats())
+	}
+}
+
+func TestInputWindow(t *testing.T) {
+	r := newHostRig(HostInputConfig[pad]{Window: 64, MaxAhead: 20})
+	// Between frames the host's frame is the last simulated, 99.
+	if err := r.send(t, 99+20, pad{}); err != nil {
+		t.Fatalf("20 frames ahead refused: %v", err)
+	}
+	if err := r.send(t, 99+21, pad{}, pad{}); !errors.Is(err, ErrAhead) {
+		t.Fatalf("21 ahead: %v, want ErrAhead", err)
+	}
+	p := r.h.Peer(1)
+	if st := p.Stats(); st.Ahead != 1 || st.Received != 1 || st.Duplicates != 1 {
+		t.Fatalf("stats %+v: one dropped ahead, one kept, one duplicate", st)
+	}
+	for range 100 {
+		r.frame()
+	}
+	// 64-20-2 = 42 frames back is the oldest kept.
+	if err := r.send(t, 199-42, pad{}); err != nil {
+		t.Fatalf("42 behind refused: %v", err)
+	}
+	if err := r.send(t, 199-43, pad{}); !errors.Is(err, ErrBehind) {
+		t.Fatalf("43 behind: %v, want ErrBehind", err)
+	}
+	if p.Stats().Stale != 1 {
+		t.Fatalf("stats %+v", p.Stats())
+	}
+	if p.Buffered() != -42 {
+		t.Fatalf("buffered %d, want -42", p.Buffered())
+	}
+}
+
+// TestInputsSurviveLoss sends a client's inputs through a link that loses
+// 30% of datagrams. The host runs 7 frames behind the moment each message
+// arrives (the buffer the client keeps at that loss), so an input reaches its
+// frame in time unless all 8 messages carrying it are lost.
+func TestInputsSurviveLoss(t *testing.T) {
+	const frames, behind = 6000, 7
+	r := newRig(t, 1, ClientConfig[pad]{})
+	rng := rand.New(rand.NewPCG(7, 7))
+	hw := ecs.NewWorld()
+	host := NewHostInputs(hw, padCodec, HostInputConfig[pad]{})
+	r.next = func(f ecs.Frame) pad { return pad{DX: int8(f % 101), DY: int8(f % 7)} }
+	dropped := make([]bool, frames+behind+2)
+	for range frames + behind {
+		r.steps(1)
+		f := r.w.Frame()
+		dropped[f] = rng.Float64() < 0.3
+		if !dropped[f] {
+			if err := host.Receive(localPeer, r.link.last); err != nil {
+				t.Fatalf("frame %d: % x: %v %+v", f, r.link.last, err, host.Peer(localPeer).Stats())
+			}
+		}
+		if f > behind {
+			hf := f - behind
+			hw.SetFrame(hf)
+			host.Update(hw)
+			if in, ok := host.Input(localPeer); ok && hf > 10 && in.DX != int8(hf%101) && !lostAll(dropped, hf) {
+				t.Fatalf("host frame %d applied %+v", hf, in)
+			}
+		}
+	}
+	misses := 0
+	for f := 1; f <= frames; f++ {
+		if lostAll(dropped, ecs.Frame(f)) {
+			misses++
+		}
+	}
+	st := host.Peer(localPeer).Stats()
+	t.Logf("stats %+v, %d inputs lost with all their carriers", st, misses)
+	if int(st.Exact) != frames-misses || int(st.Repeated+st.LateApplied) != misses {
+		t.Fatalf("%d frames applied exact, %d missing; want %d and %d", st.Exact, st.Repeated+st.LateApplied, frames-misses, misses)
+	}
+	// With this seed no run of 8 losses happens (the chance is 0.3^8 per frame).
+	if misses != 0 || st.Exact != frames {
+		t.Fatalf("an input missed its frame")
+	}
+}
+
+// lostAll reports whether every message carrying the input of frame f was
+// lost: those of frames f to f+7.
+func lostAll(dropped []bool, f ecs.Frame) bool {
+	for g := f; g < f+DefaultRedundancy; g++ {
+		if int(g) < len(dropped) && !dropped[g] {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzInputMessage(f *testing.F) {
+	r := newRig(f, 1, ClientConfig[pad]{})
+	r.link.keep = true
+	r.steps(20)
+	for _, m := range r.link.msgs {
+		f.Add(m)
+	}
+	f.Add([]byte{50, 1, 0, 0, 0})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 64})
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		w := ecs.NewWorld()
+		w.SetFrame(10)
+		h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+		err := h.Receive(1, msg)
+		st := h.Peer(1).Stats()
+		if errors.Is(err, ErrMalformed) {
+			if st.Malformed != 1 || st.Received+st.Duplicates+st.Ahead+st.Stale != 0 {
+				t.Fatalf("refused message counted %+v", st)
+			}
+			return
+		}
+		if err != nil && !errors.Is(err, ErrAhead) && !errors.Is(err, ErrBehind) {
+			t.Fatalf("unexpected error %v", err)
+		}
+		ins := make([]pad, MaxPerMessage)
+		newest, n, rerr := readInputs(msg, &padCodec, ins)
+		if rerr != nil {
+			t.Fatalf("accepted message does not decode: %v", rerr)
+		}
+		again, _ := appendInputs(nil, &padCodec, newest, ins[:n])
+		if !bytes.Equal(again, msg) {
+			t.Fatalf("accepted message re-encodes differently:\n% x\n% x", msg, again)
+		}
+		if st.Received+st.Duplicates+st.Ahead+st.Stale != uint64(n) {
+			t.Fatalf("%d inputs, counted %+v", n, st)
+		}
+		w.SetFrame(11)
+		h.Update(w)
+	})
+}
+
+// TestInputMessageMatchesProtocol ties PROTOCOL.md's Input example to the
+// encoder and decoder.
+func TestInputMessageMatchesProtocol(t *testing.T) {
+	doc, err := os.ReadFile("../wire/PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```predict input\n(.*?)```").FindStringSubmatch(string(doc))
+	if m == nil {
+		t.Fatal("PROTOCOL.md has no predict input block")
+	}
+	var digits strings.Builder
+	for _, line := range strings.Split(m[1], "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		digits.WriteString(strings.Join(strings.Fields(line), ""))
+	}
+	want, err := hex.DecodeString(digits.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
+	if msg, _ := appendInputs(nil, &padCodec, 300, ins); !bytes.Equal(msg, want) {
+		t.Fatalf("encoder writes % x, PROTOCOL.md shows % x", msg, want)
+	}
+	got := make([]pad, MaxPerMessage)
+	if newest, k, err := readInputs(want, &padCodec, got); err != nil || newest != 300 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
+		t.Fatalf("decoding the document: newest %d count %d err %v inputs %+v", newest, k, err, got[:3])
+	}
+}

@@ -1,0 +1,169 @@
+package predict
+
+import (
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// AuthState implements replicate.AuthHandler: the host's state of owned
+// entity e at frame f. images holds each registered component's wire image at
+// its Registry offset; mask says which are present.
+//
+// A state older than the newest handled is ignored. In Correct mode each
+// tracked component that differs from the prediction for f beyond its
+// tolerance is corrected at once (see Correction), and the prediction
+// recorded for f and the frames after it is moved by the same correction, so
+// a later AUTH_STATE does not correct it twice. In Replay mode the differing
+// values replace the prediction for f, and the next "predict.begin" replays
+// from f. Allocates nothing.
+func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32) {
+	if _, ok := c.local(); !ok {
+		return
+	}
+	c.stats.AuthStates++
+	if f > c.observed {
+		c.observe(f, c.clk.Now())
+	}
+	if f < c.newestAuth {
+		c.stats.Stale++
+		return
+	}
+	c.newestAuth = f
+	s, ok := c.hist.find(f, recState)
+	if !ok || f > c.lastRecorded {
+		c.stats.Unmatched++
+		return
+	}
+	k := c.hist.index(s, e, c.hint)
+	if k < 0 {
+		c.stats.Unmatched++
+		return
+	}
+	c.hint = k + 1
+	at := s*c.hist.stride + k
+	if c.cfg.Reconcile == Replay {
+		if c.replayable(f) {
+			c.markReplay(f, at, mask, images)
+			return
+		}
+		c.stats.ReplayFallbacks++
+	}
+	c.correct(f, k, at, e, mask, images)
+}
+
+// differs loads the host's value of t from images and reports whether it
+// differs from the prediction at history entry at.
+func (c *Client[I]) differs(t *tracker, at int, mask uint16, images []int32) bool {
+	if mask&(1<<uint(t.comp)) == 0 || c.hist.masks[at]&t.bit == 0 || t.off+t.n > len(images) {
+		return false
+	}
+	t.dequant(images[t.off:t.off+t.n], t.host)
+	return !t.equal(t.host, t.store.at(at))
+}
+
+// correct applies Correct mode to entity e, entry k of frame f (history
+// entry at).
+func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, mask uint16, images []int32) {
+	a := c.w.Arche()
+	for _, t := range c.tracks {
+		if !c.differs(t, at, mask, images) {
+			continue
+		}
+		c.countCorrection()
+		present := a.Has(e, t.id)
+		switch t.corr {
+		case Pose:
+			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
+			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
+			c.shift(f, k, e, t, d.X, d.Y, d.Angle)
+			if present {
+				if c.cfg.Corrector != nil {
+					c.cfg.Corrector.CorrectPose(e, d.X, d.Y, d.Angle)
+				} else {
+					v := (*ecs.Transform)(a.Get(e, t.id))
+					v.X += d.X
+					v.Y += d.Y
+					v.Angle += d.Angle
+				}
+				if c.cfg.Smoother != nil {
+					c.cfg.Smoother.AddCorrection(e, d.X, d.Y, d.Angle)
+				}
+			}
+			c.countPose(math.Hypot(d.X, d.Y))
+		case Velocity:
+			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
+			d := ecs.Velocity{X: hv.X - pv.X, Y: hv.Y - pv.Y, Angular: hv.Angular - pv.Angular}
+			c.shift(f, k, e, t, d.X, d.Y, d.Angular)
+			if present {
+				if c.cfg.Corrector != nil {
+					c.cfg.Corrector.CorrectVelocity(e, d.X, d.Y, d.Angular)
+				} else {
+					v := (*ecs.Velocity)(a.Get(e, t.id))
+					v.X += d.X
+					v.Y += d.Y
+					v.Angular += d.Angular
+				}
+			}
+			c.stats.VelocityCorrections++
+			size := math.Hypot(d.X, d.Y)
+			c.velSum += size
+			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
+		default:
+			c.shift(f, k, e, t, 0, 0, 0)
+			if present {
+				t.assign(a.Get(e, t.id), t.host)
+			}
+			c.stats.ValueCorrections++
+		}
+	}
+}
+
+// shift applies a correction to the prediction recorded for entity e (entry
+// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da;
+// HostValue takes the host's value.
+func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
+	h := &c.hist
+	for g := f; g <= c.lastRecorded && g >= f; g++ {
+		s, ok := h.find(g, recState)
+		if !ok {
+			continue
+		}
+		if k = h.index(s, e, k); k < 0 {
+			k = 0
+			continue
+		}
+		at := s*h.stride + k
+		if h.masks[at]&t.bit == 0 {
+			continue
+		}
+		p := t.store.at(at)
+		switch t.corr {
+		case Pose:
+			v := (*ecs.Transform)(p)
+			v.X += dx
+			v.Y += dy
+			v.Angle += da
+		case Velocity:
+			v := (*ecs.Velocity)(p)
+			v.X += dx
+			v.Y += dy
+			v.Angular += da
+		default:
+			t.assign(p, t.host)
+		}
+	}
+}
+
+func (c *Client[I]) countCorrection() {
+	c.stats.Corrections++
+	c.secCount++
+}
+
+func (c *Client[I]) countPose(size float64) {
+	c.stats.PoseCorrections++
+	c.poseSum += size
+	c.stats.MaxPose = max(c.stats.MaxPose, size)
+}

@@ -1,0 +1,138 @@
+package predict
+
+import (
+	"errors"
+	"math"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// ErrCannotReplay: a replay was asked from a frame that is not recorded (too
+// old, or in the future), or the owned entities changed since it, or the
+// client has no Step. Correct mode does not need any of these.
+var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is not recorded, or the owned entities changed since, or ClientConfig.Step is not set")
+
+// markReplay writes the host's differing values into the prediction of frame
+// f (history entry at) and asks for a replay from f.
+func (c *Client[I]) markReplay(f ecs.Frame, at int, mask uint16, images []int32) {
+	n := 0
+	for _, t := range c.tracks {
+		if !c.differs(t, at, mask, images) {
+			continue
+		}
+		c.countCorrection()
+		switch t.corr {
+		case Velocity:
+			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
+			size := math.Hypot(hv.X-pv.X, hv.Y-pv.Y)
+			c.stats.VelocityCorrections++
+			c.velSum += size
+			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
+		case HostValue:
+			c.stats.ValueCorrections++
+		}
+		t.assign(t.store.at(at), t.host)
+		n++
+	}
+	if n > 0 && (!c.pending || f > c.pendingFrom) {
+		c.pending = true
+		c.pendingFrom = f
+	}
+}
+
+// replayable reports whether a replay from frame f can run: every frame from
+// f to the last recorded is recorded with its input and state, for the same
+// owned entities as now.
+func (c *Client[I]) replayable(f ecs.Frame) bool {
+	if c.checkedFrom == f && c.checkedLast == c.lastRecorded {
+		return c.checkedOK
+	}
+	ok := c.checkReplay(f)
+	c.checkedFrom, c.checkedLast, c.checkedOK = f, c.lastRecorded, ok
+	return ok
+}
+
+func (c *Client[I]) checkReplay(f ecs.Frame) bool {
+	p, ok := c.local()
+	if !ok || c.cfg.Step == nil || f == 0 || f > c.lastRecorded || int(c.lastRecorded-f) >= c.hist.size() {
+		return false
+	}
+	owned := c.w.Owned(p)
+	for g := f; g <= c.lastRecorded; g++ {
+		s, ok := c.hist.find(g, recInput|recState)
+		if !ok || !c.hist.sameEntities(s, owned) {
+			return false
+		}
+	}
+	return true
+}
+
+// Replay restores the prediction recorded for frame from into the owned
+// entities and runs ClientConfig.Step for every frame after it up to the
+// last recorded, with the inputs recorded for them, recording again. It
+// returns ErrCannotReplay when that is impossible. A game calls it to force
+// a replay; Replay mode runs it on its own.
+func (c *Client[I]) Replay(from ecs.Frame) error {
+	if !c.replayable(from) {
+		return ErrCannotReplay
+	}
+	c.replay(from)
+	return nil
+}
+
+// replay runs a replay that replayable allowed.
+func (c *Client[I]) replay(from ecs.Frame) {
+	w := c.w
+	a := w.Arche()
+	h := &c.hist
+	p, _ := c.local()
+	owned := w.Owned(p)
+	for k, e := range owned {
+		for _, t := range c.tracks {
+			if p := a.GetUnchecked(e, t.id); p != nil {
+				t.assign(t.before.at(k), p)
+			}
+		}
+	}
+	s, _ := h.find(from, recState)
+	base := s * h.stride
+	for k, e := range owned {
+		m := h.masks[base+k]
+		for _, t := range c.tracks {
+			if p := a.GetUnchecked(e, t.id); p != nil && m&t.bit != 0 {
+				t.assign(p, t.store.at(base+k))
+			}
+		}
+	}
+	now := w.Frame()
+	last := c.lastRecorded
+	for g := from + 1; g <= last; g++ {
+		s, _ := h.find(g, recInput)
+		w.SetFrame(g)
+		c.cfg.Step(w, g, &h.inputs[s])
+		c.recordState(s, w.Owned(p))
+	}
+	w.SetFrame(now)
+	c.stats.Replays++
+	c.stats.ReplayedFrames += uint64(last - from)
+	for _, t := range c.tracks {
+		if t.corr != Pose {
+			continue
+		}
+		for k, e := range owned {
+			p := a.GetUnchecked(e, t.id)
+			if p == nil {
+				continue
+			}
+			b, n := (*ecs.Transform)(t.before.at(k)), (*ecs.Transform)(p)
+			d := ecs.Transform{X: n.X - b.X, Y: n.Y - b.Y, Angle: ecs.AngleDiff(b.Angle, n.Angle)}
+			if d == (ecs.Transform{}) {
+				continue
+			}
+			if c.cfg.Smoother != nil {
+				c.cfg.Smoother.AddCorrection(e, d.X, d.Y, d.Angle)
+			}
+			c.countPose(math.Hypot(d.X, d.Y))
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package predict
+
+// ClientStats counts a client's prediction and reconciliation, for a net
+// graph. Totals since the client was created unless noted.
+type ClientStats struct {
+	// Frames counts frames recorded.
+	Frames uint64
+	// InputMessages counts input messages queued; SendErrors those the
+	// connection refused.
+	InputMessages, SendErrors uint64
+	// AuthStates counts AUTH_STATE entity states received; Stale those
+	// older than the newest handled (ignored); Unmatched those with no
+	// prediction to compare with (frame not recorded, entity not owned then).
+	AuthStates, Stale, Unmatched uint64
+	// Corrections counts components found differing from the host's beyond
+	// their tolerance, by correction: PoseCorrections, VelocityCorrections,
+	// ValueCorrections.
+	Corrections                                            uint64
+	PoseCorrections, VelocityCorrections, ValueCorrections uint64
+	// MaxPose and MeanPose are the largest and mean pose correction, in world
+	// units of distance moved.
+	MaxPose, MeanPose float64
+	// MaxVelocity and MeanVelocity are the largest and mean velocity
+	// correction, in world units per second.
+	MaxVelocity, MeanVelocity float64
+	// PerSecond is the corrections counted in the last whole second.
+	PerSecond float64
+	// Replays counts replays run; ReplayedFrames the frames simulated again;
+	// ReplayFallbacks the AUTH_STATEs corrected instead because a replay was
+	// impossible (see ErrCannotReplay).
+	Replays, ReplayedFrames, ReplayFallbacks uint64
+}
+
+// Stats returns the counters.
+func (c *Client[I]) Stats() ClientStats {
+	st := c.stats
+	if st.PoseCorrections > 0 {
+		st.MeanPose = c.poseSum / float64(st.PoseCorrections)
+	}
+	if st.VelocityCorrections > 0 {
+		st.MeanVelocity = c.velSum / float64(st.VelocityCorrections)
+	}
+	return st
+}
