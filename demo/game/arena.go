@@ -119,13 +119,9 @@ func (g *Game) SpawnPlayer(peer ecs.PeerID, team Team, c color.RGBA) arche.Entit
 // SpawnBot creates a computer player of team, host-owned.
 func (g *Game) SpawnBot(team Team) arche.Entity {
 	e := g.SpawnPlayer(ecs.HostPeer, team, botColors[team])
-	n := g.bots
+	bot := g.NewBot(g.bots)
 	g.bots++
-	side := 1.0
-	if n%2 == 1 {
-		side = -1
-	}
-	g.botMap.Assign(e, &Bot{Side: side, Aim: float64(n%3-1) * g.Config.GoalMouth / 5})
+	g.botMap.Assign(e, &bot)
 	return e
 }
 
@@ -165,7 +161,9 @@ func (g *Game) spawnSpot(team Team) (x, y float64) {
 	if team == Right {
 		x = f.MaxX - f.W()/6
 	}
-	n := g.teamSize[team]
+	// Seven spots a side fit the field; later players share them (the
+	// physics pushes them apart).
+	n := g.teamSize[team] % 7
 	step := g.Config.PlayerRadius * 5
 	y = cy + float64((n+1)/2)*step*float64(1-2*(n%2))
 	return x, y

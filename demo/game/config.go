@@ -73,12 +73,29 @@ func DefaultConfig() Config {
 	}
 }
 
+// MaxPlayers is the most people in one networked match, the host's own
+// player included; computer players come on top.
+const MaxPlayers = 8
+
 // Team and player colours.
 var (
 	// TeamColors are the teams' colours: goals and players' rims.
 	TeamColors = [2]color.RGBA{Left: {0x3d, 0x9b, 0xff, 0xff}, Right: {0xff, 0x5a, 0x4f, 0xff}}
 	// LocalColor is the disc colour of the player at the keyboard.
 	LocalColor = color.RGBA{0xff, 0xd2, 0x3f, 0xff}
+	// PlayerColors are the disc colours of a networked match's players, one
+	// each: the host's own player takes the first (LocalColor), each peer
+	// that joins the first one free.
+	PlayerColors = [MaxPlayers]color.RGBA{
+		LocalColor,
+		{0x4d, 0xe0, 0x8a, 0xff}, // green
+		{0xc0, 0x6b, 0xff, 0xff}, // violet
+		{0xff, 0x8c, 0x1a, 0xff}, // orange
+		{0x2e, 0xe6, 0xe6, 0xff}, // cyan
+		{0xff, 0x5c, 0xc8, 0xff}, // pink
+		{0xa8, 0xe0, 0x3a, 0xff}, // lime
+		{0xb8, 0xbf, 0xcc, 0xff}, // silver
+	}
 	// botColors are the bots' disc colours by team: lighter team shades.
 	botColors = [2]color.RGBA{Left: {0x8c, 0xc6, 0xff, 0xff}, Right: {0xff, 0xa0, 0x96, 0xff}}
 )

@@ -51,6 +51,11 @@ type Game struct {
 	Ball, Score arche.Entity
 	// Stats are updated every step by the stats system.
 	Stats Stats
+	// Replica marks a client's copy of a match, which follows the host:
+	// the host alone decides goals and puts the ball and crates back, so on
+	// a replica the goals system ignores the goal sensors. Set it before the
+	// first step.
+	Replica bool
 
 	playerMap generic.Map6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, InputQueue]
 	ballMap   generic.Map5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Ball]

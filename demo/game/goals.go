@@ -28,8 +28,13 @@ func (g *Game) enterGoal(arb *cp.Arbiter, _ *cp.Space, _ any) bool {
 
 // scoreGoals runs after physics: a ball that entered a goal scores for the
 // defending team's opponent and goes back to the centre spot, at rest; a
-// crate pushed into a goal goes back home. Cost: the step's goal events.
+// crate pushed into a goal goes back home. On a Replica it does nothing: the
+// host's goals arrive with its state. Cost: the step's goal events.
 func (g *Game) scoreGoals(w *ecs.World) {
+	if g.Replica {
+		g.entered = g.entered[:0]
+		return
+	}
 	for _, en := range g.entered {
 		if !w.Alive(en.what) || !w.Alive(en.goal) {
 			continue
