@@ -161,6 +161,9 @@ func TestIndexByIDAndOwner(t *testing.T) {
 		t.Fatalf("owned(1) = %v, want [%v]", o, b)
 	}
 	SetOwner(w, c, 1)
+	if ro := w.Journal().Reowned(w); len(ro) != 1 || ro[0] != c {
+		t.Fatalf("reowned %v, want [%v]", ro, c)
+	}
 	if len(w.Owned(2)) != 0 || len(w.Owned(1)) != 2 {
 		t.Fatalf("SetOwner did not re-index: %v %v", w.Owned(1), w.Owned(2))
 	}

@@ -42,6 +42,7 @@ type Journal struct {
 	changes   []Change
 	spawned   []arche.Entity
 	despawned []Despawn
+	reowned   []arche.Entity
 	removals  int // networked entities removed since the last compaction
 	bitOf     [256]int8
 	ids       []arche.ID // replicated component ids by bit
@@ -135,6 +136,15 @@ func (j *Journal) Spawned(w *World) []arche.Entity {
 	return j.spawned
 }
 
+// Reowned returns the networked entities given a new owner this frame (by
+// SetOwner) and still alive, in order. Valid until the end of the step.
+func (j *Journal) Reowned(w *World) []arche.Entity {
+	if j.removals > 0 {
+		j.compact(w)
+	}
+	return j.reowned
+}
+
 // Despawned returns the entities removed (or stripped of NetworkIdentity)
 // this frame, in order. An entity created and removed in the same frame
 // appears here and not in Spawned. Valid until the end of the step.
@@ -160,6 +170,13 @@ func (j *Journal) compact(w *World) {
 		}
 	}
 	j.spawned = sp
+	ro := j.reowned[:0]
+	for _, e := range j.reowned {
+		if _, ok := w.index.slotOf(e); ok {
+			ro = append(ro, e)
+		}
+	}
+	j.reowned = ro
 	j.removals = 0
 }
 
@@ -168,6 +185,7 @@ func (j *Journal) endFrame() {
 	j.changes = j.changes[:0]
 	j.spawned = j.spawned[:0]
 	j.despawned = j.despawned[:0]
+	j.reowned = j.reowned[:0]
 	j.removals = 0
 	j.epoch++
 	if j.epoch == 0 {

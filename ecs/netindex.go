@@ -199,7 +199,8 @@ func (w *World) Networked() int { return len(w.index.byID) }
 func (w *World) NextNetID() NetID { return w.index.nextID }
 
 // SetOwner gives the networked entity e to peer p, updating both the
-// component and the owner index. It is the only correct way to change an owner
+// component and the owner index, and journals the change so the network
+// tells every peer. It is the only correct way to change an owner
 // after NetworkIdentity was added. It panics if e is not networked.
 func SetOwner(w *World, e arche.Entity, p PeerID) {
 	slot, ok := w.index.slotOf(e)
@@ -213,4 +214,5 @@ func SetOwner(w *World, e arche.Entity, p PeerID) {
 	w.index.own(slot, p)
 	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
 	ni.Owner = p
+	w.journal.reowned = append(w.journal.reowned, e)
 }

@@ -96,8 +96,8 @@ type ClientReplicator struct {
 	received int
 	total    int
 	frame    ecs.Frame
-	applied  []uint32 // slot*MaxComponents + component: newest host frame applied
-	tomb     map[ecs.NetID]struct{}
+	applied  []uint32                // slot*MaxComponents + component: newest host frame applied
+	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID
 	tombNext int
 	stats    ClientStats
@@ -116,7 +116,7 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 		w:        reg.world,
 		cfg:      cfg,
 		q:        make([]int32, max(reg.fields, 1)),
-		tomb:     make(map[ecs.NetID]struct{}),
+		tomb:     make(map[ecs.NetID]ecs.Frame),
 		tombFIFO: make([]ecs.NetID, cfg.Tombstones),
 	}
 	for i := range reg.comps {
@@ -133,7 +133,9 @@ func (c *ClientReplicator) Joined() bool { return c.joined }
 
 // Progress returns the entities received by join pages and the host's count
 // of networked entities, for a progress bar.
-func (c *ClientReplicator) Progress() (received, total int) { return c.received, c.total }
+func (c *ClientReplicator) Progress() (received, total int) {
+	return min(c.received, c.total), c.total
+}
 
 // Frame returns the newest host frame whose state was applied.
 func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
@@ -230,7 +232,7 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		if r.Err() != nil {
 			break
 		}
-		c.despawn(id)
+		c.despawn(id, frame)
 	}
 	for r.Err() == nil && r.Len() > 0 {
 		if err := c.item(&r, frame, true, nil); err != nil {
@@ -289,7 +291,7 @@ func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev
 		return fmt.Errorf("%w: network id 0", ErrMalformed)
 	}
 	if flags&itemDespawn != 0 {
-		c.despawn(id)
+		c.despawn(id, frame)
 		return nil
 	}
 	n := uint(len(c.reg.comps))
@@ -300,8 +302,11 @@ func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev
 		if flags>>(itemShift+n) != 0 {
 			return ErrUnknownComponent
 		}
-		owner := ecs.PeerID(r.Uvarint32())
-		return c.spawn(r, id, owner, m, frame)
+		owner := r.Uvarint32()
+		if owner > 0xffff {
+			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
+		}
+		return c.spawn(r, id, ecs.PeerID(owner), m, frame)
 	}
 	if page {
 		return fmt.Errorf("%w: update item in a join page", ErrMalformed)
@@ -386,9 +391,12 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
 	}
-	if _, dead := c.tomb[id]; dead {
-		c.stats.Ignored++
-		return nil
+	if removed, dead := c.tomb[id]; dead {
+		if frame <= removed {
+			c.stats.Ignored++ // sent before its removal, arrived after it
+			return nil
+		}
+		delete(c.tomb, id) // the entity came back (into scope)
 	}
 	a := c.w.Arche()
 	e, ok := c.w.EntityOf(id)
@@ -446,14 +454,18 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 	return nil
 }
 
-func (c *ClientReplicator) despawn(id ecs.NetID) {
-	if _, dead := c.tomb[id]; !dead {
-		if old := c.tombFIFO[c.tombNext]; old != 0 {
-			delete(c.tomb, old)
+// despawn removes entity id, removed by the host at frame f, and remembers
+// the removal so that a spawn sent before it and arriving after it is ignored.
+func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
+	if old, dead := c.tomb[id]; !dead {
+		if evict := c.tombFIFO[c.tombNext]; evict != 0 {
+			delete(c.tomb, evict)
 		}
 		c.tombFIFO[c.tombNext] = id
 		c.tombNext = (c.tombNext + 1) % len(c.tombFIFO)
-		c.tomb[id] = struct{}{}
+		c.tomb[id] = f
+	} else if f > old {
+		c.tomb[id] = f
 	}
 	e, ok := c.w.EntityOf(id)
 	if !ok {

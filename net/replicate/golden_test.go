@@ -18,12 +18,14 @@ import (
 
 // capture is an Out that keeps every message it is given.
 type capture struct {
-	msgs [][]byte // datagram messages: kind byte, then payload
-	lane [][]byte
+	msgs   [][]byte // datagram messages: kind byte, then payload
+	tokens []uint32
+	lane   [][]byte
 }
 
 func (c *capture) QueueDatagram(kind wire.Kind, payload []byte, token uint32) error {
 	c.msgs = append(c.msgs, append([]byte{byte(kind)}, payload...))
+	c.tokens = append(c.tokens, token)
 	return nil
 }
 func (c *capture) SendLane(_ transport.Lane, msg []byte) error {

@@ -32,7 +32,7 @@ type HostConfig struct {
 	// dropped as unable to keep up with the world. Default 8.
 	MaxJoinRounds int
 	// Records is how many sent STATE messages per peer are remembered until
-	// their fate is known. Default 1024.
+	// their fate is known. At least (and by default) wire.AckWindow, 1024.
 	Records int
 	// Scope, if set, says whether entity e is in peer p's scope. An entity out
 	// of scope is not sent; one that leaves scope is removed from the peer on
@@ -62,8 +62,10 @@ func (c *HostConfig) defaults() {
 	if c.MaxJoinRounds <= 0 {
 		c.MaxJoinRounds = 8
 	}
-	if c.Records <= 0 {
-		c.Records = 1024
+	if c.Records < wire.AckWindow {
+		// A token names a record by its index: the ring must outlast every
+		// datagram the connection may still report on.
+		c.Records = wire.AckWindow
 	}
 }
 
@@ -183,6 +185,13 @@ func (h *HostReplicator) Update(w *ecs.World) {
 				}
 			}
 		}
+		for _, e := range j.Reowned(w) {
+			slot, _ := w.NetSlot(e)
+			ni, _ := w.Identity(e)
+			for _, p := range h.peers {
+				p.onReown(slot, ni.Owner)
+			}
+		}
 		for _, ch := range j.Changes(w) {
 			c := h.reg.fromBit(ch.Bit)
 			if c < 0 {
@@ -216,9 +225,13 @@ func (h *HostReplicator) Update(w *ecs.World) {
 
 // refill adds a send interval's worth of budget, keeping at most two.
 func (p *HostPeer) refill() {
+	p.tokens = min(p.tokens+p.maxTokens()/2, p.maxTokens())
+}
+
+// maxTokens is the most budget a peer saves up: two send intervals' worth.
+func (p *HostPeer) maxTokens() uint32 {
 	cfg := &p.h.cfg
-	per := uint32(float64(cfg.BitsPerSecond) / 8 * float64(cfg.SendEvery) / cfg.StepRate)
-	p.tokens = min(p.tokens+per, 2*per)
+	return 2 * uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate)
 }
 
 // sortDirty orders the dirty list by priority, highest first (a counting
@@ -282,22 +295,26 @@ func (p *HostPeer) sendAuth() {
 			comp.quant(w.Arche().Get(e, comp.id), img)
 			b = appendAbsolute(b, img)
 		}
-		if len(h.buf)+len(b) > MaxStatePayload {
-			p.sendAuthMessage()
+		if len(h.buf)+len(b) > MaxStatePayload && len(h.buf) > header {
+			p.sendAuthMessage(frame)
 			h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 		}
 		h.buf = append(h.buf, b...)
 	}
 	if len(h.buf) > header {
-		p.sendAuthMessage()
+		p.sendAuthMessage(frame)
 	}
 	p.authDirty = false
 }
 
-func (p *HostPeer) sendAuthMessage() {
+func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	h := p.h
-	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, 0); err == nil {
+	rec, token := p.record(frame)
+	rec.auth = true
+	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, token); err == nil {
 		p.stats.AuthMessages++
+	} else {
+		p.resolve(rec, false)
 	}
 	cost := uint32(len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead)
 	p.tokens -= min(cost, p.tokens)

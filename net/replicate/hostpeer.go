@@ -14,12 +14,15 @@ const (
 	fListed                // the slot is in the peer's dirty list
 	fPaged                 // join: the entity went out in a page (frame says when)
 	fCatchUp               // join: changed since its page; in the catch-up list
+	fSent                  // a spawn went out since the slot was last reset
 )
 
 // peerSlot is a peer's record of one networked entity: 12 bytes, the whole
 // per-entity cost of a peer that holds nothing else for it.
 type peerSlot struct {
-	frame uint32 // join: frame the entity's page was built
+	// frame is when the peer's record of this entity began: its page (join)
+	// or its newest spawn. Notices of messages sent before it are stale.
+	frame uint32
 	base  int32  // baseline record + 1; 0: none
 	dirty uint16 // components changed since the peer's state
 	prio  uint8  // priority gained while waiting
@@ -47,6 +50,7 @@ type sentItem struct {
 type sentRecord struct {
 	frame uint32
 	live  bool
+	auth  bool // an AUTH_STATE: a loss makes the owner's state due again
 	items []sentItem
 	vals  []int32
 }
@@ -179,9 +183,10 @@ func (p *HostPeer) onSpawn(slot int32) {
 		p.join.onSpawn(p, slot)
 		return
 	}
-	p.slots[slot] = peerSlot{flags: fNeedSpawn, prio: 255}
-	p.dirty = append(p.dirty, slot)
-	p.slots[slot].flags |= fListed
+	s := &p.slots[slot]
+	listed := s.flags & fListed
+	*s = peerSlot{flags: fNeedSpawn | listed, prio: 255, frame: uint32(p.h.w.Frame())}
+	p.list(slot)
 }
 
 // onDespawn notes that the entity id left slot.
@@ -189,18 +194,42 @@ func (p *HostPeer) onDespawn(id ecs.NetID, slot int32) {
 	if int(slot) >= len(p.slots) {
 		return
 	}
-	s := &p.slots[slot]
 	if p.join != nil {
 		p.join.onDespawn(p, id, slot)
 		return
 	}
-	if s.flags&(fKnown|fSpawning) != 0 {
+	p.forget(slot, id)
+}
+
+// forget resets the peer's record of the entity id in slot, queueing its
+// removal if the peer may hold it. The slot stays in the dirty list, if it is,
+// to be dropped there.
+func (p *HostPeer) forget(slot int32, id ecs.NetID) {
+	s := &p.slots[slot]
+	if s.flags&(fKnown|fSpawning|fSent) != 0 {
 		p.despawns = append(p.despawns, despawnEntry{id: id})
 	}
 	if s.base != 0 {
 		p.base.release(s.base - 1)
 	}
-	*s = peerSlot{}
+	*s = peerSlot{flags: s.flags & fListed, frame: uint32(p.h.w.Frame())}
+}
+
+// onReown notes that the entity in slot got a new owner: every peer learns it
+// through a spawn, which carries the owner; the new owner gets AUTH_STATE.
+func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
+	if int(slot) >= len(p.slots) {
+		return
+	}
+	if p.join != nil {
+		p.join.onChange(p, slot)
+		return
+	}
+	if owner == p.id {
+		p.authDirty = true
+	}
+	p.slots[slot].flags |= fNeedSpawn
+	p.list(slot)
 }
 
 // onChange notes that component c of the entity in slot changed.
@@ -235,6 +264,7 @@ func (p *HostPeer) record(frame ecs.Frame) (*sentRecord, uint32) {
 	}
 	p.next++
 	r.live = true
+	r.auth = false
 	r.frame = uint32(frame)
 	r.items = r.items[:0]
 	r.vals = r.vals[:0]
@@ -256,6 +286,12 @@ func (p *HostPeer) tokenRecord(token uint32) *sentRecord {
 // items are marked to go again with their newest state.
 func (p *HostPeer) resolve(r *sentRecord, delivered bool) {
 	r.live = false
+	if r.auth {
+		if !delivered {
+			p.authDirty = true // the owner gets its state again, at its newest
+		}
+		return
+	}
 	w := p.h.w
 	for i := range r.items {
 		it := &r.items[i]
@@ -270,6 +306,9 @@ func (p *HostPeer) resolve(r *sentRecord, delivered bool) {
 			continue // the entity left; its slot may hold another
 		}
 		s := &p.slots[it.slot]
+		if r.frame < s.frame || s.flags&(fKnown|fSpawning|fNeedSpawn|fSent) == 0 {
+			continue // sent before the peer's record of the entity began anew
+		}
 		if !delivered {
 			p.stats.Resent++
 			if it.kind == itemSpawn && s.flags&fKnown == 0 {

@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"errors"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -16,6 +18,7 @@ type joinState struct {
 	despawns []ecs.NetID
 	pages    uint32
 	page     []byte
+	paged    []int32 // the slots of the page being built
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
@@ -133,15 +136,17 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 	h := p.h
 	w := h.w
 	reg := h.reg
+	// Removals ride at the front of pages, a bounded number per page.
+	removals := min(len(j.despawns), h.cfg.JoinPage/wire.MaxVarintLen32)
 	b := append(j.page[:0], byte(wire.KindJoinPage))
 	b = wire.AppendUvarint(b, uint64(w.Frame()))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
-	b = wire.AppendUvarint(b, uint64(len(j.despawns)))
-	for _, id := range j.despawns {
+	b = wire.AppendUvarint(b, uint64(removals))
+	for _, id := range j.despawns[:removals] {
 		b = wire.AppendUvarint(b, uint64(id))
 	}
-	j.despawns = j.despawns[:0]
 	q := h.scratch
+	j.paged = j.paged[:0]
 	for len(b) < h.cfg.JoinPage {
 		slot := j.next(p)
 		if slot < 0 {
@@ -159,14 +164,24 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 		j.unflag(s)
 		s.flags |= fPaged
 		s.frame = uint32(w.Frame())
+		j.paged = append(j.paged, slot)
 	}
 	j.page = b
 	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
-		// The lane refused the page (closed, or past its limit): the peer
-		// cannot be joined.
-		p.err = err
+		if !errors.Is(err, transport.ErrLaneQueueFull) {
+			p.err = err // closed, or past the lane's size limit
+			return false
+		}
+		// The lane is full for now: what this page held goes again in a
+		// later round; its removals stay queued.
+		for _, slot := range j.paged {
+			s := &p.slots[slot]
+			s.flags &^= fPaged
+			j.flag(s)
+		}
 		return false
 	}
+	j.despawns = append(j.despawns[:0], j.despawns[removals:]...)
 	j.pages++
 	p.stats.JoinPages++
 	p.stats.JoinBytes += uint64(len(b))

@@ -186,13 +186,21 @@ func FuzzClientDatagram(f *testing.F) {
 	for _, p := range l.inflight {
 		f.Add(byte(p.kind), p.payload)
 	}
+	var seedPages [][]byte
 	for _, m := range l.lane {
 		f.Add(m[0], m)
+		if wire.Kind(m[0]) == wire.KindJoinPage {
+			seedPages = append(seedPages, m)
+		}
 	}
 	f.Fuzz(func(t *testing.T, kind byte, payload []byte) {
 		cw := ecs.NewWorld()
 		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, MaxHeld: 4})
-		// Seed the client with a join so datagrams are applied, not held.
+		// Join with the seed world first, so updates and deltas meet entities
+		// that exist; then the fuzzed input on every path.
+		for _, m := range seedPages {
+			c.HandleLane(m)
+		}
 		c.HandleLane([]byte{byte(wire.KindJoinFinal), 1, 0, 0})
 		c.HandleDatagram(wire.Kind(kind), payload)
 		c.HandleLane(payload)

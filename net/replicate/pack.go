@@ -155,13 +155,8 @@ func (p *HostPeer) pack() {
 			continue
 		}
 		if h.cfg.Scope != nil && !h.cfg.Scope(p.id, e) {
-			if s.flags&(fKnown|fSpawning) != 0 {
-				p.despawns = append(p.despawns, despawnEntry{id: id})
-			}
-			if s.base != 0 {
-				p.base.release(s.base - 1)
-			}
-			*s = peerSlot{}
+			p.forget(slot, id)
+			s.flags &^= fListed
 			continue
 		}
 		mark := len(p.arena)
@@ -170,7 +165,9 @@ func (p *HostPeer) pack() {
 			continue // nothing the peer lacks
 		}
 		c := cost(int(pk.bodyN))
-		if est+c > budget {
+		// The first item of a tick always goes once the budget is full, even
+		// if larger than the budget holds, so nothing waits behind it forever.
+		if est+c > budget && (est > 0 || p.tokens < p.maxTokens()) {
 			p.arena = p.arena[:mark]
 			p.pickVals = p.pickVals[:pk.vals]
 			full = true
@@ -299,7 +296,8 @@ func (p *HostPeer) commitPick(slot int32, pk *pick) {
 	}
 	p.base.sends[s.base-1]++
 	if pk.kind == itemSpawn {
-		s.flags = s.flags&^fNeedSpawn | fSpawning
+		s.flags = s.flags&^fNeedSpawn | fSpawning | fSent
+		s.frame = uint32(p.h.w.Frame())
 		p.stats.Spawns++
 	}
 	s.dirty = 0

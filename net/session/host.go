@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -58,6 +59,9 @@ type HostConfig struct {
 	// AcceptBacklog bounds the connections accepted and not yet taken by the
 	// simulation. Default 16.
 	AcceptBacklog int
+	// MaxPending bounds the connections that have not said Hello yet; more
+	// are closed at once. Default 32.
+	MaxPending int
 }
 
 func (c *HostConfig) defaults() {
@@ -79,6 +83,9 @@ func (c *HostConfig) defaults() {
 	if c.AcceptBacklog <= 0 {
 		c.AcceptBacklog = 16
 	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 32
+	}
 }
 
 // Host runs the host side of a session: it admits peers, replicates the world
@@ -86,8 +93,8 @@ func (c *HostConfig) defaults() {
 // adding the game's systems or before: its own go to the schedule's input and
 // output stages.
 //
-// Methods other than Serve, Accept and Close must be called on the
-// simulation goroutine.
+// Serve and Accept are safe from any goroutine; every other method belongs
+// to the simulation goroutine.
 type Host struct {
 	w     *ecs.World
 	sched *ecs.Schedule
@@ -97,9 +104,10 @@ type Host struct {
 
 	incoming chan transport.Conn
 	peers    []*hostPeer
-	nextPeer ecs.PeerID
 	events   []Event
 	stats    HostStats
+
+	droppedFull atomic.Uint64
 
 	mu        sync.Mutex
 	listeners []transport.Listener
@@ -130,7 +138,6 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 		repl:     replicate.NewHost(reg, cfg.Replication),
 		cfg:      cfg,
 		incoming: make(chan transport.Conn, cfg.AcceptBacklog),
-		nextPeer: 1,
 		ctx:      ctx,
 		cancel:   cancel,
 	}
@@ -144,7 +151,11 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 func (h *Host) Replicator() *replicate.HostReplicator { return h.repl }
 
 // Stats returns the host's counters.
-func (h *Host) Stats() HostStats { return h.stats }
+func (h *Host) Stats() HostStats {
+	st := h.stats
+	st.DroppedFull = h.droppedFull.Load()
+	return st
+}
 
 // Serve accepts connections from l on a goroutine of its own until the host
 // closes. Safe to call from any goroutine.
@@ -171,18 +182,25 @@ func (h *Host) Serve(l transport.Listener) {
 // Accept hands the host a new connection. It never blocks: past the backlog
 // the connection is closed at once. Safe to call from any goroutine.
 func (h *Host) Accept(tc transport.Conn) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		tc.Close(transport.CloseHostShutdown, "host shutting down")
+		return
+	}
 	select {
 	case h.incoming <- tc:
 	default:
 		tc.Close(transport.CloseLimit, "host busy: too many connections waiting; try again")
-		h.mu.Lock()
-		h.stats.DroppedFull++
-		h.mu.Unlock()
+		h.droppedFull.Add(1)
 	}
 }
 
-// Close closes every connection with CloseHostShutdown and stops accepting.
-// Safe to call from any goroutine once; the world is not touched.
+// Close stops accepting and closes every connection with
+// CloseHostShutdown. Call it on the simulation goroutine (or once the
+// simulation has stopped): closing reports in-flight datagrams lost to the
+// replicator, which reads the world. The host's entities are not removed.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -270,6 +288,11 @@ func (h *Host) receive(w *ecs.World) {
 		select {
 		case tc := <-h.incoming:
 			h.stats.Accepted++
+			if h.pending() >= h.cfg.MaxPending {
+				tc.Close(transport.CloseLimit, "host busy: too many connections handshaking; try again")
+				h.stats.Rejected++
+				continue
+			}
 			p := &hostPeer{h: h, since: now, lastAck: now}
 			c, err := conn.New(tc, h.cfg.Clock, p, h.cfg.Conn)
 			if err != nil {
@@ -292,8 +315,10 @@ func (h *Host) receive(w *ecs.World) {
 	h.reap()
 }
 
-// send drops peers whose join failed and flushes every connection: the last
-// system of the output stage.
+// send closes peers whose join failed and flushes every connection: the
+// last system of the output stage. Closed peers are removed, with their
+// entities, at the next input stage, so the removals are journaled in a frame
+// that replication still reads.
 func (h *Host) send(w *ecs.World) {
 	for _, p := range h.peers {
 		if p.rp != nil && p.rp.Err() != nil && !p.c.Closed() {
@@ -307,7 +332,6 @@ func (h *Host) send(w *ecs.World) {
 			p.c.Flush()
 		}
 	}
-	h.reap()
 }
 
 // reap removes closed peers and their entities.
@@ -359,6 +383,35 @@ func (h *Host) leave(p *hostPeer) {
 	}
 }
 
+// pending counts connections that have not said Hello yet.
+func (h *Host) pending() int {
+	n := 0
+	for _, p := range h.peers {
+		if !p.admitted && !p.c.Closed() {
+			n++
+		}
+	}
+	return n
+}
+
+// freePeerID returns the lowest peer id no live peer holds, or 0 if none is
+// free.
+func (h *Host) freePeerID() ecs.PeerID {
+	for id := ecs.PeerID(1); id != 0; id++ {
+		taken := false
+		for _, p := range h.peers {
+			if p.admitted && p.id == id {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return id
+		}
+	}
+	return 0
+}
+
 func (h *Host) admitted() int {
 	n := 0
 	for _, p := range h.peers {
@@ -381,12 +434,11 @@ func (h *Host) admit(p *hostPeer, hello wire.Hello) {
 		reject(wire.RejectVersion, transport.CloseVersion,
 			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, hello.Version))
 		return
-	case h.admitted() >= h.cfg.MaxPeers:
+	case h.admitted() >= h.cfg.MaxPeers || h.freePeerID() == 0:
 		reject(wire.RejectFull, transport.CloseNormal, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers))
 		return
 	}
-	p.id = h.nextPeer
-	h.nextPeer++
+	p.id = h.freePeerID()
 	p.name = hello.Name
 	p.admitted = true
 	var token [wire.TokenLen]byte

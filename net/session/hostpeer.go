@@ -127,7 +127,11 @@ func (p *hostPeer) check(now time.Time) {
 			p.c.Close(transport.CloseTimeout, "no Hello in time")
 		}
 		return
-	case p.c.InFlight() > 0 && now.Sub(p.lastAck) > cfg.AckTimeout:
+	case p.c.InFlight() == 0:
+		// Nothing outstanding, nothing to acknowledge: the clock restarts
+		// when the next datagram goes out.
+		p.lastAck = now
+	case now.Sub(p.lastAck) > cfg.AckTimeout:
 		p.c.Close(transport.CloseTimeout, "peer acknowledged nothing in time")
 		return
 	}

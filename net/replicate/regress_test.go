@@ -1,0 +1,194 @@
+package replicate
+
+import (
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// rig is a host replicator with one peer over a capture, and a client that
+// is fed by hand: each test decides which message arrives and which is lost.
+type rig struct {
+	t      *testing.T
+	w      *ecs.World
+	reg    *Registry
+	h      *HostReplicator
+	s      *ecs.Schedule
+	out    *capture
+	m      generic.Map3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity]
+	tf     generic.Map[ecs.Transform]
+	cw     *ecs.World
+	c      *ClientReplicator
+	seen   int // messages handled so far
+	scoped map[arche.Entity]bool
+}
+
+func newRig(t *testing.T, cfg HostConfig) *rig {
+	w := ecs.NewWorld()
+	r := &rig{t: t, w: w, reg: NewRegistry(w), out: &capture{}, scoped: map[arche.Entity]bool{}}
+	if cfg.SendEvery == 0 {
+		cfg.SendEvery = 1
+	}
+	r.h = NewHost(r.reg, cfg)
+	r.s = ecs.NewSchedule(w, nil, 0)
+	r.s.Add("replicate", r.h)
+	r.m = generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	r.tf = generic.NewMap[ecs.Transform](w.Arche())
+	r.cw = ecs.NewWorld()
+	r.c = NewClient(NewRegistry(r.cw), ClientConfig{Local: 1})
+	r.h.AddPeer(1, r.out)
+	r.s.Step()
+	for _, m := range r.out.lane {
+		if _, err := r.c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !r.c.Joined() {
+		t.Fatal("rig: client did not join")
+	}
+	return r
+}
+
+// next returns the index of every message sent since the last call.
+func (r *rig) next() []int {
+	var idx []int
+	for ; r.seen < len(r.out.msgs); r.seen++ {
+		idx = append(idx, r.seen)
+	}
+	return idx
+}
+
+func (r *rig) deliver(i int) {
+	m := r.out.msgs[i]
+	if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
+		r.t.Fatalf("message %d: %v", i, err)
+	}
+	if r.out.tokens[i] != 0 {
+		r.h.Delivered(1, r.out.tokens[i])
+	}
+}
+
+func (r *rig) lose(i int) {
+	if r.out.tokens[i] != 0 {
+		r.h.Lost(1, r.out.tokens[i])
+	}
+}
+
+// settle steps with every message delivered until nothing more is sent.
+func (r *rig) settle() {
+	for range 60 {
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+}
+
+func (r *rig) move(e arche.Entity, dx float64) {
+	r.tf.Get(e).X += dx
+	ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+}
+
+func TestLostSpawnWithSecondSpawnInFlightLeavesNoGhost(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.s.Step()
+	first := r.next()
+	r.move(e, 10)
+	r.s.Step()
+	second := r.next() // the spawn again, with the new pose
+	r.lose(first[0])
+	r.w.Arche().RemoveEntity(e)
+	r.s.Step()
+	removal := r.next()
+	r.deliver(second[0]) // the second spawn arrives after all
+	for _, i := range removal {
+		r.deliver(i)
+	}
+	r.settle()
+	if r.cw.Networked() != r.w.Networked() {
+		t.Fatalf("host holds %d entities, client %d: a ghost", r.w.Networked(), r.cw.Networked())
+	}
+}
+
+func TestScopeReentrySpawnsAgain(t *testing.T) {
+	in := true
+	r := &rig{}
+	r = newRig(t, HostConfig{Scope: func(p ecs.PeerID, e arche.Entity) bool { return in }})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	id, _ := r.w.Identity(e)
+	if _, ok := r.cw.EntityOf(id.ID); !ok {
+		t.Fatal("entity never reached the client")
+	}
+	in = false
+	r.move(e, 5)
+	r.settle()
+	if _, ok := r.cw.EntityOf(id.ID); ok {
+		t.Fatal("entity out of scope still on the client")
+	}
+	in = true
+	r.move(e, 5)
+	r.settle()
+	if ce, ok := r.cw.EntityOf(id.ID); !ok {
+		t.Fatal("entity back in scope never came back")
+	} else if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 10 {
+		t.Fatalf("re-entered at x=%v, want 10", got)
+	}
+}
+
+func TestLostAuthStateIsSentAgain(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	r.move(e, 11)
+	r.s.Step()
+	for _, i := range r.next() {
+		r.lose(i) // the AUTH_STATE with x = 11 never arrives
+	}
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(r.w, e))
+	if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 11 {
+		t.Fatalf("owner holds x=%v after a lost AUTH_STATE, want 11", got)
+	}
+}
+
+func TestTinyBudgetStillSends(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 500, SendEvery: 2})
+	for range 3 {
+		r.m.NewWith(&ecs.Transform{X: 1e6}, &ecs.Velocity{X: 100}, &ecs.NetworkIdentity{})
+	}
+	for range 600 {
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+	if r.cw.Networked() != 3 {
+		t.Fatalf("client holds %d of 3 entities after 10 s at 500 bit/s", r.cw.Networked())
+	}
+}
+
+func TestOwnerChangeReachesPeers(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	ecs.SetOwner(r.w, e, 1)
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(r.w, e))
+	if ni, _ := r.cw.Identity(ce); ni.Owner != 1 {
+		t.Fatalf("client sees owner %d, want 1", ni.Owner)
+	}
+}
+
+func mustID(w *ecs.World, e arche.Entity) ecs.NetID {
+	ni, ok := w.Identity(e)
+	if !ok {
+		panic("not networked")
+	}
+	return ni.ID
+}
