@@ -28,10 +28,22 @@ const (
 
 const angleSteps = 1 << AngleBits
 
-// clampRound rounds v·scale to an integer within ±limit·scale.
+// clampRound rounds v·scale to the nearest integer (halves away from zero)
+// within ±limit·scale. NaN becomes 0.
 func clampRound(v, scale, limit float64) int32 {
-	v = math.Max(-limit, math.Min(limit, v))
-	return int32(math.Round(v * scale))
+	switch {
+	case v > limit:
+		v = limit
+	case v < -limit:
+		v = -limit
+	case v != v:
+		return 0
+	}
+	x := v * scale
+	if x < 0 {
+		return -int32(-x + 0.5)
+	}
+	return int32(x + 0.5)
 }
 
 func quantizeAngle(a float64) int32 {
