@@ -7,7 +7,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// ErrCannotReplay: a replay was asked from a frame that is not recorded (too
+// ErrCannotReplay is returned when a replay is asked from a frame that is not recorded (too
 // old, or in the future), or the owned entities changed since it, or the
 // client has no Step. Correct mode does not need any of these.
 var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is not recorded, or the owned entities changed since, or ClientConfig.Step is not set")

@@ -521,8 +521,8 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 	return nil
 }
 
-// Image returns the wire image offsets: component ci's integers start at
-// Offset(ci) in the images an AuthHandler receives.
+// Offset returns where component c's integers start in a full wire image,
+// such as the images an AuthHandler receives.
 func (r *Registry) Offset(c Component) int { return r.offset[c] }
 
 // fresh reports whether a state of frame f of component ci is newer than

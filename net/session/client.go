@@ -81,7 +81,6 @@ type Client struct {
 	welcome wire.Welcome
 	err     error
 	events  []Event
-	ready   bool
 }
 
 // NewClient starts a session over tc, an established connection to a host,
