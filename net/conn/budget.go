@@ -18,12 +18,15 @@ type budget struct {
 	started     bool
 }
 
+// configure sets the rate and the burst. Going from no budget to a budget
+// starts the bucket full: what was sent without a budget is no debt.
 func (b *budget) configure(bitsPerSec int, burst time.Duration, overhead int) {
+	wasOff := b.bytesPerSec == 0
 	b.bytesPerSec = float64(bitsPerSec) / 8
 	b.burst = burst
 	b.overhead = overhead
 	b.capacity = max(b.bytesPerSec*burst.Seconds(), float64(transport.MaxDatagramSize+overhead))
-	if b.level > b.capacity {
+	if b.level > b.capacity || (wasOff && b.bytesPerSec > 0) {
 		b.level = b.capacity
 	}
 }
@@ -41,7 +44,14 @@ func (b *budget) refill(now time.Duration) {
 	}
 }
 
-func (b *budget) spend(n int) { b.level -= float64(n + b.overhead) }
+// spend takes a datagram of n bytes from the bucket; without a budget
+// nothing is counted.
+func (b *budget) spend(n int) {
+	if b.bytesPerSec == 0 {
+		return
+	}
+	b.level -= float64(n + b.overhead)
+}
 
 // SetBitsPerSecond changes the peer's bandwidth budget; 0 turns it off.
 func (c *Conn) SetBitsPerSecond(bitsPerSec int) {

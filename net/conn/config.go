@@ -18,6 +18,14 @@ type Config struct {
 	// closes the connection. A burst after a stall (a paused window, say)
 	// drains in fewer. Default 3.
 	FloodPolls int
+	// MaxDatagramsPerSecond and MaxDatagramBytesPerSecond bound the rate of
+	// the datagrams taken from the peer, whatever the poll rate: a token
+	// bucket on the Conn's clock holds one second of each, so a burst after
+	// a stall of up to a second passes. Past either the connection closes
+	// with transport.CloseLimit. Defaults 2,000 datagrams and 2 MiB a
+	// second, far above a game's needs (state at 60 Hz within a 256 kbit/s
+	// budget is under 100 datagrams a second).
+	MaxDatagramsPerSecond, MaxDatagramBytesPerSecond int
 	// MaxLaneMessagesPerPoll and MaxLaneBytesPerPoll bound the lane messages
 	// a Poll takes (a message begun under the bound is taken whole); the rest
 	// wait on their streams, whose flow control holds the peer back. Defaults 256
@@ -72,27 +80,30 @@ type Config struct {
 
 // Defaults of Config's fields.
 const (
-	DefaultMaxDatagramsPerPoll     = 128
-	DefaultMaxDatagramBytesPerPoll = 128 << 10
-	DefaultFloodPolls              = 3
-	DefaultMaxLaneMessagesPerPoll  = 256
-	DefaultMaxLaneBytesPerPoll     = 1 << 20
-	DefaultMaxLaneMessageSize      = 1 << 20
-	DefaultMaxMessagesPerDatagram  = 256
-	DefaultMaxMalformed            = 16
-	DefaultMaxQueuedBytes          = 64 << 10
-	DefaultPeerAckDelay            = 50 * time.Millisecond
-	DefaultInitialRTT              = 200 * time.Millisecond
-	DefaultMinReorderWindow        = 25 * time.Millisecond
-	DefaultMaxReorderWindow        = 250 * time.Millisecond
-	DefaultBudgetBurst             = 100 * time.Millisecond
-	DefaultDatagramOverhead        = 40
+	DefaultMaxDatagramsPerPoll       = 128
+	DefaultMaxDatagramBytesPerPoll   = 128 << 10
+	DefaultFloodPolls                = 3
+	DefaultMaxDatagramsPerSecond     = 2000
+	DefaultMaxDatagramBytesPerSecond = 2 << 20
+	DefaultMaxLaneMessagesPerPoll    = 256
+	DefaultMaxLaneBytesPerPoll       = 1 << 20
+	DefaultMaxLaneMessageSize        = 1 << 20
+	DefaultMaxMessagesPerDatagram    = 256
+	DefaultMaxMalformed              = 16
+	DefaultMaxQueuedBytes            = 64 << 10
+	DefaultPeerAckDelay              = 50 * time.Millisecond
+	DefaultInitialRTT                = 200 * time.Millisecond
+	DefaultMinReorderWindow          = 25 * time.Millisecond
+	DefaultMaxReorderWindow          = 250 * time.Millisecond
+	DefaultBudgetBurst               = 100 * time.Millisecond
+	DefaultDatagramOverhead          = 40
 )
 
 // withDefaults returns c with zero fields set to their defaults, or an error
 // naming a field out of range.
 func (c Config) withDefaults() (Config, error) {
 	ints := []*int{&c.MaxDatagramsPerPoll, &c.MaxDatagramBytesPerPoll, &c.FloodPolls,
+		&c.MaxDatagramsPerSecond, &c.MaxDatagramBytesPerSecond,
 		&c.MaxLaneMessagesPerPoll, &c.MaxLaneBytesPerPoll,
 		&c.MaxLaneMessageSize, &c.MaxMessagesPerDatagram, &c.MaxMalformed, &c.MaxQueuedBytes,
 		&c.BitsPerSecond, &c.DatagramOverhead}
@@ -120,6 +131,8 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.MaxDatagramsPerPoll, DefaultMaxDatagramsPerPoll)
 	def(&c.MaxDatagramBytesPerPoll, DefaultMaxDatagramBytesPerPoll)
 	def(&c.FloodPolls, DefaultFloodPolls)
+	def(&c.MaxDatagramsPerSecond, DefaultMaxDatagramsPerSecond)
+	def(&c.MaxDatagramBytesPerSecond, DefaultMaxDatagramBytesPerSecond)
 	def(&c.MaxLaneMessagesPerPoll, DefaultMaxLaneMessagesPerPoll)
 	def(&c.MaxLaneBytesPerPoll, DefaultMaxLaneBytesPerPoll)
 	def(&c.MaxLaneMessageSize, DefaultMaxLaneMessageSize)

@@ -74,6 +74,7 @@ type Conn struct {
 	budget    budget
 	malformed int
 	fullPolls int // polls in a row that ended at a datagram bound
+	inRate    inboundRate
 	counts    counters
 	bytesIn   rateMeter
 	bytesOut  rateMeter

@@ -542,3 +542,65 @@ func TestUnresponsivePeerIsClosed(t *testing.T) {
 		t.Fatalf("%d notices, want %d (every packet lost at close)", len(ra.notices), wire.AckWindow)
 	}
 }
+
+// TestPacketNumberNearWrapIsMalformed: a datagram numbered within AckWindow
+// of 2^32 is counted malformed, not accepted; the connection stays open and
+// its next Flush works. One just below the limit is accepted.
+func TestPacketNumberNearWrapIsMalformed(t *testing.T) {
+	_, b, _, rb, _, lb, _ := fakePair(t, Config{})
+	forge := func(pn uint32) []byte {
+		h := wire.Header{Numbered: true, Packet: pn, Floor: pn, ReorderFloor: pn}
+		d, err := h.Append(nil)
+		must(t, err)
+		return wire.AppendMessage(d, wire.KindInput, []byte("x"))
+	}
+	for _, pn := range []uint32{1<<32 - 1, 1<<32 - wire.AckWindow} {
+		lb.inbox = append(lb.inbox, forge(pn))
+		must(t, b.Poll())
+		must(t, b.Flush())
+	}
+	if s := b.Stats(); s.Malformed != 2 || s.PacketsAccepted != 0 || len(rb.msgs) != 0 || b.Closed() {
+		t.Fatalf("stats %+v, %d messages, closed %v (%v)", s, len(rb.msgs), b.Closed(), b.Err())
+	}
+	lb.inbox = append(lb.inbox, forge(1<<32-wire.AckWindow-1))
+	must(t, b.Poll())
+	must(t, b.Flush())
+	if s := b.Stats(); s.PacketsAccepted != 1 || s.AckOnlySent != 1 || len(rb.msgs) != 1 {
+		t.Fatalf("the highest usable number was not accepted and acknowledged: %+v", s)
+	}
+}
+
+// TestUnresponsiveWhileLaterPacketsAreAcknowledged: the peer acknowledges
+// every packet but the first and never reports it lost. With 1,024 packets
+// sent since it the connection closes as unresponsive, and the error says
+// what happened rather than that nothing was acknowledged.
+func TestUnresponsiveWhileLaterPacketsAreAcknowledged(t *testing.T) {
+	a, _, ra, _, la, _, clk := fakePair(t, Config{})
+	la.hold = true
+	for range wire.AckWindow {
+		must(t, a.Queue(wire.KindState, []byte("x"), 0))
+		must(t, a.Flush())
+		clk.Advance(time.Millisecond)
+	}
+	// Missing 0, accepted 1..1023, discard floor 0: packet 0 stays in flight.
+	h := wire.Header{HasAck: true, Ack: wire.AckFrame{First: 0, NumRuns: 3}}
+	h.Ack.Runs[0], h.Ack.Runs[1], h.Ack.Runs[2] = 0, 1, wire.AckWindow-1
+	ack, err := h.Append(nil)
+	must(t, err)
+	la.inbox = append(la.inbox, ack)
+	must(t, a.Poll())
+	if s := a.Stats(); s.PacketsDelivered != wire.AckWindow-1 || s.InFlight != 1 {
+		t.Fatalf("after the ack: %+v", s)
+	}
+	must(t, a.Queue(wire.KindState, []byte("x"), 0))
+	err = a.Flush()
+	if !errors.Is(err, ErrUnresponsive) || !a.Closed() {
+		t.Fatalf("Flush = %v, want ErrUnresponsive", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "acknowledged none") || !strings.Contains(msg, "oldest") {
+		t.Fatalf("error %q misdescribes a peer that acknowledged all but the oldest packet", msg)
+	}
+	if n := ra.notices[len(ra.notices)-1]; n.Packet != 0 || n.Delivered {
+		t.Fatalf("last notice %+v, want packet 0 lost at the close", n)
+	}
+}

@@ -32,10 +32,14 @@ var (
 	// ErrProtocol: the peer sent too much malformed input; the connection was
 	// closed with transport.CloseProtocol. A *ProtocolError says what.
 	ErrProtocol = errors.New("conn: peer broke the protocol")
-	// ErrUnresponsive: the peer acknowledged none of the last AckWindow
-	// numbered datagrams; the connection was closed with
-	// transport.CloseTimeout.
-	ErrUnresponsive = errors.New("conn: peer acknowledged none of the last 1024 datagrams; closed as unresponsive")
+	// ErrUnresponsive: the oldest numbered datagram whose fate is unknown is
+	// AckWindow (1,024) packets behind the next one to send, so no more can
+	// be numbered. Later datagrams may have been acknowledged, but the peer
+	// neither acknowledged that one nor reported it lost (an honest peer
+	// settles it within its reorder window of acknowledging anything sent
+	// after it): the peer stopped acknowledging, or lags far behind. The
+	// connection was closed with transport.CloseTimeout.
+	ErrUnresponsive = errors.New("conn: 1024 numbered datagrams sent since the oldest one the peer has neither acknowledged nor reported lost; closed as unresponsive; check that the peer polls and flushes every tick")
 )
 
 // LimitError says which limit the peer passed. It matches ErrLimit with

@@ -16,7 +16,14 @@ var (
 	errUnnumbered   = fmt.Errorf("%w: an unnumbered datagram carries messages", wire.ErrInvalid)
 	errEmptyLaneMsg = fmt.Errorf("%w: an empty lane message", wire.ErrTruncated)
 	errLaneKind     = fmt.Errorf("%w: a lane message does not start with a lane kind", wire.ErrInvalid)
+	errPacketRange  = fmt.Errorf("%w: a packet number within AckWindow of 2^32", wire.ErrInvalid)
 )
+
+// packetLimit is the first packet number never used: numbers from it on
+// would take the tracked span (AckWindow) past 2^32. A sender closes before
+// reaching it; a receiver counts a datagram numbered at or above it as
+// malformed.
+const packetLimit = 1<<32 - wire.AckWindow
 
 // Poll takes what the transport received since the last Poll: lane
 // messages first (to Handler.LaneMessage), then datagrams, whose
@@ -26,7 +33,8 @@ var (
 // A Poll takes at most the Config's per-poll bounds; the rest waits for the
 // next. A peer that keeps the datagram bounds full for Config.FloodPolls
 // polls in a row is closed with transport.CloseLimit, and Poll returns the
-// *LimitError; so is one that sends a lane message over
+// *LimitError; so is one that sends datagrams faster than
+// Config.MaxDatagramsPerSecond or MaxDatagramBytesPerSecond, a lane message over
 // Config.MaxLaneMessageSize or a datagram with more than
 // Config.MaxMessagesPerDatagram messages. Malformed input is dropped and
 // counted; past Config.MaxMalformed the connection closes with
@@ -60,6 +68,7 @@ func (c *Conn) Poll() error {
 		}
 	}
 	var dgrams, dgramBytes int
+	c.inRate.refill(now, c.cfg.MaxDatagramsPerSecond, c.cfg.MaxDatagramBytesPerSecond)
 	for !c.closed && dgrams < c.cfg.MaxDatagramsPerPoll && dgramBytes < c.cfg.MaxDatagramBytesPerPoll {
 		p, ok := c.tc.RecvDatagram()
 		if !ok {
@@ -67,7 +76,14 @@ func (c *Conn) Poll() error {
 		}
 		dgrams++
 		dgramBytes += len(p)
-		c.receive(p, now)
+		switch dOK, bOK := c.inRate.take(len(p)); {
+		case !dOK:
+			c.fail(&LimitError{Limit: "datagrams per second", Max: c.cfg.MaxDatagramsPerSecond, Got: int(c.pktsIn.rate(now)) + 1})
+		case !bOK:
+			c.fail(&LimitError{Limit: "datagram bytes per second", Max: c.cfg.MaxDatagramBytesPerSecond, Got: int(c.bytesIn.rate(now)) + len(p)})
+		default:
+			c.receive(p, now)
+		}
 	}
 	if !c.closed {
 		if dgrams >= c.cfg.MaxDatagramsPerPoll || dgramBytes >= c.cfg.MaxDatagramBytesPerPoll {
@@ -121,6 +137,9 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 		return
 	case n > 0 && !h.Numbered:
 		c.ReportMalformed(errUnnumbered)
+		return
+	case h.Numbered && h.Packet >= packetLimit:
+		c.ReportMalformed(errPacketRange)
 		return
 	case h.HasAck && (h.Ack.Last() >= c.next || h.Ack.DiscardFloor > c.next):
 		c.ReportMalformed(errAckUnsent)

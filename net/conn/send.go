@@ -179,8 +179,8 @@ func (c *Conn) Flush() error {
 			c.fail(ErrUnresponsive)
 			return c.err
 		}
-		if c.next >= 1<<32-wire.AckWindow {
-			c.fail(&LimitError{Limit: "packet numbers", Max: 1<<32 - wire.AckWindow, Got: int(c.next)})
+		if c.next >= packetLimit {
+			c.fail(&LimitError{Limit: "packet numbers", Max: packetLimit, Got: int(c.next)})
 			return c.err
 		}
 		h.Numbered = true

@@ -25,9 +25,10 @@ type ClientConfig[I any] struct {
 	// VelocityCodec unless listed here: list them when registered with
 	// codecs of your own.
 	Components []Tracker
-	// Corrector carries Pose and Velocity corrections into the present.
-	// Default: the components are written directly (right for entities
-	// without a physics body).
+	// Corrector carries Pose and Velocity corrections into the present, for
+	// the entities it takes (see Corrector; *physics.Space takes those with
+	// a body). Default, and for the other entities: the components are
+	// written directly.
 	Corrector Corrector
 	// Smoother, if set, learns of every pose correction.
 	Smoother Smoother

@@ -25,6 +25,10 @@ type history[I any] struct {
 	counts []int32
 	ents   []arche.Entity
 	masks  []uint16 // trackers' bits: components the entity had
+	// skip holds trackers' bits of values not to compare with the host's:
+	// recorded before a HostValue correction of an earlier frame, they no
+	// longer follow from the corrected value. Cleared when recorded again.
+	skip []uint16
 }
 
 func (h *history[I]) init(size int) {
@@ -72,11 +76,13 @@ func (h *history[I]) grow(n int, trackers []*tracker) {
 	rows := len(h.frames)
 	ents := make([]arche.Entity, rows*stride)
 	masks := make([]uint16, rows*stride)
+	skip := make([]uint16, rows*stride)
 	for r := 0; r < rows && old > 0; r++ {
 		copy(ents[r*stride:r*stride+old], h.ents[r*old:(r+1)*old])
 		copy(masks[r*stride:r*stride+old], h.masks[r*old:(r+1)*old])
+		copy(skip[r*stride:r*stride+old], h.skip[r*old:(r+1)*old])
 	}
-	h.ents, h.masks, h.stride = ents, masks, stride
+	h.ents, h.masks, h.skip, h.stride = ents, masks, skip, stride
 	for _, t := range trackers {
 		t.store.restride(rows, old, stride)
 		t.before.resize(stride)

@@ -30,9 +30,30 @@ const (
 // entity e by the difference between the host's state and the prediction.
 // *physics.Space implements it, so a body moves with its Transform. Units:
 // world units, radians, and per second for velocities.
+//
+// A Corrector need not take every owned entity. If it is a
+// SelectiveCorrector, it is used only for the entities it Corrects; if it
+// has a method BodyID() arche.ID, as *physics.Space has, only for the
+// entities that have that component (a body). Other entities' components
+// are written directly, as without a Corrector.
 type Corrector interface {
 	CorrectPose(e arche.Entity, dx, dy, dAngle float64)
 	CorrectVelocity(e arche.Entity, dx, dy, dAngular float64)
+}
+
+// SelectiveCorrector is a Corrector that moves only some entities.
+type SelectiveCorrector interface {
+	Corrector
+	// Corrects reports whether the Corrector moves entity e; if not, the
+	// Client writes e's components itself.
+	Corrects(e arche.Entity) bool
+}
+
+// bodyCorrector is a Corrector that moves the entities with one component,
+// like *physics.Space (its Body).
+type bodyCorrector interface {
+	Corrector
+	BodyID() arche.ID
 }
 
 // Smoother hides a correction from the eye: after the client moved entity e

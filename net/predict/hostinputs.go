@@ -16,9 +16,10 @@ const (
 	// next frame without an exact input uses it instead of repeating the last
 	// one. Nothing is simulated again.
 	Apply LateInput = iota
-	// Rollback reports each late input to HostInputConfig.OnLate, so a game
-	// that can rewind simulates again from the input's frame. The input also
-	// becomes the one repeated while the peer's next inputs are missing.
+	// Rollback reports late inputs to HostInputConfig.OnLate, once per
+	// message with the oldest, so a game that can rewind simulates again from
+	// that frame. The newest late input also becomes the one repeated while
+	// the peer's next inputs are missing.
 	Rollback
 )
 
@@ -26,11 +27,13 @@ const (
 type HostInputConfig[I any] struct {
 	// LateInput says what a late input does. Default Apply.
 	LateInput LateInput
-	// OnLate, with LateInput Rollback, is called for each input that arrives
-	// after its frame f was simulated, with the peer's other inputs already
-	// stored; in is valid only during the call. The game rewinds to f and
-	// simulates again: the frames after f up to the present use in (or the
-	// peer's exact inputs where they arrived, see PeerInputs.InputAt).
+	// OnLate, with LateInput Rollback, is called once for each message that
+	// carried inputs arriving after their frames were simulated, after the
+	// whole message is stored, with f the oldest of those frames and in its
+	// input; in is valid only during the call. The game rewinds to f and
+	// simulates again: each frame after f up to the present uses the peer's
+	// input for it where one is held (PeerInputs.InputAt), else the last one
+	// before it.
 	OnLate func(peer ecs.PeerID, f ecs.Frame, in *I)
 	// Replicator, if set, is told after each frame which frame's input was
 	// applied for each peer (replicate.HostPeer.SetInputFrame), so AUTH_STATE
@@ -45,6 +48,11 @@ type HostInputConfig[I any] struct {
 	// Window-MaxAhead-2 frames are dropped as stale. MaxAhead must be below
 	// Window/2.
 	MaxAhead int
+	// MaxMessagesPerFrame is how many input messages of one peer are taken
+	// per host frame; further ones are dropped and counted
+	// (InputStats.Excess, ErrTooMany). A client sends one per frame, a few
+	// more after a stall or while it runs fast. Default 16.
+	MaxMessagesPerFrame int
 }
 
 func (c *HostInputConfig[I]) defaults() {
@@ -54,6 +62,9 @@ func (c *HostInputConfig[I]) defaults() {
 	if c.MaxAhead <= 0 {
 		c.MaxAhead = min(120, c.Window/2-1)
 	}
+	if c.MaxMessagesPerFrame <= 0 {
+		c.MaxMessagesPerFrame = 16
+	}
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
 	}
@@ -62,10 +73,14 @@ func (c *HostInputConfig[I]) defaults() {
 // InputStats counts one peer's inputs on the host. Totals since the peer's
 // first input message.
 type InputStats struct {
-	// Messages counts input messages accepted; Malformed those refused.
-	Messages, Malformed uint64
+	// Messages counts input messages accepted; Malformed those refused;
+	// Excess those dropped past HostInputConfig.MaxMessagesPerFrame.
+	Messages, Malformed, Excess uint64
 	// Received counts distinct inputs stored (each frame's first copy, on
 	// time or late); Duplicates the further copies (redundancy at work).
+	// A further copy for a frame not yet applied replaces the input held:
+	// the newest message received wins (the client re-stamps its inputs
+	// after a time-synchronization jump).
 	Received, Duplicates uint64
 	// Exact counts frames applied with their own input; Repeated frames
 	// applied with the last input because theirs had not arrived;
@@ -148,13 +163,23 @@ func (h *HostInputs[I]) Input(id ecs.PeerID) (in *I, ok bool) {
 // that does not decode returns an error wrapping ErrMalformed and changes
 // nothing; inputs stamped outside the window are dropped and counted, and
 // ErrAhead (some were too far ahead) or ErrBehind (all were too old) is
-// returned. The payload is not kept. Allocates only at a peer's first
-// message.
+// returned. Past HostInputConfig.MaxMessagesPerFrame messages from the peer
+// in one host frame, the message is dropped unread and ErrTooMany returned.
+// An input for a frame not yet applied replaces the one held for it. The
+// payload is not kept. Allocates only at a peer's first message.
 func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 	p := h.Peer(id)
 	if p == nil {
 		p = h.newPeer(id)
 	}
+	if f := h.w.Frame(); f != p.countFrame {
+		p.countFrame, p.count = f, 0
+	}
+	if p.count >= h.cfg.MaxMessagesPerFrame {
+		p.stats.Excess++
+		return ErrTooMany
+	}
+	p.count++
 	newest, n, err := readInputs(payload, &h.codec, h.scratch)
 	if err != nil {
 		p.stats.Malformed++
@@ -211,6 +236,9 @@ type PeerInputs[I any] struct {
 	lateFrame ecs.Frame
 	hasLate   bool
 
+	countFrame ecs.Frame // the host frame count is of
+	count      int       // messages taken in countFrame
+
 	stats InputStats
 }
 
@@ -251,13 +279,15 @@ func (p *PeerInputs[I]) InputAt(f ecs.Frame) (in *I, ok bool) {
 }
 
 // store files the inputs of one message, ins[i] stamped newest-i, at host
-// frame now.
+// frame now. With LateInput Rollback, OnLate is called once, after the
+// whole message is stored, with the oldest late input.
 func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 	cfg := &p.h.cfg
 	window := uint64(len(p.frames))
 	ahead, stale := 0, 0
 	maxFrame := int64(now) + int64(cfg.MaxAhead)
 	minFrame := int64(p.applied) - int64(cfg.Window-cfg.MaxAhead-2)
+	oldestLate, lateSlot := ecs.Frame(0), 0
 	for i := range ins {
 		g := newest - ecs.Frame(i)
 		switch {
@@ -271,6 +301,10 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 		slot := int(uint64(g) % window)
 		if p.frames[slot] == g {
 			p.stats.Duplicates++
+			if g > p.applied {
+				// Not applied yet: the newest message's input wins.
+				p.ins[slot] = ins[i]
+			}
 			continue
 		}
 		p.frames[slot] = g
@@ -285,9 +319,7 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 		// Its frame was simulated without it.
 		p.stats.Late++
 		if cfg.LateInput == Rollback {
-			if cfg.OnLate != nil {
-				cfg.OnLate(p.id, g, &p.ins[slot])
-			}
+			oldestLate, lateSlot = g, slot // inputs come newest first
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has = p.ins[slot], g, true
 			}
@@ -299,6 +331,9 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 	}
 	p.stats.Ahead += uint64(ahead)
 	p.stats.Stale += uint64(stale)
+	if oldestLate != 0 && cfg.OnLate != nil {
+		cfg.OnLate(p.id, oldestLate, &p.ins[lateSlot])
+	}
 	switch {
 	case ahead > 0:
 		return ErrAhead

@@ -57,6 +57,11 @@ var (
 	// host's frame to be used; they were dropped. The client lags: it
 	// resynchronizes by itself.
 	ErrBehind = errors.New("predict: input stamped too far behind the host's frame; dropped, the client must resynchronize its clock")
+	// ErrTooMany: the peer sent more input messages in one host frame than
+	// HostInputConfig.MaxMessagesPerFrame; the message was dropped unread.
+	// An honest client sends one a frame: count it, and raise the limit if
+	// an honest peer trips it after stalls.
+	ErrTooMany = errors.New("predict: too many input messages from the peer in one host frame; dropped, raise HostInputConfig.MaxMessagesPerFrame if the peer is honest")
 )
 
 // appendInputs appends the KindInput payload for ins, the inputs of frames

@@ -15,10 +15,11 @@ import (
 // A state older than the newest handled is ignored. In Correct mode each
 // tracked component that differs from the prediction for f beyond its
 // tolerance is corrected at once (see Correction), and the prediction
-// recorded for f and the frames after it is moved by the same correction, so
-// a later AUTH_STATE does not correct it twice. In Replay mode the differing
-// values replace the prediction for f, and the next "predict.begin" replays
-// from f. Allocates nothing.
+// recorded for f and the frames after it is moved by the same correction
+// (HostValue: f takes the host's value, the frames after it are no longer
+// compared), so a later AUTH_STATE does not correct it twice. In Replay
+// mode the differing values replace the prediction for f, and the next
+// "predict.begin" replays from f. Allocates nothing.
 func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32) {
 	if _, ok := c.local(); !ok {
 		return
@@ -55,9 +56,11 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images [
 }
 
 // differs loads the host's value of t from images and reports whether it
-// differs from the prediction at history entry at.
+// differs from the prediction at history entry at. A value recorded before
+// a HostValue correction of an earlier frame is not compared.
 func (c *Client[I]) differs(t *tracker, at int, mask uint16, images []int32) bool {
-	if mask&(1<<uint(t.comp)) == 0 || c.hist.masks[at]&t.bit == 0 || t.off+t.n > len(images) {
+	h := &c.hist
+	if mask&(1<<uint(t.comp)) == 0 || h.masks[at]&t.bit == 0 || h.skip[at]&t.bit != 0 || t.off+t.n > len(images) {
 		return false
 	}
 	t.dequant(images[t.off:t.off+t.n], t.host)
@@ -80,8 +83,8 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, mask uint16,
 			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
 			c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			if present {
-				if c.cfg.Corrector != nil {
-					c.cfg.Corrector.CorrectPose(e, d.X, d.Y, d.Angle)
+				if cr := c.correctorFor(e); cr != nil {
+					cr.CorrectPose(e, d.X, d.Y, d.Angle)
 				} else {
 					v := (*ecs.Transform)(a.Get(e, t.id))
 					v.X += d.X
@@ -98,8 +101,8 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, mask uint16,
 			d := ecs.Velocity{X: hv.X - pv.X, Y: hv.Y - pv.Y, Angular: hv.Angular - pv.Angular}
 			c.shift(f, k, e, t, d.X, d.Y, d.Angular)
 			if present {
-				if c.cfg.Corrector != nil {
-					c.cfg.Corrector.CorrectVelocity(e, d.X, d.Y, d.Angular)
+				if cr := c.correctorFor(e); cr != nil {
+					cr.CorrectVelocity(e, d.X, d.Y, d.Angular)
 				} else {
 					v := (*ecs.Velocity)(a.Get(e, t.id))
 					v.X += d.X
@@ -121,9 +124,30 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, mask uint16,
 	}
 }
 
+// correctorFor returns the Corrector that moves entity e, or nil when e's
+// components are written directly: no Corrector is set, or it does not take
+// e (see Corrector).
+func (c *Client[I]) correctorFor(e arche.Entity) Corrector {
+	switch k := c.cfg.Corrector.(type) {
+	case nil:
+		return nil
+	case SelectiveCorrector:
+		if !k.Corrects(e) {
+			return nil
+		}
+	case bodyCorrector:
+		if !c.w.Arche().Has(e, k.BodyID()) {
+			return nil
+		}
+	}
+	return c.cfg.Corrector
+}
+
 // shift applies a correction to the prediction recorded for entity e (entry
-// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da;
-// HostValue takes the host's value.
+// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da.
+// HostValue takes the host's value at f; the values recorded after f were
+// predicted from the old value, so they are not compared with the host's
+// any more (they are not recorded again: the frames since f are past).
 func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
 	h := &c.hist
 	for g := f; g <= c.lastRecorded && g >= f; g++ {
@@ -152,7 +176,11 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 			v.Y += dy
 			v.Angular += da
 		default:
-			t.assign(p, t.host)
+			if g == f {
+				t.assign(p, t.host)
+			} else {
+				h.skip[at] |= t.bit
+			}
 		}
 	}
 }

@@ -16,8 +16,12 @@ type Correction uint8
 
 const (
 	// HostValue takes the host's value: the component's present value
-	// becomes the host's value of frame S. For state the client predicts
-	// poorly or not at all (scores, health).
+	// becomes the host's value of frame S. It is meant for values the
+	// predicted step does not change (scores, health, state the host alone
+	// decides). The prediction recorded since S is not compared with the
+	// host's any more; comparisons resume with the frames predicted after
+	// the correction. A value the step does change loses what the client
+	// predicted since S, and is corrected again whenever that differs.
 	HostValue Correction = iota
 	// Pose carries the difference host(S) − predicted(S) into the present:
 	// Corrector.CorrectPose moves the entity by it, so what happened since S

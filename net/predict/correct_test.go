@@ -1,0 +1,156 @@
+package predict
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// aim is a component the predicted step sets from the input each frame.
+type aim struct{ DX int8 }
+
+func aimCodec() replicate.Codec[aim] {
+	return replicate.Codec[aim]{
+		Name:       "aim",
+		Fields:     1,
+		Quantize:   func(v *aim, q []int32) { q[0] = int32(v.DX) },
+		Dequantize: func(q []int32, v *aim) { v.DX = int8(q[0]) },
+	}
+}
+
+// TestHostValueConverges: the host applied another input at one frame, so
+// its aim differs there. The client takes the host's value once; the frames
+// it predicted since were predicted from its own value and are not compared,
+// and the frames predicted after the correction agree with the host again.
+func TestHostValueConverges(t *testing.T) {
+	const lag, frames, mismatch = 6, 300, 50
+	w := ecs.NewWorld()
+	reg := replicate.NewRegistry(w)
+	comp := replicate.Register(reg, aimCodec())
+	clk := clock.NewFake(time.Unix(5000, 0))
+	sched := ecs.NewSchedule(w, clk, 0)
+	pred := NewClient(sched, reg, padCodec, ClientConfig[pad]{
+		Clock:      clk,
+		Local:      func() ecs.PeerID { return localPeer },
+		Link:       &fakeLink{rtt: 100 * time.Millisecond},
+		Components: []Tracker{Track(aimCodec(), HostValue)},
+	})
+	aims := generic.NewMap[aim](w.Arche())
+	spawn := generic.NewMap2[aim, ecs.NetworkIdentity](w.Arche())
+	e := spawn.NewWith(&aim{}, &ecs.NetworkIdentity{Owner: localPeer})
+	input := func(f ecs.Frame) pad { return pad{DX: int8(f % 5)} }
+	sched.AddTo(ecs.StageInput, "input", ecs.SystemFunc(func(w *ecs.World) { pred.SetInput(input(w.Frame())) }))
+	sched.Add("aim", ecs.SystemFunc(func(w *ecs.World) {
+		for _, o := range w.Owned(localPeer) {
+			aims.Get(o).DX = pred.Input().DX
+		}
+	}))
+	// What the host simulated: the client's inputs but one.
+	host := func(f ecs.Frame) aim {
+		if f == mismatch {
+			return aim{DX: 100}
+		}
+		return aim{DX: input(f).DX}
+	}
+	img := make([]int32, reg.Offset(comp)+1)
+	for range frames {
+		clk.Advance(ecs.DefaultStep)
+		sched.Step()
+		if f := w.Frame(); f > lag {
+			s := host(f - lag)
+			aimCodec().Quantize(&s, img[reg.Offset(comp):])
+			pred.AuthState(f-lag, e, 1<<uint(comp), img)
+		}
+	}
+	st := pred.Stats()
+	if st.ValueCorrections != 1 || st.Corrections != 1 || st.PerSecond != 0 {
+		t.Fatalf("%d value corrections (%.0f in the last second) after one mismatched input, want 1 and 0", st.ValueCorrections, st.PerSecond)
+	}
+	if got := aims.Get(e).DX; got != input(w.Frame()).DX {
+		t.Fatalf("aim %d, want the step's %d", got, input(w.Frame()).DX)
+	}
+}
+
+// selective is a Corrector that takes only the entities in its set and
+// panics on the others, as *physics.Space does on an entity without a body.
+type selective struct {
+	recorder
+	takes map[arche.Entity]bool
+}
+
+func (s *selective) Corrects(e arche.Entity) bool { return s.takes[e] }
+
+func (s *selective) CorrectPose(e arche.Entity, dx, dy, da float64) {
+	if !s.takes[e] {
+		panic("corrector used for an entity it does not take")
+	}
+	s.recorder.CorrectPose(e, dx, dy, da)
+}
+
+func (s *selective) CorrectVelocity(e arche.Entity, dx, dy, da float64) {
+	if !s.takes[e] {
+		panic("corrector used for an entity it does not take")
+	}
+	s.recorder.CorrectVelocity(e, dx, dy, da)
+}
+
+// offsetImages returns host images of frame f for entity e: the prediction
+// moved by dx and its velocity by dvx.
+func offsetImages(t *testing.T, r *rig, f ecs.Frame, e arche.Entity, dx, dvx float64) []int32 {
+	pt := predicted[ecs.Transform](t, r.pred, f, e, cTransform)
+	pv := predicted[ecs.Velocity](t, r.pred, f, e, cVelocity)
+	pt.X += dx
+	pv.X += dvx
+	return images(r.reg, pt, pv, predicted[charge](t, r.pred, f, e, cCharge))
+}
+
+func TestSelectiveCorrectorTakesOnlyItsEntities(t *testing.T) {
+	r := newRig(t, 2, ClientConfig[pad]{})
+	k := &selective{takes: map[arche.Entity]bool{r.ents[0]: true}}
+	r.pred.cfg.Corrector = k
+	r.steps(10)
+	for _, e := range r.ents {
+		r.pred.AuthState(8, e, allComps, offsetImages(t, r, 8, e, 2, 1))
+	}
+	if len(k.pose) != 1 || k.pose[0].e != r.ents[0] || len(k.vel) != 1 || k.vel[0].e != r.ents[0] {
+		t.Fatalf("corrector told pose %+v velocity %+v, want entity %v only", k.pose, k.vel, r.ents[0])
+	}
+}
+
+// TestPhysicsCorrectorWithoutBody: with *physics.Space as the Corrector, an
+// owned entity with a body is corrected through it and one with only a
+// Transform is written directly, instead of panicking.
+func TestPhysicsCorrectorWithoutBody(t *testing.T) {
+	r := newRig(t, 2, ClientConfig[pad]{})
+	space := physics.New(r.w, physics.Config{})
+	body, plain := r.ents[0], r.ents[1]
+	space.AttachCircle(body, 1, physics.Material{Mass: 1})
+	r.pred.cfg.Corrector = space
+	r.steps(10)
+	// The test game moves Transforms itself: the Space moves a body from its
+	// entity's Transform.
+	bodyX, plainX, plainV := r.g.tf.Get(body).X, r.g.tf.Get(plain).X, r.g.vel.Get(plain).X
+	for _, e := range r.ents {
+		r.pred.AuthState(8, e, allComps, offsetImages(t, r, 8, e, 2, 1))
+	}
+	if got := space.BodyOf(body).Position().X; math.Abs(got-bodyX-2) > 0.01 || math.Abs(r.g.tf.Get(body).X-got) > 1e-9 {
+		t.Fatalf("body at %g, transform at %g; want both moved by 2 from %g", got, r.g.tf.Get(body).X, bodyX)
+	}
+	if got := r.g.tf.Get(plain).X; math.Abs(got-plainX-2) > 0.01 {
+		t.Fatalf("entity without a body at %g, want %g moved by 2", got, plainX)
+	}
+	if got := r.g.vel.Get(plain).X; math.Abs(got-plainV-1) > 0.01 {
+		t.Fatalf("entity without a body has velocity %g, want %g plus 1", got, plainV)
+	}
+	if st := r.pred.Stats(); st.PoseCorrections != 2 || st.VelocityCorrections != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+}
