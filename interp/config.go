@@ -33,9 +33,21 @@ type Config struct {
 	// restarted its frames). Default 500 ms.
 	Resync time.Duration
 	// MaxExtrapolation is how long past its newest state a moving entity is
-	// extrapolated when states are late; after that it is held. Default
-	// 100 ms; negative turns extrapolation off.
+	// extrapolated when states are late; after that it slides back to its
+	// newest state and is held there. An entity the host sends less often
+	// than every send interval (see MaxDeferral) is extrapolated for as long
+	// as its last two states were apart, if that is longer. Default 100 ms;
+	// negative turns extrapolation off.
 	MaxExtrapolation time.Duration
+	// MaxDeferral is the longest the host leaves a moving entity out of its
+	// sends: it defers small changes until they add up (8 send intervals for
+	// the replicator's MinUrgency of 1/8). A state that comes no later than
+	// this after the entity's previous one is blended straight from it, even
+	// if the host sent other states in between; only a longer silence is taken
+	// for the entity resting, until MaxDeferral before the new state. Raise it
+	// for a host whose state budget often holds changes back for longer.
+	// Default 8 send intervals; negative: the host sends every change at once.
+	MaxDeferral time.Duration
 	// HalfLife is how fast visual offsets (corrections, and the catch-up after
 	// a late state) decay: half of what is left goes every HalfLife. Default
 	// 50 ms, which leaves 1/16 of an offset after 200 ms.
@@ -80,6 +92,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxExtrapolation == 0 {
 		c.MaxExtrapolation = 100 * time.Millisecond
+	}
+	if c.MaxDeferral == 0 {
+		c.MaxDeferral = 8 * c.SendInterval
 	}
 	if c.HalfLife <= 0 {
 		c.HalfLife = 50 * time.Millisecond

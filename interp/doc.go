@@ -15,9 +15,23 @@
 // delay", blending the two received states around that moment. The render
 // delay is about two send intervals plus a multiple of the jitter, more under
 // loss, and changes slowly; the render clock follows its target by running at
-// most a few percent fast or slow, never by jumping. When the states stop
-// coming the entity is extrapolated for a bounded time, then held. A
-// teleport (Interpolated.Snap) is drawn as one jump, never as a slide.
+// most a few percent fast or slow. It jumps only when it is far off: after a
+// long stall, or when the host's frames moved against local time for good (a
+// host that stalled longer than it catches up), and then every entity slides
+// from where it was drawn. A host that starts its frames again from a low
+// number is followed after two of its sends (Reset). A teleport
+// (Interpolated.Snap) is drawn as one jump, never as a slide.
+//
+// The host does not send every entity every time: small changes wait until
+// they add up (up to Config.MaxDeferral), a tick's states may be split over
+// datagrams of which one is lost, and a host with nothing to say sends
+// nothing. So an entity left out of some sends is blended straight from its
+// previous state to its next, and moved on at its own speed while its next
+// state is due; it is taken to rest only once the host sent newer frames
+// without it for longer than its states came apart, and to have rested in a
+// silence only up to MaxDeferral before its next state. When the states stop
+// coming the entity is extrapolated for a bounded time, then slides back to
+// its newest state and is held there.
 //
 // Local entities (simulated here: the host's, or a client's predicted ones)
 // are drawn between the last two simulation steps, blending

@@ -147,3 +147,8 @@ func (m mover) speed() float64 { return math.Hypot(m.vx, m.vy) }
 func wrap(a float64) float64 { return ecs.AngleDiff(0, a) }
 
 func dist(a, b ecs.Transform) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+
+// sortArrivals orders arrivals by time, keeping the order of simultaneous ones.
+func sortArrivals(a []arrival) {
+	slices.SortStableFunc(a, func(x, y arrival) int { return int(x.at - y.at) })
+}

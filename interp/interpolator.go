@@ -38,8 +38,11 @@ type Interpolator struct {
 	disabled   bool
 	updated    bool // Update ran at least once
 	lastNow    time.Time
-	lastRender float64 // render frame of the last Update
-	maxExt     float64 // MaxExtrapolation in host frames; < 0: none
+	lastRender float64   // render frame of the last Update
+	maxExt     float64   // MaxExtrapolation in host frames; < 0: none
+	interval   float64   // SendInterval in host frames
+	deferral   float64   // MaxDeferral in host frames, at least interval
+	stillGap   ecs.Frame // MaxDeferral in host frames, at least 1: a longer silence includes rest
 	sweep      int
 	stats      Stats
 }
@@ -49,6 +52,10 @@ func New(w *ecs.World, clk clock.Clock, cfg Config) *Interpolator {
 	cfg.defaults()
 	ip := &Interpolator{w: w, clk: clk, cfg: cfg, tl: newTimeline(&cfg)}
 	ip.maxExt = cfg.MaxExtrapolation.Seconds() / cfg.Step.Seconds()
+	ip.interval = cfg.SendInterval.Seconds() / cfg.Step.Seconds()
+	d := math.Round(max(cfg.MaxDeferral.Seconds(), 0) / cfg.Step.Seconds())
+	ip.deferral = max(d, ip.interval)
+	ip.stillGap = ecs.Frame(max(d, 1))
 	return ip
 }
 

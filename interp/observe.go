@@ -12,18 +12,28 @@ import (
 // host frame f: e's current ecs.Transform becomes e's state at f. It is the
 // replicate.Observer method. Entities without ecs.Interpolated or
 // ecs.Transform, and those owned by the local peer (SetLocal), are not
-// recorded. A state older than e's newest is ignored (Stats.Stale). If
-// Interpolated.Snap is set, the state is a teleport: it is never blended
-// from the states before it, and Snap is cleared (this is the one write the
-// Interpolator makes to the world).
+// recorded. A state older than e's newest is ignored (Stats.Stale), except
+// that frames far below the newest of any entity (more than Config.Resync or
+// Config.MaxDelay worth), arriving at two sends with no newer frame between,
+// show that the host started its frames again: the second Resets the
+// Interpolator and is recorded (Stats.Restarts). If Interpolated.Snap is
+// set, the state is a teleport: it is never blended from the states before
+// it, and Snap is cleared (this is the one write the Interpolator makes to
+// the world).
 func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	w := ip.w
 	s, ok := w.NetSlot(e)
 	if !ok {
 		return
 	}
+	now := ip.clk.Now()
+	if ip.tl.restarted(f, now) {
+		// The host started its frames again: what was kept belongs to the
+		// old run of frames.
+		ip.Reset()
+	}
 	if ip.tl.isNew(f) {
-		ip.tl.arrive(f, ip.clk.Now())
+		ip.tl.arrive(f, now)
 	} else {
 		ip.tl.mark(f)
 	}
@@ -84,6 +94,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 			ip.record(s, ip.push(s, f, pose, true), e)
 		}
 		st.off = ecs.Transform{}
+		st.mode = modeNone // nothing to carry on from: the teleport is drawn as a jump
 		return
 	}
 	// Drawn past the newest state: the new one changes what the last frame
@@ -94,10 +105,16 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		ip.poses[base+h] = pose
 		ip.record(s, h, e)
 	} else {
-		// States of frames between the two arrived without e: it was still
-		// then, so it is drawn still until the newest of them.
-		if k, ok := ip.tl.receivedBetween(newest, f); ok {
-			ip.hold(s, h, ip.push(s, k, ip.poses[base+h], false))
+		// The host leaves a moving entity out of its sends for up to
+		// MaxDeferral (small changes wait; a datagram of the tick may be
+		// lost): within that, e is blended straight from its previous state.
+		// After a longer silence, with states of other entities received in
+		// it, e was still until at least MaxDeferral before f: it is drawn
+		// still until the newest such frame.
+		if f-newest > ip.stillGap {
+			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
+				ip.hold(s, h, ip.push(s, k, ip.poses[base+h], false))
+			}
 		}
 		ip.record(s, ip.push(s, f, pose, false), e)
 	}

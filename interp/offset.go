@@ -51,13 +51,14 @@ func (ip *Interpolator) Offset(e arche.Entity) ecs.Transform {
 }
 
 // addOffset adds d to slot s's visual offset and lists the slot for decay.
+// A d that is not finite is ignored; an offset that overflows is dropped.
 func (ip *Interpolator) addOffset(s int32, d ecs.Transform) {
-	if math.Abs(d.X) < minOffset && math.Abs(d.Y) < minOffset && math.Abs(d.Angle) < minAngleOffset {
+	if !finite(d) || math.Abs(d.X) < minOffset && math.Abs(d.Y) < minOffset && math.Abs(d.Angle) < minAngleOffset {
 		return
 	}
 	sl := &ip.slots[s]
 	sl.off = add(sl.off, d)
-	if m := ip.cfg.MaxOffset; m > 0 && math.Hypot(sl.off.X, sl.off.Y) > m {
+	if m := ip.cfg.MaxOffset; !finite(sl.off) || m > 0 && math.Hypot(sl.off.X, sl.off.Y) > m {
 		sl.off = ecs.Transform{}
 		ip.stats.Dropped++
 		return
@@ -66,6 +67,11 @@ func (ip *Interpolator) addOffset(s int32, d ecs.Transform) {
 		sl.flags |= flagListed
 		ip.offsets = append(ip.offsets, s)
 	}
+}
+
+// finite reports whether every field of t is a finite number.
+func finite(t ecs.Transform) bool {
+	return !math.IsNaN(t.X-t.X) && !math.IsNaN(t.Y-t.Y) && !math.IsNaN(t.Angle-t.Angle)
 }
 
 // decay shrinks every listed offset for dt seconds and unlists those that

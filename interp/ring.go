@@ -22,8 +22,8 @@ const (
 	modeNone          uint8 = iota // not evaluated yet
 	modeInterpolating              // between two received states (or before the oldest)
 	modeExtrapolating              // past the newest, moving on from the last two
-	modeHolding                    // past the newest and the extrapolation bound, or nothing to extrapolate from
-	modeResting                    // past the newest, which is known to be current
+	modeHolding                    // at the newest, being past it and the extrapolation bound, or with nothing to extrapolate from
+	modeResting                    // past the newest, which is known to be current: the host sent newer frames without it
 )
 
 // slotState is the Interpolator's record of one network slot: 64 bytes, one

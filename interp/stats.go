@@ -26,9 +26,9 @@ type Stats struct {
 	Dilation    float64
 
 	// Remote entities drawn in the last Update, by how: Interpolating between
-	// two states, Extrapolating past the newest, Holding after the
-	// extrapolation bound (or with nothing to extrapolate from), Resting at a
-	// newest state known to be current.
+	// two states, Extrapolating past the newest, Holding at the newest after
+	// the extrapolation bound (or with nothing to extrapolate from), Resting
+	// at a newest state known to be current.
 	Remote, Interpolating, Extrapolating, Holding, Resting int
 	// Offsets is the number of entities with a visual offset.
 	Offsets int
@@ -37,11 +37,15 @@ type Stats struct {
 	// newest (ignored), Snaps the teleports. Extrapolations and Holds count
 	// entities entering those modes. Corrections counts AddCorrection calls;
 	// Dropped the offsets beyond Config.MaxOffset. Resyncs counts the render
-	// clock's jumps.
+	// clock's jumps. Reanchors counts the times the host's frames were found
+	// shifted against local time for good (after a host stall), and the
+	// timeline set anew; Restarts the times the host started its frames
+	// again, each of which Reset the Interpolator.
 	States, Stale, Snaps  uint64
 	Extrapolations, Holds uint64
 	Corrections, Dropped  uint64
 	Resyncs               uint64
+	Reanchors, Restarts   uint64
 }
 
 // Stats returns the current figures.
@@ -57,6 +61,8 @@ func (ip *Interpolator) Stats() Stats {
 	s.Dilation = tl.rate
 	s.Offsets = len(ip.offsets)
 	s.Resyncs = tl.resyncs
+	s.Reanchors = tl.reanchors
+	s.Restarts = tl.restarts
 	return s
 }
 

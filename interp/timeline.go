@@ -24,6 +24,11 @@ const (
 	// maxLossIntervals bounds how many consecutive lost sends the render
 	// delay covers.
 	maxLossIntervals = 3
+	// reanchorRun is how many consecutive arrival events beyond the clamp,
+	// on the same side, show that the host's frames moved against local time
+	// for good (a host stall it did not catch up): the offset is then set
+	// anew instead of crawling there by clamped steps.
+	reanchorRun = 3
 )
 
 // timeline maps local time to the host's frames. Each new newest host frame f
@@ -31,6 +36,14 @@ const (
 // smoothed offset says when a host frame is expected to arrive, and the mean
 // absolute deviation of the samples is the arrival jitter. The render frame
 // follows "expected newest frame now − render delay" at a rate near 1.
+//
+// One sample moves the offset by a clamped amount, so a wild arrival matters
+// little; but a host that stalled longer than it catches up sends its frames
+// later for good, and the offset would take seconds to follow. So three
+// consecutive arrival events beyond the clamp on one side set the offset
+// anew (a burst of frames arriving together is one event: a link that held
+// datagrams and released them at once delivers its last ones on time and
+// sets nothing anew).
 type timeline struct {
 	step, interval float64 // seconds
 	jitterFactor   float64
@@ -53,6 +66,32 @@ type timeline struct {
 	rate    float64 // render clock speed against local time in the last advance
 	resyncs uint64
 
+	// An arrival event is the new newest frames that arrive together (less
+	// than half a step apart): a burst after a stall is one event, and its
+	// earliest sample (smallest offset) the one that counts. A run is the
+	// consecutive events whose earliest sample lies beyond the clamp as it
+	// stood before the run (its samples widen the clamp as they come), on
+	// one side.
+	evSet     bool
+	evAt      time.Time
+	evMin     float64 // smallest offset sample of the current event
+	ev        anchor  // offset and jitter before the current event
+	runN      int     // events in the run, the current one not counted
+	runSide   float64 // +1: arrivals later than expected; -1: earlier
+	runBest   float64 // the run's sample nearest the offset
+	run       anchor  // offset and jitter before the run
+	reanchors uint64
+	anchored  bool // the offset was set anew since the last advance
+
+	// A frame far below the newest that arrives after another such frame,
+	// some time later and with no newer frame between, shows that the host
+	// started its frames again.
+	restartWindow ecs.Frame // frames; older ones are a restart or stale
+	lowSet        bool
+	low           ecs.Frame // the first such frame
+	lowAt         time.Time
+	restarts      uint64
+
 	received [window / 64]uint64 // bit f%window: a state of frame f arrived
 }
 
@@ -67,6 +106,9 @@ func newTimeline(c *Config) timeline {
 		maxDil:       c.MaxDilation,
 		resync:       c.Resync.Seconds(),
 		rate:         1,
+		// A state older than the render delay can reach or the clock jumps
+		// over is never drawn: only a restart explains frames further back.
+		restartWindow: ecs.Frame(math.Ceil(max(c.Resync, c.MaxDelay).Seconds() / c.Step.Seconds())),
 	}
 }
 
@@ -79,6 +121,7 @@ func (tl *timeline) reset() {
 		step: c.step, interval: c.interval, jitterFactor: c.jitterFactor,
 		minDelay: c.minDelay, maxDelay: c.maxDelay, slew: c.slew, maxDil: c.maxDil,
 		resync: c.resync, rate: 1, loss: loss, resyncs: c.resyncs,
+		reanchors: c.reanchors, restartWindow: c.restartWindow, restarts: c.restarts,
 	}
 }
 
@@ -110,11 +153,106 @@ func (tl *timeline) arrive(f ecs.Frame, t time.Time) {
 	}
 	tl.newest = f
 	tl.mark(f)
+	tl.lowSet = false
 	o := t.Sub(tl.origin).Seconds() - float64(f)*tl.step
+	if !tl.evSet || t.Sub(tl.evAt).Seconds() >= tl.step/2 {
+		tl.endEvent()
+		tl.evSet, tl.evAt, tl.evMin = true, t, o
+		tl.ev = anchor{tl.offset, tl.jitter}
+	} else {
+		tl.evMin = min(tl.evMin, o)
+	}
+	if tl.reanchor() {
+		return
+	}
 	dev := o - tl.offset
-	lim := 4*tl.jitter + tl.step // one wild arrival moves the offset little
+	lim := tl.clampLimit() // one wild arrival moves the offset little
 	tl.offset += clamp(dev, -lim, lim) * offsetGain
 	tl.jitter += (min(math.Abs(dev), 1) - tl.jitter) * jitterGain
+}
+
+// clampLimit is the most one sample's deviation counts in the offset, in
+// seconds.
+func (tl *timeline) clampLimit() float64 { return clampLimit(tl.jitter, tl.step) }
+
+func clampLimit(jitter, step float64) float64 { return 4*jitter + step }
+
+// anchor is the timeline's offset and jitter at some moment, seconds.
+type anchor struct{ offset, jitter float64 }
+
+// beyond returns on which side of the clamp around a offset sample o lies:
+// +1 later than expected, −1 earlier, 0 within.
+func (tl *timeline) beyond(a anchor, o float64) float64 {
+	dev := o - a.offset
+	switch lim := clampLimit(a.jitter, tl.step); {
+	case dev > lim:
+		return 1
+	case dev < -lim:
+		return -1
+	}
+	return 0
+}
+
+// endEvent adds the arrival event that ended to the run, or ends the run.
+func (tl *timeline) endEvent() {
+	if !tl.evSet {
+		return
+	}
+	tl.evSet = false
+	if tl.runN > 0 && tl.beyond(tl.run, tl.evMin) == tl.runSide {
+		tl.runN++
+		tl.runBest = nearest(tl.runSide, tl.runBest, tl.evMin)
+		return
+	}
+	tl.runN = 0
+	if side := tl.beyond(tl.ev, tl.evMin); side != 0 {
+		tl.runN, tl.runSide, tl.runBest, tl.run = 1, side, tl.evMin, tl.ev
+	}
+}
+
+// reanchor sets the offset anew when the current event completes a run of
+// reanchorRun: to the run's sample nearest the old offset, with the jitter
+// as it was before the run (the shift was no jitter). It reports whether it
+// did.
+func (tl *timeline) reanchor() bool {
+	if tl.runN+1 < reanchorRun || tl.beyond(tl.run, tl.evMin) != tl.runSide {
+		return false
+	}
+	tl.offset = nearest(tl.runSide, tl.runBest, tl.evMin)
+	tl.jitter = tl.run.jitter
+	tl.runN = 0
+	tl.evSet = false
+	tl.anchored = true
+	tl.reanchors++
+	return true
+}
+
+// nearest returns of two offset samples beyond the clamp on side the one
+// nearer the offset.
+func nearest(side, a, b float64) float64 {
+	if side > 0 {
+		return min(a, b)
+	}
+	return max(a, b)
+}
+
+// restarted reports whether host frame f, arriving at local time t, shows
+// that the host started its frames again: f is more than restartWindow
+// below the newest frame, and so was a frame before it that arrived at
+// least a step earlier, with no newer newest frame between them. One late
+// datagram, or a burst of them, is not a restart.
+func (tl *timeline) restarted(f ecs.Frame, t time.Time) bool {
+	if !tl.have || f >= tl.newest || tl.newest-f <= tl.restartWindow {
+		return false
+	}
+	if tl.lowSet && f > tl.low && t.Sub(tl.lowAt).Seconds() >= tl.step {
+		tl.restarts++
+		return true
+	}
+	if !tl.lowSet {
+		tl.lowSet, tl.low, tl.lowAt = true, f, t
+	}
+	return false
 }
 
 func (tl *timeline) mark(f ecs.Frame) {
@@ -162,11 +300,14 @@ func (tl *timeline) hostFrame(now time.Time) float64 {
 	return (now.Sub(tl.origin).Seconds() - tl.offset) / tl.step
 }
 
-// advance moves the render clock to local time now. Before the first arrival
-// it does nothing; the first call after it starts the clock at its target.
-func (tl *timeline) advance(now time.Time) {
+// advance moves the render clock to local time now, and reports whether it
+// jumped there instead of running. Before the first arrival it does nothing;
+// the first call after it starts the clock at its target. The clock jumps
+// when it is more than Resync from its target, or more than a send interval
+// after the offset was set anew (which it would take seconds to make up).
+func (tl *timeline) advance(now time.Time) (jumped bool) {
 	if !tl.have {
-		return
+		return false
 	}
 	if !tl.started {
 		tl.started = true
@@ -174,7 +315,8 @@ func (tl *timeline) advance(now time.Time) {
 		tl.delay = tl.targetDelay()
 		tl.render = tl.hostFrame(now) - tl.delay/tl.step
 		tl.rate = 1
-		return
+		tl.anchored = false
+		return false
 	}
 	dt := max(now.Sub(tl.last).Seconds(), 0)
 	tl.last = now
@@ -183,14 +325,17 @@ func (tl *timeline) advance(now time.Time) {
 	target := tl.hostFrame(now) - tl.delay/tl.step
 	next := tl.render + dt/tl.step
 	errSec := (target - next) * tl.step
-	if math.Abs(errSec) > tl.resync {
+	anchored := tl.anchored
+	tl.anchored = false
+	if math.Abs(errSec) > tl.resync || anchored && math.Abs(errSec) > tl.interval {
 		tl.render = target
 		tl.rate = 1
 		tl.resyncs++
-		return
+		return true
 	}
 	tl.rate = 1 + clamp(errSec/settle, -tl.maxDil, tl.maxDil)
 	tl.render += dt / tl.step * tl.rate
+	return false
 }
 
 func clamp(x, lo, hi float64) float64 { return min(max(x, lo), hi) }

@@ -22,7 +22,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	}
 	ip.updated = true
 	ip.lastNow = now
-	ip.tl.advance(now)
+	jumped := ip.tl.advance(now)
 	ip.decay(dt)
 	ip.sweepSlots()
 	st := &ip.stats
@@ -32,6 +32,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	}
 	r := ip.tl.render
 	g := ip.tl.newest
+	r0 := ip.lastRender
 	ip.lastRender = r
 	for i := range ip.slots {
 		sl := &ip.slots[i]
@@ -65,12 +66,20 @@ func (ip *Interpolator) Update(now time.Time) {
 			}
 		case modeResting:
 			st.Resting++
-			if sl.mode == modeExtrapolating || sl.mode == modeHolding {
-				// Newer states came without e: it stopped where its newest
-				// state is. Slide back from the extrapolated pose.
-				q, _, _, _, _ := ip.sample(s, r, 0)
-				ip.addOffset(s, diff(q, p))
+		}
+		switch {
+		case sl.mode == modeNone:
+		case jumped:
+			// The render clock jumped: e goes on from where it was drawn,
+			// unless the jump crosses a teleport.
+			if !ip.snapWithin(s, r0, r) {
+				ip.addOffset(s, diff(sl.raw, p))
 			}
+		case sl.mode == modeExtrapolating && (mode == modeHolding || mode == modeResting):
+			// Extrapolated as far as it may be, or newer states came
+			// without e (it stopped): slide back to its newest state from
+			// where the guess left it.
+			ip.addOffset(s, diff(ip.guess(s, r), p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -82,7 +91,15 @@ func (ip *Interpolator) Update(now time.Time) {
 
 // sample returns slot s's pose at render frame r when g is the newest host
 // frame received, how it was found, and the ring positions and fraction it
-// blended (a == b: one state as is). g == 0 treats the entity as moving.
+// blended (a == b: one state as is).
+//
+// Past e's newest state, at frame fn: the host sends e's next change within
+// about as many frames as e's last two states were apart (a send interval at
+// least, MaxDeferral at most), the longer the smaller the change. Once
+// frames that much newer than fn arrived without e, e rests at fn. Until
+// then it moves on along its last two states, for that long or
+// MaxExtrapolation, whichever is longer; past that it is drawn at fn (Update
+// slides it back there).
 func (ip *Interpolator) sample(s int32, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	sl := &ip.slots[s]
 	base := int(s) * ringSize
@@ -95,20 +112,16 @@ func (ip *Interpolator) sample(s int32, r float64, g ecs.Frame) (p ecs.Transform
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
-		if fn < g {
+		moving, prev, due := ip.lead(s)
+		if fn < g && float64(g-fn) >= due {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
 		}
-		prev := (h - 1) & (ringSize - 1)
-		if sl.n < 2 || sl.snaps&(1<<h) != 0 || ip.maxExt <= 0 {
+		if !moving || past > ip.reach(due) {
 			return poses[h], modeHolding, h, h, 0
 		}
-		mode = modeExtrapolating
-		if past > ip.maxExt {
-			past, mode = ip.maxExt, modeHolding
-		}
 		alpha = 1 + past/float64(fn-frames[prev])
-		return blend(poses[prev], poses[h], alpha), mode, prev, h, alpha
+		return blend(poses[prev], poses[h], alpha), modeExtrapolating, prev, h, alpha
 	}
 	for k := 1; k < int(sl.n); k++ {
 		a = (h - k) & (ringSize - 1)
@@ -125,6 +138,67 @@ func (ip *Interpolator) sample(s int32, r float64, g ecs.Frame) (p ecs.Transform
 	}
 	o := (h - int(sl.n) + 1) & (ringSize - 1)
 	return poses[o], modeInterpolating, o, o, 0
+}
+
+// lead returns whether slot s can be extrapolated (it has two states and
+// the newest is no teleport), the ring position of the state before its
+// newest, and how many host frames after its newest state its next change
+// is due from the host.
+func (ip *Interpolator) lead(s int32) (moving bool, prev int, due float64) {
+	sl := &ip.slots[s]
+	h := int(sl.head)
+	prev = (h - 1) & (ringSize - 1)
+	if sl.n < 2 || sl.snaps&(1<<h) != 0 {
+		return false, prev, ip.interval
+	}
+	base := int(s) * ringSize
+	gap := float64(ip.frames[base+h] - ip.frames[base+prev])
+	return true, prev, clamp(gap, ip.interval, ip.deferral)
+}
+
+// reach is how many host frames past its newest state an entity whose next
+// change is due frames after it is extrapolated; negative: not at all.
+func (ip *Interpolator) reach(due float64) float64 {
+	if ip.maxExt <= 0 {
+		return -1
+	}
+	return max(ip.maxExt, due)
+}
+
+// guess returns slot s's pose extrapolated to render frame r, or as far
+// towards it as extrapolation reaches; its newest pose if it cannot be
+// extrapolated.
+func (ip *Interpolator) guess(s int32, r float64) ecs.Transform {
+	base := int(s) * ringSize
+	h := int(ip.slots[s].head)
+	moving, prev, due := ip.lead(s)
+	fn := ip.frames[base+h]
+	past := min(r-float64(fn), ip.reach(due))
+	if !moving || past <= 0 {
+		return ip.poses[base+h]
+	}
+	return blend(ip.poses[base+prev], ip.poses[base+h], 1+past/float64(fn-ip.frames[base+prev]))
+}
+
+// snapWithin reports whether slot s holds a teleport whose frame lies
+// between render frames r0 and r1 (either order): drawing at r1 after r0
+// jumps, and should.
+func (ip *Interpolator) snapWithin(s int32, r0, r1 float64) bool {
+	sl := &ip.slots[s]
+	if sl.snaps == 0 {
+		return false
+	}
+	lo, hi := min(r0, r1), max(r0, r1)
+	base := int(s) * ringSize
+	for k := range ringSize {
+		if sl.snaps&(1<<k) == 0 {
+			continue
+		}
+		if f := float64(ip.frames[base+k]); f > lo && f <= hi {
+			return true
+		}
+	}
+	return false
 }
 
 // sweepSlots checks a few remote slots a frame against the world and drops

@@ -1,0 +1,49 @@
+package interp
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// In a quiet world the host sends nothing once an entity stops: it is
+// extrapolated past its last state for at most MaxExtrapolation, then slides
+// back to that state instead of staying where the guess left it.
+func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
+	r := newRig(t, Config{})
+	m := mover{vx: 300, vy: -40}
+	const stopAt = 240
+	e := r.spawn(ecs.HostPeer, true, m.at(0))
+	l := link{latency: 50 * time.Millisecond}
+	final := m.at(stopAt)
+	overshoot := m.speed() * r.ip.Config().MaxExtrapolation.Seconds()
+	const hz = 144
+	var prev ecs.Transform
+	var maxStep, maxPast float64
+	r.play(l.sends(2, stopAt, 2), hz, 8*time.Second, func(f ecs.Frame) {
+		r.apply(e, f, m.at(f))
+	}, func(now time.Duration) {
+		p := r.pose(e)
+		if now > time.Second {
+			maxStep = max(maxStep, dist(p, prev))
+			if p.X > final.X {
+				maxPast = max(maxPast, dist(p, final))
+			}
+		}
+		prev = p
+	})
+	if p := r.pose(e); dist(p, final) > 1e-3 {
+		t.Errorf("6 s after it stopped, drawn at %v, %.1f from where it stopped %v", p, dist(p, final), final)
+	}
+	if maxPast > overshoot*1.01 {
+		t.Errorf("drawn %.1f past the stop, more than MaxExtrapolation allows (%.1f)", maxPast, overshoot)
+	}
+	// Each frame it moves at most its speed, or what the offset of the slide
+	// back decays by.
+	halfLife := r.ip.Config().HalfLife.Seconds()
+	if limit := max(m.speed()/hz*1.12, overshoot*(1-math.Exp2(-1.0/hz/halfLife))*1.01); maxStep > limit {
+		t.Errorf("moved %.2f in one frame, limit %.2f: the slide back was not smooth", maxStep, limit)
+	}
+}
