@@ -26,6 +26,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
+	os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
 	dir, err := os.MkdirTemp("", "tandem-demo-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -111,16 +112,22 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-headless", "-ticks", "-screenshot", "-crates", "-bots"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-lag", "-jitter", "-loss"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
 	}
 	for _, bad := range [][]string{
-		{"-screenshot", "x.png"},
 		{"-headless", "-ticks", "5", "-screenshot", "x.png"},
-		{"-host", "-headless"},
+		{"-host", "-join", "127.0.0.1:4242"},
 		{"-bots", "-1"},
+		{"-bot"},
+		{"-pin", "ab"},
+		{"-join", "127.0.0.1:4242", "-bots", "2"},
+		{"-lag", "100ms"},
+		{"-host", "-loss", "2"},
+		{"-host", "-loss", "x%"},
+		{"-host", "-lag", "-5ms"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
@@ -128,8 +135,15 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	o, err := parseOptions(nil, &bytes.Buffer{})
-	if err != nil || o.crates != 30 || o.ticks != 0 {
+	if err != nil || o.crates != 30 || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
 		t.Fatalf("defaults: %+v, %v", o, err)
+	}
+	o, err = parseOptions([]string{"-join", "127.0.0.1:4242", "-lag", "150ms", "-jitter", "30ms", "-loss", "5%"}, &bytes.Buffer{})
+	if err != nil || o.loss != 0.05 || !o.netGraph {
+		t.Fatalf("-loss 5%%: %+v, %v; want loss 0.05 and the net graph on", o, err)
+	}
+	if c := linkConditions(o); c.Latency != 75*time.Millisecond || c.Jitter != 15*time.Millisecond || c.Loss != 0.05 {
+		t.Fatalf("-lag 150ms -jitter 30ms -loss 5%%: each way %+v, want 75ms ± 15ms and 5%%", c)
 	}
 	var stderr bytes.Buffer
 	if code := run([]string{"-ticks", "-3"}, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "negative") {
@@ -170,14 +184,24 @@ func TestScreenshotShowsTheArena(t *testing.T) {
 	if ticks, _, _ := parseSummary(t, out); ticks != 120 {
 		t.Fatalf("ticks=%d, want 120", ticks)
 	}
-	f, err := os.Open(shot)
+	img := readPNG(t, shot)
+	checkArena(t, img)
+	// The local player's disc (drawn on top; its centre may hold the dark
+	// eye that shows its heading), on its own (left) half.
+	checkDisc(t, img, "local player", game.Left, game.LocalColor)
+}
+
+// readPNG reads a screenshot.
+func readPNG(t *testing.T, path string) *image.RGBA {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	dec, err := png.Decode(f)
 	if err != nil {
-		t.Fatalf("the screenshot is not a PNG: %v", err)
+		t.Fatalf("the screenshot %s is not a PNG: %v", path, err)
 	}
 	img, ok := dec.(*image.RGBA)
 	if !ok {
@@ -190,9 +214,32 @@ func TestScreenshotShowsTheArena(t *testing.T) {
 		}
 	}
 	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
-		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
+		t.Fatalf("screenshot %s is %v, want %dx%d", path, b, screenW, screenH)
 	}
+	return img
+}
 
+// checkDisc asserts a player's disc of colour c is drawn on team's half.
+func checkDisc(t *testing.T, img *image.RGBA, what string, team game.Team, c color.RGBA) {
+	t.Helper()
+	cfg := game.DefaultConfig()
+	fl := cfg.Field
+	half := image.Rect(int(fl.MinX), int(fl.MinY), int(fl.MinX+fl.W()/2), int(fl.MaxY))
+	if team == game.Right {
+		half = image.Rect(int(fl.MinX+fl.W()/2), int(fl.MinY), int(fl.MaxX), int(fl.MaxY))
+	}
+	want := int(math.Pi * (cfg.PlayerRadius - 6) * (cfg.PlayerRadius - 6))
+	n := count(img, half, c)
+	t.Logf("%s: %d pixels (at least %d)", what, n, want)
+	if n < want {
+		t.Errorf("%s: %d pixels of its colour %v on the %v half, want at least %d", what, n, c, team, want)
+	}
+}
+
+// checkArena asserts the screenshot shows the arena as the demo draws it:
+// turf, background, walls, crates, ball, a tinted goal.
+func checkArena(t *testing.T, img *image.RGBA) {
+	t.Helper()
 	cfg := game.DefaultConfig()
 	fl := cfg.Field
 	field := image.Rect(int(fl.MinX)+8, int(fl.MinY)+8, int(fl.MaxX)-8, int(fl.MaxY)-8)
@@ -210,10 +257,6 @@ func TestScreenshotShowsTheArena(t *testing.T) {
 		{"background", image.Rect(0, int(fl.MaxY)+10, screenW, screenH), []color.RGBA{colBackground}, (screenH - int(fl.MaxY) - 10) * screenW * 9 / 10},
 		// The top wall runs the width of the field.
 		{"top wall", image.Rect(int(fl.MinX)+10, int(fl.MinY)-1, int(fl.MaxX)-10, int(fl.MinY)+1), []color.RGBA{colWall}, int(fl.W()-20) * 2 * 9 / 10},
-		// The local player's disc (drawn on top; its centre may hold the dark
-		// eye that shows its heading), on its own (left) half.
-		{"local player", image.Rect(int(fl.MinX), int(fl.MinY), int(fl.MinX+fl.W()/2), int(fl.MaxY)), []color.RGBA{game.LocalColor},
-			int(math.Pi * (cfg.PlayerRadius - 6) * (cfg.PlayerRadius - 6))},
 		// Thirty crates, at least 20×20 of plain wood each.
 		{"crates", field, colCrate[:], cfg.Crates * 20 * 20},
 		{"ball", field, []color.RGBA{colBall}, int(math.Pi * cfg.BallRadius * cfg.BallRadius / 3)},

@@ -16,6 +16,8 @@ import (
 var (
 	colText    = color.RGBA{0xe8, 0xec, 0xf2, 0xff}
 	colTextDim = color.RGBA{0x7d, 0x87, 0x99, 0xff}
+	colWarn    = color.RGBA{0xff, 0xc0, 0x4a, 0xff}
+	colPanel   = color.RGBA{0x0b, 0x0d, 0x12, 0xc8} // premultiplied
 )
 
 // goalFlash is how long, in frames, "GOAL" shows after a goal.
@@ -44,9 +46,14 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 
 	r.text.draw(screen, "TANDEM", 60, 8, 2, colText, alignLeft)
 	r.text.draw(screen, "push the ball into the other goal", 61, 42, 1, colTextDim, alignLeft)
-	r.text.draw(screen, "WASD/arrows move   SPACE dash   ESC quit", screenW-60, 14, 1, colTextDim, alignRight)
+	r.text.draw(screen, "WASD/arrows move   SPACE dash   F2 interpolation   F3 net graph   ESC quit", screenW-60, 14, 1, colTextDim, alignRight)
 	r.text.draw(screen, fmt.Sprintf("sim %d Hz  draw %.0f fps  frame %d", int(1/r.g.Config.Step.Seconds()+0.5), ebiten.ActualFPS(), r.g.World.Frame()),
 		screenW-60, 34, 1, colTextDim, alignRight)
+
+	if !r.ip.Enabled() {
+		r.text.draw(screen, "interpolation off (F2)", screenW-60, 54, 1, colWarn, alignRight)
+	}
+	r.drawNet(screen)
 
 	if s.LastGoal != 0 {
 		if age := int(r.g.World.Frame() - s.LastGoal); age < goalFlash {

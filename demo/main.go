@@ -1,15 +1,20 @@
 // Command demo is Tandem's demo game and the template for a new one: a
 // top-down arena where discs driven by the keyboard push crates and a ball
-// into goals.
+// into goals, alone or with up to eight people over the network.
 //
-//	go run ./demo -host              host a game and play in it
-//	go run ./demo -headless -bots 3  a host with no window, bots playing
+//	go run ./demo                        play alone against bots
+//	go run ./demo -host                  host a game and play in it
+//	go run ./demo -join HOST:PORT -pin X join a hosted game
+//	go run ./demo -host -headless        a host with no window, bots playing
 //
-// Its files read as a template: main.go (flags and wiring), headless.go (the
-// loop without a window), window.go (the Ebiten loop: step at 60 Hz, draw at
-// the display's rate), input.go (keyboard → stamped input), render.go and
-// hud.go (drawing). The game's rules live in demo/game, which has no Ebiten
-// import.
+// Its files read as a template: main.go (flags and modes), net.go (the QUIC
+// transport, the link conditioner and the join line), match.go (what the
+// window and the headless loops drive: a local match, a hosted one or a
+// joined one), headless.go (the loops without a window), window.go (the
+// Ebiten loop: step at 60 Hz, draw at the display's rate), input.go
+// (keyboard → input), render.go, hud.go and netgraph.go (drawing, the net
+// graph). The game's rules live in demo/game and its networking in
+// demo/netplay; neither imports Ebiten.
 package main
 
 import (
@@ -18,52 +23,109 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
-	arche "github.com/mlange-42/arche/ecs"
-
-	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/demo/game"
-	"github.com/tandem-go/tandem/ecs"
 )
 
 // options are the command line.
 type options struct {
 	host       bool
+	join       string
+	addr       string
+	pin        string
+	name       string
 	headless   bool
+	bot        bool
+	bots       int
+	crates     int
 	ticks      int
 	screenshot string
-	crates     int
-	bots       int
+	lag        time.Duration
+	jitter     time.Duration
+	loss       lossFlag
+	netGraph   bool // F3's state at the start
 }
 
+// lossFlag is a fraction of packets, written 0.05 or 5%.
+type lossFlag float64
+
+func (l *lossFlag) String() string { return strconv.FormatFloat(float64(*l), 'g', -1, 64) }
+
+func (l *lossFlag) Set(s string) error {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return errors.New("write a fraction (0.05) or a percentage (5%)")
+	}
+	if pct {
+		v /= 100
+	}
+	if !(v >= 0 && v <= 1) {
+		return errors.New("loss must be between 0 and 1 (0% and 100%)")
+	}
+	*l = lossFlag(v)
+	return nil
+}
+
+// networked reports whether the demo hosts or joins.
+func (o *options) networked() bool { return o.host || o.join != "" }
+
+// conditioned reports whether the link conditioner is on.
+func (o *options) conditioned() bool { return o.lag > 0 || o.jitter > 0 || o.loss > 0 }
+
 func parseOptions(args []string, stderr io.Writer) (options, error) {
-	var o options
+	o := options{addr: ":4242", name: "player", bots: 3, crates: 30}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: demo [-host | -headless] [flags]\n\n"+
-			"Tandem's demo: push crates and a ball into the opponent's goal.\n"+
-			"Keys: WASD or arrows thrust, Space dash, Esc quit.\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: demo [-host | -join HOST:PORT] [flags]\n\n"+
+			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
+			"up to %d people over the network.\n"+
+			"Keys: WASD or arrows thrust, Space dash, F2 interpolation on/off, F3 net graph, Esc quit.\n\nFlags:\n", game.MaxPlayers)
 		fs.PrintDefaults()
 	}
-	fs.BoolVar(&o.host, "host", false, "host a game and play in it, in a window (the default mode)")
-	fs.BoolVar(&o.headless, "headless", false, "host with no window: only bots play; the simulation runs at real time (as fast as it can with -ticks)")
-	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks, print one summary line and exit 0 (0: run until closed)")
-	fs.StringVar(&o.screenshot, "screenshot", "", "with -ticks and a window: write the last drawn frame to `FILE` as PNG before exiting")
-	fs.IntVar(&o.crates, "crates", 30, "number of crates in the arena")
-	fs.IntVar(&o.bots, "bots", 3, "number of computer players that chase the ball (they join the right team first, then alternate)")
+	fs.BoolVar(&o.host, "host", false, "host a networked game and play in it; others join with the line it prints")
+	fs.StringVar(&o.join, "join", "", "join the game hosted at `HOST:PORT`")
+	fs.StringVar(&o.addr, "addr", o.addr, "with -host: the UDP `address` to listen on (port 0 picks a free one)")
+	fs.StringVar(&o.pin, "pin", "", "with -join: the host's certificate `fingerprint` (hex SHA-256) from its join line; without it the host is not authenticated")
+	fs.StringVar(&o.name, "name", o.name, "your player's `name`, shown to the host")
+	fs.BoolVar(&o.headless, "headless", false, "no window: a host where only bots play, or (with -join) a client whose player stands still or, with -bot, plays as a bot")
+	fs.BoolVar(&o.bot, "bot", false, "with -join: a computer player plays for you")
+	fs.IntVar(&o.bots, "bots", o.bots, "number of computer players the host (or a game alone) adds; they join the right team first, then alternate")
+	fs.IntVar(&o.crates, "crates", o.crates, "number of crates in the arena (host or alone)")
+	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks (a client counts them from its join), print one summary line and exit 0 (0: run until closed)")
+	fs.StringVar(&o.screenshot, "screenshot", "", "with a window: write the last drawn frame to `FILE` as PNG when the demo ends (-ticks reached, Esc, Ctrl-C, or the host ending the game)")
+	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
+	fs.DurationVar(&o.jitter, "jitter", 0, "networked: vary each packet's delay by up to ± this `duration` (half each way)")
+	fs.Var(&o.loss, "loss", "networked: lose this `fraction` of packets each way, e.g. 0.05 or 5%")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.netGraph = o.conditioned()
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected argument %q; flags start with -, see -help", fs.Arg(0))
-	case o.host && o.headless:
-		return o, errors.New("-host and -headless exclude each other: -host opens a window, -headless does not")
+	case o.host && o.join != "":
+		return o, errors.New("-host and -join exclude each other: host a game or join one")
 	case o.ticks < 0 || o.crates < 0 || o.bots < 0:
 		return o, errors.New("-ticks, -crates and -bots must not be negative")
-	case o.screenshot != "" && (o.ticks == 0 || o.headless):
-		return o, errors.New("-screenshot needs -ticks N and a window (not -headless)")
+	case o.screenshot != "" && o.headless:
+		return o, errors.New("-screenshot needs a window; leave out -headless")
+	case o.join == "" && (set["pin"] || o.bot):
+		return o, errors.New("-pin and -bot are for a client: use them with -join")
+	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
+		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
+	case !o.networked() && (o.conditioned() || set["addr"]):
+		return o, errors.New("-lag, -jitter, -loss and -addr condition the network: use them with -host or -join")
+	case o.lag < 0 || o.jitter < 0:
+		return o, errors.New("-lag and -jitter must not be negative")
+	case o.name == "" || len(o.name) > 32:
+		return o, errors.New("-name must have 1 to 32 bytes")
 	}
 	return o, nil
 }
@@ -82,38 +144,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 2
 	}
-	cfg := game.DefaultConfig()
-	cfg.Crates = o.crates
-	g := game.New(cfg, clock.Real{})
-	g.Populate()
-	var local arche.Entity
-	if !o.headless {
-		local = g.SpawnPlayer(ecs.HostPeer, game.Left, game.LocalColor)
+	var m match
+	switch {
+	case o.join != "":
+		m, err = joinMatch(o, stderr)
+	case o.host:
+		m, err = hostMatch(o, stdout, stderr)
+	default:
+		m = newLocalMatch(o)
 	}
-	for i := range o.bots {
-		team := game.Right
-		if i%2 == 1 {
-			team = game.Left
-		}
-		g.SpawnBot(team)
-	}
-
-	if o.headless {
-		runHeadless(g, o, stdout)
-	} else if err := runWindow(g, local, o); err != nil {
+	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
-	if o.ticks > 0 {
-		fmt.Fprintln(stdout, summary(g))
+	defer m.Close()
+	if o.headless {
+		err = runHeadless(m, o, stdout)
+	} else {
+		err = runWindow(m, o)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "demo:", err)
+		if o.ticks > 0 || m.Ended() {
+			fmt.Fprintln(stdout, m.Summary())
+		}
+		return 1
+	}
+	if o.ticks > 0 || o.networked() || o.headless {
+		fmt.Fprintln(stdout, m.Summary())
 	}
 	return 0
-}
-
-// summary is the one line printed at the end of a -ticks run.
-func summary(g *game.Game) string {
-	s := g.ScoreNow()
-	b := g.Pose(g.Ball)
-	return fmt.Sprintf("tandem-demo: ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
-		g.World.Frame(), g.World.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
 }

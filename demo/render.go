@@ -6,11 +6,11 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
-	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
 )
 
 // Palette: the colours the screenshot test looks for are named here.
@@ -28,19 +28,21 @@ var (
 	colShadow     = color.RGBA{0x00, 0x00, 0x00, 0x55}
 )
 
-// renderer draws a game's world. It reads the world and never writes it.
+// renderer draws a match's world where its interpolator says, and the HUD.
+// It reads the world and never writes it.
 type renderer struct {
-	g       *game.Game
-	local   arche.Entity
-	crates  *generic.Filter3[ecs.Transform, ecs.Interpolated, game.Crate]
-	balls   *generic.Filter3[ecs.Transform, ecs.Interpolated, game.Ball]
-	players *generic.Filter4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity]
-	// playerMap reads one player's components.
-	playerMap generic.Map4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity]
-	sprites   map[crateKey]*ebiten.Image
-	floor     *ebiten.Image // the static arena, drawn once
-	text      textWriter
-	path      vector.Path
+	m        match
+	g        *game.Game
+	ip       *interp.Interpolator
+	crates   *generic.Filter1[game.Crate]
+	balls    *generic.Filter1[game.Ball]
+	players  *generic.Filter2[game.Player, ecs.Velocity]
+	sprites  map[crateKey]*ebiten.Image
+	floor    *ebiten.Image // the static arena, drawn once
+	text     textWriter
+	path     vector.Path
+	netGraph bool // F3: the net graph is shown
+	graph    netGraph
 }
 
 type crateKey struct {
@@ -48,25 +50,17 @@ type crateKey struct {
 	shade uint8
 }
 
-func newRenderer(g *game.Game, local arche.Entity) *renderer {
+func newRenderer(m match, netGraph bool) *renderer {
 	return &renderer{
-		g:         g,
-		local:     local,
-		crates:    generic.NewFilter3[ecs.Transform, ecs.Interpolated, game.Crate](),
-		balls:     generic.NewFilter3[ecs.Transform, ecs.Interpolated, game.Ball](),
-		players:   generic.NewFilter4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity](),
-		playerMap: generic.NewMap4[ecs.Transform, ecs.Interpolated, game.Player, ecs.Velocity](g.World.Arche()),
-		sprites:   map[crateKey]*ebiten.Image{},
+		m:        m,
+		g:        m.Game(),
+		ip:       m.Interpolator(),
+		crates:   generic.NewFilter1[game.Crate](),
+		balls:    generic.NewFilter1[game.Ball](),
+		players:  generic.NewFilter2[game.Player, ecs.Velocity](),
+		sprites:  map[crateKey]*ebiten.Image{},
+		netGraph: netGraph,
 	}
-}
-
-// pose returns where to draw an entity: blended from the pose before the
-// last step to the current one by alpha, unless it was teleported.
-func pose(t *ecs.Transform, ip *ecs.Interpolated, alpha float64) ecs.Transform {
-	if ip.Snap {
-		return *t
-	}
-	return ecs.Blend(ip.Prev, *t, alpha)
 }
 
 func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
@@ -75,49 +69,58 @@ func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
 	}
 	screen.DrawImage(r.floor, nil)
 	a := r.g.World.Arche()
+	local, hasLocal := r.m.Local()
 
 	// Shadows first, so nothing is shadowed by a neighbour drawn later.
 	cq := r.crates.Query(a)
 	for cq.Next() {
-		t, ip, c := cq.Get()
-		p := pose(t, ip, alpha)
-		r.drawCrate(screen, p, c, true)
+		if p, ok := r.ip.Pose(cq.Entity(), alpha); ok {
+			r.drawCrate(screen, p, cq.Get(), true)
+		}
 	}
 	bq := r.balls.Query(a)
 	for bq.Next() {
-		t, ip, b := bq.Get()
-		p := pose(t, ip, alpha)
-		vector.FillCircle(screen, float32(p.X+3), float32(p.Y+5), float32(b.R), colShadow, true)
+		if p, ok := r.ip.Pose(bq.Entity(), alpha); ok {
+			vector.FillCircle(screen, float32(p.X+3), float32(p.Y+5), float32(bq.Get().R), colShadow, true)
+		}
 	}
 	pq := r.players.Query(a)
 	for pq.Next() {
-		t, ip, _, _ := pq.Get()
-		p := pose(t, ip, alpha)
-		vector.FillCircle(screen, float32(p.X+4), float32(p.Y+6), float32(r.g.Config.PlayerRadius), colShadow, true)
+		if p, ok := r.ip.Pose(pq.Entity(), alpha); ok {
+			vector.FillCircle(screen, float32(p.X+4), float32(p.Y+6), float32(r.g.Config.PlayerRadius), colShadow, true)
+		}
 	}
 
 	cq = r.crates.Query(a)
 	for cq.Next() {
-		t, ip, c := cq.Get()
-		r.drawCrate(screen, pose(t, ip, alpha), c, false)
+		if p, ok := r.ip.Pose(cq.Entity(), alpha); ok {
+			r.drawCrate(screen, p, cq.Get(), false)
+		}
 	}
 	bq = r.balls.Query(a)
 	for bq.Next() {
-		t, ip, b := bq.Get()
-		r.drawBall(screen, pose(t, ip, alpha), b.R)
+		if p, ok := r.ip.Pose(bq.Entity(), alpha); ok {
+			r.drawBall(screen, p, bq.Get().R)
+		}
 	}
 	pq = r.players.Query(a)
 	for pq.Next() {
-		if pq.Entity() == r.local {
+		e := pq.Entity()
+		if hasLocal && e == local {
 			continue
 		}
-		t, ip, pl, v := pq.Get()
-		r.drawPlayer(screen, pose(t, ip, alpha), pl, v, false)
+		if p, ok := r.ip.Pose(e, alpha); ok {
+			pl, v := pq.Get()
+			r.drawPlayer(screen, p, pl, v, false)
+		}
 	}
 	// The player at the keyboard is drawn on top of everyone.
-	if r.g.World.Alive(r.local) {
-		t, ip, pl, v := r.playerMap.Get(r.local)
-		r.drawPlayer(screen, pose(t, ip, alpha), pl, v, true)
+	if hasLocal {
+		if p, ok := r.ip.Pose(local, alpha); ok {
+			pl := (*game.Player)(a.Get(local, r.g.IDs.Player))
+			v := (*ecs.Velocity)(a.Get(local, r.g.World.IDs.Velocity))
+			r.drawPlayer(screen, p, pl, v, true)
+		}
 	}
 	r.drawHUD(screen)
 }
@@ -278,3 +281,6 @@ func withAlpha(c color.RGBA, a uint8) color.RGBA {
 	f := func(v uint8) uint8 { return uint8(uint16(v) * uint16(a) / 0xff) }
 	return color.RGBA{f(c.R), f(c.G), f(c.B), a}
 }
+
+// rgb returns an opaque colour from its channels (the fourth is ignored).
+func rgb(c [4]uint8) color.RGBA { return color.RGBA{c[0], c[1], c[2], 0xff} }

@@ -5,12 +5,12 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	arche "github.com/mlange-42/arche/ecs"
-
-	"github.com/tandem-go/tandem/demo/game"
-	"github.com/tandem-go/tandem/ecs"
+	"github.com/hajimehoshi/ebiten/v2/inpututil"
 )
 
 // The logical screen: one pixel per world unit. The window scales it.
@@ -20,31 +20,40 @@ const (
 )
 
 // window is the Ebiten side of the demo: each Update samples the keyboard
-// into the local player's input and lets the schedule run the steps that real
-// time calls for (at 60 Hz, whatever the display's rate); each Draw draws the
-// world blended between the last two steps by the schedule's Alpha.
+// into the match's input and lets the match run the steps that real time
+// calls for (at 60 Hz, whatever the display's rate); each Draw advances the
+// interpolator to the frame's time and draws every entity where it says,
+// local ones blended between the last two steps by the schedule's Alpha.
 type window struct {
-	g      *game.Game
-	local  arche.Entity
-	ticks  ecs.Frame // stop after this frame (0: never)
-	shot   string    // screenshot file, taken once frame >= ticks
-	shotOK bool
-	err    error
-	quit   bool
+	m      match
+	o      options
+	ticks  int    // stop once this many ticks counted (0: never)
+	shot   string // screenshot file, written by the last Draw
+	ending bool   // the next Draw is the last
+	done   bool   // the last Draw ran
+	err    error  // why the window ends, if it failed
+	stop   chan os.Signal
 	view   *renderer
 }
 
-// runWindow opens the window and runs until it is closed, Esc is pressed, or
-// the -ticks limit is reached.
-func runWindow(g *game.Game, local arche.Entity, o options) error {
-	w := &window{g: g, local: local, ticks: ecs.Frame(o.ticks), shot: o.screenshot, view: newRenderer(g, local)}
+// runWindow opens the window and runs until it is closed, Esc is pressed,
+// the -ticks limit is reached, the process is interrupted or the match ends.
+func runWindow(m match, o options) error {
+	w := &window{m: m, o: o, ticks: o.ticks, shot: o.screenshot, stop: make(chan os.Signal, 1),
+		view: newRenderer(m, o.netGraph)}
+	signal.Notify(w.stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(w.stop)
 	ebiten.SetWindowSize(screenW, screenH)
 	ebiten.SetWindowTitle("Tandem")
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	// Update once per displayed frame; the schedule decides how many fixed
 	// steps each update runs, so the simulation keeps 60 Hz and drawing
-	// follows the display.
+	// follows the display. Networked, the simulation is also the network's
+	// heartbeat: it catches up on up to half a second of slow drawing.
 	ebiten.SetTPS(ebiten.SyncWithFPS)
+	if o.networked() {
+		m.Game().Schedule.MaxCatchUp = 30
+	}
 	if err := ebiten.RunGame(w); err != nil {
 		return fmt.Errorf("the window could not run (%w); without a display use -headless", err)
 	}
@@ -53,39 +62,69 @@ func runWindow(g *game.Game, local arche.Entity, o options) error {
 
 // Update implements ebiten.Game.
 func (w *window) Update() error {
-	if w.quit || w.err != nil || ebiten.IsKeyPressed(ebiten.KeyEscape) {
+	if w.done {
 		return ebiten.Termination
 	}
-	world := w.g.World
-	if w.ticks > 0 && world.Frame() >= w.ticks {
-		if w.shot == "" || w.shotOK {
-			return ebiten.Termination
-		}
-		return nil // wait for Draw to take the screenshot
+	if w.ending {
+		return nil // wait for the last Draw
 	}
-	if world.Alive(w.local) {
-		// The input is for the next frame; if this update runs several
-		// steps, the later ones repeat it.
-		w.g.PushInput(w.local, game.StampedInput{Frame: world.Frame() + 1, Input: readKeyboard()})
+	select {
+	case <-w.stop:
+		w.end(nil)
+		return nil
+	default:
 	}
-	if w.ticks > 0 {
-		// Stop on the exact frame: never catch up past it.
-		w.g.Schedule.MaxCatchUp = min(8, int(w.ticks-world.Frame()))
+	if ebiten.IsKeyPressed(ebiten.KeyEscape) {
+		w.end(nil)
+		return nil
 	}
-	w.g.Schedule.Advance()
+	if w.m.Ended() {
+		w.end(w.m.Err())
+		return nil
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyF2) {
+		ip := w.m.Interpolator()
+		ip.SetEnabled(!ip.Enabled())
+	}
+	if inpututil.IsKeyJustPressed(ebiten.KeyF3) {
+		w.view.netGraph = !w.view.netGraph
+	}
+	w.m.SetInput(readKeyboard())
+	g := w.m.Game()
+	if !w.o.networked() && w.ticks > 0 {
+		// Alone, stop on the exact frame: never catch up past it.
+		g.Schedule.MaxCatchUp = min(8, max(0, w.ticks-int(g.World.Frame())))
+	}
+	w.m.Advance()
+	if w.ticks > 0 && w.m.Ticks() >= w.ticks {
+		w.end(nil)
+	}
 	return nil
+}
+
+// end makes the next Draw the last one: it takes the screenshot, then Update
+// ends the loop.
+func (w *window) end(err error) {
+	w.ending = true
+	w.err = err
 }
 
 // Draw implements ebiten.Game.
 func (w *window) Draw(screen *ebiten.Image) {
-	alpha := w.g.Schedule.Alpha()
-	if w.ticks > 0 && w.g.World.Frame() >= w.ticks {
+	g := w.m.Game()
+	alpha := g.Schedule.Alpha()
+	if w.ending && !w.o.networked() && w.ticks > 0 && int(g.World.Frame()) >= w.ticks {
 		alpha = 1 // the final state, as the summary line reports it
 	}
+	w.m.BeforeDraw(time.Now())
 	w.view.draw(screen, alpha)
-	if w.shot != "" && !w.shotOK && w.g.World.Frame() >= w.ticks {
-		w.err = writeScreenshot(screen, w.shot)
-		w.shotOK = true
+	if w.ending && !w.done {
+		w.done = true
+		if w.shot != "" {
+			if err := writeScreenshot(screen, w.shot); err != nil && w.err == nil {
+				w.err = err
+			}
+		}
 	}
 }
 

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
+)
+
+// dialTimeout bounds how long joining waits for the host to answer.
+const dialTimeout = 10 * time.Second
+
+// linkConditions returns what -lag, -jitter and -loss do to each direction of
+// this machine's socket: half the lag and half the jitter each way, so a
+// round trip takes lag more, varied by up to ± jitter; the loss applies to
+// each direction on its own. Conditioning one side of a session is enough:
+// give the flags to the host (every peer) or to one client (that client).
+func linkConditions(o options) condition.Config {
+	return condition.Config{Latency: o.lag / 2, Jitter: o.jitter / 2, Loss: float64(o.loss)}
+}
+
+// quicConfig returns the QUIC transport's configuration for o: the link
+// conditioner under the socket when asked for, and for a client the host's
+// pinned certificate (or, without -pin, no authentication of the host).
+func quicConfig(o options) quicnet.Config {
+	var cfg quicnet.Config
+	if o.conditioned() {
+		c := linkConditions(o)
+		cfg.WrapPacketConn = condition.Wrap(c, c)
+	}
+	if o.join != "" {
+		cfg.Fingerprint = o.pin
+		cfg.InsecureSkipVerify = o.pin == ""
+	}
+	return cfg
+}
+
+// listen opens the host's QUIC listener on o.addr and prints the line a
+// player joins with to w.
+func listen(o options, w io.Writer) (transport.Listener, error) {
+	t, err := quicnet.New(quicConfig(o))
+	if err != nil {
+		return nil, err
+	}
+	l, err := t.Listen(o.addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
+	}
+	fmt.Fprintf(w, "tandem-demo: hosting on %s, certificate %s\n", l.Addr(), t.Fingerprint())
+	fmt.Fprintf(w, "join with: go run ./demo -join %s -pin %s\n", joinAddress(l.Addr()), t.Fingerprint())
+	return l, nil
+}
+
+// dial connects to the host at o.join.
+func dial(o options) (transport.Conn, error) {
+	t, err := quicnet.New(quicConfig(o))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	c, err := t.Dial(ctx, o.join)
+	if err != nil {
+		return nil, fmt.Errorf("join %s: %w", o.join, err)
+	}
+	return c, nil
+}
+
+// joinAddress is the address others reach a listener at: its own when it
+// listens on one IP, else this machine's first non-loopback IPv4 address
+// (127.0.0.1 when there is none).
+func joinAddress(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+		return a.String()
+	}
+	host = "127.0.0.1"
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, ad := range addrs {
+			if n, ok := ad.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+				host = n.IP.String()
+				break
+			}
+		}
+	}
+	p, _ := strconv.Atoi(port)
+	return net.JoinHostPort(host, strconv.Itoa(p))
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/hajimehoshi/ebiten/v2/vector"
+
+	"github.com/tandem-go/tandem/demo/netplay"
+	"github.com/tandem-go/tandem/net/session"
+)
+
+// graphLen is how many drawn frames the net graph's curves span.
+const graphLen = 240
+
+// netGraph is the F3 panel's memory: a few seconds of the figures it plots.
+type netGraph struct {
+	rtt   [graphLen]float32 // ms
+	in    [graphLen]float32 // kbit/s
+	out   [graphLen]float32 // kbit/s
+	next  int
+	peers []netplay.PeerNetStats
+	lines []string
+}
+
+func (n *netGraph) sample(rtt time.Duration, in, out float64) {
+	n.rtt[n.next] = float32(rtt.Seconds() * 1000)
+	n.in[n.next] = float32(in)
+	n.out[n.next] = float32(out)
+	n.next = (n.next + 1) % graphLen
+}
+
+// drawNet draws what the match has to show of the network: a client's join
+// progress, and with F3 the net graph.
+func (r *renderer) drawNet(screen *ebiten.Image) {
+	switch m := r.m.(type) {
+	case *clientMatch:
+		st := m.c.NetStats()
+		switch played := m.Ticks() > 0; {
+		case st.State == session.Closed && played:
+			r.text.draw(screen, "the game has ended", screenW/2, 54, 1, colWarn, alignCenter)
+		case st.State != session.Playing:
+			r.drawProgress(screen, st)
+		}
+		r.graph.sample(st.RTT, st.KbitIn, st.KbitOut)
+		if r.netGraph {
+			cs := m.c.Corrections()
+			on := "on"
+			if !r.ip.Enabled() {
+				on = "OFF"
+			}
+			r.graph.lines = append(r.graph.lines[:0],
+				fmt.Sprintf("rtt %3.0f ms   loss %4.1f%%", st.RTT.Seconds()*1000, st.Loss*100),
+				fmt.Sprintf("in %5.1f kbit/s   out %5.1f kbit/s", st.KbitIn, st.KbitOut),
+				fmt.Sprintf("corrections %d/s, largest %.1f   mean %.1f max %.1f", cs.LastSecond, cs.LastSecondMax, cs.Mean, cs.Max),
+				fmt.Sprintf("render delay %3.0f ms   lead %4.1f frames (aim %.1f)", st.RenderDelay.Seconds()*1000, st.Lead, st.LeadTarget),
+				fmt.Sprintf("interpolation %s (F2)   %d entities", on, st.Entities),
+			)
+			r.drawGraph(screen, "NET  client")
+		}
+	case *localMatch:
+		if m.host == nil || !r.netGraph {
+			return
+		}
+		r.graph.peers = m.host.AppendPeerStats(r.graph.peers[:0])
+		var rtt time.Duration
+		var in, out float64
+		r.graph.lines = r.graph.lines[:0]
+		for _, p := range r.graph.peers {
+			rtt = max(rtt, p.RTT)
+			in += p.KbitIn
+			out += p.KbitOut
+			r.graph.lines = append(r.graph.lines, fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d",
+				p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered))
+		}
+		if len(r.graph.peers) == 0 {
+			r.graph.lines = append(r.graph.lines, "waiting for players to join")
+		}
+		r.graph.sample(rtt, in, out)
+		r.drawGraph(screen, fmt.Sprintf("NET  host, %d peers", len(r.graph.peers)))
+	}
+}
+
+// drawGraph draws the net graph panel: a title, the text lines, and the
+// curves of round trip (white) and kbit/s in (blue) and out (orange).
+func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
+	const x, y, w, lh = 76, 84, 440, 14
+	gh := float32(44)
+	h := float32(26 + lh*len(r.graph.lines) + 8 + int(gh) + 8)
+	vector.FillRect(screen, x, y, w, h, colPanel, false)
+	r.text.draw(screen, title, x+8, y+6, 1, colText, alignLeft)
+	for i, l := range r.graph.lines {
+		r.text.draw(screen, l, x+8, float32(y+24+i*lh), 1, colTextDim, alignLeft)
+	}
+	top := float32(y+24+len(r.graph.lines)*lh) + 8
+	g := &r.graph
+	curve := func(vals *[graphLen]float32, scale float32, c [4]uint8) {
+		col := withAlpha(rgb(c), c[3])
+		for i := 1; i < graphLen; i++ {
+			a := vals[(g.next+i-1)%graphLen]
+			b := vals[(g.next+i)%graphLen]
+			x0 := float32(x+8) + float32(i-1)*(w-16)/graphLen
+			x1 := float32(x+8) + float32(i)*(w-16)/graphLen
+			vector.StrokeLine(screen, x0, top+gh-min(a*scale, gh), x1, top+gh-min(b*scale, gh), 1.5, col, true)
+		}
+	}
+	peak := float32(1)
+	for i := range graphLen {
+		peak = max(peak, g.rtt[i], g.in[i], g.out[i])
+	}
+	scale := gh / peak
+	vector.StrokeLine(screen, x+8, top+gh, x+w-8, top+gh, 1, colTextDim, false)
+	curve(&g.in, scale, [4]uint8{0x3d, 0x9b, 0xff, 0xe0})
+	curve(&g.out, scale, [4]uint8{0xff, 0x8c, 0x1a, 0xe0})
+	curve(&g.rtt, scale, [4]uint8{0xe8, 0xec, 0xf2, 0xff})
+	r.text.draw(screen, fmt.Sprintf("%.0f", peak), x+w-8, top-2, 1, colTextDim, alignRight)
+}
+
+// drawProgress draws the join's progress bar in the middle of the field.
+func (r *renderer) drawProgress(screen *ebiten.Image, st netplay.NetStats) {
+	fc, fy := r.g.Config.Field.Center()
+	const w, h = 420, 14
+	x, y := float32(fc)-w/2, float32(fy)+40
+	vector.FillRect(screen, x-12, y-44, w+24, h+64, colPanel, false)
+	label := "connecting to the host"
+	frac := float32(0)
+	if st.State == session.Joining {
+		label = "joining: the host's world is arriving"
+		if st.Total > 0 {
+			frac = float32(st.Received) / float32(st.Total)
+			label = fmt.Sprintf("joining: %d of %d entities", st.Received, st.Total)
+		}
+	}
+	if st.State == session.Closed {
+		label = "the connection closed"
+	}
+	r.text.draw(screen, label, float32(fc), y-32, 1.5, colText, alignCenter)
+	vector.StrokeRect(screen, x, y, w, h, 2, colTextDim, false)
+	vector.FillRect(screen, x+2, y+2, (w-4)*min(frac, 1), h-4, rgb([4]uint8{0x4d, 0xe0, 0x8a, 0xff}), false)
+}

@@ -1,0 +1,167 @@
+package netplay
+
+import (
+	"image/color"
+	"math"
+
+	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// sizeScale is the wire precision of sizes (crate sides, ball radius): steps
+// per world unit.
+const sizeScale = 1024
+
+// Sizes a client accepts, world units: a body needs some size and mass, and
+// nothing in an arena is larger than it.
+const (
+	minSize = 1.0
+	maxSize = 4096.0
+)
+
+// Prediction tolerances: how far a client's predicted disc may be from the
+// host's at the same frame before prediction corrects it. A quarter of a
+// world unit (of a pixel) is invisible; finer corrections would mostly chase
+// the small pushes by which two physics simulations of a crowd differ.
+const (
+	// PoseTolerance is in world units.
+	PoseTolerance = 0.25
+	// AngleTolerance is in radians.
+	AngleTolerance = 0.01
+)
+
+// NewRegistry returns the replication registry of a match's world w:
+// Transform (TransformCodec), Velocity (replicate.VelocityCodec), then
+// Player, Ball, Crate, Score and Teleports. Host and clients must build it
+// the same way (the order decides the wire numbers).
+func NewRegistry(w *ecs.World) *replicate.Registry {
+	r := replicate.NewEmptyRegistry(w)
+	replicate.Register(r, TransformCodec())
+	replicate.Register(r, replicate.VelocityCodec())
+	replicate.Register(r, PlayerCodec())
+	replicate.Register(r, BallCodec())
+	replicate.Register(r, CrateCodec())
+	replicate.Register(r, ScoreCodec())
+	replicate.Register(r, TeleportsCodec())
+	return r
+}
+
+// trackers says how prediction treats each replicated component of the
+// entities a client owns (its player): Transform and Velocity are corrected
+// through the physics body (Velocity by predict's default); the rest take
+// the host's value when they differ.
+func trackers() []predict.Tracker {
+	return []predict.Tracker{
+		predict.Track(TransformCodec(), predict.Pose),
+		predict.Track(PlayerCodec(), predict.HostValue),
+		predict.Track(BallCodec(), predict.HostValue),
+		predict.Track(CrateCodec(), predict.HostValue),
+		predict.Track(ScoreCodec(), predict.HostValue),
+		predict.Track(TeleportsCodec(), predict.HostValue),
+	}
+}
+
+// TransformCodec is the engine's Transform codec (replicate.TransformCodec:
+// the same wire image) with the game's prediction tolerances, and every
+// change of a pose sent at the next send tick however small: the
+// interpolator takes a host frame whose state arrived without an entity as
+// that entity standing still then, so a small move held back for a later
+// tick would be drawn as a stop and a catch-up.
+func TransformCodec() replicate.Codec[ecs.Transform] {
+	c := replicate.TransformCodec()
+	c.Significant = nil
+	c.Equal = func(a, b *ecs.Transform) bool {
+		return math.Hypot(a.X-b.X, a.Y-b.Y) <= PoseTolerance &&
+			math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= AngleTolerance
+	}
+	return c
+}
+
+// PlayerCodec replicates game.Player: team, colour (opaque RGB) and the
+// dash's ready frame, exactly.
+func PlayerCodec() replicate.Codec[game.Player] {
+	return replicate.Codec[game.Player]{
+		Name:   "Player",
+		Fields: 3,
+		Quantize: func(v *game.Player, q []int32) {
+			q[0] = int32(v.Team)
+			q[1] = int32(v.Color.R)<<16 | int32(v.Color.G)<<8 | int32(v.Color.B)
+			q[2] = int32(v.DashReady)
+		},
+		Dequantize: func(q []int32, v *game.Player) {
+			v.Team = game.Team(min(max(q[0], 0), 1))
+			v.Color = color.RGBA{R: uint8(q[1] >> 16), G: uint8(q[1] >> 8), B: uint8(q[1]), A: 0xff}
+			v.DashReady = ecs.Frame(uint32(q[2]))
+		},
+		Equal: func(a, b *game.Player) bool { return *a == *b },
+	}
+}
+
+// BallCodec replicates game.Ball: its radius to 1/1024 unit, from 1 to 4096
+// units.
+func BallCodec() replicate.Codec[game.Ball] {
+	return replicate.Codec[game.Ball]{
+		Name:       "Ball",
+		Fields:     1,
+		Quantize:   func(v *game.Ball, q []int32) { q[0] = size(v.R) },
+		Dequantize: func(q []int32, v *game.Ball) { v.R = unsize(q[0]) },
+		Equal:      func(a, b *game.Ball) bool { return size(a.R) == size(b.R) },
+	}
+}
+
+// CrateCodec replicates game.Crate: its sides to 1/1024 unit (from 1 to 4096
+// units), its shade, and its home pose as the Transform codec sends poses.
+func CrateCodec() replicate.Codec[game.Crate] {
+	pose := replicate.TransformCodec()
+	return replicate.Codec[game.Crate]{
+		Name:   "Crate",
+		Fields: 6,
+		Quantize: func(v *game.Crate, q []int32) {
+			q[0], q[1], q[2] = size(v.W), size(v.H), int32(v.Shade)
+			pose.Quantize(&v.Home, q[3:6])
+		},
+		Dequantize: func(q []int32, v *game.Crate) {
+			v.W, v.H, v.Shade = unsize(q[0]), unsize(q[1]), uint8(q[2])
+			pose.Dequantize(q[3:6], &v.Home)
+		},
+		Equal: func(a, b *game.Crate) bool {
+			return size(a.W) == size(b.W) && size(a.H) == size(b.H) && a.Shade == b.Shade && pose.Equal(&a.Home, &b.Home)
+		},
+	}
+}
+
+// ScoreCodec replicates game.Score exactly.
+func ScoreCodec() replicate.Codec[game.Score] {
+	return replicate.Codec[game.Score]{
+		Name:   "Score",
+		Fields: 4,
+		Quantize: func(v *game.Score, q []int32) {
+			q[0], q[1], q[2], q[3] = int32(v.Left), int32(v.Right), int32(v.LastGoal), int32(v.LastTeam)
+		},
+		Dequantize: func(q []int32, v *game.Score) {
+			v.Left, v.Right, v.LastGoal = int(q[0]), int(q[1]), ecs.Frame(uint32(q[2]))
+			v.LastTeam = game.Team(min(max(q[3], 0), 1))
+		},
+		Equal: func(a, b *game.Score) bool { return *a == *b },
+	}
+}
+
+// TeleportsCodec replicates Teleports exactly.
+func TeleportsCodec() replicate.Codec[Teleports] {
+	return replicate.Codec[Teleports]{
+		Name:       "Teleports",
+		Fields:     1,
+		Quantize:   func(v *Teleports, q []int32) { q[0] = int32(v.Count) },
+		Dequantize: func(q []int32, v *Teleports) { v.Count = uint8(q[0]) },
+		Equal:      func(a, b *Teleports) bool { return *a == *b },
+	}
+}
+
+func size(v float64) int32 {
+	return int32(math.Round(min(max(v, 0), math.MaxInt32/sizeScale) * sizeScale))
+}
+
+// unsize reads a size, kept within [minSize, maxSize] whatever the host sent.
+func unsize(q int32) float64 { return min(max(float64(q)/sizeScale, minSize), maxSize) }
