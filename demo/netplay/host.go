@@ -2,7 +2,6 @@ package netplay
 
 import (
 	"errors"
-	"fmt"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -16,10 +15,6 @@ import (
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
 )
-
-// maxMalformedInputs is how many malformed input messages a peer may send
-// before the host drops it.
-const maxMalformedInputs = 32
 
 // HostConfig tunes a Host. Zero fields take the defaults noted.
 type HostConfig struct {
@@ -41,8 +36,9 @@ type HostStats struct {
 	// Peers is the number connected now; Joined counts every peer admitted
 	// since the start, Left those that left.
 	Peers, Joined, Left int
-	// Kicked counts peers dropped for malformed input.
-	Kicked int
+	// Malformed counts input messages refused as malformed; past the
+	// connection's limit (net/conn Config.MaxMalformed) the peer is dropped.
+	Malformed int
 }
 
 // peerPlayer is a joined peer's player.
@@ -188,17 +184,15 @@ func (h *Host) leave(peer ecs.PeerID, err error) {
 	h.inputs.RemovePeer(peer)
 }
 
-// message takes a peer's input messages; a peer that keeps sending malformed
-// ones is dropped.
+// message takes a peer's input messages; malformed ones count against the
+// peer's connection, which drops a peer that keeps sending them.
 func (h *Host) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
 	if kind != wire.KindInput {
 		return
 	}
 	if err := h.inputs.Receive(peer, payload); errors.Is(err, predict.ErrMalformed) {
-		if p := h.inputs.Peer(peer); p != nil && p.Stats().Malformed == maxMalformedInputs {
-			h.stats.Kicked++
-			h.session.Kick(peer, fmt.Sprintf("%d malformed input messages; the client's input encoding differs from the host's", maxMalformedInputs))
-		}
+		h.stats.Malformed++
+		h.session.ReportMalformed(peer, err)
 	}
 }
 

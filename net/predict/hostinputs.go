@@ -5,6 +5,7 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // LateInput says what the host does with an input that arrives after its
@@ -113,6 +114,7 @@ type HostInputs[I any] struct {
 	cfg     HostInputConfig[I]
 	peers   []*PeerInputs[I]
 	scratch []I
+	reader  wire.Reader // reused to decode input messages
 }
 
 // NewHostInputs returns the input buffers of the host world w, decoding
@@ -180,7 +182,7 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 		return ErrTooMany
 	}
 	p.count++
-	newest, n, err := readInputs(payload, &h.codec, h.scratch)
+	newest, n, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
 	if err != nil {
 		p.stats.Malformed++
 		return err

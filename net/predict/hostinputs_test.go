@@ -123,3 +123,20 @@ func TestInputMessagesPerFrameCapped(t *testing.T) {
 		t.Fatal("the next frame's message was not stored")
 	}
 }
+
+// TestHostReceiveAllocatesNothing: a host decodes every peer's inputs every
+// frame, so taking a message must not allocate once the peer is known.
+func TestHostReceiveAllocatesNothing(t *testing.T) {
+	w := ecs.NewWorld()
+	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+	msg, _ := appendInputs(nil, &padCodec, 10, []pad{{DX: 1}, {DX: 2}, {DX: 3}})
+	h.Receive(1, msg)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := h.Receive(1, msg); err != nil && !errors.Is(err, ErrTooMany) {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("Receive allocates %.1f times per message", allocs)
+	}
+}

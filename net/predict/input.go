@@ -98,7 +98,15 @@ func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins
 // count. A payload that does not decode completely returns an error wrapping
 // ErrMalformed, and dst holds nothing usable.
 func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
-	r := wire.NewReader(payload)
+	var r wire.Reader
+	return readInputsWith(&r, payload, codec, dst)
+}
+
+// readInputsWith is readInputs reading through r, a reader the caller keeps,
+// so that a host decoding every peer's inputs every frame allocates nothing
+// (a reader handed to the codec's function would otherwise escape).
+func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
+	r.Reset(payload)
 	newest = ecs.Frame(r.Uvarint32())
 	n = int(r.U8())
 	if r.Err() == nil {
@@ -110,7 +118,7 @@ func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ec
 		}
 	}
 	for i := 0; i < n && r.Err() == nil; i++ {
-		codec.Read(&r, &dst[i])
+		codec.Read(r, &dst[i])
 	}
 	if err := r.Finish(); err != nil {
 		return 0, 0, fmt.Errorf("%w: %w", ErrMalformed, err)

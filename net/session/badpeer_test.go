@@ -9,8 +9,10 @@ import (
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/conn"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -152,4 +154,21 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 		t.Fatalf("good client: %v %v", good.cl.State(), good.cl.Err())
 	}
 	sameImage(t, "good", hw, hreg, good.w, good.reg)
+}
+
+// TestReportMalformedDropsPeer: what a layer above the session refuses counts
+// against the peer like malformed datagrams do.
+func TestReportMalformedDropsPeer(t *testing.T) {
+	wd := newWorld(t, condition.Config{}, HostConfig{})
+	c := wd.join("sloppy")
+	for range conn.DefaultMaxMalformed + 1 {
+		wd.host.ReportMalformed(c.cl.Peer(), errors.New("input does not decode"))
+	}
+	for range 10 {
+		wd.step()
+	}
+	var ce *transport.CloseError
+	if !errors.As(c.cl.Err(), &ce) || ce.Code != transport.CloseProtocol {
+		t.Fatalf("client error %v, want a close for protocol violation", c.cl.Err())
+	}
 }

@@ -252,6 +252,18 @@ func (h *Host) PeerStats(id ecs.PeerID) (conn.Stats, replicate.PeerStats, bool) 
 	return conn.Stats{}, replicate.PeerStats{}, false
 }
 
+// ReportMalformed counts a malformed message from peer id, one the game or a
+// layer above the session decoded and refused (an input that does not
+// decode, say). Past the connection's MaxMalformed the peer is dropped with
+// CloseProtocol, as for malformed datagrams.
+func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
+	for _, p := range h.peers {
+		if p.id == id && p.admitted && !p.c.Closed() {
+			p.c.ReportMalformed(err)
+		}
+	}
+}
+
 // Kick closes peer id's connection with CloseKicked and reason.
 func (h *Host) Kick(id ecs.PeerID, reason string) {
 	for _, p := range h.peers {
