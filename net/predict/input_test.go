@@ -2,12 +2,9 @@ package predict
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"math/rand/v2"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -349,24 +346,9 @@ func FuzzInputMessage(f *testing.F) {
 // TestInputMessageMatchesProtocol ties PROTOCOL.md's Input example to the
 // encoder and decoder.
 func TestInputMessageMatchesProtocol(t *testing.T) {
-	doc, err := os.ReadFile("../wire/PROTOCOL.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```predict input\n(.*?)```").FindStringSubmatch(string(doc))
-	if m == nil {
+	want, ok := wiretest.Blocks(t, "../wire/PROTOCOL.md", "predict")["input"]
+	if !ok {
 		t.Fatal("PROTOCOL.md has no predict input block")
-	}
-	var digits strings.Builder
-	for _, line := range strings.Split(m[1], "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		digits.WriteString(strings.Join(strings.Fields(line), ""))
-	}
-	want, err := hex.DecodeString(digits.String())
-	if err != nil {
-		t.Fatal(err)
 	}
 	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
 	if msg, _ := appendInputs(nil, &padCodec, 300, ins); !bytes.Equal(msg, want) {

@@ -2,10 +2,7 @@ package replicate
 
 import (
 	"bytes"
-	"encoding/hex"
-	"os"
-	"regexp"
-	"strings"
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -33,8 +30,6 @@ func (c *capture) SendLane(_ transport.Lane, msg []byte) error {
 	return nil
 }
 func (c *capture) LaneBuffered(transport.Lane) int { return 0 }
-
-var replicateBlock = regexp.MustCompile("(?s)```replicate ([a-z0-9-]+)\n(.*?)```")
 
 // goldenScript runs the scenario of PROTOCOL.md §9 and returns each
 // example's bytes by name.
@@ -77,25 +72,7 @@ func goldenScript(t *testing.T) map[string][]byte {
 // encoder (the script's messages are those bytes) and to the decoder (a
 // client fed those bytes holds the values the document states).
 func TestGoldenReplication(t *testing.T) {
-	doc, err := os.ReadFile("../wire/PROTOCOL.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := map[string][]byte{}
-	for _, m := range replicateBlock.FindAllStringSubmatch(string(doc), -1) {
-		var digits strings.Builder
-		for _, line := range strings.Split(m[2], "\n") {
-			if i := strings.IndexByte(line, '#'); i >= 0 {
-				line = line[:i]
-			}
-			digits.WriteString(strings.Join(strings.Fields(line), ""))
-		}
-		b, err := hex.DecodeString(digits.String())
-		if err != nil {
-			t.Fatalf("PROTOCOL.md replicate %s: %v", m[1], err)
-		}
-		blocks[m[1]] = b
-	}
+	blocks := wiretest.Blocks(t, "../wire/PROTOCOL.md", "replicate")
 	got := goldenScript(t)
 	for name, b := range got {
 		d, ok := blocks[name]

@@ -2,11 +2,8 @@ package wire
 
 import (
 	"bytes"
-	"encoding/hex"
-	"os"
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"reflect"
-	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -162,34 +159,9 @@ func decodeHeader(b []byte) any {
 	return h
 }
 
-var goldenBlock = regexp.MustCompile("(?s)```golden ([a-z0-9-]+)\n(.*?)```")
-
 // readGolden returns PROTOCOL.md's golden blocks: name → bytes.
 func readGolden(t testing.TB) map[string][]byte {
-	t.Helper()
-	doc, err := os.ReadFile("PROTOCOL.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := map[string][]byte{}
-	for _, m := range goldenBlock.FindAllStringSubmatch(string(doc), -1) {
-		var hexDigits strings.Builder
-		for _, line := range strings.Split(m[2], "\n") {
-			if i := strings.IndexByte(line, '#'); i >= 0 {
-				line = line[:i]
-			}
-			hexDigits.WriteString(strings.Join(strings.Fields(line), ""))
-		}
-		b, err := hex.DecodeString(hexDigits.String())
-		if err != nil {
-			t.Fatalf("PROTOCOL.md golden %s: %v", m[1], err)
-		}
-		if _, dup := blocks[m[1]]; dup {
-			t.Fatalf("PROTOCOL.md has two golden blocks named %s", m[1])
-		}
-		blocks[m[1]] = b
-	}
-	return blocks
+	return wiretest.Blocks(t, "PROTOCOL.md", "golden")
 }
 
 // TestGolden ties PROTOCOL.md to the code: every example's values encode to
