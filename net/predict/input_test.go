@@ -3,12 +3,12 @@ package predict
 import (
 	"bytes"
 	"errors"
-	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 )
 
 func TestInputMessageLayout(t *testing.T) {

@@ -2,15 +2,15 @@ package replicate
 
 import (
 	"bytes"
-	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"testing"
 
-	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
+	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 )
 
 // capture is an Out that keeps every message it is given.

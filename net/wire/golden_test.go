@@ -2,9 +2,10 @@ package wire
 
 import (
 	"bytes"
-	"github.com/tandem-go/tandem/net/wire/wiretest"
 	"reflect"
 	"testing"
+
+	"github.com/tandem-go/tandem/net/wire/wiretest"
 )
 
 // goldenHeader is the header of PROTOCOL.md's examples in §3.
