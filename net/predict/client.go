@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tandem-go/tandem/clock"
@@ -40,6 +41,10 @@ type ClientConfig[I any] struct {
 	History int
 	// Sync tunes the time synchronization; its Step is the schedule's.
 	Sync SyncConfig
+	// Logger receives a line for every frame jump after the first alignment
+	// (the client fell out of step with the host: a stall, a clock change).
+	// Default slog.Default(); set a discarding logger to silence it.
+	Logger *slog.Logger
 
 	// Link, Local, Joined and HostFrame connect the client to its session;
 	// Attach sets them from a Session. Without Local nothing is predicted;

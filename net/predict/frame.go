@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"log/slog"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -86,9 +87,13 @@ func (c *Client[I]) begin(w *ecs.World) {
 	if c.cfg.Link != nil {
 		rtt, loss = c.cfg.Link.RTT(), c.cfg.Link.LossRate()
 	}
+	jumps := c.sync.Stats().Jumps
 	d, to, jump := c.sync.Update(c.clk.Now(), w.Frame(), rtt, loss)
 	c.sched.SetDilation(d)
 	if jump {
+		if c.sync.Stats().Jumps > jumps {
+			c.logger().Warn("predict: client frame jumped to keep its lead on the host", "from", w.Frame(), "to", to, "rtt", rtt)
+		}
 		w.SetFrame(to)
 		c.hist.clear()
 		c.lastRecorded = 0
@@ -172,4 +177,11 @@ func (c *Client[I]) rollSecond(now time.Time) {
 		c.secStart = now
 	}
 	c.secCount = 0
+}
+
+func (c *Client[I]) logger() *slog.Logger {
+	if c.cfg.Logger != nil {
+		return c.cfg.Logger
+	}
+	return slog.Default()
 }

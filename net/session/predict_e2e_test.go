@@ -1,9 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,6 +75,7 @@ type predictingClient struct {
 	pred  *predict.Client[stick]
 	sm    *smoothCount
 	stop  bool
+	log   bytes.Buffer
 }
 
 // TestPredictionOverConditionedLink plays two predicting clients against a
@@ -131,7 +135,8 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 		c := &predictingClient{w: ecs.NewWorld(), sm: &smoothCount{}}
 		reg := replicate.NewRegistry(c.w)
 		c.sched = ecs.NewSchedule(c.w, clk, 0)
-		c.pred = predict.NewClient(c.sched, reg, stickCodec, predict.ClientConfig[stick]{Clock: clk, Smoother: c.sm})
+		c.pred = predict.NewClient(c.sched, reg, stickCodec, predict.ClientConfig[stick]{Clock: clk, Smoother: c.sm,
+			Logger: slog.New(slog.NewTextHandler(&c.log, nil))})
 		c.cl, err = NewClient(c.sched, reg, tc, ClientConfig{Name: string(rune('a' + i)), Clock: clk,
 			Replication: replicate.ClientConfig{Auth: c.pred}})
 		if err != nil {
@@ -157,6 +162,7 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 		}))
 		clients = append(clients, c)
 	}
+	hostStalled := false
 	run := func(d time.Duration) {
 		for end := clk.Now().Add(d); clk.Now().Before(end); {
 			clk.Advance(2 * time.Millisecond)
@@ -169,7 +175,9 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 				}
 				host.Accept(tc)
 			}
-			hsched.Advance()
+			if !hostStalled {
+				hsched.Advance()
+			}
 			for _, c := range clients {
 				c.sched.Advance()
 			}
@@ -217,6 +225,23 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 		// needs correcting in play.
 		if n := st.Corrections - m.pred.Corrections; n != 0 {
 			t.Errorf("peer %d: %d corrections in %v of play (max pose %.4f)", peer, n, play, st.MaxPose)
+		}
+	}
+
+	for _, c := range clients {
+		if c.log.Len() != 0 {
+			t.Errorf("peer %d logged in steady play: %s", c.cl.Peer(), c.log.String())
+		}
+	}
+	// The host stalls for two seconds (its schedule drops what it cannot
+	// catch up): every client falls out of step, jumps once, and says so.
+	hostStalled = true
+	run(2 * time.Second)
+	hostStalled = false
+	run(3 * time.Second)
+	for _, c := range clients {
+		if sy := c.pred.Sync().Stats(); sy.Jumps == 0 || !strings.Contains(c.log.String(), "frame jumped") {
+			t.Errorf("peer %d: %d jumps after a host stall, log %q", c.cl.Peer(), sy.Jumps, c.log.String())
 		}
 	}
 
