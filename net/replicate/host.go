@@ -34,6 +34,11 @@ type HostConfig struct {
 	// Records is how many sent STATE messages per peer are remembered until
 	// their fate is known. At least (and by default) wire.AckWindow, 1024.
 	Records int
+	// Priority, if set, weighs how fast changes of entity e become due for
+	// peer p: 1 is the default, 0.25 makes a change wait four times as long
+	// (a body far from the peer's player, say), 2 makes it due twice as fast.
+	// Clamped to [1/16, 4]. Called for each dirty entity each send tick.
+	Priority func(p ecs.PeerID, e arche.Entity) float64
 	// Scope, if set, says whether entity e is in peer p's scope. An entity out
 	// of scope is not sent; one that leaves scope is removed from the peer on
 	// its next change, and one that enters is spawned on its next change.

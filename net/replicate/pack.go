@@ -130,6 +130,12 @@ func (p *HostPeer) pack() {
 		if s.prio < urgent {
 			gain = p.urgency(slot)
 		}
+		if h.cfg.Priority != nil {
+			if e, _, ok := w.SlotEntity(slot); ok {
+				weight := min(max(h.cfg.Priority(p.id, e), 1.0/16), 4)
+				gain = max(1, int(float64(gain)*weight+0.5))
+			}
+		}
 		s.prio = uint8(min(255, int(s.prio)+gain))
 	}
 	p.sortDirty()

@@ -192,3 +192,83 @@ func mustID(w *ecs.World, e arche.Entity) ecs.NetID {
 	}
 	return ni.ID
 }
+
+func TestPriorityWeighsHowOftenChangesGo(t *testing.T) {
+	var near, far arche.Entity
+	r := newRig(t, HostConfig{Priority: func(_ ecs.PeerID, e arche.Entity) float64 {
+		if e == far {
+			return 0.25
+		}
+		return 1
+	}})
+	near = r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	far = r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	idNear, idFar := mustID(r.w, near), mustID(r.w, far)
+	r.out.msgs, r.out.tokens, r.seen = nil, nil, 0
+	for range 120 {
+		r.move(near, 5)
+		r.move(far, 5)
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+	// Both moved 600 units; the near one's state went every send, the far
+	// one's about every fourth.
+	nearSends, farSends := countSends(t, r, idNear), countSends(t, r, idFar)
+	if nearSends < 100 || farSends > nearSends/3 || farSends < nearSends/6 {
+		t.Fatalf("near entity sent %d times, far (weight 1/4) %d times", nearSends, farSends)
+	}
+	r.settle()
+	for _, id := range []ecs.NetID{idNear, idFar} {
+		ce, _ := r.cw.EntityOf(id)
+		if x := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; x != 600 {
+			t.Fatalf("entity %d ends at x=%v on the client, want 600", id, x)
+		}
+	}
+}
+
+// countSends decodes every State message the rig sent and counts the items
+// of entity id.
+func countSends(t *testing.T, r *rig, id ecs.NetID) int {
+	n := 0
+	for _, m := range r.out.msgs {
+		if wire.Kind(m[0]) != wire.KindState {
+			continue
+		}
+		rd := wire.NewReader(m[1:])
+		rd.Uvarint() // frame
+		var prev uint64
+		for rd.Len() > 0 && rd.Err() == nil {
+			prev += rd.Uvarint()
+			flags := rd.Uvarint()
+			if ecs.NetID(prev) == id {
+				n++
+			}
+			skipItem(&rd, flags, r.reg)
+		}
+	}
+	return n
+}
+
+// skipItem reads past the rest of an item with the given flags.
+func skipItem(rd *wire.Reader, flags uint64, reg *Registry) {
+	if flags&itemDespawn != 0 {
+		return
+	}
+	n := uint(len(reg.comps))
+	mask := flags >> itemShift & (1<<n - 1)
+	if flags&itemSpawn != 0 {
+		rd.Uvarint()
+	} else if flags>>(itemShift+n) != 0 {
+		rd.Uvarint() // age
+	}
+	for c := range reg.comps {
+		if mask&(1<<uint(c)) != 0 {
+			for range reg.comps[c].fields {
+				rd.Varint()
+			}
+		}
+	}
+}

@@ -119,7 +119,14 @@ func runBandwidth(b *testing.B) {
 		}
 	}))
 	hsched.Add("physics", p.space)
-	host := NewHost(hsched, hreg, HostConfig{Clock: clk})
+	var interest func(ecs.PeerID, arche.Entity) float64
+	host := NewHost(hsched, hreg, HostConfig{Clock: clk, Replication: replicate.HostConfig{
+		Priority: func(p ecs.PeerID, e arche.Entity) float64 {
+			if interest == nil {
+				return 1
+			}
+			return interest(p, e)
+		}}})
 	l, _ := net.Listen("host")
 	ctx := context.Background()
 	client := dialClient(b, ctx, net, "host", clk, "watcher")
@@ -176,6 +183,21 @@ func runBandwidth(b *testing.B) {
 		step()
 	}
 	stir := kbps(sent()-before, 10)
+	// The same drive with interest: bodies more than 200 units from the
+	// player become due four times more slowly (HostConfig.Priority).
+	pos := p.space.BodyOf(p.player).Position
+	interest = func(_ ecs.PeerID, e arche.Entity) float64 {
+		if b := p.space.BodyOf(e); b != nil && b.Position().Distance(pos()) > 200 {
+			return 0.25
+		}
+		return 1
+	}
+	before = sent()
+	for range 10 * 60 {
+		step()
+	}
+	stirInterest := kbps(sent()-before, 10)
+	interest = nil
 	_, rs1, _ := host.PeerStats(peer)
 	b.Logf("stir: %d items, %d as deltas, %d payload bytes in %d messages", rs1.Items-rs0.Items, rs1.Deltas-rs0.Deltas, rs1.Bytes-rs0.Bytes, rs1.Messages-rs0.Messages)
 	drive = nil
@@ -207,6 +229,7 @@ func runBandwidth(b *testing.B) {
 
 	b.ReportMetric(rest, "kbit/s-rest")
 	b.ReportMetric(stir, "kbit/s-stir")
+	b.ReportMetric(stirInterest, "kbit/s-stir-interest")
 	b.ReportMetric(storm, "kbit/s-storm")
 	// A tick here is a network tick (a send, every SendEvery frames), the
 	// unit of the reference's tables; frames are simulation steps.
