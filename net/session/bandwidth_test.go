@@ -183,12 +183,14 @@ func runBandwidth(b *testing.B) {
 		step()
 	}
 	stir := kbps(sent()-before, 10)
-	// The same drive with interest: bodies more than 200 units from the
-	// player become due four times more slowly (HostConfig.Priority).
+	// The same drive with interest, as a game would set it: bodies more than
+	// 60 units from the player (not in touch with it) gain priority at 0.4 of
+	// the rate (HostConfig.Priority); interpolation covers their slower
+	// updates.
 	pos := p.space.BodyOf(p.player).Position
 	interest = func(_ ecs.PeerID, e arche.Entity) float64 {
-		if b := p.space.BodyOf(e); b != nil && b.Position().Distance(pos()) > 200 {
-			return 0.25
+		if b := p.space.BodyOf(e); b != nil && b.Position().Distance(pos()) > 60 {
+			return 0.4
 		}
 		return 1
 	}
