@@ -86,15 +86,7 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 			}},
 	}
 	accept := func() {
-		for {
-			actx, cancel := context.WithTimeout(ctx, 0)
-			tc, err := l.Accept(actx)
-			cancel()
-			if err != nil {
-				return
-			}
-			host.Accept(tc)
-		}
+		acceptPending(l, host)
 	}
 	good := dialClient(t, ctx, net, "host", clk, "good")
 	for _, b := range bad {

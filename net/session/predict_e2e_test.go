@@ -166,15 +166,7 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 	run := func(d time.Duration) {
 		for end := clk.Now().Add(d); clk.Now().Before(end); {
 			clk.Advance(2 * time.Millisecond)
-			for {
-				actx, cancel := context.WithTimeout(ctx, 0)
-				tc, err := l.Accept(actx)
-				cancel()
-				if err != nil {
-					break
-				}
-				host.Accept(tc)
-			}
+			acceptPending(l, host)
 			if !hostStalled {
 				hsched.Advance()
 			}

@@ -86,6 +86,11 @@ func TestOverQUICLoopback(t *testing.T) {
 		}
 	}
 	if diff != "" {
+		for _, c := range clients {
+			st := c.cl.Conn().Stats()
+			t.Logf("client %s: state %v err %v; rtt %v lost %d delivered %d; replication %+v",
+				c.cl.cfg.Name, c.cl.State(), c.cl.Err(), st.RTT, st.PacketsLost, st.PacketsDelivered, c.cl.Replicator().Stats())
+		}
 		t.Fatalf("clients never reached the host's image: %s", diff)
 	}
 	for _, c := range clients {

@@ -63,15 +63,7 @@ func (wd *world) join(name string) *testClient {
 
 func (wd *world) step() {
 	wd.clk.Advance(ecs.DefaultStep)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 0)
-		tc, err := wd.l.Accept(ctx)
-		cancel()
-		if err != nil {
-			break
-		}
-		wd.host.Accept(tc)
-	}
+	acceptPending(wd.l, wd.host)
 	wd.hsched.Step()
 	for _, c := range wd.clients {
 		c.sched.Step()

@@ -165,15 +165,7 @@ func TestHostAndThreeClientsConvergeUnderConditions(t *testing.T) {
 		clk.Advance(ecs.DefaultStep)
 		// The accept loop runs on its own goroutine: hand connections over
 		// directly so the run stays deterministic.
-		for {
-			actx, cancel := context.WithTimeout(ctx, 0)
-			tc, err := l.Accept(actx)
-			cancel()
-			if err != nil {
-				break
-			}
-			host.Accept(tc)
-		}
+		acceptPending(l, host)
 		hsched.Step()
 		for _, c := range clients {
 			c.sched.Step()
@@ -231,5 +223,20 @@ func TestHostAndThreeClientsConvergeUnderConditions(t *testing.T) {
 	}
 	for _, c := range clients {
 		sameImage(t, c.cl.cfg.Name, hw, hreg, c.w, c.reg)
+	}
+}
+
+// acceptPending hands the host every connection waiting on l, without
+// blocking, so a test on a fake clock stays deterministic (no accept
+// goroutine).
+func acceptPending(l transport.Listener, host *Host) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 0)
+		tc, err := l.Accept(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		host.Accept(tc)
 	}
 }
