@@ -19,6 +19,8 @@ const module = "github.com/tandem-go/tandem"
 var layers = []string{
 	"",              // the root: documentation and this test only
 	"clock",         // the injectable clock
+	"store",         // durable world records: bbolt, PostgreSQL, leases
+	"agones",        // Agones SDK client (REST) and its fake sidecar
 	"assets",        // embedded images, fonts, sounds
 	"ecs",           // world, schedule, core components, change journal
 	"physics",       // cp bridge
