@@ -5,6 +5,7 @@
 #   make bench   every benchmark, with allocations
 #   make fuzz    a short run of every fuzz target
 #   make lint    gofmt, go vet and staticcheck
+#   make crash-test  kill -9 trials of the stores, many of them
 
 GO        ?= go
 FUZZTIME  ?= 10s
@@ -36,6 +37,28 @@ xvfb:
 			echo "make test needs xvfb-run and xauth: install them (Debian: sudo apt-get install xvfb xauth) and run again"; exit 1; \
 		fi; \
 	fi
+
+# The store's tests start their own PostgreSQL server (initdb in a temporary
+# directory, a private Unix socket); make test fails rather than skips them
+# when the server binaries are missing, and installs them with apt-get as root.
+CRASH_TRIALS ?= 1000
+.PHONY: postgres crash-test
+test: postgres
+test: export TANDEM_REQUIRE_POSTGRES := 1
+postgres:
+	@if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing postgresql (needed by the store's tests)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else \
+			echo "make test needs the PostgreSQL server: install it (Debian: sudo apt-get install postgresql) and run again"; exit 1; \
+		fi; \
+	fi
+
+crash-test: postgres
+	@out=$$(mktemp); \
+	TANDEM_REQUIRE_POSTGRES=1 TANDEM_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run 'Crash$$' -v ./store/... >$$out 2>&1; \
+	rc=$$?; grep -E 'trials=|^(--- FAIL|FAIL|ok)' $$out; [ $$rc = 0 ] || tail -50 $$out; rm -f $$out; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...

@@ -92,7 +92,7 @@ func Crash(t *testing.T, c CrashTest) (lost int) {
 		}
 	}
 	line := fmt.Sprintf("%s: trials=%d lost=%d", c.Name, done, lost)
-	t.Log(line, "seed", c.Seed)
+	t.Logf("kill moments drawn from seed %d", c.Seed)
 	fmt.Println(line)
 	return lost
 }
