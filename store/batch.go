@@ -113,19 +113,6 @@ func (b *Batch) normalize() {
 	b.dirty = false
 }
 
-// counts returns how many effective puts and deletes the batch holds.
-func (b *Batch) counts() (puts, dels int) {
-	b.normalize()
-	for _, i := range b.order {
-		if b.ops[i].del {
-			dels++
-		} else {
-			puts++
-		}
-	}
-	return puts, dels
-}
-
 // check refuses a batch with a key or value out of bounds.
 func (b *Batch) check() error {
 	for i := range b.ops {

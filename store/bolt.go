@@ -82,12 +82,14 @@ func (d *boltDB) open() (err error) {
 	var db *bbolt.DB
 	defer func() {
 		if p := recover(); p != nil {
-			if db != nil {
-				func() {
-					defer func() { _ = recover() }()
+			func() {
+				defer func() { _ = recover() }()
+				if db != nil {
 					db.Close()
-				}()
-			}
+				} else if d.file != nil {
+					d.file.Close() // bbolt panicked in Open: release its lock
+				}
+			}()
 			err = &CorruptError{Reason: "opening " + d.path + " panicked", Err: fmt.Errorf("%v", p)}
 		}
 	}()
