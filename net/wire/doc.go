@@ -15,7 +15,8 @@
 //   - Kind, the numbered message kinds, and Version, the protocol version.
 //   - The encodings of the datagram packet header with its acknowledgement
 //     frame, of the messages a datagram carries, and of the handshake
-//     messages (Hello, Welcome, Reject).
+//     messages (Hello, Welcome, WelcomeAck, Reject) and the rule for player
+//     names (CheckName).
 //
 // PROTOCOL.md beside this file documents every layout byte by byte; the
 // golden tests tie that document to the code.

@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -165,8 +167,8 @@ func FuzzMessage(f *testing.F) {
 	})
 }
 
-// FuzzHello, FuzzWelcome and FuzzReject decode handshake messages: no
-// panic, and whatever decodes re-encodes to the same bytes.
+// FuzzHello, FuzzWelcome, FuzzWelcomeAck and FuzzReject decode handshake
+// messages: no panic, and whatever decodes re-encodes to the same bytes.
 func FuzzHello(f *testing.F) {
 	seedGolden(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -189,6 +191,38 @@ func FuzzWelcome(f *testing.F) {
 		}
 		if enc := m.Encode(nil); !bytes.Equal(enc, data) {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
+		}
+	})
+}
+
+func FuzzWelcomeAck(f *testing.F) {
+	seedGolden(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m WelcomeAck
+		if m.Decode(data) != nil {
+			return
+		}
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 {
+			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
+		}
+	})
+}
+
+// FuzzCheckName: CheckName never panics, and a name it accepts is one a
+// Hello carries and a log line prints as it is.
+func FuzzCheckName(f *testing.F) {
+	for _, s := range []string{"alice", "", " bob", "a\nb", "é", "\u202egnp.exe", strings.Repeat("x", 33)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if CheckName(name) != nil {
+			return
+		}
+		if _, err := (Hello{Version: Version, Name: name}).Encode(nil); err != nil {
+			t.Fatalf("CheckName accepts %q, which Hello refuses: %v", name, err)
+		}
+		if q := strconv.Quote(name); q != `"`+strings.ReplaceAll(strings.ReplaceAll(name, `\`, `\\`), `"`, `\"`)+`"` {
+			t.Fatalf("CheckName accepts %q, which needs escaping to print", name)
 		}
 	})
 }

@@ -106,13 +106,13 @@ var golden = map[string]struct {
 		},
 	},
 	"hello": {
-		func() []byte { b, _ := Hello{Version: 1, Name: "alice"}.Encode(nil); return b },
+		func() []byte { b, _ := Hello{Version: 2, Name: "alice"}.Encode(nil); return b },
 		func(b []byte) (any, any) {
 			var m Hello
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Hello{Version: 1, Name: "alice"}
+			return m, Hello{Version: 2, Name: "alice"}
 		},
 	},
 	"welcome": {
@@ -125,9 +125,19 @@ var golden = map[string]struct {
 			return m, goldenWelcome()
 		},
 	},
+	"welcome-ack": {
+		func() []byte { return goldenWelcomeAck().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m WelcomeAck
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenWelcomeAck()
+		},
+	},
 	"reject": {
 		func() []byte {
-			b, _ := Reject{Code: RejectVersion, Version: 1, Reason: "host speaks 1"}.Encode(nil)
+			b, _ := Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -135,7 +145,7 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectVersion, Version: 1, Reason: "host speaks 1"}
+			return m, Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}
 		},
 	},
 }
@@ -146,6 +156,12 @@ func goldenWelcome() Welcome {
 		w.Token[i] = byte(i)
 	}
 	return w
+}
+
+// goldenWelcomeAck answers goldenWelcome.
+func goldenWelcomeAck() WelcomeAck {
+	w := goldenWelcome()
+	return WelcomeAck{PeerID: w.PeerID, Token: w.Token}
 }
 
 func decodeHeader(b []byte) any {

@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -57,7 +60,39 @@ func (m *Hello) Decode(msg []byte) error {
 	return nil
 }
 
-// Welcome admits a peer, host → client on the control lane.
+// ErrBadName: a player name breaks the rule CheckName states. A host
+// refuses such a Hello with RejectName; a client checks its own name before
+// it says Hello.
+var ErrBadName = errors.New("wire: player name refused")
+
+// CheckName reports whether name may be a player's name: 1 to MaxNameLen
+// bytes of valid UTF-8, every character printable (letters, marks, numbers,
+// punctuation, symbols and the ASCII space: no control, format or other
+// invisible characters, so a name cannot forge a log line or hide what it
+// says), and no space at either end. The error wraps ErrBadName and says
+// what is wrong, for the player to read.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: the name is empty; give 1 to %d bytes", ErrBadName, MaxNameLen)
+	case len(name) > MaxNameLen:
+		return fmt.Errorf("%w: the name has %d bytes; at most %d are allowed", ErrBadName, len(name), MaxNameLen)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: the name is not valid UTF-8", ErrBadName)
+	case name[0] == ' ' || name[len(name)-1] == ' ':
+		return fmt.Errorf("%w: the name begins or ends with a space", ErrBadName)
+	}
+	for i, r := range name {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: character %U at byte %d is not printable; use letters, digits, punctuation, symbols and spaces", ErrBadName, r, i)
+		}
+	}
+	return nil
+}
+
+// Welcome answers a Hello, host → client on the control lane: the peer id
+// and session token the host offers. The client takes them with a
+// WelcomeAck; only then is it admitted (given a slot, a player, the world).
 type Welcome struct {
 	PeerID uint32 // the peer id the host gave this client; 0 is never given
 	// Token is the session token that lets the client resume its peer after a
@@ -65,7 +100,7 @@ type Welcome struct {
 	Token    [TokenLen]byte
 	TickRate uint16 // simulation steps per second on the host
 	SendRate uint16 // state updates per second the host sends
-	Frame    uint64 // the host's simulation frame when it admitted the peer
+	Frame    uint64 // the host's simulation frame when it sent the Welcome
 }
 
 // Encode appends the Welcome as a lane message to dst and returns the
@@ -104,6 +139,44 @@ func (m *Welcome) Decode(msg []byte) error {
 	return nil
 }
 
+// WelcomeAck answers a Welcome, client → host on the control lane. It
+// echoes the Welcome's peer id and token, so only a client that read the
+// Welcome can send it; the host admits the peer when it arrives and drops a
+// connection that has not sent it within its handshake deadline.
+type WelcomeAck struct {
+	PeerID uint32         // the Welcome's peer id
+	Token  [TokenLen]byte // the Welcome's token
+}
+
+// Encode appends the WelcomeAck as a lane message to dst and returns the
+// extended slice.
+func (m WelcomeAck) Encode(dst []byte) []byte {
+	w := NewWriter(dst)
+	w.U8(uint8(KindWelcomeAck))
+	w.U32(m.PeerID)
+	w.Raw(m.Token[:])
+	return w.Bytes()
+}
+
+// Decode reads a WelcomeAck lane message. A zero peer id is ErrInvalid.
+func (m *WelcomeAck) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindWelcomeAck && r.Err() == nil {
+		return ErrWrongKind
+	}
+	var d WelcomeAck
+	d.PeerID = r.U32()
+	copy(d.Token[:], r.Raw(TokenLen))
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	if d.PeerID == 0 {
+		return ErrInvalid
+	}
+	*m = d
+	return nil
+}
+
 // RejectCode says why a host refused a peer. Wire-affecting.
 type RejectCode uint8
 
@@ -113,9 +186,11 @@ const (
 	RejectVersion RejectCode = 1
 	// RejectFull: the host admits no more peers; try later or another host.
 	RejectFull RejectCode = 2
-	// RejectName: the player name was refused (empty, taken, or not allowed).
+	// RejectName: the player name was refused (see CheckName; a game may
+	// refuse more, a name taken say).
 	RejectName RejectCode = 3
-	// RejectProtocol: the client's first message was not a valid Hello.
+	// RejectProtocol: the client's first message was not a valid Hello, or
+	// its answer to the Welcome was not a matching WelcomeAck.
 	RejectProtocol RejectCode = 4
 	// RejectDenied: the game refused the peer; the reason says why.
 	RejectDenied RejectCode = 5
@@ -138,8 +213,9 @@ func (c RejectCode) String() string {
 	return "reject code " + strconv.Itoa(int(c))
 }
 
-// Reject refuses a peer, host → client on the control lane; the host closes
-// the connection after sending it.
+// Reject refuses a peer, host → client on the control lane. The client closes
+// the connection when it has read it; the host closes it after a short
+// linger if the client does not.
 type Reject struct {
 	Code    RejectCode // why; not 0
 	Version uint16     // the protocol Version the host speaks

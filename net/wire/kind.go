@@ -5,7 +5,7 @@ import "strconv"
 // Version is the protocol version this code speaks. A Hello carries it; a
 // host rejects a peer with another version. Wire-affecting: raise it whenever
 // any layout in PROTOCOL.md changes.
-const Version uint16 = 1
+const Version uint16 = 2
 
 // Kind numbers a message. Datagram kinds travel inside datagrams (unreliable);
 // lane kinds are the first byte of a lane message (reliable). Kinds with the
@@ -67,6 +67,9 @@ const (
 	// KindResume asks to resume a peer with its session token, client → host,
 	// on the control lane. Body defined by net/session.
 	KindResume Kind = 0x87
+	// KindWelcomeAck answers a Welcome, client → host, on the control lane:
+	// the client proves it is there and takes its slot. See WelcomeAck.
+	KindWelcomeAck Kind = 0x88
 
 	// KindGameLane is the first lane kind a game may define for its own
 	// messages; game lane kinds run to 0xff.
@@ -83,19 +86,20 @@ func (k Kind) IsLane() bool { return k >= 0x80 }
 func (k Kind) IsGame() bool { return k&0x40 != 0 }
 
 var kindNames = [...]string{
-	KindState:     "state",
-	KindAuthState: "auth-state",
-	KindInput:     "input",
-	KindSpawn:     "spawn",
-	KindDespawn:   "despawn",
-	KindHello:     "hello",
-	KindWelcome:   "welcome",
-	KindReject:    "reject",
-	KindJoinPage:  "join-page",
-	KindJoinFinal: "join-final",
-	KindCommand:   "command",
-	KindReceipt:   "receipt",
-	KindResume:    "resume",
+	KindState:      "state",
+	KindAuthState:  "auth-state",
+	KindInput:      "input",
+	KindSpawn:      "spawn",
+	KindDespawn:    "despawn",
+	KindHello:      "hello",
+	KindWelcome:    "welcome",
+	KindReject:     "reject",
+	KindJoinPage:   "join-page",
+	KindJoinFinal:  "join-final",
+	KindCommand:    "command",
+	KindReceipt:    "receipt",
+	KindResume:     "resume",
+	KindWelcomeAck: "welcome-ack",
 }
 
 // String returns the kind's name, or "game-datagram(n)", "game-lane(n)",
