@@ -3,6 +3,8 @@ package conn
 import (
 	"errors"
 	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
 )
 
 // Config sets a Conn's limits, timing and budget. The zero Config takes every
@@ -32,6 +34,15 @@ type Config struct {
 	// messages, 1 MiB; a client joining a large world takes up to this much
 	// of it a tick.
 	MaxLaneMessagesPerPoll, MaxLaneBytesPerPoll int
+	// LaneRates bound, per lane, the rate of the lane messages taken from the
+	// peer, whatever the poll rate: a token bucket per lane on the Conn's
+	// clock holds one second of each, so a burst of up to a second's worth
+	// passes. Past either the connection closes with transport.CloseLimit. A
+	// zero field takes its default (DefaultLaneMessagesPerSecond,
+	// DefaultLaneBytesPerSecond); a negative one turns that bound off (a
+	// client does so for the host's join lane, whose pages come as fast as
+	// the link carries them).
+	LaneRates [transport.NumLanes]LaneRate
 	// MaxLaneMessageSize is the largest lane message, in bytes, either way. A
 	// larger one from the peer closes the connection with
 	// transport.CloseLimit; SendLane refuses a larger one. Default 1 MiB.
@@ -78,6 +89,12 @@ type Config struct {
 	DatagramOverhead int
 }
 
+// LaneRate is what one lane may carry from the peer each second.
+type LaneRate struct {
+	MessagesPerSecond int // lane messages a second; negative: no bound
+	BytesPerSecond    int // lane message bytes a second; negative: no bound
+}
+
 // Defaults of Config's fields.
 const (
 	DefaultMaxDatagramsPerPoll       = 128
@@ -88,6 +105,8 @@ const (
 	DefaultMaxLaneMessagesPerPoll    = 256
 	DefaultMaxLaneBytesPerPoll       = 1 << 20
 	DefaultMaxLaneMessageSize        = 1 << 20
+	DefaultLaneMessagesPerSecond     = 1000
+	DefaultLaneBytesPerSecond        = 1 << 20
 	DefaultMaxMessagesPerDatagram    = 256
 	DefaultMaxMalformed              = 16
 	DefaultMaxQueuedBytes            = 64 << 10
@@ -140,6 +159,10 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.MaxMalformed, DefaultMaxMalformed)
 	def(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	def(&c.DatagramOverhead, DefaultDatagramOverhead)
+	for i := range c.LaneRates {
+		def(&c.LaneRates[i].MessagesPerSecond, DefaultLaneMessagesPerSecond)
+		def(&c.LaneRates[i].BytesPerSecond, DefaultLaneBytesPerSecond)
+	}
 	defd(&c.PeerAckDelay, DefaultPeerAckDelay)
 	defd(&c.InitialRTT, DefaultInitialRTT)
 	defd(&c.MinReorderWindow, DefaultMinReorderWindow)

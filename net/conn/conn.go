@@ -75,6 +75,7 @@ type Conn struct {
 	malformed int
 	fullPolls int // polls in a row that ended at a datagram bound
 	inRate    inboundRate
+	laneRate  [transport.NumLanes]inboundRate
 	counts    counters
 	bytesIn   rateMeter
 	bytesOut  rateMeter
@@ -145,6 +146,16 @@ func (c *Conn) SetHandler(h Handler) {
 		h = HandlerFuncs{}
 	}
 	c.h = h
+}
+
+// Admit tells the transport that the peer is admitted: its receive limits
+// rise from the small bounds of an unadmitted peer to the configured ones
+// (see transport.Conn.Admit). The host's session calls it once the peer has
+// proven itself in the handshake.
+func (c *Conn) Admit() {
+	if !c.closed {
+		c.tc.Admit()
+	}
 }
 
 // Transport returns the transport.Conn under c.

@@ -22,6 +22,8 @@ type fakeLink struct {
 	// inbox, for tests that reorder or drop them.
 	hold bool
 	held [][]byte
+	// admitted counts Admit calls.
+	admitted int
 }
 
 type fakeLaneMsg struct {
@@ -106,6 +108,7 @@ func (f *fakeLink) Err() error             { return f.err }
 func (f *fakeLink) Stats() transport.Stats { return transport.Stats{} }
 func (f *fakeLink) RemoteAddr() net.Addr   { return fakeAddr{} }
 func (f *fakeLink) LocalAddr() net.Addr    { return fakeAddr{} }
+func (f *fakeLink) Admit()                 { f.admitted++ }
 func (fakeAddr) Network() string           { return "fake" }
 func (fakeAddr) String() string            { return "fake" }
 

@@ -34,7 +34,8 @@ const packetLimit = 1<<32 - wire.AckWindow
 // next. A peer that keeps the datagram bounds full for Config.FloodPolls
 // polls in a row is closed with transport.CloseLimit, and Poll returns the
 // *LimitError; so is one that sends datagrams faster than
-// Config.MaxDatagramsPerSecond or MaxDatagramBytesPerSecond, a lane message over
+// Config.MaxDatagramsPerSecond or MaxDatagramBytesPerSecond, lane messages
+// faster than a lane's Config.LaneRates, a lane message over
 // Config.MaxLaneMessageSize or a datagram with more than
 // Config.MaxMessagesPerDatagram messages. Malformed input is dropped and
 // counted; past Config.MaxMalformed the connection closes with
@@ -60,6 +61,7 @@ func (c *Conn) Poll() error {
 			c.ReportMalformed(errEmptyLaneMsg)
 		case !wire.Kind(msg[0]).IsLane():
 			c.ReportMalformed(errLaneKind)
+		case !c.laneRateOK(lane, len(msg), now):
 		default:
 			c.counts.LaneMessagesReceived++
 			c.counts.BytesReceived += uint64(len(msg))
@@ -109,6 +111,27 @@ func (c *Conn) Poll() error {
 		return c.err
 	}
 	return nil
+}
+
+// laneRateOK spends a lane message of n bytes from lane's buckets; past
+// either rate it closes the connection and returns false.
+func (c *Conn) laneRateOK(lane transport.Lane, n int, now time.Duration) bool {
+	if lane >= transport.NumLanes {
+		return true // the transport never gives one
+	}
+	rate := c.cfg.LaneRates[lane]
+	b := &c.laneRate[lane]
+	b.refill(now, max(rate.MessagesPerSecond, 0), max(rate.BytesPerSecond, 0))
+	msgsOK, bytesOK := b.take(n)
+	switch {
+	case !msgsOK && rate.MessagesPerSecond >= 0:
+		c.fail(&LimitError{Limit: "lane messages per second on lane " + lane.String(), Max: rate.MessagesPerSecond, Got: rate.MessagesPerSecond + 1})
+		return false
+	case !bytesOK && rate.BytesPerSecond >= 0:
+		c.fail(&LimitError{Limit: "lane bytes per second on lane " + lane.String(), Max: rate.BytesPerSecond, Got: rate.BytesPerSecond - int(b.bytes)})
+		return false
+	}
+	return true
 }
 
 // receive handles one datagram: it checks the whole datagram before acting

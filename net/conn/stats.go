@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // counters are a Conn's totals since it was made.
@@ -120,3 +121,15 @@ func (c *Conn) LossRate() float64 { return c.loss }
 
 // InFlight returns the number of numbered datagrams whose fate is unknown.
 func (c *Conn) InFlight() int { return c.inFlight }
+
+// OldestInFlight returns when the oldest numbered datagram whose fate is
+// unknown was sent, by the Conn's clock; ok is false when none is in
+// flight. An honest peer settles every datagram within a round trip and its
+// reorder window; one that acknowledges only its newest packets leaves the
+// oldest unsettled, which this shows however recent its acknowledgements are.
+func (c *Conn) OldestInFlight() (sent time.Time, ok bool) {
+	if c.inFlight == 0 || c.closed {
+		return time.Time{}, false
+	}
+	return c.start.Add(c.sent[c.floor%wire.AckWindow].sentAt), true
+}

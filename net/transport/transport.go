@@ -141,8 +141,9 @@ var (
 	ErrSendQueueFull = errors.New("transport: datagram send queue full; the datagram was dropped, send less")
 	// ErrMessageTooLarge: a lane message exceeds the configured maximum size.
 	ErrMessageTooLarge = errors.New("transport: lane message larger than the maximum message size; split it or raise the limit on both sides")
-	// ErrLaneQueueFull: the lane's outgoing queue holds its limit of bytes; wait
-	// for Buffered to fall before sending more.
+	// ErrLaneQueueFull: the lane's outgoing queue holds its limit of bytes (or,
+	// in memory, the peer's incoming queue holds its limit, or the peer is not
+	// admitted yet); wait for Buffered to fall before sending more.
 	ErrLaneQueueFull = errors.New("transport: lane send queue full; wait until Buffered falls")
 	// ErrBadLane: the lane number is not below NumLanes.
 	ErrBadLane = errors.New("transport: no such lane")
@@ -151,6 +152,10 @@ var (
 	// ErrListenerClosed: Accept was called on a closed listener; Listen again
 	// to accept connections.
 	ErrListenerClosed = errors.New("transport: listener closed; Listen again to accept connections")
+	// ErrReset: the peer no longer knows this connection: it restarted, or
+	// dropped the connection without closing it, and said so with a QUIC
+	// stateless reset. Connect again.
+	ErrReset = errors.New("transport: the peer no longer knows this connection (it restarted or dropped it); connect again")
 	// ErrMalformed: the peer sent bytes that do not follow the transport's
 	// framing (a bad length prefix, a lane stream that ends or repeats); the
 	// connection was closed with CloseProtocol. The peer is faulty or hostile.
@@ -223,7 +228,74 @@ type Conn interface {
 	Stats() Stats
 	// RemoteAddr returns the peer's address.
 	RemoteAddr() net.Addr
+	// Admit raises the connection's receive limits from the small bounds of
+	// an unadmitted peer (see UnadmittedMaxMessageSize) to the configured
+	// ones. A connection a Listener accepted starts unadmitted, one that was
+	// dialed admitted; the host's session admits a peer once it has proven
+	// itself in the handshake. Later calls do nothing.
+	Admit()
 }
+
+// Receive limits of a connection a Listener accepted, until Admit: what an
+// unadmitted peer can make this side hold, per lane. Lane messages beyond
+// them wait at the sender (QUIC flow control; ErrLaneQueueFull in memory)
+// without anything allocated for them, until the peer is admitted or the
+// connection closes. They hold the handshake's messages with room to spare.
+// Wire-affecting only in that a peer must not send more before admission.
+const (
+	// UnadmittedMaxMessageSize is the largest lane message taken from an
+	// unadmitted peer, in bytes.
+	UnadmittedMaxMessageSize = 1 << 10
+	// UnadmittedLaneMessages is the most received lane messages held per lane
+	// for an unadmitted peer.
+	UnadmittedLaneMessages = 4
+	// UnadmittedLaneCost is the most memory, in bytes as MessageCost counts
+	// it, held per lane for an unadmitted peer's received messages.
+	UnadmittedLaneCost = 4 << 10
+)
+
+// MessageSlotBytes is what a received lane message costs beyond its buffer
+// while it waits in a lane's queue: its slice header in the queue's slot
+// and the slot's delivery bookkeeping.
+const MessageSlotBytes = 48
+
+// MessageCost is the memory a received lane message of n bytes holds while
+// it waits to be taken, in bytes: its buffer as the Go allocator rounds it
+// up (AllocSize) and its queue slot (MessageSlotBytes). Transports charge
+// it against their lane receive limits, so a peer sending tiny messages
+// cannot hold more memory than one sending large ones.
+func MessageCost(n int) int { return AllocSize(n) + MessageSlotBytes }
+
+// AllocSize is the size of the block the Go allocator gives a byte slice of
+// n bytes: n rounded up to its size class (at most 32 KiB), or to whole
+// 8 KiB pages beyond.
+func AllocSize(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	if n > sizeClasses[len(sizeClasses)-1] {
+		const page = 8 << 10
+		return (n + page - 1) &^ (page - 1)
+	}
+	lo, hi := 0, len(sizeClasses)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if sizeClasses[mid] < n {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return sizeClasses[lo]
+}
+
+// sizeClasses are the Go runtime's small object sizes (runtime/sizeclasses.go);
+// TestAllocSize checks them against the runtime in use.
+var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240,
+	256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536,
+	1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472,
+	9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672,
+	32768}
 
 // Listener accepts connections on a host.
 type Listener interface {

@@ -21,7 +21,13 @@ type pipe struct {
 //
 // Delivery is pulled: RecvDatagram and RecvMessage return what is due at the
 // clock's Now. A close reaches the peer at once (its Err and Done change in
-// the same call), and neither end receives anything after it.
+// the same call); after it neither end receives datagrams, and lane messages
+// only those that were due when the connection closed (they had arrived).
+//
+// An end a Listener accepted starts unadmitted: its lanes hold only the
+// small bounds of transport.UnadmittedMaxMessageSize and the constants beside
+// it, and the peer's SendMessage returns transport.ErrLaneQueueFull past
+// them, until Admit.
 //
 // Concurrency: safe for concurrent use; the two ends share one lock.
 // Buffers: Send methods copy; Recv slices are valid until the next call of the
@@ -34,9 +40,11 @@ type Conn struct {
 	local  Addr
 	remote Addr
 
-	stats transport.Stats
-	err   error
-	done  chan struct{}
+	stats    transport.Stats
+	err      error
+	closedAt time.Time // when err was set
+	done     chan struct{}
+	admitted bool // the configured lane limits apply to what this end receives
 }
 
 var _ transport.Conn = (*Conn)(nil)
@@ -47,7 +55,7 @@ func newPair(clk clock.Clock, cfg Config, toHost, toClient condition.Config, cli
 	// The configs were validated by NewNetwork.
 	toHostLink, _ := condition.NewLink(toHost)
 	toClientLink, _ := condition.NewLink(toClient)
-	client = &Conn{p: p, in: toClientLink, local: clientAddr, remote: hostAddr, done: make(chan struct{})}
+	client = &Conn{p: p, in: toClientLink, local: clientAddr, remote: hostAddr, done: make(chan struct{}), admitted: true}
 	host = &Conn{p: p, in: toHostLink, local: hostAddr, remote: clientAddr, done: make(chan struct{})}
 	client.peer, host.peer = host, client
 	return client, host
@@ -88,7 +96,11 @@ func (c *Conn) RecvDatagram() ([]byte, bool) {
 }
 
 // SendMessage queues a copy of msg on lane, due at the peer after the
-// direction's Latency and never before the lane's previous message.
+// direction's Latency and never before the lane's previous message. The
+// peer's lane holds its messages at transport.MessageCost each: past
+// Config.LaneQueueBytes or LaneQueueMessages (or the unadmitted bounds, while
+// the peer is not admitted) it returns transport.ErrLaneQueueFull and queues
+// nothing; a message into an empty lane of an admitted peer is always taken.
 func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 	if lane >= transport.NumLanes {
 		return transport.ErrBadLane
@@ -102,7 +114,12 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 		return transport.ErrClosed
 	}
 	q := &c.peer.lanes[lane]
-	if q.bytes > 0 && q.bytes+len(msg) > c.p.cfg.LaneQueueBytes {
+	size, msgs, cost := c.p.cfg.MaxMessageSize, c.p.cfg.LaneQueueMessages, c.p.cfg.LaneQueueBytes
+	if !c.peer.admitted {
+		size, msgs, cost = transport.UnadmittedMaxMessageSize, transport.UnadmittedLaneMessages, transport.UnadmittedLaneCost
+	}
+	mc := transport.MessageCost(len(msg))
+	if len(msg) > size || q.n >= msgs || (q.cost+mc > cost && (!c.peer.admitted || q.n > 0)) {
 		return transport.ErrLaneQueueFull
 	}
 	due := c.p.clk.Now().Add(c.peer.in.Config().Latency)
@@ -116,13 +133,14 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 }
 
 // RecvMessage returns the next lane message due now, lowest lane first.
+// Once closed, it returns the messages that were due at the close.
 func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
-	if c.err != nil {
-		return 0, nil, false
-	}
 	now := c.p.clk.Now()
+	if c.err != nil {
+		now = c.closedAt
+	}
 	for i := range c.lanes {
 		if msg, ok := c.lanes[i].pop(now); ok {
 			c.stats.MessagesReceived++
@@ -154,9 +172,19 @@ func (c *Conn) Close(code transport.CloseCode, reason string) error {
 	}
 	c.err = &transport.CloseError{Code: code, Reason: reason}
 	c.peer.err = &transport.CloseError{Code: code, Reason: reason, Remote: true}
+	c.closedAt = c.p.clk.Now()
+	c.peer.closedAt = c.closedAt
 	close(c.done)
 	close(c.peer.done)
 	return nil
+}
+
+// Admit raises the lane limits of what this end receives from the unadmitted
+// bounds to the Config's. Ends that dialed are admitted from the start.
+func (c *Conn) Admit() {
+	c.p.mu.Lock()
+	c.admitted = true
+	c.p.mu.Unlock()
 }
 
 // Done is closed when either end closes.
@@ -206,11 +234,13 @@ func (c *Conn) LinkStats() (out, in condition.Stats) {
 	return c.peer.in.Stats(), c.in.Stats()
 }
 
-// laneQueue holds one lane's messages in one direction, in order.
+// laneQueue holds one lane's messages in one direction, in order, in a ring
+// that grows by doubling and is released once it empties while large.
 type laneQueue struct {
 	msgs    []laneMsg
-	head    int
+	head, n int
 	bytes   int       // message bytes held
+	cost    int       // their transport.MessageCost
 	lastDue time.Time // due time of the last message pushed
 }
 
@@ -219,22 +249,39 @@ type laneMsg struct {
 	msg []byte
 }
 
+// keepQueueSlots is the ring size kept when a lane's queue empties.
+const keepQueueSlots = 16
+
 func (q *laneQueue) push(due time.Time, msg []byte) {
-	q.msgs = append(q.msgs, laneMsg{due: due, msg: msg})
+	if q.n == len(q.msgs) {
+		grown := make([]laneMsg, max(keepQueueSlots/2, 2*len(q.msgs)))
+		for i := range q.n {
+			grown[i] = q.msgs[(q.head+i)%len(q.msgs)]
+		}
+		q.msgs, q.head = grown, 0
+	}
+	q.msgs[(q.head+q.n)%len(q.msgs)] = laneMsg{due: due, msg: msg}
+	q.n++
 	q.bytes += len(msg)
+	q.cost += transport.MessageCost(len(msg))
 	q.lastDue = due
 }
 
 func (q *laneQueue) pop(now time.Time) ([]byte, bool) {
-	if q.head == len(q.msgs) || q.msgs[q.head].due.After(now) {
+	if q.n == 0 || q.msgs[q.head].due.After(now) {
 		return nil, false
 	}
 	m := q.msgs[q.head]
 	q.msgs[q.head] = laneMsg{}
-	q.head++
-	if q.head == len(q.msgs) {
-		q.msgs, q.head = q.msgs[:0], 0
+	q.head = (q.head + 1) % len(q.msgs)
+	q.n--
+	if q.n == 0 {
+		q.head = 0
+		if len(q.msgs) > keepQueueSlots {
+			q.msgs = nil
+		}
 	}
 	q.bytes -= len(m.msg)
+	q.cost -= transport.MessageCost(len(m.msg))
 	return m.msg, true
 }

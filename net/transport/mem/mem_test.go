@@ -43,6 +43,7 @@ func dial(t testing.TB, n *Network) (client, host *Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.Admit() // the tests of admitted peers; unadmitted ones accept by hand
 	return c.(*Conn), h.(*Conn)
 }
 
@@ -270,7 +271,8 @@ func TestLanesReliableOrderedWithLatency(t *testing.T) {
 }
 
 func TestLaneLimits(t *testing.T) {
-	_, client, host := connect(t, Config{MaxMessageSize: 100, LaneQueueBytes: 250})
+	// Room for two 100-byte messages at what they cost, not for three.
+	_, client, host := connect(t, Config{MaxMessageSize: 100, LaneQueueBytes: 2*transport.MessageCost(100) + 10})
 	if err := client.SendMessage(transport.LaneJoin, make([]byte, 101)); !errors.Is(err, transport.ErrMessageTooLarge) {
 		t.Fatalf("err = %v, want ErrMessageTooLarge", err)
 	}

@@ -32,11 +32,16 @@ type Config struct {
 	ToHost, ToClient condition.Config
 	// MaxMessageSize is the largest lane message, in bytes. Zero means 1 MiB.
 	MaxMessageSize int
-	// LaneQueueBytes bounds, per lane and direction, the message bytes sent
-	// and not yet taken by the peer's RecvMessage; past it SendMessage returns
+	// LaneQueueBytes bounds, per lane and direction, the memory held by the
+	// messages sent and not yet taken by the peer's RecvMessage, each counted
+	// at transport.MessageCost; past it SendMessage returns
 	// transport.ErrLaneQueueFull (a message into an empty lane is always
 	// taken). Zero means 4 MiB.
 	LaneQueueBytes int
+	// LaneQueueMessages bounds, per lane and direction, the messages sent and
+	// not yet taken; past it SendMessage returns transport.ErrLaneQueueFull.
+	// Zero means 1,024.
+	LaneQueueMessages int
 	// Backlog bounds the connections dialed and not yet accepted per listener.
 	// Zero means 64.
 	Backlog int
@@ -45,6 +50,7 @@ type Config struct {
 const (
 	defaultMaxMessageSize = 1 << 20
 	defaultLaneQueueBytes = 4 << 20
+	defaultLaneQueueMsgs  = 1024
 	defaultBacklog        = 64
 )
 
@@ -75,14 +81,17 @@ func NewNetwork(clk clock.Clock, cfg Config) (*Network, error) {
 	if err := cfg.ToClient.Validate(); err != nil {
 		return nil, fmt.Errorf("mem: ToClient: %w", err)
 	}
-	if cfg.MaxMessageSize < 0 || cfg.LaneQueueBytes < 0 || cfg.Backlog < 0 {
-		return nil, errors.New("mem: MaxMessageSize, LaneQueueBytes and Backlog must not be negative; use 0 for the default")
+	if cfg.MaxMessageSize < 0 || cfg.LaneQueueBytes < 0 || cfg.LaneQueueMessages < 0 || cfg.Backlog < 0 {
+		return nil, errors.New("mem: MaxMessageSize, LaneQueueBytes, LaneQueueMessages and Backlog must not be negative; use 0 for the default")
 	}
 	if cfg.MaxMessageSize == 0 {
 		cfg.MaxMessageSize = defaultMaxMessageSize
 	}
 	if cfg.LaneQueueBytes == 0 {
 		cfg.LaneQueueBytes = defaultLaneQueueBytes
+	}
+	if cfg.LaneQueueMessages == 0 {
+		cfg.LaneQueueMessages = defaultLaneQueueMsgs
 	}
 	if cfg.Backlog == 0 {
 		cfg.Backlog = defaultBacklog

@@ -58,10 +58,35 @@ type Config struct {
 	// returns transport.ErrLaneQueueFull. A message into an empty queue is
 	// always taken. Zero means 4 MiB.
 	LaneSendBytes int
-	// LaneReceiveBytes bounds, per lane, the received message bytes waiting for
-	// RecvMessage; when it is reached the lane stops reading and QUIC flow
-	// control holds the sender back. Zero means 4 MiB.
+	// LaneReceiveBytes bounds, per lane, the memory held by received messages
+	// waiting for RecvMessage, each counted at transport.MessageCost (its
+	// buffer as allocated and its queue slot, so a flood of tiny messages
+	// holds no more than a few large ones); when it is reached the lane stops
+	// reading and QUIC flow control holds the sender back. A message into an
+	// empty lane is always taken. Zero means 4 MiB.
 	LaneReceiveBytes int
+	// LaneReceiveMessages bounds, per lane, the received messages waiting for
+	// RecvMessage; past it the lane stops reading as above. Zero means 1,024.
+	LaneReceiveMessages int
+	// RetryAbove is the number of QUIC handshakes in progress on a listener
+	// from which every new connection attempt must first prove it owns its
+	// source address (a QUIC Retry: one more round trip), so that a flood of
+	// attempts from spoofed addresses holds no state on the host. Zero means
+	// 8; negative: every attempt.
+	RetryAbove int
+	// MaxHandshakesPerAddress bounds the QUIC handshakes in progress on a
+	// listener from one IP address: past it the address's new attempts must
+	// prove the address (Retry), and proven attempts past it again are
+	// refused (QUIC CONNECTION_REFUSED). Zero means 4.
+	MaxHandshakesPerAddress int
+	// StatelessResetKey lets a listener answer packets of connections it does
+	// not know with a QUIC stateless reset (RFC 9000 §10.3), so that the
+	// clients of a host that restarted on the same address learn at once that
+	// their connection is gone instead of waiting for the idle timeout. Keep
+	// the same key across restarts (a file the host creates once, say); it is
+	// a secret. Nil: no resets.
+	StatelessResetKey *[32]byte
+
 	// DatagramQueue bounds the datagrams waiting in each direction: sent and
 	// not yet handed to QUIC, received and not yet taken by RecvDatagram. Past
 	// it datagrams are dropped and counted. Zero means 256.
@@ -85,13 +110,17 @@ const (
 	maxMaxMessageSize       = 1 << 30
 	defaultLaneSendBytes    = 4 << 20
 	defaultLaneReceiveBytes = 4 << 20
+	defaultLaneReceiveMsgs  = 1024
 	defaultDatagramQueue    = 256
+	defaultRetryAbove       = 8
+	defaultHandshakesPerIP  = 4
 )
 
 // withDefaults checks c and fills in its zero fields.
 func (c Config) withDefaults() (Config, error) {
 	if c.IdleTimeout < 0 || c.HandshakeTimeout < 0 || c.MaxMessageSize < 0 ||
-		c.LaneSendBytes < 0 || c.LaneReceiveBytes < 0 || c.DatagramQueue < 0 {
+		c.LaneSendBytes < 0 || c.LaneReceiveBytes < 0 || c.LaneReceiveMessages < 0 ||
+		c.DatagramQueue < 0 || c.MaxHandshakesPerAddress < 0 {
 		return c, errors.New("quicnet: timeouts, sizes and queue lengths must not be negative; use 0 for the default")
 	}
 	if c.MaxMessageSize > maxMaxMessageSize {
@@ -115,6 +144,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.LaneReceiveBytes == 0 {
 		c.LaneReceiveBytes = defaultLaneReceiveBytes
 	}
+	if c.LaneReceiveMessages == 0 {
+		c.LaneReceiveMessages = defaultLaneReceiveMsgs
+	}
+	if c.RetryAbove == 0 {
+		c.RetryAbove = defaultRetryAbove
+	}
+	if c.MaxHandshakesPerAddress == 0 {
+		c.MaxHandshakesPerAddress = defaultHandshakesPerIP
+	}
 	if c.DatagramQueue == 0 {
 		c.DatagramQueue = defaultDatagramQueue
 	}
@@ -122,6 +160,28 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.Default()
 	}
 	return c, nil
+}
+
+// Receive windows of a listener's connections. QUIC holds what a peer sent
+// and the lanes have not read yet up to these windows: they start small, so
+// an unadmitted peer (whose lanes read at most a few KiB) holds little, and
+// grow (quic-go's auto-tuning) as an admitted peer's lanes take its data.
+// Clients keep quic-go's defaults: a join comes their way.
+const (
+	hostStreamWindow        = 16 << 10
+	hostConnectionWindow    = 32 << 10
+	hostMaxStreamWindow     = 1 << 20
+	hostMaxConnectionWindow = 2 << 20
+)
+
+// listenConfig is the quic-go configuration of a listener.
+func (c *Config) listenConfig() *quic.Config {
+	qc := c.quicConfig()
+	qc.InitialStreamReceiveWindow = hostStreamWindow
+	qc.InitialConnectionReceiveWindow = hostConnectionWindow
+	qc.MaxStreamReceiveWindow = hostMaxStreamWindow
+	qc.MaxConnectionReceiveWindow = hostMaxConnectionWindow
+	return qc
 }
 
 // quicConfig is the quic-go configuration both sides use.

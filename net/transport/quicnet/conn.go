@@ -47,15 +47,18 @@ type Conn struct {
 	lanes [transport.NumLanes]lane
 	stats transport.Stats // counters only; the rest comes from quic-go
 
-	lastMsg []byte   // returned by the last RecvMessage, reused by the next
-	msgFree [][]byte // message buffers to reuse
+	lastMsg      []byte   // returned by the last RecvMessage, reused by the next
+	msgFree      [][]byte // message buffers to reuse
+	msgFreeBytes int      // their capacity in all
+	admitted     bool     // the configured receive limits apply (see Admit)
 }
 
 var _ transport.Conn = (*Conn)(nil)
 
 // newConn takes over an established QUIC connection and a reference on its
-// endpoint (released when the connection ends).
-func newConn(qc *quic.Conn, ep *endpoint, cfg *Config) (*Conn, error) {
+// endpoint (released when the connection ends). A connection a listener
+// accepted starts unadmitted (see Admit), a dialed one admitted.
+func newConn(qc *quic.Conn, ep *endpoint, cfg *Config, admitted bool) (*Conn, error) {
 	if !qc.ConnectionState().SupportsDatagrams.Remote {
 		_ = qc.CloseWithError(quic.ApplicationErrorCode(transport.CloseProtocol), ErrNoDatagrams.Error())
 		ep.release()
@@ -72,6 +75,7 @@ func newConn(qc *quic.Conn, ep *endpoint, cfg *Config) (*Conn, error) {
 		finished: make(chan struct{}),
 		dgIn:     newRing(cfg.DatagramQueue),
 		dgOut:    newRing(cfg.DatagramQueue),
+		admitted: admitted,
 	}
 	for i := range c.lanes {
 		c.lanes[i].wake = make(chan struct{}, 1)
@@ -121,6 +125,9 @@ func (c *Conn) closedLocked() bool {
 func closeError(err error) error {
 	if ae, ok := errors.AsType[*quic.ApplicationError](err); ok {
 		return &transport.CloseError{Code: transport.CloseCode(ae.ErrorCode), Reason: ae.ErrorMessage, Remote: ae.Remote}
+	}
+	if _, ok := errors.AsType[*quic.StatelessResetError](err); ok {
+		return fmt.Errorf("quicnet: %w (a QUIC stateless reset arrived)", transport.ErrReset)
 	}
 	if _, ok := errors.AsType[*quic.IdleTimeoutError](err); ok {
 		return &transport.CloseError{Code: transport.CloseTimeout, Reason: "nothing received from the peer within the idle timeout", Cause: err}

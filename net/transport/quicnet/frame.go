@@ -67,9 +67,14 @@ type laneReader struct {
 	max int
 }
 
+// laneReadBuffer is the read buffer of a lane stream: it holds a batch of
+// small messages and their length prefixes; larger payloads are read
+// straight into their message buffer.
+const laneReadBuffer = 4 << 10
+
 // newLaneReader reads r, refusing messages larger than max bytes.
 func newLaneReader(r io.Reader, max int) *laneReader {
-	return &laneReader{r: bufio.NewReaderSize(r, 16<<10), max: max}
+	return &laneReader{r: bufio.NewReaderSize(r, laneReadBuffer), max: max}
 }
 
 // readLane reads the stream's first byte, the lane number.

@@ -20,12 +20,15 @@ type lane struct {
 	writing   bool // the writer goroutine was started
 	wake      chan struct{}
 
-	// Receiving: the lane's reader reserves room in recvBytes before it
-	// allocates a message, and waits on room while there is none.
-	recv      msgQueue
-	recvBytes int
-	room      chan struct{}
-	claimed   bool // the peer opened this lane's stream
+	// Receiving: the lane's reader reserves room (the message's cost and a
+	// queue slot) before it allocates a message, and waits on room while
+	// there is none.
+	recv     msgRing
+	recvCost int  // transport.MessageCost of the messages in recv and the one being read
+	reading  bool // the reader holds a reserved buffer it is filling
+	waiting  bool // the reader waits for room (or for Admit), holding nothing
+	room     chan struct{}
+	claimed  bool // the peer opened this lane's stream
 }
 
 // SendMessage frames a copy of msg for lane and queues it for the lane's
@@ -81,15 +84,13 @@ func (c *Conn) Buffered(ln transport.Lane) int {
 }
 
 // RecvMessage returns the next received message, lowest lane first.
+// Messages received before the connection closed are still returned after
+// it (a Reject before a close, say); then ok is false.
 func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	c.mu.Lock()
 	if c.lastMsg != nil { // the caller is done with it
 		c.recycleLocked(c.lastMsg)
 		c.lastMsg = nil
-	}
-	if c.closedLocked() {
-		c.mu.Unlock()
-		return 0, nil, false
 	}
 	for i := range c.lanes {
 		l := &c.lanes[i]
@@ -97,7 +98,7 @@ func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 		if !ok {
 			continue
 		}
-		l.recvBytes -= len(msg)
+		l.recvCost -= bufferCost(msg)
 		c.lastMsg = msg
 		c.stats.MessagesReceived++
 		c.stats.BytesReceived += uint64(len(msg))
@@ -107,6 +108,33 @@ func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	}
 	c.mu.Unlock()
 	return 0, nil, false
+}
+
+// Admit raises the lanes' receive limits from the unadmitted bounds to the
+// configured ones and wakes the readers waiting for them.
+func (c *Conn) Admit() {
+	c.mu.Lock()
+	was := c.admitted
+	c.admitted = true
+	c.mu.Unlock()
+	if !was {
+		for i := range c.lanes {
+			signal(c.lanes[i].room)
+		}
+	}
+}
+
+// receiveLimits are the bounds of one lane's received messages.
+type receiveLimits struct {
+	size, messages, cost int
+}
+
+// limitsLocked returns the receive limits that apply now.
+func (c *Conn) limitsLocked() receiveLimits {
+	if !c.admitted {
+		return receiveLimits{transport.UnadmittedMaxMessageSize, transport.UnadmittedLaneMessages, transport.UnadmittedLaneCost}
+	}
+	return receiveLimits{c.cfg.MaxMessageSize, c.cfg.LaneReceiveMessages, c.cfg.LaneReceiveBytes}
 }
 
 // writeLane opens the lane's stream and writes what SendMessage queues, in
@@ -201,6 +229,7 @@ func (c *Conn) readLane(st *quic.ReceiveStream) {
 		}
 		c.mu.Lock()
 		l.recv.push(msg)
+		l.reading = false
 		c.mu.Unlock()
 		signal(c.arrived)
 	}
@@ -211,9 +240,11 @@ func laneErr(ln transport.Lane, err error) error {
 	return fmt.Errorf("lane %s: %w", ln, err)
 }
 
-// reserve waits until lane l has room for n more received bytes, takes it
-// and returns a buffer of n bytes for the message; false when the
-// connection closed first.
+// reserve waits until lane l may take a message of n bytes (the peer is
+// admitted or n is within the unadmitted bounds, and the lane's queue has a
+// slot and room for the message's cost), charges it and returns a buffer of
+// n bytes for it; false when the connection closed first. Nothing is
+// allocated while it waits: the peer's bytes wait in QUIC's flow control.
 func (c *Conn) reserve(l *lane, n int) ([]byte, bool) {
 	for {
 		c.mu.Lock()
@@ -221,58 +252,98 @@ func (c *Conn) reserve(l *lane, n int) ([]byte, bool) {
 			c.mu.Unlock()
 			return nil, false
 		}
-		if l.recvBytes == 0 || l.recvBytes+n <= c.cfg.LaneReceiveBytes {
-			l.recvBytes += n
-			buf := c.bufferLocked(n)
-			c.mu.Unlock()
-			return buf, true
+		lim := c.limitsLocked()
+		if n <= lim.size && l.recv.len() < lim.messages {
+			i, cost := c.freeBufferLocked(n)
+			// A message into an empty lane of an admitted peer is always
+			// taken, so a message larger than the lane's limit still passes.
+			if l.recvCost+cost <= lim.cost || (c.admitted && l.recvCost == 0) {
+				l.recvCost += cost
+				l.reading = true
+				buf := c.takeBufferLocked(i, n)
+				c.mu.Unlock()
+				return buf, true
+			}
 		}
+		l.waiting = true
 		c.mu.Unlock()
 		select {
 		case <-l.room:
 		case <-c.ctx.Done():
 			return nil, false
 		}
+		c.mu.Lock()
+		l.waiting = false
+		c.mu.Unlock()
 	}
 }
+
+// bufferCost is what a received message buffer holds while queued.
+func bufferCost(b []byte) int { return transport.AllocSize(cap(b)) + transport.MessageSlotBytes }
 
 // Received message buffers are reused once the caller is done with them
-// (at its next RecvMessage): up to keepMessageBuffers of them, each of at
-// most keepMessageCap bytes.
+// (at its next RecvMessage): a few of them, of at most keepMessageBytes in
+// all. A buffer is reused for a message only when it is at most a quarter
+// larger than a fresh one would be, so reuse never inflates what a message
+// holds by much.
 const (
 	keepMessageBuffers = 4
-	keepMessageCap     = 256 << 10
+	keepMessageBytes   = 64 << 10
 )
 
-// bufferLocked returns a buffer of n bytes, reused when one fits.
-func (c *Conn) bufferLocked(n int) []byte {
+// freeBufferLocked picks the smallest kept buffer that holds n bytes
+// economically, or -1 for a fresh one, and returns what the message will
+// cost in it.
+func (c *Conn) freeBufferLocked(n int) (int, int) {
+	want := transport.AllocSize(n)
+	best := -1
 	for i, b := range c.msgFree {
-		if cap(b) >= n {
-			last := len(c.msgFree) - 1
-			c.msgFree[i] = c.msgFree[last]
-			c.msgFree[last] = nil
-			c.msgFree = c.msgFree[:last]
-			return b[:n]
+		if cap(b) >= n && cap(b) <= want+want/4 && (best < 0 || cap(b) < cap(c.msgFree[best])) {
+			best = i
 		}
 	}
-	return make([]byte, n)
+	if best < 0 {
+		return -1, want + transport.MessageSlotBytes
+	}
+	return best, bufferCost(c.msgFree[best])
 }
 
-// recycleLocked keeps a message buffer the caller is done with.
+// takeBufferLocked returns the kept buffer i (or a fresh one for -1) cut to
+// n bytes.
+func (c *Conn) takeBufferLocked(i, n int) []byte {
+	if i < 0 {
+		return make([]byte, n)
+	}
+	b := c.msgFree[i]
+	last := len(c.msgFree) - 1
+	c.msgFree[i] = c.msgFree[last]
+	c.msgFree[last] = nil
+	c.msgFree = c.msgFree[:last]
+	c.msgFreeBytes -= cap(b)
+	return b[:n]
+}
+
+// recycleLocked keeps a message buffer the caller is done with, within
+// keepMessageBuffers and keepMessageBytes.
 func (c *Conn) recycleLocked(b []byte) {
-	if cap(b) == 0 || cap(b) > keepMessageCap {
+	if cap(b) == 0 || cap(b) > keepMessageBytes {
 		return
 	}
-	if len(c.msgFree) < keepMessageBuffers {
-		c.msgFree = append(c.msgFree, b)
-		return
-	}
-	for i, f := range c.msgFree { // keep the larger buffers
-		if cap(f) < cap(b) {
-			c.msgFree[i] = b
+	for len(c.msgFree) >= keepMessageBuffers || c.msgFreeBytes+cap(b) > keepMessageBytes {
+		// Drop the smallest kept buffer if b is larger, else b.
+		small := 0
+		for i, f := range c.msgFree {
+			if cap(f) < cap(c.msgFree[small]) {
+				small = i
+			}
+		}
+		if len(c.msgFree) == 0 || cap(c.msgFree[small]) >= cap(b) {
 			return
 		}
+		c.takeBufferLocked(small, 0)
 	}
+	c.msgFree = append(c.msgFree, b)
+	c.msgFreeBytes += cap(b)
 }
 
 // streamFailed closes the connection with the code a lane stream error
@@ -294,23 +365,45 @@ func (c *Conn) streamFailed(err error) {
 	}
 }
 
-// msgQueue is a FIFO of received messages. Not safe for concurrent use.
-type msgQueue struct {
-	msgs [][]byte
+// msgRing is a FIFO of received messages in a ring that grows by doubling
+// and is released once it empties while large, so a burst's memory goes back.
+// Not safe for concurrent use.
+type msgRing struct {
+	buf  [][]byte
 	head int
+	n    int
 }
 
-func (q *msgQueue) push(m []byte) { q.msgs = append(q.msgs, m) }
+// keepRingSlots is the ring size kept when the ring empties.
+const keepRingSlots = 16
 
-func (q *msgQueue) pop() ([]byte, bool) {
-	if q.head == len(q.msgs) {
+func (q *msgRing) len() int { return q.n }
+
+func (q *msgRing) push(m []byte) {
+	if q.n == len(q.buf) {
+		grown := make([][]byte, max(keepRingSlots/2, 2*len(q.buf)))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = m
+	q.n++
+}
+
+func (q *msgRing) pop() ([]byte, bool) {
+	if q.n == 0 {
 		return nil, false
 	}
-	m := q.msgs[q.head]
-	q.msgs[q.head] = nil
-	q.head++
-	if q.head == len(q.msgs) {
-		q.msgs, q.head = q.msgs[:0], 0
+	m := q.buf[q.head]
+	q.buf[q.head] = nil
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	if q.n == 0 {
+		q.head = 0
+		if len(q.buf) > keepRingSlots {
+			q.buf = nil
+		}
 	}
 	return m, true
 }

@@ -113,6 +113,7 @@ func TestLargeMessageUnderLossVirtualTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		host := (<-accepted).(*Conn)
+		host.Admit()
 
 		msg := make([]byte, size)
 		rng := rand.New(rand.NewPCG(7, 8))

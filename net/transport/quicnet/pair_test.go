@@ -26,8 +26,8 @@ type pair struct {
 }
 
 // newPair listens on 127.0.0.1:0 with hostCfg and dials with clientCfg, which
-// pins the host's fingerprint unless it says otherwise. Everything is closed
-// at the end of the test.
+// pins the host's fingerprint unless it says otherwise; the host side is
+// admitted. Everything is closed at the end of the test.
 func newPair(t testing.TB, hostCfg, clientCfg Config) *pair {
 	t.Helper()
 	hostT, err := New(hostCfg)
@@ -79,6 +79,7 @@ func dialAccept(t testing.TB, tr *Transport, ln transport.Listener) (client, hos
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { host.Close(transport.CloseNormal, "test over") })
+	host.Admit() // the tests of admitted peers; unadmitted ones accept by hand
 	return client, host
 }
 

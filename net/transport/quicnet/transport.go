@@ -104,14 +104,23 @@ func (t *Transport) ListenPacket(pc net.PacketConn) (*Listener, error) {
 }
 
 func (t *Transport) listen(ep *endpoint) (*Listener, error) {
-	ql, err := ep.qt.Listen(t.serverTLS(), t.cfg.quicConfig())
+	hs := newHandshakes(&t.cfg)
+	ep.qt.VerifySourceAddress = hs.verifySource
+	ep.qt.ConnContext = func(ctx context.Context, info *quic.ClientInfo) (context.Context, error) {
+		return hs.begin(ctx, info.RemoteAddr, info.AddrVerified)
+	}
+	if t.cfg.StatelessResetKey != nil {
+		key := quic.StatelessResetKey(*t.cfg.StatelessResetKey)
+		ep.qt.StatelessResetKey = &key
+	}
+	ql, err := ep.qt.Listen(t.serverTLS(), t.cfg.listenConfig())
 	if err != nil {
 		ep.refs = 1
 		ep.release()
 		return nil, fmt.Errorf("quicnet: listen: %w", err)
 	}
 	ep.refs = 1 // the listener's
-	return &Listener{t: t, ql: ql, ep: ep}, nil
+	return &Listener{t: t, ql: ql, ep: ep, hs: hs}, nil
 }
 
 // Dial opens a UDP socket of its own, wraps it with Config.WrapPacketConn if
@@ -155,7 +164,7 @@ func (t *Transport) dial(ctx context.Context, ep *endpoint, addr net.Addr, serve
 		}
 		return nil, fmt.Errorf("quicnet: dial %s: %w", addr, err)
 	}
-	return newConn(qc, ep, &t.cfg)
+	return newConn(qc, ep, &t.cfg, true)
 }
 
 // wrap applies Config.WrapPacketConn to a fresh socket.
@@ -208,6 +217,7 @@ type Listener struct {
 	t  *Transport
 	ql *quic.Listener
 	ep *endpoint
+	hs *handshakes
 
 	closeOnce sync.Once
 }
@@ -216,7 +226,9 @@ var _ transport.Listener = (*Listener)(nil)
 
 // Accept waits for the next connection whose handshake completed. A client
 // without datagram support is closed with transport.CloseProtocol and
-// skipped.
+// skipped. The connection starts unadmitted: its lanes take only the small
+// bounds of transport.UnadmittedMaxMessageSize and the constants beside it
+// until Admit.
 func (l *Listener) Accept(ctx context.Context) (transport.Conn, error) {
 	for {
 		qc, err := l.ql.Accept(ctx)
@@ -226,8 +238,9 @@ func (l *Listener) Accept(ctx context.Context) (transport.Conn, error) {
 			}
 			return nil, err
 		}
+		accepted(qc.Context())
 		l.ep.retain()
-		c, err := newConn(qc, l.ep, &l.t.cfg)
+		c, err := newConn(qc, l.ep, &l.t.cfg, false)
 		if err != nil {
 			l.t.cfg.Logger.Warn("quicnet: refused a client", "peer", qc.RemoteAddr(), "err", err)
 			continue
@@ -238,6 +251,9 @@ func (l *Listener) Accept(ctx context.Context) (transport.Conn, error) {
 
 // Addr returns the address the listener is bound to.
 func (l *Listener) Addr() net.Addr { return l.ql.Addr() }
+
+// Stats returns the listener's handshake counters.
+func (l *Listener) Stats() ListenerStats { return l.hs.snapshot() }
 
 // Close stops accepting. Connections already accepted stay open.
 func (l *Listener) Close() error {

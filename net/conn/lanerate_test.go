@@ -1,0 +1,122 @@
+package conn
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// laneFlood has a send perTick lane messages of size bytes on lane every
+// 16 ms tick for up to ticks ticks while b polls; it returns b's first Poll
+// error and the ticks run.
+func laneFlood(t *testing.T, cfg Config, lane transport.Lane, perTick, size, ticks int) (b *Conn, lb *fakeLink, err error, ran int) {
+	t.Helper()
+	a, b, _, _, _, lb, clk := fakePair(t, cfg)
+	msg := make([]byte, size)
+	msg[0] = byte(wire.KindGameLane)
+	for ran = 0; ran < ticks && err == nil; ran++ {
+		for range perTick {
+			must(t, a.SendLane(lane, msg))
+		}
+		clk.Advance(16 * time.Millisecond)
+		err = b.Poll()
+	}
+	return b, lb, err, ran
+}
+
+// TestLaneByteRateDropsPeer: a peer pushing 64 KiB lane messages at about
+// 60 MiB/s (the CPU burner: each one fits every per-poll bound) is
+// closed for the lane byte rate within the bucket's second.
+func TestLaneByteRateDropsPeer(t *testing.T) {
+	b, lb, err, ran := laneFlood(t, Config{}, transport.LaneCommands, 16, 64<<10, 600)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "lane bytes per second on lane commands" || le.Max != DefaultLaneBytesPerSecond {
+		t.Fatalf("after %d ticks: Poll = %v, want a *LimitError on lane bytes per second", ran, err)
+	}
+	if ran > 63 {
+		t.Fatalf("closed after %d ticks, want within a second", ran)
+	}
+	if ce := lb.Err().(*transport.CloseError); ce.Code != transport.CloseLimit {
+		t.Fatalf("closed with %v, want CloseLimit", ce)
+	}
+	if s := b.Stats(); s.LaneMessagesReceived > DefaultLaneBytesPerSecond/(64<<10)+16 {
+		t.Fatalf("%d messages were handed on before the close", s.LaneMessagesReceived)
+	}
+}
+
+// TestLaneMessageRateDropsPeer: tiny messages, 200 a tick (12,500 a
+// second, under the per-poll bound of 256), are closed for the message rate.
+func TestLaneMessageRateDropsPeer(t *testing.T) {
+	_, _, err, ran := laneFlood(t, Config{}, transport.LaneControl, 200, 1, 600)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "lane messages per second on lane control" || le.Max != DefaultLaneMessagesPerSecond {
+		t.Fatalf("after %d ticks: Poll = %v, want a *LimitError on lane messages per second", ran, err)
+	}
+	if ran > 10 {
+		t.Fatalf("closed after %d ticks, want at the bucket's 1,000th message", ran)
+	}
+}
+
+// TestLaneRateWithinBoundsAndOff: a steady stream under the rate passes for
+// ten seconds, and a lane whose bounds are off takes a join's full flow.
+func TestLaneRateWithinBoundsAndOff(t *testing.T) {
+	// 8 messages of 2,000 bytes every 16 ms: 500 messages and 1,000,000
+	// bytes a second, just under both defaults.
+	if _, _, err, ran := laneFlood(t, Config{}, transport.LaneCommands, 8, 2000, 625); err != nil {
+		t.Fatalf("an honest stream was closed after %d ticks: %v", ran, err)
+	}
+	var cfg Config
+	cfg.LaneRates[transport.LaneJoin] = LaneRate{MessagesPerSecond: -1, BytesPerSecond: -1}
+	if _, _, err, ran := laneFlood(t, cfg, transport.LaneJoin, 60, 16<<10, 300); err != nil {
+		t.Fatalf("a lane with its rate off was closed after %d ticks: %v", ran, err)
+	}
+}
+
+// TestAdmitReachesTransport: Conn.Admit tells the transport once the peer
+// is admitted.
+func TestAdmitReachesTransport(t *testing.T) {
+	_, b, _, _, _, lb, _ := fakePair(t, Config{})
+	b.Admit()
+	if lb.admitted != 1 {
+		t.Fatalf("the transport was admitted %d times, want 1", lb.admitted)
+	}
+}
+
+// TestOldestInFlightShowsAPeerAckingOnlyItsNewest: a peer that, every
+// fifth packet, acknowledges only the newest keeps the others unsettled; the
+// oldest in-flight time shows how long, while its acknowledgements stay
+// fresh.
+func TestOldestInFlightShowsAPeerAckingOnlyItsNewest(t *testing.T) {
+	a, _, _, _, _, lb, clk := fakePair(t, Config{})
+	start := clk.Now()
+	for i := range 120 {
+		must(t, a.Queue(wire.KindState, []byte{byte(i)}, 0))
+		must(t, a.Flush())
+		clk.Advance(16 * time.Millisecond)
+		for {
+			if _, ok := lb.RecvDatagram(); !ok {
+				break
+			}
+		}
+		if i%5 != 4 {
+			continue
+		}
+		// Acknowledge only packet i, the newest, from its own number on.
+		h := wire.Header{HasAck: true, Ack: wire.AckFrame{First: uint32(i), DiscardFloor: uint32(i), NumRuns: 1}}
+		h.Ack.Runs[0] = 1
+		ack, err := h.Append(nil)
+		must(t, err)
+		must(t, lb.SendDatagram(ack))
+		must(t, a.Poll())
+	}
+	sent, ok := a.OldestInFlight()
+	if !ok || !sent.Equal(start) {
+		t.Fatalf("OldestInFlight = %v %v, want the first packet's send time %v", sent, ok, start)
+	}
+	if s := a.Stats(); s.PacketsDelivered != 24 || s.InFlight != 96 {
+		t.Fatalf("delivered %d, in flight %d: the peer should look alive and leave the rest", s.PacketsDelivered, s.InFlight)
+	}
+}
