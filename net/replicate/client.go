@@ -24,7 +24,27 @@ var (
 	ErrNoBaseline = errors.New("replicate: delta against a value the client does not hold")
 	// ErrHeldFull: too many updates arrived before the join finished.
 	ErrHeldFull = errors.New("replicate: too many updates held while joining; the host sent state before its join ended")
+	// ErrJoinIncomplete: the join ended (FINAL) without the client holding
+	// what the host sent: a page or entities are missing. The client does not
+	// hold the world; a *JoinIncompleteError says what differs. Connect again.
+	ErrJoinIncomplete = errors.New("replicate: the join ended without every page and entity the host sent; the world is incomplete, connect again")
 )
+
+// JoinIncompleteError is the failure of a join whose FINAL does not match
+// what the client received. It matches ErrJoinIncomplete with errors.Is.
+type JoinIncompleteError struct {
+	PagesSent, PagesReceived   uint64 // join pages: FINAL's count, and those received
+	EntitiesSent, EntitiesHeld uint64 // entities: FINAL's count, and those the pages left here
+}
+
+// Error says what the join lacked.
+func (e *JoinIncompleteError) Error() string {
+	return fmt.Sprintf("replicate: the join ended with %d of %d pages and %d of %d entities received; the world is incomplete, connect again",
+		e.PagesReceived, e.PagesSent, e.EntitiesHeld, e.EntitiesSent)
+}
+
+// Unwrap returns ErrJoinIncomplete.
+func (e *JoinIncompleteError) Unwrap() error { return ErrJoinIncomplete }
 
 // Observer learns of what the client replicator applies, for interpolation:
 // the host frame each state belongs to.
@@ -95,6 +115,7 @@ type ClientReplicator struct {
 	heldKind []wire.Kind
 	received int
 	total    int
+	joinHeld int64 // entities join pages created, less those they removed
 	frame    ecs.Frame
 	applied  []uint32                // slot*MaxComponents + component: newest host frame applied
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
@@ -182,7 +203,9 @@ func (c *ClientReplicator) apply(kind wire.Kind, payload []byte) error {
 }
 
 // HandleLane applies a join-lane message: a page or FINAL. Other kinds return
-// ok == false.
+// ok == false. A FINAL whose counts of pages and entities differ from what
+// the pages brought fails the join with a *JoinIncompleteError (Joined stays
+// false): the client does not hold the host's world.
 func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 	k, err := wire.MessageKind(msg)
 	if err != nil {
@@ -190,8 +213,15 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 	}
 	switch k {
 	case wire.KindJoinPage:
+		if c.joined {
+			c.stats.Malformed++
+			return true, fmt.Errorf("%w: a join page after the join ended", ErrMalformed)
+		}
 		c.stats.Pages++
-		if err := c.applyPage(msg[1:]); err != nil {
+		spawns, despawns := c.stats.Spawns, c.stats.Despawns
+		err := c.applyPage(msg[1:])
+		c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+		if err != nil {
 			c.stats.Malformed++
 			return true, err
 		}
@@ -199,11 +229,19 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 	case wire.KindJoinFinal:
 		r := wire.NewReader(msg[1:])
 		frame := ecs.Frame(r.Uvarint32())
-		r.Uvarint() // pages
+		pages := r.Uvarint()
 		total := r.Count(1 << 30)
-		if err := r.Err(); err != nil {
+		entities := r.Uvarint()
+		if err := r.Finish(); err != nil {
 			c.stats.Malformed++
 			return true, fmt.Errorf("%w: join final: %v", ErrMalformed, err)
+		}
+		if c.joined {
+			c.stats.Malformed++
+			return true, fmt.Errorf("%w: a second join final", ErrMalformed)
+		}
+		if pages != c.stats.Pages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
+			return true, &JoinIncompleteError{PagesSent: pages, PagesReceived: c.stats.Pages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
 		}
 		c.total = total
 		c.joined = true

@@ -154,8 +154,13 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 		}
 		e, id, _ := w.SlotEntity(slot)
 		if h.cfg.Scope != nil && !h.cfg.Scope(p.id, e) {
-			j.unflag(&p.slots[slot])
-			p.slots[slot] = peerSlot{}
+			s := &p.slots[slot]
+			if s.flags&fPaged != 0 {
+				// An earlier page gave it to the peer: take it back.
+				j.despawns = append(j.despawns, id)
+			}
+			j.unflag(s)
+			*s = peerSlot{}
 			continue
 		}
 		ni, _ := w.Identity(e)
@@ -189,13 +194,22 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 }
 
 // finish sends FINAL and turns the peer to ordinary replication: every paged
-// entity is held by the peer as of its page.
+// entity is held by the peer as of its page. FINAL says how many pages the
+// join sent and how many entities they leave the peer holding, so the client
+// knows whether it has them all.
 func (j *joinState) finish(p *HostPeer) {
 	w := p.h.w
+	held := 0
+	for i := range p.slots {
+		if p.slots[i].flags&fPaged != 0 {
+			held++
+		}
+	}
 	b := append(j.page[:0], byte(wire.KindJoinFinal))
 	b = wire.AppendUvarint(b, uint64(w.Frame()))
 	b = wire.AppendUvarint(b, uint64(j.pages))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
+	b = wire.AppendUvarint(b, uint64(held))
 	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
 		p.err = err
 		return

@@ -186,11 +186,11 @@ func FuzzClientDatagram(f *testing.F) {
 	for _, p := range l.inflight {
 		f.Add(byte(p.kind), p.payload)
 	}
-	var seedPages [][]byte
+	var seedJoin [][]byte // the pages and FINAL
 	for _, m := range l.lane {
 		f.Add(m[0], m)
-		if wire.Kind(m[0]) == wire.KindJoinPage {
-			seedPages = append(seedPages, m)
+		if k := wire.Kind(m[0]); k == wire.KindJoinPage || k == wire.KindJoinFinal {
+			seedJoin = append(seedJoin, m)
 		}
 	}
 	f.Fuzz(func(t *testing.T, kind byte, payload []byte) {
@@ -198,10 +198,12 @@ func FuzzClientDatagram(f *testing.F) {
 		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, MaxHeld: 4})
 		// Join with the seed world first, so updates and deltas meet entities
 		// that exist; then the fuzzed input on every path.
-		for _, m := range seedPages {
+		for _, m := range seedJoin {
 			c.HandleLane(m)
 		}
-		c.HandleLane([]byte{byte(wire.KindJoinFinal), 1, 0, 0})
+		if !c.Joined() {
+			t.Fatal("the seed world did not join")
+		}
 		c.HandleDatagram(wire.Kind(kind), payload)
 		c.HandleLane(payload)
 		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))

@@ -1,0 +1,134 @@
+package replicate
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// droppingLane is a join lane that loses the n-th page it carries (1 for the
+// first), as a client that dropped it would; everything else is delivered in
+// order when drained.
+type droppingLane struct {
+	link
+	drop   int
+	pages  int
+	queued [][]byte
+}
+
+func (l *droppingLane) SendLane(_ transport.Lane, msg []byte) error {
+	if wire.Kind(msg[0]) == wire.KindJoinPage {
+		if l.pages++; l.pages == l.drop {
+			return nil
+		}
+	}
+	l.queued = append(l.queued, append([]byte(nil), msg...))
+	return nil
+}
+
+func (l *droppingLane) LaneBuffered(transport.Lane) int { return 0 }
+
+// TestLostPageFailsTheJoin: FINAL says how many pages and entities the join
+// sent; a client that lost a page fails the join with a JoinIncompleteError
+// naming both counts, instead of reporting a world it does not hold.
+func TestLostPageFailsTheJoin(t *testing.T) {
+	const n = 5000
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{JoinPage: 4 << 10})
+	sched.Add("replicate", h)
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	l := &droppingLane{link: link{rng: rand.New(rand.NewPCG(1, 1)), peer: 1}, drop: 3}
+	p := h.AddPeer(1, l)
+	for p.Joining() {
+		sched.Step()
+	}
+	var err error
+	for _, m := range l.queued {
+		if _, err = c.HandleLane(m); err != nil {
+			break
+		}
+	}
+	var ji *JoinIncompleteError
+	if !errors.As(err, &ji) || !errors.Is(err, ErrJoinIncomplete) {
+		t.Fatalf("the join without page 3 ended with %v, want a *JoinIncompleteError", err)
+	}
+	if ji.PagesSent != uint64(l.pages) || ji.PagesReceived != uint64(l.pages-1) || ji.EntitiesSent != n || ji.EntitiesHeld >= n {
+		t.Fatalf("%+v: want %d of %d pages and fewer than %d of %d entities", *ji, l.pages-1, l.pages, n, n)
+	}
+	if c.Joined() {
+		t.Fatal("the client reports a join whose world it does not hold")
+	}
+}
+
+// TestJoinCountsMatchWhileTheWorldChanges: entities spawned, changed and
+// removed while a join runs over several ticks and rounds leave the client
+// holding exactly the count FINAL states.
+func TestJoinCountsMatchWhileTheWorldChanges(t *testing.T) {
+	host := newScene(3, 3000)
+	h := NewHost(host.reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 8 << 10}
+	p := h.AddPeer(1, l)
+	for steps := 0; !c.Joined(); steps++ {
+		host.sched.Step()
+		l.drain(t, c) // fails the test on a JoinIncompleteError
+		if p.Err() != nil || steps > 2000 {
+			t.Fatalf("after %d steps: %v", steps, p.Err())
+		}
+	}
+	if p.Stats().JoinRounds < 2 || c.Stats().Despawns == 0 {
+		t.Fatalf("rounds %d, removals %d: the world did not change during the join", p.Stats().JoinRounds, c.Stats().Despawns)
+	}
+}
+
+// TestEntityLeavingScopeDuringJoinIsTakenBack: an entity that went out in a
+// page and leaves the peer's scope before the join ends is removed from the
+// client by a later page (as a change out of scope is after the join), so
+// the client holds no ghost of it and FINAL's count holds.
+func TestEntityLeavingScopeDuringJoinIsTakenBack(t *testing.T) {
+	w, reg, sched := bigWorld(3000, 0)
+	hidden := map[arche.Entity]bool{}
+	h := NewHost(reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10,
+		Scope: func(_ ecs.PeerID, e arche.Entity) bool { return !hidden[e] }})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 8 << 10}
+	p := h.AddPeer(1, l)
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	sched.Step() // the first pages go out
+	// Hide ten entities the first page carried, and change them so the join
+	// looks at them again.
+	var gone []ecs.NetID
+	for slot := int32(0); len(gone) < 10; slot++ {
+		e, id, _ := w.SlotEntity(slot)
+		hidden[e] = true
+		tf.Get(e).X += 1
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+		gone = append(gone, id)
+	}
+	for steps := 0; !c.Joined(); steps++ {
+		sched.Step()
+		l.drain(t, c)
+		if p.Err() != nil || steps > 1000 {
+			t.Fatalf("after %d steps: %v", steps, p.Err())
+		}
+	}
+	for _, id := range gone {
+		if _, ok := cw.EntityOf(id); ok {
+			t.Fatalf("the client keeps entity %d, which left its scope during the join", id)
+		}
+	}
+	if cw.Networked() != w.Networked()-len(gone) {
+		t.Fatalf("client holds %d entities, want the %d in scope", cw.Networked(), w.Networked()-len(gone))
+	}
+}
