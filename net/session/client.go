@@ -14,11 +14,13 @@ import (
 
 // ClientConfig tunes a Client. Zero fields take the defaults noted.
 type ClientConfig struct {
-	// Name is the player's name sent in Hello (at most wire.MaxNameLen bytes).
+	// Name is the player's name sent in Hello: 1 to wire.MaxNameLen bytes
+	// of printable UTF-8 (wire.CheckName); NewClient refuses others.
 	Name string
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
-	// Conn tunes the connection (limits).
+	// Conn tunes the connection (limits). Its join-lane rate limit is off
+	// unless set: the host's join comes as fast as the link carries it.
 	Conn conn.Config
 	// Replication tunes the client replicator; its Local is set from the
 	// host's Welcome.
@@ -61,13 +63,31 @@ func (s ClientState) String() string {
 	return fmt.Sprintf("state(%d)", uint8(s))
 }
 
-// ErrRejected is returned (wrapped with the host's reason) when the host
-// refused this client at the handshake.
-var ErrRejected = errors.New("session: the host refused this client")
+// ErrEarlyJoin: the host sent more join-lane messages before its Welcome
+// than a client holds for it (maxEarlyMessages, maxEarlyBytes). A host that
+// follows the protocol sends none: the join begins after the WelcomeAck.
+var ErrEarlyJoin = errors.New("session: the host sent more of the join before its Welcome than a client holds; the host breaks the handshake")
 
-// Client is the client side of a session: it says hello, applies the join and
-// the state that follows. Create it with NewClient; its systems go to the
-// schedule's input and output stages.
+// What a client holds of the join lane before the Welcome (a host that
+// follows the protocol sends nothing there before it).
+const (
+	maxEarlyMessages = 64
+	maxEarlyBytes    = 4 << 20
+)
+
+// ClientStats counts what a Client held and refused on its way in.
+type ClientStats struct {
+	// HeldBeforeWelcome counts join-lane messages that arrived before the
+	// Welcome and were applied after it.
+	HeldBeforeWelcome uint64
+}
+
+// Client is the client side of a session: it says Hello, takes the host's
+// Welcome with a WelcomeAck, applies the join and the state that follows.
+// Create it with NewClient; its systems go to the schedule's input and
+// output stages. A refusal closes it with a *RejectError (ErrRejected), a
+// join that ended without the whole world with a
+// replicate.JoinIncompleteError: Err says which.
 //
 // Methods must be called on the simulation goroutine.
 type Client struct {
@@ -81,6 +101,11 @@ type Client struct {
 	welcome wire.Welcome
 	err     error
 	events  []Event
+	stats   ClientStats
+
+	// Join-lane messages that came before the Welcome, held for after it.
+	early      [][]byte
+	earlyBytes int
 }
 
 // NewClient starts a session over tc, an established connection to a host,
@@ -90,8 +115,14 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
+	if err := wire.CheckName(cfg.Name); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	if r := &cfg.Conn.LaneRates[transport.LaneJoin]; *r == (conn.LaneRate{}) {
+		*r = conn.LaneRate{MessagesPerSecond: -1, BytesPerSecond: -1}
+	}
 	cl := &Client{w: sched.World(), sched: sched, reg: reg, cfg: cfg}
-	c, err := conn.New(tc, cfg.Clock, cl, cfg.Conn)
+	c, err := conn.New(tc, cfg.Clock, clientHandler{cl}, cfg.Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +142,14 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 // State returns where the client is in its session.
 func (c *Client) State() ClientState { return c.state }
 
-// Err returns why the session closed, or nil.
+// Err returns why the session closed, or nil: a *RejectError when the host
+// refused this client, a replicate.JoinIncompleteError when the join ended
+// without the whole world, else the connection's error (a
+// *transport.CloseError for a close by either side).
 func (c *Client) Err() error { return c.err }
+
+// Stats returns the client's counters.
+func (c *Client) Stats() ClientStats { return c.stats }
 
 // Peer returns the peer id the host gave this client (0 before Welcome).
 func (c *Client) Peer() ecs.PeerID { return ecs.PeerID(c.welcome.PeerID) }
@@ -195,8 +232,13 @@ func (c *Client) send(w *ecs.World) {
 	}
 }
 
+// clientHandler is the Client's conn.Handler, kept off the Client's own
+// methods.
+type clientHandler struct{ c *Client }
+
 // Message implements conn.Handler.
-func (c *Client) Message(kind wire.Kind, payload []byte) {
+func (h clientHandler) Message(kind wire.Kind, payload []byte) {
+	c := h.c
 	if c.repl != nil {
 		if ok, err := c.repl.HandleDatagram(kind, payload); ok {
 			if err != nil {
@@ -211,7 +253,15 @@ func (c *Client) Message(kind wire.Kind, payload []byte) {
 }
 
 // LaneMessage implements conn.Handler.
-func (c *Client) LaneMessage(lane transport.Lane, msg []byte) {
+func (h clientHandler) LaneMessage(lane transport.Lane, msg []byte) { h.c.laneMessage(lane, msg) }
+
+// Notice implements conn.Handler: the client tracks no tokens.
+func (clientHandler) Notice(conn.Notice) {}
+
+func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
+	if c.state == Closed || c.c.Closed() {
+		return
+	}
 	kind, err := wire.MessageKind(msg)
 	if err != nil {
 		c.c.ReportMalformed(err)
@@ -219,35 +269,28 @@ func (c *Client) LaneMessage(lane transport.Lane, msg []byte) {
 	}
 	switch kind {
 	case wire.KindWelcome:
-		if c.state != Connecting {
-			c.c.ReportMalformed(errUnexpected)
-			return
-		}
-		if err := c.welcome.Decode(msg); err != nil {
-			c.err = fmt.Errorf("session: malformed Welcome: %w", err)
-			c.c.Close(transport.CloseProtocol, "malformed Welcome")
-			return
-		}
-		rc := c.cfg.Replication
-		rc.Local = c.Peer()
-		c.repl = replicate.NewClient(c.reg, rc)
-		c.w.SetFrame(ecs.Frame(c.welcome.Frame))
-		c.state = Joining
-		c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
+		c.welcomed(msg)
 		return
 	case wire.KindReject:
 		var r wire.Reject
 		if err := r.Decode(msg); err != nil {
-			c.err = fmt.Errorf("%w (malformed Reject)", ErrRejected)
-		} else {
-			c.err = fmt.Errorf("%w: %s: %s", ErrRejected, r.Code, r.Reason)
+			c.fail(fmt.Errorf("%w (its Reject did not decode: %v)", ErrRejected, err), transport.CloseProtocol, "malformed Reject")
+			return
 		}
-		c.c.Close(transport.CloseNormal, "rejected")
+		c.fail(&RejectError{Code: r.Code, Version: r.Version, Reason: r.Reason}, transport.CloseNormal, "refused: "+r.Code.String())
 		return
+	case wire.KindJoinPage, wire.KindJoinFinal:
+		if c.repl == nil {
+			c.holdEarly(msg)
+			return
+		}
 	}
 	if c.repl != nil {
 		if ok, err := c.repl.HandleLane(msg); ok {
-			if err != nil {
+			switch {
+			case errors.Is(err, replicate.ErrJoinIncomplete):
+				c.fail(fmt.Errorf("session: %w", err), transport.CloseProtocol, "join incomplete")
+			case err != nil:
 				c.c.ReportMalformed(err)
 			}
 			return
@@ -258,5 +301,53 @@ func (c *Client) LaneMessage(lane transport.Lane, msg []byte) {
 	}
 }
 
-// Notice implements conn.Handler: the client tracks no tokens.
-func (c *Client) Notice(conn.Notice) {}
+// welcomed takes the host's Welcome: it answers with a WelcomeAck, starts
+// the replicator and applies what of the join came before the Welcome.
+func (c *Client) welcomed(msg []byte) {
+	if c.state != Connecting {
+		c.c.ReportMalformed(errUnexpected)
+		return
+	}
+	if err := c.welcome.Decode(msg); err != nil {
+		c.fail(fmt.Errorf("session: malformed Welcome: %w", err), transport.CloseProtocol, "malformed Welcome")
+		return
+	}
+	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
+	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {
+		c.fail(fmt.Errorf("session: answering the Welcome: %w", err), transport.CloseNormal, "")
+		return
+	}
+	rc := c.cfg.Replication
+	rc.Local = c.Peer()
+	c.repl = replicate.NewClient(c.reg, rc)
+	c.w.SetFrame(ecs.Frame(c.welcome.Frame))
+	c.state = Joining
+	c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
+	early := c.early
+	c.early, c.earlyBytes = nil, 0
+	for _, m := range early {
+		c.laneMessage(transport.LaneJoin, m)
+	}
+}
+
+// holdEarly keeps a copy of a join-lane message that came before the
+// Welcome, within maxEarlyMessages and maxEarlyBytes; past them the join
+// fails (ErrEarlyJoin) rather than lose it.
+func (c *Client) holdEarly(msg []byte) {
+	if len(c.early) >= maxEarlyMessages || c.earlyBytes+len(msg) > maxEarlyBytes {
+		c.fail(ErrEarlyJoin, transport.CloseProtocol, "join before Welcome")
+		return
+	}
+	c.early = append(c.early, append([]byte(nil), msg...))
+	c.earlyBytes += len(msg)
+	c.stats.HeldBeforeWelcome++
+}
+
+// fail ends the session with err as Err, closing the connection with code
+// and reason.
+func (c *Client) fail(err error, code transport.CloseCode, reason string) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.c.Close(code, reason)
+}

@@ -2,9 +2,7 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,8 +28,9 @@ type HostConfig struct {
 	Replication replicate.HostConfig
 	// Conn tunes every peer's connection (limits, budget).
 	Conn conn.Config
-	// OnJoin is called when a peer is admitted, before its join starts: the
-	// game spawns the player's entities there, owned by peer.
+	// OnJoin is called when a peer is admitted (it answered the Welcome),
+	// before its join starts: the game spawns the player's entities there,
+	// owned by peer. name follows wire.CheckName.
 	OnJoin func(peer ecs.PeerID, name string)
 	// OnLeave is called when a peer left, after its owned entities were
 	// removed (or kept, see KeepEntities).
@@ -48,10 +47,15 @@ type HostConfig struct {
 	OnLaneMessage func(peer ecs.PeerID, lane transport.Lane, msg []byte)
 	// OnEvent, if set, receives every event as it happens.
 	OnEvent func(Event)
-	// HandshakeTimeout drops a connection that has not said Hello. Default 5 s.
+	// HandshakeTimeout drops a connection that has not finished its handshake
+	// (said Hello and answered the Welcome with its WelcomeAck) this long
+	// after the host took it; until then it holds no player slot. Default 3 s:
+	// two round trips and a few ticks, with room for a lossy link.
 	HandshakeTimeout time.Duration
-	// AckTimeout drops a peer that acknowledges nothing for this long while
-	// datagrams to it are outstanding. Default 10 s.
+	// AckTimeout drops an admitted peer whose oldest datagram in flight has
+	// been neither acknowledged nor reported lost for this long: a peer that
+	// stopped answering, or one that acknowledges only its newest packets.
+	// Default 10 s.
 	AckTimeout time.Duration
 	// JoinTimeout drops a peer whose join has not finished in this long.
 	// Default 120 s.
@@ -59,9 +63,18 @@ type HostConfig struct {
 	// AcceptBacklog bounds the connections accepted and not yet taken by the
 	// simulation. Default 16.
 	AcceptBacklog int
-	// MaxPending bounds the connections that have not said Hello yet; more
-	// are closed at once. Default 32.
+	// MaxPending bounds the connections whose handshake has not finished; a
+	// new one past it closes the oldest of them (whose handshake is the most
+	// overdue), so a flood of silent connections never refuses the newest,
+	// which may be a real player. Default 32.
 	MaxPending int
+	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
+	// address; a new one past it closes that address's oldest. Default 4.
+	MaxPendingPerAddress int
+	// MaxPeersPerAddress bounds the peers admitted from one IP address (a
+	// household behind one router shares one); past it a Hello gets Reject
+	// RejectFull. Default 4.
+	MaxPeersPerAddress int
 }
 
 func (c *HostConfig) defaults() {
@@ -72,7 +85,7 @@ func (c *HostConfig) defaults() {
 		c.MaxPeers = 8
 	}
 	if c.HandshakeTimeout <= 0 {
-		c.HandshakeTimeout = 5 * time.Second
+		c.HandshakeTimeout = 3 * time.Second
 	}
 	if c.AckTimeout <= 0 {
 		c.AckTimeout = 10 * time.Second
@@ -85,6 +98,12 @@ func (c *HostConfig) defaults() {
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 32
+	}
+	if c.MaxPendingPerAddress <= 0 {
+		c.MaxPendingPerAddress = 4
+	}
+	if c.MaxPeersPerAddress <= 0 {
+		c.MaxPeersPerAddress = 4
 	}
 }
 
@@ -119,10 +138,16 @@ type Host struct {
 
 // HostStats counts the host's admissions and drops.
 type HostStats struct {
+	// Accepted counts connections taken from the listeners, Admitted those
+	// that finished the handshake, Rejected those closed before it (refused,
+	// timed out, evicted), Dropped admitted peers that left with an error.
 	Accepted, Admitted, Rejected, Dropped uint64
-	// DroppedFull counts connections refused at accept because the backlog
-	// was full.
+	// DroppedFull counts connections closed at accept because the backlog
+	// was full (the oldest waiting makes room for the newest).
 	DroppedFull uint64
+	// Evicted counts connections closed during their handshake to make room
+	// for a newer one (MaxPending, MaxPendingPerAddress).
+	Evicted uint64
 }
 
 // NewHost returns a host for sched's world replicating reg's components. It
@@ -180,7 +205,8 @@ func (h *Host) Serve(l transport.Listener) {
 }
 
 // Accept hands the host a new connection. It never blocks: past the backlog
-// the connection is closed at once. Safe to call from any goroutine.
+// the oldest connection waiting is closed to make room. Safe to call from any
+// goroutine.
 func (h *Host) Accept(tc transport.Conn) {
 	h.mu.Lock()
 	closed := h.closed
@@ -189,11 +215,18 @@ func (h *Host) Accept(tc transport.Conn) {
 		tc.Close(transport.CloseHostShutdown, "host shutting down")
 		return
 	}
-	select {
-	case h.incoming <- tc:
-	default:
-		tc.Close(transport.CloseLimit, "host busy: too many connections waiting; try again")
-		h.droppedFull.Add(1)
+	for {
+		select {
+		case h.incoming <- tc:
+			return
+		default:
+		}
+		select {
+		case old := <-h.incoming:
+			old.Close(transport.CloseLimit, "host busy: too many connections at once; try again")
+			h.droppedFull.Add(1)
+		default:
+		}
 	}
 }
 
@@ -231,7 +264,7 @@ func (h *Host) Close() error {
 func (h *Host) Peers() []ecs.PeerID {
 	var ids []ecs.PeerID
 	for _, p := range h.peers {
-		if p.admitted {
+		if p.admitted() {
 			ids = append(ids, p.id)
 		}
 	}
@@ -241,7 +274,7 @@ func (h *Host) Peers() []ecs.PeerID {
 // PeerStats returns the connection statistics of peer id.
 func (h *Host) PeerStats(id ecs.PeerID) (conn.Stats, replicate.PeerStats, bool) {
 	for _, p := range h.peers {
-		if p.admitted && p.id == id {
+		if p.admitted() && p.id == id {
 			var rs replicate.PeerStats
 			if p.rp != nil {
 				rs = p.rp.Stats()
@@ -258,7 +291,7 @@ func (h *Host) PeerStats(id ecs.PeerID) (conn.Stats, replicate.PeerStats, bool) 
 // CloseProtocol, as for malformed datagrams.
 func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
 	for _, p := range h.peers {
-		if p.id == id && p.admitted && !p.c.Closed() {
+		if p.id == id && p.admitted() && !p.c.Closed() {
 			p.c.ReportMalformed(err)
 		}
 	}
@@ -267,7 +300,7 @@ func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
 // Kick closes peer id's connection with CloseKicked and reason.
 func (h *Host) Kick(id ecs.PeerID, reason string) {
 	for _, p := range h.peers {
-		if p.id == id {
+		if p.id == id && p.admitted() {
 			p.c.Close(transport.CloseKicked, reason)
 		}
 	}
@@ -299,20 +332,7 @@ func (h *Host) receive(w *ecs.World) {
 	for {
 		select {
 		case tc := <-h.incoming:
-			h.stats.Accepted++
-			if h.pending() >= h.cfg.MaxPending {
-				tc.Close(transport.CloseLimit, "host busy: too many connections handshaking; try again")
-				h.stats.Rejected++
-				continue
-			}
-			p := &hostPeer{h: h, since: now, lastAck: now}
-			c, err := conn.New(tc, h.cfg.Clock, p, h.cfg.Conn)
-			if err != nil {
-				tc.Close(transport.CloseProtocol, "host misconfigured")
-				continue
-			}
-			p.c = c
-			h.peers = append(h.peers, p)
+			h.take(tc, now)
 			continue
 		default:
 		}
@@ -368,7 +388,10 @@ func (h *Host) leave(p *hostPeer) {
 	if errors.As(err, &ce) && ce.Code == transport.CloseNormal {
 		err = nil
 	}
-	if !p.admitted {
+	if !p.admitted() {
+		if p.refusal != nil {
+			err = p.refusal
+		}
 		h.stats.Rejected++
 		h.emit(Event{Kind: PeerRejected, Peer: p.id, Name: p.name, Err: err})
 		return
@@ -393,77 +416,4 @@ func (h *Host) leave(p *hostPeer) {
 	if h.cfg.OnLeave != nil {
 		h.cfg.OnLeave(p.id, err)
 	}
-}
-
-// pending counts connections that have not said Hello yet.
-func (h *Host) pending() int {
-	n := 0
-	for _, p := range h.peers {
-		if !p.admitted && !p.c.Closed() {
-			n++
-		}
-	}
-	return n
-}
-
-// freePeerID returns the lowest peer id no live peer holds, or 0 if none is
-// free.
-func (h *Host) freePeerID() ecs.PeerID {
-	for id := ecs.PeerID(1); id != 0; id++ {
-		taken := false
-		for _, p := range h.peers {
-			if p.admitted && p.id == id {
-				taken = true
-				break
-			}
-		}
-		if !taken {
-			return id
-		}
-	}
-	return 0
-}
-
-func (h *Host) admitted() int {
-	n := 0
-	for _, p := range h.peers {
-		if p.admitted && !p.c.Closed() {
-			n++
-		}
-	}
-	return n
-}
-
-// admit answers a Hello: Welcome and a join, or Reject and a close.
-func (h *Host) admit(p *hostPeer, hello wire.Hello) {
-	reject := func(code wire.RejectCode, close transport.CloseCode, reason string) {
-		msg, _ := wire.Reject{Code: code, Version: wire.Version, Reason: reason}.Encode(nil)
-		p.c.SendLane(transport.LaneControl, msg)
-		p.c.Close(close, reason)
-	}
-	switch {
-	case hello.Version != wire.Version:
-		reject(wire.RejectVersion, transport.CloseVersion,
-			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, hello.Version))
-		return
-	case h.admitted() >= h.cfg.MaxPeers || h.freePeerID() == 0:
-		reject(wire.RejectFull, transport.CloseNormal, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers))
-		return
-	}
-	p.id = h.freePeerID()
-	p.name = hello.Name
-	p.admitted = true
-	var token [wire.TokenLen]byte
-	rand.Read(token[:])
-	step := h.sched.StepDuration()
-	tick := uint16(time.Second / step)
-	send := uint16(max(1, int(tick)/max(1, h.repl.Config().SendEvery)))
-	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame())}.Encode(nil))
-	h.stats.Admitted++
-	if h.cfg.OnJoin != nil {
-		h.cfg.OnJoin(p.id, p.name)
-	}
-	p.rp = h.repl.AddPeer(p.id, p)
-	p.joinStart = h.cfg.Clock.Now()
-	h.emit(Event{Kind: PeerJoined, Peer: p.id, Name: p.name})
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -23,19 +24,31 @@ var errUnexpected = errors.New("session: message not allowed at this point of th
 type hostPeer struct {
 	h         *Host
 	c         *conn.Conn
-	id        ecs.PeerID
+	addr      string // what per-address limits count by
+	stage     stage
+	id        ecs.PeerID // offered in the Welcome, then the peer's
+	token     [wire.TokenLen]byte
 	name      string
-	admitted  bool
 	ready     bool
 	rp        *replicate.HostPeer
-	since     time.Time
-	lastAck   time.Time
+	since     time.Time // when the host took the connection
 	joinStart time.Time
+
+	// A rejected connection: when, and how it closes after the linger.
+	rejectedAt time.Time
+	closeCode  transport.CloseCode
+	refusal    *RejectError
 }
+
+// admitted reports whether the peer finished its handshake.
+func (p *hostPeer) admitted() bool { return p.stage == stageAdmitted }
 
 // Message implements conn.Handler.
 func (p *hostPeer) Message(kind wire.Kind, payload []byte) {
-	if !p.admitted {
+	switch {
+	case p.stage == stageRejected:
+		return
+	case !p.admitted():
 		p.c.ReportMalformed(errUnexpected)
 		return
 	}
@@ -51,32 +64,43 @@ func (p *hostPeer) Message(kind wire.Kind, payload []byte) {
 
 // LaneMessage implements conn.Handler.
 func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
+	if p.stage == stageRejected {
+		return // the client is on its way out
+	}
 	kind, err := wire.MessageKind(msg)
 	if err != nil {
 		p.c.ReportMalformed(err)
 		return
 	}
-	if kind == wire.KindHello {
-		if p.admitted || p.id != 0 {
-			p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
-			return
-		}
+	switch {
+	case kind == wire.KindHello && p.stage == stageHello:
 		var hello wire.Hello
 		if err := hello.Decode(msg); err != nil || lane != transport.LaneControl {
-			msg, _ := wire.Reject{Code: wire.RejectProtocol, Version: wire.Version, Reason: "first message must be a valid Hello on the control lane"}.Encode(nil)
-			p.c.SendLane(transport.LaneControl, msg)
-			p.c.Close(transport.CloseProtocol, "malformed Hello")
+			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello on the control lane")
 			return
 		}
-		p.h.admit(p, hello)
+		p.h.hello(p, hello)
 		return
-	}
-	if !p.admitted {
+	case kind == wire.KindHello:
+		p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
+		return
+	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed:
+		var ack wire.WelcomeAck
+		if err := ack.Decode(msg); err != nil || lane != transport.LaneControl {
+			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the answer to the Welcome must be a valid WelcomeAck on the control lane")
+			return
+		}
+		p.h.welcomeAck(p, ack)
+		return
+	case p.stage == stageHello:
 		p.c.Close(transport.CloseProtocol, "the first message must be Hello")
+		return
+	case p.stage == stageWelcomed:
+		p.c.Close(transport.CloseProtocol, "the answer to the Welcome must be WelcomeAck")
 		return
 	}
 	switch kind {
-	case wire.KindWelcome, wire.KindReject, wire.KindJoinPage, wire.KindJoinFinal:
+	case wire.KindWelcome, wire.KindWelcomeAck, wire.KindReject, wire.KindJoinPage, wire.KindJoinFinal:
 		p.c.ReportMalformed(errUnexpected)
 		return
 	}
@@ -87,10 +111,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 
 // Notice implements conn.Handler: each token is a replication record.
 func (p *hostPeer) Notice(n conn.Notice) {
-	if n.Delivered {
-		p.lastAck = p.h.cfg.Clock.Now()
-	}
-	if !p.admitted {
+	if !p.admitted() {
 		return
 	}
 	for _, t := range n.Tokens {
@@ -121,18 +142,24 @@ func (p *hostPeer) check(now time.Time) {
 		return
 	}
 	cfg := &p.h.cfg
-	switch {
-	case !p.admitted:
+	switch p.stage {
+	case stageHello, stageWelcomed:
 		if now.Sub(p.since) > cfg.HandshakeTimeout {
-			p.c.Close(transport.CloseTimeout, "no Hello in time")
+			what := "no Hello"
+			if p.stage == stageWelcomed {
+				what = "no WelcomeAck for the Welcome"
+			}
+			p.c.Close(transport.CloseTimeout, fmt.Sprintf("handshake not finished in %v: %s", cfg.HandshakeTimeout, what))
 		}
 		return
-	case p.c.InFlight() == 0:
-		// Nothing outstanding, nothing to acknowledge: the clock restarts
-		// when the next datagram goes out.
-		p.lastAck = now
-	case now.Sub(p.lastAck) > cfg.AckTimeout:
-		p.c.Close(transport.CloseTimeout, "peer acknowledged nothing in time")
+	case stageRejected:
+		if now.Sub(p.rejectedAt) > rejectLinger {
+			p.c.Close(p.closeCode, p.refusal.Reason)
+		}
+		return
+	}
+	if sent, ok := p.c.OldestInFlight(); ok && now.Sub(sent) > cfg.AckTimeout {
+		p.c.Close(transport.CloseTimeout, fmt.Sprintf("peer left a datagram unacknowledged for %v", cfg.AckTimeout))
 		return
 	}
 	if p.rp == nil {

@@ -115,3 +115,28 @@ func TestMessagesBeforeCloseArrive(t *testing.T) {
 		t.Fatalf("a message sent after the close arrived: %v", msg)
 	}
 }
+
+// TestLaneDelayReordersLanes: a delayed lane's message arrives after one
+// sent later on another lane; within a lane the order holds.
+func TestLaneDelayReordersLanes(t *testing.T) {
+	var cfg Config
+	cfg.LaneDelay[transport.LaneControl] = 50 * time.Millisecond
+	clk, client, host := connect(t, cfg)
+	host.SendMessage(transport.LaneControl, []byte{0x81})
+	host.SendMessage(transport.LaneJoin, []byte{0x83, 1})
+	host.SendMessage(transport.LaneJoin, []byte{0x83, 2})
+	var got []byte
+	for range 10 {
+		for {
+			_, msg, ok := client.RecvMessage()
+			if !ok {
+				break
+			}
+			got = append(got, msg[len(msg)-1])
+		}
+		clk.Advance(10 * time.Millisecond)
+	}
+	if string(got) != "\x01\x02\x81" {
+		t.Fatalf("arrival order % x, want the join lane's two messages before the delayed control lane's", got)
+	}
+}

@@ -122,7 +122,7 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 	if len(msg) > size || q.n >= msgs || (q.cost+mc > cost && (!c.peer.admitted || q.n > 0)) {
 		return transport.ErrLaneQueueFull
 	}
-	due := c.p.clk.Now().Add(c.peer.in.Config().Latency)
+	due := c.p.clk.Now().Add(c.peer.in.Config().Latency + c.p.cfg.LaneDelay[lane])
 	if due.Before(q.lastDue) {
 		due = q.lastDue
 	}

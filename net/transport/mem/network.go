@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/net/transport"
@@ -30,6 +31,11 @@ type Config struct {
 	// reliable: never lost, duplicated or reordered, and not capped by
 	// Bandwidth).
 	ToHost, ToClient condition.Config
+	// LaneDelay adds, per lane, a delay to the Latency of that lane's
+	// messages (both ways), so lanes deliver in another order than they were
+	// sent in, as separate QUIC streams may: a delayed control lane lets join
+	// pages overtake the Welcome. Order within a lane is kept.
+	LaneDelay [transport.NumLanes]time.Duration
 	// MaxMessageSize is the largest lane message, in bytes. Zero means 1 MiB.
 	MaxMessageSize int
 	// LaneQueueBytes bounds, per lane and direction, the memory held by the
@@ -80,6 +86,11 @@ func NewNetwork(clk clock.Clock, cfg Config) (*Network, error) {
 	}
 	if err := cfg.ToClient.Validate(); err != nil {
 		return nil, fmt.Errorf("mem: ToClient: %w", err)
+	}
+	for _, d := range cfg.LaneDelay {
+		if d < 0 {
+			return nil, errors.New("mem: LaneDelay must not be negative")
+		}
 	}
 	if cfg.MaxMessageSize < 0 || cfg.LaneQueueBytes < 0 || cfg.LaneQueueMessages < 0 || cfg.Backlog < 0 {
 		return nil, errors.New("mem: MaxMessageSize, LaneQueueBytes, LaneQueueMessages and Backlog must not be negative; use 0 for the default")

@@ -1,0 +1,217 @@
+package session
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/conn"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Admission. A connection the host takes is pending until it finishes its
+// handshake: Hello (answered by Welcome, which offers a peer id and a token)
+// and WelcomeAck (which takes them). Only then is it admitted: it gets a
+// player slot, the game's OnJoin, the raised limits of its transport
+// (conn.Conn.Admit) and the join. A pending connection holds nothing else:
+// it is closed when its handshake is overdue (HostConfig.HandshakeTimeout),
+// and to make room for a newer one (MaxPending, MaxPendingPerAddress; the
+// oldest goes), so silent connections can neither fill the host's slots nor
+// keep a real player out. A refused connection gets a Reject and stays open
+// for rejectLinger, so the Reject reaches the client before the close.
+
+// rejectLinger is how long a rejected connection stays open for its Reject
+// to arrive; the client closes it as soon as it has read it.
+const rejectLinger = 2 * time.Second
+
+// stage is where a connection is in its handshake.
+type stage uint8
+
+const (
+	stageHello    stage = iota // waiting for Hello
+	stageWelcomed              // Welcome sent, waiting for WelcomeAck
+	stageAdmitted              // admitted: a peer
+	stageRejected              // Reject sent, waiting for the client to close
+)
+
+// addressOf is what per-address limits count by: the IP of a UDP address,
+// else the address's text.
+func addressOf(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	if ua, ok := a.(*net.UDPAddr); ok {
+		return ua.IP.String()
+	}
+	if host, _, err := net.SplitHostPort(a.String()); err == nil {
+		return host
+	}
+	return a.String()
+}
+
+// take makes a pending peer of a new connection, closing the oldest pending
+// ones past MaxPendingPerAddress and MaxPending to make room.
+func (h *Host) take(tc transport.Conn, now time.Time) {
+	h.stats.Accepted++
+	addr := addressOf(tc.RemoteAddr())
+	if oldest := h.oldestPending(addr); oldest != nil && h.pending(addr) >= h.cfg.MaxPendingPerAddress {
+		h.evict(oldest, "host busy: too many connections from your address are handshaking; try again")
+	}
+	if oldest := h.oldestPending(""); oldest != nil && h.pending("") >= h.cfg.MaxPending {
+		h.evict(oldest, "host busy: too many connections are handshaking; try again")
+	}
+	p := &hostPeer{h: h, since: now, addr: addr}
+	c, err := conn.New(tc, h.cfg.Clock, p, h.cfg.Conn)
+	if err != nil {
+		tc.Close(transport.CloseProtocol, "host misconfigured")
+		return
+	}
+	p.c = c
+	h.peers = append(h.peers, p)
+}
+
+// evict closes a pending connection to make room for a newer one.
+func (h *Host) evict(p *hostPeer, reason string) {
+	h.stats.Evicted++
+	p.c.Close(transport.CloseLimit, reason)
+}
+
+// pending counts the open connections from addr ("" for any) whose
+// handshake has not finished (rejected ones lingering included).
+func (h *Host) pending(addr string) int {
+	n := 0
+	for _, p := range h.peers {
+		if !p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+			n++
+		}
+	}
+	return n
+}
+
+// oldestPending returns the open pending connection from addr ("" for any)
+// that the host took first, or nil.
+func (h *Host) oldestPending(addr string) *hostPeer {
+	for _, p := range h.peers { // in the order the host took them
+		if !p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+			return p
+		}
+	}
+	return nil
+}
+
+// admittedFrom counts the admitted peers from addr ("" for any).
+func (h *Host) admittedFrom(addr string) int {
+	n := 0
+	for _, p := range h.peers {
+		if p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+			n++
+		}
+	}
+	return n
+}
+
+// full returns why a peer from addr cannot be admitted now, or "".
+func (h *Host) full(addr string) string {
+	switch {
+	case h.admittedFrom("") >= h.cfg.MaxPeers:
+		return fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
+	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
+		return fmt.Sprintf("host full for your address (%d players from one address); try again later", h.cfg.MaxPeersPerAddress)
+	}
+	return ""
+}
+
+// freePeerID returns the lowest peer id no open connection holds (admitted
+// or offered in a Welcome), or 0 if none is free.
+func (h *Host) freePeerID() ecs.PeerID {
+	for id := ecs.PeerID(1); id != 0; id++ {
+		taken := false
+		for _, p := range h.peers {
+			if p.id == id && !p.c.Closed() {
+				taken = true
+				break
+			}
+		}
+		if !taken {
+			return id
+		}
+	}
+	return 0
+}
+
+// hello answers a Hello: Welcome, or Reject.
+func (h *Host) hello(p *hostPeer, hello wire.Hello) {
+	switch {
+	case hello.Version != wire.Version:
+		h.reject(p, wire.RejectVersion, transport.CloseVersion,
+			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, hello.Version))
+		return
+	}
+	if err := wire.CheckName(hello.Name); err != nil {
+		h.reject(p, wire.RejectName, transport.CloseNormal, strings.TrimPrefix(err.Error(), "wire: "))
+		return
+	}
+	if why := h.full(p.addr); why != "" {
+		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+		return
+	}
+	id := h.freePeerID()
+	if id == 0 {
+		h.reject(p, wire.RejectFull, transport.CloseNormal, "host full: no peer id free; try again later")
+		return
+	}
+	p.id = id
+	p.name = hello.Name
+	rand.Read(p.token[:])
+	step := h.sched.StepDuration()
+	tick := uint16(time.Second / step)
+	send := uint16(max(1, int(tick)/max(1, h.repl.Config().SendEvery)))
+	p.stage = stageWelcomed
+	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame())}.Encode(nil))
+}
+
+// errAckMismatch is a peer's protocol error: its WelcomeAck does not answer
+// the Welcome it was sent.
+var errAckMismatch = errors.New("session: the WelcomeAck does not carry the Welcome's peer id and token")
+
+// welcomeAck admits a peer that answered its Welcome, if there is still room.
+func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
+	if ack.PeerID != uint32(p.id) || ack.Token != p.token {
+		h.reject(p, wire.RejectProtocol, transport.CloseProtocol, errAckMismatch.Error())
+		return
+	}
+	if why := h.full(p.addr); why != "" {
+		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+		return
+	}
+	p.stage = stageAdmitted
+	p.c.Admit()
+	h.stats.Admitted++
+	if h.cfg.OnJoin != nil {
+		h.cfg.OnJoin(p.id, p.name)
+	}
+	p.rp = h.repl.AddPeer(p.id, p)
+	p.joinStart = h.cfg.Clock.Now()
+	h.emit(Event{Kind: PeerJoined, Peer: p.id, Name: p.name})
+}
+
+// reject sends a Reject and lets the connection linger until the client
+// closes it or rejectLinger passes; then it closes with code.
+func (h *Host) reject(p *hostPeer, code wire.RejectCode, close transport.CloseCode, reason string) {
+	if len(reason) > wire.MaxReasonLen {
+		reason = reason[:wire.MaxReasonLen]
+	}
+	msg, err := wire.Reject{Code: code, Version: wire.Version, Reason: reason}.Encode(nil)
+	if err == nil {
+		p.c.SendLane(transport.LaneControl, msg)
+	}
+	p.stage = stageRejected
+	p.rejectedAt = h.cfg.Clock.Now()
+	p.closeCode = close
+	p.refusal = &RejectError{Code: code, Version: wire.Version, Reason: reason}
+}
