@@ -198,6 +198,14 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 	p.rp = h.repl.AddPeer(p.id, p)
 	p.joinStart = h.cfg.Clock.Now()
 	h.emit(Event{Kind: PeerJoined, Peer: p.id, Name: p.name})
+	early := p.early
+	p.early, p.earlyBytes = nil, 0
+	for _, m := range early {
+		if p.c.Closed() {
+			break
+		}
+		p.LaneMessage(m.lane, m.msg)
+	}
 }
 
 // reject sends a Reject and lets the connection linger until the client

@@ -18,17 +18,26 @@ import (
 )
 
 // badPeer misbehaves on a raw transport connection after (optionally) a
-// valid Hello.
+// valid Hello and (optionally) the WelcomeAck that admits it.
 type badPeer struct {
 	name  string
 	tc    transport.Conn
 	hello bool
+	admit bool // answer the Welcome: an admitted peer that misbehaves
 	act   func(tc transport.Conn, rng *rand.Rand)
 	code  transport.CloseCode
 }
 
+// answer sends the WelcomeAck for a Welcome the peer received.
+func answer(tc transport.Conn, msg []byte) {
+	var w wire.Welcome
+	if w.Decode(msg) == nil {
+		tc.SendMessage(transport.LaneControl, wire.WelcomeAck{PeerID: w.PeerID, Token: w.Token}.Encode(nil))
+	}
+}
+
 func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
-	var floodPacket uint32
+	var floodPacket, earlyPacket uint32
 	clk := clock.NewFake(time.Unix(1000, 0))
 	net, err := mem.NewNetwork(clk, mem.Config{})
 	if err != nil {
@@ -58,7 +67,7 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 	bad := []*badPeer{
 		{name: "silent", hello: true, code: transport.CloseTimeout,
 			act: func(transport.Conn, *rand.Rand) {}},
-		{name: "flood", hello: true, code: transport.CloseLimit,
+		{name: "flood", hello: true, admit: true, code: transport.CloseLimit,
 			act: func(tc transport.Conn, _ *rand.Rand) {
 				// Well-formed numbered datagrams, far more than a tick holds.
 				for range 400 {
@@ -71,7 +80,7 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 					floodPacket++
 				}
 			}},
-		{name: "garbage", hello: true, code: transport.CloseProtocol,
+		{name: "garbage", hello: true, admit: true, code: transport.CloseProtocol,
 			act: func(tc transport.Conn, _ *rand.Rand) {
 				tc.SendDatagram(garbage(1 + rng.IntN(1000)))
 			}},
@@ -79,7 +88,23 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 			act: func(tc transport.Conn, _ *rand.Rand) {
 				tc.SendMessage(transport.LaneControl, garbage(1+rng.IntN(100)))
 			}},
-		{name: "hello-twice", hello: true, code: transport.CloseProtocol,
+		{name: "lane-flood", hello: true, admit: true, code: transport.CloseLimit,
+			act: func(tc transport.Conn, _ *rand.Rand) {
+				// 64 KiB messages nobody asked for, 16 a tick: 60 MiB/s.
+				msg := make([]byte, 64<<10)
+				msg[0] = byte(wire.KindGameLane)
+				for range 16 {
+					tc.SendMessage(transport.LaneCommands, msg)
+				}
+			}},
+		{name: "pre-admission-datagrams", hello: true, code: transport.CloseProtocol,
+			act: func(tc transport.Conn, _ *rand.Rand) {
+				h := wire.Header{Numbered: true, Packet: earlyPacket, Floor: earlyPacket, ReorderFloor: earlyPacket}
+				earlyPacket++
+				b, _ := h.Append(nil)
+				tc.SendDatagram(wire.AppendMessage(b, wire.KindInput, []byte{1}))
+			}},
+		{name: "hello-twice", hello: true, admit: true, code: transport.CloseProtocol,
 			act: func(tc transport.Conn, _ *rand.Rand) {
 				msg, _ := wire.Hello{Version: wire.Version, Name: "again"}.Encode(nil)
 				tc.SendMessage(transport.LaneControl, msg)
@@ -106,8 +131,12 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 		good.sched.Step()
 		for _, b := range bad {
 			for {
-				if _, _, ok := b.tc.RecvMessage(); !ok {
+				_, msg, ok := b.tc.RecvMessage()
+				if !ok {
 					break
+				}
+				if b.admit && wire.Kind(msg[0]) == wire.KindWelcome {
+					answer(b.tc, msg)
 				}
 			}
 			for {

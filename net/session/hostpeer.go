@@ -38,7 +38,26 @@ type hostPeer struct {
 	rejectedAt time.Time
 	closeCode  transport.CloseCode
 	refusal    *RejectError
+
+	// Lane messages that overtook the WelcomeAck on another lane, held for
+	// the game until the peer is admitted.
+	early      []earlyMessage
+	earlyBytes int
 }
+
+// earlyMessage is a lane message held until its peer is admitted.
+type earlyMessage struct {
+	lane transport.Lane
+	msg  []byte
+}
+
+// What a host holds of a welcomed peer's messages that overtake its
+// WelcomeAck (its other lanes are separate streams); more is a protocol
+// violation.
+const (
+	maxEarlyHeld      = 64
+	maxEarlyHeldBytes = 64 << 10
+)
 
 // admitted reports whether the peer finished its handshake.
 func (p *hostPeer) admitted() bool { return p.stage == stageAdmitted }
@@ -95,8 +114,17 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	case p.stage == stageHello:
 		p.c.Close(transport.CloseProtocol, "the first message must be Hello")
 		return
-	case p.stage == stageWelcomed:
+	case p.stage == stageWelcomed && lane == transport.LaneControl:
 		p.c.Close(transport.CloseProtocol, "the answer to the Welcome must be WelcomeAck")
+		return
+	case p.stage == stageWelcomed:
+		// Sent after the WelcomeAck on another lane, it may overtake it.
+		if len(p.early) >= maxEarlyHeld || p.earlyBytes+len(msg) > maxEarlyHeldBytes {
+			p.c.Close(transport.CloseProtocol, "too many messages before the WelcomeAck")
+			return
+		}
+		p.early = append(p.early, earlyMessage{lane, append([]byte(nil), msg...)})
+		p.earlyBytes += len(msg)
 		return
 	}
 	switch kind {
