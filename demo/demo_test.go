@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// The host keeps its reset key in the user's config directory: point it
+	// at the test's own.
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -128,6 +131,11 @@ func TestFlags(t *testing.T) {
 		{"-host", "-loss", "2"},
 		{"-host", "-loss", "x%"},
 		{"-host", "-lag", "-5ms"},
+		{"-name", ""},
+		{"-name", "ann\nhost: admin"},
+		{"-name", "tab\there"},
+		{"-name", strings.Repeat("n", 33)},
+		{"-join", "127.0.0.1:4242", "-reset-key", "k"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // options are the command line.
@@ -47,6 +48,7 @@ type options struct {
 	jitter     time.Duration
 	loss       lossFlag
 	netGraph   bool // F3's state at the start
+	resetKey   string
 }
 
 // lossFlag is a fraction of packets, written 0.05 or 5%.
@@ -101,6 +103,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
 	fs.DurationVar(&o.jitter, "jitter", 0, "networked: vary each packet's delay by up to ± this `duration` (half each way)")
 	fs.Var(&o.loss, "loss", "networked: lose this `fraction` of packets each way, e.g. 0.05 or 5%")
+	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: tandem-demo/reset-key in the user's config directory)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -118,14 +121,17 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-screenshot needs a window; leave out -headless")
 	case o.join == "" && (set["pin"] || o.bot):
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
+	case !o.host && set["reset-key"]:
+		return o, errors.New("-reset-key is the host's: use it with -host")
 	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
 		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
 	case !o.networked() && (o.conditioned() || set["addr"]):
 		return o, errors.New("-lag, -jitter, -loss and -addr condition the network: use them with -host or -join")
 	case o.lag < 0 || o.jitter < 0:
 		return o, errors.New("-lag and -jitter must not be negative")
-	case o.name == "" || len(o.name) > 32:
-		return o, errors.New("-name must have 1 to 32 bytes")
+	}
+	if err := wire.CheckName(o.name); err != nil {
+		return o, fmt.Errorf("-name: %w", err)
 	}
 	return o, nil
 }

@@ -199,8 +199,9 @@ func (m *clientMatch) Ended() bool {
 	return st == session.Closed || (st != session.Playing && time.Since(m.start) > joinTimeout)
 }
 
-// Err is nil when the host ended the game (or the player left), else why the
-// session failed.
+// Err is nil when the host ended the game (or the player left) after the
+// join, else why the session failed: a refusal (with the host's reason), a
+// join that did not finish, a lost connection.
 func (m *clientMatch) Err() error {
 	s := m.c.Session()
 	if s.State() != session.Closed {
@@ -209,8 +210,15 @@ func (m *clientMatch) Err() error {
 		}
 		return nil
 	}
+	err := s.Err()
+	if played, _ := m.c.Playing(); played == 0 {
+		if err == nil {
+			err = errors.New("the connection closed")
+		}
+		return fmt.Errorf("could not join: %w", err)
+	}
 	var ce *transport.CloseError
-	if err := s.Err(); errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal) {
+	if errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal) {
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("the session ended: %w", err)

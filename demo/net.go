@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -44,7 +49,13 @@ func quicConfig(o options) quicnet.Config {
 // listen opens the host's QUIC listener on o.addr and prints the line a
 // player joins with to w.
 func listen(o options, w io.Writer) (transport.Listener, error) {
-	t, err := quicnet.New(quicConfig(o))
+	cfg := quicConfig(o)
+	key, err := loadResetKey(o.resetKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg.StatelessResetKey = key
+	t, err := quicnet.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -94,4 +105,47 @@ func joinAddress(a net.Addr) string {
 	}
 	p, _ := strconv.Atoi(port)
 	return net.JoinHostPort(host, strconv.Itoa(p))
+}
+
+// loadResetKey returns the host's stateless-reset key from path (by default
+// tandem-demo/reset-key in the user's config directory), making the file
+// with a new random key, readable by its owner only, on first use. Keeping
+// the key across restarts lets the clients of a host restarted on the same
+// address learn at once that their connection is gone.
+func loadResetKey(path string) (*[32]byte, error) {
+	if path == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return nil, fmt.Errorf("no config directory for the reset key (%v); give a file with -reset-key", err)
+		}
+		path = filepath.Join(dir, "tandem-demo", "reset-key")
+	}
+	var key [32]byte
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil && len(b) == len(key):
+		copy(key[:], b)
+		return &key, nil
+	case err == nil:
+		return nil, fmt.Errorf("reset key %s holds %d bytes, not %d; delete it to make a new one", path, len(b), len(key))
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("reset key: %w", err)
+	}
+	rand.Read(key[:])
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("reset key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("reset key: %w", err)
+	}
+	_, err = f.Write(key[:])
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("reset key: %w", err)
+	}
+	return &key, nil
 }
