@@ -17,6 +17,16 @@
 // blocks. A peer that breaks the framing is disconnected with a typed error;
 // nothing a peer sends makes this package panic or allocate past a limit.
 //
+// What a peer can make a host hold is bounded by what it costs: received
+// lane messages are charged at transport.MessageCost against per-lane limits
+// of bytes and messages, and until the session admits the peer (Conn.Admit)
+// at the small bounds of transport.UnadmittedMaxMessageSize and its
+// neighbours; a listener's connections start with small QUIC receive
+// windows. A listener asks connection attempts to prove their source address
+// (QUIC Retry) when many handshakes are in progress, in all or from one
+// address, and answers packets of connections it does not know with a
+// stateless reset when it has a Config.StatelessResetKey.
+//
 // Package name: quic-go's package is named quic; quicnet avoids the clash in
 // files that import both.
 package quicnet
