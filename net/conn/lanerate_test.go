@@ -12,7 +12,7 @@ import (
 // laneFlood has a send perTick lane messages of size bytes on lane every
 // 16 ms tick for up to ticks ticks while b polls; it returns b's first Poll
 // error and the ticks run.
-func laneFlood(t *testing.T, cfg Config, lane transport.Lane, perTick, size, ticks int) (b *Conn, lb *fakeLink, err error, ran int) {
+func laneFlood(t *testing.T, cfg Config, lane transport.Lane, perTick, size, ticks int) (b *Conn, lb *fakeLink, ran int, err error) {
 	t.Helper()
 	a, b, _, _, _, lb, clk := fakePair(t, cfg)
 	msg := make([]byte, size)
@@ -24,14 +24,14 @@ func laneFlood(t *testing.T, cfg Config, lane transport.Lane, perTick, size, tic
 		clk.Advance(16 * time.Millisecond)
 		err = b.Poll()
 	}
-	return b, lb, err, ran
+	return b, lb, ran, err
 }
 
 // TestLaneByteRateDropsPeer: a peer pushing 64 KiB lane messages at about
 // 60 MiB/s (the CPU burner: each one fits every per-poll bound) is
 // closed for the lane byte rate within the bucket's second.
 func TestLaneByteRateDropsPeer(t *testing.T) {
-	b, lb, err, ran := laneFlood(t, Config{}, transport.LaneCommands, 16, 64<<10, 600)
+	b, lb, ran, err := laneFlood(t, Config{}, transport.LaneCommands, 16, 64<<10, 600)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "lane bytes per second on lane commands" || le.Max != DefaultLaneBytesPerSecond {
 		t.Fatalf("after %d ticks: Poll = %v, want a *LimitError on lane bytes per second", ran, err)
@@ -52,7 +52,7 @@ func TestLaneByteRateDropsPeer(t *testing.T) {
 // TestLaneMessageRateDropsPeer: tiny messages, 200 a tick (12,500 a
 // second, under the per-poll bound of 256), are closed for the message rate.
 func TestLaneMessageRateDropsPeer(t *testing.T) {
-	_, _, err, ran := laneFlood(t, Config{}, transport.LaneControl, 200, 1, 600)
+	_, _, ran, err := laneFlood(t, Config{}, transport.LaneControl, 200, 1, 600)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "lane messages per second on lane control" || le.Max != DefaultLaneMessagesPerSecond {
 		t.Fatalf("after %d ticks: Poll = %v, want a *LimitError on lane messages per second", ran, err)
@@ -67,12 +67,12 @@ func TestLaneMessageRateDropsPeer(t *testing.T) {
 func TestLaneRateWithinBoundsAndOff(t *testing.T) {
 	// 8 messages of 2,000 bytes every 16 ms: 500 messages and 1,000,000
 	// bytes a second, just under both defaults.
-	if _, _, err, ran := laneFlood(t, Config{}, transport.LaneCommands, 8, 2000, 625); err != nil {
+	if _, _, ran, err := laneFlood(t, Config{}, transport.LaneCommands, 8, 2000, 625); err != nil {
 		t.Fatalf("an honest stream was closed after %d ticks: %v", ran, err)
 	}
 	var cfg Config
 	cfg.LaneRates[transport.LaneJoin] = LaneRate{MessagesPerSecond: -1, BytesPerSecond: -1}
-	if _, _, err, ran := laneFlood(t, cfg, transport.LaneJoin, 60, 16<<10, 300); err != nil {
+	if _, _, ran, err := laneFlood(t, cfg, transport.LaneJoin, 60, 16<<10, 300); err != nil {
 		t.Fatalf("a lane with its rate off was closed after %d ticks: %v", ran, err)
 	}
 }
