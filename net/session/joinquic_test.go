@@ -100,6 +100,9 @@ func joinRepeatedly(t *testing.T, n, joins, parallel int) {
 	for _, f := range failures {
 		t.Error(f)
 	}
+	if len(failures) > 0 {
+		t.Fatalf("%d of %d joins of a %d-entity world did not hold the host's world", len(failures), joins, n)
+	}
 	t.Logf("%d joins of a %d-entity world, %d at a time: %v, every client held the host's world", joins, n, parallel, time.Since(start).Round(time.Millisecond))
 }
 
