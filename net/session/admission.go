@@ -21,8 +21,9 @@ import (
 // (conn.Conn.Admit) and the join. A pending connection holds nothing else:
 // it is closed when its handshake is overdue (HostConfig.HandshakeTimeout),
 // and to make room for a newer one (MaxPending, MaxPendingPerAddress; the
-// oldest goes), so silent connections can neither fill the host's slots nor
-// keep a real player out. A refused connection gets a Reject and stays open
+// oldest silent one goes first, then refused ones, then those welcomed), so
+// silent connections can neither fill the host's slots nor keep a real
+// player out. A refused connection gets a Reject and stays open
 // for rejectLinger, so the Reject reaches the client before the close.
 
 // rejectLinger is how long a rejected connection stays open for its Reject
@@ -93,15 +94,34 @@ func (h *Host) pending(addr string) int {
 	return n
 }
 
-// oldestPending returns the open pending connection from addr ("" for any)
-// that the host took first, or nil.
+// oldestPending returns the pending connection from addr ("" for any) to
+// evict first, or nil: the oldest that has not said Hello, else the oldest
+// refused one, else the oldest welcomed one. A connection that has spoken is
+// kept over silent ones, so a flood of silent connections cannot push out a
+// client whose handshake is under way, however slow.
 func (h *Host) oldestPending(addr string) *hostPeer {
+	var rejected, welcomed *hostPeer
 	for _, p := range h.peers { // in the order the host took them
-		if !p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+		if p.admitted() || p.c.Closed() || (addr != "" && p.addr != addr) {
+			continue
+		}
+		switch p.stage {
+		case stageHello:
 			return p
+		case stageRejected:
+			if rejected == nil {
+				rejected = p
+			}
+		case stageWelcomed:
+			if welcomed == nil {
+				welcomed = p
+			}
 		}
 	}
-	return nil
+	if rejected != nil {
+		return rejected
+	}
+	return welcomed
 }
 
 // admittedFrom counts the admitted peers from addr ("" for any).

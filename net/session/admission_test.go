@@ -120,11 +120,14 @@ func TestSquattersCannotKeepAPlayerOut(t *testing.T) {
 	}
 }
 
-// TestPendingConnectionsEvictOldest: past MaxPending (and, from one address,
-// MaxPendingPerAddress) connections in their handshake, a new connection
-// evicts the oldest, so the newest — perhaps a real player — gets in.
+// TestPendingConnectionsEvictOldest: past MaxPending connections in their
+// handshake, a new connection evicts the oldest silent one, so the newest —
+// perhaps a real player — gets in, and one whose handshake is under way (it
+// said Hello) is kept over the silent, however old.
 func TestPendingConnectionsEvictOldest(t *testing.T) {
 	wd := newWorld(t, condition.Config{}, HostConfig{MaxPending: 4})
+	slow := wd.dialRaw("slow", wire.Version) // says Hello, then takes its time
+	wd.step()
 	var silent []*rawPeer
 	for range 10 {
 		silent = append(silent, wd.dialRaw("", 0))
@@ -132,12 +135,15 @@ func TestPendingConnectionsEvictOldest(t *testing.T) {
 	wd.step()
 	real := wd.join("real")
 	for i, s := range silent {
-		if (s.tc.Err() != nil) != (i < 7) {
-			t.Fatalf("silent connection %d: %v; want the 7 oldest evicted", i, s.tc.Err())
+		if (s.tc.Err() != nil) != (i < 8) {
+			t.Fatalf("silent connection %d: %v; want the 8 oldest evicted", i, s.tc.Err())
 		}
 	}
-	if st := wd.host.Stats(); st.Evicted != 7 {
-		t.Fatalf("host stats %+v, want 7 evictions", st)
+	if slow.tc.Err() != nil {
+		t.Fatalf("the connection that said Hello was evicted for silent ones: %v", slow.tc.Err())
+	}
+	if st := wd.host.Stats(); st.Evicted != 8 {
+		t.Fatalf("host stats %+v, want 8 evictions", st)
 	}
 	if len(wd.host.Peers()) != 1 || wd.host.Peers()[0] != real.cl.Peer() {
 		t.Fatalf("host peers %v, want the real client", wd.host.Peers())

@@ -187,8 +187,14 @@ func TestRejectOverQUIC(t *testing.T) {
 // addresses, finish their QUIC handshake and then say nothing. A real client
 // dialing in the middle of the flood is admitted and plays within a second:
 // silent connections are evicted, oldest first, and dropped at the
-// handshake deadline.
+// handshake deadline. Under the race detector, with both sides of the
+// flood's QUIC handshakes in this process on two cores, the bound is 3 s;
+// make test runs the test once more without it, at a second.
 func TestHandshakeFloodOverQUIC(t *testing.T) {
+	limit := time.Second
+	if raceEnabled {
+		limit = 3 * time.Second
+	}
 	qh := startQUICHost(t, 50, HostConfig{}, quicnet.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -237,8 +243,8 @@ func TestHandshakeFloodOverQUIC(t *testing.T) {
 	}
 	st, _ := qh.snapshot()
 	t.Logf("the real client played %v after dialing, amid %d silent connections (host: %+v)", took.Round(time.Millisecond), opened.Load(), st)
-	if took > time.Second {
-		t.Fatalf("the real client took %v to get in, want under a second", took)
+	if took > limit {
+		t.Fatalf("the real client took %v to get in, want under %v", took, limit)
 	}
 	if st.Evicted == 0 && st.Rejected == 0 {
 		t.Fatalf("host stats %+v: the flood was neither evicted nor timed out", st)

@@ -64,12 +64,14 @@ type HostConfig struct {
 	// simulation. Default 16.
 	AcceptBacklog int
 	// MaxPending bounds the connections whose handshake has not finished; a
-	// new one past it closes the oldest of them (whose handshake is the most
-	// overdue), so a flood of silent connections never refuses the newest,
-	// which may be a real player. Default 32.
+	// new one past it closes the oldest of them that has not said Hello (else
+	// the oldest refused, else the oldest welcomed), so a flood of silent
+	// connections never refuses the newest, which may be a real player, nor
+	// pushes out one whose handshake is under way. Default 32.
 	MaxPending int
 	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
-	// address; a new one past it closes that address's oldest. Default 4.
+	// address; a new one past it closes that address's oldest, in the same
+	// order. Default 4.
 	MaxPendingPerAddress int
 	// MaxPeersPerAddress bounds the peers admitted from one IP address (a
 	// household behind one router shares one); past it a Hello gets Reject
