@@ -24,7 +24,7 @@ type netIndex struct {
 	entries []netEntry // by slot; free slots have entity zero
 	free    []int32
 	slots   []int32 // by arche entity index: slot+1, 0 if not networked
-	byID    map[NetID]int32
+	byID    idTable
 	owned   [][]arche.Entity // by PeerID
 	nextID  NetID
 	mask    arche.Mask
@@ -32,7 +32,6 @@ type netIndex struct {
 
 func (x *netIndex) init(w *World) {
 	x.w = w
-	x.byID = make(map[NetID]int32)
 	x.nextID = 1
 	x.mask = arche.All(w.IDs.NetworkIdentity)
 }
@@ -74,7 +73,7 @@ func (x *netIndex) add(e arche.Entity) {
 		ni.ID = x.nextID
 		x.nextID++
 	} else {
-		if _, dup := x.byID[ni.ID]; dup {
+		if _, dup := x.byID.get(ni.ID); dup {
 			panic(fmt.Sprintf("ecs: network id %d is already in use; add NetworkIdentity with ID 0 to get a fresh one", ni.ID))
 		}
 		if ni.ID >= x.nextID {
@@ -95,7 +94,7 @@ func (x *netIndex) add(e arche.Entity) {
 		x.slots = append(x.slots, 0)
 	}
 	x.slots[i] = slot + 1
-	x.byID[ni.ID] = slot
+	x.byID.set(ni.ID, slot)
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
 	j.spawned = append(j.spawned, e)
@@ -108,7 +107,7 @@ func (x *netIndex) remove(e arche.Entity) {
 	}
 	en := &x.entries[slot]
 	x.disown(slot)
-	delete(x.byID, en.id)
+	x.byID.remove(en.id)
 	j := &x.w.journal
 	j.despawned = append(j.despawned, Despawn{ID: en.id, Slot: slot})
 	j.removals++
@@ -142,7 +141,7 @@ func (x *netIndex) disown(slot int32) {
 // EntityOf returns the live entity with network id id, or ok == false.
 // O(1).
 func (w *World) EntityOf(id NetID) (e arche.Entity, ok bool) {
-	slot, ok := w.index.byID[id]
+	slot, ok := w.index.byID.get(id)
 	if !ok {
 		return arche.Entity{}, false
 	}
@@ -193,7 +192,7 @@ func (w *World) SlotEntity(slot int32) (e arche.Entity, id NetID, ok bool) {
 }
 
 // Networked returns how many networked entities the world holds.
-func (w *World) Networked() int { return len(w.index.byID) }
+func (w *World) Networked() int { return w.index.byID.n }
 
 // NextNetID returns the network id the next entity added with ID zero gets.
 func (w *World) NextNetID() NetID { return w.index.nextID }
@@ -215,4 +214,59 @@ func SetOwner(w *World, e arche.Entity, p PeerID) {
 	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
 	ni.Owner = p
 	w.journal.reowned = append(w.journal.reowned, e)
+}
+
+// idPageBits sets the pages of the id table: 1,024 ids a page.
+const idPageBits = 10
+
+// idTable maps network ids to index slots: a page of 1,024 entries per
+// range of ids in use, made when the first id of its range arrives and freed
+// when the last leaves, so lookups are two loads and its memory follows the
+// ids in use (the host gives them in increasing order).
+type idTable struct {
+	pages []*[1 << idPageBits]int32 // by id >> idPageBits; entries slot+1, 0: none
+	used  []uint16                  // ids in use per page
+	n     int
+}
+
+func (t *idTable) get(id NetID) (int32, bool) {
+	p := int(id >> idPageBits)
+	if p >= len(t.pages) || t.pages[p] == nil {
+		return 0, false
+	}
+	s := t.pages[p][id&(1<<idPageBits-1)]
+	return s - 1, s != 0
+}
+
+func (t *idTable) set(id NetID, slot int32) {
+	p := int(id >> idPageBits)
+	if p >= len(t.pages) {
+		t.pages = append(t.pages, make([]*[1 << idPageBits]int32, p+1-len(t.pages))...)
+		t.used = append(t.used, make([]uint16, p+1-len(t.used))...)
+	}
+	if t.pages[p] == nil {
+		t.pages[p] = new([1 << idPageBits]int32)
+	}
+	e := &t.pages[p][id&(1<<idPageBits-1)]
+	if *e == 0 {
+		t.used[p]++
+		t.n++
+	}
+	*e = slot + 1
+}
+
+func (t *idTable) remove(id NetID) {
+	p := int(id >> idPageBits)
+	if p >= len(t.pages) || t.pages[p] == nil {
+		return
+	}
+	e := &t.pages[p][id&(1<<idPageBits-1)]
+	if *e == 0 {
+		return
+	}
+	*e = 0
+	t.n--
+	if t.used[p]--; t.used[p] == 0 {
+		t.pages[p] = nil
+	}
 }

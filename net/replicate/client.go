@@ -3,9 +3,11 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -24,6 +26,9 @@ var (
 	ErrNoBaseline = errors.New("replicate: delta against a value the client does not hold")
 	// ErrHeldFull: too many updates arrived before the join finished.
 	ErrHeldFull = errors.New("replicate: too many updates held while joining; the host sent state before its join ended")
+	// ErrJoinQueueFull: join pages arrived faster than they could be applied,
+	// past ClientConfig.MaxJoinQueue.
+	ErrJoinQueueFull = errors.New("replicate: join pages arrived faster than this client applies them; raise ClientConfig.MaxJoinQueue or JoinSlice")
 	// ErrJoinIncomplete: the join ended (FINAL) without the client holding
 	// what the host sent: a page or entities are missing. The client does not
 	// hold the world; a *JoinIncompleteError says what differs. Connect again.
@@ -68,6 +73,9 @@ type AuthHandler interface {
 type ClientConfig struct {
 	// Local is this client's peer id: entities it owns get no Interpolated.
 	Local ecs.PeerID
+	// StepRate is the host's simulation steps per second (Welcome's tick
+	// rate), for the motion prediction of poses. Default 60.
+	StepRate float64
 	// MaxHeld bounds the STATE messages held while the join runs. Default 4096.
 	MaxHeld int
 	// OnSpawn, if set, is called after a replicated entity was created, so the
@@ -80,6 +88,17 @@ type ClientConfig struct {
 	// Tombstones is how many removed network ids are remembered so a spawn
 	// that arrives after its removal is ignored. Default 4096.
 	Tombstones int
+	// JoinSlice is the most time one Pump spends applying join pages, so a
+	// frame that pumps never stalls on a large join. Default 2 ms.
+	JoinSlice time.Duration
+	// MaxJoinQueue bounds the bytes of join messages received and not yet
+	// applied. Default 64 MiB.
+	MaxJoinQueue int
+	// Clock times JoinSlice. Default clock.Real.
+	Clock clock.Clock
+	// Meter, if set, counts every symbol of the State items applied, for
+	// measuring their information (SymbolMeter).
+	Meter *SymbolMeter
 }
 
 // ClientStats counts what the client replicator applied and refused.
@@ -89,39 +108,49 @@ type ClientStats struct {
 	Malformed, UnknownEntity  uint64
 	DeltaMisses               uint64
 	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
-}
-
-// history is the client's record of the last DeltaHistory values of one
-// delta-coded component, per entity slot.
-type history struct {
-	fields int
-	frames []uint32 // slot*DeltaHistory + k
-	vals   []int32  // (slot*DeltaHistory + k)*fields
+	JoinSlices                uint64 // Pumps that applied join pages
+	LongestSlice              time.Duration
 }
 
 // ClientReplicator applies the host's replication messages to a client's
 // world. Not safe for concurrent use: call it from the simulation goroutine.
+//
+// Its memory per entity is what the entity needs: its components in the
+// world, a 16-byte record and an anchor image (the one it arrived with),
+// kept in chunks of 4,096 entities allocated as entities arrive; an entity
+// that is updated gets a history of its last DeltaHistory images, from a
+// pool.
 type ClientReplicator struct {
 	reg      *Registry
 	w        *ecs.World
 	cfg      ClientConfig
-	hist     [MaxComponents]*history
+	q        []int32 // scratch: a whole image
+	bq       []int32 // scratch: a baseline
 	ids      []arche.ID
-	q        []int32
 	pending  ecs.NetworkIdentity
 	initFn   func(arche.Entity)
 	joined   bool
+	final    bool // FINAL arrived (it may still wait in the queue)
 	held     [][]byte
 	heldKind []wire.Kind
 	received int
 	total    int
 	joinHeld int64 // entities join pages created, less those they removed
 	frame    ecs.Frame
-	applied  []uint32                // slot*MaxComponents + component: newest host frame applied
+	slots    chunked[clientSlot]
+	anchors  rows
+	nd       rows // per slot and component that is not delta-coded: newest frame applied
+	hist     clientHistory
+	pred     predictor
+	book     codeBook
+	used     streamSet
+	queue    joinQueue
+	stage    joinStage
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID
 	tombNext int
 	stats    ClientStats
+	itemHook func(id ecs.NetID, kind uint8) // tests: every State item
 }
 
 // NewClient returns a client replicator for reg's world.
@@ -132,27 +161,40 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 	if cfg.Tombstones <= 0 {
 		cfg.Tombstones = 4096
 	}
+	if cfg.StepRate <= 0 {
+		cfg.StepRate = 60
+	}
+	if cfg.JoinSlice <= 0 {
+		cfg.JoinSlice = 2 * time.Millisecond
+	}
+	if cfg.MaxJoinQueue <= 0 {
+		cfg.MaxJoinQueue = 64 << 20
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
 	c := &ClientReplicator{
 		reg:      reg,
 		w:        reg.world,
 		cfg:      cfg,
 		q:        make([]int32, max(reg.fields, 1)),
+		bq:       make([]int32, max(reg.fields, 1)),
 		tomb:     make(map[ecs.NetID]ecs.Frame),
 		tombFIFO: make([]ecs.NetID, cfg.Tombstones),
+		pred:     newPredictor(reg, cfg.StepRate),
 	}
-	for i := range reg.comps {
-		if reg.comps[i].delta {
-			c.hist[i] = &history{fields: reg.comps[i].fields}
-		}
-	}
+	c.anchors.n = max(reg.fields, 1)
+	c.nd.n = len(reg.comps)
+	c.hist.init(reg.fields)
 	c.initFn = c.initEntity
 	return c
 }
 
-// Joined reports whether the join has finished (FINAL applied).
+// Joined reports whether the join has finished: FINAL applied, with every
+// page before it and the state held back while joining.
 func (c *ClientReplicator) Joined() bool { return c.joined }
 
-// Progress returns the entities received by join pages and the host's count
+// Progress returns the entities applied from join pages and the host's count
 // of networked entities, for a progress bar.
 func (c *ClientReplicator) Progress() (received, total int) {
 	return min(c.received, c.total), c.total
@@ -202,295 +244,9 @@ func (c *ClientReplicator) apply(kind wire.Kind, payload []byte) error {
 	return err
 }
 
-// HandleLane applies a join-lane message: a page or FINAL. Other kinds return
-// ok == false. A FINAL whose counts of pages and entities differ from what
-// the pages brought fails the join with a *JoinIncompleteError (Joined stays
-// false): the client does not hold the host's world.
-func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
-	k, err := wire.MessageKind(msg)
-	if err != nil {
-		return false, nil
-	}
-	switch k {
-	case wire.KindJoinPage:
-		if c.joined {
-			c.stats.Malformed++
-			return true, fmt.Errorf("%w: a join page after the join ended", ErrMalformed)
-		}
-		c.stats.Pages++
-		spawns, despawns := c.stats.Spawns, c.stats.Despawns
-		err := c.applyPage(msg[1:])
-		c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
-		if err != nil {
-			c.stats.Malformed++
-			return true, err
-		}
-		return true, nil
-	case wire.KindJoinFinal:
-		r := wire.NewReader(msg[1:])
-		frame := ecs.Frame(r.Uvarint32())
-		pages := r.Uvarint()
-		total := r.Count(1 << 30)
-		entities := r.Uvarint()
-		if err := r.Finish(); err != nil {
-			c.stats.Malformed++
-			return true, fmt.Errorf("%w: join final: %v", ErrMalformed, err)
-		}
-		if c.joined {
-			c.stats.Malformed++
-			return true, fmt.Errorf("%w: a second join final", ErrMalformed)
-		}
-		if pages != c.stats.Pages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
-			return true, &JoinIncompleteError{PagesSent: pages, PagesReceived: c.stats.Pages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
-		}
-		c.total = total
-		c.joined = true
-		if frame > c.frame {
-			c.frame = frame
-		}
-		for i, p := range c.held {
-			if err := c.apply(c.heldKind[i], p); err != nil {
-				// A held message that fails is dropped alone.
-				continue
-			}
-		}
-		c.held, c.heldKind = nil, nil
-		return true, nil
-	}
-	return false, nil
-}
-
-func (c *ClientReplicator) applyPage(body []byte) error {
-	r := wire.NewReader(body)
-	frame := ecs.Frame(r.Uvarint32())
-	c.total = r.Count(1 << 30)
-	n := r.Count(r.Len())
-	for range n {
-		id := ecs.NetID(r.Uvarint32())
-		if r.Err() != nil {
-			break
-		}
-		c.despawn(id, frame)
-	}
-	for r.Err() == nil && r.Len() > 0 {
-		if err := c.item(&r, frame, true, nil); err != nil {
-			return err
-		}
-		c.received++
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
-	}
-	if frame > c.frame {
-		c.frame = frame
-	}
-	return nil
-}
-
-func (c *ClientReplicator) applyState(payload []byte) error {
-	r := wire.NewReader(payload)
-	frame := ecs.Frame(r.Uvarint32())
-	var prev ecs.NetID
-	for r.Err() == nil && r.Len() > 0 {
-		if err := c.item(&r, frame, false, &prev); err != nil {
-			return err
-		}
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: state: %v", ErrMalformed, err)
-	}
-	if frame > c.frame {
-		c.frame = frame
-	}
-	return nil
-}
-
-// item applies one item of a STATE message (prev: the id of the item before
-// it, which its id is coded against) or of a join page (prev nil: absolute
-// ids).
-func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev *ecs.NetID) error {
-	raw := r.Uvarint()
-	flags := r.Uvarint()
-	if r.Err() != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
-	}
-	id := ecs.NetID(raw)
-	if prev != nil {
-		next := uint64(*prev) + raw
-		if raw == 0 && *prev != 0 || next > 1<<32-1 {
-			return fmt.Errorf("%w: item ids out of order", ErrMalformed)
-		}
-		id = ecs.NetID(next)
-		*prev = id
-	} else if raw > 1<<32-1 {
-		return fmt.Errorf("%w: network id overflows", ErrMalformed)
-	}
-	if id == 0 {
-		return fmt.Errorf("%w: network id 0", ErrMalformed)
-	}
-	if flags&itemDespawn != 0 {
-		c.despawn(id, frame)
-		return nil
-	}
-	n := uint(len(c.reg.comps))
-	all := uint64(1)<<n - 1
-	mask := flags >> itemShift & all
-	m := uint16(mask)
-	if flags&itemSpawn != 0 {
-		if flags>>(itemShift+n) != 0 {
-			return ErrUnknownComponent
-		}
-		owner := r.Uvarint32()
-		if owner > 0xffff {
-			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
-		}
-		return c.spawn(r, id, ecs.PeerID(owner), m, frame)
-	}
-	if page {
-		return fmt.Errorf("%w: update item in a join page", ErrMalformed)
-	}
-	dm := flags >> (itemShift + n)
-	if dm&^mask != 0 {
-		return fmt.Errorf("%w: delta mask outside component mask", ErrMalformed)
-	}
-	deltas := uint16(dm)
-	var age uint32
-	if deltas != 0 {
-		age = r.Uvarint32()
-	}
-	e, known := c.w.EntityOf(id)
-	var slot int32
-	if known {
-		slot, _ = c.w.NetSlot(e)
-	}
-	reg := c.reg
-	for ci := range reg.comps {
-		bit := uint16(1) << uint(ci)
-		if m&bit == 0 {
-			continue
-		}
-		comp := &reg.comps[ci]
-		img := c.q[:comp.fields]
-		if deltas&bit != 0 {
-			readImage(r, img)
-			if r.Err() != nil {
-				return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
-			}
-			if !known {
-				continue
-			}
-			base := c.baseline(ci, slot, uint32(frame)-age)
-			if base == nil {
-				c.stats.DeltaMisses++
-				return ErrNoBaseline
-			}
-			for i := range img {
-				img[i] = wrapAdd(base[i], img[i], comp.wrap[i])
-			}
-		} else {
-			readImage(r, img)
-			if r.Err() != nil {
-				return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
-			}
-		}
-		if !known {
-			continue
-		}
-		c.remember(ci, slot, uint32(frame), img)
-		if !c.fresh(slot, ci, frame) {
-			continue // a newer state of it was applied already
-		}
-		if !c.w.Arche().Has(e, comp.id) {
-			c.w.Arche().Add(e, comp.id)
-		}
-		comp.dequant(img, c.w.Arche().Get(e, comp.id))
-	}
-	if !known {
-		c.stats.UnknownEntity++
-		return nil
-	}
-	c.stats.Updates++
-	if c.cfg.Observer != nil {
-		c.cfg.Observer.Applied(e, frame)
-	}
-	return nil
-}
-
-// spawn creates (or, if present, updates) entity id from a whole image.
-func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame) error {
-	reg := c.reg
-	q := c.q
-	for ci := range reg.comps {
-		if mask&(1<<uint(ci)) == 0 {
-			continue
-		}
-		readImage(r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
-	}
-	if removed, dead := c.tomb[id]; dead {
-		if frame <= removed {
-			c.stats.Ignored++ // sent before its removal, arrived after it
-			return nil
-		}
-		delete(c.tomb, id) // the entity came back (into scope)
-	}
-	a := c.w.Arche()
-	e, ok := c.w.EntityOf(id)
-	if !ok {
-		c.ids = append(c.ids[:0], c.w.IDs.NetworkIdentity)
-		if owner != c.cfg.Local {
-			c.ids = append(c.ids, c.w.IDs.Interpolated)
-		}
-		for ci := range reg.comps {
-			if mask&(1<<uint(ci)) != 0 {
-				c.ids = append(c.ids, reg.comps[ci].id)
-			}
-		}
-		c.pending = ecs.NetworkIdentity{ID: id, Owner: owner}
-		e = a.NewEntityFn(c.initFn, c.ids...)
-		c.stats.Spawns++
-		slot, _ := c.w.NetSlot(e)
-		c.clearHistory(slot)
-		c.clearApplied(slot)
-	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
-		ecs.SetOwner(c.w, e, owner)
-	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
-		// A repeated spawn of an entity this client predicts: its state comes
-		// through AUTH_STATE and reconciliation, never as a snap back.
-		return nil
-	}
-	slot, _ := c.w.NetSlot(e)
-	for ci := range reg.comps {
-		if mask&(1<<uint(ci)) == 0 {
-			continue
-		}
-		comp := &reg.comps[ci]
-		if !a.Has(e, comp.id) {
-			a.Add(e, comp.id)
-		}
-		img := q[reg.offset[ci] : reg.offset[ci]+comp.fields]
-		c.remember(ci, slot, uint32(frame), img)
-		if c.fresh(slot, ci, frame) {
-			comp.dequant(img, a.Get(e, comp.id))
-		}
-	}
-	if !ok {
-		if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
-			ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
-			ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
-			ip.Snap = true
-		}
-		if c.cfg.OnSpawn != nil {
-			c.cfg.OnSpawn(e, owner)
-		}
-	}
-	if c.cfg.Observer != nil {
-		c.cfg.Observer.Applied(e, frame)
-	}
-	return nil
-}
+// Offset returns where component c's integers start in a full wire image,
+// such as the images an AuthHandler receives.
+func (r *Registry) Offset(c Component) int { return r.offset[c] }
 
 // despawn removes entity id, removed by the host at frame f, and remembers
 // the removal so that a spawn sent before it and arriving after it is ignored.
@@ -513,135 +269,66 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Removed(e)
 	}
+	if slot, ok := c.w.NetSlot(e); ok {
+		c.forgetSlot(slot)
+	}
 	c.w.Arche().RemoveEntity(e)
 	c.stats.Despawns++
 }
 
-func (c *ClientReplicator) applyAuth(payload []byte) error {
-	r := wire.NewReader(payload)
-	frame := ecs.Frame(r.Uvarint32())
-	reg := c.reg
-	q := c.q
-	for r.Err() == nil && r.Len() > 0 {
-		id := ecs.NetID(r.Uvarint32())
-		mask := r.Uvarint() >> itemShift
-		if mask>>uint(len(reg.comps)) != 0 {
-			return ErrUnknownComponent
-		}
-		for ci := range reg.comps {
-			if mask&(1<<uint(ci)) != 0 {
-				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
-			}
-		}
-		if r.Err() != nil {
-			break
-		}
-		e, ok := c.w.EntityOf(id)
-		if !ok {
-			c.stats.UnknownEntity++
-			continue
-		}
-		if c.cfg.Auth != nil {
-			c.cfg.Auth.AuthState(frame, e, uint16(mask), q)
-			continue
-		}
-		a := c.w.Arche()
-		for ci := range reg.comps {
-			comp := &reg.comps[ci]
-			if mask&(1<<uint(ci)) != 0 && a.Has(e, comp.id) {
-				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
-			}
-		}
+// forgetSlot clears the client's record of the entity in slot.
+func (c *ClientReplicator) forgetSlot(slot int32) {
+	s := c.slots.at(slot)
+	if s.hist != 0 {
+		c.hist.release(s.hist - 1)
 	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: auth state: %v", ErrMalformed, err)
+	*s = clientSlot{}
+	if len(c.reg.comps) > 0 && c.reg.delta != c.reg.all {
+		clear(c.nd.at(slot))
 	}
-	return nil
 }
 
-// Offset returns where component c's integers start in a full wire image,
-// such as the images an AuthHandler receives.
-func (r *Registry) Offset(c Component) int { return r.offset[c] }
-
-// fresh reports whether a state of frame f of component ci is newer than
-// what the entity in slot holds, and if so records it as applied.
-func (c *ClientReplicator) fresh(slot int32, ci int, f ecs.Frame) bool {
-	i := int(slot)*MaxComponents + ci
-	if i >= len(c.applied) {
-		c.applied = append(c.applied, make([]uint32, i+1-len(c.applied)+len(c.applied)/2+MaxComponents)...)
+// remember keeps the image img (delta-coded components of has) of frame f
+// as the entity's newest or among its recent ones.
+func (c *ClientReplicator) remember(slot int32, f uint32, has uint16, img []int32) {
+	s := c.slots.at(slot)
+	if s.hist == 0 {
+		if s.anchor == 0 || s.anchor == f {
+			s.anchor, s.ahas = f, has
+			copy(c.anchors.at(slot), img)
+			return
+		}
+		s.hist = c.hist.alloc() + 1
+		c.hist.remember(s.hist-1, s.anchor, s.ahas, c.anchors.at(slot))
+		s.anchor = 0
 	}
-	if uint32(f) < c.applied[i] {
+	c.hist.remember(s.hist-1, f, has, img)
+}
+
+// baseline returns the image of frame f the client holds of the entity in
+// slot (f == 0: its newest) and that frame, or nil.
+func (c *ClientReplicator) baseline(slot int32, f uint32) ([]int32, uint16, uint32) {
+	s := c.slots.peek(slot)
+	if s == nil {
+		return nil, 0, 0
+	}
+	if s.hist != 0 {
+		return c.hist.find(s.hist-1, f)
+	}
+	if s.anchor != 0 && (f == 0 || f == s.anchor) {
+		return c.anchors.at(slot), s.ahas, s.anchor
+	}
+	return nil, 0, 0
+}
+
+// freshND reports whether a state of frame f of component ci (not
+// delta-coded) is newer than what the entity in slot holds, and if so
+// records it as applied.
+func (c *ClientReplicator) freshND(slot int32, ci int, f ecs.Frame) bool {
+	a := &c.nd.at(slot)[ci]
+	if uint32(f) < uint32(*a) {
 		return false
 	}
-	c.applied[i] = uint32(f)
+	*a = int32(f)
 	return true
-}
-
-func (c *ClientReplicator) clearApplied(slot int32) {
-	at := int(slot) * MaxComponents
-	if at+MaxComponents <= len(c.applied) {
-		clear(c.applied[at : at+MaxComponents])
-	}
-}
-
-func (c *ClientReplicator) growHistory(h *history, slot int32) {
-	need := (int(slot) + 1) * DeltaHistory
-	if len(h.frames) < need {
-		h.frames = append(h.frames, make([]uint32, need-len(h.frames)+need/2)...)
-		h.vals = append(h.vals, make([]int32, len(h.frames)*h.fields-len(h.vals))...)
-	}
-}
-
-func (c *ClientReplicator) clearHistory(slot int32) {
-	for _, h := range c.hist {
-		if h == nil {
-			continue
-		}
-		c.growHistory(h, slot)
-		clear(h.frames[int(slot)*DeltaHistory : int(slot+1)*DeltaHistory])
-	}
-}
-
-// remember keeps value img of component ci at frame f in the entity's
-// history, replacing the oldest.
-func (c *ClientReplicator) remember(ci int, slot int32, f uint32, img []int32) {
-	h := c.hist[ci]
-	if h == nil {
-		return
-	}
-	c.growHistory(h, slot)
-	at := int(slot) * DeltaHistory
-	oldest := at
-	for k := at; k < at+DeltaHistory; k++ {
-		if h.frames[k] == f {
-			oldest = k
-			break
-		}
-		if h.frames[k] < h.frames[oldest] {
-			oldest = k
-		}
-	}
-	if h.frames[oldest] > f {
-		return // older than everything kept
-	}
-	h.frames[oldest] = f
-	copy(h.vals[oldest*h.fields:], img)
-}
-
-// baseline returns the kept value of component ci at frame f, or nil.
-func (c *ClientReplicator) baseline(ci int, slot int32, f uint32) []int32 {
-	h := c.hist[ci]
-	if h == nil || f == 0 {
-		return nil
-	}
-	at := int(slot) * DeltaHistory
-	if at+DeltaHistory > len(h.frames) {
-		return nil
-	}
-	for k := at; k < at+DeltaHistory; k++ {
-		if h.frames[k] == f {
-			return h.vals[k*h.fields : (k+1)*h.fields]
-		}
-	}
-	return nil
 }

@@ -75,8 +75,9 @@ func TransformCodec() Codec[ecs.Transform] {
 		},
 		Wrap:  []int32{0, 0, angleSteps},
 		Delta: true,
-		// Urgent: 2 units of travel or 0.1 rad of turn since the peer's value.
-		Significant: []int32{2 * PositionScale, 2 * PositionScale, angleSteps / 63},
+		// Urgent: 3 units of travel or 0.15 rad of turn since the image last
+		// sent.
+		Significant: []int32{3 * PositionScale, 3 * PositionScale, angleSteps / 42},
 		AppendExact: func(dst []byte, v *ecs.Transform) []byte {
 			w := wire.NewWriter(dst)
 			w.F64(v.X)
@@ -113,8 +114,9 @@ func VelocityCodec() Codec[ecs.Velocity] {
 			v.Angular = float64(q[2]) / AngularScale
 		},
 		Delta: true,
-		// Urgent: 20 units/s or 1 rad/s of change since the peer's value.
-		Significant: []int32{20 * VelocityScale, 20 * VelocityScale, AngularScale},
+		// Urgent: 30 units/s or 1.5 rad/s of change since the image last
+		// sent.
+		Significant: []int32{30 * VelocityScale, 30 * VelocityScale, 3 * AngularScale / 2},
 		AppendExact: func(dst []byte, v *ecs.Velocity) []byte {
 			w := wire.NewWriter(dst)
 			w.F64(v.X)

@@ -5,8 +5,8 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// Item flags of STATE, AUTH_STATE and join-page items. Wire-affecting: see
-// PROTOCOL.md, "Replication".
+// Item flags of AUTH_STATE and join-page items (byte-coded). Wire-affecting:
+// see PROTOCOL.md, "Replication".
 const (
 	itemSpawn   = 1 << 0 // the entity is new to the peer: owner and every component follow, absolute
 	itemDespawn = 1 << 1 // the entity left: nothing follows
@@ -18,14 +18,14 @@ const (
 // transport datagram.
 const MaxStatePayload = 1100
 
-// DeltaHistory is how many received values of a delta-coded component a
-// client keeps per entity. A host deltas only against a value it sent less
-// than DeltaReach sends ago, so the client still holds it even when up to
-// DeltaHistory-DeltaReach later sends overtook the delta on the way.
-// Wire-affecting: both sides must agree.
+// DeltaHistory is how many received images of an entity a client keeps. A
+// host deltas only against an image it sent less than DeltaReach sends ago,
+// so the client still holds it even when up to DeltaHistory-DeltaReach later
+// sends overtook the delta on the way. Wire-affecting: both sides must
+// agree.
 const (
-	DeltaHistory = 8
-	DeltaReach   = 4
+	DeltaHistory = 12
+	DeltaReach   = 8
 )
 
 // appendAbsolute appends the image q as zig-zag varints.
@@ -40,7 +40,9 @@ func appendAbsolute(dst []byte, q []int32) []byte {
 func wrapDiff(a, b, mod int32) int32 {
 	d := a - b
 	if mod > 0 {
-		d %= mod
+		if d <= -mod || d >= mod {
+			d %= mod
+		}
 		if d >= mod/2 {
 			d -= mod
 		} else if d < -mod/2 {
@@ -54,38 +56,16 @@ func wrapDiff(a, b, mod int32) int32 {
 func wrapAdd(b, d, mod int32) int32 {
 	v := b + d
 	if mod > 0 {
-		v %= mod
+		if v < -mod || v >= 2*mod {
+			v %= mod
+		}
 		if v < 0 {
 			v += mod
+		} else if v >= mod {
+			v -= mod
 		}
 	}
 	return v
-}
-
-// appendDelta appends q-base per field as zig-zag varints.
-func appendDelta(dst []byte, q, base []int32, wrap *[MaxFields]int32) []byte {
-	for i, v := range q {
-		dst = wire.AppendUvarint(dst, wire.ZigZag(int64(wrapDiff(v, base[i], wrap[i]))))
-	}
-	return dst
-}
-
-// imageLen returns the bytes appendAbsolute takes for q.
-func imageLen(q []int32) int {
-	n := 0
-	for _, v := range q {
-		n += wire.UvarintLen(wire.ZigZag(int64(v)))
-	}
-	return n
-}
-
-// deltaLen returns the bytes appendDelta takes.
-func deltaLen(q, base []int32, wrap *[MaxFields]int32) int {
-	n := 0
-	for i, v := range q {
-		n += wire.UvarintLen(wire.ZigZag(int64(wrapDiff(v, base[i], wrap[i]))))
-	}
-	return n
 }
 
 // readImage reads n zig-zag varints into q.
@@ -100,21 +80,33 @@ func readImage(r *wire.Reader, q []int32) {
 	}
 }
 
-// appendEntityImage appends a whole-entity item (spawn form): id, flags with
-// the component mask, owner, every component absolute. q is scratch of at
-// least r.fields integers, left holding the images at their offsets.
-func (r *Registry) appendEntityImage(dst []byte, e entityRef, owner ecs.PeerID, mask uint16, q []int32) []byte {
+// appendEntityImage appends a whole-entity item (join-page form): id, flags
+// with the component mask, owner, every component absolute, from the shared
+// image of slot.
+func (h *HostReplicator) appendEntityImage(dst []byte, slot int32) []byte {
+	e := &h.ents[slot]
+	reg := h.reg
 	dst = wire.AppendUvarint(dst, uint64(e.id))
-	dst = wire.AppendUvarint(dst, uint64(itemSpawn)|uint64(mask)<<itemShift)
-	dst = wire.AppendUvarint(dst, uint64(owner))
-	for c := range r.comps {
-		if mask&(1<<uint(c)) == 0 {
+	dst = wire.AppendUvarint(dst, uint64(itemSpawn)|uint64(e.has)<<itemShift)
+	dst = wire.AppendUvarint(dst, uint64(e.owner))
+	img := h.image(slot)
+	for c := range reg.comps {
+		if e.has&(1<<uint(c)) == 0 {
 			continue
 		}
-		comp := &r.comps[c]
-		img := q[r.offset[c] : r.offset[c]+comp.fields]
-		comp.quant(r.world.Arche().Get(e.entity, comp.id), img)
-		dst = appendAbsolute(dst, img)
+		dst = appendAbsolute(dst, img[reg.offset[c]:reg.offset[c]+reg.comps[c].fields])
 	}
 	return dst
 }
+
+func equalImage(a, b []int32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerOf returns the owner of the entity in slot.
+func (h *HostReplicator) ownerOf(slot int32) ecs.PeerID { return h.ents[slot].owner }

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -41,6 +42,7 @@ func goldenScript(t *testing.T) map[string][]byte {
 	s.Add("replicate", h)
 	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 	tf := generic.NewMap[ecs.Transform](w.Arche())
+	vel := generic.NewMap[ecs.Velocity](w.Arche())
 	crate := m.NewWith(&ecs.Transform{X: 4000, Y: -2}, &ecs.Velocity{X: 10}, &ecs.NetworkIdentity{})
 	out := &capture{}
 	h.AddPeer(1, out)
@@ -48,23 +50,28 @@ func goldenScript(t *testing.T) map[string][]byte {
 	s.Step() // frame 1: the join, one page and FINAL
 	got["join-page"], got["join-final"] = out.lane[0], out.lane[1]
 
-	tf.Get(crate).X = 4002
-	ecs.MutateComponent(w, crate, w.IDs.Transform)
-	s.Step() // frame 2: an update, absolute (no baseline yet)
-	got["state-absolute"] = out.msgs[0]
-	h.Delivered(1, 1)
+	move := func(x, vx float64) {
+		tf.Get(crate).X = x
+		vel.Get(crate).X = vx
+		ecs.MutateComponent(w, crate, w.IDs.Transform)
+		ecs.MutateComponent(w, crate, w.IDs.Velocity)
+	}
+	move(4010, 600)
+	s.Step() // frame 2: against the join page, the peer's newest image
+	got["state-newest"] = out.msgs[0]
+	h.Delivered(1, out.tokens[0])
 
-	tf.Get(crate).X = 4004.5
-	ecs.MutateComponent(w, crate, w.IDs.Transform)
-	s.Step() // frame 3: a delta against frame 2
-	got["state-delta"] = out.msgs[1]
+	move(4020, 600)
+	s.Step() // frame 3: against frame 2; its fate stays unknown
+	move(4030, 600)
+	s.Step() // frame 4: against frame 2 still, with an age: frame 3 is in flight
+	got["state-age"] = out.msgs[2]
 
 	w.Arche().RemoveEntity(crate)
-	player := m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-	s.Step() // frame 4: the crate's removal and a spawn of the peer's player
-	got["state-spawn-despawn"] = out.msgs[2]
-	got["auth-state"] = out.msgs[3]
-	_ = player
+	m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	s.Step() // frame 5: the crate's removal and a spawn of the peer's player
+	got["state-spawn-removal"] = out.msgs[3]
+	got["auth-state"] = out.msgs[4]
 	return got
 }
 
@@ -96,6 +103,9 @@ func TestGoldenReplication(t *testing.T) {
 		if _, err := c.HandleLane(blocks[name]); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		if err := c.Pump(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 	}
 	dgram := func(name string) {
 		if _, err := c.HandleDatagram(wire.Kind(blocks[name][0]), blocks[name][1:]); err != nil {
@@ -114,15 +124,15 @@ func TestGoldenReplication(t *testing.T) {
 	if p, _, ok := pose(1); !ok || p.X != 4000 || p.Y != -2 {
 		t.Fatalf("after the join: %v %v", p, ok)
 	}
-	dgram("state-absolute")
-	if p, _, _ := pose(1); p.X != 4002 {
-		t.Fatalf("after the absolute update x = %v, want 4002", p.X)
+	dgram("state-newest")
+	if p, _, _ := pose(1); p.X != 4010 {
+		t.Fatalf("after the first update x = %v, want 4010", p.X)
 	}
-	dgram("state-delta")
-	if p, _, _ := pose(1); p.X != 4004.5 {
-		t.Fatalf("after the delta x = %v, want 4004.5", p.X)
+	dgram("state-age") // frame 3 never arrives
+	if p, _, _ := pose(1); p.X != 4030 {
+		t.Fatalf("after the update with an age x = %v, want 4030", p.X)
 	}
-	dgram("state-spawn-despawn")
+	dgram("state-spawn-removal")
 	if _, _, ok := pose(1); ok {
 		t.Fatal("entity 1 not removed")
 	}
@@ -132,4 +142,20 @@ func TestGoldenReplication(t *testing.T) {
 		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
 	}
 	dgram("auth-state")
+
+	// The bit tables of the State examples are what the messages say.
+	tables := wiretest.Tables(t, "../wire/PROTOCOL.md", "replicate-bits")
+	for name, b := range got {
+		if wire.Kind(b[0]) != wire.KindState {
+			continue
+		}
+		want, ok := tables[name]
+		if !ok {
+			t.Errorf("PROTOCOL.md has no replicate-bits table %q; it should read:\n%s", name, strings.Join(describeState(t, c.reg, b[1:]), "\n"))
+			continue
+		}
+		if gotLines := describeState(t, c.reg, b[1:]); strings.Join(gotLines, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: the message reads\n%s\nPROTOCOL.md says\n%s", name, strings.Join(gotLines, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }

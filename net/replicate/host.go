@@ -7,7 +7,6 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/wire"
 )
 
 // HostConfig tunes the host replicator. Zero fields take the defaults noted.
@@ -15,7 +14,9 @@ type HostConfig struct {
 	// SendEvery sends state every this many simulation steps. Default 2: 30 Hz
 	// at the default 60 Hz step.
 	SendEvery int
-	// StepRate is simulation steps per second, for the budget. Default 60.
+	// StepRate is simulation steps per second, for the budget and the motion
+	// prediction of poses (it must be the tick rate clients are told in
+	// Welcome; the session sets it). Default 60.
 	StepRate float64
 	// BitsPerSecond is each peer's budget for state, counting payloads,
 	// message framing and DatagramOverhead. Default 256,000.
@@ -24,25 +25,27 @@ type HostConfig struct {
 	// (the connection's header and QUIC's), counted in the budget. Default 48.
 	DatagramOverhead int
 	// JoinWindow is the most bytes a join keeps queued on the join lane; pages
-	// are built only while less is queued. Default 256 KiB.
+	// are built only while less is queued. Default 1 MiB.
 	JoinWindow int
 	// JoinPage is the size a join page is filled to, in bytes. Default 16 KiB.
 	JoinPage int
+	// JoinBytesPerStep bounds the join pages all joining peers together get
+	// built in one step, so that joins do not stretch the host's tick.
+	// Default 2 MiB.
+	JoinBytesPerStep int
 	// MaxJoinRounds is how many rounds a join may take before the peer is
 	// dropped as unable to keep up with the world. Default 8.
 	MaxJoinRounds int
-	// Records is how many sent STATE messages per peer are remembered until
-	// their fate is known. At least (and by default) wire.AckWindow, 1024.
-	Records int
 	// Priority, if set, weighs how fast changes of entity e become due for
 	// peer p: 1 is the default, 0.25 makes a change wait four times as long
 	// (a body far from the peer's player, say), 2 makes it due twice as fast.
-	// Clamped to [1/16, 4]. Called for each dirty entity each send tick.
+	// Clamped to [1/16, 4], and multiplied with Interest's weight by distance.
+	// Called for each dirty entity each send tick.
 	Priority func(p ecs.PeerID, e arche.Entity) float64
-	// Scope, if set, says whether entity e is in peer p's scope. An entity out
-	// of scope is not sent; one that leaves scope is removed from the peer on
-	// its next change, and one that enters is spawned on its next change.
-	Scope func(p ecs.PeerID, e arche.Entity) bool
+	// Interest is the spatial scope: which entities each peer receives, and
+	// how urgent by distance from what it owns. On by default; see
+	// InterestConfig.
+	Interest InterestConfig
 }
 
 func (c *HostConfig) defaults() {
@@ -59,19 +62,18 @@ func (c *HostConfig) defaults() {
 		c.DatagramOverhead = 48
 	}
 	if c.JoinWindow <= 0 {
-		c.JoinWindow = 256 << 10
+		c.JoinWindow = 1 << 20
 	}
 	if c.JoinPage <= 0 {
 		c.JoinPage = 16 << 10
 	}
+	if c.JoinBytesPerStep <= 0 {
+		c.JoinBytesPerStep = 2 << 20
+	}
 	if c.MaxJoinRounds <= 0 {
 		c.MaxJoinRounds = 8
 	}
-	if c.Records < wire.AckWindow {
-		// A token names a record by its index: the ring must outlast every
-		// datagram the connection may still report on.
-		c.Records = wire.AckWindow
-	}
+	c.Interest.defaults()
 }
 
 // ErrJoinTooSlow is a peer's error when the world changed faster than its join
@@ -81,28 +83,75 @@ var ErrJoinTooSlow = errors.New("replicate: the world changes faster than the jo
 // HostReplicator replicates a host's world to its peers. It is an ecs.System:
 // add it last to the host's schedule, so it reads every report of the step.
 //
+// Work that is the same for every peer is done once: each reported
+// component is quantized once per step into a shared image, its urgency is
+// measured once per send tick, and an item's encoding is shared by every peer
+// whose baseline for the entity is the same. Per peer remain its dirty set,
+// scope, priorities, deltas against its acknowledged frames, and
+// acknowledgements.
+//
 // Not safe for concurrent use: it runs on the simulation goroutine, and so
 // must every call into it.
 type HostReplicator struct {
-	reg     *Registry
-	w       *ecs.World
-	cfg     HostConfig
-	peers   []*HostPeer
-	buf     []byte
-	scratch []int32
-	steps   uint64
+	reg    *Registry
+	w      *ecs.World
+	cfg    HostConfig
+	peers  []*HostPeer
+	byID   []*HostPeer // by peer id
+	steps  uint64
+	frame  uint32 // the frame being stepped
+	tick   uint32 // send ticks so far
+	joins  int    // peers joining
+	budget int    // join bytes left this step
+
+	ents       []entState
+	img        []int32 // slot*fields: the shared wire images
+	hist       history
+	pending    []int32 // slots with ePending
+	changes    []change
+	keys       []uint64 // scratch: sort keys
+	tmpKeys    []uint64
+	tmpChanges []change
+	scratch    []int32
+
+	book  codeBook
+	stats streamStats
+	enc   encoder
+	pred  predictor
+	grid  grid
+
+	buf      []byte
+	lastMsgs sentMessages
+}
+
+// change is one entry of a send tick's list of changed entities, shared by
+// every peer: in network-id order.
+type change struct {
+	slot int32
+	id   ecs.NetID
+	comp uint16 // components whose image changed since the last send tick
 }
 
 // NewHost returns a host replicator for reg's world.
 func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	cfg.defaults()
-	return &HostReplicator{
+	h := &HostReplicator{
 		reg:     reg,
 		w:       reg.world,
 		cfg:     cfg,
 		buf:     make([]byte, 0, MaxStatePayload+64),
-		scratch: make([]int32, max(reg.fields, 1)),
+		scratch: make([]int32, MaxFields),
 	}
+	h.hist.init(reg.fields)
+	h.book.n = 2 + 2*reg.fields
+	for i := range h.book.n {
+		h.book.codes[i] = code{k: 4}
+	}
+	h.pred = newPredictor(reg, cfg.StepRate)
+	h.grid.init(&h.cfg.Interest)
+	h.grid.bind(reg)
+	h.enc.h = h
+	return h
 }
 
 // Config returns the configuration in force.
@@ -111,17 +160,19 @@ func (h *HostReplicator) Config() HostConfig { return h.cfg }
 // AddPeer starts replicating to peer id through out: its join begins at the
 // next step. The peer must not be added twice.
 func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
-	for _, p := range h.peers {
-		if p.id == id {
-			panic(fmt.Sprintf("replicate: peer %d added twice", id))
-		}
+	if h.Peer(id) != nil {
+		panic(fmt.Sprintf("replicate: peer %d added twice", id))
 	}
-	p := &HostPeer{h: h, id: id, out: out, sent: make([]sentRecord, h.cfg.Records)}
-	p.base.fields = h.reg.fields
-	p.base.comps = len(h.reg.comps)
+	p := &HostPeer{h: h, id: id, out: out}
 	p.grow(h.w.NetSlots())
 	p.join = newJoin(h, p)
+	h.joins++
 	h.peers = append(h.peers, p)
+	for int(id) >= len(h.byID) {
+		h.byID = append(h.byID, nil)
+	}
+	h.byID[id] = p
+	h.grid.addPeer(p)
 	return p
 }
 
@@ -129,9 +180,14 @@ func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
 func (h *HostReplicator) RemovePeer(id ecs.PeerID) {
 	for i, p := range h.peers {
 		if p.id == id {
+			if p.join != nil {
+				h.joins--
+			}
+			h.grid.removePeer(p)
 			copy(h.peers[i:], h.peers[i+1:])
 			h.peers[len(h.peers)-1] = nil
 			h.peers = h.peers[:len(h.peers)-1]
+			h.byID[id] = nil
 			return
 		}
 	}
@@ -139,10 +195,8 @@ func (h *HostReplicator) RemovePeer(id ecs.PeerID) {
 
 // Peer returns the replication state of peer id, or nil.
 func (h *HostReplicator) Peer(id ecs.PeerID) *HostPeer {
-	for _, p := range h.peers {
-		if p.id == id {
-			return p
-		}
+	if int(id) < len(h.byID) {
+		return h.byID[id]
 	}
 	return nil
 }
@@ -151,9 +205,7 @@ func (h *HostReplicator) Peer(id ecs.PeerID) *HostPeer {
 // arrived.
 func (h *HostReplicator) Delivered(id ecs.PeerID, token uint32) {
 	if p := h.Peer(id); p != nil {
-		if r := p.tokenRecord(token); r != nil {
-			p.resolve(r, true)
-		}
+		p.notice(token, true)
 	}
 }
 
@@ -161,166 +213,262 @@ func (h *HostReplicator) Delivered(id ecs.PeerID, token uint32) {
 // lost: what it carried is sent again, at its newest state.
 func (h *HostReplicator) Lost(id ecs.PeerID, token uint32) {
 	if p := h.Peer(id); p != nil {
-		if r := p.tokenRecord(token); r != nil {
-			p.resolve(r, false)
-		}
+		p.notice(token, false)
 	}
 }
 
-// Update reads the step's journal into every peer's dirty state, advances
-// joins, and on send steps packs and sends each peer's updates. Cost: the
-// step's reports times the peers, plus what is sent; nothing in the size of
-// the world.
+// Update reads the step's journal into the shared images (quantizing each
+// reported component once) and the peers' spawn and removal records,
+// advances joins, and on send steps measures the urgency of what changed
+// once, then packs and sends each peer's updates. Cost: the step's reports,
+// plus per peer what changed in its scope and what it is sent; nothing in the
+// size of the world.
 func (h *HostReplicator) Update(w *ecs.World) {
 	h.steps++
+	h.frame = uint32(w.Frame())
+	h.growShared(w.NetSlots())
 	j := w.Journal()
-	if len(h.peers) > 0 {
-		for _, d := range j.Despawned() {
-			for _, p := range h.peers {
-				p.onDespawn(d.ID, d.Slot)
-			}
-		}
-		for _, e := range j.Spawned(w) {
-			slot, _ := w.NetSlot(e)
-			ni, _ := w.Identity(e)
-			for _, p := range h.peers {
-				p.onSpawn(slot)
-				if ni.Owner == p.id {
-					p.authDirty = true
-				}
-			}
-		}
-		for _, e := range j.Reowned(w) {
-			slot, _ := w.NetSlot(e)
-			ni, _ := w.Identity(e)
-			for _, p := range h.peers {
-				p.onReown(slot, ni.Owner)
-			}
-		}
-		for _, ch := range j.Changes(w) {
-			c := h.reg.fromBit(ch.Bit)
-			if c < 0 {
-				continue
-			}
-			var owner ecs.PeerID
-			if ni, ok := w.Identity(ch.Entity); ok {
-				owner = ni.Owner
-			}
-			for _, p := range h.peers {
-				p.onChange(ch.Slot, c, owner)
-			}
-		}
+	for _, d := range j.Despawned() {
+		h.despawn(d.ID, d.Slot)
 	}
+	for _, e := range j.Spawned(w) {
+		h.spawn(e)
+	}
+	for _, e := range j.Reowned(w) {
+		h.reown(e)
+	}
+	for _, ch := range j.Changes(w) {
+		c := h.reg.fromBit(ch.Bit)
+		if c < 0 {
+			continue
+		}
+		h.onChange(ch.Entity, ch.Slot, c)
+	}
+	h.budget = h.cfg.JoinBytesPerStep
 	send := h.steps%uint64(h.cfg.SendEvery) == 0
+	if send {
+		h.prepareTick()
+	}
 	for _, p := range h.peers {
 		if p.err != nil {
 			continue
 		}
 		if p.join != nil {
 			p.join.tick(p)
+			if p.join == nil {
+				h.joins--
+			}
 			continue
 		}
 		if send {
 			p.refill()
+			p.merge(h.changes)
 			p.pack()
 			p.sendAuth()
 		}
 	}
 }
 
-// refill adds a send interval's worth of budget, keeping at most two.
-func (p *HostPeer) refill() {
-	p.tokens = min(p.tokens+p.maxTokens()/2, p.maxTokens())
+func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
+	if int(slot) < len(h.ents) {
+		e := &h.ents[slot]
+		if e.id == id {
+			e.flags &^= eLive
+			h.grid.remove(h, slot)
+			if e.hist != 0 {
+				h.hist.release(e.hist - 1)
+			}
+			*e = entState{cell: -1}
+		}
+	}
+	for _, p := range h.peers {
+		p.onDespawn(id, slot)
+	}
 }
 
-// maxTokens is the most budget a peer saves up: two send intervals' worth.
-func (p *HostPeer) maxTokens() uint32 {
-	cfg := &p.h.cfg
-	return 2 * uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate)
-}
-
-// sortDirty orders the dirty list by priority, highest first (a counting
-// sort over the 256 priorities; stable; no allocation in steady state).
-func (p *HostPeer) sortDirty() {
-	var count [256]int32
-	for _, slot := range p.dirty {
-		count[p.slots[slot].prio]++
-	}
-	var start [256]int32
-	pos := int32(0)
-	for i := 255; i >= 0; i-- {
-		start[i] = pos
-		pos += count[i]
-	}
-	if cap(p.order) < len(p.dirty) {
-		p.order = make([]int32, len(p.dirty), 2*len(p.dirty))
-	}
-	p.order = p.order[:len(p.dirty)]
-	for _, slot := range p.dirty {
-		pr := p.slots[slot].prio
-		p.order[start[pr]] = slot
-		start[pr]++
-	}
-	p.dirty, p.order = p.order, p.dirty
-}
-
-// sendAuth sends the owner the state of its entities when it changed or a
-// newer input frame was applied.
-func (p *HostPeer) sendAuth() {
-	if !p.authDirty {
-		return
-	}
-	h := p.h
+func (h *HostReplicator) spawn(ent arche.Entity) {
 	w := h.w
-	owned := w.Owned(p.id)
-	if len(owned) == 0 {
-		p.authDirty = false
+	slot, _ := w.NetSlot(ent)
+	ni, _ := w.Identity(ent)
+	h.growShared(int(slot) + 1)
+	e := &h.ents[slot]
+	*e = entState{id: ni.ID, owner: ni.Owner, since: h.frame, changed: h.frame, flags: eLive, cell: -1}
+	reg := h.reg
+	a := w.Arche()
+	for c := range reg.comps {
+		comp := &reg.comps[c]
+		if !a.Has(ent, comp.id) {
+			continue
+		}
+		comp.quant(a.Get(ent, comp.id), h.image(slot)[reg.offset[c]:][:comp.fields])
+		e.has |= 1 << c
+	}
+	for _, p := range h.peers {
+		p.grow(int(slot) + 1)
+	}
+	h.grid.place(h, slot)
+	for _, p := range h.peers {
+		p.onSpawn(slot)
+		if ni.Owner == p.id {
+			p.authDirty = true
+		}
+	}
+}
+
+func (h *HostReplicator) reown(ent arche.Entity) {
+	slot, _ := h.w.NetSlot(ent)
+	ni, _ := h.w.Identity(ent)
+	old := h.ents[slot].owner
+	h.ents[slot].owner = ni.Owner
+	h.grid.reown(h, slot, old)
+	for _, p := range h.peers {
+		if in := h.grid.inScope(p, slot); in && p.slots[slot].flags&fOut != 0 {
+			p.enter(slot)
+		} else if !in {
+			p.leave(slot)
+		}
+		p.onReown(slot, ni.Owner)
+	}
+}
+
+// onChange quantizes the reported component c of the entity in slot; a new
+// image makes the entity pending for the next send tick.
+func (h *HostReplicator) onChange(ent arche.Entity, slot int32, c int) {
+	e := &h.ents[slot]
+	if e.flags&eLive == 0 {
 		return
 	}
-	frame := p.inputFrame
-	if frame == 0 {
-		frame = w.Frame()
+	if !h.quantize(ent, slot, c, h.frame) {
+		return
 	}
+	if c == h.grid.pos {
+		h.grid.moved(h, slot)
+	}
+	e.pend |= 1 << c
+	if e.flags&ePending == 0 {
+		e.flags |= ePending
+		h.pending = append(h.pending, slot)
+	}
+	if h.joins > 0 {
+		for _, p := range h.peers {
+			if p.join != nil {
+				p.join.onChange(p, slot)
+			}
+		}
+	}
+	if e.owner != ecs.HostPeer {
+		if p := h.Peer(e.owner); p != nil {
+			p.authDirty = true
+		}
+	}
+}
+
+// prepareTick does a send tick's shared work: the pending entities'
+// urgency, measured once for every peer, the list of changes in network-id
+// order, and this tick's codes.
+func (h *HostReplicator) prepareTick() {
+	h.tick++
+	h.changes = h.changes[:0]
+	for _, slot := range h.pending {
+		e := &h.ents[slot]
+		e.flags &^= ePending
+		if e.flags&eLive == 0 || e.pend == 0 {
+			continue
+		}
+		e.urg = uint8(h.urgency(slot))
+		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend})
+		e.pend = 0
+	}
+	h.pending = h.pending[:0]
+	h.sortChanges()
+	if h.tick%statsEvery == 1 {
+		for i := range h.book.n {
+			h.book.codes[i] = h.stats.choose(i, h.book.codes[i])
+		}
+	}
+	h.enc.reset()
+}
+
+// sortChanges orders the tick's changes by network id.
+func (h *HostReplicator) sortChanges() {
+	ch := h.changes
+	sorted := true
+	for i := 1; i < len(ch); i++ {
+		if ch[i].id < ch[i-1].id {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	h.keys = h.keys[:0]
+	for i := range ch {
+		h.keys = append(h.keys, uint64(ch[i].id)<<32|uint64(i))
+	}
+	h.keys, h.tmpKeys = sortKeys(h.keys, h.tmpKeys)
+	h.tmpChanges = append(h.tmpChanges[:0], ch...)
+	for i, k := range h.keys {
+		ch[i] = h.tmpChanges[uint32(k)]
+	}
+}
+
+// Priority units: an item is due when its priority reaches urgent; each send
+// tick a dirty item gains between MinUrgency·urgent and urgent, by the size of
+// its change (see Codec.Significant).
+const urgent = 16
+
+// MinUrgency is the least priority a dirty item gains per send tick, as a
+// fraction of what makes it due: the slowest creeping change goes out at least
+// every 1/MinUrgency send ticks.
+const MinUrgency = 1.0 / 8
+
+// urgency returns the priority the entity in slot gains per send tick:
+// urgent for a component without thresholds or without a sent image to
+// measure from, else in proportion to the largest change since the image last
+// sent, against the thresholds. Measured once per tick for every peer.
+func (h *HostReplicator) urgency(slot int32) int {
+	e := &h.ents[slot]
 	reg := h.reg
-	q := h.scratch
-	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
-	header := len(h.buf)
-	var tmp [256]byte
-	for _, e := range owned {
-		ni, _ := w.Identity(e)
-		mask := reg.mask(e)
-		b := wire.AppendUvarint(tmp[:0], uint64(ni.ID))
-		b = wire.AppendUvarint(b, uint64(mask)<<itemShift)
-		for c := range reg.comps {
-			if mask&(1<<uint(c)) == 0 {
+	ref, refHas := h.imageAt(slot, e.ref)
+	if ref == nil || e.ref == 0 {
+		return urgent
+	}
+	cur := h.image(slot)
+	best := int(urgent * MinUrgency)
+	for c := range reg.comps {
+		bit := uint16(1) << uint(c)
+		comp := &reg.comps[c]
+		if e.pend&bit == 0 {
+			continue
+		}
+		if !comp.delta || comp.signif[0] == 0 || refHas&bit == 0 {
+			return urgent
+		}
+		off := reg.offset[c]
+		for i := range comp.fields {
+			t := comp.signif[i]
+			if t <= 0 {
 				continue
 			}
-			comp := &reg.comps[c]
-			img := q[reg.offset[c] : reg.offset[c]+comp.fields]
-			comp.quant(w.Arche().Get(e, comp.id), img)
-			b = appendAbsolute(b, img)
+			d := int64(wrapDiff(cur[off+i], ref[off+i], comp.wrap[i]))
+			if d < 0 {
+				d = -d
+			}
+			if d >= int64(t) {
+				return urgent
+			}
+			best = max(best, int(d*urgent/int64(t)))
 		}
-		if len(h.buf)+len(b) > MaxStatePayload && len(h.buf) > header {
-			p.sendAuthMessage(frame)
-			h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
-		}
-		h.buf = append(h.buf, b...)
 	}
-	if len(h.buf) > header {
-		p.sendAuthMessage(frame)
-	}
-	p.authDirty = false
+	return best
 }
 
-func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
-	h := p.h
-	rec, token := p.record(frame)
-	rec.auth = true
-	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, token); err == nil {
-		p.stats.AuthMessages++
-	} else {
-		p.resolve(rec, false)
-	}
-	cost := uint32(len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead)
-	p.tokens -= min(cost, p.tokens)
+// markSent notes that the current image of the entity in slot went to a
+// peer: it becomes what urgency is measured from, and is kept in the
+// history when it is replaced.
+func (h *HostReplicator) markSent(slot int32) {
+	e := &h.ents[slot]
+	e.flags |= eSent
+	e.ref = e.since
 }

@@ -1,8 +1,6 @@
 package replicate
 
 import (
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -12,109 +10,59 @@ const (
 	fSpawning              // a spawn is in flight
 	fNeedSpawn             // a spawn must be sent
 	fListed                // the slot is in the peer's dirty list
-	fPaged                 // join: the entity went out in a page (frame says when)
-	fCatchUp               // join: changed since its page; in the catch-up list
+	fPaged                 // join: the entity went out in a page (base says when)
+	fCatchUp               // join: changed since its page; paged again in the next round
 	fSent                  // a spawn went out since the slot was last reset
+	fOut                   // out of the peer's scope: not sent, removed from the peer
 )
 
 // peerSlot is a peer's record of one networked entity: 12 bytes, the whole
-// per-entity cost of a peer that holds nothing else for it.
+// per-entity cost of a peer, joining or not. The values the peer holds are
+// not copied: base names the frame of the shared image the peer
+// acknowledged.
 type peerSlot struct {
-	// frame is when the peer's record of this entity began: its page (join)
-	// or its newest spawn. Notices of messages sent before it are stale.
-	frame uint32
-	base  int32  // baseline record + 1; 0: none
-	dirty uint16 // components changed since the peer's state
+	base  uint32 // frame of the image the peer acknowledged (its delta baseline); 0: none
+	dirty uint16 // components to send
 	prio  uint8  // priority gained while waiting
 	flags uint8
-}
-
-// entityRef is a live entity with its network id.
-type entityRef struct {
-	entity arche.Entity
-	id     ecs.NetID
-}
-
-// sentItem is one entity's part of a sent STATE message.
-type sentItem struct {
-	slot   int32
-	id     ecs.NetID
-	mask   uint16 // components whose values rode
-	kind   uint8  // itemSpawn, itemDespawn or 0 (update)
-	sendNo uint32 // the entity's send number
-	valOff int32  // offset of the values in the record's vals (registry layout)
-}
-
-// sentRecord is what one sent STATE message carried, kept until its fate is
-// known.
-type sentRecord struct {
-	frame uint32
-	live  bool
-	auth  bool // an AUTH_STATE: a loss makes the owner's state due again
-	items []sentItem
-	vals  []int32
+	sends uint8 // items of the entity sent to the peer, wrapping
+	bsend uint8 // sends when the baseline's item went out
+	epoch uint8 // bumped whenever the peer's record of the entity starts anew
 }
 
 // despawnEntry is a removal a peer must learn of.
 type despawnEntry struct {
 	id     ecs.NetID
 	flying bool
+	// back: the entity came back into scope while its removal was in
+	// flight. A loss drops the removal; a delivery sends the entity again.
+	back bool
+	slot int32
 }
-
-// baselines holds, per entity the peer was sent, the values it acknowledged:
-// flat slices indexed by record.
-type baselines struct {
-	fields, comps int
-	vals          []int32  // record*fields
-	frames        []uint32 // record*comps: frame of the acknowledged value
-	sendNos       []uint32 // record*comps: send number of that value
-	has           []uint16 // record: components with a baseline
-	sends         []uint32 // record: the entity's sends so far
-	free          []int32
-}
-
-func (b *baselines) alloc() int32 {
-	if n := len(b.free); n > 0 {
-		r := b.free[n-1]
-		b.free = b.free[:n-1]
-		b.has[r] = 0
-		b.sends[r] = 0
-		return r
-	}
-	r := int32(len(b.has))
-	b.vals = append(b.vals, make([]int32, b.fields)...)
-	b.frames = append(b.frames, make([]uint32, b.comps)...)
-	b.sendNos = append(b.sendNos, make([]uint32, b.comps)...)
-	b.has = append(b.has, 0)
-	b.sends = append(b.sends, 0)
-	return r
-}
-
-func (b *baselines) release(r int32) { b.free = append(b.free, r) }
 
 // HostPeer is the host's replication state for one peer. Create it with
 // HostReplicator.AddPeer.
+//
+// Its memory is in proportion to what it is and has in flight: a 12-byte
+// slot per networked entity, its dirty list, and a record of each message
+// whose fate is not known yet, with 16 bytes per item it carried.
 type HostPeer struct {
 	h          *HostReplicator
 	id         ecs.PeerID
 	out        Out
 	slots      []peerSlot
-	dirty      []int32
-	order      []int32  // scratch: dirty slots by priority
-	arena      []byte   // scratch: encoded item bodies of this send tick
-	picks      []pick   // scratch: items chosen this send tick
-	pickVals   []int32  // scratch: their wire images
-	order64    []uint64 // scratch: picks by network id
+	dirty      []uint64 // dirtyKey of each listed entity, by network id
+	added      []uint64 // listed since the last send tick, in no order
 	despawns   []despawnEntry
-	base       baselines
-	sent       []sentRecord
-	next       uint32 // next record
+	recs       records
 	tokens     uint32 // budget bytes available
 	authDirty  bool
 	inputFrame ecs.Frame
 	join       *joinState
 	err        error
 	stats      PeerStats
+	scope      peerScope
+	pk         packScratch
 }
 
 // PeerStats counts one peer's replication traffic. Totals since the peer was
@@ -122,12 +70,16 @@ type HostPeer struct {
 type PeerStats struct {
 	Messages, Items, Bytes uint64 // STATE messages, items and payload bytes sent
 	Spawns, Despawns       uint64 // spawn and removal items sent
-	Deltas                 uint64 // components sent as deltas
+	Deltas                 uint64 // items sent as deltas of a baseline
+	Shared                 uint64 // items whose encoded fields were another peer's
+	Reused                 uint64 // messages whose bytes were another peer's
 	Resent                 uint64 // items marked dirty again after a loss
 	AuthMessages           uint64
 	JoinPages, JoinBytes   uint64
+	JoinEntities           uint64 // entities the join sent
 	JoinRounds             int
 	Deferred               uint64 // dirty items left for a later tick by the budget
+	Entered, Left          uint64 // entities that entered and left the peer's scope
 }
 
 // ID returns the peer's id.
@@ -153,7 +105,21 @@ func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 }
 
 // PendingDirty returns how many entities wait to be sent to the peer.
-func (p *HostPeer) PendingDirty() int { return len(p.dirty) }
+func (p *HostPeer) PendingDirty() int { return len(p.dirty) + len(p.added) }
+
+// Held returns how many networked entities the host counts the peer as
+// holding or about to hold: those in its scope. Once the peer has
+// acknowledged everything sent, it holds exactly these. O(world): for tests
+// and tools, not for every tick.
+func (p *HostPeer) Held() int {
+	n := 0
+	for i := range p.slots {
+		if p.h.ents[i].flags&eLive != 0 && p.slots[i].flags&fOut == 0 {
+			n++
+		}
+	}
+	return n
+}
 
 func (p *HostPeer) grow(n int) {
 	switch {
@@ -168,24 +134,31 @@ func (p *HostPeer) grow(n int) {
 	}
 }
 
-func (p *HostPeer) list(slot int32) {
-	s := &p.slots[slot]
-	if s.flags&fListed == 0 {
-		s.flags |= fListed
-		p.dirty = append(p.dirty, slot)
-	}
+// reset starts the peer's record of the entity in slot anew: notices of
+// messages sent before are stale, and so is its entry in the dirty list, if
+// any. Only fOut stays.
+func (s *peerSlot) reset() {
+	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 }
 
 // onSpawn notes a new networked entity.
 func (p *HostPeer) onSpawn(slot int32) {
 	p.grow(int(slot) + 1)
+	s := &p.slots[slot]
+	s.flags &^= fOut
+	if !p.h.grid.inScope(p, slot) {
+		s.flags |= fOut
+	}
 	if p.join != nil {
 		p.join.onSpawn(p, slot)
 		return
 	}
-	s := &p.slots[slot]
-	listed := s.flags & fListed
-	*s = peerSlot{flags: fNeedSpawn | listed, prio: 255, frame: uint32(p.h.w.Frame())}
+	s.reset()
+	if s.flags&fOut != 0 {
+		return
+	}
+	s.flags |= fNeedSpawn
+	s.prio = 255
 	p.list(slot)
 }
 
@@ -199,6 +172,7 @@ func (p *HostPeer) onDespawn(id ecs.NetID, slot int32) {
 		return
 	}
 	p.forget(slot, id)
+	p.slots[slot].flags &^= fOut
 }
 
 // forget resets the peer's record of the entity id in slot, queueing its
@@ -209,10 +183,7 @@ func (p *HostPeer) forget(slot int32, id ecs.NetID) {
 	if s.flags&(fKnown|fSpawning|fSent) != 0 {
 		p.despawns = append(p.despawns, despawnEntry{id: id})
 	}
-	if s.base != 0 {
-		p.base.release(s.base - 1)
-	}
-	*s = peerSlot{flags: s.flags & fListed, frame: uint32(p.h.w.Frame())}
+	s.reset()
 }
 
 // onReown notes that the entity in slot got a new owner: every peer learns it
@@ -228,85 +199,103 @@ func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
 	if owner == p.id {
 		p.authDirty = true
 	}
-	p.slots[slot].flags |= fNeedSpawn
-	p.list(slot)
-}
-
-// onChange notes that component c of the entity in slot changed.
-func (p *HostPeer) onChange(slot int32, c int, owner ecs.PeerID) {
-	if int(slot) >= len(p.slots) {
-		return
-	}
-	if p.join != nil {
-		p.join.onChange(p, slot)
-		return
-	}
-	if owner == p.id {
-		p.authDirty = true
-		return
-	}
 	s := &p.slots[slot]
-	if s.flags&(fKnown|fSpawning|fNeedSpawn) == 0 {
-		// Not held by the peer (out of scope): it enters with a spawn.
-		s.flags |= fNeedSpawn
+	if s.flags&fOut != 0 {
+		return
 	}
-	s.dirty |= 1 << uint(c)
+	s.flags |= fNeedSpawn
 	p.list(slot)
 }
 
-// record returns a fresh sent record and its token.
-func (p *HostPeer) record(frame ecs.Frame) (*sentRecord, uint32) {
-	i := p.next % uint32(len(p.sent))
-	r := &p.sent[i]
-	if r.live {
-		// Unresolved after a full ring of sends: its fate is lost.
-		p.resolve(r, false)
+// enter makes the entity in slot part of the peer's scope: it is sent whole.
+func (p *HostPeer) enter(slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fOut == 0 {
+		return
 	}
-	p.next++
-	r.live = true
-	r.auth = false
-	r.frame = uint32(frame)
-	r.items = r.items[:0]
-	r.vals = r.vals[:0]
-	return r, i + 1
+	s.flags &^= fOut
+	p.stats.Entered++
+	if p.join != nil {
+		p.join.onEnter(p, slot)
+		return
+	}
+	p.cancelRemoval(p.h.ents[slot].id, slot)
+	s.reset()
+	s.flags |= fNeedSpawn
+	s.prio = 255
+	p.list(slot)
 }
 
-func (p *HostPeer) tokenRecord(token uint32) *sentRecord {
-	if token == 0 || int(token) > len(p.sent) {
-		return nil
+// leave takes the entity in slot out of the peer's scope: the peer removes
+// it now, not on its next change.
+func (p *HostPeer) leave(slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fOut != 0 {
+		return
 	}
-	r := &p.sent[token-1]
-	if !r.live {
-		return nil
+	p.stats.Left++
+	e := &p.h.ents[slot]
+	if p.join != nil {
+		p.join.onLeave(p, e.id, slot)
+		s.flags |= fOut
+		return
 	}
-	return r
+	if e.owner != p.id {
+		p.forget(slot, e.id)
+	}
+	s.flags |= fOut
 }
 
-// resolve applies a record's fate: delivered values become baselines; lost
+// notice applies the fate of the message that carried token.
+func (p *HostPeer) notice(token uint32, delivered bool) {
+	r := p.recs.get(token)
+	if r == nil {
+		return
+	}
+	p.settle(r, delivered)
+	r.seq = 0
+	p.recs.release()
+}
+
+// record opens the record of a message about to be sent and returns it with
+// its token.
+func (p *HostPeer) record(frame uint32, auth bool) (*sentRecord, uint32) {
+	r, token, evicted := p.recs.open(frame, auth)
+	if evicted.seq != 0 {
+		// Unresolved after maxRecords newer messages: its fate is lost.
+		p.settle(&evicted, false)
+		p.recs.release()
+	}
+	return r, token
+}
+
+// maxNoticeAge is the oldest message, in send ticks, whose delivery still
+// makes a baseline: well under the 256 sends an entity's wrapping counters
+// tell apart (an entity goes at most once a send tick).
+const maxNoticeAge = 128
+
+// settle applies a record's fate: delivered images become baselines; lost
 // items are marked to go again with their newest state.
-func (p *HostPeer) resolve(r *sentRecord, delivered bool) {
-	r.live = false
+func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	if r.auth {
 		if !delivered {
 			p.authDirty = true // the owner gets its state again, at its newest
 		}
 		return
 	}
-	w := p.h.w
-	for i := range r.items {
-		it := &r.items[i]
+	h := p.h
+	fresh := h.frame-r.frame < maxNoticeAge*uint32(h.cfg.SendEvery)
+	for i := range r.n {
+		it := p.recs.item(r, i)
 		if it.kind == itemDespawn {
 			p.resolveDespawn(it.id, delivered)
 			continue
 		}
-		if int(it.slot) >= len(p.slots) {
-			continue
-		}
-		if _, id, ok := w.SlotEntity(it.slot); !ok || id != it.id {
+		if int(it.slot) >= len(p.slots) || h.ents[it.slot].id != it.id {
 			continue // the entity left; its slot may hold another
 		}
 		s := &p.slots[it.slot]
-		if r.frame < s.frame || s.flags&(fKnown|fSpawning|fNeedSpawn|fSent) == 0 {
+		if s.epoch != it.epoch {
 			continue // sent before the peer's record of the entity began anew
 		}
 		if !delivered {
@@ -314,7 +303,7 @@ func (p *HostPeer) resolve(r *sentRecord, delivered bool) {
 			if it.kind == itemSpawn && s.flags&fKnown == 0 {
 				s.flags = s.flags&^fSpawning | fNeedSpawn
 			} else {
-				s.dirty |= it.mask
+				s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has
 			}
 			p.list(it.slot)
 			continue
@@ -322,26 +311,9 @@ func (p *HostPeer) resolve(r *sentRecord, delivered bool) {
 		if it.kind == itemSpawn {
 			s.flags = s.flags&^fSpawning | fKnown
 		}
-		if s.base == 0 {
-			continue
-		}
-		b := &p.base
-		rec := s.base - 1
-		reg := p.h.reg
-		for c := range reg.comps {
-			bit := uint16(1) << uint(c)
-			if it.mask&bit == 0 || !reg.comps[c].delta {
-				continue
-			}
-			fi := int(rec)*b.comps + c
-			if b.has[rec]&bit != 0 && b.frames[fi] >= r.frame {
-				continue
-			}
-			b.has[rec] |= bit
-			b.frames[fi] = r.frame
-			b.sendNos[fi] = it.sendNo
-			off := int(rec)*b.fields + reg.offset[c]
-			copy(b.vals[off:off+reg.comps[c].fields], r.vals[int(it.valOff)+reg.offset[c]:])
+		if fresh && r.frame > s.base && s.sends-it.send < DeltaReach {
+			s.base = r.frame
+			s.bsend = it.send
 		}
 	}
 }
@@ -352,14 +324,45 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, delivered bool) {
 		if d.id != id {
 			continue
 		}
-		if delivered {
+		if delivered || d.back {
+			back, slot := delivered && d.back, d.slot
 			last := len(p.despawns) - 1
 			p.despawns[i] = p.despawns[last]
 			p.despawns = p.despawns[:last]
+			if back && p.h.ents[slot].id == id && p.slots[slot].flags&fOut == 0 {
+				// The removal reached the peer after the entity came back:
+				// it goes again.
+				s := &p.slots[slot]
+				s.reset()
+				s.flags |= fNeedSpawn
+				s.prio = 255
+				p.list(slot)
+			}
 		} else {
 			d.flying = false
 			p.stats.Resent++
 		}
+		return
+	}
+}
+
+// cancelRemoval takes back the removal of an entity that came back into the
+// peer's scope: one not sent yet is dropped (the peer still holds the
+// entity); one in flight is marked so its fate sends the entity again if
+// needed.
+func (p *HostPeer) cancelRemoval(id ecs.NetID, slot int32) {
+	for i := range p.despawns {
+		d := &p.despawns[i]
+		if d.id != id {
+			continue
+		}
+		if !d.flying {
+			last := len(p.despawns) - 1
+			p.despawns[i] = p.despawns[last]
+			p.despawns = p.despawns[:last]
+			return
+		}
+		d.back, d.slot = true, slot
 		return
 	}
 }

@@ -11,12 +11,17 @@ import (
 // joinState is the host's progress sending the world to one joining peer.
 // Its memory is the peer's 12-byte slot per entity and one page buffer: the
 // catch-up set is the slots flagged fCatchUp, found by a cursor, not a list.
+//
+// Pages are built from the shared images as the join lane drains: every
+// step, while less than JoinWindow is queued on the lane (its flow control
+// drains it), and within the step's JoinBytesPerStep for all joining peers.
 type joinState struct {
 	round    int
 	cursor   int32 // next slot to look at in this round
 	pending  int   // slots flagged fCatchUp
 	despawns []ecs.NetID
 	pages    uint32
+	sent     uint64 // entities sent in pages
 	page     []byte
 	paged    []int32 // the slots of the page being built
 }
@@ -42,9 +47,9 @@ func (j *joinState) unflag(s *peerSlot) {
 func (j *joinState) onSpawn(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
 	j.unflag(s)
-	*s = peerSlot{}
-	if j.round == 1 && slot >= j.cursor {
-		return // the cursor will reach it
+	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
+	if s.flags&fOut != 0 || j.round == 1 && slot >= j.cursor {
+		return // out of scope, or the cursor will reach it
 	}
 	j.flag(s)
 }
@@ -55,7 +60,7 @@ func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32) {
 		j.despawns = append(j.despawns, id)
 	}
 	j.unflag(s)
-	*s = peerSlot{}
+	*s = peerSlot{epoch: s.epoch + 1}
 }
 
 func (j *joinState) onChange(p *HostPeer, slot int32) {
@@ -64,21 +69,39 @@ func (j *joinState) onChange(p *HostPeer, slot int32) {
 	}
 }
 
-// remaining reports whether the round has slots left to look at.
-func (j *joinState) remaining(w *ecs.World) bool {
-	return int(j.cursor) < w.NetSlots()
+// onEnter: an entity entered the peer's scope while it joins.
+func (j *joinState) onEnter(p *HostPeer, slot int32) {
+	s := &p.slots[slot]
+	if j.round == 1 && slot >= j.cursor && s.flags&fPaged == 0 {
+		return
+	}
+	j.flag(s)
+}
+
+// onLeave: an entity left the peer's scope while it joins; one that was
+// paged is removed from the peer.
+func (j *joinState) onLeave(p *HostPeer, id ecs.NetID, slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fPaged != 0 {
+		j.despawns = append(j.despawns, id)
+	}
+	j.unflag(s)
+	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 }
 
 // next returns the next slot of the round to page, or -1.
 func (j *joinState) next(p *HostPeer) int32 {
-	w := p.h.w
-	n := int32(w.NetSlots())
+	h := p.h
+	n := int32(len(h.ents))
 	for j.cursor < n {
 		slot := j.cursor
 		j.cursor++
 		s := &p.slots[slot]
+		if s.flags&fOut != 0 {
+			continue
+		}
 		if j.round == 1 {
-			if _, _, ok := w.SlotEntity(slot); ok && s.flags&fPaged == 0 {
+			if h.ents[slot].flags&eLive != 0 && s.flags&fPaged == 0 {
 				return slot
 			}
 			continue
@@ -95,10 +118,9 @@ func (j *joinState) next(p *HostPeer) int32 {
 // behind.
 func (j *joinState) tick(p *HostPeer) {
 	h := p.h
-	w := h.w
-	p.grow(w.NetSlots())
-	for p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow {
-		if !j.remaining(w) && len(j.despawns) == 0 {
+	p.grow(len(h.ents))
+	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow {
+		if int(j.cursor) >= len(h.ents) && len(j.despawns) == 0 {
 			if !j.nextRound(p) {
 				return
 			}
@@ -135,40 +157,26 @@ func (j *joinState) nextRound(p *HostPeer) bool {
 func (j *joinState) sendPage(p *HostPeer) bool {
 	h := p.h
 	w := h.w
-	reg := h.reg
 	// Removals ride at the front of pages, a bounded number per page.
 	removals := min(len(j.despawns), h.cfg.JoinPage/wire.MaxVarintLen32)
 	b := append(j.page[:0], byte(wire.KindJoinPage))
-	b = wire.AppendUvarint(b, uint64(w.Frame()))
+	b = wire.AppendUvarint(b, uint64(h.frame))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
 	b = wire.AppendUvarint(b, uint64(removals))
 	for _, id := range j.despawns[:removals] {
 		b = wire.AppendUvarint(b, uint64(id))
 	}
-	q := h.scratch
 	j.paged = j.paged[:0]
 	for len(b) < h.cfg.JoinPage {
 		slot := j.next(p)
 		if slot < 0 {
 			break
 		}
-		e, id, _ := w.SlotEntity(slot)
-		if h.cfg.Scope != nil && !h.cfg.Scope(p.id, e) {
-			s := &p.slots[slot]
-			if s.flags&fPaged != 0 {
-				// An earlier page gave it to the peer: take it back.
-				j.despawns = append(j.despawns, id)
-			}
-			j.unflag(s)
-			*s = peerSlot{}
-			continue
-		}
-		ni, _ := w.Identity(e)
-		b = reg.appendEntityImage(b, entityRef{e, id}, ni.Owner, reg.mask(e), q)
+		b = h.appendEntityImage(b, slot)
 		s := &p.slots[slot]
 		j.unflag(s)
 		s.flags |= fPaged
-		s.frame = uint32(w.Frame())
+		s.base = h.frame
 		j.paged = append(j.paged, slot)
 	}
 	j.page = b
@@ -182,23 +190,31 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 		for _, slot := range j.paged {
 			s := &p.slots[slot]
 			s.flags &^= fPaged
+			s.base = 0
 			j.flag(s)
 		}
 		return false
 	}
+	for _, slot := range j.paged {
+		h.markSent(slot)
+	}
+	h.budget -= len(b)
 	j.despawns = append(j.despawns[:0], j.despawns[removals:]...)
 	j.pages++
+	j.sent += uint64(len(j.paged))
 	p.stats.JoinPages++
 	p.stats.JoinBytes += uint64(len(b))
+	p.stats.JoinEntities += uint64(len(j.paged))
 	return true
 }
 
 // finish sends FINAL and turns the peer to ordinary replication: every paged
-// entity is held by the peer as of its page. FINAL says how many pages the
-// join sent and how many entities they leave the peer holding, so the client
-// knows whether it has them all.
+// entity is held by the peer as of its page, which is its baseline.
+// FINAL says how many pages the join sent and how many entities they leave
+// the peer holding, so the client knows whether it has them all.
 func (j *joinState) finish(p *HostPeer) {
-	w := p.h.w
+	h := p.h
+	w := h.w
 	held := 0
 	for i := range p.slots {
 		if p.slots[i].flags&fPaged != 0 {
@@ -206,7 +222,7 @@ func (j *joinState) finish(p *HostPeer) {
 		}
 	}
 	b := append(j.page[:0], byte(wire.KindJoinFinal))
-	b = wire.AppendUvarint(b, uint64(w.Frame()))
+	b = wire.AppendUvarint(b, uint64(h.frame))
 	b = wire.AppendUvarint(b, uint64(j.pages))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
 	b = wire.AppendUvarint(b, uint64(held))
@@ -216,10 +232,11 @@ func (j *joinState) finish(p *HostPeer) {
 	}
 	for i := range p.slots {
 		s := &p.slots[i]
-		if s.flags&fPaged != 0 {
-			*s = peerSlot{flags: fKnown}
-		} else {
-			*s = peerSlot{}
+		switch {
+		case s.flags&fPaged != 0:
+			*s = peerSlot{base: s.base, flags: fKnown | s.flags&fOut, epoch: s.epoch + 1}
+		default:
+			*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 		}
 	}
 	p.stats.JoinPages++

@@ -46,6 +46,9 @@ func (l *pacedLane) drain(t *testing.T, c *ClientReplicator) {
 		}
 		l.queued = l.queued[1:]
 	}
+	if err := c.Pump(); err != nil {
+		t.Fatalf("join: %v", err)
+	}
 	if len(l.queued) == 0 {
 		l.credit = 0
 	}
@@ -201,11 +204,15 @@ func FuzzClientDatagram(f *testing.F) {
 		for _, m := range seedJoin {
 			c.HandleLane(m)
 		}
+		c.Pump()
 		if !c.Joined() {
 			t.Fatal("the seed world did not join")
 		}
 		c.HandleDatagram(wire.Kind(kind), payload)
+		// And as join messages of a client still joining.
+		c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})
 		c.HandleLane(payload)
 		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
+		c.Pump()
 	})
 }

@@ -1,104 +1,133 @@
 package replicate
 
 import (
-	"slices"
-
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// Priority units: an item is due when its priority reaches urgent; each send
-// tick a dirty item gains between MinUrgency·urgent and urgent, by the size of
-// its change (see Codec.Significant).
-const urgent = 16
-
-// MinUrgency is the least priority a dirty item gains per send tick, as a
-// fraction of what makes it due: the slowest creeping change goes out at least
-// every 1/MinUrgency send ticks.
-const MinUrgency = 1.0 / 8
-
-// urgency returns the priority the entity in slot gains this send tick: urgent
-// for a spawn, a component without an acknowledged value or without
-// thresholds, else in proportion to the largest change against the
-// thresholds.
-func (p *HostPeer) urgency(slot int32) int {
-	s := &p.slots[slot]
-	if s.flags&fNeedSpawn != 0 || s.base == 0 {
-		return urgent
-	}
-	h := p.h
-	reg := h.reg
-	e, _, ok := h.w.SlotEntity(slot)
-	if !ok {
-		return urgent
-	}
-	b := &p.base
-	rec := s.base - 1
-	q := h.scratch
-	best := int(urgent * MinUrgency)
-	for c := range reg.comps {
-		bit := uint16(1) << uint(c)
-		comp := &reg.comps[c]
-		if s.dirty&bit == 0 {
-			continue
-		}
-		if !comp.delta || comp.signif[0] == 0 || b.has[rec]&bit == 0 {
-			return urgent
-		}
-		img := q[:comp.fields]
-		comp.quant(h.w.Arche().Get(e, comp.id), img)
-		base := b.vals[int(rec)*b.fields+reg.offset[c]:][:comp.fields]
-		for i, v := range img {
-			t := comp.signif[i]
-			if t <= 0 {
-				continue
-			}
-			d := int64(wrapDiff(v, base[i], comp.wrap[i]))
-			if d < 0 {
-				d = -d
-			}
-			if d >= int64(t) {
-				return urgent
-			}
-			best = max(best, int(d*urgent/int64(t)))
-		}
-	}
-	return best
+// pick is an item chosen for a peer this send tick.
+type pick struct {
+	slot int32
+	id   ecs.NetID
+	enc  int32 // its fields in the tick's encoder; -1: not encoded there
+	head
+	bits uint32 // the item's bits without its id gap, when encoded
 }
 
-// pick is an item chosen for this send tick: its encoded body (everything
-// after the id) in the peer's arena, and its values for the sent record.
-type pick struct {
-	slot        int32
-	id          ecs.NetID
-	kind        uint8
-	mask        uint16
-	sendNo      uint32
-	body, bodyN int32 // offset and length in arena
-	vals        int32 // offset in pickVals; -1 for a removal
+// packScratch is a peer's scratch for packing, kept between send ticks.
+type packScratch struct {
+	next  []uint64 // the dirty list being built
+	order []uint64
+	picks []pick
+	keys  []uint64
+	tmp   []uint64
+	sel   []pick
+	items wire.BitWriter // the items of the message being written
+	buf   []byte
+	// avgBits is a running mean of the peer's item sizes, to tell a send
+	// tick whose due items fit the budget easily (sent in id order, encoded
+	// straight into the message) from one that must choose by priority.
+	avgBits float64
+}
+
+// dirtyKey is a dirty-list entry: the network id above the slot, so that
+// the list sorts by id.
+func dirtyKey(id ecs.NetID, slot int32) uint64 { return uint64(id)<<32 | uint64(uint32(slot)) }
+
+// refill adds a send interval's worth of budget, keeping at most two.
+func (p *HostPeer) refill() {
+	p.tokens = min(p.tokens+p.maxTokens()/2, p.maxTokens())
+}
+
+// maxTokens is the most budget a peer saves up: two send intervals' worth.
+func (p *HostPeer) maxTokens() uint32 {
+	cfg := &p.h.cfg
+	return 2 * uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate)
+}
+
+// messageHeaderBits is the most a State message's head takes beyond its
+// code block: the frame (5 bytes at most) and the item count.
+const messageHeaderBits = 5*8 + 2*16 + 1
+
+// list puts the entity in slot in the peer's dirty list, if it is not.
+func (p *HostPeer) list(slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fListed == 0 {
+		s.flags |= fListed
+		p.added = append(p.added, dirtyKey(p.h.ents[slot].id, slot))
+	}
+}
+
+// merge takes a send tick's changes (shared by every peer, in network-id
+// order) into the peer's dirty list, with those of its own entities left to
+// AUTH_STATE and those out of its scope left out, and the entities listed
+// since the last tick: one sorted list, each entity once.
+func (p *HostPeer) merge(changes []change) {
+	h := p.h
+	ps := &p.pk
+	if len(p.added) > 1 {
+		p.added, ps.tmp = sortKeys(p.added, ps.tmp)
+	}
+	out := ps.next[:0]
+	a, b, c := p.dirty, p.added, changes
+	last := uint64(1<<64 - 1)
+	emit := func(k uint64) {
+		if k != last {
+			out = append(out, k)
+			last = k
+		}
+	}
+	for len(a) > 0 || len(b) > 0 || len(c) > 0 {
+		// The smallest of the three heads.
+		var ck uint64 = 1<<64 - 1
+		if len(c) > 0 {
+			ck = dirtyKey(c[0].id, c[0].slot)
+		}
+		switch {
+		case len(a) > 0 && a[0] <= ck && (len(b) == 0 || a[0] <= b[0]):
+			emit(a[0])
+			a = a[1:]
+		case len(b) > 0 && b[0] <= ck:
+			emit(b[0])
+			b = b[1:]
+		default:
+			ch := &c[0]
+			c = c[1:]
+			s := &p.slots[ch.slot]
+			if s.flags&fOut != 0 || h.ents[ch.slot].owner == p.id {
+				continue // out of scope, or the owner's: AUTH_STATE
+			}
+			s.dirty |= ch.comp
+			if s.flags&fListed == 0 {
+				s.flags |= fListed
+				emit(ck)
+			}
+		}
+	}
+	p.added = p.added[:0]
+	p.dirty, ps.next = out, p.dirty
 }
 
 // pack sends the peer's pending removals and dirty entities within the
-// budget: due items highest priority first are chosen and encoded, then
-// written in network-id order so each id travels as a small difference from
-// the one before it.
+// budget: due items, highest priority first, are chosen, and written in
+// network-id order so each id travels as a small gap from the one before.
+// When the due items fit the budget with room to spare, they are taken in
+// the dirty list's order (by id) and nothing is sorted.
 func (p *HostPeer) pack() {
 	h := p.h
-	w := h.w
 	if len(p.despawns) == 0 && len(p.dirty) == 0 {
 		return
 	}
-	p.arena = p.arena[:0]
-	p.picks = p.picks[:0]
-	p.pickVals = p.pickVals[:0]
-	budget := int(p.tokens)
+	ps := &p.pk
+	ps.picks = ps.picks[:0]
+	budget := int(p.tokens) * 8 // bits
+	perMessage := 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n
 	est := 0
-	perMessage := wire.MessageOverhead(MaxStatePayload) + h.cfg.DatagramOverhead + wire.MaxVarintLen32
-	// cost returns the budget an item of n body bytes takes: its bytes, an id
-	// of at most three bytes, and a message's framing every MaxStatePayload.
+	// cost returns the budget an item of n bits takes: its bits, an id gap of
+	// at most 24 bits, and a message's framing every MaxStatePayload.
 	cost := func(n int) int {
-		c := n + 3
-		if est/MaxStatePayload != (est+c)/MaxStatePayload || est == 0 {
+		c := n + 24
+		if est/(8*MaxStatePayload) != (est+c)/(8*MaxStatePayload) || est == 0 {
 			c += perMessage
 		}
 		return c
@@ -109,275 +138,516 @@ func (p *HostPeer) pack() {
 		if d.flying {
 			continue
 		}
-		c := cost(1)
+		c := cost(kindRemovalBits)
 		if est+c > budget {
 			full = true
 			break
 		}
 		est += c
 		d.flying = true
-		p.arena = append(p.arena, itemDespawn)
-		p.picks = append(p.picks, pick{id: d.id, kind: itemDespawn, body: int32(len(p.arena) - 1), bodyN: 1, vals: -1})
+		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
-	for _, slot := range p.dirty {
+	h.grid.focusCells(p)
+	due := p.gain()
+	if ps.avgBits == 0 {
+		ps.avgBits = 64
+	}
+	removals := len(ps.picks)
+	sorted := float64(due)*(ps.avgBits+24) < float64(budget-est)/2
+	if sorted {
+		p.takeInOrder(&est, cost)
+	} else {
+		p.takeByPriority(&est, budget, cost, full)
+	}
+	if !sorted || removals > 0 {
+		p.sortPicks()
+	}
+	p.write()
+}
+
+// gain adds each dirty item's priority for this send tick: the urgency the
+// host measured for its change (urgent once it is due), weighed by the
+// peer's interest. It drops stale entries and returns how many are due.
+func (p *HostPeer) gain() int {
+	h := p.h
+	w := h.w
+	prio := h.cfg.Priority
+	weighed := len(p.scope.at) > 0
+	kept, due := 0, 0
+	for _, k := range p.dirty {
+		slot := int32(uint32(k))
 		s := &p.slots[slot]
-		if s.flags&fListed == 0 {
+		e := &h.ents[slot]
+		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) {
+			continue // stale: the slot was reset or holds another entity
+		}
+		if e.flags&eLive == 0 || s.flags&fOut != 0 {
+			s.flags &^= fListed
+			s.dirty = 0
 			continue
 		}
+		p.dirty[kept] = k
+		kept++
 		// A small change grows towards due by its size; once due, every
 		// item ages alike, so those waiting longest go first.
-		gain := urgent
-		if s.prio < urgent {
-			gain = p.urgency(slot)
+		g := urgent
+		if s.prio < urgent && s.flags&fNeedSpawn == 0 {
+			g = int(e.urg)
 		}
-		if h.cfg.Priority != nil {
-			if e, _, ok := w.SlotEntity(slot); ok {
-				weight := min(max(h.cfg.Priority(p.id, e), 1.0/16), 4)
-				gain = max(1, int(float64(gain)*weight+0.5))
+		if weighed || prio != nil {
+			weight := 1.0
+			if weighed {
+				weight = h.grid.weightOf(p, slot)
+			}
+			if prio != nil {
+				if ent, _, ok := w.SlotEntity(slot); ok {
+					weight *= min(max(prio(p.id, ent), 1.0/16), 4)
+				}
+			}
+			if weight != 1 {
+				g = max(1, int(float64(g)*weight+0.5))
 			}
 		}
-		s.prio = uint8(min(255, int(s.prio)+gain))
+		s.prio = uint8(min(255, int(s.prio)+g))
+		if s.prio >= urgent {
+			due++
+		}
 	}
-	p.sortDirty()
+	p.dirty = p.dirty[:kept]
+	return due
+}
+
+// takeInOrder chooses every due item, in id order: the budget is not in
+// question, so their fields are written straight into the messages.
+func (p *HostPeer) takeInOrder(est *int, cost func(int) int) {
+	ps := &p.pk
 	kept := 0
-	for _, slot := range p.dirty {
+	for _, k := range p.dirty {
+		slot := int32(uint32(k))
 		s := &p.slots[slot]
-		if s.flags&fListed == 0 {
-			continue
-		}
-		if full || s.prio < urgent {
-			// Out of budget, or a change too small to be due yet: it waits,
-			// its priority grown.
-			if full {
-				p.stats.Deferred++
-			}
-			p.dirty[kept] = slot
+		if s.prio < urgent {
+			p.dirty[kept] = k
 			kept++
 			continue
 		}
-		e, id, ok := w.SlotEntity(slot)
+		pk, ok := p.choose(slot, false)
 		if !ok {
+			s.dirty = 0
 			s.flags &^= fListed
-			continue
-		}
-		if h.cfg.Scope != nil && !h.cfg.Scope(p.id, e) {
-			p.forget(slot, id)
-			s.flags &^= fListed
-			continue
-		}
-		mark := len(p.arena)
-		pk, ok := p.encodeEntity(slot, entityRef{e, id})
-		if !ok {
+			s.prio = 0
 			continue // nothing the peer lacks
 		}
-		c := cost(int(pk.bodyN))
-		// The first item of a tick always goes once the budget is full, even
-		// if larger than the budget holds, so nothing waits behind it forever.
-		if est+c > budget && (est > 0 || p.tokens < p.maxTokens()) {
-			p.arena = p.arena[:mark]
-			p.pickVals = p.pickVals[:pk.vals]
-			full = true
-			p.dirty[kept] = slot
-			kept++
+		*est += cost(int(ps.avgBits))
+		p.commit(slot, &pk)
+		ps.picks = append(ps.picks, pk)
+	}
+	p.dirty = p.dirty[:kept]
+}
+
+// takeByPriority chooses due items highest priority first until the
+// budget is spent; the others wait, their priority grown.
+func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full bool) {
+	ps := &p.pk
+	// A counting sort of the due items over the 256 priorities (stable).
+	var count [256]int32
+	for _, k := range p.dirty {
+		if pr := p.slots[uint32(k)].prio; pr >= urgent {
+			count[pr]++
+		}
+	}
+	var start [256]int32
+	pos := int32(0)
+	for i := 255; i >= urgent; i-- {
+		start[i] = pos
+		pos += count[i]
+	}
+	if cap(ps.order) < int(pos) {
+		ps.order = make([]uint64, pos, 2*pos)
+	}
+	ps.order = ps.order[:pos]
+	for _, k := range p.dirty {
+		if pr := p.slots[uint32(k)].prio; pr >= urgent {
+			ps.order[start[pr]] = k
+			start[pr]++
+		}
+	}
+	for _, k := range ps.order {
+		slot := int32(uint32(k))
+		s := &p.slots[slot]
+		if full {
 			p.stats.Deferred++
 			continue
 		}
-		est += c
-		p.commitPick(slot, &pk)
-		p.picks = append(p.picks, pk)
+		pk, ok := p.choose(slot, true)
+		if !ok {
+			s.dirty = 0
+			s.flags &^= fListed
+			s.prio = 0
+			continue
+		}
+		c := cost(int(pk.bits))
+		// The first item of a tick always goes once the budget is full, even
+		// if larger than the budget holds, so nothing waits behind it forever.
+		if *est+c > budget && (*est > 0 || p.tokens < p.maxTokens()) {
+			full = true
+			p.stats.Deferred++
+			continue
+		}
+		*est += c
+		p.commit(slot, &pk)
+		ps.picks = append(ps.picks, pk)
+	}
+	// What went is no longer listed; the rest keeps its place by id.
+	kept := 0
+	for _, k := range p.dirty {
+		if p.slots[uint32(k)].flags&fListed != 0 {
+			p.dirty[kept] = k
+			kept++
+		}
 	}
 	p.dirty = p.dirty[:kept]
-	p.writePicks()
 }
 
-// encodeEntity encodes the item of the entity in slot into the arena: a spawn
-// with every component, or the dirty components that differ from what the
-// peer holds, as deltas where smaller. ok is false when nothing differs.
-func (p *HostPeer) encodeEntity(slot int32, e entityRef) (pk pick, ok bool) {
+// sortPicks puts the picks in network-id order.
+func (p *HostPeer) sortPicks() {
+	ps := &p.pk
+	picks := ps.picks
+	if len(picks) < 2 {
+		return
+	}
+	ps.keys = ps.keys[:0]
+	for i := range picks {
+		ps.keys = append(ps.keys, uint64(picks[i].id)<<32|uint64(i))
+	}
+	ps.keys, ps.tmp = sortKeys(ps.keys, ps.tmp)
+	ps.sel = append(ps.sel[:0], picks...)
+	for i, k := range ps.keys {
+		picks[i] = ps.sel[uint32(k)]
+	}
+}
+
+// choose finds the item the entity in slot needs: a spawn, an update coded
+// against the peer's baseline, or one without a baseline; ok is false when
+// the peer holds the entity as it is. With encode, the item's fields are
+// encoded (or found encoded for another peer) in the tick's arena, for their
+// size.
+func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 	h := p.h
-	reg := h.reg
 	s := &p.slots[slot]
-	n := len(reg.comps)
-	pk = pick{slot: slot, id: e.id, vals: int32(len(p.pickVals))}
-	p.pickVals = append(p.pickVals, make([]int32, reg.fields)...)
-	q := p.pickVals[pk.vals:]
-	start := len(p.arena)
-	var rec int32 = -1
-	if s.base != 0 {
-		rec = s.base - 1
-	}
-	b := &p.base
-	pk.sendNo = 1
-	if rec >= 0 {
-		pk.sendNo = b.sends[rec] + 1
-	}
+	e := &h.ents[slot]
+	pk = pick{slot: slot, id: e.id, enc: -1}
 	if s.flags&fSpawning != 0 {
 		// The spawn is still in flight: the peer may not hold the entity, so
 		// what changed goes as another spawn, which it applies idempotently.
 		s.flags |= fNeedSpawn
 	}
-	if s.flags&fNeedSpawn != 0 {
-		ni, _ := h.w.Identity(e.entity)
-		mask := reg.mask(e.entity)
-		p.arena = wire.AppendUvarint(p.arena, uint64(itemSpawn)|uint64(mask)<<itemShift)
-		p.arena = wire.AppendUvarint(p.arena, uint64(ni.Owner))
-		for c := range reg.comps {
-			if mask&(1<<uint(c)) == 0 {
-				continue
+	var bimg []int32
+	var bhas uint16
+	hd := &pk.head
+	hd.nd = s.dirty &^ h.reg.delta & e.has
+	switch {
+	case s.flags&fNeedSpawn != 0:
+		hd.kind, hd.flags, hd.nd, hd.mask = itemSpawn, bodySpawn, 0, e.has
+	case e.has&h.reg.delta != 0 && s.base != 0 && s.sends-s.bsend < DeltaReach:
+		// Only an entity with delta-coded components has a baseline to code
+		// against; the others go absolute (the age, 0, says so).
+		if bimg, bhas = h.imageAt(slot, s.base); bimg != nil && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
+			hd.base = s.base
+			if s.sends == s.bsend {
+				hd.flags = bodyNewest
 			}
-			comp := &reg.comps[c]
-			img := q[reg.offset[c] : reg.offset[c]+comp.fields]
-			comp.quant(h.w.Arche().Get(e.entity, comp.id), img)
-			p.arena = appendAbsolute(p.arena, img)
-		}
-		pk.kind, pk.mask = itemSpawn, mask
-		pk.body, pk.bodyN = int32(start), int32(len(p.arena)-start)
-		return pk, true
-	}
-	var mask, deltas uint16
-	var baseFrame uint32
-	for c := range reg.comps {
-		bit := uint16(1) << uint(c)
-		if s.dirty&bit == 0 {
-			continue
-		}
-		comp := &reg.comps[c]
-		img := q[reg.offset[c] : reg.offset[c]+comp.fields]
-		comp.quant(h.w.Arche().Get(e.entity, comp.id), img)
-		if rec >= 0 && b.has[rec]&bit != 0 && comp.delta {
-			fi := int(rec)*b.comps + c
-			base := b.vals[int(rec)*b.fields+reg.offset[c]:][:comp.fields]
-			if b.sendNos[fi] == b.sends[rec] && equalImage(img, base) {
-				continue // the peer holds this value and nothing newer is on its way
+			hd.mask = h.deltaMask(slot, bimg, hd.nd)
+			if hd.mask == 0 && hd.flags&bodyNewest != 0 {
+				return pk, false // the peer holds this image and nothing newer is on its way
 			}
-			// Every delta of an item shares one baseline frame, sent once.
-			if pk.sendNo-1-b.sendNos[fi] < DeltaReach && (deltas == 0 || b.frames[fi] == baseFrame) {
-				extra := 0
-				if deltas == 0 {
-					extra = wire.UvarintLen(uint64(uint32(h.w.Frame()) - b.frames[fi]))
-				}
-				if deltaLen(img, base, &comp.wrap)+extra < imageLen(img) {
-					deltas |= bit
-					baseFrame = b.frames[fi]
-				}
-			}
+			break
 		}
-		mask |= bit
+		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
+	default:
+		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
 	}
-	if mask == 0 {
-		p.pickVals = p.pickVals[:pk.vals]
-		s.dirty = 0
-		s.flags &^= fListed
-		s.prio = 0
-		return pk, false
+	if hd.base != 0 {
+		p.stats.Deltas++
 	}
-	p.arena = wire.AppendUvarint(p.arena, uint64(mask)<<itemShift|uint64(deltas)<<(itemShift+uint(n)))
-	if deltas != 0 {
-		p.arena = wire.AppendUvarint(p.arena, uint64(uint32(h.w.Frame())-baseFrame))
-	}
-	for c := range reg.comps {
-		bit := uint16(1) << uint(c)
-		if mask&bit == 0 {
-			continue
+	if encode {
+		idx, shared := h.enc.find(slot, hd, bimg, bhas)
+		if shared {
+			p.stats.Shared++
 		}
-		comp := &reg.comps[c]
-		img := q[reg.offset[c] : reg.offset[c]+comp.fields]
-		if deltas&bit != 0 {
-			p.arena = appendDelta(p.arena, img, b.vals[int(rec)*b.fields+reg.offset[c]:][:comp.fields], &comp.wrap)
-			p.stats.Deltas++
-		} else {
-			p.arena = appendAbsolute(p.arena, img)
-		}
+		pk.enc = idx
+		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
+		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
-	pk.mask = mask
-	pk.body, pk.bodyN = int32(start), int32(len(p.arena)-start)
 	return pk, true
 }
 
-// commitPick updates the peer's record of the entity for a chosen item.
-func (p *HostPeer) commitPick(slot int32, pk *pick) {
-	s := &p.slots[slot]
-	if s.base == 0 {
-		s.base = p.base.alloc() + 1
+// headBits is the most an item's head takes (an explicit head).
+func (p *HostPeer) headBits(hd *head) uint32 {
+	n := uint32(len(p.h.reg.comps)) + 1
+	switch hd.kind {
+	case itemSpawn:
+		return n + kindSpawnBits + 17
+	case itemDespawn:
+		return 1 + kindRemovalBits
 	}
-	p.base.sends[s.base-1]++
+	if hd.flags&bodyNewest == 0 {
+		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
+	}
+	return n + kindUpdateBits + 1
+}
+
+// commit updates the peer's record of the entity for a chosen item.
+func (p *HostPeer) commit(slot int32, pk *pick) {
+	s := &p.slots[slot]
+	s.sends++
+	if s.base != 0 && s.sends-s.bsend >= DeltaReach {
+		s.base = 0 // the peer may not keep it any more
+	}
 	if pk.kind == itemSpawn {
 		s.flags = s.flags&^fNeedSpawn | fSpawning | fSent
-		s.frame = uint32(p.h.w.Frame())
 		p.stats.Spawns++
 	}
 	s.dirty = 0
 	s.flags &^= fListed
 	s.prio = 0
+	p.h.markSent(slot)
 }
 
-// writePicks writes the chosen items in network-id order into STATE
-// messages and hands them to the connection.
-func (p *HostPeer) writePicks() {
-	if len(p.picks) == 0 {
+// write writes the chosen items (in network-id order) into STATE messages
+// and hands them to the connection. A peer whose items are exactly the
+// previous peer's this send tick gets the same bytes.
+func (p *HostPeer) write() {
+	ps := &p.pk
+	if len(ps.picks) == 0 {
 		return
 	}
 	h := p.h
-	p.order64 = p.order64[:0]
-	for i := range p.picks {
-		p.order64 = append(p.order64, uint64(p.picks[i].id)<<32|uint64(i))
+	picks := ps.picks
+	last := &h.lastMsgs
+	reuse := last.tick == h.tick && samePicks(last.picks, picks)
+	if !reuse {
+		last.tick = h.tick
+		last.picks = append(last.picks[:0], picks...)
+		last.bytes = last.bytes[:0]
+		last.ends = last.ends[:0]
+		last.counts = last.counts[:0]
+		p.writeMessages(picks)
 	}
-	slices.Sort(p.order64)
-	frame := h.w.Frame()
-	var rec *sentRecord
-	var token uint32
-	var prev ecs.NetID
-	header := 0
+	if reuse {
+		p.stats.Reused += uint64(len(last.counts))
+	}
 	spent := 0
-	flush := func() {
-		if rec == nil {
-			return
-		}
-		if err := p.out.QueueDatagram(wire.KindState, h.buf, token); err != nil {
-			// The datagram never left: its items are lost.
-			p.resolve(rec, false)
-		}
-		p.stats.Messages++
-		p.stats.Bytes += uint64(len(h.buf))
-		spent += len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead
-		rec = nil
+	from := 0
+	for m, n := range last.counts {
+		body := last.bytes[from:last.ends[m]]
+		from = last.ends[m]
+		spent += p.send(picks[:n], body)
+		picks = picks[n:]
 	}
-	for _, key := range p.order64 {
-		pk := &p.picks[uint32(key)]
-		body := p.arena[pk.body : pk.body+pk.bodyN]
-		if rec != nil && len(h.buf)+wire.MaxVarintLen32+len(body) > MaxStatePayload {
-			flush()
-		}
-		if rec == nil {
-			h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
-			header = len(h.buf)
-			rec, token = p.record(frame)
-			prev = 0
-		}
-		_ = header
-		h.buf = wire.AppendUvarint(h.buf, uint64(pk.id-prev))
-		prev = pk.id
-		h.buf = append(h.buf, body...)
-		it := sentItem{slot: pk.slot, id: pk.id, mask: pk.mask, kind: pk.kind, sendNo: pk.sendNo}
-		if pk.vals >= 0 {
-			it.valOff = int32(len(rec.vals))
-			rec.vals = append(rec.vals, p.pickVals[pk.vals:int(pk.vals)+h.reg.fields]...)
-		}
-		rec.items = append(rec.items, it)
-		p.stats.Items++
-		if pk.kind == itemDespawn {
-			p.stats.Despawns++
-		}
-	}
-	flush()
 	p.tokens -= uint32(min(spent, int(p.tokens)))
 }
 
-func equalImage(a, b []int32) bool {
+// sentMessages are the State messages of the last peer written this send
+// tick, and the picks they carry.
+type sentMessages struct {
+	tick   uint32
+	picks  []pick
+	bytes  []byte
+	ends   []int
+	counts []int
+}
+
+func samePicks(a, b []pick) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i].id != b[i].id || a[i].head != b[i].head {
 			return false
 		}
 	}
 	return true
+}
+
+// commonMask returns the component mask most of the picks' updates against
+// the newest image carry: items with it and such a baseline need only one
+// bit of head.
+func commonMask(picks []pick) uint16 {
+	var masks [4]uint16
+	var counts [4]int
+	for i := range picks {
+		hd := &picks[i].head
+		if hd.kind != 0 || hd.flags != bodyNewest {
+			continue
+		}
+		for k := range masks {
+			if counts[k] == 0 || masks[k] == hd.mask {
+				masks[k] = hd.mask
+				counts[k]++
+				break
+			}
+		}
+	}
+	best := 0
+	for k := range counts {
+		if counts[k] > counts[best] {
+			best = k
+		}
+	}
+	return masks[best]
+}
+
+// writeMessages writes picks into State messages of at most MaxStatePayload
+// bytes, into h.lastMsgs.
+func (p *HostPeer) writeMessages(picks []pick) {
+	h := p.h
+	ps := &p.pk
+	common := commonMask(picks)
+	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
+	start := 0
+	ps.items.Reset(ps.buf[:0])
+	idCode := h.book.codes[streamID]
+	var prev ecs.NetID
+	for i := range picks {
+		pk := &picks[i]
+		mark := ps.items.BitLen()
+		p.writeItem(&ps.items, pk, prev, common, idCode)
+		if ps.items.BitLen() > limit && i > start {
+			ps.items.Truncate(mark)
+			p.finishMessage(picks[start:i], common, mark)
+			start = i
+			ps.items.Reset(ps.buf)
+			p.writeItem(&ps.items, pk, 0, common, idCode)
+		}
+		prev = pk.id
+	}
+	p.finishMessage(picks[start:], common, ps.items.BitLen())
+}
+
+// writeItem writes one item: its id gap from prev, its head, its fields.
+func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) {
+	h := p.h
+	gap := uint64(pk.id - prev - 1)
+	idCode.write(w, gap)
+	if h.tick%statsEvery == 0 {
+		h.stats.add(streamID, gap)
+	}
+	hd := &pk.head
+	n := uint(len(h.reg.comps))
+	switch {
+	case hd.kind == 0 && hd.flags == bodyNewest && hd.mask == common:
+		w.WriteBits(1, 1) // the common head
+	case hd.kind == itemDespawn:
+		w.WriteBits(kindRemoval<<1, kindRemovalBits+1)
+		return
+	case hd.kind == itemSpawn:
+		w.WriteBits(kindSpawn<<1, kindSpawnBits+1)
+		w.WriteExpGolomb(uint64(h.ents[pk.slot].owner), 0)
+		w.WriteBits(uint64(hd.mask), n)
+	default:
+		w.WriteBits(kindUpdate<<1, kindUpdateBits+1)
+		if hd.flags&bodyNewest != 0 {
+			w.WriteBits(1, 1)
+		} else {
+			w.WriteBits(0, 1)
+			age := uint64(0)
+			if hd.flags&bodyAbsolute == 0 {
+				age = uint64(h.frame - hd.base)
+			}
+			h.put(w, streamAge, age)
+		}
+		w.WriteBits(uint64(hd.mask), n)
+	}
+	if pk.enc >= 0 {
+		x := &h.enc.encs[pk.enc]
+		copyBits(w, h.enc.arena, x.off, x.bits)
+		return
+	}
+	var bimg []int32
+	var bhas uint16
+	if hd.base != 0 {
+		bimg, bhas = h.imageAt(pk.slot, hd.base)
+	}
+	h.writeFields(w, pk.slot, hd, bimg, bhas)
+}
+
+// finishMessage assembles a State message: the frame, the item count, the
+// code block, the common mask, then the first bits of the items writer.
+func (p *HostPeer) finishMessage(picks []pick, common uint16, bits int) {
+	h := p.h
+	reg := h.reg
+	ps := &p.pk
+	var used streamSet
+	used.add(streamID)
+	var abs, res uint16
+	for i := range picks {
+		hd := &picks[i].head
+		switch {
+		case hd.kind == itemDespawn:
+		case hd.flags&(bodySpawn|bodyAbsolute) != 0:
+			abs |= hd.mask
+			if hd.kind == 0 {
+				used.add(streamAge)
+			}
+		default:
+			res |= hd.mask & reg.delta
+			abs |= hd.mask &^ reg.delta
+			if hd.flags&bodyNewest == 0 {
+				used.add(streamAge)
+			}
+		}
+	}
+	for c := range reg.comps {
+		for i := range reg.comps[c].fields {
+			if res&(1<<c) != 0 {
+				used.add(streamField + reg.offset[c] + i)
+			}
+			if abs&(1<<c) != 0 {
+				used.add(streamField + reg.fields + reg.offset[c] + i)
+			}
+		}
+	}
+	last := &h.lastMsgs
+	buf := wire.AppendUvarint(last.bytes, uint64(h.frame))
+	var w wire.BitWriter
+	w.Reset(buf)
+	w.WriteExpGolomb(uint64(len(picks)), 0)
+	h.book.writeHeader(&w, &used)
+	w.WriteBits(uint64(common), uint(len(reg.comps)))
+	items := ps.items.Finish()
+	for off := 0; bits > 0; off += 8 {
+		n := min(bits, 64)
+		copyBits(&w, items, uint32(off), uint32(n))
+		bits -= n
+	}
+	ps.buf = items[:0]
+	last.bytes = w.Finish()
+	last.ends = append(last.ends, len(last.bytes))
+	last.counts = append(last.counts, len(picks))
+}
+
+// send queues a State message carrying picks for the peer, with its record,
+// and returns the budget it took, in bytes.
+func (p *HostPeer) send(picks []pick, body []byte) int {
+	h := p.h
+	rec, token := p.record(h.frame, false)
+	for i := range picks {
+		pk := &picks[i]
+		it := sentItem{slot: pk.slot, id: pk.id, kind: pk.kind, mask: pk.nd}
+		if pk.kind == itemDespawn {
+			p.stats.Despawns++
+		} else {
+			s := &p.slots[pk.slot]
+			it.send, it.epoch = s.sends, s.epoch
+		}
+		p.recs.add(rec, it)
+	}
+	p.stats.Items += uint64(len(picks))
+	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
+		// The datagram never left: its items are lost.
+		p.notice(token, false)
+	}
+	p.stats.Messages++
+	p.stats.Bytes += uint64(len(body))
+	return len(body) + wire.MessageOverhead(len(body)) + h.cfg.DatagramOverhead
 }

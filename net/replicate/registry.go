@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -36,13 +37,14 @@ type Codec[T any] struct {
 	// acknowledged, where that is smaller. For components that change a little
 	// at a time (poses, velocities).
 	Delta bool
-	// Significant gives, per field, the change in wire steps from the value
-	// the peer acknowledged that makes an update urgent: sent at the full send
-	// rate. A smaller change waits, gaining priority in proportion to its
-	// size, so a body creeping by a hair is sent a few times a second instead
-	// of every send tick, and due at least every 1/MinUrgency send ticks; the last
-	// change always reaches the peer. Nil: every change is urgent. Only
-	// delta-coded components have acknowledged values to compare against.
+	// Significant gives, per field, the change in wire steps from the image
+	// last sent that makes an update urgent: sent at the full send rate. A
+	// smaller change waits, gaining priority in proportion to its size, so a
+	// body creeping by a hair is sent a few times a second instead of every
+	// send tick, and due at least every 1/MinUrgency send ticks; the last
+	// change always reaches the peer. The host measures it once per send tick
+	// for every peer. Nil: every change is urgent. Only delta-coded
+	// components have sent images to compare against.
 	Significant []int32
 	// AppendExact appends v at full precision (saves). Default: the quantized
 	// image as varints.
@@ -88,14 +90,20 @@ type Registry struct {
 	byID   map[arche.ID]Component
 	fields int // sum of Fields
 	offset [MaxComponents]int
+	delta  uint16 // delta-coded components
+	all    uint16 // every registered component
+	order  []int  // components in the order items carry them
+	motion *Motion
 }
 
 // NewRegistry returns a registry for w with ecs.Transform and ecs.Velocity
-// registered (see TransformCodec and VelocityCodec), in that order.
+// registered (see TransformCodec and VelocityCodec), in that order, and
+// poses predicted from velocities on the wire (DefaultMotion).
 func NewRegistry(w *ecs.World) *Registry {
 	r := NewEmptyRegistry(w)
-	Register(r, TransformCodec())
-	Register(r, VelocityCodec())
+	pose := Register(r, TransformCodec())
+	vel := Register(r, VelocityCodec())
+	r.SetMotion(DefaultMotion(pose, vel))
 	return r
 }
 
@@ -188,7 +196,74 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 	r.offset[idx] = r.fields
 	r.fields += n
 	r.comps = append(r.comps, comp)
+	r.all |= 1 << idx
+	if c.Delta {
+		r.delta |= 1 << idx
+	}
+	r.setOrder()
 	return idx
+}
+
+// Motion ties a pose component to a velocity component on the wire: a
+// delta of the pose is sent as its difference from where the velocities (the
+// baseline's and the new one, averaged) carry it over the delta's frames, which
+// costs a few bits where the change itself would cost a dozen. Wire-affecting:
+// host and clients must set the same Motion (PROTOCOL.md §9.2).
+type Motion struct {
+	// Pose and Velocity are the components: delta-coded, Pose with fields
+	// x, y, angle and Velocity with x, y, angular.
+	Pose, Velocity Component
+	// Linear is how many wire steps of the pose's x and y a velocity of one
+	// wire step moves in one second: for the default codecs,
+	// PositionScale/VelocityScale = 64.
+	Linear float64
+	// Angular is the same for the angle: angle steps a second per step of
+	// angular velocity, 2^AngleBits/(2π·AngularScale) for the defaults.
+	Angular float64
+}
+
+// DefaultMotion returns the Motion of the default codecs (TransformCodec and
+// VelocityCodec) registered as pose and vel.
+func DefaultMotion(pose, vel Component) Motion {
+	return Motion{
+		Pose: pose, Velocity: vel,
+		Linear:  float64(PositionScale) / VelocityScale,
+		Angular: float64(angleSteps) / (2 * math.Pi * AngularScale),
+	}
+}
+
+// SetMotion makes poses travel predicted from velocities (see Motion). Both
+// components must be registered, delta-coded and have three fields. Call it
+// before the first step, the same way on every side.
+func (r *Registry) SetMotion(m Motion) {
+	for _, c := range []Component{m.Pose, m.Velocity} {
+		if int(c) >= len(r.comps) || !r.comps[c].delta || r.comps[c].fields != 3 {
+			panic(fmt.Sprintf("replicate: motion needs registered, delta-coded components of three fields (pose %d, velocity %d)", m.Pose, m.Velocity))
+		}
+	}
+	if m.Pose == m.Velocity || !(m.Linear >= 0) || !(m.Angular >= 0) {
+		panic("replicate: motion needs two different components and non-negative scales")
+	}
+	r.motion = &m
+	r.setOrder()
+}
+
+// setOrder lists the components in the order items carry them: registration
+// order, except that a Motion's velocity goes just before its pose, so a
+// client has the new velocity when it reads the pose.
+func (r *Registry) setOrder() {
+	r.order = r.order[:0]
+	for c := range r.comps {
+		if r.motion != nil {
+			switch Component(c) {
+			case r.motion.Velocity:
+				continue
+			case r.motion.Pose:
+				r.order = append(r.order, int(r.motion.Velocity))
+			}
+		}
+		r.order = append(r.order, c)
+	}
 }
 
 // Len returns the number of registered components.

@@ -47,6 +47,9 @@ func newRig(t *testing.T, cfg HostConfig) *rig {
 			t.Fatal(err)
 		}
 	}
+	if err := r.c.Pump(); err != nil {
+		t.Fatal(err)
+	}
 	if !r.c.Joined() {
 		t.Fatal("rig: client did not join")
 	}
@@ -116,28 +119,28 @@ func TestLostSpawnWithSecondSpawnInFlightLeavesNoGhost(t *testing.T) {
 }
 
 func TestScopeReentrySpawnsAgain(t *testing.T) {
-	in := true
-	r := &rig{}
-	r = newRig(t, HostConfig{Scope: func(p ecs.PeerID, e arche.Entity) bool { return in }})
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	e := r.m.NewWith(&ecs.Transform{X: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
 	r.settle()
 	id, _ := r.w.Identity(e)
 	if _, ok := r.cw.EntityOf(id.ID); !ok {
 		t.Fatal("entity never reached the client")
 	}
-	in = false
-	r.move(e, 5)
-	r.settle()
-	if _, ok := r.cw.EntityOf(id.ID); ok {
-		t.Fatal("entity out of scope still on the client")
+	r.move(e, 1000) // x = 1100: ten cells away, out of scope
+	r.s.Step()
+	for _, i := range r.next() {
+		r.deliver(i)
 	}
-	in = true
-	r.move(e, 5)
+	if _, ok := r.cw.EntityOf(id.ID); ok {
+		t.Fatal("entity out of scope still on the client after the next send")
+	}
+	r.move(e, -900)
 	r.settle()
 	if ce, ok := r.cw.EntityOf(id.ID); !ok {
 		t.Fatal("entity back in scope never came back")
-	} else if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 10 {
-		t.Fatalf("re-entered at x=%v, want 10", got)
+	} else if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 200 {
+		t.Fatalf("re-entered at x=%v, want 200", got)
 	}
 }
 
@@ -233,42 +236,20 @@ func TestPriorityWeighsHowOftenChangesGo(t *testing.T) {
 // of entity id.
 func countSends(t *testing.T, r *rig, id ecs.NetID) int {
 	n := 0
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c.joined = true
+	c.itemHook = func(got ecs.NetID, kind uint8) {
+		if got == id {
+			n++
+		}
+	}
 	for _, m := range r.out.msgs {
 		if wire.Kind(m[0]) != wire.KindState {
 			continue
 		}
-		rd := wire.NewReader(m[1:])
-		rd.Uvarint() // frame
-		var prev uint64
-		for rd.Len() > 0 && rd.Err() == nil {
-			prev += rd.Uvarint()
-			flags := rd.Uvarint()
-			if ecs.NetID(prev) == id {
-				n++
-			}
-			skipItem(&rd, flags, r.reg)
+		if err := c.applyState(m[1:]); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return n
-}
-
-// skipItem reads past the rest of an item with the given flags.
-func skipItem(rd *wire.Reader, flags uint64, reg *Registry) {
-	if flags&itemDespawn != 0 {
-		return
-	}
-	n := uint(len(reg.comps))
-	mask := flags >> itemShift & (1<<n - 1)
-	if flags&itemSpawn != 0 {
-		rd.Uvarint()
-	} else if flags>>(itemShift+n) != 0 {
-		rd.Uvarint() // age
-	}
-	for c := range reg.comps {
-		if mask&(1<<uint(c)) != 0 {
-			for range reg.comps[c].fields {
-				rd.Varint()
-			}
-		}
-	}
 }

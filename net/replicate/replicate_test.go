@@ -84,6 +84,9 @@ func (l *link) step(t *testing.T, h *HostReplicator, c *ClientReplicator) {
 		}
 		l.lane, l.laneAt = l.lane[1:], l.laneAt[1:]
 	}
+	if err := c.Pump(); err != nil {
+		t.Fatalf("join: %v", err)
+	}
 	keep := l.inflight[:0]
 	for _, p := range l.inflight {
 		if p.at > l.now {

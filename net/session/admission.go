@@ -188,8 +188,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	p.id = id
 	p.name = hello.Name
 	rand.Read(p.token[:])
-	step := h.sched.StepDuration()
-	tick := uint16(time.Second / step)
+	tick := tickRate(h.sched)
 	send := uint16(max(1, int(tick)/max(1, h.repl.Config().SendEvery)))
 	p.stage = stageWelcomed
 	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame())}.Encode(nil))

@@ -130,6 +130,8 @@ func runBandwidth(b *testing.B) {
 	l, _ := net.Listen("host")
 	ctx := context.Background()
 	client := dialClient(b, ctx, net, "host", clk, "watcher")
+	var meter replicate.SymbolMeter
+	client.cl.cfg.Replication.Meter = &meter
 	stale := &staleness{cw: client.w, last: map[ecs.NetID]ecs.Frame{}, vel: generic.NewMap[ecs.Velocity](p.w.Arche())}
 	client.cl.cfg.Replication.Observer = stale
 	hsched.Add("staleness", stale)
@@ -179,10 +181,16 @@ func runBandwidth(b *testing.B) {
 	}
 	before = sent()
 	_, rs0, _ := host.PeerStats(peer)
+	meter.Reset()
+	errUnits := &poseError{hw: p.w, cw: client.w, bodies: append(append([]arche.Entity(nil), p.bodies...), p.player)}
 	for range 10 * 60 {
 		step()
+		if p.w.Frame()%ecs.Frame(host.Replicator().Config().SendEvery) == 0 {
+			errUnits.measure()
+		}
 	}
 	stir := kbps(sent()-before, 10)
+	stirBound := meter.Bits() / 1000 / 10
 	// The same drive with interest, as a game would set it: bodies more than
 	// 60 units from the player (not in touch with it) gain priority at 0.4 of
 	// the rate (HostConfig.Priority); interpolation covers their slower
@@ -231,6 +239,9 @@ func runBandwidth(b *testing.B) {
 
 	b.ReportMetric(rest, "kbit/s-rest")
 	b.ReportMetric(stir, "kbit/s-stir")
+	b.ReportMetric(stirBound, "kbit/s-stir-bound")
+	b.ReportMetric(stir/stirBound, "stir-over-bound")
+	b.ReportMetric(errUnits.mean(), "stir-error-units")
 	b.ReportMetric(stirInterest, "kbit/s-stir-interest")
 	b.ReportMetric(storm, "kbit/s-storm")
 	// A tick here is a network tick (a send, every SendEvery frames), the
@@ -249,4 +260,35 @@ func runBandwidth(b *testing.B) {
 	if rest > 2 {
 		b.Errorf("rest used %.2f kbit/s, want at most 2", rest)
 	}
+}
+
+// poseError measures how far the client's poses are from the host's: the
+// mean distance, over all bodies, at each send step measured.
+type poseError struct {
+	hw, cw *ecs.World
+	bodies []arche.Entity
+	sum    float64
+	n      int
+}
+
+func (pe *poseError) measure() {
+	ha, ca := pe.hw.Arche(), pe.cw.Arche()
+	for _, e := range pe.bodies {
+		ni, _ := pe.hw.Identity(e)
+		ce, ok := pe.cw.EntityOf(ni.ID)
+		if !ok {
+			continue
+		}
+		h := (*ecs.Transform)(ha.Get(e, pe.hw.IDs.Transform))
+		c := (*ecs.Transform)(ca.Get(ce, pe.cw.IDs.Transform))
+		pe.sum += math.Hypot(h.X-c.X, h.Y-c.Y)
+		pe.n++
+	}
+}
+
+func (pe *poseError) mean() float64 {
+	if pe.n == 0 {
+		return 0
+	}
+	return pe.sum / float64(pe.n)
 }

@@ -216,6 +216,14 @@ func (c *Client) receive(w *ecs.World) {
 		c.closed()
 		return
 	}
+	if c.state == Joining {
+		// The join's pages are applied a slice a frame (ClientConfig's
+		// Replication.JoinSlice), so no frame stalls on a large world.
+		c.joinError(c.repl.Pump())
+		if c.state == Closed {
+			return
+		}
+	}
 	if c.state == Joining && c.repl.Joined() {
 		c.state = Playing
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
@@ -287,12 +295,7 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 	}
 	if c.repl != nil {
 		if ok, err := c.repl.HandleLane(msg); ok {
-			switch {
-			case errors.Is(err, replicate.ErrJoinIncomplete):
-				c.fail(fmt.Errorf("session: %w", err), transport.CloseProtocol, "join incomplete")
-			case err != nil:
-				c.c.ReportMalformed(err)
-			}
+			c.joinError(err)
 			return
 		}
 	}
@@ -319,6 +322,7 @@ func (c *Client) welcomed(msg []byte) {
 	}
 	rc := c.cfg.Replication
 	rc.Local = c.Peer()
+	rc.StepRate = float64(c.welcome.TickRate)
 	c.repl = replicate.NewClient(c.reg, rc)
 	c.w.SetFrame(ecs.Frame(c.welcome.Frame))
 	c.state = Joining
@@ -350,4 +354,16 @@ func (c *Client) fail(err error, code transport.CloseCode, reason string) {
 		c.err = err
 	}
 	c.c.Close(code, reason)
+}
+
+// joinError ends the session on a join that did not bring the host's world,
+// and counts a malformed join message otherwise.
+func (c *Client) joinError(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, replicate.ErrJoinIncomplete):
+		c.fail(fmt.Errorf("session: %w", err), transport.CloseProtocol, "join incomplete")
+	default:
+		c.c.ReportMalformed(err)
+	}
 }

@@ -157,6 +157,10 @@ type HostStats struct {
 // and "net.send" to ecs.StageOutput.
 func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host {
 	cfg.defaults()
+	if cfg.Replication.StepRate == 0 {
+		// The rate clients are told in Welcome: both sides predict motion by it.
+		cfg.Replication.StepRate = float64(tickRate(sched))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{
 		w:        sched.World(),
@@ -419,3 +423,6 @@ func (h *Host) leave(p *hostPeer) {
 		h.cfg.OnLeave(p.id, err)
 	}
 }
+
+// tickRate is the simulation steps per second Welcome announces.
+func tickRate(sched *ecs.Schedule) uint16 { return uint16(time.Second / sched.StepDuration()) }

@@ -86,6 +86,25 @@ func (w *BitWriter) WriteSigned(v int64, k uint) { w.WriteExpGolomb(ZigZag(v), k
 // the bytes the buffer held before as 8 bits each.
 func (w *BitWriter) BitLen() int { return len(w.buf)*8 + int(w.n) }
 
+// Truncate drops what was written after the first n bits (n from BitLen
+// before the writes to take back), so a writer can try a value and take it
+// back when it does not fit.
+func (w *BitWriter) Truncate(n int) {
+	if n >= w.BitLen() {
+		return
+	}
+	if n >= 8*len(w.buf) {
+		w.n = uint(n - 8*len(w.buf))
+		w.acc &= 1<<w.n - 1
+		return
+	}
+	// Take the whole bytes from n on back into the accumulator.
+	full := n / 8
+	w.n = uint(n - 8*full)
+	w.acc = uint64(w.buf[full]) & (1<<w.n - 1)
+	w.buf = w.buf[:full]
+}
+
 // Finish pads the pending bits with zeros to a whole byte, appends them, and
 // returns the buffer. Writing may go on after it, starting at a new byte.
 func (w *BitWriter) Finish() []byte {

@@ -141,3 +141,31 @@ func FuzzExpGolomb(f *testing.F) {
 		}
 	})
 }
+
+func TestBitWriterTruncate(t *testing.T) {
+	for cut := 0; cut <= 130; cut++ {
+		w := NewBitWriter(nil)
+		w.WriteBits(0xa5a5a5a5a5a5a5a5, 64)
+		w.WriteBits(0x3, 2)
+		w.WriteBits(0x5a5a5a5a5a5a5a5a, 64)
+		w.Truncate(cut)
+		if w.BitLen() != cut {
+			t.Fatalf("cut %d: BitLen %d", cut, w.BitLen())
+		}
+		w.WriteBits(0x1ff, 9)
+		r := NewBitReader(w.Finish())
+		want := NewBitWriter(nil)
+		want.WriteBits(0xa5a5a5a5a5a5a5a5, 64)
+		want.WriteBits(0x3, 2)
+		want.WriteBits(0x5a5a5a5a5a5a5a5a, 64)
+		ref := NewBitReader(want.Finish())
+		for i := 0; i < cut; i++ {
+			if r.ReadBool() != ref.ReadBool() {
+				t.Fatalf("cut %d: bit %d differs", cut, i)
+			}
+		}
+		if r.ReadBits(9) != 0x1ff {
+			t.Fatalf("cut %d: bits written after the cut", cut)
+		}
+	}
+}

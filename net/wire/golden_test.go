@@ -106,13 +106,13 @@ var golden = map[string]struct {
 		},
 	},
 	"hello": {
-		func() []byte { b, _ := Hello{Version: 2, Name: "alice"}.Encode(nil); return b },
+		func() []byte { b, _ := Hello{Version: 3, Name: "alice"}.Encode(nil); return b },
 		func(b []byte) (any, any) {
 			var m Hello
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Hello{Version: 2, Name: "alice"}
+			return m, Hello{Version: 3, Name: "alice"}
 		},
 	},
 	"welcome": {
@@ -137,7 +137,7 @@ var golden = map[string]struct {
 	},
 	"reject": {
 		func() []byte {
-			b, _ := Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}.Encode(nil)
+			b, _ := Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -145,7 +145,7 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}
+			return m, Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}
 		},
 	},
 }

@@ -42,3 +42,29 @@ func Blocks(t testing.TB, path, tag string) map[string][]byte {
 	}
 	return blocks
 }
+
+// Tables returns the fenced blocks of the markdown file at path whose info
+// string is tag followed by a name, by name, as their lines, each trimmed of
+// spaces at its ends; empty lines are left out.
+func Tables(t testing.TB, path, tag string) map[string][]string {
+	t.Helper()
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)```" + regexp.QuoteMeta(tag) + " ([a-z0-9-]+)\n(.*?)```")
+	tables := map[string][]string{}
+	for _, m := range re.FindAllStringSubmatch(string(doc), -1) {
+		var lines []string
+		for _, line := range strings.Split(m[2], "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				lines = append(lines, line)
+			}
+		}
+		if _, dup := tables[m[1]]; dup {
+			t.Fatalf("%s has two %s tables named %q", path, tag, m[1])
+		}
+		tables[m[1]] = lines
+	}
+	return tables
+}

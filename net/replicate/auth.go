@@ -1,0 +1,108 @@
+package replicate
+
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// sendAuth sends the owner the state of its entities when it changed or a
+// newer input frame was applied: the shared images, byte-coded (PROTOCOL.md
+// §9.4).
+func (p *HostPeer) sendAuth() {
+	if !p.authDirty {
+		return
+	}
+	h := p.h
+	w := h.w
+	owned := w.Owned(p.id)
+	if len(owned) == 0 {
+		p.authDirty = false
+		return
+	}
+	frame := p.inputFrame
+	if frame == 0 {
+		frame = w.Frame()
+	}
+	reg := h.reg
+	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
+	header := len(h.buf)
+	var tmp [16 + MaxComponents*MaxFields*5]byte
+	for _, ent := range owned {
+		slot, _ := w.NetSlot(ent)
+		e := &h.ents[slot]
+		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
+		b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
+		img := h.image(slot)
+		for c := range reg.comps {
+			if e.has&(1<<uint(c)) != 0 {
+				b = appendAbsolute(b, img[reg.offset[c]:reg.offset[c]+reg.comps[c].fields])
+			}
+		}
+		if len(h.buf)+len(b) > MaxStatePayload && len(h.buf) > header {
+			p.sendAuthMessage(frame)
+			h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
+		}
+		h.buf = append(h.buf, b...)
+	}
+	if len(h.buf) > header {
+		p.sendAuthMessage(frame)
+	}
+	p.authDirty = false
+}
+
+func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
+	h := p.h
+	_, token := p.record(uint32(frame), true)
+	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, token); err == nil {
+		p.stats.AuthMessages++
+	} else {
+		p.notice(token, false)
+	}
+	cost := uint32(len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead)
+	p.tokens -= min(cost, p.tokens)
+}
+
+// applyAuth applies an AUTH_STATE message on the client.
+func (c *ClientReplicator) applyAuth(payload []byte) error {
+	r := wire.NewReader(payload)
+	frame := ecs.Frame(r.Uvarint32())
+	reg := c.reg
+	q := c.q
+	for r.Err() == nil && r.Len() > 0 {
+		id := ecs.NetID(r.Uvarint32())
+		mask := r.Uvarint() >> itemShift
+		if mask>>uint(len(reg.comps)) != 0 {
+			return ErrUnknownComponent
+		}
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) != 0 {
+				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+			}
+		}
+		if r.Err() != nil {
+			break
+		}
+		e, ok := c.w.EntityOf(id)
+		if !ok {
+			c.stats.UnknownEntity++
+			continue
+		}
+		if c.cfg.Auth != nil {
+			c.cfg.Auth.AuthState(frame, e, uint16(mask), q)
+			continue
+		}
+		a := c.w.Arche()
+		for ci := range reg.comps {
+			comp := &reg.comps[ci]
+			if mask&(1<<uint(ci)) != 0 && a.Has(e, comp.id) {
+				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: auth state: %v", ErrMalformed, err)
+	}
+	return nil
+}

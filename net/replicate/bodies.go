@@ -1,0 +1,212 @@
+package replicate
+
+import (
+	"encoding/binary"
+
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// An item of a State message is its id gap, its head (kind, baseline,
+// component mask) and its fields (PROTOCOL.md §9.3). The fields of an
+// entity's item depend only on the entity's image, the baseline they are
+// coded against and the send tick's codes: where the fields' size must be
+// known before the item is chosen (a peer short of budget), they are encoded
+// once per send tick and baseline into an arena, and every peer with that
+// baseline copies the bits.
+
+// Explicit heads of State items, as written (least significant bit first),
+// after the "0" that says an item does not have the message's common head.
+const (
+	kindUpdate      = 0b0   // "0"
+	kindUpdateBits  = 1     //
+	kindSpawn       = 0b01  // "1" then "0"
+	kindSpawnBits   = 2     //
+	kindRemoval     = 0b011 // "1", "1", "0"
+	kindRemovalBits = 3
+)
+
+// Head flags of an update.
+const (
+	bodyNewest   = 1 << iota // coded against the newest image the peer holds (no age)
+	bodyAbsolute             // no baseline: every component's image
+	bodySpawn                // a spawn: owner, then every component's image
+)
+
+// head is what an item says before its fields, decided per peer.
+type head struct {
+	kind  uint8  // itemSpawn, itemDespawn or 0 (update)
+	flags uint8  // bodyNewest, bodyAbsolute, bodySpawn
+	mask  uint16 // components it carries
+	nd    uint16 // components that are not delta-coded riding in it
+	base  uint32 // baseline frame (0: none)
+}
+
+// encoding is one entity's item fields encoded this send tick.
+type encoding struct {
+	next int32  // the entity's next encoding this tick + 1; 0: none
+	base uint32 // baseline frame (0: absolute or spawn)
+	off  uint32 // byte offset in the arena
+	bits uint32 // length in bits
+	nd   uint16
+	flag uint8
+}
+
+// encoder is a send tick's shared item fields: bit strings in one arena,
+// each starting at a byte, found per entity through its entState.
+type encoder struct {
+	h     *HostReplicator
+	arena []byte
+	encs  []encoding
+	w     wire.BitWriter
+}
+
+func (enc *encoder) reset() {
+	enc.arena = enc.arena[:0]
+	enc.encs = enc.encs[:0]
+}
+
+// find returns the index of the entity's encoding for hd, encoding it if
+// this tick has none, and whether another peer's was found.
+func (enc *encoder) find(slot int32, hd *head, bimg []int32, bhas uint16) (int32, bool) {
+	h := enc.h
+	e := &h.ents[slot]
+	if e.ctick == h.tick {
+		for i := e.cache - 1; i >= 0; i = enc.encs[i].next - 1 {
+			x := &enc.encs[i]
+			if x.flag == hd.flags && x.base == hd.base && x.nd == hd.nd {
+				return i, true
+			}
+		}
+	} else {
+		e.ctick = h.tick
+		e.cache = 0
+	}
+	idx := int32(len(enc.encs))
+	enc.encs = append(enc.encs, encoding{next: e.cache, base: hd.base, nd: hd.nd, flag: hd.flags})
+	e.cache = idx + 1
+	x := &enc.encs[idx]
+	x.off = uint32(len(enc.arena))
+	enc.w.Reset(enc.arena)
+	h.writeFields(&enc.w, slot, hd, bimg, bhas)
+	x.bits = uint32(enc.w.BitLen() - 8*int(x.off))
+	// Eight bytes of slack, so copyBits can always load a word.
+	buf := enc.w.Finish()
+	n := len(buf)
+	enc.arena = append(buf, 0, 0, 0, 0, 0, 0, 0, 0)[:n]
+	return idx, false
+}
+
+// put writes u in stream s's code of the tick (and on every statsEvery-th
+// tick counts it for the next codes).
+func (h *HostReplicator) put(w *wire.BitWriter, s int, u uint64) {
+	if h.tick%statsEvery == 0 {
+		h.stats.add(s, u)
+	}
+	h.book.codes[s].write(w, u)
+}
+
+// absoluteFields writes component c's image absolute.
+func (h *HostReplicator) absoluteFields(w *wire.BitWriter, c int, img []int32) {
+	reg := h.reg
+	s := streamField + reg.fields + reg.offset[c]
+	for i, v := range img[reg.offset[c]:][:reg.comps[c].fields] {
+		h.put(w, s+i, wire.ZigZag(int64(v)))
+	}
+}
+
+// writeFields writes an item's fields: for a spawn or an update without a
+// baseline every component of the mask absolute; otherwise each delta-coded
+// component as residuals against bimg (the change, less the motion the
+// velocities predict for a Motion's pose) and the others absolute.
+func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bimg []int32, bhas uint16) {
+	reg := h.reg
+	cur := h.image(slot)
+	if hd.flags&(bodySpawn|bodyAbsolute) != 0 {
+		for _, c := range reg.order {
+			if hd.mask&(1<<c) != 0 {
+				h.absoluteFields(w, c, cur)
+			}
+		}
+		return
+	}
+	age := h.frame - hd.base
+	pr := &h.pred
+	predict := pr.on && bhas&pr.velBit != 0
+	for _, c := range reg.order {
+		bit := uint16(1) << c
+		if hd.mask&bit == 0 {
+			continue
+		}
+		if reg.delta&bit == 0 {
+			h.absoluteFields(w, c, cur)
+			continue
+		}
+		comp := &reg.comps[c]
+		off := reg.offset[c]
+		s := streamField + off
+		for i := range comp.fields {
+			d := int64(wrapDiff(cur[off+i], bimg[off+i], comp.wrap[i]))
+			if predict && c == pr.poseComp {
+				d = predictedResidual(pr, i, d, bimg[pr.vel+i], cur[pr.vel+i], age, comp.wrap[i])
+			}
+			h.put(w, s+i, wire.ZigZag(d))
+		}
+	}
+}
+
+// deltaMask returns the components an update against bimg carries: the
+// delta-coded ones that differ from it, and nd.
+func (h *HostReplicator) deltaMask(slot int32, bimg []int32, nd uint16) uint16 {
+	reg := h.reg
+	e := &h.ents[slot]
+	cur := h.image(slot)
+	mask := nd & e.has
+	for c := range reg.comps {
+		bit := uint16(1) << c
+		if reg.delta&bit == 0 || e.has&bit == 0 {
+			continue
+		}
+		off, n := reg.offset[c], reg.comps[c].fields
+		if !equalImage(cur[off:off+n], bimg[off:off+n]) {
+			mask |= bit
+		}
+	}
+	return mask
+}
+
+// predictedResidual returns the change d of pose field i less the motion
+// the velocities vb (baseline) and vc (new) predict over age frames, the
+// short way round for a wrapping field.
+func predictedResidual(pr *predictor, i int, d int64, vb, vc int32, age uint32, wrap int32) int64 {
+	m := pr.motion(i, vb, vc, age)
+	if m == 0 {
+		return d
+	}
+	if wrap > 0 {
+		return int64(wrapDiff(int32(d-m%int64(wrap)), 0, wrap))
+	}
+	return d - m
+}
+
+// copyBits appends n bits of src, from byte off, to w. src must hold eight
+// bytes from off on when n is at most 64.
+func copyBits(w *wire.BitWriter, src []byte, off uint32, n uint32) {
+	p := src[off:]
+	if n <= 64 && len(p) >= 8 {
+		w.WriteBits(binary.LittleEndian.Uint64(p), uint(n))
+		return
+	}
+	for n >= 64 {
+		w.WriteBits(binary.LittleEndian.Uint64(p), 64)
+		p = p[8:]
+		n -= 64
+	}
+	if n == 0 {
+		return
+	}
+	var v uint64
+	for i := 0; i < int(n+7)/8; i++ {
+		v |= uint64(p[i]) << (8 * i)
+	}
+	w.WriteBits(v, uint(n))
+}

@@ -1,0 +1,157 @@
+package replicate
+
+// chunkBits sets the size of the chunks a client's per-entity state is kept
+// in: 4,096 entities. A chunk is allocated when the first entity of its
+// range of slots arrives, whole and zeroed, so state grows in proportion to
+// what arrived, with no copies of what is there.
+const chunkBits = 12
+
+const chunkLen = 1 << chunkBits
+
+// chunked is a slice of T indexed by slot, grown a chunk at a time.
+type chunked[T any] struct {
+	chunks [][]T
+}
+
+// at returns the element of slot, allocating its chunk if needed.
+func (c *chunked[T]) at(slot int32) *T {
+	i := int(slot) >> chunkBits
+	for i >= len(c.chunks) {
+		c.chunks = append(c.chunks, nil)
+	}
+	if c.chunks[i] == nil {
+		c.chunks[i] = make([]T, chunkLen)
+	}
+	return &c.chunks[i][int(slot)&(chunkLen-1)]
+}
+
+// peek returns the element of slot, or nil when its chunk does not exist.
+func (c *chunked[T]) peek(slot int32) *T {
+	i := int(slot) >> chunkBits
+	if i >= len(c.chunks) || c.chunks[i] == nil {
+		return nil
+	}
+	return &c.chunks[i][int(slot)&(chunkLen-1)]
+}
+
+// rows is a table of fixed-length rows of int32 indexed by slot, grown a
+// chunk at a time.
+type rows struct {
+	n      int // values per row
+	chunks [][]int32
+}
+
+func (r *rows) at(slot int32) []int32 {
+	i := int(slot) >> chunkBits
+	for i >= len(r.chunks) {
+		r.chunks = append(r.chunks, nil)
+	}
+	if r.chunks[i] == nil {
+		r.chunks[i] = make([]int32, chunkLen*r.n)
+	}
+	o := (int(slot) & (chunkLen - 1)) * r.n
+	return r.chunks[i][o : o+r.n]
+}
+
+// clientSlot is a client's record of one networked entity.
+type clientSlot struct {
+	applied uint32 // host frame of the image its delta-coded components hold
+	anchor  uint32 // host frame of the anchor image (rows anchor); 0: none
+	ahas    uint16 // components of the anchor image
+	hist    int32  // history ring + 1; 0: none
+}
+
+// clientHistory is a pool of rings of the last DeltaHistory images a client
+// received of an entity, each with the host frame it belongs to. An entity
+// gets a ring at its second image; its first (a join page's, a spawn's) is
+// its anchor. A ring is one block: the frames, the component masks, the
+// images.
+type clientHistory struct {
+	fields int
+	stride int
+	slab   []int32
+	free   []int32
+	rings  int32
+}
+
+const (
+	chFrames = 0
+	chHas    = DeltaHistory // two masks a word
+	chVals   = DeltaHistory + DeltaHistory/2
+)
+
+func (h *clientHistory) init(fields int) {
+	h.fields = fields
+	h.stride = chVals + DeltaHistory*fields
+}
+
+func (h *clientHistory) ring(r int32) []int32 {
+	return h.slab[int(r)*h.stride : int(r+1)*h.stride]
+}
+
+func (h *clientHistory) alloc() int32 {
+	if n := len(h.free); n > 0 {
+		r := h.free[n-1]
+		h.free = h.free[:n-1]
+		clear(h.ring(r)[chFrames : chFrames+DeltaHistory])
+		return r
+	}
+	r := h.rings
+	h.rings++
+	h.slab = append(h.slab, make([]int32, h.stride)...)
+	return r
+}
+
+func (h *clientHistory) release(r int32) { h.free = append(h.free, r) }
+
+// remember keeps img of frame f in ring r, replacing the oldest image (an
+// image older than all kept is dropped; one of a frame kept replaces it).
+func (h *clientHistory) remember(r int32, f uint32, has uint16, img []int32) {
+	ring := h.ring(r)
+	oldest := 0
+	for k := range DeltaHistory {
+		fk := uint32(ring[chFrames+k])
+		if fk == f {
+			oldest = k
+			break
+		}
+		if fk < uint32(ring[chFrames+oldest]) {
+			oldest = k
+		}
+	}
+	if uint32(ring[chFrames+oldest]) > f {
+		return
+	}
+	ring[chFrames+oldest] = int32(f)
+	w := &ring[chHas+oldest/2]
+	shift := 16 * uint(oldest&1)
+	*w = int32(uint32(*w)&^(0xffff<<shift) | uint32(has)<<shift)
+	copy(ring[chVals+oldest*h.fields:chVals+(oldest+1)*h.fields], img)
+}
+
+// find returns the image of frame f in ring r, or nil; f == 0 asks for the
+// newest.
+func (h *clientHistory) find(r int32, f uint32) ([]int32, uint16, uint32) {
+	ring := h.ring(r)
+	best := -1
+	var bf uint32
+	for k := range DeltaHistory {
+		fk := uint32(ring[chFrames+k])
+		if fk == 0 {
+			continue
+		}
+		if f == 0 {
+			if best < 0 || fk > bf {
+				best, bf = k, fk
+			}
+		} else if fk == f {
+			best, bf = k, fk
+			break
+		}
+	}
+	if best < 0 {
+		return nil, 0, 0
+	}
+	has := uint16(uint32(ring[chHas+best/2]) >> (16 * uint(best&1)))
+	return ring[chVals+best*h.fields : chVals+(best+1)*h.fields], has, bf
+}

@@ -1,0 +1,332 @@
+package replicate
+
+import (
+	"errors"
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// joinQueue holds the join messages received and not yet applied, copied
+// into buffers that are reused.
+type joinQueue struct {
+	msgs  [][]byte
+	head  int
+	bytes int
+	free  [][]byte
+}
+
+func (q *joinQueue) push(msg []byte) {
+	var b []byte
+	if n := len(q.free); n > 0 {
+		b = q.free[n-1][:0]
+		q.free = q.free[:n-1]
+	}
+	q.msgs = append(q.msgs, append(b, msg...))
+	q.bytes += len(msg)
+}
+
+func (q *joinQueue) pop() []byte {
+	if q.head == len(q.msgs) {
+		return nil
+	}
+	m := q.msgs[q.head]
+	q.msgs[q.head] = nil
+	q.head++
+	q.bytes -= len(m)
+	if q.head == len(q.msgs) {
+		q.msgs, q.head = q.msgs[:0], 0
+	}
+	return m
+}
+
+func (q *joinQueue) recycle(b []byte) {
+	if cap(b) <= 64<<10 && len(q.free) < 64 {
+		q.free = append(q.free, b)
+	}
+}
+
+// HandleLane takes a join-lane message: a page or FINAL, queued to be
+// applied by Pump in bounded slices. Other kinds return ok == false.
+func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
+	k, err := wire.MessageKind(msg)
+	if err != nil {
+		return false, nil
+	}
+	if k != wire.KindJoinPage && k != wire.KindJoinFinal {
+		return false, nil
+	}
+	if c.final {
+		c.stats.Malformed++
+		return true, fmt.Errorf("%w: join message after FINAL", ErrMalformed)
+	}
+	if c.queue.bytes+len(msg) > c.cfg.MaxJoinQueue {
+		c.stats.Malformed++
+		return true, ErrJoinQueueFull
+	}
+	if k == wire.KindJoinFinal {
+		c.final = true
+	}
+	c.queue.push(msg)
+	return true, nil
+}
+
+// Pump applies queued join pages for at most ClientConfig.JoinSlice (and at
+// least one page), then FINAL and the state held back while joining once it
+// is reached. Call it once a frame while joining; it returns the first error
+// of a message, which was dropped.
+func (c *ClientReplicator) Pump() error {
+	if c.queue.head == len(c.queue.msgs) {
+		return nil
+	}
+	clk := c.cfg.Clock
+	start := clk.Now()
+	var first error
+	for {
+		msg := c.queue.pop()
+		if msg == nil {
+			break
+		}
+		var err error
+		if wire.Kind(msg[0]) == wire.KindJoinFinal {
+			err = c.applyFinal(msg[1:])
+		} else {
+			c.stats.Pages++
+			spawns, despawns := c.stats.Spawns, c.stats.Despawns
+			err = c.applyPage(msg[1:])
+			c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+		}
+		c.queue.recycle(msg)
+		if err != nil {
+			c.stats.Malformed++
+			if first == nil || errors.Is(err, ErrJoinIncomplete) {
+				first = err
+			}
+		}
+		if clk.Now().Sub(start) >= c.cfg.JoinSlice {
+			break
+		}
+	}
+	c.stats.JoinSlices++
+	c.stats.LongestSlice = max(c.stats.LongestSlice, clk.Now().Sub(start))
+	return first
+}
+
+// Waiting returns the bytes of join messages queued and not yet applied.
+func (c *ClientReplicator) Waiting() int { return c.queue.bytes }
+
+// applyFinal ends the join: a FINAL whose counts of pages and entities
+// differ from what the pages brought fails the join with a
+// *JoinIncompleteError (Joined stays false): the client does not hold the
+// host's world.
+func (c *ClientReplicator) applyFinal(body []byte) error {
+	r := wire.NewReader(body)
+	frame := ecs.Frame(r.Uvarint32())
+	pages := r.Uvarint()
+	total := r.Count(1 << 30)
+	entities := r.Uvarint()
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("%w: join final: %v", ErrMalformed, err)
+	}
+	if pages != c.stats.Pages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
+		return &JoinIncompleteError{PagesSent: pages, PagesReceived: c.stats.Pages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
+	}
+	c.total = total
+	c.joined = true
+	if frame > c.frame {
+		c.frame = frame
+	}
+	for i, p := range c.held {
+		// A held message that fails is dropped alone.
+		_ = c.apply(c.heldKind[i], p)
+	}
+	c.held, c.heldKind = nil, nil
+	return nil
+}
+
+// joinStage is a page decoded before its entities are made: new ones are
+// created together, a batch per archetype.
+type joinStage struct {
+	ids    []ecs.NetID
+	owners []ecs.PeerID
+	masks  []uint16
+	imgs   []int32
+	made   []arche.Entity
+	groups []stageGroup
+}
+
+type stageGroup struct {
+	mask   uint16
+	remote bool
+	items  []int32
+}
+
+func (c *ClientReplicator) applyPage(body []byte) error {
+	r := wire.NewReader(body)
+	frame := ecs.Frame(r.Uvarint32())
+	c.total = r.Count(1 << 30)
+	n := r.Count(r.Len())
+	for range n {
+		id := ecs.NetID(r.Uvarint32())
+		if r.Err() != nil {
+			break
+		}
+		c.despawn(id, frame)
+	}
+	reg := c.reg
+	st := &c.stage
+	st.ids, st.owners, st.masks, st.imgs = st.ids[:0], st.owners[:0], st.masks[:0], st.imgs[:0]
+	for r.Err() == nil && r.Len() > 0 {
+		id := r.Uvarint()
+		flags := r.Uvarint()
+		owner := r.Uvarint()
+		if r.Err() != nil {
+			break
+		}
+		if id == 0 || id > 1<<32-1 {
+			return fmt.Errorf("%w: join page: network id %d", ErrMalformed, id)
+		}
+		if flags&itemSpawn == 0 || flags&itemDespawn != 0 {
+			return fmt.Errorf("%w: join page: item is not a spawn", ErrMalformed)
+		}
+		if flags>>itemShift&^uint64(reg.all) != 0 {
+			return ErrUnknownComponent
+		}
+		if owner > 0xffff {
+			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
+		}
+		mask := uint16(flags >> itemShift)
+		at := len(st.imgs)
+		st.imgs = append(st.imgs, make([]int32, reg.fields)...)
+		q := st.imgs[at:]
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) != 0 {
+				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+			}
+		}
+		st.ids = append(st.ids, ecs.NetID(id))
+		st.owners = append(st.owners, ecs.PeerID(owner))
+		st.masks = append(st.masks, mask)
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
+	}
+	c.makeStaged(frame)
+	if frame > c.frame {
+		c.frame = frame
+	}
+	return nil
+}
+
+// makeStaged applies a decoded page: entities the client holds are updated
+// one by one, new ones are created a batch per archetype.
+func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
+	reg := c.reg
+	st := &c.stage
+	for i := range st.groups {
+		st.groups[i].items = st.groups[i].items[:0]
+	}
+	groups := st.groups[:0]
+	for i, id := range st.ids {
+		q := st.imgs[i*reg.fields : (i+1)*reg.fields]
+		if _, known := c.w.EntityOf(id); known {
+			c.spawn(id, st.owners[i], st.masks[i], frame, q)
+			c.received++
+			continue
+		}
+		if removed, dead := c.tomb[id]; dead {
+			if frame <= removed {
+				c.stats.Ignored++
+				continue
+			}
+			delete(c.tomb, id)
+		}
+		remote := st.owners[i] != c.cfg.Local
+		g := -1
+		for k := range groups {
+			if groups[k].mask == st.masks[i] && groups[k].remote == remote {
+				g = k
+				break
+			}
+		}
+		if g < 0 {
+			if len(groups) < cap(groups) {
+				groups = groups[:len(groups)+1]
+				groups[len(groups)-1].mask, groups[len(groups)-1].remote = st.masks[i], remote
+				groups[len(groups)-1].items = groups[len(groups)-1].items[:0]
+			} else {
+				groups = append(groups, stageGroup{mask: st.masks[i], remote: remote})
+			}
+			g = len(groups) - 1
+		}
+		groups[g].items = append(groups[g].items, int32(i))
+	}
+	st.groups = groups
+	for k := range groups {
+		c.makeGroup(&groups[k], frame)
+	}
+}
+
+// makeGroup creates the entities of one group in one arche batch.
+func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
+	if len(g.items) == 0 {
+		return
+	}
+	reg := c.reg
+	st := &c.stage
+	w := c.w
+	a := w.Arche()
+	c.ids = append(c.ids[:0], w.IDs.NetworkIdentity)
+	if g.remote {
+		c.ids = append(c.ids, w.IDs.Interpolated)
+	}
+	for ci := range reg.comps {
+		if g.mask&(1<<uint(ci)) != 0 {
+			c.ids = append(c.ids, reg.comps[ci].id)
+		}
+	}
+	st.made = st.made[:0]
+	q := a.Batch().NewQ(len(g.items), c.ids...)
+	j := 0
+	for q.Next() {
+		i := g.items[j]
+		j++
+		img := st.imgs[int(i)*reg.fields : int(i+1)*reg.fields]
+		*(*ecs.NetworkIdentity)(q.Get(w.IDs.NetworkIdentity)) = ecs.NetworkIdentity{ID: st.ids[i], Owner: st.owners[i]}
+		for ci := range reg.comps {
+			if g.mask&(1<<uint(ci)) != 0 {
+				comp := &reg.comps[ci]
+				comp.dequant(img[reg.offset[ci]:reg.offset[ci]+comp.fields], q.Get(comp.id))
+			}
+		}
+		st.made = append(st.made, q.Entity())
+	}
+	for k, e := range st.made {
+		i := g.items[k]
+		slot, _ := w.NetSlot(e)
+		c.forgetSlot(slot)
+		s := c.slots.at(slot)
+		s.applied = uint32(frame)
+		if d := g.mask & reg.delta; d != 0 {
+			s.anchor, s.ahas = uint32(frame), d
+			copy(c.anchors.at(slot), st.imgs[int(i)*reg.fields:int(i+1)*reg.fields])
+		}
+		if reg.delta != reg.all {
+			nd := c.nd.at(slot)
+			for ci := range reg.comps {
+				if g.mask&^reg.delta&(1<<ci) != 0 {
+					nd[ci] = int32(frame)
+				}
+			}
+		}
+		c.stats.Spawns++
+		c.received++
+		c.spawned(e, st.owners[i])
+		if c.cfg.Observer != nil {
+			c.cfg.Observer.Applied(e, frame)
+		}
+	}
+}

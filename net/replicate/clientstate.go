@@ -1,0 +1,366 @@
+package replicate
+
+import (
+	"fmt"
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// stateReader decodes the bit-packed part of one State message.
+type stateReader struct {
+	c      *ClientReplicator
+	r      wire.BitReader
+	frame  ecs.Frame
+	common uint16 // the message's common mask
+}
+
+// get reads a value of stream s, which the message's code block must list.
+func (sr *stateReader) get(s int) uint64 {
+	c := sr.c
+	if !c.used.has(s) {
+		sr.r.Fail(fmt.Errorf("%w: an item uses a stream the message did not announce", wire.ErrInvalid))
+		return 0
+	}
+	u := c.book.codes[s].get(&sr.r)
+	if c.cfg.Meter != nil && sr.r.Err() == nil {
+		c.cfg.Meter.count(s, u)
+	}
+	return u
+}
+
+// value reads a zig-zag value of stream s that must fit 32 bits.
+func (sr *stateReader) value(s int) int64 {
+	v := wire.UnZigZag(sr.get(s))
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		sr.r.Fail(wire.ErrOverflow)
+		return 0
+	}
+	return v
+}
+
+func (sr *stateReader) meter(s int, u uint64) {
+	if m := sr.c.cfg.Meter; m != nil {
+		m.count(s, u)
+	}
+}
+
+// applyState applies a State message (PROTOCOL.md §9.3).
+func (c *ClientReplicator) applyState(payload []byte) error {
+	br := wire.NewReader(payload)
+	frame := ecs.Frame(br.Uvarint32())
+	if err := br.Err(); err != nil {
+		return fmt.Errorf("%w: state: %v", ErrMalformed, err)
+	}
+	sr := stateReader{c: c, r: wire.NewBitReader(br.Rest()), frame: frame}
+	r := &sr.r
+	n := r.ReadExpGolomb(0)
+	if n > uint64(r.BitsLeft()) {
+		return fmt.Errorf("%w: state announces %d items", ErrMalformed, n)
+	}
+	c.book.readHeader(r, 2+2*c.reg.fields, &c.used)
+	sr.common = uint16(r.ReadBits(uint(len(c.reg.comps))))
+	var prev uint64
+	for range n {
+		gap := sr.get(streamID)
+		id := prev + gap + 1
+		if r.Err() != nil {
+			break
+		}
+		if id > math.MaxUint32 || id < prev {
+			return fmt.Errorf("%w: network id overflows", ErrMalformed)
+		}
+		prev = id
+		if err := c.stateItem(&sr, ecs.NetID(id)); err != nil {
+			return err
+		}
+	}
+	if err := r.Finish(); err != nil {
+		return fmt.Errorf("%w: state: %v", ErrMalformed, err)
+	}
+	if frame > c.frame {
+		c.frame = frame
+	}
+	return nil
+}
+
+// Meter streams beyond the code streams: what an item's fixed codes say.
+const (
+	meterKind  = maxStreams + iota // 0 update, 1 spawn, 2 removal
+	meterBase                      // 1: the newest image is the baseline
+	meterMask                      // the component mask
+	meterOwner                     // a spawn's owner
+	meterStreams
+)
+
+// stateItem applies one item of a State message: its head, then what the
+// head says follows.
+func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
+	r := &sr.r
+	ncomp := uint(len(c.reg.comps))
+	if c.itemHook != nil {
+		defer func() { c.itemHook(id, 0) }()
+	}
+	if r.ReadBool() {
+		// The common head: an update against the newest image, with the
+		// message's common mask.
+		sr.meter(meterKind, 3)
+		return c.update(sr, id, true, 0, sr.common)
+	}
+	switch {
+	case !r.ReadBool():
+		sr.meter(meterKind, 0)
+		newest := r.ReadBool()
+		var age uint64
+		if newest {
+			sr.meter(meterBase, 1)
+		} else {
+			sr.meter(meterBase, 0)
+			age = sr.get(streamAge)
+		}
+		mask := uint16(r.ReadBits(ncomp))
+		sr.meter(meterMask, uint64(mask))
+		if r.Err() != nil {
+			return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+		}
+		return c.update(sr, id, newest, age, mask)
+	case !r.ReadBool():
+		sr.meter(meterKind, 1)
+		owner := r.ReadExpGolomb(0)
+		mask := r.ReadBits(ncomp)
+		sr.meter(meterOwner, owner)
+		sr.meter(meterMask, mask)
+		if owner > math.MaxUint16 {
+			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
+		}
+		q := c.q
+		for _, ci := range c.reg.order {
+			if mask&(1<<ci) == 0 {
+				continue
+			}
+			off := c.reg.offset[ci]
+			s := streamField + c.reg.fields + off
+			for i := range c.reg.comps[ci].fields {
+				q[off+i] = int32(sr.value(s + i))
+			}
+		}
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
+		}
+		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q)
+	case !r.ReadBool():
+		sr.meter(meterKind, 2)
+		if r.Err() == nil {
+			c.despawn(id, sr.frame)
+		}
+		return nil
+	}
+	if r.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
+	}
+	return fmt.Errorf("%w: reserved item kind", ErrMalformed)
+}
+
+// update applies an update item: a baseline, the components that differ
+// from it, residuals or absolute images.
+func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, age uint64, mask uint16) error {
+	r := &sr.r
+	reg := c.reg
+	if mask&^reg.all != 0 {
+		return ErrUnknownComponent
+	}
+	absolute := !newest && age == 0
+	e, known := c.w.EntityOf(id)
+	var slot int32
+	var base []int32
+	var bhas uint16
+	var bframe uint32
+	frame := uint32(sr.frame)
+	if known {
+		slot, _ = c.w.NetSlot(e)
+		if !absolute {
+			if !newest && uint64(frame) <= age {
+				return fmt.Errorf("%w: baseline before frame 0", ErrMalformed)
+			}
+			var f uint32
+			if !newest {
+				f = frame - uint32(age)
+			}
+			base, bhas, bframe = c.baseline(slot, f)
+			if base == nil {
+				c.stats.DeltaMisses++
+				return ErrNoBaseline
+			}
+			copy(c.bq, base)
+			base = c.bq
+		}
+	}
+	q := c.q
+	pr := &c.pred
+	predict := pr.on && bhas&pr.velBit != 0 && !absolute
+	for _, ci := range reg.order {
+		bit := uint16(1) << ci
+		comp := &reg.comps[ci]
+		off := reg.offset[ci]
+		if mask&bit == 0 {
+			if base != nil && reg.delta&bit != 0 {
+				copy(q[off:off+comp.fields], base[off:off+comp.fields])
+			}
+			continue
+		}
+		if absolute || reg.delta&bit == 0 {
+			s := streamField + reg.fields + off
+			for i := range comp.fields {
+				q[off+i] = int32(sr.value(s + i))
+			}
+			continue
+		}
+		s := streamField + off
+		for i := range comp.fields {
+			d := wire.UnZigZag(sr.get(s + i))
+			if base == nil {
+				continue // unknown entity: read past it
+			}
+			if predict && ci == pr.poseComp {
+				d += pr.motion(i, base[pr.vel+i], q[pr.vel+i], frame-bframe)
+			}
+			if w := comp.wrap[i]; w > 0 {
+				q[off+i] = wrapAdd(base[off+i], int32(d%int64(w)), w)
+				continue
+			}
+			v := int64(base[off+i]) + d
+			if v < math.MinInt32 || v > math.MaxInt32 {
+				r.Fail(wire.ErrOverflow)
+				break
+			}
+			q[off+i] = int32(v)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: update: %v", ErrMalformed, err)
+	}
+	if !known {
+		c.stats.UnknownEntity++
+		return nil
+	}
+	c.stats.Updates++
+	has := mask & reg.delta
+	if !absolute {
+		has |= bhas & reg.delta
+	}
+	s := c.slots.at(slot)
+	fresh := frame > s.applied
+	if has != 0 {
+		c.remember(slot, frame, has, q)
+	}
+	a := c.w.Arche()
+	for ci := range reg.comps {
+		bit := uint16(1) << ci
+		comp := &reg.comps[ci]
+		off := reg.offset[ci]
+		switch {
+		case reg.delta&bit != 0:
+			if !fresh || has&bit == 0 || mask&bit == 0 && s.applied == bframe {
+				continue
+			}
+		case mask&bit == 0 || !c.freshND(slot, ci, sr.frame):
+			continue
+		}
+		if !a.Has(e, comp.id) {
+			a.Add(e, comp.id)
+		}
+		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
+	}
+	if fresh {
+		s.applied = frame
+	}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, sr.frame)
+	}
+	return nil
+}
+
+// spawn creates (or, if present, updates) entity id from a whole image q
+// (components of mask) of frame.
+func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32) error {
+	reg := c.reg
+	if mask&^reg.all != 0 {
+		return ErrUnknownComponent
+	}
+	if removed, dead := c.tomb[id]; dead {
+		if frame <= removed {
+			c.stats.Ignored++ // sent before its removal, arrived after it
+			return nil
+		}
+		delete(c.tomb, id) // the entity came back (into scope)
+	}
+	a := c.w.Arche()
+	e, ok := c.w.EntityOf(id)
+	if !ok {
+		c.ids = append(c.ids[:0], c.w.IDs.NetworkIdentity)
+		if owner != c.cfg.Local {
+			c.ids = append(c.ids, c.w.IDs.Interpolated)
+		}
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) != 0 {
+				c.ids = append(c.ids, reg.comps[ci].id)
+			}
+		}
+		c.pending = ecs.NetworkIdentity{ID: id, Owner: owner}
+		e = a.NewEntityFn(c.initFn, c.ids...)
+		c.stats.Spawns++
+		slot, _ := c.w.NetSlot(e)
+		c.forgetSlot(slot)
+	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
+		ecs.SetOwner(c.w, e, owner)
+	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
+		// A repeated spawn of an entity this client predicts: its state comes
+		// through AUTH_STATE and reconciliation, never as a snap back.
+		return nil
+	}
+	slot, _ := c.w.NetSlot(e)
+	s := c.slots.at(slot)
+	fresh := uint32(frame) > s.applied || !ok
+	c.remember(slot, uint32(frame), mask&reg.delta, q)
+	for ci := range reg.comps {
+		bit := uint16(1) << ci
+		if mask&bit == 0 {
+			continue
+		}
+		comp := &reg.comps[ci]
+		if !a.Has(e, comp.id) {
+			a.Add(e, comp.id)
+		}
+		if reg.delta&bit != 0 && !fresh || reg.delta&bit == 0 && !c.freshND(slot, ci, frame) {
+			continue
+		}
+		comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
+	}
+	if fresh {
+		s.applied = uint32(frame)
+	}
+	if !ok {
+		c.spawned(e, owner)
+	}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
+	return nil
+}
+
+// spawned finishes a new entity: its interpolation starts at its pose, and
+// the game adds its local components.
+func (c *ClientReplicator) spawned(e arche.Entity, owner ecs.PeerID) {
+	a := c.w.Arche()
+	if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
+		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
+		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
+		ip.Snap = true
+	}
+	if c.cfg.OnSpawn != nil {
+		c.cfg.OnSpawn(e, owner)
+	}
+}

@@ -1,0 +1,506 @@
+package replicate
+
+import (
+	"math"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// InterestConfig is the host's spatial scope: a grid of square cells over
+// the positions of networked entities decides which entities each peer
+// receives, and how urgent their changes are by distance from what the peer
+// owns.
+//
+// An entity is in a peer's scope when it has no position (no Transform), when
+// the peer owns it, when the peer owns nothing with a position (a spectator
+// sees the whole world), or when its cell is within Radius of the cell of an
+// entity the peer owns. Entering scope sends the entity whole; leaving scope
+// removes it from the peer at once. On by default with a radius of 4,096
+// units, so a world smaller than that around each player is wholly in scope
+// and nothing changes for it; a larger world is what the grid is for.
+//
+// The grid's cost is in what moves between cells: an entity that stays in
+// its cell costs a division per reported move; one that changes cell is moved
+// between two lists and checked against each peer; a peer whose own entity
+// changes cell gains and loses the entities of the cells at the edges of its
+// square.
+type InterestConfig struct {
+	// Off puts every entity in every peer's scope at full urgency.
+	Off bool
+	// CellSize is the side of a cell in world units. Default 256.
+	CellSize float64
+	// Radius is how far, in world units (rounded up to whole cells, measured
+	// cell to cell along each axis), an entity is in scope of what a peer
+	// owns. Default 4,096.
+	Radius float64
+	// Near is the distance within which an entity's changes are as urgent as
+	// they come; beyond it their urgency falls with the distance, to
+	// FarWeight at Radius. Default 1,024.
+	Near float64
+	// FarWeight is the weight of urgency at Radius (see HostConfig.Priority
+	// for what a weight does). Default 0.25.
+	FarWeight float64
+	// StepsPerUnit is how many wire steps of the Transform's x and y make a
+	// world unit. Default PositionScale, the default codec's.
+	StepsPerUnit float64
+}
+
+func (c *InterestConfig) defaults() {
+	if c.CellSize <= 0 {
+		c.CellSize = 256
+	}
+	if c.Radius <= 0 {
+		c.Radius = 4096
+	}
+	if c.Near <= 0 {
+		c.Near = 1024
+	}
+	if c.FarWeight <= 0 || c.FarWeight > 1 {
+		c.FarWeight = 0.25
+	}
+	if c.StepsPerUnit <= 0 {
+		c.StepsPerUnit = PositionScale
+	}
+}
+
+// grid is the interest grid of a host replicator.
+type grid struct {
+	cfg    *InterestConfig
+	on     bool
+	pos    int     // registry index of the position component; -1: none
+	off    int     // offset of its x in an image
+	steps  float64 // wire steps per cell
+	isteps int64   // the same when it is a whole number, else 0
+	r      int32   // radius in cells
+	cells  []cell
+	index  map[uint64]int32
+	peers  []*HostPeer
+	weight []float64 // by distance in cells, 0 … r
+}
+
+// cell is one grid cell and the entities in it.
+type cell struct {
+	x, y int32
+	ents []int32
+}
+
+// peerScope is a peer's view of the grid.
+type peerScope struct {
+	focus int        // owned entities with a position
+	cover []uint16   // by cell: how many of the peer's squares hold it
+	at    [][2]int32 // the cells of what it owns, as of the last send tick
+}
+
+func cellKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y)) }
+
+func (g *grid) init(cfg *InterestConfig) {
+	g.cfg = cfg
+	g.pos = -1
+	g.index = make(map[uint64]int32)
+	g.r = int32(math.Ceil(cfg.Radius / cfg.CellSize))
+	g.steps = cfg.CellSize * cfg.StepsPerUnit
+	if g.steps == math.Trunc(g.steps) && g.steps < 1<<40 {
+		g.isteps = int64(g.steps)
+	}
+	g.weight = make([]float64, g.r+1)
+	for d := range g.weight {
+		dist := float64(d) * cfg.CellSize
+		w := 1.0
+		if dist > cfg.Near {
+			w = 1 - (1-cfg.FarWeight)*min(1, (dist-cfg.Near)/max(cfg.Radius-cfg.Near, 1))
+		}
+		g.weight[d] = w
+	}
+}
+
+// bind finds the position component in reg; without one the grid is off.
+func (g *grid) bind(reg *Registry) {
+	if g.cfg.Off {
+		return
+	}
+	if c, ok := reg.Lookup(reg.world.IDs.Transform); ok && reg.comps[c].fields >= 2 {
+		g.on = true
+		g.pos = int(c)
+		g.off = reg.offset[c]
+	}
+}
+
+// inCell reports whether an image's position lies in cell c.
+func (g *grid) inCell(img []int32, c *cell) bool {
+	if g.isteps > 0 {
+		x, y := int64(img[g.off]), int64(img[g.off+1])
+		x0, y0 := int64(c.x)*g.isteps, int64(c.y)*g.isteps
+		return x >= x0 && x < x0+g.isteps && y >= y0 && y < y0+g.isteps
+	}
+	x, y := g.cellOf(img)
+	return x == c.x && y == c.y
+}
+
+// cellOf returns the cell coordinates of an image's position.
+func (g *grid) cellOf(img []int32) (int32, int32) {
+	x := math.Floor(float64(img[g.off]) / g.steps)
+	y := math.Floor(float64(img[g.off+1]) / g.steps)
+	return int32(x), int32(y)
+}
+
+// cellAt returns the index of cell (x, y), making it if needed.
+func (g *grid) cellAt(x, y int32) int32 {
+	k := cellKey(x, y)
+	if i, ok := g.index[k]; ok {
+		return i
+	}
+	i := int32(len(g.cells))
+	g.cells = append(g.cells, cell{x: x, y: y})
+	g.index[k] = i
+	for _, p := range g.peers {
+		p.scope.cover = append(p.scope.cover, 0)
+		if p.scope.focus > 0 {
+			p.scope.cover[i] = g.covering(p, x, y)
+		}
+	}
+	return i
+}
+
+// covering counts the peer's squares that hold cell (x, y).
+func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
+	h := p.h
+	n := uint16(0)
+	for _, ent := range h.w.Owned(p.id) {
+		slot, _ := h.w.NetSlot(ent)
+		if int(slot) >= len(h.ents) {
+			continue
+		}
+		if c := h.ents[slot].cell; c >= 0 && g.near(&g.cells[c], x, y) {
+			n++
+		}
+	}
+	return n
+}
+
+func (g *grid) near(c *cell, x, y int32) bool {
+	return abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// place puts a new entity in its cell (or none, without a position).
+func (g *grid) place(h *HostReplicator, slot int32) {
+	e := &h.ents[slot]
+	e.cell = -1
+	if !g.on || e.has&(1<<g.pos) == 0 {
+		return
+	}
+	x, y := g.cellOf(h.image(slot))
+	ci := g.cellAt(x, y)
+	g.insert(h, slot, ci)
+	if e.owner != ecs.HostPeer {
+		if p := h.Peer(e.owner); p != nil {
+			g.addSquare(p, x, y, 1)
+		}
+	}
+}
+
+func (g *grid) insert(h *HostReplicator, slot, ci int32) {
+	c := &g.cells[ci]
+	h.ents[slot].cell = ci
+	h.ents[slot].cellPos = int32(len(c.ents))
+	c.ents = append(c.ents, slot)
+}
+
+func (g *grid) unlink(h *HostReplicator, slot int32) {
+	e := &h.ents[slot]
+	c := &g.cells[e.cell]
+	last := c.ents[len(c.ents)-1]
+	c.ents[e.cellPos] = last
+	h.ents[last].cellPos = e.cellPos
+	c.ents = c.ents[:len(c.ents)-1]
+	e.cell = -1
+}
+
+// remove takes a leaving entity out of the grid.
+func (g *grid) remove(h *HostReplicator, slot int32) {
+	e := &h.ents[slot]
+	if e.cell < 0 {
+		return
+	}
+	c := g.cells[e.cell]
+	if e.owner != ecs.HostPeer {
+		if p := h.Peer(e.owner); p != nil {
+			g.addSquare(p, c.x, c.y, -1)
+		}
+	}
+	g.unlink(h, slot)
+}
+
+// moved checks whether the entity in slot, whose position image changed,
+// changed cell, and if so moves it and tells every peer that gained or lost
+// it.
+func (g *grid) moved(h *HostReplicator, slot int32) {
+	e := &h.ents[slot]
+	if e.cell < 0 {
+		if g.on && e.has&(1<<g.pos) != 0 {
+			g.place(h, slot) // it gained a position
+			for _, p := range g.peers {
+				if !g.inScope(p, slot) {
+					p.leave(slot)
+				}
+			}
+		}
+		return
+	}
+	oldCell := e.cell
+	if g.inCell(h.image(slot), &g.cells[oldCell]) {
+		return
+	}
+	x, y := g.cellOf(h.image(slot))
+	ox, oy := g.cells[oldCell].x, g.cells[oldCell].y
+	// The new cell is made (and its cover counted) while the entity is still
+	// in its old one: moveSquare then moves its own square, if it is a
+	// player's, from there.
+	ci := g.cellAt(x, y)
+	g.unlink(h, slot)
+	g.insert(h, slot, ci)
+	for _, p := range g.peers {
+		if p.scope.focus == 0 || p.id == e.owner {
+			continue
+		}
+		in, was := p.scope.cover[ci] > 0, p.scope.cover[oldCell] > 0
+		switch {
+		case in && !was:
+			p.enter(slot)
+		case was && !in:
+			p.leave(slot)
+		}
+	}
+	if e.owner != ecs.HostPeer {
+		if p := h.Peer(e.owner); p != nil {
+			g.moveSquare(p, ox, oy, x, y)
+		}
+	}
+}
+
+// reown moves the entity's square from its old owner to its new one.
+func (g *grid) reown(h *HostReplicator, slot int32, old ecs.PeerID) {
+	e := &h.ents[slot]
+	if e.cell < 0 {
+		return
+	}
+	c := g.cells[e.cell]
+	if p := h.Peer(old); p != nil && old != ecs.HostPeer {
+		g.addSquare(p, c.x, c.y, -1)
+	}
+	if p := h.Peer(e.owner); p != nil && e.owner != ecs.HostPeer {
+		g.addSquare(p, c.x, c.y, 1)
+	}
+}
+
+// addSquare adds (d = 1) or takes away (d = −1) the square of radius r around
+// cell (x, y) to the peer's cover; cells that come into or go out of it bring
+// their entities into or out of the peer's scope. A peer whose first square
+// arrives stops seeing the whole world; one whose last goes sees it again.
+func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
+	sc := &p.scope
+	if d > 0 && sc.focus == 0 {
+		sc.focus = 1
+		g.eachSquareCell(x, y, func(ci int32) { sc.cover[ci]++ })
+		g.refocus(p)
+		return
+	}
+	if d < 0 && sc.focus == 1 {
+		sc.focus = 0
+		clear(sc.cover)
+		g.refocus(p)
+		return
+	}
+	sc.focus += d
+	g.eachSquareCell(x, y, func(ci int32) {
+		was := sc.cover[ci] > 0
+		sc.cover[ci] = uint16(int(sc.cover[ci]) + d)
+		if in := sc.cover[ci] > 0; in != was {
+			g.scopeCell(p, ci, in)
+		}
+	})
+}
+
+// moveSquare moves one of the peer's squares from cell (ox, oy) to (x, y).
+func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
+	sc := &p.scope
+	if sc.focus == 0 {
+		return
+	}
+	step := func(cx, cy int32, d int) {
+		ci, ok := g.index[cellKey(cx, cy)]
+		if !ok {
+			return
+		}
+		was := sc.cover[ci] > 0
+		sc.cover[ci] = uint16(int(sc.cover[ci]) + d)
+		if in := sc.cover[ci] > 0; in != was {
+			g.scopeCell(p, ci, in)
+		}
+	}
+	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
+		for ci := range g.cells {
+			c := &g.cells[ci]
+			was := abs32(c.x-ox) <= g.r && abs32(c.y-oy) <= g.r
+			in := abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
+			if was != in {
+				d := 1
+				if was {
+					d = -1
+				}
+				step(c.x, c.y, d)
+			}
+		}
+		return
+	}
+	for cx := x - g.r; cx <= x+g.r; cx++ {
+		for cy := y - g.r; cy <= y+g.r; cy++ {
+			if abs32(cx-ox) > g.r || abs32(cy-oy) > g.r {
+				step(cx, cy, 1)
+			}
+		}
+	}
+	for cx := ox - g.r; cx <= ox+g.r; cx++ {
+		for cy := oy - g.r; cy <= oy+g.r; cy++ {
+			if abs32(cx-x) > g.r || abs32(cy-y) > g.r {
+				step(cx, cy, -1)
+			}
+		}
+	}
+}
+
+// eachSquareCell calls fn for every existing cell within the radius of
+// (x, y), by whichever is fewer: the square's cells or all cells.
+func (g *grid) eachSquareCell(x, y int32, fn func(ci int32)) {
+	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
+		for ci := range g.cells {
+			if g.near(&g.cells[ci], x, y) {
+				fn(int32(ci))
+			}
+		}
+		return
+	}
+	for cx := x - g.r; cx <= x+g.r; cx++ {
+		for cy := y - g.r; cy <= y+g.r; cy++ {
+			if ci, ok := g.index[cellKey(cx, cy)]; ok {
+				fn(ci)
+			}
+		}
+	}
+}
+
+// scopeCell brings the entities of cell ci into (in) or out of the peer's
+// scope.
+func (g *grid) scopeCell(p *HostPeer, ci int32, in bool) {
+	for _, slot := range g.cells[ci].ents {
+		if p.h.ents[slot].owner == p.id {
+			continue
+		}
+		if in {
+			p.enter(slot)
+		} else {
+			p.leave(slot)
+		}
+	}
+}
+
+// refocus sets the scope of every entity for a peer that gained its first
+// square or lost its last: O(world), once.
+func (g *grid) refocus(p *HostPeer) {
+	h := p.h
+	p.grow(len(h.ents))
+	for slot := range h.ents {
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		if g.inScope(p, int32(slot)) {
+			p.enter(int32(slot))
+		} else {
+			p.leave(int32(slot))
+		}
+	}
+}
+
+// inScope reports whether the entity in slot is in the peer's scope.
+func (g *grid) inScope(p *HostPeer, slot int32) bool {
+	e := &p.h.ents[slot]
+	return e.cell < 0 || p.scope.focus == 0 || e.owner == p.id || p.scope.cover[e.cell] > 0
+}
+
+// addPeer starts a peer's view of the grid: every cell, and its squares
+// around what it owns already.
+func (g *grid) addPeer(p *HostPeer) {
+	g.peers = append(g.peers, p)
+	p.scope.cover = make([]uint16, len(g.cells))
+	h := p.h
+	for _, ent := range h.w.Owned(p.id) {
+		slot, _ := h.w.NetSlot(ent)
+		if int(slot) < len(h.ents) {
+			if c := h.ents[slot].cell; c >= 0 {
+				p.scope.focus++
+				cl := g.cells[c]
+				g.eachSquareCell(cl.x, cl.y, func(ci int32) { p.scope.cover[ci]++ })
+			}
+		}
+	}
+	for slot := range h.ents {
+		if h.ents[slot].flags&eLive != 0 && !g.inScope(p, int32(slot)) {
+			p.slots[slot].flags |= fOut
+		}
+	}
+}
+
+func (g *grid) removePeer(p *HostPeer) {
+	for i, q := range g.peers {
+		if q == p {
+			g.peers = append(g.peers[:i], g.peers[i+1:]...)
+			return
+		}
+	}
+}
+
+// focusCells refreshes the cells of the entities the peer owns, for the
+// weights of a send tick.
+func (g *grid) focusCells(p *HostPeer) {
+	sc := &p.scope
+	sc.at = sc.at[:0]
+	if !g.on || sc.focus == 0 {
+		return
+	}
+	h := p.h
+	for _, ent := range h.w.Owned(p.id) {
+		slot, _ := h.w.NetSlot(ent)
+		if int(slot) < len(h.ents) {
+			if ci := h.ents[slot].cell; ci >= 0 {
+				sc.at = append(sc.at, [2]int32{g.cells[ci].x, g.cells[ci].y})
+			}
+		}
+	}
+}
+
+// weightOf returns the urgency weight of the entity in slot for the peer:
+// by its distance in cells from the nearest entity the peer owns (as of
+// focusCells).
+func (g *grid) weightOf(p *HostPeer, slot int32) float64 {
+	sc := &p.scope
+	if len(sc.at) == 0 {
+		return 1
+	}
+	ci := p.h.ents[slot].cell
+	if ci < 0 {
+		return 1
+	}
+	c := &g.cells[ci]
+	best := int32(math.MaxInt32)
+	for _, o := range sc.at {
+		best = min(best, max(abs32(o[0]-c.x), abs32(o[1]-c.y)))
+	}
+	return g.weight[min(best, g.r)]
+}

@@ -1,0 +1,199 @@
+package replicate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// scopeWorld is a world of entities wandering over a grid, some owned by
+// peers, for checking the interest grid against its definition.
+type scopeWorld struct {
+	w     *ecs.World
+	reg   *Registry
+	h     *HostReplicator
+	sched *ecs.Schedule
+	rng   *rand.Rand
+	tf    generic.Map[ecs.Transform]
+	m     generic.Map3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity]
+	live  []arche.Entity
+	cfg   InterestConfig
+}
+
+func newScopeWorld(seed uint64, cfg InterestConfig) *scopeWorld {
+	w := ecs.NewWorld()
+	s := &scopeWorld{w: w, reg: NewRegistry(w), rng: rand.New(rand.NewPCG(seed, 3)), cfg: cfg}
+	s.tf = generic.NewMap[ecs.Transform](w.Arche())
+	s.m = generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	s.h = NewHost(s.reg, HostConfig{SendEvery: 1, Interest: cfg})
+	s.sched = ecs.NewSchedule(w, nil, 0)
+	s.sched.Add("wander", ecs.SystemFunc(s.wander)).Add("replicate", s.h)
+	return s
+}
+
+func (s *scopeWorld) spawn(owner ecs.PeerID) arche.Entity {
+	e := s.m.NewWith(&ecs.Transform{X: s.rng.Float64() * 3000, Y: s.rng.Float64() * 3000}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: owner})
+	s.live = append(s.live, e)
+	return e
+}
+
+// wander moves a third of the entities by up to 60 units, jumps a few far,
+// and spawns and removes some.
+func (s *scopeWorld) wander(w *ecs.World) {
+	for i, e := range s.live {
+		if s.rng.IntN(3) != 0 {
+			continue
+		}
+		t := s.tf.Get(e)
+		if s.rng.IntN(100) == 0 {
+			t.X, t.Y = s.rng.Float64()*3000, s.rng.Float64()*3000
+		} else {
+			t.X += s.rng.NormFloat64() * 60
+			t.Y += s.rng.NormFloat64() * 60
+		}
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+		_ = i
+	}
+	if s.rng.IntN(5) == 0 {
+		s.spawn(ecs.PeerID(s.rng.IntN(4))) // 0: the host's
+	}
+	if s.rng.IntN(5) == 0 && len(s.live) > 50 {
+		i := s.rng.IntN(len(s.live))
+		w.Arche().RemoveEntity(s.live[i])
+		s.live[i] = s.live[len(s.live)-1]
+		s.live = s.live[:len(s.live)-1]
+	}
+	if s.rng.IntN(40) == 0 {
+		e := s.live[s.rng.IntN(len(s.live))]
+		ecs.SetOwner(w, e, ecs.PeerID(s.rng.IntN(4)))
+	}
+}
+
+// wantInScope is the definition: no position, owned, a peer that owns
+// nothing, or within the radius (in cells, along each axis) of what it owns.
+func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
+	ni, _ := s.w.Identity(e)
+	if ni.Owner == p {
+		return true
+	}
+	cell := func(e arche.Entity) (float64, float64) {
+		t := s.tf.Get(e)
+		var q [3]int32
+		s.reg.Quantize(e, 0, q[:])
+		_ = t
+		steps := s.cfg.CellSize * PositionScale
+		return math.Floor(float64(q[0]) / steps), math.Floor(float64(q[1]) / steps)
+	}
+	r := math.Ceil(s.cfg.Radius / s.cfg.CellSize)
+	x, y := cell(e)
+	owned := s.w.Owned(p)
+	if len(owned) == 0 {
+		return true
+	}
+	for _, o := range owned {
+		ox, oy := cell(o)
+		if math.Abs(ox-x) <= r && math.Abs(oy-y) <= r {
+			return true
+		}
+	}
+	return false
+}
+
+// TestInterestGridMatchesItsDefinition moves entities and players over a
+// grid for a thousand steps and checks, every step, every peer's scope of
+// every entity against the definition, and at the end that each client holds
+// exactly the entities in its scope.
+func TestInterestGridMatchesItsDefinition(t *testing.T) {
+	cfg := InterestConfig{CellSize: 100, Radius: 450}
+	cfg.defaults()
+	s := newScopeWorld(9, cfg)
+	for range 300 {
+		s.spawn(0)
+	}
+	type peer struct {
+		c   *ClientReplicator
+		cap *capture
+		cw  *ecs.World
+	}
+	var peers []peer
+	for id := ecs.PeerID(1); id <= 3; id++ {
+		s.spawn(id)
+		cw := ecs.NewWorld()
+		c := NewClient(NewRegistry(cw), ClientConfig{Local: id})
+		out := &capture{}
+		s.h.AddPeer(id, out)
+		peers = append(peers, peer{c, out, cw})
+	}
+	deliver := func() {
+		for i, p := range peers {
+			for _, m := range p.cap.lane {
+				if _, err := p.c.HandleLane(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := p.c.Pump(); err != nil {
+				t.Fatal(err)
+			}
+			for k, m := range p.cap.msgs {
+				if _, err := p.c.HandleDatagram(wireKind(m[0]), m[1:]); err != nil {
+					t.Fatalf("peer %d: %v", i+1, err)
+				}
+				if p.cap.tokens[k] != 0 {
+					s.h.Delivered(ecs.PeerID(i+1), p.cap.tokens[k])
+				}
+			}
+			p.cap.lane, p.cap.msgs, p.cap.tokens = nil, nil, nil
+		}
+	}
+	var entered, left uint64
+	for step := range 1000 {
+		s.sched.Step()
+		deliver()
+		for i := range peers {
+			id := ecs.PeerID(i + 1)
+			hp := s.h.Peer(id)
+			for _, e := range s.live {
+				slot, _ := s.w.NetSlot(e)
+				got := hp.slots[slot].flags&fOut == 0
+				if want := s.wantInScope(id, e); got != want {
+					ni, _ := s.w.Identity(e)
+					t.Fatalf("step %d: peer %d, entity %d: in scope %v, want %v", step, id, ni.ID, got, want)
+				}
+			}
+		}
+	}
+	s.sched.Step()
+	deliver()
+	for i, p := range peers {
+		id := ecs.PeerID(i + 1)
+		want := 0
+		for _, e := range s.live {
+			ni, _ := s.w.Identity(e)
+			_, held := p.cw.EntityOf(ni.ID)
+			if in := s.wantInScope(id, e); in != held {
+				t.Fatalf("peer %d: entity %d in scope %v, held by the client %v", id, ni.ID, in, held)
+			}
+			if s.wantInScope(id, e) {
+				want++
+			}
+		}
+		if p.cw.Networked() != want {
+			t.Fatalf("peer %d holds %d entities, %d are in its scope", id, p.cw.Networked(), want)
+		}
+		st := s.h.Peer(id).Stats()
+		entered += st.Entered
+		left += st.Left
+	}
+	if entered == 0 || left == 0 {
+		t.Fatalf("nothing entered (%d) or left (%d) any scope", entered, left)
+	}
+	t.Logf("%d entered, %d left", entered, left)
+}
+
+func wireKind(b byte) wire.Kind { return wire.Kind(b) }

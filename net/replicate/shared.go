@@ -1,0 +1,245 @@
+package replicate
+
+import (
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// What the host keeps once for all peers, per networked entity: its wire
+// image, quantized when a component is reported (once per step, whatever
+// the number of peers), the past images some peer may hold as a delta
+// baseline, and the urgency of its pending change. Peers keep only what is
+// theirs: which frame's image they acknowledged, what is dirty, their
+// priorities (hostpeer.go).
+
+// Per-entity flags of the shared state.
+const (
+	eLive    = 1 << iota // the slot holds a networked entity
+	ePending             // in the pending list: its image changed since the last send tick
+	eSent                // the current image went to some peer (State item or join page)
+)
+
+// entState is the shared record of the networked entity in one slot.
+type entState struct {
+	id      ecs.NetID
+	since   uint32 // frame the current image became current
+	ref     uint32 // frame of the image urgency is measured from: the one last sent
+	changed uint32 // last frame the image changed in
+	hist    int32  // history ring + 1; 0: none
+	cache   int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
+	ctick   uint32 // send tick of cache
+	cell    int32  // interest cell; -1: none (no position, always in scope)
+	cellPos int32  // position in the cell's list
+	owner   ecs.PeerID
+	has     uint16 // registered components the entity has
+	pend    uint16 // components whose image changed since the last send tick
+	urg     uint8  // priority its pending change gains per send tick
+	flags   uint8
+}
+
+// historyDepth is how many past images of one entity the host keeps: only
+// images that were sent, so an entity sent every send tick is covered for
+// historyDepth ticks (400 ms at 30 Hz) and one sent every eighth for eight
+// times that. A peer whose baseline has gone gets the entity whole.
+const historyDepth = 12
+
+// history is a pool of rings of past images, one ring per entity that
+// changed after one of its images was sent. A ring is one block of memory:
+// the frames each image became current and stopped being so, then the
+// component masks, then the images, so a lookup reads two cache lines.
+type history struct {
+	fields int
+	stride int     // words per ring
+	slab   []int32 // rings back to back
+	head   []uint8 // ring: next entry to write
+	free   []int32
+}
+
+const (
+	histSince = 0
+	histUntil = historyDepth
+	histHas   = 2 * historyDepth // two masks a word
+	histVals  = 2*historyDepth + historyDepth/2
+)
+
+func (h *history) init(fields int) {
+	h.fields = fields
+	h.stride = histVals + historyDepth*fields
+}
+
+func (h *history) ring(r int32) []int32 {
+	return h.slab[int(r)*h.stride : int(r+1)*h.stride]
+}
+
+func (h *history) alloc() int32 {
+	if n := len(h.free); n > 0 {
+		r := h.free[n-1]
+		h.free = h.free[:n-1]
+		clear(h.ring(r)[histUntil : histUntil+historyDepth])
+		h.head[r] = 0
+		return r
+	}
+	r := int32(len(h.head))
+	h.slab = append(h.slab, make([]int32, h.stride)...)
+	h.head = append(h.head, 0)
+	return r
+}
+
+func (h *history) release(r int32) { h.free = append(h.free, r) }
+
+// push records img, current from since until until, in ring r.
+func (h *history) push(r int32, since, until uint32, has uint16, img []int32) {
+	ring := h.ring(r)
+	i := int(h.head[r])
+	h.head[r] = (h.head[r] + 1) % historyDepth
+	ring[histSince+i], ring[histUntil+i] = int32(since), int32(until)
+	w := &ring[histHas+i/2]
+	shift := 16 * uint(i&1)
+	*w = int32(uint32(*w)&^(0xffff<<shift) | uint32(has)<<shift)
+	copy(ring[histVals+i*h.fields:histVals+(i+1)*h.fields], img)
+}
+
+// at returns the image of ring r that was current at frame f, or nil.
+func (h *history) at(r int32, f uint32) ([]int32, uint16) {
+	ring := h.ring(r)
+	// The newest entry first: it is the usual baseline.
+	i := (int(h.head[r]) + historyDepth - 1) % historyDepth
+	if until := uint32(ring[histUntil+i]); until != 0 && uint32(ring[histSince+i]) <= f && f < until {
+		has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
+		return ring[histVals+i*h.fields : histVals+(i+1)*h.fields], has
+	}
+	for i := range historyDepth {
+		until := uint32(ring[histUntil+i])
+		if until != 0 && uint32(ring[histSince+i]) <= f && f < until {
+			has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
+			return ring[histVals+i*h.fields : histVals+(i+1)*h.fields], has
+		}
+	}
+	return nil, 0
+}
+
+// image returns the shared image of slot (every registered field, at its
+// registry offset).
+func (h *HostReplicator) image(slot int32) []int32 {
+	n := h.reg.fields
+	return h.img[int(slot)*n : int(slot+1)*n]
+}
+
+// imageAt returns the image the entity in slot had at frame f, or nil when
+// the host no longer knows it.
+func (h *HostReplicator) imageAt(slot int32, f uint32) ([]int32, uint16) {
+	e := &h.ents[slot]
+	if f >= e.since {
+		return h.image(slot), e.has
+	}
+	if e.hist == 0 || f == 0 {
+		return nil, 0
+	}
+	return h.hist.at(e.hist-1, f)
+}
+
+// growShared makes room for n slots.
+func (h *HostReplicator) growShared(n int) {
+	if len(h.ents) >= n {
+		return
+	}
+	if cap(h.ents) >= n {
+		h.ents = h.ents[:n]
+	} else {
+		h.ents = append(h.ents, make([]entState, n-len(h.ents))...)
+	}
+	need := n * h.reg.fields
+	if cap(h.img) >= need {
+		h.img = h.img[:need]
+	} else {
+		h.img = append(h.img, make([]int32, need-len(h.img))...)
+	}
+}
+
+// quantize writes component c's wire image of the entity in slot into the
+// shared image and reports whether it differs from what was there. Before
+// the first change of a step, an image that was sent is kept in the history.
+func (h *HostReplicator) quantize(ent arche.Entity, slot int32, c int, frame uint32) bool {
+	reg := h.reg
+	comp := &reg.comps[c]
+	e := &h.ents[slot]
+	q := h.scratch[:comp.fields]
+	comp.quant(h.w.Arche().Get(ent, comp.id), q)
+	img := h.image(slot)[reg.offset[c]:][:comp.fields]
+	if equalImage(q, img) && e.has&(1<<c) != 0 {
+		return false
+	}
+	if e.changed != frame {
+		if e.flags&eSent != 0 && e.since < frame {
+			if e.hist == 0 {
+				e.hist = h.hist.alloc() + 1
+			}
+			h.hist.push(e.hist-1, e.since, frame, e.has, h.image(slot))
+		}
+		e.flags &^= eSent
+		e.since = frame
+		e.changed = frame
+	}
+	copy(img, q)
+	e.has |= 1 << c
+	return true
+}
+
+// predictor carries a Motion's prediction: where the velocities take the
+// pose over a delta's frames. Host and client compute it alike, from the
+// step rate both know (the host's tick rate, sent in Welcome).
+type predictor struct {
+	on              bool
+	pose, vel       int     // field offsets
+	linear, angular float64 // wire steps a frame per velocity step, halved (the velocities are summed)
+	poseComp        int
+	velBit          uint16
+}
+
+// maxPredictAge is the longest delta, in frames, the prediction spans; an
+// older baseline predicts no motion.
+const maxPredictAge = 1 << 16
+
+func newPredictor(reg *Registry, rate float64) predictor {
+	m := reg.motion
+	if m == nil || !(rate > 0) {
+		return predictor{}
+	}
+	return predictor{
+		on:       true,
+		pose:     reg.offset[m.Pose],
+		vel:      reg.offset[m.Velocity],
+		linear:   m.Linear / (2 * rate),
+		angular:  m.Angular / (2 * rate),
+		poseComp: int(m.Pose),
+		velBit:   1 << m.Velocity,
+	}
+}
+
+// motion returns the predicted change of the pose's field i (0, 1: x, y;
+// 2: angle) over age frames, from the baseline's velocity vb and the new
+// one vc. Every operation is rounded as written (the conversions forbid
+// fused multiply-adds), so both sides get the same integer.
+func (p *predictor) motion(i int, vb, vc int32, age uint32) int64 {
+	if age >= maxPredictAge || vb == -vc {
+		return 0
+	}
+	k := p.linear
+	if i == 2 {
+		k = p.angular
+	}
+	s := float64(float64(vb) + float64(vc))
+	t := float64(s * float64(age))
+	t = float64(t * k)
+	t = math.Round(t)
+	if t > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if t < math.MinInt32 {
+		return math.MinInt32
+	}
+	return int64(t)
+}
