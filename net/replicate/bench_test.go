@@ -1,8 +1,11 @@
 package replicate
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/tandem-go/tandem/ecs"
 
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -32,6 +35,8 @@ func (s *sink) LaneBuffered(transport.Lane) int { return s.queued }
 func (s *sink) drain()                          { s.queued = max(0, s.queued-s.rate) }
 
 func heap() uint64 {
+	// Twice: what sync.Pools kept through one collection goes at the second.
+	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
@@ -70,4 +75,72 @@ func BenchmarkJoin(b *testing.B) {
 		b.ReportMetric(float64(peak)/n, "B/entity")
 		b.ReportMetric(float64(steps), "ticks")
 	})
+}
+
+// BenchmarkPeerMemory measures the host memory each peer costs (B/peer): a
+// world of 1,000 entities, 100 of which move every step, replicated for ten
+// seconds to 8 peers over links of about 10 steps (167 ms) of round trip
+// losing 5% of the datagrams, so that a round trip of messages is always in
+// flight. B/peer is what the peers' replication state holds
+// (HostPeer.Memory, by capacity), heap-B/peer what the host's heap gives back
+// when 64 such peers are removed, over their number.
+func BenchmarkPeerMemory(b *testing.B) {
+	b.Run("entities-1000/peers-8", func(b *testing.B) {
+		var perPeer, heapPerPeer, inflight float64
+		for b.Loop() {
+			perPeer, inflight, _ = peerMemory(b, 8)
+			_, _, heapPerPeer = peerMemory(b, 64)
+		}
+		b.ReportMetric(perPeer, "B/peer")
+		b.ReportMetric(heapPerPeer, "heap-B/peer")
+		b.ReportMetric(inflight, "items-in-flight/peer")
+	})
+}
+
+// peerMemory runs the scene of BenchmarkPeerMemory with n peers and returns
+// the mean of their Memory, their items in flight and their heap share.
+func peerMemory(b testing.TB, n int) (mem, inflight, heapShare float64) {
+	w, reg, sched := bigWorld(1000, 100)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	for range 60 {
+		sched.Step()
+	}
+	links := make([]*link, n)
+	clients := make([]*ClientReplicator, n)
+	for i := range links {
+		links[i] = &link{rng: rand.New(rand.NewPCG(uint64(i), 9)), loss: 0.05, delay: 5, jitter: 2, peer: ecs.PeerID(i + 1)}
+		clients[i] = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1)})
+	}
+	for i := range links {
+		h.AddPeer(ecs.PeerID(i+1), links[i])
+	}
+	for range 600 {
+		sched.Step()
+		for i, l := range links {
+			l.step(b, h, clients[i])
+		}
+	}
+	for i := range clients {
+		if !clients[i].Joined() {
+			b.Fatalf("peer %d did not join", i+1)
+		}
+		p := h.Peer(ecs.PeerID(i + 1))
+		_, items := p.recs.inFlight()
+		inflight += float64(items) / float64(n)
+		mem += float64(p.Memory()) / float64(n)
+	}
+	// The heap with the peers and without: the clients' worlds and the
+	// links go first.
+	clients, links = nil, nil
+	with := heap()
+	for i := range n {
+		h.RemovePeer(ecs.PeerID(i + 1))
+	}
+	without := heap()
+	heapShare = (float64(with) - float64(without)) / float64(max(n, 1))
+	runtime.KeepAlive(w)
+	runtime.KeepAlive(h)
+	runtime.KeepAlive(sched)
+	return mem, inflight, heapShare
 }

@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"unsafe"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -365,4 +367,22 @@ func (p *HostPeer) cancelRemoval(id ecs.NetID, slot int32) {
 		d.back, d.slot = true, slot
 		return
 	}
+}
+
+// Memory returns the bytes of host memory the peer's replication state
+// holds: its slots, dirty lists, records of what is in flight, scope and
+// scratch, by their capacity. It is what the peer costs beyond the shared
+// state of the world (and the connection's buffers, which net/conn bounds).
+func (p *HostPeer) Memory() int {
+	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{}))
+	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
+	n += cap(p.scope.cover)*2 + cap(p.scope.at)*8
+	ps := &p.pk
+	n += (cap(ps.next) + cap(ps.order) + cap(ps.keys) + cap(ps.tmp)) * 8
+	n += (cap(ps.picks) + cap(ps.sel)) * int(unsafe.Sizeof(pick{}))
+	n += cap(ps.buf)
+	if p.join != nil {
+		n += cap(p.join.page) + cap(p.join.paged)*4 + cap(p.join.despawns)*4
+	}
+	return n + int(unsafe.Sizeof(*p))
 }

@@ -76,7 +76,7 @@ func (l *link) LaneBuffered(lane transport.Lane) int {
 }
 
 // step delivers what is due to the client and fates to the host.
-func (l *link) step(t *testing.T, h *HostReplicator, c *ClientReplicator) {
+func (l *link) step(t testing.TB, h *HostReplicator, c *ClientReplicator) {
 	l.now++
 	for len(l.lane) > 0 && l.laneAt[0] <= l.now {
 		if _, err := c.HandleLane(l.lane[0]); err != nil {
