@@ -121,6 +121,7 @@ func (h *HostReplicator) absoluteFields(w *wire.BitWriter, c int, img []int32) {
 func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bimg []int32, bhas uint16) {
 	reg := h.reg
 	cur := h.image(slot)
+	count := h.tick%statsEvery == 0
 	if hd.flags&(bodySpawn|bodyAbsolute) != 0 {
 		for _, c := range reg.order {
 			if hd.mask&(1<<c) != 0 {
@@ -132,24 +133,57 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	age := h.frame - hd.base
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
+	for _, f := range h.plan {
+		if hd.mask&f.bit == 0 {
+			continue
+		}
+		v := cur[f.off]
+		var u uint64
+		switch {
+		case !f.delta:
+			u = wire.ZigZag(int64(v))
+		case f.pose && predict:
+			d := int64(wrapDiff(v, bimg[f.off], f.wrap))
+			u = wire.ZigZag(predictedResidual(pr, f.field, d, bimg[f.vel], cur[f.vel], age, f.wrap))
+		default:
+			u = wire.ZigZag(int64(wrapDiff(v, bimg[f.off], f.wrap)))
+		}
+		if count {
+			h.stats.add(f.stream, u)
+		}
+		h.book.codes[f.stream].write(w, u)
+	}
+}
+
+// fieldPlan is one field of an item, in item order, with what writing it
+// needs.
+type fieldPlan struct {
+	bit    uint16 // its component's
+	off    int    // in the image
+	stream int    // its residual stream, or its absolute one when not delta-coded
+	wrap   int32
+	delta  bool
+	pose   bool // a Motion's pose field
+	field  int  // its index in its component
+	vel    int  // for a pose field: the offset of its velocity field
+}
+
+// makePlan lists the fields of the registry in item order.
+func (h *HostReplicator) makePlan() {
+	reg := h.reg
 	for _, c := range reg.order {
-		bit := uint16(1) << c
-		if hd.mask&bit == 0 {
-			continue
-		}
-		if reg.delta&bit == 0 {
-			h.absoluteFields(w, c, cur)
-			continue
-		}
 		comp := &reg.comps[c]
-		off := reg.offset[c]
-		s := streamField + off
 		for i := range comp.fields {
-			d := int64(wrapDiff(cur[off+i], bimg[off+i], comp.wrap[i]))
-			if predict && c == pr.poseComp {
-				d = predictedResidual(pr, i, d, bimg[pr.vel+i], cur[pr.vel+i], age, comp.wrap[i])
+			off := reg.offset[c] + i
+			f := fieldPlan{bit: 1 << c, off: off, stream: streamField + off, wrap: comp.wrap[i], delta: comp.delta, field: i}
+			if !comp.delta {
+				f.stream += reg.fields
 			}
-			h.put(w, s+i, wire.ZigZag(d))
+			if reg.motion != nil && c == int(reg.motion.Pose) {
+				f.pose = true
+				f.vel = reg.offset[reg.motion.Velocity] + i
+			}
+			h.plan = append(h.plan, f)
 		}
 	}
 }

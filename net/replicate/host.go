@@ -120,6 +120,7 @@ type HostReplicator struct {
 	pred  predictor
 	grid  grid
 
+	plan     []fieldPlan
 	buf      []byte
 	lastMsgs sentMessages
 }
@@ -148,6 +149,7 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 		h.book.codes[i] = code{k: 4}
 	}
 	h.pred = newPredictor(reg, cfg.StepRate)
+	h.makePlan()
 	h.grid.init(&h.cfg.Interest)
 	h.grid.bind(reg)
 	h.enc.h = h
@@ -262,8 +264,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 		if send {
 			p.refill()
-			p.merge(h.changes)
-			p.pack()
+			p.pack(h.changes)
 			p.sendAuth()
 		}
 	}

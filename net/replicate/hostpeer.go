@@ -30,6 +30,7 @@ type peerSlot struct {
 	sends uint8 // items of the entity sent to the peer, wrapping
 	bsend uint8 // sends when the baseline's item went out
 	epoch uint8 // bumped whenever the peer's record of the entity starts anew
+	wait  uint8 // waiting bit and placements in the wheel (pack.go); prio is then the tick it is due
 }
 
 // despawnEntry is a removal a peer must learn of.
@@ -53,8 +54,9 @@ type HostPeer struct {
 	id         ecs.PeerID
 	out        Out
 	slots      []peerSlot
-	dirty      []uint64 // dirtyKey of each listed entity, by network id
-	added      []uint64 // listed since the last send tick, in no order
+	dirty      []uint64 // dirtyKey of each entity due and left by the budget, by network id
+	added      []uint64 // listed since the last send tick (due at once), in no order
+	wheel      [wheelLen][]uint64
 	despawns   []despawnEntry
 	recs       records
 	tokens     uint32 // budget bytes available
@@ -106,8 +108,15 @@ func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 	}
 }
 
-// PendingDirty returns how many entities wait to be sent to the peer.
-func (p *HostPeer) PendingDirty() int { return len(p.dirty) + len(p.added) }
+// PendingDirty returns how many entities wait to be sent to the peer (an
+// entity whose wait was cut short by a bigger change may count twice).
+func (p *HostPeer) PendingDirty() int {
+	n := len(p.dirty) + len(p.added)
+	for i := range p.wheel {
+		n += len(p.wheel[i])
+	}
+	return n
+}
 
 // Held returns how many networked entities the host counts the peer as
 // holding or about to hold: those in its scope. Once the peer has
@@ -140,7 +149,7 @@ func (p *HostPeer) grow(n int) {
 // messages sent before are stale, and so is its entry in the dirty list, if
 // any. Only fOut stays.
 func (s *peerSlot) reset() {
-	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
+	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1, wait: s.wait &^ waiting}
 }
 
 // onSpawn notes a new networked entity.
@@ -377,6 +386,9 @@ func (p *HostPeer) Memory() int {
 	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{}))
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
 	n += cap(p.scope.cover)*2 + cap(p.scope.at)*8
+	for i := range p.wheel {
+		n += cap(p.wheel[i]) * 8
+	}
 	ps := &p.pk
 	n += (cap(ps.next) + cap(ps.order) + cap(ps.keys) + cap(ps.tmp)) * 8
 	n += (cap(ps.picks) + cap(ps.sel)) * int(unsafe.Sizeof(pick{}))

@@ -10,7 +10,9 @@ type pick struct {
 	slot int32
 	id   ecs.NetID
 	enc  int32 // its fields in the tick's encoder; -1: not encoded there
+	bref int32 // where its baseline is kept (imageRef)
 	head
+	bhas uint16 // the baseline's components
 	bits uint32 // the item's bits without its id gap, when encoded
 }
 
@@ -26,7 +28,7 @@ type packScratch struct {
 	buf   []byte
 	// avgBits is a running mean of the peer's item sizes, to tell a send
 	// tick whose due items fit the budget easily (sent in id order, encoded
-	// straight into the message) from one that must choose by priority.
+	// straight into the messages) from one that must choose by priority.
 	avgBits float64
 }
 
@@ -58,67 +60,27 @@ func (p *HostPeer) list(slot int32) {
 	}
 }
 
-// merge takes a send tick's changes (shared by every peer, in network-id
-// order) into the peer's dirty list, with those of its own entities left to
-// AUTH_STATE and those out of its scope left out, and the entities listed
-// since the last tick: one sorted list, each entity once.
-func (p *HostPeer) merge(changes []change) {
+// pack takes a send tick's changes (shared by every peer, in network-id
+// order) into the peer's dirty set, and sends the peer's pending removals
+// and due entities within the budget, written in network-id order so each
+// id travels as a small gap from the one before.
+//
+// A changed entity gains priority every send tick by the urgency the host
+// measured for its change (weighed by the peer's interest) until it is due;
+// as the gain is the same every tick, the tick it becomes due is known when
+// it changes, and it waits in a wheel of send ticks that costs nothing a
+// tick. Due entities that the budget leaves for later age alike, so those
+// waiting longest go first. When the due items fit the budget with room to
+// spare (as they did the tick before), they are taken in id order and
+// encoded straight into the messages; otherwise they are chosen highest
+// priority first.
+//
+// Changes of entities out of the peer's scope are left out, and those of its
+// own entities, which AUTH_STATE carries.
+func (p *HostPeer) pack(changes []change) {
 	h := p.h
 	ps := &p.pk
-	if len(p.added) > 1 {
-		p.added, ps.tmp = sortKeys(p.added, ps.tmp)
-	}
-	out := ps.next[:0]
-	a, b, c := p.dirty, p.added, changes
-	last := uint64(1<<64 - 1)
-	emit := func(k uint64) {
-		if k != last {
-			out = append(out, k)
-			last = k
-		}
-	}
-	for len(a) > 0 || len(b) > 0 || len(c) > 0 {
-		// The smallest of the three heads.
-		var ck uint64 = 1<<64 - 1
-		if len(c) > 0 {
-			ck = dirtyKey(c[0].id, c[0].slot)
-		}
-		switch {
-		case len(a) > 0 && a[0] <= ck && (len(b) == 0 || a[0] <= b[0]):
-			emit(a[0])
-			a = a[1:]
-		case len(b) > 0 && b[0] <= ck:
-			emit(b[0])
-			b = b[1:]
-		default:
-			ch := &c[0]
-			c = c[1:]
-			s := &p.slots[ch.slot]
-			if s.flags&fOut != 0 || h.ents[ch.slot].owner == p.id {
-				continue // out of scope, or the owner's: AUTH_STATE
-			}
-			s.dirty |= ch.comp
-			if s.flags&fListed == 0 {
-				s.flags |= fListed
-				emit(ck)
-			}
-		}
-	}
-	p.added = p.added[:0]
-	p.dirty, ps.next = out, p.dirty
-}
-
-// pack sends the peer's pending removals and dirty entities within the
-// budget: due items, highest priority first, are chosen, and written in
-// network-id order so each id travels as a small gap from the one before.
-// When the due items fit the budget with room to spare, they are taken in
-// the dirty list's order (by id) and nothing is sorted.
-func (p *HostPeer) pack() {
-	h := p.h
-	if len(p.despawns) == 0 && len(p.dirty) == 0 {
-		return
-	}
-	ps := &p.pk
+	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
 	perMessage := 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n
@@ -147,87 +109,149 @@ func (p *HostPeer) pack() {
 		d.flying = true
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
+	removals := len(ps.picks)
 	h.grid.focusCells(p)
-	due := p.gain()
+	weighed := len(p.scope.at) > 0 || h.cfg.Priority != nil
+
+	// What is due this tick: the last tick's leftovers, aged; the entities
+	// listed since (spawns, losses, entries into scope); those whose wait
+	// ends; the changes that are due at once. The others wait.
+	due := ps.next[:0]
+	for _, k := range p.dirty {
+		s := &p.slots[uint32(k)]
+		s.prio = uint8(min(255, int(s.prio)+urgent))
+		due = append(due, k)
+	}
+	for _, k := range p.added {
+		s := &p.slots[uint32(k)]
+		s.prio = max(s.prio, urgent)
+		s.wait = s.wait &^ waiting
+		due = append(due, k)
+	}
+	p.added = p.added[:0]
+	bucket := &p.wheel[tick%wheelLen]
+	for _, k := range *bucket {
+		slot := int32(uint32(k) & slotMask)
+		s := &p.slots[slot]
+		if s.wait != uint8(uint32(k)>>slotBits) || s.flags&fListed == 0 {
+			continue // stale: placed again, or reset
+		}
+		s.wait &^= waiting
+		s.prio = urgent
+		due = append(due, k&^(uint64(0xff)<<slotBits))
+	}
+	*bucket = (*bucket)[:0]
+	for i := range changes {
+		ch := &changes[i]
+		s := &p.slots[ch.slot]
+		if s.flags&fOut != 0 || h.ents[ch.slot].owner == p.id {
+			continue
+		}
+		s.dirty |= ch.comp
+		listed := s.flags&fListed != 0
+		if listed && s.wait&waiting == 0 {
+			continue // due already
+		}
+		g := urgent
+		if s.flags&fNeedSpawn == 0 {
+			g = int(h.ents[ch.slot].urg)
+		}
+		if weighed {
+			g = p.weigh(ch.slot, g)
+		}
+		// Due after n ticks of gaining g, this one included.
+		n := uint32((urgent + g - 1) / g)
+		if listed && uint8(tick+n-1-uint32(s.prio)) < 128 {
+			continue // waiting already, to be due no later
+		}
+		s.flags |= fListed
+		if n == 1 {
+			s.wait &^= waiting
+			s.prio = urgent
+			due = append(due, dirtyKey(ch.id, ch.slot))
+			continue
+		}
+		p.wait(ch.slot, ch.id, tick+n-1)
+	}
+	if len(due) > 1 {
+		due, ps.tmp = sortKeys(due, ps.tmp)
+		// An entity listed and also ending its wait is due once.
+		n := 1
+		for _, k := range due[1:] {
+			if k != due[n-1] {
+				due[n] = k
+				n++
+			}
+		}
+		due = due[:n]
+	}
+	ps.next = p.dirty
+	p.dirty = due
+
 	if ps.avgBits == 0 {
 		ps.avgBits = 64
 	}
-	removals := len(ps.picks)
-	sorted := float64(due)*(ps.avgBits+24) < float64(budget-est)/2
-	if sorted {
-		p.takeInOrder(&est, cost)
+	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-est)/2
+	if fast {
+		p.takeInOrder(&est, budget, cost)
 	} else {
 		p.takeByPriority(&est, budget, cost, full)
 	}
-	if !sorted || removals > 0 {
+	if !fast || removals > 0 {
 		p.sortPicks()
 	}
 	p.write()
 }
 
-// gain adds each dirty item's priority for this send tick: the urgency the
-// host measured for its change (urgent once it is due), weighed by the
-// peer's interest. It drops stale entries and returns how many are due.
-func (p *HostPeer) gain() int {
+// wheelLen is the span of the wheel of waiting entities, in send ticks: a
+// changed entity gains at least one priority unit a tick, so it is due
+// within urgent ticks.
+const wheelLen = 2 * urgent
+
+// A waiting entity's peerSlot keeps the tick it is due in prio, and in
+// wait the waiting bit and a count of its placements, which its entry in
+// the wheel carries too, so a stale entry is known.
+const (
+	waiting  = 0x80
+	slotBits = 24
+	slotMask = 1<<slotBits - 1
+)
+
+// MaxNetworked is the most networked entities (index slots) a host
+// replicates.
+const MaxNetworked = 1 << slotBits
+
+// wait puts the listed entity in slot in the wheel, due at send tick at.
+func (p *HostPeer) wait(slot int32, id ecs.NetID, at uint32) {
+	s := &p.slots[slot]
+	s.wait = (s.wait+1)&^waiting | waiting
+	s.prio = uint8(at)
+	b := &p.wheel[at%wheelLen]
+	*b = append(*b, uint64(id)<<32|uint64(s.wait)<<slotBits|uint64(uint32(slot)))
+}
+
+// takeInOrder chooses every due item, in id order: the budget is not in
+// question, so their fields are written straight into the messages.
+func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
 	h := p.h
-	w := h.w
-	prio := h.cfg.Priority
-	weighed := len(p.scope.at) > 0
-	kept, due := 0, 0
+	ps := &p.pk
+	kept := 0
 	for _, k := range p.dirty {
 		slot := int32(uint32(k))
 		s := &p.slots[slot]
 		e := &h.ents[slot]
-		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) {
-			continue // stale: the slot was reset or holds another entity
+		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
+			continue // stale
 		}
 		if e.flags&eLive == 0 || s.flags&fOut != 0 {
 			s.flags &^= fListed
 			s.dirty = 0
 			continue
 		}
-		p.dirty[kept] = k
-		kept++
-		// A small change grows towards due by its size; once due, every
-		// item ages alike, so those waiting longest go first.
-		g := urgent
-		if s.prio < urgent && s.flags&fNeedSpawn == 0 {
-			g = int(e.urg)
-		}
-		if weighed || prio != nil {
-			weight := 1.0
-			if weighed {
-				weight = h.grid.weightOf(p, slot)
-			}
-			if prio != nil {
-				if ent, _, ok := w.SlotEntity(slot); ok {
-					weight *= min(max(prio(p.id, ent), 1.0/16), 4)
-				}
-			}
-			if weight != 1 {
-				g = max(1, int(float64(g)*weight+0.5))
-			}
-		}
-		s.prio = uint8(min(255, int(s.prio)+g))
-		if s.prio >= urgent {
-			due++
-		}
-	}
-	p.dirty = p.dirty[:kept]
-	return due
-}
-
-// takeInOrder chooses every due item, in id order: the budget is not in
-// question, so their fields are written straight into the messages.
-func (p *HostPeer) takeInOrder(est *int, cost func(int) int) {
-	ps := &p.pk
-	kept := 0
-	for _, k := range p.dirty {
-		slot := int32(uint32(k))
-		s := &p.slots[slot]
-		if s.prio < urgent {
-			p.dirty[kept] = k
+		if *est > budget {
+			p.dirty[kept] = k // more was due than the budget holds: it waits
 			kept++
+			p.stats.Deferred++
 			continue
 		}
 		pk, ok := p.choose(slot, false)
@@ -244,10 +268,47 @@ func (p *HostPeer) takeInOrder(est *int, cost func(int) int) {
 	p.dirty = p.dirty[:kept]
 }
 
+// weigh returns the priority gain g weighed by the peer's interest in the
+// entity in slot (distance) and the game's HostConfig.Priority.
+func (p *HostPeer) weigh(slot int32, g int) int {
+	h := p.h
+	weight := 1.0
+	if len(p.scope.at) > 0 {
+		weight = h.grid.weightOf(p, slot)
+	}
+	if prio := h.cfg.Priority; prio != nil {
+		if ent, _, ok := h.w.SlotEntity(slot); ok {
+			weight *= min(max(prio(p.id, ent), 1.0/16), 4)
+		}
+	}
+	if weight != 1 {
+		g = max(1, int(float64(g)*weight+0.5))
+	}
+	return g
+}
+
 // takeByPriority chooses due items highest priority first until the
 // budget is spent; the others wait, their priority grown.
 func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full bool) {
+	h := p.h
 	ps := &p.pk
+	valid := 0
+	for _, k := range p.dirty {
+		slot := int32(uint32(k))
+		s := &p.slots[slot]
+		e := &h.ents[slot]
+		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
+			continue // stale
+		}
+		if e.flags&eLive == 0 || s.flags&fOut != 0 {
+			s.flags &^= fListed
+			s.dirty = 0
+			continue
+		}
+		p.dirty[valid] = k
+		valid++
+	}
+	p.dirty = p.dirty[:valid]
 	// A counting sort of the due items over the 256 priorities (stable).
 	var count [256]int32
 	for _, k := range p.dirty {
@@ -335,7 +396,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 	h := p.h
 	s := &p.slots[slot]
 	e := &h.ents[slot]
-	pk = pick{slot: slot, id: e.id, enc: -1}
+	pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
 	if s.flags&fSpawning != 0 {
 		// The spawn is still in flight: the peer may not hold the entity, so
 		// what changed goes as another spawn, which it applies idempotently.
@@ -351,7 +412,10 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 	case e.has&h.reg.delta != 0 && s.base != 0 && s.sends-s.bsend < DeltaReach:
 		// Only an entity with delta-coded components has a baseline to code
 		// against; the others go absolute (the age, 0, says so).
-		if bimg, bhas = h.imageAt(slot, s.base); bimg != nil && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
+		pk.bref, bhas = h.imageRef(slot, s.base)
+		if pk.bref != refNone && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
+			bimg = h.imageOf(slot, pk.bref)
+			pk.bhas = bhas
 			hd.base = s.base
 			if s.sends == s.bsend {
 				hd.flags = bodyNewest
@@ -564,11 +628,10 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 		return
 	}
 	var bimg []int32
-	var bhas uint16
 	if hd.base != 0 {
-		bimg, bhas = h.imageAt(pk.slot, hd.base)
+		bimg = h.imageOf(pk.slot, pk.bref)
 	}
-	h.writeFields(w, pk.slot, hd, bimg, bhas)
+	h.writeFields(w, pk.slot, hd, bimg, pk.bhas)
 }
 
 // finishMessage assembles a State message: the frame, the item count, the

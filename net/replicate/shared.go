@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"fmt"
 	"math"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -102,23 +103,28 @@ func (h *history) push(r int32, since, until uint32, has uint16, img []int32) {
 	copy(ring[histVals+i*h.fields:histVals+(i+1)*h.fields], img)
 }
 
-// at returns the image of ring r that was current at frame f, or nil.
-func (h *history) at(r int32, f uint32) ([]int32, uint16) {
-	ring := h.ring(r)
+// at returns where in the slab the image of ring r that was current at
+// frame f starts, or -1.
+func (h *history) at(r int32, f uint32) (int32, uint16) {
+	base := int(r) * h.stride
+	ring := h.slab[base : base+h.stride]
 	// The newest entry first: it is the usual baseline.
 	i := (int(h.head[r]) + historyDepth - 1) % historyDepth
-	if until := uint32(ring[histUntil+i]); until != 0 && uint32(ring[histSince+i]) <= f && f < until {
-		has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
-		return ring[histVals+i*h.fields : histVals+(i+1)*h.fields], has
-	}
-	for i := range historyDepth {
-		until := uint32(ring[histUntil+i])
-		if until != 0 && uint32(ring[histSince+i]) <= f && f < until {
-			has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
-			return ring[histVals+i*h.fields : histVals+(i+1)*h.fields], has
+	if until := uint32(ring[histUntil+i]); until == 0 || uint32(ring[histSince+i]) > f || f >= until {
+		i = -1
+		for k := range historyDepth {
+			until := uint32(ring[histUntil+k])
+			if until != 0 && uint32(ring[histSince+k]) <= f && f < until {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			return -1, 0
 		}
 	}
-	return nil, 0
+	has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
+	return int32(base + histVals + i*h.fields), has
 }
 
 // image returns the shared image of slot (every registered field, at its
@@ -131,20 +137,47 @@ func (h *HostReplicator) image(slot int32) []int32 {
 // imageAt returns the image the entity in slot had at frame f, or nil when
 // the host no longer knows it.
 func (h *HostReplicator) imageAt(slot int32, f uint32) ([]int32, uint16) {
+	ref, has := h.imageRef(slot, f)
+	return h.imageOf(slot, ref), has
+}
+
+// Image references: where an image of an entity is kept.
+const (
+	refNone    = -1 // not kept
+	refCurrent = -2 // the shared image (h.img)
+)
+
+// imageRef returns where the image the entity in slot had at frame f is
+// kept: refCurrent, an offset in the history's slab, or refNone.
+func (h *HostReplicator) imageRef(slot int32, f uint32) (int32, uint16) {
 	e := &h.ents[slot]
 	if f >= e.since {
-		return h.image(slot), e.has
+		return refCurrent, e.has
 	}
 	if e.hist == 0 || f == 0 {
-		return nil, 0
+		return refNone, 0
 	}
 	return h.hist.at(e.hist-1, f)
+}
+
+// imageOf returns the image ref names, or nil.
+func (h *HostReplicator) imageOf(slot, ref int32) []int32 {
+	switch ref {
+	case refNone:
+		return nil
+	case refCurrent:
+		return h.image(slot)
+	}
+	return h.hist.slab[ref : int(ref)+h.reg.fields]
 }
 
 // growShared makes room for n slots.
 func (h *HostReplicator) growShared(n int) {
 	if len(h.ents) >= n {
 		return
+	}
+	if n > MaxNetworked {
+		panic(fmt.Sprintf("replicate: more than %d networked entities", MaxNetworked))
 	}
 	if cap(h.ents) >= n {
 		h.ents = h.ents[:n]

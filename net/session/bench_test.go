@@ -15,8 +15,8 @@ import (
 	"github.com/tandem-go/tandem/net/transport/mem"
 )
 
-// pair is a host and one client over a perfect in-memory link, stepped
-// together on a fake clock.
+// pair is a host and its clients (one, or more for newGroup) over perfect
+// in-memory links, stepped together on a fake clock.
 type pair struct {
 	clk      *clock.Fake
 	hw       *ecs.World
@@ -24,13 +24,18 @@ type pair struct {
 	hsched   *ecs.Schedule
 	host     *Host
 	client   *testClient
+	clients  []*testClient
 	entities []arche.Entity
 	tf       generic.Map[ecs.Transform]
 }
 
 // newPair builds a host world of n networked entities and one client that
 // has finished joining it. Every step is a send step.
-func newPair(tb testing.TB, n int, cfg HostConfig) *pair {
+func newPair(tb testing.TB, n int, cfg HostConfig) *pair { return newGroup(tb, n, 1, cfg) }
+
+// newGroup builds a host world of n networked entities and k clients that
+// have finished joining it. Every step is a send step.
+func newGroup(tb testing.TB, n, k int, cfg HostConfig) *pair {
 	tb.Helper()
 	clk := clock.NewFake(time.Unix(1000, 0))
 	net, err := mem.NewNetwork(clk, mem.Config{})
@@ -49,6 +54,11 @@ func newPair(tb testing.TB, n int, cfg HostConfig) *pair {
 	}
 	p.tf = generic.NewMap[ecs.Transform](p.hw.Arche())
 	cfg.Clock = clk
+	cfg.MaxPeers = max(cfg.MaxPeers, k)
+	cfg.MaxPeersPerAddress = max(cfg.MaxPeersPerAddress, k)
+	cfg.MaxPendingPerAddress = max(cfg.MaxPendingPerAddress, k)
+	cfg.MaxPending = max(cfg.MaxPending, k)
+	cfg.AcceptBacklog = max(cfg.AcceptBacklog, k)
 	if cfg.Replication.SendEvery == 0 {
 		cfg.Replication.SendEvery = 1
 	}
@@ -61,15 +71,28 @@ func newPair(tb testing.TB, n int, cfg HostConfig) *pair {
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
-	p.client = dialClient(tb, ctx, net, "host", clk, "bench")
-	tc, err := l.Accept(ctx)
-	if err != nil {
-		tb.Fatal(err)
+	for i := range k {
+		c := dialClient(tb, ctx, net, "host", clk, fmt.Sprintf("bench%d", i))
+		tc, err := l.Accept(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.host.Accept(tc)
+		p.clients = append(p.clients, c)
 	}
-	p.host.Accept(tc)
-	for i := 0; p.client.cl.State() != Playing; i++ {
+	p.client = p.clients[0]
+	for i := 0; ; i++ {
+		playing := 0
+		for _, c := range p.clients {
+			if c.cl.State() == Playing {
+				playing++
+			}
+		}
+		if playing == k {
+			break
+		}
 		if i > 10000 {
-			tb.Fatalf("client did not join: %v %v", p.client.cl.State(), p.client.cl.Err())
+			tb.Fatalf("%d of %d clients joined; the first: %v %v", playing, k, p.client.cl.State(), p.client.cl.Err())
 		}
 		p.step()
 	}
@@ -82,7 +105,14 @@ func newPair(tb testing.TB, n int, cfg HostConfig) *pair {
 func (p *pair) step() {
 	p.clk.Advance(ecs.DefaultStep)
 	p.hsched.Step()
-	p.client.sched.Step()
+	p.stepClients()
+}
+
+// stepClients steps every client once.
+func (p *pair) stepClients() {
+	for _, c := range p.clients {
+		c.sched.Step()
+	}
 }
 
 // change moves k entities and reports them, as a game system would.
@@ -113,9 +143,13 @@ func BenchmarkHostTick(b *testing.B) {
 			}
 		})
 	}
-	for _, k := range []int{100, 1000} {
-		b.Run(fmt.Sprintf("changes-%d", k), func(b *testing.B) {
-			p := newPair(b, 20000, HostConfig{})
+	for _, bench := range []struct {
+		name     string
+		peers, k int
+	}{{"changes-100", 1, 100}, {"changes-1000", 1, 1000}, {"peers-64/changes-1000", 64, 1000}} {
+		k := bench.k
+		b.Run(bench.name, func(b *testing.B) {
+			p := newGroup(b, 20000, bench.peers, HostConfig{})
 			p.hsched.Add("change", ecs.SystemFunc(func(*ecs.World) {}))
 			round := 0
 			// Warm up to steady state: every entity sent once (baselines
@@ -133,12 +167,14 @@ func BenchmarkHostTick(b *testing.B) {
 				round++
 				p.hsched.Step()
 				b.StopTimer()
-				p.client.sched.Step()
+				p.stepClients()
 				b.StartTimer()
 			}
 			b.StopTimer()
-			if _, rs, _ := p.host.PeerStats(p.client.cl.Peer()); rs.Items < uint64(k) {
-				b.Fatalf("sent %d items", rs.Items)
+			for _, c := range p.clients {
+				if _, rs, _ := p.host.PeerStats(c.cl.Peer()); rs.Items < uint64(k) {
+					b.Fatalf("peer %d was sent %d items", c.cl.Peer(), rs.Items)
+				}
 			}
 		})
 	}
