@@ -106,7 +106,8 @@ type HostReplicator struct {
 
 	ents       []entState
 	img        []int32 // slot*fields: the shared wire images
-	hist       history
+	hist       history // rings of historyDepth past images
+	small      history // rings of smallDepth
 	pending    []int32 // slots with ePending
 	changes    []change
 	keys       []uint64 // scratch: sort keys
@@ -143,7 +144,8 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 		buf:     make([]byte, 0, MaxStatePayload+64),
 		scratch: make([]int32, MaxFields),
 	}
-	h.hist.init(reg.fields)
+	h.hist.init(historyDepth, reg.fields)
+	h.small.init(smallDepth, reg.fields)
 	h.book.n = 2 + 2*reg.fields
 	for i := range h.book.n {
 		h.book.codes[i] = code{k: 4}
@@ -276,9 +278,7 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 		if e.id == id {
 			e.flags &^= eLive
 			h.grid.remove(h, slot)
-			if e.hist != 0 {
-				h.hist.release(e.hist - 1)
-			}
+			h.forgetHistory(e)
 			*e = entState{cell: -1}
 		}
 	}

@@ -29,7 +29,7 @@ type entState struct {
 	since   uint32 // frame the current image became current
 	ref     uint32 // frame of the image urgency is measured from: the one last sent
 	changed uint32 // last frame the image changed in
-	hist    int32  // history ring + 1; 0: none
+	hist    int32  // history ring + 1 (h.hist), or −(ring + 1) of h.small; 0: none
 	cache   int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
 	ctick   uint32 // send tick of cache
 	cell    int32  // interest cell; -1: none (no position, always in scope)
@@ -41,17 +41,23 @@ type entState struct {
 	flags   uint8
 }
 
-// historyDepth is how many past images of one entity the host keeps: only
-// images that were sent, so an entity sent every send tick is covered for
-// historyDepth ticks (400 ms at 30 Hz) and one sent every eighth for eight
-// times that. A peer whose baseline has gone gets the entity whole.
-const historyDepth = 12
+// An entity's past images are kept in a ring of historyDepth entries once
+// it needs them; most need one or two (a peer acknowledges what it is sent
+// within a round trip), so a ring starts with smallDepth entries and grows
+// when an entry it would overwrite was current within historyKeep send
+// ticks, as it was likely still some peer's baseline.
+const (
+	historyDepth = 12
+	smallDepth   = 2
+	historyKeep  = 16
+)
 
-// history is a pool of rings of past images, one ring per entity that
-// changed after one of its images was sent. A ring is one block of memory:
-// the frames each image became current and stopped being so, then the
-// component masks, then the images, so a lookup reads two cache lines.
+// history is a pool of rings of past images of one depth. A ring is one
+// block of memory: the frames each image became current and stopped being
+// so, the component masks, then the images, so a lookup reads two cache
+// lines.
 type history struct {
+	depth  int
 	fields int
 	stride int     // words per ring
 	slab   []int32 // rings back to back
@@ -59,27 +65,21 @@ type history struct {
 	free   []int32
 }
 
-const (
-	histSince = 0
-	histUntil = historyDepth
-	histHas   = 2 * historyDepth // two masks a word
-	histVals  = 2*historyDepth + historyDepth/2
-)
-
-func (h *history) init(fields int) {
-	h.fields = fields
-	h.stride = histVals + historyDepth*fields
+func (h *history) init(depth, fields int) {
+	h.depth, h.fields = depth, fields
+	h.stride = 2*depth + (depth+1)/2 + depth*fields
 }
 
-func (h *history) ring(r int32) []int32 {
-	return h.slab[int(r)*h.stride : int(r+1)*h.stride]
+func (h *history) until(r int32, i int) uint32 {
+	return uint32(h.slab[int(r)*h.stride+h.depth+i])
 }
 
 func (h *history) alloc() int32 {
 	if n := len(h.free); n > 0 {
 		r := h.free[n-1]
 		h.free = h.free[:n-1]
-		clear(h.ring(r)[histUntil : histUntil+historyDepth])
+		base := int(r) * h.stride
+		clear(h.slab[base+h.depth : base+2*h.depth])
 		h.head[r] = 0
 		return r
 	}
@@ -91,16 +91,36 @@ func (h *history) alloc() int32 {
 
 func (h *history) release(r int32) { h.free = append(h.free, r) }
 
-// push records img, current from since until until, in ring r.
+// push records img, current from since until until, in ring r, over its
+// oldest entry.
 func (h *history) push(r int32, since, until uint32, has uint16, img []int32) {
-	ring := h.ring(r)
+	base := int(r) * h.stride
+	ring := h.slab[base : base+h.stride]
 	i := int(h.head[r])
-	h.head[r] = (h.head[r] + 1) % historyDepth
-	ring[histSince+i], ring[histUntil+i] = int32(since), int32(until)
-	w := &ring[histHas+i/2]
+	h.head[r] = uint8((i + 1) % h.depth)
+	ring[i], ring[h.depth+i] = int32(since), int32(until)
+	w := &ring[2*h.depth+i/2]
 	shift := 16 * uint(i&1)
 	*w = int32(uint32(*w)&^(0xffff<<shift) | uint32(has)<<shift)
-	copy(ring[histVals+i*h.fields:histVals+(i+1)*h.fields], img)
+	vals := 2*h.depth + (h.depth+1)/2
+	copy(ring[vals+i*h.fields:vals+(i+1)*h.fields], img)
+}
+
+// copyRing pushes the entries of ring r of h into ring into of to, oldest
+// first.
+func (h *history) copyRing(r int32, to *history, into int32) {
+	base := int(r) * h.stride
+	vals := 2*h.depth + (h.depth+1)/2
+	for k := range h.depth {
+		i := (int(h.head[r]) + k) % h.depth
+		until := h.until(r, i)
+		if until == 0 {
+			continue
+		}
+		has := uint16(uint32(h.slab[base+2*h.depth+i/2]) >> (16 * uint(i&1)))
+		img := h.slab[base+vals+i*h.fields : base+vals+(i+1)*h.fields]
+		to.push(into, uint32(h.slab[base+i]), until, has, img)
+	}
 }
 
 // at returns where in the slab the image of ring r that was current at
@@ -108,13 +128,14 @@ func (h *history) push(r int32, since, until uint32, has uint16, img []int32) {
 func (h *history) at(r int32, f uint32) (int32, uint16) {
 	base := int(r) * h.stride
 	ring := h.slab[base : base+h.stride]
+	d := h.depth
 	// The newest entry first: it is the usual baseline.
-	i := (int(h.head[r]) + historyDepth - 1) % historyDepth
-	if until := uint32(ring[histUntil+i]); until == 0 || uint32(ring[histSince+i]) > f || f >= until {
+	i := (int(h.head[r]) + d - 1) % d
+	if until := uint32(ring[d+i]); until == 0 || uint32(ring[i]) > f || f >= until {
 		i = -1
-		for k := range historyDepth {
-			until := uint32(ring[histUntil+k])
-			if until != 0 && uint32(ring[histSince+k]) <= f && f < until {
+		for k := range d {
+			until := uint32(ring[d+k])
+			if until != 0 && uint32(ring[k]) <= f && f < until {
 				i = k
 				break
 			}
@@ -123,8 +144,47 @@ func (h *history) at(r int32, f uint32) (int32, uint16) {
 			return -1, 0
 		}
 	}
-	has := uint16(uint32(ring[histHas+i/2]) >> (16 * uint(i&1)))
-	return int32(base + histVals + i*h.fields), has
+	has := uint16(uint32(ring[2*d+i/2]) >> (16 * uint(i&1)))
+	return int32(base + 2*d + (d+1)/2 + i*h.fields), has
+}
+
+// keep records the image of the entity in slot, current from its since
+// until frame, among its past images.
+func (h *HostReplicator) keep(slot int32, frame uint32) {
+	e := &h.ents[slot]
+	img := h.image(slot)
+	switch {
+	case e.hist == 0:
+		r := h.small.alloc()
+		e.hist = -(r + 1)
+		h.small.push(r, e.since, frame, e.has, img)
+	case e.hist < 0:
+		r := -e.hist - 1
+		oldest := int(h.small.head[r])
+		if until := h.small.until(r, oldest); until != 0 && frame-until < historyKeep*uint32(h.cfg.SendEvery) {
+			// The entry to go was current lately: grow.
+			big := h.hist.alloc()
+			h.small.copyRing(r, &h.hist, big)
+			h.small.release(r)
+			e.hist = big + 1
+			h.hist.push(big, e.since, frame, e.has, img)
+			return
+		}
+		h.small.push(r, e.since, frame, e.has, img)
+	default:
+		h.hist.push(e.hist-1, e.since, frame, e.has, img)
+	}
+}
+
+// forgetHistory gives back the entity's ring.
+func (h *HostReplicator) forgetHistory(e *entState) {
+	switch {
+	case e.hist > 0:
+		h.hist.release(e.hist - 1)
+	case e.hist < 0:
+		h.small.release(-e.hist - 1)
+	}
+	e.hist = 0
 }
 
 // image returns the shared image of slot (every registered field, at its
@@ -141,10 +201,12 @@ func (h *HostReplicator) imageAt(slot int32, f uint32) ([]int32, uint16) {
 	return h.imageOf(slot, ref), has
 }
 
-// Image references: where an image of an entity is kept.
+// Image references: where an image of an entity is kept: an offset in
+// h.hist's slab, −(offset + refSmall) in h.small's, or one of these.
 const (
 	refNone    = -1 // not kept
 	refCurrent = -2 // the shared image (h.img)
+	refSmall   = 3
 )
 
 // imageRef returns where the image the entity in slot had at frame f is
@@ -154,19 +216,29 @@ func (h *HostReplicator) imageRef(slot int32, f uint32) (int32, uint16) {
 	if f >= e.since {
 		return refCurrent, e.has
 	}
-	if e.hist == 0 || f == 0 {
+	switch {
+	case e.hist == 0 || f == 0:
 		return refNone, 0
+	case e.hist < 0:
+		ref, has := h.small.at(-e.hist-1, f)
+		if ref < 0 {
+			return refNone, 0
+		}
+		return -(ref + refSmall), has
 	}
 	return h.hist.at(e.hist-1, f)
 }
 
 // imageOf returns the image ref names, or nil.
 func (h *HostReplicator) imageOf(slot, ref int32) []int32 {
-	switch ref {
-	case refNone:
+	switch {
+	case ref == refNone:
 		return nil
-	case refCurrent:
+	case ref == refCurrent:
 		return h.image(slot)
+	case ref < 0:
+		off := int(-ref - refSmall)
+		return h.small.slab[off : off+h.reg.fields]
 	}
 	return h.hist.slab[ref : int(ref)+h.reg.fields]
 }
@@ -207,10 +279,7 @@ func (h *HostReplicator) quantize(ent arche.Entity, slot int32, c int, frame uin
 	}
 	if e.changed != frame {
 		if e.flags&eSent != 0 && e.since < frame {
-			if e.hist == 0 {
-				e.hist = h.hist.alloc() + 1
-			}
-			h.hist.push(e.hist-1, e.since, frame, e.has, h.image(slot))
+			h.keep(slot, frame)
 		}
 		e.flags &^= eSent
 		e.since = frame
