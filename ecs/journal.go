@@ -104,7 +104,7 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	if !ok {
 		return
 	}
-	en := &w.index.entries[slot]
+	en := w.index.entries.at(int(slot))
 	if en.epoch != j.epoch {
 		en.epoch = j.epoch
 		en.mask = 0
@@ -158,7 +158,7 @@ func (j *Journal) Len() int { return len(j.changes) }
 func (j *Journal) compact(w *World) {
 	keep := j.changes[:0]
 	for _, c := range j.changes {
-		if slot, ok := w.index.slotOf(c.Entity); ok && w.index.entries[slot].id == c.ID {
+		if slot, ok := w.index.slotOf(c.Entity); ok && w.index.entries.at(int(slot)).id == c.ID {
 			keep = append(keep, c)
 		}
 	}

@@ -21,9 +21,9 @@ type netEntry struct {
 // arche's listener on NetworkIdentity, so it never scans the world.
 type netIndex struct {
 	w       *World
-	entries []netEntry // by slot; free slots have entity zero
+	entries chunks[netEntry] // by slot; free slots have entity zero
 	free    []int32
-	slots   []int32 // by arche entity index: slot+1, 0 if not networked
+	slots   chunks[int32] // by arche entity index: slot+1, 0 if not networked
 	byID    idTable
 	owned   [][]arche.Entity // by PeerID
 	nextID  NetID
@@ -57,11 +57,11 @@ func (x *netIndex) Components() *arche.Mask { return &x.mask }
 
 func (x *netIndex) slotOf(e arche.Entity) (int32, bool) {
 	i := int(e.ID())
-	if i >= len(x.slots) {
+	if i >= x.slots.n {
 		return 0, false
 	}
-	s := x.slots[i] - 1
-	if s < 0 || x.entries[s].entity != e {
+	s := *x.slots.at(i) - 1
+	if s < 0 || x.entries.at(int(s)).entity != e {
 		return 0, false
 	}
 	return s, true
@@ -85,15 +85,13 @@ func (x *netIndex) add(e arche.Entity) {
 		slot = x.free[n-1]
 		x.free = x.free[:n-1]
 	} else {
-		slot = int32(len(x.entries))
-		x.entries = append(x.entries, netEntry{})
+		slot = int32(x.entries.n)
+		x.entries.grow(x.entries.n + 1)
 	}
-	x.entries[slot] = netEntry{entity: e, id: ni.ID, owner: ni.Owner}
+	*x.entries.at(int(slot)) = netEntry{entity: e, id: ni.ID, owner: ni.Owner}
 	i := int(e.ID())
-	for i >= len(x.slots) {
-		x.slots = append(x.slots, 0)
-	}
-	x.slots[i] = slot + 1
+	x.slots.grow(i + 1)
+	*x.slots.at(i) = slot + 1
 	x.byID.set(ni.ID, slot)
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
@@ -105,13 +103,13 @@ func (x *netIndex) remove(e arche.Entity) {
 	if !ok {
 		return
 	}
-	en := &x.entries[slot]
+	en := x.entries.at(int(slot))
 	x.disown(slot)
 	x.byID.remove(en.id)
 	j := &x.w.journal
 	j.despawned = append(j.despawned, Despawn{ID: en.id, Slot: slot})
 	j.removals++
-	x.slots[e.ID()] = 0
+	*x.slots.at(int(e.ID())) = 0
 	*en = netEntry{}
 	x.free = append(x.free, slot)
 }
@@ -120,20 +118,20 @@ func (x *netIndex) own(slot int32, p PeerID) {
 	for int(p) >= len(x.owned) {
 		x.owned = append(x.owned, nil)
 	}
-	en := &x.entries[slot]
+	en := x.entries.at(int(slot))
 	en.owner = p
 	en.ownerPos = int32(len(x.owned[p]))
 	x.owned[p] = append(x.owned[p], en.entity)
 }
 
 func (x *netIndex) disown(slot int32) {
-	en := &x.entries[slot]
+	en := x.entries.at(int(slot))
 	list := x.owned[en.owner]
 	last := len(list) - 1
 	moved := list[last]
 	list[en.ownerPos] = moved
 	if ms, ok := x.slotOf(moved); ok {
-		x.entries[ms].ownerPos = en.ownerPos
+		x.entries.at(int(ms)).ownerPos = en.ownerPos
 	}
 	x.owned[en.owner] = list[:last]
 }
@@ -145,7 +143,7 @@ func (w *World) EntityOf(id NetID) (e arche.Entity, ok bool) {
 	if !ok {
 		return arche.Entity{}, false
 	}
-	return w.index.entries[slot].entity, true
+	return w.index.entries.at(int(slot)).entity, true
 }
 
 // Identity returns the network identity of e, or ok == false if e is not
@@ -155,7 +153,7 @@ func (w *World) Identity(e arche.Entity) (NetworkIdentity, bool) {
 	if !ok {
 		return NetworkIdentity{}, false
 	}
-	en := &w.index.entries[slot]
+	en := w.index.entries.at(int(slot))
 	return NetworkIdentity{ID: en.id, Owner: en.owner}, true
 }
 
@@ -176,15 +174,15 @@ func (w *World) Owned(p PeerID) []arche.Entity {
 func (w *World) NetSlot(e arche.Entity) (slot int32, ok bool) { return w.index.slotOf(e) }
 
 // NetSlots returns the number of slots of the network index, used or free.
-func (w *World) NetSlots() int { return len(w.index.entries) }
+func (w *World) NetSlots() int { return w.index.entries.n }
 
 // SlotEntity returns the entity in slot and its network id, or ok == false
 // if the slot is free.
 func (w *World) SlotEntity(slot int32) (e arche.Entity, id NetID, ok bool) {
-	if slot < 0 || int(slot) >= len(w.index.entries) {
+	if slot < 0 || int(slot) >= w.index.entries.n {
 		return arche.Entity{}, 0, false
 	}
-	en := &w.index.entries[slot]
+	en := w.index.entries.at(int(slot))
 	if en.id == 0 {
 		return arche.Entity{}, 0, false
 	}
@@ -206,7 +204,7 @@ func SetOwner(w *World, e arche.Entity, p PeerID) {
 	if !ok {
 		panic(fmt.Sprintf("ecs: SetOwner on %v, which has no NetworkIdentity; add the component with its Owner set instead", e))
 	}
-	if w.index.entries[slot].owner == p {
+	if w.index.entries.at(int(slot)).owner == p {
 		return
 	}
 	w.index.disown(slot)
@@ -269,4 +267,25 @@ func (t *idTable) remove(id NetID) {
 	if t.used[p]--; t.used[p] == 0 {
 		t.pages[p] = nil
 	}
+}
+
+// chunkBits sets the chunks of the index's tables: 4,096 entries. A chunk is
+// made when the first entry of its range is used, so the tables grow in
+// proportion to the entities, with no copies of what they hold.
+const chunkBits = 12
+
+// chunks is a slice of T in chunks of 1<<chunkBits.
+type chunks[T any] struct {
+	c [][]T
+	n int // entries in use (the length)
+}
+
+func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+// grow makes the length at least n.
+func (c *chunks[T]) grow(n int) {
+	for len(c.c)<<chunkBits < n {
+		c.c = append(c.c, make([]T, 1<<chunkBits))
+	}
+	c.n = max(c.n, n)
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/tandem-go/tandem/ecs"
 
@@ -150,4 +151,44 @@ func peerMemory(b testing.TB, n int) (mem, inflight, heapShare float64) {
 	runtime.KeepAlive(h)
 	runtime.KeepAlive(sched)
 	return mem, inflight, heapShare
+}
+
+// BenchmarkClientJoin measures a client applying the join of a world of
+// 100,000 entities (its pages and FINAL, already received): ms/join, and
+// the longest Pump (max-slice-ms), whose budget is ClientConfig.JoinSlice.
+func BenchmarkClientJoin(b *testing.B) {
+	b.Run("entities-100000", func(b *testing.B) {
+		const n = 100_000
+		_, reg, sched := bigWorld(n, 0)
+		h := NewHost(reg, HostConfig{})
+		sched.Add("replicate", h)
+		out := &capture{}
+		h.AddPeer(1, out)
+		for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+			sched.Step()
+		}
+		var longest time.Duration
+		var total time.Duration
+		for b.Loop() {
+			c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+			start := time.Now()
+			for _, m := range out.lane {
+				if _, err := c.HandleLane(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for !c.Joined() {
+				if err := c.Pump(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			total += time.Since(start)
+			longest = max(longest, c.Stats().LongestSlice)
+			if c.w.Networked() != n {
+				b.Fatalf("client holds %d entities", c.w.Networked())
+			}
+		}
+		b.ReportMetric(total.Seconds()*1000/float64(b.N), "ms/join")
+		b.ReportMetric(longest.Seconds()*1000, "max-slice-ms")
+	})
 }

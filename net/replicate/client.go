@@ -110,6 +110,7 @@ type ClientStats struct {
 	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
 	JoinSlices                uint64 // Pumps that applied join pages
 	LongestSlice              time.Duration
+	JoinBytes                 uint64 // bytes of join messages received
 }
 
 // ClientReplicator applies the host's replication messages to a client's

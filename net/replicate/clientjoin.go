@@ -70,6 +70,7 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 	if k == wire.KindJoinFinal {
 		c.final = true
 	}
+	c.stats.JoinBytes += uint64(len(msg))
 	c.queue.push(msg)
 	return true, nil
 }

@@ -88,7 +88,9 @@ func TestJoinLargeWorldWhileChanging(t *testing.T) {
 	}
 	const n = 200_000
 	w, reg, sched := bigWorld(n, 1000)
-	h := NewHost(reg, HostConfig{BitsPerSecond: 100_000_000})
+	// A window of 256 KiB on a lane draining 1 MiB a step: the join takes
+	// many steps, in which the world changes.
+	h := NewHost(reg, HostConfig{BitsPerSecond: 100_000_000, JoinWindow: 256 << 10})
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)

@@ -38,13 +38,13 @@ type quicHost struct {
 }
 
 // startQUICHost builds a world of n still entities and hosts it with cfg.
-func startQUICHost(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config) *quicHost {
+func startQUICHost(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config) *quicHost {
 	return startQUICHostWith(t, n, cfg, qcfg, nil)
 }
 
 // startQUICHostWith is startQUICHost, calling inspect with the host's world
 // before the host's goroutine starts.
-func startQUICHostWith(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
+func startQUICHostWith(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
 	t.Helper()
 	tr, err := quicnet.New(qcfg)
 	if err != nil {

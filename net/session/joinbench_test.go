@@ -1,0 +1,170 @@
+package session
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"math/big"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
+)
+
+// BenchmarkJoinQUIC measures a join of a 100,000-entity world over real QUIC
+// on loopback: the wall time from dial to playing (ms/join), with the host
+// stepping at its 60 Hz and the client stepping as fast as it can (a loading
+// screen: each step a frame), the join's goodput (its pages' bytes over that
+// time), beside a raw quic-go stream that carries as many bytes, dial to last
+// byte, in the same run (MB/s-raw); goodput-ratio is the first over the
+// second. max-frame-ms is the longest client frame from dial to playing.
+func BenchmarkJoinQUIC(b *testing.B) {
+	b.Run("entities-100000", func(b *testing.B) {
+		const n = 100_000
+		qh := startQUICHost(b, n, HostConfig{MaxPeers: 4}, quicnet.Config{})
+		raw := startRawStream(b)
+		ct, err := quicnet.New(quicnet.Config{Fingerprint: qh.pin})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var joinTime, rawTime time.Duration
+		var joinBytes uint64
+		var maxFrame time.Duration
+		for b.Loop() {
+			j := joinFast(b, ct, qh.addr, n)
+			joinTime += j.wall
+			joinBytes += j.bytes
+			maxFrame = max(maxFrame, j.maxFrame)
+			rawTime += raw.send(b, int(j.bytes))
+		}
+		runs := float64(b.N)
+		mbps := func(bytes uint64, d time.Duration) float64 { return float64(bytes) / d.Seconds() / 1e6 }
+		b.ReportMetric(joinTime.Seconds()*1000/runs, "ms/join")
+		b.ReportMetric(mbps(joinBytes, joinTime), "MB/s-join")
+		b.ReportMetric(mbps(joinBytes, rawTime), "MB/s-raw")
+		b.ReportMetric(rawTime.Seconds()/joinTime.Seconds(), "goodput-ratio")
+		b.ReportMetric(maxFrame.Seconds()*1000, "max-frame-ms")
+		b.ReportMetric(float64(joinBytes)/runs/n, "B/entity")
+	})
+}
+
+type joinRun struct {
+	wall, maxFrame time.Duration
+	bytes          uint64
+}
+
+// joinFast dials the host and steps the client as fast as it can until it
+// plays, and checks that it holds the n entities.
+func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w := ecs.NewWorld()
+	reg := replicate.NewRegistry(w)
+	sched := ecs.NewSchedule(w, clock.Real{}, 0)
+	start := time.Now()
+	tc, err := ct.Dial(ctx, addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl, err := NewClient(sched, reg, tc, ClientConfig{Name: "joiner"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	var run joinRun
+	for cl.State() != Playing {
+		if cl.State() == Closed || ctx.Err() != nil {
+			got, total := cl.Progress()
+			b.Fatalf("join: %v %v, %d of %d entities", cl.State(), cl.Err(), got, total)
+		}
+		f := time.Now()
+		sched.Step()
+		run.maxFrame = max(run.maxFrame, time.Since(f))
+		if cl.Replicator() == nil || cl.Replicator().Waiting() == 0 {
+			runtime.Gosched() // nothing to apply: let the network run
+		}
+	}
+	run.wall = time.Since(start)
+	run.bytes = cl.Replicator().Stats().JoinBytes
+	if got := w.Networked(); got != n {
+		b.Fatalf("the client holds %d entities, the host %d", got, n)
+	}
+	return run
+}
+
+// rawStream is a bare quic-go listener that reads one unidirectional stream
+// per connection to its end, for the goodput of quic-go itself.
+type rawStream struct {
+	ln   *quic.Listener
+	tls  *tls.Config
+	done chan struct{}
+}
+
+func startRawStream(b *testing.B) *rawStream {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"raw"}}, &quic.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &rawStream{ln: ln, tls: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"raw"}}, done: make(chan struct{}, 1)}
+	go func() {
+		for {
+			c, err := ln.Accept(context.Background())
+			if err != nil {
+				return
+			}
+			go func() {
+				s, err := c.AcceptUniStream(context.Background())
+				if err == nil {
+					io.Copy(io.Discard, s)
+				}
+				r.done <- struct{}{}
+				c.CloseWithError(0, "")
+			}()
+		}
+	}()
+	b.Cleanup(func() { ln.Close() })
+	return r
+}
+
+// send dials, writes size bytes on a stream and returns the time from the
+// dial to the listener's reading the last of them.
+func (r *rawStream) send(b *testing.B, size int) time.Duration {
+	data := make([]byte, size)
+	start := time.Now()
+	c, err := quic.DialAddr(context.Background(), r.ln.Addr().String(), r.tls, &quic.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := c.OpenUniStream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Write(data); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
+	<-r.done
+	d := time.Since(start)
+	c.CloseWithError(0, "")
+	return d
+}
