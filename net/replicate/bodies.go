@@ -133,7 +133,9 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	age := h.frame - hd.base
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
-	for _, f := range h.plan {
+	codes := &h.book.codes
+	for i := range h.plan {
+		f := &h.plan[i]
 		if hd.mask&f.bit == 0 {
 			continue
 		}
@@ -151,7 +153,7 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 		if count {
 			h.stats.add(f.stream, u)
 		}
-		h.book.codes[f.stream].write(w, u)
+		codes[f.stream].write(w, u)
 	}
 }
 

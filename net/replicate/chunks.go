@@ -58,6 +58,8 @@ type clientSlot struct {
 	applied uint32 // host frame of the image its delta-coded components hold
 	anchor  uint32 // host frame of the anchor image (rows anchor); 0: none
 	ahas    uint16 // components of the anchor image
+	next    uint8  // history: where the next image goes
+	newest  uint8  // history: where the newest image (by frame) is
 	hist    int32  // history ring + 1; 0: none
 }
 
@@ -104,49 +106,52 @@ func (h *clientHistory) alloc() int32 {
 
 func (h *clientHistory) release(r int32) { h.free = append(h.free, r) }
 
-// remember keeps img of frame f in ring r, replacing the oldest image (an
-// image older than all kept is dropped; one of a frame kept replaces it).
-func (h *clientHistory) remember(r int32, f uint32, has uint16, img []int32) {
+// remember keeps img of frame f in ring r, over the image received longest
+// ago; an image older than the newest kept is not kept (a host codes only
+// against the newest image it knows delivered, and that is never older than
+// one delivered before it), unless it replaces one of its frame.
+func (h *clientHistory) remember(r int32, s *clientSlot, f uint32, has uint16, img []int32) {
 	ring := h.ring(r)
-	oldest := 0
-	for k := range DeltaHistory {
-		fk := uint32(ring[chFrames+k])
-		if fk == f {
-			oldest = k
-			break
+	at := int(s.next)
+	if newest := uint32(ring[chFrames+int(s.newest)]); newest >= f {
+		at = -1
+		for k := range DeltaHistory {
+			if uint32(ring[chFrames+k]) == f {
+				at = k
+				break
+			}
 		}
-		if fk < uint32(ring[chFrames+oldest]) {
-			oldest = k
+		if at < 0 {
+			return
 		}
+	} else {
+		s.next = uint8((at + 1) % DeltaHistory)
+		s.newest = uint8(at)
 	}
-	if uint32(ring[chFrames+oldest]) > f {
-		return
-	}
-	ring[chFrames+oldest] = int32(f)
-	w := &ring[chHas+oldest/2]
-	shift := 16 * uint(oldest&1)
+	ring[chFrames+at] = int32(f)
+	w := &ring[chHas+at/2]
+	shift := 16 * uint(at&1)
 	*w = int32(uint32(*w)&^(0xffff<<shift) | uint32(has)<<shift)
-	copy(ring[chVals+oldest*h.fields:chVals+(oldest+1)*h.fields], img)
+	copy(ring[chVals+at*h.fields:chVals+(at+1)*h.fields], img)
 }
 
 // find returns the image of frame f in ring r, or nil; f == 0 asks for the
 // newest.
-func (h *clientHistory) find(r int32, f uint32) ([]int32, uint16, uint32) {
+func (h *clientHistory) find(r int32, s *clientSlot, f uint32) ([]int32, uint16, uint32) {
 	ring := h.ring(r)
 	best := -1
 	var bf uint32
-	for k := range DeltaHistory {
-		fk := uint32(ring[chFrames+k])
-		if fk == 0 {
-			continue
+	if f == 0 {
+		best, bf = int(s.newest), uint32(ring[chFrames+int(s.newest)])
+		if bf == 0 {
+			return nil, 0, 0
 		}
-		if f == 0 {
-			if best < 0 || fk > bf {
+	} else {
+		for k := range DeltaHistory {
+			if fk := uint32(ring[chFrames+k]); fk == f {
 				best, bf = k, fk
+				break
 			}
-		} else if fk == f {
-			best, bf = k, fk
-			break
 		}
 	}
 	if best < 0 {

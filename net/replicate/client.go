@@ -300,10 +300,11 @@ func (c *ClientReplicator) remember(slot int32, f uint32, has uint16, img []int3
 			return
 		}
 		s.hist = c.hist.alloc() + 1
-		c.hist.remember(s.hist-1, s.anchor, s.ahas, c.anchors.at(slot))
+		s.next, s.newest = 0, 0
+		c.hist.remember(s.hist-1, s, s.anchor, s.ahas, c.anchors.at(slot))
 		s.anchor = 0
 	}
-	c.hist.remember(s.hist-1, f, has, img)
+	c.hist.remember(s.hist-1, s, f, has, img)
 }
 
 // baseline returns the image of frame f the client holds of the entity in
@@ -314,7 +315,7 @@ func (c *ClientReplicator) baseline(slot int32, f uint32) ([]int32, uint16, uint
 		return nil, 0, 0
 	}
 	if s.hist != 0 {
-		return c.hist.find(s.hist-1, f)
+		return c.hist.find(s.hist-1, s, f)
 	}
 	if s.anchor != 0 && (f == 0 || f == s.anchor) {
 		return c.anchors.at(slot), s.ahas, s.anchor

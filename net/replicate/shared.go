@@ -30,6 +30,11 @@ type entState struct {
 	ref     uint32 // frame of the image urgency is measured from: the one last sent
 	changed uint32 // last frame the image changed in
 	hist    int32  // history ring + 1 (h.hist), or −(ring + 1) of h.small; 0: none
+	// The image before the current one, if it was sent: kept beside the
+	// current (h.img), current from prevSince until prevUntil; older ones
+	// go to the ring.
+	prevSince, prevUntil uint32
+	prevHas              uint16
 	cache   int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
 	ctick   uint32 // send tick of cache
 	cell    int32  // interest cell; -1: none (no position, always in scope)
@@ -148,16 +153,29 @@ func (h *history) at(r int32, f uint32) (int32, uint16) {
 	return int32(base + 2*d + (d+1)/2 + i*h.fields), has
 }
 
-// keep records the image of the entity in slot, current from its since
-// until frame, among its past images.
+// keep records the current image of the entity in slot, current from its
+// since until frame, as its previous image; the previous one goes to the
+// ring if it was current lately (some peer may still hold it as its
+// baseline), else it goes.
 func (h *HostReplicator) keep(slot int32, frame uint32) {
 	e := &h.ents[slot]
-	img := h.image(slot)
+	if e.prevUntil != 0 && frame-e.prevUntil < historyKeep*uint32(h.cfg.SendEvery) {
+		h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
+	}
+	copy(h.prevImage(slot), h.image(slot))
+	e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
+}
+
+// keepPast records img, current from since until until, in the entity's
+// ring.
+func (h *HostReplicator) keepPast(slot int32, since, until uint32, has uint16, img []int32) {
+	e := &h.ents[slot]
+	frame := until
 	switch {
 	case e.hist == 0:
 		r := h.small.alloc()
 		e.hist = -(r + 1)
-		h.small.push(r, e.since, frame, e.has, img)
+		h.small.push(r, since, until, has, img)
 	case e.hist < 0:
 		r := -e.hist - 1
 		oldest := int(h.small.head[r])
@@ -167,12 +185,12 @@ func (h *HostReplicator) keep(slot int32, frame uint32) {
 			h.small.copyRing(r, &h.hist, big)
 			h.small.release(r)
 			e.hist = big + 1
-			h.hist.push(big, e.since, frame, e.has, img)
+			h.hist.push(big, since, until, has, img)
 			return
 		}
-		h.small.push(r, e.since, frame, e.has, img)
+		h.small.push(r, since, until, has, img)
 	default:
-		h.hist.push(e.hist-1, e.since, frame, e.has, img)
+		h.hist.push(e.hist-1, since, until, has, img)
 	}
 }
 
@@ -191,7 +209,13 @@ func (h *HostReplicator) forgetHistory(e *entState) {
 // registry offset).
 func (h *HostReplicator) image(slot int32) []int32 {
 	n := h.reg.fields
-	return h.img[int(slot)*n : int(slot+1)*n]
+	return h.img[int(slot)*2*n : int(slot)*2*n+n]
+}
+
+// prevImage returns the entity's previous image (entState.prevSince).
+func (h *HostReplicator) prevImage(slot int32) []int32 {
+	n := h.reg.fields
+	return h.img[int(slot)*2*n+n : int(slot+1)*2*n]
 }
 
 // imageAt returns the image the entity in slot had at frame f, or nil when
@@ -206,7 +230,8 @@ func (h *HostReplicator) imageAt(slot int32, f uint32) ([]int32, uint16) {
 const (
 	refNone    = -1 // not kept
 	refCurrent = -2 // the shared image (h.img)
-	refSmall   = 3
+	refPrev    = -3 // the previous image, beside it
+	refSmall   = 4
 )
 
 // imageRef returns where the image the entity in slot had at frame f is
@@ -215,6 +240,9 @@ func (h *HostReplicator) imageRef(slot int32, f uint32) (int32, uint16) {
 	e := &h.ents[slot]
 	if f >= e.since {
 		return refCurrent, e.has
+	}
+	if e.prevSince <= f && f < e.prevUntil {
+		return refPrev, e.prevHas
 	}
 	switch {
 	case e.hist == 0 || f == 0:
@@ -236,6 +264,8 @@ func (h *HostReplicator) imageOf(slot, ref int32) []int32 {
 		return nil
 	case ref == refCurrent:
 		return h.image(slot)
+	case ref == refPrev:
+		return h.prevImage(slot)
 	case ref < 0:
 		off := int(-ref - refSmall)
 		return h.small.slab[off : off+h.reg.fields]
@@ -256,7 +286,7 @@ func (h *HostReplicator) growShared(n int) {
 	} else {
 		h.ents = append(h.ents, make([]entState, n-len(h.ents))...)
 	}
-	need := n * h.reg.fields
+	need := 2 * n * h.reg.fields
 	if cap(h.img) >= need {
 		h.img = h.img[:need]
 	} else {
