@@ -89,6 +89,7 @@ type ClientStats struct {
 	Malformed, UnknownEntity  uint64
 	DeltaMisses               uint64
 	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
+	Snaps                     uint64 // teleports marked on arrival (the item's snap flag)
 }
 
 // history is the client's record of the last DeltaHistory values of one
@@ -121,6 +122,7 @@ type ClientReplicator struct {
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID
 	tombNext int
+	pose     int // the registry index of ecs.Transform, or -1
 	stats    ClientStats
 }
 
@@ -144,6 +146,10 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 		if reg.comps[i].delta {
 			c.hist[i] = &history{fields: reg.comps[i].fields}
 		}
+	}
+	c.pose = -1
+	if ci, ok := reg.Lookup(reg.world.IDs.Transform); ok {
+		c.pose = int(ci)
 	}
 	c.initFn = c.initEntity
 	return c
@@ -349,19 +355,32 @@ func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev
 	if page {
 		return fmt.Errorf("%w: update item in a join page", ErrMalformed)
 	}
-	dm := flags >> (itemShift + n)
+	dm := flags >> (itemShift + n) & all
 	if dm&^mask != 0 {
 		return fmt.Errorf("%w: delta mask outside component mask", ErrMalformed)
 	}
+	snap := flags>>(itemShift+2*n) != 0
+	if flags>>(itemShift+2*n) > 1 {
+		return fmt.Errorf("%w: unknown item flags", ErrMalformed)
+	}
+	if snap && (c.pose < 0 || mask&(1<<uint(c.pose)) == 0) {
+		return fmt.Errorf("%w: snap flag on an item without a Transform", ErrMalformed)
+	}
 	deltas := uint16(dm)
-	var age uint32
+	var age, snapAge uint32
 	if deltas != 0 {
 		age = r.Uvarint32()
+	}
+	if snap {
+		snapAge = r.Uvarint32()
 	}
 	e, known := c.w.EntityOf(id)
 	var slot int32
 	if known {
 		slot, _ = c.w.NetSlot(e)
+		// The teleport is news if no state of the pose from its frame on
+		// was applied yet (a later state may have overtaken this one).
+		snap = snap && c.appliedFrame(slot, c.pose) < uint32(frame)-min(snapAge, uint32(frame))
 	}
 	reg := c.reg
 	for ci := range reg.comps {
@@ -410,10 +429,25 @@ func (c *ClientReplicator) item(r *wire.Reader, frame ecs.Frame, page bool, prev
 		return nil
 	}
 	c.stats.Updates++
+	if snap && c.w.Arche().Has(e, c.w.IDs.Interpolated) {
+		ip := (*ecs.Interpolated)(c.w.Arche().Get(e, c.w.IDs.Interpolated))
+		ip.Prev = *(*ecs.Transform)(c.w.Arche().Get(e, c.w.IDs.Transform))
+		ip.Snap = true
+		c.stats.Snaps++
+	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, frame)
 	}
 	return nil
+}
+
+// appliedFrame returns the frame of the newest state of component ci applied
+// to the entity in slot (0: none).
+func (c *ClientReplicator) appliedFrame(slot int32, ci int) uint32 {
+	if i := int(slot)*MaxComponents + ci; i < len(c.applied) {
+		return c.applied[i]
+	}
+	return 0
 }
 
 // spawn creates (or, if present, updates) entity id from a whole image.

@@ -11,7 +11,16 @@ const (
 	itemSpawn   = 1 << 0 // the entity is new to the peer: owner and every component follow, absolute
 	itemDespawn = 1 << 1 // the entity left: nothing follows
 	itemShift   = 2      // the component mask follows the flags in the same varint
+	// The snap flag is the bit after the delta mask (itemShift + 2n for n
+	// registered components): the item's Transform is of a teleport made
+	// snap-age frames before the message's frame, and is drawn as a jump.
 )
+
+// snapWindow is how many frames after a teleport the items carrying the
+// entity's Transform bear the snap flag: long enough that a client hears of
+// the teleport through losses and reordering, short enough that its age fits
+// one byte.
+const snapWindow = 128
 
 // MaxStatePayload is the largest STATE or AUTH_STATE payload, in bytes: with
 // the message's kind and length and the largest packet header it fits a

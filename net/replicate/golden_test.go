@@ -60,11 +60,24 @@ func goldenScript(t *testing.T) map[string][]byte {
 	got["state-delta"] = out.msgs[1]
 
 	w.Arche().RemoveEntity(crate)
-	player := m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	s.Step() // frame 4: the crate's removal and a spawn of the peer's player
 	got["state-spawn-despawn"] = out.msgs[2]
 	got["auth-state"] = out.msgs[3]
-	_ = player
+	h.Delivered(1, out.tokens[2])
+
+	// Frame 5: a host-owned ball, entity 3, at x = 0. Frame 6: it is
+	// teleported to x = 100, and its Transform goes with the snap flag, so a
+	// client draws the jump as one.
+	ball := m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	s.Step()
+	got["state-spawn"] = out.msgs[4]
+	h.Delivered(1, out.tokens[4])
+	tf.Get(ball).X = 100
+	ecs.MutateComponent(w, ball, w.IDs.Transform)
+	ecs.ReportTeleport(w, ball)
+	s.Step()
+	got["state-snap"] = out.msgs[5]
 	return got
 }
 
@@ -132,4 +145,35 @@ func TestGoldenReplication(t *testing.T) {
 		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
 	}
 	dgram("auth-state")
+
+	// A client draws entity 3 interpolated: the snap flag marks its new pose
+	// a teleport, and a later copy of the same
+	// teleport (resent, or overtaken) is no news.
+	ow := ecs.NewWorld()
+	other := NewClient(NewRegistry(ow), ClientConfig{Local: 7})
+	for _, name := range []string{"join-page", "join-final"} {
+		if _, err := other.HandleLane(blocks[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"state-absolute", "state-delta", "state-spawn-despawn", "state-spawn", "state-snap"} {
+		if _, err := other.HandleDatagram(wire.Kind(blocks[name][0]), blocks[name][1:]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	e, ok := ow.EntityOf(3)
+	if !ok {
+		t.Fatal("entity 3 missing on the other client")
+	}
+	ip := (*ecs.Interpolated)(ow.Arche().Get(e, ow.IDs.Interpolated))
+	if p := *(*ecs.Transform)(ow.Arche().Get(e, ow.IDs.Transform)); p.X != 100 || !ip.Snap || ip.Prev != p {
+		t.Fatalf("after state-snap: pose %v, %+v; want x 100 marked as a teleport", p, *ip)
+	}
+	ip.Snap = false
+	if _, err := other.HandleDatagram(wire.Kind(blocks["state-snap"][0]), blocks["state-snap"][1:]); err != nil {
+		t.Fatal(err)
+	}
+	if ip.Snap || other.Stats().Snaps != 1 {
+		t.Fatalf("the same teleport again marked a second one (snaps %d)", other.Stats().Snaps)
+	}
 }

@@ -91,18 +91,45 @@ type HostReplicator struct {
 	buf     []byte
 	scratch []int32
 	steps   uint64
+	// snapAt holds, by network slot, the frame of the entity's last teleport
+	// (ecs.ReportTeleport) and its network id, for the snap flag of items.
+	snapAt []snapMark
+	pose   int // the registry index of ecs.Transform, or -1
+}
+
+// snapMark is a teleport's frame, and the network id of the entity it is of
+// (a slot changes hands).
+type snapMark struct {
+	frame uint32
+	id    ecs.NetID
 }
 
 // NewHost returns a host replicator for reg's world.
 func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	cfg.defaults()
+	pose := -1
+	if c, ok := reg.Lookup(reg.world.IDs.Transform); ok {
+		pose = int(c)
+	}
 	return &HostReplicator{
 		reg:     reg,
 		w:       reg.world,
 		cfg:     cfg,
 		buf:     make([]byte, 0, MaxStatePayload+64),
 		scratch: make([]int32, max(reg.fields, 1)),
+		pose:    pose,
 	}
+}
+
+// snapAge returns how many frames ago, at most snapWindow-1, the entity in
+// slot with network id id was teleported, or ok == false.
+func (h *HostReplicator) snapAge(slot int32, id ecs.NetID) (age uint32, ok bool) {
+	if int(slot) >= len(h.snapAt) {
+		return 0, false
+	}
+	m := h.snapAt[slot]
+	age = uint32(h.w.Frame()) - m.frame
+	return age, m.id == id && m.frame != 0 && age < snapWindow
 }
 
 // Config returns the configuration in force.
@@ -174,6 +201,14 @@ func (h *HostReplicator) Lost(id ecs.PeerID, token uint32) {
 func (h *HostReplicator) Update(w *ecs.World) {
 	h.steps++
 	j := w.Journal()
+	for _, e := range j.Teleported(w) {
+		slot, _ := w.NetSlot(e)
+		ni, _ := w.Identity(e)
+		for int(slot) >= len(h.snapAt) {
+			h.snapAt = append(h.snapAt, snapMark{})
+		}
+		h.snapAt[slot] = snapMark{frame: uint32(w.Frame()), id: ni.ID}
+	}
 	if len(h.peers) > 0 {
 		for _, d := range j.Despawned() {
 			for _, p := range h.peers {

@@ -271,9 +271,20 @@ func (p *HostPeer) encodeEntity(slot int32, e entityRef) (pk pick, ok bool) {
 		s.prio = 0
 		return pk, false
 	}
-	p.arena = wire.AppendUvarint(p.arena, uint64(mask)<<itemShift|uint64(deltas)<<(itemShift+uint(n)))
+	flags := uint64(mask)<<itemShift | uint64(deltas)<<(itemShift+uint(n))
+	snapAge, snap := uint32(0), false
+	if h.pose >= 0 && mask&(1<<uint(h.pose)) != 0 {
+		snapAge, snap = h.snapAge(slot, e.id)
+	}
+	if snap {
+		flags |= 1 << (itemShift + 2*uint(n))
+	}
+	p.arena = wire.AppendUvarint(p.arena, flags)
 	if deltas != 0 {
 		p.arena = wire.AppendUvarint(p.arena, uint64(uint32(h.w.Frame())-baseFrame))
+	}
+	if snap {
+		p.arena = wire.AppendUvarint(p.arena, uint64(snapAge))
 	}
 	for c := range reg.comps {
 		bit := uint16(1) << uint(c)
