@@ -8,6 +8,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/mlange-42/arche/generic"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/interp"
@@ -29,9 +30,10 @@ var (
 )
 
 // renderer draws a match's world where its interpolator says, and the HUD.
-// It reads the world and never writes it.
+// It reads the world, inside a View, and never writes it.
 type renderer struct {
 	m        match
+	v        *tandem.View // the frame being drawn
 	g        *game.Game
 	ip       *interp.Interpolator
 	crates   *generic.Filter1[game.Crate]
@@ -53,8 +55,6 @@ type crateKey struct {
 func newRenderer(m match, netGraph bool) *renderer {
 	return &renderer{
 		m:        m,
-		g:        m.Game(),
-		ip:       m.Interpolator(),
 		crates:   generic.NewFilter1[game.Crate](),
 		balls:    generic.NewFilter1[game.Ball](),
 		players:  generic.NewFilter2[game.Player, ecs.Velocity](),
@@ -63,13 +63,16 @@ func newRenderer(m match, netGraph bool) *renderer {
 	}
 }
 
-func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
+// draw draws the frame v shows, entities simulated here blended by alpha.
+func (r *renderer) draw(screen *ebiten.Image, v *tandem.View, alpha float64) {
+	r.v, r.g, r.ip = v, game.Of(v.World), v.Interpolator()
+	defer func() { r.v, r.g, r.ip = nil, nil, nil }()
 	if r.floor == nil {
 		r.floor = r.drawArena()
 	}
 	screen.DrawImage(r.floor, nil)
 	a := r.g.World.Arche()
-	local, hasLocal := r.m.Local()
+	local, hasLocal := ownPlayer(v.World)
 
 	// Shadows first, so nothing is shadowed by a neighbour drawn later.
 	cq := r.crates.Query(a)

@@ -4,9 +4,9 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
 )
 
@@ -32,46 +32,26 @@ const (
 	AngleTolerance = 0.01
 )
 
-// NewRegistry returns the replication registry of a match's world w:
-// Transform (TransformCodec), Velocity (replicate.VelocityCodec), then
-// Player, Ball, Crate, Score and Teleports. Host and clients must build it
-// the same way (the order decides the wire numbers).
-func NewRegistry(w *ecs.World) *replicate.Registry {
-	r := replicate.NewEmptyRegistry(w)
-	replicate.Register(r, TransformCodec())
-	replicate.Register(r, replicate.VelocityCodec())
-	replicate.Register(r, PlayerCodec())
-	replicate.Register(r, BallCodec())
-	replicate.Register(r, CrateCodec())
-	replicate.Register(r, ScoreCodec())
-	replicate.Register(r, TeleportsCodec())
-	return r
-}
-
-// trackers says how prediction treats each replicated component of the
-// entities a client owns (its player): Transform and Velocity are corrected
-// through the physics body (Velocity by predict's default); the rest take
-// the host's value when they differ.
-func trackers() []predict.Tracker {
-	return []predict.Tracker{
-		predict.Track(TransformCodec(), predict.Pose),
-		predict.Track(PlayerCodec(), predict.HostValue),
-		predict.Track(BallCodec(), predict.HostValue),
-		predict.Track(CrateCodec(), predict.HostValue),
-		predict.Track(ScoreCodec(), predict.HostValue),
-		predict.Track(TeleportsCodec(), predict.HostValue),
+// components are the match's replicated components, in wire order: the
+// engine's Transform (with the game's tolerance) and Velocity, predicted
+// through the physics body; the game's Player, Ball, Crate and Score, which
+// a client takes from the host.
+func components() []tandem.Component {
+	return []tandem.Component{
+		tandem.Replicate(TransformCodec(), tandem.PredictPose),
+		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
+		tandem.Replicate(PlayerCodec(), tandem.HostValue),
+		tandem.Replicate(BallCodec(), tandem.HostValue),
+		tandem.Replicate(CrateCodec(), tandem.HostValue),
+		tandem.Replicate(ScoreCodec(), tandem.HostValue),
 	}
 }
 
 // TransformCodec is the engine's Transform codec (replicate.TransformCodec:
-// the same wire image) with the game's prediction tolerances, and every
-// change of a pose sent at the next send tick however small: the
-// interpolator takes a host frame whose state arrived without an entity as
-// that entity standing still then, so a small move held back for a later
-// tick would be drawn as a stop and a catch-up.
+// the same wire image and small-change deferral) with the game's prediction
+// tolerances.
 func TransformCodec() replicate.Codec[ecs.Transform] {
 	c := replicate.TransformCodec()
-	c.Significant = nil
 	c.Equal = func(a, b *ecs.Transform) bool {
 		return math.Hypot(a.X-b.X, a.Y-b.Y) <= PoseTolerance &&
 			math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= AngleTolerance
@@ -145,17 +125,6 @@ func ScoreCodec() replicate.Codec[game.Score] {
 			v.LastTeam = game.Team(min(max(q[3], 0), 1))
 		},
 		Equal: func(a, b *game.Score) bool { return *a == *b },
-	}
-}
-
-// TeleportsCodec replicates Teleports exactly.
-func TeleportsCodec() replicate.Codec[Teleports] {
-	return replicate.Codec[Teleports]{
-		Name:       "Teleports",
-		Fields:     1,
-		Quantize:   func(v *Teleports, q []int32) { q[0] = int32(v.Count) },
-		Dequantize: func(q []int32, v *Teleports) { v.Count = uint8(q[0]) },
-		Equal:      func(a, b *Teleports) bool { return *a == *b },
 	}
 }
 
