@@ -82,6 +82,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	c := &Client[I]{g: g, cfg: cfg}
 	c.clk = cfg.Clock
+	c.mu.ch = make(chan struct{}, 1)
 	c.w = g.newWorld(Joined, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()

@@ -3,7 +3,6 @@ package tandem
 import (
 	"context"
 	"reflect"
-	"sync"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -18,7 +17,7 @@ import (
 // world is only ever touched by one goroutine at a time, and drawing never
 // waits for more than a step, nor a step for more than a View.
 type loop struct {
-	mu     sync.Mutex
+	mu     worldLock
 	w      *World
 	clk    clock.Clock
 	ip     *interp.Interpolator // where to draw; nil on a client until Welcome
@@ -165,3 +164,20 @@ func Blended[T any](v *View, e arche.Entity) (T, bool) {
 	}
 	return *(*T)(w.Arche().Get(e, id)), true
 }
+
+// worldLock is the mutex of a loop's world. It is a channel so that a
+// goroutine waiting for it counts as blocked under testing/synctest, which
+// lets tests hold the world for a while on a fake clock; uncontended it
+// costs about what a sync.Mutex does, once per batch of steps or View.
+type worldLock struct{ ch chan struct{} }
+
+// Lock takes the world.
+func (l *worldLock) Lock() {
+	if l.ch == nil {
+		panic("tandem: use NewLocal, NewHost or NewClient")
+	}
+	l.ch <- struct{}{}
+}
+
+// Unlock gives the world back.
+func (l *worldLock) Unlock() { <-l.ch }
