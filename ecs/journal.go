@@ -109,6 +109,7 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	if en.epoch != j.epoch {
 		en.epoch = j.epoch
 		en.mask = 0
+		checkIdentity(w, e, en)
 	}
 	bit := uint64(1) << uint(b)
 	if en.mask&bit != 0 {
@@ -143,6 +144,17 @@ func (j *Journal) Teleported(w *World) []arche.Entity {
 		j.compact(w)
 	}
 	return j.teleports
+}
+
+// checkIdentity panics if e's NetworkIdentity component no longer says what
+// the network index holds: it was written directly, which the index (and so
+// the network) never hears of. Checked once per entity and frame in which the
+// entity reports a write, so it costs what changed.
+func checkIdentity(w *World, e arche.Entity, en *netEntry) {
+	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
+	if ni.ID != en.id || ni.Owner != en.owner {
+		panic(fmt.Sprintf("ecs: the NetworkIdentity of %v was written directly (it says id %d, owner %d; the network knows id %d, owner %d): change an owner only with ecs.SetOwner, and never write the id of a networked entity", e, ni.ID, ni.Owner, en.id, en.owner))
+	}
 }
 
 // Changes returns the reports of the current frame, each (entity, component)
