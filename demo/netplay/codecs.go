@@ -8,11 +8,8 @@ import (
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
 )
-
-// sizeScale is the wire precision of sizes (crate sides, ball radius): steps
-// per world unit.
-const sizeScale = 1024
 
 // Sizes a client accepts, world units: a body needs some size and mass, and
 // nothing in an arena is larger than it.
@@ -20,6 +17,13 @@ const (
 	minSize = 1.0
 	maxSize = 4096.0
 )
+
+// sizes is the wire precision of sizes (crate sides, ball radius): 1/1024
+// unit from minSize to maxSize; whatever a host sends decodes in that range.
+var sizes = wire.Quantizer{Min: minSize, Max: maxSize, Step: 1.0 / 1024}
+
+// homeAngle is the wire precision of a crate's home angle.
+var homeAngle = wire.AngleQuantizer{Bits: replicate.AngleBits}
 
 // Prediction tolerances: how far a client's predicted disc may be from the
 // host's at the same frame before prediction corrects it. A quarter of a
@@ -92,7 +96,8 @@ func BallCodec() replicate.Codec[game.Ball] {
 }
 
 // CrateCodec replicates game.Crate: its sides to 1/1024 unit (from 1 to 4096
-// units), its shade, and its home pose as the Transform codec sends poses.
+// units), its shade, and its home pose: the position as the Transform codec
+// sends positions, the angle to replicate.AngleBits.
 func CrateCodec() replicate.Codec[game.Crate] {
 	pose := replicate.TransformCodec()
 	return replicate.Codec[game.Crate]{
@@ -101,10 +106,12 @@ func CrateCodec() replicate.Codec[game.Crate] {
 		Quantize: func(v *game.Crate, q []int32) {
 			q[0], q[1], q[2] = size(v.W), size(v.H), int32(v.Shade)
 			pose.Quantize(&v.Home, q[3:6])
+			q[5] = int32(homeAngle.Encode(v.Home.Angle))
 		},
 		Dequantize: func(q []int32, v *game.Crate) {
 			v.W, v.H, v.Shade = unsize(q[0]), unsize(q[1]), uint8(q[2])
-			pose.Dequantize(q[3:6], &v.Home)
+			pose.Dequantize([]int32{q[3], q[4], 0}, &v.Home)
+			v.Home.Angle = homeAngle.Decode(uint64(uint32(q[5])))
 		},
 		Equal: func(a, b *game.Crate) bool {
 			return size(a.W) == size(b.W) && size(a.H) == size(b.H) && a.Shade == b.Shade && pose.Equal(&a.Home, &b.Home)
@@ -128,9 +135,7 @@ func ScoreCodec() replicate.Codec[game.Score] {
 	}
 }
 
-func size(v float64) int32 {
-	return int32(math.Round(min(max(v, 0), math.MaxInt32/sizeScale) * sizeScale))
-}
+func size(v float64) int32 { return int32(sizes.Encode(v)) }
 
 // unsize reads a size, kept within [minSize, maxSize] whatever the host sent.
-func unsize(q int32) float64 { return min(max(float64(q)/sizeScale, minSize), maxSize) }
+func unsize(q int32) float64 { return sizes.Decode(uint64(uint32(q))) }

@@ -31,7 +31,7 @@ func TestCodecsRoundTrip(t *testing.T) {
 	}
 	c := game.Crate{W: 41.3, H: 37.9, Shade: 2, Home: ecs.Transform{X: 300.25, Y: 200.5, Angle: 0.3}}
 	got := roundTrip(CrateCodec(), c)
-	if d := got.W - c.W; d > 1.0/sizeScale || d < -1.0/sizeScale || got.Shade != 2 || math.Hypot(got.Home.X-c.Home.X, got.Home.Y-c.Home.Y) > 1.0/replicate.PositionScale {
+	if d := got.W - c.W; d > 1.0/1024 || d < -1.0/1024 || got.Shade != 2 || math.Hypot(got.Home.X-c.Home.X, got.Home.Y-c.Home.Y) > 1.0/replicate.PositionScale {
 		t.Errorf("Crate %+v came back %+v", c, got)
 	}
 }
