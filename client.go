@@ -109,7 +109,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	pc.Components = tracks
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
 
-	c.phys = newNetPhysics(w, g.Net, c.reg)
+	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
 	c.phys.local = c.peer
 	c.phys.next = c
 	c.phys.auth = c.pred

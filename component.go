@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/interp"
 	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
@@ -36,6 +37,9 @@ type Component struct {
 	register func(*replicate.Registry)
 	track    func() predict.Tracker
 	blend    func(*interp.Interpolator) any // nil: not blended beyond the pose
+	// pose reads a wire image of ecs.Transform, for the rest lock: set when
+	// T is ecs.Transform.
+	pose func(q []int32, v *ecs.Transform)
 }
 
 // Replicate makes T a replicated component: codec says how it travels (its
@@ -65,6 +69,9 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	}
 	if c.name == "" {
 		c.name = c.typ
+	}
+	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {
+		c.pose = pc.Dequantize
 	}
 	if codec.Blend != nil && p == HostValue {
 		blend := codec.Blend

@@ -115,6 +115,7 @@ type netPhysics struct {
 	reg     *replicate.Registry
 	poseC   replicate.Component
 	velC    replicate.Component
+	pose    func(q []int32, v *ecs.Transform) // reads poseC's wire image
 	enabled bool
 
 	slots      []remoteState
@@ -141,7 +142,7 @@ type restState struct {
 	restPose  ecs.Transform // the host's pose then
 }
 
-func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry) *netPhysics {
+func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Component) *netPhysics {
 	cfg.defaults()
 	a := w.ECS.Arche()
 	n := &netPhysics{
@@ -155,6 +156,11 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry) *netPhysic
 	pc, okp := reg.Lookup(w.ECS.IDs.Transform)
 	vc, okv := reg.Lookup(w.ECS.IDs.Velocity)
 	n.poseC, n.velC = pc, vc
+	for _, c := range comps {
+		if c.pose != nil {
+			n.pose = c.pose
+		}
+	}
 	n.enabled = !cfg.Off && w.Physics != nil && okp && okv
 	if w.Physics != nil {
 		n.bodyID = w.Physics.BodyID()

@@ -2,11 +2,11 @@ package tandem
 
 import (
 	"math"
-	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 )
 
 // AuthState implements replicate.AuthHandler for the rest lock (see
@@ -15,24 +15,32 @@ import (
 // frames it predicted since, gets the state without them (once its clock is
 // in step: until then the host frames of AUTH_STATE are what it sets the
 // clock by). Every other host value goes on to the predictor.
-func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32) {
-	if n.enabled && !n.cfg.NoRest && n.w.ECS.Arche().Has(e, n.bodyID) {
+func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, s replicate.State) {
+	if n.enabled && !n.cfg.NoRest && n.pose != nil && n.w.ECS.Arche().Has(e, n.bodyID) {
 		r := n.rest(e)
 		if f >= r.restFrame {
-			both := uint16(1)<<n.velC | uint16(1)<<n.poseC
-			v := images[n.reg.Offset(n.velC):][:n.reg.Fields(n.velC)]
-			r.rest = mask&both == both && v[0] == 0 && v[1] == 0 && v[2] == 0
+			v, q := s.Image(n.velC), s.Image(n.poseC)
+			r.rest = v != nil && q != nil && allZero(v)
 			r.restFrame = f
 			if r.rest {
-				q := images[n.reg.Offset(n.poseC):][:n.reg.Fields(n.poseC)]
-				n.reg.Dequantize(n.poseC, q, unsafe.Pointer(&r.restPose))
+				n.pose(q, &r.restPose)
 			}
 			if n.holds(r) && n.synced() {
-				mask &^= both
+				s = s.Without(n.poseC).Without(n.velC)
 			}
 		}
 	}
-	n.auth.AuthState(f, e, mask, images)
+	n.auth.AuthState(f, e, s)
+}
+
+// allZero reports whether every integer of a wire image is zero.
+func allZero(q []int32) bool {
+	for _, v := range q {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // rest returns e's rest state, adding one.

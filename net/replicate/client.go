@@ -56,12 +56,56 @@ type Observer interface {
 	Removed(e arche.Entity)
 }
 
-// AuthHandler receives AUTH_STATE: the host's state of this client's own
-// entities at the frame of the newest input the host applied. images holds
-// each registered component's wire image at its Registry offset; mask says
-// which are present.
+// AuthHandler receives AUTH_STATE: the host's state s of this client's own
+// entity e at frame f, the frame of the newest input the host applied.
 type AuthHandler interface {
-	AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32)
+	AuthState(f ecs.Frame, e arche.Entity, s State)
+}
+
+// State is one entity's state as the host sent it: the wire image (what the
+// component's Codec.Quantize writes) of each component present. It is a
+// view of the receiver's buffer, valid only during the call that is given
+// it; it allocates nothing.
+type State struct {
+	reg    *Registry
+	mask   uint16
+	images []int32
+}
+
+// NewState returns the state whose wire images are images, each registered
+// component's at its Registry.Offset, every component present: for handlers
+// and tests that make one.
+func NewState(r *Registry, images []int32) State {
+	return State{reg: r, mask: uint16(1)<<uint(len(r.comps)) - 1, images: images}
+}
+
+// Has reports whether component c is present.
+func (s State) Has(c Component) bool { return s.reg != nil && s.mask&(1<<uint(c)) != 0 }
+
+// Image returns the wire image of component c, nil if it is absent. Read
+// it; do not keep it.
+func (s State) Image(c Component) []int32 {
+	if !s.Has(c) || int(c) >= len(s.reg.comps) {
+		return nil
+	}
+	off := s.reg.offset[c]
+	n := s.reg.comps[c].fields
+	if off+n > len(s.images) {
+		return nil
+	}
+	return s.images[off : off+n]
+}
+
+// Without returns s with component c absent.
+func (s State) Without(c Component) State {
+	s.mask &^= 1 << uint(c)
+	return s
+}
+
+// Only returns s with only component c present (if it was).
+func (s State) Only(c Component) State {
+	s.mask &= 1 << uint(c)
+	return s
 }
 
 // ClientConfig tunes the client replicator.
@@ -576,7 +620,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			continue
 		}
 		if c.cfg.Auth != nil {
-			c.cfg.Auth.AuthState(frame, e, uint16(mask), q)
+			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q})
 			continue
 		}
 		a := c.w.Arche()
