@@ -95,7 +95,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		tracks = append(tracks, comp.track())
 	}
 	c.corr.clk = cfg.Clock
-	c.corr.next = c
+	c.corr.next = relay{&c.loop}
 
 	pc := cfg.Predict
 	if pc.Sync.MissRate == 0 {
@@ -111,10 +111,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 
 	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
 	c.phys.local = c.peer
-	c.phys.next = c
+	c.phys.next = relay{&c.loop}
 	c.phys.auth = c.pred
 	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }
-	c.phys.smooth = c.AddCorrection
+	c.phys.smooth = relay{&c.loop}.AddCorrection
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
 		Name:  cfg.Name,
@@ -237,24 +237,28 @@ func (c *Client[I]) routed(p ecs.PeerID) (I, bool) {
 	return *c.pred.Input(), true
 }
 
-// Applied implements replicate.Observer for the interpolator.
-func (c *Client[I]) Applied(e arche.Entity, f ecs.Frame) {
-	if c.ip != nil {
-		c.ip.Applied(e, f)
+// relay passes the replicator's and the predictor's notices on to a loop's
+// interpolator, which a client makes only when the host's Welcome came.
+type relay struct{ l *loop }
+
+// Applied implements replicate.Observer.
+func (r relay) Applied(e arche.Entity, f ecs.Frame) {
+	if r.l.ip != nil {
+		r.l.ip.Applied(e, f)
 	}
 }
 
-// Removed implements replicate.Observer for the interpolator.
-func (c *Client[I]) Removed(e arche.Entity) {
-	if c.ip != nil {
-		c.ip.Removed(e)
+// Removed implements replicate.Observer.
+func (r relay) Removed(e arche.Entity) {
+	if r.l.ip != nil {
+		r.l.ip.Removed(e)
 	}
 }
 
-// AddCorrection implements predict.Smoother for the interpolator.
-func (c *Client[I]) AddCorrection(e arche.Entity, dx, dy, da float64) {
-	if c.ip != nil {
-		c.ip.AddCorrection(e, dx, dy, da)
+// AddCorrection implements predict.Smoother.
+func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
+	if r.l.ip != nil {
+		r.l.ip.AddCorrection(e, dx, dy, da)
 	}
 }
 

@@ -25,9 +25,7 @@ type loop struct {
 	view   View
 	steps  time.Duration // the longest a batch of steps held the lock
 	views  time.Duration // the longest a View held the lock
-	// before, if set, runs under the lock before each Advance; prepare
-	// before each View.
-	before  func()
+	// prepare, if set, runs under the lock before each View.
 	prepare func()
 	done    func() error // non-nil: Run returns it
 }
@@ -39,9 +37,6 @@ func (l *loop) Advance() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	start := time.Now()
-	if l.before != nil {
-		l.before()
-	}
 	n := l.w.Schedule.Advance()
 	l.steps = max(l.steps, time.Since(start))
 	return n
@@ -52,9 +47,6 @@ func (l *loop) Advance() int {
 func (l *loop) Step() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.before != nil {
-		l.before()
-	}
 	l.w.Schedule.Step()
 }
 

@@ -16,7 +16,7 @@ import (
 func BenchmarkMatchFrame(b *testing.B) {
 	r := newRig(b, condition.Config{Latency: 75 * time.Millisecond}, 30)
 	for i := range 3 {
-		r.join(fmt.Sprintf("bot%d", i), steer(i))
+		r.join(fmt.Sprintf("bot%d", i), steer(0))
 	}
 	r.tick = r.hg.Config.Step
 	nothing := func(*tandem.View) {}
