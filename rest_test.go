@@ -46,12 +46,13 @@ func testGame() *Game[push] {
 			Replicate(labelCodec, HostValue),
 		},
 		Setup: func(w *World) {
-			f := generic.NewFilter1[Input[push]]()
+			f := generic.NewFilter2[Input[push], physics.Body]()
 			w.Schedule.Add("thrust", ecs.SystemFunc(func(ew *ecs.World) {
 				q := f.Query(ew.Arche())
 				for q.Next() {
-					if x := q.Get().Value.X; x != 0 {
-						v := w.Physics.BodyOf(q.Entity()).Velocity()
+					in, body := q.Get()
+					if x := in.Value.X; x != 0 {
+						v := body.CP.Velocity()
 						w.Physics.SetVelocity(q.Entity(), ecs.Velocity{X: v.X + float64(x)*20, Y: v.Y})
 					}
 				}
@@ -78,6 +79,12 @@ type pair struct {
 
 func newPair(t *testing.T, g *Game[push], link condition.Config) *pair {
 	t.Helper()
+	return newPairOf(t, g, g, link)
+}
+
+// newPairOf is newPair with the client built from game cg.
+func newPairOf(t *testing.T, g, cg *Game[push], link condition.Config) *pair {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
 	if err != nil {
@@ -90,7 +97,7 @@ func newPair(t *testing.T, g *Game[push], link condition.Config) *pair {
 	}
 	t.Cleanup(func() { h.Close() })
 	tc, _ := n.Dial(context.Background(), "host")
-	c, err := NewClient(g, tc, ClientConfig[push]{Clock: clk})
+	c, err := NewClient(cg, tc, ClientConfig[push]{Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
