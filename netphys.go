@@ -75,7 +75,7 @@ func (n *NetPhysics) defaults() {
 type remoteState struct {
 	pose  ecs.Transform
 	vel   ecs.Velocity
-	frame ecs.Frame // the host frame of pose and vel
+	frame ecs.Frame // the host frame of pose: of the newest state that changed it
 	body  bool      // a remote entity with a body: pose and vel are kept
 	at    ecs.Frame // the frame the body was last put back
 	// touched is the last client frame in which a predicted body touched
@@ -195,14 +195,19 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	w := n.w.ECS
 	id, _ := w.Identity(e)
-	st.body = id.Owner != n.local() && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
-	if !st.body {
-		st.touched = 0
+	body := id.Owner != n.local() && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
+	if !body {
+		*st = remoteState{}
 		return
 	}
-	st.pose = *n.transforms.Get(e)
+	st.body = true
+	// A host defers small moves (replicate.Codec.Significant): a state may
+	// bring a new velocity with the pose of an earlier frame. The pose is
+	// carried forward from the frame it is of.
+	if p := *n.transforms.Get(e); p != st.pose || st.frame == 0 {
+		st.pose, st.frame = p, f
+	}
 	st.vel = *n.velocities.Get(e)
-	st.frame = f
 	now := w.Frame() - 1 // the frame whose end the coming step starts from
 	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold {
 		// The host has not yet seen the predicted body's touch: the
