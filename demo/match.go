@@ -253,9 +253,10 @@ func (m *clientMatch) Summary() string {
 			own = g.Pose(e)
 		}
 		s := g.ScoreNow()
-		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d",
+		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v",
 			ns.State == session.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
-			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right)
+			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
+			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond))
 	})
 	return line
 }

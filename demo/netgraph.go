@@ -34,9 +34,10 @@ func (n *netGraph) sample(rtt time.Duration, in, out float64) {
 // drawNet draws what the match has to show of the network: a client's join
 // progress, and with F3 the net graph.
 func (r *renderer) drawNet(screen *ebiten.Image) {
-	switch m := r.m.(type) {
-	case *clientMatch:
-		st := m.Stats()
+	sc := &r.scene
+	switch {
+	case sc.client:
+		st := sc.net
 		switch played := st.Frames > 0; {
 		case st.State == session.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, 54, 1, colWarn, alignCenter)
@@ -47,7 +48,7 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		if r.netGraph {
 			cs := st.Corrections
 			on := "on"
-			if !r.ip.Enabled() {
+			if !sc.interpOn {
 				on = "OFF"
 			}
 			r.graph.lines = append(r.graph.lines[:0],
@@ -59,11 +60,11 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 			)
 			r.drawGraph(screen, "NET  client")
 		}
-	case *localMatch:
-		if m.host == nil || !r.netGraph {
+	case sc.host:
+		if !r.netGraph {
 			return
 		}
-		r.graph.peers = m.host.AppendPeerStats(r.graph.peers[:0])
+		r.graph.peers = append(r.graph.peers[:0], sc.peers...)
 		var rtt time.Duration
 		var in, out float64
 		r.graph.lines = r.graph.lines[:0]
@@ -119,7 +120,7 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 
 // drawProgress draws the join's progress bar in the middle of the field.
 func (r *renderer) drawProgress(screen *ebiten.Image, st tandem.NetStats) {
-	fc, fy := r.g.Config.Field.Center()
+	fc, fy := r.cfg.Field.Center()
 	const w, h = 420, 14
 	x, y := float32(fc)-w/2, float32(fy)+40
 	vector.FillRect(screen, x-12, y-44, w+24, h+64, colPanel, false)

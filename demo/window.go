@@ -26,9 +26,9 @@ const (
 // at their fixed rates on a goroutine of their own (simulate), whatever the
 // display's rate: a slow display never makes the game laggy. Each Update
 // samples the keyboard into the match's input; each Draw takes the world
-// between two steps (View), advances the interpolator to the frame's time
-// and draws every entity where it says, local ones blended between the last
-// two steps.
+// between two steps (View) just long enough to advance the interpolator to
+// the frame's time and copy where every entity is drawn (local ones blended
+// between the last two steps), then draws that copy with the world free.
 type window struct {
 	m      match
 	o      options
@@ -119,8 +119,9 @@ func (w *window) Draw(screen *ebiten.Image) {
 		if final && int(v.World.ECS.Frame()) >= w.o.ticks {
 			alpha = 1 // the final state, as the summary line reports it
 		}
-		w.view.draw(screen, v, alpha)
+		w.view.collect(v, alpha)
 	})
+	w.view.draw(screen)
 	if w.ending && !w.done {
 		w.done = true
 		if w.shot != "" {
