@@ -1,9 +1,61 @@
-// Package tandem is a module for networked real-time games in Go: an
-// archetype ECS (ecs), a bridge to 2D physics (physics), a server-authoritative
-// network stack over QUIC with client prediction, correction and
-// interpolation (net/..., interp), and a playable demo that is also the
-// template for a new game (demo).
+// Package tandem is the facade a networked real-time game is written against.
+// A game describes itself once, in a Game: how its world is built (the same
+// on every machine), which components travel and how each is predicted and
+// drawn, what its input is, and who may join. The engine builds and wires the
+// rest, in the right order, on both sides: the clock and fixed step, the
+// session over QUIC (or in memory for tests), replication, the host's input
+// buffers, the client's prediction, reconciliation and correction smoothing,
+// interpolation, physics on the network, and the figures of a net graph.
 //
-// The root package holds no code; it documents the module and carries the test
-// that keeps its layering true. See README.md for the layers and how to start.
+// A game in an afternoon:
+//
+//   - Its input: a small comparable value I per player per frame (keys held,
+//     a stick) with an InputCodec, its wire encoding.
+//   - Its world: Game.Setup adds the game's systems to World.Schedule and
+//     its static geometry to the world. It runs on every machine; only the
+//     host (or a game alone, Role Alone) spawns networked entities.
+//   - Its components: one Replicate per replicated component, in
+//     Game.Components, with its codec (net/replicate: wire image, tolerance,
+//     blend) and its Prediction. ecs.Transform and ecs.Velocity, when
+//     replicated, are predicted through the physics body (PredictPose,
+//     PredictVelocity); the game's own are usually the host's (HostValue).
+//   - Its players: Game.Join spawns a peer's entities, owned by that peer and
+//     with an Input[I] component; the engine writes each frame's input of the
+//     owner into Input[I].Value, on the host and on the predicting client,
+//     and the game's systems read it there: the same systems on both sides.
+//     Join returns Refuse("reason") to turn a peer away; the client is told
+//     the reason (Client.Err wraps ErrRefused).
+//   - What a client adds to received entities: Game.Arrived (a physics body,
+//     say).
+//
+// Then NewLocal plays it alone, NewHost hosts it (Serve a listener from
+// net/transport/quicnet, or Accept connections), and NewClient joins a host
+// over a connection. Each runs its simulation at the fixed rate with Run, on a
+// goroutine of its own; SetInput gives the input of the player at this
+// machine; View lets a window draw between two steps whatever its own rate
+// (a slow display never slows the game or its network), with View.Pose
+// saying where each entity is drawn: in the past and interpolated for what the
+// host sends, blended between steps and corrected smoothly for what is
+// simulated here. A client takes the fixed step and send rate from the host.
+//
+// Physics on the network: with Game.Physics set every world has a physics
+// Space (package physics). A client keeps the bodies it does not predict on
+// the host's state, carried forward to its own frame, and holds those its
+// predicted bodies touch until the host has seen the touch; a predicted body
+// at rest stays where the host has it (see NetPhysics). Teleports made with
+// physics.SetPose (or reported with ecs.ReportTeleport) travel with their pose
+// and are drawn as jumps on every machine.
+//
+// Layers: this package sits at the top of the module, under the demo. Below
+// it: ecs (world, schedule, change journal), physics (the cp bridge),
+// net/wire, net/transport, net/conn, interp, net/replicate, net/predict and
+// net/session. A game that needs what the facade does not wire can use those
+// directly; the facade is built on their public API only.
+//
+// Threads: a Local, Host or Client owns its world. Run, Advance, Step,
+// SetInput, View, Do, Close and the statistics are safe from any goroutine;
+// the world itself may be touched only by the systems, the Game's hooks, and
+// View and Do callbacks, which run with the world locked between steps. A
+// callback must not call the value's own methods that lock (SetInput, Close,
+// Stats of a Host, NetStats), or it waits for itself.
 package tandem

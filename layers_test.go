@@ -17,7 +17,6 @@ const module = "github.com/tandem-go/tandem"
 // the tree (net/transport/quic may import net/transport), nothing else of the
 // module. A new top-level package must be added here, in its place.
 var layers = []string{
-	"",              // the root: documentation and this test only
 	"clock",         // the injectable clock
 	"store",         // durable world records: bbolt, PostgreSQL, leases
 	"agones",        // Agones SDK client (REST) and its fake sidecar
@@ -30,7 +29,8 @@ var layers = []string{
 	"interp",        // interpolation for drawing
 	"net/replicate", // codecs, journal → per-peer updates
 	"net/predict",   // input ring, prediction, reconciliation
-	"net/session",   // Host and Client facades
+	"net/session",   // host and client sessions
+	"",              // the root: tandem, the facade a game is written against
 	"demo",          // the game
 }
 

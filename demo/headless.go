@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem"
 )
 
 // runHeadless runs the match without a window. Alone with -ticks it steps the
@@ -16,30 +17,43 @@ import (
 // Otherwise it keeps real time at the fixed step until -ticks is reached, the
 // match ends (a client whose host left) or it is interrupted.
 func runHeadless(m match, o options, stdout io.Writer) error {
-	g := m.Game()
 	if !o.networked() && o.ticks > 0 {
-		for g.World.Frame() < ecs.Frame(o.ticks) {
-			g.Schedule.Step()
+		for m.Ticks() < o.ticks {
+			m.Do(func(w *tandem.World) { w.Schedule.Step() })
 		}
 		return nil
 	}
 	if !o.networked() {
-		fmt.Fprintf(stdout, "tandem-demo: headless, %d bots, %d crates, %v steps; Ctrl-C to stop\n",
-			o.bots, o.crates, g.Schedule.StepDuration())
+		fmt.Fprintf(stdout, "tandem-demo: headless, %d bots, %d crates; Ctrl-C to stop\n", o.bots, o.crates)
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(stop)
-	tick := time.NewTicker(g.Schedule.StepDuration())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return simulate(ctx, m, o)
+}
+
+// simulate steps the match at its fixed rate until ctx is done, -ticks is
+// reached or the match ends, whatever else this process does: a window draws
+// on another goroutine meanwhile. It is the engine's Run with the demo's ends
+// added; alone with -ticks it stops on the exact frame, never catching up past
+// it.
+func simulate(ctx context.Context, m match, o options) error {
+	var step time.Duration
+	m.Do(func(w *tandem.World) { step = w.Schedule.StepDuration() })
+	tick := time.NewTicker(step)
 	defer tick.Stop()
 	m.Advance() // starts the schedule's clock
 	for {
 		select {
-		case <-stop:
+		case <-ctx.Done():
 			return nil
 		case <-tick.C:
-			m.Advance()
 		}
+		if !o.networked() && o.ticks > 0 {
+			m.Do(func(w *tandem.World) {
+				w.Schedule.MaxCatchUp = min(8, max(0, o.ticks-int(w.ECS.Frame())))
+			})
+		}
+		m.Advance()
 		if o.ticks > 0 && m.Ticks() >= o.ticks {
 			return nil
 		}

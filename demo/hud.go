@@ -26,7 +26,7 @@ const goalFlash = 100
 // drawHUD draws the score board, the controls and the rates over the top
 // band of the screen, and the goal banner.
 func (r *renderer) drawHUD(screen *ebiten.Image) {
-	s := r.g.ScoreNow()
+	s := r.scene.score
 	const cx = screenW / 2
 	// Score: seven-segment digits in the team colours either side of a colon.
 	left, right := strconv.Itoa(s.Left), strconv.Itoa(s.Right)
@@ -47,19 +47,19 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 	r.text.draw(screen, "TANDEM", 60, 8, 2, colText, alignLeft)
 	r.text.draw(screen, "push the ball into the other goal", 61, 42, 1, colTextDim, alignLeft)
 	r.text.draw(screen, "WASD/arrows move   SPACE dash   F2 interpolation   F3 net graph   ESC quit", screenW-60, 14, 1, colTextDim, alignRight)
-	r.text.draw(screen, fmt.Sprintf("sim %d Hz  draw %.0f fps  frame %d", int(1/r.g.Config.Step.Seconds()+0.5), ebiten.ActualFPS(), r.g.World.Frame()),
+	r.text.draw(screen, fmt.Sprintf("sim %d Hz  draw %.0f fps  frame %d", int(1/r.cfg.Step.Seconds()+0.5), ebiten.ActualFPS(), r.scene.frame),
 		screenW-60, 34, 1, colTextDim, alignRight)
 
-	if !r.ip.Enabled() {
+	if !r.scene.interpOn {
 		r.text.draw(screen, "interpolation off (F2)", screenW-60, 54, 1, colWarn, alignRight)
 	}
 	r.drawNet(screen)
 
 	if s.LastGoal != 0 {
-		if age := int(r.g.World.Frame() - s.LastGoal); age < goalFlash {
+		if age := int(r.scene.frame - s.LastGoal); age < goalFlash {
 			a := 1 - float32(age)/goalFlash
 			c := game.TeamColors[s.LastTeam]
-			fc, fy := r.g.Config.Field.Center()
+			fc, fy := r.cfg.Field.Center()
 			r.text.drawScaled(screen, "GOAL!", float32(fc), float32(fy-48), 6, c, a, alignCenter)
 		}
 	}

@@ -10,11 +10,12 @@
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
 // transport, the link conditioner and the join line), match.go (what the
 // window and the headless loops drive: a local match, a hosted one or a
-// joined one), headless.go (the loops without a window), window.go (the
-// Ebiten loop: step at 60 Hz, draw at the display's rate), input.go
+// joined one), headless.go (the simulation loop, on its own goroutine when
+// a window draws), window.go (the Ebiten loop: draws at the display's rate
+// what the simulation publishes between its steps), input.go
 // (keyboard → input), render.go, hud.go and netgraph.go (drawing, the net
-// graph). The game's rules live in demo/game and its networking in
-// demo/netplay; neither imports Ebiten.
+// graph). The game's rules live in demo/game and what it tells the engine
+// (package tandem) in demo/netplay; neither imports Ebiten.
 package main
 
 import (
@@ -157,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case o.host:
 		m, err = hostMatch(o, stdout, stderr)
 	default:
-		m = newLocalMatch(o)
+		m, err = newLocalMatch(o)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)

@@ -8,11 +8,10 @@ import (
 
 	arche "github.com/mlange-42/arche/ecs"
 
-	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/interp"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 )
@@ -21,26 +20,24 @@ import (
 const joinTimeout = 30 * time.Second
 
 // match is what the window and the headless loops drive: a game played alone,
-// hosted, or joined. Every method runs on the loop's goroutine.
+// hosted, or joined. Advance, SetInput, View, Do, Ticks, Ended and Close are
+// safe from any goroutine: the simulation may step on one while the window
+// draws on another.
 type match interface {
-	// Game returns the match's game.
-	Game() *game.Game
-	// Local returns the player at this machine's keyboard, if any.
-	Local() (arche.Entity, bool)
 	// SetInput sets the keyboard's input for the steps to come.
 	SetInput(in game.Input)
 	// Advance runs the simulation steps that real time calls for.
-	Advance()
+	Advance() int
+	// View lets drawing look at the world between steps.
+	View(now time.Time, draw func(v *tandem.View))
+	// Do runs fn with the world between steps.
+	Do(fn func(w *tandem.World))
 	// Ticks returns the ticks that count towards -ticks: every one alone or
 	// hosting, those since the join finished for a client.
 	Ticks() int
-	// Interpolator knows where to draw every entity; the loop calls its
-	// Update (through BeforeDraw) once per drawn frame.
-	Interpolator() *interp.Interpolator
-	// BeforeDraw prepares drawing the frame of time now.
-	BeforeDraw(now time.Time)
 	// Ended reports whether the match ended by itself (a client whose host
-	// left); Err says why, nil for an orderly end.
+	// left, or a join that did not finish); Err says why, nil for an orderly
+	// end.
 	Ended() bool
 	Err() error
 	// Summary is the one line printed at the end.
@@ -49,72 +46,50 @@ type match interface {
 	Close() error
 }
 
+// config is the match the flags describe.
+func config(o options) netplay.Config {
+	cfg := game.DefaultConfig()
+	cfg.Crates = o.crates
+	return netplay.Config{Match: cfg, Bots: o.bots, HostPlays: !o.headless}
+}
+
 // localMatch is a game simulated here: played alone, or hosted.
 type localMatch struct {
-	g     *game.Game
-	local arche.Entity
-	ip    *interp.Interpolator
-	host  *netplay.Host // nil alone
-	keys  game.Input
+	*tandem.Local[game.Input]
+	host *tandem.Host[game.Input] // nil alone
 }
 
 // newLocalMatch builds a game to play alone: the arena, a player at the
 // keyboard (unless headless) and o.bots bots.
-func newLocalMatch(o options) *localMatch {
-	cfg := game.DefaultConfig()
-	cfg.Crates = o.crates
-	g := game.New(cfg, clock.Real{})
-	g.Populate()
-	m := &localMatch{g: g, ip: interp.New(g.World, clock.Real{}, interp.Config{Step: cfg.Step})}
-	if !o.headless {
-		m.local = g.SpawnPlayer(ecs.HostPeer, game.Left, game.LocalColor)
+func newLocalMatch(o options) (*localMatch, error) {
+	l, err := tandem.NewLocal(netplay.New(config(o)), tandem.LocalConfig{})
+	if err != nil {
+		return nil, err
 	}
-	for i := range o.bots {
-		team := game.Right
-		if i%2 == 1 {
-			team = game.Left
-		}
-		g.SpawnBot(team)
-	}
-	return m
+	return &localMatch{Local: l}, nil
 }
 
-// hostMatch builds a local match and hosts it on the network: it listens,
-// prints the join line to stdout, and logs peers to stderr.
+// hostMatch hosts the game on the network: it listens, prints the join line
+// to stdout, and logs peers to stderr.
 func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	l, err := listen(o, stdout)
 	if err != nil {
 		return nil, err
 	}
-	m := newLocalMatch(o)
-	m.host = netplay.NewHost(m.g, netplay.HostConfig{
-		Plays:   !o.headless,
-		OnEvent: func(e session.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) },
-	})
-	m.host.Serve(l)
-	return m, nil
-}
-
-func (m *localMatch) Game() *game.Game { return m.g }
-
-func (m *localMatch) Local() (arche.Entity, bool) { return m.local, m.g.World.Alive(m.local) }
-
-func (m *localMatch) SetInput(in game.Input) { m.keys = in }
-
-func (m *localMatch) Advance() {
-	if m.g.World.Alive(m.local) {
-		// The input is for the next frame; if this call runs several
-		// steps, the later ones repeat it.
-		m.g.PushInput(m.local, game.StampedInput{Frame: m.g.World.Frame() + 1, Input: m.keys})
+	h, err := tandem.NewHost(netplay.New(config(o)), tandem.HostConfig{MaxPeers: game.MaxPlayers})
+	if err != nil {
+		return nil, err
 	}
-	m.g.Schedule.Advance()
+	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
+	h.Serve(l)
+	return &localMatch{Local: h.Local, host: h}, nil
 }
 
-func (m *localMatch) Ticks() int { return int(m.g.World.Frame()) }
-
-func (m *localMatch) Interpolator() *interp.Interpolator { return m.ip }
-
-func (m *localMatch) BeforeDraw(now time.Time) { m.ip.Update(now) }
+func (m *localMatch) Ticks() int {
+	n := 0
+	m.Do(func(w *tandem.World) { n = int(w.ECS.Frame()) })
+	return n
+}
 
 func (m *localMatch) Ended() bool { return false }
 
@@ -129,11 +104,14 @@ func (m *localMatch) Close() error {
 
 // Summary reports the match; a host adds its peers.
 func (m *localMatch) Summary() string {
-	g := m.g
-	s := g.ScoreNow()
-	b := g.Pose(g.Ball)
-	line := fmt.Sprintf("tandem-demo: ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
-		m.Ticks(), g.World.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
+	var line string
+	m.Do(func(w *tandem.World) {
+		g := game.Of(w)
+		s := g.ScoreNow()
+		b := g.Pose(g.Ball)
+		line = fmt.Sprintf("tandem-demo: ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
+			w.ECS.Frame(), w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
+	})
 	if m.host != nil {
 		hs := m.host.Stats()
 		line += fmt.Sprintf(" peers=%d joined=%d left=%d", hs.Peers, hs.Joined, hs.Left)
@@ -143,8 +121,11 @@ func (m *localMatch) Summary() string {
 
 // clientMatch is a game joined over the network.
 type clientMatch struct {
-	c     *netplay.Client
-	start time.Time
+	*tandem.Client[game.Input]
+	start  time.Time
+	travel float64 // how far the player's disc moved, world units
+	last   ecs.Transform
+	lastOK bool
 }
 
 // joinMatch dials the host and starts joining its game.
@@ -153,49 +134,87 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := game.New(game.DefaultConfig(), clock.Real{})
-	c, err := netplay.NewClient(g, tc, netplay.ClientConfig{
-		Name: o.name,
-		Bot:  o.bot,
-		OnEvent: func(e session.Event) {
-			var ce *transport.CloseError
-			switch {
-			case e.Kind == session.PeerReady:
-				fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, g.World.Networked())
-			case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
-				// This side left: nothing to report.
-			case e.Kind == session.PeerLeft:
-				fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
-			}
-		},
-	})
+	m := &clientMatch{start: time.Now()}
+	g := netplay.New(config(o))
+	cfg := tandem.ClientConfig[game.Input]{Name: o.name}
+	if o.bot {
+		cfg.Input = botInput()
+	}
+	c, err := tandem.NewClient(g, tc, cfg)
 	if err != nil {
 		tc.Close(transport.CloseNormal, "client failed to start")
 		return nil, err
 	}
-	return &clientMatch{c: c, start: time.Now()}, nil
+	m.Client = c
+	c.OnEvent(func(e tandem.Event) {
+		var ce *transport.CloseError
+		switch {
+		case e.Kind == session.PeerReady:
+			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
+		case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
+			// This side left: nothing to report.
+		case e.Kind == session.PeerLeft:
+			fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
+		}
+	})
+	c.World().Schedule.AddTo(ecs.StageOutput, "demo.travel", ecs.SystemFunc(m.measure))
+	return m, nil
 }
 
-func (m *clientMatch) Game() *game.Game { return m.c.Game() }
+// botInput is a computer player for the client's own disc: the host's bots'
+// logic, run on the client.
+func botInput() func(w *tandem.World) game.Input {
+	var bot game.Bot
+	started := false
+	return func(w *tandem.World) game.Input {
+		g := game.Of(w)
+		e, ok := ownPlayer(w)
+		if !ok {
+			return game.Input{}
+		}
+		if !started {
+			bot, started = g.NewBot(0), true
+		}
+		return g.Steer(e, &bot)
+	}
+}
 
-func (m *clientMatch) Local() (arche.Entity, bool) { return m.c.Local() }
+// ownPlayer returns the player this machine drives: one it owns that no bot
+// steers.
+func ownPlayer(w *tandem.World) (arche.Entity, bool) {
+	g := game.Of(w)
+	a := w.ECS.Arche()
+	for _, e := range w.ECS.Owned(w.Peer) {
+		if g.IsPlayer(e) && !(*tandem.Input[game.Input])(a.Get(e, g.IDs.Input)).Bot {
+			return e, true
+		}
+	}
+	return arche.Entity{}, false
+}
 
-func (m *clientMatch) SetInput(in game.Input) { m.c.SetInput(in) }
-
-func (m *clientMatch) Advance() { m.c.Game().Schedule.Advance() }
+// measure adds up how far the player's disc moved while playing: a system.
+func (m *clientMatch) measure(w *ecs.World) {
+	e, ok := m.Local()
+	if !ok || m.Frames() == 0 {
+		m.lastOK = false
+		return
+	}
+	t := *(*ecs.Transform)(w.Arche().Get(e, w.IDs.Transform))
+	if m.lastOK {
+		m.travel += dist(m.last, t)
+	}
+	m.last, m.lastOK = t, true
+}
 
 func (m *clientMatch) Ticks() int {
-	n, _ := m.c.Playing()
+	n := 0
+	m.Do(func(*tandem.World) { n = m.Frames() })
 	return n
 }
 
-func (m *clientMatch) Interpolator() *interp.Interpolator { return m.c.Interpolator() }
-
-func (m *clientMatch) BeforeDraw(now time.Time) { m.c.Draw(now) }
-
 // Ended reports a closed session, or a join that did not finish in time.
 func (m *clientMatch) Ended() bool {
-	st := m.c.Session().State()
+	st := m.State()
 	return st == session.Closed || (st != session.Playing && time.Since(m.start) > joinTimeout)
 }
 
@@ -203,44 +222,41 @@ func (m *clientMatch) Ended() bool {
 // join, else why the session failed: a refusal (with the host's reason), a
 // join that did not finish, a lost connection.
 func (m *clientMatch) Err() error {
-	s := m.c.Session()
-	if s.State() != session.Closed {
-		if s.State() != session.Playing && time.Since(m.start) > joinTimeout {
-			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, s.State())
+	st := m.State()
+	if st != session.Closed {
+		if st != session.Playing && time.Since(m.start) > joinTimeout {
+			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, st)
 		}
 		return nil
 	}
-	err := s.Err()
-	if played, _ := m.c.Playing(); played == 0 {
+	err := m.Client.Err()
+	if m.Ticks() == 0 {
 		if err == nil {
 			err = errors.New("the connection closed")
 		}
 		return fmt.Errorf("could not join: %w", err)
 	}
-	var ce *transport.CloseError
-	if errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal) {
-		return nil
-	} else if err != nil {
+	if err != nil {
 		return fmt.Errorf("the session ended: %w", err)
 	}
 	return nil
 }
 
-func (m *clientMatch) Close() error { return m.c.Close() }
-
 // Summary reports the join, the player's disc and the connection.
 func (m *clientMatch) Summary() string {
-	c := m.c
-	g := c.Game()
-	ns := c.NetStats()
-	cs := c.Corrections()
-	ticks, moved := c.Playing()
-	own := ecs.Transform{}
-	if e, ok := c.Local(); ok {
-		own = g.Pose(e)
-	}
-	s := g.ScoreNow()
-	return fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d",
-		c.Session().State() == session.Playing || ticks > 0, ticks, g.World.Frame(), ns.Entities, own.X, own.Y, moved,
-		ns.RTT.Round(100*time.Microsecond), ns.Loss, cs.Count, cs.Max, s.Left, s.Right)
+	var line string
+	m.Do(func(w *tandem.World) {
+		g := game.Of(w)
+		ns := m.Stats()
+		own := ecs.Transform{}
+		if e, ok := m.Local(); ok {
+			own = g.Pose(e)
+		}
+		s := g.ScoreNow()
+		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v",
+			ns.State == session.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
+			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
+			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond))
+	})
+	return line
 }

@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tandem-go/tandem/net/transport"
@@ -64,7 +66,7 @@ func listen(o options, w io.Writer) (transport.Listener, error) {
 		return nil, fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
 	}
 	fmt.Fprintf(w, "tandem-demo: hosting on %s, certificate %s\n", l.Addr(), t.Fingerprint())
-	fmt.Fprintf(w, "join with: go run ./demo -join %s -pin %s\n", joinAddress(l.Addr()), t.Fingerprint())
+	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), joinAddress(l.Addr()), t.Fingerprint())
 	return l, nil
 }
 
@@ -148,4 +150,49 @@ func loadResetKey(path string) (*[32]byte, error) {
 		return nil, fmt.Errorf("reset key: %w", err)
 	}
 	return &key, nil
+}
+
+// joinCommand is how to start this program from the directory it was started
+// in: "go run" with the package's directory when it was built by go run,
+// else the program as it was invoked.
+func joinCommand() string {
+	wd, _ := os.Getwd()
+	return commandFrom(os.Args[0], wd, os.TempDir())
+}
+
+// commandFrom is joinCommand for a program invoked as arg0 from directory
+// wd, with go run's builds under tmp.
+func commandFrom(arg0, wd, tmp string) string {
+	exe, err := filepath.Abs(arg0)
+	if err != nil || !strings.HasPrefix(exe, filepath.Join(tmp, "go-build")) {
+		return arg0
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path == "" {
+		return "go run " + bi.Path
+	}
+	return "go run " + packageDir(bi.Path, bi.Main.Path, wd)
+}
+
+// packageDir returns the directory of package pkg of module mod relative to
+// wd, as go run takes it ("./demo", "."); the import path when wd is not in
+// the module.
+func packageDir(pkg, mod, wd string) string {
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if modfile := string(b); strings.Contains(modfile, "module "+mod+"\n") || strings.HasPrefix(modfile, "module "+mod) {
+				rel, err := filepath.Rel(wd, filepath.Join(dir, strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")))
+				if err == nil {
+					if rel == "." || strings.HasPrefix(rel, "..") {
+						return filepath.ToSlash(rel)
+					}
+					return "./" + filepath.ToSlash(rel)
+				}
+			}
+			return pkg
+		}
+		if filepath.Dir(dir) == dir {
+			return pkg
+		}
+	}
 }

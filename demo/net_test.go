@@ -146,7 +146,7 @@ func (p *proc) signal(sig os.Signal) {
 }
 
 var (
-	joinLine    = regexp.MustCompile(`^join with: go run \./demo -join (\S+) -pin ([0-9a-f]{64})$`)
+	joinLine    = regexp.MustCompile(`^join with: \S+(?: \S+)? -join (\S+) -pin ([0-9a-f]{64})$`)
 	joinedLine  = regexp.MustCompile(`^tandem-demo: joined \S+ as peer (\d+)`)
 	clientLine  = regexp.MustCompile(`^tandem-demo: joined=true ticks=(\d+) frame=\d+ entities=(\d+) own=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) rtt=\S+ loss=[\d.]+ corrections=\d+ `)
 	hostSummary = regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=(\d+) joined=(\d+) left=(\d+)$`)
@@ -252,6 +252,28 @@ func TestHostAndClientScreenshots(t *testing.T) {
 					t.Logf("kept %s as %s", filepath.Base(p), keep)
 				}
 			}
+		}
+	}
+}
+
+// The join line's command works from where the program was started: the
+// binary as invoked, or go run with the package's directory seen from there.
+func TestJoinCommand(t *testing.T) {
+	if got := commandFrom("./tandem-demo", "/home/ann", os.TempDir()); got != "./tandem-demo" {
+		t.Errorf("a built binary: %q, want ./tandem-demo", got)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/mygame\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ wd, want string }{
+		{root, "./demo"},
+		{filepath.Join(root, "demo"), "."},
+		{filepath.Join(root, "docs"), "../demo"},
+		{t.TempDir(), "example.com/mygame/demo"},
+	} {
+		if got := packageDir("example.com/mygame/demo", "example.com/mygame", c.wd); got != c.want {
+			t.Errorf("from %s: %q, want %q", c.wd, got, c.want)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
-	"github.com/tandem-go/tandem/demo/netplay"
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/session"
 )
 
@@ -20,7 +20,7 @@ type netGraph struct {
 	in    [graphLen]float32 // kbit/s
 	out   [graphLen]float32 // kbit/s
 	next  int
-	peers []netplay.PeerNetStats
+	peers []tandem.PeerStats
 	lines []string
 }
 
@@ -34,10 +34,11 @@ func (n *netGraph) sample(rtt time.Duration, in, out float64) {
 // drawNet draws what the match has to show of the network: a client's join
 // progress, and with F3 the net graph.
 func (r *renderer) drawNet(screen *ebiten.Image) {
-	switch m := r.m.(type) {
-	case *clientMatch:
-		st := m.c.NetStats()
-		switch played := m.Ticks() > 0; {
+	sc := &r.scene
+	switch {
+	case sc.client:
+		st := sc.net
+		switch played := st.Frames > 0; {
 		case st.State == session.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, 54, 1, colWarn, alignCenter)
 		case st.State != session.Playing:
@@ -45,9 +46,9 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		}
 		r.graph.sample(st.RTT, st.KbitIn, st.KbitOut)
 		if r.netGraph {
-			cs := m.c.Corrections()
+			cs := st.Corrections
 			on := "on"
-			if !r.ip.Enabled() {
+			if !sc.interpOn {
 				on = "OFF"
 			}
 			r.graph.lines = append(r.graph.lines[:0],
@@ -55,15 +56,15 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 				fmt.Sprintf("in %5.1f kbit/s   out %5.1f kbit/s", st.KbitIn, st.KbitOut),
 				fmt.Sprintf("corrections %d/s, largest %.1f   mean %.1f max %.1f", cs.LastSecond, cs.LastSecondMax, cs.Mean, cs.Max),
 				fmt.Sprintf("render delay %3.0f ms   lead %4.1f frames (aim %.1f)", st.RenderDelay.Seconds()*1000, st.Lead, st.LeadTarget),
-				fmt.Sprintf("interpolation %s (F2)   %d entities", on, st.Entities),
+				fmt.Sprintf("interpolation %s (F2)   %d entities   sim held %.1f ms, draw %.1f ms", on, st.Entities, st.Steps.Seconds()*1000, st.Views.Seconds()*1000),
 			)
 			r.drawGraph(screen, "NET  client")
 		}
-	case *localMatch:
-		if m.host == nil || !r.netGraph {
+	case sc.host:
+		if !r.netGraph {
 			return
 		}
-		r.graph.peers = m.host.AppendPeerStats(r.graph.peers[:0])
+		r.graph.peers = append(r.graph.peers[:0], sc.peers...)
 		var rtt time.Duration
 		var in, out float64
 		r.graph.lines = r.graph.lines[:0]
@@ -118,8 +119,8 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 }
 
 // drawProgress draws the join's progress bar in the middle of the field.
-func (r *renderer) drawProgress(screen *ebiten.Image, st netplay.NetStats) {
-	fc, fy := r.g.Config.Field.Center()
+func (r *renderer) drawProgress(screen *ebiten.Image, st tandem.NetStats) {
+	fc, fy := r.cfg.Field.Center()
 	const w, h = 420, 14
 	x, y := float32(fc)-w/2, float32(fy)+40
 	vector.FillRect(screen, x-12, y-44, w+24, h+64, colPanel, false)

@@ -8,9 +8,9 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/mlange-42/arche/generic"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/interp"
 )
 
 // Palette: the colours the screenshot test looks for are named here.
@@ -28,12 +28,16 @@ var (
 	colShadow     = color.RGBA{0x00, 0x00, 0x00, 0x55}
 )
 
-// renderer draws a match's world where its interpolator says, and the HUD.
-// It reads the world and never writes it.
+// renderer draws a match's world where its interpolator says, and the HUD,
+// in two steps: collect, inside a View, copies what the frame shows out of
+// the world (poses, players, the score, the net figures) while the world is
+// locked; draw then draws that copy, with the world free for the simulation.
+// It never writes the world.
 type renderer struct {
 	m        match
-	g        *game.Game
-	ip       *interp.Interpolator
+	cfg      game.Config
+	walls    []game.Wall
+	goals    []game.Goal
 	crates   *generic.Filter1[game.Crate]
 	balls    *generic.Filter1[game.Ball]
 	players  *generic.Filter2[game.Player, ecs.Velocity]
@@ -43,6 +47,41 @@ type renderer struct {
 	path     vector.Path
 	netGraph bool // F3: the net graph is shown
 	graph    netGraph
+	scene    scene
+}
+
+// scene is what one drawn frame shows, copied out of the world.
+type scene struct {
+	ready      bool // collect ran at least once
+	crates     []crateItem
+	balls      []ballItem
+	players    []playerItem // the local player last, drawn on top
+	score      game.Score
+	frame      ecs.Frame
+	interpOn   bool
+	client     bool            // a joined match: net holds its figures
+	net        tandem.NetStats // a client's figures
+	host       bool            // a hosted match: peers holds its peers
+	peers      []tandem.PeerStats
+	playerSize float64
+}
+
+type crateItem struct {
+	pose  ecs.Transform
+	crate game.Crate
+}
+
+type ballItem struct {
+	pose ecs.Transform
+	r    float64
+}
+
+type playerItem struct {
+	pose   ecs.Transform
+	player game.Player
+	vel    ecs.Velocity
+	charge float64 // the dash's charge, 0 to 1
+	local  bool
 }
 
 type crateKey struct {
@@ -53,8 +92,6 @@ type crateKey struct {
 func newRenderer(m match, netGraph bool) *renderer {
 	return &renderer{
 		m:        m,
-		g:        m.Game(),
-		ip:       m.Interpolator(),
 		crates:   generic.NewFilter1[game.Crate](),
 		balls:    generic.NewFilter1[game.Ball](),
 		players:  generic.NewFilter2[game.Player, ecs.Velocity](),
@@ -63,64 +100,95 @@ func newRenderer(m match, netGraph bool) *renderer {
 	}
 }
 
-func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
-	if r.floor == nil {
-		r.floor = r.drawArena()
+// collect copies what the frame v shows, entities simulated here blended by
+// alpha. It runs inside a View: keep it to copying.
+func (r *renderer) collect(v *tandem.View, alpha float64) {
+	g := game.Of(v.World)
+	ip := v.Interpolator()
+	sc := &r.scene
+	if !sc.ready {
+		r.cfg, r.walls = g.Config, append([]game.Wall(nil), g.Walls...)
+		gq := generic.NewFilter1[game.Goal]().Query(g.World.Arche())
+		for gq.Next() {
+			r.goals = append(r.goals, *gq.Get())
+		}
+		sc.ready = true
 	}
-	screen.DrawImage(r.floor, nil)
-	a := r.g.World.Arche()
-	local, hasLocal := r.m.Local()
-
-	// Shadows first, so nothing is shadowed by a neighbour drawn later.
+	a := g.World.Arche()
+	local, hasLocal := ownPlayer(v.World)
+	sc.crates, sc.balls, sc.players = sc.crates[:0], sc.balls[:0], sc.players[:0]
 	cq := r.crates.Query(a)
 	for cq.Next() {
-		if p, ok := r.ip.Pose(cq.Entity(), alpha); ok {
-			r.drawCrate(screen, p, cq.Get(), true)
+		if p, ok := ip.Pose(cq.Entity(), alpha); ok {
+			sc.crates = append(sc.crates, crateItem{p, *cq.Get()})
 		}
 	}
 	bq := r.balls.Query(a)
 	for bq.Next() {
-		if p, ok := r.ip.Pose(bq.Entity(), alpha); ok {
-			vector.FillCircle(screen, float32(p.X+3), float32(p.Y+5), float32(bq.Get().R), colShadow, true)
+		if p, ok := ip.Pose(bq.Entity(), alpha); ok {
+			sc.balls = append(sc.balls, ballItem{p, bq.Get().R})
 		}
 	}
+	var me playerItem
 	pq := r.players.Query(a)
 	for pq.Next() {
-		if p, ok := r.ip.Pose(pq.Entity(), alpha); ok {
-			vector.FillCircle(screen, float32(p.X+4), float32(p.Y+6), float32(r.g.Config.PlayerRadius), colShadow, true)
-		}
-	}
-
-	cq = r.crates.Query(a)
-	for cq.Next() {
-		if p, ok := r.ip.Pose(cq.Entity(), alpha); ok {
-			r.drawCrate(screen, p, cq.Get(), false)
-		}
-	}
-	bq = r.balls.Query(a)
-	for bq.Next() {
-		if p, ok := r.ip.Pose(bq.Entity(), alpha); ok {
-			r.drawBall(screen, p, bq.Get().R)
-		}
-	}
-	pq = r.players.Query(a)
-	for pq.Next() {
 		e := pq.Entity()
-		if hasLocal && e == local {
+		p, ok := ip.Pose(e, alpha)
+		if !ok {
 			continue
 		}
-		if p, ok := r.ip.Pose(e, alpha); ok {
-			pl, v := pq.Get()
-			r.drawPlayer(screen, p, pl, v, false)
+		pl, vel := pq.Get()
+		it := playerItem{pose: p, player: *pl, vel: *vel, charge: g.DashCharge(pl, g.World.Frame()), local: hasLocal && e == local}
+		if it.local {
+			me = it
+			continue
+		}
+		sc.players = append(sc.players, it)
+	}
+	if me.local {
+		sc.players = append(sc.players, me)
+	}
+	sc.score, sc.frame, sc.interpOn = g.ScoreNow(), g.World.Frame(), ip.Enabled()
+	sc.playerSize = g.Config.PlayerRadius
+	switch m := r.m.(type) {
+	case *clientMatch:
+		sc.client, sc.net = true, m.Stats()
+	case *localMatch:
+		if sc.host = m.host != nil; sc.host && r.netGraph {
+			sc.peers = m.host.AppendPeerStats(sc.peers[:0])
 		}
 	}
-	// The player at the keyboard is drawn on top of everyone.
-	if hasLocal {
-		if p, ok := r.ip.Pose(local, alpha); ok {
-			pl := (*game.Player)(a.Get(local, r.g.IDs.Player))
-			v := (*ecs.Velocity)(a.Get(local, r.g.World.IDs.Velocity))
-			r.drawPlayer(screen, p, pl, v, true)
-		}
+}
+
+// draw draws the frame collect copied.
+func (r *renderer) draw(screen *ebiten.Image) {
+	sc := &r.scene
+	if !sc.ready {
+		return
+	}
+	if r.floor == nil {
+		r.floor = r.drawArena()
+	}
+	screen.DrawImage(r.floor, nil)
+	// Shadows first, so nothing is shadowed by a neighbour drawn later.
+	for i := range sc.crates {
+		r.drawCrate(screen, sc.crates[i].pose, &sc.crates[i].crate, true)
+	}
+	for _, b := range sc.balls {
+		vector.FillCircle(screen, float32(b.pose.X+3), float32(b.pose.Y+5), float32(b.r), colShadow, true)
+	}
+	for _, p := range sc.players {
+		vector.FillCircle(screen, float32(p.pose.X+4), float32(p.pose.Y+6), float32(sc.playerSize), colShadow, true)
+	}
+	for i := range sc.crates {
+		r.drawCrate(screen, sc.crates[i].pose, &sc.crates[i].crate, false)
+	}
+	for _, b := range sc.balls {
+		r.drawBall(screen, b.pose, b.r)
+	}
+	// The player at the keyboard comes last: on top of everyone.
+	for i := range sc.players {
+		r.drawPlayer(screen, &sc.players[i])
 	}
 	r.drawHUD(screen)
 }
@@ -130,7 +198,7 @@ func (r *renderer) draw(screen *ebiten.Image, alpha float64) {
 func (r *renderer) drawArena() *ebiten.Image {
 	img := ebiten.NewImage(screenW, screenH)
 	img.Fill(colBackground)
-	c := r.g.Config
+	c := r.cfg
 	f := c.Field
 	cx, cy := f.Center()
 	const stripes = 12
@@ -148,9 +216,8 @@ func (r *renderer) drawArena() *ebiten.Image {
 	vector.StrokeRect(img, float32(f.MaxX-boxW), float32(cy-boxH/2), float32(boxW), float32(boxH), 3, mk, true)
 
 	// Goals: a tinted net in the defending team's colour.
-	gq := generic.NewFilter1[game.Goal]().Query(r.g.World.Arche())
-	for gq.Next() {
-		gl := gq.Get()
+	for i := range r.goals {
+		gl := &r.goals[i]
 		tc := game.TeamColors[gl.Team]
 		x0, x1 := f.MinX-c.GoalDepth, f.MinX
 		if gl.Team == game.Right {
@@ -174,7 +241,7 @@ func (r *renderer) drawArena() *ebiten.Image {
 	}
 
 	// Walls: a dark edge under a light top, round ends.
-	for _, wl := range r.g.Walls {
+	for _, wl := range r.walls {
 		for i, col := range []color.RGBA{colWallEdge, colWall} {
 			wd := float32(12 - 4*i)
 			vector.StrokeLine(img, float32(wl.AX), float32(wl.AY), float32(wl.BX), float32(wl.BY), wd, col, true)
@@ -248,11 +315,12 @@ func (r *renderer) drawBall(screen *ebiten.Image, p ecs.Transform, rad float64) 
 	vector.StrokeCircle(screen, x, y, R, 1.5, colBallSpot, true)
 }
 
-func (r *renderer) drawPlayer(screen *ebiten.Image, p ecs.Transform, pl *game.Player, v *ecs.Velocity, local bool) {
+func (r *renderer) drawPlayer(screen *ebiten.Image, it *playerItem) {
+	p, pl, v := it.pose, &it.player, it.vel
 	x, y := float32(p.X), float32(p.Y)
-	R := float32(r.g.Config.PlayerRadius)
+	R := float32(r.scene.playerSize)
 	tc := game.TeamColors[pl.Team]
-	if local {
+	if it.local {
 		vector.StrokeCircle(screen, x, y, R+5, 2, color.RGBA{0xff, 0xff, 0xff, 0xb0}, true)
 	}
 	vector.FillCircle(screen, x, y, R, tc, true)
@@ -264,8 +332,7 @@ func (r *renderer) drawPlayer(screen *ebiten.Image, p ecs.Transform, pl *game.Pl
 		vector.FillCircle(screen, ex, ey, 4, color.RGBA{0x1a, 0x1d, 0x24, 0xff}, true)
 	}
 	// Dash charge: a ring filling up.
-	charge := r.g.DashCharge(pl, r.g.World.Frame())
-	if charge < 1 {
+	if charge := it.charge; charge < 1 {
 		r.path.Reset()
 		start := -math.Pi / 2
 		r.path.Arc(x, y, R+9, float32(start), float32(start+2*math.Pi*charge), vector.Clockwise)

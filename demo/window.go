@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"github.com/tandem-go/tandem"
 )
 
 // The logical screen: one pixel per world unit. The window scales it.
@@ -19,42 +22,45 @@ const (
 	screenH = 720
 )
 
-// window is the Ebiten side of the demo: each Update samples the keyboard
-// into the match's input and lets the match run the steps that real time
-// calls for (at 60 Hz, whatever the display's rate); each Draw advances the
-// interpolator to the frame's time and draws every entity where it says,
-// local ones blended between the last two steps by the schedule's Alpha.
+// window is the Ebiten side of the demo. The simulation and the network run
+// at their fixed rates on a goroutine of their own (simulate), whatever the
+// display's rate: a slow display never makes the game laggy. Each Update
+// samples the keyboard into the match's input; each Draw takes the world
+// between two steps (View) just long enough to advance the interpolator to
+// the frame's time and copy where every entity is drawn (local ones blended
+// between the last two steps), then draws that copy with the world free.
 type window struct {
 	m      match
 	o      options
-	ticks  int    // stop once this many ticks counted (0: never)
 	shot   string // screenshot file, written by the last Draw
 	ending bool   // the next Draw is the last
 	done   bool   // the last Draw ran
 	err    error  // why the window ends, if it failed
 	stop   chan os.Signal
+	sim    chan error // the simulation's end
+	cancel context.CancelFunc
 	view   *renderer
+	toggle bool // F2 was pressed: interpolation on/off at the next Draw
 }
 
 // runWindow opens the window and runs until it is closed, Esc is pressed,
 // the -ticks limit is reached, the process is interrupted or the match ends.
 func runWindow(m match, o options) error {
-	w := &window{m: m, o: o, ticks: o.ticks, shot: o.screenshot, stop: make(chan os.Signal, 1),
-		view: newRenderer(m, o.netGraph)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &window{m: m, o: o, shot: o.screenshot, stop: make(chan os.Signal, 1),
+		sim: make(chan error, 1), cancel: cancel, view: newRenderer(m, o.netGraph)}
 	signal.Notify(w.stop, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(w.stop)
 	ebiten.SetWindowSize(screenW, screenH)
 	ebiten.SetWindowTitle("Tandem")
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
-	// Update once per displayed frame; the schedule decides how many fixed
-	// steps each update runs, so the simulation keeps 60 Hz and drawing
-	// follows the display. Networked, the simulation is also the network's
-	// heartbeat: it catches up on up to half a second of slow drawing.
 	ebiten.SetTPS(ebiten.SyncWithFPS)
-	if o.networked() {
-		m.Game().Schedule.MaxCatchUp = 30
-	}
-	if err := ebiten.RunGame(w); err != nil {
+	go func() { w.sim <- simulate(ctx, m, o) }()
+	err := ebiten.RunGame(w)
+	cancel()
+	<-w.sim
+	if err != nil {
 		return fmt.Errorf("the window could not run (%w); without a display use -headless", err)
 	}
 	return w.err
@@ -72,52 +78,50 @@ func (w *window) Update() error {
 	case <-w.stop:
 		w.end(nil)
 		return nil
+	case err := <-w.sim:
+		// -ticks reached, or the match ended.
+		w.sim <- err
+		w.end(err)
+		return nil
 	default:
 	}
 	if ebiten.IsKeyPressed(ebiten.KeyEscape) {
 		w.end(nil)
 		return nil
 	}
-	if w.m.Ended() {
-		w.end(w.m.Err())
-		return nil
-	}
 	if inpututil.IsKeyJustPressed(ebiten.KeyF2) {
-		ip := w.m.Interpolator()
-		ip.SetEnabled(!ip.Enabled())
+		w.toggle = !w.toggle
 	}
 	if inpututil.IsKeyJustPressed(ebiten.KeyF3) {
 		w.view.netGraph = !w.view.netGraph
 	}
 	w.m.SetInput(readKeyboard())
-	g := w.m.Game()
-	if !w.o.networked() && w.ticks > 0 {
-		// Alone, stop on the exact frame: never catch up past it.
-		g.Schedule.MaxCatchUp = min(8, max(0, w.ticks-int(g.World.Frame())))
-	}
-	w.m.Advance()
-	if w.ticks > 0 && w.m.Ticks() >= w.ticks {
-		w.end(nil)
-	}
 	return nil
 }
 
-// end makes the next Draw the last one: it takes the screenshot, then Update
-// ends the loop.
+// end makes the next Draw the last one: it stops the simulation, takes the
+// screenshot, then Update ends the loop.
 func (w *window) end(err error) {
 	w.ending = true
 	w.err = err
+	w.cancel()
 }
 
 // Draw implements ebiten.Game.
 func (w *window) Draw(screen *ebiten.Image) {
-	g := w.m.Game()
-	alpha := g.Schedule.Alpha()
-	if w.ending && !w.o.networked() && w.ticks > 0 && int(g.World.Frame()) >= w.ticks {
-		alpha = 1 // the final state, as the summary line reports it
-	}
-	w.m.BeforeDraw(time.Now())
-	w.view.draw(screen, alpha)
+	final := w.ending && !w.o.networked() && w.o.ticks > 0
+	w.m.View(time.Now(), func(v *tandem.View) {
+		if w.toggle {
+			w.toggle = false
+			v.Interpolator().SetEnabled(!v.Interpolator().Enabled())
+		}
+		alpha := v.Alpha()
+		if final && int(v.World.ECS.Frame()) >= w.o.ticks {
+			alpha = 1 // the final state, as the summary line reports it
+		}
+		w.view.collect(v, alpha)
+	})
+	w.view.draw(screen)
 	if w.ending && !w.done {
 		w.done = true
 		if w.shot != "" {

@@ -39,8 +39,10 @@ const HostPeer PeerID = 0
 // Add it with ID zero on the host and the world assigns the next network id
 // when the component is added; add it with a non-zero ID to adopt the host's id
 // (clients replicating the host's entities do that). Set Owner when adding the
-// component; change it later only with SetOwner, which re-indexes: writing the
-// field directly corrupts the owner index.
+// component; change it later only with SetOwner, which re-indexes. Writing
+// ID or Owner directly leaves the index and the network behind: the entity's
+// next reported write (MutateComponent) panics with a message naming
+// SetOwner.
 type NetworkIdentity struct {
 	ID    NetID
 	Owner PeerID

@@ -43,6 +43,7 @@ type Journal struct {
 	spawned   []arche.Entity
 	despawned []Despawn
 	reowned   []arche.Entity
+	teleports []arche.Entity
 	removals  int // networked entities removed since the last compaction
 	bitOf     [256]int8
 	ids       []arche.ID // replicated component ids by bit
@@ -108,6 +109,7 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	if en.epoch != j.epoch {
 		en.epoch = j.epoch
 		en.mask = 0
+		checkIdentity(w, e, en)
 	}
 	bit := uint64(1) << uint(b)
 	if en.mask&bit != 0 {
@@ -115,6 +117,44 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	}
 	en.mask |= bit
 	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Slot: slot, Bit: uint8(b)})
+}
+
+// ReportTeleport reports that networked entity e's pose jumped this frame
+// instead of moving: a client draws the jump as one, never as a slide. The
+// physics bridge's SetPose calls it; call it after writing a teleport to a
+// Transform of your own (with MutateComponent for the write itself). A report
+// for an entity without NetworkIdentity is ignored. Reports are kept until
+// the end of the step, each entity once per call. O(1). It panics if e is not
+// alive.
+func ReportTeleport(w *World, e arche.Entity) {
+	if !w.arche.Alive(e) {
+		panic(fmt.Sprintf("ecs: ReportTeleport on dead entity %v", e))
+	}
+	if _, ok := w.index.slotOf(e); !ok {
+		return
+	}
+	w.journal.teleports = append(w.journal.teleports, e)
+}
+
+// Teleported returns the networked entities reported teleported this frame
+// (ReportTeleport) and still networked, in report order; an entity reported
+// twice appears twice. Valid until the end of the step.
+func (j *Journal) Teleported(w *World) []arche.Entity {
+	if j.removals > 0 {
+		j.compact(w)
+	}
+	return j.teleports
+}
+
+// checkIdentity panics if e's NetworkIdentity component no longer says what
+// the network index holds: it was written directly, which the index (and so
+// the network) never hears of. Checked once per entity and frame in which the
+// entity reports a write, so it costs what changed.
+func checkIdentity(w *World, e arche.Entity, en *netEntry) {
+	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
+	if ni.ID != en.id || ni.Owner != en.owner {
+		panic(fmt.Sprintf("ecs: the NetworkIdentity of %v was written directly (it says id %d, owner %d; the network knows id %d, owner %d): change an owner only with ecs.SetOwner, and never write the id of a networked entity", e, ni.ID, ni.Owner, en.id, en.owner))
+	}
 }
 
 // Changes returns the reports of the current frame, each (entity, component)
@@ -177,6 +217,13 @@ func (j *Journal) compact(w *World) {
 		}
 	}
 	j.reowned = ro
+	tp := j.teleports[:0]
+	for _, e := range j.teleports {
+		if _, ok := w.index.slotOf(e); ok {
+			tp = append(tp, e)
+		}
+	}
+	j.teleports = tp
 	j.removals = 0
 }
 
@@ -186,6 +233,7 @@ func (j *Journal) endFrame() {
 	j.spawned = j.spawned[:0]
 	j.despawned = j.despawned[:0]
 	j.reowned = j.reowned[:0]
+	j.teleports = j.teleports[:0]
 	j.removals = 0
 	j.epoch++
 	if j.epoch == 0 {

@@ -2,6 +2,7 @@ package physics
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
@@ -36,11 +37,25 @@ type Material struct {
 	Velocity cp.BodyVelocityFunc
 }
 
+// newBodies serializes cp.NewBody, which counts bodies in a package-level
+// variable: worlds stepped on different goroutines (a host and a client in one
+// process) create bodies at the same time.
+var newBodies sync.Mutex
+
+// NewBody returns a new dynamic cp body of mass and moment of inertia (see
+// cp.MomentForCircle and friends) for Attach. Use it instead of cp.NewBody,
+// which is not safe while another goroutine creates a body for another world.
+func NewBody(mass, moment float64) *cp.Body {
+	newBodies.Lock()
+	defer newBodies.Unlock()
+	return cp.NewBody(mass, moment)
+}
+
 // AttachCircle gives entity e a dynamic circular body of radius r (world
 // units) centred on the entity, and returns the shape for filters and
 // collision types. See Attach for what e must have.
 func (s *Space) AttachCircle(e arche.Entity, r float64, m Material) *cp.Shape {
-	b := cp.NewBody(mustMass(m.Mass), cp.MomentForCircle(m.Mass, 0, r, cp.Vector{}))
+	b := NewBody(mustMass(m.Mass), cp.MomentForCircle(m.Mass, 0, r, cp.Vector{}))
 	sh := cp.NewCircle(b, r, cp.Vector{})
 	s.Attach(e, b, m, sh)
 	return sh
@@ -50,15 +65,15 @@ func (s *Space) AttachCircle(e arche.Entity, r float64, m Material) *cp.Shape {
 // corner radius r (world units), centred on the entity, and returns the
 // shape. See Attach for what e must have.
 func (s *Space) AttachBox(e arche.Entity, w, h, r float64, m Material) *cp.Shape {
-	b := cp.NewBody(mustMass(m.Mass), cp.MomentForBox(m.Mass, w, h))
+	b := NewBody(mustMass(m.Mass), cp.MomentForBox(m.Mass, w, h))
 	sh := cp.NewBox(b, w, h, r)
 	s.Attach(e, b, m, sh)
 	return sh
 }
 
-// Attach adds body b with its shapes to the space and links it to entity e,
-// which must have ecs.Transform and ecs.Velocity and no Body yet: the body
-// starts at the entity's pose and velocity. m's friction and elasticity are
+// Attach adds body b (made with NewBody) with its shapes to the space and
+// links it to entity e, which must have ecs.Transform and ecs.Velocity and
+// no Body yet: the body starts at the entity's pose and velocity. m's friction and elasticity are
 // set on the shapes and m.Velocity, if set, on the body. Attach makes a
 // structural change: do not call it while a query is open.
 //

@@ -16,12 +16,24 @@
 //
 // Poses drawn between steps: for entities with ecs.Interpolated the step keeps
 // Interpolated.Prev (the pose before the step), and SetPose marks teleports
-// with Interpolated.Snap.
+// with Interpolated.Snap and reports them to the network
+// (ecs.ReportTeleport), so clients draw them as jumps too.
 //
 // Writes from outside the step go through this package, never straight to the
 // cp body or the components, so both stay equal and the network hears of the
-// change: SetPose for teleports, SetVelocity, and CorrectPose/CorrectVelocity
-// for the small corrections a predicting client applies.
+// change: SetPose for teleports, Move to place a body, SetVelocity, and
+// CorrectPose/CorrectVelocity for the small corrections a predicting client
+// applies.
+//
+// Driving a body without tunnelling: change its velocity by an acceleration
+// each step (v += a·dt, clamped to a top speed, as the demo's control system
+// does), or apply impulses through the cp body, and let the step move it.
+// Neither writing its pose every step nor setting an absolute velocity every
+// step will do: both throw away what the solver decided about contacts, so a
+// body pressed against a thin static wall at full speed frame after frame
+// ends up through it. Keep what the solver left (read the body's velocity,
+// add to it) and fast bodies stay out of walls; for bodies faster than about
+// their own size per step, thicken the walls.
 //
 // Removing an entity (or its Body component) removes its body and shapes from
 // the cp space; the Space listens to arche for that.

@@ -10,9 +10,11 @@ import (
 )
 
 // SetPose teleports entity e's body to pose (world units, radians), wakes it,
-// writes ecs.Transform and reports it. With ecs.Interpolated, Prev is set to
-// the new pose and Snap is set until the next step, so the teleport is drawn
-// as a jump, not a slide. Velocity is kept; set it with SetVelocity.
+// writes ecs.Transform and reports it, and reports the teleport
+// (ecs.ReportTeleport) so clients draw it as a jump too. With
+// ecs.Interpolated, Prev is set to the new pose and Snap is set until the
+// next step, so the teleport is drawn as a jump, not a slide. Velocity is
+// kept; set it with SetVelocity.
 //
 // Call it from systems, between physics steps. It panics if e has no Body.
 func SetPose(w *ecs.World, e arche.Entity, pose ecs.Transform) {
@@ -27,6 +29,7 @@ func (s *Space) SetPose(e arche.Entity, pose ecs.Transform) {
 	t := s.transforms.Get(e)
 	*t = pose
 	ecs.MutateComponent(w, e, w.IDs.Transform)
+	ecs.ReportTeleport(w, e)
 	if s.interps.Has(e) {
 		ip := s.interps.Get(e)
 		ip.Prev = pose
@@ -71,6 +74,25 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 	pose := ecs.Transform{X: t.X + dx, Y: t.Y + dy, Angle: t.Angle + dAngle}
 	s.moveBody(b, pose)
 	if pose != *t {
+		*t = pose
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+	}
+}
+
+// Move puts entity e's body at pose (world units, radians), wakes it, and
+// writes and reports ecs.Transform. It is the plain way to place a body where
+// something else says it is (a client keeping a body on the host's state):
+// unlike SetPose it is no teleport (no Snap, Interpolated.Prev kept, nothing
+// reported as a jump); unlike CorrectPose it says where, not by how much.
+//
+// Do not drive a body by writing its pose every step: the solver never sees
+// it travel, so it passes through whatever lies between, walls included.
+// Drive it by its velocity (see the package documentation). It panics if e
+// has no Body.
+func (s *Space) Move(e arche.Entity, pose ecs.Transform) {
+	w, b := s.w, s.mustBody(e, "Move")
+	s.moveBody(b, pose)
+	if t := s.transforms.Get(e); pose != *t {
 		*t = pose
 		ecs.MutateComponent(w, e, w.IDs.Transform)
 	}

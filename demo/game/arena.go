@@ -7,6 +7,7 @@ import (
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
 )
@@ -105,12 +106,13 @@ func (g *Game) SpawnCrate(pose ecs.Transform, w, h float64, shade uint8) arche.E
 
 // SpawnPlayer creates a player of team, coloured c, owned by peer (the
 // machine whose input drives it; ecs.HostPeer for the host's own player and
-// for bots), at its team's next kick-off spot.
+// for bots), at its team's next kick-off spot, with the tandem.Input the
+// engine writes that peer's input into.
 func (g *Game) SpawnPlayer(peer ecs.PeerID, team Team, c color.RGBA) arche.Entity {
 	x, y := g.spawnSpot(team)
 	e := g.playerMap.NewWith(&ecs.Transform{X: x, Y: y}, &ecs.Velocity{},
 		&ecs.NetworkIdentity{Owner: peer}, &ecs.Interpolated{Prev: ecs.Transform{X: x, Y: y}},
-		&Player{Team: team, Color: c}, &InputQueue{})
+		&Player{Team: team, Color: c}, &tandem.Input[Input]{})
 	g.Embody(e)
 	g.teamSize[team]++
 	return e
@@ -122,6 +124,7 @@ func (g *Game) SpawnBot(team Team) arche.Entity {
 	bot := g.NewBot(g.bots)
 	g.bots++
 	g.botMap.Assign(e, &bot)
+	g.inputs.Get(e).Bot = true
 	return e
 }
 

@@ -15,17 +15,16 @@ const (
 )
 
 // runBots is the host's computer players: each bot steers (see Steer) and
-// pushes its decision into the bot's InputQueue for the current frame, as the
-// window or the network would. Deterministic; cost: one step per bot.
+// writes its decision into its tandem.Input, as the engine does for players.
+// Deterministic; cost: one step per bot.
 func (g *Game) runBots(w *ecs.World) {
 	if !w.Alive(g.Ball) {
 		return
 	}
 	q := g.botPlayers.Query(w.Arche())
 	for q.Next() {
-		bot, _, _ := q.Get()
-		e := q.Entity()
-		g.queues.Get(e).Push(StampedInput{Frame: w.Frame(), Input: g.Steer(e, bot)})
+		bot, _, in := q.Get()
+		in.Value = g.Steer(q.Entity(), bot)
 	}
 }
 

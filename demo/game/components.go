@@ -28,7 +28,7 @@ func (t Team) String() string {
 }
 
 // Player is a disc driven by its owner's input. Its entity also has
-// InputQueue, a physics.Body, and the engine's Transform, Velocity,
+// tandem.Input[Input], a physics.Body, and the engine's Transform, Velocity,
 // NetworkIdentity (owned by the controlling peer) and Interpolated.
 type Player struct {
 	Team Team

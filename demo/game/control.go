@@ -18,8 +18,8 @@ func (g *Game) control(w *ecs.World) {
 	dt := c.Step.Seconds()
 	q := g.controlled.Query(w.Arche())
 	for q.Next() {
-		p, queue, body := q.Get()
-		in := queue.Take(f)
+		p, input, body := q.Get()
+		in := input.Value
 		tx, ty := in.Thrust()
 		v := body.CP.Velocity()
 		vx, vy := v.X, v.Y

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jakecoffman/cp/v2"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
@@ -15,7 +16,7 @@ import (
 
 // IDs are the arche component ids of the game's components in one world.
 type IDs struct {
-	Player, Bot, Crate, Ball, Goal, Score, InputQueue arche.ID
+	Player, Bot, Crate, Ball, Goal, Score, Input arche.ID
 }
 
 // Stats are running totals of a match, for logs and tests.
@@ -31,11 +32,12 @@ type Stats struct {
 
 // Game is one match: its world, physics space and schedule, and the arena.
 //
-// New builds the world, the static arena and the schedule. A host then calls
-// Populate (ball, crates, score) and spawns players with SpawnPlayer as
-// peers join, and SpawnBot for computer players; a client receives those
-// entities instead and calls Embody on each. Drive it with
-// Schedule.Advance (real time) or Schedule.Step (one frame).
+// Build adds the static arena and the systems to a world (the engine's, see
+// package tandem; New makes one for tests). A host then calls Populate (ball,
+// crates, score) and spawns players with SpawnPlayer as peers join, and
+// SpawnBot for computer players; a client receives those entities instead and
+// calls Embody on each. Players are driven by their tandem.Input component:
+// the engine writes each frame's input there, bots write their own.
 //
 // Not safe for concurrent use: a Game belongs to the simulation goroutine.
 type Game struct {
@@ -53,11 +55,10 @@ type Game struct {
 	Stats Stats
 	// Replica marks a client's copy of a match, which follows the host:
 	// the host alone decides goals and puts the ball and crates back, so on
-	// a replica the goals system ignores the goal sensors. Set it before the
-	// first step.
+	// a replica the goals system ignores the goal sensors.
 	Replica bool
 
-	playerMap generic.Map6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, InputQueue]
+	playerMap generic.Map6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, tandem.Input[Input]]
 	ballMap   generic.Map5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Ball]
 	crateMap  generic.Map5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Crate]
 	goalMap   generic.Map1[Goal]
@@ -69,12 +70,12 @@ type Game struct {
 	isCrate     generic.Map[Crate]
 	goals       generic.Map[Goal]
 	scores      generic.Map[Score]
-	queues      generic.Map[InputQueue]
+	inputs      generic.Map[tandem.Input[Input]]
 	transforms  generic.Map[ecs.Transform]
 	velocities  generic.Map[ecs.Velocity]
 	interps     generic.Map[ecs.Interpolated]
-	controlled  *generic.Filter3[Player, InputQueue, physics.Body]
-	botPlayers  *generic.Filter3[Bot, Player, ecs.Transform]
+	controlled  *generic.Filter3[Player, tandem.Input[Input], physics.Body]
+	botPlayers  *generic.Filter3[Bot, Player, tandem.Input[Input]]
 	playerFloor cp.BodyVelocityFunc
 	ballFloor   cp.BodyVelocityFunc
 	crateFloor  cp.BodyVelocityFunc
@@ -85,26 +86,41 @@ type Game struct {
 	entered      []entry // goal sensor hits of the current step
 }
 
-// New returns a match on cfg's arena, its schedule driven by clk: bots,
-// control, physics, goals, stats, in that order. Nothing is spawned yet.
+// New returns a match on cfg's arena in a world of its own, its schedule
+// driven by clk: the demo's rules without the engine around them, for tests.
 func New(cfg Config, clk clock.Clock) *Game {
-	w := ecs.NewWorld()
-	g := &Game{Config: cfg, World: w}
-	a := w.Arche()
+	w := &tandem.World{ECS: ecs.NewWorld(), Role: tandem.Alone}
+	w.Schedule = ecs.NewSchedule(w.ECS, clk, cfg.Step)
+	w.Physics = physics.New(w.ECS, PhysicsConfig(cfg))
+	g := Build(cfg, w)
+	// What the network would replicate, so the journal reports it.
+	for _, id := range []arche.ID{w.ECS.IDs.Transform, w.ECS.IDs.Velocity, g.IDs.Player, g.IDs.Score} {
+		w.ECS.SetReplicated(id)
+	}
+	return g
+}
+
+// PhysicsConfig is the physics of cfg's arena.
+func PhysicsConfig(cfg Config) physics.Config {
+	return physics.Config{Step: cfg.Step, Damping: cfg.Damping, IdleSpeed: 4}
+}
+
+// Build puts a match on cfg's arena into w, which has a physics Space: the
+// static arena and the systems bots, control, physics, goals and stats, in
+// that order. Nothing networked is spawned. The Game is also w's resource.
+func Build(cfg Config, w *tandem.World) *Game {
+	g := &Game{Config: cfg, World: w.ECS, Space: w.Physics, Schedule: w.Schedule, Replica: w.Role == tandem.Joined}
+	a := w.ECS.Arche()
 	g.IDs = IDs{
-		Player:     arche.ComponentID[Player](a),
-		Bot:        arche.ComponentID[Bot](a),
-		Crate:      arche.ComponentID[Crate](a),
-		Ball:       arche.ComponentID[Ball](a),
-		Goal:       arche.ComponentID[Goal](a),
-		Score:      arche.ComponentID[Score](a),
-		InputQueue: arche.ComponentID[InputQueue](a),
+		Player: arche.ComponentID[Player](a),
+		Bot:    arche.ComponentID[Bot](a),
+		Crate:  arche.ComponentID[Crate](a),
+		Ball:   arche.ComponentID[Ball](a),
+		Goal:   arche.ComponentID[Goal](a),
+		Score:  arche.ComponentID[Score](a),
+		Input:  arche.ComponentID[tandem.Input[Input]](a),
 	}
-	for _, id := range []arche.ID{w.IDs.Transform, w.IDs.Velocity, g.IDs.Player, g.IDs.Score} {
-		w.SetReplicated(id)
-	}
-	g.Space = physics.New(w, physics.Config{Step: cfg.Step, Damping: cfg.Damping, IdleSpeed: 4})
-	g.playerMap = generic.NewMap6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, InputQueue](a)
+	g.playerMap = generic.NewMap6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, tandem.Input[Input]](a)
 	g.ballMap = generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Ball](a)
 	g.crateMap = generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Crate](a)
 	g.goalMap = generic.NewMap1[Goal](a)
@@ -115,34 +131,38 @@ func New(cfg Config, clk clock.Clock) *Game {
 	g.isCrate = generic.NewMap[Crate](a)
 	g.goals = generic.NewMap[Goal](a)
 	g.scores = generic.NewMap[Score](a)
-	g.queues = generic.NewMap[InputQueue](a)
+	g.inputs = generic.NewMap[tandem.Input[Input]](a)
 	g.transforms = generic.NewMap[ecs.Transform](a)
 	g.velocities = generic.NewMap[ecs.Velocity](a)
 	g.interps = generic.NewMap[ecs.Interpolated](a)
-	g.controlled = generic.NewFilter3[Player, InputQueue, physics.Body]()
-	g.botPlayers = generic.NewFilter3[Bot, Player, ecs.Transform]()
+	g.controlled = generic.NewFilter3[Player, tandem.Input[Input], physics.Body]()
+	g.botPlayers = generic.NewFilter3[Bot, Player, tandem.Input[Input]]()
 	g.playerFloor = physics.GroundFriction(cfg.PlayerFloor)
 	g.ballFloor = physics.GroundFriction(cfg.BallFloor)
 	g.crateFloor = physics.GroundFriction(cfg.CrateFloor)
 	g.dashCooldown = ecs.Frame(max(1, int(math.Round(cfg.DashCooldown.Seconds()/cfg.Step.Seconds()))))
 	g.buildArena()
 
-	g.Schedule = ecs.NewSchedule(w, clk, cfg.Step)
 	g.Schedule.Add("bots", ecs.SystemFunc(g.runBots))
 	g.Schedule.Add("control", ecs.SystemFunc(g.control))
 	g.Schedule.Add("physics", g.Space)
 	g.Schedule.Add("goals", ecs.SystemFunc(g.scoreGoals))
 	g.Schedule.Add("stats", ecs.SystemFunc(g.countStats))
+	ecs.AddResource(w.ECS, g)
 	return g
 }
 
-// PushInput stores in for player entity e (see InputQueue.Push) and reports
-// whether it was kept. It panics if e is not a player.
-func (g *Game) PushInput(e arche.Entity, in StampedInput) bool {
-	if !g.World.Alive(e) || !g.queues.Has(e) {
-		panic("game: PushInput for an entity that is not a live player; spawn it with SpawnPlayer")
+// Of returns the match built into w, or nil.
+func Of(w *tandem.World) *Game { return ecs.Resource[Game](w.ECS) }
+
+// SetInput sets the input player entity e acts on from the next step (what
+// the engine does with each frame's input; for tests and tools). It panics
+// if e is not a player.
+func (g *Game) SetInput(e arche.Entity, in Input) {
+	if !g.World.Alive(e) || !g.inputs.Has(e) {
+		panic("game: SetInput for an entity that is not a live player; spawn it with SpawnPlayer")
 	}
-	return g.queues.Get(e).Push(in)
+	g.inputs.Get(e).Value = in
 }
 
 // ScoreNow returns the current score (zero if there is no score entity).
@@ -152,6 +172,18 @@ func (g *Game) ScoreNow() Score {
 	}
 	return *g.scores.Get(g.Score)
 }
+
+// IsPlayer reports whether e is a player.
+func (g *Game) IsPlayer(e arche.Entity) bool { return g.isPlayer.Has(e) }
+
+// IsBall reports whether e is the ball.
+func (g *Game) IsBall(e arche.Entity) bool { return g.isBall.Has(e) }
+
+// IsCrate reports whether e is a crate.
+func (g *Game) IsCrate(e arche.Entity) bool { return g.isCrate.Has(e) }
+
+// IsScore reports whether e holds the score.
+func (g *Game) IsScore(e arche.Entity) bool { return g.scores.Has(e) }
 
 // Pose returns entity e's Transform.
 func (g *Game) Pose(e arche.Entity) ecs.Transform { return *g.transforms.Get(e) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
@@ -15,10 +16,11 @@ import (
 func BenchmarkMatchFrame(b *testing.B) {
 	r := newRig(b, condition.Config{Latency: 75 * time.Millisecond}, 30)
 	for i := range 3 {
-		r.join(fmt.Sprintf("bot%d", i), true)
+		r.join(fmt.Sprintf("bot%d", i), steer(0))
 	}
 	r.tick = r.hg.Config.Step
-	draw := func(c *Client, now time.Time) { c.Draw(now) }
+	nothing := func(*tandem.View) {}
+	draw := func(c *client, now time.Time) { c.View(now, nothing) }
 	r.run(20*time.Second, draw)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -4,15 +4,12 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
 )
-
-// sizeScale is the wire precision of sizes (crate sides, ball radius): steps
-// per world unit.
-const sizeScale = 1024
 
 // Sizes a client accepts, world units: a body needs some size and mass, and
 // nothing in an arena is larger than it.
@@ -20,6 +17,13 @@ const (
 	minSize = 1.0
 	maxSize = 4096.0
 )
+
+// sizes is the wire precision of sizes (crate sides, ball radius): 1/1024
+// unit from minSize to maxSize; whatever a host sends decodes in that range.
+var sizes = wire.Quantizer{Min: minSize, Max: maxSize, Step: 1.0 / 1024}
+
+// homeAngle is the wire precision of a crate's home angle.
+var homeAngle = wire.AngleQuantizer{Bits: replicate.AngleBits}
 
 // Prediction tolerances: how far a client's predicted disc may be from the
 // host's at the same frame before prediction corrects it. A quarter of a
@@ -32,46 +36,26 @@ const (
 	AngleTolerance = 0.01
 )
 
-// NewRegistry returns the replication registry of a match's world w:
-// Transform (TransformCodec), Velocity (replicate.VelocityCodec), then
-// Player, Ball, Crate, Score and Teleports. Host and clients must build it
-// the same way (the order decides the wire numbers).
-func NewRegistry(w *ecs.World) *replicate.Registry {
-	r := replicate.NewEmptyRegistry(w)
-	replicate.Register(r, TransformCodec())
-	replicate.Register(r, replicate.VelocityCodec())
-	replicate.Register(r, PlayerCodec())
-	replicate.Register(r, BallCodec())
-	replicate.Register(r, CrateCodec())
-	replicate.Register(r, ScoreCodec())
-	replicate.Register(r, TeleportsCodec())
-	return r
-}
-
-// trackers says how prediction treats each replicated component of the
-// entities a client owns (its player): Transform and Velocity are corrected
-// through the physics body (Velocity by predict's default); the rest take
-// the host's value when they differ.
-func trackers() []predict.Tracker {
-	return []predict.Tracker{
-		predict.Track(TransformCodec(), predict.Pose),
-		predict.Track(PlayerCodec(), predict.HostValue),
-		predict.Track(BallCodec(), predict.HostValue),
-		predict.Track(CrateCodec(), predict.HostValue),
-		predict.Track(ScoreCodec(), predict.HostValue),
-		predict.Track(TeleportsCodec(), predict.HostValue),
+// components are the match's replicated components, in wire order: the
+// engine's Transform (with the game's tolerance) and Velocity, predicted
+// through the physics body; the game's Player, Ball, Crate and Score, which
+// a client takes from the host.
+func components() []tandem.Component {
+	return []tandem.Component{
+		tandem.Replicate(TransformCodec(), tandem.PredictPose),
+		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
+		tandem.Replicate(PlayerCodec(), tandem.HostValue),
+		tandem.Replicate(BallCodec(), tandem.HostValue),
+		tandem.Replicate(CrateCodec(), tandem.HostValue),
+		tandem.Replicate(ScoreCodec(), tandem.HostValue),
 	}
 }
 
 // TransformCodec is the engine's Transform codec (replicate.TransformCodec:
-// the same wire image) with the game's prediction tolerances, and every
-// change of a pose sent at the next send tick however small: the
-// interpolator takes a host frame whose state arrived without an entity as
-// that entity standing still then, so a small move held back for a later
-// tick would be drawn as a stop and a catch-up.
+// the same wire image and small-change deferral) with the game's prediction
+// tolerances.
 func TransformCodec() replicate.Codec[ecs.Transform] {
 	c := replicate.TransformCodec()
-	c.Significant = nil
 	c.Equal = func(a, b *ecs.Transform) bool {
 		return math.Hypot(a.X-b.X, a.Y-b.Y) <= PoseTolerance &&
 			math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= AngleTolerance
@@ -112,7 +96,8 @@ func BallCodec() replicate.Codec[game.Ball] {
 }
 
 // CrateCodec replicates game.Crate: its sides to 1/1024 unit (from 1 to 4096
-// units), its shade, and its home pose as the Transform codec sends poses.
+// units), its shade, and its home pose: the position as the Transform codec
+// sends positions, the angle to replicate.AngleBits.
 func CrateCodec() replicate.Codec[game.Crate] {
 	pose := replicate.TransformCodec()
 	return replicate.Codec[game.Crate]{
@@ -121,10 +106,12 @@ func CrateCodec() replicate.Codec[game.Crate] {
 		Quantize: func(v *game.Crate, q []int32) {
 			q[0], q[1], q[2] = size(v.W), size(v.H), int32(v.Shade)
 			pose.Quantize(&v.Home, q[3:6])
+			q[5] = int32(homeAngle.Encode(v.Home.Angle))
 		},
 		Dequantize: func(q []int32, v *game.Crate) {
 			v.W, v.H, v.Shade = unsize(q[0]), unsize(q[1]), uint8(q[2])
-			pose.Dequantize(q[3:6], &v.Home)
+			pose.Dequantize([]int32{q[3], q[4], 0}, &v.Home)
+			v.Home.Angle = homeAngle.Decode(uint64(uint32(q[5])))
 		},
 		Equal: func(a, b *game.Crate) bool {
 			return size(a.W) == size(b.W) && size(a.H) == size(b.H) && a.Shade == b.Shade && pose.Equal(&a.Home, &b.Home)
@@ -148,20 +135,7 @@ func ScoreCodec() replicate.Codec[game.Score] {
 	}
 }
 
-// TeleportsCodec replicates Teleports exactly.
-func TeleportsCodec() replicate.Codec[Teleports] {
-	return replicate.Codec[Teleports]{
-		Name:       "Teleports",
-		Fields:     1,
-		Quantize:   func(v *Teleports, q []int32) { q[0] = int32(v.Count) },
-		Dequantize: func(q []int32, v *Teleports) { v.Count = uint8(q[0]) },
-		Equal:      func(a, b *Teleports) bool { return *a == *b },
-	}
-}
-
-func size(v float64) int32 {
-	return int32(math.Round(min(max(v, 0), math.MaxInt32/sizeScale) * sizeScale))
-}
+func size(v float64) int32 { return int32(sizes.Encode(v)) }
 
 // unsize reads a size, kept within [minSize, maxSize] whatever the host sent.
-func unsize(q int32) float64 { return min(max(float64(q)/sizeScale, minSize), maxSize) }
+func unsize(q int32) float64 { return sizes.Decode(uint64(uint32(q))) }

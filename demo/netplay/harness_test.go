@@ -3,18 +3,25 @@ package netplay
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 )
 
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type client = tandem.Client[game.Input]
 
 // rig is a host and its clients in one process over the in-memory transport,
 // all on one fake clock.
@@ -23,17 +30,18 @@ type rig struct {
 	clk     *clock.Fake
 	net     *mem.Network
 	l       transport.Listener
-	host    *Host
+	game    *tandem.Game[game.Input]
+	host    *tandem.Host[game.Input]
 	hg      *game.Game
-	clients []*Client
+	clients []*client
+	names   map[*client]string
 	done    context.Context // a cancelled context: Accept only takes what waits
 	tick    time.Duration   // the clock's increment
 }
 
 // newRig starts a host with crates crates and no player of its own, its
 // links conditioned by link in each direction. systems, if given, are added
-// to the host's schedule before the network's (a game's systems come before
-// netplay.NewHost).
+// to the host's schedule after the game's.
 func newRig(t testing.TB, link condition.Config, crates int, systems ...ecs.System) *rig {
 	t.Helper()
 	clk := clock.NewFake(t0)
@@ -49,41 +57,44 @@ func newRig(t testing.TB, link condition.Config, crates int, systems ...ecs.Syst
 	}
 	cfg := game.DefaultConfig()
 	cfg.Crates = crates
-	hg := game.New(cfg, clk)
-	hg.Populate()
-	for i, sys := range systems {
-		hg.Schedule.Add(fmt.Sprintf("test.%d", i), sys)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := &rig{t: t, clk: clk, net: n, l: l, hg: hg, done: ctx, tick: time.Second / 144}
-	r.host = NewHost(hg, HostConfig{Clock: clk})
+	r := &rig{t: t, clk: clk, net: n, l: l, game: New(Config{Match: cfg}), done: ctx, tick: time.Second / 144, names: map[*client]string{}}
+	r.host, err = tandem.NewHost(r.game, tandem.HostConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { r.host.Close() })
-	hg.Schedule.Advance()
+	r.hg = game.Of(r.host.World())
+	for i, sys := range systems {
+		r.hg.Schedule.Add(fmt.Sprintf("test.%d", i), sys)
+	}
+	r.host.Advance()
 	return r
 }
 
-// join dials the host with a new client (a bot with bot) and returns it.
-func (r *rig) join(name string, bot bool) *Client {
+// join dials the host with a new client, its input given by input (nil:
+// SetInput's), and returns it.
+func (r *rig) join(name string, input func(w *tandem.World) game.Input) *client {
 	r.t.Helper()
 	tc, err := r.net.Dial(context.Background(), "host")
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	g := game.New(game.DefaultConfig(), r.clk)
-	c, err := NewClient(g, tc, ClientConfig{Name: name, Clock: r.clk, Bot: bot})
+	c, err := tandem.NewClient(r.game, tc, tandem.ClientConfig[game.Input]{Name: name, Clock: r.clk, Input: input})
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	g.Schedule.Advance()
+	c.Advance()
 	r.clients = append(r.clients, c)
+	r.names[c] = name
 	return c
 }
 
 // run advances the clock by d in increments of r.tick, letting every
-// schedule run the steps due, the host's first; each, if set, runs after
+// machine run the steps due, the host's first; each, if set, runs after
 // every increment, after each client's steps.
-func (r *rig) run(d time.Duration, each func(c *Client, now time.Time)) {
+func (r *rig) run(d time.Duration, each func(c *client, now time.Time)) {
 	end := r.clk.Now().Add(d)
 	for r.clk.Now().Before(end) {
 		r.clk.Advance(r.tick)
@@ -94,13 +105,67 @@ func (r *rig) run(d time.Duration, each func(c *Client, now time.Time)) {
 			}
 			r.host.Accept(tc)
 		}
-		r.hg.Schedule.Advance()
+		r.host.Advance()
 		now := r.clk.Now()
 		for _, c := range r.clients {
-			c.g.Schedule.Advance()
+			c.Advance()
 			if each != nil {
 				each(c, now)
 			}
 		}
+	}
+}
+
+// hostPlayer returns the host's player of client c.
+func (r *rig) hostPlayer(c *client) (arche.Entity, bool) {
+	owned := r.hg.World.Owned(c.Peer())
+	for _, e := range owned {
+		if r.hg.IsPlayer(e) {
+			return e, true
+		}
+	}
+	return arche.Entity{}, false
+}
+
+// inputs returns the host's counts of client c's inputs.
+func (r *rig) inputs(c *client) (predict.InputStats, bool) {
+	var found predict.InputStats
+	ok := false
+	r.host.Do(func(*tandem.World) {
+		for _, p := range r.host.AppendPeerStats(nil) {
+			if p.Peer == c.Peer() {
+				found, ok = p.Inputs, p.Inputs.Messages > 0
+			}
+		}
+	})
+	return found, ok
+}
+
+// pose returns client c's Transform of its own player.
+func pose(c *client) ecs.Transform {
+	e, ok := c.Local()
+	if !ok {
+		return ecs.Transform{}
+	}
+	return game.Of(c.World()).Pose(e)
+}
+
+func dist(a, b ecs.Transform) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+
+// steer is a computer player for client c's own disc: the demo's bots.
+func steer(n int) func(w *tandem.World) game.Input {
+	var bot game.Bot
+	started := false
+	return func(w *tandem.World) game.Input {
+		g := game.Of(w)
+		if !started {
+			bot, started = g.NewBot(n), true
+		}
+		for _, e := range w.ECS.Owned(w.Peer) {
+			if g.IsPlayer(e) {
+				return g.Steer(e, &bot)
+			}
+		}
+		return game.Input{}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 )
 
 // BenchmarkPredictFrame measures one client frame of prediction: time
@@ -41,7 +42,7 @@ func BenchmarkReconcile(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			r.pred.AuthState(S, r.ents[0], allComps, img[i&1])
+			r.pred.AuthState(S, r.ents[0], replicate.NewState(r.reg, img[i&1]))
 			i++
 		}
 		if st := r.pred.Stats(); st.Corrections < uint64(3*i) {
@@ -56,7 +57,7 @@ func BenchmarkReconcile(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			r.pred.AuthState(S, r.ents[0], allComps, img[i&1])
+			r.pred.AuthState(S, r.ents[0], replicate.NewState(r.reg, img[i&1]))
 			r.pred.begin(r.w)
 			i++
 		}

@@ -67,7 +67,7 @@ func TestHostValueConverges(t *testing.T) {
 		if f := w.Frame(); f > lag {
 			s := host(f - lag)
 			aimCodec().Quantize(&s, img[reg.Offset(comp):])
-			pred.AuthState(f-lag, e, 1<<uint(comp), img)
+			pred.AuthState(f-lag, e, replicate.NewState(reg, img).Only(comp))
 		}
 	}
 	st := pred.Stats()
@@ -118,7 +118,7 @@ func TestSelectiveCorrectorTakesOnlyItsEntities(t *testing.T) {
 	r.pred.cfg.Corrector = k
 	r.steps(10)
 	for _, e := range r.ents {
-		r.pred.AuthState(8, e, allComps, offsetImages(t, r, 8, e, 2, 1))
+		r.pred.AuthState(8, e, replicate.NewState(r.reg, offsetImages(t, r, 8, e, 2, 1)))
 	}
 	if len(k.pose) != 1 || k.pose[0].e != r.ents[0] || len(k.vel) != 1 || k.vel[0].e != r.ents[0] {
 		t.Fatalf("corrector told pose %+v velocity %+v, want entity %v only", k.pose, k.vel, r.ents[0])
@@ -139,7 +139,7 @@ func TestPhysicsCorrectorWithoutBody(t *testing.T) {
 	// entity's Transform.
 	bodyX, plainX, plainV := r.g.tf.Get(body).X, r.g.tf.Get(plain).X, r.g.vel.Get(plain).X
 	for _, e := range r.ents {
-		r.pred.AuthState(8, e, allComps, offsetImages(t, r, 8, e, 2, 1))
+		r.pred.AuthState(8, e, replicate.NewState(r.reg, offsetImages(t, r, 8, e, 2, 1)))
 	}
 	if got := space.BodyOf(body).Position().X; math.Abs(got-bodyX-2) > 0.01 || math.Abs(r.g.tf.Get(body).X-got) > 1e-9 {
 		t.Fatalf("body at %g, transform at %g; want both moved by 2 from %g", got, r.g.tf.Get(body).X, bodyX)

@@ -6,11 +6,11 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 )
 
-// AuthState implements replicate.AuthHandler: the host's state of owned
-// entity e at frame f. images holds each registered component's wire image at
-// its Registry offset; mask says which are present.
+// AuthState implements replicate.AuthHandler: the host's state st of owned
+// entity e at frame f.
 //
 // A state older than the newest handled is ignored. In Correct mode each
 // tracked component that differs from the prediction for f beyond its
@@ -20,7 +20,7 @@ import (
 // compared), so a later AUTH_STATE does not correct it twice. In Replay
 // mode the differing values replace the prediction for f, and the next
 // "predict.begin" replays from f. Allocates nothing.
-func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32) {
+func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	if _, ok := c.local(); !ok {
 		return
 	}
@@ -47,32 +47,33 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, mask uint16, images [
 	at := s*c.hist.stride + k
 	if c.cfg.Reconcile == Replay {
 		if c.replayable(f) {
-			c.markReplay(f, at, mask, images)
+			c.markReplay(f, at, st)
 			return
 		}
 		c.stats.ReplayFallbacks++
 	}
-	c.correct(f, k, at, e, mask, images)
+	c.correct(f, k, at, e, st)
 }
 
-// differs loads the host's value of t from images and reports whether it
+// differs loads the host's value of t from s and reports whether it
 // differs from the prediction at history entry at. A value recorded before
 // a HostValue correction of an earlier frame is not compared.
-func (c *Client[I]) differs(t *tracker, at int, mask uint16, images []int32) bool {
+func (c *Client[I]) differs(t *tracker, at int, s replicate.State) bool {
 	h := &c.hist
-	if mask&(1<<uint(t.comp)) == 0 || h.masks[at]&t.bit == 0 || h.skip[at]&t.bit != 0 || t.off+t.n > len(images) {
+	img := s.Image(t.comp)
+	if img == nil || h.masks[at]&t.bit == 0 || h.skip[at]&t.bit != 0 {
 		return false
 	}
-	t.dequant(images[t.off:t.off+t.n], t.host)
+	t.dequant(img, t.host)
 	return !t.equal(t.host, t.store.at(at))
 }
 
 // correct applies Correct mode to entity e, entry k of frame f (history
 // entry at).
-func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, mask uint16, images []int32) {
+func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate.State) {
 	a := c.w.Arche()
 	for _, t := range c.tracks {
-		if !c.differs(t, at, mask, images) {
+		if !c.differs(t, at, st) {
 			continue
 		}
 		c.countCorrection()

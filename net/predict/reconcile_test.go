@@ -33,7 +33,6 @@ const (
 	cTransform replicate.Component = 0
 	cVelocity  replicate.Component = 1
 	cCharge    replicate.Component = 2
-	allComps                       = 0b111
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9 }
@@ -62,7 +61,7 @@ func TestCorrectByTheDifference(t *testing.T) {
 	dx, dy, da := qt.X-pt.X, qt.Y-pt.Y, ecs.AngleDiff(pt.Angle, qt.Angle)
 
 	t0, v0, other := *r.g.tf.Get(e), *r.g.vel.Get(e), *r.g.tf.Get(r.ents[0])
-	r.pred.AuthState(S, e, allComps, img)
+	r.pred.AuthState(S, e, replicate.NewState(r.reg, img))
 
 	t1, v1 := *r.g.tf.Get(e), *r.g.vel.Get(e)
 	if !near(t1.X, t0.X+dx) || !near(t1.Y, t0.Y+dy) || !near(t1.Angle, t0.Angle+da) {
@@ -96,7 +95,7 @@ func TestCorrectByTheDifference(t *testing.T) {
 	pv17 := predicted[ecs.Velocity](t, r.pred, 17, e, cVelocity)
 	pc17 := predicted[charge](t, r.pred, 17, e, cCharge)
 	moved := ecs.Transform{X: later.X + dx, Y: later.Y + dy, Angle: later.Angle + da}
-	r.pred.AuthState(17, e, allComps, images(r.reg, moved, pv17, pc17))
+	r.pred.AuthState(17, e, replicate.NewState(r.reg, images(r.reg, moved, pv17, pc17)))
 	if st := r.pred.Stats(); st.Corrections != 3 {
 		t.Fatalf("corrected twice: %+v", st)
 	}
@@ -111,18 +110,18 @@ func TestCorrectByTheDifference(t *testing.T) {
 		t.Fatalf("test needs a difference under the tolerance, got %g", qt.X-p18.X)
 	}
 	before := *r.g.tf.Get(e)
-	r.pred.AuthState(18, e, allComps, img)
+	r.pred.AuthState(18, e, replicate.NewState(r.reg, img))
 	if st := r.pred.Stats(); st.Corrections != 3 || *r.g.tf.Get(e) != before {
 		t.Fatalf("a difference of %g was corrected: %+v", qt.X-p18.X, st)
 	}
 
 	// An older AUTH_STATE than the newest handled is ignored.
-	r.pred.AuthState(15, e, allComps, images(r.reg, ecs.Transform{X: 1e4}, hv, hc))
+	r.pred.AuthState(15, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: 1e4}, hv, hc)))
 	if st := r.pred.Stats(); st.Stale != 1 || st.Corrections != 3 {
 		t.Fatalf("stale state handled: %+v", st)
 	}
 	// One for a frame not recorded (ahead of the client) is unmatched.
-	r.pred.AuthState(40, e, allComps, img)
+	r.pred.AuthState(40, e, replicate.NewState(r.reg, img))
 	if st := r.pred.Stats(); st.Unmatched != 1 || st.Corrections != 3 {
 		t.Fatalf("unrecorded frame handled: %+v", st)
 	}
@@ -137,7 +136,7 @@ func TestCorrectThroughCorrector(t *testing.T) {
 	pv := predicted[ecs.Velocity](t, r.pred, 8, e, cVelocity)
 	pc := predicted[charge](t, r.pred, 8, e, cCharge)
 	t0, v0 := *r.g.tf.Get(e), *r.g.vel.Get(e)
-	r.pred.AuthState(8, e, allComps, images(r.reg, ecs.Transform{X: pt.X + 3, Y: pt.Y, Angle: pt.Angle}, ecs.Velocity{X: pv.X, Y: pv.Y - 1, Angular: pv.Angular}, pc))
+	r.pred.AuthState(8, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: pt.X + 3, Y: pt.Y, Angle: pt.Angle}, ecs.Velocity{X: pv.X, Y: pv.Y - 1, Angular: pv.Angular}, pc)))
 	if len(rec.pose) != 1 || len(rec.vel) != 1 || rec.pose[0].e != e || math.Abs(rec.pose[0].dx-3) > 1.0/replicate.PositionScale || math.Abs(rec.vel[0].dy+1) > 1.0/replicate.VelocityScale {
 		t.Fatalf("corrector told pose %+v velocity %+v", rec.pose, rec.vel)
 	}
@@ -205,7 +204,7 @@ func TestReplayRestoresAndReplays(t *testing.T) {
 		ref.step(r.next(f))
 	}
 	before := *r.g.tf.Get(e)
-	r.pred.AuthState(S, e, allComps, hostImg)
+	r.pred.AuthState(S, e, replicate.NewState(r.reg, hostImg))
 	if st := r.pred.Stats(); st.Corrections != 3 || st.Replays != 0 {
 		t.Fatalf("after AUTH_STATE: %+v", st)
 	}
@@ -228,7 +227,7 @@ func TestReplayRestoresAndReplays(t *testing.T) {
 			t.Fatalf("frame %d recorded as %v, want %v", f, p, *ref.g.tf.Get(ref.e))
 		}
 	}
-	r.pred.AuthState(20, e, allComps, ref.images())
+	r.pred.AuthState(20, e, replicate.NewState(r.reg, ref.images()))
 	r.pred.begin(r.w)
 	if st := r.pred.Stats(); st.Replays != 1 || st.Corrections != 3 {
 		t.Fatalf("an agreeing state replayed: %+v", st)
@@ -246,8 +245,8 @@ func TestReplayFallsBackWhenOwnedEntitiesChanged(t *testing.T) {
 	}
 	pt := predicted[ecs.Transform](t, r.pred, 8, e, cTransform)
 	t0 := *r.g.tf.Get(e)
-	r.pred.AuthState(8, e, allComps, images(r.reg, ecs.Transform{X: pt.X + 1, Y: pt.Y, Angle: pt.Angle},
-		predicted[ecs.Velocity](t, r.pred, 8, e, cVelocity), predicted[charge](t, r.pred, 8, e, cCharge)))
+	r.pred.AuthState(8, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: pt.X + 1, Y: pt.Y, Angle: pt.Angle},
+		predicted[ecs.Velocity](t, r.pred, 8, e, cVelocity), predicted[charge](t, r.pred, 8, e, cCharge))))
 	st := r.pred.Stats()
 	if st.ReplayFallbacks != 1 || st.PoseCorrections != 1 || math.Abs(r.g.tf.Get(e).X-t0.X-1) > 1.0/512 {
 		t.Fatalf("no correction instead of the replay: %+v, X %g → %g", st, t0.X, r.g.tf.Get(e).X)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 )
 
 // ErrCannotReplay is returned when a replay is asked from a frame that is not recorded (too
@@ -14,10 +15,10 @@ var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is 
 
 // markReplay writes the host's differing values into the prediction of frame
 // f (history entry at) and asks for a replay from f.
-func (c *Client[I]) markReplay(f ecs.Frame, at int, mask uint16, images []int32) {
+func (c *Client[I]) markReplay(f ecs.Frame, at int, st replicate.State) {
 	n := 0
 	for _, t := range c.tracks {
-		if !c.differs(t, at, mask, images) {
+		if !c.differs(t, at, st) {
 			continue
 		}
 		c.countCorrection()

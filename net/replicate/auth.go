@@ -90,7 +90,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			continue
 		}
 		if c.cfg.Auth != nil {
-			c.cfg.Auth.AuthState(frame, e, uint16(mask), q)
+			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q})
 			continue
 		}
 		a := c.w.Arche()

@@ -23,6 +23,9 @@ const (
 	kindSpawnBits   = 2     //
 	kindRemoval     = 0b011 // "1", "1", "0"
 	kindRemovalBits = 3
+	kindSnap        = 0b111 // "1", "1", "1": an update whose pose is of a teleport, snap-age first
+	kindSnapBits    = 3
+	snapAgeBits     = 7 // the snap age, 0 … snapWindow−1
 )
 
 // Head flags of an update.
@@ -39,6 +42,7 @@ type head struct {
 	mask  uint16 // components it carries
 	nd    uint16 // components that are not delta-coded riding in it
 	base  uint32 // baseline frame (0: none)
+	snap  uint8  // an update carrying the pose of a teleport: its age + 1; 0: none
 }
 
 // encoding is one entity's item fields encoded this send tick.

@@ -61,12 +61,56 @@ type Observer interface {
 	Removed(e arche.Entity)
 }
 
-// AuthHandler receives AUTH_STATE: the host's state of this client's own
-// entities at the frame of the newest input the host applied. images holds
-// each registered component's wire image at its Registry offset; mask says
-// which are present.
+// AuthHandler receives AUTH_STATE: the host's state s of this client's own
+// entity e at frame f, the frame of the newest input the host applied.
 type AuthHandler interface {
-	AuthState(f ecs.Frame, e arche.Entity, mask uint16, images []int32)
+	AuthState(f ecs.Frame, e arche.Entity, s State)
+}
+
+// State is one entity's state as the host sent it: the wire image (what the
+// component's Codec.Quantize writes) of each component present. It is a
+// view of the receiver's buffer, valid only during the call that is given
+// it; it allocates nothing.
+type State struct {
+	reg    *Registry
+	mask   uint16
+	images []int32
+}
+
+// NewState returns the state whose wire images are images, each registered
+// component's at its Registry.Offset, every component present: for handlers
+// and tests that make one.
+func NewState(r *Registry, images []int32) State {
+	return State{reg: r, mask: uint16(1)<<uint(len(r.comps)) - 1, images: images}
+}
+
+// Has reports whether component c is present.
+func (s State) Has(c Component) bool { return s.reg != nil && s.mask&(1<<uint(c)) != 0 }
+
+// Image returns the wire image of component c, nil if it is absent. Read
+// it; do not keep it.
+func (s State) Image(c Component) []int32 {
+	if !s.Has(c) || int(c) >= len(s.reg.comps) {
+		return nil
+	}
+	off := s.reg.offset[c]
+	n := s.reg.comps[c].fields
+	if off+n > len(s.images) {
+		return nil
+	}
+	return s.images[off : off+n]
+}
+
+// Without returns s with component c absent.
+func (s State) Without(c Component) State {
+	s.mask &^= 1 << uint(c)
+	return s
+}
+
+// Only returns s with only component c present (if it was).
+func (s State) Only(c Component) State {
+	s.mask &= 1 << uint(c)
+	return s
 }
 
 // ClientConfig tunes the client replicator.
@@ -111,6 +155,7 @@ type ClientStats struct {
 	JoinSlices                uint64 // Pumps that applied join pages
 	LongestSlice              time.Duration
 	JoinBytes                 uint64 // bytes of join messages received
+	Snaps                     uint64 // teleports marked on arrival (the snap head)
 }
 
 // ClientReplicator applies the host's replication messages to a client's
@@ -151,6 +196,7 @@ type ClientReplicator struct {
 	tombFIFO []ecs.NetID
 	tombNext int
 	stats    ClientStats
+	pose     int                            // the registry index of ecs.Transform, or -1
 	itemHook func(id ecs.NetID, kind uint8) // tests: every State item
 }
 
@@ -188,6 +234,10 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 	c.nd.n = len(reg.comps)
 	c.hist.init(reg.fields)
 	c.initFn = c.initEntity
+	c.pose = -1
+	if ci, ok := reg.Lookup(reg.world.IDs.Transform); ok {
+		c.pose = int(ci)
+	}
 	return c
 }
 

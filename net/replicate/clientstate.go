@@ -93,6 +93,7 @@ const (
 	meterBase                      // 1: the newest image is the baseline
 	meterMask                      // the component mask
 	meterOwner                     // a spawn's owner
+	meterSnap                      // a snap head's age
 	meterStreams
 )
 
@@ -108,25 +109,12 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		// The common head: an update against the newest image, with the
 		// message's common mask.
 		sr.meter(meterKind, 3)
-		return c.update(sr, id, true, 0, sr.common)
+		return c.update(sr, id, true, 0, sr.common, 0)
 	}
 	switch {
 	case !r.ReadBool():
 		sr.meter(meterKind, 0)
-		newest := r.ReadBool()
-		var age uint64
-		if newest {
-			sr.meter(meterBase, 1)
-		} else {
-			sr.meter(meterBase, 0)
-			age = sr.get(streamAge)
-		}
-		mask := uint16(r.ReadBits(ncomp))
-		sr.meter(meterMask, uint64(mask))
-		if r.Err() != nil {
-			return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
-		}
-		return c.update(sr, id, newest, age, mask)
+		return c.updateHead(sr, id, 0)
 	case !r.ReadBool():
 		sr.meter(meterKind, 1)
 		owner := r.ReadExpGolomb(0)
@@ -158,15 +146,42 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		}
 		return nil
 	}
+	// An update whose pose is of a teleport, snap-age frames old.
+	sr.meter(meterKind, 4)
+	age := uint32(r.ReadBits(snapAgeBits))
+	sr.meter(meterSnap, uint64(age))
+	return c.updateHead(sr, id, age+1)
+}
+
+// updateHead reads the rest of an update's head (its baseline and mask)
+// and applies the update; snap is the age + 1 of a teleport its pose is of
+// (0: none).
+func (c *ClientReplicator) updateHead(sr *stateReader, id ecs.NetID, snap uint32) error {
+	r := &sr.r
+	newest := r.ReadBool()
+	var age uint64
+	if newest {
+		sr.meter(meterBase, 1)
+	} else {
+		sr.meter(meterBase, 0)
+		age = sr.get(streamAge)
+	}
+	mask := uint16(r.ReadBits(uint(len(c.reg.comps))))
+	sr.meter(meterMask, uint64(mask))
 	if r.Err() != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, r.Err())
 	}
-	return fmt.Errorf("%w: reserved item kind", ErrMalformed)
+	if snap != 0 && (c.pose < 0 || mask&(1<<uint(c.pose)) == 0) {
+		return fmt.Errorf("%w: a snap head on an item without a Transform", ErrMalformed)
+	}
+	return c.update(sr, id, newest, age, mask, snap)
 }
 
 // update applies an update item: a baseline, the components that differ
-// from it, residuals or absolute images.
-func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, age uint64, mask uint16) error {
+// from it, residuals or absolute images. snap is the age + 1 of the teleport
+// the pose is of (0: none): the pose is drawn as a jump if no state of the
+// teleport's frame or later was applied yet.
+func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, age uint64, mask uint16, snap uint32) error {
 	r := &sr.r
 	reg := c.reg
 	if mask&^reg.all != 0 {
@@ -253,6 +268,7 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	}
 	s := c.slots.at(slot)
 	fresh := frame > s.applied
+	jump := snap != 0 && fresh && uint64(s.applied)+uint64(snap-1) < uint64(frame)
 	if has != 0 {
 		c.remember(slot, frame, has, q)
 	}
@@ -276,6 +292,12 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	}
 	if fresh {
 		s.applied = frame
+	}
+	if jump && a.Has(e, c.w.IDs.Interpolated) {
+		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
+		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
+		ip.Snap = true
+		c.stats.Snaps++
 	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, sr.frame)

@@ -92,20 +92,6 @@ func (c code) get(r *wire.BitReader) uint64 {
 	return r.ReadExpGolomb(uint(c.k))
 }
 
-// size returns the bits code c takes for u.
-func (c code) size(u uint64) int {
-	n := 0
-	if c.zero {
-		n = 1
-		if u == 0 {
-			return 1
-		}
-		u--
-	}
-	v := u + 1<<c.k
-	return n + 2*bits.Len64(v) - 1 - int(c.k)
-}
-
 // codeBook is the code of every stream for one send tick.
 type codeBook struct {
 	n     int // streams in use by the registry
@@ -117,21 +103,6 @@ type streamSet [(maxStreams + 63) / 64]uint64
 
 func (s *streamSet) add(i int)      { s[i>>6] |= 1 << (uint(i) & 63) }
 func (s *streamSet) has(i int) bool { return s[i>>6]&(1<<(uint(i)&63)) != 0 }
-func (s *streamSet) union(o *streamSet) {
-	for i := range s {
-		s[i] |= o[i]
-	}
-}
-
-// headerBits returns the bits the code block of a message using streams
-// takes: a bit per stream, six more for each stream used.
-func (b *codeBook) headerBits(used *streamSet) int {
-	n := b.n
-	for i := range used {
-		n += 6 * bits.OnesCount64(used[i])
-	}
-	return n
-}
 
 // writeHeader writes the code block: per stream, whether the message uses
 // it, and if so its zero flag and order (five bits).

@@ -101,14 +101,13 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 			fields(common, false)
 			continue
 		}
-		switch {
-		case !r.ReadBool():
+		update := func(from int, label string) {
 			newest := r.ReadBool()
 			var age uint64
 			if newest {
-				field(from, "  head: update", "newest image")
+				field(from, label, "newest image")
 			} else {
-				field(from, "  head: update", "with an age")
+				field(from, label, "with an age")
 				from = at()
 				age = book.codes[streamAge].get(&r)
 				field(from, "  age", age)
@@ -117,6 +116,10 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 			mask := r.ReadBits(ncomp)
 			field(from, "  mask", fmt.Sprintf("%0*b", ncomp, mask))
 			fields(mask, !newest && age == 0)
+		}
+		switch {
+		case !r.ReadBool():
+			update(from, "  head: update")
 		case !r.ReadBool():
 			field(from, "  head: spawn", "owner and mask follow")
 			from = at()
@@ -129,7 +132,10 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 		case !r.ReadBool():
 			field(from, "  head: removal", "nothing follows")
 		default:
-			t.Fatalf("reserved head")
+			field(from, "  head: snap", "a teleport's pose; its age follows")
+			from = at()
+			field(from, "  snap age", r.ReadBits(snapAgeBits))
+			update(at(), "  base")
 		}
 	}
 	from = at()

@@ -1,7 +1,6 @@
 package replicate
 
 import (
-	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -12,6 +11,12 @@ const (
 	itemDespawn = 1 << 1 // the entity left: nothing follows
 	itemShift   = 2      // the component mask follows the flags in the same varint
 )
+
+// snapWindow is how many frames after a teleport the State items carrying
+// the entity's Transform say so (the snap head, PROTOCOL.md §9.3): long
+// enough that a client hears of the teleport through losses and reordering,
+// short enough that its age fits seven bits.
+const snapWindow = 128
 
 // MaxStatePayload is the largest STATE or AUTH_STATE payload, in bytes: with
 // the message's kind and length and the largest packet header it fits a
@@ -107,6 +112,3 @@ func equalImage(a, b []int32) bool {
 	}
 	return true
 }
-
-// ownerOf returns the owner of the entity in slot.
-func (h *HostReplicator) ownerOf(slot int32) ecs.PeerID { return h.ents[slot].owner }

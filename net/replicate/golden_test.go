@@ -72,6 +72,20 @@ func goldenScript(t *testing.T) map[string][]byte {
 	s.Step() // frame 5: the crate's removal and a spawn of the peer's player
 	got["state-spawn-removal"] = out.msgs[3]
 	got["auth-state"] = out.msgs[4]
+	h.Delivered(1, out.tokens[3])
+
+	// Frame 6: a host-owned ball, entity 3, at x = 0. Frame 7: it is
+	// teleported to x = 100, and its item says so (the snap head), so a
+	// client draws the jump as one.
+	ball := m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	s.Step()
+	got["state-spawn"] = out.msgs[5]
+	h.Delivered(1, out.tokens[5])
+	tf.Get(ball).X = 100
+	ecs.MutateComponent(w, ball, w.IDs.Transform)
+	ecs.ReportTeleport(w, ball)
+	s.Step()
+	got["state-snap"] = out.msgs[6]
 	return got
 }
 
@@ -142,6 +156,40 @@ func TestGoldenReplication(t *testing.T) {
 		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
 	}
 	dgram("auth-state")
+
+	// A client draws entity 3 interpolated: the snap head marks its new pose
+	// a teleport, and a later copy of the same teleport (resent, or
+	// overtaken) is no news.
+	ow := ecs.NewWorld()
+	other := NewClient(NewRegistry(ow), ClientConfig{Local: 7})
+	for _, name := range []string{"join-page", "join-final"} {
+		if _, err := other.HandleLane(blocks[name]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := other.Pump(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for _, name := range []string{"state-newest", "state-age", "state-spawn-removal", "state-spawn", "state-snap"} {
+		if _, err := other.HandleDatagram(wire.Kind(blocks[name][0]), blocks[name][1:]); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	e, ok := ow.EntityOf(3)
+	if !ok {
+		t.Fatal("entity 3 missing on the other client")
+	}
+	ip := (*ecs.Interpolated)(ow.Arche().Get(e, ow.IDs.Interpolated))
+	if p := *(*ecs.Transform)(ow.Arche().Get(e, ow.IDs.Transform)); p.X != 100 || !ip.Snap || ip.Prev != p {
+		t.Fatalf("after state-snap: pose %v, %+v; want x 100 marked as a teleport", p, *ip)
+	}
+	ip.Snap = false
+	if _, err := other.HandleDatagram(wire.Kind(blocks["state-snap"][0]), blocks["state-snap"][1:]); err != nil {
+		t.Fatal(err)
+	}
+	if ip.Snap || other.Stats().Snaps != 1 {
+		t.Fatalf("the same teleport again marked a second one (snaps %d)", other.Stats().Snaps)
+	}
 
 	// The bit tables of the State examples are what the messages say.
 	tables := wiretest.Tables(t, "../wire/PROTOCOL.md", "replicate-bits")

@@ -104,6 +104,7 @@ type HostReplicator struct {
 	tick   uint32 // send ticks so far
 	joins  int    // peers joining
 	budget int    // join bytes left this step
+	pose   int    // the registry index of ecs.Transform (teleports), or -1
 
 	ents       []entState
 	img        []int32 // slot*fields: the shared wire images
@@ -156,6 +157,10 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	h.grid.init(&h.cfg.Interest)
 	h.grid.bind(reg)
 	h.enc.h = h
+	h.pose = -1
+	if c, ok := reg.Lookup(reg.world.IDs.Transform); ok {
+		h.pose = int(c)
+	}
 	return h
 }
 
@@ -249,6 +254,11 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 		h.onChange(ch.Entity, ch.Slot, c)
 	}
+	for _, e := range j.Teleported(w) {
+		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {
+			h.ents[slot].tele = h.frame
+		}
+	}
 	h.budget = h.cfg.JoinBytesPerStep
 	send := h.steps%uint64(h.cfg.SendEvery) == 0
 	if send {
@@ -271,6 +281,15 @@ func (h *HostReplicator) Update(w *ecs.World) {
 			p.sendAuth()
 		}
 	}
+}
+
+// snapAge returns the age + 1 of the entity's teleport if it is younger
+// than snapWindow frames, else 0.
+func (h *HostReplicator) snapAge(e *entState) uint8 {
+	if e.tele == 0 || h.frame-e.tele >= snapWindow {
+		return 0
+	}
+	return uint8(h.frame-e.tele) + 1
 }
 
 func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {

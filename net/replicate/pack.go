@@ -430,6 +430,9 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 	default:
 		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
 	}
+	if hd.kind == 0 && h.pose >= 0 && hd.mask&(1<<uint(h.pose)) != 0 {
+		hd.snap = h.snapAge(e)
+	}
 	if hd.base != 0 {
 		p.stats.Deltas++
 	}
@@ -456,6 +459,9 @@ func (p *HostPeer) headBits(hd *head) uint32 {
 	}
 	if hd.flags&bodyNewest == 0 {
 		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
+	}
+	if hd.snap != 0 {
+		return n + kindSnapBits + 1 + snapAgeBits
 	}
 	return n + kindUpdateBits + 1
 }
@@ -541,7 +547,7 @@ func commonMask(picks []pick) uint16 {
 	var counts [4]int
 	for i := range picks {
 		hd := &picks[i].head
-		if hd.kind != 0 || hd.flags != bodyNewest {
+		if hd.kind != 0 || hd.flags != bodyNewest || hd.snap != 0 {
 			continue
 		}
 		for k := range masks {
@@ -599,7 +605,7 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 	hd := &pk.head
 	n := uint(len(h.reg.comps))
 	switch {
-	case hd.kind == 0 && hd.flags == bodyNewest && hd.mask == common:
+	case hd.kind == 0 && hd.flags == bodyNewest && hd.mask == common && hd.snap == 0:
 		w.WriteBits(1, 1) // the common head
 	case hd.kind == itemDespawn:
 		w.WriteBits(kindRemoval<<1, kindRemovalBits+1)
@@ -609,7 +615,12 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 		w.WriteExpGolomb(uint64(h.ents[pk.slot].owner), 0)
 		w.WriteBits(uint64(hd.mask), n)
 	default:
-		w.WriteBits(kindUpdate<<1, kindUpdateBits+1)
+		if hd.snap != 0 {
+			w.WriteBits(kindSnap<<1, kindSnapBits+1)
+			w.WriteBits(uint64(hd.snap-1), snapAgeBits)
+		} else {
+			w.WriteBits(kindUpdate<<1, kindUpdateBits+1)
+		}
 		if hd.flags&bodyNewest != 0 {
 			w.WriteBits(1, 1)
 		} else {

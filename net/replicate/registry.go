@@ -294,21 +294,6 @@ func (r *Registry) Quantize(e arche.Entity, c Component, q []int32) {
 	comp.quant(r.world.Arche().Get(e, comp.id), q)
 }
 
-// Dequantize sets *p, a value of component c's type, from the wire image q.
-func (r *Registry) Dequantize(c Component, q []int32, p unsafe.Pointer) {
-	r.comps[c].dequant(q, p)
-}
-
-// Equal reports whether component c of entities a and b (of r's world) are equal
-// within its tolerance.
-func (r *Registry) Equal(c Component, a, b unsafe.Pointer) bool { return r.comps[c].equal(a, b) }
-
-// Blend writes into out the value alpha of the way from a to b, all pointers to
-// values of component c's type.
-func (r *Registry) Blend(c Component, a, b, out unsafe.Pointer, alpha float64) {
-	r.comps[c].blend(a, b, out, alpha)
-}
-
 // AppendExact appends entity e's component c at full precision.
 func (r *Registry) AppendExact(dst []byte, e arche.Entity, c Component) []byte {
 	comp := &r.comps[c]
@@ -320,18 +305,6 @@ func (r *Registry) AppendExact(dst []byte, e arche.Entity, c Component) []byte {
 func (r *Registry) ReadExact(rd *wire.Reader, e arche.Entity, c Component) {
 	comp := &r.comps[c]
 	comp.read(rd, r.world.Arche().Get(e, comp.id))
-}
-
-// mask returns the registry components entity e has, as a bit mask.
-func (r *Registry) mask(e arche.Entity) uint16 {
-	var m uint16
-	a := r.world.Arche()
-	for i := range r.comps {
-		if a.Has(e, r.comps[i].id) {
-			m |= 1 << uint(i)
-		}
-	}
-	return m
 }
 
 // fromBit returns the registry index of an ecs journal bit, or -1.

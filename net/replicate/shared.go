@@ -29,21 +29,22 @@ type entState struct {
 	since   uint32 // frame the current image became current
 	ref     uint32 // frame of the image urgency is measured from: the one last sent
 	changed uint32 // last frame the image changed in
+	tele    uint32 // frame of the entity's last teleport (ecs.ReportTeleport); 0: none
 	hist    int32  // history ring + 1 (h.hist), or −(ring + 1) of h.small; 0: none
 	// The image before the current one, if it was sent: kept beside the
 	// current (h.img), current from prevSince until prevUntil; older ones
 	// go to the ring.
 	prevSince, prevUntil uint32
 	prevHas              uint16
-	cache   int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
-	ctick   uint32 // send tick of cache
-	cell    int32  // interest cell; -1: none (no position, always in scope)
-	cellPos int32  // position in the cell's list
-	owner   ecs.PeerID
-	has     uint16 // registered components the entity has
-	pend    uint16 // components whose image changed since the last send tick
-	urg     uint8  // priority its pending change gains per send tick
-	flags   uint8
+	cache                int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
+	ctick                uint32 // send tick of cache
+	cell                 int32  // interest cell; -1: none (no position, always in scope)
+	cellPos              int32  // position in the cell's list
+	owner                ecs.PeerID
+	has                  uint16 // registered components the entity has
+	pend                 uint16 // components whose image changed since the last send tick
+	urg                  uint8  // priority its pending change gains per send tick
+	flags                uint8
 }
 
 // An entity's past images are kept in a ring of historyDepth entries once

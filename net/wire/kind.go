@@ -30,10 +30,11 @@ const (
 	// frames in each datagram. Body defined by net/predict.
 	KindInput Kind = 0x03
 	// KindSpawn is reserved for replication (entity creation sent apart from
-	// state, should replication want it).
+	// state, should replication want it). It has no body yet: nothing sends
+	// it, and a receiver treats it as a kind it does not handle.
 	KindSpawn Kind = 0x04
 	// KindDespawn is reserved for replication (entity removal sent apart from
-	// state, should replication want it).
+	// state), like KindSpawn: no body yet, nothing sends it.
 	KindDespawn Kind = 0x05
 
 	// KindGameDatagram is the first datagram kind a game may define for its
@@ -58,14 +59,15 @@ const (
 	// KindJoinFinal ends a join on the join lane, host → client. Body defined
 	// by net/replicate.
 	KindJoinFinal Kind = 0x84
-	// KindCommand carries a game command with its operation id, client →
-	// host, on the commands lane. Body defined by net/session.
+	// KindCommand is reserved for a game command with its operation id,
+	// client → host, on the commands lane. It has no body yet: nothing sends
+	// it, and a receiver treats it as a kind it does not handle.
 	KindCommand Kind = 0x85
-	// KindReceipt answers a command, host → client, on the commands lane.
-	// Body defined by net/session.
+	// KindReceipt is reserved for the answer to a command, host → client, on
+	// the commands lane; no body yet, like KindCommand.
 	KindReceipt Kind = 0x86
-	// KindResume asks to resume a peer with its session token, client → host,
-	// on the control lane. Body defined by net/session.
+	// KindResume is reserved for resuming a peer with its session token,
+	// client → host, on the control lane; no body yet, like KindCommand.
 	KindResume Kind = 0x87
 	// KindWelcomeAck answers a Welcome, client → host, on the control lane:
 	// the client proves it is there and takes its slot. See WelcomeAck.

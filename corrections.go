@@ -1,4 +1,4 @@
-package netplay
+package tandem
 
 import (
 	"math"
@@ -30,7 +30,7 @@ type CorrectionStats struct {
 
 // correctionLog is a client's predict.Smoother: it passes every pose
 // correction on to the interpolator, which hides it, and keeps their sizes
-// for the net graph and for tests.
+// for the net graph.
 type correctionLog struct {
 	next  predict.Smoother
 	clk   clock.Clock
@@ -80,8 +80,8 @@ func (l *correctionLog) roll() {
 	l.n, l.max = 0, 0
 }
 
-// Stats returns the figures now.
-func (l *correctionLog) Stats() CorrectionStats {
+// get returns the figures now.
+func (l *correctionLog) get() CorrectionStats {
 	l.roll()
 	s := l.stats
 	if s.Count > 0 {

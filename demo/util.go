@@ -1,4 +1,4 @@
-package netplay
+package main
 
 import (
 	"math"

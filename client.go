@@ -1,0 +1,373 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
+)
+
+// ClientConfig tunes a Client. The zero value joins as "player" on the real
+// clock, with the player's input set by SetInput.
+type ClientConfig[I comparable] struct {
+	// Name is the player's name, sent to the host. Default "player".
+	Name string
+	// Clock is the time source. Default clock.Real.
+	Clock clock.Clock
+	// Input, if set, gives the input of each frame instead of SetInput: it
+	// runs on the simulation goroutine before the frame's systems, and may
+	// read the world (a computer player).
+	Input func(w *World) I
+	// Interp tunes how remote entities are drawn; its Step and SendInterval
+	// come from the host.
+	Interp interp.Config
+	// Predict tunes prediction: reconciliation mode, input redundancy, time
+	// synchronization (its MissRate defaults to 1e-6 here: an input missing
+	// its frame for loss alone once in hours). Its session and
+	// correction fields are set by the Client.
+	Predict predict.ClientConfig[I]
+}
+
+// Client is a game joined over the network: its world holds the host's, its
+// own entities (those the host gave its peer) are predicted with the game's
+// own systems and corrected without visible jumps, and everything else is
+// drawn interpolated. The fixed step and the send rate come from the host.
+//
+// Run (or Advance) steps it; SetInput sets the player's input; View lets
+// drawing look at the world between steps. Those are safe from any
+// goroutine; the world belongs to whichever holds it.
+type Client[I comparable] struct {
+	loop
+	g       *Game[I]
+	cfg     ClientConfig[I]
+	reg     *replicate.Registry
+	session *session.Client
+	pred    *predict.Client[I]
+	phys    *netPhysics
+	corr    correctionLog
+	events  []func(Event)
+	inputs  generic.Map[Input[I]]
+	interps generic.Map[ecs.Interpolated]
+	keys    I
+	playing ecs.Frame // frames simulated since the join finished
+	err     error     // why the client stopped, set once
+	left    bool      // Close was called
+}
+
+// NewClient joins the host at the other end of tc with g, the same Game the
+// host runs: it builds the world (g.Setup, as a client) and sends the hello at
+// once; the join and everything after happen in the steps Run or Advance
+// run. Refused, Err says why.
+func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I]) (*Client[I], error) {
+	if err := g.check(Joined); err != nil {
+		return nil, err
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.Name == "" {
+		cfg.Name = "player"
+	}
+	c := &Client[I]{g: g, cfg: cfg}
+	c.clk = cfg.Clock
+	c.mu.ch = make(chan struct{}, 1)
+	c.w = g.newWorld(Joined, cfg.Clock)
+	w := c.w
+	a := w.ECS.Arche()
+	c.inputs = generic.NewMap[Input[I]](a)
+	c.interps = generic.NewMap[ecs.Interpolated](a)
+	c.reg = replicate.NewEmptyRegistry(w.ECS)
+	var tracks []predict.Tracker
+	for _, comp := range g.Components {
+		comp.register(c.reg)
+		tracks = append(tracks, comp.track())
+	}
+	c.corr.clk = cfg.Clock
+	c.corr.next = relay{&c.loop}
+
+	pc := cfg.Predict
+	if pc.Sync.MissRate == 0 {
+		pc.Sync.MissRate = 1e-6
+	}
+	pc.Clock = cfg.Clock
+	if w.Physics != nil {
+		pc.Corrector = w.Physics
+	}
+	pc.Smoother = &c.corr
+	pc.Components = tracks
+	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
+
+	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
+	c.phys.local = c.peer
+	c.phys.next = relay{&c.loop}
+	c.phys.auth = c.pred
+	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }
+	c.phys.smooth = relay{&c.loop}.AddCorrection
+
+	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
+		Name:  cfg.Name,
+		Clock: cfg.Clock,
+		Replication: replicate.ClientConfig{
+			OnSpawn:  c.arrived,
+			Observer: c.phys,
+			Auth:     c.phys,
+		},
+		OnEvent: c.event,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tandem: join: %w", err)
+	}
+	c.session = sc
+	c.pred.Attach(sc)
+	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
+	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
+	w.Schedule.Add("tandem.bodies", c.phys)
+	c.done = c.stopped
+	c.prepare = func() {
+		if c.ip != nil {
+			c.ip.SetLoss(c.session.Conn().LossRate())
+		}
+	}
+	return c, nil
+}
+
+// peer returns this client's peer id (0 until admitted).
+func (c *Client[I]) peer() ecs.PeerID { return c.session.Peer() }
+
+// event sets up drawing as soon as the host admits this client, before any
+// entity arrives: the step and send rate are the host's Welcome's.
+func (c *Client[I]) event(e Event) {
+	if e.Kind == session.PeerJoined && c.ip == nil {
+		wl := c.session.Welcome()
+		if want := uint16(time.Second / c.g.step()); wl.TickRate != want {
+			c.fail(fmt.Errorf("tandem: the host steps at %d Hz and this game at %d Hz; host and clients must run the same Game", wl.TickRate, want))
+			return
+		}
+		ic := c.cfg.Interp
+		ic.Step = c.g.step()
+		if wl.SendRate > 0 {
+			ic.SendInterval = time.Second / time.Duration(wl.SendRate)
+		}
+		c.ip = interp.New(c.w.ECS, c.clk, ic)
+		c.ip.SetLocal(e.Peer)
+		c.w.Peer = e.Peer
+		for _, comp := range c.g.Components {
+			if comp.blend != nil {
+				if c.tracks == nil {
+					c.tracks = map[reflect.Type]any{}
+				}
+				c.tracks[comp.rtype] = comp.blend(c.ip)
+			}
+		}
+	}
+	for _, fn := range c.events {
+		fn(e)
+	}
+}
+
+// fail closes the session for err, which Err then returns.
+func (c *Client[I]) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.session.Close()
+}
+
+// arrived gives a received entity what the engine needs of it: an entity this
+// client predicts gets Input (and Interpolated, to be drawn between steps);
+// then the Game's Arrived hook adds the game's own.
+func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
+	w := c.w.ECS
+	a := w.Arche()
+	if owner == c.peer() && owner != ecs.HostPeer {
+		if !c.inputs.Has(e) {
+			a.Add(e, arche.ComponentID[Input[I]](a))
+		}
+		if a.Has(e, w.IDs.Transform) && !a.Has(e, w.IDs.Interpolated) {
+			a.Add(e, w.IDs.Interpolated)
+			c.interps.Get(e).Prev = *(*ecs.Transform)(a.Get(e, w.IDs.Transform))
+		}
+	}
+	if c.g.Arrived != nil {
+		c.g.Arrived(c.w, e)
+	}
+}
+
+// input is the client's input system: it stamps this frame's input, which
+// queues it for the host; the routing system then gives it to the entities
+// this client predicts.
+func (c *Client[I]) input(w *ecs.World) {
+	if c.session.State() != session.Playing {
+		return
+	}
+	var in I
+	switch {
+	case !c.pred.Sync().Stats().Synced:
+		// Until the frame is in step with the host's, inputs would be
+		// applied at the wrong frames: the player waits (a few frames).
+	case c.cfg.Input != nil:
+		in = c.cfg.Input(c.w)
+	default:
+		in = c.keys
+	}
+	var zero I
+	f := c.pred.SetInput(in)
+	c.phys.input(f, in == zero)
+	c.playing++
+}
+
+// routed gives the frame's input to the entities this client predicts.
+func (c *Client[I]) routed(p ecs.PeerID) (I, bool) {
+	if p != c.peer() || p == ecs.HostPeer || c.session.State() != session.Playing {
+		var zero I
+		return zero, false
+	}
+	return *c.pred.Input(), true
+}
+
+// relay passes the replicator's and the predictor's notices on to a loop's
+// interpolator, which a client makes only when the host's Welcome came.
+type relay struct{ l *loop }
+
+// Applied implements replicate.Observer.
+func (r relay) Applied(e arche.Entity, f ecs.Frame) {
+	if r.l.ip != nil {
+		r.l.ip.Applied(e, f)
+	}
+}
+
+// Removed implements replicate.Observer.
+func (r relay) Removed(e arche.Entity) {
+	if r.l.ip != nil {
+		r.l.ip.Removed(e)
+	}
+}
+
+// AddCorrection implements predict.Smoother.
+func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
+	if r.l.ip != nil {
+		r.l.ip.AddCorrection(e, dx, dy, da)
+	}
+}
+
+// stopped is Run's end: the session closed.
+func (c *Client[I]) stopped() error {
+	if c.session.State() != session.Closed {
+		return nil
+	}
+	if err := c.errLocked(); err != nil {
+		return err
+	}
+	return ErrClosed
+}
+
+// OnEvent adds fn to the observers of the client's events (admitted, ready,
+// closed); they run in the order added, on the simulation goroutine. Safe
+// from any goroutine.
+func (c *Client[I]) OnEvent(fn func(Event)) {
+	c.mu.Lock()
+	c.events = append(c.events, fn)
+	c.mu.Unlock()
+}
+
+// SetInput sets the input of the player at this machine; it holds for every
+// frame simulated until the next call. Ignored with ClientConfig.Input.
+// Safe from any goroutine.
+func (c *Client[I]) SetInput(in I) {
+	c.mu.Lock()
+	c.keys = in
+	c.mu.Unlock()
+}
+
+// Run steps the client at its fixed rate on the calling goroutine until ctx
+// is done (it returns nil) or the session ends: ErrClosed after Close or the
+// host shutting down, else what Err says.
+func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
+
+// World returns the client's world. Use it between steps only: from a system
+// or hook, inside View or Do, or while nothing runs the client.
+func (c *Client[I]) World() *World { return c.w }
+
+// State returns where the client is in its session. Safe from any goroutine.
+func (c *Client[I]) State() session.ClientState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session.State()
+}
+
+// Err returns why the session ended, or nil while it runs and after an
+// orderly end (Close, or the host shutting down). A refusal by the host
+// wraps ErrRefused with the host's reason. Safe from any goroutine.
+func (c *Client[I]) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.errLocked()
+}
+
+func (c *Client[I]) errLocked() error {
+	if c.err != nil {
+		return c.err
+	}
+	err := c.session.Err()
+	var ce *transport.CloseError
+	switch {
+	case err == nil || c.left:
+		return nil
+	case errors.Is(err, session.ErrRejected):
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing == 0:
+		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
+	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal):
+		return nil
+	}
+	return err
+}
+
+// Close leaves the game. Safe from any goroutine, except from inside a View
+// or Do callback or a hook.
+func (c *Client[I]) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.left = true
+	return c.session.Close()
+}
+
+// Peer returns the peer id the host gave this client (0 before it was
+// admitted). Safe from any goroutine.
+func (c *Client[I]) Peer() ecs.PeerID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.peer()
+}
+
+// Local returns the first entity this client drives (one it owns, with
+// Input), or ok == false before one arrived. Call it on the simulation
+// goroutine (inside View or Do).
+func (c *Client[I]) Local() (arche.Entity, bool) {
+	p := c.peer()
+	if p == ecs.HostPeer {
+		return arche.Entity{}, false
+	}
+	for _, e := range c.w.ECS.Owned(p) {
+		if c.inputs.Has(e) {
+			return e, true
+		}
+	}
+	return arche.Entity{}, false
+}
+
+// Frames returns how many frames the client simulated since its join
+// finished. Call it on the simulation goroutine (inside View or Do).
+func (c *Client[I]) Frames() int { return int(c.playing) }

@@ -1,0 +1,83 @@
+package tandem
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// Prediction says what a client does with a replicated component of the
+// entities it predicts (those its peer owns) when the host's value for a frame
+// differs from what it predicted.
+type Prediction uint8
+
+const (
+	// HostValue takes the host's value: for what the client's systems do not
+	// change (a score, a team, health the host alone decides). It is also
+	// what a component that is never on a predicted entity should say.
+	HostValue Prediction = iota
+	// PredictPose carries the difference into the present through the
+	// physics body (or the Transform, without one), and the drawn pose
+	// slides to the corrected one. For ecs.Transform.
+	PredictPose
+	// PredictVelocity carries the difference into the present like
+	// PredictPose. For ecs.Velocity.
+	PredictVelocity
+)
+
+// Component is one replicated component of a Game, made by Replicate.
+type Component struct {
+	name     string
+	typ      string
+	rtype    reflect.Type
+	register func(*replicate.Registry)
+	track    func() predict.Tracker
+	blend    func(*interp.Interpolator) any // nil: not blended beyond the pose
+	// pose reads a wire image of ecs.Transform, for the rest lock: set when
+	// T is ecs.Transform.
+	pose func(q []int32, v *ecs.Transform)
+}
+
+// Replicate makes T a replicated component: codec says how it travels (its
+// wire image, exact encoding, tolerance and blend; see replicate.Codec) and p
+// what prediction does with it. Say it once, in Game.Components: the host
+// sends it, every client receives it, predicts it, and (with codec.Blend
+// set, for a T other than ecs.Transform, which interpolation draws on its
+// own) blends it between received states for drawing (View.Blended).
+func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
+	var corr predict.Correction
+	switch p {
+	case HostValue:
+		corr = predict.HostValue
+	case PredictPose:
+		corr = predict.Pose
+	case PredictVelocity:
+		corr = predict.Velocity
+	default:
+		panic(fmt.Sprintf("tandem: Replicate %s with unknown prediction %d", codec.Name, p))
+	}
+	c := Component{
+		name:     codec.Name,
+		typ:      reflect.TypeFor[T]().String(),
+		rtype:    reflect.TypeFor[T](),
+		register: func(r *replicate.Registry) { replicate.Register(r, codec) },
+		track:    func() predict.Tracker { return predict.Track(codec, corr) },
+	}
+	if c.name == "" {
+		c.name = c.typ
+	}
+	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {
+		c.pose = pc.Dequantize
+	}
+	if codec.Blend != nil && p == HostValue {
+		blend := codec.Blend
+		c.blend = func(ip *interp.Interpolator) any {
+			return interp.NewTrack(ip, func(a, b T, alpha float64) T { return blend(&a, &b, alpha) })
+		}
+	}
+	return c
+}

@@ -1,0 +1,156 @@
+package tandem_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// Thrust is the example game's input: a direction, each axis -1, 0 or 1.
+type Thrust struct{ X, Y int8 }
+
+// thrustCodec sends a Thrust as two bytes and refuses anything else.
+var thrustCodec = tandem.InputCodec[Thrust]{
+	Append: func(dst []byte, in *Thrust) []byte { return append(dst, byte(in.X), byte(in.Y)) },
+	Read: func(r *wire.Reader, in *Thrust) {
+		x, y := int8(r.U8()), int8(r.U8())
+		if r.Err() == nil && (x < -1 || x > 1 || y < -1 || y > 1) {
+			r.Fail(wire.ErrInvalid)
+			return
+		}
+		*in = Thrust{x, y}
+	},
+	MaxSize: 2,
+}
+
+// discs is a whole networked game: every player drives a disc, and a ball
+// lies in the middle. The same value makes the host and every client.
+var discs = &tandem.Game[Thrust]{
+	Physics: &physics.Config{},
+	Components: []tandem.Component{
+		tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
+		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
+	},
+	Setup: func(w *tandem.World) {
+		// The game's one rule: thrust accelerates a disc (its velocity
+		// changes by at most 1200 units/s² · step, so walls and other
+		// bodies keep their say), and the physics moves it. The same
+		// system runs on the host for every player, and on each client
+		// for the disc it predicts.
+		drive := generic.NewFilter2[tandem.Input[Thrust], physics.Body]()
+		w.Schedule.Add("drive", ecs.SystemFunc(func(ew *ecs.World) {
+			q := drive.Query(ew.Arche())
+			for q.Next() {
+				in, body := q.Get()
+				v := body.CP.Velocity()
+				dv := 1200 * w.Schedule.StepDuration().Seconds()
+				w.Physics.SetVelocity(q.Entity(), ecs.Velocity{X: v.X + float64(in.Value.X)*dv, Y: v.Y + float64(in.Value.Y)*dv})
+			}
+		}))
+		w.Schedule.Add("physics", w.Physics)
+		if w.Role != tandem.Joined {
+			spawn(w, ecs.HostPeer, 200, 100, false) // the ball
+		}
+	},
+	Input: thrustCodec,
+	Join: func(w *tandem.World, p tandem.Peer) error {
+		spawn(w, p.ID, 0, 0, true)
+		return nil
+	},
+	Arrived: func(w *tandem.World, e arche.Entity) {
+		w.Physics.AttachCircle(e, 10, disc)
+	},
+}
+
+// disc is the material of every disc: friction with the floor stops it.
+var disc = physics.Material{Mass: 1, Velocity: physics.GroundFriction(400)}
+
+// spawn makes a disc at (x, y) owned by peer, driven by its input when
+// player is set.
+func spawn(w *tandem.World, peer ecs.PeerID, x, y float64, player bool) {
+	a := w.ECS.Arche()
+	pose := ecs.Transform{X: x, Y: y}
+	m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](a)
+	e := m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: peer}, &ecs.Interpolated{Prev: pose})
+	if player {
+		a.Add(e, arche.ComponentID[tandem.Input[Thrust]](a))
+	}
+	w.Physics.AttachCircle(e, 10, disc)
+}
+
+// A host and a client in one process, over an in-memory link of 30 ms each
+// way, on a clock the example advances by hand. The client predicts its own
+// disc (it moves the frame the key is pressed) and draws the ball, which the
+// host owns, interpolated in the past.
+func Example() {
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	link := condition.Config{Latency: 30 * time.Millisecond}
+	network, _ := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
+	listener, _ := network.Listen("host")
+
+	host, err := tandem.NewHost(discs, tandem.HostConfig{Clock: clk})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close()
+	conn, _ := network.Dial(context.Background(), "host")
+	client, err := tandem.NewClient(discs, conn, tandem.ClientConfig[Thrust]{Name: "ann", Clock: clk})
+	if err != nil {
+		panic(err)
+	}
+	accepted, _ := listener.Accept(context.Background())
+	host.Accept(accepted)
+
+	// A game calls host.Run and client.Run on goroutines of their own; here
+	// both step in turn so the output is the same on every run.
+	run := func(d time.Duration) {
+		for end := clk.Now().Add(d); clk.Now().Before(end); {
+			clk.Advance(time.Second / 120)
+			host.Advance()
+			client.Advance()
+		}
+	}
+	run(time.Second)
+	fmt.Println("client:", client.State())
+
+	client.SetInput(Thrust{X: 1})
+	run(time.Second / 2)
+	client.SetInput(Thrust{})
+	run(4 * time.Second)
+
+	var mine ecs.Transform
+	client.View(clk.Now(), func(v *tandem.View) {
+		disc, _ := client.Local()
+		mine, _ = v.Pose(disc)
+		ball, _ := v.World.ECS.EntityOf(1)
+		drawn, _ := v.Pose(ball)
+		fmt.Printf("own disc predicted: %t, moved right: %t\n", !v.Interpolator().Remote(disc), mine.X > 100)
+		fmt.Printf("ball drawn at (%.0f, %.0f), interpolated: %t\n", drawn.X, drawn.Y, v.Interpolator().Remote(ball))
+	})
+	host.View(clk.Now(), func(v *tandem.View) {
+		disc := v.World.ECS.Owned(client.Peer())[0]
+		p, _ := v.Pose(disc)
+		fmt.Printf("host and client agree on the disc: %t\n", math.Abs(p.X-mine.X) < 0.5)
+	})
+	st := client.NetStats()
+	fmt.Printf("round trip covers the link's 60 ms: %t\n", st.RTT >= 60*time.Millisecond && st.RTT < 100*time.Millisecond)
+	// Output:
+	// client: playing
+	// own disc predicted: true, moved right: true
+	// ball drawn at (200, 100), interpolated: true
+	// host and client agree on the disc: true
+	// round trip covers the link's 60 ms: true
+}

@@ -1,0 +1,196 @@
+package tandem
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// Game describes a networked game once, the same on every machine: how its
+// world is built, which components travel and how each is predicted and
+// drawn, what its input is, and (for the host) who may join. A host, a
+// client and a game played alone are made from the same Game with NewHost,
+// NewClient and NewLocal.
+//
+// I is the game's input: one value per player per frame (keys held, a
+// stick's direction). It must be comparable, and its zero value means "no
+// input" (a player at rest).
+//
+// The zero values of the optional fields are documented on each. A Game is
+// read, never written, by what is made from it: one Game may make any number
+// of hosts and clients.
+type Game[I comparable] struct {
+	// Step is the fixed simulation step. Default 1/60 s. A client checks it
+	// against the host's tick rate and refuses to play at another.
+	Step time.Duration
+	// Physics, if set, gives every world a physics Space (World.Physics)
+	// with this configuration; its Step is the Game's. Nil: no physics.
+	Physics *physics.Config
+	// Components are the replicated components, in the order they go on
+	// the wire: the same on every machine. Make each with Replicate.
+	Components []Component
+	// Setup builds a world's content before anything joins or arrives: its
+	// static geometry, its systems (added to w.Schedule in the order they
+	// run), its resources. It runs on every machine, so it must not spawn
+	// networked entities on a client (check w.Role): those come from the
+	// host. Required.
+	Setup func(w *World)
+	// Input is how I travels to the host. Required for a host or a client.
+	Input InputCodec[I]
+	// Join is the host's answer to a peer that was admitted: it spawns the
+	// peer's entities (owned by p.ID) and returns nil, or returns an error
+	// whose text is the reason the client is shown (see Refuse). It runs on
+	// the simulation goroutine, before the peer's join starts. Nil: every
+	// peer is admitted with nothing spawned.
+	Join func(w *World, p Peer) error
+	// Leave, if set, runs on the host after a peer left and its entities were
+	// removed.
+	Leave func(w *World, p Peer)
+	// Arrived, if set, runs on a client for every entity received from the
+	// host, right after it was created: it adds what the wire does not
+	// carry (a physics body, what to draw it with). The entity holds every
+	// component the host sent.
+	Arrived func(w *World, e arche.Entity)
+	// Net tunes how a client's physics treats networked bodies. The zero
+	// value is what a game with bodies wants.
+	Net NetPhysics
+}
+
+// Role says which machine a World is on.
+type Role uint8
+
+const (
+	// Alone: a game played on one machine, no network.
+	Alone Role = iota
+	// Hosting: the host, which decides everything.
+	Hosting
+	// Joined: a client, which holds the host's world and predicts its own
+	// entities.
+	Joined
+)
+
+// String names the role.
+func (r Role) String() string {
+	switch r {
+	case Alone:
+		return "alone"
+	case Hosting:
+		return "hosting"
+	case Joined:
+		return "joined"
+	}
+	return fmt.Sprintf("role(%d)", uint8(r))
+}
+
+// World is one machine's copy of a game: the entities, the schedule that
+// steps them, and the physics. Game.Setup receives it to build on.
+//
+// Everything here belongs to the simulation goroutine: a system, a Game hook,
+// or a View callback may use it; anything else must not.
+type World struct {
+	// ECS holds the entities. Change an owner only with ecs.SetOwner.
+	ECS *ecs.World
+	// Schedule steps the world at the Game's Step; add the game's systems
+	// to it in Setup. The engine's own systems are in its input and output
+	// stages, around the game's.
+	Schedule *ecs.Schedule
+	// Physics is the physics Space, nil without Game.Physics. Setup adds it
+	// to the schedule where its step runs among the game's systems (after
+	// those that push bodies, before those that read contacts), as
+	// w.Schedule.Add("physics", w.Physics); if Setup does not, it runs after
+	// all of them.
+	Physics *physics.Space
+	// Role says which machine this is.
+	Role Role
+	// Peer is this machine's peer id: ecs.HostPeer on the host and alone,
+	// on a client the id the host gave it (0 until admitted).
+	Peer ecs.PeerID
+}
+
+// Peer is a participant of a session as the host's Join and Leave hooks see
+// it.
+type Peer struct {
+	ID   ecs.PeerID
+	Name string
+}
+
+// Refusal is the error a Join hook returns to refuse a peer: its Reason is
+// what the client is shown (Client.Err wraps ErrRefused with it).
+type Refusal struct{ Reason string }
+
+// Error returns the reason.
+func (r *Refusal) Error() string { return r.Reason }
+
+// Refuse returns a Refusal with reason, for a Join hook: "the game is full",
+// "that name is taken".
+func Refuse(reason string) error { return &Refusal{Reason: reason} }
+
+// ErrRefused is what Client.Err wraps when the host refused this client
+// (a Join hook said no, or the host was full): the error's text is the
+// host's reason.
+var ErrRefused = errors.New("tandem: the host refused to let this player in")
+
+// InputCodec says how the game's input I travels: see predict.InputCodec.
+type InputCodec[I any] = predict.InputCodec[I]
+
+// check reports what is missing from g for a machine of role r.
+func (g *Game[I]) check(r Role) error {
+	switch {
+	case g == nil:
+		return errors.New("tandem: nil Game")
+	case g.Setup == nil:
+		return errors.New("tandem: Game.Setup is nil; give the function that builds the world (its systems, its static geometry)")
+	case r != Alone && (g.Input.Append == nil || g.Input.Read == nil):
+		return errors.New("tandem: Game.Input has no Append or Read; give the input's wire encoding (see predict.InputCodec)")
+	case g.Step < 0:
+		return errors.New("tandem: Game.Step is negative")
+	}
+	seen := map[string]bool{}
+	for i, c := range g.Components {
+		if c.register == nil {
+			return fmt.Errorf("tandem: Game.Components[%d] is empty; make components with Replicate", i)
+		}
+		if seen[c.typ] {
+			return fmt.Errorf("tandem: component %s is listed twice in Game.Components; list each once", c.name)
+		}
+		seen[c.typ] = true
+	}
+	return nil
+}
+
+// step returns the fixed step, defaulted.
+func (g *Game[I]) step() time.Duration {
+	if g.Step == 0 {
+		return ecs.DefaultStep
+	}
+	return g.Step
+}
+
+// newWorld builds a world of role r stepped by clk: the ECS, the schedule,
+// the physics, then the game's Setup.
+func (g *Game[I]) newWorld(r Role, clk clock.Clock) *World {
+	w := &World{ECS: ecs.NewWorld(), Role: r}
+	w.Schedule = ecs.NewSchedule(w.ECS, clk, g.step())
+	if g.Physics != nil {
+		pc := *g.Physics
+		pc.Step = g.step()
+		w.Physics = physics.New(w.ECS, pc)
+	}
+	arche.ComponentID[Input[I]](w.ECS.Arche())
+	g.Setup(w)
+	if w.Physics != nil && !slices.Contains(w.Schedule.Systems(), physicsSystem) {
+		w.Schedule.Add(physicsSystem, w.Physics)
+	}
+	return w
+}
+
+// physicsSystem is the name the physics step runs under.
+const physicsSystem = "physics"

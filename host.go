@@ -1,0 +1,266 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Event is something that happened to a peer or a session, as observers added
+// with OnEvent hear it, on the simulation goroutine.
+type Event = session.Event
+
+// HostConfig tunes a Host. The zero value hosts up to 8 peers, sending state
+// at half the step rate, on the real clock.
+type HostConfig struct {
+	// Clock is the time source. Default clock.Real.
+	Clock clock.Clock
+	// MaxPeers is the most peers admitted at once. Default 8.
+	MaxPeers int
+	// SendEvery sends state every this many steps. Default 2: 30 Hz at
+	// 60 Hz. Clients learn the rate from the host.
+	SendEvery int
+	// Replication tunes the replicator further (budget, priority, scope);
+	// its SendEvery and StepRate are set from the fields above.
+	Replication replicate.HostConfig
+	// Interp tunes how the host draws its world; its Step is the Game's.
+	Interp interp.Config
+}
+
+// Host runs a game that peers join over the network: it simulates the world,
+// takes each peer's inputs for each frame, routes them to the entities the
+// peer owns (Input), and replicates the world to every peer. It is a Local
+// (Run, Advance, View, SetInput for a player at the host's machine) with a
+// session around it. Create it with NewHost, give it connections with Serve
+// or Accept, and Close it at the end.
+type Host[I comparable] struct {
+	*Local[I]
+	session  *session.Host
+	inputs   *predict.HostInputs[I]
+	names    map[ecs.PeerID]string
+	stats    HostStats
+	events   []func(Event)
+	closing  sync.Once
+	closeErr error
+	closed   bool
+}
+
+// HostStats counts a host's peers.
+type HostStats struct {
+	// Peers is the number admitted now; Joined counts every peer admitted
+	// since the start, Left those that left, Refused those the Join hook
+	// refused.
+	Peers, Joined, Left, Refused int
+	// Malformed counts input messages refused as malformed; past the
+	// connection's limit the peer is dropped.
+	Malformed int
+}
+
+// NewHost builds g's world as the host's and the session around it. Nothing
+// is accepted until Serve or Accept.
+func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
+	l, err := newLocal(g, Hosting, LocalConfig{Clock: cfg.Clock, Interp: cfg.Interp})
+	if err != nil {
+		return nil, err
+	}
+	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}}
+	h.Local.ip.SetLocal(ecs.HostPeer)
+	w := h.w
+	reg := replicate.NewEmptyRegistry(w.ECS)
+	for _, c := range g.Components {
+		c.register(reg)
+	}
+	rc := cfg.Replication
+	rc.SendEvery = cfg.SendEvery
+	rc.StepRate = 1 / g.step().Seconds()
+	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
+		Clock:       h.clk,
+		MaxPeers:    cfg.MaxPeers,
+		Replication: rc,
+		OnJoin:      h.join,
+		OnLeave:     h.leave,
+		OnMessage:   h.message,
+		OnEvent:     h.event,
+	})
+	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
+	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
+	h.routeLocal(h.input)
+	return h, nil
+}
+
+// input is the input of peer p for the frame: the host's own for HostPeer,
+// else what p sent (none before its first input).
+func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
+	if p == ecs.HostPeer {
+		return h.keys, true
+	}
+	in, ok := h.inputs.Input(p)
+	if !ok {
+		var zero I
+		return zero, false
+	}
+	return *in, true
+}
+
+// join runs the Game's Join hook for a peer the session admitted; a refusal
+// closes the peer's connection with the hook's reason.
+func (h *Host[I]) join(peer ecs.PeerID, name string) {
+	h.names[peer] = name
+	if h.g.Join == nil {
+		h.stats.Joined++
+		return
+	}
+	if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
+		h.stats.Refused++
+		h.session.Kick(peer, err.Error())
+		return
+	}
+	h.stats.Joined++
+}
+
+// leave forgets a peer: the session has removed its entities.
+func (h *Host[I]) leave(peer ecs.PeerID, err error) {
+	name, ok := h.names[peer]
+	delete(h.names, peer)
+	h.inputs.RemovePeer(peer)
+	if !ok {
+		return
+	}
+	h.stats.Left++
+	if h.g.Leave != nil {
+		h.g.Leave(h.w, Peer{ID: peer, Name: name})
+	}
+}
+
+// message takes a peer's input messages; malformed ones count against the
+// peer's connection, which drops a peer that keeps sending them.
+func (h *Host[I]) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
+	if kind != wire.KindInput {
+		return
+	}
+	if err := h.inputs.Receive(peer, payload); errors.Is(err, predict.ErrMalformed) {
+		h.stats.Malformed++
+		h.session.ReportMalformed(peer, err)
+	}
+}
+
+func (h *Host[I]) event(e Event) {
+	for _, fn := range h.events {
+		fn(e)
+	}
+}
+
+// OnEvent adds fn to the observers of the host's events (a peer joined, is
+// ready, left, was refused); they run in the order added, on the simulation
+// goroutine. Safe from any goroutine.
+func (h *Host[I]) OnEvent(fn func(Event)) {
+	h.mu.Lock()
+	h.events = append(h.events, fn)
+	h.mu.Unlock()
+}
+
+// Serve accepts connections from l until the host closes. Safe from any
+// goroutine.
+func (h *Host[I]) Serve(l transport.Listener) { h.session.Serve(l) }
+
+// Accept hands the host one connection (tests, custom listeners). Safe from
+// any goroutine.
+func (h *Host[I]) Accept(c transport.Conn) { h.session.Accept(c) }
+
+// Close tells every peer the host is shutting down, stops accepting and makes
+// Run return ErrClosed. It waits for the step under way to end; the world
+// stays as it is. A second Close returns what the first did. Safe from any
+// goroutine, except from inside a View or Do callback or a hook.
+func (h *Host[I]) Close() error {
+	h.closing.Do(func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.closeErr = h.session.Close()
+		h.closed = true
+	})
+	return h.closeErr
+}
+
+// Run steps the world at its fixed rate on the calling goroutine until ctx is
+// done (it returns nil) or the host is closed (ErrClosed).
+func (h *Host[I]) Run(ctx context.Context) error {
+	h.done = func() error {
+		if h.closed {
+			return ErrClosed
+		}
+		return nil
+	}
+	return h.run(ctx)
+}
+
+// Stats returns the peer counts. Safe from any goroutine.
+func (h *Host[I]) Stats() HostStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.stats
+	s.Peers = len(h.names)
+	return s
+}
+
+// PeerStats are the figures of one peer on the host's net graph.
+type PeerStats struct {
+	Peer ecs.PeerID
+	Name string
+	// RTT is the smoothed round trip to the peer; Loss the recent fraction of
+	// datagrams lost (0..1).
+	RTT  time.Duration
+	Loss float64
+	// KbitIn and KbitOut are the traffic of the last second, kbit/s.
+	KbitIn, KbitOut float64
+	// Buffered is how many frames of the peer's input wait ahead of the
+	// host's frame (negative: they arrive late); Late counts the inputs that
+	// came after their frame.
+	Buffered int
+	Late     uint64
+	// Inputs counts the peer's inputs.
+	Inputs predict.InputStats
+}
+
+// AppendPeerStats appends the figures of every admitted peer to dst, in peer
+// order, and returns the extended slice. Call it on the simulation goroutine
+// (inside View or Do).
+func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
+	for _, peer := range h.session.Peers() {
+		cs, _, ok := h.session.PeerStats(peer)
+		if !ok {
+			continue
+		}
+		s := PeerStats{
+			Peer:    peer,
+			Name:    h.names[peer],
+			RTT:     cs.RTT,
+			Loss:    cs.LossRate,
+			KbitIn:  cs.BytesInPerSec * 8 / 1000,
+			KbitOut: cs.BytesOutPerSec * 8 / 1000,
+		}
+		if in := h.inputs.Peer(peer); in != nil {
+			s.Buffered = in.Buffered()
+			s.Inputs = in.Stats()
+			s.Late = s.Inputs.Late
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+// String describes the host for logs.
+func (h *Host[I]) String() string {
+	s := h.Stats()
+	return fmt.Sprintf("host: %d peers (%d joined, %d left, %d refused)", s.Peers, s.Joined, s.Left, s.Refused)
+}

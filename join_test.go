@@ -1,0 +1,82 @@
+package tandem
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport/condition"
+)
+
+// A Join hook that refuses a peer sends its reason to the client, whose Err
+// wraps ErrRefused with it; nothing of the peer stays on the host.
+func TestJoinRefusalReachesTheClient(t *testing.T) {
+	g := testGame()
+	g.Join = func(w *World, p Peer) error { return Refuse("the blue team is full") }
+	p := newPair(t, g, condition.Config{Latency: 10 * time.Millisecond})
+	p.run(time.Second)
+	err := p.client.Err()
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "the blue team is full") {
+		t.Fatalf("client error %v, want ErrRefused with the host's reason", err)
+	}
+	if st := p.client.State(); st != session.Closed {
+		t.Fatalf("refused client is %v, want closed", st)
+	}
+	if s := p.host.Stats(); s.Refused != 1 || s.Joined != 0 || s.Peers != 0 {
+		t.Fatalf("host stats %+v, want one refusal and nobody in", s)
+	}
+	if n := p.host.World().ECS.Networked(); n != 0 {
+		t.Fatalf("the host holds %d networked entities after refusing the only peer", n)
+	}
+}
+
+// Every peer's input reaches the entities it owns, each frame, on the host;
+// the host's own input reaches the entities it owns; a Bot's is left alone.
+func TestInputIsRoutedToOwnedEntities(t *testing.T) {
+	p := newPair(t, testGame(), condition.Config{Latency: 10 * time.Millisecond})
+	var mine, bot arche.Entity
+	p.host.Do(func(w *World) {
+		a := w.ECS.Arche()
+		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, Input[push]](a)
+		mine = m.NewWith(&ecs.Transform{Y: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &Input[push]{})
+		bot = m.NewWith(&ecs.Transform{Y: -100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &Input[push]{Bot: true, Value: push{X: -1}})
+	})
+	p.host.SetInput(push{X: 2})
+	p.client.SetInput(push{X: 1})
+	p.run(time.Second)
+	in := func(e arche.Entity) (v Input[push]) {
+		p.host.Do(func(w *World) {
+			v = *(*Input[push])(w.ECS.Arche().Get(e, arche.ComponentID[Input[push]](w.ECS.Arche())))
+		})
+		return v
+	}
+	if v := in(mine); v.Value.X != 2 {
+		t.Errorf("the host's own entity took input %+v, want the host's X=2", v)
+	}
+	if v := in(bot); v.Value.X != -1 {
+		t.Errorf("a bot's input was overwritten: %+v", v)
+	}
+	var peers arche.Entity
+	p.host.Do(func(w *World) { peers = w.ECS.Owned(p.client.Peer())[0] })
+	if v := in(peers); v.Value.X != 1 {
+		t.Errorf("the peer's entity on the host took input %+v, want the peer's X=1", v)
+	}
+}
+
+// A client built from a Game of another step than the host's refuses to
+// play, saying why.
+func TestClientRefusesAnotherStep(t *testing.T) {
+	hg, cg := testGame(), testGame()
+	cg.Step = time.Second / 30
+	p := newPairOf(t, hg, cg, condition.Config{Latency: 10 * time.Millisecond})
+	p.run(time.Second)
+	if err := p.client.Err(); err == nil || !strings.Contains(err.Error(), "same Game") {
+		t.Fatalf("client error %v, want a tick-rate mismatch naming the cure", err)
+	}
+}

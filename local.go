@@ -1,0 +1,95 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
+)
+
+// Local is a game played on one machine, with no network: the same game as
+// a host's, with nobody to join. It is also the part of a Host that
+// simulates. Create it with NewLocal.
+//
+// Run (or Advance, from a loop of the game's own) steps the world at its fixed
+// rate; SetInput gives the input of the player at this machine; View lets
+// drawing look at the world between steps. Those three are safe from any
+// goroutine; the world itself belongs to whichever holds it: a system, a
+// hook, or a View or Do callback.
+type Local[I comparable] struct {
+	loop
+	g    *Game[I]
+	keys I
+}
+
+// LocalConfig tunes a Local (and the simulating part of a Host). The zero
+// value is a game on the real clock.
+type LocalConfig struct {
+	// Clock is the time source. Default clock.Real.
+	Clock clock.Clock
+	// Interp tunes how entities are drawn between steps; its Step is the
+	// Game's.
+	Interp interp.Config
+}
+
+// NewLocal builds g's world for play on this machine: the world, the
+// schedule, the physics, g.Setup, and the input of the player here routed to
+// the entities with Input that no peer owns.
+func NewLocal[I comparable](g *Game[I], cfg LocalConfig) (*Local[I], error) {
+	l, err := newLocal(g, Alone, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newLocalGame(l), nil
+}
+
+func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], error) {
+	if err := g.check(r); err != nil {
+		return nil, err
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	l := &Local[I]{g: g}
+	l.clk = cfg.Clock
+	l.mu.ch = make(chan struct{}, 1)
+	l.w = g.newWorld(r, cfg.Clock)
+	ic := cfg.Interp
+	ic.Step = g.step()
+	l.ip = interp.New(l.w.ECS, cfg.Clock, ic)
+	return l, nil
+}
+
+// routeLocal adds the input routing of a machine that simulates everything,
+// with source giving a peer's input for the frame.
+func (l *Local[I]) routeLocal(source func(ecs.PeerID) (I, bool)) {
+	l.w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(source))
+}
+
+// SetInput sets the input of the player at this machine: every entity with
+// Input that the host owns (or that is not networked) takes it, from the next
+// step on, until the next call. Safe from any goroutine.
+func (l *Local[I]) SetInput(in I) {
+	l.mu.Lock()
+	l.keys = in
+	l.mu.Unlock()
+}
+
+// World returns the world. Use it between steps only: from a system or hook,
+// inside View or Do, or while nothing runs the loop.
+func (l *Local[I]) World() *World { return l.w }
+
+// Run steps the world at its fixed rate on the calling goroutine until ctx is
+// done. A window draws from another goroutine with View meanwhile.
+func (l *Local[I]) Run(ctx context.Context) error { return l.run(ctx) }
+
+// ErrClosed is returned by Run when the host or client was closed.
+var ErrClosed = errors.New("tandem: closed")
+
+// newLocalGame is NewLocal with the input routing of a lone game.
+func newLocalGame[I comparable](l *Local[I]) *Local[I] {
+	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys, p == ecs.HostPeer })
+	return l
+}

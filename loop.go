@@ -1,0 +1,175 @@
+package tandem
+
+import (
+	"context"
+	"reflect"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
+)
+
+// loop steps one world at its fixed rate and lets drawing look at it between
+// steps. Its mutex is held for each batch of steps and for each View: the
+// world is only ever touched by one goroutine at a time, and drawing never
+// waits for more than a step, nor a step for more than a View.
+type loop struct {
+	mu     worldLock
+	w      *World
+	clk    clock.Clock
+	ip     *interp.Interpolator // where to draw; nil on a client until Welcome
+	tracks map[reflect.Type]any // blended components: *interp.Track[T] by T
+	view   View
+	steps  time.Duration // the longest a batch of steps held the lock
+	views  time.Duration // the longest a View held the lock
+	// prepare, if set, runs under the lock before each View.
+	prepare func()
+	done    func() error // non-nil: Run returns it
+}
+
+// Advance runs the steps that the time elapsed since the last call holds
+// (Schedule.Advance) and returns how many ran. A game that drives its own
+// loop calls it once per tick or per drawn frame; Run calls it on a timer.
+func (l *loop) Advance() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := time.Now()
+	n := l.w.Schedule.Advance()
+	l.steps = max(l.steps, time.Since(start))
+	return n
+}
+
+// Step runs one simulation step now, whatever the clock says: for tests and
+// for games stepped by hand.
+func (l *loop) Step() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Schedule.Step()
+}
+
+// run is Run for a loop whose end err says.
+func (l *loop) run(ctx context.Context) error {
+	t := time.NewTicker(l.w.Schedule.StepDuration())
+	defer t.Stop()
+	l.Advance() // starts the schedule's clock
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		l.Advance()
+		if l.done != nil {
+			if err := l.done(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// View lets draw look at the world between two steps, after advancing
+// interpolation to now: draw runs with the world locked, so it may read
+// anything in it, and must not keep pointers into it after it returns. Keep
+// it short (read what is drawn, draw it after): the simulation waits for it.
+// It may be called from any goroutine, typically a window's draw callback,
+// while Run steps the world on another.
+func (l *loop) View(now time.Time, draw func(v *View)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := time.Now()
+	if l.prepare != nil {
+		l.prepare()
+	}
+	if l.ip != nil {
+		l.ip.Update(now)
+	}
+	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.Alpha()}
+	draw(&l.view)
+	l.view = View{}
+	l.views = max(l.views, time.Since(start))
+}
+
+// Do runs fn with the world locked between steps: for a change made from
+// outside the simulation (a menu, a test) or a read that must see one frame
+// whole.
+func (l *loop) Do(fn func(w *World)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fn(l.w)
+}
+
+// LockStats returns the longest time a batch of steps held the world, and
+// the longest a View held it: what drawing and simulating cost each other.
+func (l *loop) LockStats() (steps, views time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.steps, l.views
+}
+
+// View is what drawing sees of a world for one drawn frame: the world itself,
+// between two steps, and where to draw each entity.
+type View struct {
+	// World is the world, locked for the duration of the View callback.
+	World  *World
+	ip     *interp.Interpolator
+	tracks map[reflect.Type]any // *interp.Track[T] by T
+	alpha  float64
+}
+
+// Alpha is how far, from 0 to 1, time has gone from the last step to the
+// next: what entities simulated here are blended by.
+func (v *View) Alpha() float64 { return v.alpha }
+
+// Pose returns where to draw entity e: remote entities where interpolation
+// puts them in the past, entities simulated here between their last two
+// steps plus what is left of a correction; false if e is dead or has no
+// ecs.Transform.
+func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
+	if v.ip == nil {
+		if !v.World.ECS.Alive(e) || !v.World.ECS.Arche().Has(e, v.World.ECS.IDs.Transform) {
+			return ecs.Transform{}, false
+		}
+		return *(*ecs.Transform)(v.World.ECS.Arche().Get(e, v.World.ECS.IDs.Transform)), true
+	}
+	return v.ip.Pose(e, v.alpha)
+}
+
+// Interpolator returns the interpolator (its statistics, SetEnabled), nil on
+// a client before the host's Welcome.
+func (v *View) Interpolator() *interp.Interpolator { return v.ip }
+
+// Blended returns the value of component T to draw entity e with: for a
+// remote entity blended between received states when T was registered with
+// a blend (Replicate), else the component as it is; false if e has no T.
+func Blended[T any](v *View, e arche.Entity) (T, bool) {
+	if tr, ok := v.tracks[reflect.TypeFor[T]()].(*interp.Track[T]); ok {
+		return tr.Get(e)
+	}
+	var zero T
+	w := v.World.ECS
+	id := arche.ComponentID[T](w.Arche())
+	if !w.Alive(e) || !w.Arche().Has(e, id) {
+		return zero, false
+	}
+	return *(*T)(w.Arche().Get(e, id)), true
+}
+
+// worldLock is the mutex of a loop's world. It is a channel so that a
+// goroutine waiting for it counts as blocked under testing/synctest, which
+// lets tests hold the world for a while on a fake clock; uncontended it
+// costs about what a sync.Mutex does, once per batch of steps or View.
+type worldLock struct{ ch chan struct{} }
+
+// Lock takes the world.
+func (l *worldLock) Lock() {
+	if l.ch == nil {
+		panic("tandem: use NewLocal, NewHost or NewClient")
+	}
+	l.ch <- struct{}{}
+}
+
+// Unlock gives the world back.
+func (l *worldLock) Unlock() { <-l.ch }

@@ -1,0 +1,325 @@
+package tandem
+
+import (
+	"time"
+
+	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// NetPhysics tunes how a client's physics treats networked bodies. A client
+// simulates only what it predicts, but what it predicts must collide with
+// everything else, so every received entity the game gives a body (in
+// Game.Arrived) is a dynamic body on the client too, with its real mass.
+// The engine keeps each remote body on the host's state: when a state
+// arrives, and after every step that moved it, the body is put where the
+// host had it, carried forward at its velocity to the client's frame (the
+// client runs ahead of the host; at most MaxAhead). A push so slows the
+// predicted entity as it does on the host, and a remote body never wanders
+// off on the client's own account. A remote body that a predicted one
+// touches is held, if Hold allows: the client simulates it alone until a
+// host state from after the touch arrives, so a player can dribble a ball
+// without the host's late view of it getting in the way. (Kinematic bodies
+// would be simpler and wrong: their infinite mass stops the predicted body
+// dead on every contact, and the host corrects it each time.)
+//
+// A predicted body at rest stays where the host has it: the host's physics
+// lets a body fall asleep where it stopped, possibly pressed a little into a
+// wall; the client's, woken by the correction, would push it back out, be
+// corrected again, and so on for ever. So while the host reports the body at
+// rest (AUTH_STATE with zero velocity) and the player has given no input
+// since, the client holds it on the host's pose after every step; every
+// other host value of the entity is taken as usual.
+//
+// The zero value is on, with the defaults noted; it applies to entities with
+// a physics body when ecs.Transform and ecs.Velocity are replicated.
+type NetPhysics struct {
+	// Off leaves remote bodies to the client's physics and predicted bodies
+	// to prediction alone.
+	Off bool
+	// MaxAhead bounds how far past its newest host state a remote body is
+	// carried forward. Default 250 ms: about the round trip and lead of a
+	// 150 ms link. Carried further, a body guessed at by its velocity alone
+	// overlaps deeply what a predicted body is pressed against.
+	MaxAhead time.Duration
+	// MaxHold bounds, in frames, how long a touched remote body is simulated
+	// by the client alone before it is put back on the host's state all the
+	// same. Default 20.
+	MaxHold int
+	// Hold says whether remote body e may be held when a predicted body
+	// touches it. Default: the bodies the host owns; a body another peer
+	// owns is driven by inputs the client cannot guess, so holding it is no
+	// better than the host's state carried forward. Return false for the
+	// host's own players (bots) too.
+	Hold func(w *World, e arche.Entity) bool
+	// NoRest turns off holding predicted bodies at rest on the host's pose.
+	NoRest bool
+}
+
+func (n *NetPhysics) defaults() {
+	if n.MaxAhead <= 0 {
+		n.MaxAhead = 250 * time.Millisecond
+	}
+	if n.MaxHold <= 0 {
+		n.MaxHold = 20
+	}
+}
+
+// remoteState is what a client knows of one networked slot: the newest host
+// state of a remote body.
+type remoteState struct {
+	pose  ecs.Transform
+	vel   ecs.Velocity
+	frame ecs.Frame // the host frame of pose: of the newest state that changed it
+	body  bool      // a remote entity with a body: pose and vel are kept
+	at    ecs.Frame // the frame the body was last put back
+	// touched is the last client frame in which a predicted body touched
+	// the body (0: not held), heldSince the first of the hold.
+	touched, heldSince ecs.Frame
+}
+
+// RemoteStats counts what a client did with remote bodies.
+type RemoteStats struct {
+	// Put counts bodies put back on the host's state after a step moved
+	// them; Holds counts holds begun (a predicted body touched one); Rests
+	// counts the steps in which a resting predicted body was put back on
+	// the host's pose.
+	Put, Holds, Rests uint64
+}
+
+// netPhysics is a client's remote-body keeper and rest lock. It is the
+// client replicator's Observer (passing every notice on to next, the
+// interpolator) and its AuthHandler (passing every AUTH_STATE on to auth, the
+// predictor), and the system after the game's that puts bodies back.
+//
+// Between steps the Transform and Velocity of a remote entity hold the newest
+// host state, as the replicator wrote it: the interpolator records them, and
+// the game's systems read them. Only the body differs: it is carried forward
+// to the client's frame, or held.
+//
+// Memory: one remoteState per network slot, grown to the largest slot seen;
+// one restState per predicted body.
+type netPhysics struct {
+	w       *World
+	cfg     NetPhysics
+	local   func() ecs.PeerID
+	next    replicate.Observer
+	auth    replicate.AuthHandler
+	synced  func() bool
+	smooth  func(e arche.Entity, dx, dy, da float64)
+	reg     *replicate.Registry
+	poseC   replicate.Component
+	velC    replicate.Component
+	pose    func(q []int32, v *ecs.Transform) // reads poseC's wire image
+	enabled bool
+
+	slots      []remoteState
+	transforms generic.Map[ecs.Transform]
+	velocities generic.Map[ecs.Velocity]
+	bodyID     arche.ID
+	step       float64 // seconds per frame
+	moved      []arche.Entity
+	touch      func(*cp.Arbiter)
+	localBody  *cp.Body // the predicted body whose contacts are being read
+	frame      ecs.Frame
+	stats      RemoteStats
+
+	rests   []restState
+	neutral ecs.Frame // first frame of the current run of empty inputs (0: none)
+	poseTol float64
+}
+
+// restState is the rest lock of one predicted body.
+type restState struct {
+	e         arche.Entity
+	rest      bool          // the host's newest AUTH_STATE has it at rest
+	restFrame ecs.Frame     // its frame
+	restPose  ecs.Transform // the host's pose then
+}
+
+func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Component) *netPhysics {
+	cfg.defaults()
+	a := w.ECS.Arche()
+	n := &netPhysics{
+		w:          w,
+		cfg:        cfg,
+		reg:        reg,
+		transforms: generic.NewMap[ecs.Transform](a),
+		velocities: generic.NewMap[ecs.Velocity](a),
+		poseTol:    1.0 / replicate.PositionScale,
+	}
+	pc, okp := reg.Lookup(w.ECS.IDs.Transform)
+	vc, okv := reg.Lookup(w.ECS.IDs.Velocity)
+	n.poseC, n.velC = pc, vc
+	for _, c := range comps {
+		if c.pose != nil {
+			n.pose = c.pose
+		}
+	}
+	n.enabled = !cfg.Off && w.Physics != nil && okp && okv
+	if w.Physics != nil {
+		n.bodyID = w.Physics.BodyID()
+		n.step = w.Physics.StepSeconds()
+	}
+	n.touch = n.touched
+	return n
+}
+
+func (n *netPhysics) slot(e arche.Entity) *remoteState {
+	s, ok := n.w.ECS.NetSlot(e)
+	if !ok {
+		return nil
+	}
+	for int(s) >= len(n.slots) {
+		n.slots = append(n.slots, remoteState{})
+	}
+	return &n.slots[s]
+}
+
+// Applied implements replicate.Observer: e's components now hold the host's
+// state of frame f. The interpolator records the state; then the body is put
+// where the client's physics needs it.
+func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
+	n.next.Applied(e, f)
+	if !n.enabled {
+		return
+	}
+	st := n.slot(e)
+	if st == nil {
+		return
+	}
+	w := n.w.ECS
+	id, _ := w.Identity(e)
+	body := id.Owner != n.local() && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
+	if !body {
+		*st = remoteState{}
+		return
+	}
+	st.body = true
+	// A host defers small moves (replicate.Codec.Significant): a state may
+	// bring a new velocity with the pose of an earlier frame. The pose is
+	// carried forward from the frame it is of.
+	if p := *n.transforms.Get(e); p != st.pose || st.frame == 0 {
+		st.pose, st.frame = p, f
+	}
+	st.vel = *n.velocities.Get(e)
+	now := w.Frame() - 1 // the frame whose end the coming step starts from
+	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold {
+		// The host has not yet seen the predicted body's touch: the
+		// client's own simulation of the body is the better guess.
+		return
+	}
+	st.touched = 0
+	n.put(e, st, now)
+}
+
+// Removed implements replicate.Observer.
+func (n *netPhysics) Removed(e arche.Entity) {
+	if st := n.slot(e); st != nil {
+		*st = remoteState{}
+	}
+	for i := range n.rests {
+		if n.rests[i].e == e {
+			n.rests = append(n.rests[:i], n.rests[i+1:]...)
+			break
+		}
+	}
+	n.next.Removed(e)
+}
+
+// put puts e's body on the host state st holds, carried forward at its
+// velocity to frame f (at most MaxAhead); e's Transform and Velocity keep the
+// host state itself.
+func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
+	pose := st.pose
+	if f > st.frame && st.vel != (ecs.Velocity{}) {
+		dt := min(float64(f-st.frame)*n.step, n.cfg.MaxAhead.Seconds())
+		pose.X += st.vel.X * dt
+		pose.Y += st.vel.Y * dt
+		pose.Angle += st.vel.Angular * dt
+	}
+	n.w.Physics.Move(e, pose)
+	*n.transforms.Get(e) = st.pose
+	n.w.Physics.SetVelocity(e, st.vel)
+}
+
+// touched is the arbiter callback of a predicted body: the body at the other
+// end, if it is a remote one that may be held, is held.
+func (n *netPhysics) touched(arb *cp.Arbiter) {
+	a, b := arb.Bodies()
+	if a == n.localBody {
+		a = b
+	}
+	e, ok := physics.EntityOf(a)
+	if !ok {
+		return
+	}
+	st := n.slot(e)
+	if st == nil || !st.body {
+		return
+	}
+	if n.cfg.Hold != nil {
+		if !n.cfg.Hold(n.w, e) {
+			return
+		}
+	} else if id, _ := n.w.ECS.Identity(e); id.Owner != ecs.HostPeer {
+		return
+	}
+	if st.touched == 0 {
+		st.heldSince = n.frame
+		n.stats.Holds++
+	}
+	st.touched = n.frame
+}
+
+// Update is the client system after the game's systems and the physics step.
+// A remote body that a predicted body touched in the step is held; every
+// other remote body the step moved goes back on its newest host state,
+// carried forward to the current frame. Either way the entity's Transform
+// and Velocity go back to the host state. Then resting predicted bodies go
+// back on the host's pose. Cost: the bodies the step moved (the physics
+// bridge reports each one) and the predicted bodies' contacts.
+func (n *netPhysics) Update(w *ecs.World) {
+	if !n.enabled {
+		return
+	}
+	n.frame = w.Frame()
+	sp := n.w.Physics
+	for _, e := range w.Owned(n.local()) {
+		if b := sp.BodyOf(e); b != nil {
+			n.localBody = b
+			b.EachArbiter(n.touch)
+			n.localBody = nil
+		}
+	}
+	n.moved = n.moved[:0]
+	for _, ch := range w.Journal().Changes(w) {
+		if ch.Component != w.IDs.Transform && ch.Component != w.IDs.Velocity {
+			continue
+		}
+		if int(ch.Slot) < len(n.slots) && n.slots[ch.Slot].body {
+			n.moved = append(n.moved, ch.Entity)
+		}
+	}
+	f := w.Frame()
+	for _, e := range n.moved {
+		st := n.slot(e)
+		if st == nil || !st.body || st.at == f || !w.Alive(e) {
+			continue
+		}
+		st.at = f
+		if st.touched != 0 {
+			*n.transforms.Get(e) = st.pose
+			*n.velocities.Get(e) = st.vel
+			continue
+		}
+		n.put(e, st, f)
+		n.stats.Put++
+	}
+	n.holdRests()
+}

@@ -1,0 +1,96 @@
+package tandem
+
+import (
+	"math"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// AuthState implements replicate.AuthHandler for the rest lock (see
+// NetPhysics). While the lock holds a body, its pose and velocity are the
+// lock's to apply: the predictor, which would carry each difference into the
+// frames it predicted since, gets the state without them (once its clock is
+// in step: until then the host frames of AUTH_STATE are what it sets the
+// clock by). Every other host value goes on to the predictor.
+func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, s replicate.State) {
+	if n.enabled && !n.cfg.NoRest && n.pose != nil && n.w.ECS.Arche().Has(e, n.bodyID) {
+		r := n.rest(e)
+		if f >= r.restFrame {
+			v, q := s.Image(n.velC), s.Image(n.poseC)
+			r.rest = v != nil && q != nil && allZero(v)
+			r.restFrame = f
+			if r.rest {
+				n.pose(q, &r.restPose)
+			}
+			if n.holds(r) && n.synced() {
+				s = s.Without(n.poseC).Without(n.velC)
+			}
+		}
+	}
+	n.auth.AuthState(f, e, s)
+}
+
+// allZero reports whether every integer of a wire image is zero.
+func allZero(q []int32) bool {
+	for _, v := range q {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rest returns e's rest state, adding one.
+func (n *netPhysics) rest(e arche.Entity) *restState {
+	for i := range n.rests {
+		if n.rests[i].e == e {
+			return &n.rests[i]
+		}
+	}
+	n.rests = append(n.rests, restState{e: e})
+	return &n.rests[len(n.rests)-1]
+}
+
+// holds reports whether the lock holds r's body: the host has it at rest and
+// no input was given since.
+func (n *netPhysics) holds(r *restState) bool {
+	return r.rest && n.neutral != 0 && n.neutral <= r.restFrame
+}
+
+// input notes whether the input of frame f was the zero value.
+func (n *netPhysics) input(f ecs.Frame, neutral bool) {
+	switch {
+	case !neutral:
+		n.neutral = 0
+	case n.neutral == 0:
+		n.neutral = f
+	}
+}
+
+// holdRests puts every held predicted body on the host's resting pose.
+func (n *netPhysics) holdRests() {
+	if n.cfg.NoRest {
+		return
+	}
+	w := n.w.ECS
+	for i := range n.rests {
+		r := &n.rests[i]
+		if !n.holds(r) || !w.Alive(r.e) || !w.Arche().Has(r.e, n.bodyID) {
+			continue
+		}
+		t := *n.transforms.Get(r.e)
+		p := r.restPose
+		dx, dy, da := p.X-t.X, p.Y-t.Y, ecs.AngleDiff(t.Angle, p.Angle)
+		if dx != 0 || dy != 0 || da != 0 {
+			n.w.Physics.Move(r.e, p)
+			if math.Hypot(dx, dy) > n.poseTol {
+				n.smooth(r.e, dx, dy, da)
+			}
+			n.stats.Rests++
+		}
+		n.w.Physics.SetVelocity(r.e, ecs.Velocity{})
+	}
+}

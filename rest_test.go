@@ -1,0 +1,148 @@
+package tandem
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// push is the test game's input: a thrust along x.
+type push struct{ X int8 }
+
+// label is a value the host alone decides (a score, a name tag).
+type label struct{ N int32 }
+
+var pushCodec = InputCodec[push]{
+	Append: func(dst []byte, in *push) []byte { return append(dst, byte(in.X)) },
+	Read:   func(r *wire.Reader, in *push) { in.X = int8(r.U8()) },
+}
+
+var labelCodec = replicate.Codec[label]{
+	Name: "label", Fields: 1,
+	Quantize:   func(v *label, q []int32) { q[0] = v.N },
+	Dequantize: func(q []int32, v *label) { v.N = q[0] },
+}
+
+var floor = physics.Material{Mass: 1, Velocity: physics.GroundFriction(400)}
+
+// testGame is a disc per player with a label, and a thrust that moves it.
+func testGame() *Game[push] {
+	return &Game[push]{
+		Physics: &physics.Config{},
+		Components: []Component{
+			Replicate(replicate.TransformCodec(), PredictPose),
+			Replicate(replicate.VelocityCodec(), PredictVelocity),
+			Replicate(labelCodec, HostValue),
+		},
+		Setup: func(w *World) {
+			f := generic.NewFilter2[Input[push], physics.Body]()
+			w.Schedule.Add("thrust", ecs.SystemFunc(func(ew *ecs.World) {
+				q := f.Query(ew.Arche())
+				for q.Next() {
+					in, body := q.Get()
+					if x := in.Value.X; x != 0 {
+						v := body.CP.Velocity()
+						w.Physics.SetVelocity(q.Entity(), ecs.Velocity{X: v.X + float64(x)*20, Y: v.Y})
+					}
+				}
+			}))
+		},
+		Input: pushCodec,
+		Join: func(w *World, p Peer) error {
+			a := w.ECS.Arche()
+			m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, Input[push], label](a)
+			e := m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &Input[push]{}, &label{N: 1})
+			w.Physics.AttachCircle(e, 10, floor)
+			return nil
+		},
+		Arrived: func(w *World, e arche.Entity) { w.Physics.AttachCircle(e, 10, floor) },
+	}
+}
+
+// pair is a host and one client of g over an in-memory link.
+type pair struct {
+	clk    *clock.Fake
+	host   *Host[push]
+	client *Client[push]
+}
+
+func newPair(t *testing.T, g *Game[push], link condition.Config) *pair {
+	t.Helper()
+	return newPairOf(t, g, g, link)
+}
+
+// newPairOf is newPair with the client built from game cg.
+func newPairOf(t *testing.T, g, cg *Game[push], link condition.Config) *pair {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := n.Listen("host")
+	h, err := NewHost(g, HostConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	tc, _ := n.Dial(context.Background(), "host")
+	c, err := NewClient(cg, tc, ClientConfig[push]{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, _ := l.Accept(context.Background())
+	h.Accept(hc)
+	return &pair{clk: clk, host: h, client: c}
+}
+
+func (p *pair) run(d time.Duration) {
+	for end := p.clk.Now().Add(d); p.clk.Now().Before(end); {
+		p.clk.Advance(time.Second / 120)
+		p.host.Advance()
+		p.client.Advance()
+	}
+}
+
+// The rest lock holds a predicted body at rest on the host's pose, and passes
+// every other host value on: a label the host changes while the player rests
+// reaches the client.
+func TestRestLockPassesHostValues(t *testing.T) {
+	p := newPair(t, testGame(), condition.Config{Latency: 40 * time.Millisecond})
+	p.client.SetInput(push{X: 1})
+	p.run(time.Second / 4)
+	p.client.SetInput(push{})
+	p.run(3 * time.Second) // the disc stops; the host reports it at rest
+	e, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no disc")
+	}
+	held := false
+	for i := range p.client.phys.rests {
+		if r := &p.client.phys.rests[i]; r.e == e && p.client.phys.holds(r) {
+			held = true
+		}
+	}
+	if !held {
+		t.Fatal("the resting disc is not held by the rest lock: the test tests nothing")
+	}
+	he := p.host.World().ECS.Owned(p.client.Peer())[0]
+	hw := p.host.World().ECS
+	(*label)(hw.Arche().Get(he, arche.ComponentID[label](hw.Arche()))).N = 42
+	ecs.MutateComponent(hw, he, arche.ComponentID[label](hw.Arche()))
+	p.run(time.Second)
+	cw := p.client.World().ECS
+	if got := (*label)(cw.Arche().Get(e, arche.ComponentID[label](cw.Arche()))).N; got != 42 {
+		t.Fatalf("the host's label 42 of a resting predicted disc reached the client as %d", got)
+	}
+}

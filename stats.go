@@ -1,0 +1,82 @@
+package tandem
+
+import (
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/session"
+)
+
+// NetStats are the figures of a client's net graph.
+type NetStats struct {
+	// State is where the client is in its session.
+	State session.ClientState
+	// RTT is the smoothed round trip to the host; Loss the recent fraction
+	// of datagrams lost (0..1).
+	RTT  time.Duration
+	Loss float64
+	// KbitIn and KbitOut are the traffic of the last second, kbit/s.
+	KbitIn, KbitOut float64
+	// Corrections describes the pose corrections prediction made.
+	Corrections CorrectionStats
+	// Predict counts prediction and reconciliation.
+	Predict predict.ClientStats
+	// RenderDelay is how far in the past remote entities are drawn.
+	RenderDelay time.Duration
+	// Lead is how many frames the client runs ahead of the host, and
+	// LeadTarget the lead it steers to.
+	Lead, LeadTarget float64
+	// Frame is the client's frame; Frames those simulated since the join
+	// finished.
+	Frame  ecs.Frame
+	Frames int
+	// Received and Total are the join's progress, entities.
+	Received, Total int
+	// Entities is the number of networked entities held.
+	Entities int
+	// Bodies counts what the client did with networked bodies.
+	Bodies RemoteStats
+	// Steps and Views are the longest time the simulation held the world
+	// for a batch of steps, and drawing for a View.
+	Steps, Views time.Duration
+}
+
+// NetStats returns the client's figures now. Safe from any goroutine
+// (outside View and Do callbacks, where Stats reads the same).
+func (c *Client[I]) NetStats() NetStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Stats()
+}
+
+// Stats is NetStats for the simulation goroutine: inside a View or Do
+// callback, a system or a hook.
+func (c *Client[I]) Stats() NetStats {
+	cs := c.session.Conn().Stats()
+	sy := c.pred.Sync().Stats()
+	rec, tot := c.session.Progress()
+	s := NetStats{
+		State:       c.session.State(),
+		RTT:         cs.RTT,
+		Loss:        cs.LossRate,
+		KbitIn:      cs.BytesInPerSec * 8 / 1000,
+		KbitOut:     cs.BytesOutPerSec * 8 / 1000,
+		Corrections: c.corr.get(),
+		Predict:     c.pred.Stats(),
+		Lead:        sy.Lead,
+		LeadTarget:  sy.Target,
+		Frame:       c.w.ECS.Frame(),
+		Frames:      int(c.playing),
+		Received:    rec,
+		Total:       tot,
+		Entities:    c.w.ECS.Networked(),
+		Bodies:      c.phys.stats,
+		Steps:       c.steps,
+		Views:       c.views,
+	}
+	if c.ip != nil {
+		s.RenderDelay = c.ip.RenderDelay()
+	}
+	return s
+}
