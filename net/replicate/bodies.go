@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -125,7 +126,6 @@ func (h *HostReplicator) absoluteFields(w *wire.BitWriter, c int, img []int32) {
 func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bimg []int32, bhas uint16) {
 	reg := h.reg
 	cur := h.image(slot)
-	count := h.tick%statsEvery == 0
 	if hd.flags&(bodySpawn|bodyAbsolute) != 0 {
 		for _, c := range reg.order {
 			if hd.mask&(1<<c) != 0 {
@@ -137,28 +137,62 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	age := h.frame - hd.base
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
+	count := h.tick%statsEvery == 0
 	codes := &h.book.codes
-	for i := range h.plan {
-		f := &h.plan[i]
-		if hd.mask&f.bit == 0 {
+	cplan, plan, mask := h.cplan, h.plan, hd.mask
+	for ci := range cplan {
+		cp := &cplan[ci]
+		if mask&cp.bit == 0 {
 			continue
 		}
-		v := cur[f.off]
-		var u uint64
-		switch {
-		case !f.delta:
-			u = wire.ZigZag(int64(v))
-		case f.pose && predict:
-			d := int64(wrapDiff(v, bimg[f.off], f.wrap))
-			u = wire.ZigZag(predictedResidual(pr, f.field, d, bimg[f.vel], cur[f.vel], age, f.wrap))
-		default:
-			u = wire.ZigZag(int64(wrapDiff(v, bimg[f.off], f.wrap)))
+		fs := plan[cp.from:cp.to]
+		for i := range fs {
+			f := &fs[i]
+			v := cur[f.off]
+			var u uint64
+			switch {
+			case !f.delta:
+				u = wire.ZigZag(int64(v))
+			case f.pose && predict:
+				d := int64(wrapDiff(v, bimg[f.off], f.wrap))
+				if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
+					d = predictedResidual(pr, f.field, d, vb, vc, age, f.wrap)
+				}
+				u = wire.ZigZag(d)
+			default:
+				u = wire.ZigZag(int64(wrapDiff(v, bimg[f.off], f.wrap)))
+			}
+			if count {
+				h.stats.add(f.stream, u)
+			}
+			// code.write, by hand: the common case in one write.
+			c := codes[f.stream]
+			var flag uint64
+			if c.zero {
+				if u == 0 {
+					w.WriteBits(0, 1)
+					continue
+				}
+				flag = 1
+				u--
+			}
+			k := uint(c.k) & 63
+			x := u + 1<<k
+			l := uint(bits.Len64(x)-1) & 63
+			q := (l - k) & 63
+			if n := 2*q + 1 + k + uint(flag); n <= 64 && x >= u {
+				w.WriteBits(((x&(1<<l-1))<<((q+1)&63)|1<<q)<<flag|flag, n)
+				continue
+			}
+			c.put(w, u+flag)
 		}
-		if count {
-			h.stats.add(f.stream, u)
-		}
-		codes[f.stream].write(w, u)
 	}
+}
+
+// compPlan is one component's fields in the field plan, in item order.
+type compPlan struct {
+	bit      uint16
+	from, to int
 }
 
 // fieldPlan is one field of an item, in item order, with what writing it
@@ -191,16 +225,23 @@ func (h *HostReplicator) makePlan() {
 			}
 			h.plan = append(h.plan, f)
 		}
+		h.cplan = append(h.cplan, compPlan{bit: 1 << c, from: len(h.plan) - comp.fields, to: len(h.plan)})
 	}
 }
 
-// deltaMask returns the components an update against bimg carries: the
-// delta-coded ones that differ from it, and nd.
-func (h *HostReplicator) deltaMask(slot int32, bimg []int32, nd uint16) uint16 {
+// deltaMask returns the components an update against bimg (kept at ref)
+// carries: the delta-coded ones that differ from it, and nd.
+func (h *HostReplicator) deltaMask(slot int32, ref int32, bimg []int32, nd uint16) uint16 {
 	reg := h.reg
 	e := &h.ents[slot]
-	cur := h.image(slot)
 	mask := nd & e.has
+	switch ref {
+	case refCurrent:
+		return mask
+	case refPrev:
+		return mask | e.dprev
+	}
+	cur := h.image(slot)
 	for c := range reg.comps {
 		bit := uint16(1) << c
 		if reg.delta&bit == 0 || e.has&bit == 0 {

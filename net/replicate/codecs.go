@@ -48,7 +48,7 @@ func clampRound(v, scale, limit float64) int32 {
 
 func quantizeAngle(a float64) int32 {
 	s := int64(math.Round(wire.WrapAngle(a) / (2 * math.Pi) * angleSteps))
-	return int32(((s % angleSteps) + angleSteps) % angleSteps)
+	return int32(s & (angleSteps - 1)) // s mod angleSteps, for negative s too
 }
 
 func dequantizeAngle(q int32) float64 {

@@ -56,7 +56,8 @@ func (c code) put(w *wire.BitWriter, u uint64) {
 // write is put, with the common case (a code of at most 64 bits) in one
 // write.
 func (c code) write(w *wire.BitWriter, u uint64) {
-	var flag, fb uint64
+	var flag uint64
+	var fb uint
 	if c.zero {
 		if u == 0 {
 			w.WriteBits(0, 1)
@@ -65,15 +66,17 @@ func (c code) write(w *wire.BitWriter, u uint64) {
 		flag, fb = 1, 1
 		u--
 	}
-	k := uint64(c.k)
+	// Every shift below is of less than 64 (the masks say so to the
+	// compiler) when the code fits 64 bits, the only case taken here.
+	k := uint(c.k) & 63
 	v := u + 1<<k
-	l := uint64(bits.Len64(v)) - 1
-	q := l - k
-	if n := 2*q + 1 + k + fb; n <= 64 {
-		w.WriteBits(((v&(1<<l-1))<<(q+1)|1<<q)<<fb|flag, uint(n))
+	l := uint(bits.Len64(v)-1) & 63
+	q := (l - k) & 63
+	if n := 2*q + 1 + k + fb; n <= 64 && v >= u {
+		w.WriteBits(((v&(1<<l-1))<<((q+1)&63)|1<<q)<<fb|flag, n)
 		return
 	}
-	c.put(w, u+fb) // a long code: the general path
+	c.put(w, u+uint64(fb)) // a long code: the general path
 }
 
 // get reads a value in code c.

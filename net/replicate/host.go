@@ -124,6 +124,11 @@ type HostReplicator struct {
 	grid  grid
 
 	plan     []fieldPlan
+	cplan    []compPlan
+	uplan    []urgencyField // the fields with thresholds, for urgency
+	doffs    []int32        // the delta-coded fields' offsets, for diffPrev
+	dbits    []uint16       // and their components' bits
+	always   uint16         // components whose change is always urgent (no thresholds, not delta-coded)
 	buf      []byte
 	lastMsgs sentMessages
 }
@@ -154,6 +159,7 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	}
 	h.pred = newPredictor(reg, cfg.StepRate)
 	h.makePlan()
+	h.makeUrgencyPlan()
 	h.grid.init(&h.cfg.Interest)
 	h.grid.bind(reg)
 	h.enc.h = h
@@ -397,6 +403,9 @@ func (h *HostReplicator) prepareTick() {
 			continue
 		}
 		e.urg = uint8(h.urgency(slot))
+		if e.prevUntil != 0 {
+			e.dprev = h.diffPrev(slot)
+		}
 		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend})
 		e.pend = 0
 	}
@@ -450,39 +459,90 @@ const MinUrgency = 1.0 / 8
 // sent, against the thresholds. Measured once per tick for every peer.
 func (h *HostReplicator) urgency(slot int32) int {
 	e := &h.ents[slot]
-	reg := h.reg
-	ref, refHas := h.imageAt(slot, e.ref)
-	if ref == nil || e.ref == 0 {
+	if e.pend&h.always != 0 || e.ref == 0 {
+		return urgent
+	}
+	var ref []int32
+	refHas := e.prevHas
+	if e.prevSince <= e.ref && e.ref < e.prevUntil {
+		ref = h.prevImage(slot)
+	} else if ref, refHas = h.imageAt(slot, e.ref); ref == nil {
+		return urgent
+	}
+	if e.pend&^refHas != 0 {
 		return urgent
 	}
 	cur := h.image(slot)
-	best := int(urgent * MinUrgency)
-	for c := range reg.comps {
-		bit := uint16(1) << uint(c)
-		comp := &reg.comps[c]
-		if e.pend&bit == 0 {
+	best := int64(urgent * MinUrgency)
+	pend := e.pend
+	plan := h.uplan
+	for i := range plan {
+		f := &plan[i]
+		if pend&f.bit == 0 {
 			continue
 		}
-		if !comp.delta || comp.signif[0] == 0 || refHas&bit == 0 {
+		d := int64(wrapDiff(cur[f.off], ref[f.off], f.wrap))
+		if d < 0 {
+			d = -d
+		}
+		if d >= f.t {
 			return urgent
 		}
-		off := reg.offset[c]
-		for i := range comp.fields {
-			t := comp.signif[i]
-			if t <= 0 {
-				continue
-			}
-			d := int64(wrapDiff(cur[off+i], ref[off+i], comp.wrap[i]))
-			if d < 0 {
-				d = -d
-			}
-			if d >= int64(t) {
-				return urgent
-			}
-			best = max(best, int(d*urgent/int64(t)))
+		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
+	}
+	return int(best)
+}
+
+// diffPrev returns the delta-coded components whose current image differs
+// from the previous one: what an update against the previous image carries,
+// found once per send tick for every peer.
+func (h *HostReplicator) diffPrev(slot int32) uint16 {
+	n := h.reg.fields
+	img := h.img[int(slot)*2*n : int(slot+1)*2*n]
+	cur, prev := img[:n], img[n:]
+	offs := h.doffs
+	bits := h.dbits[:len(offs)]
+	var m uint16
+	for i, off := range offs {
+		if cur[off] != prev[off] {
+			m |= bits[i]
 		}
 	}
-	return best
+	return m & h.ents[slot].has
+}
+
+// urgencyField is a field urgency measures: its image offset, threshold
+// and wrap.
+type urgencyField struct {
+	off  int
+	t    int64
+	inv  int64 // urgent·2³²/t
+	wrap int32
+	bit  uint16
+}
+
+// makeUrgencyPlan lists the fields with thresholds and the components
+// without.
+func (h *HostReplicator) makeUrgencyPlan() {
+	reg := h.reg
+	for c := range reg.comps {
+		comp := &reg.comps[c]
+		for i := range comp.fields {
+			if comp.delta {
+				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
+				h.dbits = append(h.dbits, 1<<c)
+			}
+		}
+		if !comp.delta || comp.signif[0] == 0 {
+			h.always |= 1 << c
+			continue
+		}
+		for i := range comp.fields {
+			if t := comp.signif[i]; t > 0 {
+				h.uplan = append(h.uplan, urgencyField{off: reg.offset[c] + i, t: int64(t), inv: urgent << 32 / int64(t), wrap: comp.wrap[i], bit: 1 << c})
+			}
+		}
+	}
 }
 
 // markSent notes that the current image of the entity in slot went to a

@@ -420,7 +420,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 			if s.sends == s.bsend {
 				hd.flags = bodyNewest
 			}
-			hd.mask = h.deltaMask(slot, bimg, hd.nd)
+			hd.mask = h.deltaMask(slot, pk.bref, bimg, hd.nd)
 			if hd.mask == 0 && hd.flags&bodyNewest != 0 {
 				return pk, false // the peer holds this image and nothing newer is on its way
 			}

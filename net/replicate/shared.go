@@ -36,6 +36,7 @@ type entState struct {
 	// go to the ring.
 	prevSince, prevUntil uint32
 	prevHas              uint16
+	dprev                uint16 // delta-coded components whose image differs from the previous one (send ticks' work)
 	cache                int32  // first encoding of this send tick + 1 (valid when cacheTick matches)
 	ctick                uint32 // send tick of cache
 	cell                 int32  // interest cell; -1: none (no position, always in scope)

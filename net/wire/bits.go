@@ -30,23 +30,24 @@ func (w *BitWriter) Reset(buf []byte) { *w = BitWriter{buf: buf} }
 // WriteBits appends the low n bits of v (n from 0 to 64; more is taken as 64).
 // Bits of v above n are ignored.
 func (w *BitWriter) WriteBits(v uint64, n uint) {
-	if n >= 64 {
-		n = 64
+	if n < 64 {
+		v &= 1<<(n&63) - 1
 	} else {
-		v &= 1<<n - 1
+		n = 64
 	}
-	w.acc |= v << w.n // a shift of 64 or more gives 0 in Go
+	// w.n < 64 always: the masks only spare the shifts their check.
+	w.acc |= v << (w.n & 63)
 	if w.n+n < 64 {
 		w.n += n
 		return
 	}
 	w.buf = binary.LittleEndian.AppendUint64(w.buf, w.acc)
-	spill := 64 - w.n // bits of v that went out
+	spill := 64 - w.n // bits of v that went out, 1 to 64
 	w.n = w.n + n - 64
 	if spill >= 64 {
 		w.acc = 0
 	} else {
-		w.acc = v >> spill
+		w.acc = v >> (spill & 63)
 	}
 }
 
