@@ -29,9 +29,16 @@ func (p *HostPeer) sendAuth() {
 	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	header := len(h.buf)
 	var tmp [16 + MaxComponents*MaxFields*5]byte
+	again := false
 	for _, ent := range owned {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
+		if int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0 {
+			// The peer may not hold the entity yet (its spawn, which says
+			// who owns it, is on its way) and would drop its state: it goes
+			// again until the spawn arrives.
+			again = true
+		}
 		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
 		b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
 		img := h.image(slot)
@@ -49,7 +56,7 @@ func (p *HostPeer) sendAuth() {
 	if len(h.buf) > header {
 		p.sendAuthMessage(frame)
 	}
-	p.authDirty = false
+	p.authDirty = again
 }
 
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
@@ -64,7 +71,8 @@ func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	p.tokens -= min(cost, p.tokens)
 }
 
-// applyAuth applies an AUTH_STATE message on the client.
+// applyAuth applies an AUTH_STATE message on the client: to the Auth
+// handler, or, without one, to the entities, unless a newer one was applied.
 func (c *ClientReplicator) applyAuth(payload []byte) error {
 	r := wire.NewReader(payload)
 	frame := ecs.Frame(r.Uvarint32())
@@ -92,6 +100,12 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		if c.cfg.Auth != nil {
 			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q})
 			continue
+		}
+		slot, _ := c.w.NetSlot(e)
+		if st := c.slots.at(slot); uint32(frame) < st.applied {
+			continue // overtaken by a newer state of the entity
+		} else {
+			st.applied = uint32(frame)
 		}
 		a := c.w.Arche()
 		for ci := range reg.comps {

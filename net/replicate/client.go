@@ -302,6 +302,17 @@ func (r *Registry) Offset(c Component) int { return r.offset[c] }
 // despawn removes entity id, removed by the host at frame f, and remembers
 // the removal so that a spawn sent before it and arriving after it is ignored.
 func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
+	e, ok := c.w.EntityOf(id)
+	var slot int32
+	if ok {
+		slot, _ = c.w.NetSlot(e)
+		if s := c.slots.peek(slot); s != nil && s.applied > uint32(f) {
+			// A state of a later frame arrived first: the entity came back
+			// into the peer's scope after this removal, which is no news.
+			c.stats.Ignored++
+			return
+		}
+	}
 	if old, dead := c.tomb[id]; !dead {
 		if evict := c.tombFIFO[c.tombNext]; evict != 0 {
 			delete(c.tomb, evict)
@@ -312,7 +323,6 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	} else if f > old {
 		c.tomb[id] = f
 	}
-	e, ok := c.w.EntityOf(id)
 	if !ok {
 		c.stats.Ignored++
 		return
@@ -320,9 +330,7 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Removed(e)
 	}
-	if slot, ok := c.w.NetSlot(e); ok {
-		c.forgetSlot(slot)
-	}
+	c.forgetSlot(slot)
 	c.w.Arche().RemoveEntity(e)
 	c.stats.Despawns++
 }

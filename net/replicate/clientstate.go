@@ -16,6 +16,7 @@ type stateReader struct {
 	r      wire.BitReader
 	frame  ecs.Frame
 	common uint16 // the message's common mask
+	missed bool   // an update's baseline was missing
 }
 
 // get reads a value of stream s, which the message's code block must list.
@@ -83,6 +84,9 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 	}
 	if frame > c.frame {
 		c.frame = frame
+	}
+	if sr.missed {
+		return ErrNoBaseline
 	}
 	return nil
 }
@@ -193,6 +197,7 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	var base []int32
 	var bhas uint16
 	var bframe uint32
+	var skip bool // read past it
 	frame := uint32(sr.frame)
 	if known {
 		slot, _ = c.w.NetSlot(e)
@@ -206,11 +211,22 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 			}
 			base, bhas, bframe = c.baseline(slot, f)
 			if base == nil {
-				c.stats.DeltaMisses++
-				return ErrNoBaseline
+				// Read past it. An update older than what the entity holds
+				// (sent before the entity left the peer's scope and came
+				// back, say) is no news; a newer one is a miss, said once
+				// the rest of the message is applied.
+				if frame > c.slots.at(slot).applied {
+					c.stats.DeltaMisses++
+					sr.missed = true
+					println("MISS", id, frame, f, newest, c.slots.at(slot).applied, c.slots.at(slot).anchor)
+				} else {
+					c.stats.Ignored++
+				}
+				skip = true
+			} else {
+				copy(c.bq, base)
+				base = c.bq
 			}
-			copy(c.bq, base)
-			base = c.bq
 		}
 	}
 	q := c.q
@@ -259,6 +275,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	}
 	if !known {
 		c.stats.UnknownEntity++
+		return nil
+	}
+	if skip {
 		return nil
 	}
 	c.stats.Updates++

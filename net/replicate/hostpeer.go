@@ -14,7 +14,7 @@ const (
 	fListed                // the slot is in the peer's dirty list
 	fPaged                 // join: the entity went out in a page (base says when)
 	fCatchUp               // join: changed since its page; paged again in the next round
-	fSent                  // a spawn went out since the slot was last reset
+	fSent                  // the peer may hold the entity: a spawn went out, or its removal was taken back, since the slot was last reset
 	fOut                   // out of the peer's scope: not sent, removed from the peer
 )
 
@@ -36,11 +36,11 @@ type peerSlot struct {
 // despawnEntry is a removal a peer must learn of.
 type despawnEntry struct {
 	id     ecs.NetID
+	at     uint32 // the frame of the message carrying it, while flying
 	flying bool
 	// back: the entity came back into scope while its removal was in
-	// flight. A loss drops the removal; a delivery sends the entity again.
+	// flight: its fate, either way, ends the removal.
 	back bool
-	slot int32
 }
 
 // HostPeer is the host's replication state for one peer. Create it with
@@ -191,10 +191,28 @@ func (p *HostPeer) onDespawn(id ecs.NetID, slot int32) {
 // to be dropped there.
 func (p *HostPeer) forget(slot int32, id ecs.NetID) {
 	s := &p.slots[slot]
-	if s.flags&(fKnown|fSpawning|fSent) != 0 {
+	p.queueRemoval(id, s.flags&(fKnown|fSpawning|fSent) != 0)
+	s.reset()
+}
+
+// queueRemoval queues the removal of id, once, if the peer may hold the
+// entity (held) or a removal of it is still queued: one in flight that was
+// taken back (the entity had come back) stands again.
+func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
+	for i := range p.despawns {
+		if d := &p.despawns[i]; d.id == id {
+			// One in flight from before the entity came back is older than
+			// what the peer was sent since (and so ignored there): it goes
+			// again, and the fate of the old one no longer counts.
+			if d.back {
+				d.back, d.flying = false, false
+			}
+			return
+		}
+	}
+	if held {
 		p.despawns = append(p.despawns, despawnEntry{id: id})
 	}
-	s.reset()
 }
 
 // onReown notes that the entity in slot got a new owner: every peer learns it
@@ -230,9 +248,12 @@ func (p *HostPeer) enter(slot int32) {
 		p.join.onEnter(p, slot)
 		return
 	}
-	p.cancelRemoval(p.h.ents[slot].id, slot)
+	back := p.cancelRemoval(p.h.ents[slot].id)
 	s.reset()
 	s.flags |= fNeedSpawn
+	if back {
+		s.flags |= fSent // it may still hold the entity: leaving again removes it
+	}
 	s.prio = 255
 	p.list(slot)
 }
@@ -299,7 +320,7 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	for i := range r.n {
 		it := p.recs.item(r, i)
 		if it.kind == itemDespawn {
-			p.resolveDespawn(it.id, delivered)
+			p.resolveDespawn(it.id, r.frame, delivered)
 			continue
 		}
 		if int(it.slot) >= len(p.slots) || h.ents[it.slot].id != it.id {
@@ -329,26 +350,24 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	}
 }
 
-func (p *HostPeer) resolveDespawn(id ecs.NetID, delivered bool) {
+func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.id != id {
 			continue
 		}
+		if !d.flying || d.at != frame {
+			return // the fate of an earlier send of it, which no longer counts
+		}
 		if delivered || d.back {
-			back, slot := delivered && d.back, d.slot
+			// Done: delivered, or lost when the entity had come back (the
+			// peer still holds it). One delivered after the entity came back
+			// is older than the state the peer was sent since, which the
+			// peer keeps (a client ignores a removal older than what it
+			// holds).
 			last := len(p.despawns) - 1
 			p.despawns[i] = p.despawns[last]
 			p.despawns = p.despawns[:last]
-			if back && p.h.ents[slot].id == id && p.slots[slot].flags&fOut == 0 {
-				// The removal reached the peer after the entity came back:
-				// it goes again.
-				s := &p.slots[slot]
-				s.reset()
-				s.flags |= fNeedSpawn
-				s.prio = 255
-				p.list(slot)
-			}
 		} else {
 			d.flying = false
 			p.stats.Resent++
@@ -358,10 +377,10 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, delivered bool) {
 }
 
 // cancelRemoval takes back the removal of an entity that came back into the
-// peer's scope: one not sent yet is dropped (the peer still holds the
-// entity); one in flight is marked so its fate sends the entity again if
-// needed.
-func (p *HostPeer) cancelRemoval(id ecs.NetID, slot int32) {
+// peer's scope (which sends it whole again): one not sent yet is dropped;
+// one in flight is marked so that its fate, either way, ends it (the peer
+// keeps the newer spawn). It reports whether there was one.
+func (p *HostPeer) cancelRemoval(id ecs.NetID) (found bool) {
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.id != id {
@@ -371,11 +390,12 @@ func (p *HostPeer) cancelRemoval(id ecs.NetID, slot int32) {
 			last := len(p.despawns) - 1
 			p.despawns[i] = p.despawns[last]
 			p.despawns = p.despawns[:last]
-			return
+			return true
 		}
-		d.back, d.slot = true, slot
-		return
+		d.back = true
+		return true
 	}
+	return false
 }
 
 // Memory returns the bytes of host memory the peer's replication state

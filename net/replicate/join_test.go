@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -219,4 +220,70 @@ func FuzzClientDatagram(f *testing.F) {
 		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
 		c.Pump()
 	})
+}
+
+// stepClock is a clock that moves on by step at every reading.
+type stepClock struct {
+	now  time.Time
+	step time.Duration
+}
+
+func (c *stepClock) Now() time.Time {
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+// TestClientAppliesJoinInSlices: join pages that arrived all at once are
+// applied a bounded slice per Pump (the frame's share), every entity in the
+// end, and the join is done only when the last slice applies FINAL.
+func TestClientAppliesJoinInSlices(t *testing.T) {
+	const n = 20000
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	out := &capture{}
+	h.AddPeer(1, out)
+	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+		sched.Step()
+	}
+	pages := len(out.lane) - 1
+	// Each page "takes" 0.6 ms of the 2 ms slice: four pages a Pump.
+	clk := &stepClock{now: time.Unix(0, 0), step: 600 * time.Microsecond}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: 2 * time.Millisecond, Clock: clk})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pumps := 0
+	for !c.Joined() {
+		before := c.Stats().Pages
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		pumps++
+		applied := c.Stats().Pages - before
+		if applied == 0 && !c.Joined() {
+			t.Fatalf("pump %d applied nothing with %d bytes waiting", pumps, c.Waiting())
+		}
+		if applied > 4 {
+			t.Fatalf("pump %d applied %d pages in one slice", pumps, applied)
+		}
+		if got, _ := c.Progress(); !c.Joined() && got != cw.Networked() {
+			t.Fatalf("progress %d, world %d", got, cw.Networked())
+		}
+		if pumps > pages {
+			t.Fatal("the join never ends")
+		}
+	}
+	if cw.Networked() != n {
+		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
+	}
+	if want := (pages + 1 + 3) / 4; pumps != want {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d", pumps, pages, want)
+	}
+	if c.Waiting() != 0 {
+		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
+	}
 }

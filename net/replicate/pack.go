@@ -106,7 +106,7 @@ func (p *HostPeer) pack(changes []change) {
 			break
 		}
 		est += c
-		d.flying = true
+		d.flying, d.at = true, h.frame
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
 	removals := len(ps.picks)

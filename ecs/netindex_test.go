@@ -1,0 +1,125 @@
+package ecs
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+)
+
+// TestIDTablePagesFollowIDsInUse: ids far apart each get a page of their
+// own, lookups find exactly what was set, and a page goes when its last id
+// does.
+func TestIDTablePagesFollowIDsInUse(t *testing.T) {
+	var tab idTable
+	ids := []NetID{1, 1023, 1024, 1025, 5 << idPageBits, 1<<31 + 7}
+	for i, id := range ids {
+		tab.set(id, int32(i))
+	}
+	if tab.n != len(ids) {
+		t.Fatalf("n = %d, want %d", tab.n, len(ids))
+	}
+	for i, id := range ids {
+		if s, ok := tab.get(id); !ok || s != int32(i) {
+			t.Fatalf("get(%d) = %d %v, want %d", id, s, ok, i)
+		}
+	}
+	for _, id := range []NetID{0, 2, 1026, 6 << idPageBits, 1 << 31, 1<<32 - 1} {
+		if _, ok := tab.get(id); ok {
+			t.Fatalf("get(%d) found an id never set", id)
+		}
+	}
+	tab.set(1024, 40) // set again: replaced, not counted twice
+	if s, _ := tab.get(1024); s != 40 || tab.n != len(ids) {
+		t.Fatalf("after a second set: slot %d, n %d", s, tab.n)
+	}
+	pages := func() int {
+		n := 0
+		for _, p := range tab.pages {
+			if p != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if got := pages(); got != 4 {
+		t.Fatalf("%d pages for ids in 4 ranges", got)
+	}
+	tab.remove(1)
+	tab.remove(1) // twice: no effect
+	if got := pages(); got != 4 {
+		t.Fatalf("page freed while id 1023 is still in it")
+	}
+	tab.remove(1023)
+	if tab.pages[0] != nil {
+		t.Fatal("page 0 kept after its last id left")
+	}
+	tab.remove(1<<31 + 7)
+	tab.remove(5 << idPageBits)
+	tab.remove(1024)
+	tab.remove(1025)
+	if tab.n != 0 || pages() != 0 {
+		t.Fatalf("empty table: n %d, %d pages", tab.n, pages())
+	}
+}
+
+// TestIndexAcrossChunks checks the index against a plain map through many
+// entities (several chunks of slots and pages of ids), removals in random
+// order and slots reused.
+func TestIndexAcrossChunks(t *testing.T) {
+	w := NewWorld()
+	m := generic.NewMap2[Transform, NetworkIdentity](w.Arche())
+	rng := rand.New(rand.NewPCG(3, 4))
+	live := map[NetID]arche.Entity{}
+	check := func() {
+		t.Helper()
+		if w.Networked() != len(live) {
+			t.Fatalf("Networked() = %d, want %d", w.Networked(), len(live))
+		}
+		for id, e := range live {
+			got, ok := w.EntityOf(id)
+			if !ok || got != e {
+				t.Fatalf("EntityOf(%d) = %v %v, want %v", id, got, ok, e)
+			}
+			slot, ok := w.NetSlot(e)
+			if !ok {
+				t.Fatalf("entity %v of id %d has no slot", e, id)
+			}
+			se, sid, ok := w.SlotEntity(slot)
+			if !ok || se != e || sid != id {
+				t.Fatalf("SlotEntity(%d) = %v %d %v, want %v %d", slot, se, sid, ok, e, id)
+			}
+		}
+	}
+	const n = 3*(1<<chunkBits) + 100
+	for range n {
+		e := m.NewWith(&Transform{}, &NetworkIdentity{})
+		ni, _ := w.Identity(e)
+		live[ni.ID] = e
+	}
+	check()
+	slots := w.NetSlots()
+	for id, e := range live {
+		if rng.IntN(3) == 0 {
+			w.Arche().RemoveEntity(e)
+			delete(live, id)
+		}
+	}
+	check()
+	for id := range live {
+		if _, ok := w.EntityOf(id + NetID(n)); ok {
+			t.Fatalf("id %d found, never given", id+NetID(n))
+		}
+	}
+	// New entities take the freed slots: the tables do not grow.
+	for range n - len(live) {
+		e := m.NewWith(&Transform{}, &NetworkIdentity{})
+		ni, _ := w.Identity(e)
+		live[ni.ID] = e
+	}
+	check()
+	if w.NetSlots() != slots {
+		t.Fatalf("slots grew from %d to %d with as many entities", slots, w.NetSlots())
+	}
+}
