@@ -151,6 +151,7 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.
 type joinStage struct {
+	seen   map[ecs.NetID]struct{} // the page's ids, for refusing one twice
 	ids    []ecs.NetID
 	owners []ecs.PeerID
 	masks  []uint16
@@ -180,6 +181,10 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 	reg := c.reg
 	st := &c.stage
 	st.ids, st.owners, st.masks, st.imgs = st.ids[:0], st.owners[:0], st.masks[:0], st.imgs[:0]
+	if st.seen == nil {
+		st.seen = make(map[ecs.NetID]struct{})
+	}
+	clear(st.seen)
 	for r.Err() == nil && r.Len() > 0 {
 		id := r.Uvarint()
 		flags := r.Uvarint()
@@ -199,6 +204,10 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		if owner > 0xffff {
 			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
 		}
+		if _, twice := st.seen[ecs.NetID(id)]; twice {
+			return fmt.Errorf("%w: join page: network id %d twice", ErrMalformed, id)
+		}
+		st.seen[ecs.NetID(id)] = struct{}{}
 		mask := uint16(flags >> itemShift)
 		at := len(st.imgs)
 		st.imgs = append(st.imgs, make([]int32, reg.fields)...)
