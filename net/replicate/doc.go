@@ -4,23 +4,37 @@
 //
 // It sits between the ECS (ecs.MutateComponent reports what changed) and the
 // connection (net/conn numbers datagrams and says which arrived). On the host,
-// HostReplicator reads the journal each simulation step and keeps, per peer,
-// which components of which entities are dirty for that peer: changed since the
-// state the peer acknowledged. Each send tick it packs the dirty items, highest
-// priority first, into STATE messages up to the peer's bandwidth budget; items
-// that did not fit gain priority. A delivery notice makes the sent values the
-// peer's baseline for delta coding; a loss notice marks the items dirty again,
-// so the newest state goes out, never the stale one. Spawns and removals are
-// repeated until acknowledged. Owners get AUTH_STATE for the entities they
-// own. A joining peer gets the whole world as paced pages on the join lane.
+// HostReplicator reads the journal each simulation step and does, once for
+// every peer, what is the same for all of them: it quantizes each changed
+// component into the entity's shared wire image (keeping the images peers may
+// still hold as baselines), and on send ticks measures each change's urgency
+// and chooses the streams' codes. Per peer it keeps only what is the peer's
+// own: a 12-byte record per entity (the frame of the image the peer
+// acknowledged, what is dirty, its priority), its scope, and the messages in
+// flight. Each send tick it takes the peer's due items within its bandwidth
+// budget into bit-packed STATE messages coded against the images the peer
+// acknowledged; peers with the same baseline share the encoded fields. A
+// delivery notice makes the sent image the peer's baseline; a loss notice
+// marks the items dirty again, so the newest state goes out, never the stale
+// one. Spawns and removals are repeated until acknowledged. Owners get
+// AUTH_STATE for the entities they own. A joining peer gets the world as
+// pages on the join lane, paced by the lane's flow control.
 //
-// On the client, ClientReplicator applies STATE, AUTH_STATE and join pages:
-// it maps network ids to local entities, writes components without reporting
-// them, and remembers the host frame each state belongs to.
+// Interest (InterestConfig, on by default) decides which entities each peer
+// receives and how urgent their changes are, by distance on a grid from what
+// the peer owns; entities enter and leave a peer's scope as they or the
+// peer's own entities move.
+//
+// On the client, ClientReplicator applies STATE, AUTH_STATE and join pages
+// (these in bounded slices a frame, Pump): it maps network ids to local
+// entities, writes components without reporting them, and remembers the host
+// frame each state belongs to.
 //
 // The Registry says which components replicate and how: a quantized wire
-// image (integers), an exact encoding for saves, a tolerance and a blend. Both
-// sides register the same components in the same order.
+// image (integers), an exact encoding for saves, a tolerance and a blend, and
+// optionally a Motion tying a pose to a velocity, so poses travel as what the
+// velocities do not predict. Both sides register the same components in the
+// same order.
 //
 // Threads: everything here runs on the simulation goroutine.
 package replicate
