@@ -50,6 +50,7 @@ type message struct {
 // hint of the key that closes it.
 type overlay struct {
 	title string
+	big   string // a line in large type under the title ("" for none)
 	lines []string
 	hint  string
 }
@@ -140,7 +141,7 @@ func (r *renderer) drawMessages(screen *ebiten.Image) {
 // drawOverlay draws o as a panel in the middle of the screen.
 func (r *renderer) drawOverlay(screen *ebiten.Image, o *overlay) {
 	t := r.text
-	w := float32(t.width(o.title, styleMenu))
+	w := float32(max(t.width(o.title, styleMenu), t.width(o.big, styleTitle)))
 	for _, l := range o.lines {
 		w = max(w, float32(t.width(l, styleBody)))
 	}
@@ -149,12 +150,19 @@ func (r *renderer) drawOverlay(screen *ebiten.Image, o *overlay) {
 	if o.hint != "" {
 		h += lineHeight(styleSmall) + 8
 	}
+	if o.big != "" {
+		h += lineHeight(styleTitle) + 8
+	}
 	x, y := (screenW-w)/2, float32(screenH/2)-h/2
 	vector.FillRect(screen, x, y, w, h, colPanel, false)
 	vector.StrokeRect(screen, x, y, w, h, 1.5, colTextDim, false)
 	ty := y + 20
 	t.draw(screen, o.title, screenW/2, ty, styleMenu, colText, alignCenter)
 	ty += lineHeight(styleMenu) + 12
+	if o.big != "" {
+		t.draw(screen, o.big, screenW/2, ty, styleTitle, colAccent, alignCenter)
+		ty += lineHeight(styleTitle) + 8
+	}
 	for _, l := range o.lines {
 		t.draw(screen, t.cut(l, styleBody, float64(w-32)), screenW/2, ty, styleBody, colText, alignCenter)
 		ty += lineHeight(styleBody)

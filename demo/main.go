@@ -143,7 +143,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-reset-key is the host's: use it with -host")
 	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
 		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
-	case !o.networked() && !o.startScreen() && (o.conditioned() || set["addr"]):
+	case !o.networked() && !o.menu && (o.conditioned() || set["addr"]):
 		return o, errors.New("-lag, -jitter, -loss and -addr condition the network: use them with -host or -join")
 	case o.lag < 0 || o.jitter < 0:
 		return o, errors.New("-lag and -jitter must not be negative")
@@ -189,8 +189,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.startScreen() {
-		_, err := runWindow(nil, o, stdout, stderr)
-		if err != nil {
+		if err := runWindow(nil, o, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "demo:", err)
 			return 1
 		}
@@ -210,21 +209,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer m.Close()
-	extra := ""
 	if o.headless {
 		err = runHeadless(m, o, stdout)
 	} else {
-		extra, err = runWindow(m, o, stdout, stderr)
+		err = runWindow(m, o, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		if o.ticks > 0 || m.Ended() {
-			fmt.Fprintln(stdout, m.Summary()+extra)
+			fmt.Fprintln(stdout, m.Summary())
 		}
 		return 1
 	}
 	if o.ticks > 0 || o.networked() || o.headless {
-		fmt.Fprintln(stdout, m.Summary()+extra)
+		fmt.Fprintln(stdout, m.Summary())
 	}
 	return 0
 }

@@ -156,8 +156,8 @@ func (s *sound) status() string {
 	return s.state
 }
 
-// summary is the window's part of the summary line: the effects called for,
-// and whether they were heard.
+// summary is the sound's summary line: the effects called for, and whether
+// they were heard.
 func (s *sound) summary() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,12 +171,9 @@ func (s *sound) summary() string {
 		out = "none"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, " audio=%s played=%d sounds=", out, s.played)
+	fmt.Fprintf(&b, "tandem-demo: sound audio=%s played=%d", out, s.played)
 	for i, n := range s.counts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%s:%d", effectNames[i], n)
+		fmt.Fprintf(&b, " %s=%d", effectNames[i], n)
 	}
 	return b.String()
 }

@@ -18,15 +18,15 @@ import (
 type style uint8
 
 const (
-	styleSmall style = iota // hints and figures on the HUD
-	styleBody               // messages, the join progress, menu help
-	styleName               // a player's name by their disc
-	styleTable              // the scoreboard's rows
-	styleMono               // the net graph's figures
-	styleHead               // panel titles
-	styleMenu               // menu items
-	styleTitle              // the HUD's and the start screen's title
-	styleBanner             // GOAL!
+	styleSmall  style = iota // hints and figures on the HUD
+	styleBody                // messages, the join progress, menu help
+	styleName                // a player's name by their disc
+	styleTable               // the scoreboard's rows
+	styleMono                // the net graph's figures
+	styleHead                // panel titles
+	styleMenu                // menu items
+	styleTitle               // the HUD's and the start screen's title
+	styleBanner              // GOAL!
 	styleCount
 )
 

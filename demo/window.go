@@ -68,15 +68,16 @@ type started struct {
 // runWindow opens the window and runs until it is closed, Esc is pressed
 // (on the start screen, or in a match the flags chose), -ticks is reached,
 // the process is interrupted or a match the flags chose ends. With m nil it
-// starts on the start screen. It returns the window's part of the summary
-// line (the sounds) and why it failed.
-func runWindow(m match, o options, stdout, stderr io.Writer) (string, error) {
+// starts on the start screen. At the end it writes the sound's summary line
+// (the effects called for, and whether they were heard) to stderr.
+func runWindow(m match, o options, stdout, stderr io.Writer) error {
 	w := &window{o: o, stdout: stdout, stderr: stderr, shot: o.screenshot,
 		stop: make(chan os.Signal, 1), starts: make(chan started, 1),
 		text: newTextWriter(), sound: newSound(o.mute, stderr)}
 	if w.text.err != nil {
-		return "", fmt.Errorf("the fonts: %w", w.text.err)
+		return fmt.Errorf("the fonts: %w", w.text.err)
 	}
+	defer func() { fmt.Fprintln(stderr, w.sound.summary()) }()
 	signal.Notify(w.stop, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(w.stop)
 	if m == nil {
@@ -95,9 +96,9 @@ func runWindow(m match, o options, stdout, stderr io.Writer) (string, error) {
 		w.leave()
 	}
 	if err != nil {
-		return w.sound.summary(), fmt.Errorf("the window could not run (%w); without a display use -headless", err)
+		return fmt.Errorf("the window could not run (%w); without a display use -headless", err)
 	}
-	return w.sound.summary(), w.err
+	return w.err
 }
 
 // begin shows match m, simulated on its own goroutine.
@@ -108,10 +109,11 @@ func (w *window) begin(m match, o options, fromMenu bool) {
 		p.view.escape = "menu"
 	}
 	p.view.hud.status = statusLine(m, o)
-	if lm, ok := m.(*localMatch); ok && lm.short != "" {
+	if lm, ok := m.(*localMatch); ok && lm.short != "" && fromMenu {
 		p.view.hud.overlay = &overlay{
 			title: "You are hosting",
-			lines: []string{"Friends join with this code, read out:", lm.short, "", "or with the whole join line, pasted:", lm.full},
+			big:   lm.short,
+			lines: []string{"Friends join with this code, read out (the start screen's Join a game),", "", "or with the whole join line, pasted or given to -join:", lm.full},
 			hint:  "Enter, Space or a click to play  ·  the code stays at the top left  ·  the terminal has it too",
 		}
 	}
@@ -141,7 +143,7 @@ func (w *window) leave() {
 	p.cancel()
 	err := <-p.sim
 	if p.fromMenu {
-		fmt.Fprintln(w.stdout, p.m.Summary()+w.sound.summary())
+		fmt.Fprintln(w.stdout, p.m.Summary())
 	}
 	p.m.Close()
 	if p.fromMenu && w.menu != nil {
