@@ -54,6 +54,7 @@ type menu struct {
 	chars   []rune
 	keys    []ebiten.Key
 	cursor  image.Point // where the mouse was: hovering selects only when it moves
+	seen    bool        // cursor is set
 }
 
 // button returns the screen rectangle of main-page item i.
@@ -80,8 +81,8 @@ func (m *menu) update() choice {
 	if m.joining {
 		return m.updateJoin(click, at)
 	}
-	moved := at != m.cursor
-	m.cursor = at
+	moved := m.seen && at != m.cursor // where the cursor rests at the start selects nothing
+	m.cursor, m.seen = at, true
 	for i := range menuItems {
 		if at.In(button(i)) && (moved || click) {
 			m.sel = i

@@ -122,6 +122,14 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	g := game.Of(v.World)
 	ip := v.Interpolator()
 	sc := &r.scene
+	if ip == nil {
+		// A client before the host's Welcome: nothing to draw yet but the
+		// connection's progress.
+		if m, ok := r.m.(*clientMatch); ok {
+			sc.client, sc.net = true, m.Stats()
+		}
+		return
+	}
 	if !sc.ready {
 		r.cfg, r.walls = g.Config, append([]game.Wall(nil), g.Walls...)
 		gq := generic.NewFilter1[game.Goal]().Query(g.World.Arche())
@@ -210,6 +218,8 @@ func (r *renderer) name(it *playerItem, id ecs.NetworkIdentity) {
 func (r *renderer) draw(screen *ebiten.Image) {
 	sc := &r.scene
 	if !sc.ready {
+		screen.Fill(colBackground)
+		r.text.draw(screen, "connecting to the host…", screenW/2, screenH/2-10, styleBody, colText, alignCenter)
 		return
 	}
 	if r.floor == nil {

@@ -150,6 +150,7 @@ func (w *window) leave() {
 		w.menu.busy = ""
 		if err != nil {
 			w.menu.problem = err.Error()
+			fmt.Fprintln(w.stderr, "tandem-demo:", err)
 		}
 		fmt.Fprintln(w.stderr, "tandem-demo: back to the start screen")
 	}
@@ -194,6 +195,12 @@ func (w *window) updateMenu() error {
 	default:
 	}
 	o := w.o
+	problem := w.menu.problem
+	defer func() {
+		if p := w.menu.problem; p != "" && p != problem {
+			fmt.Fprintln(w.stderr, "tandem-demo: start screen:", p)
+		}
+	}()
 	switch w.menu.update() {
 	case chooseQuit:
 		w.end(nil)
