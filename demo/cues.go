@@ -85,7 +85,7 @@ func (r *renderer) listen(ball ecs.Velocity, playing bool) {
 	}
 	h.players, h.next = h.next, h.players
 	dv := math.Hypot(ball.X-h.ball.X, ball.Y-h.ball.Y)
-	if h.ready && !goal && dv > hitSpeed && sc.frame-h.lastHit >= hitGap && sc.frame != h.frame {
+	if h.ready && !goal && dv > hitSpeed && (h.lastHit == 0 || sc.frame-h.lastHit >= hitGap) && sc.frame != h.frame {
 		r.cues = append(r.cues, cue{sfxHit, min(1, 0.3+dv/900)})
 		h.lastHit = sc.frame
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/text/v2"
 	"golang.org/x/image/font/sfnt"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/tandem-go/tandem/assets"
 )
@@ -109,6 +110,8 @@ func (t *textWriter) drawable(s string) string {
 	if c, ok := t.clean[s]; ok {
 		return c
 	}
+	orig := s
+	s = norm.NFC.String(s) // a letter and its accent as one character, where the fonts have it
 	var b strings.Builder
 	lost := false // the last base character was replaced
 	for _, r := range s {
@@ -134,7 +137,7 @@ func (t *textWriter) drawable(s string) string {
 		clear(t.clean)
 	}
 	c := b.String()
-	t.clean[s] = c
+	t.clean[orig] = c
 	return c
 }
 
