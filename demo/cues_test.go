@@ -89,7 +89,7 @@ func TestNamesDrawCutAndReplaced(t *testing.T) {
 		"Ωμέγα Жук":    "Ωμέγα Жук",
 		"漢字 ok":        "□□ ok",
 		"😀":            "□",
-		"ก\u0e31x":     "□x", // a Thai letter and its mark, neither in the fonts
+		"ก\u0e31x":     "□x",     // a Thai letter and its mark, neither in the fonts
 		"e\u0301 café": "é café", // composed where the fonts have the whole letter
 	} {
 		if got := tw.drawable(in); got != want {
