@@ -26,14 +26,13 @@ const (
 // goal. It reads the world as every machine has it (a client's the host's),
 // so a host, a client and a game alone hear the same.
 type cueState struct {
-	ready       bool
-	players     map[ecs.NetID]heardPlayer
-	next        map[ecs.NetID]heardPlayer
-	ball        ecs.Velocity
-	lastGoal    ecs.Frame
-	lastHit     ecs.Frame
-	frame       ecs.Frame
-	scoredFrame bool
+	ready    bool
+	players  map[ecs.NetID]heardPlayer
+	next     map[ecs.NetID]heardPlayer
+	ball     ecs.Velocity
+	lastGoal ecs.Frame
+	lastHit  ecs.Frame
+	frame    ecs.Frame
 }
 
 type heardPlayer struct {

@@ -146,7 +146,8 @@ func (t *textWriter) width(s string, st style) float64 {
 	if t.err != nil {
 		return 0
 	}
-	return text.Advance(t.drawable(s), t.faces[st])
+	w, _ := text.Measure(t.drawable(s), t.faces[st], 0)
+	return w
 }
 
 // cut returns s shortened to at most w pixels in style st, with an
