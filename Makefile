@@ -38,14 +38,15 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-# The demo's window tests need an X server: Xvfb, run through xvfb-run.
+# The demo's window tests need an X server: Xvfb, run through xvfb-run; its
+# start-screen tests type into the window with xdotool.
 xvfb:
-	@if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v xauth >/dev/null 2>&1; then \
+	@if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v xauth >/dev/null 2>&1 || ! command -v xdotool >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing xvfb and xauth (needed by the demo's window tests)"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb xauth >/dev/null; \
+			echo "installing xvfb, xauth and xdotool (needed by the demo's window tests)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb xauth xdotool >/dev/null; \
 		else \
-			echo "make test needs xvfb-run and xauth: install them (Debian: sudo apt-get install xvfb xauth) and run again"; exit 1; \
+			echo "make test needs xvfb-run, xauth and xdotool: install them (Debian: sudo apt-get install xvfb xauth xdotool) and run again"; exit 1; \
 		fi; \
 	fi
 

@@ -90,7 +90,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.interps = generic.NewMap[ecs.Interpolated](a)
 	c.reg = replicate.NewEmptyRegistry(w.ECS)
 	var tracks []predict.Tracker
-	for _, comp := range g.Components {
+	for _, comp := range g.replicated() {
 		comp.register(c.reg)
 		tracks = append(tracks, comp.track())
 	}

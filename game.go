@@ -62,6 +62,13 @@ type Game[I comparable] struct {
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value is what a game with bodies wants.
 	Net NetPhysics
+	// Roster, if set, makes every machine know who plays: the host keeps an
+	// entity per admitted peer (and one for the player at its own machine,
+	// HostConfig.Name) with the peer's name and its round trip as the host
+	// measures it, replicated after the game's components; Members reads
+	// them on any machine. It costs one entity per peer and an update of
+	// each a second.
+	Roster bool
 }
 
 // Role says which machine a World is on.

@@ -36,6 +36,10 @@ type HostConfig struct {
 	Replication replicate.HostConfig
 	// Interp tunes how the host draws its world; its Step is the Game's.
 	Interp interp.Config
+	// Name is the name of the player at the host's machine in the roster
+	// (Game.Roster). Empty: the host has no roster entry (nobody plays at
+	// it).
+	Name string
 }
 
 // Host runs a game that peers join over the network: it simulates the world,
@@ -49,6 +53,7 @@ type Host[I comparable] struct {
 	session  *session.Host
 	inputs   *predict.HostInputs[I]
 	names    map[ecs.PeerID]string
+	roster   *roster // nil without Game.Roster
 	stats    HostStats
 	events   []func(Event)
 	closing  sync.Once
@@ -78,7 +83,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.Local.ip.SetLocal(ecs.HostPeer)
 	w := h.w
 	reg := replicate.NewEmptyRegistry(w.ECS)
-	for _, c := range g.Components {
+	for _, c := range g.replicated() {
 		c.register(reg)
 	}
 	rc := cfg.Replication
@@ -96,6 +101,15 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	h.routeLocal(h.input)
+	if g.Roster {
+		h.roster = newRoster(w, func(p ecs.PeerID) (time.Duration, bool) {
+			cs, _, ok := h.session.PeerStats(p)
+			return cs.RTT, ok
+		})
+		if cfg.Name != "" {
+			h.roster.add(ecs.HostPeer, cfg.Name)
+		}
+	}
 	return h, nil
 }
 
@@ -117,16 +131,17 @@ func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 // closes the peer's connection with the hook's reason.
 func (h *Host[I]) join(peer ecs.PeerID, name string) {
 	h.names[peer] = name
-	if h.g.Join == nil {
-		h.stats.Joined++
-		return
-	}
-	if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
-		h.stats.Refused++
-		h.session.Kick(peer, err.Error())
-		return
+	if h.g.Join != nil {
+		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
+			h.stats.Refused++
+			h.session.Kick(peer, err.Error())
+			return
+		}
 	}
 	h.stats.Joined++
+	if h.roster != nil {
+		h.roster.add(peer, name)
+	}
 }
 
 // leave forgets a peer: the session has removed its entities.
@@ -134,6 +149,9 @@ func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	name, ok := h.names[peer]
 	delete(h.names, peer)
 	h.inputs.RemovePeer(peer)
+	if h.roster != nil {
+		h.roster.remove(peer)
+	}
 	if !ok {
 		return
 	}

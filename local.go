@@ -32,6 +32,9 @@ type LocalConfig struct {
 	// Interp tunes how entities are drawn between steps; its Step is the
 	// Game's.
 	Interp interp.Config
+	// Name is the name of the player at this machine in the roster
+	// (Game.Roster) of a game played alone. Default "player".
+	Name string
 }
 
 // NewLocal builds g's world for play on this machine: the world, the
@@ -41,6 +44,13 @@ func NewLocal[I comparable](g *Game[I], cfg LocalConfig) (*Local[I], error) {
 	l, err := newLocal(g, Alone, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if g.Roster {
+		name := cfg.Name
+		if name == "" {
+			name = "player"
+		}
+		newRoster(l.w, nil).add(ecs.HostPeer, name)
 	}
 	return newLocalGame(l), nil
 }

@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"image"
 	"image/color"
 	"strconv"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"github.com/tandem-go/tandem/demo/game"
@@ -15,16 +14,58 @@ import (
 
 var (
 	colText    = color.RGBA{0xe8, 0xec, 0xf2, 0xff}
-	colTextDim = color.RGBA{0x7d, 0x87, 0x99, 0xff}
+	colTextDim = color.RGBA{0x9a, 0xa3, 0xb3, 0xff}
 	colWarn    = color.RGBA{0xff, 0xc0, 0x4a, 0xff}
-	colPanel   = color.RGBA{0x0b, 0x0d, 0x12, 0xc8} // premultiplied
+	colPanel   = color.RGBA{0x0b, 0x0d, 0x12, 0xd8} // premultiplied
+	colAccent  = color.RGBA{0x4d, 0xe0, 0x8a, 0xff}
 )
 
 // goalFlash is how long, in frames, "GOAL" shows after a goal.
 const goalFlash = 100
 
+// messageTime is how long a message (hud.say) stays on screen.
+const messageTime = 3 * time.Second
+
+// hud is what the HUD shows besides the match itself: a line saying what this
+// machine is doing (alone, hosting with the join code, joined), messages that
+// fade (a goal's scorer, "sound off"), and at most one overlay, a panel in
+// the middle of the screen (the hosting invitation, a reconnection under
+// way). The window and the match set them; the renderer draws them.
+type hud struct {
+	status   string // under the title: what this machine is doing
+	messages []message
+	overlay  *overlay
+	scores   bool   // Tab is held: the scoreboard shows
+	sound    string // the sound's status, "" when it plays
+}
+
+// message is a line shown for messageTime from at.
+type message struct {
+	text string
+	col  color.RGBA
+	at   time.Time
+}
+
+// overlay is a panel over the middle of the screen: a title, lines, and a
+// hint of the key that closes it.
+type overlay struct {
+	title string
+	big   string // a line in large type under the title ("" for none)
+	lines []string
+	hint  string
+}
+
+// say shows text for a few seconds, below the ones already showing.
+func (h *hud) say(text string, col color.RGBA) {
+	if len(h.messages) >= 4 {
+		h.messages = h.messages[1:]
+	}
+	h.messages = append(h.messages, message{text, col, time.Now()})
+}
+
 // drawHUD draws the score board, the controls and the rates over the top
-// band of the screen, and the goal banner.
+// band of the screen, the names, the goal banner, the messages, the
+// scoreboard and the overlay.
 func (r *renderer) drawHUD(screen *ebiten.Image) {
 	s := r.scene.score
 	const cx = screenW / 2
@@ -44,15 +85,22 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 		x += dw + gap
 	}
 
-	r.text.draw(screen, "TANDEM", 60, 8, 2, colText, alignLeft)
-	r.text.draw(screen, "push the ball into the other goal", 61, 42, 1, colTextDim, alignLeft)
-	r.text.draw(screen, "WASD/arrows move   SPACE dash   F2 interpolation   F3 net graph   ESC quit", screenW-60, 14, 1, colTextDim, alignRight)
-	r.text.draw(screen, fmt.Sprintf("sim %d Hz  draw %.0f fps  frame %d", int(1/r.cfg.Step.Seconds()+0.5), ebiten.ActualFPS(), r.scene.frame),
-		screenW-60, 34, 1, colTextDim, alignRight)
-
-	if !r.scene.interpOn {
-		r.text.draw(screen, "interpolation off (F2)", screenW-60, 54, 1, colWarn, alignRight)
+	t := r.text
+	t.draw(screen, "TANDEM", 60, 6, styleTitle, colText, alignLeft)
+	status := r.hud.status
+	if status == "" {
+		status = "push the ball into the other goal"
 	}
+	t.draw(screen, t.cut(status, styleSmall, cx-100-60), 61, 46, styleSmall, colTextDim, alignLeft)
+	t.draw(screen, "WASD/arrows move  ·  Space dash  ·  Tab scores  ·  M sound  ·  F3 net  ·  Esc "+r.escape, screenW-60, 8, styleSmall, colTextDim, alignRight)
+	t.draw(screen, fmt.Sprintf("sim %d Hz  ·  draw %.0f fps  ·  frame %d", int(1/r.cfg.Step.Seconds()+0.5), ebiten.ActualFPS(), r.scene.frame),
+		screenW-60, 27, styleSmall, colTextDim, alignRight)
+	warn := r.hud.sound
+	if !r.scene.interpOn {
+		warn = "interpolation off (F2)"
+	}
+	t.draw(screen, t.cut(warn, styleSmall, cx-100-60), screenW-60, 46, styleSmall, colWarn, alignRight)
+
 	r.drawNet(screen)
 
 	if s.LastGoal != 0 {
@@ -60,8 +108,67 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 			a := 1 - float32(age)/goalFlash
 			c := game.TeamColors[s.LastTeam]
 			fc, fy := r.cfg.Field.Center()
-			r.text.drawScaled(screen, "GOAL!", float32(fc), float32(fy-48), 6, c, a, alignCenter)
+			t.drawFaded(screen, "GOAL!", float32(fc), float32(fy-70), styleBanner, c, a, alignCenter)
 		}
+	}
+	r.drawMessages(screen)
+	if r.hud.scores {
+		r.drawScoreboard(screen)
+	}
+	if o := r.hud.overlay; o != nil {
+		r.drawOverlay(screen, o)
+	}
+}
+
+// drawMessages draws the messages under the top wall, fading out.
+func (r *renderer) drawMessages(screen *ebiten.Image) {
+	now := time.Now()
+	keep := r.hud.messages[:0]
+	y := float32(r.cfg.Field.MinY + 14)
+	for _, m := range r.hud.messages {
+		age := now.Sub(m.at)
+		if age > messageTime {
+			continue
+		}
+		keep = append(keep, m)
+		a := float32(min(1, 3*(1-age.Seconds()/messageTime.Seconds())))
+		r.text.drawFaded(screen, r.text.cut(m.text, styleBody, 900), screenW/2, y, styleBody, m.col, a, alignCenter)
+		y += lineHeight(styleBody)
+	}
+	r.hud.messages = keep
+}
+
+// drawOverlay draws o as a panel in the middle of the screen.
+func (r *renderer) drawOverlay(screen *ebiten.Image, o *overlay) {
+	t := r.text
+	w := float32(max(t.width(o.title, styleMenu), t.width(o.big, styleTitle)))
+	for _, l := range o.lines {
+		w = max(w, float32(t.width(l, styleBody)))
+	}
+	w = min(w+64, screenW-80)
+	h := 28 + lineHeight(styleMenu) + 12 + float32(len(o.lines))*lineHeight(styleBody) + 16
+	if o.hint != "" {
+		h += lineHeight(styleSmall) + 8
+	}
+	if o.big != "" {
+		h += lineHeight(styleTitle) + 8
+	}
+	x, y := (screenW-w)/2, float32(screenH/2)-h/2
+	vector.FillRect(screen, x, y, w, h, colPanel, false)
+	vector.StrokeRect(screen, x, y, w, h, 1.5, colTextDim, false)
+	ty := y + 20
+	t.draw(screen, o.title, screenW/2, ty, styleMenu, colText, alignCenter)
+	ty += lineHeight(styleMenu) + 12
+	if o.big != "" {
+		t.draw(screen, o.big, screenW/2, ty, styleTitle, colAccent, alignCenter)
+		ty += lineHeight(styleTitle) + 8
+	}
+	for _, l := range o.lines {
+		t.draw(screen, t.cut(l, styleBody, float64(w-32)), screenW/2, ty, styleBody, colText, alignCenter)
+		ty += lineHeight(styleBody)
+	}
+	if o.hint != "" {
+		t.draw(screen, o.hint, screenW/2, ty+10, styleSmall, colTextDim, alignCenter)
 	}
 }
 
@@ -87,59 +194,4 @@ func drawDigit(dst *ebiten.Image, x, y, w, h float32, d int, c color.RGBA) {
 	seg(4, x, y+hh+1, t, hh-t-1)     // e: bottom left
 	seg(5, x, y+t, t, hh-t-1)        // f: top left
 	seg(6, x+t, y+hh-t/2, w-2*t, t)  // g: middle
-}
-
-type align int
-
-const (
-	alignLeft align = iota
-	alignCenter
-	alignRight
-)
-
-// textWriter draws text in Ebiten's debug font, scaled up and coloured, with a
-// soft shadow. It renders into one scratch image, reused.
-type textWriter struct {
-	scratch *ebiten.Image
-}
-
-func (t *textWriter) draw(dst *ebiten.Image, s string, x, y float32, scale float64, c color.RGBA, al align) {
-	t.drawScaled(dst, s, x, y, scale, c, 1, al)
-}
-
-// drawScaled draws s with its top at y, anchored at x by al, each glyph
-// 6×16 pixels times scale, in colour c at opacity a.
-func (t *textWriter) drawScaled(dst *ebiten.Image, s string, x, y float32, scale float64, c color.RGBA, a float32, al align) {
-	const cw, ch = 6, 16
-	if t.scratch == nil {
-		t.scratch = ebiten.NewImage(cw*128, ch)
-	}
-	if len(s) > 128 {
-		s = s[:128]
-	}
-	t.scratch.Clear()
-	ebitenutil.DebugPrintAt(t.scratch, s, 0, 0)
-	src := t.scratch.SubImage(t.scratch.Bounds().Intersect(image.Rect(0, 0, cw*len(s)+1, ch))).(*ebiten.Image)
-	w := float64(cw*len(s)) * scale
-	ox := float64(x)
-	switch al {
-	case alignCenter:
-		ox -= w / 2
-	case alignRight:
-		ox -= w
-	}
-	for pass := range 2 {
-		op := &ebiten.DrawImageOptions{}
-		op.GeoM.Scale(scale, scale)
-		if pass == 0 {
-			sh := max(1, scale/2)
-			op.GeoM.Translate(ox+sh, float64(y)+sh)
-			op.ColorScale.Scale(0, 0, 0, 0.6*a)
-		} else {
-			op.GeoM.Translate(ox, float64(y))
-			op.ColorScale.ScaleWithColor(c)
-			op.ColorScale.ScaleAlpha(a)
-		}
-		dst.DrawImage(src, op)
-	}
 }

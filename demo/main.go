@@ -2,19 +2,23 @@
 // top-down arena where discs driven by the keyboard push crates and a ball
 // into goals, alone or with up to eight people over the network.
 //
-//	go run ./demo                        play alone against bots
+//	go run ./demo                        the start screen: alone, host or join
+//	go run ./demo -alone                 play alone against bots at once
 //	go run ./demo -host                  host a game and play in it
-//	go run ./demo -join HOST:PORT -pin X join a hosted game
+//	go run ./demo -join HOST:PORT/CODE   join a hosted game with its join line
 //	go run ./demo -host -headless        a host with no window, bots playing
 //
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
-// transport, the link conditioner and the join line), match.go (what the
+// transport, the link conditioner), joinline.go (the join line and short
+// code a host shows and a friend joins with), match.go (what the
 // window and the headless loops drive: a local match, a hosted one or a
 // joined one), headless.go (the simulation loop, on its own goroutine when
-// a window draws), window.go (the Ebiten loop: draws at the display's rate
-// what the simulation publishes between its steps), input.go
-// (keyboard → input), render.go, hud.go and netgraph.go (drawing, the net
-// graph). The game's rules live in demo/game and what it tells the engine
+// a window draws), window.go (the Ebiten loop: the start screen or a match,
+// drawn at the display's rate from what the simulation publishes between its
+// steps), menu.go (the start screen), input.go (keyboard → input), render.go,
+// hud.go (messages, overlays), scoreboard.go, netgraph.go and text.go
+// (drawing, in the fonts of package assets), cues.go and sound.go (the sound
+// effects the frames call for). The game's rules live in demo/game and what it tells the engine
 // (package tandem) in demo/netplay; neither imports Ebiten.
 package main
 
@@ -50,6 +54,10 @@ type options struct {
 	loss       lossFlag
 	netGraph   bool // F3's state at the start
 	resetKey   string
+	mute       bool
+	alone      bool      // play alone at once, without the start screen
+	menu       bool      // the start screen even with -ticks
+	code       *joinCode // -join's join line or short code, parsed
 }
 
 // lossFlag is a fraction of packets, written 0.05 or 5%.
@@ -87,11 +95,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(fs.Output(), "Usage: demo [-host | -join HOST:PORT] [flags]\n\n"+
 			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
 			"up to %d people over the network.\n"+
-			"Keys: WASD or arrows thrust, Space dash, F2 interpolation on/off, F3 net graph, Esc quit.\n\nFlags:\n", game.MaxPlayers)
+			"Without -host or -join (or -alone, or -ticks) it opens on a start screen.\n"+
+			"Keys: WASD or arrows thrust, Space dash, Tab scoreboard, M sound on/off, F2 interpolation on/off,\n"+
+			"F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.host, "host", false, "host a networked game and play in it; others join with the line it prints")
-	fs.StringVar(&o.join, "join", "", "join the game hosted at `HOST:PORT`")
+	fs.StringVar(&o.join, "join", "", "join the game the host's join line names: `HOST:PORT/CODE` (the full line, or the short code it reads out), or HOST:PORT with -pin")
 	fs.StringVar(&o.addr, "addr", o.addr, "with -host: the UDP `address` to listen on (port 0 picks a free one)")
 	fs.StringVar(&o.pin, "pin", "", "with -join: the host's certificate `fingerprint` (hex SHA-256) from its join line; without it the host is not authenticated")
 	fs.StringVar(&o.name, "name", o.name, "your player's `name`, shown to the host")
@@ -104,6 +114,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
 	fs.DurationVar(&o.jitter, "jitter", 0, "networked: vary each packet's delay by up to ± this `duration` (half each way)")
 	fs.Var(&o.loss, "loss", "networked: lose this `fraction` of packets each way, e.g. 0.05 or 5%")
+	fs.BoolVar(&o.mute, "mute", false, "with a window: start with the sound off (M turns it on)")
+	fs.BoolVar(&o.alone, "alone", false, "play alone at once, without the start screen")
+	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
 	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: tandem-demo/reset-key in the user's config directory)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -120,13 +133,17 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-ticks, -crates and -bots must not be negative")
 	case o.screenshot != "" && o.headless:
 		return o, errors.New("-screenshot needs a window; leave out -headless")
+	case o.menu && (o.networked() || o.headless || o.alone):
+		return o, errors.New("-menu is the start screen, which chooses the mode: leave out -host, -join, -headless and -alone")
+	case o.alone && o.networked():
+		return o, errors.New("-alone plays without the network: leave out -host and -join")
 	case o.join == "" && (set["pin"] || o.bot):
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
 	case !o.host && set["reset-key"]:
 		return o, errors.New("-reset-key is the host's: use it with -host")
 	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
 		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
-	case !o.networked() && (o.conditioned() || set["addr"]):
+	case !o.networked() && !o.menu && (o.conditioned() || set["addr"]):
 		return o, errors.New("-lag, -jitter, -loss and -addr condition the network: use them with -host or -join")
 	case o.lag < 0 || o.jitter < 0:
 		return o, errors.New("-lag and -jitter must not be negative")
@@ -134,10 +151,30 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if err := wire.CheckName(o.name); err != nil {
 		return o, fmt.Errorf("-name: %w", err)
 	}
+	if strings.Contains(o.join, "/") || strings.Contains(o.join, " ") {
+		jc, err := parseJoinLine(o.join)
+		switch {
+		case err != nil:
+			return o, fmt.Errorf("-join: %w", err)
+		case set["pin"]:
+			return o, errors.New("-join's join line holds the pin already: leave out -pin")
+		}
+		o.join, o.code = jc.addr, &jc
+	}
 	return o, nil
 }
 
+// startScreen reports whether the demo opens on the start screen: with a
+// window, when no flag chose the match (-host, -join, -alone, or -ticks for
+// a script), or with -menu.
+func (o *options) startScreen() bool {
+	return o.menu || (!o.headless && !o.networked() && !o.alone && o.ticks == 0)
+}
+
 func main() {
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(probeAudio(os.Stdout)) // the sound's device check (sound.go)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -150,6 +187,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 2
+	}
+	if o.startScreen() {
+		if err := runWindow(nil, o, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "demo:", err)
+			return 1
+		}
+		return 0
 	}
 	var m match
 	switch {
@@ -168,7 +212,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.headless {
 		err = runHeadless(m, o, stdout)
 	} else {
-		err = runWindow(m, o)
+		err = runWindow(m, o, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)

@@ -56,13 +56,14 @@ func config(o options) netplay.Config {
 // localMatch is a game simulated here: played alone, or hosted.
 type localMatch struct {
 	*tandem.Local[game.Input]
-	host *tandem.Host[game.Input] // nil alone
+	host        *tandem.Host[game.Input] // nil alone
+	full, short string                   // a host's join line and short code
 }
 
 // newLocalMatch builds a game to play alone: the arena, a player at the
 // keyboard (unless headless) and o.bots bots.
 func newLocalMatch(o options) (*localMatch, error) {
-	l, err := tandem.NewLocal(netplay.New(config(o)), tandem.LocalConfig{})
+	l, err := tandem.NewLocal(netplay.New(config(o)), tandem.LocalConfig{Name: o.name})
 	if err != nil {
 		return nil, err
 	}
@@ -72,17 +73,22 @@ func newLocalMatch(o options) (*localMatch, error) {
 // hostMatch hosts the game on the network: it listens, prints the join line
 // to stdout, and logs peers to stderr.
 func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
-	l, err := listen(o, stdout)
+	l, full, short, err := listen(o, stdout)
 	if err != nil {
 		return nil, err
 	}
-	h, err := tandem.NewHost(netplay.New(config(o)), tandem.HostConfig{MaxPeers: game.MaxPlayers})
+	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers}
+	if !o.headless {
+		hc.Name = o.name // the host's own player
+	}
+	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {
+		l.Close()
 		return nil, err
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	return &localMatch{Local: h.Local, host: h}, nil
+	return &localMatch{Local: h.Local, host: h, full: full, short: short}, nil
 }
 
 func (m *localMatch) Ticks() int {

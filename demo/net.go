@@ -41,33 +41,43 @@ func quicConfig(o options) quicnet.Config {
 		c := linkConditions(o)
 		cfg.WrapPacketConn = condition.Wrap(c, c)
 	}
-	if o.join != "" {
+	switch {
+	case o.code != nil && o.code.full():
+		cfg.Fingerprint = o.code.pin()
+	case o.code != nil:
+		cfg.CheckFingerprint = o.code.check
+	case o.join != "":
 		cfg.Fingerprint = o.pin
 		cfg.InsecureSkipVerify = o.pin == ""
 	}
 	return cfg
 }
 
-// listen opens the host's QUIC listener on o.addr and prints the line a
-// player joins with to w.
-func listen(o options, w io.Writer) (transport.Listener, error) {
+// listen opens the host's QUIC listener on o.addr and prints the lines a
+// player joins with to w: the command line, the join line and the short
+// code, which it returns.
+func listen(o options, w io.Writer) (l transport.Listener, full, short string, err error) {
 	cfg := quicConfig(o)
 	key, err := loadResetKey(o.resetKey)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	cfg.StatelessResetKey = key
 	t, err := quicnet.New(cfg)
 	if err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
-	l, err := t.Listen(o.addr)
+	l, err = t.Listen(o.addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
+		return nil, "", "", fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
 	}
+	addr := joinAddress(l.Addr())
+	full, short = joinLines(addr, t.Fingerprint())
 	fmt.Fprintf(w, "tandem-demo: hosting on %s, certificate %s\n", l.Addr(), t.Fingerprint())
-	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), joinAddress(l.Addr()), t.Fingerprint())
-	return l, nil
+	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), addr, t.Fingerprint())
+	fmt.Fprintf(w, "tandem-demo: join line %s\n", full)
+	fmt.Fprintf(w, "tandem-demo: short code %s (read it out; it checks the first 55 bits of the certificate)\n", short)
+	return l, full, short, nil
 }
 
 // dial connects to the host at o.join.

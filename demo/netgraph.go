@@ -40,7 +40,7 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		st := sc.net
 		switch played := st.Frames > 0; {
 		case st.State == session.Closed && played:
-			r.text.draw(screen, "the game has ended", screenW/2, 54, 1, colWarn, alignCenter)
+			r.text.draw(screen, "the game has ended", screenW/2, float32(r.cfg.Field.MinY)+14, styleBody, colWarn, alignCenter)
 		case st.State != session.Playing:
 			r.drawProgress(screen, st)
 		}
@@ -86,13 +86,13 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 // drawGraph draws the net graph panel: a title, the text lines, and the
 // curves of round trip (white) and kbit/s in (blue) and out (orange).
 func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
-	const x, y, w, lh = 76, 84, 440, 14
+	const x, y, w, lh = 76, 84, 470, 15
 	gh := float32(44)
 	h := float32(26 + lh*len(r.graph.lines) + 8 + int(gh) + 8)
 	vector.FillRect(screen, x, y, w, h, colPanel, false)
-	r.text.draw(screen, title, x+8, y+6, 1, colText, alignLeft)
+	r.text.draw(screen, title, x+8, y+5, styleHead, colText, alignLeft)
 	for i, l := range r.graph.lines {
-		r.text.draw(screen, l, x+8, float32(y+24+i*lh), 1, colTextDim, alignLeft)
+		r.text.draw(screen, l, x+8, float32(y+24+i*lh), styleMono, colTextDim, alignLeft)
 	}
 	top := float32(y+24+len(r.graph.lines)*lh) + 8
 	g := &r.graph
@@ -115,7 +115,7 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 	curve(&g.in, scale, [4]uint8{0x3d, 0x9b, 0xff, 0xe0})
 	curve(&g.out, scale, [4]uint8{0xff, 0x8c, 0x1a, 0xe0})
 	curve(&g.rtt, scale, [4]uint8{0xe8, 0xec, 0xf2, 0xff})
-	r.text.draw(screen, fmt.Sprintf("%.0f", peak), x+w-8, top-2, 1, colTextDim, alignRight)
+	r.text.draw(screen, fmt.Sprintf("%.0f", peak), x+w-8, top-2, styleMono, colTextDim, alignRight)
 }
 
 // drawProgress draws the join's progress bar in the middle of the field.
@@ -136,7 +136,7 @@ func (r *renderer) drawProgress(screen *ebiten.Image, st tandem.NetStats) {
 	if st.State == session.Closed {
 		label = "the connection closed"
 	}
-	r.text.draw(screen, label, float32(fc), y-32, 1.5, colText, alignCenter)
+	r.text.draw(screen, label, float32(fc), y-34, styleBody, colText, alignCenter)
 	vector.StrokeRect(screen, x, y, w, h, 2, colTextDim, false)
 	vector.FillRect(screen, x+2, y+2, (w-4)*min(frac, 1), h-4, rgb([4]uint8{0x4d, 0xe0, 0x8a, 0xff}), false)
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"image/color"
 	"math"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
@@ -11,6 +13,7 @@ import (
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
 )
 
 // Palette: the colours the screenshot test looks for are named here.
@@ -43,11 +46,18 @@ type renderer struct {
 	players  *generic.Filter2[game.Player, ecs.Velocity]
 	sprites  map[crateKey]*ebiten.Image
 	floor    *ebiten.Image // the static arena, drawn once
-	text     textWriter
+	text     *textWriter
 	path     vector.Path
 	netGraph bool // F3: the net graph is shown
 	graph    netGraph
 	scene    scene
+	hud      hud
+	escape   string // what Esc does, as the key help says it
+	ids      generic.Map[ecs.NetworkIdentity]
+	members  []tandem.Member
+	board    []*playerItem
+	cues     []cue // the effects the last collect called for
+	heard    cueState
 }
 
 // scene is what one drawn frame shows, copied out of the world.
@@ -82,6 +92,9 @@ type playerItem struct {
 	vel    ecs.Velocity
 	charge float64 // the dash's charge, 0 to 1
 	local  bool
+	id     ecs.NetID
+	name   string // as the roster has it, "bot N" for a bot
+	rtt    string // the round trip as the scoreboard shows it
 }
 
 type crateKey struct {
@@ -89,7 +102,7 @@ type crateKey struct {
 	shade uint8
 }
 
-func newRenderer(m match, netGraph bool) *renderer {
+func newRenderer(m match, netGraph bool, text *textWriter) *renderer {
 	return &renderer{
 		m:        m,
 		crates:   generic.NewFilter1[game.Crate](),
@@ -97,6 +110,9 @@ func newRenderer(m match, netGraph bool) *renderer {
 		players:  generic.NewFilter2[game.Player, ecs.Velocity](),
 		sprites:  map[crateKey]*ebiten.Image{},
 		netGraph: netGraph,
+		text:     text,
+		escape:   "quit",
+		heard:    cueState{players: map[ecs.NetID]heardPlayer{}, next: map[ecs.NetID]heardPlayer{}},
 	}
 }
 
@@ -106,15 +122,25 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	g := game.Of(v.World)
 	ip := v.Interpolator()
 	sc := &r.scene
+	if ip == nil {
+		// A client before the host's Welcome: nothing to draw yet but the
+		// connection's progress.
+		if m, ok := r.m.(*clientMatch); ok {
+			sc.client, sc.net = true, m.Stats()
+		}
+		return
+	}
 	if !sc.ready {
 		r.cfg, r.walls = g.Config, append([]game.Wall(nil), g.Walls...)
 		gq := generic.NewFilter1[game.Goal]().Query(g.World.Arche())
 		for gq.Next() {
 			r.goals = append(r.goals, *gq.Get())
 		}
+		r.ids = generic.NewMap[ecs.NetworkIdentity](g.World.Arche())
 		sc.ready = true
 	}
 	a := g.World.Arche()
+	r.members = tandem.Members(v.World, r.members[:0])
 	local, hasLocal := ownPlayer(v.World)
 	sc.crates, sc.balls, sc.players = sc.crates[:0], sc.balls[:0], sc.players[:0]
 	cq := r.crates.Query(a)
@@ -139,6 +165,7 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 		}
 		pl, vel := pq.Get()
 		it := playerItem{pose: p, player: *pl, vel: *vel, charge: g.DashCharge(pl, g.World.Frame()), local: hasLocal && e == local}
+		r.name(&it, *r.ids.Get(e))
 		if it.local {
 			me = it
 			continue
@@ -158,12 +185,41 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 			sc.peers = m.host.AppendPeerStats(sc.peers[:0])
 		}
 	}
+	var vel ecs.Velocity
+	if len(sc.balls) > 0 {
+		vel = *(*ecs.Velocity)(a.Get(g.Ball, g.World.IDs.Velocity))
+	}
+	r.listen(vel, !sc.client || sc.net.State == session.Playing)
+}
+
+// name sets a player's name and round trip from the roster: a bot by its
+// number, a person by the name its peer joined with.
+func (r *renderer) name(it *playerItem, id ecs.NetworkIdentity) {
+	it.id = id.ID
+	bot := it.player.BotNumber > 0
+	if bot {
+		it.name = fmt.Sprintf("bot %d", it.player.BotNumber)
+	} else {
+		it.name = "player"
+	}
+	var rtt time.Duration
+	for _, m := range r.members {
+		if m.Peer == id.Owner && !bot {
+			it.name, rtt = m.Name, m.RTT
+		}
+	}
+	it.rtt = rttText(bot, id.Owner == ecs.HostPeer, rtt)
+	if _, alone := r.m.(*localMatch); alone && !bot && r.m.(*localMatch).host == nil {
+		it.rtt = "—"
+	}
 }
 
 // draw draws the frame collect copied.
 func (r *renderer) draw(screen *ebiten.Image) {
 	sc := &r.scene
 	if !sc.ready {
+		screen.Fill(colBackground)
+		r.text.draw(screen, "connecting to the host…", screenW/2, screenH/2-10, styleBody, colText, alignCenter)
 		return
 	}
 	if r.floor == nil {
@@ -189,6 +245,10 @@ func (r *renderer) draw(screen *ebiten.Image) {
 	// The player at the keyboard comes last: on top of everyone.
 	for i := range sc.players {
 		r.drawPlayer(screen, &sc.players[i])
+	}
+	// Names over every disc, so none is hidden by a neighbour.
+	for i := range sc.players {
+		r.drawName(screen, &sc.players[i])
 	}
 	r.drawHUD(screen)
 }
@@ -341,6 +401,17 @@ func (r *renderer) drawPlayer(screen *ebiten.Image, it *playerItem) {
 		dp.ColorScale.ScaleWithColor(withAlpha(tc, 0xd0))
 		vector.StrokePath(screen, &r.path, op, dp)
 	}
+}
+
+// drawName draws a player's name under its disc, cut to nameWidth; the
+// local player's stands out.
+func (r *renderer) drawName(screen *ebiten.Image, it *playerItem) {
+	col := colText
+	if it.local {
+		col = game.LocalColor
+	}
+	x, y := float32(it.pose.X), float32(it.pose.Y+r.scene.playerSize)+8
+	r.text.draw(screen, r.text.cut(it.name, styleName, nameWidth), x, y, styleName, col, alignCenter)
 }
 
 // withAlpha returns c with alpha a, premultiplied as Ebiten expects.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,54 +17,143 @@ import (
 	"github.com/tandem-go/tandem"
 )
 
-// The logical screen: one pixel per world unit. The window scales it.
+// The logical screen: one pixel per world unit. Ebiten scales it to the
+// window, keeping its shape (letterboxed) whatever the window's size.
 const (
 	screenW = 1280
 	screenH = 720
 )
 
-// window is the Ebiten side of the demo. The simulation and the network run
-// at their fixed rates on a goroutine of their own (simulate), whatever the
-// display's rate: a slow display never makes the game laggy. Each Update
-// samples the keyboard into the match's input; each Draw takes the world
-// between two steps (View) just long enough to advance the interpolator to
-// the frame's time and copy where every entity is drawn (local ones blended
-// between the last two steps), then draws that copy with the world free.
+// window is the Ebiten side of the demo: the start screen, or a match being
+// played. The simulation and the network run at their fixed rates on a
+// goroutine of their own (simulate), whatever the display's rate: a slow
+// display never makes the game laggy. Each Update samples the keyboard into
+// the match's input; each Draw takes the world between two steps (View) just
+// long enough to advance the interpolator to the frame's time and copy where
+// every entity is drawn, then draws that copy with the world free.
 type window struct {
-	m      match
 	o      options
-	shot   string // screenshot file, written by the last Draw
-	ending bool   // the next Draw is the last
-	done   bool   // the last Draw ran
-	err    error  // why the window ends, if it failed
+	stdout io.Writer
+	stderr io.Writer
+	text   *textWriter
+	sound  *sound
+	menu   *menu    // the start screen; nil when the flags chose the match
+	play   *playing // the match under way, nil on the start screen
+	shot   string   // screenshot file, written by the last Draw
+	ending bool     // the next Draw is the last
+	done   bool     // the last Draw ran
+	err    error    // why the window ends, if it failed
 	stop   chan os.Signal
-	sim    chan error // the simulation's end
-	cancel context.CancelFunc
-	view   *renderer
-	toggle bool // F2 was pressed: interpolation on/off at the next Draw
+	starts chan started // a match the start screen asked for, once made
 }
 
-// runWindow opens the window and runs until it is closed, Esc is pressed,
-// the -ticks limit is reached, the process is interrupted or the match ends.
-func runWindow(m match, o options) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := &window{m: m, o: o, shot: o.screenshot, stop: make(chan os.Signal, 1),
-		sim: make(chan error, 1), cancel: cancel, view: newRenderer(m, o.netGraph)}
+// playing is a match shown in the window.
+type playing struct {
+	m        match
+	o        options // the match's own (the start screen sets its mode)
+	view     *renderer
+	sim      chan error // the simulation's end
+	cancel   context.CancelFunc
+	toggle   bool // F2 was pressed: interpolation on/off at the next Draw
+	fromMenu bool // Esc goes back to the start screen
+}
+
+// started is the outcome of making a match off the window's goroutine.
+type started struct {
+	m   match
+	o   options
+	err error
+}
+
+// runWindow opens the window and runs until it is closed, Esc is pressed
+// (on the start screen, or in a match the flags chose), -ticks is reached,
+// the process is interrupted or a match the flags chose ends. With m nil it
+// starts on the start screen. At the end it writes the sound's summary line
+// (the effects called for, and whether they were heard) to stderr.
+func runWindow(m match, o options, stdout, stderr io.Writer) error {
+	w := &window{o: o, stdout: stdout, stderr: stderr, shot: o.screenshot,
+		stop: make(chan os.Signal, 1), starts: make(chan started, 1),
+		text: newTextWriter(), sound: newSound(o.mute, stderr)}
+	if w.text.err != nil {
+		return fmt.Errorf("the fonts: %w", w.text.err)
+	}
+	defer func() { fmt.Fprintln(stderr, w.sound.summary()) }()
 	signal.Notify(w.stop, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(w.stop)
+	if m == nil {
+		w.menu = &menu{name: o.name}
+		fmt.Fprintln(stderr, "tandem-demo: start screen")
+	} else {
+		w.begin(m, o, false)
+	}
 	ebiten.SetWindowSize(screenW, screenH)
 	ebiten.SetWindowTitle("Tandem")
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
+	ebiten.SetWindowClosingHandled(true)
 	ebiten.SetTPS(ebiten.SyncWithFPS)
-	go func() { w.sim <- simulate(ctx, m, o) }()
 	err := ebiten.RunGame(w)
-	cancel()
-	<-w.sim
+	if w.play != nil {
+		w.leave()
+	}
 	if err != nil {
 		return fmt.Errorf("the window could not run (%w); without a display use -headless", err)
 	}
 	return w.err
+}
+
+// begin shows match m, simulated on its own goroutine.
+func (w *window) begin(m match, o options, fromMenu bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &playing{m: m, o: o, view: newRenderer(m, o.netGraph, w.text), sim: make(chan error, 1), cancel: cancel, fromMenu: fromMenu}
+	if fromMenu {
+		p.view.escape = "menu"
+	}
+	p.view.hud.status = statusLine(m, o)
+	if lm, ok := m.(*localMatch); ok && lm.short != "" && fromMenu {
+		p.view.hud.overlay = &overlay{
+			title: "You are hosting",
+			big:   lm.short,
+			lines: []string{"Friends join with this code, read out (the start screen's Join a game),", "", "or with the whole join line, pasted or given to -join:", lm.full},
+			hint:  "Enter, Space or a click to play  ·  the code stays at the top left  ·  the terminal has it too",
+		}
+	}
+	w.play = p
+	go func() { p.sim <- simulate(ctx, m, o) }()
+}
+
+// statusLine is what the HUD says this machine is doing.
+func statusLine(m match, o options) string {
+	switch m := m.(type) {
+	case *localMatch:
+		if m.short != "" {
+			return "hosting  ·  join code " + m.short
+		}
+	case *clientMatch:
+		return "joined " + o.join + " as " + o.name
+	}
+	return ""
+}
+
+// leave stops the match under way and closes it (a client tells the host
+// it leaves, a host tells its peers it closes), printing its summary when
+// it was started from the start screen.
+func (w *window) leave() {
+	p := w.play
+	w.play = nil
+	p.cancel()
+	err := <-p.sim
+	if p.fromMenu {
+		fmt.Fprintln(w.stdout, p.m.Summary())
+	}
+	p.m.Close()
+	if p.fromMenu && w.menu != nil {
+		w.menu.busy = ""
+		if err != nil {
+			w.menu.problem = err.Error()
+			fmt.Fprintln(w.stderr, "tandem-demo:", err)
+		}
+		fmt.Fprintln(w.stderr, "tandem-demo: back to the start screen")
+	}
 }
 
 // Update implements ebiten.Game.
@@ -78,24 +168,116 @@ func (w *window) Update() error {
 	case <-w.stop:
 		w.end(nil)
 		return nil
-	case err := <-w.sim:
-		// -ticks reached, or the match ended.
-		w.sim <- err
+	default:
+	}
+	if ebiten.IsWindowBeingClosed() {
+		w.end(nil)
+		return nil
+	}
+	if w.play == nil {
+		return w.updateMenu()
+	}
+	return w.updatePlay()
+}
+
+// updateMenu runs the start screen and starts what it chooses.
+func (w *window) updateMenu() error {
+	select {
+	case s := <-w.starts:
+		w.menu.busy = ""
+		if s.err != nil {
+			w.menu.problem = s.err.Error()
+			fmt.Fprintln(w.stderr, "tandem-demo:", s.err)
+			return nil
+		}
+		w.begin(s.m, s.o, true)
+		return nil
+	default:
+	}
+	o := w.o
+	problem := w.menu.problem
+	defer func() {
+		if p := w.menu.problem; p != "" && p != problem {
+			fmt.Fprintln(w.stderr, "tandem-demo: start screen:", p)
+		}
+	}()
+	switch w.menu.update() {
+	case chooseQuit:
+		w.end(nil)
+	case chooseAlone:
+		m, err := newLocalMatch(o)
+		w.starts <- started{m, o, err}
+	case chooseHost:
+		o.host = true
+		m, err := hostMatch(o, w.stdout, w.stderr)
+		if err != nil {
+			err = fmt.Errorf("could not host: %w", err)
+		}
+		w.starts <- started{m, o, err}
+	case chooseJoin:
+		jc, err := parseJoinLine(w.menu.line)
+		if err != nil {
+			w.menu.problem = err.Error()
+			return nil
+		}
+		o.join, o.code = jc.addr, &jc
+		w.menu.busy = "connecting to " + jc.addr + "…"
+		go func() {
+			m, err := joinMatch(o, w.stderr)
+			if err != nil {
+				err = fmt.Errorf("could not join: %w", err)
+			}
+			w.starts <- started{m, o, err}
+		}()
+	}
+	return nil
+}
+
+// updatePlay runs the window's side of a match.
+func (w *window) updatePlay() error {
+	p := w.play
+	select {
+	case err := <-p.sim:
+		// -ticks reached, or the match ended by itself.
+		p.sim <- err
+		if p.fromMenu && !(p.o.ticks > 0 && p.m.Ticks() >= p.o.ticks) {
+			w.leave()
+			return nil
+		}
 		w.end(err)
 		return nil
 	default:
 	}
-	if ebiten.IsKeyPressed(ebiten.KeyEscape) {
+	hud := &p.view.hud
+	if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
+		if hud.overlay != nil {
+			hud.overlay = nil
+			return nil
+		}
+		if p.fromMenu {
+			w.leave()
+			return nil
+		}
 		w.end(nil)
 		return nil
 	}
+	if hud.overlay != nil && (inpututil.IsKeyJustPressed(ebiten.KeyEnter) || inpututil.IsKeyJustPressed(ebiten.KeySpace) ||
+		inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft)) {
+		hud.overlay = nil
+		return nil
+	}
 	if inpututil.IsKeyJustPressed(ebiten.KeyF2) {
-		w.toggle = !w.toggle
+		p.toggle = !p.toggle
 	}
 	if inpututil.IsKeyJustPressed(ebiten.KeyF3) {
-		w.view.netGraph = !w.view.netGraph
+		p.view.netGraph = !p.view.netGraph
 	}
-	w.m.SetInput(readKeyboard())
+	if inpututil.IsKeyJustPressed(ebiten.KeyM) {
+		hud.say(w.sound.toggleMute(), colText)
+	}
+	hud.scores = ebiten.IsKeyPressed(ebiten.KeyTab)
+	hud.sound = w.sound.status()
+	p.m.SetInput(readKeyboard()) // an overlay does not stop the game
 	return nil
 }
 
@@ -104,24 +286,18 @@ func (w *window) Update() error {
 func (w *window) end(err error) {
 	w.ending = true
 	w.err = err
-	w.cancel()
+	if w.play != nil {
+		w.play.cancel()
+	}
 }
 
 // Draw implements ebiten.Game.
 func (w *window) Draw(screen *ebiten.Image) {
-	final := w.ending && !w.o.networked() && w.o.ticks > 0
-	w.m.View(time.Now(), func(v *tandem.View) {
-		if w.toggle {
-			w.toggle = false
-			v.Interpolator().SetEnabled(!v.Interpolator().Enabled())
-		}
-		alpha := v.Alpha()
-		if final && int(v.World.ECS.Frame()) >= w.o.ticks {
-			alpha = 1 // the final state, as the summary line reports it
-		}
-		w.view.collect(v, alpha)
-	})
-	w.view.draw(screen)
+	if p := w.play; p != nil {
+		w.drawPlay(screen, p)
+	} else {
+		w.menu.draw(screen, w.text)
+	}
 	if w.ending && !w.done {
 		w.done = true
 		if w.shot != "" {
@@ -132,7 +308,28 @@ func (w *window) Draw(screen *ebiten.Image) {
 	}
 }
 
-// Layout implements ebiten.Game: a fixed logical screen, scaled to the window.
+// drawPlay draws a frame of the match and plays the sounds it calls for.
+func (w *window) drawPlay(screen *ebiten.Image, p *playing) {
+	final := w.ending && !p.o.networked() && p.o.ticks > 0
+	p.m.View(time.Now(), func(v *tandem.View) {
+		if p.toggle {
+			p.toggle = false
+			v.Interpolator().SetEnabled(!v.Interpolator().Enabled())
+		}
+		alpha := v.Alpha()
+		if final && int(v.World.ECS.Frame()) >= p.o.ticks {
+			alpha = 1 // the final state, as the summary line reports it
+		}
+		p.view.collect(v, alpha)
+	})
+	for _, c := range p.view.cues {
+		w.sound.cue(c.e, c.vol)
+	}
+	p.view.draw(screen)
+}
+
+// Layout implements ebiten.Game: a fixed logical screen, which Ebiten scales
+// to fit the window with bars where the shapes differ.
 func (w *window) Layout(outsideWidth, outsideHeight int) (int, int) {
 	return screenW, screenH
 }

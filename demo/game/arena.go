@@ -74,6 +74,8 @@ func (g *Game) buildArena() {
 	h.BeginFunc = g.enterGoal
 	h = g.Space.CP().NewCollisionHandler(collideCrate, collideGoal)
 	h.BeginFunc = g.enterGoal
+	h = g.Space.CP().NewCollisionHandler(collideBall, collidePlayer)
+	h.BeginFunc = g.touchBall
 }
 
 // Populate spawns what the host owns: the ball at the centre spot, the
@@ -123,6 +125,7 @@ func (g *Game) SpawnBot(team Team) arche.Entity {
 	e := g.SpawnPlayer(ecs.HostPeer, team, botColors[team])
 	bot := g.NewBot(g.bots)
 	g.bots++
+	g.isPlayer.Get(e).BotNumber = uint8(min(g.bots, 255))
 	g.botMap.Assign(e, &bot)
 	g.inputs.Get(e).Bot = true
 	return e

@@ -36,6 +36,12 @@ type Player struct {
 	Color color.RGBA
 	// DashReady is the first frame at which the player may dash again.
 	DashReady ecs.Frame
+	// Goals counts the goals this player scored: the ball entered the
+	// opponent's goal with this player the last to touch it.
+	Goals int
+	// BotNumber numbers a computer player (1, 2, ...) so that every machine
+	// names it alike; 0 for a person.
+	BotNumber uint8
 }
 
 // Bot marks a player whose input the host computes (see the bots system).

@@ -83,7 +83,9 @@ type Game struct {
 	teamSize     [2]int
 	bots         int
 	dashCooldown ecs.Frame
-	entered      []entry // goal sensor hits of the current step
+	entered      []entry      // goal sensor hits of the current step
+	toucher      arche.Entity // the player who touched the ball last, at frame touched
+	touched      ecs.Frame
 }
 
 // New returns a match on cfg's arena in a world of its own, its schedule

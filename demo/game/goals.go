@@ -26,6 +26,33 @@ func (g *Game) enterGoal(arb *cp.Arbiter, _ *cp.Space, _ any) bool {
 	return false
 }
 
+// touchBall is cp's begin callback for the ball touching a player: it notes
+// who touched the ball last, whom a goal is credited to.
+func (g *Game) touchBall(arb *cp.Arbiter, _ *cp.Space, _ any) bool {
+	_, b := arb.Shapes()
+	if e, ok := physics.EntityOf(b.Body()); ok {
+		g.toucher, g.touched = e, g.World.Frame()
+	}
+	return true
+}
+
+// creditWindow is how long after a player's last touch of the ball a goal
+// is still theirs, steps of 1/60 s.
+const creditWindow = 8 * 60
+
+// credit adds a goal by team scorer to the player who touched the ball last,
+// if that player is of the team and touched it recently.
+func (g *Game) credit(w *ecs.World, scorer Team) {
+	e := g.toucher
+	if !w.Alive(e) || !g.isPlayer.Has(e) || w.Frame()-g.touched > creditWindow {
+		return
+	}
+	if p := g.isPlayer.Get(e); p.Team == scorer {
+		p.Goals++
+		ecs.MutateComponent(w, e, g.IDs.Player)
+	}
+}
+
 // scoreGoals runs after physics: a ball that entered a goal scores for the
 // defending team's opponent and goes back to the centre spot, at rest; a
 // crate pushed into a goal goes back home. On a Replica it does nothing: the
@@ -59,6 +86,7 @@ func (g *Game) scoreGoals(w *ecs.World) {
 				ecs.MutateComponent(w, g.Score, g.IDs.Score)
 			}
 			g.Stats.Goals++
+			g.credit(w, goal.Team.Opponent())
 			cx, cy := g.Config.Field.Center()
 			g.Space.SetPose(en.what, ecs.Transform{X: cx, Y: cy})
 			g.Space.SetVelocity(en.what, ecs.Velocity{})

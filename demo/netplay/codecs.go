@@ -63,21 +63,21 @@ func TransformCodec() replicate.Codec[ecs.Transform] {
 	return c
 }
 
-// PlayerCodec replicates game.Player: team, colour (opaque RGB) and the
-// dash's ready frame, exactly.
+// PlayerCodec replicates game.Player: team and bot number, colour (opaque
+// RGB), the dash's ready frame and the player's goals, exactly.
 func PlayerCodec() replicate.Codec[game.Player] {
 	return replicate.Codec[game.Player]{
 		Name:   "Player",
-		Fields: 3,
+		Fields: 4,
 		Quantize: func(v *game.Player, q []int32) {
-			q[0] = int32(v.Team)
+			q[0] = int32(v.Team) | int32(v.BotNumber)<<8
 			q[1] = int32(v.Color.R)<<16 | int32(v.Color.G)<<8 | int32(v.Color.B)
-			q[2] = int32(v.DashReady)
+			q[2], q[3] = int32(v.DashReady), int32(v.Goals)
 		},
 		Dequantize: func(q []int32, v *game.Player) {
-			v.Team = game.Team(min(max(q[0], 0), 1))
+			v.Team, v.BotNumber = game.Team(min(max(q[0]&1, 0), 1)), uint8(q[0]>>8)
 			v.Color = color.RGBA{R: uint8(q[1] >> 16), G: uint8(q[1] >> 8), B: uint8(q[1]), A: 0xff}
-			v.DashReady = ecs.Frame(uint32(q[2]))
+			v.DashReady, v.Goals = ecs.Frame(uint32(q[2])), int(max(q[3], 0))
 		},
 		Equal: func(a, b *game.Player) bool { return *a == *b },
 	}

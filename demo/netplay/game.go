@@ -41,6 +41,7 @@ func New(cfg Config) *tandem.Game[game.Input] {
 		Join:       join,
 		Leave:      leave,
 		Arrived:    arrived,
+		Roster:     true, // names and round trips on every machine's scoreboard
 		Net: tandem.NetPhysics{
 			// Bots are players too: the host's inputs drive them.
 			Hold: func(w *tandem.World, e arche.Entity) bool { return !game.Of(w).IsPlayer(e) },

@@ -108,10 +108,10 @@ func (t *Transport) serverTLS() *tls.Config {
 // pinCheck remembers why a dial refused the host's certificate.
 type pinCheck struct {
 	mu       sync.Mutex
-	mismatch *FingerprintError
+	mismatch error
 }
 
-func (p *pinCheck) failure() *FingerprintError {
+func (p *pinCheck) failure() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.mismatch
@@ -141,6 +141,21 @@ func (t *Transport) clientTLS(serverName string, pc *pinCheck) *tls.Config {
 			pc.mu.Lock()
 			pc.mismatch = err
 			pc.mu.Unlock()
+			return err
+		}
+	case t.cfg.CheckFingerprint != nil:
+		// Chain verification is off; the game's check alone decides.
+		conf.InsecureSkipVerify = true
+		conf.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 {
+				return errors.New("quicnet: the host sent no certificate")
+			}
+			err := t.cfg.CheckFingerprint(sha256.Sum256(raw[0]))
+			if err != nil {
+				pc.mu.Lock()
+				pc.mismatch = err
+				pc.mu.Unlock()
+			}
 			return err
 		}
 	case t.cfg.InsecureSkipVerify:

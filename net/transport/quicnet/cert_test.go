@@ -178,3 +178,50 @@ func TestGivenCertificateIsUsed(t *testing.T) {
 		t.Fatalf("DNS names %v", cert.Leaf.DNSNames)
 	}
 }
+
+// CheckFingerprint decides alone: it sees the host's SHA-256, its error is
+// what Dial returns, and nothing is logged about skipped verification.
+func TestCheckFingerprintDecides(t *testing.T) {
+	hostT, addr := listenOnly(t, Config{})
+	var logs bytes.Buffer
+	refusal := errors.New("not the host the code names")
+	for _, accept := range []bool{true, false} {
+		var seen string
+		clientT, err := New(Config{Logger: slog.New(slog.NewTextHandler(&logs, nil)), CheckFingerprint: func(sum [32]byte) error {
+			seen = hexOf(sum)
+			if accept {
+				return nil
+			}
+			return refusal
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+		c, err := clientT.Dial(ctx, addr)
+		cancel()
+		if seen != hostT.Fingerprint() {
+			t.Fatalf("the check saw %q, want the host's fingerprint %s", seen, hostT.Fingerprint())
+		}
+		switch {
+		case accept && err != nil:
+			t.Fatalf("accepted by the check, Dial failed: %v", err)
+		case accept:
+			c.Close(0, "")
+		case !errors.Is(err, refusal):
+			t.Fatalf("refused by the check, Dial returned %v, want the check's error", err)
+		}
+	}
+	if strings.Contains(logs.String(), "without verifying") {
+		t.Fatalf("a checked dial logged a warning about skipped verification:\n%s", logs.String())
+	}
+}
+
+func hexOf(sum [32]byte) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, 64)
+	for i, v := range sum {
+		b[2*i], b[2*i+1] = digits[v>>4], digits[v&15]
+	}
+	return string(b)
+}

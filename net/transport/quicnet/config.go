@@ -30,6 +30,13 @@ type Config struct {
 	// ignored), as Transport.Fingerprint prints it. Any other certificate is
 	// refused with a *FingerprintError, whatever signed it.
 	Fingerprint string
+	// CheckFingerprint, if set and no Fingerprint is given, decides on the
+	// client whether the host's leaf certificate, by its SHA-256, is the
+	// expected one: a game's own pin, such as a short code a person reads
+	// out that holds only the first bits of the fingerprint. A non-nil error
+	// refuses the host and is what Dial returns (wrapped). The check is as
+	// strong as what it compares: see the game's notes on its code.
+	CheckFingerprint func(sha256 [32]byte) error
 	// InsecureSkipVerify accepts any host certificate when no Fingerprint is
 	// given. Anyone on the path can then impersonate the host; each Dial logs
 	// a warning. For local tests only.
