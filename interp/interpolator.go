@@ -32,6 +32,11 @@ type Interpolator struct {
 	tracks []track
 
 	offsets []int32 // slots whose offset may be non-zero
+	// active lists the remote slots Update samples: those at rest (the host
+	// sent newer frames without them) leave it until their next state, so
+	// a drawn frame costs the entities that move, not the world.
+	active  []int32
+	settled int // remote slots at rest, out of active
 
 	local      ecs.PeerID
 	localSet   bool
@@ -108,6 +113,8 @@ func (ip *Interpolator) Reset() {
 	ip.frames = ip.frames[:0]
 	ip.poses = ip.poses[:0]
 	ip.offsets = ip.offsets[:0]
+	ip.active = ip.active[:0]
+	ip.settled = 0
 	ip.tl.reset()
 	ip.updated = false
 	ip.lastRender = 0

@@ -56,6 +56,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		}
 	}
 	if !remote {
+		ip.unsettle(st)
 		st.flags &^= flagRemote
 		st.n = 0
 		return
@@ -64,6 +65,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	snap := ic.Snap
 	ic.Snap = false
 	st.flags |= flagRemote
+	ip.activate(s)
 	ip.stats.States++
 
 	if st.n == 0 {

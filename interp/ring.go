@@ -13,8 +13,10 @@ const ringSize = 8
 
 // Slot flags.
 const (
-	flagRemote uint8 = 1 << iota // drawn from received states
-	flagListed                   // in Interpolator.offsets
+	flagRemote  uint8 = 1 << iota // drawn from received states
+	flagListed                    // in Interpolator.offsets
+	flagActive                    // in Interpolator.active: Update samples it
+	flagSettled                   // remote and at rest: Update leaves it until its next state
 )
 
 // What an entity's drawn pose came from in the last Update.
@@ -85,8 +87,28 @@ func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) i
 }
 
 // clearSlot forgets slot s's entity, states and offset. A listed slot stays
-// listed until the next Update finds its offset zero.
+// listed until the next Update finds its offset zero, an active one until
+// the next Update finds it no longer remote.
 func (ip *Interpolator) clearSlot(s int32) {
 	st := &ip.slots[s]
-	*st = slotState{flags: st.flags & flagListed}
+	ip.unsettle(st)
+	*st = slotState{flags: st.flags & (flagListed | flagActive)}
+}
+
+// activate makes Update sample slot s again (a state arrived).
+func (ip *Interpolator) activate(s int32) {
+	st := &ip.slots[s]
+	ip.unsettle(st)
+	if st.flags&flagActive == 0 {
+		st.flags |= flagActive
+		ip.active = append(ip.active, s)
+	}
+}
+
+// unsettle takes a settled slot out of the settled count.
+func (ip *Interpolator) unsettle(st *slotState) {
+	if st.flags&flagSettled != 0 {
+		st.flags &^= flagSettled
+		ip.settled--
+	}
 }

@@ -14,7 +14,9 @@ const sweepPerUpdate = 32
 // drawing, with the frame's time. It advances the render clock, decays
 // offsets, and computes the drawn pose of every remote entity at the render
 // frame. It reads the world and writes only the Interpolator. Cost: the
-// remote entities, about ten nanoseconds each; allocates nothing.
+// remote entities not at rest, about ten nanoseconds each (one at rest, the
+// host sending newer frames without it, is left where it is until its next
+// state); allocates nothing.
 func (ip *Interpolator) Update(now time.Time) {
 	dt := 0.0
 	if ip.updated {
@@ -34,12 +36,16 @@ func (ip *Interpolator) Update(now time.Time) {
 	g := ip.tl.newest
 	r0 := ip.lastRender
 	ip.lastRender = r
-	for i := range ip.slots {
+	for k := 0; k < len(ip.active); k++ {
+		s := ip.active[k]
+		i := int(s)
 		sl := &ip.slots[i]
 		if sl.flags&flagRemote == 0 || sl.n == 0 {
+			sl.flags &^= flagActive
+			ip.dropActive(k)
+			k--
 			continue
 		}
-		s := int32(i)
 		st.Remote++
 		if ip.disabled {
 			h := int(sl.head)
@@ -86,7 +92,27 @@ func (ip *Interpolator) Update(now time.Time) {
 		for _, t := range ip.tracks {
 			t.eval(s, a, b, alpha)
 		}
+		if mode == modeResting {
+			// At its newest state, known current: drawn there until a new
+			// state comes (Applied activates it again).
+			sl.flags = sl.flags&^flagActive | flagSettled
+			ip.settled++
+			st.Remote-- // counted with the settled ones below
+			st.Resting--
+			ip.dropActive(k)
+			k--
+		}
 	}
+	st.Remote += ip.settled
+	st.Resting += ip.settled
+}
+
+// dropActive takes the k-th entry out of the active list (the last takes
+// its place).
+func (ip *Interpolator) dropActive(k int) {
+	last := len(ip.active) - 1
+	ip.active[k] = ip.active[last]
+	ip.active = ip.active[:last]
 }
 
 // sample returns slot s's pose at render frame r when g is the newest host
