@@ -248,6 +248,9 @@ type PeerStats struct {
 	Late     uint64
 	// Inputs counts the peer's inputs.
 	Inputs predict.InputStats
+	// Replication counts what the host's replicator sent the peer: items,
+	// spawns and removals, entities that entered and left its scope.
+	Replication replicate.PeerStats
 }
 
 // AppendPeerStats appends the figures of every admitted peer to dst, in peer
@@ -255,17 +258,18 @@ type PeerStats struct {
 // (inside View or Do).
 func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 	for _, peer := range h.session.Peers() {
-		cs, _, ok := h.session.PeerStats(peer)
+		cs, rs, ok := h.session.PeerStats(peer)
 		if !ok {
 			continue
 		}
 		s := PeerStats{
-			Peer:    peer,
-			Name:    h.names[peer],
-			RTT:     cs.RTT,
-			Loss:    cs.LossRate,
-			KbitIn:  cs.BytesInPerSec * 8 / 1000,
-			KbitOut: cs.BytesOutPerSec * 8 / 1000,
+			Peer:        peer,
+			Name:        h.names[peer],
+			RTT:         cs.RTT,
+			Loss:        cs.LossRate,
+			KbitIn:      cs.BytesInPerSec * 8 / 1000,
+			KbitOut:     cs.BytesOutPerSec * 8 / 1000,
+			Replication: rs,
 		}
 		if in := h.inputs.Peer(peer); in != nil {
 			s.Buffered = in.Buffered()

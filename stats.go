@@ -1,6 +1,7 @@
 package tandem
 
 import (
+	"github.com/tandem-go/tandem/net/replicate"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -37,6 +38,10 @@ type NetStats struct {
 	Entities int
 	// Bodies counts what the client did with networked bodies.
 	Bodies RemoteStats
+	// Replication counts what the client's replicator applied: spawns and
+	// removals (entities entering and leaving its scope among them),
+	// updates.
+	Replication replicate.ClientStats
 	// Steps and Views are the longest time the simulation held the world
 	// for a batch of steps, and drawing for a View.
 	Steps, Views time.Duration
@@ -77,6 +82,9 @@ func (c *Client[I]) Stats() NetStats {
 	}
 	if c.ip != nil {
 		s.RenderDelay = c.ip.RenderDelay()
+	}
+	if r := c.session.Replicator(); r != nil {
+		s.Replication = r.Stats()
 	}
 	return s
 }

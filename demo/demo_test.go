@@ -115,7 +115,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-lag", "-jitter", "-loss"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
@@ -136,6 +136,10 @@ func TestFlags(t *testing.T) {
 		{"-name", "tab\there"},
 		{"-name", strings.Repeat("n", 33)},
 		{"-join", "127.0.0.1:4242", "-reset-key", "k"},
+		{"-props", "-5"},
+		{"-join", "127.0.0.1:4242", "-props", "100"},
+		{"-max-players", "12"},
+		{"-host", "-max-players", "0"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {
@@ -143,8 +147,11 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	o, err := parseOptions(nil, &bytes.Buffer{})
-	if err != nil || o.crates != 30 || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
+	if err != nil || o.crates != 30 || o.props != 0 || o.maxPlayers != game.MaxPlayers || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
 		t.Fatalf("defaults: %+v, %v", o, err)
+	}
+	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.maxPlayers != 64 || o.props != 100000 {
+		t.Fatalf("-host -max-players 64 -props 100000: %+v, %v", o, err)
 	}
 	o, err = parseOptions([]string{"-join", "127.0.0.1:4242", "-lag", "150ms", "-jitter", "30ms", "-loss", "5%"}, &bytes.Buffer{})
 	if err != nil || o.loss != 0.05 || !o.netGraph {

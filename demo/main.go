@@ -47,6 +47,8 @@ type options struct {
 	bot        bool
 	bots       int
 	crates     int
+	props      int
+	maxPlayers int
 	ticks      int
 	screenshot string
 	lag        time.Duration
@@ -88,7 +90,7 @@ func (o *options) networked() bool { return o.host || o.join != "" }
 func (o *options) conditioned() bool { return o.lag > 0 || o.jitter > 0 || o.loss > 0 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
-	o := options{addr: ":4242", name: "player", bots: 3, crates: 30}
+	o := options{addr: ":4242", name: "player", bots: 3, crates: 30, maxPlayers: game.MaxPlayers}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -109,6 +111,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.bot, "bot", false, "with -join: a computer player plays for you")
 	fs.IntVar(&o.bots, "bots", o.bots, "number of computer players the host (or a game alone) adds; they join the right team first, then alternate")
 	fs.IntVar(&o.crates, "crates", o.crates, "number of crates in the arena (host or alone)")
+	fs.IntVar(&o.props, "props", 0, "scatter `N` networked static props (decor that never changes) over grounds around the field (host or alone); a joiner receives them all, and they cost nothing a tick")
+	fs.IntVar(&o.maxPlayers, "max-players", o.maxPlayers, "with -host: the most people in the match, the host's own player included (bots come on top)")
 	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks (a client counts them from its join), print one summary line and exit 0 (0: run until closed)")
 	fs.StringVar(&o.screenshot, "screenshot", "", "with a window: write the last drawn frame to `FILE` as PNG when the demo ends (-ticks reached, Esc, Ctrl-C, or the host ending the game)")
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
@@ -129,8 +133,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected argument %q; flags start with -, see -help", fs.Arg(0))
 	case o.host && o.join != "":
 		return o, errors.New("-host and -join exclude each other: host a game or join one")
-	case o.ticks < 0 || o.crates < 0 || o.bots < 0:
-		return o, errors.New("-ticks, -crates and -bots must not be negative")
+	case o.ticks < 0 || o.crates < 0 || o.bots < 0 || o.props < 0:
+		return o, errors.New("-ticks, -crates, -bots and -props must not be negative")
+	case o.maxPlayers < 1:
+		return o, errors.New("-max-players must be at least 1")
+	case !o.host && set["max-players"]:
+		return o, errors.New("-max-players is the host's: use it with -host")
 	case o.screenshot != "" && o.headless:
 		return o, errors.New("-screenshot needs a window; leave out -headless")
 	case o.menu && (o.networked() || o.headless || o.alone):
@@ -141,8 +149,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
 	case !o.host && set["reset-key"]:
 		return o, errors.New("-reset-key is the host's: use it with -host")
-	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
-		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
+	case o.join != "" && (set["bots"] || set["crates"] || set["props"] || set["addr"]):
+		return o, errors.New("-bots, -crates, -props and -addr are the host's: a client joins the host's game as it is")
 	case !o.networked() && !o.menu && (o.conditioned() || set["addr"]):
 		return o, errors.New("-lag, -jitter, -loss and -addr condition the network: use them with -host or -join")
 	case o.lag < 0 || o.jitter < 0:

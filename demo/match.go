@@ -50,7 +50,8 @@ type match interface {
 func config(o options) netplay.Config {
 	cfg := game.DefaultConfig()
 	cfg.Crates = o.crates
-	return netplay.Config{Match: cfg, Bots: o.bots, HostPlays: !o.headless}
+	cfg.Props = o.props
+	return netplay.Config{Match: cfg, Bots: o.bots, HostPlays: !o.headless, MaxPlayers: o.maxPlayers}
 }
 
 // localMatch is a game simulated here: played alone, or hosted.
@@ -73,17 +74,19 @@ func newLocalMatch(o options) (*localMatch, error) {
 // hostMatch hosts the game on the network: it listens, prints the join line
 // to stdout, and logs peers to stderr.
 func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
-	l, full, short, err := listen(o, stdout)
-	if err != nil {
-		return nil, err
-	}
-	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers}
+	hc := tandem.HostConfig{MaxPeers: o.maxPlayers}
 	if !o.headless {
 		hc.Name = o.name // the host's own player
 	}
 	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {
-		l.Close()
+		return nil, err
+	}
+	entities := 0
+	h.Do(func(w *tandem.World) { entities = w.ECS.Networked() })
+	l, full, short, err := listen(o, stdout, entities)
+	if err != nil {
+		h.Close()
 		return nil, err
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })

@@ -54,9 +54,9 @@ func quicConfig(o options) quicnet.Config {
 }
 
 // listen opens the host's QUIC listener on o.addr and prints the lines a
-// player joins with to w: the command line, the join line and the short
-// code, which it returns.
-func listen(o options, w io.Writer) (l transport.Listener, full, short string, err error) {
+// player joins with to w: the first with the host's networked entities, the
+// command line, the join line and the short code, which it returns.
+func listen(o options, w io.Writer, entities int) (l transport.Listener, full, short string, err error) {
 	cfg := quicConfig(o)
 	key, err := loadResetKey(o.resetKey)
 	if err != nil {
@@ -73,7 +73,7 @@ func listen(o options, w io.Writer) (l transport.Listener, full, short string, e
 	}
 	addr := joinAddress(l.Addr())
 	full, short = joinLines(addr, t.Fingerprint())
-	fmt.Fprintf(w, "tandem-demo: hosting on %s, certificate %s\n", l.Addr(), t.Fingerprint())
+	fmt.Fprintf(w, "tandem-demo: hosting on %s, entities=%d, certificate %s\n", l.Addr(), entities, t.Fingerprint())
 	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), addr, t.Fingerprint())
 	fmt.Fprintf(w, "tandem-demo: join line %s\n", full)
 	fmt.Fprintf(w, "tandem-demo: short code %s (read it out; it checks the first 55 bits of the certificate)\n", short)

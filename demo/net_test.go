@@ -277,3 +277,28 @@ func TestJoinCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPropsJoinOverQUIC: a host with 20,000 static props says on its first
+// line how many entities it networks, and a client that joins holds every
+// one of them (the props are all within the default interest radius of the
+// field), its own player included.
+func TestPropsJoinOverQUIC(t *testing.T) {
+	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "0", "-props", "20000")
+	first := host.waitLine(regexp.MustCompile(`^tandem-demo: hosting on \S+, entities=(\d+), certificate [0-9a-f]{64}$`))
+	entities, _ := strconv.Atoi(first[1])
+	// 20,000 props, 30 crates, the ball and the score at least.
+	if entities < 20032 {
+		t.Fatalf("the host networks %d entities, want at least 20,032", entities)
+	}
+	m := host.waitLine(joinLine)
+	client := start(t, "ann", "-join", m[1], "-pin", m[2], "-headless", "-ticks", "60", "-name", "ann")
+	out := client.wait()
+	got, _ := strconv.Atoi(lineOf(t, "ann", out, clientLine)[2])
+	// The client's own player and its roster entry came after the host's
+	// first line.
+	if got < entities+1 || got > entities+2 {
+		t.Fatalf("the client holds %d entities; the host networked %d before it joined", got, entities)
+	}
+	host.signal(syscall.SIGINT)
+	host.wait()
+}

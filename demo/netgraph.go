@@ -22,6 +22,41 @@ type netGraph struct {
 	next  int
 	peers []tandem.PeerStats
 	lines []string
+	rates rates // what scope sends: items, entities entering and leaving
+}
+
+// rates turns counters into per-second figures, each figure renewed once a
+// second.
+type rates map[uint64]*rate
+
+type rate struct {
+	at   time.Time
+	base [4]uint64
+	per  [4]float64
+}
+
+// of returns the per-second rates of the counters c kept under key.
+func (r rates) of(now time.Time, key uint64, c [4]uint64) [4]float64 {
+	x := r[key]
+	if x == nil {
+		x = &rate{at: now, base: c}
+		r[key] = x
+	}
+	if dt := now.Sub(x.at).Seconds(); dt >= 1 {
+		for i := range c {
+			x.per[i] = float64(c[i]-x.base[i]) / dt
+		}
+		x.at, x.base = now, c
+	}
+	return x.per
+}
+
+// rate returns the per-second rates of counters c, kept under key.
+func (n *netGraph) rate(key uint64, c [4]uint64) [4]float64 {
+	if n.rates == nil {
+		n.rates = rates{}
+	}
+	return n.rates.of(time.Now(), key, c)
 }
 
 func (n *netGraph) sample(rtt time.Duration, in, out float64) {
@@ -58,6 +93,10 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 				fmt.Sprintf("render delay %3.0f ms   lead %4.1f frames (aim %.1f)", st.RenderDelay.Seconds()*1000, st.Lead, st.LeadTarget),
 				fmt.Sprintf("interpolation %s (F2)   %d entities   sim held %.1f ms, draw %.1f ms", on, st.Entities, st.Steps.Seconds()*1000, st.Views.Seconds()*1000),
 			)
+			rs := st.Replication
+			rt := r.graph.rate(0, [4]uint64{rs.Updates, rs.Spawns, rs.Despawns})
+			r.graph.lines = append(r.graph.lines,
+				fmt.Sprintf("scope: %d held   updates %.0f/s   in %.0f/s   out %.0f/s", st.Entities, rt[0], rt[1], rt[2]))
 			r.drawGraph(screen, "NET  client")
 		}
 	case sc.host:
@@ -74,6 +113,10 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 			out += p.KbitOut
 			r.graph.lines = append(r.graph.lines, fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d",
 				p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered))
+			rs := p.Replication
+			rt := r.graph.rate(uint64(p.Peer), [4]uint64{rs.Items, rs.Entered, rs.Left, rs.JoinEntities})
+			r.graph.lines = append(r.graph.lines, fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   joined with %d",
+				rt[0], rt[1], rt[2], rs.JoinEntities))
 		}
 		if len(r.graph.peers) == 0 {
 			r.graph.lines = append(r.graph.lines, "waiting for players to join")

@@ -29,6 +29,7 @@ var (
 	colBall       = color.RGBA{0xf4, 0xf1, 0xe8, 0xff}
 	colBallSpot   = color.RGBA{0x2b, 0x2e, 0x36, 0xff}
 	colShadow     = color.RGBA{0x00, 0x00, 0x00, 0x55}
+	colProp       = [4]color.RGBA{{0x2d, 0x52, 0x3f, 0xff}, {0x35, 0x5c, 0x47, 0xff}, {0x4a, 0x4f, 0x45, 0xff}, {0x3b, 0x47, 0x36, 0xff}} // tufts and pebbles
 )
 
 // renderer draws a match's world where its interpolator says, and the HUD,
@@ -42,6 +43,8 @@ type renderer struct {
 	walls    []game.Wall
 	goals    []game.Goal
 	crates   *generic.Filter1[game.Crate]
+	props    *generic.Filter2[game.Prop, ecs.Transform]
+	propsOn  int // the props drawn into floor (the world's count when collected)
 	balls    *generic.Filter1[game.Ball]
 	players  *generic.Filter2[game.Player, ecs.Velocity]
 	sprites  map[crateKey]*ebiten.Image
@@ -64,6 +67,8 @@ type renderer struct {
 type scene struct {
 	ready      bool // collect ran at least once
 	crates     []crateItem
+	props      []propItem // the props in view, copied when their count changes
+	propCount  int        // the world's props when props was copied
 	balls      []ballItem
 	players    []playerItem // the local player last, drawn on top
 	score      game.Score
@@ -79,6 +84,11 @@ type scene struct {
 type crateItem struct {
 	pose  ecs.Transform
 	crate game.Crate
+}
+
+type propItem struct {
+	x, y float32
+	kind uint8
 }
 
 type ballItem struct {
@@ -106,6 +116,7 @@ func newRenderer(m match, netGraph bool, text *textWriter) *renderer {
 	return &renderer{
 		m:        m,
 		crates:   generic.NewFilter1[game.Crate](),
+		props:    generic.NewFilter2[game.Prop, ecs.Transform](),
 		balls:    generic.NewFilter1[game.Ball](),
 		players:  generic.NewFilter2[game.Player, ecs.Velocity](),
 		sprites:  map[crateKey]*ebiten.Image{},
@@ -143,6 +154,21 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	r.members = tandem.Members(v.World, r.members[:0])
 	local, hasLocal := ownPlayer(v.World)
 	sc.crates, sc.balls, sc.players = sc.crates[:0], sc.balls[:0], sc.players[:0]
+	// Props never move: they are copied again only when their number
+	// changes (while a join brings them), and only those in view.
+	pq0 := r.props.Query(a)
+	if n := pq0.Count(); n != sc.propCount {
+		sc.props = sc.props[:0]
+		for pq0.Next() {
+			p, t := pq0.Get()
+			if t.X >= 0 && t.X < screenW && t.Y >= 0 && t.Y < screenH {
+				sc.props = append(sc.props, propItem{float32(t.X), float32(t.Y), p.Kind})
+			}
+		}
+		sc.propCount = n
+	} else {
+		pq0.Close()
+	}
 	cq := r.crates.Query(a)
 	for cq.Next() {
 		if p, ok := ip.Pose(cq.Entity(), alpha); ok {
@@ -222,8 +248,13 @@ func (r *renderer) draw(screen *ebiten.Image) {
 		r.text.draw(screen, "connecting to the host…", screenW/2, screenH/2-10, styleBody, colText, alignCenter)
 		return
 	}
-	if r.floor == nil {
+	if r.floor == nil || r.propsOn != sc.propCount {
+		if r.floor != nil {
+			r.floor.Deallocate()
+		}
 		r.floor = r.drawArena()
+		r.drawProps(r.floor)
+		r.propsOn = sc.propCount
 	}
 	screen.DrawImage(r.floor, nil)
 	// Shadows first, so nothing is shadowed by a neighbour drawn later.
@@ -251,6 +282,19 @@ func (r *renderer) draw(screen *ebiten.Image) {
 		r.drawName(screen, &sc.players[i])
 	}
 	r.drawHUD(screen)
+}
+
+// drawProps paints the props in view into the floor image: tufts (kinds 0,
+// 1) and pebbles (2, 3), a few units across.
+func (r *renderer) drawProps(img *ebiten.Image) {
+	for _, p := range r.scene.props {
+		c := colProp[p.kind&3]
+		if p.kind < 2 {
+			vector.FillRect(img, p.x-1.5, p.y-1.5, 3, 3, c, false)
+		} else {
+			vector.FillCircle(img, p.x, p.y, 2, c, true)
+		}
+	}
 }
 
 // drawArena paints the floor, markings, goals and walls into an image once:

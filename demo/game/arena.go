@@ -85,6 +85,27 @@ func (g *Game) Populate() {
 	g.Ball = g.SpawnBall(cx, cy)
 	g.Score = g.scoreMap.NewWith(&Score{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer})
 	g.scatterCrates()
+	g.scatterProps()
+}
+
+// scatterProps lays out Config.Props props at random over the grounds, in
+// one batch.
+func (g *Game) scatterProps() {
+	c := &g.Config
+	if c.Props <= 0 {
+		return
+	}
+	cx, cy := c.Field.Center()
+	span := max(c.PropsSpan, c.Field.W(), c.Field.H())
+	rng := splitmix{c.Seed + 1}
+	q := g.propMap.NewBatchQ(c.Props)
+	for q.Next() {
+		t, _, p := q.Get() // the identity as made: a fresh id, owned by the host
+		t.X = cx + (rng.float()-0.5)*span
+		t.Y = cy + (rng.float()-0.5)*span
+		t.Angle = rng.float() * 2 * math.Pi
+		p.Kind = uint8(rng.next() % 4)
+	}
 }
 
 // SpawnBall creates the ball at (x, y), host-owned.

@@ -66,6 +66,14 @@ type Crate struct {
 	Shade uint8 // 0..2, a variation of the wood colour for drawing
 }
 
+// Prop is a piece of decor on the grounds around the field (and on the
+// field's turf): networked, never moving, never touched; Kind picks its look
+// (0..3). Props show what a big world costs: a joiner receives them all,
+// and afterwards they cost nothing a tick, since nothing about them changes.
+type Prop struct {
+	Kind uint8
+}
+
 // Ball is the ball; R is its radius in world units.
 type Ball struct {
 	R float64

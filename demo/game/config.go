@@ -22,6 +22,13 @@ type Config struct {
 	// Crates is how many crates Populate scatters; Seed makes their layout.
 	Crates int
 	Seed   uint64
+	// Props is how many static props (decor) Populate scatters over the
+	// grounds: a square of PropsSpan units a side centred on the field. The
+	// default span keeps every prop within the engine's default interest
+	// radius (4,096 units) of any player on the field, so a joiner receives
+	// them all.
+	Props     int
+	PropsSpan float64
 
 	// PlayerRadius, PlayerMass: the players' discs.
 	PlayerRadius, PlayerMass float64
@@ -54,6 +61,7 @@ func DefaultConfig() Config {
 		GoalDepth:    46,
 		Crates:       30,
 		Seed:         7,
+		PropsSpan:    6400,
 		PlayerRadius: 18,
 		PlayerMass:   5,
 		Accel:        1800,

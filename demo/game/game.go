@@ -61,6 +61,7 @@ type Game struct {
 	playerMap generic.Map6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, tandem.Input[Input]]
 	ballMap   generic.Map5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Ball]
 	crateMap  generic.Map5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Crate]
+	propMap   generic.Map3[ecs.Transform, ecs.NetworkIdentity, Prop]
 	goalMap   generic.Map1[Goal]
 	scoreMap  generic.Map2[Score, ecs.NetworkIdentity]
 	botMap    generic.Map1[Bot]
@@ -68,6 +69,7 @@ type Game struct {
 	isPlayer    generic.Map[Player]
 	isBall      generic.Map[Ball]
 	isCrate     generic.Map[Crate]
+	isProp      generic.Map[Prop]
 	goals       generic.Map[Goal]
 	scores      generic.Map[Score]
 	inputs      generic.Map[tandem.Input[Input]]
@@ -125,12 +127,14 @@ func Build(cfg Config, w *tandem.World) *Game {
 	g.playerMap = generic.NewMap6[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Player, tandem.Input[Input]](a)
 	g.ballMap = generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Ball](a)
 	g.crateMap = generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Crate](a)
+	g.propMap = generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, Prop](a)
 	g.goalMap = generic.NewMap1[Goal](a)
 	g.scoreMap = generic.NewMap2[Score, ecs.NetworkIdentity](a)
 	g.botMap = generic.NewMap1[Bot](a)
 	g.isPlayer = generic.NewMap[Player](a)
 	g.isBall = generic.NewMap[Ball](a)
 	g.isCrate = generic.NewMap[Crate](a)
+	g.isProp = generic.NewMap[Prop](a)
 	g.goals = generic.NewMap[Goal](a)
 	g.scores = generic.NewMap[Score](a)
 	g.inputs = generic.NewMap[tandem.Input[Input]](a)
@@ -183,6 +187,9 @@ func (g *Game) IsBall(e arche.Entity) bool { return g.isBall.Has(e) }
 
 // IsCrate reports whether e is a crate.
 func (g *Game) IsCrate(e arche.Entity) bool { return g.isCrate.Has(e) }
+
+// IsProp reports whether e is a prop.
+func (g *Game) IsProp(e arche.Entity) bool { return g.isProp.Has(e) }
 
 // IsScore reports whether e holds the score.
 func (g *Game) IsScore(e arche.Entity) bool { return g.scores.Has(e) }

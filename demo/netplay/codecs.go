@@ -38,8 +38,8 @@ const (
 
 // components are the match's replicated components, in wire order: the
 // engine's Transform (with the game's tolerance) and Velocity, predicted
-// through the physics body; the game's Player, Ball, Crate and Score, which
-// a client takes from the host.
+// through the physics body; the game's Player, Ball, Crate, Score and Prop,
+// which a client takes from the host.
 func components() []tandem.Component {
 	return []tandem.Component{
 		tandem.Replicate(TransformCodec(), tandem.PredictPose),
@@ -48,6 +48,18 @@ func components() []tandem.Component {
 		tandem.Replicate(BallCodec(), tandem.HostValue),
 		tandem.Replicate(CrateCodec(), tandem.HostValue),
 		tandem.Replicate(ScoreCodec(), tandem.HostValue),
+		tandem.Replicate(PropCodec(), tandem.HostValue),
+	}
+}
+
+// PropCodec replicates game.Prop: its kind, 0 to 3.
+func PropCodec() replicate.Codec[game.Prop] {
+	return replicate.Codec[game.Prop]{
+		Name:       "Prop",
+		Fields:     1,
+		Quantize:   func(v *game.Prop, q []int32) { q[0] = int32(v.Kind) },
+		Dequantize: func(q []int32, v *game.Prop) { v.Kind = uint8(min(max(q[0], 0), 3)) },
+		Equal:      func(a, b *game.Prop) bool { return *a == *b },
 	}
 }
 

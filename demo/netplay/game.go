@@ -21,14 +21,24 @@ type Config struct {
 	Bots int
 	// HostPlays gives the host a player of its own (colour
 	// game.PlayerColors[0], left team), driven by Host.SetInput; it counts
-	// towards game.MaxPlayers.
+	// towards MaxPlayers.
 	HostPlays bool
+	// MaxPlayers is the most people in the match; 0 is game.MaxPlayers.
+	// Past the eight colours of game.PlayerColors, colours repeat.
+	MaxPlayers int
+}
+
+func (c Config) maxPlayers() int {
+	if c.MaxPlayers <= 0 {
+		return game.MaxPlayers
+	}
+	return c.MaxPlayers
 }
 
 // New describes the demo's match to the engine: the arena and rules (package
 // game), the replicated components and the input, and who gets which player.
 // A peer that joins gets a player of the first free colour on the smaller
-// team (the left one on a tie), or is refused once game.MaxPlayers people
+// team (the left one on a tie), or is refused once Config.MaxPlayers people
 // play.
 func New(cfg Config) *tandem.Game[game.Input] {
 	pc := game.PhysicsConfig(cfg.Match)
@@ -38,7 +48,7 @@ func New(cfg Config) *tandem.Game[game.Input] {
 		Components: components(),
 		Input:      InputCodec(),
 		Setup:      func(w *tandem.World) { setup(cfg, w) },
-		Join:       join,
+		Join:       func(w *tandem.World, p tandem.Peer) error { return join(cfg, w, p) },
 		Leave:      leave,
 		Arrived:    arrived,
 		Roster:     true, // names and round trips on every machine's scoreboard
@@ -52,7 +62,7 @@ func New(cfg Config) *tandem.Game[game.Input] {
 // teams is the host's record of who plays: the colours taken, by index in
 // game.PlayerColors, and each peer's.
 type teams struct {
-	taken [game.MaxPlayers]bool
+	taken []bool // by player number: colour game.PlayerColors[n % 8]
 	color map[ecs.PeerID]int
 }
 
@@ -63,7 +73,7 @@ func setup(cfg Config, w *tandem.World) {
 		return
 	}
 	g.Populate()
-	t := &teams{color: map[ecs.PeerID]int{}}
+	t := &teams{taken: make([]bool, cfg.maxPlayers()), color: map[ecs.PeerID]int{}}
 	ecs.AddResource(w.ECS, t)
 	if cfg.HostPlays {
 		t.taken[0] = true
@@ -76,14 +86,14 @@ func setup(cfg Config, w *tandem.World) {
 
 // join spawns a peer's player, or refuses the peer when every colour is
 // taken.
-func join(w *tandem.World, p tandem.Peer) error {
+func join(cfg Config, w *tandem.World, p tandem.Peer) error {
 	t := ecs.Resource[teams](w.ECS)
 	c := 0
 	for c < len(t.taken) && t.taken[c] {
 		c++
 	}
 	if c == len(t.taken) {
-		return tandem.Refuse(fmt.Sprintf("the match is full (%d players)", game.MaxPlayers))
+		return tandem.Refuse(fmt.Sprintf("the match is full (%d players)", cfg.maxPlayers()))
 	}
 	t.taken[c] = true
 	t.color[p.ID] = c
@@ -96,7 +106,7 @@ func join(w *tandem.World, p tandem.Peer) error {
 	if sizes[game.Right] < sizes[game.Left] {
 		team = game.Right
 	}
-	game.Of(w).SpawnPlayer(p.ID, team, game.PlayerColors[c])
+	game.Of(w).SpawnPlayer(p.ID, team, game.PlayerColors[c%len(game.PlayerColors)])
 	return nil
 }
 
