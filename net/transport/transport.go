@@ -79,6 +79,9 @@ const (
 	CloseJoinTooSlow CloseCode = 6
 	// CloseHostShutdown means the host is shutting down.
 	CloseHostShutdown CloseCode = 7
+	// CloseReplaced means the host bound the peer to a newer connection (it
+	// resumed there); this one is over.
+	CloseReplaced CloseCode = 8
 )
 
 // String returns the code's name.
@@ -100,6 +103,8 @@ func (c CloseCode) String() string {
 		return "join too slow"
 	case CloseHostShutdown:
 		return "host shutdown"
+	case CloseReplaced:
+		return "replaced"
 	}
 	return fmt.Sprintf("close code %d", uint64(c))
 }
