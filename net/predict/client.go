@@ -94,6 +94,8 @@ type Client[I any] struct {
 	checkedFrom  ecs.Frame // replayable cache: from, through and answer
 	checkedLast  ecs.Frame
 	checkedOK    bool
+	rebase       bool      // Rebase: the next AUTH_STATE is taken as it is
+	rebaseFrame  ecs.Frame // the frame of that AUTH_STATE, once it came
 
 	stats    ClientStats
 	poseSum  float64
