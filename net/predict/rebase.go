@@ -23,6 +23,7 @@ func (c *Client[I]) Rebase() {
 	c.hist.clear()
 	c.lastRecorded = 0
 	c.newestAuth = 0
+	c.observed = 0 // the host's frames may be numbered otherwise now
 	c.pending = false
 	c.checkedFrom, c.checkedLast, c.checkedOK = 0, 0, false
 	c.sync = NewTimeSync(c.sync.Config())

@@ -22,7 +22,11 @@ type rejoinState struct {
 // State it receives, as for a first join. Each page's entities are updated
 // where they are held (the same arche entity, its new state drawn as a jump:
 // nothing is removed and created again) or created if new; the client's own
-// entities keep their state for AUTH_STATE, as prediction wants. FINAL checks
+// entities keep their state for AUTH_STATE, as prediction wants. What the
+// client knew of the old host's frames (the newest state applied to each
+// entity, the values deltas refer to, the removals remembered) is
+// forgotten: the host rejoined may number its frames otherwise, as one
+// restored from a save does. FINAL checks
 // the join's counts as for a first join, then removes every networked
 // entity the join did not bring (the Observer hears of each first): the world
 // is the host's again.
@@ -35,6 +39,19 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID) {
 	c.held, c.heldKind = nil, nil
 	c.received, c.total = 0, 0
 	c.joinHeld, c.joinPages = 0, 0
+	// What the client knows of the frames of the host it held the world
+	// from: the host it rejoins may number its frames otherwise (a host
+	// restored from a save), and the join brings every entity's state anew.
+	c.frame = 0
+	clear(c.applied)
+	for _, h := range c.hist {
+		if h != nil {
+			clear(h.frames)
+		}
+	}
+	clear(c.tomb)
+	clear(c.tombFIFO)
+	c.tombNext = 0
 	if c.rejoin == nil {
 		c.rejoin = &rejoinState{ids: generic.NewFilter1[ecs.NetworkIdentity]()}
 	}

@@ -89,8 +89,9 @@ func TestQuietWorldDoesNotTimeOutPeers(t *testing.T) {
 
 func TestKickFromSystemLeavesNoGhost(t *testing.T) {
 	wd := newWorld(t, condition.Config{}, HostConfig{})
-	wd.host.cfg.OnJoin = func(p ecs.PeerID, _ string) {
+	wd.host.cfg.OnJoin = func(p ecs.PeerID, _ string) error {
 		wd.mv.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+		return nil
 	}
 	a := wd.join("a")
 	b := wd.join("b")
