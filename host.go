@@ -60,7 +60,8 @@ type Host[I comparable] struct {
 	session  *session.Host
 	inputs   *predict.HostInputs[I]
 	names    map[ecs.PeerID]string
-	roster   *roster // nil without Game.Roster
+	roster   *roster            // nil without Game.Roster
+	resumed  map[ecs.PeerID]int // resumes of each peer
 	stats    HostStats
 	events   []func(Event)
 	closing  sync.Once
@@ -88,7 +89,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}}
+	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}, resumed: map[ecs.PeerID]int{}}
 	h.Local.ip.SetLocal(ecs.HostPeer)
 	w := h.w
 	reg := replicate.NewEmptyRegistry(w.ECS)
@@ -160,6 +161,7 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	name, ok := h.names[peer]
 	delete(h.names, peer)
+	delete(h.resumed, peer)
 	h.inputs.RemovePeer(peer)
 	if h.roster != nil {
 		h.roster.remove(peer)
@@ -193,6 +195,7 @@ func (h *Host[I]) event(e Event) {
 	case session.PeerResumed:
 		h.inputs.Resume(e.Peer, e.Frame)
 		h.stats.Resumed++
+		h.resumed[e.Peer]++
 	}
 	for _, fn := range h.events {
 		fn(e)
@@ -267,8 +270,11 @@ type PeerStats struct {
 	// came after their frame.
 	Buffered int
 	Late     uint64
-	// Inputs counts the peer's inputs.
+	// Inputs counts the peer's inputs since it joined or last resumed.
 	Inputs predict.InputStats
+	// Resumes counts the times the peer's connection broke and it came
+	// back on a new one.
+	Resumes int
 }
 
 // AppendPeerStats appends the figures of every admitted peer to dst, in peer
@@ -287,6 +293,7 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 			Loss:    cs.LossRate,
 			KbitIn:  cs.BytesInPerSec * 8 / 1000,
 			KbitOut: cs.BytesOutPerSec * 8 / 1000,
+			Resumes: h.resumed[peer],
 		}
 		if in := h.inputs.Peer(peer); in != nil {
 			s.Buffered = in.Buffered()

@@ -24,7 +24,8 @@ import (
 // Rejoin). RejectResume (the session is over) makes the client join afresh,
 // with Hello on a new connection, into the same world. RejectFull (busy) and
 // a connection that fails or does not answer are tried again. Any other
-// refusal, or the window running out, ends the session.
+// refusal, a host that is not the one joined (transport.ErrUntrusted), or
+// the window running out, ends the session.
 
 // Timing of reconnection.
 const (
@@ -166,6 +167,13 @@ func (c *Client) redial(now time.Time) {
 		select {
 		case r := <-c.re.dial:
 			c.re.dial, c.re.cancel = nil, nil
+			if errors.Is(r.err, transport.ErrUntrusted) {
+				// Not the host this client joined: dialing again will
+				// not help.
+				c.err = fmt.Errorf("session: reconnecting: %w", r.err)
+				c.closed()
+				return
+			}
 			if r.err != nil {
 				c.re.last = r.err
 				c.schedule(now)
