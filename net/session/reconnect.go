@@ -146,6 +146,7 @@ func (c *Client) lose(now time.Time, err error) {
 		c.re.rng = rand.New(rand.NewPCG(uint64(c.welcome.PeerID), uint64(now.UnixNano())))
 	}
 	c.emit(Event{Kind: PeerDisconnected, Peer: c.Peer(), Name: c.cfg.Name, Err: err})
+	c.redial(now) // the first dial at once
 }
 
 // schedule sets the next dial: after 0, then firstRetry doubling up to

@@ -15,19 +15,6 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// park joins a client, then breaks its connection so the host keeps its
-// peer; the client does not reconnect. It returns the peer and its token.
-func (r *resumeRig) park(name string) (ecs.PeerID, [wire.TokenLen]byte) {
-	r.t.Helper()
-	c := r.join(name)
-	peer, token := c.cl.Peer(), c.cl.Welcome().Token
-	c.setBlock(true)
-	c.cl.Close() // the client is done with it ...
-	r.clients = r.clients[:len(r.clients)-1]
-	r.host.Kick(0, "") // (no such peer: nothing happens)
-	return peer, token
-}
-
 // rawResume dials the host and sends a Resume with the given fields.
 func (r *resumeRig) rawResume(peer ecs.PeerID, token [wire.TokenLen]byte, flags uint8) *rawPeer {
 	r.t.Helper()
