@@ -137,6 +137,9 @@ func (h *Host) RestorePeers(peers []KnownPeer, window time.Duration) error {
 	if window <= 0 {
 		window = h.cfg.Grace
 	}
+	if window <= 0 {
+		return errors.New("session: the host resumes no peers (HostConfig.Grace is negative): give RestorePeers a window")
+	}
 	for i, p := range peers {
 		if p.Peer == ecs.HostPeer || h.known(p.Peer) != nil || h.connected(p.Peer) {
 			return fmt.Errorf("%w: peer %d", ErrPeerTaken, p.Peer)
