@@ -217,6 +217,10 @@ func (c *Client) emit(e Event) {
 func (c *Client) Close() error {
 	c.left = true
 	c.stopDial()
+	if c.state == Reconnecting && c.err == nil {
+		// The connection broke before: this is the leave.
+		c.err = &transport.CloseError{Code: transport.CloseNormal, Reason: "client left"}
+	}
 	err := c.c.Close(transport.CloseNormal, "client left")
 	c.closed()
 	return err
