@@ -351,7 +351,7 @@ func (c *Client[I]) errLocked() error {
 	case err == nil || c.left:
 		return nil
 	case errors.Is(err, session.ErrRejected):
-		return fmt.Errorf("%w: %v", ErrRefused, err)
+		return fmt.Errorf("%w: %w", ErrRefused, err)
 	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing == 0:
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal):

@@ -47,6 +47,11 @@ type HostConfig struct {
 	// leaves (Game.Leave). Default 30 s; negative: a broken connection ends
 	// the peer at once.
 	Grace time.Duration
+	// Admit, if set, decides on a connection that asks to be let in (a new
+	// player's Hello, or a Resume) before anything is given to it: nil lets
+	// it on (Game.Join then runs for a new player), an error refuses it with
+	// a Reject whose reason is the error's text. See session.Arrival.
+	Admit func(a session.Arrival) error
 }
 
 // Host runs a game that peers join over the network: it simulates the world,
@@ -104,6 +109,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 		MaxPeers:    cfg.MaxPeers,
 		Replication: rc,
 		Grace:       cfg.Grace,
+		Admit:       cfg.Admit,
 		OnJoin:      h.join,
 		OnLeave:     h.leave,
 		OnMessage:   h.message,
