@@ -134,6 +134,9 @@ type Client struct {
 
 	re   reconnect // the reconnection of a broken connection (reconnect.go)
 	left bool      // Close was called
+	// holds: a join of this peer finished, so the client holds the whole
+	// world (perhaps stale, while a rejoin after a resume runs).
+	holds bool
 }
 
 // NewClient starts a session over tc, an established connection to a host,
@@ -258,7 +261,7 @@ func (c *Client) receive(w *ecs.World) {
 	}
 	if c.state == Joining && c.repl.Joined() {
 		c.state = Playing
-		c.answered = true
+		c.answered, c.holds = true, true
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
 	}
 }
@@ -397,6 +400,7 @@ func (c *Client) welcomed(msg []byte) {
 		return
 	}
 	c.welcome = wl
+	c.holds = false // a new peer: its join has to finish first
 	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
 	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {
 		c.fail(fmt.Errorf("session: answering the Welcome: %w", err), transport.CloseNormal, "")

@@ -103,7 +103,7 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 	var msg []byte
 	if resume {
 		var flags uint8
-		if c.repl != nil && c.repl.Joined() {
+		if c.holds {
 			flags |= wire.ResumeHoldsWorld
 		}
 		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: c.welcome.PeerID, Token: c.welcome.Token}.Encode(nil)

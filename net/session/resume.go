@@ -43,13 +43,20 @@ func resumable(err error) bool {
 	return err != nil // the path broke: a reset, a socket error
 }
 
+// holdsWorld reports whether the peer on connection p holds the whole world:
+// its join finished, or it is a resumed peer being joined again (it held the
+// whole world before, and the join brings all of it again).
+func (p *hostPeer) holdsWorld() bool {
+	return p.rp != nil && (!p.rp.Joining() || p.resumed)
+}
+
 // park keeps the known peer of p, whose connection broke with err, for the
 // grace window. It reports whether it did: not if the host resumes no one,
-// or the peer's join had not finished, or err says the connection was ended
-// on purpose.
+// or the peer's first join had not finished, or err says the connection was
+// ended on purpose.
 func (h *Host) park(p *hostPeer, err error) bool {
 	k := p.kp
-	if k == nil || h.cfg.Grace <= 0 || p.rp == nil || p.rp.Joining() || !resumable(err) {
+	if k == nil || h.cfg.Grace <= 0 || !p.holdsWorld() || !resumable(err) {
 		return false
 	}
 	h.repl.RemovePeer(p.id)
@@ -101,7 +108,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
 		return
 	}
-	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && (k.conn.rp == nil || k.conn.rp.Joining())) {
+	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
 		// It held part of a world at most: it joins afresh, and the peer
 		// it was is over.
 		h.stats.ResumeRefused++

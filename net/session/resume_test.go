@@ -428,3 +428,41 @@ func TestDropBeforeTheJoinEndsJoinsAfresh(t *testing.T) {
 		sameImage(t, "fresh", r.hw, r.hreg, a.w, a.reg)
 	})
 }
+
+// A connection that breaks again while the world is joined anew after a
+// resume is resumed again: the client held the whole world before, and the
+// next join brings all of it.
+func TestBreakDuringTheRejoinResumesAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{
+			Replication: replicate.HostConfig{JoinPage: 256, JoinWindow: 512},
+		})
+		for range 400 {
+			r.mv.spawn()
+		}
+		r.mv.still = true
+		a := r.join("a")
+		peer := a.cl.Peer()
+		a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		for a.cl.Resumes() == 0 {
+			r.step()
+		}
+		r.steps(50 * time.Millisecond)
+		if got, total := a.cl.Progress(); a.cl.State() != Joining || got >= total {
+			t.Fatalf("the rejoin is not under way (%v, %d of %d): the test cannot break it", a.cl.State(), got, total)
+		}
+		a.conn().Cut()
+		a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		for i := 0; a.cl.State() != Playing; i++ {
+			if i > 20*60 {
+				t.Fatalf("not back: %v %v", a.cl.State(), a.cl.Err())
+			}
+			r.step()
+		}
+		if a.cl.Peer() != peer || a.cl.Resumes() != 2 || a.count(PeerRejected) != 0 || r.hostCount(PeerLeft, peer) != 0 {
+			t.Fatalf("after a break mid-rejoin: peer %d (was %d), %d resumes, events %v; host events %v", a.cl.Peer(), peer, a.cl.Resumes(), a.events, r.events)
+		}
+		r.steps(time.Second)
+		sameImage(t, "resumed twice", r.hw, r.hreg, a.w, a.reg)
+	})
+}

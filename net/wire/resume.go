@@ -1,8 +1,10 @@
 package wire
 
 // ResumeHoldsWorld is the flag of a Resume whose client holds the whole
-// world: its join finished before the connection broke. A host resumes only
-// such a client; one whose join did not finish joins afresh. Wire-affecting.
+// world: a join of its peer finished before the connection broke (the world
+// may be stale, as while the join after a resume runs). A host resumes only
+// such a client; one whose first join did not finish joins afresh.
+// Wire-affecting.
 const ResumeHoldsWorld uint8 = 1 << 0
 
 // Resume opens a connection in place of Hello, client → host on the control
