@@ -184,6 +184,7 @@ type Host struct {
 	noHash     [32]byte // what a Resume naming no known peer is compared with
 
 	droppedFull atomic.Uint64
+	shut        atomic.Bool // Close was called: the host's steps do nothing
 
 	mu        sync.Mutex
 	listeners []transport.Listener
@@ -306,6 +307,7 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
+	h.shut.Store(true)
 	h.cancel()
 	for _, l := range h.listeners {
 		l.Close()
@@ -396,7 +398,11 @@ func (h *Host) emit(e Event) {
 }
 
 // receive takes new connections and polls every peer: the input stage.
+// After Close it does nothing: the world stays as it was.
 func (h *Host) receive(w *ecs.World) {
+	if h.shut.Load() {
+		return
+	}
 	now := h.cfg.Clock.Now()
 	for {
 		select {
@@ -422,6 +428,9 @@ func (h *Host) receive(w *ecs.World) {
 // entities, at the next input stage, so the removals are journaled in a frame
 // that replication still reads.
 func (h *Host) send(w *ecs.World) {
+	if h.shut.Load() {
+		return
+	}
 	for _, p := range h.peers {
 		if p.rp != nil && p.rp.Err() != nil && !p.c.Closed() {
 			code := transport.CloseProtocol
