@@ -40,6 +40,18 @@ type HostConfig struct {
 	// (Game.Roster). Empty: the host has no roster entry (nobody plays at
 	// it).
 	Name string
+	// Grace is how long a peer whose connection broke is kept for it to
+	// come back on a new one (its client reconnects by itself): its peer id
+	// and slot stay reserved, its entities stay in the world and the other
+	// peers keep seeing them, its Input is the zero input meanwhile. Then it
+	// leaves (Game.Leave). Default 30 s; negative: a broken connection ends
+	// the peer at once.
+	Grace time.Duration
+	// Admit, if set, decides on a connection that asks to be let in (a new
+	// player's Hello, or a Resume) before anything is given to it: nil lets
+	// it on (Game.Join then runs for a new player), an error refuses it with
+	// a Reject whose reason is the error's text. See session.Arrival.
+	Admit func(a session.Arrival) error
 }
 
 // Host runs a game that peers join over the network: it simulates the world,
@@ -53,7 +65,8 @@ type Host[I comparable] struct {
 	session  *session.Host
 	inputs   *predict.HostInputs[I]
 	names    map[ecs.PeerID]string
-	roster   *roster // nil without Game.Roster
+	roster   *roster            // nil without Game.Roster
+	resumed  map[ecs.PeerID]int // resumes of each peer
 	stats    HostStats
 	events   []func(Event)
 	closing  sync.Once
@@ -63,10 +76,12 @@ type Host[I comparable] struct {
 
 // HostStats counts a host's peers.
 type HostStats struct {
-	// Peers is the number admitted now; Joined counts every peer admitted
-	// since the start, Left those that left, Refused those the Join hook
-	// refused.
-	Peers, Joined, Left, Refused int
+	// Peers is the number admitted now, Away among them the peers whose
+	// connection broke and that may still resume; Joined counts every peer
+	// admitted since the start, Left those that left, Refused those the
+	// Join hook refused, Resumed the times a peer came back on a new
+	// connection.
+	Peers, Away, Joined, Left, Refused, Resumed int
 	// Malformed counts input messages refused as malformed; past the
 	// connection's limit the peer is dropped.
 	Malformed int
@@ -79,7 +94,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}}
+	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}, resumed: map[ecs.PeerID]int{}}
 	h.Local.ip.SetLocal(ecs.HostPeer)
 	w := h.w
 	reg := replicate.NewEmptyRegistry(w.ECS)
@@ -93,6 +108,8 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 		Clock:       h.clk,
 		MaxPeers:    cfg.MaxPeers,
 		Replication: rc,
+		Grace:       cfg.Grace,
+		Admit:       cfg.Admit,
 		OnJoin:      h.join,
 		OnLeave:     h.leave,
 		OnMessage:   h.message,
@@ -114,7 +131,8 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 }
 
 // input is the input of peer p for the frame: the host's own for HostPeer,
-// else what p sent (none before its first input).
+// else what p sent, the zero input before its first one and while its
+// connection is broken (its last input is not repeated).
 func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	if p == ecs.HostPeer {
 		return h.keys, true
@@ -122,32 +140,34 @@ func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	in, ok := h.inputs.Input(p)
 	if !ok {
 		var zero I
-		return zero, false
+		return zero, true
 	}
 	return *in, true
 }
 
-// join runs the Game's Join hook for a peer the session admitted; a refusal
-// closes the peer's connection with the hook's reason.
-func (h *Host[I]) join(peer ecs.PeerID, name string) {
-	h.names[peer] = name
+// join runs the Game's Join hook for a peer the session is about to admit;
+// a refusal goes back to the session, which refuses the peer with the hook's
+// reason (a Reject: the client reads it, and no slot was taken).
+func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	if h.g.Join != nil {
 		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
 			h.stats.Refused++
-			h.session.Kick(peer, err.Error())
-			return
+			return err
 		}
 	}
+	h.names[peer] = name
 	h.stats.Joined++
 	if h.roster != nil {
 		h.roster.add(peer, name)
 	}
+	return nil
 }
 
 // leave forgets a peer: the session has removed its entities.
 func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	name, ok := h.names[peer]
 	delete(h.names, peer)
+	delete(h.resumed, peer)
 	h.inputs.RemovePeer(peer)
 	if h.roster != nil {
 		h.roster.remove(peer)
@@ -174,6 +194,15 @@ func (h *Host[I]) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
 }
 
 func (h *Host[I]) event(e Event) {
+	switch e.Kind {
+	case session.PeerDisconnected:
+		// Its input is the zero input until it comes back.
+		h.inputs.RemovePeer(e.Peer)
+	case session.PeerResumed:
+		h.inputs.Resume(e.Peer, e.Frame)
+		h.stats.Resumed++
+		h.resumed[e.Peer]++
+	}
 	for _, fn := range h.events {
 		fn(e)
 	}
@@ -228,6 +257,7 @@ func (h *Host[I]) Stats() HostStats {
 	defer h.mu.Unlock()
 	s := h.stats
 	s.Peers = len(h.names)
+	s.Away = len(h.session.Away())
 	return s
 }
 
@@ -246,11 +276,14 @@ type PeerStats struct {
 	// came after their frame.
 	Buffered int
 	Late     uint64
-	// Inputs counts the peer's inputs.
+	// Inputs counts the peer's inputs since it joined or last resumed.
 	Inputs predict.InputStats
 	// Replication counts what the host's replicator sent the peer: items,
 	// spawns and removals, entities that entered and left its scope.
 	Replication replicate.PeerStats
+	// Resumes counts the times the peer's connection broke and it came
+	// back on a new one.
+	Resumes int
 }
 
 // AppendPeerStats appends the figures of every admitted peer to dst, in peer
@@ -270,6 +303,7 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 			KbitIn:      cs.BytesInPerSec * 8 / 1000,
 			KbitOut:     cs.BytesOutPerSec * 8 / 1000,
 			Replication: rs,
+			Resumes:     h.resumed[peer],
 		}
 		if in := h.inputs.Peer(peer); in != nil {
 			s.Buffered = in.Buffered()
@@ -281,8 +315,33 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 	return dst
 }
 
+// KnownPeers appends to dst the identity of every peer the host knows,
+// connected or away within its grace window (peer id, name, the SHA-256 of
+// its session token), and returns the extended slice: what a save keeps so
+// that those players can resume into the world restored from it. Call it on
+// the simulation goroutine (inside Do, a system or a hook).
+func (h *Host[I]) KnownPeers(dst []session.KnownPeer) []session.KnownPeer {
+	return h.session.KnownPeers(dst)
+}
+
+// RestorePeers reserves the known peers of a restored world: each may
+// resume with the token its client kept, within window (HostConfig.Grace if
+// 0) from now, as the peer that owns its entities in the world; one that does
+// not leaves then, its entities removed, Game.Leave called. Their entities
+// are the restored world's. Call it on the simulation goroutine, before
+// serving; see session.Host.RestorePeers.
+func (h *Host[I]) RestorePeers(peers []session.KnownPeer, window time.Duration) error {
+	if err := h.session.RestorePeers(peers, window); err != nil {
+		return err
+	}
+	for _, p := range peers {
+		h.names[p.Peer] = p.Name
+	}
+	return nil
+}
+
 // String describes the host for logs.
 func (h *Host[I]) String() string {
 	s := h.Stats()
-	return fmt.Sprintf("host: %d peers (%d joined, %d left, %d refused)", s.Peers, s.Joined, s.Left, s.Refused)
+	return fmt.Sprintf("host: %d peers (%d away; %d joined, %d left, %d refused, %d resumes)", s.Peers, s.Away, s.Joined, s.Left, s.Refused, s.Resumed)
 }

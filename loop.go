@@ -28,6 +28,10 @@ type loop struct {
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
 	done    func() error // non-nil: Run returns it
+	// hold, if set and true, holds the world still: Advance runs poll
+	// instead of steps (a client whose connection broke).
+	hold func() bool
+	poll func()
 }
 
 // Advance runs the steps that the time elapsed since the last call holds
@@ -36,6 +40,13 @@ type loop struct {
 func (l *loop) Advance() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.hold != nil && l.hold() {
+		l.w.Schedule.Skip()
+		l.poll()
+		if l.hold() {
+			return 0
+		}
+	}
 	start := time.Now()
 	n := l.w.Schedule.Advance()
 	l.steps = max(l.steps, time.Since(start))

@@ -115,7 +115,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
@@ -140,6 +140,10 @@ func TestFlags(t *testing.T) {
 		{"-join", "127.0.0.1:4242", "-props", "100"},
 		{"-max-players", "12"},
 		{"-host", "-max-players", "0"},
+		{"-join", "127.0.0.1:4242", "-grace", "5s"},
+		{"-host", "-grace", "-1s"},
+		{"-alone", "-idle-timeout", "1s"},
+		{"-headless", "-grace", "5s"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {

@@ -106,6 +106,11 @@ func (h *clientHistory) alloc() int32 {
 
 func (h *clientHistory) release(r int32) { h.free = append(h.free, r) }
 
+// reset gives every ring back, keeping the memory.
+func (h *clientHistory) reset() {
+	h.slab, h.free, h.rings = h.slab[:0], h.free[:0], 0
+}
+
 // remember keeps img of frame f in ring r, over the image received longest
 // ago; an image older than the newest kept is not kept (a host codes only
 // against the newest image it knows delivered, and that is never older than

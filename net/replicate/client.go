@@ -156,6 +156,9 @@ type ClientStats struct {
 	LongestSlice              time.Duration
 	JoinBytes                 uint64 // bytes of join messages received
 	Snaps                     uint64 // teleports marked on arrival (the snap head)
+	// Swept counts the entities a rejoin's FINAL removed: held before the
+	// join, and not brought by it (Rejoin).
+	Swept uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's
@@ -182,6 +185,12 @@ type ClientReplicator struct {
 	received int
 	total    int
 	joinHeld int64 // entities join pages created, less those they removed
+	// joinPages counts the pages of the join under way.
+	joinPages uint64
+	// paging is set while a join page is applied; rejoin while the join
+	// under way is one into a world held already (Rejoin).
+	paging   bool
+	rejoin   *rejoinState
 	frame    ecs.Frame
 	slots    chunked[clientSlot]
 	anchors  rows
@@ -303,9 +312,8 @@ func (r *Registry) Offset(c Component) int { return r.offset[c] }
 // the removal so that a spawn sent before it and arriving after it is ignored.
 func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	e, ok := c.w.EntityOf(id)
-	var slot int32
 	if ok {
-		slot, _ = c.w.NetSlot(e)
+		slot, _ := c.w.NetSlot(e)
 		if s := c.slots.peek(slot); s != nil && s.applied > uint32(f) {
 			// A state of a later frame arrived first: the entity came back
 			// into the peer's scope after this removal, which is no news.
@@ -313,6 +321,20 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 			return
 		}
 	}
+	c.tombstone(id, f)
+	if !ok {
+		c.stats.Ignored++
+		return
+	}
+	if c.paging && c.rejoin != nil {
+		c.unjoined(e)
+	}
+	c.remove(e)
+}
+
+// tombstone remembers that the host removed entity id at frame f, so that a
+// spawn sent before the removal and arriving after it is ignored.
+func (c *ClientReplicator) tombstone(id ecs.NetID, f ecs.Frame) {
 	if old, dead := c.tomb[id]; !dead {
 		if evict := c.tombFIFO[c.tombNext]; evict != 0 {
 			delete(c.tomb, evict)
@@ -323,13 +345,15 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	} else if f > old {
 		c.tomb[id] = f
 	}
-	if !ok {
-		c.stats.Ignored++
-		return
-	}
+}
+
+// remove removes entity e and the client's record of it, telling the
+// Observer first.
+func (c *ClientReplicator) remove(e arche.Entity) {
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Removed(e)
 	}
+	slot, _ := c.w.NetSlot(e)
 	c.forgetSlot(slot)
 	c.w.Arche().RemoveEntity(e)
 	c.stats.Despawns++

@@ -43,6 +43,13 @@ func (q *joinQueue) pop() []byte {
 	return m
 }
 
+// drop empties the queue, keeping its buffers.
+func (q *joinQueue) drop() {
+	for m := q.pop(); m != nil; m = q.pop() {
+		q.recycle(m)
+	}
+}
+
 func (q *joinQueue) recycle(b []byte) {
 	if cap(b) <= 64<<10 && len(q.free) < 64 {
 		q.free = append(q.free, b)
@@ -96,9 +103,15 @@ func (c *ClientReplicator) Pump() error {
 			err = c.applyFinal(msg[1:])
 		} else {
 			c.stats.Pages++
+			c.joinPages++
 			spawns, despawns := c.stats.Spawns, c.stats.Despawns
+			c.paging = true
 			err = c.applyPage(msg[1:])
-			c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+			c.paging = false
+			if c.rejoin == nil {
+				// A rejoin counts what its pages brought by marks (Rejoin).
+				c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+			}
 		}
 		c.queue.recycle(msg)
 		if err != nil {
@@ -122,7 +135,7 @@ func (c *ClientReplicator) Waiting() int { return c.queue.bytes }
 // applyFinal ends the join: a FINAL whose counts of pages and entities
 // differ from what the pages brought fails the join with a
 // *JoinIncompleteError (Joined stays false): the client does not hold the
-// host's world.
+// host's world. A rejoin's FINAL then removes what the join did not bring.
 func (c *ClientReplicator) applyFinal(body []byte) error {
 	r := wire.NewReader(body)
 	frame := ecs.Frame(r.Uvarint32())
@@ -132,13 +145,16 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 	if err := r.Finish(); err != nil {
 		return fmt.Errorf("%w: join final: %v", ErrMalformed, err)
 	}
-	if pages != c.stats.Pages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
-		return &JoinIncompleteError{PagesSent: pages, PagesReceived: c.stats.Pages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
+	if pages != c.joinPages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
+		return &JoinIncompleteError{PagesSent: pages, PagesReceived: c.joinPages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
 	}
 	c.total = total
 	c.joined = true
 	if frame > c.frame {
 		c.frame = frame
+	}
+	if c.rejoin != nil {
+		c.sweep(frame)
 	}
 	for i, p := range c.held {
 		// A held message that fails is dropped alone.
@@ -232,7 +248,9 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 }
 
 // makeStaged applies a decoded page: entities the client holds are updated
-// one by one, new ones are created a batch per archetype.
+// one by one, new ones are created a batch per archetype. In a rejoin, an
+// entity held before it stays where it is, updated to the page and drawn as
+// a jump to it (or, if this client predicts it, left for AUTH_STATE).
 func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	reg := c.reg
 	st := &c.stage
@@ -242,8 +260,13 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	groups := st.groups[:0]
 	for i, id := range st.ids {
 		q := st.imgs[i*reg.fields : (i+1)*reg.fields]
-		if _, known := c.w.EntityOf(id); known {
-			c.spawn(id, st.owners[i], st.masks[i], frame, q)
+		if e, known := c.w.EntityOf(id); known {
+			switch {
+			case c.rejoin == nil || c.rejoined(e):
+				c.spawn(id, st.owners[i], st.masks[i], frame, q, false)
+			case c.keep(e, st.owners[i]):
+				c.spawn(id, st.owners[i], st.masks[i], frame, q, true)
+			}
 			c.received++
 			continue
 		}
@@ -334,6 +357,9 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 		}
 		c.stats.Spawns++
 		c.received++
+		if c.rejoin != nil {
+			c.rejoined(e)
+		}
 		c.spawned(e, st.owners[i])
 		if c.cfg.Observer != nil {
 			c.cfg.Observer.Applied(e, frame)

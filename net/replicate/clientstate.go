@@ -142,7 +142,7 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
 		}
-		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q)
+		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q, false)
 	case !r.ReadBool():
 		sr.meter(meterKind, 2)
 		if r.Err() == nil {
@@ -218,7 +218,6 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 				if frame > c.slots.at(slot).applied {
 					c.stats.DeltaMisses++
 					sr.missed = true
-					println("MISS", id, frame, f, newest, c.slots.at(slot).applied, c.slots.at(slot).anchor)
 				} else {
 					c.stats.Ignored++
 				}
@@ -325,8 +324,8 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 }
 
 // spawn creates (or, if present, updates) entity id from a whole image q
-// (components of mask) of frame.
-func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32) error {
+// (components of mask) of frame; jump draws an entity held as a jump to it.
+func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32, jump bool) error {
 	reg := c.reg
 	if mask&^reg.all != 0 {
 		return ErrUnknownComponent
@@ -385,6 +384,8 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	}
 	if !ok {
 		c.spawned(e, owner)
+	} else if jump {
+		c.jump(e)
 	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, frame)
@@ -395,13 +396,19 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 // spawned finishes a new entity: its interpolation starts at its pose, and
 // the game adds its local components.
 func (c *ClientReplicator) spawned(e arche.Entity, owner ecs.PeerID) {
+	c.jump(e)
+	if c.cfg.OnSpawn != nil {
+		c.cfg.OnSpawn(e, owner)
+	}
+}
+
+// jump marks entity e's pose as one drawn without a blend from the poses
+// before it (a spawn's, a rejoin's, a teleport's).
+func (c *ClientReplicator) jump(e arche.Entity) {
 	a := c.w.Arche()
 	if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
 		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
 		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
 		ip.Snap = true
-	}
-	if c.cfg.OnSpawn != nil {
-		c.cfg.OnSpawn(e, owner)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -138,7 +139,9 @@ func TestJoinSmallWorldInOneTick(t *testing.T) {
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
-	c := NewClient(creg, ClientConfig{Local: 1})
+	// A clock that stands still: the client's one Pump applies the whole
+	// join whatever the machine's speed (its slices are timed elsewhere).
+	c := NewClient(creg, ClientConfig{Local: 1, Clock: clock.NewFake(time.Unix(0, 0))})
 	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 1 << 30}
 	p := h.AddPeer(1, l)
 	sched.Step()

@@ -101,8 +101,9 @@ func runHostLoad(b *testing.B, bots, props int) {
 	cfg := HostConfig{
 		Clock: clock.Real{}, MaxPeers: bots, MaxPeersPerAddress: bots, MaxPendingPerAddress: bots, MaxPending: bots, AcceptBacklog: bots,
 		JoinTimeout: 60 * time.Second,
-		OnJoin: func(p ecs.PeerID, name string) {
+		OnJoin: func(p ecs.PeerID, name string) error {
 			players[p] = m.NewWith(&ecs.Transform{X: rng.Float64() * side, Y: rng.Float64() * side}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+			return nil
 		},
 		OnLeave: func(p ecs.PeerID, _ error) { delete(players, p); delete(dirs, p) },
 		OnMessage: func(p ecs.PeerID, kind wire.Kind, payload []byte) {

@@ -148,10 +148,43 @@ var golden = map[string]struct {
 			return m, Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}
 		},
 	},
+	"resume": {
+		func() []byte { return goldenResume().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m Resume
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenResume()
+		},
+	},
+	"resumed": {
+		func() []byte { return goldenResumed().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m Resumed
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenResumed()
+		},
+	},
+	"reject-resume": {
+		func() []byte {
+			b, _ := Reject{Code: RejectResume, Version: 3, Reason: "session ended"}.Encode(nil)
+			return b
+		},
+		func(b []byte) (any, any) {
+			var m Reject
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Reject{Code: RejectResume, Version: 3, Reason: "session ended"}
+		},
+	},
 }
 
 func goldenWelcome() Welcome {
-	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000}
+	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000}
 	for i := range w.Token {
 		w.Token[i] = byte(i)
 	}
@@ -162,6 +195,17 @@ func goldenWelcome() Welcome {
 func goldenWelcomeAck() WelcomeAck {
 	w := goldenWelcome()
 	return WelcomeAck{PeerID: w.PeerID, Token: w.Token}
+}
+
+// goldenResume resumes the peer of goldenWelcome.
+func goldenResume() Resume {
+	w := goldenWelcome()
+	return Resume{Version: 3, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token}
+}
+
+// goldenResumed accepts goldenResume at frame 2,500.
+func goldenResumed() Resumed {
+	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000}
 }
 
 func decodeHeader(b []byte) any {
