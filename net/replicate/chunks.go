@@ -71,10 +71,13 @@ type clientSlot struct {
 type clientHistory struct {
 	fields int
 	stride int
-	slab   []int32
+	slabs  [][]int32 // ringsPerSlab rings each, allocated as needed: no copies
 	free   []int32
 	rings  int32
 }
+
+// ringsPerSlab is how many history rings one block of memory holds.
+const ringsPerSlab = 256
 
 const (
 	chFrames = 0
@@ -88,7 +91,8 @@ func (h *clientHistory) init(fields int) {
 }
 
 func (h *clientHistory) ring(r int32) []int32 {
-	return h.slab[int(r)*h.stride : int(r+1)*h.stride]
+	o := int(r%ringsPerSlab) * h.stride
+	return h.slabs[r/ringsPerSlab][o : o+h.stride]
 }
 
 func (h *clientHistory) alloc() int32 {
@@ -100,7 +104,10 @@ func (h *clientHistory) alloc() int32 {
 	}
 	r := h.rings
 	h.rings++
-	h.slab = append(h.slab, make([]int32, h.stride)...)
+	if int(r/ringsPerSlab) == len(h.slabs) {
+		h.slabs = append(h.slabs, make([]int32, ringsPerSlab*h.stride))
+	}
+	clear(h.ring(r)[chFrames : chFrames+DeltaHistory])
 	return r
 }
 
@@ -108,7 +115,7 @@ func (h *clientHistory) release(r int32) { h.free = append(h.free, r) }
 
 // reset gives every ring back, keeping the memory.
 func (h *clientHistory) reset() {
-	h.slab, h.free, h.rings = h.slab[:0], h.free[:0], 0
+	h.free, h.rings = h.free[:0], 0
 }
 
 // remember keeps img of frame f in ring r, over the image received longest
