@@ -5,7 +5,7 @@ import "strconv"
 // Version is the protocol version this code speaks. A Hello carries it; a
 // host rejects a peer with another version. Wire-affecting: raise it whenever
 // any layout in PROTOCOL.md changes.
-const Version uint16 = 2
+const Version uint16 = 3
 
 // Kind numbers a message. Datagram kinds travel inside datagrams (unreliable);
 // lane kinds are the first byte of a lane message (reliable). Kinds with the
@@ -59,12 +59,11 @@ const (
 	// KindJoinFinal ends a join on the join lane, host → client. Body defined
 	// by net/replicate.
 	KindJoinFinal Kind = 0x84
-	// KindCommand is reserved for a game command with its operation id,
-	// client → host, on the commands lane. It has no body yet: nothing sends
-	// it, and a receiver treats it as a kind it does not handle.
+	// KindCommand carries a game command with its operation id, client →
+	// host, on the commands lane. See Command.
 	KindCommand Kind = 0x85
-	// KindReceipt is reserved for the answer to a command, host → client, on
-	// the commands lane; no body yet, like KindCommand.
+	// KindReceipt answers a command, host → client, on the commands lane. See
+	// Receipt.
 	KindReceipt Kind = 0x86
 	// KindResume is reserved for resuming a peer with its session token,
 	// client → host, on the control lane; no body yet, like KindCommand.
