@@ -24,6 +24,7 @@ var layers = []string{
 	"ecs",           // world, schedule, core components, change journal
 	"physics",       // cp bridge
 	"net/wire",      // encoding
+	"save",          // a world's durable records: schema, change tracking, committer
 	"net/transport", // Transport interface, QUIC, in-memory, conditioner
 	"net/conn",      // one peer's connection: numbered datagrams, acks, lanes
 	"interp",        // interpolation for drawing
