@@ -30,6 +30,7 @@ var layers = []string{
 	"interp",        // interpolation for drawing
 	"net/replicate", // codecs, journal → per-peer updates
 	"net/predict",   // input ring, prediction, reconciliation
+	"net/command",   // commands with receipts: the host's books, the client's outbox
 	"net/session",   // host and client sessions
 	"",              // the root: tandem, the facade a game is written against
 	"demo",          // the game
