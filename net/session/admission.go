@@ -150,7 +150,7 @@ func (h *Host) full(addr string) string {
 // or offered in a Welcome), or 0 if none is free.
 func (h *Host) freePeerID() ecs.PeerID {
 	for id := ecs.PeerID(1); id != 0; id++ {
-		taken := false
+		taken := h.cfg.Reserved != nil && h.cfg.Reserved(id)
 		for _, p := range h.peers {
 			if p.id == id && !p.c.Closed() {
 				taken = true
@@ -187,6 +187,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	}
 	p.id = id
 	p.name = hello.Name
+	p.spectator = hello.Spectator
 	rand.Read(p.token[:])
 	step := h.sched.StepDuration()
 	tick := uint16(time.Second / step)

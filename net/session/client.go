@@ -17,6 +17,9 @@ type ClientConfig struct {
 	// Name is the player's name sent in Hello: 1 to wire.MaxNameLen bytes
 	// of printable UTF-8 (wire.CheckName); NewClient refuses others.
 	Name string
+	// Spectator asks the host to let this client watch: no player slot,
+	// nothing owned, its inputs and commands refused.
+	Spectator bool
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
 	// Conn tunes the connection (limits). Its join-lane rate limit is off
@@ -127,7 +130,7 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 		return nil, err
 	}
 	cl.c = c
-	hello, err := wire.Hello{Version: wire.Version, Name: cfg.Name}.Encode(nil)
+	hello, err := wire.Hello{Version: wire.Version, Name: cfg.Name, Spectator: cfg.Spectator}.Encode(nil)
 	if err != nil {
 		return nil, fmt.Errorf("session: player name %q: %w", cfg.Name, err)
 	}

@@ -77,6 +77,10 @@ type HostConfig struct {
 	// household behind one router shares one); past it a Hello gets Reject
 	// RejectFull. Default 4.
 	MaxPeersPerAddress int
+	// Reserved, if set, reports the peer ids the host must not give a new
+	// peer (those of known players who may come back, whose entities the
+	// world still holds). It runs on the simulation goroutine at each Hello.
+	Reserved func(ecs.PeerID) bool
 }
 
 func (c *HostConfig) defaults() {

@@ -29,6 +29,7 @@ type hostPeer struct {
 	id        ecs.PeerID // offered in the Welcome, then the peer's
 	token     [wire.TokenLen]byte
 	name      string
+	spectator bool // the Hello asked to watch
 	ready     bool
 	rp        *replicate.HostPeer
 	since     time.Time // when the host took the connection
