@@ -38,6 +38,16 @@ type ClientConfig[I comparable] struct {
 	// its frame for loss alone once in hours). Its session and
 	// correction fields are set by the Client.
 	Predict predict.ClientConfig[I]
+	// Spectator joins to watch: the host gives this client no player and
+	// no slot, and it sends no input and no command (Send fails with
+	// ErrSpectator).
+	Spectator bool
+	// FirstOp is the operation id of the client's first command (Send);
+	// later ones count up from it. The host keeps a player's receipts by
+	// id, so a client that outlives its process and plays on as the same
+	// player starts above every id it used. Default: the clock's time in
+	// microseconds, which grows across restarts.
+	FirstOp uint64
 }
 
 // Client is a game joined over the network: its world holds the host's, its
@@ -57,6 +67,7 @@ type Client[I comparable] struct {
 	pred    *predict.Client[I]
 	phys    *netPhysics
 	corr    correctionLog
+	cmds    clientCommands
 	events  []func(Event)
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
@@ -83,7 +94,8 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c := &Client[I]{g: g, cfg: cfg}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
-	c.w = g.newWorld(Joined, cfg.Clock)
+	c.w = g.newWorld(Joined, cfg.Clock, false)
+	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()
 	c.inputs = generic.NewMap[Input[I]](a)
@@ -117,14 +129,16 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.smooth = relay{&c.loop}.AddCorrection
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
-		Name:  cfg.Name,
-		Clock: cfg.Clock,
+		Name:      cfg.Name,
+		Spectator: cfg.Spectator,
+		Clock:     cfg.Clock,
 		Replication: replicate.ClientConfig{
 			OnSpawn:  c.arrived,
 			Observer: c.phys,
 			Auth:     c.phys,
 		},
-		OnEvent: c.event,
+		OnEvent:       c.event,
+		OnLaneMessage: c.laneMessage,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tandem: join: %w", err)
@@ -132,6 +146,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.session = sc
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
+	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
 	w.Schedule.Add("tandem.bodies", c.phys)
 	c.done = c.stopped
@@ -172,6 +187,9 @@ func (c *Client[I]) event(e Event) {
 			}
 		}
 	}
+	if e.Kind == session.PeerJoined {
+		c.admittedCommands()
+	}
 	for _, fn := range c.events {
 		fn(e)
 	}
@@ -209,7 +227,7 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 // queues it for the host; the routing system then gives it to the entities
 // this client predicts.
 func (c *Client[I]) input(w *ecs.World) {
-	if c.session.State() != session.Playing {
+	if c.session.State() != session.Playing || c.cfg.Spectator {
 		return
 	}
 	var in I
