@@ -150,12 +150,11 @@ type Host[I comparable] struct {
 	stats   HostStats
 	events  []func(Event)
 
-	people  people
-	cmds    hostCommands
-	saves   *hostSaves // nil: the world lives in memory only
-	accept  acceptor
-	life    lifecycle
-	touched time.Time // the last View or Do, which keeps the world loaded
+	people people
+	cmds   hostCommands
+	saves  *hostSaves // nil: the world lives in memory only
+	accept acceptor
+	life   lifecycle
 }
 
 // HostStats counts a host's peers and commands.

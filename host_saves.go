@@ -185,6 +185,17 @@ func (h *Host[I]) load() error {
 	if h.saves == nil {
 		return nil
 	}
+	if !restoring {
+		// A new world: the first step saves all of it.
+		h.saves.tracker.Start()
+		h.saves.want = true
+		h.saves.last = h.clk.Now()
+		h.saves.restored = RestoreReport{Took: time.Since(start)}
+		if h.cfg.OnRestore != nil {
+			h.cfg.OnRestore(h.saves.restored)
+		}
+		return nil
+	}
 	rp := restoredPeople{players: map[ecs.PeerID]*player{}, floors: map[ecs.PeerID]uint64{}, receipts: map[ecs.PeerID][]command.Entry{}}
 	restored := h.g.Restored
 	if restored == nil {
@@ -214,9 +225,6 @@ func (h *Host[I]) load() error {
 	h.saves.tracker.Start()
 	h.saves.lastFrame = res.Frame
 	h.saves.last = h.clk.Now()
-	if res.Seq == 0 {
-		h.saves.want = true // a new world is saved at its first step
-	}
 	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Took: time.Since(start)}
 	for _, r := range rp.receipts {
 		rep.Receipts += len(r)

@@ -49,7 +49,7 @@ func (h *Host[I]) readyWorld(look bool) bool {
 		h.halt()
 	}
 	if look {
-		h.touched = h.clk.Now()
+		h.life.idleSince = time.Time{} // someone looks: not idle
 	}
 	stopped := h.life.closing || h.life.err != nil
 	if h.w != nil {
@@ -89,7 +89,7 @@ func (h *Host[I]) afterSteps() {
 		return
 	}
 	now := h.clk.Now()
-	if !h.people.empty() || h.session.Connections() > 0 || now.Sub(h.touched) < h.cfg.IdleUnload {
+	if !h.people.empty() || h.session.Connections() > 0 {
 		h.life.idleSince = time.Time{}
 		return
 	}
