@@ -15,20 +15,38 @@ import (
 // a receipt, which connection each went out on, and who hears receipts.
 type clientCommands struct {
 	out      *command.Outbox
-	sentOn   map[uint64]uint32 // op → the connection generation it was sent on
+	sent     map[uint64]sentOn // when and on which connection each went last
 	conn     uint32            // counts admissions: a new one sends everything again
 	admitted bool
 	observe  []func(Receipt)
 	stats    CommandStats
 }
 
+// sentOn is when a held command went last, on which connection, and how
+// long to wait for its receipt before sending it again.
+type sentOn struct {
+	conn uint32
+	at   time.Time
+	wait time.Duration
+}
+
+// A command without a receipt is sent again after resendAfter, then after
+// twice as long each time, up to resendMax: the host dropped it unanswered
+// (it was closing, or took too many), or its store is slow (the copy is
+// then answered from the host's book, and costs a few bytes).
+const (
+	resendAfter = 2 * time.Second
+	resendMax   = 30 * time.Second
+)
+
 // CommandStats counts a client's commands.
 type CommandStats struct {
-	// Sent counts commands sent (again after a reconnect included),
-	// Receipts the receipts taken, Stray receipts of operations the client
-	// did not hold (answers to a copy sent twice), Malformed messages on
-	// the commands lane that did not decode.
-	Sent, Receipts, Stray, Malformed uint64
+	// Sent counts commands sent (again after a reconnect, or after waiting
+	// long for a receipt, included), Resent those sent again on one
+	// connection, Receipts the receipts taken, Stray receipts of operations
+	// the client did not hold (answers to a copy sent twice), Malformed
+	// messages on the commands lane that did not decode.
+	Sent, Resent, Receipts, Stray, Malformed uint64
 }
 
 func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
@@ -36,7 +54,7 @@ func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
 		first = uint64(max(1, clk.Now().UnixMicro()))
 	}
 	cc.out = command.NewOutbox(first, command.DefaultPending)
-	cc.sentOn = map[uint64]uint32{}
+	cc.sent = map[uint64]sentOn{}
 }
 
 // sendCommand holds a new command and sends it if the client is admitted.
@@ -53,21 +71,32 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	return s.Op, nil
 }
 
-// flushCommands sends every held command not yet sent on this connection,
-// in id order, while the lane takes them.
+// flushCommands sends, in id order while the lane takes them, every held
+// command not yet sent on this connection or waiting for its receipt longer
+// than it should.
 func (c *Client[I]) flushCommands() {
 	cc := &c.cmds
 	if !cc.admitted || c.session.State() == session.Closed {
 		return
 	}
+	now := c.clk.Now()
 	for _, s := range cc.out.Pending() {
-		if on, ok := cc.sentOn[s.Op]; ok && on == cc.conn {
+		on, ok := cc.sent[s.Op]
+		if ok && on.conn == cc.conn && now.Sub(on.at) < on.wait {
 			continue
 		}
 		if err := c.session.Conn().SendLane(transport.LaneCommands, s.Msg); err != nil {
 			return // the lane is full or closed: try again at the next step
 		}
-		cc.sentOn[s.Op] = cc.conn
+		switch {
+		case !ok || on.conn != cc.conn:
+			on.wait = resendAfter
+		default:
+			on.wait = min(2*on.wait, resendMax)
+			cc.stats.Resent++
+		}
+		on.conn, on.at = cc.conn, now
+		cc.sent[s.Op] = on
 		cc.stats.Sent++
 	}
 }
@@ -95,7 +124,7 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 		c.cmds.stats.Stray++
 		return
 	}
-	delete(c.cmds.sentOn, r.Op)
+	delete(c.cmds.sent, r.Op)
 	c.cmds.stats.Receipts++
 	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
 	if int(s.Kind) < len(c.g.Commands) {

@@ -222,3 +222,32 @@ func TestSaveNeedsExactCodecs(t *testing.T) {
 		t.Fatalf("a component nothing saves: %+v, shown %v", ss, shown)
 	}
 }
+
+// TestDroppedCommandsAreSentAgain: commands past the host's rate get no
+// answer; the client sends them again until each has its receipt, and each
+// runs once.
+func TestDroppedCommandsAreSentAgain(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), CommandRate: 1})
+	ann := r.join("ann", ClientConfig[push]{})
+	for i := range 3 {
+		if _, err := Send(ann, addCommand, uint32(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.step(60)
+	if st := r.host.Stats(); st.Dropped != 2 || st.Commands != 1 {
+		t.Fatalf("at one command a second: %+v, want 1 run and 2 dropped", st)
+	}
+	for i := 0; ann.PendingCommands() > 0; i++ {
+		if i > 20*60 {
+			t.Fatalf("%d commands still without a receipt after 20 s", ann.PendingCommands())
+		}
+		r.step(1)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:3 Sum:6 ") {
+		t.Fatalf("the commands sent again did not each run once:\n%s", s)
+	}
+	if cs := ann.CommandStats(); cs.Resent < 2 {
+		t.Fatalf("client %+v: the dropped commands were not sent again", cs)
+	}
+}
