@@ -124,7 +124,8 @@ func (s *hostSaves) build(schema *save.Schema) {
 // saveSchema is what a host of g saves of world w: every replicated
 // component by its exact codec, the engine's Input (its Bot flag: the value
 // is each frame's) and Interpolated (rebuilt from the pose), the Game's
-// Saved, and nothing of the physics body, which is rebuilt.
+// Saved, nothing of the physics body, which is rebuilt, and nothing of the
+// roster's entities.
 func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	s := save.NewSchema(w.ECS)
 	for _, c := range g.Components {
@@ -150,6 +151,11 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	}
 	if w.Physics != nil {
 		save.Skip[physics.Body](s)
+	}
+	if g.Roster {
+		// Who is connected is the session's: the roster is made again as
+		// players come back.
+		save.Exclude[memberInfo](s)
 	}
 	return s
 }

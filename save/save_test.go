@@ -511,3 +511,27 @@ func TestCommitter(t *testing.T) {
 		t.Fatalf("a failing store: %+v", res)
 	}
 }
+
+// TestExclude: entities holding an excluded component are left out of the
+// save, whatever else they hold, and the save restores without them.
+func TestExclude(t *testing.T) {
+	type member struct{ Name [8]byte }
+	type unsaved struct{ X int }
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	save.Exclude[member](r.s)
+	r.populate(3)
+	a := r.w.Arche()
+	m := generic.NewMap3[member, unsaved, ecs.NetworkIdentity](a)
+	m.NewWith(&member{}, &unsaved{}, &ecs.NetworkIdentity{})
+	r.t.Start()
+	r.sched.Step()
+	if fs := commit(t, r, st); fs.Entities != 3 {
+		t.Fatalf("saved %+v, want the 3 entities without the member", fs)
+	}
+	r2 := newRig()
+	save.Exclude[member](r2.s)
+	if res, err := r2.t.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 3 {
+		t.Fatalf("restore: %+v, %v", res, err)
+	}
+}

@@ -23,14 +23,16 @@ const MaxComponents = 64
 //
 // Not safe for concurrent use: it belongs to the world's simulation goroutine.
 type Schema struct {
-	w      *ecs.World
-	comps  []component
-	byID   [256]int8 // arche id → index in comps, -1 if not saved
-	byBit  [ecs.MaxReplicated]int8
-	states []state
-	names  map[string]bool
-	known  arche.Mask // saved, skipped, and NetworkIdentity
-	others arche.Mask // the complement of known
+	w       *ecs.World
+	comps   []component
+	byID    [256]int8 // arche id → index in comps, -1 if not saved
+	byBit   [ecs.MaxReplicated]int8
+	states  []state
+	names   map[string]bool
+	known   arche.Mask // saved, skipped, and NetworkIdentity
+	others  arche.Mask // the complement of known
+	left    arche.Mask // entities holding one of these are left out
+	leftIDs []arche.ID
 }
 
 // component is a saved component, type-erased.
@@ -149,6 +151,32 @@ func State[T any](s *Schema, c Codec[T]) {
 // cannot be saved: the save that meets it fails with an *UnsavedError.
 func Skip[T any](s *Schema) {
 	s.know(arche.ComponentID[T](s.w.Arche()))
+}
+
+// Exclude leaves every networked entity that holds component T out of the
+// save: state the layer above keeps for the session only and makes again
+// after a restore (a roster of who is connected). Such an entity is never
+// written (give it T when it is made), and nothing else of it is checked.
+func Exclude[T any](s *Schema) {
+	id := arche.ComponentID[T](s.w.Arche())
+	s.left.Set(id, true)
+	s.leftIDs = append(s.leftIDs, id)
+}
+
+// excluded reports whether an entity of mask m is left out.
+func (s *Schema) excluded(m *arche.Mask) bool { return len(s.leftIDs) > 0 && m.ContainsAny(&s.left) }
+
+// excludedCount returns how many networked entities are left out: a query
+// per excluded type (an entity holds one of them, as a rule).
+func (s *Schema) excludedCount() int {
+	n := 0
+	a := s.w.Arche()
+	for _, id := range s.leftIDs {
+		q := a.Query(arche.All(s.w.IDs.NetworkIdentity, id))
+		n += q.Count()
+		q.Close()
+	}
+	return n
 }
 
 // Len returns the number of saved component types.

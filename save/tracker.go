@@ -222,6 +222,9 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 			t.Failed()
 			return FillStats{}, err
 		}
+		if rec == nil {
+			continue // left out
+		}
 		t.key = entityKey(t.key[:0], id)
 		b.Put(t.key, rec)
 		st.Entities++
@@ -271,16 +274,20 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 		b.Put([]byte{keySchema}, t.schemaRecord())
 		t.schemaFilled = true
 	}
-	h := head{frame: t.w.Frame(), nextID: t.w.NextNetID(), entities: t.w.Networked(), states: states, user: users}
+	h := head{frame: t.w.Frame(), nextID: t.w.NextNetID(), entities: t.w.Networked() - t.s.excludedCount(), states: states, user: users}
 	t.rec = h.append(t.rec[:0])
 	b.Put([]byte{keyHead}, t.rec)
 	st.Bytes = b.Size()
 	return st, nil
 }
 
-// entity encodes networked entity e's record into t.rec.
+// entity encodes networked entity e's record into t.rec; nil for an entity
+// the schema leaves out.
 func (t *Tracker) entity(a *arche.World, e arche.Entity, id ecs.NetID) ([]byte, error) {
 	m := a.Mask(e)
+	if t.s.excluded(&m) {
+		return nil, nil
+	}
 	if cid, bad := t.s.unknown(&m); bad {
 		name := "?"
 		if info, ok := arche.ComponentInfo(a, cid); ok {
