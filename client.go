@@ -227,7 +227,11 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 // queues it for the host; the routing system then gives it to the entities
 // this client predicts.
 func (c *Client[I]) input(w *ecs.World) {
-	if c.session.State() != session.Playing || c.cfg.Spectator {
+	if c.session.State() != session.Playing {
+		return
+	}
+	if c.cfg.Spectator {
+		c.playing++ // it watches: no input
 		return
 	}
 	var in I

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	// The host keeps its reset key in the user's config directory: point it
 	// at the test's own.
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	// And its save in the user's state directory: a test's own (start gives
+	// each process one of its own).
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

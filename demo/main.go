@@ -7,6 +7,7 @@
 //	go run ./demo -host                  host a game and play in it
 //	go run ./demo -join HOST:PORT/CODE   join a hosted game with its join line
 //	go run ./demo -host -headless        a host with no window, bots playing
+//	go run ./demo -join HOST:PORT/CODE -spectate  watch a hosted game
 //
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
 // transport, the link conditioner), joinline.go (the join line and short
@@ -18,7 +19,8 @@
 // steps), menu.go (the start screen), input.go (keyboard → input), render.go,
 // hud.go (messages, overlays), scoreboard.go, netgraph.go and text.go
 // (drawing, in the fonts of package assets), cues.go and sound.go (the sound
-// effects the frames call for). The game's rules live in demo/game and what it tells the engine
+// effects the frames call for), saves.go (where a host saves its world and
+// keeps its identity), commands.go (the players' commands: keys, receipts). The game's rules live in demo/game and what it tells the engine
 // (package tandem) in demo/netplay; neither imports Ebiten.
 package main
 
@@ -58,6 +60,8 @@ type options struct {
 	alone      bool      // play alone at once, without the start screen
 	menu       bool      // the start screen even with -ticks
 	code       *joinCode // -join's join line or short code, parsed
+	save       saveFlag
+	spectate   bool
 }
 
 // lossFlag is a fraction of packets, written 0.05 or 5%.
@@ -96,8 +100,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
 			"up to %d people over the network.\n"+
 			"Without -host or -join (or -alone, or -ticks) it opens on a start screen.\n"+
-			"Keys: WASD or arrows thrust, Space dash, Tab scoreboard, M sound on/off, F2 interpolation on/off,\n"+
-			"F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
+			"Keys: WASD or arrows thrust, Space dash, T switch team, C drop a crate, Tab scoreboard,\n"+
+			"M sound on/off, F2 interpolation on/off, F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.host, "host", false, "host a networked game and play in it; others join with the line it prints")
@@ -117,7 +121,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.mute, "mute", false, "with a window: start with the sound off (M turns it on)")
 	fs.BoolVar(&o.alone, "alone", false, "play alone at once, without the start screen")
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
-	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: tandem-demo/reset-key in the user's config directory)")
+	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
+	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
+	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -139,8 +145,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-alone plays without the network: leave out -host and -join")
 	case o.join == "" && (set["pin"] || o.bot):
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
-	case !o.host && set["reset-key"]:
-		return o, errors.New("-reset-key is the host's: use it with -host")
+	case !o.host && (set["reset-key"] || set["save"]):
+		return o, errors.New("-reset-key and -save are the host's: use them with -host")
+	case o.join == "" && o.spectate:
+		return o, errors.New("-spectate is for a client: use it with -join")
+	case o.spectate && o.bot:
+		return o, errors.New("-spectate and -bot exclude each other: a spectator does not play")
 	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
 		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
 	case !o.networked() && !o.menu && (o.conditioned() || set["addr"]):

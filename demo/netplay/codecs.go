@@ -39,15 +39,15 @@ const (
 // components are the match's replicated components, in wire order: the
 // engine's Transform (with the game's tolerance) and Velocity, predicted
 // through the physics body; the game's Player, Ball, Crate and Score, which
-// a client takes from the host.
+// a client takes from the host (saved exactly, tandem.Exact).
 func components() []tandem.Component {
 	return []tandem.Component{
 		tandem.Replicate(TransformCodec(), tandem.PredictPose),
 		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
-		tandem.Replicate(PlayerCodec(), tandem.HostValue),
-		tandem.Replicate(BallCodec(), tandem.HostValue),
-		tandem.Replicate(CrateCodec(), tandem.HostValue),
-		tandem.Replicate(ScoreCodec(), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(PlayerCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(BallCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(CrateCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(ScoreCodec()), tandem.HostValue),
 	}
 }
 
