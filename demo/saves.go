@@ -59,7 +59,7 @@ type hostSave struct {
 	id     quicnet.Identity
 }
 
-// openSave opens the save o names (nil with -save ”), making its directory
+// openSave opens the save o names (nil when -save is empty), making its directory
 // for a default file, and loads the host's identity from it. It tells stderr
 // where the world is saved.
 func openSave(o options, stderr io.Writer) (*hostSave, error) {
