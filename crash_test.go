@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		hostCrashChild(path)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(storetest.Main(m)) // stops the PostgreSQL server a test started
 }
 
 // crashConfig is the child's host: players away after a restart give their

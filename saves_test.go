@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/store/storetest"
 )
 
 // TestSaveRestoreSaveFacade: a host that played (players, commands, bodies
@@ -214,5 +215,27 @@ func corrupt(t *testing.T, path string) {
 		return rb.Put(append([]byte(nil), k...), v)
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSavesInPostgres: the same host saves to and restores from PostgreSQL
+// (SaveTo a postgres:// URL): commands, their receipts, the world.
+func TestSavesInPostgres(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: storetest.PostgresURL(t)})
+	p := r.dialRaw("bob")
+	for op := uint64(1); op <= 3; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+		r.step(5)
+	}
+	if rs := p.receipts(t); len(rs) != 3 || rs[2].Status != wire.ReceiptDone {
+		t.Fatalf("receipts %+v", rs)
+	}
+	before := snapshot(r.host)
+	r.restart()
+	if after := snapshot(r.host); after != before {
+		t.Fatalf("restored from PostgreSQL:\n%s\nsaved:\n%s", after, before)
+	}
+	if rep := r.host.Restored(); rep.Players != 1 || rep.Receipts != 3 {
+		t.Fatalf("restored %v", rep)
 	}
 }
