@@ -81,8 +81,9 @@ type HostConfig struct {
 	// IdleUnload, if positive, releases the world once nobody has played,
 	// watched or held a place in it for this long (no connection, no known
 	// player, no View or Do): it is saved and dropped from memory, and
-	// loaded again from the save when the next connection arrives. It needs
-	// a store. Default 0: the world stays.
+	// loaded again from the save when the next connection arrives (or a
+	// View or Do wants it); World returns nil meanwhile. It needs a store.
+	// Default 0: the world stays.
 	IdleUnload time.Duration
 	// Grace is how long a known player's place (its slot, peer id and
 	// entities) is kept after a restore for it to come back. Default 30 s.
