@@ -27,7 +27,7 @@ type loop struct {
 	views  time.Duration // the longest a View held the lock
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
-	done    func() error // non-nil: Run returns it
+	done    func() error // non-nil: Run returns it; called with the world locked
 	// ready, if set, runs under the lock before Advance, Step (look false),
 	// View and Do (look true) and says whether there is a world to step or
 	// to look at: a host may have closed, or released its world while
@@ -90,7 +90,10 @@ func (l *loop) run(ctx context.Context) error {
 		}
 		l.Advance()
 		if l.done != nil {
-			if err := l.done(); err != nil {
+			l.mu.Lock()
+			err := l.done()
+			l.mu.Unlock()
+			if err != nil {
 				return err
 			}
 		}

@@ -285,3 +285,25 @@ func TestIdleUnload(t *testing.T) {
 		t.Fatal("no receipt from the world loaded again")
 	}
 }
+
+// TestRunEndsAtClose: a host running on its own goroutine stops at Close
+// from another, after its final save: Run returns ErrClosed.
+func TestRunEndsAtClose(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	done := make(chan error, 1)
+	go func() { done <- r.host.Run(context.Background()) }()
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Run returned %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after Close")
+	}
+	if n := r.host.SaveStats().Commits; n == 0 {
+		t.Fatal("no final save")
+	}
+}
