@@ -44,7 +44,7 @@ func startQUICHost(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config) *qu
 
 // startQUICHostWith is startQUICHost, calling inspect with the host's world
 // before the host's goroutine starts.
-func startQUICHostWith(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
+func startQUICHostWith(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
 	t.Helper()
 	tr, err := quicnet.New(qcfg)
 	if err != nil {
