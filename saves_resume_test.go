@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -73,6 +74,13 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 		left := 0
 		game := func() *Game[push] {
 			g := ledgerGame()
+			g.Roster = true
+			arrived := g.Arrived
+			g.Arrived = func(w *World, e arche.Entity) {
+				if w.ECS.Arche().Has(e, w.ECS.IDs.Transform) { // not a roster entry
+					arrived(w, e)
+				}
+			}
 			join := g.Join
 			g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
 			g.Leave = func(*World, Peer) { left++ }
@@ -108,6 +116,13 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 		if st := p.host.Stats(); st.Away != 2 || st.Players != 0 {
 			t.Fatalf("after the restart %+v, want the save's two players away", st)
 		}
+		// The restored world names its players in the roster (the save
+		// keeps no roster: the restore makes it from the save's players).
+		p.host.Do(func(w *World) {
+			if got := memberNames(w); got != "ann bob" {
+				t.Fatalf("the restored host's roster: %q, want ann and bob", got)
+			}
+		})
 		// A newcomer while both places are held: refused as full.
 		carl := p.joinRefused("carl")
 		var re *session.RejectError
@@ -141,6 +156,9 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 				t.Fatalf("%s resumed as peer %d, was %d", c.cfg.Name, c.Peer(), id)
 			}
 			c.Do(func(w *World) {
+				if got := memberNames(w); got != "ann bob" {
+					t.Errorf("%s's roster after the resume: %q, want ann and bob once each", c.cfg.Name, got)
+				}
 				if got := tallies(w, id); !equalTallies(got, owned[id]) || w.ECS.Networked() != hostCount {
 					t.Errorf("%s holds %v of its own and %d entities; the host %v and %d", c.cfg.Name, got, w.ECS.Networked(), owned[id], hostCount)
 				}
@@ -247,4 +265,13 @@ func TestCommandsGoAgainOnAResume(t *testing.T) {
 			}
 		})
 	})
+}
+
+// memberNames returns the names of w's roster (Members), in peer order.
+func memberNames(w *World) string {
+	var names []string
+	for _, m := range Members(w, nil) {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, " ")
 }
