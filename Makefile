@@ -6,7 +6,7 @@
 #   make bench   every benchmark, with allocations
 #   make fuzz    a short run of every fuzz target
 #   make lint    gofmt, go vet and staticcheck
-#   make crash-test  kill -9 trials of the stores, many of them
+#   make crash-test  kill -9 trials of the stores and of a host running commands, many of them
 
 GO        ?= go
 FUZZTIME  ?= 10s
@@ -69,7 +69,7 @@ postgres:
 
 crash-test: postgres
 	@out=$$(mktemp); \
-	TANDEM_REQUIRE_POSTGRES=1 TANDEM_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run 'Crash$$' -v ./store/... >$$out 2>&1; \
+	TANDEM_REQUIRE_POSTGRES=1 TANDEM_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run 'Crash$$' -v ./store/... . >$$out 2>&1; \
 	rc=$$?; grep -E 'trials=|^(--- FAIL|FAIL|ok)' $$out; [ $$rc = 0 ] || tail -50 $$out; rm -f $$out; exit $$rc
 
 bench:

@@ -38,6 +38,16 @@ type ClientConfig[I comparable] struct {
 	// its frame for loss alone once in hours). Its session and
 	// correction fields are set by the Client.
 	Predict predict.ClientConfig[I]
+	// Spectator joins to watch: the host gives this client no player and
+	// no slot, and it sends no input and no command (Send fails with
+	// ErrSpectator).
+	Spectator bool
+	// FirstOp is the operation id of the client's first command (Send);
+	// later ones count up from it. The host keeps a player's receipts by
+	// id, so a client that outlives its process and plays on as the same
+	// player starts above every id it used. Default: the clock's time in
+	// microseconds, which grows across restarts.
+	FirstOp uint64
 	// Dial, if set, opens a new connection to the same host: with it a
 	// client whose connection breaks reconnects by itself (with backoff and
 	// jitter, for as long as the host's grace window lasts) and resumes as
@@ -66,6 +76,7 @@ type Client[I comparable] struct {
 	pred    *predict.Client[I]
 	phys    *netPhysics
 	corr    correctionLog
+	cmds    clientCommands
 	events  []func(Event)
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
@@ -93,7 +104,8 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c := &Client[I]{g: g, cfg: cfg}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
-	c.w = g.newWorld(Joined, cfg.Clock)
+	c.w = g.newWorld(Joined, cfg.Clock, false)
+	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()
 	c.inputs = generic.NewMap[Input[I]](a)
@@ -127,15 +139,17 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.smooth = relay{&c.loop}.AddCorrection
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
-		Name:  cfg.Name,
-		Clock: cfg.Clock,
+		Name:      cfg.Name,
+		Spectator: cfg.Spectator,
+		Clock:     cfg.Clock,
 		Replication: replicate.ClientConfig{
 			OnSpawn:  c.arrived,
 			Observer: c.phys,
 			Auth:     c.phys,
 		},
-		OnEvent: c.event,
-		Dial:    cfg.Dial,
+		OnEvent:       c.event,
+		OnLaneMessage: c.laneMessage,
+		Dial:          cfg.Dial,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tandem: join: %w", err)
@@ -144,6 +158,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.hold, c.poll = sc.Holding, sc.Poll
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
+	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
 	w.Schedule.Add("tandem.bodies", c.phys)
 	c.done = c.stopped
@@ -197,6 +212,15 @@ func (c *Client[I]) event(e Event) {
 			}
 		}
 	}
+	switch e.Kind {
+	case session.PeerJoined, session.PeerResumed:
+		// Admitted on a new connection (a first join, a resume, a fresh
+		// join after a refused resume): every command without a receipt
+		// goes again.
+		c.admittedCommands()
+	case session.PeerDisconnected:
+		c.cmds.admitted = false // held until the next admission
+	}
 	for _, fn := range c.events {
 		fn(e)
 	}
@@ -235,6 +259,10 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 // this client predicts.
 func (c *Client[I]) input(w *ecs.World) {
 	if c.session.State() != session.Playing {
+		return
+	}
+	if c.cfg.Spectator {
+		c.playing++ // it watches: no input
 		return
 	}
 	var in I

@@ -8,6 +8,7 @@ import (
 	"github.com/tandem-go/tandem/interp"
 	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/save"
 )
 
 // Prediction says what a client does with a replicated component of the
@@ -40,11 +41,17 @@ type Component struct {
 	// pose reads a wire image of ecs.Transform, for the rest lock: set when
 	// T is ecs.Transform.
 	pose func(q []int32, v *ecs.Transform)
+	// exact says the codec has an exact encoding; save adds the component
+	// to a save's schema with it.
+	exact bool
+	save  func(s *save.Schema)
 }
 
 // Replicate makes T a replicated component: codec says how it travels (its
 // wire image, exact encoding, tolerance and blend; see replicate.Codec) and p
-// what prediction does with it. Say it once, in Game.Components: the host
+// what prediction does with it. A host that saves writes T with the codec's
+// exact encoding (AppendExact and ReadExact, which tandem.Exact fills in for
+// a plain struct); a codec without one makes NewHost refuse to save. Say it once, in Game.Components: the host
 // sends it, every client receives it, predicts it, and (with codec.Blend
 // set, for a T other than ecs.Transform, which interpolation draws on its
 // own) blends it between received states for drawing (View.Blended).
@@ -69,6 +76,11 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	}
 	if c.name == "" {
 		c.name = c.typ
+	}
+	if codec.AppendExact != nil && codec.ReadExact != nil {
+		c.exact = true
+		exact := save.Codec[T]{Name: c.name, Append: codec.AppendExact, Read: codec.ReadExact}
+		c.save = func(s *save.Schema) { save.Component(s, exact) }
 	}
 	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {
 		c.pose = pc.Dequantize

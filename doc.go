@@ -39,6 +39,42 @@
 // host sends, blended between steps and corrected smoothly for what is
 // simulated here. A client takes the fixed step and send rate from the host.
 //
+// Commands: a player's request that the host change the world once (switch
+// team, place something, spend something), with an answer that says it
+// did. A game lists its command kinds (NewCommand) in Game.Commands; a
+// client sends one with Send and hears its Receipt (Client.OnReceipt). The
+// client names each operation with an increasing id and sends it again,
+// under the same id, until its receipt comes (on a new connection too); the
+// host runs each operation once, keeps the newest receipts of every player
+// (HostConfig.Receipts) and answers a copy with the first receipt, byte for
+// byte, other content under a kept id with ReceiptConflict, and an id older
+// than what it keeps with ReceiptExpired. A command the game refuses (its
+// handler returns Refuse) gets a receipt too.
+//
+// Saves: a host given a store (HostConfig.SaveTo, a bbolt file or a
+// PostgreSQL URL; or HostConfig.Store) keeps its world there, and restores
+// it when it starts: every networked entity with every replicated component
+// at full precision (through its codec's exact encoding: Exact fills one in
+// for a plain struct), the host-only components and the game's state it
+// lists in Game.Saved, the frame and the network-id counter, the known
+// players (their session tokens' hashes) and their receipts, as one atomic
+// set of records (package save). Physics bodies are rebuilt from the saved
+// pose and velocity (Game.Restored). A save costs what changed since the last
+// (the change journal says what, as for replication), and runs on a
+// goroutine of its own: the commands of one frame share one save, and every
+// few seconds (HostConfig.SaveEvery) the rest follows. A receipt leaves only
+// once the save that holds its command is durable; a failed save keeps the
+// world, withholds the receipts and is tried again. A save that does not
+// read stops NewHost with a typed error rather than start an empty world.
+//
+// A host's life: Close fences the world (no step, no connection, no command
+// from then on), saves it, sends the receipts that save frees, and returns;
+// a fenced store (another host took the world) stops the host on its own
+// (Err, Done). A world nobody plays in may be saved and released, and loaded
+// again when someone connects (HostConfig.IdleUnload). The host has player
+// slots (HostConfig.MaxPeers): the players a save lists hold theirs through
+// their grace window; spectators (ClientConfig.Spectator) watch without one.
+//
 // Physics on the network: with Game.Physics set every world has a physics
 // Space (package physics). A client keeps the bodies it does not predict on
 // the host's state, carried forward to its own frame, and holds those its
@@ -57,15 +93,16 @@
 // NetStats.Resumes, ReconnectLeft) say what happens.
 //
 // Layers: this package sits at the top of the module, under the demo. Below
-// it: ecs (world, schedule, change journal), physics (the cp bridge),
-// net/wire, net/transport, net/conn, interp, net/replicate, net/predict and
+// it: store (durable records), ecs (world, schedule, change journal), physics
+// (the cp bridge), net/wire, save (a world's records), net/transport,
+// net/conn, interp, net/replicate, net/predict, net/command (receipts) and
 // net/session. A game that needs what the facade does not wire can use those
 // directly; the facade is built on their public API only.
 //
 // Threads: a Local, Host or Client owns its world. Run, Advance, Step,
-// SetInput, View, Do, Close and the statistics are safe from any goroutine;
-// the world itself may be touched only by the systems, the Game's hooks, and
-// View and Do callbacks, which run with the world locked between steps. A
-// callback must not call the value's own methods that lock (SetInput, Close,
-// Stats of a Host, NetStats), or it waits for itself.
+// SetInput, View, Do, Send, Save, Close and the statistics are safe from any
+// goroutine; the world itself may be touched only by the systems, the Game's
+// hooks, and View and Do callbacks, which run with the world locked between
+// steps. A callback must not call the value's own methods that lock (SetInput, Send,
+// Save, Close, Stats of a Host, NetStats), or it waits for itself.
 package tandem

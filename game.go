@@ -73,6 +73,23 @@ type Game[I comparable] struct {
 	// them on any machine. It costs one entity per peer and an update of
 	// each a second.
 	Roster bool
+	// Commands are the kinds of command a player sends the host (NewCommand),
+	// in the same order on every machine: a request that the host change the
+	// world once and say so (a receipt), which survives reconnects and host
+	// restarts. Nil: none.
+	Commands []Command
+	// Saved is what a host's save holds beside the replicated components:
+	// host-only components (SaveComponent), the game's state
+	// (SaveState), and the components a restore rebuilds (Rebuilt). Only a
+	// host given a store saves (HostConfig.SaveTo, HostConfig.Store).
+	Saved []Saved
+	// Restored, if set, runs on the host for every networked entity restored
+	// from a save, in network-id order, once every entity is back: it adds
+	// what a save leaves out (a physics body, from the saved pose and
+	// velocity) and points the game's own references at the entities (a
+	// resource naming the ball). Nil: Arrived runs in its place, which adds
+	// what the wire leaves out, the same things as a rule.
+	Restored func(w *World, e arche.Entity)
 }
 
 // Role says which machine a World is on.
@@ -124,6 +141,10 @@ type World struct {
 	// Peer is this machine's peer id: ecs.HostPeer on the host and alone,
 	// on a client the id the host gave it (0 until admitted).
 	Peer ecs.PeerID
+	// Restoring is set while Setup builds a host's world that a save then
+	// fills: Setup builds the fixed content (geometry, systems, resources)
+	// and spawns no networked entity, for the save brings them back.
+	Restoring bool
 }
 
 // Peer is a participant of a session as the host's Join and Leave hooks see
@@ -164,6 +185,19 @@ func (g *Game[I]) check(r Role) error {
 	case g.Step < 0:
 		return errors.New("tandem: Game.Step is negative")
 	}
+	if len(g.Commands) > 256 {
+		return fmt.Errorf("tandem: %d command kinds; at most 256 fit", len(g.Commands))
+	}
+	names := map[string]bool{}
+	for i, c := range g.Commands {
+		if c == nil || c.def() == nil {
+			return fmt.Errorf("tandem: Game.Commands[%d] is nil; make command kinds with NewCommand", i)
+		}
+		if names[c.def().name] {
+			return fmt.Errorf("tandem: command %q is listed twice in Game.Commands; list each once", c.def().name)
+		}
+		names[c.def().name] = true
+	}
 	seen := map[string]bool{}
 	for i, c := range g.Components {
 		if c.register == nil {
@@ -187,8 +221,8 @@ func (g *Game[I]) step() time.Duration {
 
 // newWorld builds a world of role r stepped by clk: the ECS, the schedule,
 // the physics, then the game's Setup.
-func (g *Game[I]) newWorld(r Role, clk clock.Clock) *World {
-	w := &World{ECS: ecs.NewWorld(), Role: r}
+func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
+	w := &World{ECS: ecs.NewWorld(), Role: r, Restoring: restoring}
 	w.Schedule = ecs.NewSchedule(w.ECS, clk, g.step())
 	if g.Physics != nil {
 		pc := *g.Physics

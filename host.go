@@ -15,19 +15,30 @@ import (
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
 )
 
 // Event is something that happened to a peer or a session, as observers added
 // with OnEvent hear it, on the simulation goroutine.
 type Event = session.Event
 
-// HostConfig tunes a Host. The zero value hosts up to 8 peers, sending state
-// at half the step rate, on the real clock.
+// HostConfig tunes a Host. The zero value hosts up to 8 players, sending
+// state at half the step rate, on the real clock, with the world in memory
+// only.
 type HostConfig struct {
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
-	// MaxPeers is the most peers admitted at once. Default 8.
+	// MaxPeers is the number of player slots: player MaxPeers+1 is refused
+	// as the game being full, with a Reject before anything is given to it
+	// (its client's Err is a *session.RejectError). A known player holds its
+	// slot and gets back into it at capacity: one whose connection broke,
+	// within Grace, and one a restored save lists, not yet back. Default 8.
 	MaxPeers int
+	// Spectators is how many peers may watch (ClientConfig.Spectator)
+	// beside the players: they take no player slot, own nothing, and their
+	// inputs and commands are refused. Past it a spectator gets a Reject.
+	// Default 0: none (a spectator is refused, with a reason that says so).
+	Spectators int
 	// SendEvery sends state every this many steps. Default 2: 30 Hz at
 	// 60 Hz. Clients learn the rate from the host.
 	SendEvery int
@@ -40,94 +51,260 @@ type HostConfig struct {
 	// (Game.Roster). Empty: the host has no roster entry (nobody plays at
 	// it).
 	Name string
+
+	// SaveTo is where the world is saved: the path of a bbolt file
+	// (created when missing; its directory must exist) or a postgres:// URL
+	// (see store.Open). The host opens it, takes the lease of the world
+	// called World, restores the newest save (refusing to start on one
+	// that does not read: see NewHost), saves as the world changes, and
+	// closes it at Close. Empty, with Store nil: the world lives in memory
+	// only, and receipts go out at once.
+	SaveTo string
+	// Store, instead of SaveTo, is a world already opened (its lease taken)
+	// to save to; the host restores from it and never closes it.
+	Store store.World
+	// World is the world's name in the store SaveTo opens. Default "world".
+	World string
+	// SaveEvery is how often the host saves what changed when no command
+	// asks for a save sooner (commands are saved at the end of the frame
+	// they ran in). Default 5 s.
+	SaveEvery time.Duration
+	// SaveTimeout bounds one commit; a commit that takes longer fails and is
+	// retried. Default 10 s.
+	SaveTimeout time.Duration
+	// OnRestore, if set, hears of each restore (at NewHost, and whenever a
+	// released world is loaded again), on the goroutine that restores.
+	OnRestore func(RestoreReport)
+	// OnSaveError, if set, hears of each failed save, on the simulation
+	// goroutine. The host keeps its world, withholds the receipts the save
+	// held, and tries again (see SaveStats).
+	OnSaveError func(error)
+	// IdleUnload, if positive, releases the world once nobody has played,
+	// watched or held a place in it for this long (no connection, no known
+	// player, no View or Do): it is saved and dropped from memory, and
+	// loaded again from the save when the next connection arrives (or a
+	// View or Do wants it); World returns nil meanwhile. It needs a store.
+	// Default 0: the world stays.
+	IdleUnload time.Duration
 	// Grace is how long a peer whose connection broke is kept for it to
 	// come back on a new one (its client reconnects by itself): its peer id
 	// and slot stay reserved, its entities stay in the world and the other
 	// peers keep seeing them, its Input is the zero input meanwhile. Then it
-	// leaves (Game.Leave). Default 30 s; negative: a broken connection ends
-	// the peer at once.
+	// leaves (Game.Leave). The players a restored save lists are kept so
+	// for Grace from the restore, their clients resuming into the restored
+	// world (see NewHost). Default 30 s; negative: a broken connection ends
+	// the peer at once (a restore still holds the save's players for 30 s:
+	// the restart was the host's, not their connections breaking).
 	Grace time.Duration
 	// Admit, if set, decides on a connection that asks to be let in (a new
 	// player's Hello, or a Resume) before anything is given to it: nil lets
 	// it on (Game.Join then runs for a new player), an error refuses it with
 	// a Reject whose reason is the error's text. See session.Arrival.
 	Admit func(a session.Arrival) error
+
+	// Receipts is how many receipts the host keeps per player: a command
+	// sent again within that many newer ones gets its first answer, an older
+	// one is refused as expired. Default 64.
+	Receipts int
+	// CommandRate is how many commands a second the host takes from one
+	// player (a burst of as many); more are dropped without a receipt, to
+	// be sent again. Default 30.
+	CommandRate float64
+	// MaxWithheld is how many receipts of one player may wait for a save;
+	// commands past it are dropped without a receipt (the store is slow) to
+	// be sent again. Default 64.
+	MaxWithheld int
+}
+
+func (c *HostConfig) defaults() {
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.MaxPeers <= 0 {
+		c.MaxPeers = 8
+	}
+	if c.World == "" {
+		c.World = "world"
+	}
+	if c.SaveEvery <= 0 {
+		c.SaveEvery = 5 * time.Second
+	}
+	if c.SaveTimeout <= 0 {
+		c.SaveTimeout = 10 * time.Second
+	}
+	if c.Grace == 0 {
+		c.Grace = 30 * time.Second
+	}
+	if c.Receipts <= 0 {
+		c.Receipts = 64
+	}
+	if c.CommandRate <= 0 {
+		c.CommandRate = 30
+	}
+	if c.MaxWithheld <= 0 {
+		c.MaxWithheld = 64
+	}
 }
 
 // Host runs a game that peers join over the network: it simulates the world,
 // takes each peer's inputs for each frame, routes them to the entities the
-// peer owns (Input), and replicates the world to every peer. It is a Local
-// (Run, Advance, View, SetInput for a player at the host's machine) with a
-// session around it. Create it with NewHost, give it connections with Serve
-// or Accept, and Close it at the end.
+// peer owns (Input), runs the players' commands, saves the world when it has
+// a store, and replicates the world to every peer. It is a Local (Run,
+// Advance, View, SetInput for a player at the host's machine) with a session
+// around it. Create it with NewHost, give it connections with Serve or
+// Accept, and Close it at the end: Close fences the world, saves it and
+// returns.
 type Host[I comparable] struct {
 	*Local[I]
-	session  *session.Host
-	inputs   *predict.HostInputs[I]
-	names    map[ecs.PeerID]string
-	roster   *roster            // nil without Game.Roster
-	resumed  map[ecs.PeerID]int // resumes of each peer
-	stats    HostStats
-	events   []func(Event)
-	closing  sync.Once
-	closeErr error
-	closed   bool
+	cfg     HostConfig
+	session *session.Host
+	inputs  *predict.HostInputs[I]
+	names   map[ecs.PeerID]string
+	roster  *roster            // nil without Game.Roster
+	resumed map[ecs.PeerID]int // resumes of each peer
+	stats   HostStats
+	events  []func(Event)
+
+	people people
+	cmds   hostCommands
+	saves  *hostSaves // nil: the world lives in memory only
+	accept acceptor
+	life   lifecycle
 }
 
-// HostStats counts a host's peers.
+// HostStats counts a host's peers and commands.
 type HostStats struct {
-	// Peers is the number admitted now, Away among them the peers whose
-	// connection broke and that may still resume; Joined counts every peer
-	// admitted since the start, Left those that left, Refused those the
-	// Join hook refused, Resumed the times a peer came back on a new
-	// connection.
+	// Peers is the number admitted now (players and spectators), Away among
+	// them the players whose connection broke, or that a restored save
+	// lists, and that may still resume, each holding its slot; Joined counts
+	// every peer admitted since the start, Left those that left, Refused
+	// those the Join hook refused, Resumed the times a peer came back on a
+	// new connection.
 	Peers, Away, Joined, Left, Refused, Resumed int
-	// Malformed counts input messages refused as malformed; past the
-	// connection's limit the peer is dropped.
+	// Players and Spectators are those connected now (Away not among
+	// them).
+	Players, Spectators int
+	// Malformed counts input and command messages refused as malformed
+	// (a spectator's included); past the connection's limit the peer is
+	// dropped.
 	Malformed int
+	// Commands counts the commands run, Again those answered with their
+	// kept receipt, Conflicts and Expired those answered without running,
+	// Dropped those taken without an answer (rate, withheld receipts, a
+	// closing host), to be sent again.
+	Commands, Again, Conflicts, Expired, Dropped int
 }
 
-// NewHost builds g's world as the host's and the session around it. Nothing
-// is accepted until Serve or Accept.
+// NewHost builds g's world as the host's and the session around it. With a
+// store (HostConfig.SaveTo or Store) it restores the newest save first: the
+// world's networked entities, their owners and components, the game's saved
+// state, the frame and network-id counter, and the known players with their
+// receipts. A save that does not read is an error, and no host: a record
+// that fails its checksum matches store.ErrCorrupt, a save of another layout
+// store.ErrFormat, one that does not fit g save.ErrMismatch; the host never
+// starts on an empty world in its place. Nothing is accepted until Serve or
+// Accept.
 func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
-	l, err := newLocal(g, Hosting, LocalConfig{Clock: cfg.Clock, Interp: cfg.Interp})
-	if err != nil {
+	if err := g.check(Hosting); err != nil {
 		return nil, err
 	}
-	h := &Host[I]{Local: l, names: map[ecs.PeerID]string{}, resumed: map[ecs.PeerID]int{}}
-	h.Local.ip.SetLocal(ecs.HostPeer)
-	w := h.w
+	cfg.defaults()
+	h := &Host[I]{Local: &Local[I]{g: g}, cfg: cfg, names: map[ecs.PeerID]string{}, resumed: map[ecs.PeerID]int{}}
+	h.clk = cfg.Clock
+	h.period = g.step()
+	h.mu.ch = make(chan struct{}, 1)
+	h.people.init()
+	h.life.init()
+	h.accept.init()
+	if cfg.SaveTo != "" || cfg.Store != nil {
+		if err := g.checkSaved(); err != nil {
+			return nil, err
+		}
+		s, err := openSaves(cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.saves = s
+	}
+	if err := h.open(); err != nil {
+		if h.saves != nil {
+			h.saves.close()
+		}
+		return nil, err
+	}
+	h.ready = h.readyWorld
+	h.after = h.afterSteps
+	h.done = h.stopped
+	h.accept.open(h.session.Accept)
+	return h, nil
+}
+
+// build makes the world and everything around it: the world (Setup, told
+// whether a save will fill it), the session, the input buffers, the routing,
+// the commands, and the save's schema and tracker. The world is empty of
+// networked entities when restoring.
+func (h *Host[I]) build(restoring bool) error {
+	g := h.g
+	w := g.newWorld(Hosting, h.clk, restoring)
+	if n := w.ECS.Networked(); restoring && n > 0 {
+		return fmt.Errorf("tandem: Game.Setup spawned %d networked entities while the world is restored from a save; spawn them only when World.Restoring is false, the save brings them back", n)
+	}
+	h.w = w
+	h.tracks = nil
+	ic := h.cfg.Interp
+	ic.Step = g.step()
+	h.ip = interp.New(w.ECS, h.clk, ic)
+	h.ip.SetLocal(ecs.HostPeer)
 	reg := replicate.NewEmptyRegistry(w.ECS)
 	for _, c := range g.replicated() {
 		c.register(reg)
 	}
-	rc := cfg.Replication
-	rc.SendEvery = cfg.SendEvery
+	rc := h.cfg.Replication
+	rc.SendEvery = h.cfg.SendEvery
 	rc.StepRate = 1 / g.step().Seconds()
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
-		Clock:       h.clk,
-		MaxPeers:    cfg.MaxPeers,
-		Replication: rc,
-		Grace:       cfg.Grace,
-		Admit:       cfg.Admit,
-		OnJoin:      h.join,
-		OnLeave:     h.leave,
-		OnMessage:   h.message,
-		OnEvent:     h.event,
+		Clock:         h.clk,
+		MaxPeers:      h.cfg.MaxPeers,
+		MaxSpectators: h.cfg.Spectators,
+		Replication:   rc,
+		Grace:         h.cfg.Grace,
+		Admit:         h.cfg.Admit,
+		OnJoin:        h.join,
+		OnLeave:       h.leave,
+		OnMessage:     h.message,
+		OnLaneMessage: h.laneMessage,
+		OnEvent:       h.event,
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	h.routeLocal(h.input)
+	h.roster = nil
 	if g.Roster {
 		h.roster = newRoster(w, func(p ecs.PeerID) (time.Duration, bool) {
 			cs, _, ok := h.session.PeerStats(p)
 			return cs.RTT, ok
 		})
-		if cfg.Name != "" {
-			h.roster.add(ecs.HostPeer, cfg.Name)
-		}
 	}
-	return h, nil
+	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { h.runCommands() }))
+	if h.saves != nil {
+		h.saves.build(g.saveSchema(w))
+		w.Schedule.AddTo(ecs.StageInput, "tandem.saved", ecs.SystemFunc(func(*ecs.World) { h.pollSave() }))
+		w.Schedule.AddTo(ecs.StageOutput, "save.track", h.saves.tracker)
+		w.Schedule.AddTo(ecs.StageOutput, "tandem.save", ecs.SystemFunc(func(*ecs.World) { h.saveStep() }))
+	}
+	return nil
+}
+
+// open loads the world (build, restore) and gives the player at the host's
+// machine its roster entry.
+func (h *Host[I]) open() error {
+	if err := h.load(); err != nil {
+		return err
+	}
+	if h.roster != nil && h.cfg.Name != "" {
+		h.roster.add(ecs.HostPeer, h.cfg.Name)
+	}
+	return nil
 }
 
 // input is the input of peer p for the frame: the host's own for HostPeer,
@@ -145,46 +322,16 @@ func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	return *in, true
 }
 
-// join runs the Game's Join hook for a peer the session is about to admit;
-// a refusal goes back to the session, which refuses the peer with the hook's
-// reason (a Reject: the client reads it, and no slot was taken).
-func (h *Host[I]) join(peer ecs.PeerID, name string) error {
-	if h.g.Join != nil {
-		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
-			h.stats.Refused++
-			return err
-		}
-	}
-	h.names[peer] = name
-	h.stats.Joined++
-	if h.roster != nil {
-		h.roster.add(peer, name)
-	}
-	return nil
-}
-
-// leave forgets a peer: the session has removed its entities.
-func (h *Host[I]) leave(peer ecs.PeerID, err error) {
-	name, ok := h.names[peer]
-	delete(h.names, peer)
-	delete(h.resumed, peer)
-	h.inputs.RemovePeer(peer)
-	if h.roster != nil {
-		h.roster.remove(peer)
-	}
-	if !ok {
-		return
-	}
-	h.stats.Left++
-	if h.g.Leave != nil {
-		h.g.Leave(h.w, Peer{ID: peer, Name: name})
-	}
-}
-
-// message takes a peer's input messages; malformed ones count against the
-// peer's connection, which drops a peer that keeps sending them.
+// message takes a peer's input messages; malformed ones, and a spectator's,
+// count against the peer's connection, which drops a peer that keeps
+// sending them.
 func (h *Host[I]) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
 	if kind != wire.KindInput {
+		return
+	}
+	if h.people.spectating(peer) {
+		h.stats.Malformed++
+		h.session.ReportMalformed(peer, errSpectatorInput)
 		return
 	}
 	if err := h.inputs.Receive(peer, payload); errors.Is(err, predict.ErrMalformed) {
@@ -219,45 +366,35 @@ func (h *Host[I]) OnEvent(fn func(Event)) {
 
 // Serve accepts connections from l until the host closes. Safe from any
 // goroutine.
-func (h *Host[I]) Serve(l transport.Listener) { h.session.Serve(l) }
+func (h *Host[I]) Serve(l transport.Listener) { h.accept.serve(l, h.Accept) }
 
-// Accept hands the host one connection (tests, custom listeners). Safe from
-// any goroutine.
-func (h *Host[I]) Accept(c transport.Conn) { h.session.Accept(c) }
-
-// Close tells every peer the host is shutting down, stops accepting and makes
-// Run return ErrClosed. It waits for the step under way to end; the world
-// stays as it is. A second Close returns what the first did. Safe from any
-// goroutine, except from inside a View or Do callback or a hook.
-func (h *Host[I]) Close() error {
-	h.closing.Do(func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.closeErr = h.session.Close()
-		h.closed = true
-	})
-	return h.closeErr
-}
+// Accept hands the host one connection (tests, custom listeners). While the
+// world is released (HostConfig.IdleUnload) the connection waits for it to
+// load. Safe from any goroutine.
+func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 
 // Run steps the world at its fixed rate on the calling goroutine until ctx is
-// done (it returns nil) or the host is closed (ErrClosed).
-func (h *Host[I]) Run(ctx context.Context) error {
-	h.done = func() error {
-		if h.closed {
-			return ErrClosed
-		}
-		return nil
-	}
-	return h.run(ctx)
-}
+// done (it returns nil), the host is closed (ErrClosed), or it stopped on an
+// error (Err: a fenced store, a save that failed to load again).
+func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
-// Stats returns the peer counts. Safe from any goroutine.
+// Stats returns the peer and command counts. Safe from any goroutine.
 func (h *Host[I]) Stats() HostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.stats
 	s.Peers = len(h.names)
-	s.Away = len(h.session.Away())
+	s.Players, s.Spectators = h.people.counts()
+	if h.session != nil {
+		for _, id := range h.session.Away() {
+			s.Away++
+			if h.people.players[id] != nil {
+				s.Players--
+			} else if h.people.spectating(id) {
+				s.Spectators--
+			}
+		}
+	}
 	return s
 }
 
@@ -290,6 +427,9 @@ type PeerStats struct {
 // order, and returns the extended slice. Call it on the simulation goroutine
 // (inside View or Do).
 func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
+	if h.session == nil {
+		return dst
+	}
 	for _, peer := range h.session.Peers() {
 		cs, rs, ok := h.session.PeerStats(peer)
 		if !ok {
@@ -344,4 +484,107 @@ func (h *Host[I]) RestorePeers(peers []session.KnownPeer, window time.Duration) 
 func (h *Host[I]) String() string {
 	s := h.Stats()
 	return fmt.Sprintf("host: %d peers (%d away; %d joined, %d left, %d refused, %d resumes)", s.Peers, s.Away, s.Joined, s.Left, s.Refused, s.Resumed)
+}
+
+// acceptor takes connections for the host: from its listeners' accept loops
+// and from Accept, into the session, or held while the world is released.
+type acceptor struct {
+	mu        sync.Mutex
+	ctx       context.Context
+	cancel    context.CancelFunc
+	listeners []transport.Listener
+	wg        sync.WaitGroup
+	closed    bool
+	to        func(transport.Conn) // the session's Accept; nil while released
+	waiting   []transport.Conn
+}
+
+// maxWaiting bounds the connections held while the world loads.
+const maxWaiting = 16
+
+func (a *acceptor) init() { a.ctx, a.cancel = context.WithCancel(context.Background()) }
+
+func (a *acceptor) serve(l transport.Listener, take func(transport.Conn)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		l.Close()
+		return
+	}
+	a.listeners = append(a.listeners, l)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for {
+			tc, err := l.Accept(a.ctx)
+			if err != nil {
+				return
+			}
+			take(tc)
+		}
+	}()
+}
+
+func (a *acceptor) take(tc transport.Conn) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.closed:
+		tc.Close(transport.CloseHostShutdown, "host shutting down")
+	case a.to != nil:
+		a.to(tc)
+	default:
+		if len(a.waiting) == maxWaiting {
+			a.waiting[0].Close(transport.CloseLimit, "host busy: too many connections while the world loads; try again")
+			a.waiting = append(a.waiting[:0], a.waiting[1:]...)
+		}
+		a.waiting = append(a.waiting, tc)
+	}
+}
+
+// open points new connections at to and hands it those waiting.
+func (a *acceptor) open(to func(transport.Conn)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.to = to
+	for _, tc := range a.waiting {
+		to(tc)
+	}
+	a.waiting = nil
+}
+
+// hold makes new connections wait, if idle says the session holds none; it
+// reports whether it did.
+func (a *acceptor) hold(idle func() bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.waiting) > 0 || !idle() {
+		return false
+	}
+	a.to = nil
+	return true
+}
+
+// pending reports whether connections wait for the world.
+func (a *acceptor) pending() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.waiting) > 0
+}
+
+// close stops the listeners and refuses every connection from now on.
+func (a *acceptor) close() {
+	a.mu.Lock()
+	a.closed = true
+	a.cancel()
+	for _, l := range a.listeners {
+		l.Close()
+	}
+	for _, tc := range a.waiting {
+		tc.Close(transport.CloseHostShutdown, "host shutting down")
+	}
+	a.waiting = nil
+	a.to = nil
+	a.mu.Unlock()
+	a.wg.Wait()
 }

@@ -24,11 +24,13 @@ var layers = []string{
 	"ecs",           // world, schedule, core components, change journal
 	"physics",       // cp bridge
 	"net/wire",      // encoding
+	"save",          // a world's durable records: schema, change tracking, committer
 	"net/transport", // Transport interface, QUIC, in-memory, conditioner
 	"net/conn",      // one peer's connection: numbered datagrams, acks, lanes
 	"interp",        // interpolation for drawing
 	"net/replicate", // codecs, journal → per-peer updates
 	"net/predict",   // input ring, prediction, reconciliation
+	"net/command",   // commands with receipts: the host's books, the client's outbox
 	"net/session",   // host and client sessions
 	"",              // the root: tandem, the facade a game is written against
 	"demo",          // the game

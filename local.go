@@ -65,7 +65,7 @@ func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], err
 	l := &Local[I]{g: g}
 	l.clk = cfg.Clock
 	l.mu.ch = make(chan struct{}, 1)
-	l.w = g.newWorld(r, cfg.Clock)
+	l.w = g.newWorld(r, cfg.Clock, false)
 	ic := cfg.Interp
 	ic.Step = g.step()
 	l.ip = interp.New(l.w.ECS, cfg.Clock, ic)

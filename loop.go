@@ -27,7 +27,18 @@ type loop struct {
 	views  time.Duration // the longest a View held the lock
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
-	done    func() error // non-nil: Run returns it
+	done    func() error // non-nil: Run returns it; called with the world locked
+	// ready, if set, runs under the lock before Advance, Step (look false),
+	// View and Do (look true) and says whether there is a world to step or
+	// to look at: a host may have closed, or released its world while
+	// nobody played (loading it again when someone wants it).
+	ready func(look bool) bool
+	// after, if set, runs under the lock after each Advance or Step, with
+	// no step under way.
+	after func()
+	// period is the fixed step, for a loop whose world may be released
+	// (0: the world's schedule says).
+	period time.Duration
 	// hold, if set and true, holds the world still: Advance runs poll
 	// instead of steps (a client whose connection broke).
 	hold func() bool
@@ -40,6 +51,9 @@ type loop struct {
 func (l *loop) Advance() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.ready != nil && !l.ready(false) {
+		return 0
+	}
 	if l.hold != nil && l.hold() {
 		l.w.Schedule.Skip()
 		l.poll()
@@ -50,6 +64,9 @@ func (l *loop) Advance() int {
 	start := time.Now()
 	n := l.w.Schedule.Advance()
 	l.steps = max(l.steps, time.Since(start))
+	if l.after != nil {
+		l.after()
+	}
 	return n
 }
 
@@ -58,12 +75,22 @@ func (l *loop) Advance() int {
 func (l *loop) Step() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.ready != nil && !l.ready(false) {
+		return
+	}
 	l.w.Schedule.Step()
+	if l.after != nil {
+		l.after()
+	}
 }
 
 // run is Run for a loop whose end err says.
 func (l *loop) run(ctx context.Context) error {
-	t := time.NewTicker(l.w.Schedule.StepDuration())
+	period := l.period
+	if period == 0 {
+		period = l.w.Schedule.StepDuration()
+	}
+	t := time.NewTicker(period)
 	defer t.Stop()
 	l.Advance() // starts the schedule's clock
 	for {
@@ -74,7 +101,10 @@ func (l *loop) run(ctx context.Context) error {
 		}
 		l.Advance()
 		if l.done != nil {
-			if err := l.done(); err != nil {
+			l.mu.Lock()
+			err := l.done()
+			l.mu.Unlock()
+			if err != nil {
 				return err
 			}
 		}
@@ -90,6 +120,9 @@ func (l *loop) run(ctx context.Context) error {
 func (l *loop) View(now time.Time, draw func(v *View)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.ready != nil && !l.ready(true) {
+		return
+	}
 	start := time.Now()
 	if l.prepare != nil {
 		l.prepare()
@@ -105,10 +138,13 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 
 // Do runs fn with the world locked between steps: for a change made from
 // outside the simulation (a menu, a test) or a read that must see one frame
-// whole.
+// whole. On a host that failed (Host.Err) it does not call fn.
 func (l *loop) Do(fn func(w *World)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.ready != nil && !l.ready(true) {
+		return
+	}
 	fn(l.w)
 }
 

@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 	// The host keeps its reset key in the user's config directory: point it
 	// at the test's own.
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	// And its save in the user's state directory: a test's own (start gives
+	// each process one of its own).
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -142,6 +145,8 @@ func TestFlags(t *testing.T) {
 		{"-host", "-max-players", "0"},
 		{"-join", "127.0.0.1:4242", "-grace", "5s"},
 		{"-host", "-grace", "-1s"},
+		{"-join", "127.0.0.1:4242", "-save-every", "1s"},
+		{"-host", "-save-every", "0s"},
 		{"-alone", "-idle-timeout", "1s"},
 		{"-headless", "-grace", "5s"},
 		{"extra"},

@@ -7,6 +7,7 @@
 //	go run ./demo -host                  host a game and play in it
 //	go run ./demo -join HOST:PORT/CODE   join a hosted game with its join line
 //	go run ./demo -host -headless        a host with no window, bots playing
+//	go run ./demo -join HOST:PORT/CODE -spectate  watch a hosted game
 //
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
 // transport, the link conditioner), joinline.go (the join line and short
@@ -18,7 +19,8 @@
 // steps), menu.go (the start screen), input.go (keyboard → input), render.go,
 // hud.go (messages, overlays), scoreboard.go, netgraph.go and text.go
 // (drawing, in the fonts of package assets), cues.go and sound.go (the sound
-// effects the frames call for). The game's rules live in demo/game and what it tells the engine
+// effects the frames call for), saves.go (where a host saves its world and
+// keeps its identity), commands.go (the players' commands: keys, receipts). The game's rules live in demo/game and what it tells the engine
 // (package tandem) in demo/netplay; neither imports Ebiten.
 package main
 
@@ -60,6 +62,9 @@ type options struct {
 	alone      bool      // play alone at once, without the start screen
 	menu       bool      // the start screen even with -ticks
 	code       *joinCode // -join's join line or short code, parsed
+	save       saveFlag
+	saveEvery  time.Duration
+	spectate   bool
 	grace      time.Duration
 	idle       time.Duration
 }
@@ -100,8 +105,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
 			"up to %d people over the network.\n"+
 			"Without -host or -join (or -alone, or -ticks) it opens on a start screen.\n"+
-			"Keys: WASD or arrows thrust, Space dash, Tab scoreboard, M sound on/off, F2 interpolation on/off,\n"+
-			"F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
+			"Keys: WASD or arrows thrust, Space dash, T switch team, C drop a crate, Tab scoreboard,\n"+
+			"M sound on/off, F2 interpolation on/off, F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.host, "host", false, "host a networked game and play in it; others join with the line it prints")
@@ -125,7 +130,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "with -host: how long a player whose connection broke is kept (its disc stays, standing still) for its client to come back on a new connection; 0 turns that off")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this `long` (default 10s); a client whose connection ends so reconnects to the host by itself")
-	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: tandem-demo/reset-key in the user's config directory)")
+	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
+	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
+	fs.DurationVar(&o.saveEvery, "save-every", 5*time.Second, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
+	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -151,8 +159,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-alone plays without the network: leave out -host and -join")
 	case o.join == "" && (set["pin"] || o.bot):
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
-	case !o.host && set["reset-key"]:
-		return o, errors.New("-reset-key is the host's: use it with -host")
+	case !o.host && (set["reset-key"] || set["save"] || set["save-every"]):
+		return o, errors.New("-reset-key, -save and -save-every are the host's: use them with -host")
+	case o.saveEvery <= 0:
+		return o, errors.New("-save-every must be positive")
+	case o.join == "" && o.spectate:
+		return o, errors.New("-spectate is for a client: use it with -join")
+	case o.spectate && o.bot:
+		return o, errors.New("-spectate and -bot exclude each other: a spectator does not play")
 	case !o.host && !o.startScreen() && set["grace"]:
 		return o, errors.New("-grace is the host's: use it with -host (or on the start screen)")
 	case !o.networked() && !o.startScreen() && set["idle-timeout"]:

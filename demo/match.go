@@ -60,6 +60,8 @@ type localMatch struct {
 	*tandem.Local[game.Input]
 	host        *tandem.Host[game.Input] // nil alone
 	full, short string                   // a host's join line and short code
+	save        *hostSave                // nil alone or in memory
+	receipts
 }
 
 // newLocalMatch builds a game to play alone: the arena, a player at the
@@ -75,27 +77,34 @@ func newLocalMatch(o options) (*localMatch, error) {
 // hostMatch hosts the game on the network: it listens, prints the join line
 // to stdout, and logs peers to stderr.
 func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
-	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Grace: o.grace}
+	sv, err := openSave(o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
 	if o.grace == 0 {
 		hc.Grace = -1 // -grace 0: no resumes
 	}
 	if !o.headless {
 		hc.Name = o.name // the host's own player
 	}
+	sv.configure(&hc, stderr)
 	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {
+		sv.Close()
 		return nil, err
 	}
 	entities := 0
 	h.Do(func(w *tandem.World) { entities = w.ECS.Networked() })
-	l, full, short, err := listen(o, stdout, entities)
+	l, full, short, err := listen(o, stdout, sv.identity(), entities)
 	if err != nil {
 		h.Close()
+		sv.Close()
 		return nil, err
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	return &localMatch{Local: h.Local, host: h, full: full, short: short}, nil
+	return &localMatch{Local: h.Local, host: h, full: full, short: short, save: sv}, nil
 }
 
 func (m *localMatch) Ticks() int {
@@ -109,10 +118,14 @@ func (m *localMatch) Ended() bool { return false }
 func (m *localMatch) Err() error { return nil }
 
 func (m *localMatch) Close() error {
-	if m.host != nil {
-		return m.host.Close()
+	if m.host == nil {
+		return nil
 	}
-	return nil
+	err := m.host.Close()
+	if cerr := m.save.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Summary reports the match; a host adds its peers.
@@ -135,6 +148,7 @@ func (m *localMatch) Summary() string {
 // clientMatch is a game joined over the network.
 type clientMatch struct {
 	*tandem.Client[game.Input]
+	receipts
 	start  time.Time
 	travel float64 // how far the player's disc moved, world units
 	last   ecs.Transform
@@ -153,7 +167,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	}
 	m := &clientMatch{start: time.Now()}
 	g := netplay.New(config(o))
-	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Dial: dial}
+	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate, Dial: dial}
 	if o.bot {
 		cfg.Input = botInput()
 	}
@@ -186,6 +200,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 		}
 	})
 	c.World().Schedule.AddTo(ecs.StageOutput, "demo.travel", ecs.SystemFunc(m.measure))
+	c.OnReceipt(m.receipts.take)
 	return m, nil
 }
 

@@ -59,14 +59,21 @@ func quicConfig(o options) quicnet.Config {
 
 // listen opens the host's QUIC listener on o.addr and prints the lines a
 // player joins with to w: the first with the host's networked entities, the
-// command line, the join line and the short code, which it returns.
-func listen(o options, w io.Writer, entities int) (l transport.Listener, full, short string, err error) {
+// command line, the join line and the short code, which it returns. The host
+// presents id when it has one (kept in its save), else a new certificate and
+// the reset key of -reset-key's file.
+func listen(o options, w io.Writer, id *quicnet.Identity, entities int) (l transport.Listener, full, short string, err error) {
 	cfg := quicConfig(o)
-	key, err := loadResetKey(o.resetKey)
-	if err != nil {
-		return nil, "", "", err
+	if id != nil {
+		id.Apply(&cfg)
 	}
-	cfg.StatelessResetKey = key
+	if id == nil || o.resetKey != "" {
+		key, err := loadResetKey(o.resetKey)
+		if err != nil {
+			return nil, "", "", err
+		}
+		cfg.StatelessResetKey = key
+	}
 	t, err := quicnet.New(cfg)
 	if err != nil {
 		return nil, "", "", err

@@ -44,6 +44,7 @@ func start(t *testing.T, name string, args ...string) *proc {
 	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 	p := &proc{t: t, name: name, cancel: cancel, grew: make(chan struct{}, 1), done: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, demoBinary(t), args...)
+	p.cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()) // a host's default save, its own
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -278,6 +278,7 @@ func (w *window) updatePlay() error {
 	hud.scores = ebiten.IsKeyPressed(ebiten.KeyTab)
 	hud.sound = w.sound.status()
 	p.m.SetInput(readKeyboard()) // an overlay does not stop the game
+	readCommands(p.m, hud)
 	return nil
 }
 

@@ -39,16 +39,16 @@ const (
 // components are the match's replicated components, in wire order: the
 // engine's Transform (with the game's tolerance) and Velocity, predicted
 // through the physics body; the game's Player, Ball, Crate, Score and Prop,
-// which a client takes from the host.
+// which a client takes from the host (saved exactly, tandem.Exact).
 func components() []tandem.Component {
 	return []tandem.Component{
 		tandem.Replicate(TransformCodec(), tandem.PredictPose),
 		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
-		tandem.Replicate(PlayerCodec(), tandem.HostValue),
-		tandem.Replicate(BallCodec(), tandem.HostValue),
-		tandem.Replicate(CrateCodec(), tandem.HostValue),
-		tandem.Replicate(ScoreCodec(), tandem.HostValue),
-		tandem.Replicate(PropCodec(), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(PlayerCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(BallCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(CrateCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(ScoreCodec()), tandem.HostValue),
+		tandem.Replicate(tandem.Exact(PropCodec()), tandem.HostValue),
 	}
 }
 

@@ -2,6 +2,7 @@ package netplay
 
 import (
 	"fmt"
+	"slices"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -23,8 +24,9 @@ type Config struct {
 	// game.PlayerColors[0], left team), driven by Host.SetInput; it counts
 	// towards MaxPlayers.
 	HostPlays bool
-	// MaxPlayers is the most people in the match; 0 is game.MaxPlayers.
-	// Past the eight colours of game.PlayerColors, colours repeat.
+	// MaxPlayers is the most people in the match (bots come on top); 0 is
+	// game.MaxPlayers. Past the eight colours of game.PlayerColors, colours
+	// repeat.
 	MaxPlayers int
 }
 
@@ -36,10 +38,11 @@ func (c Config) maxPlayers() int {
 }
 
 // New describes the demo's match to the engine: the arena and rules (package
-// game), the replicated components and the input, and who gets which player.
-// A peer that joins gets a player of the first free colour on the smaller
-// team (the left one on a tie), or is refused once Config.MaxPlayers people
-// play.
+// game), the replicated components and the input, who gets which player, the
+// players' commands, and what a host's save holds beside the replicated
+// components. A peer that joins gets a player of the least used colour (the
+// first free one while there is one) on the smaller team (the left one on a
+// tie), or is refused once Config.MaxPlayers people play.
 func New(cfg Config) *tandem.Game[game.Input] {
 	pc := game.PhysicsConfig(cfg.Match)
 	return &tandem.Game[game.Input]{
@@ -49,9 +52,12 @@ func New(cfg Config) *tandem.Game[game.Input] {
 		Input:      InputCodec(),
 		Setup:      func(w *tandem.World) { setup(cfg, w) },
 		Join:       func(w *tandem.World, p tandem.Peer) error { return join(cfg, w, p) },
-		Leave:      leave,
+		Leave:      func(w *tandem.World, p tandem.Peer) { game.Of(w).RemoveDrops(p.ID) },
 		Arrived:    arrived,
 		Roster:     true, // names and round trips on every machine's scoreboard
+		Restored:   func(w *tandem.World, e arche.Entity) { game.Of(w).Adopt(e) },
+		Commands:   []tandem.Command{SwitchTeam, DropCrate},
+		Saved:      []tandem.Saved{tandem.SaveComponent(tandem.Plain[game.Bot]()), tandem.SaveComponent(tandem.Plain[game.Dropped]())},
 		Net: tandem.NetPhysics{
 			// Bots are players too: the host's inputs drive them.
 			Hold: func(w *tandem.World, e arche.Entity) bool { return !game.Of(w).IsPlayer(e) },
@@ -59,24 +65,27 @@ func New(cfg Config) *tandem.Game[game.Input] {
 	}
 }
 
-// teams is the host's record of who plays: the colours taken, by index in
-// game.PlayerColors, and each peer's.
-type teams struct {
-	taken []bool // by player number: colour game.PlayerColors[n % 8]
-	color map[ecs.PeerID]int
-}
+// The players' commands (the rules are game's): switch team, refused when
+// the other team is full; drop a crate where the player stands, at most
+// game.MaxDrops.
+var (
+	SwitchTeam = tandem.NewCommand("switch-team", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+		return game.Of(w).SwitchTeam(p.ID)
+	})
+	DropCrate = tandem.NewCommand("drop-crate", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+		return game.Of(w).DropCrate(p.ID)
+	})
+)
 
-// setup builds the match into w; the host (or a game alone) also populates it.
+// setup builds the match into w; the host (or a game alone) also populates
+// it, unless a save brings its entities back.
 func setup(cfg Config, w *tandem.World) {
 	g := game.Build(cfg.Match, w)
-	if w.Role == tandem.Joined {
+	if w.Role == tandem.Joined || w.Restoring {
 		return
 	}
 	g.Populate()
-	t := &teams{taken: make([]bool, cfg.maxPlayers()), color: map[ecs.PeerID]int{}}
-	ecs.AddResource(w.ECS, t)
 	if cfg.HostPlays {
-		t.taken[0] = true
 		g.SpawnPlayer(ecs.HostPeer, game.Left, game.PlayerColors[0])
 	}
 	for i := range cfg.Bots {
@@ -84,39 +93,37 @@ func setup(cfg Config, w *tandem.World) {
 	}
 }
 
-// join spawns a peer's player, or refuses the peer when every colour is
-// taken.
+// join spawns a peer's player, or refuses the peer when cfg's MaxPlayers
+// people play. People are the players of the people's colours (bots have
+// their own).
 func join(cfg Config, w *tandem.World, p tandem.Peer) error {
-	t := ecs.Resource[teams](w.ECS)
-	c := 0
-	for c < len(t.taken) && t.taken[c] {
-		c++
-	}
-	if c == len(t.taken) {
-		return tandem.Refuse(fmt.Sprintf("the match is full (%d players)", cfg.maxPlayers()))
-	}
-	t.taken[c] = true
-	t.color[p.ID] = c
+	var uses [len(game.PlayerColors)]int
 	var sizes [2]int
+	people := 0
 	q := generic.NewFilter1[game.Player]().Query(w.ECS.Arche())
 	for q.Next() {
-		sizes[q.Get().Team]++
+		pl := q.Get()
+		sizes[pl.Team]++
+		if c := slices.Index(game.PlayerColors[:], pl.Color); c >= 0 {
+			uses[c]++
+			people++
+		}
+	}
+	if people >= cfg.maxPlayers() {
+		return tandem.Refuse(fmt.Sprintf("the match is full (%d players)", cfg.maxPlayers()))
+	}
+	c := 0
+	for i, n := range uses {
+		if n < uses[c] {
+			c = i
+		}
 	}
 	team := game.Left
 	if sizes[game.Right] < sizes[game.Left] {
 		team = game.Right
 	}
-	game.Of(w).SpawnPlayer(p.ID, team, game.PlayerColors[c%len(game.PlayerColors)])
+	game.Of(w).SpawnPlayer(p.ID, team, game.PlayerColors[c])
 	return nil
-}
-
-// leave frees a peer's colour; the engine removed its player.
-func leave(w *tandem.World, p tandem.Peer) {
-	t := ecs.Resource[teams](w.ECS)
-	if c, ok := t.color[p.ID]; ok {
-		t.taken[c] = false
-		delete(t.color, p.ID)
-	}
 }
 
 // arrived gives a received player, ball or crate its body, and notes the

@@ -48,6 +48,13 @@ type rig struct {
 // to the host's schedule after the game's.
 func newRig(t testing.TB, link condition.Config, crates int, systems ...ecs.System) *rig {
 	t.Helper()
+	return newRigWith(t, link, Config{Match: game.DefaultConfig()}, crates, tandem.HostConfig{}, systems...)
+}
+
+// newRigWith is newRig for the match nc (its crates set to crates) and a
+// host configured by hc (its clock set).
+func newRigWith(t testing.TB, link condition.Config, nc Config, crates int, hc tandem.HostConfig, systems ...ecs.System) *rig {
+	t.Helper()
 	clk := clock.NewFake(t0)
 	toClient := link
 	toClient.Seed = link.Seed + 1
@@ -59,12 +66,12 @@ func newRig(t testing.TB, link condition.Config, crates int, systems ...ecs.Syst
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := game.DefaultConfig()
-	cfg.Crates = crates
+	nc.Match.Crates = crates
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := &rig{t: t, clk: clk, net: n, l: l, game: New(Config{Match: cfg}), done: ctx, tick: time.Second / 144, names: map[*client]string{}}
-	r.host, err = tandem.NewHost(r.game, tandem.HostConfig{Clock: clk})
+	r := &rig{t: t, clk: clk, net: n, l: l, game: New(nc), done: ctx, tick: time.Second / 144, names: map[*client]string{}}
+	hc.Clock = clk
+	r.host, err = tandem.NewHost(r.game, hc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,11 @@ func TestMaxPlayersPastTheColours(t *testing.T) {
 	if n != 12 || len(colours) != len(game.PlayerColors) {
 		t.Fatalf("%d players in %d colours, want 12 in %d", n, len(colours), len(game.PlayerColors))
 	}
-	// A peer that leaves frees its place for the next.
-	leave(w, tandem.Peer{ID: 3})
+	// A peer that leaves (the engine removes what it owns) frees its place
+	// for the next.
+	for _, e := range w.ECS.Owned(3) {
+		w.ECS.Arche().RemoveEntity(e)
+	}
 	if err := join(cfg, w, tandem.Peer{ID: 13}); err != nil {
 		t.Fatalf("a place freed by a leaver was not taken: %v", err)
 	}

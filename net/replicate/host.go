@@ -247,7 +247,14 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	for _, d := range j.Despawned() {
 		h.despawn(d.ID, d.Slot)
 	}
+	first := h.steps == 1
+	if first {
+		h.adopt(w)
+	}
 	for _, e := range j.Spawned(w) {
+		if first && h.known(e) {
+			continue // taken in by adopt
+		}
 		h.spawn(e)
 	}
 	for _, e := range j.Reowned(w) {
@@ -287,6 +294,28 @@ func (h *HostReplicator) Update(w *ecs.World) {
 			p.sendAuth()
 		}
 	}
+}
+
+// adopt takes in, at the first step, the networked entities the world held
+// before it that its journal does not report: those of a world restored
+// with its frame ended (save.Tracker.Load), say.
+func (h *HostReplicator) adopt(w *ecs.World) {
+	for slot := range int32(w.NetSlots()) {
+		if e, _, ok := w.SlotEntity(slot); ok && !h.known(e) {
+			h.spawn(e)
+		}
+	}
+}
+
+// known reports whether entity e is live in the shared state.
+func (h *HostReplicator) known(e arche.Entity) bool {
+	slot, ok := h.w.NetSlot(e)
+	if !ok || int(slot) >= len(h.ents) {
+		return false
+	}
+	ni, _ := h.w.Identity(e)
+	st := &h.ents[slot]
+	return st.flags&eLive != 0 && st.id == ni.ID
 }
 
 // snapAge returns the age + 1 of the entity's teleport if it is younger

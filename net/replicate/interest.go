@@ -442,7 +442,9 @@ func (g *grid) addPeer(p *HostPeer) {
 	h := p.h
 	for _, ent := range h.w.Owned(p.id) {
 		slot, _ := h.w.NetSlot(ent)
-		if int(slot) < len(h.ents) {
+		if int(slot) < len(h.ents) && h.ents[slot].flags&eLive != 0 {
+			// (An entity spawned since the last step is placed, and the
+			// peer's square with it, when the step takes in its spawn.)
 			if c := h.ents[slot].cell; c >= 0 {
 				p.scope.focus++
 				cl := g.cells[c]

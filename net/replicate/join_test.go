@@ -290,3 +290,26 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
 	}
 }
+
+// A world whose entities were made before the replicator's first step with
+// the frame ended after them (a world restored from a save: its journal
+// reports nothing) is joined whole all the same.
+func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
+	w, reg, sched := bigWorld(500, 0)
+	w.EndFrame() // the spawns are journaled to nobody
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	creg := NewRegistry(cw)
+	c := NewClient(creg, ClientConfig{Local: 1})
+	l := &link{rng: rand.New(rand.NewPCG(7, 8)), delay: 1, peer: 1}
+	h.AddPeer(1, l)
+	for range 30 {
+		sched.Step()
+		l.step(t, h, c)
+	}
+	if !c.Joined() {
+		t.Fatal("client never joined")
+	}
+	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
+}

@@ -283,10 +283,14 @@ func (h *HostReplicator) growShared(n int) {
 	if n > MaxNetworked {
 		panic(fmt.Sprintf("replicate: more than %d networked entities", MaxNetworked))
 	}
+	old := len(h.ents)
 	if cap(h.ents) >= n {
 		h.ents = h.ents[:n]
 	} else {
 		h.ents = append(h.ents, make([]entState, n-len(h.ents))...)
+	}
+	for i := old; i < n; i++ {
+		h.ents[i] = entState{cell: -1} // not spawned here yet: on no cell
 	}
 	need := 2 * n * h.reg.fields
 	if cap(h.img) >= need {

@@ -138,16 +138,33 @@ func (h *Host) admittedFrom(addr string) int {
 	return n
 }
 
-// full returns why a peer from addr cannot be admitted now, or "". The
-// slots of away peers are held for them.
-func (h *Host) full(addr string) string {
-	switch {
-	case h.admittedFrom("")+h.awayCount() >= h.cfg.MaxPeers:
-		return fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
-	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
-		return fmt.Sprintf("host full for your address (%d players from one address); try again later", h.cfg.MaxPeersPerAddress)
+// holding counts the known peers, connected or away, that watch (spectator
+// set) or play: the places they hold.
+func (h *Host) holding(spectator bool) int {
+	n := 0
+	for _, k := range h.knownPeers {
+		if k.Spectator == spectator {
+			n++
+		}
 	}
-	return ""
+	return n
+}
+
+// full returns why a new peer from addr, a spectator or a player, cannot be
+// admitted now, and the Reject code that says so, or "". The places of away
+// peers are held for them; spectators take no player slot.
+func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
+	switch {
+	case spectator && h.cfg.MaxSpectators <= 0:
+		return wire.RejectDenied, "this host takes no spectators; join as a player"
+	case spectator && h.holding(true) >= h.cfg.MaxSpectators:
+		return wire.RejectFull, fmt.Sprintf("no room to watch (spectator places: %d, all taken); try again later", h.cfg.MaxSpectators)
+	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
+		return wire.RejectFull, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
+	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
+		return wire.RejectFull, fmt.Sprintf("host full for your address (%d peers from one address); try again later", h.cfg.MaxPeersPerAddress)
+	}
+	return 0, ""
 }
 
 // freePeerID returns the lowest peer id that no open connection holds
@@ -190,12 +207,12 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 		h.reject(p, wire.RejectName, transport.CloseNormal, strings.TrimPrefix(err.Error(), "wire: "))
 		return
 	}
-	if why := h.full(p.addr); why != "" {
-		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+	if code, why := h.full(p.addr, hello.Spectator); why != "" {
+		h.reject(p, code, transport.CloseNormal, why)
 		return
 	}
 	if h.cfg.Admit != nil {
-		if err := h.cfg.Admit(Arrival{Name: hello.Name, Addr: p.c.Transport().RemoteAddr()}); err != nil {
+		if err := h.cfg.Admit(Arrival{Name: hello.Name, Addr: p.c.Transport().RemoteAddr(), Spectator: hello.Spectator}); err != nil {
 			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
 			return
 		}
@@ -207,6 +224,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	}
 	p.id = id
 	p.name = hello.Name
+	p.spectator = hello.Spectator
 	rand.Read(p.token[:])
 	tick, send := h.rates()
 	p.stage = stageWelcomed
@@ -223,8 +241,8 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 		h.reject(p, wire.RejectProtocol, transport.CloseProtocol, errAckMismatch.Error())
 		return
 	}
-	if why := h.full(p.addr); why != "" {
-		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+	if code, why := h.full(p.addr, p.spectator); why != "" {
+		h.reject(p, code, transport.CloseNormal, why)
 		return
 	}
 	if h.cfg.OnJoin != nil {
@@ -238,7 +256,7 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 	p.stage = stageAdmitted
 	p.c.Admit()
 	h.stats.Admitted++
-	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:])}, conn: p}
+	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:]), Spectator: p.spectator}, conn: p}
 	clear(p.token[:]) // only its hash is kept
 	h.knownPeers = append(h.knownPeers, p.kp)
 	p.rp = h.repl.AddPeer(p.id, p)

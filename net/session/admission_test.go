@@ -38,6 +38,7 @@ func (wd *world) dialRaw(name string, version uint16) *rawPeer {
 		w.U8(uint8(wire.KindHello))
 		w.U16(version)
 		w.String(name)
+		w.U8(0) // flags: a player
 		tc.SendMessage(transport.LaneControl, w.Bytes())
 	}
 	return &rawPeer{tc: tc}

@@ -19,6 +19,9 @@ type ClientConfig struct {
 	// Name is the player's name sent in Hello: 1 to wire.MaxNameLen bytes
 	// of printable UTF-8 (wire.CheckName); NewClient refuses others.
 	Name string
+	// Spectator asks the host to let this client watch: no player slot,
+	// nothing owned, its inputs and commands refused.
+	Spectator bool
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
 	// Conn tunes the connection (limits). Its join-lane rate limit is off

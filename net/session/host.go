@@ -23,7 +23,10 @@ import (
 type HostConfig struct {
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
-	// MaxPeers is the most peers admitted at once. Default 8.
+	// MaxPeers is the number of player slots: the most players (peers that
+	// do not watch) admitted or away within their grace window at once; past
+	// it a new player's Hello gets Reject RejectFull. A known peer (away, or
+	// restored by RestorePeers) holds its slot and resumes into it. Default 8.
 	MaxPeers int
 	// Replication tunes the replicator (send rate, budget, join pacing,
 	// scope).
@@ -91,6 +94,12 @@ type HostConfig struct {
 	// household behind one router shares one); past it a Hello gets Reject
 	// RejectFull. Default 4.
 	MaxPeersPerAddress int
+	// MaxSpectators is how many peers may watch (their Hello's spectator
+	// flag, ClientConfig.Spectator) beside the players: a spectator takes no
+	// player slot, and the layer above gives it nothing to own. Past it a
+	// spectator's Hello gets Reject RejectFull. Default 0: the host takes no
+	// spectators (Reject RejectDenied).
+	MaxSpectators int
 	// Grace is how long a peer whose connection broke after its join
 	// finished is kept for it to resume on a new connection: its peer id and
 	// slot stay reserved, its entities stay in the world (the other peers
@@ -118,6 +127,9 @@ type Arrival struct {
 	// token checked); otherwise a new peer asks to join and Peer is 0.
 	Resume bool
 	Peer   ecs.PeerID
+	// Spectator is set for a peer that watches (its Hello asked to, or the
+	// peer it resumes did): it takes no player slot.
+	Spectator bool
 }
 
 func (c *HostConfig) defaults() {

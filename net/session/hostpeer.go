@@ -29,6 +29,7 @@ type hostPeer struct {
 	id        ecs.PeerID // offered in the Welcome, then the peer's
 	token     [wire.TokenLen]byte
 	name      string
+	spectator bool // the Hello asked to watch
 	ready     bool
 	resumed   bool       // bound by a Resume: its join is the world joined again
 	kp        *knownPeer // its known-peer record, once admitted

@@ -21,6 +21,9 @@ type KnownPeer struct {
 	// TokenHash is the SHA-256 of the peer's session token: what a Resume's
 	// token is checked against.
 	TokenHash [sha256.Size]byte
+	// Spectator: the peer watches (its Hello asked to). It holds a
+	// spectator's place (HostConfig.MaxSpectators), not a player slot.
+	Spectator bool
 }
 
 // knownPeer is a peer the host holds a slot for across its connections:
@@ -71,18 +74,6 @@ func (h *Host) known(id ecs.PeerID) *knownPeer {
 	return nil
 }
 
-// awayCount counts the known peers without a connection: their slots are
-// held for them.
-func (h *Host) awayCount() int {
-	n := 0
-	for _, k := range h.knownPeers {
-		if k.away() {
-			n++
-		}
-	}
-	return n
-}
-
 // forgetKnown drops k from the known peers.
 func (h *Host) forgetKnown(k *knownPeer) {
 	for i, x := range h.knownPeers {
@@ -124,7 +115,7 @@ var ErrPeerTaken = errors.New("session: the peer id is held already; restore kno
 
 // RestorePeers reserves peers, the known peers of a saved world the host
 // restored (KnownPeers of the host that saved it), as away: each peer id is
-// held and counts against MaxPeers, and its player may resume with the token
+// held and counts against MaxPeers (a spectator against MaxSpectators), and its player may resume with the token
 // its client kept, for window from now (HostConfig.Grace if window is 0).
 // The resumed peer is joined to the world as the host holds it. Past the
 // window the peer leaves as any away peer does: PeerLeft with

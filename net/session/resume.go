@@ -127,7 +127,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		return
 	}
 	if cfg.Admit != nil {
-		if err := cfg.Admit(Arrival{Name: k.Name, Addr: p.c.Transport().RemoteAddr(), Resume: true, Peer: k.Peer}); err != nil {
+		if err := cfg.Admit(Arrival{Name: k.Name, Addr: p.c.Transport().RemoteAddr(), Resume: true, Peer: k.Peer, Spectator: k.Spectator}); err != nil {
 			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
 			return
 		}
@@ -141,7 +141,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.repl.RemovePeer(k.Peer)
 	}
 	k.conn = p
-	p.kp, p.id, p.name = k, k.Peer, k.Name
+	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
 	p.stage = stageAdmitted
 	p.resumed = true
 	p.c.Admit()

@@ -106,6 +106,12 @@ func (r *resumeRig) join(name string) *resumer {
 // dial connects a client to addr without running it.
 func (r *resumeRig) dial(name, addr string) *resumer {
 	r.t.Helper()
+	return r.dialAs(name, addr, false)
+}
+
+// dialAs is dial for a player, or a spectator.
+func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
+	r.t.Helper()
 	c := &resumer{rig: r, addr: addr}
 	tc, err := r.net.Dial(context.Background(), addr)
 	if err != nil {
@@ -114,7 +120,7 @@ func (r *resumeRig) dial(name, addr string) *resumer {
 	c.conns = append(c.conns, tc.(*mem.Conn))
 	w := ecs.NewWorld()
 	c.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
-	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial,
+	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator,
 		OnEvent: func(e Event) { c.events = append(c.events, e) }})
 	if err != nil {
 		r.t.Fatal(err)

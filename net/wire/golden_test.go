@@ -115,6 +115,69 @@ var golden = map[string]struct {
 			return m, Hello{Version: 3, Name: "alice"}
 		},
 	},
+	"hello-spectator": {
+		func() []byte { b, _ := Hello{Version: 3, Name: "eve", Spectator: true}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Hello
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Hello{Version: 3, Name: "eve", Spectator: true}
+		},
+	},
+	"command": {
+		func() []byte { b, _ := goldenCommand().Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Command
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenCommand()
+		},
+	},
+	"receipt-done": {
+		func() []byte { b, _ := Receipt{Op: 300, Status: ReceiptDone, Frame: 1000}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 300, Status: ReceiptDone, Frame: 1000}
+		},
+	},
+	"receipt-refused": {
+		func() []byte {
+			b, _ := Receipt{Op: 301, Status: ReceiptRefused, Frame: 1001, Reason: "team full"}.Encode(nil)
+			return b
+		},
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 301, Status: ReceiptRefused, Frame: 1001, Reason: "team full"}
+		},
+	},
+	"receipt-conflict": {
+		func() []byte { b, _ := Receipt{Op: 302, Status: ReceiptConflict}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 302, Status: ReceiptConflict}
+		},
+	},
+	"receipt-expired": {
+		func() []byte { b, _ := Receipt{Op: 40, Status: ReceiptExpired}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 40, Status: ReceiptExpired}
+		},
+	},
 	"welcome": {
 		func() []byte { return goldenWelcome().Encode(nil) },
 		func(b []byte) (any, any) {
@@ -182,6 +245,10 @@ var golden = map[string]struct {
 		},
 	},
 }
+
+// goldenCommand is PROTOCOL.md's Command: operation 300, the game's command
+// kind 2, a payload of three bytes.
+func goldenCommand() Command { return Command{Op: 300, Kind: 2, Payload: []byte{0x0a, 0x0b, 0x0c}} }
 
 func goldenWelcome() Welcome {
 	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000}

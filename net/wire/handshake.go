@@ -19,13 +19,25 @@ const (
 )
 
 // Hello is the first message of a connection, client → host on the control
-// lane: the protocol version the client speaks and the player's name. Its
-// first three bytes (kind, version) keep their layout in every version, so a
-// host can always tell which version a client speaks.
+// lane: the protocol version the client speaks, the player's name and how it
+// takes part. Its first three bytes (kind, version) keep their layout in every
+// version, so a host can always tell which version a client speaks.
 type Hello struct {
 	Version uint16 // the client's protocol Version
 	Name    string // the player's name: UTF-8, at most MaxNameLen bytes
+	// Spectator asks to watch: a spectator takes no player slot, owns
+	// nothing, and the host refuses its inputs and commands.
+	Spectator bool
 }
+
+// Hello flags. Wire-affecting.
+const (
+	// helloSpectator: the client asks to watch (Hello.Spectator).
+	helloSpectator uint8 = 1 << 0
+	// helloFlags are the flags this version knows; a Hello with another set
+	// is ErrInvalid.
+	helloFlags = helloSpectator
+)
 
 // Encode appends the Hello as a lane message to dst and returns the extended
 // slice. A name that is not UTF-8 or longer than MaxNameLen gives ErrInvalid
@@ -41,22 +53,36 @@ func (m Hello) Encode(dst []byte) ([]byte, error) {
 	w.U8(uint8(KindHello))
 	w.U16(m.Version)
 	w.String(m.Name)
+	var flags uint8
+	if m.Spectator {
+		flags |= helloSpectator
+	}
+	w.U8(flags)
 	return w.Bytes(), nil
 }
 
 // Decode reads a Hello lane message. The name is a new string; nothing else is
-// allocated.
+// allocated. A Hello of another protocol version decodes to its Version alone,
+// whatever follows, so that the host can answer it with RejectVersion.
 func (m *Hello) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindHello && r.Err() == nil {
 		return ErrWrongKind
 	}
 	v := r.U16()
+	if r.Err() == nil && v != Version {
+		*m = Hello{Version: v}
+		return nil
+	}
 	name := r.String(MaxNameLen)
+	flags := r.U8()
 	if err := r.Finish(); err != nil {
 		return err
 	}
-	m.Version, m.Name = v, name
+	if flags&^helloFlags != 0 {
+		return ErrInvalid
+	}
+	*m = Hello{Version: v, Name: name, Spectator: flags&helloSpectator != 0}
 	return nil
 }
 

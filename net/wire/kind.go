@@ -59,12 +59,11 @@ const (
 	// KindJoinFinal ends a join on the join lane, host → client. Body defined
 	// by net/replicate.
 	KindJoinFinal Kind = 0x84
-	// KindCommand is reserved for a game command with its operation id,
-	// client → host, on the commands lane. It has no body yet: nothing sends
-	// it, and a receiver treats it as a kind it does not handle.
+	// KindCommand carries a game command with its operation id, client →
+	// host, on the commands lane. See Command.
 	KindCommand Kind = 0x85
-	// KindReceipt is reserved for the answer to a command, host → client, on
-	// the commands lane; no body yet, like KindCommand.
+	// KindReceipt answers a command, host → client, on the commands lane. See
+	// Receipt.
 	KindReceipt Kind = 0x86
 	// KindResume opens a connection that resumes a peer whose connection
 	// broke, client → host, on the control lane: protocol version, peer id

@@ -176,8 +176,9 @@ func TestHandshakeErrors(t *testing.T) {
 		{"empty hello", h.Decode(nil), ErrTruncated},
 		{"hello trailing", h.Decode(append(hello[:len(hello):len(hello)], 0)), ErrTrailing},
 		{"hello truncated", h.Decode(hello[:len(hello)-1]), ErrTruncated},
-		{"hello name too long", h.Decode(append([]byte{0x80, 1, 0, MaxNameLen + 1}, strings.Repeat("x", MaxNameLen+1)...)), ErrTooLarge},
-		{"hello name not UTF-8", h.Decode([]byte{0x80, 1, 0, 1, 0xff}), ErrInvalid},
+		{"hello name too long", h.Decode(append([]byte{0x80, byte(Version), 0, MaxNameLen + 1}, strings.Repeat("x", MaxNameLen+1)...)), ErrTooLarge},
+		{"hello name not UTF-8", h.Decode([]byte{0x80, byte(Version), 0, 1, 0xff, 0}), ErrInvalid},
+		{"hello unknown flag", h.Decode([]byte{0x80, byte(Version), 0, 1, 'x', 2}), ErrInvalid},
 		{"welcome truncated", w.Decode(welcome[:20]), ErrTruncated},
 		{"welcome peer 0", w.Decode(append([]byte{0x81, 0, 0, 0, 0}, welcome[5:]...)), ErrInvalid},
 		{"reject code 0", rj.Decode([]byte{0x82, 0, 1, 0, 0}), ErrInvalid},
@@ -190,7 +191,67 @@ func TestHandshakeErrors(t *testing.T) {
 	if h.Name != "" || w.PeerID != 0 {
 		t.Error("a failed Decode changed its value")
 	}
+	// A Hello of another version decodes to its version alone, whatever
+	// follows, so the host can answer RejectVersion.
+	var old Hello
+	if err := old.Decode([]byte{0x80, 2, 0, 5, 'a', 'l', 'i', 'c', 'e'}); err != nil || old != (Hello{Version: 2}) {
+		t.Errorf("a version 2 Hello decodes to %+v, %v; want its version alone", old, err)
+	}
 	if RejectVersion.String() != "version mismatch" || RejectCode(99).String() != "reject code 99" {
 		t.Error("RejectCode names")
 	}
 }
+
+// TestCommandErrors: what Command and Receipt refuse to write and to read.
+func TestCommandErrors(t *testing.T) {
+	encodes := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"command op 0", second(Command{Kind: 1}.Encode(nil)), ErrInvalid},
+		{"command payload too large", second(Command{Op: 1, Payload: make([]byte, MaxCommandSize+1)}.Encode(nil)), ErrTooLarge},
+		{"receipt op 0", second(Receipt{Status: ReceiptDone}.Encode(nil)), ErrInvalid},
+		{"receipt status 0", second(Receipt{Op: 1}.Encode(nil)), ErrInvalid},
+		{"receipt status 5", second(Receipt{Op: 1, Status: 5}.Encode(nil)), ErrInvalid},
+		{"receipt done with a reason", second(Receipt{Op: 1, Status: ReceiptDone, Reason: "x"}.Encode(nil)), ErrInvalid},
+		{"receipt conflict with a frame", second(Receipt{Op: 1, Status: ReceiptConflict, Frame: 3}.Encode(nil)), ErrInvalid},
+		{"receipt reason not UTF-8", second(Receipt{Op: 1, Status: ReceiptRefused, Reason: "\xff"}.Encode(nil)), ErrInvalid},
+		{"receipt reason too long", second(Receipt{Op: 1, Status: ReceiptRefused, Reason: strings.Repeat("x", MaxReasonLen+1)}.Encode(nil)), ErrTooLarge},
+	}
+	for _, c := range encodes {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	cmd, _ := goldenCommand().Encode(nil)
+	var m Command
+	var r Receipt
+	decodes := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"command as receipt", r.Decode(cmd), ErrWrongKind},
+		{"command truncated", m.Decode(cmd[:len(cmd)-1]), ErrTruncated},
+		{"command trailing", m.Decode(append(cmd[:len(cmd):len(cmd)], 0)), ErrTrailing},
+		{"command op 0", m.Decode([]byte{0x85, 0, 1, 0}), ErrInvalid},
+		{"command payload over the limit", m.Decode([]byte{0x85, 1, 1, 0x81, 0x08}), ErrTooLarge},
+		{"receipt status 9", r.Decode([]byte{0x86, 1, 9, 0, 0, 0, 0, 0}), ErrInvalid},
+		{"receipt expired with a frame", r.Decode([]byte{0x86, 1, 4, 1, 0, 0, 0, 0}), ErrInvalid},
+		{"receipt done with a reason", r.Decode([]byte{0x86, 1, 1, 1, 0, 0, 0, 1, 'x'}), ErrInvalid},
+	}
+	for _, c := range decodes {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	if m.Op != 0 || r.Op != 0 {
+		t.Error("a failed Decode changed its value")
+	}
+	if ReceiptConflict.String() != "conflict" || ReceiptStatus(9).String() != "receipt-status(9)" {
+		t.Error("ReceiptStatus names")
+	}
+}
+
+func second[T any](_ T, err error) error { return err }

@@ -25,7 +25,9 @@
 // windows. A listener asks connection attempts to prove their source address
 // (QUIC Retry) when many handshakes are in progress, in all or from one
 // address, and answers packets of connections it does not know with a
-// stateless reset when it has a Config.StatelessResetKey.
+// stateless reset when it has a Config.StatelessResetKey. LoadIdentity keeps
+// a host's certificate and reset key beside its saves (a store's meta
+// records), so a restarted host is the same host: its clients' pins hold.
 //
 // Package name: quic-go's package is named quic; quicnet avoids the clash in
 // files that import both.

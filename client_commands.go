@@ -1,0 +1,165 @@
+package tandem
+
+import (
+	"errors"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// clientCommands is a client's side of commands: the outbox of those without
+// a receipt, which connection each went out on, and who hears receipts.
+type clientCommands struct {
+	out      *command.Outbox
+	sent     map[uint64]sentOn // when and on which connection each went last
+	conn     uint32            // counts admissions: a new one sends everything again
+	admitted bool
+	observe  []func(Receipt)
+	stats    CommandStats
+}
+
+// sentOn is when a held command went last, on which connection, and how
+// long to wait for its receipt before sending it again.
+type sentOn struct {
+	conn uint32
+	at   time.Time
+	wait time.Duration
+}
+
+// A command without a receipt is sent again after resendAfter, then after
+// twice as long each time, up to resendMax: the host dropped it unanswered
+// (it was closing, or took too many), or its store is slow (the copy is
+// then answered from the host's book, and costs a few bytes).
+const (
+	resendAfter = 2 * time.Second
+	resendMax   = 30 * time.Second
+)
+
+// CommandStats counts a client's commands.
+type CommandStats struct {
+	// Sent counts commands sent (again after a reconnect, or after waiting
+	// long for a receipt, included), Resent those sent again on one
+	// connection, Receipts the receipts taken, Stray receipts of operations
+	// the client did not hold (answers to a copy sent twice), Malformed
+	// messages on the commands lane that did not decode.
+	Sent, Resent, Receipts, Stray, Malformed uint64
+}
+
+func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
+	if first == 0 {
+		first = uint64(max(1, clk.Now().UnixMicro()))
+	}
+	cc.out = command.NewOutbox(first, command.DefaultPending)
+	cc.sent = map[uint64]sentOn{}
+}
+
+// sendCommand holds a new command and sends it if the client is admitted.
+// The world is locked.
+func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
+	if c.cfg.Spectator {
+		return 0, ErrSpectator
+	}
+	s, err := c.cmds.out.Add(kind, payload)
+	if err != nil {
+		return 0, err
+	}
+	c.flushCommands()
+	return s.Op, nil
+}
+
+// flushCommands sends, in id order while the lane takes them, every held
+// command not yet sent on this connection or waiting for its receipt longer
+// than it should.
+func (c *Client[I]) flushCommands() {
+	cc := &c.cmds
+	if !cc.admitted || c.session.State() == session.Closed {
+		return
+	}
+	now := c.clk.Now()
+	for _, s := range cc.out.Pending() {
+		on, ok := cc.sent[s.Op]
+		if ok && on.conn == cc.conn && now.Sub(on.at) < on.wait {
+			continue
+		}
+		if err := c.session.Conn().SendLane(transport.LaneCommands, s.Msg); err != nil {
+			return // the lane is full or closed: try again at the next step
+		}
+		switch {
+		case !ok || on.conn != cc.conn:
+			on.wait = resendAfter
+		default:
+			on.wait = min(2*on.wait, resendMax)
+			cc.stats.Resent++
+		}
+		on.conn, on.at = cc.conn, now
+		cc.sent[s.Op] = on
+		cc.stats.Sent++
+	}
+}
+
+// admittedCommands notes an admission on a new connection (a join, a
+// resume): every held command goes again.
+func (c *Client[I]) admittedCommands() {
+	c.cmds.admitted = true
+	c.cmds.conn++
+	c.flushCommands()
+}
+
+// laneMessage takes what the host sends on lanes the session leaves to the
+// client: receipts on the commands lane.
+func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
+	if lane != transport.LaneCommands {
+		return
+	}
+	var r wire.Receipt
+	if err := r.Decode(msg); err != nil {
+		c.cmds.stats.Malformed++
+		return
+	}
+	s, ok := c.cmds.out.Receipt(r.Op)
+	if !ok {
+		c.cmds.stats.Stray++
+		return
+	}
+	delete(c.cmds.sent, r.Op)
+	c.cmds.stats.Receipts++
+	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
+	if int(s.Kind) < len(c.g.Commands) {
+		rc.Command = c.g.Commands[s.Kind].def().name
+	}
+	for _, fn := range c.cmds.observe {
+		fn(rc)
+	}
+}
+
+// OnReceipt adds fn to the observers of receipts: each command's answer,
+// once, on the simulation goroutine, as it arrives. Safe from any goroutine.
+func (c *Client[I]) OnReceipt(fn func(Receipt)) {
+	c.mu.Lock()
+	c.cmds.observe = append(c.cmds.observe, fn)
+	c.mu.Unlock()
+}
+
+// PendingCommands returns how many commands wait for their receipt. Safe
+// from any goroutine.
+func (c *Client[I]) PendingCommands() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cmds.out.Pending())
+}
+
+// CommandStats returns the client's command counts. Safe from any
+// goroutine.
+func (c *Client[I]) CommandStats() CommandStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cmds.stats
+}
+
+// errSpectatorInput is the malformed-message reason of a spectator that
+// sends input.
+var errSpectatorInput = errors.New("tandem: a spectator sent input or a command; spectators watch")

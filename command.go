@@ -1,0 +1,154 @@
+package tandem
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Command is a kind of command the game's players send the host: a request
+// that the host change the world once (switch team, place something, spend
+// something) and say so with a Receipt. Make it with NewCommand and list it in
+// Game.Commands.
+type Command interface{ def() *commandDef }
+
+// commandDef is a command kind without its payload's type.
+type commandDef struct {
+	name string
+	// run decodes payload and runs the game's handler; malformed says the
+	// payload did not decode (nothing ran).
+	run func(w *World, p Peer, payload []byte) (err error, malformed bool)
+}
+
+// CommandKind is a command kind whose payload is a T. Send sends one; the
+// host runs the kind's handler once per operation.
+type CommandKind[T any] struct {
+	d     commandDef
+	codec CommandCodec[T]
+}
+
+func (k *CommandKind[T]) def() *commandDef { return &k.d }
+
+// Name returns the kind's name.
+func (k *CommandKind[T]) Name() string { return k.d.name }
+
+// CommandCodec says how a command's payload travels: at most
+// wire.MaxCommandSize bytes. Read must refuse (r.Fail) what a client has no
+// business sending; it runs on the host for every command received. The zero
+// value sends nothing: for a command whose kind says it all (its T is then
+// struct{} as a rule).
+type CommandCodec[T any] struct {
+	Append func(dst []byte, v *T) []byte
+	Read   func(r *wire.Reader, v *T)
+}
+
+// NewCommand makes the command kind called name (for logs and receipts),
+// whose payload codec carries, and whose handler run the host calls on its
+// simulation goroutine, at the start of a frame, once for each new operation
+// of a player p: it changes the world (reporting its writes, as every system
+// does) and returns nil, or returns an error under the game's rules (Refuse
+// says why; the player is told). Either answer is the operation's for good:
+// it is saved with the world the command changed, and the receipt goes to the
+// player once that save is durable.
+func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p Peer, cmd T) error) *CommandKind[T] {
+	if run == nil {
+		panic(fmt.Sprintf("tandem: NewCommand %q without a handler", name))
+	}
+	if (codec.Append == nil) != (codec.Read == nil) {
+		panic(fmt.Sprintf("tandem: NewCommand %q: give the codec both Append and Read, or neither", name))
+	}
+	k := &CommandKind[T]{codec: codec}
+	k.d = commandDef{name: name, run: func(w *World, p Peer, payload []byte) (error, bool) {
+		var v T
+		r := wire.NewReader(payload)
+		if codec.Read != nil {
+			codec.Read(&r, &v)
+		}
+		if r.Finish() != nil {
+			return nil, true
+		}
+		return run(w, p, v), false
+	}}
+	return k
+}
+
+// encode returns cmd's payload.
+func (k *CommandKind[T]) encode(cmd *T) []byte {
+	if k.codec.Append == nil {
+		return nil
+	}
+	return k.codec.Append(nil, cmd)
+}
+
+// ReceiptStatus says what became of a command: ReceiptDone, ReceiptRefused,
+// ReceiptConflict or ReceiptExpired.
+type ReceiptStatus = wire.ReceiptStatus
+
+// The statuses of a receipt.
+const (
+	// ReceiptDone: the command ran, and the world it changed is saved.
+	ReceiptDone = wire.ReceiptDone
+	// ReceiptRefused: the game refused it (Receipt.Reason); nothing changed.
+	ReceiptRefused = wire.ReceiptRefused
+	// ReceiptConflict: its operation id was used by another command; it did
+	// not run.
+	ReceiptConflict = wire.ReceiptConflict
+	// ReceiptExpired: its operation id is older than every receipt the host
+	// keeps; it did not run and will not.
+	ReceiptExpired = wire.ReceiptExpired
+)
+
+// Receipt is the host's answer to a command, as the client that sent it
+// hears it: once per operation, however often the command was sent.
+type Receipt struct {
+	Op      uint64 // the operation id Send returned
+	Command string // the command kind's name
+	Status  ReceiptStatus
+	Frame   ecs.Frame // the host frame it ran (or was refused) at
+	Reason  string    // why it was refused
+}
+
+// String describes the receipt for a HUD or a log: "switch-team #7: done".
+func (r Receipt) String() string {
+	s := fmt.Sprintf("%s #%d: %v", r.Command, r.Op, r.Status)
+	if r.Reason != "" {
+		s += " (" + r.Reason + ")"
+	}
+	return s
+}
+
+// ErrSpectator is what Send returns on a client that joined to watch.
+var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a player")
+
+// ErrTooManyCommands is what Send returns while the client holds its limit
+// of commands without a receipt (the host's store is slow, or the link
+// down): wait for receipts to come back.
+var ErrTooManyCommands = command.ErrTooMany
+
+// Send sends a command of kind k with payload cmd to c's host, and returns
+// the operation id its Receipt will carry (Client.OnReceipt). The client
+// keeps the command until its receipt comes, and sends it again, under the
+// same id, if the connection is replaced; the host runs it once. A command
+// sent before the host admitted the client goes when it does. It fails for
+// a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
+// limit of commands without a receipt (ErrTooManyCommands), and for a
+// payload over wire.MaxCommandSize. Safe from any goroutine, except from
+// inside a View or Do callback or a hook.
+func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
+	kind := -1
+	for i, ck := range c.g.Commands {
+		if ck == Command(k) {
+			kind = i
+		}
+	}
+	if kind < 0 {
+		return 0, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
+	}
+	payload := k.encode(&cmd)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sendCommand(uint8(kind), payload)
+}

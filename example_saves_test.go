@@ -1,0 +1,118 @@
+package tandem_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Coins is a replicated component: a player's purse.
+type Coins struct{ N int32 }
+
+// spend is a command: a player asks the host to take n coins from its purse,
+// and the host refuses what the purse does not hold.
+var spend = tandem.NewCommand("spend", tandem.CommandCodec[int32]{
+	Append: func(dst []byte, n *int32) []byte { return wire.AppendUvarint(dst, uint64(*n)) },
+	Read:   func(r *wire.Reader, n *int32) { *n = int32(r.Uvarint32() & 0x7fffffff) },
+}, func(w *tandem.World, p tandem.Peer, n int32) error {
+	purse := generic.NewMap[Coins](w.ECS.Arche())
+	for _, e := range w.ECS.Owned(p.ID) {
+		c := purse.Get(e)
+		if c.N < n {
+			return tandem.Refuse(fmt.Sprintf("the purse holds %d", c.N))
+		}
+		c.N -= n
+		ecs.MutateComponent(w.ECS, e, purse.ID())
+	}
+	return nil
+})
+
+// shop is a game of purses: every player starts with 10 coins and spends
+// them with commands; the host saves the world.
+var shop = &tandem.Game[Thrust]{
+	Components: []tandem.Component{
+		tandem.Replicate(tandem.Exact(replicate.Codec[Coins]{
+			Name: "coins", Fields: 1,
+			Quantize:   func(v *Coins, q []int32) { q[0] = v.N },
+			Dequantize: func(q []int32, v *Coins) { v.N = q[0] },
+		}), tandem.HostValue),
+	},
+	Setup:    func(w *tandem.World) {},
+	Input:    thrustCodec,
+	Commands: []tandem.Command{spend},
+	Join: func(w *tandem.World, p tandem.Peer) error {
+		m := generic.NewMap2[Coins, ecs.NetworkIdentity](w.ECS.Arche())
+		m.NewWith(&Coins{N: 10}, &ecs.NetworkIdentity{Owner: p.ID})
+		return nil
+	},
+}
+
+// A player's commands come back with receipts once the host has saved what
+// they changed; a host started again on the save has the world as it was,
+// its player included.
+func Example_commandsAndSaves() {
+	dir, _ := os.MkdirTemp("", "shop")
+	defer os.RemoveAll(dir)
+	save := filepath.Join(dir, "shop.db")
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, _ := mem.NewNetwork(clk, mem.Config{})
+	listener, _ := network.Listen("host")
+
+	host, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, SaveTo: save})
+	if err != nil {
+		panic(err)
+	}
+	conn, _ := network.Dial(context.Background(), "host")
+	client, _ := tandem.NewClient(shop, conn, tandem.ClientConfig[Thrust]{Name: "ann", Clock: clk})
+	accepted, _ := listener.Accept(context.Background())
+	host.Accept(accepted)
+	client.OnReceipt(func(r tandem.Receipt) {
+		if r.Status == tandem.ReceiptRefused {
+			fmt.Println("receipt: refused:", r.Reason)
+			return
+		}
+		fmt.Println("receipt:", r.Status)
+	})
+	step := func(n int) {
+		for range n {
+			clk.Advance(time.Second / 60)
+			host.Advance()
+			client.Advance()
+		}
+	}
+	step(30)
+	tandem.Send(client, spend, 4)
+	tandem.Send(client, spend, 7) // 6 left: refused
+	step(5)
+	host.Save(context.Background()) // the saves run at the disk's pace; wait for one here
+	step(5)
+	host.Close()
+
+	again, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, SaveTo: save})
+	if err != nil {
+		panic(err)
+	}
+	defer again.Close()
+	r := again.Restored()
+	fmt.Printf("restored %d entity, %d player, %d receipts\n", r.Entities, r.Players, r.Receipts)
+	again.Do(func(w *tandem.World) {
+		purse := generic.NewMap[Coins](w.ECS.Arche())
+		fmt.Println("ann's purse:", purse.Get(w.ECS.Owned(client.Peer())[0]).N)
+	})
+	// Output:
+	// receipt: done
+	// receipt: refused: the purse holds 6
+	// restored 1 entity, 1 player, 2 receipts
+	// ann's purse: 6
+}

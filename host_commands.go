@@ -1,0 +1,176 @@
+package tandem
+
+import (
+	"errors"
+	"math"
+	"unicode/utf8"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// hostCommands is the host's queue of commands taken this frame, run by the
+// commands system at the start of the frame, in the order they came.
+type hostCommands struct {
+	queue []queued
+}
+
+type queued struct {
+	peer    ecs.PeerID
+	op      uint64
+	kind    uint8
+	payload []byte
+}
+
+// errMalformedCommand is the malformed-message reason of a command that
+// does not decode, or names no command kind of the game.
+var errMalformedCommand = errors.New("tandem: a command that does not decode, or of no kind the game has")
+
+// laneMessage takes a peer's lane messages the session leaves to the host:
+// commands on the commands lane. A command is queued for the frame's
+// commands system, or dropped without an answer (the player sends it again)
+// when the host is closing, the player sends too many, or too many of its
+// receipts wait for a save. What does not decode, and a spectator's command,
+// counts as malformed.
+func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) {
+	if lane != transport.LaneCommands {
+		return
+	}
+	var c wire.Command
+	if err := c.Decode(msg); err != nil || int(c.Kind) >= len(h.g.Commands) || h.people.spectating(peer) {
+		h.stats.Malformed++
+		if h.people.spectating(peer) {
+			h.session.ReportMalformed(peer, errSpectatorInput)
+		} else {
+			h.session.ReportMalformed(peer, errMalformedCommand)
+		}
+		return
+	}
+	pl := h.people.players[peer]
+	if pl == nil || h.life.closing {
+		h.stats.Dropped++
+		return
+	}
+	if pl.held.Len() >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
+		h.stats.Dropped++
+		return
+	}
+	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+}
+
+// runCommands is the commands system: each command taken this frame is run
+// once per operation (its receipt kept and saved), or answered from the
+// player's book; every answer waits for the save that holds it.
+func (h *Host[I]) runCommands() {
+	q := h.cmds.queue
+	if len(q) == 0 {
+		return
+	}
+	frame := h.w.ECS.Frame()
+	gen := h.nextGen()
+	for i := range q {
+		c := &q[i]
+		pl := h.people.players[c.peer]
+		if pl == nil {
+			continue // left since
+		}
+		sum := command.SumOf(c.kind, c.payload)
+		v, kept := pl.book.Check(c.op, sum)
+		var msg []byte
+		switch v {
+		case command.Run:
+			err, malformed := h.g.Commands[c.kind].def().run(h.w, Peer{ID: pl.id, Name: pl.name}, c.payload)
+			if malformed {
+				h.stats.Malformed++
+				h.session.ReportMalformed(c.peer, errMalformedCommand)
+				continue
+			}
+			r := wire.Receipt{Op: c.op, Status: wire.ReceiptDone, Frame: uint32(frame)}
+			if err != nil {
+				r.Status, r.Reason = wire.ReceiptRefused, reason(err)
+			}
+			msg, _ = r.Encode(nil)
+			e := command.Entry{Op: c.op, Sum: sum, Receipt: msg}
+			gone, ok := pl.book.Add(e)
+			if h.saves != nil {
+				h.saves.tracker.Put(receiptKey(pl.id, c.op), command.AppendEntry(nil, &e))
+				if ok {
+					h.saves.tracker.Delete(receiptKey(pl.id, gone.Op))
+					h.putPlayer(pl)
+				}
+			}
+			h.stats.Commands++
+		case command.Again:
+			msg = kept.Receipt
+			h.stats.Again++
+		case command.Conflict:
+			msg, _ = wire.Receipt{Op: c.op, Status: wire.ReceiptConflict}.Encode(nil)
+			h.stats.Conflicts++
+		case command.Expired:
+			msg, _ = wire.Receipt{Op: c.op, Status: wire.ReceiptExpired}.Encode(nil)
+			h.stats.Expired++
+		}
+		pl.held.Add(gen, msg)
+		if h.saves != nil {
+			h.saves.want = true
+		}
+	}
+	clear(q)
+	h.cmds.queue = q[:0]
+	if h.saves == nil {
+		h.releaseReceipts(math.MaxUint64)
+	}
+}
+
+// reason is err's text as a receipt carries it: at most wire.MaxReasonLen
+// bytes, cut at a character.
+func reason(err error) string {
+	s := err.Error()
+	if !utf8.ValidString(s) {
+		s = "refused"
+	}
+	for len(s) > wire.MaxReasonLen {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+// nextGen is the save generation that will hold what happens now: the next
+// one handed to the committer (0 without a store).
+func (h *Host[I]) nextGen() uint64 {
+	if h.saves == nil {
+		return 0
+	}
+	return h.saves.next
+}
+
+// releaseReceipts sends every receipt whose save generation is durable, in
+// order, player by player.
+func (h *Host[I]) releaseReceipts(durable uint64) {
+	for _, pl := range h.people.players {
+		if pl.held.Len() == 0 {
+			continue
+		}
+		id := pl.id
+		pl.held.Release(durable, func(msg []byte) {
+			if h.session != nil {
+				_ = h.session.Send(id, transport.LaneCommands, msg) // a peer that left gets it when it is back
+			}
+		})
+	}
+}
+
+// Withheld returns how many receipts wait for a save. Safe from any
+// goroutine.
+func (h *Host[I]) Withheld() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, pl := range h.people.players {
+		n += pl.held.Len()
+	}
+	return n
+}

@@ -1,0 +1,251 @@
+package tandem
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
+)
+
+// people is the host's table of who takes part: the players it knows (those
+// admitted, those whose connection broke and who may resume, and those a
+// restored save lists who are not back yet), and the spectators. A player's
+// receipts live with it; it is what a save carries across a restart. Who
+// holds which place, and for how long, is the session's (its known peers,
+// HostConfig.Grace, MaxPeers and Spectators): this table follows its joins
+// and leaves.
+type people struct {
+	players    map[ecs.PeerID]*player
+	spectators map[ecs.PeerID]string
+}
+
+// player is one known player.
+type player struct {
+	id    ecs.PeerID
+	name  string
+	token [sha256.Size]byte // the hash of its session token
+	book  *command.Book
+	held  command.Withheld
+	limit command.Limiter
+}
+
+func (p *people) init() {
+	p.players = map[ecs.PeerID]*player{}
+	p.spectators = map[ecs.PeerID]string{}
+}
+
+func (p *people) spectating(id ecs.PeerID) bool {
+	_, ok := p.spectators[id]
+	return ok
+}
+
+// counts returns the players known (away ones included) and the
+// spectators.
+func (p *people) counts() (players, spectators int) {
+	return len(p.players), len(p.spectators)
+}
+
+// empty reports whether nobody takes part or holds a place.
+func (p *people) empty() bool { return len(p.players) == 0 && len(p.spectators) == 0 }
+
+func (h *Host[I]) newPlayer(id ecs.PeerID, name string) *player {
+	return &player{id: id, name: name, book: command.NewBook(h.cfg.Receipts),
+		limit: command.Limiter{Rate: h.cfg.CommandRate, Burst: max(1, h.cfg.CommandRate)}}
+}
+
+// join is the session's OnJoin, for a new peer it is about to admit (the
+// session checked its place: a player slot, or a spectator's; a resume does
+// not come here). A spectator is let in as it is; a player if the Game's
+// Join hook agrees, whose refusal goes back to the session, which refuses
+// the peer with the hook's reason (a Reject: the client reads it, and no
+// slot was taken).
+func (h *Host[I]) join(peer ecs.PeerID, name string) error {
+	if h.session.Spectator(peer) {
+		h.people.spectators[peer] = name
+		h.names[peer] = name
+		h.stats.Joined++
+		return nil
+	}
+	if h.g.Join != nil {
+		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
+			h.stats.Refused++
+			return err
+		}
+	}
+	pl := h.newPlayer(peer, name)
+	pl.token, _ = h.session.TokenHash(peer)
+	h.people.players[peer] = pl
+	h.names[peer] = name
+	h.stats.Joined++
+	h.putPlayer(pl)
+	h.addMember(peer, name)
+	return nil
+}
+
+// addMember gives a player its roster entry (Game.Roster).
+func (h *Host[I]) addMember(peer ecs.PeerID, name string) {
+	if h.roster != nil {
+		h.roster.add(peer, name)
+	}
+}
+
+// leave forgets a peer that left (its connection ended, or its grace window
+// ran out): the session has removed its entities. A player's record and
+// receipts leave the save with it.
+func (h *Host[I]) leave(peer ecs.PeerID, err error) {
+	name, ok := h.names[peer]
+	delete(h.names, peer)
+	delete(h.resumed, peer)
+	h.inputs.RemovePeer(peer)
+	if h.roster != nil {
+		h.roster.remove(peer)
+	}
+	if _, spec := h.people.spectators[peer]; spec {
+		delete(h.people.spectators, peer)
+		h.stats.Left++
+		return
+	}
+	if pl := h.people.players[peer]; pl != nil {
+		h.forget(pl)
+	}
+	if !ok {
+		return
+	}
+	h.stats.Left++
+	if h.g.Leave != nil {
+		h.g.Leave(h.w, Peer{ID: peer, Name: name})
+	}
+}
+
+// forget drops a player and its records from the table and the save.
+func (h *Host[I]) forget(pl *player) {
+	delete(h.people.players, pl.id)
+	if h.saves == nil {
+		return
+	}
+	t := h.saves.tracker
+	t.Delete(playerKey(pl.id))
+	for _, e := range pl.book.Entries() {
+		t.Delete(receiptKey(pl.id, e.Op))
+	}
+}
+
+// restoreGrace is how long a restored save's players are held for when the
+// host resumes no broken connections (HostConfig.Grace negative).
+const restoreGrace = 30 * time.Second
+
+// Keys of the facade's records in a save, after the save package's own.
+const (
+	keyPlayer  = save.FirstUserPrefix     // + peer id (u16, big-endian)
+	keyReceipt = save.FirstUserPrefix + 1 // + peer id (u16) + operation id (u64), big-endian
+)
+
+func playerKey(id ecs.PeerID) []byte {
+	return binary.BigEndian.AppendUint16([]byte{keyPlayer}, uint16(id))
+}
+
+func receiptKey(id ecs.PeerID, op uint64) []byte {
+	return command.OpKey(binary.BigEndian.AppendUint16([]byte{keyReceipt}, uint16(id)), op)
+}
+
+// putPlayer queues pl's record for the next save: its token's hash, its name
+// and its receipts' floor.
+func (h *Host[I]) putPlayer(pl *player) {
+	if h.saves == nil {
+		return
+	}
+	w := wire.NewWriter(nil)
+	w.Raw(pl.token[:])
+	w.String(pl.name)
+	w.Uvarint(pl.book.Floor())
+	h.saves.tracker.Put(playerKey(pl.id), w.Bytes())
+}
+
+// restoredPeople collects the players and receipts of a save as Load passes
+// them, and checks them once every record is read.
+type restoredPeople struct {
+	players  map[ecs.PeerID]*player
+	floors   map[ecs.PeerID]uint64
+	receipts map[ecs.PeerID][]command.Entry
+}
+
+func (r *restoredPeople) record(key, value []byte) error {
+	switch {
+	case key[0] == keyPlayer && len(key) == 3:
+		id := ecs.PeerID(binary.BigEndian.Uint16(key[1:]))
+		rd := wire.NewReader(value)
+		pl := &player{id: id}
+		copy(pl.token[:], rd.Raw(sha256.Size))
+		pl.name = rd.String(wire.MaxNameLen)
+		floor := rd.Uvarint()
+		if err := rd.Finish(); err != nil || id == ecs.HostPeer {
+			return &save.MismatchError{Key: key, Reason: fmt.Sprintf("player %d's record does not read (%v)", id, err)}
+		}
+		r.players[id] = pl
+		r.floors[id] = floor
+	case key[0] == keyReceipt && len(key) == 11:
+		id := ecs.PeerID(binary.BigEndian.Uint16(key[1:]))
+		op := binary.BigEndian.Uint64(key[3:])
+		e, err := command.ReadEntry(op, value)
+		if err != nil {
+			return &save.MismatchError{Key: key, Reason: fmt.Sprintf("a receipt of player %d: %v", id, err)}
+		}
+		r.receipts[id] = append(r.receipts[id], e)
+	default:
+		return &save.MismatchError{Key: key, Reason: "a record of a kind this version of the host does not know"}
+	}
+	return nil
+}
+
+// adopt makes the restored players the host's, after checking every
+// receipt has its player and every entity an owner the save knows: each
+// gets its book of receipts back and its roster entry, and the session
+// holds its peer id and slot (RestorePeers) for HostConfig.Grace, so that
+// its client, which kept its token, resumes into the restored world as the
+// same peer with the same entities. One that does not come back in time
+// leaves as any away player does (Game.Leave, its entities removed). With
+// Grace negative (no resumes after a broken connection) they are held for
+// restoreGrace: the restart was the host's, not their connections breaking.
+func (h *Host[I]) adopt(r *restoredPeople) error {
+	for id := range r.receipts {
+		if r.players[id] == nil {
+			return &save.MismatchError{Reason: fmt.Sprintf("the save holds receipts of player %d but not the player", id)}
+		}
+	}
+	w := h.w.ECS
+	for slot := range int32(w.NetSlots()) {
+		if e, id, ok := w.SlotEntity(slot); ok {
+			ni, _ := w.Identity(e)
+			if ni.Owner != ecs.HostPeer && r.players[ni.Owner] == nil {
+				return &save.MismatchError{Reason: fmt.Sprintf("entity %d is owned by peer %d, whom the save does not know", id, ni.Owner)}
+			}
+		}
+	}
+	known := make([]session.KnownPeer, 0, len(r.players))
+	for id, pl := range r.players {
+		np := h.newPlayer(id, pl.name)
+		np.token = pl.token
+		np.book.Restore(r.floors[id], r.receipts[id])
+		h.people.players[id] = np
+		known = append(known, session.KnownPeer{Peer: id, Name: pl.name, TokenHash: pl.token})
+	}
+	sort.Slice(known, func(i, j int) bool { return known[i].Peer < known[j].Peer })
+	window := h.cfg.Grace
+	if window < 0 {
+		window = restoreGrace // a restart is not the players' connections breaking
+	}
+	if err := h.RestorePeers(known, window); err != nil {
+		return &save.MismatchError{Reason: fmt.Sprintf("the save's players: %v", err)}
+	}
+	for _, k := range known {
+		h.addMember(k.Peer, k.Name)
+	}
+	return nil
+}

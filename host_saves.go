@@ -1,0 +1,425 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/physics"
+	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/store"
+)
+
+// hostSaves is a host's link to its store: the committer (one goroutine,
+// for the life of the host), and for the world loaded now its schema, its
+// tracker and the batch the next save fills.
+type hostSaves struct {
+	st        store.World
+	db        store.DB // opened by the host (SaveTo): closed with it
+	committer *save.Committer
+	every     time.Duration
+	timeout   time.Duration
+	onError   func(error)
+
+	schema  *save.Schema
+	tracker *save.Tracker
+	batch   store.Batch
+
+	next      uint64 // the generation the next save gets
+	durable   uint64 // the newest generation known durable
+	want      bool   // answers wait for the next save
+	last      time.Time
+	lastFrame ecs.Frame // the frame of the newest save handed over
+	retryAt   time.Time
+	backoff   time.Duration
+	stats     SaveStats
+	restored  RestoreReport
+}
+
+// SaveStats are the figures of a host's saves.
+type SaveStats struct {
+	// Commits counts the saves that landed, Failures those that did not
+	// (each retried), Unsaved the saves refused before the store because an
+	// entity held a component nothing saves (save.UnsavedError).
+	Commits, Failures, Unsaved uint64
+	// LastErr is the error of the newest save that failed, nil once one
+	// landed since.
+	LastErr error
+	// Last and Max are the commit times of the newest save and the slowest,
+	// from the hand-over to the store's answer.
+	Last, Max time.Duration
+	// Entities counts the entity records written, Bytes the bytes handed to
+	// the store, over every save.
+	Entities, Bytes uint64
+	// Unloads and Reloads count the times the world was released while
+	// idle and loaded again.
+	Unloads, Reloads int
+}
+
+// RestoreReport says what a host restored, for its log.
+type RestoreReport struct {
+	// Seq is the store's sequence number of the save; 0 when there was
+	// none and the world is as Game.Setup built it.
+	Seq uint64
+	// Frame is the saved frame the world goes on from.
+	Frame ecs.Frame
+	// Entities, Players and Receipts count what came back.
+	Entities, Players, Receipts int
+	// Took is how long the restore took.
+	Took time.Duration
+}
+
+func (r RestoreReport) String() string {
+	if r.Seq == 0 {
+		return "no save to restore: a new world"
+	}
+	return fmt.Sprintf("restored save %d: frame %d, %d entities, %d players, %d receipts, in %v",
+		r.Seq, r.Frame, r.Entities, r.Players, r.Receipts, r.Took.Round(time.Millisecond))
+}
+
+// openSaves opens what cfg says to save to and starts its committer.
+func openSaves(cfg HostConfig) (*hostSaves, error) {
+	s := &hostSaves{st: cfg.Store, every: cfg.SaveEvery, timeout: cfg.SaveTimeout, onError: cfg.OnSaveError, next: 1}
+	if s.st == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.SaveTimeout)
+		defer cancel()
+		db, err := store.Open(ctx, cfg.SaveTo, store.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("tandem: open the save %s: %w", cfg.SaveTo, err)
+		}
+		w, err := db.OpenWorld(ctx, cfg.World)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("tandem: open world %q of the save %s: %w", cfg.World, cfg.SaveTo, err)
+		}
+		s.db, s.st = db, w
+	}
+	s.committer = save.NewCommitter(s.st, cfg.SaveTimeout)
+	return s, nil
+}
+
+// close stops the committer and closes what the host opened.
+func (s *hostSaves) close() error {
+	s.committer.Close()
+	if s.db != nil {
+		err := s.db.Close()
+		s.db = nil
+		return err
+	}
+	return nil
+}
+
+// build gives a new world's schema its tracker.
+func (s *hostSaves) build(schema *save.Schema) {
+	s.schema = schema
+	s.tracker = save.NewTracker(schema)
+}
+
+// saveSchema is what a host of g saves of world w: every replicated
+// component by its exact codec, the engine's Input (its Bot flag: the value
+// is each frame's) and Interpolated (rebuilt from the pose), the Game's
+// Saved, nothing of the physics body, which is rebuilt, and nothing of the
+// roster's entities.
+func (g *Game[I]) saveSchema(w *World) *save.Schema {
+	s := save.NewSchema(w.ECS)
+	for _, c := range g.Components {
+		c.save(s)
+	}
+	save.Component(s, save.Codec[Input[I]]{
+		Name: "tandem.Input",
+		Append: func(dst []byte, v *Input[I]) []byte {
+			if v.Bot {
+				return append(dst, 1)
+			}
+			return append(dst, 0)
+		},
+		Read: func(r *wire.Reader, v *Input[I]) { v.Bot = r.Bool() },
+	})
+	save.Component(s, save.Codec[ecs.Interpolated]{
+		Name:   "tandem.Interpolated",
+		Append: func(dst []byte, _ *ecs.Interpolated) []byte { return dst },
+		Read:   func(*wire.Reader, *ecs.Interpolated) {},
+	})
+	for _, sv := range g.Saved {
+		sv.add(s)
+	}
+	if w.Physics != nil {
+		save.Skip[physics.Body](s)
+	}
+	if g.Roster {
+		// Who is connected is the session's: the roster is made again as
+		// players come back.
+		save.Exclude[memberInfo](s)
+	}
+	return s
+}
+
+// hasSave reports whether st holds a save: its head record is the first in
+// key order, so this reads one record.
+func hasSave(ctx context.Context, st store.World) (bool, error) {
+	errFound := errors.New("found")
+	_, err := st.Load(ctx, func(key, value []byte) error { return errFound })
+	if errors.Is(err, errFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// load builds the world and, with a store, restores the newest save into
+// it; then tracking starts.
+func (h *Host[I]) load() error {
+	start := time.Now()
+	restoring := false
+	if h.saves != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), h.cfg.SaveTimeout)
+		found, err := hasSave(ctx, h.saves.st)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("tandem: read the save: %w", err)
+		}
+		restoring = found
+	}
+	if err := h.build(restoring); err != nil {
+		return err
+	}
+	if h.saves == nil {
+		return nil
+	}
+	if !restoring {
+		// A new world: the first step saves all of it.
+		h.saves.tracker.Start()
+		h.saves.want = true
+		h.saves.last = h.clk.Now()
+		h.saves.restored = RestoreReport{Took: time.Since(start)}
+		if h.cfg.OnRestore != nil {
+			h.cfg.OnRestore(h.saves.restored)
+		}
+		return nil
+	}
+	rp := restoredPeople{players: map[ecs.PeerID]*player{}, floors: map[ecs.PeerID]uint64{}, receipts: map[ecs.PeerID][]command.Entry{}}
+	restored := h.g.Restored
+	if restored == nil {
+		restored = h.g.Arrived
+	}
+	w := h.w
+	a := w.ECS.Arche()
+	var entities []arche.Entity
+	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.SaveTimeout)
+	res, err := h.saves.tracker.Load(ctx, h.saves.st, rp.record, func(e arche.Entity) { entities = append(entities, e) })
+	cancel()
+	if err != nil {
+		return fmt.Errorf("tandem: restore the save: %w", err)
+	}
+	if err := h.adopt(&rp); err != nil {
+		return fmt.Errorf("tandem: restore the save: %w", err)
+	}
+	for _, e := range entities {
+		if a.Has(e, w.ECS.IDs.Interpolated) && a.Has(e, w.ECS.IDs.Transform) {
+			ip := (*ecs.Interpolated)(a.Get(e, w.ECS.IDs.Interpolated))
+			ip.Prev = *(*ecs.Transform)(a.Get(e, w.ECS.IDs.Transform))
+		}
+		if restored != nil {
+			restored(w, e)
+		}
+	}
+	h.saves.tracker.Start()
+	h.saves.lastFrame = res.Frame
+	h.saves.last = h.clk.Now()
+	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Took: time.Since(start)}
+	for _, r := range rp.receipts {
+		rep.Receipts += len(r)
+	}
+	h.saves.restored = rep
+	if h.cfg.OnRestore != nil {
+		h.cfg.OnRestore(rep)
+	}
+	return nil
+}
+
+// pollSave takes the outcome of the save under way, if it is in: at the
+// start of a step, so the receipts it frees leave with the step's sends.
+func (h *Host[I]) pollSave() {
+	if r, ok := h.saves.committer.Poll(); ok {
+		h.saved(r)
+	}
+}
+
+// saved takes one save's outcome: a durable save frees the receipts it
+// held; a fenced store stops the host; any other failure queues what the
+// save held for the next one, which is tried after a growing pause.
+func (h *Host[I]) saved(r save.Result) {
+	s := h.saves
+	s.stats.Last = r.Took
+	s.stats.Max = max(s.stats.Max, r.Took)
+	if r.Err == nil {
+		s.durable = max(s.durable, r.Gen)
+		s.tracker.Committed()
+		s.stats.Commits++
+		s.stats.LastErr = nil
+		s.backoff = 0
+		h.releaseReceipts(s.durable)
+		return
+	}
+	s.tracker.Failed()
+	if errors.Is(r.Err, store.ErrFenced) {
+		h.life.fail(fmt.Errorf("tandem: the world was taken over by another host, and this one stopped: %w", r.Err))
+		return
+	}
+	s.stats.Failures++
+	s.stats.LastErr = r.Err
+	s.backoff = min(max(2*s.backoff, 100*time.Millisecond), 5*time.Second)
+	s.retryAt = h.clk.Now().Add(s.backoff)
+	if s.onError != nil {
+		s.onError(r.Err)
+	}
+}
+
+// saveStep is the last system of a step: it hands the committer a save when
+// one is due and none runs. A save is due when answers wait for it
+// (commands ran this step: they share one save), or every SaveEvery while
+// anything (even the frame) changed; a failed one is tried again after its
+// pause. The cost here is what changed.
+func (h *Host[I]) saveStep() {
+	s := h.saves
+	if s.committer.Busy() {
+		h.pollSave()
+		if s.committer.Busy() {
+			return
+		}
+	}
+	if h.life.stopping() {
+		return
+	}
+	now := h.clk.Now()
+	if (!s.want && now.Sub(s.last) < s.every) || now.Before(s.retryAt) {
+		return
+	}
+	fs, err := s.tracker.Fill(&s.batch)
+	if err != nil {
+		h.unsaved(err)
+		return
+	}
+	if fs.Empty() && !s.want && h.w.ECS.Frame() == s.lastFrame {
+		s.last = now
+		return
+	}
+	h.submit(fs)
+}
+
+// unsaved takes a save that could not be filled (an entity holds a component
+// nothing saves): the game must change; the host says so and tries again
+// after the pause, withholding the receipts meanwhile.
+func (h *Host[I]) unsaved(err error) {
+	s := h.saves
+	s.stats.Unsaved++
+	s.stats.LastErr = err
+	s.backoff = min(max(2*s.backoff, 100*time.Millisecond), 5*time.Second)
+	s.retryAt = h.clk.Now().Add(s.backoff)
+	if s.onError != nil {
+		s.onError(err)
+	}
+}
+
+// submit hands the filled batch to the committer as the next generation.
+func (h *Host[I]) submit(fs save.FillStats) {
+	s := h.saves
+	s.stats.Entities += uint64(fs.Entities)
+	s.stats.Bytes += uint64(fs.Bytes)
+	s.want = false
+	s.last = h.clk.Now()
+	s.lastFrame = h.w.ECS.Frame()
+	gen := s.next
+	s.next++
+	s.committer.Submit(&s.batch, gen)
+}
+
+// saveNow saves everything that changed and waits until it is durable or
+// failed, on the simulation goroutine (the world locked, no step under way).
+func (h *Host[I]) saveNow(ctx context.Context) error {
+	s := h.saves
+	if s.committer.Busy() {
+		r, ok := s.committer.Wait(ctx)
+		if !ok {
+			return fmt.Errorf("tandem: save: %w", ctx.Err())
+		}
+		h.saved(r)
+	}
+	if err := h.life.failed(); err != nil {
+		return err
+	}
+	fs, err := s.tracker.Fill(&s.batch)
+	if err != nil {
+		h.unsaved(err)
+		return fmt.Errorf("tandem: save: %w", err)
+	}
+	gen := s.next
+	h.submit(fs)
+	r, ok := s.committer.Wait(ctx)
+	if !ok {
+		return fmt.Errorf("tandem: save: %w", ctx.Err())
+	}
+	h.saved(r)
+	if r.Err != nil {
+		if err := h.life.failed(); err != nil {
+			return err
+		}
+		return fmt.Errorf("tandem: save %d: %w", gen, r.Err)
+	}
+	return nil
+}
+
+// Save saves what changed now and waits until it is durable (receipts it
+// holds go out), or failed. It waits for the step under way. A host without
+// a store has nothing to save: nil. After a Close whose final save failed,
+// Save tries again, and a Save that lands finishes the Close. Safe from any
+// goroutine, except from inside a View or Do callback or a hook.
+func (h *Host[I]) Save(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.saves == nil || h.w == nil {
+		return nil
+	}
+	err := h.saveNow(ctx)
+	if err == nil && h.life.closed {
+		h.finishClose()
+	}
+	return err
+}
+
+// SaveStats returns the figures of the host's saves (zero without a store).
+// Safe from any goroutine.
+func (h *Host[I]) SaveStats() SaveStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.saves == nil {
+		return SaveStats{}
+	}
+	return h.saves.stats
+}
+
+// Restored returns what the host restored when its world was last loaded.
+// Safe from any goroutine.
+func (h *Host[I]) Restored() RestoreReport {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.saves == nil {
+		return RestoreReport{}
+	}
+	return h.saves.restored
+}
+
+// Store returns the store world the host saves to, nil without one: its Meta
+// records keep what else a restarted host needs (its identity, see
+// quicnet.LoadIdentity).
+func (h *Host[I]) Store() store.World {
+	if h.saves == nil {
+		return nil
+	}
+	return h.saves.st
+}

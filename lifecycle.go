@@ -1,0 +1,230 @@
+package tandem
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
+)
+
+// A host's life: it steps its world until Close, or until it stops on its
+// own (its store fenced by another host taking the world, a released world
+// that fails to load again). While nobody plays it may release its world and
+// load it again when someone comes (HostConfig.IdleUnload).
+type lifecycle struct {
+	closeOnce sync.Once
+	closing   bool  // Close began: no more steps, no more commands
+	closed    bool  // Close ran
+	closeErr  error // what Close returned
+	err       error // why the host stopped on its own
+	halted    bool  // the stop on err was carried out
+	finished  bool  // the store is closed
+	done      chan struct{}
+	doneOnce  sync.Once
+	idleSince time.Time
+}
+
+func (l *lifecycle) init() { l.done = make(chan struct{}) }
+
+// fail records why the host stops; the stop is carried out between steps.
+func (l *lifecycle) fail(err error) {
+	if l.err == nil {
+		l.err = err
+	}
+}
+
+func (l *lifecycle) failed() error { return l.err }
+
+// stopping reports whether the host is closing or stopped.
+func (l *lifecycle) stopping() bool { return l.closing || l.err != nil }
+
+func (l *lifecycle) finish() { l.doneOnce.Do(func() { close(l.done) }) }
+
+// readyWorld is the loop's gate: whether there is a world to step (not after
+// Close or a stop) or to look at (still after them), loading a released one
+// again when a connection waits for it or someone wants to see it.
+func (h *Host[I]) readyWorld(look bool) bool {
+	if h.life.err != nil {
+		h.halt()
+	}
+	if look {
+		h.life.idleSince = time.Time{} // someone looks: not idle
+	}
+	stopped := h.life.closing || h.life.err != nil
+	if h.w != nil {
+		return look || !stopped
+	}
+	if stopped || (!look && !h.accept.pending()) {
+		return false
+	}
+	if err := h.reload(); err != nil {
+		h.life.fail(err)
+		h.halt()
+		return false
+	}
+	return true
+}
+
+// stopped is Run's end: ErrClosed after Close, the error the host stopped
+// on, or nil while it runs.
+func (h *Host[I]) stopped() error {
+	switch {
+	case h.life.err != nil:
+		return h.life.err
+	case h.life.closing:
+		return ErrClosed
+	}
+	return nil
+}
+
+// afterSteps runs between steps: it carries out a stop, or releases the
+// world when it has been idle long enough.
+func (h *Host[I]) afterSteps() {
+	if h.life.err != nil {
+		h.halt()
+		return
+	}
+	if h.cfg.IdleUnload <= 0 || h.saves == nil || h.w == nil || h.life.closing {
+		return
+	}
+	now := h.clk.Now()
+	if !h.people.empty() || h.session.Connections() > 0 {
+		h.life.idleSince = time.Time{}
+		return
+	}
+	if h.life.idleSince.IsZero() {
+		h.life.idleSince = now
+		return
+	}
+	if now.Sub(h.life.idleSince) >= h.cfg.IdleUnload {
+		h.unload()
+	}
+}
+
+// halt carries out a stop on h.life.err: no more connections, every peer
+// told the host is shutting down, the store closed.
+func (h *Host[I]) halt() {
+	if h.life.halted {
+		return
+	}
+	h.life.halted = true
+	h.life.closing = true
+	h.accept.close()
+	if h.session != nil {
+		h.session.Close()
+	}
+	h.finishClose()
+	h.life.finish()
+}
+
+// unload saves the world and releases it, if no connection arrives
+// meanwhile; a failed save keeps it.
+func (h *Host[I]) unload() {
+	if !h.accept.hold(func() bool { return h.session.Connections() == 0 }) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
+	err := h.saveNow(ctx)
+	cancel()
+	h.life.idleSince = time.Time{}
+	if err != nil {
+		h.accept.open(h.session.Accept)
+		return
+	}
+	h.session.Close()
+	h.w, h.ip, h.tracks = nil, nil, nil
+	h.session, h.inputs = nil, nil
+	h.saves.schema, h.saves.tracker = nil, nil
+	clear(h.names)
+	h.saves.stats.Unloads++
+}
+
+// reload loads a released world again from its save.
+func (h *Host[I]) reload() error {
+	if err := h.open(); err != nil {
+		return err
+	}
+	h.saves.stats.Reloads++
+	h.accept.open(h.session.Accept)
+	return nil
+}
+
+// Close ends the host: it stops taking connections, fences the world (no
+// step, no command from now on; those taken before are in the world), saves
+// it and waits until the save is durable, sends the receipts that save
+// frees, tells every peer the host is shutting down, and returns. The world
+// stays in memory as it was saved. A failed final save is returned, the
+// store left open so that Save may try again (a Save that lands finishes the
+// Close); a second Close returns what the first did. Safe from any
+// goroutine, except from inside a View or Do callback or a hook.
+func (h *Host[I]) Close() error {
+	h.life.closeOnce.Do(func() {
+		h.accept.close()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.life.closing = true
+		err := h.life.err
+		if err == nil && h.saves != nil && h.w != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
+			err = h.saveNow(ctx)
+			cancel()
+		}
+		if h.session != nil {
+			h.drain()
+			h.session.Close()
+		}
+		h.life.closed = true
+		h.life.closeErr = err
+		if err == nil || h.life.err != nil {
+			h.finishClose()
+		}
+		h.life.finish()
+	})
+	return h.life.closeErr
+}
+
+// drain waits a little (at most drainWait) for what was sent on the commands
+// lane to leave: the receipts the final save freed.
+func (h *Host[I]) drain() {
+	deadline := time.Now().Add(drainWait)
+	for time.Now().Before(deadline) {
+		left := 0
+		for _, p := range h.session.Peers() {
+			left += h.session.Buffered(p, transport.LaneCommands)
+		}
+		if left == 0 {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// drainWait bounds how long Close waits for receipts to leave. A receipt
+// that does not make it is asked for again by its client, and answered
+// from the save.
+const drainWait = 250 * time.Millisecond
+
+// finishClose closes the store once nothing more will be saved.
+func (h *Host[I]) finishClose() {
+	if h.saves == nil || h.life.finished {
+		return
+	}
+	h.life.finished = true
+	h.saves.close()
+}
+
+// Done is closed when the host has stopped: Close returned, or the host
+// stopped on its own (Err).
+func (h *Host[I]) Done() <-chan struct{} { return h.life.done }
+
+// Err returns why the host stopped on its own, or nil: an error matching
+// store.ErrFenced when another host took the world over (this one stopped
+// stepping and closed every connection; its saves would all be refused), or
+// the error of a released world that failed to load again. Safe from any
+// goroutine.
+func (h *Host[I]) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.life.err
+}

@@ -1,0 +1,162 @@
+package command
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+func receipt(t *testing.T, op uint64) []byte {
+	t.Helper()
+	b, err := wire.Receipt{Op: op, Status: wire.ReceiptDone, Frame: uint32(op)}.Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBook: a retry gets the kept receipt, other content under a kept id is
+// a conflict, 65 distinct commands keep the newest 64 and the oldest is
+// expired, and an id above the floor that never ran runs.
+func TestBook(t *testing.T) {
+	b := NewBook(0)
+	for op := uint64(1); op <= 65; op++ {
+		sum := SumOf(1, []byte{byte(op)})
+		if v, _ := b.Check(op, sum); v != Run {
+			t.Fatalf("op %d: %v, want run", op, v)
+		}
+		gone, ok := b.Add(Entry{Op: op, Sum: sum, Receipt: receipt(t, op)})
+		if ok != (op == 65) || (ok && gone.Op != 1) {
+			t.Fatalf("op %d let go %+v (%v)", op, gone, ok)
+		}
+	}
+	if b.Len() != 64 || b.Floor() != 1 {
+		t.Fatalf("kept %d, floor %d; want 64 and 1", b.Len(), b.Floor())
+	}
+	if v, _ := b.Check(1, SumOf(1, []byte{1})); v != Expired {
+		t.Errorf("the oldest id, let go: %v, want expired", v)
+	}
+	v, e := b.Check(2, SumOf(1, []byte{2}))
+	if v != Again || !bytes.Equal(e.Receipt, receipt(t, 2)) {
+		t.Errorf("a retry of op 2: %v %+v", v, e)
+	}
+	if v, e := b.Check(2, SumOf(1, []byte{99})); v != Conflict || e.Op != 2 {
+		t.Errorf("op 2 with other content: %v", v)
+	}
+	if v, _ := b.Check(2, SumOf(2, []byte{2})); v != Conflict {
+		t.Errorf("op 2 as another kind: %v", v)
+	}
+	if v, _ := b.Check(1000, SumOf(1, nil)); v != Run {
+		t.Errorf("a new id: %v", v)
+	}
+	// Restored from its entries, the book answers the same.
+	r := NewBook(64)
+	r.Restore(b.Floor(), append([]Entry(nil), b.Entries()...))
+	if v, _ := r.Check(1, SumOf(1, []byte{1})); v != Expired || r.Len() != 64 {
+		t.Errorf("restored: op 1 %v, %d kept", v, r.Len())
+	}
+}
+
+// TestEntryRecord: a kept receipt saves and reads back byte for byte.
+func TestEntryRecord(t *testing.T) {
+	e := Entry{Op: 7, Sum: SumOf(3, []byte("x")), Receipt: receipt(t, 7)}
+	got, err := ReadEntry(7, AppendEntry(nil, &e))
+	if err != nil || got.Sum != e.Sum || !bytes.Equal(got.Receipt, e.Receipt) {
+		t.Fatalf("read back %+v, %v", got, err)
+	}
+	if _, err := ReadEntry(8, AppendEntry(nil, &e)); !errors.Is(err, ErrBadEntry) {
+		t.Errorf("a receipt under another op's key: %v", err)
+	}
+	if _, err := ReadEntry(7, AppendEntry(nil, &e)[:20]); !errors.Is(err, ErrBadEntry) {
+		t.Errorf("truncated: %v", err)
+	}
+}
+
+// TestOutbox: ids increase, receipts let commands go, the rest come back in
+// order, and the limit holds.
+func TestOutbox(t *testing.T) {
+	o := NewOutbox(100, 3)
+	var ops []uint64
+	for i := range 3 {
+		s, err := o.Add(uint8(i), []byte{byte(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, s.Op)
+	}
+	if ops[0] != 100 || ops[2] != 102 {
+		t.Fatalf("ids %v", ops)
+	}
+	if _, err := o.Add(0, nil); !errors.Is(err, ErrTooMany) {
+		t.Fatalf("past the limit: %v", err)
+	}
+	if _, ok := o.Receipt(101); !ok {
+		t.Fatal("the receipt of 101 found nothing")
+	}
+	if _, ok := o.Receipt(101); ok {
+		t.Fatal("a second receipt of 101 let something go")
+	}
+	p := o.Pending()
+	if len(p) != 2 || p[0].Op != 100 || p[1].Op != 102 {
+		t.Fatalf("pending %+v", p)
+	}
+	var c wire.Command
+	if err := c.Decode(p[1].Msg); err != nil || c.Op != 102 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
+		t.Fatalf("the held message: %+v, %v", c, err)
+	}
+	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); err == nil {
+		t.Fatal("an oversized payload was taken")
+	}
+	if o.Next() != 103 {
+		t.Fatalf("next %d", o.Next())
+	}
+}
+
+// TestWithheld: answers go in order once their save is durable.
+func TestWithheld(t *testing.T) {
+	var w Withheld
+	w.Add(1, []byte("a"))
+	w.Add(2, []byte("b"))
+	w.Add(1, []byte("c")) // an older generation behind a newer one waits too
+	var out []string
+	send := func(m []byte) { out = append(out, string(m)) }
+	if n := w.Release(0, send); n != 0 {
+		t.Fatalf("released %d before any save", n)
+	}
+	w.Release(1, send)
+	if len(out) != 1 || out[0] != "a" {
+		t.Fatalf("after save 1: %v", out)
+	}
+	w.Release(2, send)
+	if len(out) != 3 || out[1] != "b" || out[2] != "c" || w.Len() != 0 {
+		t.Fatalf("after save 2: %v", out)
+	}
+}
+
+// TestLimiter: a burst, then the rate.
+func TestLimiter(t *testing.T) {
+	l := Limiter{Rate: 10, Burst: 3}
+	now := time.Unix(100, 0)
+	n := 0
+	for range 10 {
+		if l.Allow(now) {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("a burst took %d, want 3", n)
+	}
+	now = now.Add(250 * time.Millisecond)
+	n = 0
+	for range 10 {
+		if l.Allow(now) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("a quarter second later %d, want 2", n)
+	}
+}

@@ -1,0 +1,82 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// DefaultPending is how many commands an Outbox holds without a receipt by
+// default: as many as a host withholds for one player by default.
+const DefaultPending = 64
+
+// ErrTooMany: the client holds its limit of commands without a receipt;
+// wait for some to come back.
+var ErrTooMany = errors.New("command: too many commands wait for their receipts; wait for some to come back")
+
+// Sent is a command an Outbox holds until its receipt comes.
+type Sent struct {
+	Op   uint64
+	Kind uint8
+	Msg  []byte // the encoded wire.Command, sent again as it is
+}
+
+// Outbox is the client's side: it gives each new operation the next id,
+// holds every command until its receipt comes, and gives back those without
+// one, in id order, to send again on a new connection. Ids keep increasing
+// across the Outbox's life; a client that outlives its process starts its
+// next Outbox above every id it used (NewOutbox's first).
+type Outbox struct {
+	next    uint64
+	limit   int
+	pending []Sent // by Op, ascending
+}
+
+// NewOutbox returns an outbox whose first operation id is first (at least 1)
+// and that holds at most limit commands without a receipt (DefaultPending if
+// limit < 1).
+func NewOutbox(first uint64, limit int) *Outbox {
+	if limit < 1 {
+		limit = DefaultPending
+	}
+	return &Outbox{next: max(first, 1), limit: limit}
+}
+
+// Add makes a command of kind with payload under the next operation id, holds
+// it, and returns its id and the message to send. It fails with ErrTooMany
+// at the limit, and for a payload over wire.MaxCommandSize.
+func (o *Outbox) Add(kind uint8, payload []byte) (Sent, error) {
+	if len(o.pending) >= o.limit {
+		return Sent{}, ErrTooMany
+	}
+	msg, err := wire.Command{Op: o.next, Kind: kind, Payload: payload}.Encode(nil)
+	if err != nil {
+		return Sent{}, fmt.Errorf("command: a payload of %d bytes: at most %d fit: %w", len(payload), wire.MaxCommandSize, err)
+	}
+	s := Sent{Op: o.next, Kind: kind, Msg: msg}
+	o.next++
+	o.pending = append(o.pending, s)
+	return s, nil
+}
+
+// Receipt takes the host's answer to a held command and lets the command go;
+// ok is false for an operation the outbox does not hold (an answer to a copy
+// sent twice, or from nowhere).
+func (o *Outbox) Receipt(op uint64) (Sent, bool) {
+	i, found := slices.BinarySearchFunc(o.pending, op, func(s Sent, op uint64) int { return cmpU64(s.Op, op) })
+	if !found {
+		return Sent{}, false
+	}
+	s := o.pending[i]
+	o.pending = slices.Delete(o.pending, i, 1+i)
+	return s, true
+}
+
+// Pending returns the commands without a receipt, in id order: send each
+// Msg again on a new connection. The slice is the outbox's: do not keep it.
+func (o *Outbox) Pending() []Sent { return o.pending }
+
+// Next returns the id the next operation gets.
+func (o *Outbox) Next() uint64 { return o.next }

@@ -1,0 +1,133 @@
+package quicnet
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Identity is what makes a host the same host to its players across
+// restarts: the certificate whose fingerprint they pin, and the key of its
+// QUIC stateless resets (so the clients of a host that restarted on the same
+// address learn at once that their old connection is gone). Keep it beside
+// the host's saves with LoadIdentity, and give it to the host's Config with
+// Apply.
+type Identity struct {
+	Certificate tls.Certificate
+	ResetKey    [32]byte
+	// Made says LoadIdentity made the certificate now (there was none, or
+	// the one kept was about to expire): clients holding an older pin must
+	// be given the new one.
+	Made bool
+}
+
+// MetaStore keeps small named records: a store.World's Meta and SetMeta.
+type MetaStore interface {
+	Meta(ctx context.Context, name string) (value []byte, ok bool, err error)
+	SetMeta(ctx context.Context, name string, value []byte) error
+}
+
+// The meta records LoadIdentity keeps.
+const (
+	// MetaCertificate holds the certificate and its key, PEM (CERTIFICATE,
+	// then PRIVATE KEY in PKCS #8).
+	MetaCertificate = "tandem.certificate"
+	// MetaResetKey holds the 32-byte stateless-reset key.
+	MetaResetKey = "tandem.reset-key"
+)
+
+// renewBefore is how long before its expiry a kept certificate is replaced.
+const renewBefore = 7 * 24 * time.Hour
+
+// LoadIdentity returns the identity kept in m, making what is missing and
+// keeping it there (durably, before it returns): a certificate as
+// NewCertificate makes for hosts, replaced when the one kept expires within
+// a week, and a reset key, made once. A record that does not read is an
+// error: replacing it would break every pin silently.
+func LoadIdentity(ctx context.Context, m MetaStore, hosts ...string) (Identity, error) {
+	var id Identity
+	pemBytes, ok, err := m.Meta(ctx, MetaCertificate)
+	if err != nil {
+		return Identity{}, fmt.Errorf("quicnet: reading the kept certificate: %w", err)
+	}
+	if ok {
+		cert, err := parseIdentityPEM(pemBytes)
+		if err != nil {
+			return Identity{}, fmt.Errorf("quicnet: the kept certificate (meta %q) does not read: %w; remove it to make a new one (every pin changes)", MetaCertificate, err)
+		}
+		id.Certificate = cert
+	}
+	if !ok || time.Until(id.Certificate.Leaf.NotAfter) < renewBefore {
+		cert, err := NewCertificate(hosts...)
+		if err != nil {
+			return Identity{}, err
+		}
+		enc, err := identityPEM(cert)
+		if err != nil {
+			return Identity{}, err
+		}
+		if err := m.SetMeta(ctx, MetaCertificate, enc); err != nil {
+			return Identity{}, fmt.Errorf("quicnet: keeping the new certificate: %w", err)
+		}
+		id.Certificate, id.Made = cert, true
+	}
+	key, ok, err := m.Meta(ctx, MetaResetKey)
+	switch {
+	case err != nil:
+		return Identity{}, fmt.Errorf("quicnet: reading the kept reset key: %w", err)
+	case ok && len(key) != len(id.ResetKey):
+		return Identity{}, fmt.Errorf("quicnet: the kept reset key (meta %q) has %d bytes, want %d", MetaResetKey, len(key), len(id.ResetKey))
+	case ok:
+		copy(id.ResetKey[:], key)
+	default:
+		if _, err := rand.Read(id.ResetKey[:]); err != nil {
+			return Identity{}, err
+		}
+		if err := m.SetMeta(ctx, MetaResetKey, id.ResetKey[:]); err != nil {
+			return Identity{}, fmt.Errorf("quicnet: keeping the new reset key: %w", err)
+		}
+	}
+	return id, nil
+}
+
+// Apply makes cfg present the identity: its certificate and reset key.
+func (id *Identity) Apply(cfg *Config) {
+	cfg.Certificate = &id.Certificate
+	cfg.StatelessResetKey = &id.ResetKey
+}
+
+// Fingerprint returns the certificate's fingerprint, the pin clients hold.
+func (id *Identity) Fingerprint() string { return Fingerprint(id.Certificate.Certificate[0]) }
+
+func identityPEM(cert tls.Certificate) ([]byte, error) {
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: encoding the certificate's key: %w", err)
+	}
+	var out []byte
+	for _, der := range cert.Certificate {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	}
+	return append(out, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...), nil
+}
+
+func parseIdentityPEM(b []byte) (tls.Certificate, error) {
+	cert, err := tls.X509KeyPair(b, b)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if len(cert.Certificate) == 0 {
+		return tls.Certificate{}, errors.New("no certificate")
+	}
+	if cert.Leaf == nil {
+		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+			return tls.Certificate{}, err
+		}
+	}
+	return cert, nil
+}

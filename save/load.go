@@ -1,0 +1,265 @@
+package save
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
+)
+
+// Restored says what Load found.
+type Restored struct {
+	// Seq is the store's sequence number of the save restored; 0 when the
+	// store held no save (the world is as its set-up built it).
+	Seq uint64
+	// Frame and NextID are the saved frame and network-id counter, now the
+	// world's.
+	Frame  ecs.Frame
+	NextID ecs.NetID
+	// Entities counts the networked entities restored, States the states.
+	Entities, States int
+	// Rewrite is set when the save was written with other components than
+	// the schema's (a game that registers a new one): the first save after
+	// the restore writes every entity again.
+	Rewrite bool
+}
+
+// Load restores the newest save in st into the tracker's world, which must
+// hold no networked entity: every saved entity is created with its network
+// id, owner and saved components, in network-id order (each passed to
+// entity, which may add what a save leaves out, once every record is read),
+// every saved state is read into the world's resource, and the world's frame
+// and network-id counter are set from the save. Records of the layer above
+// (keys from FirstUserPrefix) go to user, in key order; key and value are
+// valid only during the call. Load ends the world's frame (ecs.World.EndFrame)
+// so the restore itself is journaled to nobody, and leaves the tracker ready
+// to Start: the next save writes only what changes from here.
+//
+// An error leaves the world half-restored: discard it. A record that fails
+// its checksum is store.ErrCorrupt, a save of another layout store.ErrFormat,
+// one that does not fit this schema (an unknown component or state, counts
+// that differ from the head's, a value its codec refuses) ErrMismatch; user's
+// errors are returned as they are.
+func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value []byte) error, entity func(e arche.Entity)) (Restored, error) {
+	if t.armed {
+		return Restored{}, errors.New("save: Load after Start; restore a world before tracking it")
+	}
+	if n := t.w.Networked(); n > 0 {
+		return Restored{}, fmt.Errorf("save: Load into a world that holds %d networked entities; restore into a world whose set-up spawned none", n)
+	}
+	l := loader{t: t, user: user}
+	seq, err := st.Load(ctx, l.record)
+	if err == nil && seq > 0 {
+		err = l.finish()
+	}
+	if err != nil {
+		return Restored{}, err
+	}
+	t.w.EndFrame()
+	if seq == 0 {
+		return Restored{}, nil
+	}
+	t.full = l.rewrite
+	t.schemaSaved = !l.rewrite
+	for slot := range int32(t.w.NetSlots()) {
+		if e, _, ok := t.w.SlotEntity(slot); ok && entity != nil {
+			entity(e)
+		}
+	}
+	return Restored{Seq: seq, Frame: l.head.frame, NextID: l.head.nextID, Entities: l.entities, States: l.states, Rewrite: l.rewrite}, nil
+}
+
+// loader reads one save's records in key order.
+type loader struct {
+	t        *Tracker
+	user     func(key, value []byte) error
+	head     head
+	hasHead  bool
+	schema   []int // the save's component index → the schema's, -1: none
+	rewrite  bool
+	entities int
+	states   int
+	users    int
+	maxID    ecs.NetID
+	ids      []arche.ID
+	parts    [][]byte
+	bad      error
+}
+
+func (l *loader) record(key, value []byte) (err error) {
+	switch key[0] {
+	case keyHead:
+		if len(key) != 1 {
+			return mismatchf(key, "a head record with a longer key")
+		}
+		if err := l.head.read(value); err != nil {
+			var fe *store.FormatError
+			if errors.As(err, &fe) {
+				return err
+			}
+			return mismatchf(key, "the head record does not read: %v", err)
+		}
+		l.hasHead = true
+	case keySchema:
+		if !l.hasHead || len(key) != 1 {
+			return mismatchf(key, "a schema record before the head, or with a longer key")
+		}
+		return l.readSchema(key, value)
+	case keyEntity:
+		if l.schema == nil || len(key) != 5 {
+			return mismatchf(key, "an entity record before the schema, or with a key that is no network id")
+		}
+		return l.entity(key, value)
+	case keyState:
+		if !l.hasHead {
+			return mismatchf(key, "a state record before the head")
+		}
+		return l.state(key, value)
+	default:
+		if key[0] < FirstUserPrefix {
+			return mismatchf(key, "a record of a kind this version does not know (key prefix %#x)", key[0])
+		}
+		if !l.hasHead {
+			return mismatchf(key, "a record before the head")
+		}
+		l.users++
+		l.t.userKeys[string(key)] = struct{}{}
+		if l.user != nil {
+			return l.user(key, value)
+		}
+	}
+	return nil
+}
+
+func (l *loader) readSchema(key, value []byte) error {
+	r := wire.NewReader(value)
+	n := r.Count(MaxComponents)
+	names := make([]string, 0, n)
+	for range n {
+		names = append(names, r.String(maxName))
+	}
+	if err := r.Finish(); err != nil {
+		return mismatchf(key, "the schema record does not read: %v", err)
+	}
+	l.schema = make([]int, len(names))
+	for i, name := range names {
+		l.schema[i] = -1
+		for j, c := range l.t.s.comps {
+			if c.name == name {
+				l.schema[i] = j
+			}
+		}
+		if l.schema[i] < 0 {
+			return mismatchf(key, "the save holds component %q, which this game does not save: register it (with the codec it was saved with) or restore with the game that wrote the save", name)
+		}
+		if l.schema[i] != i {
+			l.rewrite = true
+		}
+	}
+	if len(names) != len(l.t.s.comps) {
+		l.rewrite = true
+	}
+	return nil
+}
+
+func (l *loader) entity(key, value []byte) error {
+	id := ecs.NetID(binary.BigEndian.Uint32(key[1:]))
+	if id == 0 {
+		return mismatchf(key, "an entity record of network id 0")
+	}
+	r := wire.NewReader(value)
+	owner := r.Uvarint()
+	bits := r.Uvarint()
+	if r.Err() == nil && owner > 0xffff {
+		return mismatchf(key, "entity %d is owned by peer %d, past the largest peer id", id, owner)
+	}
+	if bits>>uint(len(l.schema)) != 0 {
+		return mismatchf(key, "entity %d has components the schema record does not list", id)
+	}
+	s := l.t.s
+	w := l.t.w
+	a := w.Arche()
+	l.ids = append(l.ids[:0], w.IDs.NetworkIdentity)
+	l.parts = l.parts[:0]
+	for i := range l.schema {
+		if bits&(1<<uint(i)) == 0 {
+			continue
+		}
+		l.ids = append(l.ids, s.comps[l.schema[i]].id)
+		l.parts = append(l.parts, r.LenBytes(store.MaxValueSize))
+	}
+	if err := r.Finish(); err != nil {
+		return mismatchf(key, "entity %d does not read: %v", id, err)
+	}
+	l.bad = nil
+	comps := l.ids[1:]
+	a.NewEntityFn(func(e arche.Entity) {
+		*(*ecs.NetworkIdentity)(a.Get(e, w.IDs.NetworkIdentity)) = ecs.NetworkIdentity{ID: id, Owner: ecs.PeerID(owner)}
+		for k, cid := range comps {
+			c := &s.comps[s.byID[index(cid)]]
+			p := a.Get(e, cid)
+			clear(unsafe.Slice((*byte)(p), c.size))
+			cr := wire.NewReader(l.parts[k])
+			c.read(&cr, p)
+			if err := cr.Finish(); err != nil && l.bad == nil {
+				l.bad = mismatchf(key, "component %s of entity %d does not read with this game's codec: %v", c.name, id, err)
+			}
+		}
+	}, l.ids...)
+	if l.bad != nil {
+		return l.bad
+	}
+	l.entities++
+	l.maxID = max(l.maxID, id)
+	return nil
+}
+
+func (l *loader) state(key, value []byte) error {
+	name := string(key[1:])
+	i := slices.IndexFunc(l.t.s.states, func(s state) bool { return s.name == name })
+	if i < 0 {
+		return mismatchf(key, "the save holds state %q, which this game does not save: register it or restore with the game that wrote the save", name)
+	}
+	s := &l.t.s.states[i]
+	p := s.get()
+	if p == nil {
+		return mismatchf(key, "the save holds state %q, but this world has no such resource: the world's set-up must add it (ecs.AddResource)", name)
+	}
+	clear(unsafe.Slice((*byte)(p), s.size))
+	r := wire.NewReader(value)
+	s.read(&r, p)
+	if err := r.Finish(); err != nil {
+		return mismatchf(key, "state %q does not read with this game's codec: %v", name, err)
+	}
+	s.last = append(s.last[:0], value...)
+	s.fresh, s.stored = true, true
+	l.states++
+	return nil
+}
+
+// finish checks the records against the head and sets the world's counters.
+func (l *loader) finish() error {
+	h := &l.head
+	switch {
+	case !l.hasHead:
+		return mismatchf(nil, "the store holds records but no head: it is not a save, or not one of this version")
+	case l.schema == nil:
+		return mismatchf(nil, "the save has no schema record")
+	case l.entities != h.entities || l.states != h.states || l.users != h.user:
+		return mismatchf(nil, "the head counts %d entities, %d states and %d other records, the save holds %d, %d and %d",
+			h.entities, h.states, h.user, l.entities, l.states, l.users)
+	case h.nextID <= l.maxID:
+		return mismatchf(nil, "the network-id counter %d is not above the highest id saved, %d", h.nextID, l.maxID)
+	}
+	l.t.w.SetFrame(h.frame)
+	l.t.w.SetNextNetID(h.nextID)
+	return nil
+}

@@ -1,0 +1,537 @@
+package save_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// health is a host-only component: saved, never replicated.
+type health struct {
+	HP    int32
+	Armor float64
+}
+
+// score is a saved state (a resource).
+type score struct{ Left, Right int }
+
+// sprite is what a restore rebuilds: skipped.
+type sprite struct{ Frame int }
+
+// rig is a world with its schema, tracker and schedule.
+type rig struct {
+	w     *ecs.World
+	sched *ecs.Schedule
+	s     *save.Schema
+	t     *save.Tracker
+	score *score
+}
+
+func newRig() *rig {
+	r := &rig{w: ecs.NewWorld(), score: &score{}}
+	r.sched = ecs.NewSchedule(r.w, clock.Real{}, 0)
+	ecs.AddResource(r.w, r.score)
+	r.s = save.NewSchema(r.w)
+	save.Component(r.s, save.Plain[ecs.Transform]())
+	save.Component(r.s, save.Plain[ecs.Velocity]())
+	save.Component(r.s, save.Plain[health]())
+	save.State(r.s, save.Plain[score]())
+	save.Skip[sprite](r.s)
+	// Replication marks Transform replicated; health is journaled by the
+	// schema only.
+	r.w.SetReplicated(r.w.IDs.Transform)
+	r.t = save.NewTracker(r.s)
+	r.sched.AddTo(ecs.StageOutput, "save", r.t)
+	return r
+}
+
+// populate spawns n entities: every third with health, every fifth owned by
+// peer 2, each with a sprite.
+func (r *rig) populate(n int) {
+	a := r.w.Arche()
+	m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, sprite](a)
+	hm := generic.NewMap1[health](a)
+	for i := range n {
+		owner := ecs.HostPeer
+		if i%5 == 0 {
+			owner = 2
+		}
+		e := m.NewWith(&ecs.Transform{X: float64(i) + 1.0/3, Y: -float64(i) * math.Pi, Angle: 0.1 * float64(i)},
+			&ecs.Velocity{X: 1e-300 * float64(i), Angular: math.Copysign(0, -1)},
+			&ecs.NetworkIdentity{Owner: owner}, &sprite{Frame: i})
+		if i%3 == 0 {
+			hm.Assign(e, &health{HP: int32(100 - i), Armor: math.NaN()})
+		}
+	}
+}
+
+func openWorld(t testing.TB, path string) store.World {
+	t.Helper()
+	db, err := store.Open(context.Background(), path, store.Options{Holder: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w, err := db.OpenWorld(context.Background(), "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// commit fills and commits the tracker's next save.
+func commit(t *testing.T, r *rig, st store.World) save.FillStats {
+	t.Helper()
+	var b store.Batch
+	fs, err := r.t.Fill(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		r.t.Failed()
+		t.Fatal(err)
+	}
+	r.t.Committed()
+	return fs
+}
+
+// records loads every record of st.
+func records(t *testing.T, st store.World) storetest.Model {
+	t.Helper()
+	m := storetest.Model{}
+	if _, err := st.Load(context.Background(), func(k, v []byte) error {
+		m[string(k)] = bytes.Clone(v)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// entities returns every networked entity's owner and saved components,
+// as their plain encodings (bits, not values: NaN and -0 must survive too),
+// by network id.
+func entities(r *rig) map[ecs.NetID]string {
+	out := map[ecs.NetID]string{}
+	a := r.w.Arche()
+	tr, vl, hp := save.Plain[ecs.Transform](), save.Plain[ecs.Velocity](), save.Plain[health]()
+	hm, sm := generic.NewMap[health](a), generic.NewMap[sprite](a)
+	for slot := range int32(r.w.NetSlots()) {
+		e, id, ok := r.w.SlotEntity(slot)
+		if !ok {
+			continue
+		}
+		ni, _ := r.w.Identity(e)
+		s := fmt.Sprintf("owner %d %x %x", ni.Owner,
+			tr.Append(nil, (*ecs.Transform)(a.Get(e, r.w.IDs.Transform))),
+			vl.Append(nil, (*ecs.Velocity)(a.Get(e, r.w.IDs.Velocity))))
+		if hm.Has(e) {
+			s += fmt.Sprintf(" health %x", hp.Append(nil, hm.Get(e)))
+		}
+		_ = sm
+		out[id] = s
+	}
+	return out
+}
+
+// TestSaveRestoreSave: a world saved, restored into a fresh world and saved
+// again gives byte-identical records; every component bit for bit, the
+// frame, the id counter and the state are the saved ones, and skipped
+// components are left to the restore.
+func TestSaveRestoreSave(t *testing.T) {
+	dir := t.TempDir()
+	st := openWorld(t, filepath.Join(dir, "a.db"))
+	r := newRig()
+	r.populate(50)
+	r.score.Left, r.score.Right = 3, 4
+	r.w.Arche().RemoveEntity(mustEntity(t, r, 50)) // the counter stays above it
+	r.w.SetFrame(1234)
+	r.t.Start()
+	fs := commit(t, r, st)
+	if fs.Entities != 49 || fs.States != 1 {
+		t.Fatalf("first save: %+v, want 49 entities and the state", fs)
+	}
+	saved := records(t, st)
+
+	r2 := newRig()
+	var rebuilt int
+	res, err := r2.t.Load(context.Background(), st, nil, func(e arche.Entity) {
+		if r2.w.Arche().Has(e, arche.ComponentID[sprite](r2.w.Arche())) {
+			t.Errorf("a skipped component came back from the save")
+		}
+		rebuilt++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entities != 49 || rebuilt != 49 || res.Frame != 1234 || res.NextID != 51 || res.Rewrite {
+		t.Fatalf("restored %+v (%d passed on), want 49 entities at frame 1234, next id 51", res, rebuilt)
+	}
+	if r2.w.Frame() != 1234 || r2.w.NextNetID() != 51 || *r2.score != *r.score {
+		t.Fatalf("world after restore: frame %d, next id %d, score %+v", r2.w.Frame(), r2.w.NextNetID(), *r2.score)
+	}
+	if got, want := entities(r2), entities(r); !reflect.DeepEqual(got, want) {
+		t.Fatalf("restored entities differ:\n got %v\nwant %v", got, want)
+	}
+
+	// Saved again, in full, into a second store: the same bytes.
+	st2 := openWorld(t, filepath.Join(dir, "b.db"))
+	r2.t.Start()
+	r2.t.MarkAll()
+	commit(t, r2, st2)
+	if again := records(t, st2); !reflect.DeepEqual(again, saved) {
+		t.Fatalf("save → restore → save: %d records, %d before; they differ", len(again), len(saved))
+	}
+	// And the restored world's next save, with nothing changed, is the head
+	// alone.
+	if fs := commit(t, r2, st); !fs.Empty() {
+		t.Fatalf("a save right after a restore wrote %+v", fs)
+	}
+}
+
+func mustEntity(t *testing.T, r *rig, id ecs.NetID) arche.Entity {
+	t.Helper()
+	e, ok := r.w.EntityOf(id)
+	if !ok {
+		t.Fatalf("no entity %d", id)
+	}
+	return e
+}
+
+// TestSaveCostsWhatChanged: a save holds the entities reported written,
+// spawned, removed, re-owned, or given or stripped of a saved component, and
+// nothing else; a host-only component's reported write counts.
+func TestSaveCostsWhatChanged(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(100)
+	r.t.Start()
+	r.sched.Step() // the spawns' frame
+	commit(t, r, st)
+	a := r.w.Arche()
+	hid := arche.ComponentID[health](a)
+
+	step := func(fn func()) save.FillStats {
+		fn()
+		r.sched.Step()
+		return commit(t, r, st)
+	}
+	fs := step(func() {
+		e := mustEntity(t, r, 7)
+		(*ecs.Transform)(a.Get(e, r.w.IDs.Transform)).X = 99
+		ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+		e = mustEntity(t, r, 4) // has health: i = 3
+		(*health)(a.Get(e, hid)).HP = 1
+		ecs.MutateComponent(r.w, e, hid)
+		ecs.MutateComponent(r.w, e, hid)
+		// A write of a skipped component is nobody's business.
+		(*sprite)(a.Get(mustEntity(t, r, 9), arche.ComponentID[sprite](a))).Frame = -1
+	})
+	if fs.Entities != 2 || fs.Deleted != 0 {
+		t.Fatalf("two entities written: the save holds %+v", fs)
+	}
+	fs = step(func() {
+		a.RemoveEntity(mustEntity(t, r, 10))
+		ecs.SetOwner(r.w, mustEntity(t, r, 11), 3)
+		a.Remove(mustEntity(t, r, 13), hid) // i = 12 had health
+		a.Add(mustEntity(t, r, 14), hid)
+		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](a)
+		m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	})
+	if fs.Entities != 4 || fs.Deleted != 1 {
+		t.Fatalf("one removed, one re-owned, two changed in shape, one spawned: the save holds %+v", fs)
+	}
+	if fs := step(func() {}); !fs.Empty() {
+		t.Fatalf("a save with nothing changed holds %+v", fs)
+	}
+	r.score.Left++
+	if fs := step(func() {}); fs.States != 1 || fs.Entities != 0 {
+		t.Fatalf("a changed state: the save holds %+v", fs)
+	}
+
+	r2 := newRig()
+	if _, err := r2.t.Load(context.Background(), st, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := entities(r2), entities(r); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the incremental saves restore another world:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestFailedSaveIsRetried: what a failed commit held goes into the next
+// fill, as it is then.
+func TestFailedSaveIsRetried(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	faulty := storetest.NewFaulty(st)
+	r := newRig()
+	r.populate(10)
+	r.t.Start()
+	r.sched.Step() // the spawns' frame
+	commit(t, r, st)
+	a := r.w.Arche()
+	e := mustEntity(t, r, 3)
+	write := func(x float64) {
+		(*ecs.Transform)(a.Get(e, r.w.IDs.Transform)).X = x
+		ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+		r.sched.Step()
+	}
+	write(1)
+	a.RemoveEntity(mustEntity(t, r, 5))
+	r.sched.Step()
+	r.t.Put([]byte{0x10, 1}, []byte("player"))
+	faulty.Fail(errors.New("disk full"))
+	var b store.Batch
+	if _, err := r.t.Fill(&b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := faulty.Commit(context.Background(), &b); err == nil {
+		t.Fatal("the faulty store committed")
+	}
+	r.t.Failed()
+	write(2)
+	faulty.Fail(nil)
+	fs, err := r.t.Fill(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.Entities != 1 || fs.Deleted != 1 || fs.User != 1 {
+		t.Fatalf("the retry holds %+v, want the entity, the removal and the record", fs)
+	}
+	if _, err := faulty.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	r.t.Committed()
+	r2 := newRig()
+	var user []string
+	if _, err := r2.t.Load(context.Background(), st, func(k, v []byte) error {
+		user = append(user, fmt.Sprintf("%x=%s", k, v))
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if x := (*ecs.Transform)(r2.w.Arche().Get(mustEntity(t, r2, 3), r2.w.IDs.Transform)).X; x != 2 {
+		t.Errorf("restored X %v, want 2, the value at the retry", x)
+	}
+	if _, ok := r2.w.EntityOf(5); ok || len(user) != 1 || user[0] != "1001=player" {
+		t.Errorf("entity 5 restored: %v; user records %v", ok, user)
+	}
+}
+
+// TestUnsavedComponent: an entity with a component the schema neither saves
+// nor skips fails the save, naming both; nothing is lost from the queue.
+func TestUnsavedComponent(t *testing.T) {
+	type secret struct{ X int }
+	r := newRig()
+	r.populate(3)
+	r.t.Start()
+	a := r.w.Arche()
+	a.Add(mustEntity(t, r, 2), arche.ComponentID[secret](a))
+	var b store.Batch
+	_, err := r.t.Fill(&b)
+	var ue *save.UnsavedError
+	if !errors.As(err, &ue) || !errors.Is(err, save.ErrUnsaved) || ue.Entity != 2 || !strings.Contains(err.Error(), "secret") {
+		t.Fatalf("Fill: %v, want an UnsavedError for entity 2's secret", err)
+	}
+	a.Remove(mustEntity(t, r, 2), arche.ComponentID[secret](a))
+	if fs, err := r.t.Fill(&b); err != nil || fs.Entities != 3 {
+		t.Fatalf("after the component left: %+v, %v; want all three entities", fs, err)
+	}
+}
+
+// TestRestoreMismatch: saves that do not fit the world are typed errors.
+func TestRestoreMismatch(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(5)
+	r.t.Start()
+	commit(t, r, st)
+
+	// A game without the health component.
+	other := func() *save.Tracker {
+		w := ecs.NewWorld()
+		ecs.AddResource(w, &score{})
+		s := save.NewSchema(w)
+		save.Component(s, save.Plain[ecs.Transform]())
+		save.Component(s, save.Plain[ecs.Velocity]())
+		save.State(s, save.Plain[score]())
+		return save.NewTracker(s)
+	}
+	if _, err := other().Load(context.Background(), st, nil, nil); !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), "health") {
+		t.Errorf("restore without a saved component: %v, want ErrMismatch naming it", err)
+	}
+	// A stray record the head does not count.
+	var b store.Batch
+	b.Put([]byte{0x03, 0, 0, 0, 99}, []byte{0, 0})
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRig().t.Load(context.Background(), st, nil, nil); !errors.Is(err, save.ErrMismatch) {
+		t.Errorf("restore with an uncounted entity: %v, want ErrMismatch", err)
+	}
+	// A head of another format.
+	b.Reset()
+	b.Delete([]byte{0x03, 0, 0, 0, 99})
+	b.Put([]byte{0x01}, []byte{9})
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRig().t.Load(context.Background(), st, nil, nil); !errors.Is(err, store.ErrFormat) {
+		t.Errorf("restore of another format: %v, want store.ErrFormat", err)
+	}
+}
+
+// TestSchemaGrown: a game that saves a new component reads its old saves,
+// and rewrites every entity at its first save.
+func TestSchemaGrown(t *testing.T) {
+	type extra struct{ N uint8 }
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(4)
+	r.t.Start()
+	commit(t, r, st)
+	w := ecs.NewWorld()
+	ecs.AddResource(w, &score{})
+	s := save.NewSchema(w)
+	save.Component(s, save.Plain[extra]())
+	save.Component(s, save.Plain[ecs.Transform]())
+	save.Component(s, save.Plain[ecs.Velocity]())
+	save.Component(s, save.Plain[health]())
+	save.State(s, save.Plain[score]())
+	save.Skip[sprite](s)
+	tr := save.NewTracker(s)
+	res, err := tr.Load(context.Background(), st, nil, nil)
+	if err != nil || !res.Rewrite || res.Entities != 4 {
+		t.Fatalf("restore into a grown schema: %+v, %v", res, err)
+	}
+	tr.Start()
+	var b store.Batch
+	if fs, err := tr.Fill(&b); err != nil || fs.Entities != 4 {
+		t.Fatalf("the first save after it: %+v, %v; want every entity", fs, err)
+	}
+}
+
+// TestPlain: the plain codec keeps every bit, refuses what it cannot read,
+// and refuses types it cannot encode.
+func TestPlain(t *testing.T) {
+	type inner struct {
+		On  bool
+		Arr [3]int16
+	}
+	type all struct {
+		A   int8
+		B   uint16
+		C   int32
+		D   uint64
+		E   int
+		F   float32
+		G   float64
+		H   uintptr
+		In  inner
+		Ins [2]inner
+	}
+	c := save.Plain[all]()
+	v := all{A: -1, B: 0xfffe, C: math.MinInt32, D: math.MaxUint64, E: -5, F: float32(math.Inf(-1)), G: math.Float64frombits(0x7ff8000000000123),
+		H: 7, In: inner{true, [3]int16{-1, 2, -3}}, Ins: [2]inner{{false, [3]int16{4}}, {true, [3]int16{0, 0, math.MaxInt16}}}}
+	enc := c.Append(nil, &v)
+	if len(enc) != 1+2+4+8+8+4+8+8+7*3 {
+		t.Fatalf("encoded %d bytes", len(enc))
+	}
+	var got all
+	r := wire.NewReader(enc)
+	c.Read(&r, &got)
+	if err := r.Finish(); err != nil || math.Float64bits(got.G) != math.Float64bits(v.G) || got.In != v.In || got.Ins != v.Ins || got.E != v.E || got.D != v.D {
+		t.Fatalf("read back %+v (%v), want %+v", got, err, v)
+	}
+	bad := bytes.Clone(enc)
+	bad[1+2+4+8+8+4+8+8] = 2 // In.On
+	r = wire.NewReader(bad)
+	c.Read(&r, &got)
+	if !errors.Is(r.Err(), wire.ErrInvalid) {
+		t.Errorf("a bool of 2: %v, want ErrInvalid", r.Err())
+	}
+	r = wire.NewReader(enc[:5])
+	c.Read(&r, &got)
+	if !errors.Is(r.Err(), wire.ErrTruncated) {
+		t.Errorf("truncated: %v", r.Err())
+	}
+	if testing.AllocsPerRun(100, func() { enc = c.Append(enc[:0], &v) }) != 0 {
+		t.Error("Append allocates")
+	}
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "Name") {
+			t.Errorf("Plain of a struct with a string: panic %v, want one naming the field", p)
+		}
+	}()
+	type named struct{ Name string }
+	save.Plain[named]()
+}
+
+// TestCommitter: batches commit off the caller's goroutine, one at a time,
+// and a blocked store blocks nobody but the committer.
+func TestCommitter(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	faulty := storetest.NewFaulty(st)
+	c := save.NewCommitter(faulty, time.Minute)
+	defer c.Close()
+	release := faulty.Block()
+	var b store.Batch
+	b.Put([]byte{0x10}, []byte("x"))
+	c.Submit(&b, 1)
+	if err := faulty.WaitBlocked(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Poll(); ok || !c.Busy() {
+		t.Fatal("a blocked commit reported a result")
+	}
+	release()
+	res, ok := c.Wait(context.Background())
+	if !ok || res.Err != nil || res.Gen != 1 || res.Seq != 1 || c.Busy() {
+		t.Fatalf("after the release: %+v, %v", res, ok)
+	}
+	faulty.Fail(errors.New("broken"))
+	c.Submit(&b, 2)
+	if res, _ := c.Wait(context.Background()); res.Err == nil || res.Gen != 2 {
+		t.Fatalf("a failing store: %+v", res)
+	}
+}
+
+// TestExclude: entities holding an excluded component are left out of the
+// save, whatever else they hold, and the save restores without them.
+func TestExclude(t *testing.T) {
+	type member struct{ Name [8]byte }
+	type unsaved struct{ X int }
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	save.Exclude[member](r.s)
+	r.populate(3)
+	a := r.w.Arche()
+	m := generic.NewMap3[member, unsaved, ecs.NetworkIdentity](a)
+	m.NewWith(&member{}, &unsaved{}, &ecs.NetworkIdentity{})
+	r.t.Start()
+	r.sched.Step()
+	if fs := commit(t, r, st); fs.Entities != 3 {
+		t.Fatalf("saved %+v, want the 3 entities without the member", fs)
+	}
+	r2 := newRig()
+	save.Exclude[member](r2.s)
+	if res, err := r2.t.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 3 {
+		t.Fatalf("restore: %+v, %v", res, err)
+	}
+}

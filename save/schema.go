@@ -1,0 +1,221 @@
+package save
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// MaxComponents is how many component types one schema saves: an entity's
+// record carries a mask of them.
+const MaxComponents = 64
+
+// Schema says what a save of one world holds: the components saved with every
+// networked entity (each with its exact codec), the game's state (resources)
+// saved beside them, and the components a save leaves out because they are
+// rebuilt after a restore (a physics body). Build it once, before the world's
+// first step, with Component, State and Skip.
+//
+// Not safe for concurrent use: it belongs to the world's simulation goroutine.
+type Schema struct {
+	w       *ecs.World
+	comps   []component
+	byID    [256]int8 // arche id → index in comps, -1 if not saved
+	byBit   [ecs.MaxReplicated]int8
+	states  []state
+	names   map[string]bool
+	known   arche.Mask // saved, skipped, and NetworkIdentity
+	others  arche.Mask // the complement of known
+	left    arche.Mask // entities holding one of these are left out
+	leftIDs []arche.ID
+}
+
+// component is a saved component, type-erased.
+type component struct {
+	name   string
+	id     arche.ID
+	typ    reflect.Type
+	size   uintptr
+	append func(dst []byte, p unsafe.Pointer) []byte
+	read   func(r *wire.Reader, p unsafe.Pointer)
+}
+
+// state is a saved resource, type-erased.
+type state struct {
+	name   string
+	key    []byte
+	get    func() unsafe.Pointer // nil when the world has no such resource
+	size   uintptr
+	append func(dst []byte, p unsafe.Pointer) []byte
+	read   func(r *wire.Reader, p unsafe.Pointer)
+	last   []byte // the encoding in the last batch filled
+	fresh  bool   // last is what the store holds, or will once that batch lands
+	filled bool   // the batch being committed puts it
+	stored bool   // the store holds a record of it
+}
+
+// NewSchema returns an empty schema for w.
+func NewSchema(w *ecs.World) *Schema {
+	s := &Schema{w: w, names: map[string]bool{}}
+	for i := range s.byID {
+		s.byID[i] = -1
+	}
+	for i := range s.byBit {
+		s.byBit[i] = -1
+	}
+	s.know(w.IDs.NetworkIdentity)
+	return s
+}
+
+// know adds id to what an entity may hold.
+func (s *Schema) know(id arche.ID) {
+	s.known.Set(id, true)
+	s.others = s.known.Not()
+}
+
+// Component makes T saved with every networked entity that has it, by codec
+// c. Its writes must be reported (ecs.MutateComponent) like a replicated
+// component's, whether it is replicated or host-only: Component marks it
+// journaled (ecs.World.SetJournaled) so the journal hears of them, and a save
+// writes only the entities whose saved components were reported written,
+// added or removed since the last save. It panics on a codec without Append or
+// Read, a name or type given twice, or past MaxComponents.
+func Component[T any](s *Schema, c Codec[T]) {
+	if c.Append == nil || c.Read == nil {
+		panic(fmt.Sprintf("save: component %s has no exact codec (Append and Read): it cannot be saved; give one (save.Plain for a plain struct)", nameOf[T](c.Name)))
+	}
+	if len(s.comps) == MaxComponents {
+		panic(fmt.Sprintf("save: more than %d saved component types; merge small ones", MaxComponents))
+	}
+	name := nameOf[T](c.Name)
+	a := s.w.Arche()
+	id := arche.ComponentID[T](a)
+	if s.byID[index(id)] >= 0 || s.names[name] {
+		panic(fmt.Sprintf("save: component %s is saved twice; register each once", name))
+	}
+	s.names[name] = true
+	ap, rd := c.Append, c.Read
+	s.byID[index(id)] = int8(len(s.comps))
+	s.byBit[s.w.SetJournaled(id)] = int8(len(s.comps))
+	s.comps = append(s.comps, component{
+		name:   name,
+		id:     id,
+		typ:    reflect.TypeFor[T](),
+		size:   reflect.TypeFor[T]().Size(),
+		append: func(dst []byte, p unsafe.Pointer) []byte { return ap(dst, (*T)(p)) },
+		read:   func(r *wire.Reader, p unsafe.Pointer) { rd(r, (*T)(p)) },
+	})
+	s.know(id)
+}
+
+// State makes the world's resource of type T (ecs.AddResource) saved by codec
+// c. A save writes it when its encoding differs from the one saved last (it
+// costs its encoding at every save, so keep states small: a score, a match
+// clock, a table of teams); a restore reads it into the resource the world's
+// set-up added. A world without the resource saves nothing for it. It panics
+// on a codec without Append or Read, or a name given twice.
+func State[T any](s *Schema, c Codec[T]) {
+	name := nameOf[T](c.Name)
+	if c.Append == nil || c.Read == nil {
+		panic(fmt.Sprintf("save: state %s has no exact codec (Append and Read); give one (save.Plain for a plain struct)", name))
+	}
+	if s.names[name] {
+		panic(fmt.Sprintf("save: state %s is saved twice; register each once", name))
+	}
+	s.names[name] = true
+	ap, rd := c.Append, c.Read
+	w := s.w
+	s.states = append(s.states, state{
+		name: name,
+		key:  append([]byte{keyState}, name...),
+		get: func() unsafe.Pointer {
+			if r := ecs.Resource[T](w); r != nil {
+				return unsafe.Pointer(r)
+			}
+			return nil
+		},
+		size:   reflect.TypeFor[T]().Size(),
+		append: func(dst []byte, p unsafe.Pointer) []byte { return ap(dst, (*T)(p)) },
+		read:   func(r *wire.Reader, p unsafe.Pointer) { rd(r, (*T)(p)) },
+	})
+}
+
+// Skip says that a save leaves component T out of every entity: the world
+// rebuilds it after a restore (a physics body from the saved pose, a sprite).
+// A networked entity with a component that is neither saved nor skipped
+// cannot be saved: the save that meets it fails with an *UnsavedError.
+func Skip[T any](s *Schema) {
+	s.know(arche.ComponentID[T](s.w.Arche()))
+}
+
+// Exclude leaves every networked entity that holds component T out of the
+// save: state the layer above keeps for the session only and makes again
+// after a restore (a roster of who is connected). Such an entity is never
+// written (give it T when it is made), and nothing else of it is checked.
+func Exclude[T any](s *Schema) {
+	id := arche.ComponentID[T](s.w.Arche())
+	s.left.Set(id, true)
+	s.leftIDs = append(s.leftIDs, id)
+}
+
+// excluded reports whether an entity of mask m is left out.
+func (s *Schema) excluded(m *arche.Mask) bool { return len(s.leftIDs) > 0 && m.ContainsAny(&s.left) }
+
+// excludedCount returns how many networked entities are left out: a query
+// per excluded type (an entity holds one of them, as a rule).
+func (s *Schema) excludedCount() int {
+	n := 0
+	a := s.w.Arche()
+	for _, id := range s.leftIDs {
+		q := a.Query(arche.All(s.w.IDs.NetworkIdentity, id))
+		n += q.Count()
+		q.Close()
+	}
+	return n
+}
+
+// Len returns the number of saved component types.
+func (s *Schema) Len() int { return len(s.comps) }
+
+// Names returns the saved components' names, in schema order.
+func (s *Schema) Names() []string {
+	names := make([]string, len(s.comps))
+	for i, c := range s.comps {
+		names[i] = c.name
+	}
+	return names
+}
+
+func nameOf[T any](name string) string {
+	if name != "" {
+		return name
+	}
+	return reflect.TypeFor[T]().String()
+}
+
+// unknown returns a component in m that is neither saved nor skipped, if
+// any. The common answer, none, costs a mask operation.
+func (s *Schema) unknown(m *arche.Mask) (arche.ID, bool) {
+	if x := m.And(&s.others); x.IsZero() {
+		return arche.ID{}, false
+	}
+	a := s.w.Arche()
+	for _, id := range arche.ComponentIDs(a) {
+		if m.Get(id) && !s.known.Get(id) {
+			return id, true
+		}
+	}
+	return arche.ID{}, false
+}
+
+// index returns the number arche gives component id (0..255), for table
+// lookups: arche keeps it unexported in an ID of that single byte, which the
+// assertion below pins down at compile time.
+func index(id arche.ID) uint8 { return *(*uint8)(unsafe.Pointer(&id)) }
+
+var _ [1]struct{} = [unsafe.Sizeof(arche.ID{})]struct{}{}

@@ -1,0 +1,392 @@
+package save
+
+import (
+	"bytes"
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/ecs/event"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
+)
+
+// Tracker follows one world's changes and fills each save's batch with what
+// changed since the last save, never with the world: it is the save's side of
+// the change journal, as the replicator is the network's. As a system at the
+// end of the schedule it reads each frame's journal (spawns, removals, new
+// owners, and the reported writes of saved components) and an arche listener
+// catches saved components added to or removed from networked entities; it
+// keeps the entities so marked, once each, until the next Fill. The layer
+// above keeps records of its own in the same save with Put and Delete.
+//
+// Fill runs on the simulation goroutine and costs what changed; the batch it
+// fills is committed elsewhere (a Committer), and the outcome is reported
+// back with Committed or Failed: a failed save's changes go into the next.
+// Steady-state fills allocate nothing.
+//
+// Not safe for concurrent use: it belongs to the world's simulation
+// goroutine.
+type Tracker struct {
+	s     *Schema
+	w     *ecs.World
+	armed bool
+	full  bool // the next Start marks every entity
+
+	marks      []ecs.NetID // by network slot: the id queued in dirty, 0 if none
+	dirty      []mark      // entities to write at the next fill
+	gone       []ecs.NetID // entities to delete at the next fill
+	filled     []mark      // the entities of the batch being committed
+	filledGone []ecs.NetID
+
+	user       map[string]userOp   // the layer above's records, queued
+	userFilled map[string]userOp   // in the batch being committed
+	userKeys   map[string]struct{} // the records the store holds
+
+	schemaSaved, schemaFilled bool
+
+	listener listener
+	rec      []byte
+	comp     []byte
+	key      []byte
+}
+
+// mark is an entity queued for the next save.
+type mark struct {
+	slot int32
+	id   ecs.NetID
+}
+
+// userOp is a record of the layer above, put (value) or deleted.
+type userOp struct {
+	value []byte
+	del   bool
+}
+
+// FillStats says what one Fill put in its batch.
+type FillStats struct {
+	Entities int // entity records written
+	Deleted  int // entity records deleted
+	States   int // state records written
+	User     int // the layer above's records put or deleted
+	Bytes    int // keys and values in the batch
+}
+
+// Empty reports whether the batch holds nothing but the head record (and,
+// the first time, the schema): the world changed in nothing a save holds
+// but its frame.
+func (f FillStats) Empty() bool { return f.Entities+f.Deleted+f.States+f.User == 0 }
+
+// NewTracker returns the tracker of s's world. Add it to the world's schedule
+// as the last system (ecs.StageOutput) and Start it once the world holds what
+// the save it continues holds (after Load, or at once for a world never
+// saved): until then it tracks nothing.
+func NewTracker(s *Schema) *Tracker {
+	t := &Tracker{
+		s:          s,
+		w:          s.w,
+		user:       map[string]userOp{},
+		userFilled: map[string]userOp{},
+		userKeys:   map[string]struct{}{},
+		full:       true,
+	}
+	t.listener.t = t
+	t.listener.subs = event.ComponentAdded | event.ComponentRemoved
+	for _, c := range s.comps {
+		t.listener.mask.Set(c.id, true)
+	}
+	s.w.AddListener(&t.listener)
+	return t
+}
+
+// Start begins tracking. A tracker that did not Load a save first (a new
+// world), or loaded one written with other components, queues every
+// networked entity, so the first save writes the whole world; after a Load
+// of the same schema the first save writes only what changed since.
+func (t *Tracker) Start() {
+	t.armed = true
+	if t.full {
+		t.MarkAll()
+		t.full = false
+	}
+}
+
+// MarkAll queues every networked entity for the next save.
+func (t *Tracker) MarkAll() {
+	for slot := range int32(t.w.NetSlots()) {
+		if _, id, ok := t.w.SlotEntity(slot); ok {
+			t.mark(slot, id)
+		}
+	}
+	for i := range t.s.states {
+		t.s.states[i].fresh = false
+	}
+	t.schemaSaved = false
+}
+
+// Update implements ecs.System: it reads the frame's journal. Cost: the
+// journal's entries.
+func (t *Tracker) Update(w *ecs.World) {
+	if !t.armed {
+		return
+	}
+	j := w.Journal()
+	for _, e := range j.Spawned(w) {
+		t.markEntity(e)
+	}
+	for _, e := range j.Reowned(w) {
+		t.markEntity(e)
+	}
+	for _, ch := range j.Changes(w) {
+		if t.s.byBit[ch.Bit] >= 0 {
+			t.mark(ch.Slot, ch.ID)
+		}
+	}
+	for _, d := range j.Despawned() {
+		t.gone = append(t.gone, d.ID)
+	}
+}
+
+func (t *Tracker) markEntity(e arche.Entity) {
+	if slot, ok := t.w.NetSlot(e); ok {
+		_, id, _ := t.w.SlotEntity(slot)
+		t.mark(slot, id)
+	}
+}
+
+func (t *Tracker) mark(slot int32, id ecs.NetID) {
+	for int(slot) >= len(t.marks) {
+		t.marks = append(t.marks, 0)
+	}
+	if t.marks[slot] == id {
+		return
+	}
+	t.marks[slot] = id
+	t.dirty = append(t.dirty, mark{slot, id})
+}
+
+// Pending returns how many entities are queued for the next save (written
+// or removed) and how many records of the layer above.
+func (t *Tracker) Pending() (entities, user int) {
+	return len(t.dirty) + len(t.gone), len(t.user)
+}
+
+// Put queues the layer above's record at key (its first byte at least
+// FirstUserPrefix) with value, for the next save. Both are copied.
+func (t *Tracker) Put(key, value []byte) {
+	t.checkKey(key)
+	op := t.user[string(key)]
+	op.value = append(op.value[:0], value...)
+	op.del = false
+	t.user[string(key)] = op
+}
+
+// Delete queues the removal of the layer above's record at key.
+func (t *Tracker) Delete(key []byte) {
+	t.checkKey(key)
+	t.user[string(key)] = userOp{del: true}
+}
+
+func (t *Tracker) checkKey(key []byte) {
+	if len(key) == 0 || key[0] < FirstUserPrefix || len(key) > store.MaxKeySize {
+		panic(fmt.Sprintf("save: key %x is not the layer above's: its first byte must be at least %#x, and it at most %d bytes", key, FirstUserPrefix, store.MaxKeySize))
+	}
+}
+
+// Fill empties b and fills it with the next save: every entity queued since
+// the last fill as it is now, the removals, the states whose encoding changed,
+// the layer above's records, and the head. An error (an *UnsavedError) leaves
+// everything queued for the next fill; b is then not to be committed.
+func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
+	b.Reset()
+	t.filled, t.dirty = t.dirty, t.filled[:0]
+	t.filledGone, t.gone = t.gone, t.filledGone[:0]
+	var st FillStats
+	a := t.w.Arche()
+	for i, m := range t.filled {
+		if t.marks[m.slot] == m.id {
+			t.marks[m.slot] = 0
+		}
+		e, id, ok := t.w.SlotEntity(m.slot)
+		if !ok || id != m.id {
+			continue // removed since: its removal is queued
+		}
+		rec, err := t.entity(a, e, id)
+		if err != nil {
+			for _, m := range t.filled[i+1:] {
+				if t.marks[m.slot] == m.id {
+					t.marks[m.slot] = 0
+				}
+			}
+			t.Failed()
+			return FillStats{}, err
+		}
+		if rec == nil {
+			continue // left out
+		}
+		t.key = entityKey(t.key[:0], id)
+		b.Put(t.key, rec)
+		st.Entities++
+	}
+	for _, id := range t.filledGone {
+		t.key = entityKey(t.key[:0], id)
+		b.Delete(t.key)
+		st.Deleted++
+	}
+	states := 0
+	for i := range t.s.states {
+		s := &t.s.states[i]
+		s.filled = false
+		if p := s.get(); p != nil {
+			t.comp = s.append(t.comp[:0], p)
+			if !s.fresh || !bytes.Equal(s.last, t.comp) {
+				s.last = append(s.last[:0], t.comp...)
+				s.fresh, s.filled = true, true
+				b.Put(s.key, t.comp)
+				st.States++
+			}
+		}
+		if s.stored || s.filled {
+			states++
+		}
+	}
+	users := len(t.userKeys)
+	for k, op := range t.user {
+		_, had := t.userKeys[k]
+		switch {
+		case op.del && had:
+			users--
+		case !op.del && !had:
+			users++
+		}
+		t.key = append(t.key[:0], k...)
+		if op.del {
+			b.Delete(t.key)
+		} else {
+			b.Put(t.key, op.value)
+		}
+		t.userFilled[k] = op
+		delete(t.user, k)
+		st.User++
+	}
+	if !t.schemaSaved {
+		b.Put([]byte{keySchema}, t.schemaRecord())
+		t.schemaFilled = true
+	}
+	h := head{frame: t.w.Frame(), nextID: t.w.NextNetID(), entities: t.w.Networked() - t.s.excludedCount(), states: states, user: users}
+	t.rec = h.append(t.rec[:0])
+	b.Put([]byte{keyHead}, t.rec)
+	st.Bytes = b.Size()
+	return st, nil
+}
+
+// entity encodes networked entity e's record into t.rec; nil for an entity
+// the schema leaves out.
+func (t *Tracker) entity(a *arche.World, e arche.Entity, id ecs.NetID) ([]byte, error) {
+	m := a.Mask(e)
+	if t.s.excluded(&m) {
+		return nil, nil
+	}
+	if cid, bad := t.s.unknown(&m); bad {
+		name := "?"
+		if info, ok := arche.ComponentInfo(a, cid); ok {
+			name = info.Type.String()
+		}
+		return nil, &UnsavedError{Entity: id, Component: name}
+	}
+	ni := (*ecs.NetworkIdentity)(a.Get(e, t.w.IDs.NetworkIdentity))
+	var bits uint64
+	for i := range t.s.comps {
+		if m.Get(t.s.comps[i].id) {
+			bits |= 1 << uint(i)
+		}
+	}
+	w := wire.NewWriter(t.rec[:0])
+	w.Uvarint(uint64(ni.Owner))
+	w.Uvarint(bits)
+	for i := range t.s.comps {
+		if bits&(1<<uint(i)) == 0 {
+			continue
+		}
+		c := &t.s.comps[i]
+		t.comp = c.append(t.comp[:0], a.Get(e, c.id))
+		w.LenBytes(t.comp)
+	}
+	t.rec = w.Bytes()
+	return t.rec, nil
+}
+
+func (t *Tracker) schemaRecord() []byte {
+	w := wire.NewWriter(nil)
+	w.Uvarint(uint64(len(t.s.comps)))
+	for _, c := range t.s.comps {
+		w.String(c.name)
+	}
+	return w.Bytes()
+}
+
+// Committed reports that the batch of the last Fill is durable.
+func (t *Tracker) Committed() {
+	t.filled = t.filled[:0]
+	t.filledGone = t.filledGone[:0]
+	for k, op := range t.userFilled {
+		if op.del {
+			delete(t.userKeys, k)
+		} else {
+			t.userKeys[k] = struct{}{}
+		}
+		delete(t.userFilled, k)
+	}
+	if t.schemaFilled {
+		t.schemaSaved, t.schemaFilled = true, false
+	}
+	for i := range t.s.states {
+		if s := &t.s.states[i]; s.filled {
+			s.stored, s.filled = true, false
+		}
+	}
+}
+
+// Failed reports that the batch of the last Fill may not have been saved:
+// what it held is queued again, to be written as it is at the next fill.
+func (t *Tracker) Failed() {
+	for _, m := range t.filled {
+		if _, id, ok := t.w.SlotEntity(m.slot); ok && id == m.id {
+			t.mark(m.slot, m.id)
+		}
+	}
+	t.filled = t.filled[:0]
+	t.gone = append(t.gone, t.filledGone...)
+	t.filledGone = t.filledGone[:0]
+	for k, op := range t.userFilled {
+		if _, newer := t.user[k]; !newer {
+			t.user[k] = op
+		}
+		delete(t.userFilled, k)
+	}
+	for i := range t.s.states {
+		t.s.states[i].fresh, t.s.states[i].filled = false, false
+	}
+	t.schemaFilled = false
+}
+
+// listener marks the networked entities that gain or lose a saved component.
+type listener struct {
+	t    *Tracker
+	subs event.Subscription
+	mask arche.Mask
+}
+
+// Notify implements arche.Listener.
+func (l *listener) Notify(_ *arche.World, evt arche.EntityEvent) {
+	if l.t.armed {
+		l.t.markEntity(evt.Entity)
+	}
+}
+
+// Subscriptions implements arche.Listener.
+func (l *listener) Subscriptions() event.Subscription { return l.subs }
+
+// Components implements arche.Listener.
+func (l *listener) Components() *arche.Mask { return &l.mask }

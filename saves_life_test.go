@@ -1,0 +1,315 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// openStore opens world "world" of a bbolt file for a host to be given.
+func openStore(t *testing.T, path string) (store.DB, store.World) {
+	t.Helper()
+	db, err := store.Open(context.Background(), path, store.Options{Holder: t.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w, err := db.OpenWorld(context.Background(), "world")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, w
+}
+
+// TestSlowAndFailingStore: while the store blocks, no receipt goes out and
+// the world keeps stepping; once the commit returns, the receipts go out in
+// order. A failing store withholds them, says so, and the save is tried
+// again until it lands.
+func TestSlowAndFailingStore(t *testing.T) {
+	_, st := openStore(t, savePath(t))
+	faulty := storetest.NewFaulty(st)
+	var failures []error
+	r := newRig(t, HostConfig{Store: faulty, OnSaveError: func(err error) { failures = append(failures, err) }})
+	p := r.dialRaw("bob")
+	r.step(5)
+	r.async = true
+	release := faulty.Block()
+	frame := func() (f ecs.Frame) { r.host.Do(func(w *World) { f = w.ECS.Frame() }); return f }
+	f0 := frame()
+	for op := uint64(1); op <= 5; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+		r.step(3)
+	}
+	if err := faulty.WaitBlocked(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	r.step(60)
+	if len(p.got) != 0 {
+		t.Fatalf("%d receipts went out while the store blocked the save", len(p.got))
+	}
+	if f := frame(); f < f0+70 {
+		t.Fatalf("the world stepped %d frames while the store blocked, want 75", f-f0)
+	}
+	if n := r.host.Withheld(); n != 5 {
+		t.Fatalf("%d receipts withheld, want 5", n)
+	}
+	release()
+	for i := 0; len(p.got) < 5 && i < 1000; i++ {
+		r.step(1)
+		r.settle()
+	}
+	rs := p.receipts(t)
+	if len(rs) != 5 {
+		t.Fatalf("%d receipts after the store came back", len(rs))
+	}
+	for i, rc := range rs {
+		if rc.Op != uint64(i+1) || rc.Status != wire.ReceiptDone {
+			t.Fatalf("receipt %d: %+v; want ops 1 to 5 in order, done", i, rc)
+		}
+	}
+
+	faulty.Fail(errors.New("disk full"))
+	p.send(t, 6, 0, u32(6))
+	for range 30 {
+		r.step(1)
+		r.settle()
+	}
+	if len(p.got) != 5 || r.host.Withheld() != 1 {
+		t.Fatalf("a failing store: %d receipts, %d withheld", len(p.got), r.host.Withheld())
+	}
+	ss := r.host.SaveStats()
+	if ss.Failures == 0 || ss.LastErr == nil || len(failures) == 0 || !strings.Contains(failures[0].Error(), "disk full") {
+		t.Fatalf("the failure was not shown: %+v, %v", ss, failures)
+	}
+	faulty.Fail(nil)
+	for i := 0; len(p.got) < 6 && i < 1000; i++ {
+		r.step(1)
+		r.settle()
+	}
+	if rs := p.receipts(t); len(rs) != 6 || rs[5].Op != 6 || r.host.SaveStats().LastErr != nil {
+		t.Fatalf("after the store healed: %+v, %v", rs, r.host.SaveStats().LastErr)
+	}
+	// Everything acknowledged is in the store.
+	r.restart()
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:6 Sum:21 ") {
+		t.Fatalf("the restored world lacks acknowledged commands:\n%s", s)
+	}
+}
+
+// TestCloseDuringPlay: commands taken before Close are in the final save and
+// their receipts go out; commands after it get none; a second Close says
+// the same; the store is closed.
+func TestCloseDuringPlay(t *testing.T) {
+	path := savePath(t)
+	r := newRig(t, HostConfig{SaveTo: path, SaveEvery: time.Hour})
+	ann := r.join("ann", ClientConfig[push]{})
+	r.async = true
+	for i := range 3 {
+		if _, err := Send(ann, addCommand, uint32(10+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The client's messages reach the host (5 ms) and are run.
+	r.clk.Advance(10 * time.Millisecond)
+	r.step(1)
+	if st := r.host.Stats(); st.Commands != 3 {
+		t.Fatalf("%d commands ran before Close", st.Commands)
+	}
+	// Close waits for the receipts its final save frees to reach the
+	// client (which takes them as it steps), then closes. The save is a
+	// real fsync: meanwhile the fake clock follows the real one, as a
+	// client's would (no faster: the client gives a host that leaves its
+	// datagrams unacknowledged for 5 s up as broken).
+	closed := make(chan error, 1)
+	go func() { closed <- r.host.Close() }()
+	last := time.Now()
+	for done := false; !done; {
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = true
+		default:
+			now := time.Now()
+			r.clk.Advance(now.Sub(last))
+			last = now
+			ann.Advance()
+		}
+	}
+	if _, err := Send(ann, addCommand, 99); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		r.clk.Advance(ecs.DefaultStep)
+		ann.Advance()
+	}
+	if got := ann.CommandStats().Receipts; got != 3 {
+		t.Fatalf("ann got %d receipts; want the 3 taken before Close, none after", got)
+	}
+	if n := ann.PendingCommands(); n != 1 {
+		t.Fatalf("ann holds %d commands without a receipt, want the one sent after Close", n)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+	select {
+	case <-r.host.Done():
+	default:
+		t.Fatal("Done is open after Close")
+	}
+	h, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: path})
+	if err != nil {
+		t.Fatalf("the store is still held after Close: %v", err)
+	}
+	defer h.Close()
+	if s := snapshot(h); !strings.Contains(s, "ledger {Count:3 Sum:33 ") {
+		t.Fatalf("the final save lacks the commands taken before Close:\n%s", s)
+	}
+}
+
+// TestFailedFinalSave: a Close whose save fails returns the error and keeps
+// the world, and a later Save that lands finishes the Close.
+func TestFailedFinalSave(t *testing.T) {
+	_, st := openStore(t, savePath(t))
+	faulty := storetest.NewFaulty(st)
+	r := newRig(t, HostConfig{Store: faulty})
+	r.join("ann", ClientConfig[push]{})
+	before := snapshot(r.host)
+	faulty.Fail(errors.New("disk gone"))
+	err := r.host.Close()
+	if err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Fatalf("Close with a failing store: %v", err)
+	}
+	if again := r.host.Close(); again != err {
+		t.Fatalf("a second Close: %v, want the first's %v", again, err)
+	}
+	if snapshot(r.host) != before {
+		t.Fatal("the world changed after the failed Close")
+	}
+	faulty.Fail(nil)
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFencedHostStops: when another holder takes the world's lease, the
+// host's next save is refused, and the host stops: its Run ends with the
+// fencing error, its peers are told, and it saves nothing more.
+func TestFencedHostStops(t *testing.T) {
+	db, st := openStore(t, savePath(t))
+	r := newRig(t, HostConfig{Store: st})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := db.OpenWorld(context.Background(), "world"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Send(ann, addCommand, 1); err != nil {
+		t.Fatal(err)
+	}
+	r.step(10)
+	if err := r.host.Err(); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("host error %v, want store.ErrFenced", err)
+	}
+	select {
+	case <-r.host.Done():
+	default:
+		t.Fatal("a fenced host is not done")
+	}
+	if err := r.host.Run(context.Background()); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("Run of a fenced host: %v", err)
+	}
+	r.step(10)
+	if ann.State() != session.Closed || ann.CommandStats().Receipts != 0 {
+		t.Fatalf("ann is %v with %d receipts; want closed with none", ann.State(), ann.CommandStats().Receipts)
+	}
+	if err := r.host.Close(); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("Close of a fenced host: %v", err)
+	}
+}
+
+// TestIdleUnload: a world nobody plays in is saved and released; it comes
+// back as it was when someone looks at it, and when a player connects.
+func TestIdleUnload(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), IdleUnload: 2 * time.Second})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	r.step(30)
+	ann.Close()
+	r.clients = nil
+	untilReleased := func() string {
+		last := ""
+		for i := 0; ; i++ {
+			if i > 10*60 {
+				t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
+			}
+			r.step(1)
+			s := peek(r.host)
+			if s == "" {
+				return last
+			}
+			last = s
+		}
+	}
+	before := untilReleased()
+	if st := r.host.SaveStats(); st.Unloads != 1 || r.host.World() != nil {
+		t.Fatalf("released: %+v", st)
+	}
+	r.step(60) // released, nothing steps
+	// The world was saved as it was after the step that released it, one
+	// frame past the last look; nothing moves in it by then.
+	after := snapshot(r.host)
+	var fb, fa int
+	fmt.Sscanf(before, "frame %d", &fb)
+	fmt.Sscanf(after, "frame %d", &fa)
+	if fa != fb+1 || after[strings.Index(after, " next"):] != before[strings.Index(before, " next"):] {
+		t.Fatalf("the world loaded again differs:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	if !strings.Contains(before, "Tokens:[0 1 0 0]") {
+		t.Fatalf("the token command is not in the world:\n%s", before)
+	}
+	untilReleased()
+	c := r.join("bob", ClientConfig[push]{})
+	if st := r.host.SaveStats(); st.Reloads != 2 || st.Unloads != 2 {
+		t.Fatalf("a player's connection did not load the world again: %+v", st)
+	}
+	if _, err := Send(c, addCommand, 4); err != nil {
+		t.Fatal(err)
+	}
+	r.step(20)
+	if c.CommandStats().Receipts != 1 {
+		t.Fatal("no receipt from the world loaded again")
+	}
+}
+
+// TestRunEndsAtClose: a host running on its own goroutine stops at Close
+// from another, after its final save: Run returns ErrClosed.
+func TestRunEndsAtClose(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	done := make(chan error, 1)
+	go func() { done <- r.host.Run(context.Background()) }()
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("Run returned %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after Close")
+	}
+	if n := r.host.SaveStats().Commits; n == 0 {
+		t.Fatal("no final save")
+	}
+}

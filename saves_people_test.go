@@ -1,0 +1,259 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// dialFails dials a client and steps until the host turns it away.
+func (r *rig) dialFails(name string, cfg ClientConfig[push]) error {
+	r.t.Helper()
+	tc, err := r.net.Dial(context.Background(), "host")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	cfg.Name, cfg.Clock = name, r.clk
+	c, err := NewClient(r.g, tc, cfg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.clients = append(r.clients, c)
+	for i := 0; c.State() != session.Closed; i++ {
+		if i > 600 {
+			r.t.Fatalf("%s was never turned away (%v)", name, c.State())
+		}
+		r.step(1)
+	}
+	return c.Err()
+}
+
+// TestCapacityAndSpectators: player slots hold, a spectator takes none,
+// owns nothing and has its commands and input refused, and spectator places
+// hold too.
+func TestCapacityAndSpectators(t *testing.T) {
+	var joins int
+	r := newRig(t, HostConfig{SaveTo: savePath(t), MaxPeers: 2, Spectators: 1})
+	join := r.g.Join
+	r.g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
+	r.join("ann", ClientConfig[push]{})
+	r.join("bob", ClientConfig[push]{})
+	// Refused by the session's Reject, before any Join or slot.
+	var re *session.RejectError
+	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.Is(err, ErrRefused) || !errors.As(err, &re) ||
+		re.Code != wire.RejectFull || re.Reason != "host full (2 players); try again later" {
+		t.Fatalf("the third player: %v, want a Reject: full", err)
+	}
+	if st := r.host.Stats(); joins != 2 || st.Joined != 2 || st.Peers != 2 {
+		t.Fatalf("the refused player was given a place: Join ran %d times, %+v", joins, st)
+	}
+	var entities int
+	r.host.Do(func(w *World) { entities = w.ECS.Networked() })
+	eve := r.join("eve", ClientConfig[push]{Spectator: true})
+	r.step(30)
+	if joins != 2 {
+		t.Fatalf("the Join hook ran %d times, want twice (not for the spectator)", joins)
+	}
+	r.host.Do(func(w *World) {
+		if n := w.ECS.Networked(); n != entities || len(w.ECS.Owned(eve.Peer())) != 0 {
+			t.Errorf("the spectator made %d entities or owns %d", n-entities, len(w.ECS.Owned(eve.Peer())))
+		}
+	})
+	if _, err := Send(eve, addCommand, 1); !errors.Is(err, ErrSpectator) {
+		t.Fatalf("a spectator's Send: %v", err)
+	}
+	if st := r.host.Stats(); st.Players != 2 || st.Spectators != 1 {
+		t.Fatalf("host counts %+v", st)
+	}
+	if _, ok := eve.Local(); ok {
+		t.Fatal("the spectator drives an entity")
+	}
+	if err := r.dialFails("fay", ClientConfig[push]{Spectator: true}); !errors.As(err, &re) ||
+		re.Code != wire.RejectFull || re.Reason != "no room to watch (spectator places: 1, all taken); try again later" {
+		t.Fatalf("the second spectator: %v, want a Reject: no room to watch", err)
+	}
+	// A spectator that sends a command or input anyway: malformed.
+	tc, _ := r.net.Dial(context.Background(), "host")
+	w := ecs.NewWorld()
+	reg := replicate.NewEmptyRegistry(w)
+	for _, c := range r.g.Components {
+		c.register(reg)
+	}
+	sched := ecs.NewSchedule(w, r.clk, 0)
+	eve.Close() // her place is gil's
+	r.step(10)
+	raw, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "gil", Clock: r.clk, Spectator: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.raws = append(r.raws, &rawPlayer{w: w, sched: sched, cl: raw})
+	for i := 0; raw.State() != session.Playing; i++ {
+		if i > 300 {
+			t.Fatal("the raw spectator never joined")
+		}
+		r.step(1)
+	}
+	malformed := r.host.Stats().Malformed
+	msg, _ := wire.Command{Op: 1, Kind: 0, Payload: u32(1)}.Encode(nil)
+	raw.Conn().SendLane(transport.LaneCommands, msg)
+	raw.Conn().Queue(wire.KindInput, []byte{1, 1, 1}, 0)
+	raw.Conn().Flush()
+	r.step(10)
+	if got := r.host.Stats().Malformed - malformed; got != 2 || r.host.Stats().Commands != 0 {
+		t.Fatalf("a spectator's command and input: %d malformed, %d commands run", got, r.host.Stats().Commands)
+	}
+}
+
+// TestKnownPlayersHoldTheirPlaces: after a restart the players of the save
+// hold their slots (and peer ids, and entities) through the grace window: a
+// new player is refused as the game being full; once the window is over their
+// entities leave with them (the Leave hook hears of it) and the new player
+// gets in.
+func TestKnownPlayersHoldTheirPlaces(t *testing.T) {
+	var left []Peer
+	r := newRig(t, HostConfig{SaveTo: savePath(t), MaxPeers: 2, Grace: 5 * time.Second})
+	r.g.Leave = func(w *World, p Peer) { left = append(left, p) }
+	r.join("ann", ClientConfig[push]{})
+	r.join("bob", ClientConfig[push]{})
+	r.restart()
+	if st := r.host.Stats(); st.Away != 2 || st.Players != 0 {
+		t.Fatalf("after the restart %+v, want two known players away", st)
+	}
+	var re *session.RejectError
+	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.As(err, &re) || re.Code != wire.RejectFull {
+		t.Fatalf("a new player while both are away: %v, want a Reject: full", err)
+	}
+	r.host.Do(func(w *World) {
+		if len(w.ECS.Owned(1)) != 1 || len(w.ECS.Owned(2)) != 1 {
+			t.Fatal("the known players' entities were not kept")
+		}
+	})
+	r.step(6 * 60)
+	if len(left) != 2 || r.host.Stats().Away != 0 {
+		t.Fatalf("after the grace window: left %v, %+v", left, r.host.Stats())
+	}
+	r.host.Do(func(w *World) {
+		if len(w.ECS.Owned(1))+len(w.ECS.Owned(2)) != 0 {
+			t.Fatal("the entities of players whose grace ran out are still there")
+		}
+	})
+	c := r.join("carl", ClientConfig[push]{})
+	if c.Peer() == 0 {
+		t.Fatal("carl got no peer id")
+	}
+	// The records of the players who left are gone from the save too.
+	r.restart()
+	if st := r.host.Stats(); st.Away != 1 {
+		t.Fatalf("after a second restart %+v, want carl alone away", st)
+	}
+}
+
+// TestClientSendsAgainOnANewAdmission: commands without a receipt go out
+// again when the client is admitted again (a reconnect), and the host
+// answers the copy from its book: one run, one receipt.
+func TestClientSendsAgainOnANewAdmission(t *testing.T) {
+	_, st := openStore(t, savePath(t))
+	faulty := storetest.NewFaulty(st)
+	r := newRig(t, HostConfig{Store: faulty})
+	ann := r.join("ann", ClientConfig[push]{})
+	r.async = true
+	release := faulty.Block()
+	op, err := Send(ann, addCommand, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.step(10)
+	ann.Do(func(*World) { ann.admittedCommands() }) // as a resume on a new connection does
+	r.step(10)
+	release()
+	var got []Receipt
+	ann.OnReceipt(func(rc Receipt) { got = append(got, rc) })
+	for i := 0; len(got) == 0 && i < 1000; i++ {
+		r.step(1)
+		r.settle()
+	}
+	r.step(10)
+	r.settle()
+	r.step(10)
+	if len(got) != 1 || got[0].Op != op || got[0].Status != ReceiptDone || got[0].Command != "add" {
+		t.Fatalf("receipts %+v, want one, done", got)
+	}
+	if st := r.host.Stats(); st.Commands != 1 || st.Again != 1 {
+		t.Fatalf("host ran %d, answered %d from its book; want 1 and 1", st.Commands, st.Again)
+	}
+	if cs := ann.CommandStats(); cs.Sent != 2 || cs.Stray != 1 || ann.PendingCommands() != 0 {
+		t.Fatalf("client %+v, %d pending", cs, ann.PendingCommands())
+	}
+}
+
+// TestSaveNeedsExactCodecs: a host that saves refuses a replicated component
+// without an exact codec, naming it; a component nothing saves fails the
+// save that meets it, and says so.
+func TestSaveNeedsExactCodecs(t *testing.T) {
+	g := ledgerGame()
+	g.Components = append(g.Components, Replicate(labelCodec, HostValue))
+	_, err := NewHost(g, HostConfig{SaveTo: savePath(t)})
+	if err == nil || !strings.Contains(err.Error(), "label") || !strings.Contains(err.Error(), "exact") {
+		t.Fatalf("NewHost with a component without an exact codec: %v", err)
+	}
+	if h, err := NewHost(g, HostConfig{}); err != nil {
+		t.Fatalf("in memory it needs none: %v", err)
+	} else {
+		h.Close()
+	}
+
+	type secret struct{ X int }
+	var shown []error
+	r := newRig(t, HostConfig{SaveTo: savePath(t), OnSaveError: func(err error) { shown = append(shown, err) }})
+	r.host.Do(func(w *World) {
+		e, _ := w.ECS.EntityOf(1)
+		w.ECS.Arche().Add(e, arche.ComponentID[secret](w.ECS.Arche()))
+		ecs.MutateComponent(w.ECS, e, w.ECS.IDs.Transform)
+	})
+	r.step(10)
+	ss := r.host.SaveStats()
+	if ss.Unsaved == 0 || !errors.Is(ss.LastErr, save.ErrUnsaved) || len(shown) == 0 || !strings.Contains(shown[0].Error(), "secret") {
+		t.Fatalf("a component nothing saves: %+v, shown %v", ss, shown)
+	}
+}
+
+// TestDroppedCommandsAreSentAgain: commands past the host's rate get no
+// answer; the client sends them again until each has its receipt, and each
+// runs once.
+func TestDroppedCommandsAreSentAgain(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), CommandRate: 1})
+	ann := r.join("ann", ClientConfig[push]{})
+	for i := range 3 {
+		if _, err := Send(ann, addCommand, uint32(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.step(60)
+	if st := r.host.Stats(); st.Dropped != 2 || st.Commands != 1 {
+		t.Fatalf("at one command a second: %+v, want 1 run and 2 dropped", st)
+	}
+	for i := 0; ann.PendingCommands() > 0; i++ {
+		if i > 20*60 {
+			t.Fatalf("%d commands still without a receipt after 20 s", ann.PendingCommands())
+		}
+		r.step(1)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:3 Sum:6 ") {
+		t.Fatalf("the commands sent again did not each run once:\n%s", s)
+	}
+	if cs := ann.CommandStats(); cs.Resent < 2 {
+		t.Fatalf("client %+v: the dropped commands were not sent again", cs)
+	}
+}

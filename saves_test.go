@@ -1,0 +1,241 @@
+package tandem
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// TestSaveRestoreSaveFacade: a host that played (players, commands, bodies
+// moving) closes with its final save; a host started on the save has every
+// component bit for bit, the frame, the id counter, the state, the players
+// and their receipts; and saving it again in full gives byte-identical
+// records.
+func TestSaveRestoreSaveFacade(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	ann := r.join("ann", ClientConfig[push]{})
+	bob := r.dialRaw("bob")
+	ann.SetInput(push{X: 1})
+	for i := range 5 {
+		if _, err := Send(ann, addCommand, uint32(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		bob.send(t, uint64(100+i), 0, u32(7))
+		r.step(20)
+	}
+	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	r.step(60)
+	if n := ann.PendingCommands(); n != 0 {
+		t.Fatalf("%d of ann's commands have no receipt", n)
+	}
+	before := snapshot(r.host)
+	if !strings.Contains(before, "ledger {Count:10 Sum:50") {
+		t.Fatalf("the commands did not all run:\n%s", before)
+	}
+	r.restart()
+	rep := r.host.Restored()
+	if rep.Seq == 0 || rep.Players != 2 || rep.Receipts != 11 || rep.Entities != 9 {
+		t.Fatalf("restored %+v, want 9 entities, 2 players, 11 receipts", rep)
+	}
+	if after := snapshot(r.host); after != before {
+		t.Fatalf("the restored world differs:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	saved := records(t, r.host)
+	r.host.Do(func(*World) { r.host.saves.tracker.MarkAll() })
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	again := records(t, r.host)
+	if len(again) != len(saved) {
+		t.Fatalf("saved again in full: %d records, %d before", len(again), len(saved))
+	}
+	for k, v := range saved {
+		if again[k] != v {
+			t.Fatalf("record %x differs after save → restore → save:\n% x\n% x", k, v, again[k])
+		}
+	}
+	if s := r.host.Stats(); s.Away != 2 {
+		t.Fatalf("the restored players: %+v, want both away until they come back", s)
+	}
+}
+
+// TestRestoresAreDeterministic: two restores of one save, stepped 600
+// frames with the same inputs, are identical.
+func TestRestoresAreDeterministic(t *testing.T) {
+	path := savePath(t)
+	r := newRig(t, HostConfig{SaveTo: path})
+	r.join("ann", ClientConfig[push]{})
+	r.host.SetInput(push{X: 1})
+	r.step(90)
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		copyPath := savePath(t)
+		if err := os.WriteFile(copyPath, saved, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: copyPath})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		for i := range 600 {
+			h.SetInput(push{X: int8(i/50%3 - 1)})
+			h.Step()
+		}
+		return snapshot(h)
+	}
+	a := run()
+	b := run()
+	if a != b {
+		t.Fatalf("two restores of one save differ after 600 frames:\n%s\n----\n%s", a, b)
+	}
+}
+
+// TestReceipts: a command sent again gets its receipt again, byte for byte,
+// and runs once; other content under a kept id is a conflict and changes
+// nothing; of 65 distinct commands 64 receipts are kept and the oldest id is
+// then expired; a command the game refuses gets a receipt too.
+func TestReceipts(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	p := r.dialRaw("bob")
+	p.send(t, 1, 0, u32(5))
+	r.step(10)
+	p.send(t, 1, 0, u32(5)) // the receipt was "lost": sent again
+	r.step(10)
+	p.send(t, 1, 0, u32(9)) // the same id, other content
+	r.step(10)
+	p.send(t, 2, 0, u32(0)) // refused by the game: nothing to add
+	r.step(10)
+	rs := p.receipts(t)
+	if len(rs) != 4 || !bytes.Equal(p.got[0], p.got[1]) || rs[0].Status != wire.ReceiptDone {
+		t.Fatalf("receipts %+v; want the first twice, byte for byte", rs)
+	}
+	if rs[2].Status != wire.ReceiptConflict || rs[2].Op != 1 || rs[3].Status != wire.ReceiptRefused || rs[3].Reason != "nothing to add" {
+		t.Fatalf("conflict and refusal: %+v", rs[2:])
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
+		t.Fatalf("the handler ran other than once for op 1:\n%s", s)
+	}
+	if st := r.host.Stats(); st.Commands != 2 || st.Again != 1 || st.Conflicts != 1 {
+		t.Fatalf("host counts %+v", st)
+	}
+	// 63 more distinct ones: 65 in all, the oldest (1) let go.
+	p.got = nil
+	for op := uint64(3); op <= 65; op++ {
+		p.send(t, op, 0, u32(1))
+		r.step(2)
+	}
+	r.step(10)
+	p.send(t, 1, 0, u32(5))
+	p.send(t, 2, 0, u32(0)) // still kept: its refusal again
+	r.step(10)
+	rs = p.receipts(t)
+	if len(rs) != 65 {
+		t.Fatalf("%d receipts for 63 commands and 2 retries", len(rs))
+	}
+	if last := rs[63]; last.Op != 1 || last.Status != wire.ReceiptExpired {
+		t.Fatalf("op 1 after 65 distinct ops: %+v, want expired", last)
+	}
+	if last := rs[64]; last.Op != 2 || last.Status != wire.ReceiptRefused {
+		t.Fatalf("op 2 after 65 distinct ops: %+v, want its refusal again", last)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:64 Sum:68 ") {
+		t.Fatalf("an expired op ran again:\n%s", s)
+	}
+	// The receipts outlive the host.
+	r.restart()
+	p = r.dialRaw("carl") // a new player: peer 2 (bob, away, keeps 1)
+	if p.cl.Peer() == 1 {
+		t.Fatal("a new player got the peer id of a known player away")
+	}
+	book := r.host.people.players[1].book
+	if book.Len() != 64 || book.Floor() != 1 {
+		t.Fatalf("bob's restored book: %d kept, floor %d", book.Len(), book.Floor())
+	}
+}
+
+// TestRestoreRefusesBadSaves: a corrupt record and a save of another game
+// are typed errors, and no host starts on an empty world in their place.
+func TestRestoreRefusesBadSaves(t *testing.T) {
+	path := savePath(t)
+	r := newRig(t, HostConfig{SaveTo: path})
+	r.join("ann", ClientConfig[push]{})
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other := ledgerGame()
+	other.Saved = nil // a game without the memo and ledger
+	_, err := NewHost(other, HostConfig{Clock: r.clk, SaveTo: path})
+	if !errors.Is(err, save.ErrMismatch) {
+		t.Fatalf("a save of another game: %v, want save.ErrMismatch", err)
+	}
+	corrupt(t, path)
+	_, err = NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: path})
+	if !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("a corrupt save: %v, want store.ErrCorrupt", err)
+	}
+}
+
+// corrupt flips a bit of an entity record of the world in the bbolt file at
+// path, under its checksum.
+func corrupt(t *testing.T, path string) {
+	t.Helper()
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bbolt.Tx) error {
+		rb := tx.Bucket([]byte("worlds")).Bucket([]byte("world")).Bucket([]byte("r"))
+		k, v := rb.Cursor().Seek([]byte{0x03})
+		if k == nil || k[0] != 0x03 {
+			return errors.New("no entity record")
+		}
+		v = append([]byte(nil), v...)
+		v[len(v)-1] ^= 1
+		return rb.Put(append([]byte(nil), k...), v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSavesInPostgres: the same host saves to and restores from PostgreSQL
+// (SaveTo a postgres:// URL): commands, their receipts, the world.
+func TestSavesInPostgres(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: storetest.PostgresURL(t)})
+	p := r.dialRaw("bob")
+	for op := uint64(1); op <= 3; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+		r.step(5)
+	}
+	if rs := p.receipts(t); len(rs) != 3 || rs[2].Status != wire.ReceiptDone {
+		t.Fatalf("receipts %+v", rs)
+	}
+	before := snapshot(r.host)
+	r.restart()
+	if after := snapshot(r.host); after != before {
+		t.Fatalf("restored from PostgreSQL:\n%s\nsaved:\n%s", after, before)
+	}
+	if rep := r.host.Restored(); rep.Players != 1 || rep.Receipts != 3 {
+		t.Fatalf("restored %v", rep)
+	}
+}
