@@ -48,6 +48,15 @@ type ClientConfig[I comparable] struct {
 	// player starts above every id it used. Default: the clock's time in
 	// microseconds, which grows across restarts.
 	FirstOp uint64
+	// Dial, if set, opens a new connection to the same host: with it a
+	// client whose connection breaks reconnects by itself (with backoff and
+	// jitter, for as long as the host's grace window lasts) and resumes as
+	// the same player, with the same entities. Meanwhile its State is
+	// session.Reconnecting and its world is held still: nothing is
+	// simulated, View draws the world as it was. It runs on a goroutine of
+	// its own; with quicnet, a Transport's Dial to the host's address. Nil:
+	// a broken connection ends the session.
+	Dial func(ctx context.Context) (transport.Conn, error)
 }
 
 // Client is a game joined over the network: its world holds the host's, its
@@ -75,6 +84,7 @@ type Client[I comparable] struct {
 	playing ecs.Frame // frames simulated since the join finished
 	err     error     // why the client stopped, set once
 	left    bool      // Close was called
+	resumes int       // times the session resumed
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -139,11 +149,13 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		},
 		OnEvent:       c.event,
 		OnLaneMessage: c.laneMessage,
+		Dial:          cfg.Dial,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tandem: join: %w", err)
 	}
 	c.session = sc
+	c.hold, c.poll = sc.Holding, sc.Poll
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
@@ -162,8 +174,21 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 func (c *Client[I]) peer() ecs.PeerID { return c.session.Peer() }
 
 // event sets up drawing as soon as the host admits this client, before any
-// entity arrives: the step and send rate are the host's Welcome's.
+// entity arrives: the step and send rate are the host's Welcome's. A resume,
+// or a fresh join of a client that played before, throws the prediction and
+// what was drawn away: the host's join into the world held follows.
 func (c *Client[I]) event(e Event) {
+	switch {
+	case e.Kind == session.PeerResumed, e.Kind == session.PeerJoined && c.ip != nil:
+		if e.Kind == session.PeerResumed {
+			c.resumes++
+		}
+		c.w.Peer = e.Peer
+		c.ip.Reset()
+		c.ip.SetLocal(e.Peer)
+		c.pred.Rebase()
+		c.phys.rebase()
+	}
 	if e.Kind == session.PeerJoined && c.ip == nil {
 		wl := c.session.Welcome()
 		if want := uint16(time.Second / c.g.step()); wl.TickRate != want {
@@ -348,7 +373,7 @@ func (c *Client[I]) errLocked() error {
 	case err == nil || c.left:
 		return nil
 	case errors.Is(err, session.ErrRejected):
-		return fmt.Errorf("%w: %v", ErrRefused, err)
+		return fmt.Errorf("%w: %w", ErrRefused, err)
 	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing == 0:
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal):

@@ -24,7 +24,8 @@
 //     owner into Input[I].Value, on the host and on the predicting client,
 //     and the game's systems read it there: the same systems on both sides.
 //     Join returns Refuse("reason") to turn a peer away; the client is told
-//     the reason (Client.Err wraps ErrRefused).
+//     the reason in the host's Reject (Client.Err wraps ErrRefused), and the
+//     peer never takes a slot.
 //   - What a client adds to received entities: Game.Arrived (a physics body,
 //     say).
 //
@@ -81,6 +82,15 @@
 // at rest stays where the host has it (see NetPhysics). Teleports made with
 // physics.SetPose (or reported with ecs.ReportTeleport) travel with their pose
 // and are drawn as jumps on every machine.
+//
+// Connections that break: a host keeps a peer whose connection broke for
+// HostConfig.Grace (30 s): its id, its entities, the zero input meanwhile.
+// A client given a ClientConfig.Dial reconnects by itself and resumes as the
+// same player with the same entities; while it reconnects its State is
+// session.Reconnecting and its world is held still (nothing is simulated;
+// View draws it as it was). A game writes nothing for it; the events
+// (session.PeerDisconnected, PeerResumed) and the counts (HostStats.Away,
+// NetStats.Resumes, ReconnectLeft) say what happens.
 //
 // Layers: this package sits at the top of the module, under the demo. Below
 // it: store (durable records), ecs (world, schedule, change journal), physics

@@ -13,8 +13,11 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/physics"
 )
@@ -153,4 +156,33 @@ func Example() {
 	// ball drawn at (200, 100), interpolated: true
 	// host and client agree on the disc: true
 	// round trip covers the link's 60 ms: true
+}
+
+// A client over QUIC that comes back by itself when its connection breaks:
+// Dial opens a new connection to the same host, from a new socket, and the
+// client resumes as the same player within the host's grace window
+// (HostConfig.Grace). While it reconnects its world is held still and
+// NetStats says how long the host waits.
+func ExampleClientConfig_dial() {
+	tr, err := quicnet.New(quicnet.Config{Fingerprint: "3f9c…"}) // the host's, from its join line
+	if err != nil {
+		panic(err)
+	}
+	dial := func(ctx context.Context) (transport.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return tr.Dial(ctx, "192.0.2.1:4242")
+	}
+	conn, err := dial(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	client, err := tandem.NewClient(discs, conn, tandem.ClientConfig[Thrust]{Name: "ann", Dial: dial})
+	if err != nil {
+		panic(err)
+	}
+	go client.Run(context.Background())
+	if st := client.NetStats(); st.State == session.Reconnecting {
+		fmt.Printf("reconnecting… (%.0f s left)\n", st.ReconnectLeft.Seconds())
+	}
 }

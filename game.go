@@ -45,14 +45,18 @@ type Game[I comparable] struct {
 	Setup func(w *World)
 	// Input is how I travels to the host. Required for a host or a client.
 	Input InputCodec[I]
-	// Join is the host's answer to a peer that was admitted: it spawns the
-	// peer's entities (owned by p.ID) and returns nil, or returns an error
-	// whose text is the reason the client is shown (see Refuse). It runs on
-	// the simulation goroutine, before the peer's join starts. Nil: every
-	// peer is admitted with nothing spawned.
+	// Join is the host's answer to a peer about to be admitted: it spawns
+	// the peer's entities (owned by p.ID) and returns nil, or returns an
+	// error whose text is the reason the client is shown (see Refuse): the
+	// host refuses the peer with a Reject before it takes a slot, and
+	// removes what Join spawned for it. It runs on the simulation goroutine,
+	// before the peer's join starts; not for a peer that resumes after its
+	// connection broke (its entities are in the world). Nil: every peer is
+	// admitted with nothing spawned.
 	Join func(w *World, p Peer) error
 	// Leave, if set, runs on the host after a peer left and its entities were
-	// removed.
+	// removed: it closed its connection, was dropped, or did not come back
+	// within HostConfig.Grace after its connection broke.
 	Leave func(w *World, p Peer)
 	// Arrived, if set, runs on a client for every entity received from the
 	// host, right after it was created: it adds what the wire does not
@@ -163,7 +167,7 @@ func Refuse(reason string) error { return &Refusal{Reason: reason} }
 
 // ErrRefused is what Client.Err wraps when the host refused this client
 // (a Join hook said no, or the host was full): the error's text is the
-// host's reason.
+// host's reason, from its Reject.
 var ErrRefused = errors.New("tandem: the host refused to let this player in")
 
 // InputCodec says how the game's input I travels: see predict.InputCodec.

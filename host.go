@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/interp"
@@ -85,9 +83,21 @@ type HostConfig struct {
 	// View or Do wants it); World returns nil meanwhile. It needs a store.
 	// Default 0: the world stays.
 	IdleUnload time.Duration
-	// Grace is how long a known player's place (its slot, peer id and
-	// entities) is kept after a restore for it to come back. Default 30 s.
+	// Grace is how long a peer whose connection broke is kept for it to
+	// come back on a new one (its client reconnects by itself): its peer id
+	// and slot stay reserved, its entities stay in the world and the other
+	// peers keep seeing them, its Input is the zero input meanwhile. Then it
+	// leaves (Game.Leave). The players a restored save lists are kept so
+	// for Grace from the restore, their clients resuming into the restored
+	// world (see NewHost). Default 30 s; negative: a broken connection ends
+	// the peer at once (a restore still holds the save's players for 30 s:
+	// the restart was the host's, not their connections breaking).
 	Grace time.Duration
+	// Admit, if set, decides on a connection that asks to be let in (a new
+	// player's Hello, or a Resume) before anything is given to it: nil lets
+	// it on (Game.Join then runs for a new player), an error refuses it with
+	// a Reject whose reason is the error's text. See session.Arrival.
+	Admit func(a session.Arrival) error
 
 	// Receipts is how many receipts the host keeps per player: a command
 	// sent again within that many newer ones gets its first answer, an older
@@ -119,7 +129,7 @@ func (c *HostConfig) defaults() {
 	if c.SaveTimeout <= 0 {
 		c.SaveTimeout = 10 * time.Second
 	}
-	if c.Grace <= 0 {
+	if c.Grace == 0 {
 		c.Grace = 30 * time.Second
 	}
 	if c.Receipts <= 0 {
@@ -147,7 +157,8 @@ type Host[I comparable] struct {
 	session *session.Host
 	inputs  *predict.HostInputs[I]
 	names   map[ecs.PeerID]string
-	roster  *roster // nil without Game.Roster
+	roster  *roster            // nil without Game.Roster
+	resumed map[ecs.PeerID]int // resumes of each peer
 	stats   HostStats
 	events  []func(Event)
 
@@ -160,13 +171,16 @@ type Host[I comparable] struct {
 
 // HostStats counts a host's peers and commands.
 type HostStats struct {
-	// Peers is the number admitted now (players and spectators); Joined
-	// counts every peer admitted since the start, Left those that left,
-	// Refused those turned away (the Join hook, a full game).
-	Peers, Joined, Left, Refused int
-	// Players and Spectators are those admitted now; Away the known players
-	// restored from a save and not back yet, each holding its slot.
-	Players, Spectators, Away int
+	// Peers is the number admitted now (players and spectators), Away among
+	// them the players whose connection broke, or that a restored save
+	// lists, and that may still resume, each holding its slot; Joined counts
+	// every peer admitted since the start, Left those that left, Refused
+	// those the Join hook refused, Resumed the times a peer came back on a
+	// new connection.
+	Peers, Away, Joined, Left, Refused, Resumed int
+	// Players and Spectators are those connected now (Away not among
+	// them).
+	Players, Spectators int
 	// Malformed counts input and command messages refused as malformed
 	// (a spectator's included); past the connection's limit the peer is
 	// dropped.
@@ -192,7 +206,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 		return nil, err
 	}
 	cfg.defaults()
-	h := &Host[I]{Local: &Local[I]{g: g}, cfg: cfg, names: map[ecs.PeerID]string{}}
+	h := &Host[I]{Local: &Local[I]{g: g}, cfg: cfg, names: map[ecs.PeerID]string{}, resumed: map[ecs.PeerID]int{}}
 	h.clk = cfg.Clock
 	h.period = g.step()
 	h.mu.ch = make(chan struct{}, 1)
@@ -247,14 +261,16 @@ func (h *Host[I]) build(restoring bool) error {
 	rc.StepRate = 1 / g.step().Seconds()
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
 		Clock:         h.clk,
-		MaxPeers:      h.cfg.MaxPeers + h.cfg.Spectators,
+		MaxPeers:      h.cfg.MaxPeers,
+		MaxSpectators: h.cfg.Spectators,
 		Replication:   rc,
+		Grace:         h.cfg.Grace,
+		Admit:         h.cfg.Admit,
 		OnJoin:        h.join,
 		OnLeave:       h.leave,
 		OnMessage:     h.message,
 		OnLaneMessage: h.laneMessage,
 		OnEvent:       h.event,
-		Reserved:      h.people.reserved,
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
@@ -266,7 +282,6 @@ func (h *Host[I]) build(restoring bool) error {
 			return cs.RTT, ok
 		})
 	}
-	w.Schedule.AddTo(ecs.StageInput, "tandem.players", ecs.SystemFunc(func(*ecs.World) { h.expireAway() }))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { h.runCommands() }))
 	if h.saves != nil {
 		h.saves.build(g.saveSchema(w))
@@ -290,7 +305,8 @@ func (h *Host[I]) open() error {
 }
 
 // input is the input of peer p for the frame: the host's own for HostPeer,
-// else what p sent (none before its first input).
+// else what p sent, the zero input before its first one and while its
+// connection is broken (its last input is not repeated).
 func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	if p == ecs.HostPeer {
 		return h.keys, true
@@ -298,7 +314,7 @@ func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	in, ok := h.inputs.Input(p)
 	if !ok {
 		var zero I
-		return zero, false
+		return zero, true
 	}
 	return *in, true
 }
@@ -322,6 +338,15 @@ func (h *Host[I]) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
 }
 
 func (h *Host[I]) event(e Event) {
+	switch e.Kind {
+	case session.PeerDisconnected:
+		// Its input is the zero input until it comes back.
+		h.inputs.RemovePeer(e.Peer)
+	case session.PeerResumed:
+		h.inputs.Resume(e.Peer, e.Frame)
+		h.stats.Resumed++
+		h.resumed[e.Peer]++
+	}
 	for _, fn := range h.events {
 		fn(e)
 	}
@@ -356,7 +381,17 @@ func (h *Host[I]) Stats() HostStats {
 	defer h.mu.Unlock()
 	s := h.stats
 	s.Peers = len(h.names)
-	s.Players, s.Spectators, s.Away = h.people.counts()
+	s.Players, s.Spectators = h.people.counts()
+	if h.session != nil {
+		for _, id := range h.session.Away() {
+			s.Away++
+			if h.people.players[id] != nil {
+				s.Players--
+			} else if h.people.spectating(id) {
+				s.Spectators--
+			}
+		}
+	}
 	return s
 }
 
@@ -375,8 +410,11 @@ type PeerStats struct {
 	// came after their frame.
 	Buffered int
 	Late     uint64
-	// Inputs counts the peer's inputs.
+	// Inputs counts the peer's inputs since it joined or last resumed.
 	Inputs predict.InputStats
+	// Resumes counts the times the peer's connection broke and it came
+	// back on a new one.
+	Resumes int
 }
 
 // AppendPeerStats appends the figures of every admitted peer to dst, in peer
@@ -398,6 +436,7 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 			Loss:    cs.LossRate,
 			KbitIn:  cs.BytesInPerSec * 8 / 1000,
 			KbitOut: cs.BytesOutPerSec * 8 / 1000,
+			Resumes: h.resumed[peer],
 		}
 		if in := h.inputs.Peer(peer); in != nil {
 			s.Buffered = in.Buffered()
@@ -409,10 +448,35 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 	return dst
 }
 
+// KnownPeers appends to dst the identity of every peer the host knows,
+// connected or away within its grace window (peer id, name, the SHA-256 of
+// its session token), and returns the extended slice: what a save keeps so
+// that those players can resume into the world restored from it. Call it on
+// the simulation goroutine (inside Do, a system or a hook).
+func (h *Host[I]) KnownPeers(dst []session.KnownPeer) []session.KnownPeer {
+	return h.session.KnownPeers(dst)
+}
+
+// RestorePeers reserves the known peers of a restored world: each may
+// resume with the token its client kept, within window (HostConfig.Grace if
+// 0) from now, as the peer that owns its entities in the world; one that does
+// not leaves then, its entities removed, Game.Leave called. Their entities
+// are the restored world's. Call it on the simulation goroutine, before
+// serving; see session.Host.RestorePeers.
+func (h *Host[I]) RestorePeers(peers []session.KnownPeer, window time.Duration) error {
+	if err := h.session.RestorePeers(peers, window); err != nil {
+		return err
+	}
+	for _, p := range peers {
+		h.names[p.Peer] = p.Name
+	}
+	return nil
+}
+
 // String describes the host for logs.
 func (h *Host[I]) String() string {
 	s := h.Stats()
-	return fmt.Sprintf("host: %d peers (%d joined, %d left, %d refused)", s.Peers, s.Joined, s.Left, s.Refused)
+	return fmt.Sprintf("host: %d peers (%d away; %d joined, %d left, %d refused, %d resumes)", s.Peers, s.Away, s.Joined, s.Left, s.Refused, s.Resumed)
 }
 
 // acceptor takes connections for the host: from its listeners' accept loops
@@ -516,9 +580,4 @@ func (a *acceptor) close() {
 	a.to = nil
 	a.mu.Unlock()
 	a.wg.Wait()
-}
-
-// ownedBy returns a copy of the entities peer owns.
-func ownedBy(w *ecs.World, peer ecs.PeerID) []arche.Entity {
-	return append([]arche.Entity(nil), w.Owned(peer)...)
 }

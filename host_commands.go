@@ -49,7 +49,7 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		return
 	}
 	pl := h.people.players[peer]
-	if pl == nil || pl.away || h.life.closing {
+	if pl == nil || h.life.closing {
 		h.stats.Dropped++
 		return
 	}
@@ -73,7 +73,7 @@ func (h *Host[I]) runCommands() {
 	for i := range q {
 		c := &q[i]
 		pl := h.people.players[c.peer]
-		if pl == nil || pl.away {
+		if pl == nil {
 			continue // left since
 		}
 		sum := command.SumOf(c.kind, c.payload)

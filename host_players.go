@@ -9,19 +9,21 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/save"
 )
 
 // people is the host's table of who takes part: the players it knows (those
-// admitted, and those a save lists who are not back yet, each holding its
-// slot, peer id and entities through the grace window), and the spectators.
-// A player's receipts live with it. It is what a save carries across a
-// restart, and what decides capacity.
+// admitted, those whose connection broke and who may resume, and those a
+// restored save lists who are not back yet), and the spectators. A player's
+// receipts live with it; it is what a save carries across a restart. Who
+// holds which place, and for how long, is the session's (its known peers,
+// HostConfig.Grace, MaxPeers and Spectators): this table follows its joins
+// and leaves.
 type people struct {
 	players    map[ecs.PeerID]*player
 	spectators map[ecs.PeerID]string
-	away       int // players restored and not back
 }
 
 // player is one known player.
@@ -32,8 +34,6 @@ type player struct {
 	book  *command.Book
 	held  command.Withheld
 	limit command.Limiter
-	away  bool
-	until time.Time // away: when its place is given up
 }
 
 func (p *people) init() {
@@ -41,82 +41,52 @@ func (p *people) init() {
 	p.spectators = map[ecs.PeerID]string{}
 }
 
-// reserved reports whether id is a known player's, kept from new peers.
-func (p *people) reserved(id ecs.PeerID) bool {
-	_, ok := p.players[id]
-	return ok
-}
-
 func (p *people) spectating(id ecs.PeerID) bool {
 	_, ok := p.spectators[id]
 	return ok
 }
 
-// counts returns the players admitted, the spectators, and the players away.
-func (p *people) counts() (players, spectators, away int) {
-	return len(p.players) - p.away, len(p.spectators), p.away
+// counts returns the players known (away ones included) and the
+// spectators.
+func (p *people) counts() (players, spectators int) {
+	return len(p.players), len(p.spectators)
 }
 
 // empty reports whether nobody takes part or holds a place.
 func (p *people) empty() bool { return len(p.players) == 0 && len(p.spectators) == 0 }
-
-// sorted returns the players by peer id.
-func (p *people) sorted() []*player {
-	out := make([]*player, 0, len(p.players))
-	for _, pl := range p.players {
-		out = append(out, pl)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out
-}
 
 func (h *Host[I]) newPlayer(id ecs.PeerID, name string) *player {
 	return &player{id: id, name: name, book: command.NewBook(h.cfg.Receipts),
 		limit: command.Limiter{Rate: h.cfg.CommandRate, Burst: max(1, h.cfg.CommandRate)}}
 }
 
-// join admits a peer the session admitted: a spectator if it asked to watch
-// and there is room; a known player back in its place; else a new player if
-// a slot is free and the Game's Join hook agrees. A refusal closes the
-// peer's connection with the reason.
-func (h *Host[I]) join(peer ecs.PeerID, name string) {
-	ppl := &h.people
+// join is the session's OnJoin, for a new peer it is about to admit (the
+// session checked its place: a player slot, or a spectator's; a resume does
+// not come here). A spectator is let in as it is; a player if the Game's
+// Join hook agrees, whose refusal goes back to the session, which refuses
+// the peer with the hook's reason (a Reject: the client reads it, and no
+// slot was taken).
+func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	if h.session.Spectator(peer) {
-		if len(ppl.spectators) >= h.cfg.Spectators {
-			h.refuse(peer, fmt.Sprintf("no room to watch: the host takes %d spectators", h.cfg.Spectators))
-			return
-		}
-		ppl.spectators[peer] = name
+		h.people.spectators[peer] = name
 		h.names[peer] = name
 		h.stats.Joined++
-		return
-	}
-	if pl, ok := ppl.players[peer]; ok && pl.away {
-		// A known player back in the place it held (a resume).
-		pl.away, pl.name = false, name
-		ppl.away--
-		h.names[peer] = name
-		h.stats.Joined++
-		h.addMember(peer, name)
-		return
-	}
-	if len(ppl.players) >= h.cfg.MaxPeers {
-		h.refuse(peer, fmt.Sprintf("the game is full (%d players); try again later", h.cfg.MaxPeers))
-		return
+		return nil
 	}
 	if h.g.Join != nil {
 		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
-			h.refuse(peer, err.Error())
-			return
+			h.stats.Refused++
+			return err
 		}
 	}
 	pl := h.newPlayer(peer, name)
 	pl.token, _ = h.session.TokenHash(peer)
-	ppl.players[peer] = pl
+	h.people.players[peer] = pl
 	h.names[peer] = name
 	h.stats.Joined++
 	h.putPlayer(pl)
 	h.addMember(peer, name)
+	return nil
 }
 
 // addMember gives a player its roster entry (Game.Roster).
@@ -126,16 +96,13 @@ func (h *Host[I]) addMember(peer ecs.PeerID, name string) {
 	}
 }
 
-func (h *Host[I]) refuse(peer ecs.PeerID, reason string) {
-	h.stats.Refused++
-	h.session.Kick(peer, reason)
-}
-
-// leave forgets a peer: the session has removed its entities. A player's
-// record and receipts leave the save with it.
+// leave forgets a peer that left (its connection ended, or its grace window
+// ran out): the session has removed its entities. A player's record and
+// receipts leave the save with it.
 func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	name, ok := h.names[peer]
 	delete(h.names, peer)
+	delete(h.resumed, peer)
 	h.inputs.RemovePeer(peer)
 	if h.roster != nil {
 		h.roster.remove(peer)
@@ -170,28 +137,9 @@ func (h *Host[I]) forget(pl *player) {
 	}
 }
 
-// expireAway gives up the places of known players whose grace ran out: their
-// entities leave the world, their records the save, and the Game's Leave
-// hook hears of them. Cost: nothing while nobody is away.
-func (h *Host[I]) expireAway() {
-	if h.people.away == 0 {
-		return
-	}
-	now := h.clk.Now()
-	for _, pl := range h.people.sorted() {
-		if !pl.away || now.Before(pl.until) {
-			continue
-		}
-		h.people.away--
-		for _, e := range ownedBy(h.w.ECS, pl.id) {
-			h.w.ECS.Arche().RemoveEntity(e)
-		}
-		h.forget(pl)
-		if h.g.Leave != nil {
-			h.g.Leave(h.w, Peer{ID: pl.id, Name: pl.name})
-		}
-	}
-}
+// restoreGrace is how long a restored save's players are held for when the
+// host resumes no broken connections (HostConfig.Grace negative).
+const restoreGrace = 30 * time.Second
 
 // Keys of the facade's records in a save, after the save package's own.
 const (
@@ -256,9 +204,15 @@ func (r *restoredPeople) record(key, value []byte) error {
 	return nil
 }
 
-// adopt makes the restored players the host's, away until they come back
-// or their grace runs out, after checking every receipt has its player and
-// every entity an owner the save knows.
+// adopt makes the restored players the host's, after checking every
+// receipt has its player and every entity an owner the save knows: each
+// gets its book of receipts back and its roster entry, and the session
+// holds its peer id and slot (RestorePeers) for HostConfig.Grace, so that
+// its client, which kept its token, resumes into the restored world as the
+// same peer with the same entities. One that does not come back in time
+// leaves as any away player does (Game.Leave, its entities removed). With
+// Grace negative (no resumes after a broken connection) they are held for
+// restoreGrace: the restart was the host's, not their connections breaking.
 func (h *Host[I]) adopt(r *restoredPeople) error {
 	for id := range r.receipts {
 		if r.players[id] == nil {
@@ -274,14 +228,24 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 			}
 		}
 	}
-	until := h.clk.Now().Add(h.cfg.Grace)
+	known := make([]session.KnownPeer, 0, len(r.players))
 	for id, pl := range r.players {
 		np := h.newPlayer(id, pl.name)
 		np.token = pl.token
 		np.book.Restore(r.floors[id], r.receipts[id])
-		np.away, np.until = true, until
 		h.people.players[id] = np
-		h.people.away++
+		known = append(known, session.KnownPeer{Peer: id, Name: pl.name, TokenHash: pl.token})
+	}
+	sort.Slice(known, func(i, j int) bool { return known[i].Peer < known[j].Peer })
+	window := h.cfg.Grace
+	if window < 0 {
+		window = restoreGrace // a restart is not the players' connections breaking
+	}
+	if err := h.RestorePeers(known, window); err != nil {
+		return &save.MismatchError{Reason: fmt.Sprintf("the save's players: %v", err)}
+	}
+	for _, k := range known {
+		h.addMember(k.Peer, k.Name)
 	}
 	return nil
 }
@@ -300,8 +264,10 @@ func (h *Host[I]) Plays(peer ecs.PeerID) bool {
 // Plays), in peer order, to dst and returns the extended slice. Call it on
 // the simulation goroutine (inside Do).
 func (h *Host[I]) AppendPlayers(dst []ecs.PeerID) []ecs.PeerID {
-	for _, pl := range h.people.sorted() {
-		dst = append(dst, pl.id)
+	n := len(dst)
+	for id := range h.people.players {
+		dst = append(dst, id)
 	}
+	sort.Slice(dst[n:], func(i, j int) bool { return dst[n+i] < dst[n+j] })
 	return dst
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // A Join hook that refuses a peer sends its reason to the client, whose Err
@@ -22,8 +23,12 @@ func TestJoinRefusalReachesTheClient(t *testing.T) {
 	p := newPair(t, g, condition.Config{Latency: 10 * time.Millisecond})
 	p.run(time.Second)
 	err := p.client.Err()
+	var rj *session.RejectError
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "the blue team is full") {
 		t.Fatalf("client error %v, want ErrRefused with the host's reason", err)
+	}
+	if !errors.As(err, &rj) || rj.Code != wire.RejectDenied || rj.Reason != "the blue team is full" {
+		t.Fatalf("client error %v, want the host's Reject (denied) with the hook's reason", err)
 	}
 	if st := p.client.State(); st != session.Closed {
 		t.Fatalf("refused client is %v, want closed", st)
@@ -33,6 +38,26 @@ func TestJoinRefusalReachesTheClient(t *testing.T) {
 	}
 	if n := p.host.World().ECS.Networked(); n != 0 {
 		t.Fatalf("the host holds %d networked entities after refusing the only peer", n)
+	}
+}
+
+// HostConfig.Admit refuses a player before anything is given to it: the
+// client reads the reason in the host's Reject, Game.Join never runs.
+func TestAdmitRefusesBeforeJoin(t *testing.T) {
+	g := testGame()
+	joins := 0
+	join := g.Join
+	g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
+	p := newPairWith(t, g, g, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{
+		Admit: func(a session.Arrival) error { return Refuse("the server is closed for maintenance") },
+	})
+	p.run(time.Second)
+	var rj *session.RejectError
+	if err := p.client.Err(); !errors.Is(err, ErrRefused) || !errors.As(err, &rj) || rj.Reason != "the server is closed for maintenance" {
+		t.Fatalf("client error %v, want the Admit hook's reason in a Reject", err)
+	}
+	if s := p.host.Stats(); joins != 0 || s.Joined != 0 || s.Peers != 0 {
+		t.Fatalf("Join ran %d times; host stats %+v", joins, s)
 	}
 }
 

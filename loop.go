@@ -40,7 +40,11 @@ type loop struct {
 	// period is the fixed step, for a loop whose world may be released
 	// (0: the world's schedule says).
 	period time.Duration
-	ticks  atomic.Uint64 // Advance and Step calls that returned
+	// hold, if set and true, holds the world still: Advance runs poll
+	// instead of steps (a client whose connection broke).
+	hold  func() bool
+	poll  func()
+	ticks atomic.Uint64 // Advance and Step calls that returned
 }
 
 // Ticks counts the loop's turns: every Advance or Step that returned, whether
@@ -59,6 +63,13 @@ func (l *loop) Advance() int {
 	defer l.mu.Unlock()
 	if l.ready != nil && !l.ready(false) {
 		return 0
+	}
+	if l.hold != nil && l.hold() {
+		l.w.Schedule.Skip()
+		l.poll()
+		if l.hold() {
+			return 0
+		}
 	}
 	start := time.Now()
 	n := l.w.Schedule.Advance()

@@ -170,6 +170,15 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 	return n
 }
 
+// rebase forgets every remote body's host state and every rest lock: the
+// world is joined again (a resume) and its states come anew, perhaps of
+// frames numbered otherwise.
+func (n *netPhysics) rebase() {
+	clear(n.slots)
+	n.rests = n.rests[:0]
+	n.neutral = 0
+}
+
 func (n *netPhysics) slot(e arche.Entity) *remoteState {
 	s, ok := n.w.ECS.NetSlot(e)
 	if !ok {

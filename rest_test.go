@@ -85,13 +85,21 @@ func newPair(t *testing.T, g *Game[push], link condition.Config) *pair {
 // newPairOf is newPair with the client built from game cg.
 func newPairOf(t *testing.T, g, cg *Game[push], link condition.Config) *pair {
 	t.Helper()
+	return newPairWith(t, g, cg, link, HostConfig{})
+}
+
+// newPairWith is newPairOf with the host configured by cfg (its Clock is
+// the pair's).
+func newPairWith(t *testing.T, g, cg *Game[push], link condition.Config, cfg HostConfig) *pair {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l, _ := n.Listen("host")
-	h, err := NewHost(g, HostConfig{Clock: clk})
+	cfg.Clock = clk
+	h, err := NewHost(g, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,11 @@ type NetStats struct {
 	// Steps and Views are the longest time the simulation held the world
 	// for a batch of steps, and drawing for a View.
 	Steps, Views time.Duration
+	// Resumes counts the times the connection broke and the client came
+	// back as the same player; ReconnectLeft is, while State is
+	// session.Reconnecting, how much of the host's grace window is left.
+	Resumes       int
+	ReconnectLeft time.Duration
 }
 
 // NetStats returns the client's figures now. Safe from any goroutine
@@ -57,23 +62,25 @@ func (c *Client[I]) Stats() NetStats {
 	sy := c.pred.Sync().Stats()
 	rec, tot := c.session.Progress()
 	s := NetStats{
-		State:       c.session.State(),
-		RTT:         cs.RTT,
-		Loss:        cs.LossRate,
-		KbitIn:      cs.BytesInPerSec * 8 / 1000,
-		KbitOut:     cs.BytesOutPerSec * 8 / 1000,
-		Corrections: c.corr.get(),
-		Predict:     c.pred.Stats(),
-		Lead:        sy.Lead,
-		LeadTarget:  sy.Target,
-		Frame:       c.w.ECS.Frame(),
-		Frames:      int(c.playing),
-		Received:    rec,
-		Total:       tot,
-		Entities:    c.w.ECS.Networked(),
-		Bodies:      c.phys.stats,
-		Steps:       c.steps,
-		Views:       c.views,
+		State:         c.session.State(),
+		RTT:           cs.RTT,
+		Loss:          cs.LossRate,
+		KbitIn:        cs.BytesInPerSec * 8 / 1000,
+		KbitOut:       cs.BytesOutPerSec * 8 / 1000,
+		Corrections:   c.corr.get(),
+		Predict:       c.pred.Stats(),
+		Lead:          sy.Lead,
+		LeadTarget:    sy.Target,
+		Frame:         c.w.ECS.Frame(),
+		Frames:        int(c.playing),
+		Received:      rec,
+		Total:         tot,
+		Entities:      c.w.ECS.Networked(),
+		Bodies:        c.phys.stats,
+		Steps:         c.steps,
+		Views:         c.views,
+		Resumes:       c.resumes,
+		ReconnectLeft: c.session.ReconnectLeft(),
 	}
 	if c.ip != nil {
 		s.RenderDelay = c.ip.RenderDelay()

@@ -118,7 +118,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-lag", "-jitter", "-loss", "-agones"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
@@ -139,6 +139,10 @@ func TestFlags(t *testing.T) {
 		{"-name", "tab\there"},
 		{"-name", strings.Repeat("n", 33)},
 		{"-join", "127.0.0.1:4242", "-reset-key", "k"},
+		{"-join", "127.0.0.1:4242", "-grace", "5s"},
+		{"-host", "-grace", "-1s"},
+		{"-alone", "-idle-timeout", "1s"},
+		{"-headless", "-grace", "5s"},
 		{"-agones"},
 		{"-host", "-agones", "-ticks", "5"},
 		{"extra"},

@@ -63,6 +63,8 @@ type options struct {
 	code       *joinCode // -join's join line or short code, parsed
 	save       saveFlag
 	spectate   bool
+	grace      time.Duration
+	idle       time.Duration
 	agones     bool // with -host: a game server of an Agones fleet
 }
 
@@ -123,6 +125,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.mute, "mute", false, "with a window: start with the sound off (M turns it on)")
 	fs.BoolVar(&o.alone, "alone", false, "play alone at once, without the start screen")
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
+	fs.DurationVar(&o.grace, "grace", 30*time.Second, "with -host: how long a player whose connection broke is kept (its disc stays, standing still) for its client to come back on a new connection; 0 turns that off")
+	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this `long` (default 10s); a client whose connection ends so reconnects to the host by itself")
 	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
 	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
 	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
@@ -158,6 +162,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-spectate is for a client: use it with -join")
 	case o.spectate && o.bot:
 		return o, errors.New("-spectate and -bot exclude each other: a spectator does not play")
+	case !o.host && !o.startScreen() && set["grace"]:
+		return o, errors.New("-grace is the host's: use it with -host (or on the start screen)")
+	case !o.networked() && !o.startScreen() && set["idle-timeout"]:
+		return o, errors.New("-idle-timeout is for a networked game: use it with -host or -join (or on the start screen)")
+	case o.grace < 0 || o.idle < 0:
+		return o, errors.New("-grace and -idle-timeout must not be negative")
 	case o.join != "" && (set["bots"] || set["crates"] || set["addr"]):
 		return o, errors.New("-bots, -crates and -addr are the host's: a client joins the host's game as it is")
 	case !o.networked() && !o.menu && (o.conditioned() || set["addr"]):

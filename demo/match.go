@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +80,10 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers}
+	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace}
+	if o.grace == 0 {
+		hc.Grace = -1 // -grace 0: no resumes
+	}
 	if !o.headless {
 		hc.Name = o.name // the host's own player
 	}
@@ -133,7 +137,7 @@ func (m *localMatch) Summary() string {
 	})
 	if m.host != nil {
 		hs := m.host.Stats()
-		line += fmt.Sprintf(" peers=%d joined=%d left=%d", hs.Peers, hs.Joined, hs.Left)
+		line += fmt.Sprintf(" peers=%d joined=%d left=%d resumes=%d", hs.Peers, hs.Joined, hs.Left, hs.Resumed)
 	}
 	return line
 }
@@ -150,13 +154,17 @@ type clientMatch struct {
 
 // joinMatch dials the host and starts joining its game.
 func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
-	tc, err := dial(o)
+	dial, err := dialer(o)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := dial(context.Background())
 	if err != nil {
 		return nil, err
 	}
 	m := &clientMatch{start: time.Now()}
 	g := netplay.New(config(o))
-	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate}
+	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate, Dial: dial}
 	if o.bot {
 		cfg.Input = botInput()
 	}
@@ -166,15 +174,26 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 		return nil, err
 	}
 	m.Client = c
+	resumed := false // the join under way follows a resume
 	c.OnEvent(func(e tandem.Event) {
 		var ce *transport.CloseError
 		switch {
+		case e.Kind == session.PeerReady && resumed:
+			resumed = false
+			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerReady:
 			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
 			// This side left: nothing to report.
 		case e.Kind == session.PeerLeft:
 			fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
+		case e.Kind == session.PeerDisconnected:
+			fmt.Fprintln(stderr, "tandem-demo: the connection broke, reconnecting:", e.Err)
+		case e.Kind == session.PeerResumed:
+			resumed = true
+			fmt.Fprintf(stderr, "tandem-demo: resumed as peer %d (%s)\n", e.Peer, e.Name)
+		case e.Kind == session.PeerRejected:
+			fmt.Fprintln(stderr, "tandem-demo: the host refused the resume, joining afresh:", e.Err)
 		}
 	})
 	c.World().Schedule.AddTo(ecs.StageOutput, "demo.travel", ecs.SystemFunc(m.measure))
@@ -233,10 +252,12 @@ func (m *clientMatch) Ticks() int {
 	return n
 }
 
-// Ended reports a closed session, or a join that did not finish in time.
+// Ended reports a closed session, or a first join that did not finish in
+// time (a client reconnecting after playing waits as long as the host's
+// grace window).
 func (m *clientMatch) Ended() bool {
 	st := m.State()
-	return st == session.Closed || (st != session.Playing && time.Since(m.start) > joinTimeout)
+	return st == session.Closed || (st != session.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout)
 }
 
 // Err is nil when the host ended the game (or the player left) after the
@@ -245,7 +266,7 @@ func (m *clientMatch) Ended() bool {
 func (m *clientMatch) Err() error {
 	st := m.State()
 	if st != session.Closed {
-		if st != session.Playing && time.Since(m.start) > joinTimeout {
+		if st != session.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout {
 			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, st)
 		}
 		return nil
@@ -274,10 +295,10 @@ func (m *clientMatch) Summary() string {
 			own = g.Pose(e)
 		}
 		s := g.ScoreNow()
-		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v",
+		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
 			ns.State == session.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
 			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
-			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond))
+			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond), ns.Resumes, w.Peer)
 	})
 	return line
 }

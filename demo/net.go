@@ -50,6 +50,10 @@ func quicConfig(o options) quicnet.Config {
 		cfg.Fingerprint = o.pin
 		cfg.InsecureSkipVerify = o.pin == ""
 	}
+	if o.idle > 0 {
+		cfg.IdleTimeout = o.idle
+		cfg.KeepAlivePeriod = o.idle / 3
+	}
 	return cfg
 }
 
@@ -86,19 +90,23 @@ func listen(o options, w io.Writer, id *quicnet.Identity) (l transport.Listener,
 	return l, full, short, nil
 }
 
-// dial connects to the host at o.join.
-func dial(o options) (transport.Conn, error) {
+// dialer returns the function that connects to the host at o.join: the
+// first time, and again (a new connection, from a new socket) whenever the
+// connection breaks.
+func dialer(o options) (func(ctx context.Context) (transport.Conn, error), error) {
 	t, err := quicnet.New(quicConfig(o))
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-	defer cancel()
-	c, err := t.Dial(ctx, o.join)
-	if err != nil {
-		return nil, fmt.Errorf("join %s: %w", o.join, err)
-	}
-	return c, nil
+	return func(ctx context.Context) (transport.Conn, error) {
+		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+		c, err := t.Dial(ctx, o.join)
+		if err != nil {
+			return nil, fmt.Errorf("join %s: %w", o.join, err)
+		}
+		return c, nil
+	}, nil
 }
 
 // joinAddress is the address others reach a listener at: its own when it

@@ -150,7 +150,7 @@ var (
 	joinLine    = regexp.MustCompile(`^join with: \S+(?: \S+)? -join (\S+) -pin ([0-9a-f]{64})$`)
 	joinedLine  = regexp.MustCompile(`^tandem-demo: joined \S+ as peer (\d+)`)
 	clientLine  = regexp.MustCompile(`^tandem-demo: joined=true ticks=(\d+) frame=\d+ entities=(\d+) own=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) rtt=\S+ loss=[\d.]+ corrections=\d+ `)
-	hostSummary = regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=(\d+) joined=(\d+) left=(\d+)$`)
+	hostSummary = regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=(\d+) joined=(\d+) left=(\d+) resumes=(\d+)$`)
 )
 
 // lineOf returns the submatches of the only line of out matching re.

@@ -41,6 +41,8 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		switch played := st.Frames > 0; {
 		case st.State == session.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, float32(r.cfg.Field.MinY)+14, styleBody, colWarn, alignCenter)
+		case st.State == session.Reconnecting:
+			r.drawReconnecting(screen, st)
 		case st.State != session.Playing:
 			r.drawProgress(screen, st)
 		}
@@ -57,6 +59,7 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 				fmt.Sprintf("corrections %d/s, largest %.1f   mean %.1f max %.1f", cs.LastSecond, cs.LastSecondMax, cs.Mean, cs.Max),
 				fmt.Sprintf("render delay %3.0f ms   lead %4.1f frames (aim %.1f)", st.RenderDelay.Seconds()*1000, st.Lead, st.LeadTarget),
 				fmt.Sprintf("interpolation %s (F2)   %d entities   sim held %.1f ms, draw %.1f ms", on, st.Entities, st.Steps.Seconds()*1000, st.Views.Seconds()*1000),
+				fmt.Sprintf("resumes %d", st.Resumes),
 			)
 			r.drawGraph(screen, "NET  client")
 		}
@@ -68,18 +71,20 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		var rtt time.Duration
 		var in, out float64
 		r.graph.lines = r.graph.lines[:0]
+		resumes := 0
 		for _, p := range r.graph.peers {
 			rtt = max(rtt, p.RTT)
 			in += p.KbitIn
 			out += p.KbitOut
-			r.graph.lines = append(r.graph.lines, fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d",
-				p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered))
+			resumes += p.Resumes
+			r.graph.lines = append(r.graph.lines, fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d  resumes %d",
+				p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered, p.Resumes))
 		}
 		if len(r.graph.peers) == 0 {
 			r.graph.lines = append(r.graph.lines, "waiting for players to join")
 		}
 		r.graph.sample(rtt, in, out)
-		r.drawGraph(screen, fmt.Sprintf("NET  host, %d peers", len(r.graph.peers)))
+		r.drawGraph(screen, fmt.Sprintf("NET  host, %d peers, %d resumes", len(r.graph.peers), resumes))
 	}
 }
 
@@ -116,6 +121,15 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 	curve(&g.out, scale, [4]uint8{0xff, 0x8c, 0x1a, 0xe0})
 	curve(&g.rtt, scale, [4]uint8{0xe8, 0xec, 0xf2, 0xff})
 	r.text.draw(screen, fmt.Sprintf("%.0f", peak), x+w-8, top-2, styleMono, colTextDim, alignRight)
+}
+
+// drawReconnecting says, in the HUD's overlay over the world held still,
+// that the client is reconnecting and how long the host keeps its player.
+func (r *renderer) drawReconnecting(screen *ebiten.Image, st tandem.NetStats) {
+	r.drawOverlay(screen, &overlay{
+		title: fmt.Sprintf("reconnecting… (%d s left)", int(st.ReconnectLeft.Seconds()+0.5)),
+		lines: []string{"The connection to the host broke; your player waits for you there."},
+	})
 }
 
 // drawProgress draws the join's progress bar in the middle of the field.

@@ -112,7 +112,8 @@ func TestResetKeyKeptAcrossRuns(t *testing.T) {
 // TestRestartedHostEndsOldClients: a host killed (SIGKILL, no goodbye) and
 // started again on the same port with the same reset key makes its old
 // client's connection end at once (a stateless reset), not at the 10 s idle
-// timeout; the client exits 1 and says why.
+// timeout. The client tries to reconnect, finds a host with another
+// certificate than the one it pinned, and exits 1 saying both.
 func TestRestartedHostEndsOldClients(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "reset-key")
 	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "1", "-reset-key", key)
@@ -125,16 +126,18 @@ func TestRestartedHostEndsOldClients(t *testing.T) {
 	killed := time.Now()
 	again := start(t, "host again", "-host", "-addr", addr, "-headless", "-bots", "1", "-reset-key", key)
 	again.waitLine(joinLine)
+	client.waitLine(regexp.MustCompile(`the connection broke, reconnecting: .*no longer knows this connection`))
+	noticed := time.Since(killed)
 	<-client.done
 	took := time.Since(killed)
 	var ee *exec.ExitError
 	if !errors.As(client.err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("the old client exited with %v, want exit 1", client.err)
 	}
-	if !regexp.MustCompile(`no longer knows this connection`).MatchString(client.output()) {
-		t.Fatalf("the old client did not say the host restarted:\n%s", client.output())
+	if !regexp.MustCompile(`certificate fingerprint is [0-9a-f]+, not the pinned`).MatchString(client.output()) {
+		t.Fatalf("the old client did not say the host is not the one it joined:\n%s", client.output())
 	}
-	t.Logf("the old client ended %v after the host was killed", took.Round(time.Millisecond))
+	t.Logf("the old client noticed %v after the host was killed, and ended %v after it", noticed.Round(time.Millisecond), took.Round(time.Millisecond))
 	if took > 8*time.Second {
 		t.Fatalf("the old client ended %v after the kill: that is its idle timeout, not a reset", took)
 	}

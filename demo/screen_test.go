@@ -140,7 +140,7 @@ func TestStartScreenHostsAndReturns(t *testing.T) {
 	}
 	s.pressInGame("Escape", "Escape")
 	menu.waitLine(backLine)
-	menu.waitLine(regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=0 joined=0 left=0$`))
+	menu.waitLine(regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=0 joined=0 left=0 resumes=0$`))
 	s.quit()
 	img := readPNG(t, shot)
 	checkStartScreen(t, img)

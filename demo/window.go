@@ -289,6 +289,12 @@ func (w *window) end(err error) {
 	w.err = err
 	if w.play != nil {
 		w.play.cancel()
+		if lm, ok := w.play.m.(*localMatch); ok && lm.host != nil {
+			// The peers hear at once that the host shuts down, not after
+			// its last frame is drawn and written (they would take the
+			// silence for a broken connection); its world stays as it is.
+			lm.host.Close()
+		}
 	}
 }
 

@@ -282,6 +282,25 @@ func TestScheduleAdvanceFixedStep(t *testing.T) {
 	}
 }
 
+// Skip lets time go by unsimulated: the next Advance counts from it.
+func TestScheduleSkip(t *testing.T) {
+	w := NewWorld()
+	clk := clock.NewFake(time.Unix(0, 0))
+	s := NewSchedule(w, clk, 0)
+	s.Advance()
+	clk.Advance(DefaultStep + DefaultStep/2)
+	s.Advance()
+	clk.Advance(5 * DefaultStep)
+	s.Skip()
+	if w.Frame() != 1 || s.Alpha() != 0 {
+		t.Fatalf("after Skip: frame %d, alpha %v; want 1 and 0", w.Frame(), s.Alpha())
+	}
+	clk.Advance(DefaultStep)
+	if n := s.Advance(); n != 1 || w.Frame() != 2 {
+		t.Fatalf("the Advance after Skip ran %d steps to frame %d, want 1 to frame 2", n, w.Frame())
+	}
+}
+
 func TestScheduleStagesOrder(t *testing.T) {
 	s := NewSchedule(NewWorld(), clock.Real{}, 0)
 	var order []string

@@ -160,6 +160,18 @@ func (s *Schedule) Advance() int {
 	return n
 }
 
+// Skip lets the time elapsed since the last Advance go by without
+// simulating it, and returns nothing: the world is held still (a client
+// whose connection broke waits for it to come back, say). The next Advance
+// counts from now.
+func (s *Schedule) Skip() {
+	now := s.clock.Now()
+	if s.started {
+		s.last = now
+	}
+	s.acc = 0
+}
+
 // Alpha returns how far, from 0 to 1, time has gone from the last step to the
 // next: drawing blends the last two simulated states by it.
 func (s *Schedule) Alpha() float64 {

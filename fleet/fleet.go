@@ -279,7 +279,7 @@ func (r *runner) open(ctx context.Context, world string) error {
 // simulation goroutine: it only records what the list should hold.
 func (r *runner) event(gen uint64, h Host, e tandem.Event) {
 	switch e.Kind {
-	case session.PeerJoined:
+	case session.PeerJoined, session.PeerResumed:
 		if h.Plays(e.Peer) {
 			r.players.want(gen, playerValue(e.Peer), true)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -37,6 +38,9 @@ type rig struct {
 	names   map[*client]string
 	done    context.Context // a cancelled context: Accept only takes what waits
 	tick    time.Duration   // the clock's increment
+	// bubble: the rig runs inside a synctest bubble, and every increment
+	// waits for the goroutines in it (clients' dials).
+	bubble bool
 }
 
 // newRig starts a host with crates crates and no player of its own, its
@@ -84,11 +88,17 @@ func newRigWith(t testing.TB, link condition.Config, nc Config, crates int, hc t
 // SetInput's), and returns it.
 func (r *rig) join(name string, input func(w *tandem.World) game.Input) *client {
 	r.t.Helper()
+	return r.joinGame(r.game, name, input)
+}
+
+// joinGame is join with the client's Game g (the host's, seen otherwise).
+func (r *rig) joinGame(g *tandem.Game[game.Input], name string, input func(w *tandem.World) game.Input) *client {
+	r.t.Helper()
 	tc, err := r.net.Dial(context.Background(), "host")
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	c, err := tandem.NewClient(r.game, tc, tandem.ClientConfig[game.Input]{Name: name, Clock: r.clk, Input: input})
+	c, err := tandem.NewClient(g, tc, tandem.ClientConfig[game.Input]{Name: name, Clock: r.clk, Input: input})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -119,6 +129,9 @@ func (r *rig) run(d time.Duration, each func(c *client, now time.Time)) {
 			if each != nil {
 				each(c, now)
 			}
+		}
+		if r.bubble {
+			synctest.Wait()
 		}
 	}
 }

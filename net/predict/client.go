@@ -7,7 +7,9 @@ import (
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/conn"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // ClientConfig tunes a Client. Zero fields take the defaults noted.
@@ -94,6 +96,8 @@ type Client[I any] struct {
 	checkedFrom  ecs.Frame // replayable cache: from, through and answer
 	checkedLast  ecs.Frame
 	checkedOK    bool
+	rebase       bool      // Rebase: the next AUTH_STATE is taken as it is
+	rebaseFrame  ecs.Frame // the frame of that AUTH_STATE, once it came
 
 	stats    ClientStats
 	poseSum  float64
@@ -182,13 +186,14 @@ func (c *Client[I]) bindTrackers() {
 	}
 }
 
-// Attach connects the client to its session: input messages go on s.Conn(),
+// Attach connects the client to its session: input messages go on s.Conn()
+// (the connection of the moment: a session that reconnected has a new one),
 // the local peer is s.Peer(), prediction starts once the join finished, and
 // the host frames received feed the time synchronization. Call it right
 // after session.NewClient.
 func (c *Client[I]) Attach(s Session) {
-	if cn := s.Conn(); cn != nil {
-		c.cfg.Link = cn
+	if s.Conn() != nil {
+		c.cfg.Link = sessionLink{s}
 	}
 	c.cfg.Local = s.Peer
 	c.cfg.Joined = func() bool {
@@ -215,3 +220,18 @@ func (c *Client[I]) local() (ecs.PeerID, bool) {
 	}
 	return p, true
 }
+
+// sessionLink is the Link of an attached session: its connection of the
+// moment.
+type sessionLink struct{ s Session }
+
+// Queue implements Link.
+func (l sessionLink) Queue(kind wire.Kind, payload []byte, tok conn.Token) error {
+	return l.s.Conn().Queue(kind, payload, tok)
+}
+
+// RTT implements Link.
+func (l sessionLink) RTT() time.Duration { return l.s.Conn().RTT() }
+
+// LossRate implements Link.
+func (l sessionLink) LossRate() float64 { return l.s.Conn().LossRate() }

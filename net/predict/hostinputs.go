@@ -95,6 +95,10 @@ type InputStats struct {
 	// Skipped counts frames the host simulated without taking the peer's
 	// input (HostInputs.Update not called for them).
 	Skipped uint64
+	// BeforeResume counts inputs dropped for being stamped at or before the
+	// frame the peer resumed at (HostInputs.Resume): the client's world of
+	// before the break, which the host simulated without it.
+	BeforeResume uint64
 }
 
 // HostInputs keeps every peer's inputs on the host and, once per frame,
@@ -191,6 +195,16 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 	return p.store(h.w.Frame(), newest, h.scratch[:n])
 }
 
+// Resume starts peer id's inputs anew after its session resumed at host
+// frame f: what it sent before is forgotten, and inputs stamped at or before
+// f are dropped (InputStats.BeforeResume) — the client stamps its inputs
+// after the resume's frame only. Until its first input the peer has none
+// (Input reports ok == false).
+func (h *HostInputs[I]) Resume(id ecs.PeerID, f ecs.Frame) {
+	h.RemovePeer(id)
+	h.newPeer(id).floor = f
+}
+
 func (h *HostInputs[I]) newPeer(id ecs.PeerID) *PeerInputs[I] {
 	p := &PeerInputs[I]{
 		h:      h,
@@ -228,6 +242,7 @@ type PeerInputs[I any] struct {
 	ins    []I
 
 	applied    ecs.Frame // the last frame taken
+	floor      ecs.Frame // inputs stamped at or before it are dropped (Resume)
 	cur        I         // the input in force
 	curFrame   ecs.Frame // the frame cur was stamped with
 	has        bool
@@ -293,6 +308,9 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 	for i := range ins {
 		g := newest - ecs.Frame(i)
 		switch {
+		case g <= p.floor:
+			p.stats.BeforeResume++
+			continue
 		case int64(g) > maxFrame:
 			ahead++
 			continue

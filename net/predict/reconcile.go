@@ -19,7 +19,9 @@ import (
 // (HostValue: f takes the host's value, the frames after it are no longer
 // compared), so a later AUTH_STATE does not correct it twice. In Replay
 // mode the differing values replace the prediction for f, and the next
-// "predict.begin" replays from f. Allocates nothing.
+// "predict.begin" replays from f. After Rebase, the states of the first
+// AUTH_STATE frame are taken as they are instead (see Rebase). Allocates
+// nothing.
 func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	if _, ok := c.local(); !ok {
 		return
@@ -30,6 +32,9 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	}
 	if f < c.newestAuth {
 		c.stats.Stale++
+		return
+	}
+	if c.rebased(f, e, st) {
 		return
 	}
 	c.newestAuth = f

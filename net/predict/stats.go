@@ -29,6 +29,9 @@ type ClientStats struct {
 	// ReplayFallbacks the AUTH_STATEs corrected instead because a replay was
 	// impossible (see ErrCannotReplay).
 	Replays, ReplayedFrames, ReplayFallbacks uint64
+	// Rebases counts Rebase calls; Taken the entity states taken as they
+	// are after one.
+	Rebases, Taken uint64
 }
 
 // Stats returns the counters.

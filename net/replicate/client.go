@@ -134,6 +134,9 @@ type ClientStats struct {
 	DeltaMisses               uint64
 	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
 	Snaps                     uint64 // teleports marked on arrival (the item's snap flag)
+	// Swept counts the entities a rejoin's FINAL removed: held before the
+	// join, and not brought by it (Rejoin).
+	Swept uint64
 }
 
 // history is the client's record of the last DeltaHistory values of one
@@ -161,6 +164,12 @@ type ClientReplicator struct {
 	received int
 	total    int
 	joinHeld int64 // entities join pages created, less those they removed
+	// joinPages counts the pages of the join under way.
+	joinPages uint64
+	// paging is set while a join page is applied; rejoin while the join
+	// under way is one into a world held already (Rejoin).
+	paging   bool
+	rejoin   *rejoinState
 	frame    ecs.Frame
 	applied  []uint32                // slot*MaxComponents + component: newest host frame applied
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
@@ -268,9 +277,14 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 			return true, fmt.Errorf("%w: a join page after the join ended", ErrMalformed)
 		}
 		c.stats.Pages++
+		c.joinPages++
 		spawns, despawns := c.stats.Spawns, c.stats.Despawns
+		c.paging = true
 		err := c.applyPage(msg[1:])
-		c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+		c.paging = false
+		if c.rejoin == nil {
+			c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
+		}
 		if err != nil {
 			c.stats.Malformed++
 			return true, err
@@ -290,13 +304,16 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 			c.stats.Malformed++
 			return true, fmt.Errorf("%w: a second join final", ErrMalformed)
 		}
-		if pages != c.stats.Pages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
-			return true, &JoinIncompleteError{PagesSent: pages, PagesReceived: c.stats.Pages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
+		if pages != c.joinPages || c.joinHeld < 0 || entities != uint64(c.joinHeld) {
+			return true, &JoinIncompleteError{PagesSent: pages, PagesReceived: c.joinPages, EntitiesSent: entities, EntitiesHeld: uint64(max(c.joinHeld, 0))}
 		}
 		c.total = total
 		c.joined = true
 		if frame > c.frame {
 			c.frame = frame
+		}
+		if c.rejoin != nil {
+			c.sweep(frame)
 		}
 		for i, p := range c.held {
 			if err := c.apply(c.heldKind[i], p); err != nil {
@@ -516,6 +533,7 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 	}
 	a := c.w.Arche()
 	e, ok := c.w.EntityOf(id)
+	snap := !ok
 	if !ok {
 		c.ids = append(c.ids[:0], c.w.IDs.NetworkIdentity)
 		if owner != c.cfg.Local {
@@ -529,9 +547,19 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 		c.pending = ecs.NetworkIdentity{ID: id, Owner: owner}
 		e = a.NewEntityFn(c.initFn, c.ids...)
 		c.stats.Spawns++
+		if c.paging && c.rejoin != nil {
+			c.rejoined(e)
+		}
 		slot, _ := c.w.NetSlot(e)
 		c.clearHistory(slot)
 		c.clearApplied(slot)
+	} else if c.paging && c.rejoin != nil && !c.rejoined(e) {
+		// An entity held before this join: it stays where it is, updated
+		// to the page, and is drawn as a jump to it.
+		if !c.keep(e, owner) {
+			return nil // its state comes with AUTH_STATE
+		}
+		snap = true
 	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
 		ecs.SetOwner(c.w, e, owner)
 	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
@@ -554,15 +582,13 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 			comp.dequant(img, a.Get(e, comp.id))
 		}
 	}
-	if !ok {
-		if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
-			ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
-			ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
-			ip.Snap = true
-		}
-		if c.cfg.OnSpawn != nil {
-			c.cfg.OnSpawn(e, owner)
-		}
+	if snap && a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
+		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
+		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
+		ip.Snap = true
+	}
+	if !ok && c.cfg.OnSpawn != nil {
+		c.cfg.OnSpawn(e, owner)
 	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, frame)
@@ -573,6 +599,21 @@ func (c *ClientReplicator) spawn(r *wire.Reader, id ecs.NetID, owner ecs.PeerID,
 // despawn removes entity id, removed by the host at frame f, and remembers
 // the removal so that a spawn sent before it and arriving after it is ignored.
 func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
+	c.tombstone(id, f)
+	e, ok := c.w.EntityOf(id)
+	if !ok {
+		c.stats.Ignored++
+		return
+	}
+	if c.paging && c.rejoin != nil {
+		c.unjoined(e)
+	}
+	c.remove(e)
+}
+
+// tombstone remembers that the host removed entity id at frame f, so that a
+// spawn sent before the removal and arriving after it is ignored.
+func (c *ClientReplicator) tombstone(id ecs.NetID, f ecs.Frame) {
 	if old, dead := c.tomb[id]; !dead {
 		if evict := c.tombFIFO[c.tombNext]; evict != 0 {
 			delete(c.tomb, evict)
@@ -583,11 +624,10 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	} else if f > old {
 		c.tomb[id] = f
 	}
-	e, ok := c.w.EntityOf(id)
-	if !ok {
-		c.stats.Ignored++
-		return
-	}
+}
+
+// remove removes entity e, telling the Observer first.
+func (c *ClientReplicator) remove(e arche.Entity) {
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Removed(e)
 	}

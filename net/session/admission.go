@@ -2,6 +2,8 @@ package session
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -38,6 +40,7 @@ const (
 	stageWelcomed              // Welcome sent, waiting for WelcomeAck
 	stageAdmitted              // admitted: a peer
 	stageRejected              // Reject sent, waiting for the client to close
+	stageReplaced              // its peer resumed on another connection
 )
 
 // addressOf is what per-address limits count by: the IP of a UDP address,
@@ -135,33 +138,61 @@ func (h *Host) admittedFrom(addr string) int {
 	return n
 }
 
-// full returns why a peer from addr cannot be admitted now, or "".
-func (h *Host) full(addr string) string {
-	switch {
-	case h.admittedFrom("") >= h.cfg.MaxPeers:
-		return fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
-	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
-		return fmt.Sprintf("host full for your address (%d players from one address); try again later", h.cfg.MaxPeersPerAddress)
+// holding counts the known peers, connected or away, that watch (spectator
+// set) or play: the places they hold.
+func (h *Host) holding(spectator bool) int {
+	n := 0
+	for _, k := range h.knownPeers {
+		if k.Spectator == spectator {
+			n++
+		}
 	}
-	return ""
+	return n
 }
 
-// freePeerID returns the lowest peer id no open connection holds (admitted
-// or offered in a Welcome), or 0 if none is free.
+// full returns why a new peer from addr, a spectator or a player, cannot be
+// admitted now, and the Reject code that says so, or "". The places of away
+// peers are held for them; spectators take no player slot.
+func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
+	switch {
+	case spectator && h.cfg.MaxSpectators <= 0:
+		return wire.RejectDenied, "this host takes no spectators; join as a player"
+	case spectator && h.holding(true) >= h.cfg.MaxSpectators:
+		return wire.RejectFull, fmt.Sprintf("no room to watch (%d spectators); try again later", h.cfg.MaxSpectators)
+	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
+		return wire.RejectFull, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
+	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
+		return wire.RejectFull, fmt.Sprintf("host full for your address (%d peers from one address); try again later", h.cfg.MaxPeersPerAddress)
+	}
+	return 0, ""
+}
+
+// freePeerID returns the lowest peer id that no open connection holds
+// (admitted or offered in a Welcome) and no known peer (away ones
+// included), or 0 if none is free.
 func (h *Host) freePeerID() ecs.PeerID {
 	for id := ecs.PeerID(1); id != 0; id++ {
-		taken := h.cfg.Reserved != nil && h.cfg.Reserved(id)
-		for _, p := range h.peers {
-			if p.id == id && !p.c.Closed() {
-				taken = true
-				break
-			}
-		}
-		if !taken {
+		if !h.connected(id) && h.known(id) == nil {
 			return id
 		}
 	}
 	return 0
+}
+
+// rates returns the tick and send rates a Welcome or Resumed announces.
+func (h *Host) rates() (tick, send uint16) {
+	step := h.sched.StepDuration()
+	tick = uint16(time.Second / step)
+	send = uint16(max(1, int(tick)/max(1, h.repl.Config().SendEvery)))
+	return tick, send
+}
+
+// ecsPeer returns the peer id a message's u32 names, 0 for one out of range.
+func ecsPeer(id uint32) ecs.PeerID {
+	if id > uint32(^ecs.PeerID(0)) {
+		return 0
+	}
+	return ecs.PeerID(id)
 }
 
 // hello answers a Hello: Welcome, or Reject.
@@ -176,9 +207,15 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 		h.reject(p, wire.RejectName, transport.CloseNormal, strings.TrimPrefix(err.Error(), "wire: "))
 		return
 	}
-	if why := h.full(p.addr); why != "" {
-		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+	if code, why := h.full(p.addr, hello.Spectator); why != "" {
+		h.reject(p, code, transport.CloseNormal, why)
 		return
+	}
+	if h.cfg.Admit != nil {
+		if err := h.cfg.Admit(Arrival{Name: hello.Name, Addr: p.c.Transport().RemoteAddr(), Spectator: hello.Spectator}); err != nil {
+			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
+			return
+		}
 	}
 	id := h.freePeerID()
 	if id == 0 {
@@ -189,11 +226,9 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	p.name = hello.Name
 	p.spectator = hello.Spectator
 	rand.Read(p.token[:])
-	step := h.sched.StepDuration()
-	tick := uint16(time.Second / step)
-	send := uint16(max(1, int(tick)/max(1, h.repl.Config().SendEvery)))
+	tick, send := h.rates()
 	p.stage = stageWelcomed
-	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame())}.Encode(nil))
+	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame()), GraceMillis: h.graceMillis()}.Encode(nil))
 }
 
 // errAckMismatch is a peer's protocol error: its WelcomeAck does not answer
@@ -202,20 +237,28 @@ var errAckMismatch = errors.New("session: the WelcomeAck does not carry the Welc
 
 // welcomeAck admits a peer that answered its Welcome, if there is still room.
 func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
-	if ack.PeerID != uint32(p.id) || ack.Token != p.token {
+	if ack.PeerID != uint32(p.id) || subtle.ConstantTimeCompare(ack.Token[:], p.token[:]) != 1 {
 		h.reject(p, wire.RejectProtocol, transport.CloseProtocol, errAckMismatch.Error())
 		return
 	}
-	if why := h.full(p.addr); why != "" {
-		h.reject(p, wire.RejectFull, transport.CloseNormal, why)
+	if code, why := h.full(p.addr, p.spectator); why != "" {
+		h.reject(p, code, transport.CloseNormal, why)
 		return
+	}
+	if h.cfg.OnJoin != nil {
+		if err := h.cfg.OnJoin(p.id, p.name); err != nil {
+			// Whatever the hook gave the peer goes with the refusal.
+			h.removeOwned(p.id)
+			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
+			return
+		}
 	}
 	p.stage = stageAdmitted
 	p.c.Admit()
 	h.stats.Admitted++
-	if h.cfg.OnJoin != nil {
-		h.cfg.OnJoin(p.id, p.name)
-	}
+	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:]), Spectator: p.spectator}, conn: p}
+	clear(p.token[:]) // only its hash is kept
+	h.knownPeers = append(h.knownPeers, p.kp)
 	p.rp = h.repl.AddPeer(p.id, p)
 	p.joinStart = h.cfg.Clock.Now()
 	h.emit(Event{Kind: PeerJoined, Peer: p.id, Name: p.name})
@@ -233,7 +276,7 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 // closes it or rejectLinger passes; then it closes with code.
 func (h *Host) reject(p *hostPeer, code wire.RejectCode, close transport.CloseCode, reason string) {
 	if len(reason) > wire.MaxReasonLen {
-		reason = reason[:wire.MaxReasonLen]
+		reason = strings.ToValidUTF8(reason[:wire.MaxReasonLen], "")
 	}
 	msg, err := wire.Reject{Code: code, Version: wire.Version, Reason: reason}.Encode(nil)
 	if err == nil {

@@ -44,7 +44,7 @@ func startQUICHost(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config) *qu
 
 // startQUICHostWith is startQUICHost, calling inspect with the host's world
 // before the host's goroutine starts.
-func startQUICHostWith(t *testing.T, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
+func startQUICHostWith(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config, inspect func(*ecs.World, *replicate.Registry)) *quicHost {
 	t.Helper()
 	tr, err := quicnet.New(qcfg)
 	if err != nil {
@@ -187,14 +187,15 @@ func TestRejectOverQUIC(t *testing.T) {
 // addresses, finish their QUIC handshake and then say nothing. A real client
 // dialing in the middle of the flood is admitted and plays within a second:
 // silent connections are evicted, oldest first, and dropped at the
-// handshake deadline. Under the race detector, with both sides of the
-// flood's QUIC handshakes in this process on two cores, the bound is 3 s;
-// make test runs the test once more without it, at a second.
+// handshake deadline. Under the race detector both sides of the flood's
+// QUIC handshakes in this process take most of the two cores by themselves,
+// so the test measures the machine, not the host: it is skipped there, and
+// make test runs it in its pass without the race detector.
 func TestHandshakeFloodOverQUIC(t *testing.T) {
-	limit := time.Second
 	if raceEnabled {
-		limit = 3 * time.Second
+		t.Skip("a timing bound under load: make test runs it without the race detector")
 	}
+	const limit = time.Second
 	qh := startQUICHost(t, 50, HostConfig{}, quicnet.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
@@ -35,6 +37,17 @@ type ClientConfig struct {
 	OnLaneMessage func(lane transport.Lane, msg []byte)
 	// OnEvent, if set, receives every event as it happens.
 	OnEvent func(Event)
+	// Dial, if set, opens a new connection to the same host (a new QUIC
+	// dial): with it the client reconnects by itself when its connection
+	// breaks and resumes its peer (see Reconnecting). It runs on a goroutine
+	// of its own, one at a time, and should return when ctx ends. Nil: a
+	// broken connection ends the session.
+	Dial func(ctx context.Context) (transport.Conn, error)
+	// AckTimeout closes the connection as broken when a datagram sent to the
+	// host has been neither acknowledged nor reported lost for this long (the
+	// host stopped answering; the transport's idle timeout may notice
+	// first). Default 5 s.
+	AckTimeout time.Duration
 }
 
 // ClientState is where a client is in its session.
@@ -49,6 +62,10 @@ const (
 	Playing
 	// Closed: the connection closed; Err says why.
 	Closed
+	// Reconnecting: the connection broke; the client dials the host again
+	// (ClientConfig.Dial) to resume its peer, for as long as the host's grace
+	// window lasts. The world is the one held when the connection broke.
+	Reconnecting
 )
 
 // String returns the state's name.
@@ -62,6 +79,8 @@ func (s ClientState) String() string {
 		return "playing"
 	case Closed:
 		return "closed"
+	case Reconnecting:
+		return "reconnecting"
 	}
 	return fmt.Sprintf("state(%d)", uint8(s))
 }
@@ -106,9 +125,21 @@ type Client struct {
 	events  []Event
 	stats   ClientStats
 
-	// Join-lane messages that came before the Welcome, held for after it.
+	// Join-lane messages that came before the Welcome (or Resumed), held
+	// for after it.
 	early      [][]byte
 	earlyBytes int
+
+	// The connection now: whether the host bound this client on it (its
+	// Welcome or Resumed came), and whether its answer came (a Resumed, a
+	// Reject, or the join beginning): the first answer is the answer.
+	bound, answered bool
+
+	re   reconnect // the reconnection of a broken connection (reconnect.go)
+	left bool      // Close was called
+	// holds: a join of this peer finished, so the client holds the whole
+	// world (perhaps stale, while a rejoin after a resume runs).
+	holds bool
 }
 
 // NewClient starts a session over tc, an established connection to a host,
@@ -124,17 +155,11 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 	if r := &cfg.Conn.LaneRates[transport.LaneJoin]; *r == (conn.LaneRate{}) {
 		*r = conn.LaneRate{MessagesPerSecond: -1, BytesPerSecond: -1}
 	}
+	if cfg.AckTimeout <= 0 {
+		cfg.AckTimeout = 5 * time.Second
+	}
 	cl := &Client{w: sched.World(), sched: sched, reg: reg, cfg: cfg}
-	c, err := conn.New(tc, cfg.Clock, clientHandler{cl}, cfg.Conn)
-	if err != nil {
-		return nil, err
-	}
-	cl.c = c
-	hello, err := wire.Hello{Version: wire.Version, Name: cfg.Name, Spectator: cfg.Spectator}.Encode(nil)
-	if err != nil {
-		return nil, fmt.Errorf("session: player name %q: %w", cfg.Name, err)
-	}
-	if err := c.SendLane(transport.LaneControl, hello); err != nil {
+	if err := cl.open(tc, false); err != nil {
 		return nil, err
 	}
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(cl.receive))
@@ -163,8 +188,9 @@ func (c *Client) Welcome() wire.Welcome { return c.welcome }
 // Replicator returns the client replicator (nil before Welcome).
 func (c *Client) Replicator() *replicate.ClientReplicator { return c.repl }
 
-// Conn returns the client's connection, for stats and the game's own
-// messages.
+// Conn returns the client's connection now, for stats and the game's own
+// messages. A client that reconnected has a new one: ask again rather than
+// keep it.
 func (c *Client) Conn() *conn.Conn { return c.c }
 
 // Progress returns the join's progress: entities received and the host's
@@ -192,8 +218,15 @@ func (c *Client) emit(e Event) {
 	}
 }
 
-// Close closes the connection with CloseNormal.
+// Close closes the connection with CloseNormal (the host ends the peer at
+// once: it does not wait for a resume), and stops reconnecting.
 func (c *Client) Close() error {
+	c.left = true
+	c.stopDial()
+	if c.state == Reconnecting && c.err == nil {
+		// The connection broke before: this is the leave.
+		c.err = &transport.CloseError{Code: transport.CloseNormal, Reason: "client left"}
+	}
 	err := c.c.Close(transport.CloseNormal, "client left")
 	c.closed()
 	return err
@@ -214,24 +247,63 @@ func (c *Client) receive(w *ecs.World) {
 	if c.state == Closed {
 		return
 	}
+	now := c.cfg.Clock.Now()
+	if c.state == Reconnecting && c.c.Closed() {
+		c.redial(now)
+		if c.state != Reconnecting || c.c.Closed() {
+			return
+		}
+	}
 	c.c.Poll()
+	if !c.c.Closed() {
+		c.checkAlive(now)
+	}
 	if c.c.Closed() {
-		c.closed()
+		c.broke(now)
 		return
 	}
 	if c.state == Joining && c.repl.Joined() {
 		c.state = Playing
+		c.answered, c.holds = true, true
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
 	}
 }
 
 func (c *Client) send(w *ecs.World) {
-	if c.state == Closed {
+	if c.state == Closed || c.c.Closed() {
 		return
 	}
 	c.c.Flush()
 	if c.c.Closed() {
-		c.closed()
+		c.broke(c.cfg.Clock.Now())
+	}
+}
+
+// Poll does the session's work of one step without a step: it takes what
+// the connection brought, reconnects, and sends. A game whose world is held
+// still while Holding reports true calls it instead of stepping.
+func (c *Client) Poll() {
+	c.receive(c.w)
+	c.send(c.w)
+}
+
+// Holding reports whether the world is to be held still, not simulated: the
+// connection broke and the client is reconnecting (Reconnecting), or the
+// host is joining it again into the world it holds (after a resume, or a
+// fresh join after a refused one) and the join has not finished. Step the
+// schedule only when it reports false; call Poll meanwhile.
+func (c *Client) Holding() bool {
+	return c.state == Reconnecting || (c.state == Joining && c.repl != nil && c.repl.Rejoining())
+}
+
+// checkAlive closes a connection whose host stopped answering.
+func (c *Client) checkAlive(now time.Time) {
+	if sent, ok := c.c.OldestInFlight(); ok && now.Sub(sent) > c.cfg.AckTimeout {
+		c.c.Close(transport.CloseTimeout, fmt.Sprintf("the host left a datagram unacknowledged for %v", c.cfg.AckTimeout))
+		return
+	}
+	if c.state == Reconnecting && !c.answered && now.Sub(c.re.opened) > answerTimeout {
+		c.c.Close(transport.CloseTimeout, fmt.Sprintf("no answer from the host in %v", answerTimeout))
 	}
 }
 
@@ -242,6 +314,9 @@ type clientHandler struct{ c *Client }
 // Message implements conn.Handler.
 func (h clientHandler) Message(kind wire.Kind, payload []byte) {
 	c := h.c
+	if !c.bound {
+		return // the host sends nothing before its Welcome or Resumed
+	}
 	if c.repl != nil {
 		if ok, err := c.repl.HandleDatagram(kind, payload); ok {
 			if err != nil {
@@ -274,21 +349,30 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 	case wire.KindWelcome:
 		c.welcomed(msg)
 		return
+	case wire.KindResumed:
+		c.resumed(msg)
+		return
 	case wire.KindReject:
+		if c.answered {
+			c.c.ReportMalformed(errUnexpected) // the first answer was the answer
+			return
+		}
+		c.answered = true
 		var r wire.Reject
 		if err := r.Decode(msg); err != nil {
 			c.fail(fmt.Errorf("%w (its Reject did not decode: %v)", ErrRejected, err), transport.CloseProtocol, "malformed Reject")
 			return
 		}
-		c.fail(&RejectError{Code: r.Code, Version: r.Version, Reason: r.Reason}, transport.CloseNormal, "refused: "+r.Code.String())
+		c.refused(&RejectError{Code: r.Code, Version: r.Version, Reason: r.Reason})
 		return
 	case wire.KindJoinPage, wire.KindJoinFinal:
-		if c.repl == nil {
+		if !c.bound {
 			c.holdEarly(msg)
 			return
 		}
+		c.answered = true
 	}
-	if c.repl != nil {
+	if c.bound && c.repl != nil {
 		if ok, err := c.repl.HandleLane(msg); ok {
 			switch {
 			case errors.Is(err, replicate.ErrJoinIncomplete):
@@ -305,27 +389,43 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 }
 
 // welcomed takes the host's Welcome: it answers with a WelcomeAck, starts
-// the replicator and applies what of the join came before the Welcome.
+// the replicator (or, for a fresh join of a client that held a world, a
+// rejoin into it) and applies what of the join came before the Welcome.
 func (c *Client) welcomed(msg []byte) {
-	if c.state != Connecting {
+	fresh := c.state == Reconnecting && c.re.fresh
+	if c.bound || (c.state != Connecting && !fresh) {
 		c.c.ReportMalformed(errUnexpected)
 		return
 	}
-	if err := c.welcome.Decode(msg); err != nil {
+	var wl wire.Welcome
+	if err := wl.Decode(msg); err != nil {
 		c.fail(fmt.Errorf("session: malformed Welcome: %w", err), transport.CloseProtocol, "malformed Welcome")
 		return
 	}
+	c.welcome = wl
+	c.holds = false // a new peer: its join has to finish first
 	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
 	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {
 		c.fail(fmt.Errorf("session: answering the Welcome: %w", err), transport.CloseNormal, "")
 		return
 	}
-	rc := c.cfg.Replication
-	rc.Local = c.Peer()
-	c.repl = replicate.NewClient(c.reg, rc)
+	if c.repl == nil {
+		rc := c.cfg.Replication
+		rc.Local = c.Peer()
+		c.repl = replicate.NewClient(c.reg, rc)
+	} else {
+		c.repl.Rejoin(c.Peer())
+	}
 	c.w.SetFrame(ecs.Frame(c.welcome.Frame))
+	c.bound = true
 	c.state = Joining
 	c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
+	c.applyEarly()
+}
+
+// applyEarly applies the join-lane messages held until the connection was
+// bound.
+func (c *Client) applyEarly() {
 	early := c.early
 	c.early, c.earlyBytes = nil, 0
 	for _, m := range early {

@@ -18,6 +18,22 @@
 // Hello, answers the Welcome, applies the join, checks at its end that it
 // holds everything the host sent, then applies the state that follows.
 //
+// A connection that breaks does not end the peer. The host keeps a peer
+// whose connection broke after its join finished for HostConfig.Grace: its
+// peer id, its slot, its entities (PeerDisconnected). A client with a
+// ClientConfig.Dial reconnects by itself (Reconnecting): on a new connection
+// it says Resume, with the peer id and token of its Welcome, in place of
+// Hello. The host answers Resumed and joins it again, into the world the
+// client holds (replicate.ClientReplicator.Rejoin: the entities held stay
+// the same, those gone are removed at FINAL), or Reject RejectResume, and the
+// client joins afresh as a new peer. The first answer of a connection is its
+// answer; a connection gets one join. Tokens are kept as hashes and compared
+// in constant time; resumes are bounded per connection, per peer and per
+// second. Past its window a peer leaves (PeerLeft, ErrGraceExpired). The
+// known peers (KnownPeers, RestorePeers) carry those identities across a
+// save. The Admit hook, and OnJoin returning an error, refuse a peer with a
+// Reject before it takes a slot.
+//
 // Both install their work as systems of the game's ecs.Schedule: receiving in
 // ecs.StageInput, replication and sending in ecs.StageOutput. Everything that
 // touches the world happens on the simulation goroutine; the network's

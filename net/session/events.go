@@ -17,7 +17,16 @@ const (
 	// PeerLeft: a peer left or was dropped; Err says why.
 	PeerLeft
 	// PeerRejected: a connection was refused at the handshake; Err says why.
+	// On a client: a resume was refused (the client joins afresh).
 	PeerRejected
+	// PeerDisconnected: a peer's connection broke; Err says why. On the host
+	// the peer is kept for the grace window (its id, its entities, neutral
+	// input) and may resume; on a client the session reconnects by itself.
+	PeerDisconnected
+	// PeerResumed: a peer whose connection broke is bound to a new one
+	// (host), or this client resumed its peer (client). Frame is the
+	// resume's frame; the world is joined again after it.
+	PeerResumed
 )
 
 // String returns the kind's name.
@@ -31,6 +40,10 @@ func (k EventKind) String() string {
 		return "left"
 	case PeerRejected:
 		return "rejected"
+	case PeerDisconnected:
+		return "disconnected"
+	case PeerResumed:
+		return "resumed"
 	}
 	return fmt.Sprintf("event(%d)", uint8(k))
 }
@@ -41,9 +54,13 @@ type Event struct {
 	Kind EventKind
 	Peer ecs.PeerID
 	Name string
-	// Err says why a peer left or was rejected: a *transport.CloseError for a
-	// closed connection, nil for an orderly leave.
+	// Err says why a peer left, was rejected or disconnected: a
+	// *transport.CloseError for a closed connection, ErrGraceExpired for a
+	// peer that did not resume in time, nil for an orderly leave.
 	Err error
+	// Frame is, for PeerResumed, the resume's frame: the host takes the
+	// peer's inputs for the frames after it only.
+	Frame ecs.Frame
 }
 
 // String describes the event for logs.

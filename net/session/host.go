@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,19 +23,34 @@ import (
 type HostConfig struct {
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
-	// MaxPeers is the most peers admitted at once. Default 8.
+	// MaxPeers is the number of player slots: the most players (peers that
+	// do not watch) admitted or away within their grace window at once; past
+	// it a new player's Hello gets Reject RejectFull. A known peer (away, or
+	// restored by RestorePeers) holds its slot and resumes into it. Default 8.
 	MaxPeers int
 	// Replication tunes the replicator (send rate, budget, join pacing,
 	// scope).
 	Replication replicate.HostConfig
 	// Conn tunes every peer's connection (limits, budget).
 	Conn conn.Config
-	// OnJoin is called when a peer is admitted (it answered the Welcome),
-	// before its join starts: the game spawns the player's entities there,
-	// owned by peer. name follows wire.CheckName.
-	OnJoin func(peer ecs.PeerID, name string)
-	// OnLeave is called when a peer left, after its owned entities were
-	// removed (or kept, see KeepEntities).
+	// Admit, if set, decides on a connection that asks to be let in (its
+	// Hello, or its Resume), before any peer id or slot is given: nil lets it
+	// on, an error refuses it with Reject RejectDenied and the error's text as
+	// the reason the client reads (ErrRejected). Every other check (version,
+	// name, capacity, token) has passed. For decisions that need no world: a
+	// ban list, a spectator quota, a restored world's own players only.
+	Admit func(a Arrival) error
+	// OnJoin is called when a new peer is to be admitted (it answered the
+	// Welcome), before its join starts: the game spawns the player's
+	// entities there, owned by peer. name follows wire.CheckName. An error
+	// refuses the peer instead, with Reject RejectDenied and the error's text
+	// as the reason; entities it owns are removed. Not called for a resume:
+	// the peer's entities are in the world.
+	OnJoin func(peer ecs.PeerID, name string) error
+	// OnLeave is called when a peer left (its connection ended, or it did
+	// not resume within Grace), after its owned entities were removed (or
+	// kept, see KeepEntities). Not called for a peer that disconnected and
+	// may resume: that one is PeerDisconnected.
 	OnLeave func(peer ecs.PeerID, err error)
 	// KeepEntities keeps a leaving peer's entities in the world, given to the
 	// host; by default they are removed.
@@ -77,10 +94,42 @@ type HostConfig struct {
 	// household behind one router shares one); past it a Hello gets Reject
 	// RejectFull. Default 4.
 	MaxPeersPerAddress int
-	// Reserved, if set, reports the peer ids the host must not give a new
-	// peer (those of known players who may come back, whose entities the
-	// world still holds). It runs on the simulation goroutine at each Hello.
-	Reserved func(ecs.PeerID) bool
+	// MaxSpectators is how many peers may watch (their Hello's spectator
+	// flag, ClientConfig.Spectator) beside the players: a spectator takes no
+	// player slot, and the layer above gives it nothing to own. Past it a
+	// spectator's Hello gets Reject RejectFull. Default 0: the host takes no
+	// spectators (Reject RejectDenied).
+	MaxSpectators int
+	// Grace is how long a peer whose connection broke after its join
+	// finished is kept for it to resume on a new connection: its peer id and
+	// slot stay reserved, its entities stay in the world (the other peers
+	// keep seeing them), the game gets no input of it. Past it the peer
+	// leaves. Default 30 s; negative: a broken connection ends the peer at
+	// once.
+	Grace time.Duration
+	// MaxResumesPerSecond bounds the resumes the host answers host-wide, a
+	// token bucket holding one second; past it a Resume gets Reject
+	// RejectFull before its token is even hashed. Default 16.
+	MaxResumesPerSecond int
+	// MaxResumesPerPeer bounds the resumes accepted for one peer a minute (a
+	// token bucket holding as many), so two clients sharing a token cannot
+	// take a peer back and forth; past it Reject RejectFull. Only accepted
+	// resumes count. Default 6.
+	MaxResumesPerPeer int
+}
+
+// Arrival is a connection asking to be let in, as HostConfig.Admit sees it.
+type Arrival struct {
+	Name string   // the player's name (it follows wire.CheckName)
+	Addr net.Addr // where the connection comes from
+	// Resume is set for a peer resuming after its connection broke, Peer
+	// being the peer it takes back (its entities are in the world, its
+	// token checked); otherwise a new peer asks to join and Peer is 0.
+	Resume bool
+	Peer   ecs.PeerID
+	// Spectator is set for a peer that watches (its Hello asked to, or the
+	// peer it resumes did): it takes no player slot.
+	Spectator bool
 }
 
 func (c *HostConfig) defaults() {
@@ -111,6 +160,15 @@ func (c *HostConfig) defaults() {
 	if c.MaxPeersPerAddress <= 0 {
 		c.MaxPeersPerAddress = 4
 	}
+	if c.Grace == 0 {
+		c.Grace = 30 * time.Second
+	}
+	if c.MaxResumesPerSecond <= 0 {
+		c.MaxResumesPerSecond = 16
+	}
+	if c.MaxResumesPerPeer <= 0 {
+		c.MaxResumesPerPeer = 6
+	}
 }
 
 // Host runs the host side of a session: it admits peers, replicates the world
@@ -132,7 +190,13 @@ type Host struct {
 	events   []Event
 	stats    HostStats
 
+	// knownPeers are the peers admitted and not gone, connected or away.
+	knownPeers []*knownPeer
+	resumeRate bucket
+	noHash     [32]byte // what a Resume naming no known peer is compared with
+
 	droppedFull atomic.Uint64
+	shut        atomic.Bool // Close was called: the host's steps do nothing
 
 	mu        sync.Mutex
 	listeners []transport.Listener
@@ -154,6 +218,13 @@ type HostStats struct {
 	// Evicted counts connections closed during their handshake to make room
 	// for a newer one (MaxPending, MaxPendingPerAddress).
 	Evicted uint64
+	// Disconnected counts peers whose connection broke and that were kept
+	// for Grace; Resumed the resumes accepted; Expired the kept peers whose
+	// window ran out. ResumeRefused counts resumes refused with RejectResume
+	// (no such session: a wrong token, an expired window, an unfinished
+	// join), ResumeLimited those refused by MaxResumesPerSecond or
+	// MaxResumesPerPeer. A refused resume also counts in Rejected.
+	Disconnected, Resumed, Expired, ResumeRefused, ResumeLimited uint64
 }
 
 // NewHost returns a host for sched's world replicating reg's components. It
@@ -172,6 +243,7 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 		ctx:      ctx,
 		cancel:   cancel,
 	}
+	rand.Read(h.noHash[:])
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(h.receive))
 	sched.AddTo(ecs.StageOutput, "net.replicate", h.repl)
 	sched.AddTo(ecs.StageOutput, "net.send", ecs.SystemFunc(h.send))
@@ -247,6 +319,7 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
+	h.shut.Store(true)
 	h.cancel()
 	for _, l := range h.listeners {
 		l.Close()
@@ -303,12 +376,16 @@ func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
 	}
 }
 
-// Kick closes peer id's connection with CloseKicked and reason.
+// Kick closes peer id's connection with CloseKicked and reason; a peer away
+// within its grace window leaves at once.
 func (h *Host) Kick(id ecs.PeerID, reason string) {
 	for _, p := range h.peers {
 		if p.id == id && p.admitted() {
 			p.c.Close(transport.CloseKicked, reason)
 		}
+	}
+	if k := h.known(id); k != nil && k.away() {
+		h.end(k, "kicked: "+reason)
 	}
 }
 
@@ -333,7 +410,11 @@ func (h *Host) emit(e Event) {
 }
 
 // receive takes new connections and polls every peer: the input stage.
+// After Close it does nothing: the world stays as it was.
 func (h *Host) receive(w *ecs.World) {
+	if h.shut.Load() {
+		return
+	}
 	now := h.cfg.Clock.Now()
 	for {
 		select {
@@ -351,6 +432,7 @@ func (h *Host) receive(w *ecs.World) {
 		p.check(now)
 	}
 	h.reap()
+	h.expire(now)
 }
 
 // send closes peers whose join failed and flushes every connection: the
@@ -358,6 +440,9 @@ func (h *Host) receive(w *ecs.World) {
 // entities, at the next input stage, so the removals are journaled in a frame
 // that replication still reads.
 func (h *Host) send(w *ecs.World) {
+	if h.shut.Load() {
+		return
+	}
 	for _, p := range h.peers {
 		if p.rp != nil && p.rp.Err() != nil && !p.c.Closed() {
 			code := transport.CloseProtocol
@@ -389,6 +474,9 @@ func (h *Host) reap() {
 }
 
 func (h *Host) leave(p *hostPeer) {
+	if p.stage == stageReplaced {
+		return // its peer lives on, on the connection that replaced it
+	}
 	err := p.c.Err()
 	var ce *transport.CloseError
 	if errors.As(err, &ce) && ce.Code == transport.CloseNormal {
@@ -402,24 +490,41 @@ func (h *Host) leave(p *hostPeer) {
 		h.emit(Event{Kind: PeerRejected, Peer: p.id, Name: p.name, Err: err})
 		return
 	}
+	if h.park(p, err) {
+		return
+	}
+	if p.kp != nil {
+		h.forgetKnown(p.kp)
+	}
 	if err != nil {
 		h.stats.Dropped++
 	}
 	h.repl.RemovePeer(p.id)
-	owned := h.w.Owned(p.id)
+	h.gone(p.id, p.name, err)
+}
+
+// gone ends peer id for good: its owned entities are removed (or given to
+// the host, with KeepEntities), then PeerLeft and OnLeave.
+func (h *Host) gone(id ecs.PeerID, name string, err error) {
 	if h.cfg.KeepEntities {
+		owned := h.w.Owned(id)
 		for len(owned) > 0 {
 			ecs.SetOwner(h.w, owned[len(owned)-1], ecs.HostPeer)
-			owned = h.w.Owned(p.id)
+			owned = h.w.Owned(id)
 		}
 	} else {
-		doomed := append([]arche.Entity(nil), owned...)
-		for _, e := range doomed {
-			h.w.Arche().RemoveEntity(e)
-		}
+		h.removeOwned(id)
 	}
-	h.emit(Event{Kind: PeerLeft, Peer: p.id, Name: p.name, Err: err})
+	h.emit(Event{Kind: PeerLeft, Peer: id, Name: name, Err: err})
 	if h.cfg.OnLeave != nil {
-		h.cfg.OnLeave(p.id, err)
+		h.cfg.OnLeave(id, err)
+	}
+}
+
+// removeOwned removes every entity peer id owns.
+func (h *Host) removeOwned(id ecs.PeerID) {
+	doomed := append([]arche.Entity(nil), h.w.Owned(id)...)
+	for _, e := range doomed {
+		h.w.Arche().RemoveEntity(e)
 	}
 }

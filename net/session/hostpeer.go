@@ -13,7 +13,7 @@ import (
 )
 
 // errHelloTwice is a peer's protocol error: one handshake per connection.
-var errHelloTwice = errors.New("session: second Hello on one connection; a connection gets one handshake")
+var errHelloTwice = errors.New("session: second Hello or Resume on one connection; a connection gets one handshake")
 
 // errUnexpected is a peer's protocol error: a message before the handshake,
 // or one the host never accepts from a client.
@@ -31,6 +31,8 @@ type hostPeer struct {
 	name      string
 	spectator bool // the Hello asked to watch
 	ready     bool
+	resumed   bool       // bound by a Resume: its join is the world joined again
+	kp        *knownPeer // its known-peer record, once admitted
 	rp        *replicate.HostPeer
 	since     time.Time // when the host took the connection
 	joinStart time.Time
@@ -96,12 +98,20 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	case kind == wire.KindHello && p.stage == stageHello:
 		var hello wire.Hello
 		if err := hello.Decode(msg); err != nil || lane != transport.LaneControl {
-			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello on the control lane")
+			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello or Resume on the control lane")
 			return
 		}
 		p.h.hello(p, hello)
 		return
-	case kind == wire.KindHello:
+	case kind == wire.KindResume && p.stage == stageHello:
+		var m wire.Resume
+		if err := m.Decode(msg); err != nil || lane != transport.LaneControl {
+			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello or Resume on the control lane")
+			return
+		}
+		p.h.resume(p, m)
+		return
+	case kind == wire.KindHello || kind == wire.KindResume:
 		p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
 		return
 	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed:
@@ -113,7 +123,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		p.h.welcomeAck(p, ack)
 		return
 	case p.stage == stageHello:
-		p.c.Close(transport.CloseProtocol, "the first message must be Hello")
+		p.c.Close(transport.CloseProtocol, "the first message must be Hello or Resume")
 		return
 	case p.stage == stageWelcomed && lane == transport.LaneControl:
 		p.c.Close(transport.CloseProtocol, "the answer to the Welcome must be WelcomeAck")
@@ -129,7 +139,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		return
 	}
 	switch kind {
-	case wire.KindWelcome, wire.KindWelcomeAck, wire.KindReject, wire.KindJoinPage, wire.KindJoinFinal:
+	case wire.KindWelcome, wire.KindWelcomeAck, wire.KindReject, wire.KindJoinPage, wire.KindJoinFinal, wire.KindResumed:
 		p.c.ReportMalformed(errUnexpected)
 		return
 	}
@@ -202,6 +212,8 @@ func (p *hostPeer) check(now time.Time) {
 	}
 	if !p.ready {
 		p.ready = true
-		p.h.emit(Event{Kind: PeerReady, Peer: p.id, Name: p.name})
+		if !p.resumed {
+			p.h.emit(Event{Kind: PeerReady, Peer: p.id, Name: p.name})
+		}
 	}
 }

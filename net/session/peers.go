@@ -45,20 +45,33 @@ func (h *Host) Buffered(id ecs.PeerID, lane transport.Lane) int {
 	return 0
 }
 
-// Spectator reports whether admitted peer id asked to watch in its Hello.
+// Spectator reports whether peer id watches: a connection that holds the id
+// (admitted, or about to be: OnJoin may ask) asked to in its Hello, or the
+// known peer it names, away or restored, did.
 func (h *Host) Spectator(id ecs.PeerID) bool {
-	p := h.peer(id)
-	return p != nil && p.spectator
+	for _, p := range h.peers {
+		if p.id == id && (p.admitted() || p.stage == stageWelcomed) && !p.c.Closed() {
+			return p.spectator
+		}
+	}
+	k := h.known(id)
+	return k != nil && k.Spectator
 }
 
-// TokenHash returns the SHA-256 of admitted peer id's session token: what a
-// host keeps of a token (in a save, say), never the token itself.
+// TokenHash returns the SHA-256 of peer id's session token: a known peer's
+// (admitted, or away within its window), or that of the connection about to
+// be admitted as id (OnJoin may ask). It is what a host keeps of a token (in
+// a save, say), never the token itself.
 func (h *Host) TokenHash(id ecs.PeerID) ([sha256.Size]byte, bool) {
-	p := h.peer(id)
-	if p == nil {
-		return [sha256.Size]byte{}, false
+	if k := h.known(id); k != nil {
+		return k.TokenHash, true
 	}
-	return sha256.Sum256(p.token[:]), true
+	for _, p := range h.peers {
+		if p.id == id && p.stage == stageWelcomed && !p.c.Closed() {
+			return sha256.Sum256(p.token[:]), true
+		}
+	}
+	return [sha256.Size]byte{}, false
 }
 
 // Connections returns how many connections the host holds: admitted peers,

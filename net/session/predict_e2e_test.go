@@ -96,8 +96,9 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 	var inputs *predict.HostInputs[stick]
 	host := NewHost(hsched, hreg, HostConfig{
 		Clock: clk,
-		OnJoin: func(p ecs.PeerID, _ string) {
+		OnJoin: func(p ecs.PeerID, _ string) error {
 			spawn.NewWith(&ecs.Transform{X: 100 * float64(p)}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+			return nil
 		},
 		OnMessage: func(p ecs.PeerID, k wire.Kind, b []byte) {
 			if k != wire.KindInput {

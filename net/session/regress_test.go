@@ -89,8 +89,9 @@ func TestQuietWorldDoesNotTimeOutPeers(t *testing.T) {
 
 func TestKickFromSystemLeavesNoGhost(t *testing.T) {
 	wd := newWorld(t, condition.Config{}, HostConfig{})
-	wd.host.cfg.OnJoin = func(p ecs.PeerID, _ string) {
+	wd.host.cfg.OnJoin = func(p ecs.PeerID, _ string) error {
 		wd.mv.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+		return nil
 	}
 	a := wd.join("a")
 	b := wd.join("b")
@@ -125,5 +126,29 @@ func TestPeerIDsAreReused(t *testing.T) {
 			wd.step()
 		}
 		wd.clients = wd.clients[:0]
+	}
+}
+
+// A host's steps after Close change nothing: the world stays as it was
+// (its peers' entities included), and no peer is reported gone.
+func TestStepsAfterCloseKeepTheWorld(t *testing.T) {
+	wd := newWorld(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
+	wd.host.cfg.OnJoin = func(p ecs.PeerID, _ string) error {
+		wd.mv.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+		return nil
+	}
+	c := wd.join("a")
+	wd.mv.still = true
+	entities := wd.hw.Networked()
+	wd.host.Events()
+	wd.host.Close()
+	for range 60 {
+		wd.step()
+	}
+	if wd.hw.Networked() != entities || len(wd.hw.Owned(c.cl.Peer())) != 1 {
+		t.Fatalf("after Close and a second of steps the host holds %d entities (had %d), the peer owns %d", wd.hw.Networked(), entities, len(wd.hw.Owned(c.cl.Peer())))
+	}
+	if ev := wd.host.Events(); len(ev) != 0 {
+		t.Fatalf("events after Close: %v", ev)
 	}
 }

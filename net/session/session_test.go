@@ -27,6 +27,7 @@ type mover struct {
 	vel   generic.Map[ecs.Velocity]
 	live  []arche.Entity
 	still bool
+	fixed bool // moves only: spawns and removes nothing
 }
 
 func newMover(w *ecs.World, seed uint64, n int) *mover {
@@ -61,6 +62,9 @@ func (mv *mover) Update(w *ecs.World) {
 		t.Angle += 0.05
 		ecs.MutateComponent(w, e, w.IDs.Transform)
 		ecs.MutateComponent(w, e, w.IDs.Velocity)
+	}
+	if mv.fixed {
+		return
 	}
 	if mv.rng.IntN(20) == 0 {
 		mv.spawn()
@@ -150,9 +154,10 @@ func TestHostAndThreeClientsConvergeUnderConditions(t *testing.T) {
 	mv := newMover(hw, 1, 200)
 	hsched.Add("mover", mv)
 	spawned := map[ecs.PeerID]bool{}
-	host := NewHost(hsched, hreg, HostConfig{Clock: clk, OnJoin: func(p ecs.PeerID, name string) {
+	host := NewHost(hsched, hreg, HostConfig{Clock: clk, OnJoin: func(p ecs.PeerID, name string) error {
 		spawned[p] = true
 		mv.m.NewWith(&ecs.Transform{X: 10 * float64(p)}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p})
+		return nil
 	}})
 	l, err := net.Listen("host")
 	if err != nil {

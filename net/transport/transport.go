@@ -79,6 +79,9 @@ const (
 	CloseJoinTooSlow CloseCode = 6
 	// CloseHostShutdown means the host is shutting down.
 	CloseHostShutdown CloseCode = 7
+	// CloseReplaced means the host bound the peer to a newer connection (it
+	// resumed there); this one is over.
+	CloseReplaced CloseCode = 8
 )
 
 // String returns the code's name.
@@ -100,6 +103,8 @@ func (c CloseCode) String() string {
 		return "join too slow"
 	case CloseHostShutdown:
 		return "host shutdown"
+	case CloseReplaced:
+		return "replaced"
 	}
 	return fmt.Sprintf("close code %d", uint64(c))
 }
@@ -156,6 +161,10 @@ var (
 	// dropped the connection without closing it, and said so with a QUIC
 	// stateless reset. Connect again.
 	ErrReset = errors.New("transport: the peer no longer knows this connection (it restarted or dropped it); connect again")
+	// ErrUntrusted: the host is not the one expected: its certificate does
+	// not match the pinned fingerprint or does not verify. Dialing again
+	// will not help; check the join line.
+	ErrUntrusted = errors.New("transport: the host is not the one expected; its certificate does not match or verify")
 	// ErrMalformed: the peer sent bytes that do not follow the transport's
 	// framing (a bad length prefix, a lane stream that ends or repeats); the
 	// connection was closed with CloseProtocol. The peer is faulty or hostile.

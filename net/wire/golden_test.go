@@ -180,7 +180,7 @@ var golden = map[string]struct {
 	},
 	"reject": {
 		func() []byte {
-			b, _ := Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}.Encode(nil)
+			b, _ := Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -188,7 +188,40 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectVersion, Version: 2, Reason: "host speaks 2"}
+			return m, Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}
+		},
+	},
+	"resume": {
+		func() []byte { return goldenResume().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m Resume
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenResume()
+		},
+	},
+	"resumed": {
+		func() []byte { return goldenResumed().Encode(nil) },
+		func(b []byte) (any, any) {
+			var m Resumed
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, goldenResumed()
+		},
+	},
+	"reject-resume": {
+		func() []byte {
+			b, _ := Reject{Code: RejectResume, Version: 3, Reason: "session ended"}.Encode(nil)
+			return b
+		},
+		func(b []byte) (any, any) {
+			var m Reject
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Reject{Code: RejectResume, Version: 3, Reason: "session ended"}
 		},
 	},
 }
@@ -198,7 +231,7 @@ var golden = map[string]struct {
 func goldenCommand() Command { return Command{Op: 300, Kind: 2, Payload: []byte{0x0a, 0x0b, 0x0c}} }
 
 func goldenWelcome() Welcome {
-	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000}
+	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000}
 	for i := range w.Token {
 		w.Token[i] = byte(i)
 	}
@@ -209,6 +242,17 @@ func goldenWelcome() Welcome {
 func goldenWelcomeAck() WelcomeAck {
 	w := goldenWelcome()
 	return WelcomeAck{PeerID: w.PeerID, Token: w.Token}
+}
+
+// goldenResume resumes the peer of goldenWelcome.
+func goldenResume() Resume {
+	w := goldenWelcome()
+	return Resume{Version: 3, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token}
+}
+
+// goldenResumed accepts goldenResume at frame 2,500.
+func goldenResumed() Resumed {
+	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000}
 }
 
 func decodeHeader(b []byte) any {

@@ -127,6 +127,10 @@ type Welcome struct {
 	TickRate uint16 // simulation steps per second on the host
 	SendRate uint16 // state updates per second the host sends
 	Frame    uint64 // the host's simulation frame when it sent the Welcome
+	// GraceMillis is how long, in milliseconds, the host keeps the peer
+	// after its connection breaks, for it to Resume; 0: the host does not
+	// resume peers.
+	GraceMillis uint32
 }
 
 // Encode appends the Welcome as a lane message to dst and returns the
@@ -139,6 +143,7 @@ func (m Welcome) Encode(dst []byte) []byte {
 	w.U16(m.TickRate)
 	w.U16(m.SendRate)
 	w.U64(m.Frame)
+	w.U32(m.GraceMillis)
 	return w.Bytes()
 }
 
@@ -155,6 +160,7 @@ func (m *Welcome) Decode(msg []byte) error {
 	d.TickRate = r.U16()
 	d.SendRate = r.U16()
 	d.Frame = r.U64()
+	d.GraceMillis = r.U32()
 	if err := r.Finish(); err != nil {
 		return err
 	}
@@ -220,6 +226,10 @@ const (
 	RejectProtocol RejectCode = 4
 	// RejectDenied: the game refused the peer; the reason says why.
 	RejectDenied RejectCode = 5
+	// RejectResume: the host has no session to resume under that peer id
+	// and token: its grace window ran out, the token is wrong, or the peer's
+	// join never finished. The client joins afresh, as a new peer.
+	RejectResume RejectCode = 6
 )
 
 // String returns the code's name.
@@ -235,6 +245,8 @@ func (c RejectCode) String() string {
 		return "protocol violation"
 	case RejectDenied:
 		return "denied"
+	case RejectResume:
+		return "no session to resume"
 	}
 	return "reject code " + strconv.Itoa(int(c))
 }

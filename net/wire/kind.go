@@ -65,12 +65,16 @@ const (
 	// KindReceipt answers a command, host → client, on the commands lane. See
 	// Receipt.
 	KindReceipt Kind = 0x86
-	// KindResume is reserved for resuming a peer with its session token,
-	// client → host, on the control lane; no body yet, like KindCommand.
+	// KindResume opens a connection that resumes a peer whose connection
+	// broke, client → host, on the control lane: protocol version, peer id
+	// and session token. See Resume.
 	KindResume Kind = 0x87
 	// KindWelcomeAck answers a Welcome, client → host, on the control lane:
 	// the client proves it is there and takes its slot. See WelcomeAck.
 	KindWelcomeAck Kind = 0x88
+	// KindResumed accepts a Resume, host → client, on the control lane: the
+	// peer is bound to this connection again. See Resumed.
+	KindResumed Kind = 0x89
 
 	// KindGameLane is the first lane kind a game may define for its own
 	// messages; game lane kinds run to 0xff.
@@ -101,6 +105,7 @@ var kindNames = [...]string{
 	KindReceipt:    "receipt",
 	KindResume:     "resume",
 	KindWelcomeAck: "welcome-ack",
+	KindResumed:    "resumed",
 }
 
 // String returns the kind's name, or "game-datagram(n)", "game-lane(n)",

@@ -15,6 +15,7 @@ type pipe struct {
 	mu  sync.Mutex
 	clk clock.Clock
 	cfg Config
+	cut bool // the link went dark (Cut)
 }
 
 // Conn is one end of an in-memory connection. It implements transport.Conn.
@@ -73,6 +74,10 @@ func (c *Conn) SendDatagram(p []byte) error {
 	if c.err != nil {
 		return transport.ErrClosed
 	}
+	if c.p.cut {
+		c.stats.DatagramsSent++
+		return nil // into the dark
+	}
 	c.peer.in.Push(c.p.clk.Now(), p, nil)
 	c.stats.DatagramsSent++
 	c.stats.BytesSent += uint64(len(p))
@@ -83,7 +88,7 @@ func (c *Conn) SendDatagram(p []byte) error {
 func (c *Conn) RecvDatagram() ([]byte, bool) {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
-	if c.err != nil {
+	if c.err != nil || c.p.cut {
 		return nil, false
 	}
 	p, _, ok := c.in.Pop(c.p.clk.Now())
@@ -113,6 +118,10 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 	if c.err != nil {
 		return transport.ErrClosed
 	}
+	if c.p.cut {
+		c.stats.MessagesSent++
+		return nil // into the dark
+	}
 	q := &c.peer.lanes[lane]
 	size, msgs, cost := c.p.cfg.MaxMessageSize, c.p.cfg.LaneQueueMessages, c.p.cfg.LaneQueueBytes
 	if !c.peer.admitted {
@@ -141,6 +150,9 @@ func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	if c.err != nil {
 		now = c.closedAt
 	}
+	if c.p.cut {
+		return 0, nil, false
+	}
 	for i := range c.lanes {
 		if msg, ok := c.lanes[i].pop(now); ok {
 			c.stats.MessagesReceived++
@@ -163,7 +175,8 @@ func (c *Conn) Buffered(lane transport.Lane) int {
 }
 
 // Close closes both ends now: this end's Err becomes a CloseError with
-// Remote false, the peer's the same with Remote true.
+// Remote false, the peer's the same with Remote true. After Cut only this
+// end closes: the peer is not told.
 func (c *Conn) Close(code transport.CloseCode, reason string) error {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
@@ -171,12 +184,26 @@ func (c *Conn) Close(code transport.CloseCode, reason string) error {
 		return nil
 	}
 	c.err = &transport.CloseError{Code: code, Reason: reason}
-	c.peer.err = &transport.CloseError{Code: code, Reason: reason, Remote: true}
 	c.closedAt = c.p.clk.Now()
-	c.peer.closedAt = c.closedAt
 	close(c.done)
+	if c.p.cut || c.peer.err != nil {
+		return nil
+	}
+	c.peer.err = &transport.CloseError{Code: code, Reason: reason, Remote: true}
+	c.peer.closedAt = c.closedAt
 	close(c.peer.done)
 	return nil
+}
+
+// Cut makes the link go dark, as a network that drops a connection
+// without a word: from now on nothing passes either way (what is in flight
+// is lost, what is sent vanishes), and a Close of either end no longer
+// reaches the other, so each end learns of the break only by its own
+// timeouts. Both ends stay open until closed.
+func (c *Conn) Cut() {
+	c.p.mu.Lock()
+	c.p.cut = true
+	c.p.mu.Unlock()
 }
 
 // Admit raises the lane limits of what this end receives from the unadmitted
@@ -187,7 +214,7 @@ func (c *Conn) Admit() {
 	c.p.mu.Unlock()
 }
 
-// Done is closed when either end closes.
+// Done is closed when this end closes, or the peer does (before Cut).
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err returns nil while open, then a *transport.CloseError.

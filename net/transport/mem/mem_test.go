@@ -423,3 +423,39 @@ func BenchmarkMemDatagram(b *testing.B) {
 		}
 	}
 }
+
+// A cut link carries nothing either way, in flight or sent after, and a
+// close of one end no longer reaches the other: each end stays open until it
+// closes itself.
+func TestCutLinkGoesDark(t *testing.T) {
+	clk, client, host := connect(t, Config{ToHost: condition.Config{Latency: 10 * time.Millisecond}})
+	client.SendDatagram([]byte("in flight"))
+	client.SendMessage(transport.LaneControl, []byte{0x80, 1})
+	client.Cut()
+	client.SendDatagram([]byte("after"))
+	host.SendMessage(transport.LaneControl, []byte{0x81, 2})
+	clk.Advance(time.Second)
+	if p, ok := host.RecvDatagram(); ok {
+		t.Fatalf("the host received %q over a cut link", p)
+	}
+	if _, m, ok := host.RecvMessage(); ok {
+		t.Fatalf("the host received % x over a cut link", m)
+	}
+	if _, m, ok := client.RecvMessage(); ok {
+		t.Fatalf("the client received % x over a cut link", m)
+	}
+	client.Close(transport.CloseTimeout, "the host stopped answering")
+	if host.Err() != nil {
+		t.Fatalf("a close over a cut link reached the host: %v", host.Err())
+	}
+	select {
+	case <-host.Done():
+		t.Fatal("the host's end is done after the client closed over a cut link")
+	default:
+	}
+	host.Close(transport.CloseTimeout, "the client stopped answering")
+	var ce *transport.CloseError
+	if !errors.As(host.Err(), &ce) || ce.Remote || !errors.As(client.Err(), &ce) || ce.Remote {
+		t.Fatalf("each end closed by itself: client %v, host %v", client.Err(), host.Err())
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tandem-go/tandem/net/transport"
 )
 
 // NewCertificate generates a self-signed ECDSA P-256 certificate valid for
@@ -95,6 +97,9 @@ type FingerprintError struct {
 func (e *FingerprintError) Error() string {
 	return fmt.Sprintf("quicnet: the host's certificate fingerprint is %s, not the pinned %s; check the join line (the host may have a new certificate, or someone is impersonating it)", e.Got, e.Want)
 }
+
+// Unwrap returns transport.ErrUntrusted.
+func (e *FingerprintError) Unwrap() error { return transport.ErrUntrusted }
 
 // serverTLS is the host's TLS configuration.
 func (t *Transport) serverTLS() *tls.Config {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tandem-go/tandem/net/transport"
 )
 
 // listenOnly starts a host and returns its transport and listener.
@@ -73,8 +75,8 @@ func TestWrongFingerprintRefused(t *testing.T) {
 		t.Fatal("Dial with a wrong fingerprint succeeded")
 	}
 	var fe *FingerprintError
-	if !errors.As(err, &fe) {
-		t.Fatalf("err = %v, want a *FingerprintError", err)
+	if !errors.As(err, &fe) || !errors.Is(err, transport.ErrUntrusted) {
+		t.Fatalf("err = %v, want a *FingerprintError (transport.ErrUntrusted)", err)
 	}
 	if fe.Want != pinned || fe.Got != hostT.Fingerprint() {
 		t.Fatalf("FingerprintError = %+v, want Want %s Got %s", fe, pinned, hostT.Fingerprint())

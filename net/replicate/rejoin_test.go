@@ -1,0 +1,161 @@
+package replicate
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// observed counts what an Observer and OnSpawn heard, by network id.
+type observed struct {
+	w       *ecs.World
+	removed map[ecs.NetID]int
+	spawned map[ecs.NetID]int
+	snapped int
+}
+
+func (o *observed) Applied(e arche.Entity, f ecs.Frame) {
+	if ip := (*ecs.Interpolated)(o.w.Arche().Get(e, o.w.IDs.Interpolated)); ip != nil && ip.Snap {
+		o.snapped++
+		ip.Snap = false
+	}
+}
+
+func (o *observed) Removed(e arche.Entity) {
+	ni, _ := o.w.Identity(e)
+	o.removed[ni.ID]++
+}
+
+// A rejoin after a gap in which the host's world changed (entities moved,
+// came and went) leaves the client holding exactly the host's world, and
+// every entity that lived through the gap is the same arche entity it was,
+// neither removed nor spawned again; those removed in the gap are removed
+// once, the new ones spawned once.
+func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
+	host := newScene(11, 300)
+	h := NewHost(host.reg, HostConfig{})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	cw := ecs.NewWorld()
+	creg := NewRegistry(cw)
+	o := &observed{w: cw, removed: map[ecs.NetID]int{}, spawned: map[ecs.NetID]int{}}
+	c := NewClient(creg, ClientConfig{Local: 1, Observer: o, OnSpawn: func(e arche.Entity, _ ecs.PeerID) {
+		ni, _ := cw.Identity(e)
+		o.spawned[ni.ID]++
+	}})
+	l := &link{rng: rand.New(rand.NewPCG(3, 4)), loss: 0.05, delay: 3, jitter: 1, peer: 1}
+	h.AddPeer(1, l)
+	for range 600 {
+		host.sched.Step()
+		l.step(t, h, c)
+	}
+	if !c.Joined() {
+		t.Fatal("client never joined")
+	}
+
+	// The connection breaks: the host forgets the peer, the world goes on.
+	h.RemovePeer(1)
+	before := map[ecs.NetID]arche.Entity{}
+	for slot := int32(0); int(slot) < cw.NetSlots(); slot++ {
+		if e, id, ok := cw.SlotEntity(slot); ok {
+			before[id] = e
+		}
+	}
+	for range 300 {
+		host.sched.Step()
+	}
+	host.still = true
+	clear(o.spawned)
+
+	// It resumes on a new connection: the host joins it again.
+	c.Rejoin(1)
+	if c.Joined() || !c.Rejoining() {
+		t.Fatal("a rejoin under way reports the client joined")
+	}
+	l2 := &link{rng: rand.New(rand.NewPCG(5, 6)), loss: 0.05, delay: 3, jitter: 1, peer: 1}
+	h.AddPeer(1, l2)
+	for range 300 {
+		host.sched.Step()
+		l2.step(t, h, c)
+	}
+	if !c.Joined() || c.Rejoining() {
+		t.Fatal("the rejoin did not finish")
+	}
+	checkImage(t, host, cw, creg)
+
+	kept, gone, born := 0, 0, 0
+	for id, e := range before {
+		he, alive := host.w.EntityOf(id)
+		ce, held := cw.EntityOf(id)
+		switch {
+		case alive && (!held || ce != e):
+			t.Fatalf("entity %d lived through the gap on the host (%v) but the client holds %v, not %v", id, he, ce, e)
+		case alive:
+			kept++
+			if o.removed[id] != 0 || o.spawned[id] != 0 {
+				t.Fatalf("entity %d lived through the gap but was removed %d and spawned %d times", id, o.removed[id], o.spawned[id])
+			}
+		case !alive && (held || o.removed[id] != 1):
+			t.Fatalf("entity %d died in the gap: held %v, removed %d times, want once", id, held, o.removed[id])
+		default:
+			gone++
+		}
+	}
+	for id, n := range o.spawned {
+		if _, old := before[id]; old || n != 1 {
+			t.Fatalf("entity %d spawned %d times by the rejoin (held before: %v)", id, n, old)
+		}
+		born++
+	}
+	st := c.Stats()
+	t.Logf("rejoin: %d entities kept, %d removed in the gap, %d born in it; %d swept at FINAL, %d drawn as jumps", kept, gone, born, st.Swept, o.snapped)
+	if kept == 0 || gone == 0 || born == 0 || st.Swept == 0 {
+		t.Fatalf("the gap changed too little to test: kept %d, gone %d, born %d, swept %d", kept, gone, born, st.Swept)
+	}
+	if o.snapped < kept {
+		t.Fatalf("%d of %d entities held through the rejoin were drawn as a jump to their new state", o.snapped, kept)
+	}
+}
+
+// A rejoin whose pages do not all arrive fails as a first join does, and
+// removes nothing.
+func TestRejoinMissingAPageFails(t *testing.T) {
+	host := newScene(13, 2000)
+	host.still = true
+	h := NewHost(host.reg, HostConfig{JoinPage: 1 << 10})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 1, peer: 1}
+	h.AddPeer(1, l)
+	for range 60 {
+		host.sched.Step()
+		l.step(t, h, c)
+	}
+	h.RemovePeer(1)
+	c.Rejoin(1)
+	dl := &droppingLane{link: link{rng: rand.New(rand.NewPCG(1, 1)), peer: 1}, drop: 2}
+	p := h.AddPeer(1, dl)
+	held := cw.Networked()
+	for p.Joining() {
+		host.sched.Step()
+	}
+	var err error
+	for _, m := range dl.queued {
+		if _, err = c.HandleLane(m); err != nil {
+			break
+		}
+	}
+	var ji *JoinIncompleteError
+	if !errors.As(err, &ji) || c.Joined() {
+		t.Fatalf("rejoin missing a page: %v (joined %v), want a JoinIncompleteError", err, c.Joined())
+	}
+	if cw.Networked() != held || c.Stats().Swept != 0 {
+		t.Fatalf("a failed rejoin removed entities: %d held, %d before, %d swept", cw.Networked(), held, c.Stats().Swept)
+	}
+}

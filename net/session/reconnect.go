@@ -1,0 +1,277 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/conn"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Reconnection, the client's side. When its connection breaks (the host
+// stopped answering, the transport's idle timeout, a reset: not a close by
+// either side on purpose) and the host resumes peers (the Welcome's grace
+// window), the client keeps its world and state Reconnecting: it dials again
+// (ClientConfig.Dial) at once, then with growing, jittered delays, for as
+// long as the host's window lasts. Each new connection says Resume; the
+// first answer decides. Resumed binds the peer again and the host's join
+// follows, into the world the client holds (replicate.ClientReplicator
+// Rejoin). RejectResume (the session is over) makes the client join afresh,
+// with Hello on a new connection, into the same world. RejectFull (busy) and
+// a connection that fails or does not answer are tried again. Any other
+// refusal, a host that is not the one joined (transport.ErrUntrusted), or
+// the window running out, ends the session.
+
+// Timing of reconnection.
+const (
+	// resumeMargin is how long past the host's grace window, counted from
+	// when the client noticed the break, the client keeps trying: the host
+	// may have noticed later. A resume that comes too late is refused and
+	// the client joins afresh, which is what it would do anyway.
+	resumeMargin = 5 * time.Second
+	// freshWindow is how long a client refused a resume tries to join
+	// afresh, at least.
+	freshWindow = 10 * time.Second
+	// answerTimeout bounds how long a new connection waits for the host's
+	// answer before it is given up and another dialed.
+	answerTimeout = 5 * time.Second
+	// dialTimeout bounds one dial.
+	dialTimeout = 5 * time.Second
+	// firstRetry and maxRetry are the first and the longest delay between
+	// two dials (before jitter); each delay doubles the one before.
+	firstRetry = 250 * time.Millisecond
+	maxRetry   = 4 * time.Second
+)
+
+// ErrHostLost is the Err of a client whose connection broke and that could
+// not resume or join afresh within the host's grace window: the host is
+// unreachable. It wraps the last error met.
+var ErrHostLost = errors.New("session: the connection to the host broke and the host could not be reached again in time")
+
+// reconnect is a client's reconnection state.
+type reconnect struct {
+	lost    time.Time // when the connection broke
+	until   time.Time // the last moment to dial
+	next    time.Time // the next dial
+	opened  time.Time // when the connection now was opened
+	attempt int       // dials since the break
+	fresh   bool      // the host refused the resume: join afresh
+	dial    chan dialResult
+	cancel  context.CancelFunc
+	rng     *rand.Rand
+	last    error // the last error met
+	resumes int   // resumes accepted since the client started
+}
+
+// dialResult is what a dial gave.
+type dialResult struct {
+	tc  transport.Conn
+	err error
+}
+
+// Resumes returns how many times the client resumed its peer on a new
+// connection.
+func (c *Client) Resumes() int { return c.re.resumes }
+
+// ReconnectLeft returns how much of the host's grace window is left for the
+// client to resume, counted from when it noticed the break (0 when the
+// client is not Reconnecting).
+func (c *Client) ReconnectLeft() time.Duration {
+	if c.state != Reconnecting {
+		return 0
+	}
+	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
+	return max(0, c.re.lost.Add(grace).Sub(c.cfg.Clock.Now()))
+}
+
+// open starts the session's work on the new connection tc: Hello, or Resume
+// if resume is set.
+func (c *Client) open(tc transport.Conn, resume bool) error {
+	nc, err := conn.New(tc, c.cfg.Clock, clientHandler{c}, c.cfg.Conn)
+	if err != nil {
+		return err
+	}
+	c.c = nc
+	c.bound, c.answered = false, false
+	c.early, c.earlyBytes = nil, 0
+	c.re.opened = c.cfg.Clock.Now()
+	var msg []byte
+	if resume {
+		var flags uint8
+		if c.holds {
+			flags |= wire.ResumeHoldsWorld
+		}
+		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: c.welcome.PeerID, Token: c.welcome.Token}.Encode(nil)
+	} else if msg, err = (wire.Hello{Version: wire.Version, Name: c.cfg.Name, Spectator: c.cfg.Spectator}).Encode(nil); err != nil {
+		nc.Close(transport.CloseNormal, "client failed to start")
+		return fmt.Errorf("session: player name %q: %w", c.cfg.Name, err)
+	}
+	if err := nc.SendLane(transport.LaneControl, msg); err != nil {
+		nc.Close(transport.CloseNormal, "client failed to start")
+		return err
+	}
+	return nil
+}
+
+// broke handles the end of the connection now: a reconnection, its next
+// dial, or the end of the session.
+func (c *Client) broke(now time.Time) {
+	err := c.c.Err()
+	switch {
+	case c.err != nil || c.left:
+		c.closed()
+	case c.state == Reconnecting:
+		// A dial that did not lead anywhere: the next one.
+		c.re.last = err
+		c.schedule(now)
+	case (c.state == Joining || c.state == Playing) && c.cfg.Dial != nil && c.welcome.GraceMillis > 0 && resumable(err):
+		c.lose(now, err)
+	default:
+		c.closed()
+	}
+}
+
+// lose starts reconnecting after the connection broke with err.
+func (c *Client) lose(now time.Time, err error) {
+	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
+	c.state = Reconnecting
+	c.re.lost, c.re.until, c.re.next = now, now.Add(grace+resumeMargin), now
+	c.re.attempt, c.re.fresh, c.re.last = 0, false, err
+	if c.re.rng == nil {
+		c.re.rng = rand.New(rand.NewPCG(uint64(c.welcome.PeerID), uint64(now.UnixNano())))
+	}
+	c.emit(Event{Kind: PeerDisconnected, Peer: c.Peer(), Name: c.cfg.Name, Err: err})
+	c.redial(now) // the first dial at once
+}
+
+// schedule sets the next dial: after 0, then firstRetry doubling up to
+// maxRetry, each between half and one and a half times itself.
+func (c *Client) schedule(now time.Time) {
+	d := time.Duration(0)
+	if c.re.attempt > 0 {
+		d = min(firstRetry<<min(c.re.attempt-1, 8), maxRetry)
+		d = time.Duration(float64(d) * (0.5 + c.re.rng.Float64()))
+	}
+	c.re.attempt++
+	c.re.next = now.Add(d)
+}
+
+// redial moves the reconnection on: it takes a finished dial, starts one
+// when it is due, or gives up when the window is over.
+func (c *Client) redial(now time.Time) {
+	if c.re.dial != nil {
+		select {
+		case r := <-c.re.dial:
+			c.re.dial, c.re.cancel = nil, nil
+			if errors.Is(r.err, transport.ErrUntrusted) {
+				// Not the host this client joined: dialing again will
+				// not help.
+				c.err = fmt.Errorf("session: reconnecting: %w", r.err)
+				c.closed()
+				return
+			}
+			if r.err != nil {
+				c.re.last = r.err
+				c.schedule(now)
+				return
+			}
+			if err := c.open(r.tc, !c.re.fresh); err != nil {
+				r.tc.Close(transport.CloseNormal, "")
+				c.re.last = err
+				c.schedule(now)
+			}
+		default:
+		}
+		return
+	}
+	if now.After(c.re.until) {
+		c.err = fmt.Errorf("%w within %v: %w", ErrHostLost, c.re.until.Sub(c.re.lost), c.re.last)
+		c.closed()
+		return
+	}
+	if now.Before(c.re.next) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), min(dialTimeout, c.re.until.Sub(now)+time.Millisecond))
+	ch := make(chan dialResult, 1)
+	c.re.dial, c.re.cancel = ch, cancel
+	dial := c.cfg.Dial
+	go func() {
+		tc, err := dial(ctx)
+		ch <- dialResult{tc, err}
+	}()
+}
+
+// stopDial cancels a dial under way; a connection it still makes is closed.
+func (c *Client) stopDial() {
+	if c.re.dial == nil {
+		return
+	}
+	c.re.cancel()
+	ch := c.re.dial
+	c.re.dial, c.re.cancel = nil, nil
+	go func() {
+		if r := <-ch; r.tc != nil {
+			r.tc.Close(transport.CloseNormal, "client left")
+		}
+	}()
+}
+
+// resumed takes the host's Resumed: the peer is bound to this connection;
+// the join of the world follows, into the world held.
+func (c *Client) resumed(msg []byte) {
+	if c.state != Reconnecting || c.re.fresh || c.answered {
+		c.c.ReportMalformed(errUnexpected) // the first answer was the answer
+		return
+	}
+	var m wire.Resumed
+	if err := m.Decode(msg); err != nil || m.PeerID != c.welcome.PeerID {
+		c.fail(fmt.Errorf("session: malformed Resumed (or of another peer than %d): %v", c.welcome.PeerID, err), transport.CloseProtocol, "malformed Resumed")
+		return
+	}
+	c.bound, c.answered = true, true
+	c.welcome.TickRate, c.welcome.SendRate, c.welcome.GraceMillis = m.TickRate, m.SendRate, m.GraceMillis
+	c.repl.Rejoin(c.Peer())
+	c.w.SetFrame(ecs.Frame(m.Frame))
+	c.state = Joining
+	c.re.resumes++
+	c.emit(Event{Kind: PeerResumed, Peer: c.Peer(), Name: c.cfg.Name, Frame: ecs.Frame(m.Frame)})
+	c.applyEarly()
+}
+
+// refused takes the host's Reject of this connection.
+func (c *Client) refused(rj *RejectError) {
+	if c.state != Reconnecting {
+		c.fail(rj, transport.CloseNormal, "refused: "+rj.Code.String())
+		return
+	}
+	switch rj.Code {
+	case wire.RejectResume:
+		if c.re.fresh {
+			break // a Hello refused with it: the host breaks the protocol
+		}
+		// The session is over: join afresh, at once, as a new peer.
+		c.emit(Event{Kind: PeerRejected, Peer: c.Peer(), Name: c.cfg.Name, Err: rj})
+		c.re.fresh, c.re.attempt = true, 0
+		c.re.until = later(c.re.until, c.cfg.Clock.Now().Add(freshWindow))
+		c.c.Close(transport.CloseNormal, "resume refused; joining afresh")
+		return
+	case wire.RejectFull:
+		// Busy, or the address is full for now: try again.
+		c.c.Close(transport.CloseNormal, "refused: "+rj.Code.String())
+		return
+	}
+	c.fail(rj, transport.CloseNormal, "refused: "+rj.Code.String())
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

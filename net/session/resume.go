@@ -1,0 +1,184 @@
+package session
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tandem-go/tandem/net/conn"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Resume, the host's side. A peer whose connection breaks after its join
+// finished is parked: its replication ends (a resume joins it again), but
+// its known-peer record keeps its peer id, its slot and its entities for
+// HostConfig.Grace. A Resume on a new connection that names the peer id with
+// the right token binds the peer to that connection (closing one the host
+// still held for it), and the join of the world starts over, which the
+// client applies to the world it holds. The window running out makes the
+// peer leave as any peer does.
+
+// ErrGraceExpired is the Err of the PeerLeft of a peer whose connection broke
+// and that did not resume within the host's grace window.
+var ErrGraceExpired = errors.New("session: the peer's connection broke and it did not resume within the grace window")
+
+// resumable reports whether a connection that ended with err may be resumed:
+// it broke (the peer stopped answering, the transport failed, a reset),
+// rather than being ended on purpose by either side (a leave, a kick, a
+// shutdown) or for breaking the rules (malformed, a limit).
+func resumable(err error) bool {
+	switch {
+	case errors.Is(err, conn.ErrLimit), errors.Is(err, conn.ErrProtocol), errors.Is(err, transport.ErrMalformed):
+		return false
+	case errors.Is(err, conn.ErrUnresponsive):
+		return true
+	}
+	var ce *transport.CloseError
+	if errors.As(err, &ce) {
+		return ce.Code == transport.CloseTimeout
+	}
+	return err != nil // the path broke: a reset, a socket error
+}
+
+// holdsWorld reports whether the peer on connection p holds the whole world:
+// its join finished, or it is a resumed peer being joined again (it held the
+// whole world before, and the join brings all of it again).
+func (p *hostPeer) holdsWorld() bool {
+	return p.rp != nil && (!p.rp.Joining() || p.resumed)
+}
+
+// park keeps the known peer of p, whose connection broke with err, for the
+// grace window. It reports whether it did: not if the host resumes no one,
+// or the peer's first join had not finished, or err says the connection was
+// ended on purpose.
+func (h *Host) park(p *hostPeer, err error) bool {
+	k := p.kp
+	if k == nil || h.cfg.Grace <= 0 || !p.holdsWorld() || !resumable(err) {
+		return false
+	}
+	h.repl.RemovePeer(p.id)
+	k.conn = nil
+	k.until = h.cfg.Clock.Now().Add(h.cfg.Grace)
+	h.stats.Disconnected++
+	h.emit(Event{Kind: PeerDisconnected, Peer: p.id, Name: p.name, Err: err})
+	return true
+}
+
+// expire makes the away peers whose window ran out by now leave.
+func (h *Host) expire(now time.Time) {
+	for i := 0; i < len(h.knownPeers); i++ {
+		k := h.knownPeers[i]
+		if !k.away() || !now.After(k.until) {
+			continue
+		}
+		h.forgetKnown(k)
+		i--
+		h.stats.Expired++
+		h.gone(k.Peer, k.Name, ErrGraceExpired)
+	}
+}
+
+// resume answers a Resume on the new connection p: Resumed, or Reject.
+func (h *Host) resume(p *hostPeer, m wire.Resume) {
+	now := h.cfg.Clock.Now()
+	cfg := &h.cfg
+	if m.Version != wire.Version {
+		h.reject(p, wire.RejectVersion, transport.CloseVersion,
+			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, m.Version))
+		return
+	}
+	if !h.resumeRate.take(now, float64(cfg.MaxResumesPerSecond), float64(cfg.MaxResumesPerSecond)) {
+		h.stats.ResumeLimited++
+		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
+		return
+	}
+	// One hash and one constant-time comparison, whatever the peer id names.
+	sum := sha256.Sum256(m.Token[:])
+	k := h.known(ecsPeer(m.PeerID))
+	want := h.noHash
+	if k != nil {
+		want = k.TokenHash
+	}
+	if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || k == nil {
+		h.stats.ResumeRefused++
+		h.reject(p, wire.RejectResume, transport.CloseNormal,
+			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
+		return
+	}
+	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
+		// It held part of a world at most: it joins afresh, and the peer
+		// it was is over.
+		h.stats.ResumeRefused++
+		h.end(k, "the peer joins afresh: its join had not finished")
+		h.reject(p, wire.RejectResume, transport.CloseNormal, "the join had not finished when the connection broke; join afresh")
+		return
+	}
+	if h.admittedFrom(p.addr)-h.from(k, p.addr) >= cfg.MaxPeersPerAddress {
+		h.reject(p, wire.RejectFull, transport.CloseNormal,
+			fmt.Sprintf("host full for your address (%d players from one address); try again later", cfg.MaxPeersPerAddress))
+		return
+	}
+	if !k.resumes.take(now, float64(cfg.MaxResumesPerPeer), float64(cfg.MaxResumesPerPeer)/60) {
+		h.stats.ResumeLimited++
+		h.reject(p, wire.RejectFull, transport.CloseNormal, "this peer resumed too often; try again in a few seconds")
+		return
+	}
+	if cfg.Admit != nil {
+		if err := cfg.Admit(Arrival{Name: k.Name, Addr: p.c.Transport().RemoteAddr(), Resume: true, Peer: k.Peer, Spectator: k.Spectator}); err != nil {
+			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
+			return
+		}
+	}
+	if old := k.conn; old != nil {
+		// The host still held the old connection: it is over, and its
+		// in-flight datagrams are reported lost before the peer moves.
+		old.c.Close(transport.CloseReplaced, "the peer resumed on a newer connection")
+		old.stage = stageReplaced
+		old.kp = nil
+		h.repl.RemovePeer(k.Peer)
+	}
+	k.conn = p
+	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
+	p.stage = stageAdmitted
+	p.resumed = true
+	p.c.Admit()
+	p.rp = h.repl.AddPeer(p.id, p)
+	p.joinStart = now
+	h.stats.Resumed++
+	f := h.w.Frame()
+	tick, send := h.rates()
+	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis()}.Encode(nil))
+	h.emit(Event{Kind: PeerResumed, Peer: p.id, Name: p.name, Frame: f})
+}
+
+// from counts the admitted connections of k from addr (0 or 1): its own,
+// which a resume replaces.
+func (h *Host) from(k *knownPeer, addr string) int {
+	if k.conn != nil && !k.conn.c.Closed() && k.conn.admitted() && k.conn.addr == addr {
+		return 1
+	}
+	return 0
+}
+
+// end ends known peer k now: its connection, if any, closes and it leaves
+// when reaped; an away peer leaves at once.
+func (h *Host) end(k *knownPeer, reason string) {
+	h.forgetKnown(k)
+	if k.conn != nil {
+		k.conn.kp = nil
+		k.conn.c.Close(transport.CloseReplaced, reason)
+		return
+	}
+	h.gone(k.Peer, k.Name, errors.New("session: "+reason))
+}
+
+// graceMillis is the grace window as Welcome and Resumed carry it.
+func (h *Host) graceMillis() uint32 {
+	if h.cfg.Grace <= 0 {
+		return 0
+	}
+	return uint32(min(h.cfg.Grace/time.Millisecond, 1<<32-1))
+}

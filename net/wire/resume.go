@@ -1,0 +1,109 @@
+package wire
+
+// ResumeHoldsWorld is the flag of a Resume whose client holds the whole
+// world: a join of its peer finished before the connection broke (the world
+// may be stale, as while the join after a resume runs). A host resumes only
+// such a client; one whose first join did not finish joins afresh.
+// Wire-affecting.
+const ResumeHoldsWorld uint8 = 1 << 0
+
+// Resume opens a connection in place of Hello, client → host on the control
+// lane, to take back a peer whose connection broke: the peer id and session
+// token of its Welcome. The host answers Resumed, which binds the peer to
+// this connection, or Reject (RejectResume when it has no such session: the
+// client then joins afresh with Hello on a new connection). Its first three
+// bytes (kind, version) are laid out as Hello's, so a host can always tell
+// which version a client speaks.
+type Resume struct {
+	Version uint16 // the client's protocol Version
+	Flags   uint8  // ResumeHoldsWorld; other bits are zero
+	PeerID  uint32 // the peer id the Welcome gave; not 0
+	// Token is the Welcome's session token. Secret: never log it.
+	Token [TokenLen]byte
+}
+
+// Encode appends the Resume as a lane message to dst and returns the
+// extended slice.
+func (m Resume) Encode(dst []byte) []byte {
+	w := NewWriter(dst)
+	w.U8(uint8(KindResume))
+	w.U16(m.Version)
+	w.U8(m.Flags)
+	w.U32(m.PeerID)
+	w.Raw(m.Token[:])
+	return w.Bytes()
+}
+
+// Decode reads a Resume lane message. A zero peer id or an unknown flag is
+// ErrInvalid. Nothing is allocated.
+func (m *Resume) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindResume && r.Err() == nil {
+		return ErrWrongKind
+	}
+	var d Resume
+	d.Version = r.U16()
+	d.Flags = r.U8()
+	d.PeerID = r.U32()
+	copy(d.Token[:], r.Raw(TokenLen))
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	if d.PeerID == 0 || d.Flags&^ResumeHoldsWorld != 0 {
+		return ErrInvalid
+	}
+	*m = d
+	return nil
+}
+
+// Resumed accepts a Resume, host → client on the control lane: the peer is
+// bound to this connection (a connection the host still held for it is
+// closed). A join of the world as the host holds it follows on the join lane
+// (JoinPage … JoinFinal): the client applies it to the world it holds,
+// keeping the entities the join brings and removing those it does not.
+// Frame is the resume's frame: the host takes the peer's inputs for the
+// frames after it only, so the client stamps none at or before it.
+type Resumed struct {
+	PeerID   uint32 // the resumed peer id: the Resume's; not 0
+	TickRate uint16 // simulation steps per second on the host; not 0
+	SendRate uint16 // state updates per second the host sends; not 0
+	Frame    uint64 // the host's frame when it bound the peer: the resume's frame
+	// GraceMillis is the host's grace window in milliseconds, as in Welcome.
+	GraceMillis uint32
+}
+
+// Encode appends the Resumed as a lane message to dst and returns the
+// extended slice.
+func (m Resumed) Encode(dst []byte) []byte {
+	w := NewWriter(dst)
+	w.U8(uint8(KindResumed))
+	w.U32(m.PeerID)
+	w.U16(m.TickRate)
+	w.U16(m.SendRate)
+	w.U64(m.Frame)
+	w.U32(m.GraceMillis)
+	return w.Bytes()
+}
+
+// Decode reads a Resumed lane message. A zero peer id, tick rate or send
+// rate is ErrInvalid. Nothing is allocated.
+func (m *Resumed) Decode(msg []byte) error {
+	r := NewReader(msg)
+	if Kind(r.U8()) != KindResumed && r.Err() == nil {
+		return ErrWrongKind
+	}
+	var d Resumed
+	d.PeerID = r.U32()
+	d.TickRate = r.U16()
+	d.SendRate = r.U16()
+	d.Frame = r.U64()
+	d.GraceMillis = r.U32()
+	if err := r.Finish(); err != nil {
+		return err
+	}
+	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 {
+		return ErrInvalid
+	}
+	*m = d
+	return nil
+}
