@@ -22,6 +22,7 @@ import (
 	"github.com/tandem-go/tandem/fleet"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
@@ -170,12 +171,18 @@ func (b *bed) run(cfg fleet.Config) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- fleet.Run(ctx, cfg) }()
-	return func() error {
-		cancel()
-		err := <-done
-		b.side.Close()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+			b.side.Close()
+		})
 		return err
 	}
+	b.t.Cleanup(func() { stop() }) // a test that failed half-way
+	return stop
 }
 
 func (b *bed) worlds() []string {
@@ -611,5 +618,144 @@ func TestFencedHostShutsDown(t *testing.T) {
 			t.Fatalf("calls %v: want Shutdown", paths(b.side.Calls()))
 		}
 		b.side.Close()
+	})
+}
+
+// redialer is a client's way back to the host: it dials the in-memory
+// network again, unless blocked (the player is gone for good).
+type redialer struct {
+	net   *mem.Network
+	mu    sync.Mutex
+	conns []*mem.Conn
+	block bool
+}
+
+func (r *redialer) dial(ctx context.Context) (transport.Conn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.block {
+		return nil, errors.New("no route")
+	}
+	tc, err := r.net.Dial(ctx, "host")
+	if err == nil {
+		r.conns = append(r.conns, tc.(*mem.Conn))
+	}
+	return tc, err
+}
+
+// cut makes the newest connection go dark; block keeps the client from
+// coming back.
+func (r *redialer) cut(block bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.block = block
+	r.conns[len(r.conns)-1].Cut()
+}
+
+// TestPlayersThroughTheGraceWindow: a player whose connection breaks stays
+// in the list while it may resume; it resumes inside its grace window
+// without being added again;
+// when it breaks again and does not come back, it is removed once its grace
+// window (10 s here) closes: one add, one remove in all.
+func TestPlayersThroughTheGraceWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBed(t)
+		b.cfg.Grace = 10 * time.Second
+		var mu sync.Mutex
+		var events []string
+		b.open = func(string) error { return nil }
+		cfg := b.config()
+		open := cfg.Open
+		cfg.Open = func(ctx context.Context, world string) (fleet.Host, error) {
+			h, err := open(ctx, world)
+			if err == nil {
+				h.OnEvent(func(e tandem.Event) {
+					mu.Lock()
+					events = append(events, e.Kind.String())
+					mu.Unlock()
+				})
+			}
+			return h, err
+		}
+		seen := func(kind string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			n := 0
+			for _, k := range events {
+				if k == kind {
+					n++
+				}
+			}
+			return n
+		}
+		until := func(what string, ok func() bool) {
+			t.Helper()
+			for i := 0; !ok(); i++ {
+				if i > 600 {
+					t.Fatalf("no %s after 60 s; events %q", what, events)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		stop := b.run(cfg)
+		if err := b.side.WaitCount(t.Context(), "/ready", 1); err != nil {
+			t.Fatal(err)
+		}
+		rd := &redialer{net: b.net}
+		tc, err := rd.dial(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := tandem.NewClient(testGame(&stall{}), tc, tandem.ClientConfig[move]{Name: "ann", Dial: rd.dial})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go c.Run(ctx)
+		until("join", func() bool { return c.State() == session.Playing })
+		until("listing", func() bool { return slices.Equal(listValues(b.side), []string{"1"}) })
+
+		// The link goes dark and the client cannot come back at first: the
+		// host sees the break, and holds ann's place.
+		rd.cut(true)
+		until("disconnect", func() bool { return seen("disconnected") == 1 })
+		time.Sleep(time.Second)
+		if got := listValues(b.side); !slices.Equal(got, []string{"1"}) {
+			t.Fatalf("the list holds %q in ann's grace window", got)
+		}
+		rd.mu.Lock()
+		rd.block = false
+		rd.mu.Unlock()
+		until("resume", func() bool { return seen("resumed") == 1 })
+		time.Sleep(time.Second)
+		if got := listValues(b.side); !slices.Equal(got, []string{"1"}) {
+			t.Fatalf("the list holds %q after ann resumed", got)
+		}
+		if a, r := listCalls(b.side, "1"); a != 1 || r != 0 {
+			t.Fatalf("across a resume ann was added %d and removed %d times, want added once", a, r)
+		}
+
+		gone := seen("disconnected")
+		rd.cut(true)
+		until("disconnect", func() bool { return seen("disconnected") > gone })
+		broke := time.Now()
+		time.Sleep(5 * time.Second)
+		if got := listValues(b.side); !slices.Equal(got, []string{"1"}) {
+			t.Fatalf("the list holds %q 5 s into ann's grace window; want ann still listed", got)
+		}
+		until("leave", func() bool { return seen("left") == 1 })
+		if d := time.Since(broke); d < 5*time.Second || d > 11*time.Second {
+			t.Errorf("ann left %v after the host saw the break, want at the end of the 10 s window", d)
+		}
+		until("removal", func() bool { return len(listValues(b.side)) == 0 })
+		if a, r := listCalls(b.side, "1"); a != 1 || r != 1 {
+			t.Errorf("ann was added %d and removed %d times, want once each", a, r)
+		}
+		cancel()
+		c.Close()
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
