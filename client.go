@@ -212,8 +212,14 @@ func (c *Client[I]) event(e Event) {
 			}
 		}
 	}
-	if e.Kind == session.PeerJoined {
+	switch e.Kind {
+	case session.PeerJoined, session.PeerResumed:
+		// Admitted on a new connection (a first join, a resume, a fresh
+		// join after a refused resume): every command without a receipt
+		// goes again.
 		c.admittedCommands()
+	case session.PeerDisconnected:
+		c.cmds.admitted = false // held until the next admission
 	}
 	for _, fn := range c.events {
 		fn(e)

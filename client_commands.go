@@ -101,7 +101,8 @@ func (c *Client[I]) flushCommands() {
 	}
 }
 
-// admittedCommands notes an admission: every held command goes again.
+// admittedCommands notes an admission on a new connection (a join, a
+// resume): every held command goes again.
 func (c *Client[I]) admittedCommands() {
 	c.cmds.admitted = true
 	c.cmds.conn++

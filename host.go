@@ -29,12 +29,15 @@ type HostConfig struct {
 	// Clock is the time source. Default clock.Real.
 	Clock clock.Clock
 	// MaxPeers is the number of player slots: player MaxPeers+1 is refused
-	// as the game being full. A known player (one the save lists, restored
-	// and not yet back) holds its slot. Default 8.
+	// as the game being full, with a Reject before anything is given to it
+	// (its client's Err is a *session.RejectError). A known player holds its
+	// slot and gets back into it at capacity: one whose connection broke,
+	// within Grace, and one a restored save lists, not yet back. Default 8.
 	MaxPeers int
 	// Spectators is how many peers may watch (ClientConfig.Spectator)
 	// beside the players: they take no player slot, own nothing, and their
-	// inputs and commands are refused. Default 0: none.
+	// inputs and commands are refused. Past it a spectator gets a Reject.
+	// Default 0: none (a spectator is refused, with a reason that says so).
 	Spectators int
 	// SendEvery sends state every this many steps. Default 2: 30 Hz at
 	// 60 Hz. Clients learn the rate from the host.

@@ -66,6 +66,8 @@ func (s *inputSpy) RecvDatagram() ([]byte, bool) {
 // run on goroutines; every step waits for them).
 type resumePair struct {
 	t       *testing.T
+	game    func() *Game[push] // the game host and clients run
+	cfg     HostConfig
 	clk     *clock.Fake
 	net     *mem.Network
 	l       transport.Listener
@@ -85,6 +87,11 @@ type rclient struct {
 }
 
 func newResumePair(t *testing.T, link condition.Config, cfg HostConfig) *resumePair {
+	return newResumePairOf(t, testGame, link, cfg)
+}
+
+// newResumePairOf is newResumePair for game.
+func newResumePairOf(t *testing.T, game func() *Game[push], link condition.Config, cfg HostConfig) *resumePair {
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
 	if err != nil {
@@ -92,11 +99,20 @@ func newResumePair(t *testing.T, link condition.Config, cfg HostConfig) *resumeP
 	}
 	l, _ := n.Listen("host")
 	cfg.Clock = clk
-	h, err := NewHost(testGame(), cfg)
+	p := &resumePair{t: t, game: game, cfg: cfg, clk: clk, net: n, l: l}
+	p.start()
+	return p
+}
+
+// start makes the pair's host.
+func (p *resumePair) start() {
+	p.t.Helper()
+	h, err := NewHost(p.game(), p.cfg)
 	if err != nil {
-		t.Fatal(err)
+		p.t.Fatal(err)
 	}
-	p := &resumePair{t: t, clk: clk, net: n, l: l, host: h}
+	p.host = h
+	p.t.Cleanup(func() { h.Close() })
 	h.OnEvent(func(e Event) {
 		switch e.Kind {
 		case session.PeerResumed:
@@ -105,16 +121,22 @@ func newResumePair(t *testing.T, link condition.Config, cfg HostConfig) *resumeP
 			p.left = append(p.left, e)
 		}
 	})
-	return p
 }
 
 // join adds a client that reconnects by itself and runs until it plays.
 func (p *resumePair) join(input func(w *World) push) *rclient {
 	p.t.Helper()
+	return p.joinAs(ClientConfig[push]{Input: input})
+}
+
+// joinAs is join with cfg (its clock and dial are the pair's).
+func (p *resumePair) joinAs(cfg ClientConfig[push]) *rclient {
+	p.t.Helper()
 	rc := &rclient{}
 	tc, _ := p.net.Dial(context.Background(), "host")
 	rc.conns = append(rc.conns, tc.(*mem.Conn))
-	c, err := NewClient(testGame(), tc, ClientConfig[push]{Clock: p.clk, Input: input, Dial: rc.dial(p.net)})
+	cfg.Clock, cfg.Dial = p.clk, rc.dial(p.net)
+	c, err := NewClient(p.game(), tc, cfg)
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -52,8 +52,14 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	r.g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
 	r.join("ann", ClientConfig[push]{})
 	r.join("bob", ClientConfig[push]{})
-	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "full") {
-		t.Fatalf("the third player: %v, want refused as full", err)
+	// Refused by the session's Reject, before any Join or slot.
+	var re *session.RejectError
+	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.Is(err, ErrRefused) || !errors.As(err, &re) ||
+		re.Code != wire.RejectFull || re.Reason != "host full (2 players); try again later" {
+		t.Fatalf("the third player: %v, want a Reject: full", err)
+	}
+	if st := r.host.Stats(); joins != 2 || st.Joined != 2 || st.Peers != 2 {
+		t.Fatalf("the refused player was given a place: Join ran %d times, %+v", joins, st)
 	}
 	var entities int
 	r.host.Do(func(w *World) { entities = w.ECS.Networked() })
@@ -76,10 +82,9 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	if _, ok := eve.Local(); ok {
 		t.Fatal("the spectator drives an entity")
 	}
-	// The session's Reject (its places are the slots and the spectators')
-	// or the host's own refusal; either says it is full.
-	if err := r.dialFails("fay", ClientConfig[push]{Spectator: true}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "full") {
-		t.Fatalf("the second spectator: %v, want refused", err)
+	if err := r.dialFails("fay", ClientConfig[push]{Spectator: true}); !errors.As(err, &re) ||
+		re.Code != wire.RejectFull || re.Reason != "no room to watch (1 spectators); try again later" {
+		t.Fatalf("the second spectator: %v, want a Reject: no room to watch", err)
 	}
 	// A spectator that sends a command or input anyway: malformed.
 	tc, _ := r.net.Dial(context.Background(), "host")
@@ -130,8 +135,9 @@ func testKnownPlayersHoldTheirPlaces(t *testing.T, s saveStore) {
 	if st := r.host.Stats(); st.Away != 2 || st.Players != 0 {
 		t.Fatalf("after the restart %+v, want two known players away", st)
 	}
-	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "full") {
-		t.Fatalf("a new player while both are away: %v, want refused as full", err)
+	var re *session.RejectError
+	if err := r.dialFails("carl", ClientConfig[push]{}); !errors.As(err, &re) || re.Code != wire.RejectFull {
+		t.Fatalf("a new player while both are away: %v, want a Reject: full", err)
 	}
 	r.host.Do(func(w *World) {
 		if len(w.ECS.Owned(1)) != 1 || len(w.ECS.Owned(2)) != 1 {

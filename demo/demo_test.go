@@ -141,6 +141,8 @@ func TestFlags(t *testing.T) {
 		{"-join", "127.0.0.1:4242", "-reset-key", "k"},
 		{"-join", "127.0.0.1:4242", "-grace", "5s"},
 		{"-host", "-grace", "-1s"},
+		{"-join", "127.0.0.1:4242", "-save-every", "1s"},
+		{"-host", "-save-every", "0s"},
 		{"-alone", "-idle-timeout", "1s"},
 		{"-headless", "-grace", "5s"},
 		{"-agones"},

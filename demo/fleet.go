@@ -57,7 +57,10 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	return fleet.Run(ctx, fleet.Config{
 		SDK: sdk, Listener: l, Pin: t.Fingerprint(),
 		Open: func(ctx context.Context, world string) (fleet.Host, error) {
-			hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers}
+			hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
+			if o.grace == 0 {
+				hc.Grace = -1 // -grace 0: no resumes
+			}
 			if world != "" && target != "" {
 				hc.SaveTo, hc.World = target, world
 				hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }

@@ -62,6 +62,7 @@ type options struct {
 	menu       bool      // the start screen even with -ticks
 	code       *joinCode // -join's join line or short code, parsed
 	save       saveFlag
+	saveEvery  time.Duration
 	spectate   bool
 	grace      time.Duration
 	idle       time.Duration
@@ -129,6 +130,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this `long` (default 10s); a client whose connection ends so reconnects to the host by itself")
 	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
 	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
+	fs.DurationVar(&o.saveEvery, "save-every", 5*time.Second, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
 	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
 	fs.BoolVar(&o.agones, "agones", false, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names ("+fleetWorldKey+") is loaded from -save, best a postgres:// URL")
 	if err := fs.Parse(args); err != nil {
@@ -152,8 +154,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-alone plays without the network: leave out -host and -join")
 	case o.join == "" && (set["pin"] || o.bot):
 		return o, errors.New("-pin and -bot are for a client: use them with -join")
-	case !o.host && (set["reset-key"] || set["save"]):
-		return o, errors.New("-reset-key and -save are the host's: use them with -host")
+	case !o.host && (set["reset-key"] || set["save"] || set["save-every"]):
+		return o, errors.New("-reset-key, -save and -save-every are the host's: use them with -host")
+	case o.saveEvery <= 0:
+		return o, errors.New("-save-every must be positive")
 	case o.agones && !o.host:
 		return o, errors.New("-agones runs a host: use it with -host")
 	case o.agones && (o.screenshot != "" || o.menu || o.ticks > 0):

@@ -80,7 +80,7 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace}
+	hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
 	if o.grace == 0 {
 		hc.Grace = -1 // -grace 0: no resumes
 	}

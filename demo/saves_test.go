@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 )
 
 var restoredLine = regexp.MustCompile(`^tandem-demo: restored save \d+: frame (\d+), (\d+) entities`)
@@ -41,6 +42,49 @@ func TestHostRestartsOnItsSave(t *testing.T) {
 	out := watcher.wait()
 	if m := lineOf(t, "eve", out, clientLine); m[2] != "10" {
 		t.Fatalf("the spectator holds %s entities, want the 10 of the world (none of its own)", m[2])
+	}
+	again.signal(syscall.SIGINT)
+	again.wait()
+}
+
+// TestPlayerResumesIntoARestartedHost: over real QUIC on loopback, a host
+// with -save is killed (SIGKILL: no final save, nobody told) while a bot
+// client plays, and started again on the same address and save. It
+// restores the world with its player, presents the same certificate (kept
+// in the save: the client's pin holds) and reset key (the client learns at
+// once that its connection is gone), and the client, reconnecting by
+// itself, resumes into the restored world as the same peer, plays its ticks
+// out and exits 0 with resumes=1.
+func TestPlayerResumesIntoARestartedHost(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "world.db")
+	args := []string{"-host", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-save-every", "100ms", "-grace", "20s", "-idle-timeout", "2s"}
+	host := start(t, "host", append(args, "-addr", "127.0.0.1:0")...)
+	m := host.waitLine(joinLine)
+	addr, pin := m[1], m[2]
+	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann", "-idle-timeout", "2s")
+	peer := client.waitLine(joinedLine)[1]
+	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) ready`))
+	// Saves go every 100 ms: the player is in one of them well within a
+	// second.
+	time.Sleep(time.Second)
+	host.signal(syscall.SIGKILL)
+	<-host.done
+
+	again := start(t, "host again", append(args, "-addr", addr)...)
+	r := again.waitLine(regexp.MustCompile(`^tandem-demo: restored save \d+: frame (\d+), (\d+) entities, (\d+) players`))
+	if r[3] != "1" {
+		t.Fatalf("the restored save holds %s players, want ann", r[3])
+	}
+	if m2 := again.waitLine(joinLine); m2[2] != pin {
+		t.Fatalf("the restarted host presents certificate %s, was %s: pins break", m2[2], pin)
+	}
+	client.waitLine(regexp.MustCompile(`^tandem-demo: resumed as peer ` + peer + ` \(ann\)`))
+	again.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) resumed$`))
+	out := client.wait()
+	cm := lineOf(t, "ann", out, clientLine)
+	sm := lineOf(t, "ann", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
+	if ticks, _ := strconv.Atoi(cm[1]); sm[1] != "1" || sm[2] != peer || ticks < 240 {
+		t.Fatalf("client summary %q: want resumes=1 peer=%s and 240 ticks", cm[0], peer)
 	}
 	again.signal(syscall.SIGINT)
 	again.wait()

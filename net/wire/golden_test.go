@@ -158,6 +158,26 @@ var golden = map[string]struct {
 			return m, Receipt{Op: 301, Status: ReceiptRefused, Frame: 1001, Reason: "team full"}
 		},
 	},
+	"receipt-conflict": {
+		func() []byte { b, _ := Receipt{Op: 302, Status: ReceiptConflict}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 302, Status: ReceiptConflict}
+		},
+	},
+	"receipt-expired": {
+		func() []byte { b, _ := Receipt{Op: 40, Status: ReceiptExpired}.Encode(nil); return b },
+		func(b []byte) (any, any) {
+			var m Receipt
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Receipt{Op: 40, Status: ReceiptExpired}
+		},
+	},
 	"welcome": {
 		func() []byte { return goldenWelcome().Encode(nil) },
 		func(b []byte) (any, any) {

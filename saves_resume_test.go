@@ -1,0 +1,277 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// Saves and resume together: players whose host restarted resume into the
+// world it restored, and commands without a receipt go again on a resume.
+
+// restart ends the pair's host as a crash would look to its clients (every
+// connection goes dark: nobody is told), after it saved on Close, and starts
+// another on the same store.
+func (p *resumePair) restart() {
+	p.t.Helper()
+	for _, spy := range p.spies {
+		spy.Conn.(*mem.Conn).Cut()
+	}
+	if err := p.host.Close(); err != nil {
+		p.t.Fatal(err)
+	}
+	p.spies, p.resumed, p.left = nil, nil, nil
+	p.start()
+}
+
+// until runs the pair until ok, failing after limit of simulated time.
+func (p *resumePair) until(limit time.Duration, what string, ok func() bool) {
+	p.t.Helper()
+	for end := p.clk.Now().Add(limit); !ok(); {
+		if !p.clk.Now().Before(end) {
+			p.t.Fatalf("%s: not within %v", what, limit)
+		}
+		p.run(time.Second / 120)
+	}
+}
+
+// tallies returns the tally of every entity peer owns in w, by network id.
+func tallies(w *World, peer ecs.PeerID) map[ecs.NetID]int64 {
+	out := map[ecs.NetID]int64{}
+	a := w.ECS.Arche()
+	id := arche.ComponentID[tally](a)
+	for _, e := range w.ECS.Owned(peer) {
+		ni, _ := w.ECS.Identity(e)
+		out[ni.ID] = (*tally)(a.Get(e, id)).N
+	}
+	return out
+}
+
+// TestPlayersResumeIntoARestoredWorld: two players at a host that holds two
+// slots; the host restarts from its save without telling them. Until they
+// are back the save's players hold both slots: a newcomer is refused as
+// full with a Reject, before any Join. Then both clients, reconnecting by
+// themselves, resume into the restored world: the same peer ids, the same
+// entities with what the commands made of them, no Join and no Leave run
+// again, entity counts equal on both sides, and a command after the restart
+// is answered by the restored book.
+func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		joins := 0
+		left := 0
+		game := func() *Game[push] {
+			g := ledgerGame()
+			g.Roster = true
+			arrived := g.Arrived
+			g.Arrived = func(w *World, e arche.Entity) {
+				if w.ECS.Arche().Has(e, w.ECS.IDs.Transform) { // not a roster entry
+					arrived(w, e)
+				}
+			}
+			join := g.Join
+			g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
+			g.Leave = func(*World, Peer) { left++ }
+			return g
+		}
+		p := newResumePairOf(t, game, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{SaveTo: savePath(t), MaxPeers: 2})
+		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		bob := p.joinAs(ClientConfig[push]{Name: "bob"})
+		var receipts []Receipt
+		ann.OnReceipt(func(r Receipt) { receipts = append(receipts, r) })
+		if _, err := Send(ann.Client, addCommand, 7); err != nil {
+			t.Fatal(err)
+		}
+		p.until(2*time.Second, "the first receipt", func() bool { return len(receipts) == 1 })
+
+		peers := map[*rclient]ecs.PeerID{ann: ann.Peer(), bob: bob.Peer()}
+		owned := map[ecs.PeerID]map[ecs.NetID]int64{}
+		p.host.Do(func(w *World) {
+			for _, id := range peers {
+				owned[id] = tallies(w, id)
+			}
+		})
+		if got := owned[peers[ann]]; len(got) != 1 || func() int64 {
+			for _, n := range got {
+				return n
+			}
+			return 0
+		}() != 7 {
+			t.Fatalf("ann's disc before the restart: %v", got)
+		}
+
+		p.restart()
+		if st := p.host.Stats(); st.Away != 2 || st.Players != 0 {
+			t.Fatalf("after the restart %+v, want the save's two players away", st)
+		}
+		// The restored world names its players in the roster (the save
+		// keeps no roster: the restore makes it from the save's players).
+		p.host.Do(func(w *World) {
+			if got := memberNames(w); got != "ann bob" {
+				t.Fatalf("the restored host's roster: %q, want ann and bob", got)
+			}
+		})
+		// A newcomer while both places are held: refused as full.
+		carl := p.joinRefused("carl")
+		var re *session.RejectError
+		if !errors.As(carl, &re) || re.Code != wire.RejectFull {
+			t.Fatalf("a newcomer at capacity after the restart: %v, want a RejectFull", carl)
+		}
+		joinsBefore := joins
+
+		p.until(20*time.Second, "both players resumed", func() bool {
+			return ann.NetStats().Resumes == 1 && bob.NetStats().Resumes == 1 &&
+				ann.State() == session.Playing && bob.State() == session.Playing
+		})
+		p.run(time.Second)
+		if joins != joinsBefore || left != 0 || len(p.left) != 0 {
+			t.Fatalf("after the resumes: Join ran %d more times, Leave %d times, %d left", joins-joinsBefore, left, len(p.left))
+		}
+		if st := p.host.Stats(); st.Away != 0 || st.Players != 2 || st.Resumed != 2 {
+			t.Fatalf("host after the resumes: %+v", st)
+		}
+		var hostCount int
+		p.host.Do(func(w *World) {
+			hostCount = w.ECS.Networked()
+			for c, id := range peers {
+				if got := tallies(w, id); !equalTallies(got, owned[id]) {
+					t.Errorf("%s's entities on the restored host: %v, want %v", c.cfg.Name, got, owned[id])
+				}
+			}
+		})
+		for c, id := range peers {
+			if c.Peer() != id {
+				t.Fatalf("%s resumed as peer %d, was %d", c.cfg.Name, c.Peer(), id)
+			}
+			c.Do(func(w *World) {
+				if got := memberNames(w); got != "ann bob" {
+					t.Errorf("%s's roster after the resume: %q, want ann and bob once each", c.cfg.Name, got)
+				}
+				if got := tallies(w, id); !equalTallies(got, owned[id]) || w.ECS.Networked() != hostCount {
+					t.Errorf("%s holds %v of its own and %d entities; the host %v and %d", c.cfg.Name, got, w.ECS.Networked(), owned[id], hostCount)
+				}
+			})
+		}
+
+		if _, err := Send(ann.Client, addCommand, 5); err != nil {
+			t.Fatal(err)
+		}
+		p.until(2*time.Second, "a receipt after the restart", func() bool { return len(receipts) == 2 })
+		if r := receipts[1]; r.Status != ReceiptDone {
+			t.Fatalf("the command after the restart: %+v", r)
+		}
+		p.host.Do(func(w *World) {
+			if l := ecs.Resource[ledger](w.ECS); l.Count != 2 || l.Sum != 12 {
+				t.Fatalf("the ledger after the restart: %+v, want the command before it and the one after", *l)
+			}
+		})
+	})
+}
+
+// joinRefused dials the pair's host as a new player named name and runs
+// until the client closes; it returns its Err.
+func (p *resumePair) joinRefused(name string) error {
+	p.t.Helper()
+	tc, _ := p.net.Dial(context.Background(), "host")
+	c, err := NewClient(p.game(), tc, ClientConfig[push]{Name: name, Clock: p.clk})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	rc := &rclient{Client: c}
+	p.clients = append(p.clients, rc)
+	defer func() { p.clients = p.clients[:len(p.clients)-1] }()
+	p.until(2*time.Second, name+" refused", func() bool { return c.State() == session.Closed })
+	if !errors.Is(c.Err(), ErrRefused) {
+		p.t.Fatalf("%s: %v, want refused", name, c.Err())
+	}
+	return c.Err()
+}
+
+func equalTallies(a, b map[ecs.NetID]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCommandsGoAgainOnAResume: a command the host ran whose receipt waits
+// for a slow store; the player's connection breaks and its receipt, freed
+// while it is away, reaches nobody. On the resume the client sends the
+// command again at once (on the new connection, not after its resend
+// timer), and the host answers the copy from its book: the handler ran
+// once, one receipt, done.
+func TestCommandsGoAgainOnAResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, st := openStore(t, savePath(t))
+		faulty := storetest.NewFaulty(st)
+		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Store: faulty})
+		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		var receipts []Receipt
+		ann.OnReceipt(func(r Receipt) { receipts = append(receipts, r) })
+
+		release := faulty.Block()
+		op, err := Send(ann.Client, addCommand, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.until(time.Second, "the command run", func() bool { return p.host.Stats().Commands == 1 })
+		if p.host.Withheld() != 1 {
+			t.Fatalf("%d receipts withheld, want the command's", p.host.Withheld())
+		}
+		// The link breaks (both ends learn it at once); the save lands
+		// while the player is away.
+		ann.conn().Close(transport.CloseTimeout, "the link went down")
+		p.until(time.Second, "reconnecting", func() bool { return ann.State() == session.Reconnecting })
+		release()
+		p.until(time.Second, "the receipt freed", func() bool { return p.host.Withheld() == 0 })
+		if len(receipts) != 0 {
+			t.Fatalf("a receipt reached the client while it was away: %+v", receipts)
+		}
+
+		p.until(5*time.Second, "a receipt after the resume", func() bool { return len(receipts) == 1 })
+		if ann.NetStats().Resumes != 1 {
+			t.Fatalf("the receipt came without a resume (%d)", ann.NetStats().Resumes)
+		}
+		p.run(time.Second)
+		if len(receipts) != 1 || receipts[0].Op != op || receipts[0].Status != ReceiptDone {
+			t.Fatalf("receipts %+v, want one, done, for op %d", receipts, op)
+		}
+		if hs := p.host.Stats(); hs.Commands != 1 || hs.Again != 1 {
+			t.Fatalf("the host ran %d commands and answered %d from its book; want 1 and 1", hs.Commands, hs.Again)
+		}
+		if cs := ann.CommandStats(); cs.Sent != 2 || cs.Resent != 0 || ann.PendingCommands() != 0 {
+			t.Fatalf("client %+v with %d pending; want the command sent once more, on the resume (not by the resend timer)", cs, ann.PendingCommands())
+		}
+		p.host.Do(func(w *World) {
+			if l := ecs.Resource[ledger](w.ECS); l.Count != 1 || l.Sum != 9 {
+				t.Fatalf("the ledger %+v: the command ran other than once", *l)
+			}
+		})
+	})
+}
+
+// memberNames returns the names of w's roster (Members), in peer order.
+func memberNames(w *World) string {
+	var names []string
+	for _, m := range Members(w, nil) {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, " ")
+}
