@@ -27,6 +27,7 @@ import (
 // certificate is its own (a new one each start); the matchmaker hands its
 // fingerprint to players from the GameServer's annotation.
 func runAgones(o options, stdout, stderr io.Writer) error {
+	o.headless = true // nobody plays at a game server
 	sdk, err := agones.New(agones.Options{OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) }})
 	if err != nil {
 		return err
