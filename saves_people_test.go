@@ -83,7 +83,7 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 		t.Fatal("the spectator drives an entity")
 	}
 	if err := r.dialFails("fay", ClientConfig[push]{Spectator: true}); !errors.As(err, &re) ||
-		re.Code != wire.RejectFull || re.Reason != "no room to watch (1 spectators); try again later" {
+		re.Code != wire.RejectFull || re.Reason != "no room to watch (spectator places: 1, all taken); try again later" {
 		t.Fatalf("the second spectator: %v, want a Reject: no room to watch", err)
 	}
 	// A spectator that sends a command or input anyway: malformed.

@@ -158,7 +158,7 @@ func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
 	case spectator && h.cfg.MaxSpectators <= 0:
 		return wire.RejectDenied, "this host takes no spectators; join as a player"
 	case spectator && h.holding(true) >= h.cfg.MaxSpectators:
-		return wire.RejectFull, fmt.Sprintf("no room to watch (%d spectators); try again later", h.cfg.MaxSpectators)
+		return wire.RejectFull, fmt.Sprintf("no room to watch (spectator places: %d, all taken); try again later", h.cfg.MaxSpectators)
 	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
 		return wire.RejectFull, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
 	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:

@@ -137,7 +137,7 @@ func TestCapacityAndSpectators(t *testing.T) {
 		if !r.host.Spectator(eve.cl.Peer()) || len(r.owned(eve.cl.Peer())) != 0 {
 			t.Fatalf("spectator %v owning %v", r.host.Spectator(eve.cl.Peer()), r.owned(eve.cl.Peer()))
 		}
-		refused("zoe", true, wire.RejectFull, "no room to watch (1 spectators); try again later")
+		refused("zoe", true, wire.RejectFull, "no room to watch (spectator places: 1, all taken); try again later")
 
 		// a's connection breaks: its slot stays held.
 		peer, owned := a.cl.Peer(), r.owned(a.cl.Peer())
