@@ -37,12 +37,12 @@ func ExampleRun() {
 		})
 	}()
 	side.WaitCount(context.Background(), "/ready", 1)
-	gs := side.GameServer()
-	fmt.Println(gs.Status.State, gs.ObjectMeta.Annotations["agones.dev/sdk-pin"])
+	// The pin is published before Ready is said.
+	fmt.Println("pin", side.GameServer().ObjectMeta.Annotations["agones.dev/sdk-pin"])
 
 	stop() // SIGTERM
 	fmt.Println(<-done, side.GameServer().Status.State)
 	// Output:
-	// Ready 5f3a…
+	// pin 5f3a…
 	// <nil> Shutdown
 }

@@ -191,11 +191,11 @@ func Run(ctx context.Context, cfg Config) error {
 
 	if cfg.Pin != "" {
 		if err := r.call(ctx, func(c context.Context) error { return cfg.SDK.SetAnnotation(c, PinAnnotation, cfg.Pin) }); err != nil {
-			return r.end(err)
+			return r.end(r.cause(ctx, err))
 		}
 	}
 	if err := r.call(ctx, cfg.SDK.Ready); err != nil {
-		return r.end(err)
+		return r.end(r.cause(ctx, err))
 	}
 	for {
 		select {
@@ -352,6 +352,15 @@ func (r *runner) end(cause error) error {
 		return fmt.Errorf("fleet: the final save: %w", err)
 	}
 	return nil
+}
+
+// cause is why Run ends after a call that failed: nothing to report when
+// ctx ended meanwhile (a SIGTERM during the call), else the call's error.
+func (r *runner) cause(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("fleet: %w", err)
 }
 
 // call makes one SDK call, trying again with backoff until it succeeds or
