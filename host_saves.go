@@ -34,6 +34,7 @@ type hostSaves struct {
 	next      uint64 // the generation the next save gets
 	durable   uint64 // the newest generation known durable
 	want      bool   // answers wait for the next save
+	retry     bool   // a save failed: the next is due once retryAt passed
 	last      time.Time
 	lastFrame ecs.Frame // the frame of the newest save handed over
 	retryAt   time.Time
@@ -273,18 +274,27 @@ func (h *Host[I]) saved(r save.Result) {
 	}
 	s.stats.Failures++
 	s.stats.LastErr = r.Err
-	s.backoff = min(max(2*s.backoff, 100*time.Millisecond), 5*time.Second)
-	s.retryAt = h.clk.Now().Add(s.backoff)
+	h.retryLater()
 	if s.onError != nil {
 		s.onError(r.Err)
 	}
 }
 
+// retryLater makes the next save due after a pause that doubles with each
+// failure in a row, from 100 ms to at most 5 s.
+func (h *Host[I]) retryLater() {
+	s := h.saves
+	s.backoff = min(max(2*s.backoff, 100*time.Millisecond), 5*time.Second)
+	s.retryAt = h.clk.Now().Add(s.backoff)
+	s.retry = true
+}
+
 // saveStep is the last system of a step: it hands the committer a save when
 // one is due and none runs. A save is due when answers wait for it
 // (commands ran this step: they share one save), or every SaveEvery while
-// anything (even the frame) changed; a failed one is tried again after its
-// pause. The cost here is what changed.
+// anything (even the frame) changed; after a failed one the next is due
+// once its pause (retryLater) is over, whatever SaveEvery says. The cost
+// here is what changed.
 func (h *Host[I]) saveStep() {
 	s := h.saves
 	if s.committer.Busy() {
@@ -297,7 +307,8 @@ func (h *Host[I]) saveStep() {
 		return
 	}
 	now := h.clk.Now()
-	if (!s.want && now.Sub(s.last) < s.every) || now.Before(s.retryAt) {
+	due := s.want || s.retry || now.Sub(s.last) >= s.every
+	if !due || now.Before(s.retryAt) {
 		return
 	}
 	fs, err := s.tracker.Fill(&s.batch)
@@ -305,7 +316,7 @@ func (h *Host[I]) saveStep() {
 		h.unsaved(err)
 		return
 	}
-	if fs.Empty() && !s.want && h.w.ECS.Frame() == s.lastFrame {
+	if fs.Empty() && !s.want && !s.retry && h.w.ECS.Frame() == s.lastFrame {
 		s.last = now
 		return
 	}
@@ -319,8 +330,7 @@ func (h *Host[I]) unsaved(err error) {
 	s := h.saves
 	s.stats.Unsaved++
 	s.stats.LastErr = err
-	s.backoff = min(max(2*s.backoff, 100*time.Millisecond), 5*time.Second)
-	s.retryAt = h.clk.Now().Add(s.backoff)
+	h.retryLater()
 	if s.onError != nil {
 		s.onError(err)
 	}
@@ -331,7 +341,7 @@ func (h *Host[I]) submit(fs save.FillStats) {
 	s := h.saves
 	s.stats.Entities += uint64(fs.Entities)
 	s.stats.Bytes += uint64(fs.Bytes)
-	s.want = false
+	s.want, s.retry = false, false
 	s.last = h.clk.Now()
 	s.lastFrame = h.w.ECS.Frame()
 	gen := s.next

@@ -107,6 +107,46 @@ func testSlowAndFailingStore(t *testing.T, s saveStore) {
 	}
 }
 
+// TestFailedSaveRetriedAfterItsPause: a save that fails is tried again
+// after its pause (100 ms after a first failure), not after SaveEvery: the
+// receipt it withheld goes out within a few frames of the store healing.
+func TestFailedSaveRetriedAfterItsPause(t *testing.T) {
+	forEachStore(t, testFailedSaveRetriedAfterItsPause)
+}
+
+func testFailedSaveRetriedAfterItsPause(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
+	faulty := storetest.NewFaulty(st)
+	r := newRig(t, HostConfig{Store: faulty})
+	p := r.dialRaw("bob")
+	r.step(5)
+	faulty.Fail(errors.New("disk full"))
+	p.send(t, 1, 0, u32(1))
+	for i := 0; r.host.SaveStats().Failures == 0; i++ {
+		if i > 60 {
+			t.Fatal("the command's save never failed")
+		}
+		r.step(1)
+	}
+	faulty.Fail(nil)
+	// The first pause is 100 ms, 6 frames; the receipt then takes 5 ms to
+	// arrive. SaveEvery (5 s) would be 300 frames.
+	frames := 0
+	for ; len(p.got) == 0; frames++ {
+		if frames > 20 {
+			t.Fatalf("no receipt %d frames after the store healed (a retry after its 100 ms pause is due within 7)", frames)
+		}
+		r.step(1)
+	}
+	if rs := p.receipts(t); rs[0].Op != 1 || rs[0].Status != wire.ReceiptDone {
+		t.Fatalf("receipt %+v, want op 1 done", rs[0])
+	}
+	if ss := r.host.SaveStats(); ss.Failures != 1 || ss.LastErr != nil {
+		t.Fatalf("after the retry: %d failures, last error %v; want 1 and nil", ss.Failures, ss.LastErr)
+	}
+	t.Logf("the receipt arrived %d frames after the store healed", frames)
+}
+
 // TestCloseDuringPlay: commands taken before Close are in the final save and
 // their receipts go out; commands after it get none; a second Close says
 // the same; the store is closed.
