@@ -95,6 +95,9 @@ type loader struct {
 }
 
 func (l *loader) record(key, value []byte) (err error) {
+	if len(key) == 0 {
+		return mismatchf(key, "a record with an empty key")
+	}
 	switch key[0] {
 	case keyHead:
 		if len(key) != 1 {
@@ -160,6 +163,9 @@ func (l *loader) readSchema(key, value []byte) error {
 		if l.schema[i] < 0 {
 			return mismatchf(key, "the save holds component %q, which this game does not save: register it (with the codec it was saved with) or restore with the game that wrote the save", name)
 		}
+		if slices.Contains(l.schema[:i], l.schema[i]) {
+			return mismatchf(key, "the schema record lists component %q twice", name)
+		}
 		if l.schema[i] != i {
 			l.rewrite = true
 		}
@@ -172,8 +178,8 @@ func (l *loader) readSchema(key, value []byte) error {
 
 func (l *loader) entity(key, value []byte) error {
 	id := ecs.NetID(binary.BigEndian.Uint32(key[1:]))
-	if id == 0 {
-		return mismatchf(key, "an entity record of network id 0")
+	if id == 0 || id >= l.head.nextID {
+		return mismatchf(key, "an entity record of network id %d, not below the head's network-id counter %d (nor 0)", id, l.head.nextID)
 	}
 	r := wire.NewReader(value)
 	owner := r.Uvarint()
