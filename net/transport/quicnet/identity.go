@@ -80,10 +80,10 @@ func LoadIdentity(ctx context.Context, m MetaStore, hosts ...string) (Identity, 
 	switch {
 	case err != nil:
 		return Identity{}, fmt.Errorf("quicnet: reading the kept reset key: %w", err)
-	case ok && len(key) != len(id.ResetKey):
-		return Identity{}, fmt.Errorf("quicnet: the kept reset key (meta %q) has %d bytes, want %d", MetaResetKey, len(key), len(id.ResetKey))
 	case ok:
-		copy(id.ResetKey[:], key)
+		if id.ResetKey, err = readResetKey(key); err != nil {
+			return Identity{}, err
+		}
 	default:
 		if _, err := rand.Read(id.ResetKey[:]); err != nil {
 			return Identity{}, err
@@ -116,6 +116,18 @@ func identityPEM(cert tls.Certificate) ([]byte, error) {
 	return append(out, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...), nil
 }
 
+// readResetKey reads the kept reset key: exactly 32 bytes.
+func readResetKey(b []byte) ([32]byte, error) {
+	var key [32]byte
+	if len(b) != len(key) {
+		return key, fmt.Errorf("quicnet: the kept reset key (meta %q) has %d bytes, want %d; remove it to make a new one", MetaResetKey, len(b), len(key))
+	}
+	copy(key[:], b)
+	return key, nil
+}
+
+// parseIdentityPEM reads the kept certificate: its chain and its key, PEM,
+// as identityPEM writes them.
 func parseIdentityPEM(b []byte) (tls.Certificate, error) {
 	cert, err := tls.X509KeyPair(b, b)
 	if err != nil {
