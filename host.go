@@ -79,6 +79,9 @@ type HostConfig struct {
 	// goroutine. The host keeps its world, withholds the receipts the save
 	// held, and tries again (see SaveStats).
 	OnSaveError func(error)
+	// OnSave, if set, hears of each save that landed (durable), on the
+	// simulation goroutine, before the receipts it frees go out.
+	OnSave func(SavedReport)
 	// IdleUnload, if positive, releases the world once nobody has played,
 	// watched or held a place in it for this long (no connection, no known
 	// player, no View or Do): it is saved and dropped from memory, and

@@ -26,6 +26,7 @@ type hostSaves struct {
 	every     time.Duration
 	timeout   time.Duration
 	onError   func(error)
+	onSave    func(SavedReport)
 
 	schema  *save.Schema
 	tracker *save.Tracker
@@ -36,7 +37,8 @@ type hostSaves struct {
 	want      bool   // answers wait for the next save
 	retry     bool   // a save failed: the next is due once retryAt passed
 	last      time.Time
-	lastFrame ecs.Frame // the frame of the newest save handed over
+	lastFrame ecs.Frame   // the frame of the newest save handed over
+	inFlight  SavedReport // what the save handed over holds, but its Seq
 	retryAt   time.Time
 	backoff   time.Duration
 	stats     SaveStats
@@ -63,6 +65,18 @@ type SaveStats struct {
 	Unloads, Reloads int
 }
 
+// SavedReport says what one save that landed holds (HostConfig.OnSave).
+type SavedReport struct {
+	// Seq is the store's sequence number of the save.
+	Seq uint64
+	// Frame is the frame the world was saved at.
+	Frame ecs.Frame
+	// Players counts the players the save knows (playing or away).
+	Players int
+	// Took is the commit's time, from the hand-over to the store's answer.
+	Took time.Duration
+}
+
 // RestoreReport says what a host restored, for its log.
 type RestoreReport struct {
 	// Seq is the store's sequence number of the save; 0 when there was
@@ -86,7 +100,7 @@ func (r RestoreReport) String() string {
 
 // openSaves opens what cfg says to save to and starts its committer.
 func openSaves(cfg HostConfig) (*hostSaves, error) {
-	s := &hostSaves{st: cfg.Store, every: cfg.SaveEvery, timeout: cfg.SaveTimeout, onError: cfg.OnSaveError, next: 1}
+	s := &hostSaves{st: cfg.Store, every: cfg.SaveEvery, timeout: cfg.SaveTimeout, onError: cfg.OnSaveError, onSave: cfg.OnSave, next: 1}
 	if s.st == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.SaveTimeout)
 		defer cancel()
@@ -264,6 +278,11 @@ func (h *Host[I]) saved(r save.Result) {
 		s.stats.Commits++
 		s.stats.LastErr = nil
 		s.backoff = 0
+		if s.onSave != nil {
+			rep := s.inFlight
+			rep.Seq, rep.Took = r.Seq, r.Took
+			s.onSave(rep)
+		}
 		h.releaseReceipts(s.durable)
 		return
 	}
@@ -344,6 +363,7 @@ func (h *Host[I]) submit(fs save.FillStats) {
 	s.want, s.retry = false, false
 	s.last = h.clk.Now()
 	s.lastFrame = h.w.ECS.Frame()
+	s.inFlight = SavedReport{Frame: s.lastFrame, Players: len(h.people.players)}
 	gen := s.next
 	s.next++
 	s.committer.Submit(&s.batch, gen)

@@ -184,19 +184,21 @@ func (h *Host[I]) Close() error {
 	return h.life.closeErr
 }
 
-// drain waits a little (at most drainWait) for what was sent on the commands
-// lane to leave: the receipts the final save freed.
+// drain waits a little (at most drainWait on the host's clock) for what was
+// sent on the commands lane to leave: the receipts the final save freed. It
+// looks every drainPoll; a clock that does not move (a test's, nobody
+// stepping it) ends the wait after as many looks as drainWait holds.
 func (h *Host[I]) drain() {
-	deadline := time.Now().Add(drainWait)
-	for time.Now().Before(deadline) {
+	deadline := h.clk.Now().Add(drainWait)
+	for range drainWait / drainPoll {
 		left := 0
 		for _, p := range h.session.Peers() {
 			left += h.session.Buffered(p, transport.LaneCommands)
 		}
-		if left == 0 {
+		if left == 0 || !h.clk.Now().Before(deadline) {
 			return
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(drainPoll)
 	}
 }
 
@@ -204,6 +206,9 @@ func (h *Host[I]) drain() {
 // that does not make it is asked for again by its client, and answered
 // from the save.
 const drainWait = 250 * time.Millisecond
+
+// drainPoll is how often Close looks whether the receipts left.
+const drainPoll = 2 * time.Millisecond
 
 // finishClose closes the store once nothing more will be saved.
 func (h *Host[I]) finishClose() {

@@ -147,6 +147,8 @@ type rig struct {
 	host    *Host[push]
 	clients []*Client[push]
 	raws    []*rawPlayer
+	// accepted are the host's ends of the connections it was given.
+	accepted []transport.Conn
 	// async lets saves run on as they would (their commit lands when the
 	// disk is done, frames later); by default step waits for each commit
 	// within the frame that handed it over, so runs repeat.
@@ -206,6 +208,7 @@ func (r *rig) step(n int) {
 				break
 			}
 			r.host.Accept(tc)
+			r.accepted = append(r.accepted, tc)
 		}
 		r.host.Advance()
 		if !r.async {

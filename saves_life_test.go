@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
 	"github.com/tandem-go/tandem/store/storetest"
@@ -147,6 +148,29 @@ func testFailedSaveRetriedAfterItsPause(t *testing.T, s saveStore) {
 	t.Logf("the receipt arrived %d frames after the store healed", frames)
 }
 
+// TestOnSave: each save that lands is reported with its sequence number,
+// frame and the players it knows.
+func TestOnSave(t *testing.T) {
+	var reps []SavedReport
+	r := newRig(t, HostConfig{SaveTo: savePath(t), OnSave: func(rep SavedReport) { reps = append(reps, rep) }})
+	p := r.dialRaw("bob")
+	r.step(2)
+	p.send(t, 1, 0, u32(1))
+	for i := 0; len(p.got) == 0; i++ {
+		if i > 60 {
+			t.Fatal("no receipt")
+		}
+		r.step(1)
+	}
+	if len(reps) < 2 {
+		t.Fatalf("%d saves reported, want the first and the command's", len(reps))
+	}
+	last := reps[len(reps)-1]
+	if reps[0].Players != 0 || last.Players != 1 || last.Seq != uint64(len(reps)) || last.Frame == 0 {
+		t.Fatalf("saves reported %+v; want the first with no player, the last with bob, sequence numbers 1, 2, …", reps)
+	}
+}
+
 // TestCloseDuringPlay: commands taken before Close are in the final save and
 // their receipts go out; commands after it get none; a second Close says
 // the same; the store is closed.
@@ -169,13 +193,14 @@ func testCloseDuringPlay(t *testing.T, s saveStore) {
 		t.Fatalf("%d commands ran before Close", st.Commands)
 	}
 	// Close waits for the receipts its final save frees to reach the
-	// client (which takes them as it steps), then closes. The save is a
-	// real fsync: meanwhile the fake clock follows the real one, as a
-	// client's would (no faster: the client gives a host that leaves its
-	// datagrams unacknowledged for 5 s up as broken).
+	// client (which takes them as it steps), on the host's clock, then
+	// closes. The clock moves only once the receipts are on their way: the
+	// save (a real fsync) takes what it takes meanwhile, and the client,
+	// which gives a host silent for 5 s up as broken, sees no time pass.
 	closed := make(chan error, 1)
 	go func() { closed <- r.host.Close() }()
-	last := time.Now()
+	toAnn := r.accepted[len(r.accepted)-1]
+	steps := 0
 	for done := false; !done; {
 		select {
 		case err := <-closed:
@@ -183,12 +208,16 @@ func testCloseDuringPlay(t *testing.T, s saveStore) {
 				t.Fatal(err)
 			}
 			done = true
-		default:
-			now := time.Now()
-			r.clk.Advance(now.Sub(last))
-			last = now
-			ann.Advance()
+		case <-time.After(time.Millisecond):
+			if toAnn.Buffered(transport.LaneCommands) > 0 {
+				r.clk.Advance(ecs.DefaultStep)
+				ann.Advance()
+				steps++
+			}
 		}
+	}
+	if steps > int(drainWait/ecs.DefaultStep) {
+		t.Fatalf("the receipts took %d steps to reach the client, past Close's wait", steps)
 	}
 	if _, err := Send(ann, addCommand, 99); err != nil {
 		t.Fatal(err)

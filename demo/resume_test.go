@@ -26,7 +26,8 @@ func TestStoppedClientResumes(t *testing.T) {
 	peer := client.waitLine(joinedLine)[1]
 
 	client.signal(syscall.SIGSTOP)
-	time.Sleep(2500 * time.Millisecond) // past the idle timeout of both sides
+	// The host gives the silent client up after its idle timeout; the
+	// client's, counted from the same silence, has run out too by then.
 	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(runner\) disconnected`))
 	client.signal(syscall.SIGCONT)
 	continued := time.Now()

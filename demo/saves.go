@@ -97,8 +97,9 @@ func openSave(o options, stderr io.Writer) (*hostSave, error) {
 	return &hostSave{target: target, db: db, world: w, id: id}, nil
 }
 
-// configure points the host at the save and logs each restore and each
-// failed save to stderr.
+// configure points the host at the save and logs to stderr each restore,
+// each failed save, and each save that knows another number of players than
+// the one before.
 func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 	if s == nil {
 		return
@@ -106,6 +107,13 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 	hc.Store = s.world
 	hc.OnRestore = func(r tandem.RestoreReport) {
 		fmt.Fprintf(stderr, "tandem-demo: %v\n", r)
+	}
+	players := -1
+	hc.OnSave = func(r tandem.SavedReport) {
+		if r.Players != players { // a line when who the save knows changes, not at every save
+			players = r.Players
+			fmt.Fprintf(stderr, "tandem-demo: save %d (frame %d) holds %d players\n", r.Seq, r.Frame, r.Players)
+		}
 	}
 	hc.OnSaveError = func(err error) {
 		fmt.Fprintln(stderr, "tandem-demo: save failed (the world goes on; retrying):", err)

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 )
 
 var restoredLine = regexp.MustCompile(`^tandem-demo: restored save \d+: frame (\d+), (\d+) entities`)
@@ -64,9 +63,8 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann", "-idle-timeout", "2s")
 	peer := client.waitLine(joinedLine)[1]
 	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) ready`))
-	// Saves go every 100 ms: the player is in one of them well within a
-	// second.
-	time.Sleep(time.Second)
+	// Saves go every 100 ms: wait for the first that holds the player.
+	host.waitLine(regexp.MustCompile(`^tandem-demo: save \d+ \(frame \d+\) holds 1 players$`))
 	host.signal(syscall.SIGKILL)
 	<-host.done
 
