@@ -196,6 +196,12 @@ type HostStats struct {
 	// Dropped those taken without an answer (rate, withheld receipts, a
 	// closing host), to be sent again.
 	Commands, Again, Conflicts, Expired, Dropped int
+	// Unsent counts the receipts that could not be sent when their save
+	// landed (the peer away, its connection broken, or its commands lane
+	// full): the receipt stays kept, and the client, which sends a command
+	// again while it has no receipt for it (on a new admission, and after a
+	// growing wait), gets it then.
+	Unsent int
 }
 
 // NewHost builds g's world as the host's and the session around it. With a

@@ -156,8 +156,10 @@ func (h *Host[I]) releaseReceipts(durable uint64) {
 		}
 		id := pl.id
 		pl.held.Release(durable, func(msg []byte) {
-			if h.session != nil {
-				_ = h.session.Send(id, transport.LaneCommands, msg) // a peer that left gets it when it is back
+			// A receipt that cannot go now is not lost: the client sends
+			// the command again, and the book answers it.
+			if h.session == nil || h.session.Send(id, transport.LaneCommands, msg) != nil {
+				h.stats.Unsent++
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
 	"github.com/tandem-go/tandem/store/storetest"
@@ -168,6 +169,43 @@ func TestOnSave(t *testing.T) {
 	last := reps[len(reps)-1]
 	if reps[0].Players != 0 || last.Players != 1 || last.Seq != uint64(len(reps)) || last.Frame == 0 {
 		t.Fatalf("saves reported %+v; want the first with no player, the last with bob, sequence numbers 1, 2, …", reps)
+	}
+}
+
+// TestUnsentReceiptsAreCounted: a receipt whose save lands while its
+// player's connection is broken cannot go: it is counted (HostStats.Unsent),
+// and kept for the command sent again.
+func TestUnsentReceiptsAreCounted(t *testing.T) {
+	_, st := openStore(t, savePath(t))
+	faulty := storetest.NewFaulty(st)
+	r := newRig(t, HostConfig{Store: faulty})
+	p := r.dialRaw("bob")
+	r.step(5)
+	r.async = true
+	release := faulty.Block()
+	p.send(t, 1, 0, u32(1))
+	r.step(3)
+	if err := faulty.WaitBlocked(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	toBob := r.accepted[len(r.accepted)-1].(*mem.Conn)
+	toBob.Cut() // bob is not told: he stays away, his place held
+	toBob.Close(transport.CloseTimeout, "the link broke")
+	for i := 0; r.host.Stats().Away == 0; i++ {
+		if i > 600 {
+			t.Fatal("the host never saw bob's connection break")
+		}
+		r.step(1)
+	}
+	release()
+	for i := 0; r.host.Withheld() > 0; i++ {
+		if i > 600 {
+			t.Fatal("the receipt was never released")
+		}
+		r.step(1)
+	}
+	if st := r.host.Stats(); st.Unsent != 1 || st.Commands != 1 {
+		t.Fatalf("%d receipts unsent, %d commands run; want 1 and 1", st.Unsent, st.Commands)
 	}
 }
 
