@@ -53,10 +53,12 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Dropped++
 		return
 	}
-	if pl.held.Len() >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
+	// Each command queued this frame will hold a receipt too.
+	if pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
 		h.stats.Dropped++
 		return
 	}
+	pl.queued++
 	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
 }
 
@@ -76,6 +78,7 @@ func (h *Host[I]) runCommands() {
 		if pl == nil {
 			continue // left since
 		}
+		pl.queued = max(0, pl.queued-1)
 		sum := command.SumOf(c.kind, c.payload)
 		v, kept := pl.book.Check(c.op, sum)
 		var msg []byte

@@ -33,7 +33,9 @@ type player struct {
 	token [sha256.Size]byte // the hash of its session token
 	book  *command.Book
 	held  command.Withheld
-	limit command.Limiter
+	// queued counts its commands taken this frame, not run yet.
+	queued int
+	limit  command.Limiter
 }
 
 func (p *people) init() {

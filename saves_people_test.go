@@ -269,3 +269,23 @@ func testDroppedCommandsAreSentAgain(t *testing.T, s saveStore) {
 		t.Fatalf("client %+v: the dropped commands were not sent again", cs)
 	}
 }
+
+// TestMaxWithheldCountsQueuedCommands: MaxWithheld bounds a player's
+// receipts waiting for a save together with the commands taken this frame
+// and not run yet: of four commands arriving in one frame with room for
+// two, two run and two are dropped, to be sent again.
+func TestMaxWithheldCountsQueuedCommands(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), MaxWithheld: 2})
+	p := r.dialRaw("bob")
+	r.step(2)
+	for op := uint64(1); op <= 4; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+	}
+	r.step(3)
+	if st := r.host.Stats(); st.Commands != 2 || st.Dropped != 2 {
+		t.Fatalf("%d commands run, %d dropped; want 2 and 2", st.Commands, st.Dropped)
+	}
+	if rs := p.receipts(t); len(rs) != 2 || rs[0].Op != 1 || rs[1].Op != 2 {
+		t.Fatalf("receipts %+v, want ops 1 and 2", rs)
+	}
+}
