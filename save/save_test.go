@@ -44,7 +44,9 @@ type rig struct {
 	score *score
 }
 
-func newRig() *rig {
+// newRig makes the rig; each of more adds to the schema before the tracker
+// is made.
+func newRig(more ...func(*save.Schema)) *rig {
 	r := &rig{w: ecs.NewWorld(), score: &score{}}
 	r.sched = ecs.NewSchedule(r.w, clock.Real{}, 0)
 	ecs.AddResource(r.w, r.score)
@@ -57,6 +59,9 @@ func newRig() *rig {
 	// Replication marks Transform replicated; health is journaled by the
 	// schema only.
 	r.w.SetReplicated(r.w.IDs.Transform)
+	for _, f := range more {
+		f(r.s)
+	}
 	r.t = save.NewTracker(r.s)
 	r.sched.AddTo(ecs.StageOutput, "save", r.t)
 	return r
@@ -512,26 +517,68 @@ func TestCommitter(t *testing.T) {
 	}
 }
 
+// member and role are excluded components: the session's, never saved.
+type member struct{ Name [8]byte }
+type role struct{ Admin bool }
+
+func excludeBoth(s *save.Schema) {
+	save.Exclude[member](s)
+	save.Exclude[role](s)
+}
+
 // TestExclude: entities holding an excluded component are left out of the
-// save, whatever else they hold, and the save restores without them.
+// save, whatever else they hold, once each however many excluded components
+// they hold, and the save restores without them.
 func TestExclude(t *testing.T) {
-	type member struct{ Name [8]byte }
 	type unsaved struct{ X int }
 	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
-	r := newRig()
-	save.Exclude[member](r.s)
+	r := newRig(excludeBoth)
 	r.populate(3)
 	a := r.w.Arche()
 	m := generic.NewMap3[member, unsaved, ecs.NetworkIdentity](a)
 	m.NewWith(&member{}, &unsaved{}, &ecs.NetworkIdentity{})
+	both := generic.NewMap3[member, role, ecs.NetworkIdentity](a)
+	both.NewWith(&member{}, &role{}, &ecs.NetworkIdentity{})
 	r.t.Start()
 	r.sched.Step()
 	if fs := commit(t, r, st); fs.Entities != 3 {
-		t.Fatalf("saved %+v, want the 3 entities without the member", fs)
+		t.Fatalf("saved %+v, want the 3 entities without the members", fs)
 	}
-	r2 := newRig()
-	save.Exclude[member](r2.s)
+	r2 := newRig(excludeBoth)
 	if res, err := r2.t.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 3 {
 		t.Fatalf("restore: %+v, %v", res, err)
+	}
+}
+
+// TestExcludedAfterSaved: an entity saved, then given an excluded component,
+// has its record deleted by the next save; one given it and rid of it again
+// between two saves keeps its record. Both saves restore.
+func TestExcludedAfterSaved(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig(excludeBoth)
+	r.populate(4)
+	r.t.Start()
+	r.sched.Step()
+	commit(t, r, st)
+	a := r.w.Arche()
+	mid := arche.ComponentID[member](a)
+	a.Add(mustEntity(t, r, 1), mid)
+	back := mustEntity(t, r, 2)
+	a.Add(back, mid)
+	a.Remove(back, mid)
+	r.sched.Step()
+	if fs := commit(t, r, st); fs.Deleted != 1 {
+		t.Fatalf("the save after: %+v, want entity 1's record deleted", fs)
+	}
+	recs := records(t, st)
+	if _, ok := recs[string([]byte{3, 0, 0, 0, 1})]; ok {
+		t.Fatal("entity 1, excluded since, is still in the save")
+	}
+	if _, ok := recs[string([]byte{3, 0, 0, 0, 2})]; !ok {
+		t.Fatal("entity 2, excluded and back, is gone from the save")
+	}
+	r2 := newRig(excludeBoth)
+	if res, err := r2.t.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 3 {
+		t.Fatalf("restore: %+v, %v; want the 3 entities not excluded", res, err)
 	}
 }

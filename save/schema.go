@@ -33,6 +33,10 @@ type Schema struct {
 	others  arche.Mask // the complement of known
 	left    arche.Mask // entities holding one of these are left out
 	leftIDs []arche.ID
+	// leftFilter finds them; tracked says a tracker was made (Exclude is
+	// too late then).
+	leftFilter leftFilter
+	tracked    bool
 }
 
 // component is a saved component, type-erased.
@@ -62,6 +66,7 @@ type state struct {
 // NewSchema returns an empty schema for w.
 func NewSchema(w *ecs.World) *Schema {
 	s := &Schema{w: w, names: map[string]bool{}}
+	s.leftFilter.s = s
 	for i := range s.byID {
 		s.byID[i] = -1
 	}
@@ -156,8 +161,13 @@ func Skip[T any](s *Schema) {
 // Exclude leaves every networked entity that holds component T out of the
 // save: state the layer above keeps for the session only and makes again
 // after a restore (a roster of who is connected). Such an entity is never
-// written (give it T when it is made), and nothing else of it is checked.
+// written (give it T when it is made), and nothing else of it is checked; an
+// entity saved before it gains T has its record deleted by the next save.
+// Call it before NewTracker: it panics after.
 func Exclude[T any](s *Schema) {
+	if s.tracked {
+		panic("save: Exclude after NewTracker; exclude every component before the tracker is made")
+	}
 	id := arche.ComponentID[T](s.w.Arche())
 	s.left.Set(id, true)
 	s.leftIDs = append(s.leftIDs, id)
@@ -166,17 +176,26 @@ func Exclude[T any](s *Schema) {
 // excluded reports whether an entity of mask m is left out.
 func (s *Schema) excluded(m *arche.Mask) bool { return len(s.leftIDs) > 0 && m.ContainsAny(&s.left) }
 
-// excludedCount returns how many networked entities are left out: a query
-// per excluded type (an entity holds one of them, as a rule).
+// excludedCount returns how many networked entities are left out, each once
+// whatever number of excluded components it holds: one query, over the
+// archetypes that match.
 func (s *Schema) excludedCount() int {
-	n := 0
-	a := s.w.Arche()
-	for _, id := range s.leftIDs {
-		q := a.Query(arche.All(s.w.IDs.NetworkIdentity, id))
-		n += q.Count()
-		q.Close()
+	if len(s.leftIDs) == 0 {
+		return 0
 	}
+	q := s.w.Arche().Query(&s.leftFilter)
+	n := q.Count()
+	q.Close()
 	return n
+}
+
+// leftFilter matches the networked entities a save leaves out: those with
+// NetworkIdentity and any excluded component.
+type leftFilter struct{ s *Schema }
+
+// Matches implements arche.Filter.
+func (f *leftFilter) Matches(m *arche.Mask) bool {
+	return m.Get(f.s.w.IDs.NetworkIdentity) && m.ContainsAny(&f.s.left)
 }
 
 // Len returns the number of saved component types.

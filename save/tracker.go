@@ -96,6 +96,10 @@ func NewTracker(s *Schema) *Tracker {
 	for _, c := range s.comps {
 		t.listener.mask.Set(c.id, true)
 	}
+	for _, id := range s.leftIDs {
+		t.listener.mask.Set(id, true)
+	}
+	s.tracked = true
 	s.w.AddListener(&t.listener)
 	return t
 }
@@ -230,6 +234,11 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 		st.Entities++
 	}
 	for _, id := range t.filledGone {
+		if e, ok := t.w.EntityOf(id); ok {
+			if m := a.Mask(e); !t.s.excluded(&m) {
+				continue // excluded and back since: written above
+			}
+		}
 		t.key = entityKey(t.key[:0], id)
 		b.Delete(t.key)
 		st.Deleted++
@@ -371,7 +380,9 @@ func (t *Tracker) Failed() {
 	t.schemaFilled = false
 }
 
-// listener marks the networked entities that gain or lose a saved component.
+// listener marks the networked entities that gain or lose a saved component
+// or an excluded one; one that gains an excluded component has its record
+// deleted (the save may hold it from before).
 type listener struct {
 	t    *Tracker
 	subs event.Subscription
@@ -380,9 +391,18 @@ type listener struct {
 
 // Notify implements arche.Listener.
 func (l *listener) Notify(_ *arche.World, evt arche.EntityEvent) {
-	if l.t.armed {
-		l.t.markEntity(evt.Entity)
+	t := l.t
+	if !t.armed {
+		return
 	}
+	if evt.Contains(event.ComponentAdded) && !evt.Contains(event.EntityCreated) && evt.Added.ContainsAny(&t.s.left) {
+		if slot, ok := t.w.NetSlot(evt.Entity); ok {
+			_, id, _ := t.w.SlotEntity(slot)
+			t.gone = append(t.gone, id)
+		}
+		return
+	}
+	t.markEntity(evt.Entity)
 }
 
 // Subscriptions implements arche.Listener.
