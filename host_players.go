@@ -234,8 +234,15 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 	for id, pl := range r.players {
 		np := h.newPlayer(id, pl.name)
 		np.token = pl.token
-		np.book.Restore(r.floors[id], r.receipts[id])
 		h.people.players[id] = np
+		if gone := np.book.Restore(r.floors[id], r.receipts[id]); len(gone) > 0 {
+			// Saved with more receipts kept than now: the oldest go, from
+			// the save too, and the player's floor rises past them.
+			for _, e := range gone {
+				h.saves.tracker.Delete(receiptKey(id, e.Op))
+			}
+			h.putPlayer(np)
+		}
 		known = append(known, session.KnownPeer{Peer: id, Name: pl.name, TokenHash: pl.token})
 	}
 	sort.Slice(known, func(i, j int) bool { return known[i].Peer < known[j].Peer })

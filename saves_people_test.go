@@ -289,3 +289,38 @@ func TestMaxWithheldCountsQueuedCommands(t *testing.T) {
 		t.Fatalf("receipts %+v, want ops 1 and 2", rs)
 	}
 }
+
+// TestFewerReceiptsKeptAfterARestart: a save holding more receipts of a
+// player than the restarted host keeps (HostConfig.Receipts lowered) loses
+// the oldest from the save too, not only from memory.
+func TestFewerReceiptsKeptAfterARestart(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), Receipts: 4})
+	p := r.dialRaw("bob")
+	for op := uint64(1); op <= 4; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+		r.step(2)
+	}
+	receiptRecords := func() (n int) {
+		for k := range records(t, r.host) {
+			if k[0] == keyReceipt {
+				n++
+			}
+		}
+		return n
+	}
+	if n := receiptRecords(); n != 4 {
+		t.Fatalf("%d receipt records saved, want 4", n)
+	}
+	r.cfg.Receipts = 2
+	r.restart()
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := receiptRecords(); n != 2 {
+		t.Fatalf("%d receipt records in the save after a restart keeping 2", n)
+	}
+	r.restart()
+	if rp := r.host.Restored(); rp.Receipts != 2 || rp.Players != 1 {
+		t.Fatalf("restored %+v, want bob and his 2 newest receipts", rp)
+	}
+}

@@ -127,15 +127,20 @@ func (b *Book) Len() int { return len(b.entries) }
 func (b *Book) Entries() []Entry { return b.entries }
 
 // Restore puts back a book as it was saved: its floor and its entries, in
-// any order. Entries past Keep are let go as Add would.
-func (b *Book) Restore(floor uint64, entries []Entry) {
+// any order. Entries past Keep (a book saved with a larger Keep) are let go
+// as Add would, the oldest first, the floor rising to them; they are
+// returned, so that their saved records can go too.
+func (b *Book) Restore(floor uint64, entries []Entry) (gone []Entry) {
 	b.floor = floor
 	b.entries = b.entries[:0]
 	for _, e := range entries {
 		if _, found := slices.BinarySearchFunc(b.entries, e.Op, func(x Entry, op uint64) int { return cmpU64(x.Op, op) }); !found {
-			b.Add(e)
+			if g, ok := b.Add(e); ok {
+				gone = append(gone, g)
+			}
 		}
 	}
+	return gone
 }
 
 func cmpU64(a, b uint64) int {

@@ -160,3 +160,28 @@ func TestLimiter(t *testing.T) {
 		t.Fatalf("a quarter second later %d, want 2", n)
 	}
 }
+
+// TestRestorePastKeep: a book restored from more entries than it keeps
+// keeps the newest, returns the others (their saved records are to go) and
+// raises its floor past them.
+func TestRestorePastKeep(t *testing.T) {
+	var entries []Entry
+	for _, op := range []uint64{5, 1, 4, 2, 3} {
+		entries = append(entries, Entry{Op: op, Sum: SumOf(0, []byte{byte(op)}), Receipt: receipt(t, op)})
+	}
+	b := NewBook(3)
+	gone := b.Restore(0, entries)
+	if len(gone) != 2 || b.Len() != 3 || b.Floor() != 2 {
+		t.Fatalf("restored 5 into a book of 3: %d returned, %d kept, floor %d; want 2, 3, 2", len(gone), b.Len(), b.Floor())
+	}
+	ops := map[uint64]bool{gone[0].Op: true, gone[1].Op: true}
+	if !ops[1] || !ops[2] {
+		t.Fatalf("returned ops %d and %d, want the oldest, 1 and 2", gone[0].Op, gone[1].Op)
+	}
+	if v, _ := b.Check(1, entries[1].Sum); v != Expired {
+		t.Fatalf("op 1 after the restore: %v, want expired", v)
+	}
+	if got := NewBook(5).Restore(0, entries); len(got) != 0 {
+		t.Fatalf("a book that keeps them all returned %d", len(got))
+	}
+}
