@@ -90,6 +90,9 @@ type RestoreReport struct {
 	Took time.Duration
 }
 
+// String says what was restored in one line, for a host's log: the save's
+// sequence number, frame and counts and the time taken, or that there was
+// no save and the world is new.
 func (r RestoreReport) String() string {
 	if r.Seq == 0 {
 		return "no save to restore: a new world"

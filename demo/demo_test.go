@@ -123,6 +123,9 @@ func TestFlags(t *testing.T) {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
 	}
+	if intro, _, _ := strings.Cut(usage.String(), "Flags:"); !strings.Contains(intro, "-max-players") {
+		t.Errorf("-help's introduction gives a number of people without saying -max-players raises it:\n%s", intro)
+	}
 	for _, bad := range [][]string{
 		{"-headless", "-ticks", "5", "-screenshot", "x.png"},
 		{"-host", "-join", "127.0.0.1:4242"},

@@ -105,7 +105,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: demo [-host | -join HOST:PORT] [flags]\n\n"+
 			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
-			"up to %d people over the network.\n"+
+			"other people over the network (up to %d by default, -max-players for more).\n"+
 			"Without -host or -join (or -alone, or -ticks) it opens on a start screen.\n"+
 			"Keys: WASD or arrows thrust, Space dash, T switch team, C drop a crate, Tab scoreboard,\n"+
 			"M sound on/off, F2 interpolation on/off, F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
