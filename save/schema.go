@@ -198,18 +198,6 @@ func (f *leftFilter) Matches(m *arche.Mask) bool {
 	return m.Get(f.s.w.IDs.NetworkIdentity) && m.ContainsAny(&f.s.left)
 }
 
-// Len returns the number of saved component types.
-func (s *Schema) Len() int { return len(s.comps) }
-
-// Names returns the saved components' names, in schema order.
-func (s *Schema) Names() []string {
-	names := make([]string, len(s.comps))
-	for i, c := range s.comps {
-		names[i] = c.name
-	}
-	return names
-}
-
 func nameOf[T any](name string) string {
 	if name != "" {
 		return name

@@ -170,12 +170,6 @@ func (t *Tracker) mark(slot int32, id ecs.NetID) {
 	t.dirty = append(t.dirty, mark{slot, id})
 }
 
-// Pending returns how many entities are queued for the next save (written
-// or removed) and how many records of the layer above.
-func (t *Tracker) Pending() (entities, user int) {
-	return len(t.dirty) + len(t.gone), len(t.user)
-}
-
 // Put queues the layer above's record at key (its first byte at least
 // FirstUserPrefix) with value, for the next save. Both are copied.
 func (t *Tracker) Put(key, value []byte) {
