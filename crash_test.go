@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
@@ -107,20 +105,12 @@ func testHostCrash(t *testing.T, s saveStore) {
 	path := s.target(t)
 	var acked uint64
 	lost := storetest.Crash(t, storetest.CrashTest{
-		Name:   "host crash (commands, " + s.name + ")",
-		Trials: storetest.CrashTrials(t, 50),
-		Command: func(int) *exec.Cmd {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), hostCrashEnv+"="+path)
-			return cmd
-		},
+		Name:    "host crash (commands, " + s.name + ")",
+		Trials:  storetest.CrashTrials(t, 50),
+		Command: storetest.RerunSelf(hostCrashEnv, path),
 		Check: func(trial int, last string) (int, error) {
-			if last != "" {
-				n, err := strconv.ParseUint(last, 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("child printed %q", last)
-				}
-				acked = max(acked, n)
+			if err := storetest.Reported(last, &acked); err != nil {
+				return 0, err
 			}
 			clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 			h, err := NewHost(ledgerGame(), crashConfig(clk, path))

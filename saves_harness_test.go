@@ -238,6 +238,17 @@ func (r *rig) settle() {
 // join dials a client and steps until it plays.
 func (r *rig) join(name string, cfg ClientConfig[push]) *Client[push] {
 	r.t.Helper()
+	c := r.dial(name, cfg, session.Playing)
+	if c.State() != session.Playing {
+		r.t.Fatalf("%s never played: %v", name, c.Err())
+	}
+	return c
+}
+
+// dial dials a client and steps until it is in state until, or closed, or
+// 600 frames went by.
+func (r *rig) dial(name string, cfg ClientConfig[push], until session.ClientState) *Client[push] {
+	r.t.Helper()
 	tc, err := r.net.Dial(context.Background(), "host")
 	if err != nil {
 		r.t.Fatal(err)
@@ -248,10 +259,7 @@ func (r *rig) join(name string, cfg ClientConfig[push]) *Client[push] {
 		r.t.Fatal(err)
 	}
 	r.clients = append(r.clients, c)
-	for i := 0; c.State() != session.Playing; i++ {
-		if i > 600 || c.State() == session.Closed {
-			r.t.Fatalf("%s never played: %v", name, c.Err())
-		}
+	for i := 0; i <= 600 && c.State() != until && c.State() != session.Closed; i++ {
 		r.step(1)
 	}
 	return c

@@ -21,21 +21,9 @@ import (
 // dialFails dials a client and steps until the host turns it away.
 func (r *rig) dialFails(name string, cfg ClientConfig[push]) error {
 	r.t.Helper()
-	tc, err := r.net.Dial(context.Background(), "host")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	cfg.Name, cfg.Clock = name, r.clk
-	c, err := NewClient(r.g, tc, cfg)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.clients = append(r.clients, c)
-	for i := 0; c.State() != session.Closed; i++ {
-		if i > 600 {
-			r.t.Fatalf("%s was never turned away (%v)", name, c.State())
-		}
-		r.step(1)
+	c := r.dial(name, cfg, session.Closed)
+	if c.State() != session.Closed {
+		r.t.Fatalf("%s was never turned away (%v)", name, c.State())
 	}
 	return c.Err()
 }

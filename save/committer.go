@@ -100,32 +100,33 @@ func (c *Committer) Busy() bool { return c.busy }
 
 // Poll returns the Result of the commit that ran, if it has finished; it
 // never waits.
-func (c *Committer) Poll() (Result, bool) {
-	if !c.busy {
-		return Result{}, false
-	}
-	select {
-	case r := <-c.results:
-		c.busy = false
-		return r, true
-	default:
-		return Result{}, false
-	}
-}
+func (c *Committer) Poll() (Result, bool) { return c.take(closedChan) }
 
 // Wait waits for the Result of the commit that runs, or for ctx; ok is false
 // when no commit runs or ctx ended first.
-func (c *Committer) Wait(ctx context.Context) (r Result, ok bool) {
+func (c *Committer) Wait(ctx context.Context) (r Result, ok bool) { return c.take(ctx.Done()) }
+
+// closedChan is a channel closed from the start: Poll's "do not wait".
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// take returns the Result of the commit that runs, once it is in or until
+// done is closed; a Result already in is taken even when done is.
+func (c *Committer) take(done <-chan struct{}) (Result, bool) {
 	if !c.busy {
 		return Result{}, false
 	}
+	var r Result
 	select {
-	case r := <-c.results:
-		c.busy = false
-		return r, true
-	case <-ctx.Done():
-		return Result{}, false
+	case r = <-c.results:
+	default:
+		select {
+		case r = <-c.results:
+		case <-done:
+			return Result{}, false
+		}
 	}
+	c.busy = false
+	return r, true
 }
 
 // Close stops the committing goroutine once the commit under way, if any,

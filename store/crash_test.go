@@ -6,9 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/tandem-go/tandem/store"
@@ -128,20 +126,12 @@ func crashChild(target string) {
 func crashTest(t *testing.T, name, target string) {
 	var acked, head uint64 // the highest commit reported, the store's head
 	storetest.Crash(t, storetest.CrashTest{
-		Name:   name,
-		Trials: storetest.CrashTrials(t, 20),
-		Command: func(int) *exec.Cmd {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), crashChildEnv+"="+target)
-			return cmd
-		},
+		Name:    name,
+		Trials:  storetest.CrashTrials(t, 20),
+		Command: storetest.RerunSelf(crashChildEnv, target),
 		Check: func(trial int, last string) (int, error) {
-			if last != "" {
-				n, err := strconv.ParseUint(last, 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("child printed %q", last)
-				}
-				acked = max(acked, n)
+			if err := storetest.Reported(last, &acked); err != nil {
+				return 0, err
 			}
 			ctx := context.Background()
 			db, err := store.Open(ctx, target, store.Options{Holder: "checker"})

@@ -57,6 +57,31 @@ type CrashTest struct {
 	Seed uint64
 }
 
+// RerunSelf returns a CrashTest.Command that starts this test binary again,
+// running no test, with env set to value in its environment: the binary's
+// TestMain (or an init) sees it and plays the child.
+func RerunSelf(env, value string) func(trial int) *exec.Cmd {
+	return func(int) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), env+"="+value)
+		return cmd
+	}
+}
+
+// Reported reads the last line of a child that prints a rising count after
+// each step it reports done, and raises *acked to it ("" leaves it).
+func Reported(last string, acked *uint64) error {
+	if last == "" {
+		return nil
+	}
+	n, err := strconv.ParseUint(last, 10, 64)
+	if err != nil {
+		return fmt.Errorf("child printed %q, not a count", last)
+	}
+	*acked = max(*acked, n)
+	return nil
+}
+
 // Crash runs the trials and returns the total of lost steps. It logs, and
 // prints on standard output for make crash-test, "NAME: trials=N lost=L".
 // A trial whose child exits by itself, or whose Check errs, fails the test.
