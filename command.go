@@ -152,3 +152,29 @@ func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, 
 	defer c.mu.Unlock()
 	return c.sendCommand(uint8(kind), payload)
 }
+
+// RunAlone runs a command of kind k with payload cmd for the player of a
+// game played alone (NewLocal), at once, with the kind's handler (Peer{ID:
+// ecs.HostPeer}), and returns the handler's answer: nil, or why the game's
+// rules refuse it. There is nobody to answer and nothing to save. A host's
+// own player gives its commands with SendOwn instead, which saves them. It
+// fails for a kind not in the Game's Commands. Safe from any goroutine,
+// except from inside a View or Do callback or a hook.
+func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {
+	found := false
+	for _, ck := range l.g.Commands {
+		found = found || ck == Command(k)
+	}
+	if !found {
+		return fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
+	}
+	payload := k.encode(&cmd)
+	var err error
+	l.Do(func(w *World) {
+		var malformed bool
+		if err, malformed = k.d.run(w, Peer{ID: ecs.HostPeer}, payload); malformed {
+			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", k.d.name)
+		}
+	})
+	return err
+}

@@ -170,6 +170,7 @@ type Host[I comparable] struct {
 
 	people people
 	cmds   hostCommands
+	own    ownCommands
 	saves  *hostSaves // nil: the world lives in memory only
 	accept acceptor
 	life   lifecycle
@@ -223,6 +224,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.period = g.step()
 	h.mu.ch = make(chan struct{}, 1)
 	h.people.init()
+	h.initOwn()
 	h.life.init()
 	h.accept.init()
 	if cfg.SaveTo != "" || cfg.Store != nil {

@@ -75,6 +75,9 @@ func (h *Host[I]) runCommands() {
 	for i := range q {
 		c := &q[i]
 		pl := h.people.players[c.peer]
+		if c.peer == ecs.HostPeer {
+			pl = h.own.pl
+		}
 		if pl == nil {
 			continue // left since
 		}
@@ -101,7 +104,9 @@ func (h *Host[I]) runCommands() {
 				h.saves.tracker.Put(receiptKey(pl.id, c.op), command.AppendEntry(nil, &e))
 				if ok {
 					h.saves.tracker.Delete(receiptKey(pl.id, gone.Op))
-					h.putPlayer(pl)
+				}
+				if ok || (pl == h.own.pl && pl.book.Len() == 1) {
+					h.putPlayer(pl) // its floor rose, or the own player's first receipt needs its record
 				}
 			}
 			h.stats.Commands++
@@ -151,8 +156,9 @@ func (h *Host[I]) nextGen() uint64 {
 }
 
 // releaseReceipts sends every receipt whose save generation is durable, in
-// order, player by player.
+// order, player by player; the host's own player's go to its observers.
 func (h *Host[I]) releaseReceipts(durable uint64) {
+	h.own.pl.held.Release(durable, h.ownReceipt)
 	for _, pl := range h.people.players {
 		if pl.held.Len() == 0 {
 			continue
@@ -173,7 +179,7 @@ func (h *Host[I]) releaseReceipts(durable uint64) {
 func (h *Host[I]) Withheld() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := 0
+	n := h.own.pl.held.Len()
 	for _, pl := range h.people.players {
 		n += pl.held.Len()
 	}

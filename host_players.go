@@ -187,7 +187,7 @@ func (r *restoredPeople) record(key, value []byte) error {
 		copy(pl.token[:], rd.Raw(sha256.Size))
 		pl.name = rd.String(wire.MaxNameLen)
 		floor := rd.Uvarint()
-		if err := rd.Finish(); err != nil || id == ecs.HostPeer {
+		if err := rd.Finish(); err != nil {
 			return &save.MismatchError{Key: key, Reason: fmt.Sprintf("player %d's record does not read (%v)", id, err)}
 		}
 		r.players[id] = pl
@@ -232,6 +232,10 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 	}
 	known := make([]session.KnownPeer, 0, len(r.players))
 	for id, pl := range r.players {
+		if id == ecs.HostPeer {
+			h.restoreOwn(pl, r.floors[id], r) // the host's own player: no session peer
+			continue
+		}
 		np := h.newPlayer(id, pl.name)
 		np.token = pl.token
 		h.people.players[id] = np

@@ -250,6 +250,9 @@ func (h *Host[I]) load() error {
 	h.saves.lastFrame = res.Frame
 	h.saves.last = h.clk.Now()
 	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Took: time.Since(start)}
+	if _, ok := rp.players[ecs.HostPeer]; ok {
+		rep.Players-- // the host's own: not one of the players
+	}
 	for _, r := range rp.receipts {
 		rep.Receipts += len(r)
 	}

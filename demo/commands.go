@@ -9,17 +9,15 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/tandem-go/tandem"
-	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
-	"github.com/tandem-go/tandem/ecs"
 )
 
 // The players' commands: T switches team, C drops a crate where the player
 // stands. A client sends them to the host (tandem.Send), which runs each
 // once and answers with a receipt once the world it changed is saved; the
 // HUD says what came back: done, refused (and why) or conflict. The host's
-// own player has no one to send them to: its keys run the same rules at
-// once.
+// own player's commands take the same path (tandem.SendOwn); a game alone
+// runs them at once (tandem.RunAlone).
 
 // Command keys.
 var (
@@ -84,19 +82,20 @@ func (m *clientMatch) command(k *tandem.CommandKind[struct{}]) {
 	m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
 }
 
-// command runs k's rule for the host's (or the lone game's) own player.
+// command gives k for the host's own player, as a client's command goes:
+// the host runs it once with the kind's handler, saves it, and its receipt
+// comes to the HUD (Host.OnReceipt); a game alone runs it at once.
 func (m *localMatch) command(k *tandem.CommandKind[struct{}]) {
-	var err error
-	m.Do(func(w *tandem.World) {
-		g := game.Of(w)
-		switch k {
-		case netplay.SwitchTeam:
-			err = g.SwitchTeam(ecs.HostPeer)
-		case netplay.DropCrate:
-			err = g.DropCrate(ecs.HostPeer)
+	if m.host != nil {
+		op, err := tandem.SendOwn(m.host, k, struct{}{})
+		if err != nil {
+			m.note(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
+			return
 		}
-	})
-	if err != nil {
+		m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
+		return
+	}
+	if err := tandem.RunAlone(m.Local, k, struct{}{}); err != nil {
 		m.note(fmt.Sprintf("%s: refused (%v)", k.Name(), err), colWarn)
 		return
 	}

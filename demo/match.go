@@ -104,7 +104,9 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	return &localMatch{Local: h.Local, host: h, full: full, short: short, save: sv}, nil
+	m := &localMatch{Local: h.Local, host: h, full: full, short: short, save: sv}
+	h.OnReceipt(m.receipts.take)
+	return m, nil
 }
 
 func (m *localMatch) Ticks() int {

@@ -1,0 +1,92 @@
+package tandem
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// TestSendOwn: the host's own player's command runs once with the kind's
+// handler, is saved, and its receipt comes to OnReceipt only once the save
+// holding it landed; a restarted host restores its book and goes on with
+// the next operation id. A lone game runs its commands at once.
+func TestSendOwn(t *testing.T) {
+	var saves int
+	var got []Receipt
+	savesAtReceipt := -1
+	r := newRig(t, HostConfig{SaveTo: savePath(t), OnSave: func(SavedReport) { saves++ }})
+	r.host.OnReceipt(func(rc Receipt) {
+		got = append(got, rc)
+		savesAtReceipt = saves
+	})
+	r.step(2)
+	before := saves
+	op, err := SendOwn(r.host, addCommand, 5)
+	if err != nil || op != 1 {
+		t.Fatalf("SendOwn: op %d, %v; want 1", op, err)
+	}
+	for i := 0; len(got) == 0; i++ {
+		if i > 60 {
+			t.Fatal("no receipt for the host's own command")
+		}
+		r.step(1)
+	}
+	if rc := got[0]; rc.Op != 1 || rc.Status != ReceiptDone || rc.Command != "add" || savesAtReceipt <= before {
+		t.Fatalf("receipt %+v after %d saves (%d before the command); want add #1 done, after its save", rc, savesAtReceipt, before)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
+		t.Fatalf("the command did not run once:\n%s", s)
+	}
+	if _, err := SendOwn(r.host, addCommand, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; len(got) < 2; i++ {
+		if i > 60 {
+			t.Fatal("no receipt for the refused command")
+		}
+		r.step(1)
+	}
+	if rc := got[1]; rc.Op != 2 || rc.Status != ReceiptRefused || rc.Reason != "nothing to add" {
+		t.Fatalf("receipt %+v, want add #2 refused (nothing to add)", rc)
+	}
+
+	r.restart()
+	if rp := r.host.Restored(); rp.Players != 0 || rp.Receipts != 2 {
+		t.Fatalf("restored %+v: want no player (the host's own is none) and its 2 receipts", rp)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
+		t.Fatalf("the restored world lacks the host's command:\n%s", s)
+	}
+	if op, err := SendOwn(r.host, addCommand, 1); err != nil || op != 3 {
+		t.Fatalf("after the restart: op %d, %v; want 3, after the restored ones", op, err)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SendOwn(r.host, addCommand, 1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("SendOwn after Close: %v, want ErrClosed", err)
+	}
+	if _, err := SendOwn(r.host, NewCommand("other", CommandCodec[struct{}]{}, func(*World, Peer, struct{}) error { return nil }), struct{}{}); err == nil {
+		t.Fatal("SendOwn of a kind not in the Game's Commands")
+	}
+
+	l, err := NewLocal(ledgerGame(), LocalConfig{Clock: r.clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RunAlone(l, addCommand, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := RunAlone(l, addCommand, 0); err == nil || !strings.Contains(err.Error(), "nothing to add") {
+		t.Fatalf("a refused command alone: %v", err)
+	}
+	var sum uint64
+	l.Do(func(w *World) { sum = ecsLedger(w).Sum })
+	if sum != 7 {
+		t.Fatalf("alone, the ledger sums %d, want 7", sum)
+	}
+}
+
+func ecsLedger(w *World) *ledger { return ecs.Resource[ledger](w.ECS) }
