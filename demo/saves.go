@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
@@ -33,35 +31,24 @@ func (s *saveFlag) String() string { return s.target }
 func (s *saveFlag) Set(v string) error { s.target, s.set = v, true; return nil }
 
 // savePath returns where the host saves: -save's target, or by default
-// tandem-demo/world.db in the user's state directory ($XDG_STATE_HOME, else
-// ~/.local/state); "" keeps the world in memory.
+// tandem-demo/world.db in the user's state directory (tandem.DefaultSavePath);
+// "" keeps the world in memory.
 func savePath(f saveFlag) (string, error) {
 	if f.set {
 		return f.target, nil
 	}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no home directory for the save (%v); give a file with -save, or -save '' to keep the world in memory", err)
-		}
-		dir = filepath.Join(home, ".local", "state")
+	p, err := tandem.DefaultSavePath("tandem-demo")
+	if err != nil {
+		return "", fmt.Errorf("%v; give a file with -save, or -save '' to keep the world in memory", err)
 	}
-	return filepath.Join(dir, "tandem-demo", "world.db"), nil
+	return p, nil
 }
 
-// hostSave is the host's open save: the store, the world's lease, and the
-// identity kept in it.
-type hostSave struct {
-	target string
-	db     store.DB
-	world  store.World
-	id     quicnet.Identity
-}
+// hostSave is the host's open save (nil: the world lives in memory).
+type hostSave struct{ *tandem.SaveFile }
 
-// openSave opens the save o names (nil when -save is empty), making its directory
-// for a default file, and loads the host's identity from it. It tells stderr
-// where the world is saved.
+// openSave opens the save o names (nil when -save is empty) and loads the
+// host's identity from it. It tells stderr where the world is saved.
 func openSave(o options, stderr io.Writer) (*hostSave, error) {
 	target, err := savePath(o.save)
 	if err != nil || target == "" {
@@ -70,31 +57,15 @@ func openSave(o options, stderr io.Writer) (*hostSave, error) {
 		}
 		return nil, err
 	}
-	if !store.IsPostgres(target) {
-		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-			return nil, fmt.Errorf("save: %w", err)
-		}
-	}
-	ctx := context.Background()
-	db, err := store.Open(ctx, target, store.Options{})
+	sf, err := tandem.OpenSave(context.Background(), target, saveWorld)
 	if errors.Is(err, store.ErrLocked) {
 		return nil, fmt.Errorf("save %s is in use by another host; give another with -save", target)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("save %s: %w", target, err)
-	}
-	w, err := db.OpenWorld(ctx, saveWorld)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("save %s: %w", target, err)
-	}
-	id, err := quicnet.LoadIdentity(ctx, w)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("save %s: %w", target, err)
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "tandem-demo: saving the world to %s (-save FILE to choose, -save '' for none)\n", target)
-	return &hostSave{target: target, db: db, world: w, id: id}, nil
+	return &hostSave{sf}, nil
 }
 
 // configure points the host at the save and logs to stderr each restore,
@@ -104,7 +75,7 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 	if s == nil {
 		return
 	}
-	hc.Store = s.world
+	hc.Store = s.World
 	hc.OnRestore = func(r tandem.RestoreReport) {
 		fmt.Fprintf(stderr, "tandem-demo: %v\n", r)
 	}
@@ -125,7 +96,7 @@ func (s *hostSave) identity() *quicnet.Identity {
 	if s == nil {
 		return nil
 	}
-	return &s.id
+	return &s.Identity
 }
 
 // Close closes the store, after the host's Close.
@@ -133,5 +104,5 @@ func (s *hostSave) Close() error {
 	if s == nil {
 		return nil
 	}
-	return s.db.Close()
+	return s.SaveFile.Close()
 }
