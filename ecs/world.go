@@ -89,31 +89,3 @@ func Resource[T any](w *World) *T {
 	}
 	return arche.GetResource[T](&w.arche)
 }
-
-// Reserve makes room for n entities with exactly the components comps, so
-// that creating them later copies no storage: arche doubles an archetype's
-// columns (and its entity index) as they fill and copies them over, which for
-// a large world is one long step at each power of two. Reserve allocates them
-// once, at their final size, by creating n entities unseen by the listeners
-// (the network index, the journal) and removing them again.
-//
-// It only reserves for an archetype that holds no entity (the entities it
-// creates are removed by archetype) and reports whether it did. The time it
-// takes is the allocation of the columns: call it in a step of its own.
-func (w *World) Reserve(n int, comps ...arche.ID) bool {
-	if n <= 0 {
-		return false
-	}
-	f := arche.All(comps...).Exclusive()
-	q := w.arche.Query(&f)
-	held := q.Count()
-	q.Close()
-	if held > 0 {
-		return false
-	}
-	w.arche.SetListener(nil)
-	defer w.arche.SetListener(&w.dispatch)
-	w.arche.Batch().New(n, comps...)
-	w.arche.Batch().RemoveEntities(&f)
-	return true
-}

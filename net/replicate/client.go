@@ -138,12 +138,6 @@ type ClientConfig struct {
 	// MaxJoinQueue bounds the bytes of join messages received and not yet
 	// applied. Default 64 MiB.
 	MaxJoinQueue int
-	// MaxJoinReserve bounds the entities a join's census (the first page's
-	// count of what the join brings, PROTOCOL.md §9.5) makes room for ahead,
-	// so the archetypes' storage is allocated once instead of doubled and
-	// copied as pages arrive. Past it storage grows as it comes. Default
-	// 1<<20 entities.
-	MaxJoinReserve int
 	// Clock times JoinSlice. Default clock.Real.
 	Clock clock.Clock
 	// Meter, if set, counts every symbol of the State items applied, for
@@ -193,8 +187,6 @@ type ClientReplicator struct {
 	joinHeld int64 // entities join pages created, less those they removed
 	// joinPages counts the pages of the join under way.
 	joinPages uint64
-	// reserved counts the entities censuses made room for (MaxJoinReserve).
-	reserved int
 	// paging is set while a join page is applied; rejoin while the join
 	// under way is one into a world held already (Rejoin).
 	paging   bool
@@ -233,9 +225,6 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 	}
 	if cfg.MaxJoinQueue <= 0 {
 		cfg.MaxJoinQueue = 64 << 20
-	}
-	if cfg.MaxJoinReserve <= 0 {
-		cfg.MaxJoinReserve = 1 << 20
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}

@@ -167,7 +167,7 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.
 type joinStage struct {
-	seen   map[ecs.NetID]struct{} // the page's ids once they are not ascending, for refusing one twice
+	seen   map[ecs.NetID]struct{} // the page's ids, for refusing one twice
 	ids    []ecs.NetID
 	owners []ecs.PeerID
 	masks  []uint16
@@ -186,19 +186,6 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 	r := wire.NewReader(body)
 	frame := ecs.Frame(r.Uvarint32())
 	c.total = r.Count(1 << 30)
-	reg := c.reg
-	groups := r.Count(maxCensus)
-	for range groups {
-		key := r.Uvarint()
-		count := r.Count(1 << 30)
-		if r.Err() != nil {
-			break
-		}
-		if key>>1&^uint64(reg.all) != 0 {
-			return ErrUnknownComponent
-		}
-		c.reserve(uint16(key>>1), key&1 == 0, count)
-	}
 	n := r.Count(r.Len())
 	for range n {
 		id := ecs.NetID(r.Uvarint32())
@@ -207,13 +194,13 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		}
 		c.despawn(id, frame)
 	}
+	reg := c.reg
 	st := &c.stage
 	st.ids, st.owners, st.masks, st.imgs = st.ids[:0], st.owners[:0], st.masks[:0], st.imgs[:0]
 	if st.seen == nil {
 		st.seen = make(map[ecs.NetID]struct{})
 	}
 	clear(st.seen)
-	ascending := true
 	for r.Err() == nil && r.Len() > 0 {
 		id := r.Uvarint()
 		flags := r.Uvarint()
@@ -233,22 +220,10 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		if owner > 0xffff {
 			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
 		}
-		if k := len(st.ids); ascending && (k == 0 || ecs.NetID(id) > st.ids[k-1]) {
-			// Hosts page in slot order, mostly ascending ids: no id of
-			// an ascending run can repeat, so the set is only filled
-			// once a page leaves it.
-		} else {
-			if ascending {
-				ascending = false
-				for _, seen := range st.ids {
-					st.seen[seen] = struct{}{}
-				}
-			}
-			if _, twice := st.seen[ecs.NetID(id)]; twice {
-				return fmt.Errorf("%w: join page: network id %d twice", ErrMalformed, id)
-			}
-			st.seen[ecs.NetID(id)] = struct{}{}
+		if _, twice := st.seen[ecs.NetID(id)]; twice {
+			return fmt.Errorf("%w: join page: network id %d twice", ErrMalformed, id)
 		}
+		st.seen[ecs.NetID(id)] = struct{}{}
 		mask := uint16(flags >> itemShift)
 		at := len(st.imgs)
 		st.imgs = append(st.imgs, make([]int32, reg.fields)...)
@@ -328,35 +303,6 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	}
 }
 
-// archetype sets c.ids to the components of a replicated entity with the
-// registered components mask, interpolated if remote (owned by another peer).
-func (c *ClientReplicator) archetype(mask uint16, remote bool) {
-	w := c.w
-	c.ids = append(c.ids[:0], w.IDs.NetworkIdentity)
-	if remote {
-		c.ids = append(c.ids, w.IDs.Interpolated)
-	}
-	for ci := range c.reg.comps {
-		if mask&(1<<uint(ci)) != 0 {
-			c.ids = append(c.ids, c.reg.comps[ci].id)
-		}
-	}
-}
-
-// reserve makes room for count entities a join's census announces, in an
-// archetype that holds none yet (ecs.World.Reserve), within MaxJoinReserve.
-// A rejoin reserves nothing: the world it joins into holds most of them.
-func (c *ClientReplicator) reserve(mask uint16, remote bool, count int) {
-	n := min(count, c.cfg.MaxJoinReserve-c.reserved)
-	if c.rejoin != nil || n <= 0 {
-		return
-	}
-	c.archetype(mask, remote)
-	if c.w.Reserve(n, c.ids...) {
-		c.reserved += n
-	}
-}
-
 // makeGroup creates the entities of one group in one arche batch.
 func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	if len(g.items) == 0 {
@@ -366,7 +312,15 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	st := &c.stage
 	w := c.w
 	a := w.Arche()
-	c.archetype(g.mask, g.remote)
+	c.ids = append(c.ids[:0], w.IDs.NetworkIdentity)
+	if g.remote {
+		c.ids = append(c.ids, w.IDs.Interpolated)
+	}
+	for ci := range reg.comps {
+		if g.mask&(1<<uint(ci)) != 0 {
+			c.ids = append(c.ids, reg.comps[ci].id)
+		}
+	}
 	st.made = st.made[:0]
 	q := a.Batch().NewQ(len(g.items), c.ids...)
 	j := 0

@@ -1,9 +1,7 @@
 package replicate
 
 import (
-	"cmp"
 	"errors"
-	"slices"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
@@ -26,51 +24,6 @@ type joinState struct {
 	sent     uint64 // entities sent in pages
 	page     []byte
 	paged    []int32 // the slots of the page being built
-	census   []censusGroup
-}
-
-// censusGroup is one line of a join's census: how many entities of one
-// kind the join is to bring, so the client makes room for them at once.
-type censusGroup struct {
-	key   uint64 // mask << 1 | 1 if the joining peer owns them
-	count uint64
-}
-
-// maxCensus bounds the groups a census names (PROTOCOL.md §9.5); entities
-// of other groups are joined all the same, only not announced.
-const maxCensus = 16
-
-// takeCensus counts the entities in the peer's scope by their components
-// and whether the peer owns them, the biggest groups first.
-func (j *joinState) takeCensus(p *HostPeer) {
-	h := p.h
-	j.census = j.census[:0]
-	for slot := range h.ents {
-		e := &h.ents[slot]
-		if e.flags&eLive == 0 || p.slots[slot].flags&fOut != 0 {
-			continue
-		}
-		key := uint64(e.has) << 1
-		if e.owner == p.id {
-			key |= 1
-		}
-		g := -1
-		for k := range j.census {
-			if j.census[k].key == key {
-				g = k
-				break
-			}
-		}
-		if g < 0 {
-			j.census = append(j.census, censusGroup{key: key})
-			g = len(j.census) - 1
-		}
-		j.census[g].count++
-	}
-	slices.SortStableFunc(j.census, func(a, b censusGroup) int { return cmp.Compare(b.count, a.count) })
-	if len(j.census) > maxCensus {
-		j.census = j.census[:maxCensus]
-	}
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
@@ -209,17 +162,6 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 	b := append(j.page[:0], byte(wire.KindJoinPage))
 	b = wire.AppendUvarint(b, uint64(h.frame))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
-	if j.pages == 0 && j.round == 1 {
-		// The first page says what the join brings (a census).
-		j.takeCensus(p)
-		b = wire.AppendUvarint(b, uint64(len(j.census)))
-		for _, g := range j.census {
-			b = wire.AppendUvarint(b, g.key)
-			b = wire.AppendUvarint(b, g.count)
-		}
-	} else {
-		b = append(b, 0)
-	}
 	b = wire.AppendUvarint(b, uint64(removals))
 	for _, id := range j.despawns[:removals] {
 		b = wire.AppendUvarint(b, uint64(id))

@@ -218,7 +218,7 @@ func FuzzClientDatagram(f *testing.F) {
 		}
 		c.HandleDatagram(wire.Kind(kind), payload)
 		// And as join messages of a client still joining.
-		c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4, MaxJoinReserve: 1 << 12})
+		c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})
 		c.HandleLane(payload)
 		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
 		c.Pump()

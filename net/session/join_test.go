@@ -182,7 +182,7 @@ func TestJoinBeforeWelcomeIsHeld(t *testing.T) {
 // Welcome, the session fails with ErrEarlyJoin instead of dropping pages.
 func TestTooMuchJoinBeforeWelcomeFails(t *testing.T) {
 	s := newScriptedHost(t, "flooded")
-	page := []byte{byte(wire.KindJoinPage), 1, 1, 0, 0}
+	page := []byte{byte(wire.KindJoinPage), 1, 1, 0}
 	for range maxEarlyMessages + 1 {
 		s.tc.SendMessage(transport.LaneJoin, page)
 	}
