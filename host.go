@@ -234,6 +234,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	}
 	h.ready = h.readyWorld
 	h.after = h.afterSteps
+	h.between = h.handshake
 	h.done = h.stopped
 	h.accept.open(h.session.Accept)
 	return h, nil
