@@ -80,6 +80,11 @@ func TestHandshakeAnswersBetweenSteps(t *testing.T) {
 	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
 		t.Fatalf("after the next step the last message is %v, want FINAL", k)
 	}
+	// A loop calls it every millisecond: with no handshake under way it
+	// allocates nothing.
+	if a := testing.AllocsPerRun(100, host.Handshake); a != 0 {
+		t.Fatalf("an idle Handshake allocates %v times", a)
+	}
 }
 
 // TestHandshakeWaitsForTheStepToPageAPlayer: a peer given entities by
