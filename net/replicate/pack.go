@@ -254,16 +254,16 @@ func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
 			p.stats.Deferred++
 			continue
 		}
-		pk, ok := p.choose(slot, false)
-		if !ok {
+		pk := ps.nextPick()
+		if !p.choose(slot, false, pk) {
 			s.dirty = 0
 			s.flags &^= fListed
 			s.prio = 0
 			continue // nothing the peer lacks
 		}
 		*est += cost(int(ps.avgBits))
-		p.commit(slot, &pk)
-		ps.picks = append(ps.picks, pk)
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	p.dirty = p.dirty[:kept]
 }
@@ -339,8 +339,8 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			p.stats.Deferred++
 			continue
 		}
-		pk, ok := p.choose(slot, true)
-		if !ok {
+		pk := ps.nextPick()
+		if !p.choose(slot, true, pk) {
 			s.dirty = 0
 			s.flags &^= fListed
 			s.prio = 0
@@ -355,8 +355,8 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			continue
 		}
 		*est += c
-		p.commit(slot, &pk)
-		ps.picks = append(ps.picks, pk)
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	// What went is no longer listed; the rest keeps its place by id.
 	kept := 0
@@ -387,16 +387,27 @@ func (p *HostPeer) sortPicks() {
 	}
 }
 
-// choose finds the item the entity in slot needs: a spawn, an update coded
-// against the peer's baseline, or one without a baseline; ok is false when
-// the peer holds the entity as it is. With encode, the item's fields are
-// encoded (or found encoded for another peer) in the tick's arena, for their
-// size.
-func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
+// nextPick returns the place of the next pick, past the picks' length:
+// choose writes an item there, and taking it extends the picks by one.
+// Writing in place spares copying the pick twice an item.
+func (ps *packScratch) nextPick() *pick {
+	n := len(ps.picks)
+	if n == cap(ps.picks) {
+		ps.picks = append(ps.picks, pick{})[:n]
+	}
+	return &ps.picks[:n+1][n]
+}
+
+// choose finds the item the entity in slot needs and writes it to pk: a
+// spawn, an update coded against the peer's baseline, or one without a
+// baseline; it returns false when the peer holds the entity as it is. With
+// encode, the item's fields are encoded (or found encoded for another peer)
+// in the tick's arena, for their size.
+func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 	h := p.h
 	s := &p.slots[slot]
 	e := &h.ents[slot]
-	pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
+	*pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
 	if s.flags&fSpawning != 0 {
 		// The spawn is still in flight: the peer may not hold the entity, so
 		// what changed goes as another spawn, which it applies idempotently.
@@ -422,7 +433,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 			}
 			hd.mask = h.deltaMask(slot, pk.bref, bimg, hd.nd)
 			if hd.mask == 0 && hd.flags&bodyNewest != 0 {
-				return pk, false // the peer holds this image and nothing newer is on its way
+				return false // the peer holds this image and nothing newer is on its way
 			}
 			break
 		}
@@ -445,7 +456,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
 		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
-	return pk, true
+	return true
 }
 
 // headBits is the most an item's head takes (an explicit head).
