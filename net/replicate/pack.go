@@ -144,7 +144,7 @@ func (p *HostPeer) pack(changes []change) {
 	for i := range changes {
 		ch := &changes[i]
 		s := &p.slots[ch.slot]
-		if s.flags&fOut != 0 || h.ents[ch.slot].owner == p.id {
+		if s.flags&fOut != 0 || ch.owner == p.id {
 			continue
 		}
 		s.dirty |= ch.comp
@@ -154,7 +154,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		g := urgent
 		if s.flags&fNeedSpawn == 0 {
-			g = int(h.ents[ch.slot].urg)
+			g = int(ch.urg)
 		}
 		if weighed {
 			g = p.weigh(ch.slot, g)
@@ -425,7 +425,10 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 		// against; the others go absolute (the age, 0, says so).
 		pk.bref, bhas = h.imageRef(slot, s.base)
 		if pk.bref != refNone && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
-			bimg = h.imageOf(slot, pk.bref)
+			if encode || (pk.bref != refCurrent && pk.bref != refPrev) {
+				// Only encoding, or a mask against a past image, reads it.
+				bimg = h.imageOf(slot, pk.bref)
+			}
 			pk.bhas = bhas
 			hd.base = s.base
 			if s.sends == s.bsend {
@@ -718,14 +721,14 @@ func (p *HostPeer) send(picks []pick, body []byte) int {
 	rec, token := p.record(h.frame, false)
 	for i := range picks {
 		pk := &picks[i]
-		it := sentItem{slot: pk.slot, id: pk.id, kind: pk.kind, mask: pk.nd}
+		it := p.recs.push(rec)
+		*it = sentItem{slot: pk.slot, id: pk.id, kind: pk.kind, mask: pk.nd}
 		if pk.kind == itemDespawn {
 			p.stats.Despawns++
 		} else {
 			s := &p.slots[pk.slot]
 			it.send, it.epoch = s.sends, s.epoch
 		}
-		p.recs.add(rec, it)
 	}
 	p.stats.Items += uint64(len(picks))
 	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
