@@ -249,3 +249,25 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 	}
 	return nil
 }
+
+// Plays reports whether peer holds a player's place: admitted as a player,
+// or known (a restored save's player, a player whose connection broke) and
+// within its grace window. Spectators, refused peers and peers that left do
+// not. Call it on the simulation goroutine: from an OnEvent observer, a hook,
+// or inside Do.
+func (h *Host[I]) Plays(peer ecs.PeerID) bool {
+	_, ok := h.people.players[peer]
+	return ok
+}
+
+// AppendPlayers appends the peer id of every player holding a place (see
+// Plays), in peer order, to dst and returns the extended slice. Call it on
+// the simulation goroutine (inside Do).
+func (h *Host[I]) AppendPlayers(dst []ecs.PeerID) []ecs.PeerID {
+	n := len(dst)
+	for id := range h.people.players {
+		dst = append(dst, id)
+	}
+	sort.Slice(dst[n:], func(i, j int) bool { return dst[n+i] < dst[n+j] })
+	return dst
+}

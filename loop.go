@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -41,14 +42,23 @@ type loop struct {
 	period time.Duration
 	// hold, if set and true, holds the world still: Advance runs poll
 	// instead of steps (a client whose connection broke).
-	hold func() bool
-	poll func()
+	hold  func() bool
+	poll  func()
+	ticks atomic.Uint64 // Advance and Step calls that returned
 }
+
+// Ticks counts the loop's turns: every Advance or Step that returned, whether
+// a step was due or not (a host whose world is released turns without
+// stepping). A loop that stalls (a system that never returns, a world held
+// locked, a Run that ended) stops it: it is what a health check watches (see
+// package fleet). Safe from any goroutine: one atomic load.
+func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 
 // Advance runs the steps that the time elapsed since the last call holds
 // (Schedule.Advance) and returns how many ran. A game that drives its own
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
 func (l *loop) Advance() int {
+	defer l.ticks.Add(1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ready != nil && !l.ready(false) {
@@ -73,6 +83,7 @@ func (l *loop) Advance() int {
 // Step runs one simulation step now, whatever the clock says: for tests and
 // for games stepped by hand.
 func (l *loop) Step() {
+	defer l.ticks.Add(1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ready != nil && !l.ready(false) {

@@ -34,8 +34,10 @@ func openStore(t *testing.T, path string) (store.DB, store.World) {
 // the world keeps stepping; once the commit returns, the receipts go out in
 // order. A failing store withholds them, says so, and the save is tried
 // again until it lands.
-func TestSlowAndFailingStore(t *testing.T) {
-	_, st := openStore(t, savePath(t))
+func TestSlowAndFailingStore(t *testing.T) { forEachStore(t, testSlowAndFailingStore) }
+
+func testSlowAndFailingStore(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
 	faulty := storetest.NewFaulty(st)
 	var failures []error
 	r := newRig(t, HostConfig{Store: faulty, OnSaveError: func(err error) { failures = append(failures, err) }})
@@ -108,8 +110,10 @@ func TestSlowAndFailingStore(t *testing.T) {
 // TestCloseDuringPlay: commands taken before Close are in the final save and
 // their receipts go out; commands after it get none; a second Close says
 // the same; the store is closed.
-func TestCloseDuringPlay(t *testing.T) {
-	path := savePath(t)
+func TestCloseDuringPlay(t *testing.T) { forEachStore(t, testCloseDuringPlay) }
+
+func testCloseDuringPlay(t *testing.T, s saveStore) {
+	path := s.target(t)
 	r := newRig(t, HostConfig{SaveTo: path, SaveEvery: time.Hour})
 	ann := r.join("ann", ClientConfig[push]{})
 	r.async = true
@@ -179,8 +183,10 @@ func TestCloseDuringPlay(t *testing.T) {
 
 // TestFailedFinalSave: a Close whose save fails returns the error and keeps
 // the world, and a later Save that lands finishes the Close.
-func TestFailedFinalSave(t *testing.T) {
-	_, st := openStore(t, savePath(t))
+func TestFailedFinalSave(t *testing.T) { forEachStore(t, testFailedFinalSave) }
+
+func testFailedFinalSave(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
 	faulty := storetest.NewFaulty(st)
 	r := newRig(t, HostConfig{Store: faulty})
 	r.join("ann", ClientConfig[push]{})
@@ -205,8 +211,10 @@ func TestFailedFinalSave(t *testing.T) {
 // TestFencedHostStops: when another holder takes the world's lease, the
 // host's next save is refused, and the host stops: its Run ends with the
 // fencing error, its peers are told, and it saves nothing more.
-func TestFencedHostStops(t *testing.T) {
-	db, st := openStore(t, savePath(t))
+func TestFencedHostStops(t *testing.T) { forEachStore(t, testFencedHostStops) }
+
+func testFencedHostStops(t *testing.T, s saveStore) {
+	db, st := openStore(t, s.target(t))
 	r := newRig(t, HostConfig{Store: st})
 	ann := r.join("ann", ClientConfig[push]{})
 	if _, err := db.OpenWorld(context.Background(), "world"); err != nil {
@@ -238,8 +246,10 @@ func TestFencedHostStops(t *testing.T) {
 
 // TestIdleUnload: a world nobody plays in is saved and released; it comes
 // back as it was when someone looks at it, and when a player connects.
-func TestIdleUnload(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t), IdleUnload: 2 * time.Second})
+func TestIdleUnload(t *testing.T) { forEachStore(t, testIdleUnload) }
+
+func testIdleUnload(t *testing.T, s saveStore) {
+	r := newRig(t, HostConfig{SaveTo: s.target(t), IdleUnload: 2 * time.Second})
 	ann := r.join("ann", ClientConfig[push]{})
 	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
 		t.Fatal(err)
@@ -294,8 +304,10 @@ func TestIdleUnload(t *testing.T) {
 
 // TestRunEndsAtClose: a host running on its own goroutine stops at Close
 // from another, after its final save: Run returns ErrClosed.
-func TestRunEndsAtClose(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+func TestRunEndsAtClose(t *testing.T) { forEachStore(t, testRunEndsAtClose) }
+
+func testRunEndsAtClose(t *testing.T, s saveStore) {
+	r := newRig(t, HostConfig{SaveTo: s.target(t)})
 	done := make(chan error, 1)
 	go func() { done <- r.host.Run(context.Background()) }()
 	if err := r.host.Close(); err != nil {

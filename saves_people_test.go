@@ -43,9 +43,11 @@ func (r *rig) dialFails(name string, cfg ClientConfig[push]) error {
 // TestCapacityAndSpectators: player slots hold, a spectator takes none,
 // owns nothing and has its commands and input refused, and spectator places
 // hold too.
-func TestCapacityAndSpectators(t *testing.T) {
+func TestCapacityAndSpectators(t *testing.T) { forEachStore(t, testCapacityAndSpectators) }
+
+func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	var joins int
-	r := newRig(t, HostConfig{SaveTo: savePath(t), MaxPeers: 2, Spectators: 1})
+	r := newRig(t, HostConfig{SaveTo: s.target(t), MaxPeers: 2, Spectators: 1})
 	join := r.g.Join
 	r.g.Join = func(w *World, p Peer) error { joins++; return join(w, p) }
 	r.join("ann", ClientConfig[push]{})
@@ -121,9 +123,11 @@ func TestCapacityAndSpectators(t *testing.T) {
 // new player is refused as the game being full; once the window is over their
 // entities leave with them (the Leave hook hears of it) and the new player
 // gets in.
-func TestKnownPlayersHoldTheirPlaces(t *testing.T) {
+func TestKnownPlayersHoldTheirPlaces(t *testing.T) { forEachStore(t, testKnownPlayersHoldTheirPlaces) }
+
+func testKnownPlayersHoldTheirPlaces(t *testing.T, s saveStore) {
 	var left []Peer
-	r := newRig(t, HostConfig{SaveTo: savePath(t), MaxPeers: 2, Grace: 5 * time.Second})
+	r := newRig(t, HostConfig{SaveTo: s.target(t), MaxPeers: 2, Grace: 5 * time.Second})
 	r.g.Leave = func(w *World, p Peer) { left = append(left, p) }
 	r.join("ann", ClientConfig[push]{})
 	r.join("bob", ClientConfig[push]{})
@@ -164,7 +168,11 @@ func TestKnownPlayersHoldTheirPlaces(t *testing.T) {
 // again when the client is admitted again (a reconnect), and the host
 // answers the copy from its book: one run, one receipt.
 func TestClientSendsAgainOnANewAdmission(t *testing.T) {
-	_, st := openStore(t, savePath(t))
+	forEachStore(t, testClientSendsAgainOnANewAdmission)
+}
+
+func testClientSendsAgainOnANewAdmission(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
 	faulty := storetest.NewFaulty(st)
 	r := newRig(t, HostConfig{Store: faulty})
 	ann := r.join("ann", ClientConfig[push]{})
@@ -201,10 +209,12 @@ func TestClientSendsAgainOnANewAdmission(t *testing.T) {
 // TestSaveNeedsExactCodecs: a host that saves refuses a replicated component
 // without an exact codec, naming it; a component nothing saves fails the
 // save that meets it, and says so.
-func TestSaveNeedsExactCodecs(t *testing.T) {
+func TestSaveNeedsExactCodecs(t *testing.T) { forEachStore(t, testSaveNeedsExactCodecs) }
+
+func testSaveNeedsExactCodecs(t *testing.T, s saveStore) {
 	g := ledgerGame()
 	g.Components = append(g.Components, Replicate(labelCodec, HostValue))
-	_, err := NewHost(g, HostConfig{SaveTo: savePath(t)})
+	_, err := NewHost(g, HostConfig{SaveTo: s.target(t)})
 	if err == nil || !strings.Contains(err.Error(), "label") || !strings.Contains(err.Error(), "exact") {
 		t.Fatalf("NewHost with a component without an exact codec: %v", err)
 	}
@@ -216,7 +226,7 @@ func TestSaveNeedsExactCodecs(t *testing.T) {
 
 	type secret struct{ X int }
 	var shown []error
-	r := newRig(t, HostConfig{SaveTo: savePath(t), OnSaveError: func(err error) { shown = append(shown, err) }})
+	r := newRig(t, HostConfig{SaveTo: s.target(t), OnSaveError: func(err error) { shown = append(shown, err) }})
 	r.host.Do(func(w *World) {
 		e, _ := w.ECS.EntityOf(1)
 		w.ECS.Arche().Add(e, arche.ComponentID[secret](w.ECS.Arche()))
@@ -232,8 +242,10 @@ func TestSaveNeedsExactCodecs(t *testing.T) {
 // TestDroppedCommandsAreSentAgain: commands past the host's rate get no
 // answer; the client sends them again until each has its receipt, and each
 // runs once.
-func TestDroppedCommandsAreSentAgain(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t), CommandRate: 1})
+func TestDroppedCommandsAreSentAgain(t *testing.T) { forEachStore(t, testDroppedCommandsAreSentAgain) }
+
+func testDroppedCommandsAreSentAgain(t *testing.T, s saveStore) {
+	r := newRig(t, HostConfig{SaveTo: s.target(t), CommandRate: 1})
 	ann := r.join("ann", ClientConfig[push]{})
 	for i := range 3 {
 		if _, err := Send(ann, addCommand, uint32(i+1)); err != nil {

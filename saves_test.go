@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +21,10 @@ import (
 // component bit for bit, the frame, the id counter, the state, the players
 // and their receipts; and saving it again in full gives byte-identical
 // records.
-func TestSaveRestoreSaveFacade(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+func TestSaveRestoreSaveFacade(t *testing.T) { forEachStore(t, testSaveRestoreSaveFacade) }
+
+func testSaveRestoreSaveFacade(t *testing.T, s saveStore) {
+	r := newRig(t, HostConfig{SaveTo: s.target(t)})
 	ann := r.join("ann", ClientConfig[push]{})
 	bob := r.dialRaw("bob")
 	ann.SetInput(push{X: 1})
@@ -74,8 +75,10 @@ func TestSaveRestoreSaveFacade(t *testing.T) {
 
 // TestRestoresAreDeterministic: two restores of one save, stepped 600
 // frames with the same inputs, are identical.
-func TestRestoresAreDeterministic(t *testing.T) {
-	path := savePath(t)
+func TestRestoresAreDeterministic(t *testing.T) { forEachStore(t, testRestoresAreDeterministic) }
+
+func testRestoresAreDeterministic(t *testing.T, s saveStore) {
+	path := s.target(t)
 	r := newRig(t, HostConfig{SaveTo: path})
 	r.join("ann", ClientConfig[push]{})
 	r.host.SetInput(push{X: 1})
@@ -83,15 +86,9 @@ func TestRestoresAreDeterministic(t *testing.T) {
 	if err := r.host.Close(); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func() string {
-		copyPath := savePath(t)
-		if err := os.WriteFile(copyPath, saved, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		copyPath := s.target(t)
+		copyWorld(t, path, copyPath)
 		h, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: copyPath})
 		if err != nil {
 			t.Fatal(err)
@@ -114,8 +111,10 @@ func TestRestoresAreDeterministic(t *testing.T) {
 // and runs once; other content under a kept id is a conflict and changes
 // nothing; of 65 distinct commands 64 receipts are kept and the oldest id is
 // then expired; a command the game refuses gets a receipt too.
-func TestReceipts(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+func TestReceipts(t *testing.T) { forEachStore(t, testReceipts) }
+
+func testReceipts(t *testing.T, s saveStore) {
+	r := newRig(t, HostConfig{SaveTo: s.target(t)})
 	p := r.dialRaw("bob")
 	p.send(t, 1, 0, u32(5))
 	r.step(10)
@@ -175,8 +174,10 @@ func TestReceipts(t *testing.T) {
 
 // TestRestoreRefusesBadSaves: a corrupt record and a save of another game
 // are typed errors, and no host starts on an empty world in their place.
-func TestRestoreRefusesBadSaves(t *testing.T) {
-	path := savePath(t)
+func TestRestoreRefusesBadSaves(t *testing.T) { forEachStore(t, testRestoreRefusesBadSaves) }
+
+func testRestoreRefusesBadSaves(t *testing.T, s saveStore) {
+	path := s.target(t)
 	r := newRig(t, HostConfig{SaveTo: path})
 	r.join("ann", ClientConfig[push]{})
 	if err := r.host.Close(); err != nil {
@@ -188,7 +189,7 @@ func TestRestoreRefusesBadSaves(t *testing.T) {
 	if !errors.Is(err, save.ErrMismatch) {
 		t.Fatalf("a save of another game: %v, want save.ErrMismatch", err)
 	}
-	corrupt(t, path)
+	s.corrupt(t, path)
 	_, err = NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: path})
 	if !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("a corrupt save: %v, want store.ErrCorrupt", err)

@@ -118,7 +118,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones", "-save", "-save-every", "-spectate"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
@@ -149,6 +149,8 @@ func TestFlags(t *testing.T) {
 		{"-host", "-save-every", "0s"},
 		{"-alone", "-idle-timeout", "1s"},
 		{"-headless", "-grace", "5s"},
+		{"-agones"},
+		{"-host", "-agones", "-ticks", "5"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(bad, &bytes.Buffer{}); err == nil {

@@ -8,6 +8,7 @@
 //	go run ./demo -join HOST:PORT/CODE   join a hosted game with its join line
 //	go run ./demo -host -headless        a host with no window, bots playing
 //	go run ./demo -join HOST:PORT/CODE -spectate  watch a hosted game
+//	demo -host -agones -save postgres://…  a game server of an Agones fleet
 //
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
 // transport, the link conditioner), joinline.go (the join line and short
@@ -20,7 +21,7 @@
 // hud.go (messages, overlays), scoreboard.go, netgraph.go and text.go
 // (drawing, in the fonts of package assets), cues.go and sound.go (the sound
 // effects the frames call for), saves.go (where a host saves its world and
-// keeps its identity), commands.go (the players' commands: keys, receipts). The game's rules live in demo/game and what it tells the engine
+// keeps its identity), fleet.go (the host as an Agones game server), commands.go (the players' commands: keys, receipts). The game's rules live in demo/game and what it tells the engine
 // (package tandem) in demo/netplay; neither imports Ebiten.
 package main
 
@@ -67,6 +68,7 @@ type options struct {
 	spectate   bool
 	grace      time.Duration
 	idle       time.Duration
+	agones     bool // with -host: a game server of an Agones fleet
 }
 
 // lossFlag is a fraction of packets, written 0.05 or 5%.
@@ -134,6 +136,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
 	fs.DurationVar(&o.saveEvery, "save-every", 5*time.Second, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
 	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
+	fs.BoolVar(&o.agones, "agones", false, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names ("+fleetWorldKey+") is loaded from -save, best a postgres:// URL")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -163,6 +166,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-reset-key, -save and -save-every are the host's: use them with -host")
 	case o.saveEvery <= 0:
 		return o, errors.New("-save-every must be positive")
+	case o.agones && !o.host:
+		return o, errors.New("-agones runs a host: use it with -host")
+	case o.agones && (o.screenshot != "" || o.menu || o.ticks > 0):
+		return o, errors.New("-agones is a game server with no window that runs until Agones stops it: leave out -screenshot, -menu and -ticks")
 	case o.join == "" && o.spectate:
 		return o, errors.New("-spectate is for a client: use it with -join")
 	case o.spectate && o.bot:
@@ -222,6 +229,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.startScreen() {
 		if err := runWindow(nil, o, stdout, stderr); err != nil {
+			fmt.Fprintln(stderr, "demo:", err)
+			return 1
+		}
+		return 0
+	}
+	if o.agones {
+		if err := runAgones(o, stdout, stderr); err != nil {
 			fmt.Fprintln(stderr, "demo:", err)
 			return 1
 		}

@@ -60,6 +60,7 @@ type Sidecar struct {
 	broken  chan struct{}      // closed and replaced by BreakWatches
 	closed  chan struct{}
 	watches int
+	onCall  func(Call)
 
 	server  *httptest.Server
 	mem     *memListener
@@ -231,6 +232,16 @@ func (s *Sidecar) SetList(name string, capacity int64, values ...string) {
 	})
 }
 
+// OnCall makes fn hear of each call as it arrives, before it is answered
+// (and before any fault set for it), on the goroutine serving it: a test
+// checks there what must hold when the call is made (the world saved before
+// Shutdown, say). fn must not call the sidecar's methods that wait.
+func (s *Sidecar) OnCall(fn func(Call)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onCall = fn
+}
+
 // Fail makes the next times calls of path meet f (times < 0: every call
 // from then on, until Heal).
 func (s *Sidecar) Fail(path string, f Fault, times int) {
@@ -277,10 +288,15 @@ func (s *Sidecar) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	path := r.URL.Path
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Method: r.Method, Path: path, Body: string(body), At: time.Now()})
+	call := Call{Method: r.Method, Path: path, Body: string(body), At: time.Now()}
+	s.calls = append(s.calls, call)
 	f, faulty := s.nextFault(path)
 	s.notify()
+	onCall := s.onCall
 	s.mu.Unlock()
+	if onCall != nil {
+		onCall(call)
+	}
 	if faulty {
 		if f.Delay > 0 {
 			t := time.NewTimer(f.Delay)

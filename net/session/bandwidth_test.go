@@ -241,6 +241,9 @@ func runBandwidth(b *testing.B) {
 	b.ReportMetric(stir, "kbit/s-stir")
 	b.ReportMetric(stirBound, "kbit/s-stir-bound")
 	b.ReportMetric(stir/stirBound, "stir-over-bound")
+	if errUnits.missing > 0 {
+		b.Fatalf("the client lacked a body at %d of its measures during the stir: its error would read low", errUnits.missing)
+	}
 	b.ReportMetric(errUnits.mean(), "stir-error-units")
 	b.ReportMetric(stirInterest, "kbit/s-stir-interest")
 	b.ReportMetric(storm, "kbit/s-storm")
@@ -263,12 +266,14 @@ func runBandwidth(b *testing.B) {
 }
 
 // poseError measures how far the client's poses are from the host's: the
-// mean distance, over all bodies, at each send step measured.
+// mean distance, over all bodies, at each send step measured. A body the
+// client does not hold is counted in missing, not left out of the mean.
 type poseError struct {
-	hw, cw *ecs.World
-	bodies []arche.Entity
-	sum    float64
-	n      int
+	hw, cw  *ecs.World
+	bodies  []arche.Entity
+	sum     float64
+	n       int
+	missing int
 }
 
 func (pe *poseError) measure() {
@@ -277,6 +282,7 @@ func (pe *poseError) measure() {
 		ni, _ := pe.hw.Identity(e)
 		ce, ok := pe.cw.EntityOf(ni.ID)
 		if !ok {
+			pe.missing++
 			continue
 		}
 		h := (*ecs.Transform)(ha.Get(e, pe.hw.IDs.Transform))

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/agones"
+	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/demo/netplay"
+	"github.com/tandem-go/tandem/fleet"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
+)
+
+// runAgones runs the host as a game server of an Agones fleet (-host
+// -agones): it listens on -addr, speaks to the SDK server beside its pod
+// (localhost:$AGONES_SDK_HTTP_PORT, 9358 by default), and lets package fleet
+// do the rest: the pin published, Ready, Health, the world an allocation
+// names loaded from -save (a postgres:// URL in a fleet: every pod shares
+// it, and leases keep each world to one host), the players List, and on
+// SIGTERM the final save, then Shutdown. Without -save, or before an
+// allocation names a world, the world lives in memory only. The pod's
+// certificate is its own (a new one each start); the matchmaker hands its
+// fingerprint to players from the GameServer's annotation.
+func runAgones(o options, stdout, stderr io.Writer) error {
+	o.headless = true // nobody plays at a game server
+	sdk, err := agones.New(agones.Options{OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) }})
+	if err != nil {
+		return err
+	}
+	cfg := quicConfig(o)
+	if o.resetKey != "" {
+		key, err := loadResetKey(o.resetKey)
+		if err != nil {
+			return err
+		}
+		cfg.StatelessResetKey = key
+	}
+	t, err := quicnet.New(cfg)
+	if err != nil {
+		return err
+	}
+	l, err := t.Listen(o.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
+	}
+	fmt.Fprintf(stdout, "tandem-demo: game server on %s, certificate %s\n", l.Addr(), t.Fingerprint())
+	target := ""
+	if o.save.set {
+		target = o.save.target
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return fleet.Run(ctx, fleet.Config{
+		SDK: sdk, Listener: l, Pin: t.Fingerprint(),
+		Open: func(ctx context.Context, world string) (fleet.Host, error) {
+			hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
+			if o.grace == 0 {
+				hc.Grace = -1 // -grace 0: no resumes
+			}
+			if world != "" && target != "" {
+				hc.SaveTo, hc.World = target, world
+				hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }
+				hc.OnSaveError = func(err error) {
+					fmt.Fprintln(stderr, "tandem-demo: save failed (the world goes on; retrying):", err)
+				}
+			}
+			h, err := tandem.NewHost(netplay.New(config(o)), hc)
+			if err != nil {
+				return nil, err
+			}
+			h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
+			return h, nil
+		},
+		OnWorld: func(world string) {
+			switch {
+			case world == "":
+				fmt.Fprintln(stdout, "tandem-demo: ticking a world in memory until an allocation names one ("+fleet.WorldKey+")")
+			case target == "":
+				fmt.Fprintf(stdout, "tandem-demo: world %s, in memory only (give -save postgres://… to keep it)\n", world)
+			default:
+				fmt.Fprintf(stdout, "tandem-demo: world %s, saved to %s\n", world, target)
+			}
+		},
+		OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) },
+	})
+}
+
+// fleetWorldKey is the name -agones reads the world from, for its help.
+const fleetWorldKey = fleet.WorldKey

@@ -1,0 +1,48 @@
+package fleet_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/agones"
+	"github.com/tandem-go/tandem/agones/agonestest"
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/fleet"
+	"github.com/tandem-go/tandem/net/transport/mem"
+)
+
+// A game server's main: bind the listener, then hand it to fleet.Run with
+// the way to build a world's host. Here the SDK server is the fake one and
+// the network in memory; a real server uses agones.New(agones.Options{})
+// and a quicnet listener, and ends on SIGTERM (signal.NotifyContext).
+func ExampleRun() {
+	side := agonestest.New()
+	defer side.Close()
+	sdk, _ := agones.New(agones.Options{HTTPClient: side.HTTPClient()})
+	n, _ := mem.NewNetwork(clock.Real{}, mem.Config{})
+	l, _ := n.Listen("host")
+
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- fleet.Run(ctx, fleet.Config{
+			SDK: sdk, Listener: l, Pin: "5f3a…",
+			Open: func(ctx context.Context, world string) (fleet.Host, error) {
+				// world: the allocation's tandem.dev/world, "" before one.
+				// A game that saves gives SaveTo (a postgres:// URL) and
+				// World: world here.
+				return tandem.NewHost(testGame(&stall{}), tandem.HostConfig{})
+			},
+		})
+	}()
+	side.WaitCount(context.Background(), "/ready", 1)
+	// The pin is published before Ready is said.
+	fmt.Println("pin", side.GameServer().ObjectMeta.Annotations["agones.dev/sdk-pin"])
+
+	stop() // SIGTERM
+	fmt.Println(<-done, side.GameServer().Status.State)
+	// Output:
+	// pin 5f3a…
+	// <nil> Shutdown
+}

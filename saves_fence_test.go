@@ -1,0 +1,76 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/store/storetest"
+)
+
+// TestSecondHostTakesTheWorld: two hosts, each with its own connection to
+// one PostgreSQL database (SaveTo the same URL), as two pods of a fleet
+// given the same world. The second takes the world's lease as it starts:
+// it restores what the first saved, the first host's next save is refused
+// with a fencing error, and the first stops: no receipt for the command
+// that save held, its player told, its world closed (its Run and Close say
+// why). The world goes on in the second host, which saves as it should.
+func TestSecondHostTakesTheWorld(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	r := newRig(t, HostConfig{SaveTo: url})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := Send(ann, addCommand, 5); err != nil {
+		t.Fatal(err)
+	}
+	r.step(20)
+	if got := ann.CommandStats().Receipts; got != 1 {
+		t.Fatalf("ann has %d receipts before the second host, want 1", got)
+	}
+
+	second, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if l := second.Store().Lease(); l.Epoch != 2 {
+		t.Fatalf("the second host's lease: %+v, want epoch 2", l)
+	}
+	if s := snapshot(second); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
+		t.Fatalf("the second host restored a world without the first one's acknowledged command:\n%s", s)
+	}
+
+	if _, err := Send(ann, addCommand, 7); err != nil {
+		t.Fatal(err)
+	}
+	r.step(20)
+	var fenced *store.FencedError
+	if err := r.host.Err(); !errors.As(err, &fenced) || fenced.Epoch != 1 || fenced.Now != 2 {
+		t.Fatalf("the first host's error: %v; want a *store.FencedError, epoch 1 fenced by 2", err)
+	}
+	select {
+	case <-r.host.Done():
+	default:
+		t.Fatal("the fenced host is still running its world")
+	}
+	if err := r.host.Run(context.Background()); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("Run of the fenced host: %v", err)
+	}
+	if err := r.host.Close(); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("Close of the fenced host: %v", err)
+	}
+	r.step(10)
+	if ann.State() != session.Closed || ann.CommandStats().Receipts != 1 {
+		t.Fatalf("ann is %v with %d receipts; want closed, with the first receipt only", ann.State(), ann.CommandStats().Receipts)
+	}
+
+	// The second host holds the world: it saves, and the save is there.
+	if err := second.Save(context.Background()); err != nil {
+		t.Fatalf("the second host's save: %v", err)
+	}
+	if n := second.SaveStats().Commits; n == 0 {
+		t.Fatal("the second host saved nothing")
+	}
+}
