@@ -234,6 +234,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	}
 	h.ready = h.readyWorld
 	h.after = h.afterSteps
+	h.between = h.handshake
 	h.done = h.stopped
 	h.accept.open(h.session.Accept)
 	return h, nil
@@ -375,7 +376,11 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 
 // Run steps the world at its fixed rate on the calling goroutine until ctx is
 // done (it returns nil), the host is closed (ErrClosed), or it stopped on an
-// error (Err: a fenced store, a save that failed to load again).
+// error (Err: a fenced store, a save that failed to load again). Between
+// steps it answers the handshakes under way every millisecond, so a joining
+// player waits for no step before its Welcome and its admission (its join's
+// pages start at the next step, which takes in what OnJoin spawned; a game
+// that drives its own loop with Advance answers them at its steps).
 func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
 // Stats returns the peer and command counts. Safe from any goroutine.

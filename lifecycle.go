@@ -66,6 +66,14 @@ func (h *Host[I]) readyWorld(look bool) bool {
 	return true
 }
 
+// handshake answers the connections whose handshake is under way between
+// steps (session.Host.Handshake), while a world is up and the host runs.
+func (h *Host[I]) handshake() {
+	if h.w != nil && h.session != nil && !h.life.closing && h.life.err == nil {
+		h.session.Handshake()
+	}
+}
+
 // stopped is Run's end: ErrClosed after Close, the error the host stopped
 // on, or nil while it runs.
 func (h *Host[I]) stopped() error {

@@ -45,6 +45,10 @@ type loop struct {
 	hold  func() bool
 	poll  func()
 	ticks atomic.Uint64 // Advance and Step calls that returned
+	// between, if set, runs under the lock every millisecond between the
+	// steps of Run: a host answers the handshakes under way there, as they
+	// arrive, not at its next step.
+	between func()
 }
 
 // Ticks counts the loop's turns: every Advance or Step that returned, whether
@@ -103,11 +107,22 @@ func (l *loop) run(ctx context.Context) error {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	var fast <-chan time.Time
+	if l.between != nil {
+		ft := time.NewTicker(time.Millisecond)
+		defer ft.Stop()
+		fast = ft.C
+	}
 	l.Advance() // starts the schedule's clock
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-fast:
+			l.mu.Lock()
+			l.between()
+			l.mu.Unlock()
+			continue
 		case <-t.C:
 		}
 		l.Advance()

@@ -167,7 +167,7 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.
 type joinStage struct {
-	seen   map[ecs.NetID]struct{} // the page's ids, for refusing one twice
+	seen   map[ecs.NetID]struct{} // the page's ids once they are not ascending, for refusing one twice
 	ids    []ecs.NetID
 	owners []ecs.PeerID
 	masks  []uint16
@@ -201,6 +201,7 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		st.seen = make(map[ecs.NetID]struct{})
 	}
 	clear(st.seen)
+	ascending := true
 	for r.Err() == nil && r.Len() > 0 {
 		id := r.Uvarint()
 		flags := r.Uvarint()
@@ -220,10 +221,22 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		if owner > 0xffff {
 			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
 		}
-		if _, twice := st.seen[ecs.NetID(id)]; twice {
-			return fmt.Errorf("%w: join page: network id %d twice", ErrMalformed, id)
+		if k := len(st.ids); ascending && (k == 0 || ecs.NetID(id) > st.ids[k-1]) {
+			// Hosts page in slot order, mostly ascending ids: no id of
+			// an ascending run can repeat, so the set is only filled
+			// once a page leaves it.
+		} else {
+			if ascending {
+				ascending = false
+				for _, seen := range st.ids {
+					st.seen[seen] = struct{}{}
+				}
+			}
+			if _, twice := st.seen[ecs.NetID(id)]; twice {
+				return fmt.Errorf("%w: join page: network id %d twice", ErrMalformed, id)
+			}
+			st.seen[ecs.NetID(id)] = struct{}{}
 		}
-		st.seen[ecs.NetID(id)] = struct{}{}
 		mask := uint16(flags >> itemShift)
 		at := len(st.imgs)
 		st.imgs = append(st.imgs, make([]int32, reg.fields)...)

@@ -178,7 +178,7 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 func (h *HostReplicator) Config() HostConfig { return h.cfg }
 
 // AddPeer starts replicating to peer id through out: its join begins at the
-// next step. The peer must not be added twice.
+// next step, or at once with StartJoin. The peer must not be added twice.
 func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
 	if h.Peer(id) != nil {
 		panic(fmt.Sprintf("replicate: peer %d added twice", id))

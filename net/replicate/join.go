@@ -243,3 +243,33 @@ func (j *joinState) finish(p *HostPeer) {
 	p.join = nil
 	p.authDirty = true
 }
+
+// StartJoin sends the first pages of peer id's join now, between steps,
+// instead of at the next step: as many as the join lane's window and what is
+// left of the step's JoinBytesPerStep take, of the world as of the last step
+// (what changed since goes in a later round, as for any page). FINAL still
+// comes at a step. It does nothing before the first step, for a peer that is
+// not joining, and for one that owns entities the last step did not take in:
+// they decide its scope, so its join begins at the next step. Call it on the
+// simulation goroutine, between steps.
+func (h *HostReplicator) StartJoin(id ecs.PeerID) {
+	p := h.Peer(id)
+	if p == nil || p.join == nil || p.err != nil || h.steps == 0 {
+		return
+	}
+	for _, e := range h.w.Owned(id) {
+		slot, ok := h.w.NetSlot(e)
+		ni, _ := h.w.Identity(e)
+		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID {
+			return
+		}
+	}
+	j := p.join
+	p.grow(len(h.ents))
+	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow &&
+		(int(j.cursor) < len(h.ents) || len(j.despawns) > 0) {
+		if !j.sendPage(p) {
+			return
+		}
+	}
+}

@@ -313,3 +313,39 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 	}
 	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
 }
+
+// TestJoinPageRefusesAnIDTwice: an id twice in one page is malformed,
+// whether the page's ids ascend or not; distinct ids in any order are not.
+func TestJoinPageRefusesAnIDTwice(t *testing.T) {
+	page := func(ids ...uint64) []byte {
+		b := []byte{byte(wire.KindJoinPage), 1, byte(len(ids)), 0}
+		for _, id := range ids {
+			b = wire.AppendUvarint(b, id)
+			b = append(b, 0x0d, 0, 0, 0, 0, 0, 0, 0) // spawn {Transform, Velocity}, host-owned, at 0
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		ids  []uint64
+		fail bool
+	}{
+		{[]uint64{3, 5, 9}, false},
+		{[]uint64{9, 5, 3, 7}, false},
+		{[]uint64{3, 5, 5}, true},
+		{[]uint64{3, 9, 5, 9}, true},
+		{[]uint64{3, 9, 5, 3}, true},
+	} {
+		cw := ecs.NewWorld()
+		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+		if _, err := c.HandleLane(page(tc.ids...)); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Pump()
+		if got := errors.Is(err, ErrMalformed); got != tc.fail {
+			t.Errorf("page of ids %v: Pump %v, want malformed %v", tc.ids, err, tc.fail)
+		}
+		if !tc.fail && cw.Networked() != len(tc.ids) {
+			t.Errorf("page of ids %v: client holds %d entities", tc.ids, cw.Networked())
+		}
+	}
+}

@@ -78,10 +78,17 @@ func startQUICHostWith(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config,
 		defer qh.host.Close()
 		tick := time.NewTicker(ecs.DefaultStep)
 		defer tick.Stop()
+		// Between steps the host answers handshakes as they arrive, as
+		// the game's loop does.
+		hs := time.NewTicker(time.Millisecond)
+		defer hs.Stop()
 		for {
 			select {
 			case <-qh.stop:
 				return
+			case <-hs.C:
+				qh.host.Handshake()
+				continue
 			case <-tick.C:
 			}
 			hsched.Advance()

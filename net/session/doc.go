@@ -35,7 +35,10 @@
 // Reject before it takes a slot.
 //
 // Both install their work as systems of the game's ecs.Schedule: receiving in
-// ecs.StageInput, replication and sending in ecs.StageOutput. Everything that
+// ecs.StageInput, replication and sending in ecs.StageOutput. Between steps a
+// host's loop may call Host.Handshake, which answers Hello, Resume and
+// WelcomeAck as they arrive and starts an admitted peer's join at once, so a
+// join does not wait for the host's next steps. Everything that
 // touches the world happens on the simulation goroutine; the network's
 // goroutines (the transport's, and the host's accept loop) only move bytes
 // through bounded queues.

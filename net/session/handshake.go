@@ -1,0 +1,41 @@
+package session
+
+// Handshake answers the connections whose handshake is under way now,
+// between steps, instead of at the next step: it takes the connections
+// accepted since, and polls those not yet admitted, so a Hello gets its
+// Welcome (or Reject), a Resume its Resumed, and a WelcomeAck its admission
+// as they arrive; an admitted peer's join sends its first pages at once
+// (replicate.HostReplicator.StartJoin). The rules are those of a step (the
+// same checks, limits and order; OnJoin runs here, and what it spawns is
+// journaled into the next frame); admitted peers are not polled: what they
+// send waits for the step, and datagrams go at the step's flush (lane
+// messages, which the handshake and the join use, leave at once). A host whose loop never calls it answers at its
+// steps.
+//
+// Call it on the simulation goroutine between steps (with the world locked
+// where a lock guards it), as often as the loop likes: it costs a look at the
+// pending connections.
+func (h *Host) Handshake() {
+	if h.shut.Load() {
+		return
+	}
+	now := h.cfg.Clock.Now()
+	for {
+		select {
+		case tc := <-h.incoming:
+			h.take(tc, now)
+			continue
+		default:
+		}
+		break
+	}
+	for _, p := range h.peers {
+		if p.admitted() || p.c.Closed() {
+			continue
+		}
+		p.c.Poll()
+		if p.admitted() {
+			h.repl.StartJoin(p.id)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// handshakeWithoutSteps runs a raw client's handshake against a host of n
+// entities that steps once at the start and then only answers between
+// steps (Host.Handshake), and returns the kinds of the lane messages the
+// client got, in order, and the host's peers.
+func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(ecs.PeerID, string) error) ([]wire.Kind, *Host, *ecs.Schedule, *rawPeer) {
+	t.Helper()
+	clk := clock.NewFake(time.Unix(1000, 0))
+	net, _ := mem.NewNetwork(clk, mem.Config{})
+	hw := ecs.NewWorld()
+	hsched := ecs.NewSchedule(hw, clk, 0)
+	mv := newMover(hw, 3, n)
+	mv.still = true
+	hsched.Add("mover", mv)
+	cfg := HostConfig{Clock: clk}
+	if onJoin != nil {
+		cfg.OnJoin = onJoin(hw)
+	}
+	host := NewHost(hsched, replicate.NewRegistry(hw), cfg)
+	l, _ := net.Listen("host")
+	t.Cleanup(func() { l.Close(); host.Close() })
+	hsched.Step() // the replicator takes in the world
+	wd := &world{t: t, clk: clk, net: net, hw: hw, hsched: hsched, host: host, l: l}
+	p := wd.dialRaw("quick", wire.Version)
+	acceptPending(l, host)
+	frame := hw.Frame()
+	host.Handshake()
+	p.read()
+	if len(p.got) != 1 || wire.Kind(p.got[0][0]) != wire.KindWelcome {
+		t.Fatalf("after the Hello and no step the client got %d messages, want a Welcome", len(p.got))
+	}
+	answer(p.tc, p.got[0])
+	host.Handshake()
+	p.read()
+	if hw.Frame() != frame {
+		t.Fatalf("Handshake stepped the world: frame %d → %d", frame, hw.Frame())
+	}
+	var kinds []wire.Kind
+	for _, m := range p.got {
+		kinds = append(kinds, wire.Kind(m[0]))
+	}
+	return kinds, host, hsched, p
+}
+
+// TestHandshakeAnswersBetweenSteps: a host that answers handshakes between
+// steps sends the Welcome on the Hello and admits on the WelcomeAck without
+// waiting for a step, and the join's pages start at once; FINAL comes at the
+// next step.
+func TestHandshakeAnswersBetweenSteps(t *testing.T) {
+	kinds, host, hsched, p := handshakeWithoutSteps(t, 3000, nil)
+	if len(host.Peers()) != 1 {
+		t.Fatalf("peers after the WelcomeAck: %v, want the new one admitted", host.Peers())
+	}
+	pages := 0
+	for _, k := range kinds[1:] {
+		if k != wire.KindJoinPage {
+			t.Fatalf("between steps the client got %v; want only join pages", k)
+		}
+		pages++
+	}
+	if pages == 0 {
+		t.Fatal("no join page before the next step")
+	}
+	hsched.Step()
+	p.read()
+	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
+		t.Fatalf("after the next step the last message is %v, want FINAL", k)
+	}
+	// A loop calls it every millisecond: with no handshake under way it
+	// allocates nothing.
+	if a := testing.AllocsPerRun(100, host.Handshake); a != 0 {
+		t.Fatalf("an idle Handshake allocates %v times", a)
+	}
+}
+
+// TestHandshakeWaitsForTheStepToPageAPlayer: a peer given entities by
+// OnJoin is admitted between steps, but its join (whose scope they decide)
+// begins at the next step, which takes them in.
+func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
+	spawn := func(w *ecs.World) func(ecs.PeerID, string) error {
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.Arche())
+		return func(p ecs.PeerID, _ string) error {
+			m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p})
+			return nil
+		}
+	}
+	kinds, host, hsched, p := handshakeWithoutSteps(t, 3000, spawn)
+	if len(host.Peers()) != 1 {
+		t.Fatalf("peers after the WelcomeAck: %v, want the new one admitted", host.Peers())
+	}
+	if len(kinds) != 1 {
+		t.Fatalf("a peer whose player is not taken in yet got %v before the step; want the Welcome only", kinds)
+	}
+	hsched.Step()
+	p.read()
+	if len(p.got) < 3 || wire.Kind(p.got[1][0]) != wire.KindJoinPage {
+		t.Fatalf("the step sent %d messages, want the join", len(p.got)-1)
+	}
+}
