@@ -184,13 +184,9 @@ func (w *window) Update() error {
 func (w *window) updateMenu() error {
 	select {
 	case s := <-w.starts:
-		w.menu.busy = ""
-		if s.err != nil {
-			w.menu.problem = s.err.Error()
+		if w.take(s) {
 			fmt.Fprintln(w.stderr, "tandem-demo:", s.err)
-			return nil
 		}
-		w.begin(s.m, s.o, true)
 		return nil
 	default:
 	}
@@ -206,14 +202,14 @@ func (w *window) updateMenu() error {
 		w.end(nil)
 	case chooseAlone:
 		m, err := newLocalMatch(o)
-		w.starts <- started{m, o, err}
+		w.take(started{m, o, err})
 	case chooseHost:
 		o.host = true
 		m, err := hostMatch(o, w.stdout, w.stderr)
 		if err != nil {
 			err = fmt.Errorf("could not host: %w", err)
 		}
-		w.starts <- started{m, o, err}
+		w.take(started{m, o, err})
 	case chooseJoin:
 		jc, err := parseJoinLine(w.menu.line)
 		if err != nil {
@@ -231,6 +227,20 @@ func (w *window) updateMenu() error {
 		}()
 	}
 	return nil
+}
+
+// take starts playing what the start screen started, or puts on the screen
+// why it could not start and reports that it failed. A match started within
+// an update is taken in that update, so a key pressed in the next one reaches
+// the game, not the screen.
+func (w *window) take(s started) (failed bool) {
+	w.menu.busy = ""
+	if s.err != nil {
+		w.menu.problem = s.err.Error()
+		return true
+	}
+	w.begin(s.m, s.o, true)
+	return false
 }
 
 // updatePlay runs the window's side of a match.

@@ -139,6 +139,10 @@ type change struct {
 	slot int32
 	id   ecs.NetID
 	comp uint16 // components whose image changed since the last send tick
+	// The entity's owner and urgency (entState), beside the change so that
+	// each peer's pass over the changes reads them from one array.
+	owner ecs.PeerID
+	urg   uint8
 }
 
 // NewHost returns a host replicator for reg's world.
@@ -435,7 +439,7 @@ func (h *HostReplicator) prepareTick() {
 		if e.prevUntil != 0 {
 			e.dprev = h.diffPrev(slot)
 		}
-		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend})
+		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
 		e.pend = 0
 	}
 	h.pending = h.pending[:0]

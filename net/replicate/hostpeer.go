@@ -108,16 +108,6 @@ func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 	}
 }
 
-// PendingDirty returns how many entities wait to be sent to the peer (an
-// entity whose wait was cut short by a bigger change may count twice).
-func (p *HostPeer) PendingDirty() int {
-	n := len(p.dirty) + len(p.added)
-	for i := range p.wheel {
-		n += len(p.wheel[i])
-	}
-	return n
-}
-
 // Held returns how many networked entities the host counts the peer as
 // holding or about to hold: those in its scope. Once the peer has
 // acknowledged everything sent, it holds exactly these. O(world): for tests

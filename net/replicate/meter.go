@@ -40,14 +40,5 @@ func (m *SymbolMeter) Bits() float64 {
 	return total
 }
 
-// Symbols returns how many symbols were counted.
-func (m *SymbolMeter) Symbols() uint64 {
-	var n uint64
-	for _, k := range m.n {
-		n += k
-	}
-	return n
-}
-
 // Reset forgets everything counted.
 func (m *SymbolMeter) Reset() { *m = SymbolMeter{} }

@@ -144,7 +144,7 @@ func (p *HostPeer) pack(changes []change) {
 	for i := range changes {
 		ch := &changes[i]
 		s := &p.slots[ch.slot]
-		if s.flags&fOut != 0 || h.ents[ch.slot].owner == p.id {
+		if s.flags&fOut != 0 || ch.owner == p.id {
 			continue
 		}
 		s.dirty |= ch.comp
@@ -154,7 +154,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		g := urgent
 		if s.flags&fNeedSpawn == 0 {
-			g = int(h.ents[ch.slot].urg)
+			g = int(ch.urg)
 		}
 		if weighed {
 			g = p.weigh(ch.slot, g)
@@ -254,16 +254,16 @@ func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
 			p.stats.Deferred++
 			continue
 		}
-		pk, ok := p.choose(slot, false)
-		if !ok {
+		pk := ps.nextPick()
+		if !p.choose(slot, false, pk) {
 			s.dirty = 0
 			s.flags &^= fListed
 			s.prio = 0
 			continue // nothing the peer lacks
 		}
 		*est += cost(int(ps.avgBits))
-		p.commit(slot, &pk)
-		ps.picks = append(ps.picks, pk)
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	p.dirty = p.dirty[:kept]
 }
@@ -339,8 +339,8 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			p.stats.Deferred++
 			continue
 		}
-		pk, ok := p.choose(slot, true)
-		if !ok {
+		pk := ps.nextPick()
+		if !p.choose(slot, true, pk) {
 			s.dirty = 0
 			s.flags &^= fListed
 			s.prio = 0
@@ -355,8 +355,8 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			continue
 		}
 		*est += c
-		p.commit(slot, &pk)
-		ps.picks = append(ps.picks, pk)
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	// What went is no longer listed; the rest keeps its place by id.
 	kept := 0
@@ -387,16 +387,27 @@ func (p *HostPeer) sortPicks() {
 	}
 }
 
-// choose finds the item the entity in slot needs: a spawn, an update coded
-// against the peer's baseline, or one without a baseline; ok is false when
-// the peer holds the entity as it is. With encode, the item's fields are
-// encoded (or found encoded for another peer) in the tick's arena, for their
-// size.
-func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
+// nextPick returns the place of the next pick, past the picks' length:
+// choose writes an item there, and taking it extends the picks by one.
+// Writing in place spares copying the pick twice an item.
+func (ps *packScratch) nextPick() *pick {
+	n := len(ps.picks)
+	if n == cap(ps.picks) {
+		ps.picks = append(ps.picks, pick{})[:n]
+	}
+	return &ps.picks[:n+1][n]
+}
+
+// choose finds the item the entity in slot needs and writes it to pk: a
+// spawn, an update coded against the peer's baseline, or one without a
+// baseline; it returns false when the peer holds the entity as it is. With
+// encode, the item's fields are encoded (or found encoded for another peer)
+// in the tick's arena, for their size.
+func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 	h := p.h
 	s := &p.slots[slot]
 	e := &h.ents[slot]
-	pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
+	*pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
 	if s.flags&fSpawning != 0 {
 		// The spawn is still in flight: the peer may not hold the entity, so
 		// what changed goes as another spawn, which it applies idempotently.
@@ -414,7 +425,10 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 		// against; the others go absolute (the age, 0, says so).
 		pk.bref, bhas = h.imageRef(slot, s.base)
 		if pk.bref != refNone && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
-			bimg = h.imageOf(slot, pk.bref)
+			if encode || (pk.bref != refCurrent && pk.bref != refPrev) {
+				// Only encoding, or a mask against a past image, reads it.
+				bimg = h.imageOf(slot, pk.bref)
+			}
 			pk.bhas = bhas
 			hd.base = s.base
 			if s.sends == s.bsend {
@@ -422,7 +436,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 			}
 			hd.mask = h.deltaMask(slot, pk.bref, bimg, hd.nd)
 			if hd.mask == 0 && hd.flags&bodyNewest != 0 {
-				return pk, false // the peer holds this image and nothing newer is on its way
+				return false // the peer holds this image and nothing newer is on its way
 			}
 			break
 		}
@@ -445,7 +459,7 @@ func (p *HostPeer) choose(slot int32, encode bool) (pk pick, ok bool) {
 		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
 		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
-	return pk, true
+	return true
 }
 
 // headBits is the most an item's head takes (an explicit head).
@@ -707,14 +721,14 @@ func (p *HostPeer) send(picks []pick, body []byte) int {
 	rec, token := p.record(h.frame, false)
 	for i := range picks {
 		pk := &picks[i]
-		it := sentItem{slot: pk.slot, id: pk.id, kind: pk.kind, mask: pk.nd}
+		it := p.recs.push(rec)
+		*it = sentItem{slot: pk.slot, id: pk.id, kind: pk.kind, mask: pk.nd}
 		if pk.kind == itemDespawn {
 			p.stats.Despawns++
 		} else {
 			s := &p.slots[pk.slot]
 			it.send, it.epoch = s.sends, s.epoch
 		}
-		p.recs.add(rec, it)
 	}
 	p.stats.Items += uint64(len(picks))
 	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {

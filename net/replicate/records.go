@@ -89,14 +89,19 @@ func (rs *records) get(token uint32) *sentRecord {
 }
 
 // add appends an item to r, the record opened last.
-func (rs *records) add(r *sentRecord, it sentItem) {
+func (rs *records) add(r *sentRecord, it sentItem) { *rs.push(r) = it }
+
+// push appends an item to r, the record opened last, and returns it to be
+// written in place.
+func (rs *records) push(r *sentRecord) *sentItem {
 	if rs.head-rs.tail == uint64(len(rs.items)) {
 		rs.resizeItems(2 * len(rs.items))
 	}
-	rs.items[rs.head&uint64(len(rs.items)-1)] = it
+	it := &rs.items[rs.head&uint64(len(rs.items)-1)]
 	rs.head++
 	r.n++
 	rs.peakItems = max(rs.peakItems, int(rs.head-rs.tail))
+	return it
 }
 
 // item returns r's i-th item.
