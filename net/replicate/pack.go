@@ -230,24 +230,36 @@ func (p *HostPeer) wait(slot int32, id ecs.NetID, at uint32) {
 	*b = append(*b, uint64(id)<<32|uint64(s.wait)<<slotBits|uint64(uint32(slot)))
 }
 
+// due reports whether the dirty list's entry k still names an item to
+// choose, and its slot. Stale entries (the slot unlisted, its entity
+// replaced, or its item waiting for an acknowledgement) are passed over; the
+// entry of an entity gone or out of the peer's scope is unlisted.
+func (p *HostPeer) due(k uint64) (int32, bool) {
+	slot := int32(uint32(k))
+	s := &p.slots[slot]
+	e := &p.h.ents[slot]
+	if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
+		return slot, false
+	}
+	if e.flags&eLive == 0 || s.flags&fOut != 0 {
+		s.flags &^= fListed
+		s.dirty = 0
+		return slot, false
+	}
+	return slot, true
+}
+
 // takeInOrder chooses every due item, in id order: the budget is not in
 // question, so their fields are written straight into the messages.
 func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
-	h := p.h
 	ps := &p.pk
 	kept := 0
 	for _, k := range p.dirty {
-		slot := int32(uint32(k))
-		s := &p.slots[slot]
-		e := &h.ents[slot]
-		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
-			continue // stale
-		}
-		if e.flags&eLive == 0 || s.flags&fOut != 0 {
-			s.flags &^= fListed
-			s.dirty = 0
+		slot, ok := p.due(k)
+		if !ok {
 			continue
 		}
+		s := &p.slots[slot]
 		if *est > budget {
 			p.dirty[kept] = k // more was due than the budget holds: it waits
 			kept++
@@ -290,19 +302,10 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 // takeByPriority chooses due items highest priority first until the
 // budget is spent; the others wait, their priority grown.
 func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full bool) {
-	h := p.h
 	ps := &p.pk
 	valid := 0
 	for _, k := range p.dirty {
-		slot := int32(uint32(k))
-		s := &p.slots[slot]
-		e := &h.ents[slot]
-		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
-			continue // stale
-		}
-		if e.flags&eLive == 0 || s.flags&fOut != 0 {
-			s.flags &^= fListed
-			s.dirty = 0
+		if _, ok := p.due(k); !ok {
 			continue
 		}
 		p.dirty[valid] = k

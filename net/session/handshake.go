@@ -9,8 +9,8 @@ package session
 // same checks, limits and order; OnJoin runs here, and what it spawns is
 // journaled into the next frame); admitted peers are not polled: what they
 // send waits for the step, and datagrams go at the step's flush (lane
-// messages, which the handshake and the join use, leave at once). A host whose loop never calls it answers at its
-// steps.
+// messages, which the handshake and the join use, leave at once). A host
+// whose loop never calls it answers at its steps.
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
@@ -20,15 +20,7 @@ func (h *Host) Handshake() {
 		return
 	}
 	now := h.cfg.Clock.Now()
-	for {
-		select {
-		case tc := <-h.incoming:
-			h.take(tc, now)
-			continue
-		default:
-		}
-		break
-	}
+	h.takeIncoming(now)
 	for _, p := range h.peers {
 		if p.admitted() || p.c.Closed() {
 			continue

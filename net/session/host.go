@@ -413,6 +413,19 @@ func (h *Host) emit(e Event) {
 	}
 }
 
+// takeIncoming takes every connection the transport has handed over since
+// the last look.
+func (h *Host) takeIncoming(now time.Time) {
+	for {
+		select {
+		case tc := <-h.incoming:
+			h.take(tc, now)
+		default:
+			return
+		}
+	}
+}
+
 // receive takes new connections and polls every peer: the input stage.
 // After Close it does nothing: the world stays as it was.
 func (h *Host) receive(w *ecs.World) {
@@ -420,15 +433,7 @@ func (h *Host) receive(w *ecs.World) {
 		return
 	}
 	now := h.cfg.Clock.Now()
-	for {
-		select {
-		case tc := <-h.incoming:
-			h.take(tc, now)
-			continue
-		default:
-		}
-		break
-	}
+	h.takeIncoming(now)
 	for _, p := range h.peers {
 		if !p.c.Closed() {
 			p.c.Poll()
