@@ -113,9 +113,10 @@ type HostConfig struct {
 	// player (a burst of as many); more are dropped without a receipt, to
 	// be sent again. Default 30.
 	CommandRate float64
-	// MaxWithheld is how many receipts of one player may wait for a save;
-	// commands past it are dropped without a receipt (the store is slow) to
-	// be sent again. Default 64.
+	// MaxWithheld is how many receipts of one player may wait for a save,
+	// counting its commands taken this frame and not run yet; commands past
+	// it are dropped without a receipt (the store is slow) to be sent again.
+	// Default 64.
 	MaxWithheld int
 }
 

@@ -36,7 +36,8 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 		}
 		h.putPlayer(own)
 	}
-	h.own.next = own.book.Floor() + 1
+	// An id SendOwn gave while the world was released stays given.
+	h.own.next = max(h.own.next, own.book.Floor()+1)
 	for _, e := range own.book.Entries() {
 		h.own.next = max(h.own.next, e.Op+1)
 	}
@@ -81,7 +82,9 @@ func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64,
 
 // OnReceipt adds fn to the observers of the host's own player's receipts
 // (SendOwn): each command's answer, once, on the simulation goroutine, when
-// the save holding it is durable. Safe from any goroutine.
+// the save holding it is durable. Safe from any goroutine, except from
+// inside a View or Do callback, a hook or an observer (they run with the
+// world locked).
 func (h *Host[I]) OnReceipt(fn func(Receipt)) {
 	h.mu.Lock()
 	h.own.observe = append(h.own.observe, fn)

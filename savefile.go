@@ -34,8 +34,10 @@ func DefaultSavePath(app string) (string, error) {
 type SaveFile struct {
 	// Target is the file or URL the save was opened at.
 	Target string
-	DB     store.DB
-	World  store.World
+	// DB is the store the save lives in; closing the SaveFile closes it.
+	DB store.DB
+	// World is the world's record set, its lease held by this host.
+	World store.World
 	// Identity is the host's, made and kept the first time.
 	Identity quicnet.Identity
 }
@@ -43,7 +45,8 @@ type SaveFile struct {
 // OpenSave opens the save at target (a bbolt file, its directory made if
 // missing, or a postgres:// URL), takes the lease of the world called world
 // in it, and loads the host's identity kept there (quicnet.LoadIdentity, for
-// hosts; made and kept the first time). A file another host holds is an
+// hosts, the names or addresses a new certificate is made for; made and kept
+// the first time). A file another host holds is an
 // error matching store.ErrLocked that says so.
 func OpenSave(ctx context.Context, target, world string, hosts ...string) (*SaveFile, error) {
 	if !store.IsPostgres(target) {

@@ -8,9 +8,11 @@ package session
 // (replicate.HostReplicator.StartJoin). The rules are those of a step (the
 // same checks, limits and order; OnJoin runs here, and what it spawns is
 // journaled into the next frame); admitted peers are not polled: what they
-// send waits for the step, and datagrams go at the step's flush (lane
-// messages, which the handshake and the join use, leave at once). A host
-// whose loop never calls it answers at its steps.
+// send waits for the step (but what came in the same poll as a peer's
+// WelcomeAck is taken then, as an admitted peer's, against the last step's
+// frame), and datagrams go at the step's flush (lane messages, which the
+// handshake and the join use, leave at once). A host whose loop never calls
+// it answers at its steps.
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
