@@ -138,19 +138,25 @@ var ErrTooManyCommands = command.ErrTooMany
 // payload over wire.MaxCommandSize. Safe from any goroutine, except from
 // inside a View or Do callback or a hook.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
-	kind := -1
-	for i, ck := range c.g.Commands {
-		if ck == Command(k) {
-			kind = i
-		}
-	}
-	if kind < 0 {
-		return 0, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
+	kind, err := commandIndex(c.g.Commands, k)
+	if err != nil {
+		return 0, err
 	}
 	payload := k.encode(&cmd)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sendCommand(uint8(kind), payload)
+}
+
+// commandIndex returns kind k's index in a Game's Commands: its number on
+// the wire and in the save.
+func commandIndex[T any](cmds []Command, k *CommandKind[T]) (int, error) {
+	for i, ck := range cmds {
+		if ck == Command(k) {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
 }
 
 // RunAlone runs a command of kind k with payload cmd for the player of a

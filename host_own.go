@@ -1,8 +1,6 @@
 package tandem
 
 import (
-	"fmt"
-
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -53,14 +51,9 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 // receipts of the own player wait for a save (ErrTooManyCommands). Safe from
 // any goroutine, except from inside a View or Do callback or a hook.
 func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64, error) {
-	kind := -1
-	for i, ck := range h.g.Commands {
-		if ck == Command(k) {
-			kind = i
-		}
-	}
-	if kind < 0 {
-		return 0, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
+	kind, err := commandIndex(h.g.Commands, k)
+	if err != nil {
+		return 0, err
 	}
 	payload := k.encode(&cmd)
 	h.mu.Lock()
