@@ -203,6 +203,7 @@ func TestUnsentReceiptsAreCounted(t *testing.T) {
 			t.Fatal("the receipt was never released")
 		}
 		r.step(1)
+		r.settle() // the save under way lands: its receipt is due
 	}
 	if st := r.host.Stats(); st.Unsent != 1 || st.Commands != 1 {
 		t.Fatalf("%d receipts unsent, %d commands run; want 1 and 1", st.Unsent, st.Commands)
