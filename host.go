@@ -247,6 +247,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.ready = h.readyWorld
 	h.after = h.afterSteps
 	h.between = h.handshake
+	h.wake = h.accept.arrived
 	h.done = h.stopped
 	h.accept.open(h.session.Accept)
 	return h, nil
@@ -514,12 +515,18 @@ type acceptor struct {
 	closed    bool
 	to        func(transport.Conn) // the session's Accept; nil while released
 	waiting   []transport.Conn
+	// arrived receives (one value, coalesced) when a connection was handed
+	// to the session: the host's loop wakes on it to answer the handshake.
+	arrived chan struct{}
 }
 
 // maxWaiting bounds the connections held while the world loads.
 const maxWaiting = 16
 
-func (a *acceptor) init() { a.ctx, a.cancel = context.WithCancel(context.Background()) }
+func (a *acceptor) init() {
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	a.arrived = make(chan struct{}, 1)
+}
 
 func (a *acceptor) serve(l transport.Listener, take func(transport.Conn)) {
 	a.mu.Lock()
@@ -550,6 +557,10 @@ func (a *acceptor) take(tc transport.Conn) {
 		tc.Close(transport.CloseHostShutdown, "host shutting down")
 	case a.to != nil:
 		a.to(tc)
+		select {
+		case a.arrived <- struct{}{}: // the loop answers its handshake now
+		default:
+		}
 	default:
 		if len(a.waiting) == maxWaiting {
 			a.waiting[0].Close(transport.CloseLimit, "host busy: too many connections while the world loads; try again")

@@ -68,10 +68,12 @@ func (h *Host[I]) readyWorld(look bool) bool {
 
 // handshake answers the connections whose handshake is under way between
 // steps (session.Host.Handshake), while a world is up and the host runs.
-func (h *Host[I]) handshake() {
+// It reports whether a handshake is still under way.
+func (h *Host[I]) handshake() bool {
 	if h.w != nil && h.session != nil && !h.life.closing && h.life.err == nil {
-		h.session.Handshake()
+		return h.session.Handshake()
 	}
+	return false
 }
 
 // stopped is Run's end: ErrClosed after Close, the error the host stopped

@@ -45,10 +45,12 @@ type loop struct {
 	hold  func() bool
 	poll  func()
 	ticks atomic.Uint64 // Advance and Step calls that returned
-	// between, if set, runs under the lock every millisecond between the
-	// steps of Run: a host answers the handshakes under way there, as they
-	// arrive, not at its next step.
-	between func()
+	// between, if set, runs under the lock between the steps of Run when
+	// wake receives, and then every millisecond for as long as it reports
+	// more to do: a host answers the handshakes under way there, as they
+	// arrive, not at its next step, and an idle host is not woken for them.
+	between func() (more bool)
+	wake    <-chan struct{}
 }
 
 // Ticks counts the loop's turns: every Advance or Step that returned, whether
@@ -107,25 +109,32 @@ func (l *loop) run(ctx context.Context) error {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
-	var fast <-chan time.Time
-	if l.between != nil {
-		ft := time.NewTicker(time.Millisecond)
-		defer ft.Stop()
-		fast = ft.C
-	}
+	// The millisecond ticker is waited on only while between has more to do:
+	// a timer channel nobody waits on costs nothing.
+	ft := time.NewTicker(time.Millisecond)
+	defer ft.Stop()
+	more := l.between != nil
 	l.Advance() // starts the schedule's clock
 	for {
+		var fast <-chan time.Time
+		if more {
+			fast = ft.C
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-fast:
-			l.mu.Lock()
-			l.between()
-			l.mu.Unlock()
+			more = l.runBetween()
+			continue
+		case <-l.wake:
+			more = l.runBetween()
 			continue
 		case <-t.C:
 		}
 		l.Advance()
+		// A step may have taken connections in and left their handshakes
+		// under way: look once more a millisecond after.
+		more = l.between != nil
 		if l.done != nil {
 			l.mu.Lock()
 			err := l.done()
@@ -135,6 +144,17 @@ func (l *loop) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// runBetween runs between under the lock and reports whether it has more
+// to do.
+func (l *loop) runBetween() bool {
+	if l.between == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.between()
 }
 
 // View lets draw look at the world between two steps, after advancing

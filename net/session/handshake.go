@@ -16,10 +16,12 @@ package session
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
-// pending connections.
-func (h *Host) Handshake() {
+// pending connections. It reports whether a handshake is still under way (a
+// connection taken but not admitted yet): while it is, call it again soon;
+// when it is not, nothing needs it until Accept is given a connection.
+func (h *Host) Handshake() (pending bool) {
 	if h.shut.Load() {
-		return
+		return false
 	}
 	now := h.cfg.Clock.Now()
 	h.takeIncoming(now)
@@ -30,6 +32,9 @@ func (h *Host) Handshake() {
 		p.c.Poll()
 		if p.admitted() {
 			h.repl.StartJoin(p.id)
+		} else if !p.c.Closed() {
+			pending = true
 		}
 	}
+	return pending || len(h.incoming) > 0
 }
