@@ -163,8 +163,9 @@ func commandIndex[T any](cmds []Command, k *CommandKind[T]) (int, error) {
 // game played alone (NewLocal), at once, with the kind's handler (Peer{ID:
 // ecs.HostPeer}), and returns the handler's answer: nil, or why the game's
 // rules refuse it. There is nobody to answer and nothing to save. A host's
-// own player gives its commands with SendOwn instead, which saves them. It
-// fails for a kind not in the Game's Commands. Safe from any goroutine,
+// own player gives its commands with SendOwn instead, which saves them: on
+// a Host's Local, RunAlone fails and runs nothing. It fails for a kind not in
+// the Game's Commands. Safe from any goroutine,
 // except from inside a View or Do callback or a hook.
 func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {
 	found := false
@@ -175,8 +176,13 @@ func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error 
 		return fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
 	}
 	payload := k.encode(&cmd)
-	var err error
+	notAlone := fmt.Errorf("tandem: RunAlone is for a game played alone (NewLocal); a host's own player sends command %q with SendOwn, which saves it and answers with a receipt", k.d.name)
+	err := notAlone // unless the world is there and alone
 	l.Do(func(w *World) {
+		if err = nil; w.Role != Alone {
+			err = notAlone
+			return
+		}
 		var malformed bool
 		if err, malformed = k.d.run(w, Peer{ID: ecs.HostPeer}, payload); malformed {
 			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", k.d.name)

@@ -59,6 +59,12 @@ func TestSendOwn(t *testing.T) {
 	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
 		t.Fatalf("the restored world lacks the host's command:\n%s", s)
 	}
+	if err := RunAlone(r.host.Local, addCommand, 5); err == nil || !strings.Contains(err.Error(), "SendOwn") {
+		t.Fatalf("RunAlone on a host: %v, want it refused, pointing at SendOwn", err)
+	}
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:1 Sum:5 ") {
+		t.Fatalf("RunAlone on a host changed the world:\n%s", s)
+	}
 	if op, err := SendOwn(r.host, addCommand, 1); err != nil || op != 3 {
 		t.Fatalf("after the restart: op %d, %v; want 3, after the restored ones", op, err)
 	}
