@@ -4,6 +4,7 @@
 #   make test    everything a contributor must pass: lint, then every test
 #   make ci      what CI runs: make test, then every fuzz target briefly
 #   make bench   every benchmark, with allocations
+#   make bench-peers  the host tick beside Colyseus's state sync, same run (needs Node and npm)
 #   make fuzz    a short run of every fuzz target
 #   make lint    gofmt, go vet and staticcheck
 #   make crash-test  kill -9 trials of the stores and of a host running commands, many of them
@@ -15,7 +16,7 @@ CI_FUZZTIME ?= 3s
 STATICCHECK_VERSION := v0.8.2
 export QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING := true
 
-.PHONY: run test ci fmt-check vet xvfb bench fuzz lint
+.PHONY: run test ci fmt-check vet xvfb bench bench-peers fuzz lint
 
 run:
 	$(GO) run ./demo -host
@@ -74,6 +75,17 @@ crash-test: postgres
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# The host tick beside the same scenario on Colyseus's state sync
+# (@colyseus/schema, pinned in bench/colyseus/package-lock.json), alternating
+# rounds; PEER_ROUNDS rounds, BENCHTIME each.
+PEER_ROUNDS ?= 6
+bench-peers:
+	@if [ ! -d bench/colyseus/node_modules ]; then \
+		command -v npm >/dev/null 2>&1 || { echo "make bench-peers needs Node 20 or later and npm"; exit 1; }; \
+		cd bench/colyseus && npm ci --no-audit --no-fund; \
+	fi
+	GO=$(GO) ROUNDS=$(PEER_ROUNDS) BENCHTIME=$(BENCHTIME) scripts/peer-bench
 
 fuzz:
 	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz
