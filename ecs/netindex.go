@@ -28,6 +28,7 @@ type netIndex struct {
 	owned   [][]arche.Entity // by PeerID
 	nextID  NetID
 	mask    arche.Mask
+	quiet   bool // a NetBatch runs: it indexes its entities itself
 }
 
 func (x *netIndex) init(w *World) {
@@ -38,6 +39,9 @@ func (x *netIndex) init(w *World) {
 
 // Notify implements arche's Listener for NetworkIdentity events.
 func (x *netIndex) Notify(world *arche.World, evt arche.EntityEvent) {
+	if x.quiet {
+		return
+	}
 	id := x.w.IDs.NetworkIdentity
 	if evt.Removed.Get(id) {
 		x.remove(evt.Entity)
@@ -68,7 +72,12 @@ func (x *netIndex) slotOf(e arche.Entity) (int32, bool) {
 }
 
 func (x *netIndex) add(e arche.Entity) {
-	ni := (*NetworkIdentity)(x.w.arche.Get(e, x.w.IDs.NetworkIdentity))
+	x.addIdentity(e, (*NetworkIdentity)(x.w.arche.Get(e, x.w.IDs.NetworkIdentity)))
+}
+
+// addIdentity indexes e, whose NetworkIdentity is ni (an ID of 0 gets the
+// next fresh one), and returns its slot.
+func (x *netIndex) addIdentity(e arche.Entity, ni *NetworkIdentity) int32 {
 	if ni.ID == 0 {
 		ni.ID = x.nextID
 		x.nextID++
@@ -96,6 +105,7 @@ func (x *netIndex) add(e arche.Entity) {
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
 	j.spawned = append(j.spawned, e)
+	return slot
 }
 
 func (x *netIndex) remove(e arche.Entity) {
