@@ -104,7 +104,7 @@ func (x *netIndex) addIdentity(e arche.Entity, ni *NetworkIdentity) int32 {
 	x.byID.set(ni.ID, slot)
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
-	j.spawned = append(j.spawned, e)
+	j.spawned = append(room(j.spawned, 1), e)
 	return slot
 }
 
@@ -131,7 +131,20 @@ func (x *netIndex) own(slot int32, p PeerID) {
 	en := x.entries.at(int(slot))
 	en.owner = p
 	en.ownerPos = int32(len(x.owned[p]))
-	x.owned[p] = append(x.owned[p], en.entity)
+	x.owned[p] = append(room(x.owned[p], 1), en.entity)
+}
+
+// room returns s with room for n more elements, doubling its capacity when
+// it grows: a list that grows to a large world (a peer's entities, a frame's
+// spawns while a client joins) is copied about once over, where append's
+// smaller steps for large slices copy it several times.
+func room[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	g := make([]T, len(s), max(2*cap(s), len(s)+n, 16))
+	copy(g, s)
+	return g
 }
 
 func (x *netIndex) disown(slot int32) {
