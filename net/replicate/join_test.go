@@ -396,3 +396,48 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestStartJoinTopsUpBetweenSteps: between steps a join keeps at most
+// joinTopUp bytes of pages queued on its lane, sends more at each call as
+// the lane drains, and says so until its first round is sent; FINAL still
+// waits for the step.
+func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
+	const n = 60000 // about 900 KB of pages
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	sched.Step() // the host takes in the world
+	s := &sink{}
+	p := h.AddPeer(1, s)
+	calls := 0
+	for more := true; more; calls++ {
+		more = h.StartJoin(1)
+		if s.queued > joinTopUp+h.cfg.JoinPage+1024 {
+			t.Fatalf("call %d left %d bytes queued, more than %d and a page", calls, s.queued, joinTopUp)
+		}
+		if more && s.queued < joinTopUp {
+			t.Fatalf("call %d stopped at %d bytes queued with pages left", calls, s.queued)
+		}
+		queued := s.queued
+		if again := h.StartJoin(1); s.queued != queued || again != more {
+			t.Fatalf("call %d again with nothing drained: %d bytes queued, was %d; more %v, was %v", calls, s.queued, queued, again, more)
+		}
+		s.queued = 0 // the transport took it all
+		if calls > n/100 {
+			t.Fatal("the first round never ends")
+		}
+	}
+	if calls < 3 {
+		t.Fatalf("the whole round went in %d calls: nothing was left for later ones", calls)
+	}
+	if got := p.Stats().JoinEntities; got != n || s.final {
+		t.Fatalf("between steps: %d of %d entities sent, FINAL %v", got, n, s.final)
+	}
+	if h.StartJoin(1) {
+		t.Fatal("StartJoin reports more with the round sent")
+	}
+	sched.Step()
+	if !s.final {
+		t.Fatal("no FINAL at the step after the round was sent")
+	}
+}
