@@ -28,6 +28,7 @@ type netIndex struct {
 	owned   [][]arche.Entity // by PeerID
 	nextID  NetID
 	mask    arche.Mask
+	quiet   bool // a NetBatch runs: it indexes its entities itself
 }
 
 func (x *netIndex) init(w *World) {
@@ -38,6 +39,9 @@ func (x *netIndex) init(w *World) {
 
 // Notify implements arche's Listener for NetworkIdentity events.
 func (x *netIndex) Notify(world *arche.World, evt arche.EntityEvent) {
+	if x.quiet {
+		return
+	}
 	id := x.w.IDs.NetworkIdentity
 	if evt.Removed.Get(id) {
 		x.remove(evt.Entity)
@@ -68,7 +72,12 @@ func (x *netIndex) slotOf(e arche.Entity) (int32, bool) {
 }
 
 func (x *netIndex) add(e arche.Entity) {
-	ni := (*NetworkIdentity)(x.w.arche.Get(e, x.w.IDs.NetworkIdentity))
+	x.addIdentity(e, (*NetworkIdentity)(x.w.arche.Get(e, x.w.IDs.NetworkIdentity)))
+}
+
+// addIdentity indexes e, whose NetworkIdentity is ni (an ID of 0 gets the
+// next fresh one), and returns its slot.
+func (x *netIndex) addIdentity(e arche.Entity, ni *NetworkIdentity) int32 {
 	if ni.ID == 0 {
 		ni.ID = x.nextID
 		x.nextID++
@@ -95,7 +104,8 @@ func (x *netIndex) add(e arche.Entity) {
 	x.byID.set(ni.ID, slot)
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
-	j.spawned = append(j.spawned, e)
+	j.spawned = append(room(j.spawned, 1), e)
+	return slot
 }
 
 func (x *netIndex) remove(e arche.Entity) {
@@ -121,7 +131,20 @@ func (x *netIndex) own(slot int32, p PeerID) {
 	en := x.entries.at(int(slot))
 	en.owner = p
 	en.ownerPos = int32(len(x.owned[p]))
-	x.owned[p] = append(x.owned[p], en.entity)
+	x.owned[p] = append(room(x.owned[p], 1), en.entity)
+}
+
+// room returns s with room for n more elements, doubling its capacity when
+// it grows: a list that grows to a large world (a peer's entities, a frame's
+// spawns while a client joins) is copied about once over, where append's
+// smaller steps for large slices copy it several times.
+func room[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	g := make([]T, len(s), max(2*cap(s), len(s)+n, 16))
+	copy(g, s)
+	return g
 }
 
 func (x *netIndex) disown(slot int32) {

@@ -25,7 +25,9 @@ type CoreIDs struct {
 type World struct {
 	arche    arche.World
 	dispatch listener.Dispatch
-	frame    Frame
+	// listeners counts those added with AddListener (the index is not).
+	listeners int
+	frame     Frame
 	// IDs are the core components' ids in this world. Read only.
 	IDs     CoreIDs
 	journal Journal
@@ -70,6 +72,7 @@ func (w *World) Journal() *Journal { return &w.journal }
 // event.
 func (w *World) AddListener(l arche.Listener) {
 	w.dispatch.AddListener(l)
+	w.listeners++
 }
 
 // Alive reports whether e is a live entity of w.

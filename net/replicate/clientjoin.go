@@ -3,6 +3,7 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -27,6 +28,14 @@ func (q *joinQueue) push(msg []byte) {
 	}
 	q.msgs = append(q.msgs, append(b, msg...))
 	q.bytes += len(msg)
+}
+
+// peek returns the next message without taking it, or nil.
+func (q *joinQueue) peek() []byte {
+	if q.head == len(q.msgs) {
+		return nil
+	}
+	return q.msgs[q.head]
 }
 
 func (q *joinQueue) pop() []byte {
@@ -93,7 +102,10 @@ func (c *ClientReplicator) Pump() error {
 	clk := c.cfg.Clock
 	start := clk.Now()
 	var first error
-	for {
+	for applied := 0; ; applied++ {
+		if applied > 0 && c.growsNext() {
+			break
+		}
 		msg := c.queue.pop()
 		if msg == nil {
 			break
@@ -108,6 +120,7 @@ func (c *ClientReplicator) Pump() error {
 			c.paging = true
 			err = c.applyPage(msg[1:])
 			c.paging = false
+			c.lastPage = int(c.stats.Spawns - spawns)
 			if c.rejoin == nil {
 				// A rejoin counts what its pages brought by marks (Rejoin).
 				c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
@@ -127,6 +140,28 @@ func (c *ClientReplicator) Pump() error {
 	c.stats.JoinSlices++
 	c.stats.LongestSlice = max(c.stats.LongestSlice, clk.Now().Sub(start))
 	return first
+}
+
+// growsFrom is the smallest world from which growsNext looks for arche's
+// doublings: below it they copy little.
+const growsFrom = 8192
+
+// growsNext reports whether the next queued page is likely to take the
+// world's networked entities past a power of two times 128, where arche
+// doubles an archetype's storage and copies it whole (one long stall): such a
+// page starts a slice of its own, so the copy does not add to a slice spent
+// already. A page is taken to bring as many entities as the one before.
+func (c *ClientReplicator) growsNext() bool {
+	m := c.queue.peek()
+	if m == nil || wire.Kind(m[0]) != wire.KindJoinPage || c.lastPage == 0 {
+		return false
+	}
+	n := c.w.Networked()
+	if n+c.lastPage <= growsFrom {
+		return false
+	}
+	room := 128 << bits.Len(uint(max(n-1, 0))/128)
+	return n+c.lastPage > room
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.
@@ -283,12 +318,14 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 			c.received++
 			continue
 		}
-		if removed, dead := c.tomb[id]; dead {
-			if frame <= removed {
-				c.stats.Ignored++
-				continue
+		if len(c.tomb) > 0 {
+			if removed, dead := c.tomb[id]; dead {
+				if frame <= removed {
+					c.stats.Ignored++
+					continue
+				}
+				delete(c.tomb, id)
 			}
-			delete(c.tomb, id)
 		}
 		remote := st.owners[i] != c.cfg.Local
 		g := -1
@@ -316,7 +353,9 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	}
 }
 
-// makeGroup creates the entities of one group in one arche batch.
+// makeGroup creates the entities of one group in one batch (an arche batch
+// the network index takes in as it goes) and sets the client's record of
+// each: a new entity's image is its anchor, its pose its drawn pose.
 func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	if len(g.items) == 0 {
 		return
@@ -324,7 +363,6 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	reg := c.reg
 	st := &c.stage
 	w := c.w
-	a := w.Arche()
 	c.ids = append(c.ids[:0], w.IDs.NetworkIdentity)
 	if g.remote {
 		c.ids = append(c.ids, w.IDs.Interpolated)
@@ -334,46 +372,58 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 			c.ids = append(c.ids, reg.comps[ci].id)
 		}
 	}
+	// A remote entity with a pose starts drawn at it, not blended from
+	// the origin (spawned, jump).
+	snap := g.remote && c.pose >= 0 && g.mask&(1<<uint(c.pose)) != 0
+	delta := g.mask & reg.delta
+	nd := g.mask &^ reg.delta
 	st.made = st.made[:0]
-	q := a.Batch().NewQ(len(g.items), c.ids...)
+	b := w.NewNetworked(len(g.items), c.ids...)
 	j := 0
-	for q.Next() {
+	for b.Next() {
 		i := g.items[j]
 		j++
 		img := st.imgs[int(i)*reg.fields : int(i+1)*reg.fields]
-		*(*ecs.NetworkIdentity)(q.Get(w.IDs.NetworkIdentity)) = ecs.NetworkIdentity{ID: st.ids[i], Owner: st.owners[i]}
 		for ci := range reg.comps {
 			if g.mask&(1<<uint(ci)) != 0 {
 				comp := &reg.comps[ci]
-				comp.dequant(img[reg.offset[ci]:reg.offset[ci]+comp.fields], q.Get(comp.id))
+				comp.dequant(img[reg.offset[ci]:reg.offset[ci]+comp.fields], b.Get(comp.id))
 			}
 		}
-		st.made = append(st.made, q.Entity())
-	}
-	for k, e := range st.made {
-		i := g.items[k]
-		slot, _ := w.NetSlot(e)
+		if snap {
+			ip := (*ecs.Interpolated)(b.Get(w.IDs.Interpolated))
+			ip.Prev = *(*ecs.Transform)(b.Get(w.IDs.Transform))
+			ip.Snap = true
+		}
+		slot := b.Identify(ecs.NetworkIdentity{ID: st.ids[i], Owner: st.owners[i]})
 		c.forgetSlot(slot)
 		s := c.slots.at(slot)
 		s.applied = uint32(frame)
-		if d := g.mask & reg.delta; d != 0 {
-			s.anchor, s.ahas = uint32(frame), d
-			copy(c.anchors.at(slot), st.imgs[int(i)*reg.fields:int(i+1)*reg.fields])
+		if delta != 0 {
+			s.anchor, s.ahas = uint32(frame), delta
+			copy(c.anchors.at(slot), img)
 		}
-		if reg.delta != reg.all {
-			nd := c.nd.at(slot)
+		if nd != 0 {
+			row := c.nd.at(slot)
 			for ci := range reg.comps {
-				if g.mask&^reg.delta&(1<<ci) != 0 {
-					nd[ci] = int32(frame)
+				if nd&(1<<ci) != 0 {
+					row[ci] = int32(frame)
 				}
 			}
 		}
-		c.stats.Spawns++
-		c.received++
+		st.made = append(st.made, b.Entity())
+	}
+	c.stats.Spawns += uint64(len(st.made))
+	c.received += len(st.made)
+	// What the game and the Observer do runs with the batch ended: OnSpawn
+	// may add components.
+	for k, e := range st.made {
 		if c.rejoin != nil {
 			c.rejoined(e)
 		}
-		c.spawned(e, st.owners[i])
+		if c.cfg.OnSpawn != nil {
+			c.cfg.OnSpawn(e, st.owners[g.items[k]])
+		}
 		if c.cfg.Observer != nil {
 			c.cfg.Observer.Applied(e, frame)
 		}

@@ -244,32 +244,44 @@ func (j *joinState) finish(p *HostPeer) {
 	p.authDirty = true
 }
 
+// joinTopUp is the most bytes of pages StartJoin keeps queued on a join lane
+// between steps. Called again as the lane drains, it lets the transport send
+// the first pages while the host builds the next, where building the whole
+// world at once would hold the host's loop (and the lane) for it.
+const joinTopUp = 256 << 10
+
 // StartJoin sends the first pages of peer id's join now, between steps,
-// instead of at the next step: as many as the join lane's window and what is
-// left of the step's JoinBytesPerStep take, of the world as of the last step
-// (what changed since goes in a later round, as for any page). FINAL still
-// comes at a step. It does nothing before the first step, for a peer that is
-// not joining, and for one that owns entities the last step did not take in:
-// they decide its scope, so its join begins at the next step. Call it on the
-// simulation goroutine, between steps.
-func (h *HostReplicator) StartJoin(id ecs.PeerID) {
+// instead of at the next step: as many as keep the smaller of the join
+// lane's window and 256 KiB queued, within what is left of the step's
+// JoinBytesPerStep, of the world as of the last step (what changed since
+// goes in a later round, as for any page). It reports whether pages of the
+// join's first round are left that a later call can send before the next
+// step: call it again soon (the session's Handshake does, every millisecond
+// while it reports more). FINAL still comes at a step. It does nothing (and
+// reports false) before the first step, for a peer that is not joining, and
+// for one that owns entities the last step did not take in: they decide its
+// scope, so its join begins at the next step. Call it on the simulation
+// goroutine, between steps.
+func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	p := h.Peer(id)
 	if p == nil || p.join == nil || p.err != nil || h.steps == 0 {
-		return
+		return false
 	}
 	for _, e := range h.w.Owned(id) {
 		slot, ok := h.w.NetSlot(e)
 		ni, _ := h.w.Identity(e)
 		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID {
-			return
+			return false
 		}
 	}
 	j := p.join
 	p.grow(len(h.ents))
-	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow &&
-		(int(j.cursor) < len(h.ents) || len(j.despawns) > 0) {
+	window := min(h.cfg.JoinWindow, joinTopUp)
+	left := func() bool { return int(j.cursor) < len(h.ents) || len(j.despawns) > 0 }
+	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < window && left() {
 		if !j.sendPage(p) {
-			return
+			break
 		}
 	}
+	return p.err == nil && p.join != nil && h.budget > 0 && j.round == 1 && left()
 }

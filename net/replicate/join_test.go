@@ -283,11 +283,58 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	if want := (pages + 1 + 3) / 4; pumps != want {
-		t.Fatalf("%d pumps for %d pages and FINAL, want %d", pumps, pages, want)
+	// Up to two more: the pages that take the world past 8,192 and 16,384
+	// entities start slices of their own (TestJoinSliceEndsBeforeDoubling).
+	if want := (pages + 1 + 3) / 4; pumps < want || pumps > want+2 {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d to %d", pumps, pages, want, want+2)
 	}
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
+	}
+}
+
+// TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
+// slice still ends before the page that takes the world past 8,192 or
+// 16,384 entities, where arche doubles the archetype's storage: that page
+// starts the next slice, so its copy does not add to a slice spent already.
+func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
+	const n = 20000
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	out := &capture{}
+	h.AddPeer(1, out)
+	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+		sched.Step()
+	}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ends []int
+	page := 0 // entities a page brings (all but the last)
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		if page == 0 {
+			page = c.lastPage
+		}
+		ends = append(ends, cw.Networked())
+		if len(ends) > 3 {
+			t.Fatalf("more than three slices: the world after each %v", ends)
+		}
+	}
+	if len(ends) != 3 || ends[2] != n {
+		t.Fatalf("the world after each slice %v, want three slices ending at %d", ends, n)
+	}
+	for i, limit := range []int{8192, 16384} {
+		if ends[i] > limit || ends[i]+page <= limit {
+			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
+		}
 	}
 }
 
@@ -347,5 +394,50 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 		if !tc.fail && cw.Networked() != len(tc.ids) {
 			t.Errorf("page of ids %v: client holds %d entities", tc.ids, cw.Networked())
 		}
+	}
+}
+
+// TestStartJoinTopsUpBetweenSteps: between steps a join keeps at most
+// joinTopUp bytes of pages queued on its lane, sends more at each call as
+// the lane drains, and says so until its first round is sent; FINAL still
+// waits for the step.
+func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
+	const n = 60000 // about 900 KB of pages
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	sched.Step() // the host takes in the world
+	s := &sink{}
+	p := h.AddPeer(1, s)
+	calls := 0
+	for more := true; more; calls++ {
+		more = h.StartJoin(1)
+		if s.queued > joinTopUp+h.cfg.JoinPage+1024 {
+			t.Fatalf("call %d left %d bytes queued, more than %d and a page", calls, s.queued, joinTopUp)
+		}
+		if more && s.queued < joinTopUp {
+			t.Fatalf("call %d stopped at %d bytes queued with pages left", calls, s.queued)
+		}
+		queued := s.queued
+		if again := h.StartJoin(1); s.queued != queued || again != more {
+			t.Fatalf("call %d again with nothing drained: %d bytes queued, was %d; more %v, was %v", calls, s.queued, queued, again, more)
+		}
+		s.queued = 0 // the transport took it all
+		if calls > n/100 {
+			t.Fatal("the first round never ends")
+		}
+	}
+	if calls < 3 {
+		t.Fatalf("the whole round went in %d calls: nothing was left for later ones", calls)
+	}
+	if got := p.Stats().JoinEntities; got != n || s.final {
+		t.Fatalf("between steps: %d of %d entities sent, FINAL %v", got, n, s.final)
+	}
+	if h.StartJoin(1) {
+		t.Fatal("StartJoin reports more with the round sent")
+	}
+	sched.Step()
+	if !s.final {
+		t.Fatal("no FINAL at the step after the round was sent")
 	}
 }

@@ -5,7 +5,8 @@ package session
 // accepted since, and polls those not yet admitted, so a Hello gets its
 // Welcome (or Reject), a Resume its Resumed, and a WelcomeAck its admission
 // as they arrive; an admitted peer's join sends its first pages at once
-// (replicate.HostReplicator.StartJoin). The rules are those of a step (the
+// (replicate.HostReplicator.StartJoin), and more at each call as its lane
+// drains, until the round is sent. The rules are those of a step (the
 // same checks, limits and order; OnJoin runs here, and what it spawns is
 // journaled into the next frame); admitted peers are not polled: what they
 // send waits for the step (but what came in the same poll as a peer's
@@ -16,25 +17,36 @@ package session
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
-// pending connections. It reports whether a handshake is still under way (a
-// connection taken but not admitted yet): while it is, call it again soon;
-// when it is not, nothing needs it until Accept is given a connection.
-func (h *Host) Handshake() (pending bool) {
+// pending connections. It reports whether it has more to do soon: a
+// handshake under way (a connection taken but not admitted yet), or a join
+// whose first pages it is still queuing as the lane drains (StartJoin keeps a
+// bounded amount queued, so the transport sends while the host builds the
+// next ones). While it does, call it again soon; when it does not, nothing
+// needs it until Accept is given a connection.
+func (h *Host) Handshake() (more bool) {
 	if h.shut.Load() {
 		return false
 	}
 	now := h.cfg.Clock.Now()
 	h.takeIncoming(now)
 	for _, p := range h.peers {
-		if p.admitted() || p.c.Closed() {
+		if p.c.Closed() {
+			continue
+		}
+		if p.admitted() {
+			if p.topUp {
+				p.topUp = h.repl.StartJoin(p.id)
+				more = more || p.topUp
+			}
 			continue
 		}
 		p.c.Poll()
 		if p.admitted() {
-			h.repl.StartJoin(p.id)
+			p.topUp = h.repl.StartJoin(p.id)
+			more = more || p.topUp
 		} else if !p.c.Closed() {
-			pending = true
+			more = true
 		}
 	}
-	return pending || len(h.incoming) > 0
+	return more || len(h.incoming) > 0
 }

@@ -115,3 +115,60 @@ func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
 		t.Fatalf("the step sent %d messages, want the join", len(p.got)-1)
 	}
 }
+
+// TestHandshakeQueuesALargeJoinAsItDrains: a join larger than what a lane
+// keeps queued between steps is sent over several Handshake calls, each
+// topping the lane up as the client reads it; Handshake reports more until
+// the first round is sent, and FINAL comes at the next step.
+func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
+	const n = 40000 // about 600 KB of pages
+	clk := clock.NewFake(time.Unix(1000, 0))
+	net, _ := mem.NewNetwork(clk, mem.Config{})
+	hw := ecs.NewWorld()
+	hsched := ecs.NewSchedule(hw, clk, 0)
+	mv := newMover(hw, 3, n)
+	mv.still = true
+	hsched.Add("mover", mv)
+	host := NewHost(hsched, replicate.NewRegistry(hw), HostConfig{Clock: clk})
+	l, _ := net.Listen("host")
+	t.Cleanup(func() { l.Close(); host.Close() })
+	hsched.Step()
+	wd := &world{t: t, clk: clk, net: net, hw: hw, hsched: hsched, host: host, l: l}
+	p := wd.dialRaw("big", wire.Version)
+	acceptPending(l, host)
+	host.Handshake()
+	p.read()
+	answer(p.tc, p.got[0])
+	calls := 0
+	for more := true; more; calls++ {
+		more = host.Handshake()
+		p.read() // the client takes what is queued
+		if calls > 100 {
+			t.Fatal("Handshake reports more for ever")
+		}
+	}
+	pages := 0
+	for _, m := range p.got[1:] {
+		if wire.Kind(m[0]) != wire.KindJoinPage {
+			t.Fatalf("between steps the client got %v; want only join pages", wire.Kind(m[0]))
+		}
+		pages++
+	}
+	if calls < 3 {
+		t.Fatalf("%d pages went in %d calls: the lane was not topped up as it drained", pages, calls)
+	}
+	if st := host.Peers(); len(st) != 1 {
+		t.Fatalf("peers %v", st)
+	}
+	hsched.Step()
+	p.read()
+	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
+		t.Fatalf("after the step the last message is %v, want FINAL", k)
+	}
+	final := p.got[len(p.got)-1]
+	r := wire.NewReader(final[1:])
+	r.Uvarint32()
+	if sent := r.Uvarint(); sent != uint64(pages) {
+		t.Fatalf("FINAL counts %d pages, the client got %d before the step", sent, pages)
+	}
+}

@@ -36,6 +36,7 @@ type hostPeer struct {
 	rp        *replicate.HostPeer
 	since     time.Time // when the host took the connection
 	joinStart time.Time
+	topUp     bool // Handshake queues more of its join's first pages as the lane drains
 
 	// A rejected connection: when, and how it closes after the linger.
 	rejectedAt time.Time

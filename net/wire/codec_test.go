@@ -333,3 +333,33 @@ func TestKinds(t *testing.T) {
 		t.Error("MessageKind of a Welcome")
 	}
 }
+
+// TestUvarintFormsAgree: the short forms Uvarint decodes without its loop
+// give what the general decoder gives, value, length and error alike, for
+// every one- to three-byte input (canonical or not, whole or cut short) at
+// the end of a buffer and before more bytes.
+func TestUvarintFormsAgree(t *testing.T) {
+	var in []byte
+	check := func(data []byte) {
+		t.Helper()
+		fast := NewReader(data)
+		v := fast.Uvarint()
+		slow := NewReader(data)
+		want := slow.uvarintSlow()
+		if v != want || fast.Err() != slow.Err() || fast.Offset() != slow.Offset() {
+			t.Fatalf("% x: Uvarint %d %v at %d, the general decoder %d %v at %d",
+				data, v, fast.Err(), fast.Offset(), want, slow.Err(), slow.Offset())
+		}
+	}
+	for b0 := range 256 {
+		for b1 := range 256 {
+			for _, b2 := range []int{0x00, 0x01, 0x7f, 0x80, 0xff} {
+				in = append(in[:0], byte(b0), byte(b1), byte(b2))
+				check(in[:1])
+				check(in[:2])
+				check(in)
+				check(append(in, 0x80, 0x01, 0x05))
+			}
+		}
+	}
+}

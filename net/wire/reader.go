@@ -126,10 +126,27 @@ func (r *Reader) F64() float64 { return math.Float64frombits(r.U64()) }
 // longer than the shortest is ErrNonCanonical, an input that ends inside it
 // ErrTruncated.
 func (r *Reader) Uvarint() uint64 {
-	if r.err == nil && r.off < len(r.buf) && r.buf[r.off] < 0x80 {
-		v := r.buf[r.off] // the common one-byte form, inlined
-		r.off++
-		return uint64(v)
+	if r.err == nil {
+		// The common forms of one to three bytes, without the loop.
+		if b := r.buf[r.off:]; len(b) >= 3 {
+			b0 := b[0]
+			if b0 < 0x80 {
+				r.off++
+				return uint64(b0)
+			}
+			if b1 := b[1]; b1 < 0x80 {
+				if b1 != 0 {
+					r.off += 2
+					return uint64(b0&0x7f) | uint64(b1)<<7
+				}
+			} else if b2 := b[2]; b2 < 0x80 && b2 != 0 {
+				r.off += 3
+				return uint64(b0&0x7f) | uint64(b1&0x7f)<<7 | uint64(b2)<<14
+			}
+		} else if len(b) > 0 && b[0] < 0x80 {
+			r.off++
+			return uint64(b[0])
+		}
 	}
 	return r.uvarintSlow()
 }
