@@ -17,6 +17,70 @@ type NetBatch struct {
 	detach  bool // the world's listener was taken off for the batch: it has no other listener
 	pending bool // the current entity is created and not yet indexed
 	slot    int32
+	more    int        // entities still to create, in the next shards, once q ends
+	comps   []arche.ID // the batch's components, without shard tags
+}
+
+// Arche keeps an archetype's components in one array per component and
+// doubles it when it is full, copying it whole: at 65,536 entities one call
+// allocates and copies megabytes, a frame's time at once. NewNetworked spreads
+// what it creates over shards of at most shardSize entities, each an
+// archetype of its own by the set of zero-size shard tags it carries (the
+// shard's number in shardBits tags), so a doubling copies at most half a
+// shard. Past shardCount shards, the shards are used again in turn.
+const (
+	shardSize  = 1 << 14
+	shardBits  = 4
+	shardCount = 1 << shardBits
+)
+
+// The shard tags: zero-size components, one bit of a shard's number each.
+type (
+	netShard0 struct{}
+	netShard1 struct{}
+	netShard2 struct{}
+	netShard3 struct{}
+)
+
+// shardIDs registers the shard tags in w, once.
+func (w *World) shardIDs() *[shardBits]arche.ID {
+	if !w.shards.registered {
+		w.shards.ids = [shardBits]arche.ID{
+			arche.ComponentID[netShard0](&w.arche),
+			arche.ComponentID[netShard1](&w.arche),
+			arche.ComponentID[netShard2](&w.arche),
+			arche.ComponentID[netShard3](&w.arche),
+		}
+		w.shards.registered = true
+	}
+	return &w.shards.ids
+}
+
+// shardState is what a World keeps for NewNetworked's shards.
+type shardState struct {
+	registered bool
+	ids        [shardBits]arche.ID
+	made       uint64     // entities NewNetworked created, all shards
+	comps      []arche.ID // scratch: a batch's components with its shard's tags
+}
+
+// startShard creates up to n of the batch's entities in the current shard
+// (what is left of it) and returns how many.
+func (b *NetBatch) startShard(n int) int {
+	w := b.w
+	st := &w.shards
+	ids := w.shardIDs()
+	k := min(n, shardSize-int(st.made%shardSize))
+	shard := (st.made / shardSize) % shardCount
+	st.comps = append(st.comps[:0], b.comps...)
+	for bit := range shardBits {
+		if shard&(1<<bit) != 0 {
+			st.comps = append(st.comps, ids[bit])
+		}
+	}
+	st.made += uint64(k)
+	b.q = w.arche.Batch().NewQ(k, st.comps...)
+	return k
 }
 
 // NewNetworked creates n networked entities with the components comps, which
@@ -33,6 +97,12 @@ type NetBatch struct {
 // when NetworkIdentity is added). Listeners added with AddListener learn of
 // the entities when the batch ends, after the index has them all. It panics
 // if comps lacks NetworkIdentity or n < 1.
+//
+// The entities are spread over archetypes of at most 16,384 by zero-size
+// tag components of this package (arche would otherwise copy a growing
+// archetype whole, megabytes in one frame): a filter that names its
+// components matches them as always; one made Exclusive, or a look at all of
+// an entity's component ids, sees the tags.
 func (w *World) NewNetworked(n int, comps ...arche.ID) NetBatch {
 	has := false
 	for _, id := range comps {
@@ -44,13 +114,13 @@ func (w *World) NewNetworked(n int, comps ...arche.ID) NetBatch {
 	if n < 1 {
 		panic("ecs: NewNetworked of no entities; create at least one")
 	}
-	b := NetBatch{w: w, detach: w.listeners == 0}
+	b := NetBatch{w: w, detach: w.listeners == 0, comps: comps}
 	if b.detach {
 		w.arche.SetListener(nil)
 	} else {
 		w.index.quiet = true
 	}
-	b.q = w.arche.Batch().NewQ(n, comps...)
+	b.more = n - b.startShard(n)
 	return b
 }
 
@@ -61,6 +131,12 @@ func (b *NetBatch) Next() bool {
 		b.index((*NetworkIdentity)(b.q.Get(b.w.IDs.NetworkIdentity)))
 	}
 	if b.q.Next() {
+		b.pending = true
+		return true
+	}
+	if b.more > 0 {
+		b.more -= b.startShard(b.more)
+		b.q.Next()
 		b.pending = true
 		return true
 	}

@@ -127,3 +127,42 @@ func TestNewNetworkedWithoutIdentityPanics(t *testing.T) {
 	}()
 	w.NewNetworked(1, w.IDs.Transform)
 }
+
+// TestNewNetworkedShards: batches that together pass many shards leave no
+// archetype larger than a shard (arche never copies more than half of one
+// as it grows), index every entity, and a filter naming the components
+// finds them all.
+func TestNewNetworkedShards(t *testing.T) {
+	w := NewWorld()
+	total := 0
+	for _, n := range []int{700, shardSize - 700 + 5, 3 * shardSize, 1, 999} {
+		b := w.NewNetworked(n, w.IDs.NetworkIdentity, w.IDs.Transform)
+		for b.Next() {
+			total++
+			b.Identify(NetworkIdentity{ID: NetID(total)})
+		}
+	}
+	if got := w.Networked(); got != total {
+		t.Fatalf("the index holds %d entities, want %d", got, total)
+	}
+	q := w.Arche().Query(arche.All(w.IDs.NetworkIdentity, w.IDs.Transform))
+	if got := q.Count(); got != total {
+		q.Close()
+		t.Fatalf("a filter of the components finds %d entities, want %d", got, total)
+	}
+	q.Close()
+	shards := 0
+	for _, node := range w.Arche().Stats().Nodes {
+		for _, a := range node.Archetypes {
+			if a.Size > 0 {
+				shards++
+			}
+			if a.Capacity > shardSize {
+				t.Errorf("an archetype of %d entities has grown to %d, past a shard (%d)", a.Size, a.Capacity, shardSize)
+			}
+		}
+	}
+	if want := (total + shardSize - 1) / shardSize; shards != want {
+		t.Fatalf("%d entities in %d archetypes, want %d shards", total, shards, want)
+	}
+}

@@ -32,6 +32,7 @@ type World struct {
 	IDs     CoreIDs
 	journal Journal
 	index   netIndex
+	shards  shardState // NewNetworked's
 }
 
 // NewWorld returns an empty world with the core components registered and the
