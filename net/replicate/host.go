@@ -126,6 +126,7 @@ type HostReplicator struct {
 	plan     []fieldPlan
 	cplan    []compPlan
 	uplan    []urgencyField // the fields with thresholds, for urgency
+	dplan    []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
 	doffs    []int32        // the delta-coded fields' offsets, for diffPrev
 	dbits    []uint16       // and their components' bits
 	always   uint16         // components whose change is always urgent (no thresholds, not delta-coded)
@@ -435,9 +436,11 @@ func (h *HostReplicator) prepareTick() {
 		if e.flags&eLive == 0 || e.pend == 0 {
 			continue
 		}
-		e.urg = uint8(h.urgency(slot))
-		if e.prevUntil != 0 {
-			e.dprev = h.diffPrev(slot)
+		if !h.measurePrev(slot) {
+			e.urg = uint8(h.urgency(slot))
+			if e.prevUntil != 0 {
+				e.dprev = h.diffPrev(slot)
+			}
 		}
 		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
 		e.pend = 0
@@ -526,6 +529,48 @@ func (h *HostReplicator) urgency(slot int32) int {
 	return int(best)
 }
 
+// measurePrev sets, in one pass over the delta-coded fields, the urgency and
+// dprev of the entity in slot when its urgency is measured from its previous
+// image (the usual case: the image last sent was replaced by this change),
+// as urgency and diffPrev would; it reports false, doing nothing, otherwise.
+func (h *HostReplicator) measurePrev(slot int32) bool {
+	e := &h.ents[slot]
+	if e.prevUntil == 0 || e.ref == 0 || e.ref < e.prevSince || e.ref >= e.prevUntil ||
+		e.pend&h.always != 0 || e.pend&^e.prevHas != 0 {
+		return false
+	}
+	n := h.reg.fields
+	at := int(slot) * 2 * n
+	img := h.img[at : at+2*n : at+2*n]
+	cur, prev := img[:n], img[n:]
+	pend := e.pend
+	best := int64(urgent * MinUrgency)
+	var m uint16
+	for i := range h.dplan {
+		f := &h.dplan[i]
+		a, b := cur[f.off], prev[f.off]
+		if a == b {
+			continue
+		}
+		m |= f.bit
+		if f.t == 0 || pend&f.bit == 0 {
+			continue
+		}
+		d := int64(wrapDiff(a, b, f.wrap))
+		if d < 0 {
+			d = -d
+		}
+		if d >= f.t {
+			best = urgent
+			continue
+		}
+		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
+	}
+	e.urg = uint8(best)
+	e.dprev = m & e.has
+	return true
+}
+
 // diffPrev returns the delta-coded components whose current image differs
 // from the previous one: what an update against the previous image carries,
 // found once per send tick for every peer.
@@ -545,7 +590,7 @@ func (h *HostReplicator) diffPrev(slot int32) uint16 {
 }
 
 // urgencyField is a field urgency measures: its image offset, threshold
-// and wrap.
+// (0: none) and wrap.
 type urgencyField struct {
 	off  int
 	t    int64
@@ -564,6 +609,11 @@ func (h *HostReplicator) makeUrgencyPlan() {
 			if comp.delta {
 				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
 				h.dbits = append(h.dbits, 1<<c)
+				f := urgencyField{off: reg.offset[c] + i, wrap: comp.wrap[i], bit: 1 << c}
+				if t := comp.signif[i]; t > 0 && comp.signif[0] != 0 {
+					f.t, f.inv = int64(t), urgent<<32/int64(t)
+				}
+				h.dplan = append(h.dplan, f)
 			}
 		}
 		if !comp.delta || comp.signif[0] == 0 {

@@ -303,14 +303,17 @@ func (h *HostReplicator) growShared(n int) {
 // quantize writes component c's wire image of the entity in slot into the
 // shared image and reports whether it differs from what was there. Before
 // the first change of a step, an image that was sent is kept in the history.
+// ent must be alive (the journal holds only live entities).
 func (h *HostReplicator) quantize(ent arche.Entity, slot int32, c int, frame uint32) bool {
 	reg := h.reg
 	comp := &reg.comps[c]
 	e := &h.ents[slot]
-	q := h.scratch[:comp.fields]
-	comp.quant(h.w.Arche().Get(ent, comp.id), q)
-	img := h.image(slot)[reg.offset[c]:][:comp.fields]
-	if equalImage(q, img) && e.has&(1<<c) != 0 {
+	n := comp.fields
+	q := h.scratch[:n:n]
+	comp.quant(h.w.Arche().GetUnchecked(ent, comp.id), q)
+	at := int(slot)*2*reg.fields + reg.offset[c]
+	img := h.img[at : at+n : at+n]
+	if e.has&(1<<c) != 0 && equalImage(q, img) {
 		return false
 	}
 	if e.changed != frame {
