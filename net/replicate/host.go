@@ -265,13 +265,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	for _, e := range j.Reowned(w) {
 		h.reown(e)
 	}
-	for _, ch := range j.Changes(w) {
-		c := h.reg.fromBit(ch.Bit)
-		if c < 0 {
-			continue
-		}
-		h.onChange(ch.Entity, ch.Slot, c)
-	}
+	h.intake(j.Changes(w))
 	for _, e := range j.Teleported(w) {
 		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {
 			h.ents[slot].tele = h.frame
@@ -392,24 +386,63 @@ func (h *HostReplicator) reown(ent arche.Entity) {
 	}
 }
 
-// onChange quantizes the reported component c of the entity in slot; a new
-// image makes the entity pending for the next send tick.
-func (h *HostReplicator) onChange(ent arche.Entity, slot int32, c int) {
-	e := &h.ents[slot]
-	if e.flags&eLive == 0 {
-		return
+// intake quantizes each reported component into the shared image; a new
+// image makes the entity pending for the next send tick. The journal holds
+// only live entities.
+func (h *HostReplicator) intake(changes []ecs.Change) {
+	reg := h.reg
+	a := h.w.Arche()
+	frame := h.frame
+	stride := 2 * reg.fields
+	for i := range changes {
+		ch := &changes[i]
+		c := reg.fromBit(ch.Bit)
+		if c < 0 {
+			continue
+		}
+		slot := ch.Slot
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		comp := &reg.comps[c]
+		n := comp.fields
+		q := h.scratch[:n:n]
+		comp.quant(a.GetUnchecked(ch.Entity, comp.id), q)
+		at := int(slot)*stride + reg.offset[c]
+		img := h.img[at : at+n : at+n]
+		bit := uint16(1) << c
+		if e.has&bit != 0 && equalImage(q, img) {
+			continue
+		}
+		if e.changed != frame {
+			// The first change of the step: an image that was sent is kept.
+			if e.flags&eSent != 0 && e.since < frame {
+				h.keep(slot, frame)
+			}
+			e.flags &^= eSent
+			e.since = frame
+			e.changed = frame
+		}
+		copy(img, q)
+		e.has |= bit
+		if c == h.grid.pos && !h.grid.stayed(h, slot) {
+			h.grid.moved(h, slot)
+		}
+		e.pend |= bit
+		if e.flags&ePending == 0 {
+			e.flags |= ePending
+			h.pending = append(h.pending, slot)
+		}
+		if h.joins > 0 || e.owner != ecs.HostPeer {
+			h.tell(slot, e.owner)
+		}
 	}
-	if !h.quantize(ent, slot, c, h.frame) {
-		return
-	}
-	if c == h.grid.pos {
-		h.grid.moved(h, slot)
-	}
-	e.pend |= 1 << c
-	if e.flags&ePending == 0 {
-		e.flags |= ePending
-		h.pending = append(h.pending, slot)
-	}
+}
+
+// tell passes a new image of the entity in slot to the joins under way,
+// and has its owner sent AUTH_STATE.
+func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 	if h.joins > 0 {
 		for _, p := range h.peers {
 			if p.join != nil {
@@ -417,8 +450,8 @@ func (h *HostReplicator) onChange(ent arche.Entity, slot int32, c int) {
 			}
 		}
 	}
-	if e.owner != ecs.HostPeer {
-		if p := h.Peer(e.owner); p != nil {
+	if owner != ecs.HostPeer {
+		if p := h.Peer(owner); p != nil {
 			p.authDirty = true
 		}
 	}

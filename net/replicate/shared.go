@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -298,35 +296,6 @@ func (h *HostReplicator) growShared(n int) {
 	} else {
 		h.img = append(h.img, make([]int32, need-len(h.img))...)
 	}
-}
-
-// quantize writes component c's wire image of the entity in slot into the
-// shared image and reports whether it differs from what was there. Before
-// the first change of a step, an image that was sent is kept in the history.
-// ent must be alive (the journal holds only live entities).
-func (h *HostReplicator) quantize(ent arche.Entity, slot int32, c int, frame uint32) bool {
-	reg := h.reg
-	comp := &reg.comps[c]
-	e := &h.ents[slot]
-	n := comp.fields
-	q := h.scratch[:n:n]
-	comp.quant(h.w.Arche().GetUnchecked(ent, comp.id), q)
-	at := int(slot)*2*reg.fields + reg.offset[c]
-	img := h.img[at : at+n : at+n]
-	if e.has&(1<<c) != 0 && equalImage(q, img) {
-		return false
-	}
-	if e.changed != frame {
-		if e.flags&eSent != 0 && e.since < frame {
-			h.keep(slot, frame)
-		}
-		e.flags &^= eSent
-		e.since = frame
-		e.changed = frame
-	}
-	copy(img, q)
-	e.has |= 1 << c
-	return true
 }
 
 // predictor carries a Motion's prediction: where the velocities take the
