@@ -394,6 +394,7 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 	a := h.w.Arche()
 	frame := h.frame
 	stride := 2 * reg.fields
+	keepFrames := historyKeep * uint32(h.cfg.SendEvery)
 	for i := range changes {
 		ch := &changes[i]
 		c := reg.fromBit(ch.Bit)
@@ -416,9 +417,17 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			continue
 		}
 		if e.changed != frame {
-			// The first change of the step: an image that was sent is kept.
+			// The first change of the step: an image that was sent becomes
+			// the previous image, current from its since until this frame;
+			// the previous one goes to the ring if it was current lately
+			// (some peer may still hold it as its baseline), else it goes.
 			if e.flags&eSent != 0 && e.since < frame {
-				h.keep(slot, frame)
+				if e.prevUntil != 0 && frame-e.prevUntil < keepFrames {
+					h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
+				}
+				at := int(slot) * stride
+				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
+				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
 			}
 			e.flags &^= eSent
 			e.since = frame

@@ -153,19 +153,6 @@ func (h *history) at(r int32, f uint32) (int32, uint16) {
 	return int32(base + 2*d + (d+1)/2 + i*h.fields), has
 }
 
-// keep records the current image of the entity in slot, current from its
-// since until frame, as its previous image; the previous one goes to the
-// ring if it was current lately (some peer may still hold it as its
-// baseline), else it goes.
-func (h *HostReplicator) keep(slot int32, frame uint32) {
-	e := &h.ents[slot]
-	if e.prevUntil != 0 && frame-e.prevUntil < historyKeep*uint32(h.cfg.SendEvery) {
-		h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
-	}
-	copy(h.prevImage(slot), h.image(slot))
-	e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
-}
-
 // keepPast records img, current from since until until, in the entity's
 // ring.
 func (h *HostReplicator) keepPast(slot int32, since, until uint32, has uint16, img []int32) {
