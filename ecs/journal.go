@@ -93,19 +93,20 @@ func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
 // within a frame. O(1); allocates nothing in steady state. It panics if e is
 // not alive.
 func MutateComponent(w *World, e arche.Entity, id arche.ID) {
-	if !w.arche.Alive(e) {
-		panic(fmt.Sprintf("ecs: MutateComponent on dead entity %v; report writes right after making them, before removing the entity", e))
+	// A networked entity found in the index is alive (removing it leaves
+	// the index), so only the others need arche's check.
+	slot, en, ok := w.index.entryOf(e)
+	if !ok {
+		if !w.arche.Alive(e) {
+			panic(fmt.Sprintf("ecs: MutateComponent on dead entity %v; report writes right after making them, before removing the entity", e))
+		}
+		return
 	}
 	j := &w.journal
 	b := j.bitOf[componentIndex(id)]
 	if b < 0 {
 		return
 	}
-	slot, ok := w.index.slotOf(e)
-	if !ok {
-		return
-	}
-	en := w.index.entries.at(int(slot))
 	if en.epoch != j.epoch {
 		en.epoch = j.epoch
 		en.mask = 0
@@ -150,8 +151,9 @@ func (j *Journal) Teleported(w *World) []arche.Entity {
 // the network index holds: it was written directly, which the index (and so
 // the network) never hears of. Checked once per entity and frame in which the
 // entity reports a write, so it costs what changed.
+// e is alive: it is in the index.
 func checkIdentity(w *World, e arche.Entity, en *netEntry) {
-	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
+	ni := (*NetworkIdentity)(w.arche.GetUnchecked(e, w.IDs.NetworkIdentity))
 	if ni.ID != en.id || ni.Owner != en.owner {
 		panic(fmt.Sprintf("ecs: the NetworkIdentity of %v was written directly (it says id %d, owner %d; the network knows id %d, owner %d): change an owner only with ecs.SetOwner, and never write the id of a networked entity", e, ni.ID, ni.Owner, en.id, en.owner))
 	}

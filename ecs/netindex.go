@@ -60,15 +60,25 @@ func (x *netIndex) Subscriptions() event.Subscription {
 func (x *netIndex) Components() *arche.Mask { return &x.mask }
 
 func (x *netIndex) slotOf(e arche.Entity) (int32, bool) {
+	s, _, ok := x.entryOf(e)
+	return s, ok
+}
+
+// entryOf returns the slot and record of networked entity e.
+func (x *netIndex) entryOf(e arche.Entity) (int32, *netEntry, bool) {
 	i := int(e.ID())
 	if i >= x.slots.n {
-		return 0, false
+		return 0, nil, false
 	}
 	s := *x.slots.at(i) - 1
-	if s < 0 || x.entries.at(int(s)).entity != e {
-		return 0, false
+	if s < 0 {
+		return 0, nil, false
 	}
-	return s, true
+	en := x.entries.at(int(s))
+	if en.entity != e {
+		return 0, nil, false
+	}
+	return s, en, true
 }
 
 func (x *netIndex) add(e arche.Entity) {

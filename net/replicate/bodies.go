@@ -139,54 +139,72 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
 	codes := &h.book.codes
-	cplan, plan, mask := h.cplan, h.plan, hd.mask
-	for ci := range cplan {
-		cp := &cplan[ci]
+	plan, mask := h.plan, hd.mask
+	// The codes gather in acc (n bits), which goes to w when the next code
+	// would overflow it: one write for most items.
+	var acc uint64
+	var n uint
+	for ci := range h.cplan {
+		cp := &h.cplan[ci]
 		if mask&cp.bit == 0 {
 			continue
 		}
-		fs := plan[cp.from:cp.to]
-		for i := range fs {
-			f := &fs[i]
+		for i := cp.from; i < cp.to; i++ {
+			f := &plan[i]
 			v := cur[f.off]
-			var u uint64
-			switch {
-			case !f.delta:
-				u = wire.ZigZag(int64(v))
-			case f.pose && predict:
-				d := int64(wrapDiff(v, bimg[f.off], f.wrap))
-				if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
-					d = predictedResidual(pr, f.field, d, vb, vc, age, f.wrap)
+			d := int64(v)
+			if f.delta {
+				b := bimg[f.off]
+				dd := v - b
+				if f.wrap > 0 {
+					dd = wrapDiff(v, b, f.wrap)
 				}
-				u = wire.ZigZag(d)
-			default:
-				u = wire.ZigZag(int64(wrapDiff(v, bimg[f.off], f.wrap)))
+				d = int64(dd)
+				if f.vel >= 0 && predict {
+					if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
+						d = predictedResidual(pr, int(f.field), d, vb, vc, age, f.wrap)
+					}
+				}
 			}
+			u := wire.ZigZag(d)
 			if count {
-				h.stats.add(f.stream, u)
+				h.stats.add(int(f.stream), u)
 			}
-			// code.write, by hand: the common case in one write.
+			// code.write, by hand, into acc.
 			c := codes[f.stream]
-			var flag uint64
-			if c.zero {
-				if u == 0 {
-					w.WriteBits(0, 1)
+			var x uint64
+			var l uint
+			if c.zero && u == 0 {
+				l = 1
+			} else {
+				var flag uint64
+				if c.zero {
+					flag = 1
+					u--
+				}
+				k := uint(c.k) & 63
+				y := u + 1<<k
+				top := uint(bits.Len64(y)-1) & 63
+				q := (top - k) & 63
+				l = 2*q + 1 + k + uint(flag)
+				if l > 64 || y < u {
+					// A long code: the general path.
+					w.WriteBits(acc, n)
+					acc, n = 0, 0
+					c.put(w, u+flag)
 					continue
 				}
-				flag = 1
-				u--
+				x = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag
 			}
-			k := uint(c.k) & 63
-			x := u + 1<<k
-			l := uint(bits.Len64(x)-1) & 63
-			q := (l - k) & 63
-			if n := 2*q + 1 + k + uint(flag); n <= 64 && x >= u {
-				w.WriteBits(((x&(1<<l-1))<<((q+1)&63)|1<<q)<<flag|flag, n)
-				continue
+			if n+l > 64 {
+				w.WriteBits(acc, n)
+				acc, n = 0, 0
 			}
-			c.put(w, u+flag)
+			acc |= x << (n & 63)
+			n += l
 		}
 	}
+	w.WriteBits(acc, n)
 }
 
 // compPlan is one component's fields in the field plan, in item order.
@@ -198,14 +216,12 @@ type compPlan struct {
 // fieldPlan is one field of an item, in item order, with what writing it
 // needs.
 type fieldPlan struct {
-	bit    uint16 // its component's
-	off    int    // in the image
-	stream int    // its residual stream, or its absolute one when not delta-coded
+	off    int32 // in the image
+	vel    int32 // for a Motion's pose field: the offset of its velocity field; else -1
 	wrap   int32
+	stream uint16 // its residual stream, or its absolute one when not delta-coded
+	field  uint8  // its index in its component
 	delta  bool
-	pose   bool // a Motion's pose field
-	field  int  // its index in its component
-	vel    int  // for a pose field: the offset of its velocity field
 }
 
 // makePlan lists the fields of the registry in item order.
@@ -215,13 +231,12 @@ func (h *HostReplicator) makePlan() {
 		comp := &reg.comps[c]
 		for i := range comp.fields {
 			off := reg.offset[c] + i
-			f := fieldPlan{bit: 1 << c, off: off, stream: streamField + off, wrap: comp.wrap[i], delta: comp.delta, field: i}
+			f := fieldPlan{off: int32(off), vel: -1, stream: uint16(streamField + off), wrap: comp.wrap[i], delta: comp.delta, field: uint8(i)}
 			if !comp.delta {
-				f.stream += reg.fields
+				f.stream += uint16(reg.fields)
 			}
 			if reg.motion != nil && c == int(reg.motion.Pose) {
-				f.pose = true
-				f.vel = reg.offset[reg.motion.Velocity] + i
+				f.vel = int32(reg.offset[reg.motion.Velocity] + i)
 			}
 			h.plan = append(h.plan, f)
 		}

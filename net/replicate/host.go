@@ -126,6 +126,7 @@ type HostReplicator struct {
 	plan     []fieldPlan
 	cplan    []compPlan
 	uplan    []urgencyField // the fields with thresholds, for urgency
+	dplan    []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
 	doffs    []int32        // the delta-coded fields' offsets, for diffPrev
 	dbits    []uint16       // and their components' bits
 	always   uint16         // components whose change is always urgent (no thresholds, not delta-coded)
@@ -264,13 +265,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	for _, e := range j.Reowned(w) {
 		h.reown(e)
 	}
-	for _, ch := range j.Changes(w) {
-		c := h.reg.fromBit(ch.Bit)
-		if c < 0 {
-			continue
-		}
-		h.onChange(ch.Entity, ch.Slot, c)
-	}
+	h.intake(j.Changes(w))
 	for _, e := range j.Teleported(w) {
 		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {
 			h.ents[slot].tele = h.frame
@@ -391,24 +386,72 @@ func (h *HostReplicator) reown(ent arche.Entity) {
 	}
 }
 
-// onChange quantizes the reported component c of the entity in slot; a new
-// image makes the entity pending for the next send tick.
-func (h *HostReplicator) onChange(ent arche.Entity, slot int32, c int) {
-	e := &h.ents[slot]
-	if e.flags&eLive == 0 {
-		return
+// intake quantizes each reported component into the shared image; a new
+// image makes the entity pending for the next send tick. The journal holds
+// only live entities.
+func (h *HostReplicator) intake(changes []ecs.Change) {
+	reg := h.reg
+	a := h.w.Arche()
+	frame := h.frame
+	stride := 2 * reg.fields
+	keepFrames := historyKeep * uint32(h.cfg.SendEvery)
+	for i := range changes {
+		ch := &changes[i]
+		c := reg.fromBit(ch.Bit)
+		if c < 0 {
+			continue
+		}
+		slot := ch.Slot
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		comp := &reg.comps[c]
+		n := comp.fields
+		q := h.scratch[:n:n]
+		comp.quant(a.GetUnchecked(ch.Entity, comp.id), q)
+		at := int(slot)*stride + reg.offset[c]
+		img := h.img[at : at+n : at+n]
+		bit := uint16(1) << c
+		if e.has&bit != 0 && equalImage(q, img) {
+			continue
+		}
+		if e.changed != frame {
+			// The first change of the step: an image that was sent becomes
+			// the previous image, current from its since until this frame;
+			// the previous one goes to the ring if it was current lately
+			// (some peer may still hold it as its baseline), else it goes.
+			if e.flags&eSent != 0 && e.since < frame {
+				if e.prevUntil != 0 && frame-e.prevUntil < keepFrames {
+					h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
+				}
+				at := int(slot) * stride
+				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
+				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
+			}
+			e.flags &^= eSent
+			e.since = frame
+			e.changed = frame
+		}
+		copy(img, q)
+		e.has |= bit
+		if c == h.grid.pos && !h.grid.stayed(h, slot) {
+			h.grid.moved(h, slot)
+		}
+		e.pend |= bit
+		if e.flags&ePending == 0 {
+			e.flags |= ePending
+			h.pending = append(h.pending, slot)
+		}
+		if h.joins > 0 || e.owner != ecs.HostPeer {
+			h.tell(slot, e.owner)
+		}
 	}
-	if !h.quantize(ent, slot, c, h.frame) {
-		return
-	}
-	if c == h.grid.pos {
-		h.grid.moved(h, slot)
-	}
-	e.pend |= 1 << c
-	if e.flags&ePending == 0 {
-		e.flags |= ePending
-		h.pending = append(h.pending, slot)
-	}
+}
+
+// tell passes a new image of the entity in slot to the joins under way,
+// and has its owner sent AUTH_STATE.
+func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 	if h.joins > 0 {
 		for _, p := range h.peers {
 			if p.join != nil {
@@ -416,8 +459,8 @@ func (h *HostReplicator) onChange(ent arche.Entity, slot int32, c int) {
 			}
 		}
 	}
-	if e.owner != ecs.HostPeer {
-		if p := h.Peer(e.owner); p != nil {
+	if owner != ecs.HostPeer {
+		if p := h.Peer(owner); p != nil {
 			p.authDirty = true
 		}
 	}
@@ -435,9 +478,11 @@ func (h *HostReplicator) prepareTick() {
 		if e.flags&eLive == 0 || e.pend == 0 {
 			continue
 		}
-		e.urg = uint8(h.urgency(slot))
-		if e.prevUntil != 0 {
-			e.dprev = h.diffPrev(slot)
+		if !h.measurePrev(slot) {
+			e.urg = uint8(h.urgency(slot))
+			if e.prevUntil != 0 {
+				e.dprev = h.diffPrev(slot)
+			}
 		}
 		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
 		e.pend = 0
@@ -526,6 +571,48 @@ func (h *HostReplicator) urgency(slot int32) int {
 	return int(best)
 }
 
+// measurePrev sets, in one pass over the delta-coded fields, the urgency and
+// dprev of the entity in slot when its urgency is measured from its previous
+// image (the usual case: the image last sent was replaced by this change),
+// as urgency and diffPrev would; it reports false, doing nothing, otherwise.
+func (h *HostReplicator) measurePrev(slot int32) bool {
+	e := &h.ents[slot]
+	if e.prevUntil == 0 || e.ref == 0 || e.ref < e.prevSince || e.ref >= e.prevUntil ||
+		e.pend&h.always != 0 || e.pend&^e.prevHas != 0 {
+		return false
+	}
+	n := h.reg.fields
+	at := int(slot) * 2 * n
+	img := h.img[at : at+2*n : at+2*n]
+	cur, prev := img[:n], img[n:]
+	pend := e.pend
+	best := int64(urgent * MinUrgency)
+	var m uint16
+	for i := range h.dplan {
+		f := &h.dplan[i]
+		a, b := cur[f.off], prev[f.off]
+		if a == b {
+			continue
+		}
+		m |= f.bit
+		if f.t == 0 || pend&f.bit == 0 {
+			continue
+		}
+		d := int64(wrapDiff(a, b, f.wrap))
+		if d < 0 {
+			d = -d
+		}
+		if d >= f.t {
+			best = urgent
+			continue
+		}
+		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
+	}
+	e.urg = uint8(best)
+	e.dprev = m & e.has
+	return true
+}
+
 // diffPrev returns the delta-coded components whose current image differs
 // from the previous one: what an update against the previous image carries,
 // found once per send tick for every peer.
@@ -545,7 +632,7 @@ func (h *HostReplicator) diffPrev(slot int32) uint16 {
 }
 
 // urgencyField is a field urgency measures: its image offset, threshold
-// and wrap.
+// (0: none) and wrap.
 type urgencyField struct {
 	off  int
 	t    int64
@@ -564,6 +651,11 @@ func (h *HostReplicator) makeUrgencyPlan() {
 			if comp.delta {
 				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
 				h.dbits = append(h.dbits, 1<<c)
+				f := urgencyField{off: reg.offset[c] + i, wrap: comp.wrap[i], bit: 1 << c}
+				if t := comp.signif[i]; t > 0 && comp.signif[0] != 0 {
+					f.t, f.inv = int64(t), urgent<<32/int64(t)
+				}
+				h.dplan = append(h.dplan, f)
 			}
 		}
 		if !comp.delta || comp.signif[0] == 0 {

@@ -80,8 +80,9 @@ type grid struct {
 
 // cell is one grid cell and the entities in it.
 type cell struct {
-	x, y int32
-	ents []int32
+	x, y   int32
+	x0, y0 int64 // its corner in wire steps, when grid.isteps is set
+	ents   []int32
 }
 
 // peerScope is a peer's view of the grid.
@@ -150,7 +151,7 @@ func (g *grid) cellAt(x, y int32) int32 {
 		return i
 	}
 	i := int32(len(g.cells))
-	g.cells = append(g.cells, cell{x: x, y: y})
+	g.cells = append(g.cells, cell{x: x, y: y, x0: int64(x) * g.isteps, y0: int64(y) * g.isteps})
 	g.index[k] = i
 	for _, p := range g.peers {
 		p.scope.cover = append(p.scope.cover, 0)
@@ -235,6 +236,19 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 		}
 	}
 	g.unlink(h, slot)
+}
+
+// stayed reports whether the entity in slot is still in its cell, the
+// usual answer for a reported move: a check small enough to inline before
+// moved.
+func (g *grid) stayed(h *HostReplicator, slot int32) bool {
+	ci := h.ents[slot].cell
+	if ci < 0 || g.isteps == 0 {
+		return false
+	}
+	c := &g.cells[ci]
+	at := int(slot)*2*h.reg.fields + g.off
+	return uint64(int64(h.img[at])-c.x0) < uint64(g.isteps) && uint64(int64(h.img[at+1])-c.y0) < uint64(g.isteps)
 }
 
 // moved checks whether the entity in slot, whose position image changed,

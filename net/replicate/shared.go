@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -155,19 +153,6 @@ func (h *history) at(r int32, f uint32) (int32, uint16) {
 	return int32(base + 2*d + (d+1)/2 + i*h.fields), has
 }
 
-// keep records the current image of the entity in slot, current from its
-// since until frame, as its previous image; the previous one goes to the
-// ring if it was current lately (some peer may still hold it as its
-// baseline), else it goes.
-func (h *HostReplicator) keep(slot int32, frame uint32) {
-	e := &h.ents[slot]
-	if e.prevUntil != 0 && frame-e.prevUntil < historyKeep*uint32(h.cfg.SendEvery) {
-		h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
-	}
-	copy(h.prevImage(slot), h.image(slot))
-	e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
-}
-
 // keepPast records img, current from since until until, in the entity's
 // ring.
 func (h *HostReplicator) keepPast(slot int32, since, until uint32, has uint16, img []int32) {
@@ -298,32 +283,6 @@ func (h *HostReplicator) growShared(n int) {
 	} else {
 		h.img = append(h.img, make([]int32, need-len(h.img))...)
 	}
-}
-
-// quantize writes component c's wire image of the entity in slot into the
-// shared image and reports whether it differs from what was there. Before
-// the first change of a step, an image that was sent is kept in the history.
-func (h *HostReplicator) quantize(ent arche.Entity, slot int32, c int, frame uint32) bool {
-	reg := h.reg
-	comp := &reg.comps[c]
-	e := &h.ents[slot]
-	q := h.scratch[:comp.fields]
-	comp.quant(h.w.Arche().Get(ent, comp.id), q)
-	img := h.image(slot)[reg.offset[c]:][:comp.fields]
-	if equalImage(q, img) && e.has&(1<<c) != 0 {
-		return false
-	}
-	if e.changed != frame {
-		if e.flags&eSent != 0 && e.since < frame {
-			h.keep(slot, frame)
-		}
-		e.flags &^= eSent
-		e.since = frame
-		e.changed = frame
-	}
-	copy(img, q)
-	e.has |= 1 << c
-	return true
 }
 
 // predictor carries a Motion's prediction: where the velocities take the
