@@ -41,10 +41,17 @@ type proc struct {
 // ends if it is still running.
 func start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
+	return startWith(t, name, nil, args...)
+}
+
+// startWith is start with env added to the process's environment.
+func startWith(t *testing.T, name string, env []string, args ...string) *proc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 	p := &proc{t: t, name: name, cancel: cancel, grew: make(chan struct{}, 1), done: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, demoBinary(t), args...)
 	p.cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()) // a host's default save, its own
+	p.cmd.Env = append(p.cmd.Env, env...)
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
