@@ -30,6 +30,7 @@ type packScratch struct {
 	// tick whose due items fit the budget easily (sent in id order, encoded
 	// straight into the messages) from one that must choose by priority.
 	avgBits float64
+	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
 }
 
 // dirtyKey is a dirty-list entry: the network id above the slot, so that
@@ -79,6 +80,17 @@ func (p *HostPeer) list(slot int32) {
 // own entities, which AUTH_STATE carries.
 func (p *HostPeer) pack(changes []change) {
 	h := p.h
+	h.grid.focusCells(p)
+	weighed := len(p.scope.at) > 0 || h.cfg.Priority != nil
+	t := &h.tape
+	if t.packTick != h.tick {
+		t.packTick, t.packed = h.tick, 0
+	}
+	t.packed++
+	if p.follow(changes, weighed) {
+		return
+	}
+	p.startTape(changes, weighed)
 	ps := &p.pk
 	tick := h.tick
 	ps.picks = ps.picks[:0]
@@ -110,8 +122,6 @@ func (p *HostPeer) pack(changes []change) {
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
 	removals := len(ps.picks)
-	h.grid.focusCells(p)
-	weighed := len(p.scope.at) > 0 || h.cfg.Priority != nil
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait
@@ -200,6 +210,13 @@ func (p *HostPeer) pack(changes []change) {
 	if !fast || removals > 0 {
 		p.sortPicks()
 	}
+	if p.taping() {
+		p.endTape()
+		t.capture = p
+		p.write()
+		t.capture = nil
+		return
+	}
 	p.write()
 }
 
@@ -227,7 +244,12 @@ func (p *HostPeer) wait(slot int32, id ecs.NetID, at uint32) {
 	s.wait = (s.wait+1)&^waiting | waiting
 	s.prio = uint8(at)
 	b := &p.wheel[at%wheelLen]
-	*b = append(*b, uint64(id)<<32|uint64(s.wait)<<slotBits|uint64(uint32(slot)))
+	k := uint64(id)<<32 | uint64(s.wait)<<slotBits | uint64(uint32(slot))
+	*b = append(*b, k)
+	if p.taping() {
+		t := &p.h.tape
+		t.waits = append(t.waits, tapeWait{bucket: at % wheelLen, key: k})
+	}
 }
 
 // due reports whether the dirty list's entry k still names an item to
@@ -459,6 +481,7 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 			p.stats.Shared++
 		}
 		pk.enc = idx
+		p.pk.finds++
 		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
 		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
@@ -520,7 +543,16 @@ func (p *HostPeer) write() {
 		last.counts = last.counts[:0]
 		p.writeMessages(picks)
 	}
-	if reuse {
+	p.sendLast(reuse)
+}
+
+// sendLast sends the peer the messages written last this send tick
+// (h.lastMsgs); reused says they were written for another peer.
+func (p *HostPeer) sendLast(reused bool) {
+	h := p.h
+	last := &h.lastMsgs
+	picks := last.picks
+	if reused {
 		p.stats.Reused += uint64(len(last.counts))
 	}
 	spent := 0
@@ -731,6 +763,12 @@ func (p *HostPeer) send(picks []pick, body []byte) int {
 		} else {
 			s := &p.slots[pk.slot]
 			it.send, it.epoch = s.sends, s.epoch
+		}
+		if t := &h.tape; t.capture == p {
+			t.items = append(t.items, *it)
+			if pk.kind == itemDespawn {
+				t.despawned++
+			}
 		}
 	}
 	p.stats.Items += uint64(len(picks))
