@@ -35,7 +35,9 @@ type packTape struct {
 	added    []uint64
 	bucket   []uint64
 	despawns []despawnEntry
-	slots    []int32 // every entity record the packing may read or write
+	slots    []int32  // every entity record the packing may read or write, once
+	mark     []uint32 // by slot: the stamp of the last tape that took it
+	stamp    uint32
 	pre      []peerSlot
 
 	// What it wrote (besides the picks, which h.lastMsgs keeps).
@@ -84,18 +86,19 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	t.bucket = append(t.bucket[:0], bucket...)
 	t.despawns = append(t.despawns[:0], p.despawns...)
 	t.slots = t.slots[:0]
+	t.newStamp(len(p.slots))
 	for _, k := range t.dirty {
-		t.slots = append(t.slots, int32(uint32(k)))
+		t.take(int32(uint32(k)))
 	}
 	for _, k := range t.added {
-		t.slots = append(t.slots, int32(uint32(k)))
+		t.take(int32(uint32(k)))
 	}
 	for _, k := range bucket {
-		t.slots = append(t.slots, int32(uint32(k)&slotMask))
+		t.take(int32(uint32(k) & slotMask))
 	}
 	t.owned = false
 	for i := range changes {
-		t.slots = append(t.slots, changes[i].slot)
+		t.take(changes[i].slot)
 		if changes[i].owner != ecs.HostPeer {
 			t.owned = true
 		}
@@ -107,6 +110,26 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	t.waits = t.waits[:0]
 	t.stats = p.stats
 	p.pk.finds = 0
+}
+
+// newStamp starts a new set of the tape's slots, over n slots.
+func (t *packTape) newStamp(n int) {
+	if len(t.mark) < n {
+		t.mark = append(t.mark, make([]uint32, n-len(t.mark))...)
+	}
+	t.stamp++
+	if t.stamp == 0 {
+		clear(t.mark)
+		t.stamp = 1
+	}
+}
+
+// take adds slot to the tape's slots, once.
+func (t *packTape) take(slot int32) {
+	if t.mark[slot] != t.stamp {
+		t.mark[slot] = t.stamp
+		t.slots = append(t.slots, slot)
+	}
 }
 
 // taping reports whether the peer's packing is being kept on the tape.
@@ -175,14 +198,18 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 			}
 		}
 	}
+	// Each slot is on the tape once: its record is checked and replaced in
+	// one pass, and put back if a later one differs.
 	slots := p.slots
 	for i, slot := range t.slots {
-		if !sameSlot(&slots[slot], &t.pre[i]) {
+		s := &slots[slot]
+		if !sameSlot(s, &t.pre[i]) {
+			for j, slot := range t.slots[:i] {
+				slots[slot] = t.pre[j]
+			}
 			return false
 		}
-	}
-	for i, slot := range t.slots {
-		slots[slot] = t.post[i]
+		*s = t.post[i]
 	}
 	p.dirty = append(p.dirty[:0], t.outDirty...)
 	p.added = p.added[:0]
