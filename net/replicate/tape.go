@@ -45,6 +45,8 @@ type packTape struct {
 	outDirty    []uint64
 	outDespawns []despawnEntry
 	waits       []tapeWait
+	waitKeys    []uint64            // the same, by bucket
+	waitAt      [wheelLen + 1]int32 // where each bucket's start in waitKeys
 	avgOut      float64
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
@@ -149,12 +151,32 @@ func (p *HostPeer) endTape() {
 	t.outDirty = append(t.outDirty[:0], p.dirty...)
 	t.outDespawns = append(t.outDespawns[:0], p.despawns...)
 	t.avgOut = p.pk.avgBits
+	t.groupWaits()
 	t.stats = statsSince(p.stats, t.stats)
 	t.finds = p.pk.finds
 	t.npicks = len(p.pk.picks)
 	t.items, t.despawned = t.items[:0], 0
 	t.ok = true
 	t.kept++
+}
+
+// groupWaits orders the tape's wheel entries by bucket, each bucket's in
+// the order they were placed, so that a peer following the tape appends
+// each bucket's at once.
+func (t *packTape) groupWaits() {
+	var count [wheelLen + 1]int32
+	for _, w := range t.waits {
+		count[w.bucket+1]++
+	}
+	for b := range wheelLen {
+		count[b+1] += count[b]
+	}
+	t.waitAt = count
+	t.waitKeys = slices.Grow(t.waitKeys[:0], len(t.waits))[:len(t.waits)]
+	for _, w := range t.waits {
+		t.waitKeys[count[w.bucket]] = w.key
+		count[w.bucket]++
+	}
 }
 
 // statsSince returns the counters of packing added to a since b.
@@ -214,9 +236,10 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	p.dirty = append(p.dirty[:0], t.outDirty...)
 	p.added = p.added[:0]
 	*bucket = (*bucket)[:0]
-	for _, w := range t.waits {
-		b := &p.wheel[w.bucket]
-		*b = append(*b, w.key)
+	for b := range p.wheel {
+		if from, to := t.waitAt[b], t.waitAt[b+1]; to > from {
+			p.wheel[b] = append(p.wheel[b], t.waitKeys[from:to]...)
+		}
 	}
 	p.despawns = append(p.despawns[:0], t.outDespawns...)
 	ps.avgBits = t.avgOut
