@@ -78,6 +78,9 @@ func (p *HostPeer) list(slot int32) {
 //
 // Changes of entities out of the peer's scope are left out, and those of its
 // own entities, which AUTH_STATE carries.
+//
+// A peer whose state is what the packing of the peer before it read takes
+// that packing from the tape instead (tape.go).
 func (p *HostPeer) pack(changes []change) {
 	h := p.h
 	h.grid.focusCells(p)
@@ -95,29 +98,19 @@ func (p *HostPeer) pack(changes []change) {
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	perMessage := 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n
-	est := 0
-	// cost returns the budget an item of n bits takes: its bits, an id gap of
-	// at most 24 bits, and a message's framing every MaxStatePayload.
-	cost := func(n int) int {
-		c := n + 24
-		if est/(8*MaxStatePayload) != (est+c)/(8*MaxStatePayload) || est == 0 {
-			c += perMessage
-		}
-		return c
-	}
+	sp := spend{perMessage: 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n}
 	full := false
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.flying {
 			continue
 		}
-		c := cost(kindRemovalBits)
-		if est+c > budget {
+		c := sp.cost(kindRemovalBits)
+		if sp.est+c > budget {
 			full = true
 			break
 		}
-		est += c
+		sp.est += c
 		d.flying, d.at = true, h.frame
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
@@ -170,7 +163,10 @@ func (p *HostPeer) pack(changes []change) {
 			g = p.weigh(ch.slot, g)
 		}
 		// Due after n ticks of gaining g, this one included.
-		n := uint32((urgent + g - 1) / g)
+		n := uint32(1)
+		if g < urgent {
+			n = uint32(ticksToDue[g])
+		}
 		if listed && uint8(tick+n-1-uint32(s.prio)) < 128 {
 			continue // waiting already, to be due no later
 		}
@@ -201,11 +197,11 @@ func (p *HostPeer) pack(changes []change) {
 	if ps.avgBits == 0 {
 		ps.avgBits = 64
 	}
-	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-est)/2
+	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
 	if fast {
-		p.takeInOrder(&est, budget, cost)
+		p.takeInOrder(&sp, budget)
 	} else {
-		p.takeByPriority(&est, budget, cost, full)
+		p.takeByPriority(&sp, budget, full)
 	}
 	if !fast || removals > 0 {
 		p.sortPicks()
@@ -218,6 +214,31 @@ func (p *HostPeer) pack(changes []change) {
 		return
 	}
 	p.write()
+}
+
+// ticksToDue is, by priority gain g below urgent (g ≥ 1), the send ticks
+// of gaining g that make an item due: ⌈urgent / g⌉.
+var ticksToDue = func() (n [urgent]uint8) {
+	for g := 1; g < urgent; g++ {
+		n[g] = uint8((urgent + g - 1) / g)
+	}
+	return n
+}()
+
+// spend is a send tick's estimate of the budget its items take.
+type spend struct {
+	est        int // bits so far
+	perMessage int // a message's framing, in bits
+}
+
+// cost returns the budget an item of n bits takes: its bits, an id gap of
+// at most 24 bits, and a message's framing every MaxStatePayload.
+func (sp *spend) cost(n int) int {
+	c := n + 24
+	if sp.est/(8*MaxStatePayload) != (sp.est+c)/(8*MaxStatePayload) || sp.est == 0 {
+		c += sp.perMessage
+	}
+	return c
 }
 
 // wheelLen is the span of the wheel of waiting entities, in send ticks: a
@@ -273,16 +294,17 @@ func (p *HostPeer) due(k uint64) (int32, bool) {
 
 // takeInOrder chooses every due item, in id order: the budget is not in
 // question, so their fields are written straight into the messages.
-func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
+func (p *HostPeer) takeInOrder(sp *spend, budget int) {
 	ps := &p.pk
 	kept := 0
+	avg := int(ps.avgBits) // choosing without encoding leaves it as it is
 	for _, k := range p.dirty {
 		slot, ok := p.due(k)
 		if !ok {
 			continue
 		}
 		s := &p.slots[slot]
-		if *est > budget {
+		if sp.est > budget {
 			p.dirty[kept] = k // more was due than the budget holds: it waits
 			kept++
 			p.stats.Deferred++
@@ -295,7 +317,7 @@ func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
 			s.prio = 0
 			continue // nothing the peer lacks
 		}
-		*est += cost(int(ps.avgBits))
+		sp.est += sp.cost(avg)
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
@@ -323,7 +345,7 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 
 // takeByPriority chooses due items highest priority first until the
 // budget is spent; the others wait, their priority grown.
-func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full bool) {
+func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 	ps := &p.pk
 	valid := 0
 	for _, k := range p.dirty {
@@ -371,15 +393,15 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			s.prio = 0
 			continue
 		}
-		c := cost(int(pk.bits))
+		c := sp.cost(int(pk.bits))
 		// The first item of a tick always goes once the budget is full, even
 		// if larger than the budget holds, so nothing waits behind it forever.
-		if *est+c > budget && (*est > 0 || p.tokens < p.maxTokens()) {
+		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
 			full = true
 			p.stats.Deferred++
 			continue
 		}
-		*est += c
+		sp.est += c
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
@@ -543,16 +565,7 @@ func (p *HostPeer) write() {
 		last.counts = last.counts[:0]
 		p.writeMessages(picks)
 	}
-	p.sendLast(reuse)
-}
-
-// sendLast sends the peer the messages written last this send tick
-// (h.lastMsgs); reused says they were written for another peer.
-func (p *HostPeer) sendLast(reused bool) {
-	h := p.h
-	last := &h.lastMsgs
-	picks := last.picks
-	if reused {
+	if reuse {
 		p.stats.Reused += uint64(len(last.counts))
 	}
 	spent := 0
