@@ -13,7 +13,9 @@
 // acknowledged, what is dirty, its priority), its scope, and the messages in
 // flight. Each send tick it takes the peer's due items within its bandwidth
 // budget into bit-packed STATE messages coded against the images the peer
-// acknowledged; peers with the same baseline share the encoded fields. A
+// acknowledged; peers with the same baseline share the encoded fields, and a
+// peer in the same state as the peer packed before it (as peers that
+// acknowledge alike are) takes that peer's packing and messages by copying. A
 // delivery notice makes the sent image the peer's baseline; a loss notice
 // marks the items dirty again, so the newest state goes out, never the stale
 // one. Spawns and removals are repeated until acknowledged. Owners get

@@ -132,6 +132,7 @@ type HostReplicator struct {
 	always   uint16         // components whose change is always urgent (no thresholds, not delta-coded)
 	buf      []byte
 	lastMsgs sentMessages
+	tape     packTape // the last peer's packing this send tick (tape.go)
 }
 
 // change is one entry of a send tick's list of changed entities, shared by

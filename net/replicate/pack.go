@@ -30,6 +30,7 @@ type packScratch struct {
 	// tick whose due items fit the budget easily (sent in id order, encoded
 	// straight into the messages) from one that must choose by priority.
 	avgBits float64
+	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
 }
 
 // dirtyKey is a dirty-list entry: the network id above the slot, so that
@@ -77,41 +78,43 @@ func (p *HostPeer) list(slot int32) {
 //
 // Changes of entities out of the peer's scope are left out, and those of its
 // own entities, which AUTH_STATE carries.
+//
+// A peer whose state is what the packing of the peer before it read takes
+// that packing from the tape instead (tape.go).
 func (p *HostPeer) pack(changes []change) {
 	h := p.h
+	h.grid.focusCells(p)
+	weighed := len(p.scope.at) > 0 || h.cfg.Priority != nil
+	t := &h.tape
+	if t.packTick != h.tick {
+		t.packTick, t.packed = h.tick, 0
+	}
+	t.packed++
+	if p.follow(changes, weighed) {
+		return
+	}
+	p.startTape(changes, weighed)
 	ps := &p.pk
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	perMessage := 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n
-	est := 0
-	// cost returns the budget an item of n bits takes: its bits, an id gap of
-	// at most 24 bits, and a message's framing every MaxStatePayload.
-	cost := func(n int) int {
-		c := n + 24
-		if est/(8*MaxStatePayload) != (est+c)/(8*MaxStatePayload) || est == 0 {
-			c += perMessage
-		}
-		return c
-	}
+	sp := spend{perMessage: 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n}
 	full := false
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.flying {
 			continue
 		}
-		c := cost(kindRemovalBits)
-		if est+c > budget {
+		c := sp.cost(kindRemovalBits)
+		if sp.est+c > budget {
 			full = true
 			break
 		}
-		est += c
+		sp.est += c
 		d.flying, d.at = true, h.frame
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
 	removals := len(ps.picks)
-	h.grid.focusCells(p)
-	weighed := len(p.scope.at) > 0 || h.cfg.Priority != nil
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait
@@ -160,7 +163,10 @@ func (p *HostPeer) pack(changes []change) {
 			g = p.weigh(ch.slot, g)
 		}
 		// Due after n ticks of gaining g, this one included.
-		n := uint32((urgent + g - 1) / g)
+		n := uint32(1)
+		if g < urgent {
+			n = uint32(ticksToDue[g])
+		}
 		if listed && uint8(tick+n-1-uint32(s.prio)) < 128 {
 			continue // waiting already, to be due no later
 		}
@@ -191,16 +197,48 @@ func (p *HostPeer) pack(changes []change) {
 	if ps.avgBits == 0 {
 		ps.avgBits = 64
 	}
-	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-est)/2
+	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
 	if fast {
-		p.takeInOrder(&est, budget, cost)
+		p.takeInOrder(&sp, budget)
 	} else {
-		p.takeByPriority(&est, budget, cost, full)
+		p.takeByPriority(&sp, budget, full)
 	}
 	if !fast || removals > 0 {
 		p.sortPicks()
 	}
+	if p.taping() {
+		p.endTape()
+		t.capture = p
+		p.write()
+		t.capture = nil
+		return
+	}
 	p.write()
+}
+
+// ticksToDue is, by priority gain g below urgent (g ≥ 1), the send ticks
+// of gaining g that make an item due: ⌈urgent / g⌉.
+var ticksToDue = func() (n [urgent]uint8) {
+	for g := 1; g < urgent; g++ {
+		n[g] = uint8((urgent + g - 1) / g)
+	}
+	return n
+}()
+
+// spend is a send tick's estimate of the budget its items take.
+type spend struct {
+	est        int // bits so far
+	perMessage int // a message's framing, in bits
+}
+
+// cost returns the budget an item of n bits takes: its bits, an id gap of
+// at most 24 bits, and a message's framing every MaxStatePayload.
+func (sp *spend) cost(n int) int {
+	c := n + 24
+	if sp.est/(8*MaxStatePayload) != (sp.est+c)/(8*MaxStatePayload) || sp.est == 0 {
+		c += sp.perMessage
+	}
+	return c
 }
 
 // wheelLen is the span of the wheel of waiting entities, in send ticks: a
@@ -227,7 +265,12 @@ func (p *HostPeer) wait(slot int32, id ecs.NetID, at uint32) {
 	s.wait = (s.wait+1)&^waiting | waiting
 	s.prio = uint8(at)
 	b := &p.wheel[at%wheelLen]
-	*b = append(*b, uint64(id)<<32|uint64(s.wait)<<slotBits|uint64(uint32(slot)))
+	k := uint64(id)<<32 | uint64(s.wait)<<slotBits | uint64(uint32(slot))
+	*b = append(*b, k)
+	if p.taping() {
+		t := &p.h.tape
+		t.waits = append(t.waits, tapeWait{bucket: at % wheelLen, key: k})
+	}
 }
 
 // due reports whether the dirty list's entry k still names an item to
@@ -251,16 +294,17 @@ func (p *HostPeer) due(k uint64) (int32, bool) {
 
 // takeInOrder chooses every due item, in id order: the budget is not in
 // question, so their fields are written straight into the messages.
-func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
+func (p *HostPeer) takeInOrder(sp *spend, budget int) {
 	ps := &p.pk
 	kept := 0
+	avg := int(ps.avgBits) // choosing without encoding leaves it as it is
 	for _, k := range p.dirty {
 		slot, ok := p.due(k)
 		if !ok {
 			continue
 		}
 		s := &p.slots[slot]
-		if *est > budget {
+		if sp.est > budget {
 			p.dirty[kept] = k // more was due than the budget holds: it waits
 			kept++
 			p.stats.Deferred++
@@ -273,7 +317,7 @@ func (p *HostPeer) takeInOrder(est *int, budget int, cost func(int) int) {
 			s.prio = 0
 			continue // nothing the peer lacks
 		}
-		*est += cost(int(ps.avgBits))
+		sp.est += sp.cost(avg)
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
@@ -301,7 +345,7 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 
 // takeByPriority chooses due items highest priority first until the
 // budget is spent; the others wait, their priority grown.
-func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full bool) {
+func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 	ps := &p.pk
 	valid := 0
 	for _, k := range p.dirty {
@@ -349,15 +393,15 @@ func (p *HostPeer) takeByPriority(est *int, budget int, cost func(int) int, full
 			s.prio = 0
 			continue
 		}
-		c := cost(int(pk.bits))
+		c := sp.cost(int(pk.bits))
 		// The first item of a tick always goes once the budget is full, even
 		// if larger than the budget holds, so nothing waits behind it forever.
-		if *est+c > budget && (*est > 0 || p.tokens < p.maxTokens()) {
+		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
 			full = true
 			p.stats.Deferred++
 			continue
 		}
-		*est += c
+		sp.est += c
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
@@ -459,6 +503,7 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 			p.stats.Shared++
 		}
 		pk.enc = idx
+		p.pk.finds++
 		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
 		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
@@ -731,6 +776,12 @@ func (p *HostPeer) send(picks []pick, body []byte) int {
 		} else {
 			s := &p.slots[pk.slot]
 			it.send, it.epoch = s.sends, s.epoch
+		}
+		if t := &h.tape; t.capture == p {
+			t.items = append(t.items, *it)
+			if pk.kind == itemDespawn {
+				t.despawned++
+			}
 		}
 	}
 	p.stats.Items += uint64(len(picks))

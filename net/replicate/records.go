@@ -104,6 +104,20 @@ func (rs *records) push(r *sentRecord) *sentItem {
 	return it
 }
 
+// pushAll appends items to r, the record opened last.
+func (rs *records) pushAll(r *sentRecord, items []sentItem) {
+	for rs.head-rs.tail+uint64(len(items)) > uint64(len(rs.items)) {
+		rs.resizeItems(2 * len(rs.items))
+	}
+	mask := uint64(len(rs.items) - 1)
+	at := rs.head & mask
+	n := copy(rs.items[at:], items)
+	copy(rs.items, items[n:])
+	rs.head += uint64(len(items))
+	r.n += uint32(len(items))
+	rs.peakItems = max(rs.peakItems, int(rs.head-rs.tail))
+}
+
 // item returns r's i-th item.
 func (rs *records) item(r *sentRecord, i uint32) *sentItem {
 	return &rs.items[(r.start+uint64(i))&uint64(len(rs.items)-1)]
