@@ -176,17 +176,20 @@ func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error 
 		return fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
 	}
 	payload := k.encode(&cmd)
-	notAlone := fmt.Errorf("tandem: RunAlone is for a game played alone (NewLocal); a host's own player sends command %q with SendOwn, which saves it and answers with a receipt", k.d.name)
-	err := notAlone // unless the world is there and alone
+	var err error
+	alone := false
 	l.Do(func(w *World) {
-		if err = nil; w.Role != Alone {
-			err = notAlone
+		if w.Role != Alone {
 			return
 		}
+		alone = true
 		var malformed bool
 		if err, malformed = k.d.run(w, Peer{ID: ecs.HostPeer}, payload); malformed {
 			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", k.d.name)
 		}
 	})
+	if !alone {
+		return fmt.Errorf("tandem: RunAlone is for a game played alone (NewLocal); a host's own player sends command %q with SendOwn, which saves it and answers with a receipt", k.d.name)
+	}
 	return err
 }

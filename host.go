@@ -578,6 +578,12 @@ func (a *acceptor) open(to func(transport.Conn)) {
 	for _, tc := range a.waiting {
 		to(tc)
 	}
+	if len(a.waiting) > 0 {
+		select {
+		case a.arrived <- struct{}{}: // their handshakes go on at once
+		default:
+		}
+	}
 	a.waiting = nil
 }
 

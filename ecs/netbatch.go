@@ -56,6 +56,12 @@ func (w *World) shardIDs() *[shardBits]arche.ID {
 	return &w.shards.ids
 }
 
+// Bookkeeping returns the ids of the zero-size components this package puts
+// on entities for its own bookkeeping (NewNetworked's shard tags), which carry
+// no game state: a save, or anything that lists an entity's components, may
+// pass them over. The slice is w's: do not change it.
+func (w *World) Bookkeeping() []arche.ID { return w.shardIDs()[:] }
+
 // shardState is what a World keeps for NewNetworked's shards.
 type shardState struct {
 	registered bool
@@ -95,14 +101,15 @@ func (b *NetBatch) startShard(n int) int {
 // Each entity joins the network index with the NetworkIdentity it holds when
 // Identify is called, or when Next moves past it (ID 0 gets a fresh id, as
 // when NetworkIdentity is added). Listeners added with AddListener learn of
-// the entities when the batch ends, after the index has them all. It panics
+// the entities of each shard (below) when Next is done with its last, after
+// the index has them. It panics
 // if comps lacks NetworkIdentity or n < 1.
 //
 // The entities are spread over archetypes of at most 16,384 by zero-size
 // tag components of this package (arche would otherwise copy a growing
 // archetype whole, megabytes in one frame): a filter that names its
 // components matches them as always; one made Exclusive, or a look at all of
-// an entity's component ids, sees the tags.
+// an entity's component ids, sees the tags (World.Bookkeeping lists them).
 func (w *World) NewNetworked(n int, comps ...arche.ID) NetBatch {
 	has := false
 	for _, id := range comps {

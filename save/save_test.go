@@ -360,6 +360,24 @@ func TestUnsavedComponent(t *testing.T) {
 	}
 }
 
+// TestBatchedEntitiesSave: entities made by ecs.World.NewNetworked carry
+// the ecs's shard tags, which hold nothing and are not saved: they do not
+// fail the save.
+func TestBatchedEntitiesSave(t *testing.T) {
+	r := newRig()
+	r.t.Start()
+	w := r.w
+	sp := arche.ComponentID[sprite](w.Arche())
+	const n = 1<<14 + 4 // past the first shard (16,384), which has no tag
+	b := w.NewNetworked(n, w.IDs.Transform, w.IDs.Velocity, w.IDs.NetworkIdentity, sp)
+	for b.Next() {
+	}
+	var batch store.Batch
+	if fs, err := r.t.Fill(&batch); err != nil || fs.Entities != n {
+		t.Fatalf("Fill of %d batched entities: %+v, %v; want all saved", n, fs, err)
+	}
+}
+
 // TestRestoreMismatch: saves that do not fit the world are typed errors.
 func TestRestoreMismatch(t *testing.T) {
 	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))

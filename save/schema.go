@@ -74,6 +74,9 @@ func NewSchema(w *ecs.World) *Schema {
 		s.byBit[i] = -1
 	}
 	s.know(w.IDs.NetworkIdentity)
+	for _, id := range w.Bookkeeping() {
+		s.know(id) // tags without state, not saved
+	}
 	return s
 }
 

@@ -185,10 +185,8 @@ type ClientReplicator struct {
 	received int
 	total    int
 	joinHeld int64 // entities join pages created, less those they removed
-	// joinPages counts the pages of the join under way; lastPage is how many
-	// entities the last one created.
+	// joinPages counts the pages of the join under way.
 	joinPages uint64
-	lastPage  int
 	// paging is set while a join page is applied; rejoin while the join
 	// under way is one into a world held already (Rejoin).
 	paging   bool

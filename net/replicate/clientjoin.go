@@ -3,7 +3,6 @@ package replicate
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -102,10 +101,7 @@ func (c *ClientReplicator) Pump() error {
 	clk := c.cfg.Clock
 	start := clk.Now()
 	var first error
-	for applied := 0; ; applied++ {
-		if applied > 0 && c.growsNext() {
-			break
-		}
+	for {
 		msg := c.queue.pop()
 		if msg == nil {
 			break
@@ -120,7 +116,6 @@ func (c *ClientReplicator) Pump() error {
 			c.paging = true
 			err = c.applyPage(msg[1:])
 			c.paging = false
-			c.lastPage = int(c.stats.Spawns - spawns)
 			if c.rejoin == nil {
 				// A rejoin counts what its pages brought by marks (Rejoin).
 				c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
@@ -140,28 +135,6 @@ func (c *ClientReplicator) Pump() error {
 	c.stats.JoinSlices++
 	c.stats.LongestSlice = max(c.stats.LongestSlice, clk.Now().Sub(start))
 	return first
-}
-
-// growsFrom is the smallest world from which growsNext looks for arche's
-// doublings: below it they copy little.
-const growsFrom = 8192
-
-// growsNext reports whether the next queued page is likely to take the
-// world's networked entities past a power of two times 128, where arche
-// doubles an archetype's storage and copies it whole (one long stall): such a
-// page starts a slice of its own, so the copy does not add to a slice spent
-// already. A page is taken to bring as many entities as the one before.
-func (c *ClientReplicator) growsNext() bool {
-	m := c.queue.peek()
-	if m == nil || wire.Kind(m[0]) != wire.KindJoinPage || c.lastPage == 0 {
-		return false
-	}
-	n := c.w.Networked()
-	if n+c.lastPage <= growsFrom {
-		return false
-	}
-	room := 128 << bits.Len(uint(max(n-1, 0))/128)
-	return n+c.lastPage > room
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.

@@ -293,51 +293,6 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	}
 }
 
-// TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
-// slice still ends before the page that takes the world past 8,192 or
-// 16,384 entities, where arche doubles the archetype's storage: that page
-// starts the next slice, so its copy does not add to a slice spent already.
-func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
-	const n = 20000
-	_, reg, sched := bigWorld(n, 0)
-	h := NewHost(reg, HostConfig{})
-	sched.Add("replicate", h)
-	out := &capture{}
-	h.AddPeer(1, out)
-	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
-		sched.Step()
-	}
-	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
-	for _, m := range out.lane {
-		if _, err := c.HandleLane(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var ends []int
-	page := 0 // entities a page brings (all but the last)
-	for !c.Joined() {
-		if err := c.Pump(); err != nil {
-			t.Fatal(err)
-		}
-		if page == 0 {
-			page = c.lastPage
-		}
-		ends = append(ends, cw.Networked())
-		if len(ends) > 3 {
-			t.Fatalf("more than three slices: the world after each %v", ends)
-		}
-	}
-	if len(ends) != 3 || ends[2] != n {
-		t.Fatalf("the world after each slice %v, want three slices ending at %d", ends, n)
-	}
-	for i, limit := range []int{8192, 16384} {
-		if ends[i] > limit || ends[i]+page <= limit {
-			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
-		}
-	}
-}
-
 // A world whose entities were made before the replicator's first step with
 // the frame ended after them (a world restored from a save: its journal
 // reports nothing) is joined whole all the same.

@@ -254,7 +254,10 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 }
 
 // sameSlot reports whether two records of an entity are the same: one
-// comparison of their 12 bytes as two words.
+// comparison of their 12 bytes as two words. The assertion below fails to
+// compile if a peerSlot is not 12 bytes.
+var _ [12]byte = [unsafe.Sizeof(peerSlot{})]byte{}
+
 func sameSlot(a, b *peerSlot) bool {
 	pa, pb := unsafe.Pointer(a), unsafe.Pointer(b)
 	return *(*uint64)(pa) == *(*uint64)(pb) && *(*uint32)(unsafe.Add(pa, 8)) == *(*uint32)(unsafe.Add(pb, 8))
