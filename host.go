@@ -390,7 +390,8 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 // Run steps the world at its fixed rate on the calling goroutine until ctx is
 // done (it returns nil), the host is closed (ErrClosed), or it stopped on an
 // error (Err: a fenced store, a save that failed to load again). Between
-// steps it answers the handshakes under way every millisecond, so a joining
+// steps it answers a connection as it arrives, and the handshakes under way
+// every millisecond (an idle host is not woken for them), so a joining
 // player waits for no step before its Welcome and its admission (its join's
 // pages start at the next step, which takes in what OnJoin spawned; a game
 // that drives its own loop with Advance answers them at its steps).

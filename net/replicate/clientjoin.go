@@ -29,14 +29,6 @@ func (q *joinQueue) push(msg []byte) {
 	q.bytes += len(msg)
 }
 
-// peek returns the next message without taking it, or nil.
-func (q *joinQueue) peek() []byte {
-	if q.head == len(q.msgs) {
-		return nil
-	}
-	return q.msgs[q.head]
-}
-
 func (q *joinQueue) pop() []byte {
 	if q.head == len(q.msgs) {
 		return nil
