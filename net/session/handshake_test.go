@@ -13,11 +13,10 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// handshakeWithoutSteps runs a raw client's handshake against a host of n
-// entities that steps once at the start and then only answers between
-// steps (Host.Handshake), and returns the kinds of the lane messages the
-// client got, in order, and the host's peers.
-func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(ecs.PeerID, string) error) ([]wire.Kind, *Host, *ecs.Schedule, *rawPeer) {
+// stillWorld is a host of n entities that never move, over perfect
+// in-memory links on a fake clock, stepped once (the replicator has taken in
+// the world); onJoin, if set, makes its OnJoin from the world.
+func stillWorld(t *testing.T, n int, onJoin func(w *ecs.World) func(ecs.PeerID, string) error) *world {
 	t.Helper()
 	clk := clock.NewFake(time.Unix(1000, 0))
 	net, _ := mem.NewNetwork(clk, mem.Config{})
@@ -33,8 +32,18 @@ func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(e
 	host := NewHost(hsched, replicate.NewRegistry(hw), cfg)
 	l, _ := net.Listen("host")
 	t.Cleanup(func() { l.Close(); host.Close() })
-	hsched.Step() // the replicator takes in the world
-	wd := &world{t: t, clk: clk, net: net, hw: hw, hsched: hsched, host: host, l: l}
+	hsched.Step()
+	return &world{t: t, clk: clk, net: net, hw: hw, hsched: hsched, host: host, l: l}
+}
+
+// handshakeWithoutSteps runs a raw client's handshake against a host of n
+// entities that steps once at the start and then only answers between
+// steps (Host.Handshake), and returns the kinds of the lane messages the
+// client got, in order, and the host's peers.
+func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(ecs.PeerID, string) error) ([]wire.Kind, *Host, *ecs.Schedule, *rawPeer) {
+	t.Helper()
+	wd := stillWorld(t, n, onJoin)
+	hw, hsched, host, l := wd.hw, wd.hsched, wd.host, wd.l
 	p := wd.dialRaw("quick", wire.Version)
 	acceptPending(l, host)
 	frame := hw.Frame()
@@ -122,18 +131,8 @@ func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
 // the first round is sent, and FINAL comes at the next step.
 func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
 	const n = 40000 // about 600 KB of pages
-	clk := clock.NewFake(time.Unix(1000, 0))
-	net, _ := mem.NewNetwork(clk, mem.Config{})
-	hw := ecs.NewWorld()
-	hsched := ecs.NewSchedule(hw, clk, 0)
-	mv := newMover(hw, 3, n)
-	mv.still = true
-	hsched.Add("mover", mv)
-	host := NewHost(hsched, replicate.NewRegistry(hw), HostConfig{Clock: clk})
-	l, _ := net.Listen("host")
-	t.Cleanup(func() { l.Close(); host.Close() })
-	hsched.Step()
-	wd := &world{t: t, clk: clk, net: net, hw: hw, hsched: hsched, host: host, l: l}
+	wd := stillWorld(t, n, nil)
+	hsched, host, l := wd.hsched, wd.host, wd.l
 	p := wd.dialRaw("big", wire.Version)
 	acceptPending(l, host)
 	host.Handshake()
