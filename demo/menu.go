@@ -120,6 +120,11 @@ func (m *menu) pick() choice {
 // updateJoin is update on the join page.
 func (m *menu) updateJoin(click bool, at image.Point) choice {
 	ctrl := ebiten.IsKeyPressed(ebiten.KeyControl) || ebiten.IsKeyPressed(ebiten.KeyMeta)
+	// The frame's characters first: typed before the Enter or Backspace the
+	// same frame saw, most likely.
+	if !ctrl {
+		m.add(string(m.chars))
+	}
 	for _, k := range m.keys {
 		switch {
 		case k == ebiten.KeyEscape:
@@ -139,9 +144,6 @@ func (m *menu) updateJoin(click bool, at image.Point) choice {
 				m.add(s)
 			}
 		}
-	}
-	if !ctrl {
-		m.add(string(m.chars))
 	}
 	if click && !at.In(joinField) {
 		if at.Y > joinField.Max.Y+120 {

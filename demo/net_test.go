@@ -51,6 +51,7 @@ func startWith(t *testing.T, name string, env []string, args ...string) *proc {
 	p := &proc{t: t, name: name, cancel: cancel, grew: make(chan struct{}, 1), done: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, demoBinary(t), args...)
 	p.cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()) // a host's default save, its own
+	p.cmd.Env = append(p.cmd.Env, keyEchoEnv+"=1")                  // a window prints the keys its frames see
 	p.cmd.Env = append(p.cmd.Env, env...)
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
@@ -109,7 +110,20 @@ func (p *proc) output() string {
 // its submatches; it fails the test if the process exits first.
 func (p *proc) waitLine(re *regexp.Regexp) []string {
 	p.t.Helper()
-	seen := 0
+	return p.waitLineAfter(0, re)
+}
+
+// mark returns how many lines the process printed so far, for
+// waitLineAfter.
+func (p *proc) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
+}
+
+// waitLineAfter is waitLine over the lines printed after the first seen.
+func (p *proc) waitLineAfter(seen int, re *regexp.Regexp) []string {
+	p.t.Helper()
 	for {
 		p.mu.Lock()
 		for ; seen < len(p.lines); seen++ {

@@ -36,14 +36,14 @@ type screen struct {
 	id string
 }
 
-// windowOf waits for the window of demo process p.
+// windowOf waits for the window of demo process p and its first frame.
 func windowOf(t *testing.T, p *proc) *screen {
 	t.Helper()
 	p.waitLine(regexp.MustCompile(`^tandem-demo: start screen$`))
+	p.waitLine(regexp.MustCompile(`^tandem-demo: first frame$`))
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		out, err := exec.Command("xdotool", "search", "--pid", strconv.Itoa(p.cmd.Process.Pid), "--name", "Tandem").Output()
 		if id := strings.Fields(string(out)); err == nil && len(id) > 0 {
-			time.Sleep(300 * time.Millisecond) // the first frames
 			return &screen{t: t, p: p, id: id[0]}
 		}
 	}
@@ -51,21 +51,29 @@ func windowOf(t *testing.T, p *proc) *screen {
 	return nil
 }
 
-// press presses and releases each key, held long enough for a slow frame
-// to see it: the start screen draws fast, a match under Xvfb's software
-// renderer at a few frames a second.
-func (s *screen) press(keys ...string) { s.hold(150*time.Millisecond, keys...) }
+// ebitenKeys names xdotool's keys as the demo's key echo prints them
+// (Ebiten's names).
+var ebitenKeys = map[string]string{"Down": "ArrowDown", "Up": "ArrowUp", "Return": "Enter", "Escape": "Escape", "BackSpace": "Backspace", "Tab": "Tab"}
 
-// pressInGame is press for a match's slow frames.
-func (s *screen) pressInGame(keys ...string) { s.hold(1200*time.Millisecond, keys...) }
-
-func (s *screen) hold(d time.Duration, keys ...string) {
+// press presses and releases each key, waiting each time for the frame
+// that saw it go down, then for the one that saw it go up (the demo echoes
+// keys, keyEchoEnv): however slow the frames (a match under Xvfb's software
+// renderer draws a few a second), no key is missed or taken twice. A chord
+// such as "ctrl+BackSpace" waits for its last key.
+func (s *screen) press(keys ...string) {
 	s.t.Helper()
 	for _, k := range keys {
+		name := k[strings.LastIndex(k, "+")+1:]
+		echo, ok := ebitenKeys[name]
+		if !ok {
+			s.t.Fatalf("press %q: no Ebiten name for %q in ebitenKeys", k, name)
+		}
+		m := s.p.mark()
 		s.xdo("keydown", "--window", s.id, k)
-		time.Sleep(d)
+		s.p.waitLineAfter(m, regexp.MustCompile(`^tandem-demo: key `+echo+` down$`))
+		m = s.p.mark()
 		s.xdo("keyup", "--window", s.id, k)
-		time.Sleep(d)
+		s.p.waitLineAfter(m, regexp.MustCompile(`^tandem-demo: key `+echo+` up$`))
 	}
 }
 
@@ -78,11 +86,12 @@ func (s *screen) quit() string {
 	return s.p.wait()
 }
 
-// typeText types text into the window, a character at a time.
+// typeText types text into the window, a character at a time. A key pressed
+// after it reaches the window after the characters, and the frame that sees
+// it has seen them.
 func (s *screen) typeText(text string) {
 	s.t.Helper()
 	s.xdo("type", "--window", s.id, "--delay", "40", text)
-	time.Sleep(200 * time.Millisecond)
 }
 
 func (s *screen) xdo(args ...string) {
@@ -138,7 +147,7 @@ func TestStartScreenHostsAndReturns(t *testing.T) {
 	if jc, err := parseJoinLine(short); err != nil || jc.full() {
 		t.Fatalf("the host's short code %q: %+v, %v", short, jc, err)
 	}
-	s.pressInGame("Escape", "Escape")
+	s.press("Escape", "Escape")
 	menu.waitLine(backLine)
 	menu.waitLine(regexp.MustCompile(`^tandem-demo: ticks=\d+ .* peers=0 joined=0 left=0 resumes=0$`))
 	s.quit()

@@ -45,7 +45,16 @@ type window struct {
 	err    error    // why the window ends, if it failed
 	stop   chan os.Signal
 	starts chan started // a match the start screen asked for, once made
+	echo   bool         // print each key a frame sees (keyEchoEnv)
+	framed bool         // a frame was echoed
+	keys   []ebiten.Key
 }
+
+// keyEchoEnv, set in the environment, makes the window print each key as a
+// frame sees it go down and up ("tandem-demo: key Escape down"), and its
+// first frame: a script typing into the window waits for the frame that
+// took a key instead of guessing how long a slow frame is.
+const keyEchoEnv = "TANDEM_DEMO_KEY_ECHO"
 
 // playing is a match shown in the window.
 type playing struct {
@@ -73,7 +82,7 @@ type started struct {
 func runWindow(m match, o options, stdout, stderr io.Writer) error {
 	w := &window{o: o, stdout: stdout, stderr: stderr, shot: o.screenshot,
 		stop: make(chan os.Signal, 1), starts: make(chan started, 1),
-		text: newTextWriter(), sound: newSound(o.mute, stderr)}
+		text: newTextWriter(), sound: newSound(o.mute, stderr), echo: os.Getenv(keyEchoEnv) != ""}
 	if w.text.err != nil {
 		return fmt.Errorf("the fonts: %w", w.text.err)
 	}
@@ -174,10 +183,30 @@ func (w *window) Update() error {
 		w.end(nil)
 		return nil
 	}
+	if w.echo {
+		w.echoKeys()
+	}
 	if w.play == nil {
 		return w.updateMenu()
 	}
 	return w.updatePlay()
+}
+
+// echoKeys prints the keys this frame saw go down and up (keyEchoEnv), and
+// a line at the first frame.
+func (w *window) echoKeys() {
+	if !w.framed {
+		w.framed = true
+		fmt.Fprintln(w.stderr, "tandem-demo: first frame")
+	}
+	w.keys = inpututil.AppendJustPressedKeys(w.keys[:0])
+	for _, k := range w.keys {
+		fmt.Fprintf(w.stderr, "tandem-demo: key %s down\n", k)
+	}
+	w.keys = inpututil.AppendJustReleasedKeys(w.keys[:0])
+	for _, k := range w.keys {
+		fmt.Fprintf(w.stderr, "tandem-demo: key %s up\n", k)
+	}
 }
 
 // updateMenu runs the start screen and starts what it chooses.
