@@ -272,6 +272,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 			h.ents[slot].tele = h.frame
 		}
 	}
+	h.grid.tidy()
 	h.budget = h.cfg.JoinBytesPerStep
 	send := h.steps%uint64(h.cfg.SendEvery) == 0
 	if send {

@@ -23,7 +23,9 @@ import (
 // its cell costs a division per reported move; one that changes cell is moved
 // between two lists and checked against each peer; a peer whose own entity
 // changes cell gains and loses the entities of the cells at the edges of its
-// square.
+// square. Cells exist where entities are: once the empty ones outnumber both
+// the occupied ones and 256, they are given back (and reused), so the grid of
+// a world whose entities roam stays the size of where they are now.
 type InterestConfig struct {
 	// Off puts every entity in every peer's scope at full urgency.
 	Off bool
@@ -73,7 +75,9 @@ type grid struct {
 	isteps int64   // the same when it is a whole number, else 0
 	r      int32   // radius in cells
 	cells  []cell
-	index  map[uint64]int32
+	index  map[uint64]int32 // the live cells by coordinates
+	free   []int32          // cells given back (tidy), for cellAt to reuse
+	empty  int              // live cells holding no entity
 	peers  []*HostPeer
 	weight []float64 // by distance in cells, 0 … r
 }
@@ -83,7 +87,14 @@ type cell struct {
 	x, y   int32
 	x0, y0 int64 // its corner in wire steps, when grid.isteps is set
 	ents   []int32
+	live   bool // in the index; false: given back, its index free
 }
+
+// minEmptyCells is how many empty cells the grid keeps before tidy gives
+// empty cells back: cells are made where entities go, and a world whose
+// entities roam (or fly off) would otherwise hold every cell ever visited,
+// with a cover count per peer each.
+const minEmptyCells = 256
 
 // peerScope is a peer's view of the grid.
 type peerScope struct {
@@ -144,22 +155,58 @@ func (g *grid) cellOf(img []int32) (int32, int32) {
 	return int32(x), int32(y)
 }
 
-// cellAt returns the index of cell (x, y), making it if needed.
+// cellAt returns the index of cell (x, y), making it if needed (in a cell
+// given back, if there is one).
 func (g *grid) cellAt(x, y int32) int32 {
 	k := cellKey(x, y)
 	if i, ok := g.index[k]; ok {
 		return i
 	}
-	i := int32(len(g.cells))
-	g.cells = append(g.cells, cell{x: x, y: y, x0: int64(x) * g.isteps, y0: int64(y) * g.isteps})
+	c := cell{x: x, y: y, x0: int64(x) * g.isteps, y0: int64(y) * g.isteps, live: true}
+	var i int32
+	if n := len(g.free); n > 0 {
+		i = g.free[n-1]
+		g.free = g.free[:n-1]
+		c.ents = g.cells[i].ents[:0]
+		g.cells[i] = c
+	} else {
+		i = int32(len(g.cells))
+		g.cells = append(g.cells, c)
+		for _, p := range g.peers {
+			p.scope.cover = append(p.scope.cover, 0)
+		}
+	}
 	g.index[k] = i
+	g.empty++
 	for _, p := range g.peers {
-		p.scope.cover = append(p.scope.cover, 0)
+		p.scope.cover[i] = 0
 		if p.scope.focus > 0 {
 			p.scope.cover[i] = g.covering(p, x, y)
 		}
 	}
 	return i
+}
+
+// tidy gives back the empty cells once they outnumber both minEmptyCells
+// and the cells holding entities, so the grid's memory follows where the
+// entities are, not where they have been: O(cells) at most once per as many
+// cells emptied. A cell given back is out of the index; its entity list's
+// memory is kept for the cell that reuses it. Call it between steps' intake
+// and packing, never while an entity is between two cells.
+func (g *grid) tidy() {
+	if g.empty <= max(minEmptyCells, len(g.index)-g.empty) {
+		return
+	}
+	for i := range g.cells {
+		c := &g.cells[i]
+		if !c.live || len(c.ents) > 0 {
+			continue
+		}
+		c.live = false
+		delete(g.index, cellKey(c.x, c.y))
+		g.free = append(g.free, int32(i))
+	}
+	g.empty = 0
 }
 
 // covering counts the peer's squares that hold cell (x, y).
@@ -208,6 +255,9 @@ func (g *grid) place(h *HostReplicator, slot int32) {
 
 func (g *grid) insert(h *HostReplicator, slot, ci int32) {
 	c := &g.cells[ci]
+	if len(c.ents) == 0 {
+		g.empty--
+	}
 	h.ents[slot].cell = ci
 	h.ents[slot].cellPos = int32(len(c.ents))
 	c.ents = append(c.ents, slot)
@@ -220,6 +270,9 @@ func (g *grid) unlink(h *HostReplicator, slot int32) {
 	c.ents[e.cellPos] = last
 	h.ents[last].cellPos = e.cellPos
 	c.ents = c.ents[:len(c.ents)-1]
+	if len(c.ents) == 0 {
+		g.empty++
+	}
 	e.cell = -1
 }
 
@@ -361,6 +414,9 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
 		for ci := range g.cells {
 			c := &g.cells[ci]
+			if !c.live {
+				continue
+			}
 			was := abs32(c.x-ox) <= g.r && abs32(c.y-oy) <= g.r
 			in := abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
 			if was != in {
@@ -394,7 +450,7 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 func (g *grid) eachSquareCell(x, y int32, fn func(ci int32)) {
 	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
 		for ci := range g.cells {
-			if g.near(&g.cells[ci], x, y) {
+			if g.cells[ci].live && g.near(&g.cells[ci], x, y) {
 				fn(int32(ci))
 			}
 		}

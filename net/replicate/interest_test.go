@@ -287,3 +287,57 @@ func scopeUnderLoss(t *testing.T, seed uint64) {
 		t.Fatal("nothing left any scope")
 	}
 }
+
+// TestGridGivesBackEmptyCells runs an entity across 20,000 cells, and back
+// into a player's square: the grid holds a bounded number of cells, not
+// every cell visited, and scope stays what its definition says through the
+// cells given back and reused.
+func TestGridGivesBackEmptyCells(t *testing.T) {
+	cfg := InterestConfig{CellSize: 10, Radius: 30}
+	cfg.defaults()
+	s := newScopeWorld(4, cfg)
+	s.quiet = true
+	for range 50 {
+		s.spawn(0)
+	}
+	player := s.spawn(1)
+	s.h.AddPeer(1, &capture{})
+	runner := s.spawn(0)
+	check := func(step int) {
+		t.Helper()
+		hp := s.h.Peer(1)
+		for _, e := range s.live {
+			slot, _ := s.w.NetSlot(e)
+			if got, want := hp.slots[slot].flags&fOut == 0, s.wantInScope(1, e); got != want {
+				ni, _ := s.w.Identity(e)
+				t.Fatalf("step %d: entity %d in scope %v, want %v", step, ni.ID, got, want)
+			}
+		}
+	}
+	most := 0
+	for step := range 20_000 {
+		t := s.tf.Get(runner)
+		t.X, t.Y = float64(step)*cfg.CellSize, 1500
+		ecs.MutateComponent(s.w, runner, s.w.IDs.Transform)
+		s.sched.Step()
+		most = max(most, len(s.h.grid.cells))
+		if step%997 == 0 {
+			check(step)
+		}
+	}
+	// At most the occupied cells (the 52 others' and the runner's), as many
+	// empty ones as occupied or minEmptyCells, and the one just made.
+	if bound := 2*(52+1) + minEmptyCells + 1; most > bound {
+		t.Fatalf("the grid held %d cells at most (20,000 visited), want at most %d", most, bound)
+	}
+	// Back beside the player: in its scope again, through reused cells.
+	pt := s.tf.Get(player)
+	rt := s.tf.Get(runner)
+	rt.X, rt.Y = pt.X+cfg.CellSize, pt.Y
+	ecs.MutateComponent(s.w, runner, s.w.IDs.Transform)
+	s.sched.Step()
+	check(20_000)
+	if slot, _ := s.w.NetSlot(runner); s.h.Peer(1).slots[slot].flags&fOut != 0 {
+		t.Fatal("the runner beside the player is out of its scope")
+	}
+}
