@@ -22,14 +22,15 @@ import (
 //
 // The grid's cost is in what moves between cells: an entity that stays in
 // its cell costs a division per reported move; one that changes cell is moved
-// between two lists and checked against each peer; a peer whose own entity
-// changes cell gains and loses the entities of the cells at the edges of its
-// square. Cells exist where entities are: once the empty ones outnumber both
-// the occupied ones and 256, they are given back (and reused), so the grid of
-// a world whose entities roam stays the size of where they are now. Each cell
-// knows the peers whose squares cover it, so a send tick hands each peer the
-// changes in its scope for the cost of the changes and of what each peer
-// receives, not of every change times every peer.
+// between two lists and told to the peers that cover one of the two cells and
+// not the other; a peer whose own entity changes cell gains and loses the
+// entities of the cells at the edges of its square. Cells exist where
+// entities are: once the empty ones outnumber both the occupied ones and 256,
+// they are given back (and reused), so the grid of a world whose entities
+// roam stays the size of where they are now. Each cell knows the peers whose
+// squares cover it (a bit per peer), so a move between cells and a send tick's
+// changes cost what they are and what each peer receives, not that times
+// every peer.
 type InterestConfig struct {
 	// Off puts every entity in every peer's scope at full urgency.
 	Off bool
@@ -371,16 +372,22 @@ func (g *grid) moved(h *HostReplicator, slot int32) {
 	ci := g.cellAt(x, y)
 	g.unlink(h, slot)
 	g.insert(h, slot, ci)
-	for _, p := range g.peers {
-		if p.scope.focus == 0 || p.id == e.owner {
-			continue
-		}
-		in, was := p.scope.cover[ci] > 0, p.scope.cover[oldCell] > 0
-		switch {
-		case in && !was:
-			p.enter(slot)
-		case was && !in:
-			p.leave(slot)
+	// The peers that cover one cell and not the other gain or lose it (a
+	// peer without squares covers neither, and sees it still).
+	ws := g.words
+	now, then := g.seen[int(ci)*ws:][:ws], g.seen[int(oldCell)*ws:][:ws]
+	for w := range ws {
+		for m := now[w] ^ then[w]; m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			p := g.bits[w*64+b]
+			if p.id == e.owner {
+				continue
+			}
+			if now[w]&(1<<b) != 0 {
+				p.enter(slot)
+			} else {
+				p.leave(slot)
+			}
 		}
 	}
 	if e.owner != ecs.HostPeer {
