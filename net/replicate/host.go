@@ -291,7 +291,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 		if send {
 			p.refill()
-			p.pack(h.changes)
+			p.pack(h.grid.changesFor(p, h.changes))
 			p.sendAuth()
 		}
 	}
@@ -491,6 +491,7 @@ func (h *HostReplicator) prepareTick() {
 	}
 	h.pending = h.pending[:0]
 	h.sortChanges()
+	h.grid.distribute(h, h.changes)
 	if h.tick%statsEvery == 1 {
 		for i := range h.book.n {
 			h.book.codes[i] = h.stats.choose(i, h.book.codes[i])

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -21,11 +22,15 @@ import (
 //
 // The grid's cost is in what moves between cells: an entity that stays in
 // its cell costs a division per reported move; one that changes cell is moved
-// between two lists and checked against each peer; a peer whose own entity
-// changes cell gains and loses the entities of the cells at the edges of its
-// square. Cells exist where entities are: once the empty ones outnumber both
-// the occupied ones and 256, they are given back (and reused), so the grid of
-// a world whose entities roam stays the size of where they are now.
+// between two lists and told to the peers that cover one of the two cells and
+// not the other; a peer whose own entity changes cell gains and loses the
+// entities of the cells at the edges of its square. Cells exist where
+// entities are: once the empty ones outnumber both the occupied ones and 256,
+// they are given back (and reused), so the grid of a world whose entities
+// roam stays the size of where they are now. Each cell knows the peers whose
+// squares cover it (a bit per peer), so a move between cells and a send tick's
+// changes cost what they are and what each peer receives, not that times
+// every peer.
 type InterestConfig struct {
 	// Off puts every entity in every peer's scope at full urgency.
 	Off bool
@@ -80,6 +85,12 @@ type grid struct {
 	empty  int              // live cells holding no entity
 	peers  []*HostPeer
 	weight []float64 // by distance in cells, 0 … r
+
+	// seen holds, by cell, words of bits by peerScope.bit: the peers whose
+	// cover of the cell is not 0. bits is the peer of each bit, nil if free.
+	seen  []uint64
+	words int
+	bits  []*HostPeer
 }
 
 // cell is one grid cell and the entities in it.
@@ -99,8 +110,14 @@ const minEmptyCells = 256
 // peerScope is a peer's view of the grid.
 type peerScope struct {
 	focus int        // owned entities with a position
-	cover []uint16   // by cell: how many of the peer's squares hold it
+	cover []uint16   // by cell: how many of the peer's squares hold it (see setCover)
 	at    [][2]int32 // the cells of what it owns, as of the last send tick
+	bit   int        // the peer's bit in grid.seen
+
+	// changes are the send tick's changes in the peer's scope, in
+	// network-id order, when its tick is the send tick's (distribute).
+	changes []change
+	tick    uint32
 }
 
 func cellKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y)) }
@@ -175,13 +192,16 @@ func (g *grid) cellAt(x, y int32) int32 {
 		for _, p := range g.peers {
 			p.scope.cover = append(p.scope.cover, 0)
 		}
+		for range g.words {
+			g.seen = append(g.seen, 0)
+		}
 	}
 	g.index[k] = i
 	g.empty++
 	for _, p := range g.peers {
-		p.scope.cover[i] = 0
+		g.setCover(p, i, 0)
 		if p.scope.focus > 0 {
-			p.scope.cover[i] = g.covering(p, x, y)
+			g.setCover(p, i, g.covering(p, x, y))
 		}
 	}
 	return i
@@ -207,6 +227,26 @@ func (g *grid) tidy() {
 		g.free = append(g.free, int32(i))
 	}
 	g.empty = 0
+}
+
+// setCover sets the peer's cover of cell ci to n, and the cell's bit of the
+// peer in seen: every change of a cover goes through it.
+func (g *grid) setCover(p *HostPeer, ci int32, n uint16) {
+	sc := &p.scope
+	if (sc.cover[ci] > 0) != (n > 0) {
+		g.seen[int(ci)*g.words+sc.bit/64] ^= 1 << (sc.bit % 64)
+	}
+	sc.cover[ci] = n
+}
+
+// clearCover sets every cover of the peer to 0.
+func (g *grid) clearCover(p *HostPeer) {
+	sc := &p.scope
+	w, bit := sc.bit/64, uint64(1)<<(sc.bit%64)
+	for ci := range sc.cover {
+		g.seen[ci*g.words+w] &^= bit
+	}
+	clear(sc.cover)
 }
 
 // covering counts the peer's squares that hold cell (x, y).
@@ -332,16 +372,22 @@ func (g *grid) moved(h *HostReplicator, slot int32) {
 	ci := g.cellAt(x, y)
 	g.unlink(h, slot)
 	g.insert(h, slot, ci)
-	for _, p := range g.peers {
-		if p.scope.focus == 0 || p.id == e.owner {
-			continue
-		}
-		in, was := p.scope.cover[ci] > 0, p.scope.cover[oldCell] > 0
-		switch {
-		case in && !was:
-			p.enter(slot)
-		case was && !in:
-			p.leave(slot)
+	// The peers that cover one cell and not the other gain or lose it (a
+	// peer without squares covers neither, and sees it still).
+	ws := g.words
+	now, then := g.seen[int(ci)*ws:][:ws], g.seen[int(oldCell)*ws:][:ws]
+	for w := range ws {
+		for m := now[w] ^ then[w]; m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			p := g.bits[w*64+b]
+			if p.id == e.owner {
+				continue
+			}
+			if now[w]&(1<<b) != 0 {
+				p.enter(slot)
+			} else {
+				p.leave(slot)
+			}
 		}
 	}
 	if e.owner != ecs.HostPeer {
@@ -374,20 +420,20 @@ func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
 	if d > 0 && sc.focus == 0 {
 		sc.focus = 1
-		g.eachSquareCell(x, y, func(ci int32) { sc.cover[ci]++ })
+		g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
 		g.refocus(p)
 		return
 	}
 	if d < 0 && sc.focus == 1 {
 		sc.focus = 0
-		clear(sc.cover)
+		g.clearCover(p)
 		g.refocus(p)
 		return
 	}
 	sc.focus += d
 	g.eachSquareCell(x, y, func(ci int32) {
 		was := sc.cover[ci] > 0
-		sc.cover[ci] = uint16(int(sc.cover[ci]) + d)
+		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
 		if in := sc.cover[ci] > 0; in != was {
 			g.scopeCell(p, ci, in)
 		}
@@ -406,7 +452,7 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 			return
 		}
 		was := sc.cover[ci] > 0
-		sc.cover[ci] = uint16(int(sc.cover[ci]) + d)
+		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
 		if in := sc.cover[ci] > 0; in != was {
 			g.scopeCell(p, ci, in)
 		}
@@ -508,6 +554,7 @@ func (g *grid) inScope(p *HostPeer, slot int32) bool {
 // around what it owns already.
 func (g *grid) addPeer(p *HostPeer) {
 	g.peers = append(g.peers, p)
+	g.takeBit(p)
 	p.scope.cover = make([]uint16, len(g.cells))
 	h := p.h
 	for _, ent := range h.w.Owned(p.id) {
@@ -518,7 +565,7 @@ func (g *grid) addPeer(p *HostPeer) {
 			if c := h.ents[slot].cell; c >= 0 {
 				p.scope.focus++
 				cl := g.cells[c]
-				g.eachSquareCell(cl.x, cl.y, func(ci int32) { p.scope.cover[ci]++ })
+				g.eachSquareCell(cl.x, cl.y, func(ci int32) { g.setCover(p, ci, p.scope.cover[ci]+1) })
 			}
 		}
 	}
@@ -533,9 +580,89 @@ func (g *grid) removePeer(p *HostPeer) {
 	for i, q := range g.peers {
 		if q == p {
 			g.peers = append(g.peers[:i], g.peers[i+1:]...)
+			g.clearCover(p)
+			g.bits[p.scope.bit] = nil
 			return
 		}
 	}
+}
+
+// takeBit gives a new peer the first free bit of seen, widening every
+// cell's words when none is free.
+func (g *grid) takeBit(p *HostPeer) {
+	b := 0
+	for b < len(g.bits) && g.bits[b] != nil {
+		b++
+	}
+	if b == len(g.bits) {
+		g.bits = append(g.bits, nil)
+	}
+	g.bits[b] = p
+	p.scope.bit = b
+	if b/64 < g.words {
+		return
+	}
+	// One more word a cell: the cells' words move apart.
+	words := g.words + 1
+	seen := make([]uint64, len(g.cells)*words)
+	for ci := range g.cells {
+		copy(seen[ci*words:], g.seen[ci*g.words:(ci+1)*g.words])
+	}
+	g.seen, g.words = seen, words
+}
+
+// distribute hands each peer with squares (that is not joining) the send
+// tick's changes in its scope, in their order: those in cells its squares
+// cover, and those without a cell. The changes of its own entities are among
+// them; pack passes over those, and over any whose entity is out of its scope.
+// A peer without squares has every change in its scope and reads the tick's
+// list itself.
+func (g *grid) distribute(h *HostReplicator, changes []change) {
+	if len(g.peers) == 0 || !g.on {
+		return
+	}
+	some := false
+	for _, p := range g.peers {
+		if sc := &p.scope; sc.focus > 0 && p.join == nil && p.err == nil {
+			sc.changes, sc.tick = sc.changes[:0], h.tick
+			some = true
+		}
+	}
+	if !some {
+		return
+	}
+	words := g.words
+	for i := range changes {
+		ch := &changes[i]
+		ci := h.ents[ch.slot].cell
+		if ci < 0 {
+			for _, p := range g.peers {
+				if sc := &p.scope; sc.tick == h.tick && sc.focus > 0 {
+					sc.changes = append(sc.changes, *ch)
+				}
+			}
+			continue
+		}
+		seen := g.seen[int(ci)*words : int(ci+1)*words]
+		for w, m := range seen {
+			for m != 0 {
+				b := w*64 + bits.TrailingZeros64(m)
+				m &= m - 1
+				if sc := &g.bits[b].scope; sc.tick == h.tick {
+					sc.changes = append(sc.changes, *ch)
+				}
+			}
+		}
+	}
+}
+
+// changesFor returns the send tick's changes the peer's packing looks at:
+// its own, if distribute made them this tick, else all of them.
+func (g *grid) changesFor(p *HostPeer, changes []change) []change {
+	if sc := &p.scope; sc.tick == p.h.tick && sc.focus > 0 {
+		return sc.changes
+	}
+	return changes
 }
 
 // focusCells refreshes the cells of the entities the peer owns, for the
