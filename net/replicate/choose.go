@@ -1,0 +1,259 @@
+package replicate
+
+// Choosing a peer's items for a send tick: in network-id order when the
+// budget holds them all (takeInOrder), highest priority first when it does
+// not (takeByPriority). choose decides an item's kind, baseline and mask;
+// commit records what the peer was sent.
+
+// takeInOrder chooses every due item, in id order: the budget is not in
+// question, so their fields are written straight into the messages.
+func (p *HostPeer) takeInOrder(sp *spend, budget int) {
+	ps := &p.pk
+	kept := 0
+	avg := int(ps.avgBits) // choosing without encoding leaves it as it is
+	for _, k := range p.dirty {
+		slot, ok := p.due(k)
+		if !ok {
+			continue
+		}
+		s := &p.slots[slot]
+		if sp.est > budget {
+			p.dirty[kept] = k // more was due than the budget holds: it waits
+			kept++
+			p.stats.Deferred++
+			continue
+		}
+		pk := ps.nextPick()
+		if !p.choose(slot, false, pk) {
+			s.dirty = 0
+			s.flags &^= fListed
+			s.prio = 0
+			continue // nothing the peer lacks
+		}
+		sp.est += sp.cost(avg)
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
+	}
+	p.dirty = p.dirty[:kept]
+}
+
+// weigh returns the priority gain g weighed by the peer's interest in the
+// entity in slot (distance) and the game's HostConfig.Priority.
+func (p *HostPeer) weigh(slot int32, g int) int {
+	h := p.h
+	weight := 1.0
+	if len(p.scope.at) > 0 {
+		weight = h.grid.weightOf(p, slot)
+	}
+	if prio := h.cfg.Priority; prio != nil {
+		if ent, _, ok := h.w.SlotEntity(slot); ok {
+			weight *= min(max(prio(p.id, ent), 1.0/16), 4)
+		}
+	}
+	if weight != 1 {
+		g = max(1, int(float64(g)*weight+0.5))
+	}
+	return g
+}
+
+// takeByPriority chooses due items highest priority first until the
+// budget is spent; the others wait, their priority grown.
+func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
+	ps := &p.pk
+	valid := 0
+	for _, k := range p.dirty {
+		if _, ok := p.due(k); !ok {
+			continue
+		}
+		p.dirty[valid] = k
+		valid++
+	}
+	p.dirty = p.dirty[:valid]
+	// A counting sort of the due items over the 256 priorities (stable).
+	var count [256]int32
+	for _, k := range p.dirty {
+		if pr := p.slots[uint32(k)].prio; pr >= urgent {
+			count[pr]++
+		}
+	}
+	var start [256]int32
+	pos := int32(0)
+	for i := 255; i >= urgent; i-- {
+		start[i] = pos
+		pos += count[i]
+	}
+	if cap(ps.order) < int(pos) {
+		ps.order = make([]uint64, pos, 2*pos)
+	}
+	ps.order = ps.order[:pos]
+	for _, k := range p.dirty {
+		if pr := p.slots[uint32(k)].prio; pr >= urgent {
+			ps.order[start[pr]] = k
+			start[pr]++
+		}
+	}
+	for _, k := range ps.order {
+		slot := int32(uint32(k))
+		s := &p.slots[slot]
+		if full {
+			p.stats.Deferred++
+			continue
+		}
+		pk := ps.nextPick()
+		if !p.choose(slot, true, pk) {
+			s.dirty = 0
+			s.flags &^= fListed
+			s.prio = 0
+			continue
+		}
+		c := sp.cost(int(pk.bits))
+		// The first item of a tick always goes once the budget is full, even
+		// if larger than the budget holds, so nothing waits behind it forever.
+		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
+			full = true
+			p.stats.Deferred++
+			continue
+		}
+		sp.est += c
+		p.commit(slot, pk)
+		ps.picks = ps.picks[:len(ps.picks)+1]
+	}
+	// What went is no longer listed; the rest keeps its place by id.
+	kept := 0
+	for _, k := range p.dirty {
+		if p.slots[uint32(k)].flags&fListed != 0 {
+			p.dirty[kept] = k
+			kept++
+		}
+	}
+	p.dirty = p.dirty[:kept]
+}
+
+// sortPicks puts the picks in network-id order.
+func (p *HostPeer) sortPicks() {
+	ps := &p.pk
+	picks := ps.picks
+	if len(picks) < 2 {
+		return
+	}
+	ps.keys = ps.keys[:0]
+	for i := range picks {
+		ps.keys = append(ps.keys, uint64(picks[i].id)<<32|uint64(i))
+	}
+	ps.keys, ps.tmp = sortKeys(ps.keys, ps.tmp)
+	ps.sel = append(ps.sel[:0], picks...)
+	for i, k := range ps.keys {
+		picks[i] = ps.sel[uint32(k)]
+	}
+}
+
+// nextPick returns the place of the next pick, past the picks' length:
+// choose writes an item there, and taking it extends the picks by one.
+// Writing in place spares copying the pick twice an item.
+func (ps *packScratch) nextPick() *pick {
+	n := len(ps.picks)
+	if n == cap(ps.picks) {
+		ps.picks = append(ps.picks, pick{})[:n]
+	}
+	return &ps.picks[:n+1][n]
+}
+
+// choose finds the item the entity in slot needs and writes it to pk: a
+// spawn, an update coded against the peer's baseline, or one without a
+// baseline; it returns false when the peer holds the entity as it is. With
+// encode, the item's fields are encoded (or found encoded for another peer)
+// in the tick's arena, for their size.
+func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
+	h := p.h
+	s := &p.slots[slot]
+	e := &h.ents[slot]
+	*pk = pick{slot: slot, id: e.id, enc: -1, bref: refNone}
+	if s.flags&fSpawning != 0 {
+		// The spawn is still in flight: the peer may not hold the entity, so
+		// what changed goes as another spawn, which it applies idempotently.
+		s.flags |= fNeedSpawn
+	}
+	var bimg []int32
+	var bhas uint16
+	hd := &pk.head
+	hd.nd = s.dirty &^ h.reg.delta & e.has
+	switch {
+	case s.flags&fNeedSpawn != 0:
+		hd.kind, hd.flags, hd.nd, hd.mask = itemSpawn, bodySpawn, 0, e.has
+	case e.has&h.reg.delta != 0 && s.base != 0 && s.sends-s.bsend < DeltaReach:
+		// Only an entity with delta-coded components has a baseline to code
+		// against; the others go absolute (the age, 0, says so).
+		pk.bref, bhas = h.imageRef(slot, s.base)
+		if pk.bref != refNone && bhas&h.reg.delta&e.has == e.has&h.reg.delta {
+			if encode || (pk.bref != refCurrent && pk.bref != refPrev) {
+				// Only encoding, or a mask against a past image, reads it.
+				bimg = h.imageOf(slot, pk.bref)
+			}
+			pk.bhas = bhas
+			hd.base = s.base
+			if s.sends == s.bsend {
+				hd.flags = bodyNewest
+			}
+			hd.mask = h.deltaMask(slot, pk.bref, bimg, hd.nd)
+			if hd.mask == 0 && hd.flags&bodyNewest != 0 {
+				return false // the peer holds this image and nothing newer is on its way
+			}
+			break
+		}
+		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
+	default:
+		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
+	}
+	if hd.kind == 0 && h.pose >= 0 && hd.mask&(1<<uint(h.pose)) != 0 {
+		hd.snap = h.snapAge(e)
+	}
+	if hd.base != 0 {
+		p.stats.Deltas++
+	}
+	if encode {
+		idx, shared := h.enc.find(slot, hd, bimg, bhas)
+		if shared {
+			p.stats.Shared++
+		}
+		pk.enc = idx
+		p.pk.finds++
+		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
+		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
+	}
+	return true
+}
+
+// headBits is the most an item's head takes (an explicit head).
+func (p *HostPeer) headBits(hd *head) uint32 {
+	n := uint32(len(p.h.reg.comps)) + 1
+	switch hd.kind {
+	case itemSpawn:
+		return n + kindSpawnBits + 17
+	case itemDespawn:
+		return 1 + kindRemovalBits
+	}
+	if hd.flags&bodyNewest == 0 {
+		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
+	}
+	if hd.snap != 0 {
+		return n + kindSnapBits + 1 + snapAgeBits
+	}
+	return n + kindUpdateBits + 1
+}
+
+// commit updates the peer's record of the entity for a chosen item.
+func (p *HostPeer) commit(slot int32, pk *pick) {
+	s := &p.slots[slot]
+	s.sends++
+	if s.base != 0 && s.sends-s.bsend >= DeltaReach {
+		s.base = 0 // the peer may not keep it any more
+	}
+	if pk.kind == itemSpawn {
+		s.flags = s.flags&^fNeedSpawn | fSpawning | fSent
+		p.stats.Spawns++
+	}
+	s.dirty = 0
+	s.flags &^= fListed
+	s.prio = 0
+	p.h.markSent(slot)
+}

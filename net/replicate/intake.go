@@ -1,0 +1,143 @@
+package replicate
+
+import "github.com/tandem-go/tandem/ecs"
+
+// A step's intake: the journal's reported writes into the shared images,
+// quantized once for every peer, and on a send tick the list of changes in
+// network-id order that every peer's packing reads.
+
+// intake quantizes each reported component into the shared image; a new
+// image makes the entity pending for the next send tick. The journal holds
+// only live entities.
+func (h *HostReplicator) intake(changes []ecs.Change) {
+	reg := h.reg
+	a := h.w.Arche()
+	frame := h.frame
+	stride := 2 * reg.fields
+	keepFrames := historyKeep * uint32(h.cfg.SendEvery)
+	for i := range changes {
+		ch := &changes[i]
+		c := reg.fromBit(ch.Bit)
+		if c < 0 {
+			continue
+		}
+		slot := ch.Slot
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		comp := &reg.comps[c]
+		n := comp.fields
+		q := h.scratch[:n:n]
+		comp.quant(a.GetUnchecked(ch.Entity, comp.id), q)
+		at := int(slot)*stride + reg.offset[c]
+		img := h.img[at : at+n : at+n]
+		bit := uint16(1) << c
+		if e.has&bit != 0 && equalImage(q, img) {
+			continue
+		}
+		if e.changed != frame {
+			// The first change of the step: an image that was sent becomes
+			// the previous image, current from its since until this frame;
+			// the previous one goes to the ring if it was current lately
+			// (some peer may still hold it as its baseline), else it goes.
+			if e.flags&eSent != 0 && e.since < frame {
+				if e.prevUntil != 0 && frame-e.prevUntil < keepFrames {
+					h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
+				}
+				at := int(slot) * stride
+				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
+				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
+			}
+			e.flags &^= eSent
+			e.since = frame
+			e.changed = frame
+		}
+		copy(img, q)
+		e.has |= bit
+		if c == h.grid.pos && !h.grid.stayed(h, slot) {
+			h.grid.moved(h, slot)
+		}
+		e.pend |= bit
+		if e.flags&ePending == 0 {
+			e.flags |= ePending
+			h.pending = append(h.pending, slot)
+		}
+		if h.joins > 0 || e.owner != ecs.HostPeer {
+			h.tell(slot, e.owner)
+		}
+	}
+}
+
+// tell passes a new image of the entity in slot to the joins under way,
+// and has its owner sent AUTH_STATE.
+func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
+	if h.joins > 0 {
+		for _, p := range h.peers {
+			if p.join != nil {
+				p.join.onChange(p, slot)
+			}
+		}
+	}
+	if owner != ecs.HostPeer {
+		if p := h.Peer(owner); p != nil {
+			p.authDirty = true
+		}
+	}
+}
+
+// prepareTick does a send tick's shared work: the pending entities'
+// urgency, measured once for every peer, the list of changes in network-id
+// order, and this tick's codes.
+func (h *HostReplicator) prepareTick() {
+	h.tick++
+	h.changes = h.changes[:0]
+	for _, slot := range h.pending {
+		e := &h.ents[slot]
+		e.flags &^= ePending
+		if e.flags&eLive == 0 || e.pend == 0 {
+			continue
+		}
+		if !h.measurePrev(slot) {
+			e.urg = uint8(h.urgency(slot))
+			if e.prevUntil != 0 {
+				e.dprev = h.diffPrev(slot)
+			}
+		}
+		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
+		e.pend = 0
+	}
+	h.pending = h.pending[:0]
+	h.sortChanges()
+	h.grid.distribute(h, h.changes)
+	if h.tick%statsEvery == 1 {
+		for i := range h.book.n {
+			h.book.codes[i] = h.stats.choose(i, h.book.codes[i])
+		}
+	}
+	h.enc.reset()
+}
+
+// sortChanges orders the tick's changes by network id.
+func (h *HostReplicator) sortChanges() {
+	ch := h.changes
+	sorted := true
+	for i := 1; i < len(ch); i++ {
+		if ch[i].id < ch[i-1].id {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	h.keys = h.keys[:0]
+	for i := range ch {
+		h.keys = append(h.keys, uint64(ch[i].id)<<32|uint64(i))
+	}
+	h.keys, h.tmpKeys = sortKeys(h.keys, h.tmpKeys)
+	h.tmpChanges = append(h.tmpChanges[:0], ch...)
+	for i, k := range h.keys {
+		ch[i] = h.tmpChanges[uint32(k)]
+	}
+}

@@ -1,0 +1,162 @@
+package replicate
+
+// Urgency: the priority a change gains each send tick, measured once for
+// every peer against the image last sent.
+
+// Priority units: an item is due when its priority reaches urgent; each send
+// tick a dirty item gains between MinUrgency·urgent and urgent, by the size of
+// its change (see Codec.Significant).
+const urgent = 16
+
+// MinUrgency is the least priority a dirty item gains per send tick, as a
+// fraction of what makes it due: the slowest creeping change goes out at least
+// every 1/MinUrgency send ticks.
+const MinUrgency = 1.0 / 8
+
+// urgency returns the priority the entity in slot gains per send tick:
+// urgent for a component without thresholds or without a sent image to
+// measure from, else in proportion to the largest change since the image last
+// sent, against the thresholds. Measured once per tick for every peer.
+func (h *HostReplicator) urgency(slot int32) int {
+	e := &h.ents[slot]
+	if e.pend&h.always != 0 || e.ref == 0 {
+		return urgent
+	}
+	var ref []int32
+	refHas := e.prevHas
+	if e.prevSince <= e.ref && e.ref < e.prevUntil {
+		ref = h.prevImage(slot)
+	} else if ref, refHas = h.imageAt(slot, e.ref); ref == nil {
+		return urgent
+	}
+	if e.pend&^refHas != 0 {
+		return urgent
+	}
+	cur := h.image(slot)
+	best := int64(urgent * MinUrgency)
+	pend := e.pend
+	plan := h.uplan
+	for i := range plan {
+		f := &plan[i]
+		if pend&f.bit == 0 {
+			continue
+		}
+		d := int64(wrapDiff(cur[f.off], ref[f.off], f.wrap))
+		if d < 0 {
+			d = -d
+		}
+		if d >= f.t {
+			return urgent
+		}
+		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
+	}
+	return int(best)
+}
+
+// measurePrev sets, in one pass over the delta-coded fields, the urgency and
+// dprev of the entity in slot when its urgency is measured from its previous
+// image (the usual case: the image last sent was replaced by this change),
+// as urgency and diffPrev would; it reports false, doing nothing, otherwise.
+func (h *HostReplicator) measurePrev(slot int32) bool {
+	e := &h.ents[slot]
+	if e.prevUntil == 0 || e.ref == 0 || e.ref < e.prevSince || e.ref >= e.prevUntil ||
+		e.pend&h.always != 0 || e.pend&^e.prevHas != 0 {
+		return false
+	}
+	n := h.reg.fields
+	at := int(slot) * 2 * n
+	img := h.img[at : at+2*n : at+2*n]
+	cur, prev := img[:n], img[n:]
+	pend := e.pend
+	best := int64(urgent * MinUrgency)
+	var m uint16
+	for i := range h.dplan {
+		f := &h.dplan[i]
+		a, b := cur[f.off], prev[f.off]
+		if a == b {
+			continue
+		}
+		m |= f.bit
+		if f.t == 0 || pend&f.bit == 0 {
+			continue
+		}
+		d := int64(wrapDiff(a, b, f.wrap))
+		if d < 0 {
+			d = -d
+		}
+		if d >= f.t {
+			best = urgent
+			continue
+		}
+		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
+	}
+	e.urg = uint8(best)
+	e.dprev = m & e.has
+	return true
+}
+
+// diffPrev returns the delta-coded components whose current image differs
+// from the previous one: what an update against the previous image carries,
+// found once per send tick for every peer.
+func (h *HostReplicator) diffPrev(slot int32) uint16 {
+	n := h.reg.fields
+	img := h.img[int(slot)*2*n : int(slot+1)*2*n]
+	cur, prev := img[:n], img[n:]
+	offs := h.doffs
+	bits := h.dbits[:len(offs)]
+	var m uint16
+	for i, off := range offs {
+		if cur[off] != prev[off] {
+			m |= bits[i]
+		}
+	}
+	return m & h.ents[slot].has
+}
+
+// urgencyField is a field urgency measures: its image offset, threshold
+// (0: none) and wrap.
+type urgencyField struct {
+	off  int
+	t    int64
+	inv  int64 // urgent·2³²/t
+	wrap int32
+	bit  uint16
+}
+
+// makeUrgencyPlan lists the fields with thresholds and the components
+// without.
+func (h *HostReplicator) makeUrgencyPlan() {
+	reg := h.reg
+	for c := range reg.comps {
+		comp := &reg.comps[c]
+		for i := range comp.fields {
+			if comp.delta {
+				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
+				h.dbits = append(h.dbits, 1<<c)
+				f := urgencyField{off: reg.offset[c] + i, wrap: comp.wrap[i], bit: 1 << c}
+				if t := comp.signif[i]; t > 0 && comp.signif[0] != 0 {
+					f.t, f.inv = int64(t), urgent<<32/int64(t)
+				}
+				h.dplan = append(h.dplan, f)
+			}
+		}
+		if !comp.delta || comp.signif[0] == 0 {
+			h.always |= 1 << c
+			continue
+		}
+		for i := range comp.fields {
+			if t := comp.signif[i]; t > 0 {
+				h.uplan = append(h.uplan, urgencyField{off: reg.offset[c] + i, t: int64(t), inv: urgent << 32 / int64(t), wrap: comp.wrap[i], bit: 1 << c})
+			}
+		}
+	}
+}
+
+// markSent notes that the current image of the entity in slot went to a
+// peer: it becomes what urgency is measured from, and is kept in the
+// history when it is replaced.
+func (h *HostReplicator) markSent(slot int32) {
+	e := &h.ents[slot]
+	e.flags |= eSent
+	e.ref = e.since
+}
