@@ -15,6 +15,9 @@ import (
 // Pages are built from the shared images as the join lane drains: every
 // step, while less than JoinWindow is queued on the lane (its flow control
 // drains it), and within the step's JoinBytesPerStep for all joining peers.
+// A join the host also tops up between steps (StartJoin) is paced: while its
+// first round lasts, a step queues no more than a top-up either, so no step
+// builds the whole world at once and the lane sends while the host builds.
 type joinState struct {
 	round    int
 	cursor   int32 // next slot to look at in this round
@@ -24,6 +27,16 @@ type joinState struct {
 	sent     uint64 // entities sent in pages
 	page     []byte
 	paged    []int32 // the slots of the page being built
+	paced    bool    // StartJoin was called: the first round is sent in top-ups
+}
+
+// window returns the most bytes of pages to keep queued on the join lane
+// now.
+func (j *joinState) window(h *HostReplicator) int {
+	if j.paced && j.round == 1 {
+		return min(h.cfg.JoinWindow, joinTopUp)
+	}
+	return h.cfg.JoinWindow
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
@@ -119,7 +132,7 @@ func (j *joinState) next(p *HostPeer) int32 {
 func (j *joinState) tick(p *HostPeer) {
 	h := p.h
 	p.grow(len(h.ents))
-	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow {
+	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < j.window(h) {
 		if int(j.cursor) >= len(h.ents) && len(j.despawns) == 0 {
 			if !j.nextRound(p) {
 				return
@@ -255,16 +268,25 @@ const joinTopUp = 256 << 10
 // lane's window and 256 KiB queued, within what is left of the step's
 // JoinBytesPerStep, of the world as of the last step (what changed since
 // goes in a later round, as for any page). It reports whether pages of the
-// join's first round are left that a later call can send before the next
-// step: call it again soon (the session's Handshake does, every millisecond
-// while it reports more). FINAL still comes at a step. It does nothing (and
-// reports false) before the first step, for a peer that is not joining, and
-// for one that owns entities the last step did not take in: they decide its
-// scope, so its join begins at the next step. Call it on the simulation
-// goroutine, between steps.
+// join's first round are left that a later call can send (before the next
+// step, or after it once the step's budget is spent): call it again soon
+// (the session's Handshake does, every millisecond while it reports more,
+// and again after each step while the peer joins). FINAL still comes at a
+// step. From the first call on, the join is paced: while its first round
+// lasts, a step keeps no more of it queued than a call does, so no step
+// holds the host's loop to build the whole world and the transport sends
+// while the host builds. It does nothing (and reports false) before the
+// first step, for a peer that is not joining, and for one that owns
+// entities the last step did not take in: they decide its scope, so its
+// join begins at the next step (paced all the same). Call it on the
+// simulation goroutine, between steps.
 func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	p := h.Peer(id)
-	if p == nil || p.join == nil || p.err != nil || h.steps == 0 {
+	if p == nil || p.join == nil || p.err != nil {
+		return false
+	}
+	p.join.paced = true
+	if h.steps == 0 {
 		return false
 	}
 	for _, e := range h.w.Owned(id) {
@@ -283,5 +305,5 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 			break
 		}
 	}
-	return p.err == nil && p.join != nil && h.budget > 0 && j.round == 1 && left()
+	return p.err == nil && p.join != nil && j.round == 1 && left()
 }

@@ -316,6 +316,51 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
 }
 
+// TestStepPacesAJoinToppedUpBetweenSteps: once StartJoin tops a join up
+// between steps, a step queues no more of its first round than a top-up
+// (where a join nobody tops up gets the whole window at its step); the
+// join still ends, every entity sent and FINAL at a step.
+func TestStepPacesAJoinToppedUpBetweenSteps(t *testing.T) {
+	const n = 60000 // about 900 KB of pages
+	for _, paced := range []bool{false, true} {
+		_, reg, sched := bigWorld(n, 0)
+		h := NewHost(reg, HostConfig{})
+		sched.Add("replicate", h)
+		sched.Step() // the host takes in the world
+		s := &sink{}
+		p := h.AddPeer(1, s)
+		if paced && !h.StartJoin(1) {
+			t.Fatal("StartJoin reports nothing more to send of a 60,000-entity world")
+		}
+		s.queued = 0
+		sched.Step()
+		limit := joinTopUp + h.cfg.JoinPage + 1024
+		switch {
+		case paced && s.queued > limit:
+			t.Fatalf("a paced join's step queued %d bytes, more than a top-up (%d) and a page", s.queued, joinTopUp)
+		case paced && s.queued < joinTopUp:
+			t.Fatalf("a paced join's step queued %d bytes, less than a top-up (%d) with the round unsent", s.queued, joinTopUp)
+		case !paced && s.queued < 2*limit:
+			t.Fatalf("a join nobody tops up got %d bytes at its step; want the world up to the window", s.queued)
+		}
+		if !paced {
+			continue
+		}
+		for calls := 0; !s.final; calls++ {
+			s.queued = 0 // the transport took it all
+			if !h.StartJoin(1) {
+				sched.Step() // the round is sent: FINAL comes at the step
+			}
+			if calls > n/100 {
+				t.Fatal("the join never ends")
+			}
+		}
+		if got := p.Stats().JoinEntities; got != n {
+			t.Fatalf("the paced join sent %d of %d entities", got, n)
+		}
+	}
+}
+
 // TestJoinPageRefusesAnIDTwice: an id twice in one page is malformed,
 // whether the page's ids ascend or not; distinct ids in any order are not.
 func TestJoinPageRefusesAnIDTwice(t *testing.T) {

@@ -6,7 +6,8 @@ package session
 // Welcome (or Reject), a Resume its Resumed, and a WelcomeAck its admission
 // as they arrive; an admitted peer's join sends its first pages at once
 // (replicate.HostReplicator.StartJoin), and more at each call as its lane
-// drains, until the round is sent. The rules are those of a step (the
+// drains, until the round is sent (after each step too: a step queues no
+// more of a join's first round than a call does). The rules are those of a step (the
 // same checks, limits and order; OnJoin runs here, and what it spawns is
 // journaled into the next frame); admitted peers are not polled: what they
 // send waits for the step (but what came in the same poll as a peer's

@@ -125,6 +125,64 @@ func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
 	}
 }
 
+// TestHandshakeTopsUpAJoinBegunAtAStep: the join of a peer given a player
+// by OnJoin begins at the next step, which queues only a top-up of its
+// first round; Handshake then goes on with it between steps as the lane
+// drains, and FINAL comes at a later step with every page counted.
+func TestHandshakeTopsUpAJoinBegunAtAStep(t *testing.T) {
+	const n = 40000 // about 600 KB of pages
+	spawn := func(w *ecs.World) func(ecs.PeerID, string) error {
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.Arche())
+		return func(p ecs.PeerID, _ string) error {
+			m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p})
+			return nil
+		}
+	}
+	_, host, hsched, p := handshakeWithoutSteps(t, n, spawn)
+	before := len(p.got)
+	hsched.Step()
+	p.read()
+	bytes := 0
+	for _, m := range p.got[before:] {
+		if wire.Kind(m[0]) != wire.KindJoinPage {
+			t.Fatalf("the join's first step sent %v; want pages only", wire.Kind(m[0]))
+		}
+		bytes += len(m)
+	}
+	if bytes == 0 || bytes > 300<<10 {
+		t.Fatalf("the join's first step sent %d bytes of pages; want a top-up of at most 256 KiB and a page", bytes)
+	}
+	calls := 0
+	for more := true; more; calls++ {
+		more = host.Handshake()
+		p.read()
+		if calls > 100 {
+			t.Fatal("Handshake reports more for ever")
+		}
+	}
+	if calls < 2 {
+		t.Fatalf("Handshake sent the rest of a 600 KB join in %d calls after the step: it was not topped up", calls)
+	}
+	pages := 0
+	for _, m := range p.got[1:] {
+		if wire.Kind(m[0]) != wire.KindJoinPage {
+			t.Fatalf("before the FINAL step the client got %v; want only join pages", wire.Kind(m[0]))
+		}
+		pages++
+	}
+	hsched.Step()
+	p.read()
+	final := p.got[len(p.got)-1]
+	if wire.Kind(final[0]) != wire.KindJoinFinal {
+		t.Fatalf("after the step the last message is %v, want FINAL", wire.Kind(final[0]))
+	}
+	r := wire.NewReader(final[1:])
+	r.Uvarint32()
+	if sent := r.Uvarint(); sent != uint64(pages) {
+		t.Fatalf("FINAL counts %d pages, the client got %d", sent, pages)
+	}
+}
+
 // TestHandshakeQueuesALargeJoinAsItDrains: a join larger than what a lane
 // keeps queued between steps is sent over several Handshake calls, each
 // topping the lane up as the client reads it; Handshake reports more until
