@@ -3,6 +3,7 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"time"
 	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -85,14 +86,17 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 
 // Pump applies queued join pages for at most ClientConfig.JoinSlice (and at
 // least one page), then FINAL and the state held back while joining once it
-// is reached. Call it once a frame while joining; it returns the first error
-// of a message, which was dropped.
+// is reached. It stops before a page that would take it past JoinSlice by
+// what pages have taken so far (a smoothed time per page), so a Pump ends
+// within its slice rather than a page after it. Call it once a frame while
+// joining; it returns the first error of a message, which was dropped.
 func (c *ClientReplicator) Pump() error {
 	if c.queue.head == len(c.queue.msgs) {
 		return nil
 	}
 	clk := c.cfg.Clock
 	start := clk.Now()
+	last := start
 	var first error
 	for {
 		msg := c.queue.pop()
@@ -121,13 +125,26 @@ func (c *ClientReplicator) Pump() error {
 				first = err
 			}
 		}
-		if clk.Now().Sub(start) >= c.cfg.JoinSlice {
+		now := clk.Now()
+		c.pageTime = smoothPageTime(c.pageTime, now.Sub(last))
+		last = now
+		if now.Sub(start)+c.pageTime > c.cfg.JoinSlice {
 			break
 		}
 	}
 	c.stats.JoinSlices++
-	c.stats.LongestSlice = max(c.stats.LongestSlice, clk.Now().Sub(start))
+	c.stats.LongestSlice = max(c.stats.LongestSlice, last.Sub(start))
 	return first
+}
+
+// smoothPageTime folds the time one join message took to apply into the
+// smoothed time per page (a quarter of the new one; the first is taken
+// whole).
+func smoothPageTime(avg, d time.Duration) time.Duration {
+	if avg == 0 {
+		return d
+	}
+	return avg + (d-avg)/4
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.

@@ -250,7 +250,8 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 		sched.Step()
 	}
 	pages := len(out.lane) - 1
-	// Each page "takes" 0.6 ms of the 2 ms slice: four pages a Pump.
+	// Each page "takes" 0.6 ms of the 2 ms slice: three pages a Pump, as a
+	// fourth would end past it.
 	clk := &stepClock{now: time.Unix(0, 0), step: 600 * time.Microsecond}
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: 2 * time.Millisecond, Clock: clk})
@@ -270,8 +271,11 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 		if applied == 0 && !c.Joined() {
 			t.Fatalf("pump %d applied nothing with %d bytes waiting", pumps, c.Waiting())
 		}
-		if applied > 4 {
+		if applied > 3 {
 			t.Fatalf("pump %d applied %d pages in one slice", pumps, applied)
+		}
+		if d := c.Stats().LongestSlice; d > 2*time.Millisecond {
+			t.Fatalf("pump %d took %v, past its 2 ms slice", pumps, d)
 		}
 		if got, _ := c.Progress(); !c.Joined() && got != cw.Networked() {
 			t.Fatalf("progress %d, world %d", got, cw.Networked())
@@ -283,10 +287,8 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	// Up to two more: the pages that take the world past 8,192 and 16,384
-	// entities start slices of their own (TestJoinSliceEndsBeforeDoubling).
-	if want := (pages + 1 + 3) / 4; pumps < want || pumps > want+2 {
-		t.Fatalf("%d pumps for %d pages and FINAL, want %d to %d", pumps, pages, want, want+2)
+	if want := (pages + 1 + 2) / 3; pumps != want {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d", pumps, pages, want)
 	}
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
