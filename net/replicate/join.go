@@ -271,8 +271,10 @@ const joinTopUp = 256 << 10
 // join's first round are left that a later call can send (before the next
 // step, or after it once the step's budget is spent): call it again soon
 // (the session's Handshake does, every millisecond while it reports more,
-// and again after each step while the peer joins). FINAL still comes at a
-// step. From the first call on, the join is paced: while its first round
+// and again after each step while the peer joins). The call that finds the
+// round sent sends FINAL too, when no entity it paged changed since (else
+// the next step begins the round that catches up with them), so a join
+// does not wait for a step to end. From the first call on, the join is paced: while its first round
 // lasts, a step keeps no more of it queued than a call does, so no step
 // holds the host's loop to build the whole world and the transport sends
 // while the host builds. It does nothing (and reports false) before the
@@ -305,5 +307,21 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 			break
 		}
 	}
-	return p.err == nil && p.join != nil && j.round == 1 && left()
+	switch {
+	case p.err != nil || p.join == nil:
+		return false
+	case left():
+		return j.round == 1
+	case j.pending != 0:
+		return false // the next step's round catches up with what changed
+	case p.out.LaneBuffered(transport.LaneJoin) >= window:
+		return true // FINAL waits for room
+	}
+	// Between steps nothing changes: the world as of the last step is sent
+	// whole, and FINAL says so now.
+	j.finish(p)
+	if p.join == nil {
+		h.joins--
+	}
+	return false
 }

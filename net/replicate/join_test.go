@@ -401,8 +401,8 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 
 // TestStartJoinTopsUpBetweenSteps: between steps a join keeps at most
 // joinTopUp bytes of pages queued on its lane, sends more at each call as
-// the lane drains, and says so until its first round is sent; FINAL still
-// waits for the step.
+// the lane drains, and says so until its first round is sent; the call that
+// finds it sent sends FINAL, with no step.
 func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 	const n = 60000 // about 900 KB of pages
 	_, reg, sched := bigWorld(n, 0)
@@ -432,14 +432,45 @@ func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 	if calls < 3 {
 		t.Fatalf("the whole round went in %d calls: nothing was left for later ones", calls)
 	}
-	if got := p.Stats().JoinEntities; got != n || s.final {
-		t.Fatalf("between steps: %d of %d entities sent, FINAL %v", got, n, s.final)
+	if got := p.Stats().JoinEntities; got != n || !s.final || p.Joining() {
+		t.Fatalf("between steps: %d of %d entities sent, FINAL %v, joining %v; want all, FINAL, done", got, n, s.final, p.Joining())
+	}
+	if got := int(p.Stats().JoinPages); got != s.pages {
+		t.Fatalf("the join counts %d pages and FINAL, the lane got %d", got, s.pages)
 	}
 	if h.StartJoin(1) {
-		t.Fatal("StartJoin reports more with the round sent")
+		t.Fatal("StartJoin reports more with the join done")
 	}
+}
+
+// TestStartJoinLeavesACatchUpToTheStep: entities a join paged that change
+// at a step before its round is sent are caught up by a round the next
+// step begins: StartJoin sends no FINAL while they are pending.
+func TestStartJoinLeavesACatchUpToTheStep(t *testing.T) {
+	const n = 60000
+	_, reg, sched := bigWorld(n, 500)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
 	sched.Step()
-	if !s.final {
-		t.Fatal("no FINAL at the step after the round was sent")
+	s := &sink{}
+	p := h.AddPeer(1, s)
+	h.StartJoin(1)
+	s.queued = 0
+	sched.Step() // 500 changes, some of them to entities already paged
+	for h.StartJoin(1) {
+		s.queued = 0
+	}
+	if s.final {
+		t.Fatal("StartJoin sent FINAL with changed entities to catch up")
+	}
+	for steps := 0; !s.final; steps++ {
+		s.queued = 0
+		sched.Step()
+		if steps > 100 {
+			t.Fatal("the join never ends")
+		}
+	}
+	if st := p.Stats(); st.JoinRounds < 2 || int(st.JoinPages) != s.pages {
+		t.Fatalf("rounds %d, pages %d counted and %d sent; want a catch-up round, every page counted", st.JoinRounds, st.JoinPages, s.pages)
 	}
 }

@@ -69,29 +69,50 @@ func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(e
 	return kinds, host, hsched, p
 }
 
+// wholeJoin checks that msgs are a join: pages, then FINAL counting them,
+// and nothing after; it returns the number of pages.
+func wholeJoin(t *testing.T, msgs [][]byte) int {
+	t.Helper()
+	pages := 0
+	for i, m := range msgs {
+		switch k := wire.Kind(m[0]); {
+		case k == wire.KindJoinPage:
+			pages++
+		case k == wire.KindJoinFinal && i == len(msgs)-1:
+			r := wire.NewReader(m[1:])
+			r.Uvarint32()
+			if sent := r.Uvarint(); sent != uint64(pages) {
+				t.Fatalf("FINAL counts %d pages, the client got %d", sent, pages)
+			}
+			return pages
+		default:
+			t.Fatalf("message %d of the join is %v; want pages, then FINAL last", i, k)
+		}
+	}
+	t.Fatalf("the join's %d pages came without FINAL", pages)
+	return 0
+}
+
 // TestHandshakeAnswersBetweenSteps: a host that answers handshakes between
 // steps sends the Welcome on the Hello and admits on the WelcomeAck without
-// waiting for a step, and the join's pages start at once; FINAL comes at the
-// next step.
+// waiting for a step, and the join's pages start at once; a world that
+// fits in one top-up is joined whole, FINAL too, before the next step.
 func TestHandshakeAnswersBetweenSteps(t *testing.T) {
 	kinds, host, hsched, p := handshakeWithoutSteps(t, 3000, nil)
 	if len(host.Peers()) != 1 {
 		t.Fatalf("peers after the WelcomeAck: %v, want the new one admitted", host.Peers())
 	}
-	pages := 0
-	for _, k := range kinds[1:] {
-		if k != wire.KindJoinPage {
-			t.Fatalf("between steps the client got %v; want only join pages", k)
-		}
-		pages++
+	if kinds[0] != wire.KindWelcome {
+		t.Fatalf("the first message is %v, want the Welcome", kinds[0])
 	}
-	if pages == 0 {
+	if wholeJoin(t, p.got[1:]) == 0 {
 		t.Fatal("no join page before the next step")
 	}
+	got := len(p.got)
 	hsched.Step()
 	p.read()
-	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
-		t.Fatalf("after the next step the last message is %v, want FINAL", k)
+	if len(p.got) != got {
+		t.Fatalf("the step after a whole join sent %d more lane messages", len(p.got)-got)
 	}
 	// A loop calls it every millisecond: with no handshake under way it
 	// allocates nothing.
@@ -128,7 +149,7 @@ func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
 // TestHandshakeTopsUpAJoinBegunAtAStep: the join of a peer given a player
 // by OnJoin begins at the next step, which queues only a top-up of its
 // first round; Handshake then goes on with it between steps as the lane
-// drains, and FINAL comes at a later step with every page counted.
+// drains, to FINAL with every page counted.
 func TestHandshakeTopsUpAJoinBegunAtAStep(t *testing.T) {
 	const n = 40000 // about 600 KB of pages
 	spawn := func(w *ecs.World) func(ecs.PeerID, string) error {
@@ -163,34 +184,19 @@ func TestHandshakeTopsUpAJoinBegunAtAStep(t *testing.T) {
 	if calls < 2 {
 		t.Fatalf("Handshake sent the rest of a 600 KB join in %d calls after the step: it was not topped up", calls)
 	}
-	pages := 0
-	for _, m := range p.got[1:] {
-		if wire.Kind(m[0]) != wire.KindJoinPage {
-			t.Fatalf("before the FINAL step the client got %v; want only join pages", wire.Kind(m[0]))
-		}
-		pages++
-	}
-	hsched.Step()
-	p.read()
-	final := p.got[len(p.got)-1]
-	if wire.Kind(final[0]) != wire.KindJoinFinal {
-		t.Fatalf("after the step the last message is %v, want FINAL", wire.Kind(final[0]))
-	}
-	r := wire.NewReader(final[1:])
-	r.Uvarint32()
-	if sent := r.Uvarint(); sent != uint64(pages) {
-		t.Fatalf("FINAL counts %d pages, the client got %d", sent, pages)
-	}
+	wholeJoin(t, p.got[1:])
 }
 
 // TestHandshakeQueuesALargeJoinAsItDrains: a join larger than what a lane
 // keeps queued between steps is sent over several Handshake calls, each
 // topping the lane up as the client reads it; Handshake reports more until
-// the first round is sent, and FINAL comes at the next step.
+// the first round is sent, and FINAL comes with the last call, no step
+// needed.
 func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
 	const n = 40000 // about 600 KB of pages
 	wd := stillWorld(t, n, nil)
-	hsched, host, l := wd.hsched, wd.host, wd.l
+	host, l := wd.host, wd.l
+	frame := wd.hw.Frame()
 	p := wd.dialRaw("big", wire.Version)
 	acceptPending(l, host)
 	host.Handshake()
@@ -204,28 +210,14 @@ func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
 			t.Fatal("Handshake reports more for ever")
 		}
 	}
-	pages := 0
-	for _, m := range p.got[1:] {
-		if wire.Kind(m[0]) != wire.KindJoinPage {
-			t.Fatalf("between steps the client got %v; want only join pages", wire.Kind(m[0]))
-		}
-		pages++
-	}
+	pages := wholeJoin(t, p.got[1:])
 	if calls < 3 {
 		t.Fatalf("%d pages went in %d calls: the lane was not topped up as it drained", pages, calls)
 	}
 	if st := host.Peers(); len(st) != 1 {
 		t.Fatalf("peers %v", st)
 	}
-	hsched.Step()
-	p.read()
-	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
-		t.Fatalf("after the step the last message is %v, want FINAL", k)
-	}
-	final := p.got[len(p.got)-1]
-	r := wire.NewReader(final[1:])
-	r.Uvarint32()
-	if sent := r.Uvarint(); sent != uint64(pages) {
-		t.Fatalf("FINAL counts %d pages, the client got %d before the step", sent, pages)
+	if wd.hw.Frame() != frame {
+		t.Fatalf("the host stepped from frame %d to %d", frame, wd.hw.Frame())
 	}
 }
