@@ -264,8 +264,10 @@ func (j *joinState) finish(p *HostPeer) {
 const joinTopUp = 256 << 10
 
 // StartJoin sends the first pages of peer id's join now, between steps,
-// instead of at the next step: as many as keep the smaller of the join
-// lane's window and 256 KiB queued, within what is left of the step's
+// instead of at the next step: one page at the first call (so the
+// transport starts on it while the host builds the next), then as many as
+// keep the smaller of the join lane's window and 256 KiB queued, within
+// what is left of the step's
 // JoinBytesPerStep, of the world as of the last step (what changed since
 // goes in a later round, as for any page). It reports whether pages of the
 // join's first round are left that a later call can send (before the next
@@ -301,6 +303,12 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	j := p.join
 	p.grow(len(h.ents))
 	window := min(h.cfg.JoinWindow, joinTopUp)
+	if j.pages == 0 {
+		// The first call sends one page: the transport starts on it (its
+		// writer runs, its stream opens) once the host's loop goes back to
+		// waiting, rather than after a whole top-up was built.
+		window = 1
+	}
 	left := func() bool { return int(j.cursor) < len(h.ents) || len(j.despawns) > 0 }
 	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < window && left() {
 		if !j.sendPage(p) {
