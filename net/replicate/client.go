@@ -203,6 +203,7 @@ type ClientReplicator struct {
 	used     streamSet
 	queue    joinQueue
 	pageTime time.Duration // the smoothed time a join message takes to apply (Pump)
+	lastPage int           // entities the last join page brought (Pump)
 	stage    joinStage
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID

@@ -3,6 +3,7 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 	"unsafe"
 
@@ -98,7 +99,10 @@ func (c *ClientReplicator) Pump() error {
 	start := clk.Now()
 	last := start
 	var first error
-	for {
+	for applied := 0; ; applied++ {
+		if applied > 0 && c.growsNext() {
+			break
+		}
 		msg := c.queue.pop()
 		if msg == nil {
 			break
@@ -113,6 +117,7 @@ func (c *ClientReplicator) Pump() error {
 			c.paging = true
 			err = c.applyPage(msg[1:])
 			c.paging = false
+			c.lastPage = int(c.stats.Spawns - spawns)
 			if c.rejoin == nil {
 				// A rejoin counts what its pages brought by marks (Rejoin).
 				c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
@@ -145,6 +150,32 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 		return d
 	}
 	return avg + (d-avg)/4
+}
+
+// growsFrom is the smallest world at which growsNext looks for doublings:
+// below it they copy little.
+const growsFrom = 1 << 14
+
+// growsNext reports whether the next queued page is likely to take the
+// world's networked entities past a power of two (from growsFrom on): there
+// arche's index of every entity, its pool of entity ids and the world's
+// list of each owner's entities double, allocating and copying theirs whole
+// (a page two to four times slower than others, more when the collector
+// makes the allocation assist it). Such a page starts a Pump of its own, so
+// it does not add to a slice spent already. A page is taken to bring as
+// many entities as the one before.
+func (c *ClientReplicator) growsNext() bool {
+	if c.lastPage == 0 || c.queue.head == len(c.queue.msgs) {
+		return false
+	}
+	if wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
+		return false
+	}
+	n := c.w.Networked()
+	if n+c.lastPage < growsFrom {
+		return false
+	}
+	return n+c.lastPage >= 1<<bits.Len(uint(n))
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.

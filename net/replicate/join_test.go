@@ -287,11 +287,58 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	if want := (pages + 1 + 2) / 3; pumps != want {
-		t.Fatalf("%d pumps for %d pages and FINAL, want %d", pumps, pages, want)
+	// One more: the page that takes the world past 16,384 entities starts
+	// a Pump of its own (TestJoinSliceEndsBeforeDoubling).
+	if want := (pages + 1 + 2) / 3; pumps < want || pumps > want+1 {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d or %d", pumps, pages, want, want+1)
 	}
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
+	}
+}
+
+// TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
+// Pump still ends before the page that takes the world past 16,384 or
+// 32,768 entities, where the index of every entity doubles: that page
+// starts the next Pump, so its copy does not add to a slice spent already.
+func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
+	const n = 40000
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	out := &capture{}
+	h.AddPeer(1, out)
+	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+		sched.Step()
+	}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ends []int
+	page := 0 // entities a page brings (all but the last)
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		if page == 0 {
+			page = c.lastPage
+		}
+		ends = append(ends, cw.Networked())
+		if len(ends) > 3 {
+			t.Fatalf("more than three slices: the world after each %v", ends)
+		}
+	}
+	if len(ends) != 3 || ends[2] != n {
+		t.Fatalf("the world after each slice %v, want three slices ending at %d", ends, n)
+	}
+	for i, limit := range []int{1 << 14, 1 << 15} {
+		if ends[i] >= limit || ends[i]+page < limit {
+			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
+		}
 	}
 }
 
