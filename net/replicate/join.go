@@ -264,26 +264,27 @@ func (j *joinState) finish(p *HostPeer) {
 const joinTopUp = 256 << 10
 
 // StartJoin sends the first pages of peer id's join now, between steps,
-// instead of at the next step: one page at the first call (so the
-// transport starts on it while the host builds the next), then as many as
-// keep the smaller of the join lane's window and 256 KiB queued, within
-// what is left of the step's
-// JoinBytesPerStep, of the world as of the last step (what changed since
-// goes in a later round, as for any page). It reports whether pages of the
-// join's first round are left that a later call can send (before the next
-// step, or after it once the step's budget is spent): call it again soon
-// (the session's Handshake does, every millisecond while it reports more,
-// and again after each step while the peer joins). The call that finds the
-// round sent sends FINAL too, when no entity it paged changed since (else
-// the next step begins the round that catches up with them), so a join
-// does not wait for a step to end. From the first call on, the join is paced: while its first round
-// lasts, a step keeps no more of it queued than a call does, so no step
-// holds the host's loop to build the whole world and the transport sends
-// while the host builds. It does nothing (and reports false) before the
-// first step, for a peer that is not joining, and for one that owns
-// entities the last step did not take in: they decide its scope, so its
-// join begins at the next step (paced all the same). Call it on the
-// simulation goroutine, between steps.
+// instead of at the next step: one page at the first call (the transport
+// starts on it while the host builds the next), then as many as keep the
+// smaller of the join lane's window and 256 KiB queued, within what is left
+// of the step's JoinBytesPerStep, of the world as of the last step (what
+// changed since goes in a later round, as for any page). It reports whether
+// pages of the join's first round are left that a later call can send
+// (before the next step, or after it once the step's budget is spent): call
+// it again soon (the session's Handshake does, every millisecond while it
+// reports more, and again after each step while the peer joins). The call
+// that finds the round sent sends FINAL too when no entity it paged changed
+// since (else the next step begins the round that catches up with them), so
+// a join does not wait for a step to end.
+//
+// From the first call on, the join is paced: while its first round lasts, a
+// step keeps no more of it queued than a call does, so no step holds the
+// host's loop to build the whole world, and the transport sends while the
+// host builds. It does nothing (and reports false) before the first step,
+// for a peer that is not joining, and for one that owns entities the last
+// step did not take in: they decide its scope, so its join begins at the
+// next step (paced all the same). Call it on the simulation goroutine,
+// between steps.
 func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	p := h.Peer(id)
 	if p == nil || p.join == nil || p.err != nil {
