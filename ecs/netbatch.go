@@ -27,10 +27,15 @@ type NetBatch struct {
 // what it creates over shards of at most shardSize entities, each an
 // archetype of its own by the set of zero-size shard tags it carries (the
 // shard's number in shardBits tags), so a doubling copies at most half a
-// shard. Past shardCount shards, the shards are used again in turn.
+// shard. A shard of 2,048 is what two batches of a join page (about a
+// thousand entities each) fill without a doubling at all: arche sizes an
+// archetype's arrays by powers of two from 128, so the first batch makes
+// them 2,048 long and the second fills them; a join of 100,000 entities
+// then allocates each component array once, with nothing copied. Past
+// shardCount shards (131,072 entities), the shards are used again in turn.
 const (
-	shardSize  = 1 << 14
-	shardBits  = 4
+	shardSize  = 1 << 11
+	shardBits  = 6
 	shardCount = 1 << shardBits
 )
 
@@ -40,6 +45,8 @@ type (
 	netShard1 struct{}
 	netShard2 struct{}
 	netShard3 struct{}
+	netShard4 struct{}
+	netShard5 struct{}
 )
 
 // shardIDs registers the shard tags in w, once.
@@ -50,6 +57,8 @@ func (w *World) shardIDs() *[shardBits]arche.ID {
 			arche.ComponentID[netShard1](&w.arche),
 			arche.ComponentID[netShard2](&w.arche),
 			arche.ComponentID[netShard3](&w.arche),
+			arche.ComponentID[netShard4](&w.arche),
+			arche.ComponentID[netShard5](&w.arche),
 		}
 		w.shards.registered = true
 	}
@@ -105,7 +114,7 @@ func (b *NetBatch) startShard(n int) int {
 // the index has them. It panics
 // if comps lacks NetworkIdentity or n < 1.
 //
-// The entities are spread over archetypes of at most 16,384 by zero-size
+// The entities are spread over archetypes of at most 2,048 by zero-size
 // tag components of this package (arche would otherwise copy a growing
 // archetype whole, megabytes in one frame): a filter that names its
 // components matches them as always; one made Exclusive, or a look at all of

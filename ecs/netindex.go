@@ -114,7 +114,10 @@ func (x *netIndex) addIdentity(e arche.Entity, ni *NetworkIdentity) int32 {
 	x.byID.set(ni.ID, slot)
 	x.own(slot, ni.Owner)
 	j := &x.w.journal
-	j.spawned = append(room(j.spawned, 1), e)
+	if len(j.spawned) == cap(j.spawned) {
+		j.spawned = room(j.spawned, 1)
+	}
+	j.spawned = append(j.spawned, e) // in place: no pointer written
 	return slot
 }
 
@@ -141,13 +144,19 @@ func (x *netIndex) own(slot int32, p PeerID) {
 	en := x.entries.at(int(slot))
 	en.owner = p
 	en.ownerPos = int32(len(x.owned[p]))
-	x.owned[p] = append(room(x.owned[p], 1), en.entity)
+	if list := x.owned[p]; len(list) == cap(list) {
+		x.owned[p] = room(list, 1)
+	}
+	x.owned[p] = append(x.owned[p], en.entity) // in place: no pointer written
 }
 
 // room returns s with room for n more elements, doubling its capacity when
 // it grows: a list that grows to a large world (a peer's entities, a frame's
 // spawns while a client joins) is copied about once over, where append's
-// smaller steps for large slices copy it several times.
+// smaller steps for large slices copy it several times. Call it only when s
+// is full and append to s after: storing room's result every time writes
+// the slice's pointer, a write barrier per element while the collector
+// marks, where an append in place stores only the length.
 func room[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s

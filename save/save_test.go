@@ -368,7 +368,7 @@ func TestBatchedEntitiesSave(t *testing.T) {
 	r.t.Start()
 	w := r.w
 	sp := arche.ComponentID[sprite](w.Arche())
-	const n = 1<<14 + 4 // past the first shard (16,384), which has no tag
+	const n = 1<<14 + 4 // past the first shards (of 2,048); the first has no tag
 	b := w.NewNetworked(n, w.IDs.Transform, w.IDs.Velocity, w.IDs.NetworkIdentity, sp)
 	for b.Next() {
 	}

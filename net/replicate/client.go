@@ -133,7 +133,9 @@ type ClientConfig struct {
 	// that arrives after its removal is ignored. Default 4096.
 	Tombstones int
 	// JoinSlice is the most time one Pump spends applying join pages, so a
-	// frame that pumps never stalls on a large join. Default 2 ms.
+	// frame that pumps never stalls on a large join: a Pump stops before a
+	// page that would take it past, by the time pages took so far (it
+	// always applies one). Default 2 ms.
 	JoinSlice time.Duration
 	// MaxJoinQueue bounds the bytes of join messages received and not yet
 	// applied. Default 64 MiB.
@@ -200,6 +202,8 @@ type ClientReplicator struct {
 	book     codeBook
 	used     streamSet
 	queue    joinQueue
+	pageTime time.Duration // the smoothed time a join message takes to apply (Pump)
+	lastPage int           // entities the last join page brought (Pump)
 	stage    joinStage
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID

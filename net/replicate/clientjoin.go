@@ -3,6 +3,9 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"math/bits"
+	"time"
+	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -84,16 +87,22 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 
 // Pump applies queued join pages for at most ClientConfig.JoinSlice (and at
 // least one page), then FINAL and the state held back while joining once it
-// is reached. Call it once a frame while joining; it returns the first error
-// of a message, which was dropped.
+// is reached. It stops before a page that would take it past JoinSlice by
+// what pages have taken so far (a smoothed time per page), so a Pump ends
+// within its slice rather than a page after it. Call it once a frame while
+// joining; it returns the first error of a message, which was dropped.
 func (c *ClientReplicator) Pump() error {
 	if c.queue.head == len(c.queue.msgs) {
 		return nil
 	}
 	clk := c.cfg.Clock
 	start := clk.Now()
+	last := start
 	var first error
-	for {
+	for applied := 0; ; applied++ {
+		if applied > 0 && c.growsNext() {
+			break
+		}
 		msg := c.queue.pop()
 		if msg == nil {
 			break
@@ -108,6 +117,7 @@ func (c *ClientReplicator) Pump() error {
 			c.paging = true
 			err = c.applyPage(msg[1:])
 			c.paging = false
+			c.lastPage = int(c.stats.Spawns - spawns)
 			if c.rejoin == nil {
 				// A rejoin counts what its pages brought by marks (Rejoin).
 				c.joinHeld += int64(c.stats.Spawns-spawns) - int64(c.stats.Despawns-despawns)
@@ -120,13 +130,52 @@ func (c *ClientReplicator) Pump() error {
 				first = err
 			}
 		}
-		if clk.Now().Sub(start) >= c.cfg.JoinSlice {
+		now := clk.Now()
+		c.pageTime = smoothPageTime(c.pageTime, now.Sub(last))
+		last = now
+		if now.Sub(start)+c.pageTime > c.cfg.JoinSlice {
 			break
 		}
 	}
 	c.stats.JoinSlices++
-	c.stats.LongestSlice = max(c.stats.LongestSlice, clk.Now().Sub(start))
+	c.stats.LongestSlice = max(c.stats.LongestSlice, last.Sub(start))
 	return first
+}
+
+// smoothPageTime folds the time one join message took to apply into the
+// smoothed time per page (a quarter of the new one; the first is taken
+// whole).
+func smoothPageTime(avg, d time.Duration) time.Duration {
+	if avg == 0 {
+		return d
+	}
+	return avg + (d-avg)/4
+}
+
+// growsFrom is the smallest world at which growsNext looks for doublings:
+// below it they copy little.
+const growsFrom = 1 << 14
+
+// growsNext reports whether the next queued page is likely to take the
+// world's networked entities past a power of two (from growsFrom on): there
+// arche's index of every entity, its pool of entity ids and the world's
+// list of each owner's entities double, allocating and copying theirs whole
+// (a page two to four times slower than others, more when the collector
+// makes the allocation assist it). Such a page starts a Pump of its own, so
+// it does not add to a slice spent already. A page is taken to bring as
+// many entities as the one before.
+func (c *ClientReplicator) growsNext() bool {
+	if c.lastPage == 0 || c.queue.head == len(c.queue.msgs) {
+		return false
+	}
+	if wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
+		return false
+	}
+	n := c.w.Networked()
+	if n+c.lastPage < growsFrom {
+		return false
+	}
+	return n+c.lastPage >= 1<<bits.Len(uint(n))
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.
@@ -174,6 +223,7 @@ type joinStage struct {
 	imgs   []int32
 	made   []arche.Entity
 	groups []stageGroup
+	comps  []groupComp // the components of the group being made
 }
 
 type stageGroup struct {
@@ -196,7 +246,10 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 	}
 	reg := c.reg
 	st := &c.stage
-	st.ids, st.owners, st.masks, st.imgs = st.ids[:0], st.owners[:0], st.masks[:0], st.imgs[:0]
+	// The page's items go to local slices, stored back once decoded: a
+	// store to st's fields per item would write their pointers, a write
+	// barrier each while the collector marks.
+	ids, owners, masks, imgs := st.ids[:0], st.owners[:0], st.masks[:0], st.imgs[:0]
 	if st.seen == nil {
 		st.seen = make(map[ecs.NetID]struct{})
 	}
@@ -221,14 +274,14 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		if owner > 0xffff {
 			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
 		}
-		if k := len(st.ids); ascending && (k == 0 || ecs.NetID(id) > st.ids[k-1]) {
+		if k := len(ids); ascending && (k == 0 || ecs.NetID(id) > ids[k-1]) {
 			// Hosts page in slot order, mostly ascending ids: no id of
 			// an ascending run can repeat, so the set is only filled
 			// once a page leaves it.
 		} else {
 			if ascending {
 				ascending = false
-				for _, seen := range st.ids {
+				for _, seen := range ids {
 					st.seen[seen] = struct{}{}
 				}
 			}
@@ -238,21 +291,22 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 			st.seen[ecs.NetID(id)] = struct{}{}
 		}
 		mask := uint16(flags >> itemShift)
-		at := len(st.imgs)
-		st.imgs = append(st.imgs, make([]int32, reg.fields)...)
-		q := st.imgs[at:]
+		at := len(imgs)
+		imgs = append(imgs, make([]int32, reg.fields)...)
+		q := imgs[at:]
 		for ci := range reg.comps {
 			if mask&(1<<uint(ci)) != 0 {
 				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
 			}
 		}
-		st.ids = append(st.ids, ecs.NetID(id))
-		st.owners = append(st.owners, ecs.PeerID(owner))
-		st.masks = append(st.masks, mask)
+		ids = append(ids, ecs.NetID(id))
+		owners = append(owners, ecs.PeerID(owner))
+		masks = append(masks, mask)
 	}
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
 	}
+	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
 	c.makeStaged(frame)
 	if frame > c.frame {
 		c.frame = frame
@@ -271,6 +325,7 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 		st.groups[i].items = st.groups[i].items[:0]
 	}
 	groups := st.groups[:0]
+	last, items := -1, []int32(nil) // the group being added to, and its items
 	for i, id := range st.ids {
 		q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 		if e, known := c.w.EntityOf(id); known {
@@ -310,12 +365,29 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 			}
 			g = len(groups) - 1
 		}
-		groups[g].items = append(groups[g].items, int32(i))
+		if g != last {
+			if last >= 0 {
+				groups[last].items = items
+			}
+			last, items = g, groups[g].items
+		}
+		items = append(items, int32(i)) // local: no pointer written per item
+	}
+	if last >= 0 {
+		groups[last].items = items
 	}
 	st.groups = groups
 	for k := range groups {
 		c.makeGroup(&groups[k], frame)
 	}
+}
+
+// groupComp is one component of a group being made: where its image is in
+// a staged entity's, and how it goes into the component.
+type groupComp struct {
+	id      arche.ID
+	off, n  int
+	dequant func(q []int32, p unsafe.Pointer)
 }
 
 // makeGroup creates the entities of one group in one batch (an arche batch
@@ -332,28 +404,34 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	if g.remote {
 		c.ids = append(c.ids, w.IDs.Interpolated)
 	}
+	comps := st.comps[:0]
 	for ci := range reg.comps {
 		if g.mask&(1<<uint(ci)) != 0 {
-			c.ids = append(c.ids, reg.comps[ci].id)
+			comp := &reg.comps[ci]
+			c.ids = append(c.ids, comp.id)
+			comps = append(comps, groupComp{id: comp.id, off: reg.offset[ci], n: comp.fields, dequant: comp.dequant})
 		}
 	}
+	st.comps = comps
 	// A remote entity with a pose starts drawn at it, not blended from
 	// the origin (spawned, jump).
 	snap := g.remote && c.pose >= 0 && g.mask&(1<<uint(c.pose)) != 0
 	delta := g.mask & reg.delta
 	nd := g.mask &^ reg.delta
-	st.made = st.made[:0]
+	// Non-delta-coded components keep the frame they were applied at.
+	ndRows := len(reg.comps) > 0 && reg.delta != reg.all
+	fields := reg.fields
+	f32 := uint32(frame)
+	made := st.made[:0] // local: no pointer written per entity
 	b := w.NewNetworked(len(g.items), c.ids...)
 	j := 0
 	for b.Next() {
 		i := g.items[j]
 		j++
-		img := st.imgs[int(i)*reg.fields : int(i+1)*reg.fields]
-		for ci := range reg.comps {
-			if g.mask&(1<<uint(ci)) != 0 {
-				comp := &reg.comps[ci]
-				comp.dequant(img[reg.offset[ci]:reg.offset[ci]+comp.fields], b.Get(comp.id))
-			}
+		img := st.imgs[int(i)*fields : int(i+1)*fields]
+		for k := range comps {
+			gc := &comps[k]
+			gc.dequant(img[gc.off:gc.off+gc.n], b.Get(gc.id))
 		}
 		if snap {
 			ip := (*ecs.Interpolated)(b.Get(w.IDs.Interpolated))
@@ -361,28 +439,37 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 			ip.Snap = true
 		}
 		slot := b.Identify(ecs.NetworkIdentity{ID: st.ids[i], Owner: st.owners[i]})
-		c.forgetSlot(slot)
+		// What the slot held before (forgetSlot) is replaced here.
 		s := c.slots.at(slot)
-		s.applied = uint32(frame)
+		if s.hist != 0 {
+			c.hist.release(s.hist - 1)
+		}
+		*s = clientSlot{applied: f32}
 		if delta != 0 {
-			s.anchor, s.ahas = uint32(frame), delta
+			s.anchor, s.ahas = f32, delta
 			copy(c.anchors.at(slot), img)
 		}
-		if nd != 0 {
+		if ndRows {
 			row := c.nd.at(slot)
-			for ci := range reg.comps {
+			for ci := range row {
 				if nd&(1<<ci) != 0 {
 					row[ci] = int32(frame)
+				} else {
+					row[ci] = 0
 				}
 			}
 		}
-		st.made = append(st.made, b.Entity())
+		made = append(made, b.Entity())
 	}
-	c.stats.Spawns += uint64(len(st.made))
-	c.received += len(st.made)
+	st.made = made
+	c.stats.Spawns += uint64(len(made))
+	c.received += len(made)
 	// What the game and the Observer do runs with the batch ended: OnSpawn
 	// may add components.
-	for k, e := range st.made {
+	if c.rejoin == nil && c.cfg.OnSpawn == nil && c.cfg.Observer == nil {
+		return
+	}
+	for k, e := range made {
 		if c.rejoin != nil {
 			c.rejoined(e)
 		}

@@ -15,6 +15,9 @@ import (
 // Pages are built from the shared images as the join lane drains: every
 // step, while less than JoinWindow is queued on the lane (its flow control
 // drains it), and within the step's JoinBytesPerStep for all joining peers.
+// A join the host also tops up between steps (StartJoin) is paced: while its
+// first round lasts, a step queues no more than a top-up either, so no step
+// builds the whole world at once and the lane sends while the host builds.
 type joinState struct {
 	round    int
 	cursor   int32 // next slot to look at in this round
@@ -24,6 +27,16 @@ type joinState struct {
 	sent     uint64 // entities sent in pages
 	page     []byte
 	paged    []int32 // the slots of the page being built
+	paced    bool    // StartJoin was called: the first round is sent in top-ups
+}
+
+// window returns the most bytes of pages to keep queued on the join lane
+// now.
+func (j *joinState) window(h *HostReplicator) int {
+	if j.paced && j.round == 1 {
+		return min(h.cfg.JoinWindow, joinTopUp)
+	}
+	return h.cfg.JoinWindow
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
@@ -119,7 +132,7 @@ func (j *joinState) next(p *HostPeer) int32 {
 func (j *joinState) tick(p *HostPeer) {
 	h := p.h
 	p.grow(len(h.ents))
-	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < h.cfg.JoinWindow {
+	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < j.window(h) {
 		if int(j.cursor) >= len(h.ents) && len(j.despawns) == 0 {
 			if !j.nextRound(p) {
 				return
@@ -251,20 +264,34 @@ func (j *joinState) finish(p *HostPeer) {
 const joinTopUp = 256 << 10
 
 // StartJoin sends the first pages of peer id's join now, between steps,
-// instead of at the next step: as many as keep the smaller of the join
-// lane's window and 256 KiB queued, within what is left of the step's
-// JoinBytesPerStep, of the world as of the last step (what changed since
-// goes in a later round, as for any page). It reports whether pages of the
-// join's first round are left that a later call can send before the next
-// step: call it again soon (the session's Handshake does, every millisecond
-// while it reports more). FINAL still comes at a step. It does nothing (and
-// reports false) before the first step, for a peer that is not joining, and
-// for one that owns entities the last step did not take in: they decide its
-// scope, so its join begins at the next step. Call it on the simulation
-// goroutine, between steps.
+// instead of at the next step: one page at the first call (the transport
+// starts on it while the host builds the next), then as many as keep the
+// smaller of the join lane's window and 256 KiB queued, within what is left
+// of the step's JoinBytesPerStep, of the world as of the last step (what
+// changed since goes in a later round, as for any page). It reports whether
+// pages of the join's first round are left that a later call can send
+// (before the next step, or after it once the step's budget is spent): call
+// it again soon (the session's Handshake does, every millisecond while it
+// reports more, and again after each step while the peer joins). The call
+// that finds the round sent sends FINAL too when no entity it paged changed
+// since (else the next step begins the round that catches up with them), so
+// a join does not wait for a step to end.
+//
+// From the first call on, the join is paced: while its first round lasts, a
+// step keeps no more of it queued than a call does, so no step holds the
+// host's loop to build the whole world, and the transport sends while the
+// host builds. It does nothing (and reports false) before the first step,
+// for a peer that is not joining, and for one that owns entities the last
+// step did not take in: they decide its scope, so its join begins at the
+// next step (paced all the same). Call it on the simulation goroutine,
+// between steps.
 func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	p := h.Peer(id)
-	if p == nil || p.join == nil || p.err != nil || h.steps == 0 {
+	if p == nil || p.join == nil || p.err != nil {
+		return false
+	}
+	p.join.paced = true
+	if h.steps == 0 {
 		return false
 	}
 	for _, e := range h.w.Owned(id) {
@@ -277,11 +304,33 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	j := p.join
 	p.grow(len(h.ents))
 	window := min(h.cfg.JoinWindow, joinTopUp)
+	if j.pages == 0 {
+		// The first call sends one page: the transport starts on it (its
+		// writer runs, its stream opens) once the host's loop goes back to
+		// waiting, rather than after a whole top-up was built.
+		window = 1
+	}
 	left := func() bool { return int(j.cursor) < len(h.ents) || len(j.despawns) > 0 }
 	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < window && left() {
 		if !j.sendPage(p) {
 			break
 		}
 	}
-	return p.err == nil && p.join != nil && h.budget > 0 && j.round == 1 && left()
+	switch {
+	case p.err != nil || p.join == nil:
+		return false
+	case left():
+		return j.round == 1
+	case j.pending != 0:
+		return false // the next step's round catches up with what changed
+	case p.out.LaneBuffered(transport.LaneJoin) >= window:
+		return true // FINAL waits for room
+	}
+	// Between steps nothing changes: the world as of the last step is sent
+	// whole, and FINAL says so now.
+	j.finish(p)
+	if p.join == nil {
+		h.joins--
+	}
+	return false
 }

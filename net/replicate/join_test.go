@@ -250,7 +250,8 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 		sched.Step()
 	}
 	pages := len(out.lane) - 1
-	// Each page "takes" 0.6 ms of the 2 ms slice: four pages a Pump.
+	// Each page "takes" 0.6 ms of the 2 ms slice: three pages a Pump, as a
+	// fourth would end past it.
 	clk := &stepClock{now: time.Unix(0, 0), step: 600 * time.Microsecond}
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: 2 * time.Millisecond, Clock: clk})
@@ -270,8 +271,11 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 		if applied == 0 && !c.Joined() {
 			t.Fatalf("pump %d applied nothing with %d bytes waiting", pumps, c.Waiting())
 		}
-		if applied > 4 {
+		if applied > 3 {
 			t.Fatalf("pump %d applied %d pages in one slice", pumps, applied)
+		}
+		if d := c.Stats().LongestSlice; d > 2*time.Millisecond {
+			t.Fatalf("pump %d took %v, past its 2 ms slice", pumps, d)
 		}
 		if got, _ := c.Progress(); !c.Joined() && got != cw.Networked() {
 			t.Fatalf("progress %d, world %d", got, cw.Networked())
@@ -283,13 +287,58 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	// Up to two more: the pages that take the world past 8,192 and 16,384
-	// entities start slices of their own (TestJoinSliceEndsBeforeDoubling).
-	if want := (pages + 1 + 3) / 4; pumps < want || pumps > want+2 {
-		t.Fatalf("%d pumps for %d pages and FINAL, want %d to %d", pumps, pages, want, want+2)
+	// One more: the page that takes the world past 16,384 entities starts
+	// a Pump of its own (TestJoinSliceEndsBeforeDoubling).
+	if want := (pages + 1 + 2) / 3; pumps < want || pumps > want+1 {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d or %d", pumps, pages, want, want+1)
 	}
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
+	}
+}
+
+// TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
+// Pump still ends before the page that takes the world past 16,384 or
+// 32,768 entities, where the index of every entity doubles: that page
+// starts the next Pump, so its copy does not add to a slice spent already.
+func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
+	const n = 40000
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	out := &capture{}
+	h.AddPeer(1, out)
+	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+		sched.Step()
+	}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ends []int
+	page := 0 // entities a page brings (all but the last)
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		if page == 0 {
+			page = c.lastPage
+		}
+		ends = append(ends, cw.Networked())
+		if len(ends) > 3 {
+			t.Fatalf("more than three slices: the world after each %v", ends)
+		}
+	}
+	if len(ends) != 3 || ends[2] != n {
+		t.Fatalf("the world after each slice %v, want three slices ending at %d", ends, n)
+	}
+	for i, limit := range []int{1 << 14, 1 << 15} {
+		if ends[i] >= limit || ends[i]+page < limit {
+			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
+		}
 	}
 }
 
@@ -314,6 +363,51 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 		t.Fatal("client never joined")
 	}
 	checkImage(t, &scene{w: w, reg: reg}, cw, creg)
+}
+
+// TestStepPacesAJoinToppedUpBetweenSteps: once StartJoin tops a join up
+// between steps, a step queues no more of its first round than a top-up
+// (where a join nobody tops up gets the whole window at its step); the
+// join still ends, every entity sent and FINAL at a step.
+func TestStepPacesAJoinToppedUpBetweenSteps(t *testing.T) {
+	const n = 60000 // about 900 KB of pages
+	for _, paced := range []bool{false, true} {
+		_, reg, sched := bigWorld(n, 0)
+		h := NewHost(reg, HostConfig{})
+		sched.Add("replicate", h)
+		sched.Step() // the host takes in the world
+		s := &sink{}
+		p := h.AddPeer(1, s)
+		if paced && !h.StartJoin(1) {
+			t.Fatal("StartJoin reports nothing more to send of a 60,000-entity world")
+		}
+		s.queued = 0
+		sched.Step()
+		limit := joinTopUp + h.cfg.JoinPage + 1024
+		switch {
+		case paced && s.queued > limit:
+			t.Fatalf("a paced join's step queued %d bytes, more than a top-up (%d) and a page", s.queued, joinTopUp)
+		case paced && s.queued < joinTopUp:
+			t.Fatalf("a paced join's step queued %d bytes, less than a top-up (%d) with the round unsent", s.queued, joinTopUp)
+		case !paced && s.queued < 2*limit:
+			t.Fatalf("a join nobody tops up got %d bytes at its step; want the world up to the window", s.queued)
+		}
+		if !paced {
+			continue
+		}
+		for calls := 0; !s.final; calls++ {
+			s.queued = 0 // the transport took it all
+			if !h.StartJoin(1) {
+				sched.Step() // the round is sent: FINAL comes at the step
+			}
+			if calls > n/100 {
+				t.Fatal("the join never ends")
+			}
+		}
+		if got := p.Stats().JoinEntities; got != n {
+			t.Fatalf("the paced join sent %d of %d entities", got, n)
+		}
+	}
 }
 
 // TestJoinPageRefusesAnIDTwice: an id twice in one page is malformed,
@@ -352,10 +446,11 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 	}
 }
 
-// TestStartJoinTopsUpBetweenSteps: between steps a join keeps at most
-// joinTopUp bytes of pages queued on its lane, sends more at each call as
-// the lane drains, and says so until its first round is sent; FINAL still
-// waits for the step.
+// TestStartJoinTopsUpBetweenSteps: between steps a join sends one page at
+// its first call, then keeps at most joinTopUp bytes of pages queued on its
+// lane, sends more at each call as
+// the lane drains, and says so until its first round is sent; the call that
+// finds it sent sends FINAL, with no step.
 func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 	const n = 60000 // about 900 KB of pages
 	_, reg, sched := bigWorld(n, 0)
@@ -370,11 +465,14 @@ func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 		if s.queued > joinTopUp+h.cfg.JoinPage+1024 {
 			t.Fatalf("call %d left %d bytes queued, more than %d and a page", calls, s.queued, joinTopUp)
 		}
-		if more && s.queued < joinTopUp {
+		switch {
+		case calls == 0 && (!more || s.pages != 1):
+			t.Fatalf("the first call sent %d pages (more %v); want one page, and more", s.pages, more)
+		case calls > 0 && more && s.queued < joinTopUp:
 			t.Fatalf("call %d stopped at %d bytes queued with pages left", calls, s.queued)
 		}
 		queued := s.queued
-		if again := h.StartJoin(1); s.queued != queued || again != more {
+		if again := h.StartJoin(1); calls > 0 && (s.queued != queued || again != more) {
 			t.Fatalf("call %d again with nothing drained: %d bytes queued, was %d; more %v, was %v", calls, s.queued, queued, again, more)
 		}
 		s.queued = 0 // the transport took it all
@@ -385,14 +483,45 @@ func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 	if calls < 3 {
 		t.Fatalf("the whole round went in %d calls: nothing was left for later ones", calls)
 	}
-	if got := p.Stats().JoinEntities; got != n || s.final {
-		t.Fatalf("between steps: %d of %d entities sent, FINAL %v", got, n, s.final)
+	if got := p.Stats().JoinEntities; got != n || !s.final || p.Joining() {
+		t.Fatalf("between steps: %d of %d entities sent, FINAL %v, joining %v; want all, FINAL, done", got, n, s.final, p.Joining())
+	}
+	if got := int(p.Stats().JoinPages); got != s.pages {
+		t.Fatalf("the join counts %d pages and FINAL, the lane got %d", got, s.pages)
 	}
 	if h.StartJoin(1) {
-		t.Fatal("StartJoin reports more with the round sent")
+		t.Fatal("StartJoin reports more with the join done")
 	}
+}
+
+// TestStartJoinLeavesACatchUpToTheStep: entities a join paged that change
+// at a step before its round is sent are caught up by a round the next
+// step begins: StartJoin sends no FINAL while they are pending.
+func TestStartJoinLeavesACatchUpToTheStep(t *testing.T) {
+	const n = 60000
+	_, reg, sched := bigWorld(n, 500)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
 	sched.Step()
-	if !s.final {
-		t.Fatal("no FINAL at the step after the round was sent")
+	s := &sink{}
+	p := h.AddPeer(1, s)
+	h.StartJoin(1)
+	s.queued = 0
+	sched.Step() // 500 changes, some of them to entities already paged
+	for h.StartJoin(1) {
+		s.queued = 0
+	}
+	if s.final {
+		t.Fatal("StartJoin sent FINAL with changed entities to catch up")
+	}
+	for steps := 0; !s.final; steps++ {
+		s.queued = 0
+		sched.Step()
+		if steps > 100 {
+			t.Fatal("the join never ends")
+		}
+	}
+	if st := p.Stats(); st.JoinRounds < 2 || int(st.JoinPages) != s.pages {
+		t.Fatalf("rounds %d, pages %d counted and %d sent; want a catch-up round, every page counted", st.JoinRounds, st.JoinPages, s.pages)
 	}
 }

@@ -6,14 +6,15 @@ package session
 // Welcome (or Reject), a Resume its Resumed, and a WelcomeAck its admission
 // as they arrive; an admitted peer's join sends its first pages at once
 // (replicate.HostReplicator.StartJoin), and more at each call as its lane
-// drains, until the round is sent. The rules are those of a step (the
-// same checks, limits and order; OnJoin runs here, and what it spawns is
-// journaled into the next frame); admitted peers are not polled: what they
-// send waits for the step (but what came in the same poll as a peer's
-// WelcomeAck is taken then, as an admitted peer's, against the last step's
-// frame), and datagrams go at the step's flush (lane messages, which the
-// handshake and the join use, leave at once). A host whose loop never calls
-// it answers at its steps.
+// drains, until the round is sent, with FINAL when nothing it paged changed
+// since; after each step too (a step queues no more of a join's first round
+// than a call does). The rules are those of a step (the same checks, limits
+// and order; OnJoin runs here, and what it spawns is journaled into the next
+// frame); admitted peers are not polled: what they send waits for the step
+// (but what came in the same poll as a peer's WelcomeAck is taken then, as
+// an admitted peer's, against the last step's frame), and datagrams go at
+// the step's flush (lane messages, which the handshake and the join use,
+// leave at once). A host whose loop never calls it answers at its steps.
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the

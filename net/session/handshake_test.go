@@ -55,8 +55,16 @@ func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(e
 		t.Fatalf("after the Hello and no step the client got %d messages, want a Welcome", len(p.got))
 	}
 	answer(p.tc, p.got[0])
+	// The WelcomeAck admits the peer; Handshake reports more while its
+	// join has pages to send, and then nothing.
+	for calls := 0; host.Handshake(); calls++ {
+		p.read()
+		if calls > 100 {
+			t.Fatal("Handshake reports more for ever after the WelcomeAck admitted the peer")
+		}
+	}
 	if host.Handshake() {
-		t.Fatal("Handshake says a handshake is under way after the WelcomeAck admitted the peer")
+		t.Fatal("Handshake reports more with the join sent")
 	}
 	p.read()
 	if hw.Frame() != frame {
@@ -69,29 +77,50 @@ func handshakeWithoutSteps(t *testing.T, n int, onJoin func(w *ecs.World) func(e
 	return kinds, host, hsched, p
 }
 
+// wholeJoin checks that msgs are a join: pages, then FINAL counting them,
+// and nothing after; it returns the number of pages.
+func wholeJoin(t *testing.T, msgs [][]byte) int {
+	t.Helper()
+	pages := 0
+	for i, m := range msgs {
+		switch k := wire.Kind(m[0]); {
+		case k == wire.KindJoinPage:
+			pages++
+		case k == wire.KindJoinFinal && i == len(msgs)-1:
+			r := wire.NewReader(m[1:])
+			r.Uvarint32()
+			if sent := r.Uvarint(); sent != uint64(pages) {
+				t.Fatalf("FINAL counts %d pages, the client got %d", sent, pages)
+			}
+			return pages
+		default:
+			t.Fatalf("message %d of the join is %v; want pages, then FINAL last", i, k)
+		}
+	}
+	t.Fatalf("the join's %d pages came without FINAL", pages)
+	return 0
+}
+
 // TestHandshakeAnswersBetweenSteps: a host that answers handshakes between
 // steps sends the Welcome on the Hello and admits on the WelcomeAck without
-// waiting for a step, and the join's pages start at once; FINAL comes at the
-// next step.
+// waiting for a step, and the join's pages start at once; a world that
+// fits in one top-up is joined whole, FINAL too, before the next step.
 func TestHandshakeAnswersBetweenSteps(t *testing.T) {
 	kinds, host, hsched, p := handshakeWithoutSteps(t, 3000, nil)
 	if len(host.Peers()) != 1 {
 		t.Fatalf("peers after the WelcomeAck: %v, want the new one admitted", host.Peers())
 	}
-	pages := 0
-	for _, k := range kinds[1:] {
-		if k != wire.KindJoinPage {
-			t.Fatalf("between steps the client got %v; want only join pages", k)
-		}
-		pages++
+	if kinds[0] != wire.KindWelcome {
+		t.Fatalf("the first message is %v, want the Welcome", kinds[0])
 	}
-	if pages == 0 {
+	if wholeJoin(t, p.got[1:]) == 0 {
 		t.Fatal("no join page before the next step")
 	}
+	got := len(p.got)
 	hsched.Step()
 	p.read()
-	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
-		t.Fatalf("after the next step the last message is %v, want FINAL", k)
+	if len(p.got) != got {
+		t.Fatalf("the step after a whole join sent %d more lane messages", len(p.got)-got)
 	}
 	// A loop calls it every millisecond: with no handshake under way it
 	// allocates nothing.
@@ -125,14 +154,57 @@ func TestHandshakeWaitsForTheStepToPageAPlayer(t *testing.T) {
 	}
 }
 
+// TestHandshakeTopsUpAJoinBegunAtAStep: the join of a peer given a player
+// by OnJoin begins at the next step, which queues only a top-up of its
+// first round; Handshake then goes on with it between steps as the lane
+// drains, to FINAL with every page counted.
+func TestHandshakeTopsUpAJoinBegunAtAStep(t *testing.T) {
+	const n = 40000 // about 600 KB of pages
+	spawn := func(w *ecs.World) func(ecs.PeerID, string) error {
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.Arche())
+		return func(p ecs.PeerID, _ string) error {
+			m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p})
+			return nil
+		}
+	}
+	_, host, hsched, p := handshakeWithoutSteps(t, n, spawn)
+	before := len(p.got)
+	hsched.Step()
+	p.read()
+	bytes := 0
+	for _, m := range p.got[before:] {
+		if wire.Kind(m[0]) != wire.KindJoinPage {
+			t.Fatalf("the join's first step sent %v; want pages only", wire.Kind(m[0]))
+		}
+		bytes += len(m)
+	}
+	if bytes == 0 || bytes > 300<<10 {
+		t.Fatalf("the join's first step sent %d bytes of pages; want a top-up of at most 256 KiB and a page", bytes)
+	}
+	calls := 0
+	for more := true; more; calls++ {
+		more = host.Handshake()
+		p.read()
+		if calls > 100 {
+			t.Fatal("Handshake reports more for ever")
+		}
+	}
+	if calls < 2 {
+		t.Fatalf("Handshake sent the rest of a 600 KB join in %d calls after the step: it was not topped up", calls)
+	}
+	wholeJoin(t, p.got[1:])
+}
+
 // TestHandshakeQueuesALargeJoinAsItDrains: a join larger than what a lane
 // keeps queued between steps is sent over several Handshake calls, each
 // topping the lane up as the client reads it; Handshake reports more until
-// the first round is sent, and FINAL comes at the next step.
+// the first round is sent, and FINAL comes with the last call, no step
+// needed.
 func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
 	const n = 40000 // about 600 KB of pages
 	wd := stillWorld(t, n, nil)
-	hsched, host, l := wd.hsched, wd.host, wd.l
+	host, l := wd.host, wd.l
+	frame := wd.hw.Frame()
 	p := wd.dialRaw("big", wire.Version)
 	acceptPending(l, host)
 	host.Handshake()
@@ -146,28 +218,14 @@ func TestHandshakeQueuesALargeJoinAsItDrains(t *testing.T) {
 			t.Fatal("Handshake reports more for ever")
 		}
 	}
-	pages := 0
-	for _, m := range p.got[1:] {
-		if wire.Kind(m[0]) != wire.KindJoinPage {
-			t.Fatalf("between steps the client got %v; want only join pages", wire.Kind(m[0]))
-		}
-		pages++
-	}
+	pages := wholeJoin(t, p.got[1:])
 	if calls < 3 {
 		t.Fatalf("%d pages went in %d calls: the lane was not topped up as it drained", pages, calls)
 	}
 	if st := host.Peers(); len(st) != 1 {
 		t.Fatalf("peers %v", st)
 	}
-	hsched.Step()
-	p.read()
-	if k := wire.Kind(p.got[len(p.got)-1][0]); k != wire.KindJoinFinal {
-		t.Fatalf("after the step the last message is %v, want FINAL", k)
-	}
-	final := p.got[len(p.got)-1]
-	r := wire.NewReader(final[1:])
-	r.Uvarint32()
-	if sent := r.Uvarint(); sent != uint64(pages) {
-		t.Fatalf("FINAL counts %d pages, the client got %d before the step", sent, pages)
+	if wd.hw.Frame() != frame {
+		t.Fatalf("the host stepped from frame %d to %d", frame, wd.hw.Frame())
 	}
 }

@@ -463,6 +463,9 @@ func (h *Host) send(w *ecs.World) {
 		if !p.c.Closed() {
 			p.c.Flush()
 		}
+		// A join's first round goes on between steps (Handshake tops it
+		// up), also after a step that spent the budget or began the join.
+		p.topUp = p.admitted() && p.rp != nil && p.rp.Joining() && !p.c.Closed()
 	}
 }
 
