@@ -282,8 +282,9 @@ const joinTopUp = 256 << 10
 // host's loop to build the whole world, and the transport sends while the
 // host builds. It does nothing (and reports false) before the first step,
 // for a peer that is not joining, and for one that owns entities the last
-// step did not take in: they decide its scope, so its join begins at the
-// next step (paced all the same). Call it on the simulation goroutine,
+// step did not take in as its own (spawned, or given to it, since): they
+// decide its scope, so its join begins at the next step (paced all the
+// same). Call it on the simulation goroutine,
 // between steps.
 func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	p := h.Peer(id)
@@ -297,8 +298,8 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	for _, e := range h.w.Owned(id) {
 		slot, ok := h.w.NetSlot(e)
 		ni, _ := h.w.Identity(e)
-		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID {
-			return false
+		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID || h.ents[slot].owner != id {
+			return false // spawned, or given to the peer, since the last step
 		}
 	}
 	j := p.join

@@ -525,3 +525,36 @@ func TestStartJoinLeavesACatchUpToTheStep(t *testing.T) {
 		t.Fatalf("rounds %d, pages %d counted and %d sent; want a catch-up round, every page counted", st.JoinRounds, st.JoinPages, s.pages)
 	}
 }
+
+// TestStartJoinWaitsForAnOwnerChangedBetweenSteps gives the joining peer an
+// entity between steps (as OnJoin may): its scope is the square around that
+// entity, which the last step did not know, so StartJoin leaves the join to
+// the next step rather than page the whole world as if the peer owned
+// nothing.
+func TestStartJoinWaitsForAnOwnerChangedBetweenSteps(t *testing.T) {
+	w, reg, sched := bigWorld(20000, 0)
+	h := NewHost(reg, HostConfig{Interest: InterestConfig{CellSize: 10, Radius: 30}})
+	sched.Add("replicate", h)
+	sched.Step()
+	e, _, _ := w.SlotEntity(0)
+	s := &sink{}
+	p := h.AddPeer(1, s)
+	ecs.SetOwner(w, e, 1) // between steps
+	if h.StartJoin(1) {
+		t.Fatal("StartJoin has more to send for a peer given an entity since the last step")
+	}
+	if got := p.Stats().JoinEntities; got != 0 {
+		t.Fatalf("StartJoin paged %d entities before the step took in the peer's entity", got)
+	}
+	for range 5 {
+		s.queued = 0
+		sched.Step()
+	}
+	held := p.Held()
+	if held == 0 || held >= 20000/2 {
+		t.Fatalf("the peer holds %d of 20,000 entities; want its square's share", held)
+	}
+	if paged := p.Stats().JoinEntities; paged > uint64(2*held) {
+		t.Fatalf("the join paged %d entities for a peer whose scope holds %d", paged, held)
+	}
+}
