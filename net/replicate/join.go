@@ -327,8 +327,10 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	case p.out.LaneBuffered(transport.LaneJoin) >= window:
 		return true // FINAL waits for room
 	}
-	// Between steps nothing changes: the world as of the last step is sent
-	// whole, and FINAL says so now.
+	// Pages are built from the host's images, which change only at steps:
+	// the world as of the last step is sent whole, and FINAL says so now.
+	// What the game changed since (OnJoin, commands) is journaled, and the
+	// next step sends it as State, as to any peer.
 	j.finish(p)
 	if p.join == nil {
 		h.joins--
