@@ -27,12 +27,14 @@ type NetBatch struct {
 // what it creates over shards of at most shardSize entities, each an
 // archetype of its own by the set of zero-size shard tags it carries (the
 // shard's number in shardBits tags), so a doubling copies at most half a
-// shard. A shard of 2,048 is what two batches of a join page (about a
-// thousand entities each) fill without a doubling at all: arche sizes an
-// archetype's arrays by powers of two from 128, so the first batch makes
-// them 2,048 long and the second fills them; a join of 100,000 entities
-// then allocates each component array once, with nothing copied. Past
-// shardCount shards (131,072 entities), the shards are used again in turn.
+// shard. A shard of 2,048 is what two batches of a join page of the default
+// components (about a thousand entities each) fill without a doubling at
+// all: arche sizes an archetype's arrays by powers of two from 128, so a
+// first batch of more than 1,024 makes them 2,048 long and the second fills
+// them; a join of 100,000 such entities then allocates each component array
+// once, with nothing copied (larger entities, fewer to a page, double a
+// shard once or twice, copying at most 1,024). Past shardCount shards
+// (131,072 entities), the shards are used again in turn.
 const (
 	shardSize  = 1 << 11
 	shardBits  = 6

@@ -158,12 +158,14 @@ const growsFrom = 1 << 14
 
 // growsNext reports whether the next queued page is likely to take the
 // world's networked entities past a power of two (from growsFrom on): there
-// arche's index of every entity, its pool of entity ids and the world's
-// list of each owner's entities double, allocating and copying theirs whole
-// (a page two to four times slower than others, more when the collector
-// makes the allocation assist it). Such a page starts a Pump of its own, so
-// it does not add to a slice spent already. A page is taken to bring as
-// many entities as the one before.
+// arche's index of every entity and the world's list of each owner's
+// entities double, allocating and copying theirs whole, and arche's pool of
+// entity ids grows too (a page two to four times slower than others, more
+// when the collector makes the allocation assist it). Such a page starts a
+// Pump of its own, so it does not add to a slice spent already. A page is
+// taken to bring as many entities as the one before. The count is of
+// networked entities: a client's local entities move arche's doubling
+// point, and that page then lands in a slice as any other.
 func (c *ClientReplicator) growsNext() bool {
 	if c.lastPage == 0 || c.queue.head == len(c.queue.msgs) {
 		return false

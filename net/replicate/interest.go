@@ -233,8 +233,11 @@ func (g *grid) tidy() {
 // peer in seen: every change of a cover goes through it.
 func (g *grid) setCover(p *HostPeer, ci int32, n uint16) {
 	sc := &p.scope
-	if (sc.cover[ci] > 0) != (n > 0) {
-		g.seen[int(ci)*g.words+sc.bit/64] ^= 1 << (sc.bit % 64)
+	w, bit := &g.seen[int(ci)*g.words+sc.bit/64], uint64(1)<<(sc.bit%64)
+	if n > 0 {
+		*w |= bit
+	} else {
+		*w &^= bit
 	}
 	sc.cover[ci] = n
 }

@@ -270,9 +270,10 @@ const joinTopUp = 256 << 10
 // of the step's JoinBytesPerStep, of the world as of the last step (what
 // changed since goes in a later round, as for any page). It reports whether
 // pages of the join's first round are left that a later call can send
-// (before the next step, or after it once the step's budget is spent): call
-// it again soon (the session's Handshake does, every millisecond while it
-// reports more, and again after each step while the peer joins). The call
+// before the next step (not once the step's JoinBytesPerStep is spent: then
+// after it): call it again soon (the session's Handshake does, every
+// millisecond while it reports more, and again after each step while the
+// peer joins). The call
 // that finds the round sent sends FINAL too when no entity it paged changed
 // since (else the next step begins the round that catches up with them), so
 // a join does not wait for a step to end.
@@ -321,7 +322,9 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 	case p.err != nil || p.join == nil:
 		return false
 	case left():
-		return j.round == 1
+		// With the step's budget spent, the next call that can send comes
+		// after the next step (the session tops joins up after each one).
+		return j.round == 1 && h.budget > 0
 	case j.pending != 0:
 		return false // the next step's round catches up with what changed
 	case p.out.LaneBuffered(transport.LaneJoin) >= window:

@@ -368,7 +368,8 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 // TestStepPacesAJoinToppedUpBetweenSteps: once StartJoin tops a join up
 // between steps, a step queues no more of its first round than a top-up
 // (where a join nobody tops up gets the whole window at its step); the
-// join still ends, every entity sent and FINAL at a step.
+// join still ends, every entity sent and FINAL sent (between steps by
+// StartJoin, or at a step).
 func TestStepPacesAJoinToppedUpBetweenSteps(t *testing.T) {
 	const n = 60000 // about 900 KB of pages
 	for _, paced := range []bool{false, true} {

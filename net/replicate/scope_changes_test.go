@@ -3,6 +3,9 @@ package replicate
 import (
 	"testing"
 
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -21,6 +24,22 @@ func TestScopeChangesArePeersChanges(t *testing.T) {
 	for range 300 {
 		s.spawn(0)
 	}
+	// Entities without a position are in every scope: their changes go to
+	// every peer, from no cell.
+	vel := generic.NewMap[ecs.Velocity](s.w.Arche())
+	loose := generic.NewMap2[ecs.Velocity, ecs.NetworkIdentity](s.w.Arche())
+	var unplaced []arche.Entity
+	for range 20 {
+		unplaced = append(unplaced, loose.NewWith(&ecs.Velocity{}, &ecs.NetworkIdentity{}))
+	}
+	s.sched.AddTo(ecs.StageInput, "stir unplaced", ecs.SystemFunc(func(w *ecs.World) { // before the replicator
+		for i, e := range unplaced {
+			if (int(w.Frame())+i)%3 == 0 {
+				vel.Get(e).X++
+				ecs.MutateComponent(w, e, w.IDs.Velocity)
+			}
+		}
+	}))
 	outs := map[ecs.PeerID]*ackOut{}
 	next := ecs.PeerID(1)
 	add := func() {
@@ -33,15 +52,16 @@ func TestScopeChangesArePeersChanges(t *testing.T) {
 	for range 70 {
 		add()
 	}
-	handed, reused, free := 0, 0, 0
+	handed, uncelled, reused, free := 0, 0, 0, 0
 	for step := range 400 {
 		switch {
-		case step%37 == 5: // a peer goes, its bit is freed
+		case step%37 == 5: // the first peer goes, its bit is freed
+			first := next
 			for id := range outs {
-				s.h.RemovePeer(id)
-				delete(outs, id)
-				break
+				first = min(first, id)
 			}
+			s.h.RemovePeer(first)
+			delete(outs, first)
 		case step%37 == 20: // a peer comes, into a free bit
 			add()
 		}
@@ -95,6 +115,9 @@ func TestScopeChangesArePeersChanges(t *testing.T) {
 				if got[i] != want[i] {
 					t.Fatalf("step %d: peer %d, change %d: %+v, want %+v", step, p.id, i, got[i], want[i])
 				}
+				if h.ents[got[i].slot].cell < 0 {
+					uncelled++
+				}
 			}
 			handed += len(got)
 		}
@@ -102,8 +125,8 @@ func TestScopeChangesArePeersChanges(t *testing.T) {
 	if g := &s.h.grid; g.words != 2 {
 		t.Fatalf("%d words of peers a cell, want 2 for %d peers", g.words, len(g.peers))
 	}
-	if handed == 0 || reused == 0 {
-		t.Fatalf("%d changes handed to peers, cells reused in %d steps: the test tests nothing", handed, reused)
+	if handed == 0 || uncelled == 0 || reused == 0 {
+		t.Fatalf("%d changes handed to peers (%d of entities without a position), cells reused in %d steps: the test tests nothing", handed, uncelled, reused)
 	}
-	t.Logf("%d changes handed to peers; cells reused in %d steps", handed, reused)
+	t.Logf("%d changes handed to peers (%d of entities without a position); cells reused in %d steps", handed, uncelled, reused)
 }

@@ -28,6 +28,8 @@ type packTape struct {
 	leader *HostPeer
 
 	// What the packing read.
+	changes  *change // the change list it was handed (its first element) and its length
+	nchanges int
 	tokens   uint32
 	avgBits  float64
 	owned    bool // some change of the tick has an owner other than the host
@@ -81,6 +83,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 		return
 	}
 	t.leader = p
+	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
 	t.tokens, t.avgBits = p.tokens, p.pk.avgBits
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
@@ -206,7 +209,10 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	}
 	ps := &p.pk
 	bucket := &p.wheel[h.tick%wheelLen]
-	if p.tokens != t.tokens || ps.avgBits != t.avgBits || len(p.slots) != len(t.leader.slots) ||
+	// The same list of changes (a peer handed its scope's changes alone,
+	// interest.go's changesFor, reads another).
+	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
+		p.tokens != t.tokens || ps.avgBits != t.avgBits || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
