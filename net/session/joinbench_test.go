@@ -10,7 +10,6 @@ import (
 	"io"
 	"math/big"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -107,12 +106,12 @@ func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
 		var tid int
 		var cpu time.Duration
 		if busy {
-			tid, cpu = syscall.Gettid(), threadCPU()
+			tid, cpu = gettid(), threadCPU()
 		}
 		f := time.Now()
 		sched.Step()
 		run.maxFrame = max(run.maxFrame, time.Since(f))
-		if busy && syscall.Gettid() == tid {
+		if busy && gettid() == tid {
 			run.maxFrameCPU = max(run.maxFrameCPU, threadCPU()-cpu)
 		}
 		if cl.Replicator() == nil || cl.Replicator().Waiting() == 0 {
