@@ -1,0 +1,277 @@
+package replicate
+
+import "math/bits"
+
+// A peer's view of the grid: the squares around what it owns, the cells they
+// cover (a count per cell, and the cell's bit of the peer), the entities they
+// bring into and out of its scope, and the send tick's changes in its scope.
+
+// setCover sets the peer's cover of cell ci to n, and the cell's bit of the
+// peer in seen: every change of a cover goes through it.
+func (g *grid) setCover(p *HostPeer, ci int32, n uint16) {
+	sc := &p.scope
+	w, bit := &g.seen[int(ci)*g.words+sc.bit/64], uint64(1)<<(sc.bit%64)
+	if n > 0 {
+		*w |= bit
+	} else {
+		*w &^= bit
+	}
+	sc.cover[ci] = n
+}
+
+// clearCover sets every cover of the peer to 0.
+func (g *grid) clearCover(p *HostPeer) {
+	sc := &p.scope
+	w, bit := sc.bit/64, uint64(1)<<(sc.bit%64)
+	for ci := range sc.cover {
+		g.seen[ci*g.words+w] &^= bit
+	}
+	clear(sc.cover)
+}
+
+// addSquare adds (d = 1) or takes away (d = −1) the square of radius r around
+// cell (x, y) to the peer's cover; cells that come into or go out of it bring
+// their entities into or out of the peer's scope. A peer whose first square
+// arrives stops seeing the whole world; one whose last goes sees it again.
+func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
+	sc := &p.scope
+	if d > 0 && sc.focus == 0 {
+		sc.focus = 1
+		g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		g.refocus(p)
+		return
+	}
+	if d < 0 && sc.focus == 1 {
+		sc.focus = 0
+		g.clearCover(p)
+		g.refocus(p)
+		return
+	}
+	sc.focus += d
+	g.eachSquareCell(x, y, func(ci int32) {
+		was := sc.cover[ci] > 0
+		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
+		if in := sc.cover[ci] > 0; in != was {
+			g.scopeCell(p, ci, in)
+		}
+	})
+}
+
+// moveSquare moves one of the peer's squares from cell (ox, oy) to (x, y).
+func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
+	sc := &p.scope
+	if sc.focus == 0 {
+		return
+	}
+	step := func(cx, cy int32, d int) {
+		ci, ok := g.index[cellKey(cx, cy)]
+		if !ok {
+			return
+		}
+		was := sc.cover[ci] > 0
+		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
+		if in := sc.cover[ci] > 0; in != was {
+			g.scopeCell(p, ci, in)
+		}
+	}
+	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
+		for ci := range g.cells {
+			c := &g.cells[ci]
+			if !c.live {
+				continue
+			}
+			was := abs32(c.x-ox) <= g.r && abs32(c.y-oy) <= g.r
+			in := abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
+			if was != in {
+				d := 1
+				if was {
+					d = -1
+				}
+				step(c.x, c.y, d)
+			}
+		}
+		return
+	}
+	for cx := x - g.r; cx <= x+g.r; cx++ {
+		for cy := y - g.r; cy <= y+g.r; cy++ {
+			if abs32(cx-ox) > g.r || abs32(cy-oy) > g.r {
+				step(cx, cy, 1)
+			}
+		}
+	}
+	for cx := ox - g.r; cx <= ox+g.r; cx++ {
+		for cy := oy - g.r; cy <= oy+g.r; cy++ {
+			if abs32(cx-x) > g.r || abs32(cy-y) > g.r {
+				step(cx, cy, -1)
+			}
+		}
+	}
+}
+
+// eachSquareCell calls fn for every existing cell within the radius of
+// (x, y), by whichever is fewer: the square's cells or all cells.
+func (g *grid) eachSquareCell(x, y int32, fn func(ci int32)) {
+	if int(2*g.r+1)*int(2*g.r+1) > len(g.cells) {
+		for ci := range g.cells {
+			if g.cells[ci].live && g.near(&g.cells[ci], x, y) {
+				fn(int32(ci))
+			}
+		}
+		return
+	}
+	for cx := x - g.r; cx <= x+g.r; cx++ {
+		for cy := y - g.r; cy <= y+g.r; cy++ {
+			if ci, ok := g.index[cellKey(cx, cy)]; ok {
+				fn(ci)
+			}
+		}
+	}
+}
+
+// scopeCell brings the entities of cell ci into (in) or out of the peer's
+// scope.
+func (g *grid) scopeCell(p *HostPeer, ci int32, in bool) {
+	for _, slot := range g.cells[ci].ents {
+		if p.h.ents[slot].owner == p.id {
+			continue
+		}
+		if in {
+			p.enter(slot)
+		} else {
+			p.leave(slot)
+		}
+	}
+}
+
+// refocus sets the scope of every entity for a peer that gained its first
+// square or lost its last: O(world), once.
+func (g *grid) refocus(p *HostPeer) {
+	h := p.h
+	p.grow(len(h.ents))
+	for slot := range h.ents {
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		if g.inScope(p, int32(slot)) {
+			p.enter(int32(slot))
+		} else {
+			p.leave(int32(slot))
+		}
+	}
+}
+
+// addPeer starts a peer's view of the grid: every cell, and its squares
+// around what it owns already.
+func (g *grid) addPeer(p *HostPeer) {
+	g.peers = append(g.peers, p)
+	g.takeBit(p)
+	p.scope.cover = make([]uint16, len(g.cells))
+	h := p.h
+	for _, ent := range h.w.Owned(p.id) {
+		slot, _ := h.w.NetSlot(ent)
+		if int(slot) < len(h.ents) && h.ents[slot].flags&eLive != 0 {
+			// (An entity spawned since the last step is placed, and the
+			// peer's square with it, when the step takes in its spawn.)
+			if c := h.ents[slot].cell; c >= 0 {
+				p.scope.focus++
+				cl := g.cells[c]
+				g.eachSquareCell(cl.x, cl.y, func(ci int32) { g.setCover(p, ci, p.scope.cover[ci]+1) })
+			}
+		}
+	}
+	for slot := range h.ents {
+		if h.ents[slot].flags&eLive != 0 && !g.inScope(p, int32(slot)) {
+			p.slots[slot].flags |= fOut
+		}
+	}
+}
+
+func (g *grid) removePeer(p *HostPeer) {
+	for i, q := range g.peers {
+		if q == p {
+			g.peers = append(g.peers[:i], g.peers[i+1:]...)
+			g.clearCover(p)
+			g.bits[p.scope.bit] = nil
+			return
+		}
+	}
+}
+
+// takeBit gives a new peer the first free bit of seen, widening every
+// cell's words when none is free.
+func (g *grid) takeBit(p *HostPeer) {
+	b := 0
+	for b < len(g.bits) && g.bits[b] != nil {
+		b++
+	}
+	if b == len(g.bits) {
+		g.bits = append(g.bits, nil)
+	}
+	g.bits[b] = p
+	p.scope.bit = b
+	if b/64 < g.words {
+		return
+	}
+	// One more word a cell: the cells' words move apart.
+	words := g.words + 1
+	seen := make([]uint64, len(g.cells)*words)
+	for ci := range g.cells {
+		copy(seen[ci*words:], g.seen[ci*g.words:(ci+1)*g.words])
+	}
+	g.seen, g.words = seen, words
+}
+
+// distribute hands each peer with squares (that is not joining) the send
+// tick's changes in its scope, in their order: those in cells its squares
+// cover, and those without a cell. The changes of its own entities are among
+// them; pack passes over those, and over any whose entity is out of its scope.
+// A peer without squares has every change in its scope and reads the tick's
+// list itself.
+func (g *grid) distribute(h *HostReplicator, changes []change) {
+	if len(g.peers) == 0 || !g.on {
+		return
+	}
+	some := false
+	for _, p := range g.peers {
+		if sc := &p.scope; sc.focus > 0 && p.join == nil && p.err == nil {
+			sc.changes, sc.tick = sc.changes[:0], h.tick
+			some = true
+		}
+	}
+	if !some {
+		return
+	}
+	words := g.words
+	for i := range changes {
+		ch := &changes[i]
+		ci := h.ents[ch.slot].cell
+		if ci < 0 {
+			for _, p := range g.peers {
+				if sc := &p.scope; sc.tick == h.tick && sc.focus > 0 {
+					sc.changes = append(sc.changes, *ch)
+				}
+			}
+			continue
+		}
+		seen := g.seen[int(ci)*words : int(ci+1)*words]
+		for w, m := range seen {
+			for m != 0 {
+				b := w*64 + bits.TrailingZeros64(m)
+				m &= m - 1
+				if sc := &g.bits[b].scope; sc.tick == h.tick {
+					sc.changes = append(sc.changes, *ch)
+				}
+			}
+		}
+	}
+}
+
+// changesFor returns the send tick's changes the peer's packing looks at:
+// its own, if distribute made them this tick, else all of them.
+func (g *grid) changesFor(p *HostPeer, changes []change) []change {
+	if sc := &p.scope; sc.tick == p.h.tick && sc.focus > 0 {
+		return sc.changes
+	}
+	return changes
+}
