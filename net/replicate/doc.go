@@ -25,7 +25,9 @@
 // Interest (InterestConfig, on by default) decides which entities each peer
 // receives and how urgent their changes are, by distance on a grid from what
 // the peer owns; entities enter and leave a peer's scope as they or the
-// peer's own entities move.
+// peer's own entities move. Each cell knows the peers that cover it, so a
+// send tick hands a peer only the changes in its scope, and cells are made
+// where entities go and given back when empty.
 //
 // On the client, ClientReplicator applies STATE, AUTH_STATE and join pages
 // (these in bounded slices a frame, Pump): it maps network ids to local
