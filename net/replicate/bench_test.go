@@ -164,14 +164,7 @@ func BenchmarkClientJoin(b *testing.B) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		const n = 100_000
-		_, reg, sched := bigWorld(n, 0)
-		h := NewHost(reg, HostConfig{})
-		sched.Add("replicate", h)
-		out := &capture{}
-		h.AddPeer(1, out)
-		for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
-			sched.Step()
-		}
+		out := joinedLane(n)
 		var longest time.Duration
 		var total, cpu time.Duration
 		cpuOK := true

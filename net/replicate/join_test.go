@@ -56,6 +56,21 @@ func (l *pacedLane) drain(t *testing.T, c *ClientReplicator) {
 	}
 }
 
+// joinedLane runs a host of an n-entity still world (bigWorld) until it has
+// sent one peer's whole join, and returns what the peer's connection was
+// handed: the join's pages, then FINAL, on its lane.
+func joinedLane(n int) *capture {
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	out := &capture{}
+	h.AddPeer(1, out)
+	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
+		sched.Step()
+	}
+	return out
+}
+
 // bigWorld makes n networked entities and a system that moves `changes` of
 // them, at random, every step.
 func bigWorld(n, changes int) (*ecs.World, *Registry, *ecs.Schedule) {
@@ -241,14 +256,7 @@ func (c *stepClock) Now() time.Time {
 // end, and the join is done only when the last slice applies FINAL.
 func TestClientAppliesJoinInSlices(t *testing.T) {
 	const n = 20000
-	_, reg, sched := bigWorld(n, 0)
-	h := NewHost(reg, HostConfig{})
-	sched.Add("replicate", h)
-	out := &capture{}
-	h.AddPeer(1, out)
-	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
-		sched.Step()
-	}
+	out := joinedLane(n)
 	pages := len(out.lane) - 1
 	// Each page "takes" 0.6 ms of the 2 ms slice: three pages a Pump, as a
 	// fourth would end past it.
@@ -303,14 +311,7 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 // starts the next Pump, so its copy does not add to a slice spent already.
 func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
 	const n = 40000
-	_, reg, sched := bigWorld(n, 0)
-	h := NewHost(reg, HostConfig{})
-	sched.Add("replicate", h)
-	out := &capture{}
-	h.AddPeer(1, out)
-	for len(out.lane) == 0 || wire.Kind(out.lane[len(out.lane)-1][0]) != wire.KindJoinFinal {
-		sched.Step()
-	}
+	out := joinedLane(n)
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
 	for _, m := range out.lane {

@@ -27,6 +27,25 @@ func (o *ackOut) QueueDatagram(_ wire.Kind, p []byte, token uint32) error {
 func (o *ackOut) SendLane(transport.Lane, []byte) error { return nil }
 func (o *ackOut) LaneBuffered(transport.Lane) int       { return 0 }
 
+// ackingPeers adds n peers (ids 1 … n) to h over perfect links and returns a
+// step: s's step, then every datagram of it acknowledged.
+func ackingPeers(h *HostReplicator, s *ecs.Schedule, n int) (step func()) {
+	outs := make([]*ackOut, n)
+	for i := range outs {
+		outs[i] = &ackOut{}
+		h.AddPeer(ecs.PeerID(i+1), outs[i])
+	}
+	return func() {
+		s.Step()
+		for i, o := range outs {
+			for _, t := range o.tokens {
+				h.Delivered(ecs.PeerID(i+1), t)
+			}
+			o.tokens = o.tokens[:0]
+		}
+	}
+}
+
 // BenchmarkHostReplicate measures the replicator alone (no connection) for
 // k changes a step in a world of 20,000 entities, with n peers that
 // acknowledge everything before the next step.
@@ -57,20 +76,7 @@ func BenchmarkHostReplicate(b *testing.B) {
 				round++
 			}))
 			s.Add("replicate", h)
-			outs := make([]*ackOut, n)
-			for i := range outs {
-				outs[i] = &ackOut{}
-				h.AddPeer(ecs.PeerID(i+1), outs[i])
-			}
-			step := func() {
-				s.Step()
-				for i, o := range outs {
-					for _, t := range o.tokens {
-						h.Delivered(ecs.PeerID(i+1), t)
-					}
-					o.tokens = o.tokens[:0]
-				}
-			}
+			step := ackingPeers(h, s, n)
 			for range size/k + 1100 {
 				step()
 			}

@@ -59,20 +59,7 @@ func BenchmarkHostReplicateScoped(b *testing.B) {
 			}
 		}))
 		s.Add("replicate", h)
-		outs := make([]*ackOut, peers)
-		for i := range outs {
-			outs[i] = &ackOut{}
-			h.AddPeer(ecs.PeerID(i+1), outs[i])
-		}
-		step := func() {
-			s.Step()
-			for i, o := range outs {
-				for _, t := range o.tokens {
-					h.Delivered(ecs.PeerID(i+1), t)
-				}
-				o.tokens = o.tokens[:0]
-			}
-		}
+		step := ackingPeers(h, s, peers)
 		for h.Peer(peers).Joining() {
 			step()
 		}
