@@ -84,8 +84,8 @@ func runHostLoad(b *testing.B, bots, props int) {
 		for i, e := range wanderers {
 			t := tf.Get(e)
 			a := float64(i) + float64(w.Frame())/120
-			t.X += 3 * cosine(a)
-			t.Y += 3 * cosine(a+1.5)
+			t.X += 3 * triangle(a)
+			t.Y += 3 * triangle(a+1.5)
 			ecs.MutateComponent(w, e, w.IDs.Transform)
 		}
 	}))
@@ -282,8 +282,8 @@ func runHostLoad(b *testing.B, bots, props int) {
 	}
 }
 
-func cosine(a float64) float64 {
-	// A cheap periodic wander: a triangle wave in [-1, 1].
+// triangle is a cheap periodic wander: a triangle wave in [-1, 1].
+func triangle(a float64) float64 {
 	x := a/6.283185307179586 - float64(int(a/6.283185307179586))
 	if x < 0 {
 		x++
