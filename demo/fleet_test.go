@@ -28,7 +28,7 @@ func TestAgonesGameServer(t *testing.T) {
 		"-host", "-agones", "-addr", "127.0.0.1:0", "-save", save, "-bots", "2")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if err := side.WaitCount(ctx, "/ready", 1); err != nil {
+	if err := side.WaitState(ctx, agones.StateReady); err != nil {
 		t.Fatalf("no Ready: %v", err)
 	}
 	if pin := side.GameServer().ObjectMeta.Annotations[agones.SDKPrefix+fleet.PinAnnotation]; len(pin) != 64 {

@@ -371,7 +371,7 @@ func TestAllocationLoadsTheWorldOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		stop := b.run(b.config())
-		if err := b.side.WaitCount(t.Context(), "/ready", 1); err != nil {
+		if err := b.side.WaitState(t.Context(), agones.StateReady); err != nil {
 			t.Fatal(err)
 		}
 		warm := b.host()

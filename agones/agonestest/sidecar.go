@@ -154,7 +154,8 @@ func (s *Sidecar) Count(path string) int {
 	return n
 }
 
-// WaitCount waits until n calls of path were received, or ctx ends.
+// WaitCount waits until n calls of path were received, or ctx ends (for
+// the state a call sets, WaitState).
 func (s *Sidecar) WaitCount(ctx context.Context, path string, n int) error {
 	return s.wait(ctx, func() bool {
 		k := 0
@@ -165,6 +166,14 @@ func (s *Sidecar) WaitCount(ctx context.Context, path string, n int) error {
 		}
 		return k >= n
 	})
+}
+
+// WaitState waits until the GameServer is in state st, or ctx ends. A call
+// is counted (Count, WaitCount) when it arrives, before the state it sets:
+// a test that acts on the state a call made (an Allocate after Ready, say)
+// waits for the state, or the call's own update may land after its action.
+func (s *Sidecar) WaitState(ctx context.Context, st agones.State) error {
+	return s.wait(ctx, func() bool { return s.gs.Status.State == st })
 }
 
 // WaitWatchers waits until n watch streams are connected, or ctx ends.
