@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,17 +42,6 @@ func newBoltStorage(t *testing.T) storetest.Storage {
 		},
 		Break: func(db store.DB) error { return breakFile(store.BoltFile(db)) },
 	}
-}
-
-// breakFile points f's descriptor at /dev/full, so writes through it fail
-// with ENOSPC as on a full disk.
-func breakFile(f *os.File) error {
-	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer full.Close()
-	return syscall.Dup3(int(full.Fd()), int(f.Fd()), 0)
 }
 
 func rawBolt(path string, fn func(tx *bbolt.Tx) error) error {

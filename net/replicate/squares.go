@@ -180,6 +180,9 @@ func (g *grid) addPeer(p *HostPeer) {
 			}
 		}
 	}
+	if p.scope.focus == 0 {
+		return // no square: every entity is in scope
+	}
 	for slot := range h.ents {
 		if h.ents[slot].flags&eLive != 0 && !g.inScope(p, int32(slot)) {
 			p.slots[slot].flags |= fOut
