@@ -138,71 +138,67 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
-	codes := &h.book.codes
-	plan, mask := h.plan, hd.mask
+	fields := h.mplans[h.mlast&3].fields
+	if mp := &h.mplans[h.mlast&3]; !mp.ok || mp.mask != hd.mask {
+		fields = h.fieldsOf(hd.mask)
+	}
 	// The codes gather in acc (n bits), which goes to w when the next code
 	// would overflow it: one write for most items.
 	var acc uint64
 	var n uint
-	for ci := range h.cplan {
-		cp := &h.cplan[ci]
-		if mask&cp.bit == 0 {
-			continue
+	for i := range fields {
+		f := &fields[i]
+		v := cur[f.off]
+		d := int64(v)
+		if f.delta {
+			b := bimg[f.off]
+			dd := v - b
+			if f.wrap > 0 {
+				dd = wrapDiff(v, b, f.wrap)
+			}
+			d = int64(dd)
+			if f.vel >= 0 && predict {
+				if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
+					d = predictedResidual(pr, int(f.field), d, vb, vc, age, f.wrap)
+				}
+			}
 		}
-		for i := cp.from; i < cp.to; i++ {
-			f := &plan[i]
-			v := cur[f.off]
-			d := int64(v)
-			if f.delta {
-				b := bimg[f.off]
-				dd := v - b
-				if f.wrap > 0 {
-					dd = wrapDiff(v, b, f.wrap)
-				}
-				d = int64(dd)
-				if f.vel >= 0 && predict {
-					if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
-						d = predictedResidual(pr, int(f.field), d, vb, vc, age, f.wrap)
-					}
-				}
+		u := wire.ZigZag(d)
+		if count {
+			h.stats.add(int(f.stream), u)
+		}
+		// code.write, by hand, into acc.
+		c := f.code
+		var x uint64
+		var l uint
+		if c.zero && u == 0 {
+			l = 1
+		} else {
+			var flag uint64
+			if c.zero {
+				flag = 1
+				u--
 			}
-			u := wire.ZigZag(d)
-			if count {
-				h.stats.add(int(f.stream), u)
-			}
-			// code.write, by hand, into acc.
-			c := codes[f.stream]
-			var x uint64
-			var l uint
-			if c.zero && u == 0 {
-				l = 1
-			} else {
-				var flag uint64
-				if c.zero {
-					flag = 1
-					u--
-				}
-				k := uint(c.k) & 63
-				y := u + 1<<k
-				top := uint(bits.Len64(y)-1) & 63
-				q := (top - k) & 63
-				l = 2*q + 1 + k + uint(flag)
-				if l > 64 || y < u {
-					// A long code: the general path.
-					w.WriteBits(acc, n)
-					acc, n = 0, 0
-					c.put(w, u+flag)
-					continue
-				}
-				x = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag
-			}
-			if n+l > 64 {
+			k := uint(c.k) & 63
+			y := u + 1<<k
+			top := uint(bits.Len64(y)-1) & 63
+			q := (top - k) & 63
+			l = 2*q + 1 + k + uint(flag)
+			if l > 64 || y < u {
+				// A long code: the general path.
 				w.WriteBits(acc, n)
 				acc, n = 0, 0
+				c.put(w, u+flag)
+				continue
 			}
-			acc |= x << (n & 63)
-			n += l
+			x = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag
 		}
+		if n+l > 64 {
+			w.WriteBits(acc, n)
+			acc, n = 0, 0
+		}
+		acc |= x << (n & 63)
+		n += l
 	}
 	w.WriteBits(acc, n)
 }
@@ -210,7 +206,7 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 // compPlan is one component's fields in the field plan, in item order.
 type compPlan struct {
 	bit      uint16
-	from, to int
+	from, to int32
 }
 
 // fieldPlan is one field of an item, in item order, with what writing it
@@ -220,8 +216,49 @@ type fieldPlan struct {
 	vel    int32 // for a Motion's pose field: the offset of its velocity field; else -1
 	wrap   int32
 	stream uint16 // its residual stream, or its absolute one when not delta-coded
+	code   code   // the stream's code this send tick (setCodes)
 	field  uint8  // its index in its component
 	delta  bool
+}
+
+// setCodes copies the tick's code of each field's stream into the plan.
+func (h *HostReplicator) setCodes() {
+	for i := range h.plan {
+		h.plan[i].code = h.book.codes[h.plan[i].stream]
+	}
+	for i := range h.mplans {
+		h.mplans[i].ok = false
+	}
+}
+
+// maskPlan is the field plan of the components of one mask.
+type maskPlan struct {
+	mask   uint16
+	ok     bool // made with this tick's codes
+	fields []fieldPlan
+}
+
+// fieldsOf returns the plan of the fields of the components in mask, in
+// item order. The plans of the last few masks are kept (mlast the one
+// returned last, which writeFields looks at first): a tick's items mostly
+// share one or two.
+func (h *HostReplicator) fieldsOf(mask uint16) []fieldPlan {
+	for i := range h.mplans {
+		if mp := &h.mplans[i]; mp.ok && mp.mask == mask {
+			h.mlast = uint8(i)
+			return mp.fields
+		}
+	}
+	h.mlast = h.mnext % uint8(len(h.mplans))
+	mp := &h.mplans[h.mlast]
+	h.mnext++
+	mp.mask, mp.ok, mp.fields = mask, true, mp.fields[:0]
+	for _, cp := range h.cplan {
+		if mask&cp.bit != 0 {
+			mp.fields = append(mp.fields, h.plan[cp.from:cp.to]...)
+		}
+	}
+	return mp.fields
 }
 
 // makePlan lists the fields of the registry in item order.
@@ -240,7 +277,7 @@ func (h *HostReplicator) makePlan() {
 			}
 			h.plan = append(h.plan, f)
 		}
-		h.cplan = append(h.cplan, compPlan{bit: 1 << c, from: len(h.plan) - comp.fields, to: len(h.plan)})
+		h.cplan = append(h.cplan, compPlan{bit: 1 << c, from: int32(len(h.plan) - comp.fields), to: int32(len(h.plan))})
 	}
 }
 

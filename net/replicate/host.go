@@ -125,6 +125,9 @@ type HostReplicator struct {
 
 	plan     []fieldPlan
 	cplan    []compPlan
+	mplans   [4]maskPlan // the field plans of recent masks (fieldsOf)
+	mnext    uint8
+	mlast    uint8
 	uplan    []urgencyField // the fields with thresholds, for urgency
 	dplan    []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
 	doffs    []int32        // the delta-coded fields' offsets, for diffPrev
@@ -165,6 +168,7 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	}
 	h.pred = newPredictor(reg, cfg.StepRate)
 	h.makePlan()
+	h.setCodes()
 	h.makeUrgencyPlan()
 	h.grid.init(&h.cfg.Interest)
 	h.grid.bind(reg)

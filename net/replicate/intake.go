@@ -114,6 +114,7 @@ func (h *HostReplicator) prepareTick() {
 		for i := range h.book.n {
 			h.book.codes[i] = h.stats.choose(i, h.book.codes[i])
 		}
+		h.setCodes()
 	}
 	h.enc.reset()
 }
