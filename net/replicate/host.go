@@ -123,19 +123,20 @@ type HostReplicator struct {
 	pred  predictor
 	grid  grid
 
-	plan     []fieldPlan
-	cplan    []compPlan
-	mplans   [4]maskPlan // the field plans of recent masks (fieldsOf)
-	mnext    uint8
-	mlast    uint8
-	uplan    []urgencyField // the fields with thresholds, for urgency
-	dplan    []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
-	doffs    []int32        // the delta-coded fields' offsets, for diffPrev
-	dbits    []uint16       // and their components' bits
-	always   uint16         // components whose change is always urgent (no thresholds, not delta-coded)
-	buf      []byte
-	lastMsgs sentMessages
-	tape     packTape // the last peer's packing this send tick (tape.go)
+	plan      []fieldPlan
+	cplan     []compPlan
+	mplans    [4]maskPlan // the field plans of recent masks (fieldsOf)
+	mnext     uint8
+	mlast     uint8
+	uplan     []urgencyField // the fields with thresholds, for urgency
+	dplan     []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
+	doffs     []int32        // the delta-coded fields' offsets, for diffPrev
+	dbits     []uint16       // and their components' bits
+	always    uint16         // components whose change is always urgent (no thresholds, not delta-coded)
+	buf       []byte
+	lastMsgs  sentMessages
+	keepPicks bool     // a peer packs after this one this send tick (lastMsgs.picks)
+	tape      packTape // the last peer's packing this send tick (tape.go)
 }
 
 // change is one entry of a send tick's list of changed entities, shared by
@@ -282,7 +283,15 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	if send {
 		h.prepareTick()
 	}
-	for _, p := range h.peers {
+	// The last peer to pack this tick keeps no copy of its picks: no peer
+	// after it compares its own with them (write).
+	lastPacker := -1
+	for i, p := range h.peers {
+		if p.err == nil && p.join == nil {
+			lastPacker = i
+		}
+	}
+	for i, p := range h.peers {
 		if p.err != nil {
 			continue
 		}
@@ -295,6 +304,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 		if send {
 			p.refill()
+			h.keepPicks = i < lastPacker
 			p.pack(h.grid.changesFor(p, h.changes))
 			p.sendAuth()
 		}

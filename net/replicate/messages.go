@@ -23,7 +23,10 @@ func (p *HostPeer) write() {
 	reuse := last.tick == h.tick && samePicks(last.picks, picks)
 	if !reuse {
 		last.tick = h.tick
-		last.picks = append(last.picks[:0], picks...)
+		last.picks = last.picks[:0]
+		if h.keepPicks {
+			last.picks = append(last.picks, picks...)
+		}
 		last.bytes = last.bytes[:0]
 		last.ends = last.ends[:0]
 		last.counts = last.counts[:0]
@@ -44,7 +47,8 @@ func (p *HostPeer) write() {
 }
 
 // sentMessages are the State messages of the last peer written this send
-// tick, and the picks they carry.
+// tick, and the picks they carry (kept only while another peer packs after
+// it this tick).
 type sentMessages struct {
 	tick   uint32
 	picks  []pick
