@@ -138,8 +138,9 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
-	fields := h.mplans[h.mlast&3].fields
-	if mp := &h.mplans[h.mlast&3]; !mp.ok || mp.mask != hd.mask {
+	mp := &h.mplans[h.mlast%maskPlans]
+	fields := mp.fields
+	if !mp.ok || mp.mask != hd.mask {
 		fields = h.fieldsOf(hd.mask)
 	}
 	// The codes gather in acc (n bits), which goes to w when the next code
@@ -221,17 +222,28 @@ type fieldPlan struct {
 	delta  bool
 }
 
-// setCodes copies the tick's code of each field's stream into the plan.
+// setCodes copies the tick's code of each field's stream into the plan,
+// and drops the plans of masks made with other codes.
 func (h *HostReplicator) setCodes() {
+	changed := false
 	for i := range h.plan {
-		h.plan[i].code = h.book.codes[h.plan[i].stream]
+		if c := h.book.codes[h.plan[i].stream]; h.plan[i].code != c {
+			h.plan[i].code = c
+			changed = true
+		}
 	}
-	for i := range h.mplans {
-		h.mplans[i].ok = false
+	if changed {
+		for i := range h.mplans {
+			h.mplans[i].ok = false
+		}
 	}
 }
 
-// maskPlan is the field plan of the components of one mask.
+// maskPlans is how many masks' field plans the encoder keeps.
+const maskPlans = 4
+
+// maskPlan is the field plan of the components of one mask, its array
+// made to hold every field (makePlan), so it never grows.
 type maskPlan struct {
 	mask   uint16
 	ok     bool // made with this tick's codes
@@ -249,7 +261,7 @@ func (h *HostReplicator) fieldsOf(mask uint16) []fieldPlan {
 			return mp.fields
 		}
 	}
-	h.mlast = h.mnext % uint8(len(h.mplans))
+	h.mlast = h.mnext % maskPlans
 	mp := &h.mplans[h.mlast]
 	h.mnext++
 	mp.mask, mp.ok, mp.fields = mask, true, mp.fields[:0]
@@ -278,6 +290,9 @@ func (h *HostReplicator) makePlan() {
 			h.plan = append(h.plan, f)
 		}
 		h.cplan = append(h.cplan, compPlan{bit: 1 << c, from: int32(len(h.plan) - comp.fields), to: int32(len(h.plan))})
+	}
+	for i := range h.mplans {
+		h.mplans[i].fields = make([]fieldPlan, 0, len(h.plan))
 	}
 }
 

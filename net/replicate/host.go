@@ -125,7 +125,7 @@ type HostReplicator struct {
 
 	plan      []fieldPlan
 	cplan     []compPlan
-	mplans    [4]maskPlan // the field plans of recent masks (fieldsOf)
+	mplans    [maskPlans]maskPlan // the field plans of recent masks (fieldsOf)
 	mnext     uint8
 	mlast     uint8
 	uplan     []urgencyField // the fields with thresholds, for urgency
@@ -286,9 +286,11 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	// The last peer to pack this tick keeps no copy of its picks: no peer
 	// after it compares its own with them (write).
 	lastPacker := -1
-	for i, p := range h.peers {
-		if p.err == nil && p.join == nil {
-			lastPacker = i
+	if send {
+		for i, p := range h.peers {
+			if p.err == nil && p.join == nil {
+				lastPacker = i
+			}
 		}
 	}
 	for i, p := range h.peers {

@@ -42,7 +42,7 @@ type packTape struct {
 	stamp    uint32
 	pre      []peerSlot
 
-	// What it wrote (besides the picks, which h.lastMsgs keeps).
+	// What it wrote (its messages are h.lastMsgs's).
 	post        []peerSlot
 	outDirty    []uint64
 	outDespawns []despawnEntry
@@ -52,7 +52,7 @@ type packTape struct {
 	avgOut      float64
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
-	npicks      int        // its items (h.lastMsgs holds them and their messages)
+	npicks      int        // its items (h.lastMsgs holds their messages)
 	items       []sentItem // the records of its items, as its messages carry them
 	despawned   uint64     // removals among them
 	capture     *HostPeer  // the peer whose sent items go to items, while it writes
