@@ -69,32 +69,39 @@ func samePicks(a, b []pick) bool {
 	return true
 }
 
-// commonMask returns the component mask most of the picks' updates against
-// the newest image carry: items with it and such a baseline need only one
-// bit of head.
-func commonMask(picks []pick) uint16 {
-	var masks [4]uint16
-	var counts [4]int
-	for i := range picks {
-		hd := &picks[i].head
-		if hd.kind != 0 || hd.flags != bodyNewest || hd.snap != 0 {
-			continue
-		}
-		for k := range masks {
-			if counts[k] == 0 || masks[k] == hd.mask {
-				masks[k] = hd.mask
-				counts[k]++
-				break
-			}
+// maskTally counts the component masks of a send tick's updates against
+// the newest image, as they are taken, for the message's common mask: the
+// first four masks met, in id order when the picks are taken so.
+type maskTally struct {
+	masks  [4]uint16
+	counts [4]int32
+}
+
+// tally counts an item's head.
+func (ps *packScratch) tally(hd *head) {
+	if hd.kind != 0 || hd.flags != bodyNewest || hd.snap != 0 {
+		return
+	}
+	t := &ps.masks
+	for k := range t.masks {
+		if t.counts[k] == 0 || t.masks[k] == hd.mask {
+			t.masks[k] = hd.mask
+			t.counts[k]++
+			return
 		}
 	}
+}
+
+// common returns the mask most of the tallied updates carry: items with it
+// and a newest-image baseline need only one bit of head.
+func (t *maskTally) common() uint16 {
 	best := 0
-	for k := range counts {
-		if counts[k] > counts[best] {
+	for k := range t.counts {
+		if t.counts[k] > t.counts[best] {
 			best = k
 		}
 	}
-	return masks[best]
+	return t.masks[best]
 }
 
 // writeMessages writes picks into State messages of at most MaxStatePayload
@@ -102,7 +109,7 @@ func commonMask(picks []pick) uint16 {
 func (p *HostPeer) writeMessages(picks []pick) {
 	h := p.h
 	ps := &p.pk
-	common := commonMask(picks)
+	common := ps.masks.common()
 	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
 	start := 0
 	ps.items.Reset(ps.buf[:0])

@@ -30,7 +30,8 @@ type packScratch struct {
 	// tick whose due items fit the budget easily (sent in id order, encoded
 	// straight into the messages) from one that must choose by priority.
 	avgBits float64
-	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
+	finds   uint64    // items whose fields were looked up in the tick's encoder this tick
+	masks   maskTally // of the picks taken this tick
 }
 
 // dirtyKey is a dirty-list entry: the network id above the slot, so that
@@ -97,6 +98,7 @@ func (p *HostPeer) pack(changes []change) {
 	ps := &p.pk
 	tick := h.tick
 	ps.picks = ps.picks[:0]
+	ps.masks = maskTally{}
 	budget := int(p.tokens) * 8 // bits
 	sp := spend{perMessage: 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n}
 	full := false
