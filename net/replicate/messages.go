@@ -69,15 +69,17 @@ func samePicks(a, b []pick) bool {
 	return true
 }
 
-// maskTally counts the component masks of a send tick's updates against
-// the newest image, as they are taken, for the message's common mask: the
-// first four masks met, in id order when the picks are taken so.
+// maskTally counts, for one peer's send tick, the component masks of its
+// updates against the newest image without a teleport, as they are taken,
+// for its messages' common mask: the first four masks met (in id order when
+// the picks are taken so), each with its count.
 type maskTally struct {
 	masks  [4]uint16
 	counts [4]int32
 }
 
-// tally counts an item's head.
+// tally counts an item's head if it is an update against the newest image
+// without a teleport, and its mask is among the first four met.
 func (ps *packScratch) tally(hd *head) {
 	if hd.kind != 0 || hd.flags != bodyNewest || hd.snap != 0 {
 		return
@@ -92,8 +94,9 @@ func (ps *packScratch) tally(hd *head) {
 	}
 }
 
-// common returns the mask most of the tallied updates carry: items with it
-// and a newest-image baseline need only one bit of head.
+// common returns the tallied mask with the largest count (the first met on
+// a tie; 0 with none): updates against the newest image without a teleport
+// that carry it need only one bit of head.
 func (t *maskTally) common() uint16 {
 	best := 0
 	for k := range t.counts {
