@@ -107,10 +107,11 @@ type HostReplicator struct {
 	pose   int    // the registry index of ecs.Transform (teleports), or -1
 
 	ents       []entState
-	img        []int32 // slot*fields: the shared wire images
-	hist       history // rings of historyDepth past images
-	small      history // rings of smallDepth
-	pending    []int32 // slots with ePending
+	ids        []ecs.NetID // by slot: the network id of the live entity, 0 for none (ents' id, 16 a cache line)
+	img        []int32     // slot*fields: the shared wire images
+	hist       history     // rings of historyDepth past images
+	small      history     // rings of smallDepth
+	pending    []int32     // slots with ePending
 	changes    []change
 	keys       []uint64 // scratch: sort keys
 	tmpKeys    []uint64
@@ -352,6 +353,7 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 			h.grid.remove(h, slot)
 			h.forgetHistory(e)
 			*e = entState{cell: -1}
+			h.ids[slot] = 0
 		}
 	}
 	for _, p := range h.peers {
@@ -366,6 +368,7 @@ func (h *HostReplicator) spawn(ent arche.Entity) {
 	h.growShared(int(slot) + 1)
 	e := &h.ents[slot]
 	*e = entState{id: ni.ID, owner: ni.Owner, since: h.frame, changed: h.frame, flags: eLive, cell: -1}
+	h.ids[slot] = ni.ID
 	reg := h.reg
 	a := w.Arche()
 	for c := range reg.comps {

@@ -313,7 +313,7 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 			p.resolveDespawn(it.id, r.frame, delivered)
 			continue
 		}
-		if int(it.slot) >= len(p.slots) || h.ents[it.slot].id != it.id {
+		if int(it.slot) >= len(p.slots) || h.ids[it.slot] != it.id {
 			continue // the entity left; its slot may hold another
 		}
 		s := &p.slots[it.slot]

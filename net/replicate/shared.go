@@ -277,6 +277,7 @@ func (h *HostReplicator) growShared(n int) {
 	for i := old; i < n; i++ {
 		h.ents[i] = entState{cell: -1} // not spawned here yet: on no cell
 	}
+	h.ids = append(h.ids, make([]ecs.NetID, n-len(h.ids))...)
 	need := 2 * n * h.reg.fields
 	if cap(h.img) >= need {
 		h.img = h.img[:need]
