@@ -31,12 +31,8 @@ func TestSlotIDsMirrorTheEntities(t *testing.T) {
 		}
 		for slot := range h.ents {
 			e := &h.ents[slot]
-			want := ecs.NetID(0)
-			if e.flags&eLive != 0 {
-				want = e.id
-			}
-			if h.ids[slot] != want {
-				t.Fatalf("slot %d: id %d, its entity's state says %d", slot, h.ids[slot], want)
+			if h.ids[slot] != e.id || e.flags&eLive == 0 && e.id != 0 {
+				t.Fatalf("slot %d: id %d, its entity's state says %d (live %v)", slot, h.ids[slot], e.id, e.flags&eLive != 0)
 			}
 		}
 	}
