@@ -25,9 +25,7 @@ func (p *HostPeer) takeInOrder(sp *spend, budget int) {
 		}
 		pk := ps.nextPick()
 		if !p.choose(slot, false, pk) {
-			s.dirty = 0
-			s.flags &^= fListed
-			s.prio = 0
+			s.unlist()
 			continue // nothing the peer lacks
 		}
 		sp.est += sp.cost(avg)
@@ -102,10 +100,8 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 		}
 		pk := ps.nextPick()
 		if !p.choose(slot, true, pk) {
-			s.dirty = 0
-			s.flags &^= fListed
-			s.prio = 0
-			continue
+			s.unlist()
+			continue // nothing the peer lacks
 		}
 		c := sp.cost(int(pk.bits))
 		// The first item of a tick always goes once the budget is full, even
@@ -254,8 +250,6 @@ func (p *HostPeer) commit(slot int32, pk *pick) {
 		s.flags = s.flags&^fNeedSpawn | fSpawning | fSent
 		p.stats.Spawns++
 	}
-	s.dirty = 0
-	s.flags &^= fListed
-	s.prio = 0
+	s.unlist()
 	p.h.markSent(slot)
 }

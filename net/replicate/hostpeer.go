@@ -135,6 +135,14 @@ func (p *HostPeer) grow(n int) {
 	}
 }
 
+// unlist takes the entity off the peer's dirty list: nothing of it is to
+// send (it went, or the peer holds it as it is).
+func (s *peerSlot) unlist() {
+	s.dirty = 0
+	s.flags &^= fListed
+	s.prio = 0
+}
+
 // reset starts the peer's record of the entity in slot anew: notices of
 // messages sent before are stale, and so is its entry in the dirty list, if
 // any. Only fOut stays.

@@ -27,7 +27,10 @@ type scopeWorld struct {
 	quiet bool // wander does nothing
 }
 
+// newScopeWorld makes a host world with interest cfg (its defaults filled
+// in) and no entity yet.
 func newScopeWorld(seed uint64, cfg InterestConfig) *scopeWorld {
+	cfg.defaults()
 	w := ecs.NewWorld()
 	s := &scopeWorld{w: w, reg: NewRegistry(w), rng: rand.New(rand.NewPCG(seed, 3)), cfg: cfg}
 	s.tf = generic.NewMap[ecs.Transform](w.Arche())
@@ -115,7 +118,6 @@ func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 // exactly the entities in its scope.
 func TestInterestGridMatchesItsDefinition(t *testing.T) {
 	cfg := InterestConfig{CellSize: 100, Radius: 450}
-	cfg.defaults()
 	s := newScopeWorld(9, cfg)
 	for range 300 {
 		s.spawn(0)
@@ -216,7 +218,6 @@ var scopeSeeds uint64 = 5
 
 func scopeUnderLoss(t *testing.T, seed uint64) {
 	cfg := InterestConfig{CellSize: 100, Radius: 450}
-	cfg.defaults()
 	s := newScopeWorld(seed, cfg)
 	for range 300 {
 		s.spawn(0)
@@ -294,7 +295,6 @@ func scopeUnderLoss(t *testing.T, seed uint64) {
 // cells given back and reused.
 func TestGridGivesBackEmptyCells(t *testing.T) {
 	cfg := InterestConfig{CellSize: 10, Radius: 30}
-	cfg.defaults()
 	s := newScopeWorld(4, cfg)
 	s.quiet = true
 	for range 50 {

@@ -71,6 +71,16 @@ func joinedLane(n int) *capture {
 	return out
 }
 
+// steppedHost makes a still world of n networked entities (bigWorld) with a
+// host replicator that has taken it in at a first step, before any peer.
+func steppedHost(n int) (*HostReplicator, *ecs.Schedule) {
+	_, reg, sched := bigWorld(n, 0)
+	h := NewHost(reg, HostConfig{})
+	sched.Add("replicate", h)
+	sched.Step() // the host takes in the world
+	return h, sched
+}
+
 // bigWorld makes n networked entities and a system that moves `changes` of
 // them, at random, every step.
 func bigWorld(n, changes int) (*ecs.World, *Registry, *ecs.Schedule) {
@@ -374,10 +384,7 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 func TestStepPacesAJoinToppedUpBetweenSteps(t *testing.T) {
 	const n = 60000 // about 900 KB of pages
 	for _, paced := range []bool{false, true} {
-		_, reg, sched := bigWorld(n, 0)
-		h := NewHost(reg, HostConfig{})
-		sched.Add("replicate", h)
-		sched.Step() // the host takes in the world
+		h, sched := steppedHost(n)
 		s := &sink{}
 		p := h.AddPeer(1, s)
 		if paced && !h.StartJoin(1) {
@@ -455,10 +462,7 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 // finds it sent sends FINAL, with no step.
 func TestStartJoinTopsUpBetweenSteps(t *testing.T) {
 	const n = 60000 // about 900 KB of pages
-	_, reg, sched := bigWorld(n, 0)
-	h := NewHost(reg, HostConfig{})
-	sched.Add("replicate", h)
-	sched.Step() // the host takes in the world
+	h, _ := steppedHost(n)
 	s := &sink{}
 	p := h.AddPeer(1, s)
 	calls := 0

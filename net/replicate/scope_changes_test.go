@@ -19,7 +19,6 @@ import (
 // and reused on the way.
 func TestScopeChangesArePeersChanges(t *testing.T) {
 	cfg := InterestConfig{CellSize: 100, Radius: 450}
-	cfg.defaults()
 	s := newScopeWorld(11, cfg)
 	for range 300 {
 		s.spawn(0)

@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -66,13 +67,7 @@ func BenchmarkHostReplicateScoped(b *testing.B) {
 		for range 600 {
 			step()
 		}
-		items := h.Peer(1).Stats().Items
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			step()
-		}
-		b.ReportMetric(float64(h.Peer(1).Stats().Items-items)/float64(b.N), "items/op")
+		measureSteps(b, h, step)
 	})
 }
 
@@ -82,12 +77,5 @@ func triangle(a float64) float64 {
 	if x < 0 {
 		x++
 	}
-	return 4*abs64(x-0.5) - 1
-}
-
-func abs64(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return 4*math.Abs(x-0.5) - 1
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -288,14 +289,7 @@ func triangle(a float64) float64 {
 	if x < 0 {
 		x++
 	}
-	return 4*abs(x-0.5) - 1
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return 4*math.Abs(x-0.5) - 1
 }
 
 func clampSide(v, side float64) float64 { return min(max(v, 0), side) }
