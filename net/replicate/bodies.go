@@ -134,47 +134,97 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 		}
 		return
 	}
-	age := h.frame - hd.base
-	pr := &h.pred
-	predict := pr.on && bhas&pr.velBit != 0
-	count := h.tick%statsEvery == 0
 	mp := &h.mplans[h.mlast%maskPlans]
 	fields := mp.fields
 	if !mp.ok || mp.mask != hd.mask {
 		fields = h.fieldsOf(hd.mask)
 	}
-	// The codes gather in acc (n bits), which goes to w when the next code
-	// would overflow it: one write for most items.
-	var acc uint64
-	var n uint
+	pr := &h.pred
+	predict := pr.on && bhas&pr.velBit != 0
+	count := h.tick%statsEvery == 0
+	if !count {
+		var mo motions
+		if predict {
+			pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+		}
+		if acc, n, ok := deltaWord(0, 0, fields, cur, bimg, &mo); ok {
+			w.WriteBits(acc, n)
+			return
+		}
+	}
+	us := h.codes[:len(fields):len(fields)]
+	residuals(us, fields, cur, bimg)
+	if predict {
+		predictResiduals(pr, us, fields, cur, bimg, h.frame-hd.base)
+	}
+	if count {
+		for i, u := range us {
+			h.stats.add(int(fields[i].stream), u)
+		}
+	}
+	writeCodes(w, us, fields)
+}
+
+// motions is the motion the velocities predict of each field of a Motion's
+// pose over an item's delta (predictor.motions); zero where none is.
+type motions [3]int64
+
+// motions sets mo to the motion the velocities of bimg and cur predict of
+// each pose field over age frames, when mask carries the pose.
+func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uint32) {
+	if mask&(1<<uint(p.poseComp)) == 0 {
+		return
+	}
+	v := p.vel
+	c, b := cur[v:v+3:v+3], bimg[v:v+3:v+3]
+	if c[0] == -b[0] && c[1] == -b[1] && c[2] == -b[2] {
+		return // the velocities cancel: no motion (a body at rest, or one set moving by a push)
+	}
+	for i := range mo {
+		mo[i] = p.motion(i, b[i], c[i], age)
+	}
+}
+
+// deltaWord appends to the n bits of acc the codes of an update's fields
+// against bimg (less mo for a Motion's pose), and reports whether they
+// fit: not when a field changed by more than a turn of its wrap, or a
+// residual passes 32 bits, or the word 64; writeFields' general path
+// writes those.
+func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *motions) (uint64, uint, bool) {
 	for i := range fields {
 		f := &fields[i]
 		v := cur[f.off]
-		d := int64(v)
 		if f.delta {
 			b := bimg[f.off]
-			dd := v - b
-			if f.wrap > 0 {
-				dd = wrapDiff(v, b, f.wrap)
+			v -= b
+			if m := f.wrap; m > 0 {
+				if v <= -m || v >= m {
+					return acc, n, false
+				}
+				if v >= m/2 {
+					v -= m
+				} else if v < -m/2 {
+					v += m
+				}
 			}
-			d = int64(dd)
-			if f.vel >= 0 && predict {
-				if vb, vc := bimg[f.vel], cur[f.vel]; vb != -vc {
-					d = predictedResidual(pr, int(f.field), d, vb, vc, age, f.wrap)
+			if f.vel >= 0 {
+				if m := mo[f.field%3]; m != 0 {
+					d := int64(v) - m
+					if f.wrap > 0 {
+						d = int64(wrapDiff(int32(int64(v)-m%int64(f.wrap)), 0, f.wrap))
+					}
+					if d != int64(int32(d)) {
+						return acc, n, false
+					}
+					v = int32(d)
 				}
 			}
 		}
-		u := wire.ZigZag(d)
-		if count {
-			h.stats.add(int(f.stream), u)
-		}
-		// code.write, by hand, into acc.
+		u := wire.ZigZag(int64(v))
 		c := f.code
 		var x uint64
-		var l uint
-		if c.zero && u == 0 {
-			l = 1
-		} else {
+		l := uint(1)
+		if !c.zero || u != 0 {
 			var flag uint64
 			if c.zero {
 				flag = 1
@@ -185,15 +235,69 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 			top := uint(bits.Len64(y)-1) & 63
 			q := (top - k) & 63
 			l = 2*q + 1 + k + uint(flag)
-			if l > 64 || y < u {
-				// A long code: the general path.
-				w.WriteBits(acc, n)
-				acc, n = 0, 0
-				c.put(w, u+flag)
-				continue
-			}
 			x = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag
 		}
+		if n+l > 64 {
+			return acc, n, false
+		}
+		acc |= x << (n & 63)
+		n += l
+	}
+	return acc, n, true
+}
+
+// residuals sets us[i] to field i of the plan, zig-zagged: its change from
+// bimg when it is delta-coded (the short way round when it wraps), else its
+// value in cur.
+func residuals(us []uint64, fields []fieldPlan, cur, bimg []int32) {
+	for i := range us {
+		f := &fields[i]
+		v := cur[f.off]
+		if f.delta {
+			b := bimg[f.off]
+			if f.wrap > 0 {
+				v = wrapDiff(v, b, f.wrap)
+			} else {
+				v -= b
+			}
+		}
+		us[i] = wire.ZigZag(int64(v))
+	}
+}
+
+// predictResiduals takes from the residuals of a Motion's pose fields the
+// motion the baseline's and the new velocities predict over age frames.
+func predictResiduals(pr *predictor, us []uint64, fields []fieldPlan, cur, bimg []int32, age uint32) {
+	for i := range us {
+		f := &fields[i]
+		if f.vel < 0 || !f.delta {
+			continue
+		}
+		vb, vc := bimg[f.vel], cur[f.vel]
+		if vb == -vc {
+			continue // no motion predicted
+		}
+		d := wire.UnZigZag(us[i])
+		us[i] = wire.ZigZag(predictedResidual(pr, int(f.field), d, vb, vc, age, f.wrap))
+	}
+}
+
+// writeCodes writes us[i] in the code of field i of the plan, small values
+// through their code's table. The codes gather in a word, which goes to w
+// when the next code would overflow it: one write for most items.
+func writeCodes(w *wire.BitWriter, us []uint64, fields []fieldPlan) {
+	var acc uint64
+	var n uint
+	for i, u := range us {
+		f := &fields[i]
+		if u >= codeTableLen {
+			w.WriteBits(acc, n)
+			acc, n = 0, 0
+			f.code.write(w, u)
+			continue
+		}
+		e := f.table[u]
+		x, l := e>>8, uint(e&0xff)
 		if n+l > 64 {
 			w.WriteBits(acc, n)
 			acc, n = 0, 0
@@ -202,6 +306,43 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 		n += l
 	}
 	w.WriteBits(acc, n)
+}
+
+// codeTableLen is how many of the smallest values a code's table holds.
+const codeTableLen = 256
+
+// codeTable holds a code's words for the values below codeTableLen: the
+// bits, as written, above the length in the low byte.
+type codeTable [codeTableLen]uint64
+
+// codeTables makes each code's table once, when a field first needs it.
+type codeTables [2][maxOrder + 1]*codeTable
+
+// of returns code c's table.
+func (t *codeTables) of(c code) *codeTable {
+	z := 0
+	if c.zero {
+		z = 1
+	}
+	tab := t[z][c.k]
+	if tab == nil {
+		tab = new(codeTable)
+		var w wire.BitWriter
+		var buf [16]byte
+		for u := range tab {
+			w.Reset(buf[:0])
+			c.put(&w, uint64(u))
+			l := w.BitLen()
+			b := w.Finish()
+			var x uint64
+			for i := len(b) - 1; i >= 0; i-- {
+				x = x<<8 | uint64(b[i])
+			}
+			tab[u] = x<<8 | uint64(l)
+		}
+		t[z][c.k] = tab
+	}
+	return tab
 }
 
 // compPlan is one component's fields in the field plan, in item order.
@@ -216,9 +357,10 @@ type fieldPlan struct {
 	off    int32 // in the image
 	vel    int32 // for a Motion's pose field: the offset of its velocity field; else -1
 	wrap   int32
-	stream uint16 // its residual stream, or its absolute one when not delta-coded
-	code   code   // the stream's code this send tick (setCodes)
-	field  uint8  // its index in its component
+	stream uint16     // its residual stream, or its absolute one when not delta-coded
+	code   code       // the stream's code this send tick (setCodes)
+	table  *codeTable // code's words for small values
+	field  uint8      // its index in its component
 	delta  bool
 }
 
@@ -227,8 +369,9 @@ type fieldPlan struct {
 func (h *HostReplicator) setCodes() {
 	changed := false
 	for i := range h.plan {
-		if c := h.book.codes[h.plan[i].stream]; h.plan[i].code != c {
+		if c := h.book.codes[h.plan[i].stream]; h.plan[i].code != c || h.plan[i].table == nil {
 			h.plan[i].code = c
+			h.plan[i].table = h.tables.of(c)
 			changed = true
 		}
 	}

@@ -30,7 +30,6 @@ func (p *HostPeer) takeInOrder(sp *spend, budget int) {
 		}
 		sp.est += sp.cost(avg)
 		p.commit(slot, pk)
-		ps.tally(&pk.head)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	p.dirty = p.dirty[:kept]
@@ -113,7 +112,6 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 		}
 		sp.est += c
 		p.commit(slot, pk)
-		ps.tally(&pk.head)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
 	// What went is no longer listed; the rest keeps its place by id.

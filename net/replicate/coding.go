@@ -79,6 +79,30 @@ func (c code) write(w *wire.BitWriter, u uint64) {
 	c.put(w, u+uint64(fb)) // a long code: the general path
 }
 
+// word returns u (below 2^63) in code c as the bits it writes, and their
+// count; a count of 0 when the code takes more than 64 bits (a long
+// prefix), which put writes.
+func (c code) word(u uint64) (uint64, uint) {
+	flag := uint64(0)
+	if c.zero {
+		if u == 0 {
+			return 0, 1
+		}
+		flag = 1
+		u--
+	}
+	// Every shift is of less than 64 (the masks say so to the compiler)
+	// when the code fits 64 bits, the only case returned.
+	k := uint(c.k) & 63
+	y := u + 1<<k
+	top := uint(bits.Len64(y)-1) & 63
+	q := (top - k) & 63
+	if l := 2*q + 1 + k + uint(flag); l <= 64 {
+		return ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag, l
+	}
+	return 0, 0
+}
+
 // get reads a value in code c.
 func (c code) get(r *wire.BitReader) uint64 {
 	if c.zero {

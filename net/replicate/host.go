@@ -117,12 +117,14 @@ type HostReplicator struct {
 	tmpKeys    []uint64
 	tmpChanges []change
 	scratch    []int32
+	codes      []uint64 // scratch: an item's numbers, zig-zagged (writeFields)
 
-	book  codeBook
-	stats streamStats
-	enc   encoder
-	pred  predictor
-	grid  grid
+	book   codeBook
+	tables codeTables
+	stats  streamStats
+	enc    encoder
+	pred   predictor
+	grid   grid
 
 	plan      []fieldPlan
 	cplan     []compPlan
@@ -134,10 +136,15 @@ type HostReplicator struct {
 	doffs     []int32        // the delta-coded fields' offsets, for diffPrev
 	dbits     []uint16       // and their components' bits
 	always    uint16         // components whose change is always urgent (no thresholds, not delta-coded)
+	common    uint16         // the common mask of this send tick's messages (prepareTick)
 	buf       []byte
 	lastMsgs  sentMessages
 	keepPicks bool     // a peer packs after this one this send tick (lastMsgs.picks)
 	tape      packTape // the last peer's packing this send tick (tape.go)
+	noStream  bool     // never pack in one pass (stream.go): tests compare the two
+	// Packings made in one pass, and the common items among their items,
+	// since the host started.
+	streamed, quick uint64
 }
 
 // change is one entry of a send tick's list of changed entities, shared by
@@ -161,6 +168,7 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 		cfg:     cfg,
 		buf:     make([]byte, 0, MaxStatePayload+64),
 		scratch: make([]int32, MaxFields),
+		codes:   make([]uint64, MaxComponents*MaxFields),
 	}
 	h.hist.init(historyDepth, reg.fields)
 	h.small.init(smallDepth, reg.fields)

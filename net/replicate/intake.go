@@ -92,6 +92,8 @@ func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 func (h *HostReplicator) prepareTick() {
 	h.tick++
 	h.changes = h.changes[:0]
+	var masks maskTally
+	nd := h.reg.all &^ h.reg.delta
 	for _, slot := range h.pending {
 		e := &h.ents[slot]
 		e.flags &^= ePending
@@ -104,10 +106,16 @@ func (h *HostReplicator) prepareTick() {
 				e.dprev = h.diffPrev(slot)
 			}
 		}
+		if e.prevUntil != 0 {
+			// What an update against the image this change replaced
+			// carries: the usual item of a peer that acknowledges.
+			masks.add((e.dprev | e.pend&nd) & e.has)
+		}
 		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
 		e.pend = 0
 	}
 	h.pending = h.pending[:0]
+	h.common = masks.common()
 	h.sortChanges()
 	h.grid.distribute(h, h.changes)
 	if h.tick%statsEvery == 1 {

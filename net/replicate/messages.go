@@ -69,25 +69,22 @@ func samePicks(a, b []pick) bool {
 	return true
 }
 
-// maskTally counts, for one peer's send tick, the component masks of its
-// updates against the newest image without a teleport, as they are taken,
-// for its messages' common mask: the first four masks met (in id order when
-// the picks are taken so), each with its count.
+// maskTally counts, for a send tick, the component masks that updates of
+// the tick's changes against the image each replaced carry, for the common
+// mask of every peer's messages: the first four masks met, each with its
+// count. Counted once for all peers (prepareTick), it names the mask most
+// updates against a peer's newest image carry when the peer acknowledges
+// what it is sent; any mask is valid on the wire.
 type maskTally struct {
 	masks  [4]uint16
 	counts [4]int32
 }
 
-// tally counts an item's head if it is an update against the newest image
-// without a teleport, and its mask is among the first four met.
-func (ps *packScratch) tally(hd *head) {
-	if hd.kind != 0 || hd.flags != bodyNewest || hd.snap != 0 {
-		return
-	}
-	t := &ps.masks
+// add counts mask if it is among the first four met.
+func (t *maskTally) add(mask uint16) {
 	for k := range t.masks {
-		if t.counts[k] == 0 || t.masks[k] == hd.mask {
-			t.masks[k] = hd.mask
+		if t.counts[k] == 0 || t.masks[k] == mask {
+			t.masks[k] = mask
 			t.counts[k]++
 			return
 		}
@@ -112,7 +109,7 @@ func (t *maskTally) common() uint16 {
 func (p *HostPeer) writeMessages(picks []pick) {
 	h := p.h
 	ps := &p.pk
-	common := ps.masks.common()
+	common := h.common
 	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
 	start := 0
 	ps.items.Reset(ps.buf[:0])
@@ -137,6 +134,9 @@ func (p *HostPeer) writeMessages(picks []pick) {
 // writeItem writes one item: its id gap from prev, its head, its fields.
 func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) {
 	h := p.h
+	if p.writeCommon(w, pk, prev, common, idCode) {
+		return
+	}
 	gap := uint64(pk.id - prev - 1)
 	idCode.write(w, gap)
 	if h.tick%statsEvery == 0 {
@@ -185,59 +185,122 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 	h.writeFields(w, pk.slot, hd, bimg, pk.bhas)
 }
 
+// writeCommon writes, in one word, an item with the common head (an update
+// against the peer's newest image, with the common mask, not a teleport)
+// whose fields are the changes from its baseline (no motion to predict),
+// and reports true; it writes nothing and reports false for another item,
+// one longer than a word, or on a tick whose codes are being counted:
+// writeItem's general path writes those.
+func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) bool {
+	h := p.h
+	hd := &pk.head
+	if hd.kind != 0 || hd.flags != bodyNewest || hd.mask != common || hd.snap != 0 || pk.enc >= 0 || h.tick%statsEvery == 0 {
+		return false
+	}
+	acc, n := idCode.word(uint64(pk.id - prev - 1))
+	if n == 0 || n == 64 {
+		return false
+	}
+	acc |= 1 << (n & 63) // the common head
+	n++
+	cur := h.image(pk.slot)
+	var bimg []int32
+	if pk.bref == refPrev {
+		bimg = h.prevImage(pk.slot)
+	} else {
+		bimg = h.imageOf(pk.slot, pk.bref)
+	}
+	var mo motions
+	if pr := &h.pred; pr.on && pk.bhas&pr.velBit != 0 {
+		pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+	}
+	mp := &h.mplans[h.mlast%maskPlans]
+	fields := mp.fields
+	if !mp.ok || mp.mask != hd.mask {
+		fields = h.fieldsOf(hd.mask)
+	}
+	acc, n, ok := deltaWord(acc, n, fields, cur, bimg, &mo)
+	if ok {
+		w.WriteBits(acc, n)
+	}
+	return ok
+}
+
 // finishMessage assembles a State message: the frame, the item count, the
 // code block, the common mask, then the first bits of the items writer.
 func (p *HostPeer) finishMessage(picks []pick, common uint16, bits int) {
 	h := p.h
-	reg := h.reg
 	ps := &p.pk
+	var st itemStreams
+	for i := range picks {
+		st.add(&picks[i].head, h.reg.delta)
+	}
+	last := &h.lastMsgs
+	items := ps.items.Finish()
+	last.bytes = h.assemble(last.bytes, len(picks), &st, common, items, bits)
+	ps.buf = items[:0]
+	last.ends = append(last.ends, len(last.bytes))
+	last.counts = append(last.counts, len(picks))
+}
+
+// itemStreams gathers what the items of a message carry, for the streams
+// its code block says it uses.
+type itemStreams struct {
+	abs, res uint16 // components carried absolute, and as residuals
+	age      bool   // some item has an age
+}
+
+// add counts an item's head; delta is the registry's delta-coded
+// components.
+func (st *itemStreams) add(hd *head, delta uint16) {
+	switch {
+	case hd.kind == itemDespawn:
+	case hd.flags&(bodySpawn|bodyAbsolute) != 0:
+		st.abs |= hd.mask
+		if hd.kind == 0 {
+			st.age = true
+		}
+	default:
+		st.res |= hd.mask & delta
+		st.abs |= hd.mask &^ delta
+		if hd.flags&bodyNewest == 0 {
+			st.age = true
+		}
+	}
+}
+
+// assemble appends to dst a State message of count items: the frame, the
+// item count, the code block of the streams st names, the common mask, then
+// the first bits of items.
+func (h *HostReplicator) assemble(dst []byte, count int, st *itemStreams, common uint16, items []byte, bits int) []byte {
+	reg := h.reg
 	var used streamSet
 	used.add(streamID)
-	var abs, res uint16
-	for i := range picks {
-		hd := &picks[i].head
-		switch {
-		case hd.kind == itemDespawn:
-		case hd.flags&(bodySpawn|bodyAbsolute) != 0:
-			abs |= hd.mask
-			if hd.kind == 0 {
-				used.add(streamAge)
-			}
-		default:
-			res |= hd.mask & reg.delta
-			abs |= hd.mask &^ reg.delta
-			if hd.flags&bodyNewest == 0 {
-				used.add(streamAge)
-			}
-		}
+	if st.age {
+		used.add(streamAge)
 	}
 	for c := range reg.comps {
 		for i := range reg.comps[c].fields {
-			if res&(1<<c) != 0 {
+			if st.res&(1<<c) != 0 {
 				used.add(streamField + reg.offset[c] + i)
 			}
-			if abs&(1<<c) != 0 {
+			if st.abs&(1<<c) != 0 {
 				used.add(streamField + reg.fields + reg.offset[c] + i)
 			}
 		}
 	}
-	last := &h.lastMsgs
-	buf := wire.AppendUvarint(last.bytes, uint64(h.frame))
+	buf := wire.AppendUvarint(dst, uint64(h.frame))
 	var w wire.BitWriter
 	w.Reset(buf)
-	w.WriteExpGolomb(uint64(len(picks)), 0)
+	w.WriteExpGolomb(uint64(count), 0)
 	h.book.writeHeader(&w, &used)
 	w.WriteBits(uint64(common), uint(len(reg.comps)))
-	items := ps.items.Finish()
 	for off := 0; bits > 0; off += 8 {
 		n := min(bits, 64)
 		copyBits(&w, items, uint32(off), uint32(n))
 		bits -= n
 	}
-	ps.buf = items[:0]
-	last.bytes = w.Finish()
-	last.ends = append(last.ends, len(last.bytes))
-	last.counts = append(last.counts, len(picks))
+	return w.Finish()
 }
 
 // send queues a State message carrying picks for the peer, with its record,

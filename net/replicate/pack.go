@@ -30,8 +30,7 @@ type packScratch struct {
 	// tick whose due items fit the budget easily (sent in id order, encoded
 	// straight into the messages) from one that must choose by priority.
 	avgBits float64
-	finds   uint64    // items whose fields were looked up in the tick's encoder this tick
-	masks   maskTally // of the picks taken this tick
+	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
 }
 
 // dirtyKey is a dirty-list entry: the network id above the slot, so that
@@ -98,7 +97,6 @@ func (p *HostPeer) pack(changes []change) {
 	ps := &p.pk
 	tick := h.tick
 	ps.picks = ps.picks[:0]
-	ps.masks = maskTally{}
 	budget := int(p.tokens) * 8 // bits
 	sp := spend{perMessage: 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n}
 	full := false
@@ -200,6 +198,10 @@ func (p *HostPeer) pack(changes []change) {
 		ps.avgBits = 64
 	}
 	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
+	if fast && removals == 0 && !h.keepPicks && !p.taping() && !h.noStream {
+		p.streamInOrder(&sp, budget)
+		return
+	}
 	if fast {
 		p.takeInOrder(&sp, budget)
 	} else {

@@ -1,0 +1,186 @@
+package replicate
+
+import (
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// Packing in one pass: a peer whose choices no other peer reads this send
+// tick (it packs last, and no tape is kept of it) and whose due items fit
+// its budget easily has each item it chooses written into the message
+// being filled at once, with its record, instead of choosing every item
+// into a list and writing the list after. The common item, an update
+// against the image the peer acknowledged last of an entity whose image
+// was replaced since (what a peer that keeps up is sent of a moving body),
+// is decided and written in a few steps of its own; any other goes through
+// choose, commit and writeItem. The messages and records are the same as
+// packing in two passes makes (TestStreamedPackingIsTheSame).
+
+// streamInOrder chooses every due item in id order, as takeInOrder does,
+// and writes each at once: its fields, its record, and every full message
+// handed to the connection.
+func (p *HostPeer) streamInOrder(sp *spend, budget int) {
+	h := p.h
+	ps := &p.pk
+	delta := h.reg.delta
+	common := h.common
+	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
+	idCode := h.book.codes[streamID]
+	// The common item is taken here only on a tick whose codes are not
+	// being counted, and only with a common mask to carry.
+	quick := h.tick%statsEvery != 0 && common != 0
+	ps.items.Reset(ps.buf[:0])
+	var st itemStreams
+	var rec *sentRecord
+	var token uint32
+	var prev ecs.NetID
+	var pk pick
+	count, kept, spent := 0, 0, 0
+	avg := int(ps.avgBits) // choosing without encoding leaves it as it is
+	slots, ents := p.slots, h.ents
+	h.streamed++
+	for _, k := range p.dirty {
+		slot := int32(uint32(k))
+		s := &slots[slot]
+		e := &ents[slot]
+		if s.flags&fListed == 0 || e.id != ecs.NetID(k>>32) || s.wait&waiting != 0 {
+			continue // stale (due)
+		}
+		if e.flags&eLive == 0 || s.flags&fOut != 0 {
+			s.flags &^= fListed
+			s.dirty = 0
+			continue
+		}
+		if sp.est > budget {
+			p.dirty[kept] = k // more was due than the budget holds: it waits
+			kept++
+			p.stats.Deferred++
+			continue
+		}
+		if quick {
+			switch acc, n, ok := p.commonItem(s, e, slot, prev, common, idCode); {
+			case ok && n == 0:
+				s.unlist()
+				continue // nothing the peer lacks
+			case ok:
+				// choose and commit, for the common item.
+				h.quick++
+				p.stats.Deltas++
+				sp.est += sp.cost(avg)
+				s.sends++
+				s.unlist()
+				e.flags |= eSent
+				e.ref = e.since
+				mark := ps.items.BitLen()
+				ps.items.WriteBits(acc, n)
+				if ps.items.BitLen() > limit && count > 0 {
+					ps.items.Truncate(mark)
+					spent += p.sendStreamed(token, count, &st, mark)
+					count, st, rec = 0, itemStreams{}, nil
+					ps.items.Reset(ps.buf)
+					pk = pick{slot: slot, id: e.id, enc: -1, bref: refPrev, head: head{flags: bodyNewest, mask: common, base: s.base}, bhas: e.prevHas}
+					p.writeItem(&ps.items, &pk, 0, common, idCode)
+				}
+				if rec == nil {
+					rec, token = p.record(h.frame, false)
+				}
+				*p.recs.push(rec) = sentItem{slot: slot, id: e.id, send: s.sends, epoch: s.epoch}
+				st.res |= common
+				count++
+				prev = e.id
+				continue
+			}
+		}
+		if !p.choose(slot, false, &pk) {
+			s.unlist()
+			continue // nothing the peer lacks
+		}
+		sp.est += sp.cost(avg)
+		p.commit(slot, &pk)
+		mark := ps.items.BitLen()
+		p.writeItem(&ps.items, &pk, prev, common, idCode)
+		if ps.items.BitLen() > limit && count > 0 {
+			ps.items.Truncate(mark)
+			spent += p.sendStreamed(token, count, &st, mark)
+			count, st, rec = 0, itemStreams{}, nil
+			ps.items.Reset(ps.buf)
+			p.writeItem(&ps.items, &pk, 0, common, idCode)
+		}
+		if rec == nil {
+			rec, token = p.record(h.frame, false)
+		}
+		*p.recs.push(rec) = sentItem{slot: slot, id: pk.id, kind: pk.kind, mask: pk.nd, send: s.sends, epoch: s.epoch}
+		st.add(&pk.head, delta)
+		count++
+		prev = pk.id
+	}
+	p.dirty = p.dirty[:kept]
+	if count > 0 {
+		spent += p.sendStreamed(token, count, &st, ps.items.BitLen())
+	}
+	p.tokens -= uint32(min(spent, int(p.tokens)))
+}
+
+// commonItem decides whether the due entity in slot goes as the common
+// item (ok): an update against the image the peer acknowledged last, which
+// is the one the current image replaced, carrying the common mask and no
+// teleport, its residuals the changes (no motion to predict) and all of it
+// in one word. It returns the item's bits, its id gap from prev first, or
+// n == 0 when the peer holds the entity as it is; ok is false for any other
+// item, which choose decides. It changes nothing.
+func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.NetID, common uint16, idCode code) (acc uint64, n uint, ok bool) {
+	h := p.h
+	delta := h.reg.delta
+	if s.flags&(fSpawning|fNeedSpawn) != 0 || s.dirty&^delta&e.has != 0 ||
+		s.base == 0 || s.sends != s.bsend || e.has&delta == 0 {
+		return 0, 0, false
+	}
+	if s.base >= e.since {
+		return 0, 0, true // the peer holds the current image, and nothing newer is on its way
+	}
+	if s.base < e.prevSince || s.base >= e.prevUntil || e.prevHas&delta&e.has != e.has&delta ||
+		e.dprev != common || h.pose >= 0 && common&(1<<uint(h.pose)) != 0 && h.snapAge(e) != 0 {
+		return 0, 0, false
+	}
+	nf := h.reg.fields
+	at := int(slot) * 2 * nf
+	img := h.img[at : at+2*nf : at+2*nf]
+	cur, bimg := img[:nf], img[nf:]
+	var mo motions
+	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 {
+		pr.motions(&mo, common, cur, bimg, h.frame-s.base)
+	}
+	acc, n = idCode.word(uint64(e.id - prev - 1))
+	if n == 0 || n == 64 {
+		return 0, 0, false
+	}
+	acc |= 1 << (n & 63) // the common head
+	n++
+	mp := &h.mplans[h.mlast%maskPlans]
+	fields := mp.fields
+	if !mp.ok || mp.mask != common {
+		fields = h.fieldsOf(common)
+	}
+	acc, n, ok = deltaWord(acc, n, fields, cur, bimg, &mo)
+	return acc, n, ok
+}
+
+// sendStreamed assembles the message of the count items written (its first
+// bits of the items writer) and queues it with its record's token; it
+// returns the budget it took, in bytes.
+func (p *HostPeer) sendStreamed(token uint32, count int, st *itemStreams, bits int) int {
+	h := p.h
+	ps := &p.pk
+	items := ps.items.Finish()
+	h.buf = h.assemble(h.buf[:0], count, st, h.common, items, bits)
+	ps.buf = items[:0]
+	body := h.buf
+	p.stats.Items += uint64(count)
+	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
+		// The datagram never left: its items are lost.
+		p.notice(token, false)
+	}
+	p.stats.Messages++
+	p.stats.Bytes += uint64(len(body))
+	return len(body) + wire.MessageOverhead(len(body)) + h.cfg.DatagramOverhead
+}
