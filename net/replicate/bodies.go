@@ -142,15 +142,16 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
-	if !count {
-		var mo motions
-		if predict {
-			pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+	var mo motions
+	if predict {
+		pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+	}
+	if acc, n, ok := deltaWord(0, 0, fields, cur, bimg, &mo, h.codes); ok {
+		if count {
+			h.stats.addFields(fields, h.codes)
 		}
-		if acc, n, ok := deltaWord(0, 0, fields, cur, bimg, &mo); ok {
-			w.WriteBits(acc, n)
-			return
-		}
+		w.WriteBits(acc, n)
+		return
 	}
 	us := h.codes[:len(fields):len(fields)]
 	residuals(us, fields, cur, bimg)
@@ -165,9 +166,28 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	writeCodes(w, us, fields)
 }
 
+// deltaWordLong is deltaWord from a field whose value u is beyond its
+// code's table on (kept apart, so that deltaWord's loop calls nothing).
+func deltaWordLong(acc uint64, n uint, u uint64, fields []fieldPlan, cur, bimg []int32, mo *motions, us []uint64) (uint64, uint, bool) {
+	x, l := fields[0].code.word(u)
+	if l == 0 || n+l > 64 {
+		return acc, n, false
+	}
+	return deltaWord(acc|x<<(n&63), n+l, fields[1:], cur, bimg, mo, us[1:])
+}
+
+// addFields counts the values us of an item's fields for the next codes.
+func (s *streamStats) addFields(fields []fieldPlan, us []uint64) {
+	us = us[:len(fields)]
+	for i := range fields {
+		s.add(int(fields[i].stream), us[i])
+	}
+}
+
 // motions is the motion the velocities predict of each field of a Motion's
-// pose over an item's delta (predictor.motions); zero where none is.
-type motions [3]int64
+// pose over an item's delta (predictor.motions); zero where none is. (Its
+// fourth is never set: an index masked to two bits needs no check.)
+type motions [4]int64
 
 // motions sets mo to the motion the velocities of bimg and cur predict of
 // each pose field over age frames, when mask carries the pose.
@@ -180,7 +200,7 @@ func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uin
 	if c[0] == -b[0] && c[1] == -b[1] && c[2] == -b[2] {
 		return // the velocities cancel: no motion (a body at rest, or one set moving by a push)
 	}
-	for i := range mo {
+	for i := range 3 {
 		mo[i] = p.motion(i, b[i], c[i], age)
 	}
 }
@@ -189,8 +209,9 @@ func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uin
 // against bimg (less mo for a Motion's pose), and reports whether they
 // fit: not when a field changed by more than a turn of its wrap, or a
 // residual passes 32 bits, or the word 64; writeFields' general path
-// writes those.
-func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *motions) (uint64, uint, bool) {
+// writes those. The values coded go to us, for the streams' counts.
+func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *motions, us []uint64) (uint64, uint, bool) {
+	us = us[:len(fields)]
 	for i := range fields {
 		f := &fields[i]
 		v := cur[f.off]
@@ -208,7 +229,7 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *mo
 				}
 			}
 			if f.vel >= 0 {
-				if m := mo[f.field%3]; m != 0 {
+				if m := mo[f.field&3]; m != 0 {
 					d := int64(v) - m
 					if f.wrap > 0 {
 						d = int64(wrapDiff(int32(int64(v)-m%int64(f.wrap)), 0, f.wrap))
@@ -221,21 +242,10 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *mo
 			}
 		}
 		u := wire.ZigZag(int64(v))
-		c := f.code
-		var x uint64
-		l := uint(1)
-		if !c.zero || u != 0 {
-			var flag uint64
-			if c.zero {
-				flag = 1
-				u--
-			}
-			k := uint(c.k) & 63
-			y := u + 1<<k
-			top := uint(bits.Len64(y)-1) & 63
-			q := (top - k) & 63
-			l = 2*q + 1 + k + uint(flag)
-			x = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag | flag
+		us[i] = u
+		x, l := f.table.word(u)
+		if l == 0 {
+			return deltaWordLong(acc, n, u, fields[i:], cur, bimg, mo, us[i:])
 		}
 		if n+l > 64 {
 			return acc, n, false
@@ -282,22 +292,20 @@ func predictResiduals(pr *predictor, us []uint64, fields []fieldPlan, cur, bimg 
 	}
 }
 
-// writeCodes writes us[i] in the code of field i of the plan, small values
-// through their code's table. The codes gather in a word, which goes to w
-// when the next code would overflow it: one write for most items.
+// writeCodes writes us[i] in the code of field i of the plan. The codes
+// gather in a word, which goes to w when the next code would overflow it:
+// one write for most items.
 func writeCodes(w *wire.BitWriter, us []uint64, fields []fieldPlan) {
 	var acc uint64
 	var n uint
 	for i, u := range us {
-		f := &fields[i]
-		if u >= codeTableLen {
+		x, l := fields[i].table.word(u)
+		if l == 0 {
 			w.WriteBits(acc, n)
 			acc, n = 0, 0
-			f.code.write(w, u)
+			fields[i].code.write(w, u)
 			continue
 		}
-		e := f.table[u]
-		x, l := e>>8, uint(e&0xff)
 		if n+l > 64 {
 			w.WriteBits(acc, n)
 			acc, n = 0, 0
@@ -308,12 +316,45 @@ func writeCodes(w *wire.BitWriter, us []uint64, fields []fieldPlan) {
 	w.WriteBits(acc, n)
 }
 
-// codeTableLen is how many of the smallest values a code's table holds.
-const codeTableLen = 256
+// codePrefixes is how many prefixes a code's table holds: the values below
+// codePrefixes·2^k of an order-k code.
+const codePrefixes = 32
 
-// codeTable holds a code's words for the values below codeTableLen: the
-// bits, as written, above the length in the low byte.
-type codeTable [codeTableLen]uint64
+// codeTable is one code's words of its smaller values. The order-k
+// Exp-Golomb word of u (PROTOCOL.md §1), as written, is q zero bits, a
+// one, the k low bits of u, then the q low bits of m+1, where m = u>>k and
+// q is the bit length of m+1 less one; behind a zero flag, a one first.
+// An entry keeps, for one m, the word without u's k low bits, where those
+// go, and the word's length.
+type codeTable struct {
+	zero bool
+	k    uint8
+	low  uint64 // the k low bits
+	pre  [codePrefixes]codePrefix
+}
+
+type codePrefix struct {
+	word uint64
+	at   uint8 // where the k low bits of u go
+	len  uint8
+}
+
+// word returns u in the table's code as the bits it writes and their
+// count, or a count of 0 when u is beyond the table.
+func (t *codeTable) word(u uint64) (uint64, uint) {
+	if t.zero {
+		if u == 0 {
+			return 0, 1
+		}
+		u--
+	}
+	m := u >> (t.k & 63)
+	if m >= codePrefixes {
+		return 0, 0
+	}
+	e := &t.pre[m]
+	return e.word | (u&t.low)<<(e.at&63), uint(e.len)
+}
 
 // codeTables makes each code's table once, when a field first needs it.
 type codeTables [2][maxOrder + 1]*codeTable
@@ -326,19 +367,17 @@ func (t *codeTables) of(c code) *codeTable {
 	}
 	tab := t[z][c.k]
 	if tab == nil {
-		tab = new(codeTable)
-		var w wire.BitWriter
-		var buf [16]byte
-		for u := range tab {
-			w.Reset(buf[:0])
-			c.put(&w, uint64(u))
-			l := w.BitLen()
-			b := w.Finish()
-			var x uint64
-			for i := len(b) - 1; i >= 0; i-- {
-				x = x<<8 | uint64(b[i])
+		k := uint(c.k)
+		tab = &codeTable{zero: c.zero, k: c.k, low: 1<<k - 1}
+		for m := range tab.pre {
+			v := uint64(m) + 1
+			q := uint(bits.Len64(v)) - 1
+			word := uint64(1)<<q | (v&(1<<q-1))<<(q+1+k)
+			e := codePrefix{word: word, at: uint8(q + 1), len: uint8(2*q + 1 + k)}
+			if c.zero {
+				e.word, e.at, e.len = e.word<<1|1, e.at+1, e.len+1
 			}
-			tab[u] = x<<8 | uint64(l)
+			tab.pre[m] = e
 		}
 		t[z][c.k] = tab
 	}

@@ -187,17 +187,16 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 
 // writeCommon writes, in one word, an item with the common head (an update
 // against the peer's newest image, with the common mask, not a teleport)
-// whose fields are the changes from its baseline (no motion to predict),
-// and reports true; it writes nothing and reports false for another item,
-// one longer than a word, or on a tick whose codes are being counted:
-// writeItem's general path writes those.
+// and reports true; it writes nothing and reports false for another item
+// or one longer than a word: writeItem's general path writes those.
 func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) bool {
 	h := p.h
 	hd := &pk.head
-	if hd.kind != 0 || hd.flags != bodyNewest || hd.mask != common || hd.snap != 0 || pk.enc >= 0 || h.tick%statsEvery == 0 {
+	if hd.kind != 0 || hd.flags != bodyNewest || hd.mask != common || hd.snap != 0 || pk.enc >= 0 {
 		return false
 	}
-	acc, n := idCode.word(uint64(pk.id - prev - 1))
+	gap := uint64(pk.id - prev - 1)
+	acc, n := idCode.word(gap)
 	if n == 0 || n == 64 {
 		return false
 	}
@@ -219,11 +218,16 @@ func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, comm
 	if !mp.ok || mp.mask != hd.mask {
 		fields = h.fieldsOf(hd.mask)
 	}
-	acc, n, ok := deltaWord(acc, n, fields, cur, bimg, &mo)
-	if ok {
-		w.WriteBits(acc, n)
+	acc, n, ok := deltaWord(acc, n, fields, cur, bimg, &mo, h.codes)
+	if !ok {
+		return false
 	}
-	return ok
+	if h.tick%statsEvery == 0 {
+		h.stats.add(streamID, gap)
+		h.stats.addFields(fields, h.codes)
+	}
+	w.WriteBits(acc, n)
+	return true
 }
 
 // finishMessage assembles a State message: the frame, the item count, the

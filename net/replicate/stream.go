@@ -26,9 +26,8 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 	common := h.common
 	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
 	idCode := h.book.codes[streamID]
-	// The common item is taken here only on a tick whose codes are not
-	// being counted, and only with a common mask to carry.
-	quick := h.tick%statsEvery != 0 && common != 0
+	// The common item is taken here only with a common mask to carry.
+	quick := common != 0
 	ps.items.Reset(ps.buf[:0])
 	var st itemStreams
 	var rec *sentRecord
@@ -161,7 +160,11 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	if !mp.ok || mp.mask != common {
 		fields = h.fieldsOf(common)
 	}
-	acc, n, ok = deltaWord(acc, n, fields, cur, bimg, &mo)
+	acc, n, ok = deltaWord(acc, n, fields, cur, bimg, &mo, h.codes)
+	if ok && h.tick%statsEvery == 0 {
+		h.stats.add(streamID, uint64(e.id-prev-1))
+		h.stats.addFields(fields, h.codes)
+	}
 	return acc, n, ok
 }
 
