@@ -28,7 +28,7 @@ func (p *HostPeer) takeInOrder(sp *spend, budget int) {
 			s.unlist()
 			continue // nothing the peer lacks
 		}
-		sp.est += sp.cost(avg)
+		sp.add(sp.cost(avg))
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}
@@ -110,7 +110,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 			p.stats.Deferred++
 			continue
 		}
-		sp.est += c
+		sp.add(c)
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
 	}

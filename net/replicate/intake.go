@@ -31,7 +31,7 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 		q := h.scratch[:n:n]
 		comp.quant(a.GetUnchecked(ch.Entity, comp.id), q)
 		at := int(slot)*stride + reg.offset[c]
-		img := h.img[at : at+n : at+n]
+		img := h.img[at : at+len(q) : at+len(q)]
 		bit := uint16(1) << c
 		if e.has&bit != 0 && equalImage(q, img) {
 			continue
@@ -45,15 +45,24 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 				if e.prevUntil != 0 && frame-e.prevUntil < keepFrames {
 					h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
 				}
+				// Copied in a loop: an image is a few words, too few for
+				// memmove to pay.
 				at := int(slot) * stride
-				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
+				cur := h.img[at : at+stride : at+stride]
+				prev := cur[reg.fields:]
+				cur = cur[:len(prev)]
+				for i, v := range cur {
+					prev[i] = v
+				}
 				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
 			}
 			e.flags &^= eSent
 			e.since = frame
 			e.changed = frame
 		}
-		copy(img, q)
+		for i, v := range q {
+			img[i] = v
+		}
 		e.has |= bit
 		if c == h.grid.pos && !h.grid.stayed(h, slot) {
 			h.grid.moved(h, slot)

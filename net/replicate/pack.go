@@ -94,11 +94,12 @@ func (p *HostPeer) pack(changes []change) {
 		return
 	}
 	p.startTape(changes, weighed)
+	taping := p.taping()
 	ps := &p.pk
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	sp := spend{perMessage: 8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n}
+	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
 	full := false
 	for i := range p.despawns {
 		d := &p.despawns[i]
@@ -110,7 +111,7 @@ func (p *HostPeer) pack(changes []change) {
 			full = true
 			break
 		}
-		sp.est += c
+		sp.add(c)
 		d.flying, d.at = true, h.frame
 		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 	}
@@ -177,7 +178,10 @@ func (p *HostPeer) pack(changes []change) {
 			due = append(due, dirtyKey(ch.id, ch.slot))
 			continue
 		}
-		p.wait(ch.slot, ch.id, tick+n-1)
+		k := p.wait(s, ch.slot, ch.id, tick+n-1)
+		if taping {
+			t.waits = append(t.waits, tapeWait{bucket: (tick + n - 1) % wheelLen, key: k})
+		}
 	}
 	if len(due) > 1 {
 		due, ps.tmp = sortKeys(due, ps.tmp)
@@ -232,17 +236,32 @@ var ticksToDue = func() (n [urgent]uint8) {
 // spend is a send tick's estimate of the budget its items take.
 type spend struct {
 	est        int // bits so far
+	edge       int // the first multiple of 8·MaxStatePayload above est
 	perMessage int // a message's framing, in bits
+}
+
+// newSpend returns an empty estimate whose messages' framing takes
+// perMessage bits each.
+func newSpend(perMessage int) spend {
+	return spend{edge: 8 * MaxStatePayload, perMessage: perMessage}
 }
 
 // cost returns the budget an item of n bits takes: its bits, an id gap of
 // at most 24 bits, and a message's framing every MaxStatePayload.
 func (sp *spend) cost(n int) int {
 	c := n + 24
-	if sp.est/(8*MaxStatePayload) != (sp.est+c)/(8*MaxStatePayload) || sp.est == 0 {
+	if sp.est+c >= sp.edge || sp.est == 0 {
 		c += sp.perMessage
 	}
 	return c
+}
+
+// add adds c, a cost, to the estimate.
+func (sp *spend) add(c int) {
+	sp.est += c
+	for sp.est >= sp.edge {
+		sp.edge += 8 * MaxStatePayload
+	}
 }
 
 // wheelLen is the span of the wheel of waiting entities, in send ticks: a
@@ -264,17 +283,15 @@ const (
 const MaxNetworked = 1 << slotBits
 
 // wait puts the listed entity in slot in the wheel, due at send tick at.
-func (p *HostPeer) wait(slot int32, id ecs.NetID, at uint32) {
-	s := &p.slots[slot]
+// s is the entity's record; it returns the entry placed in the wheel,
+// which the tape keeps when the packing is taped.
+func (p *HostPeer) wait(s *peerSlot, slot int32, id ecs.NetID, at uint32) uint64 {
 	s.wait = (s.wait+1)&^waiting | waiting
 	s.prio = uint8(at)
 	b := &p.wheel[at%wheelLen]
 	k := uint64(id)<<32 | uint64(s.wait)<<slotBits | uint64(uint32(slot))
 	*b = append(*b, k)
-	if p.taping() {
-		t := &p.h.tape
-		t.waits = append(t.waits, tapeWait{bucket: at % wheelLen, key: k})
-	}
+	return k
 }
 
 // due reports whether the dirty list's entry k still names an item to

@@ -65,7 +65,7 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 				// choose and commit, for the common item.
 				h.quick++
 				p.stats.Deltas++
-				sp.est += sp.cost(avg)
+				sp.add(sp.cost(avg))
 				s.sends++
 				s.unlist()
 				e.flags |= eSent
@@ -94,7 +94,7 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 			s.unlist()
 			continue // nothing the peer lacks
 		}
-		sp.est += sp.cost(avg)
+		sp.add(sp.cost(avg))
 		p.commit(slot, &pk)
 		mark := ps.items.BitLen()
 		p.writeItem(&ps.items, &pk, prev, common, idCode)
