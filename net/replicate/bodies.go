@@ -418,6 +418,7 @@ func (h *HostReplicator) setCodes() {
 		for i := range h.mplans {
 			h.mplans[i].ok = false
 		}
+		h.cmn.ok = false
 	}
 }
 
@@ -446,13 +447,27 @@ func (h *HostReplicator) fieldsOf(mask uint16) []fieldPlan {
 	h.mlast = h.mnext % maskPlans
 	mp := &h.mplans[h.mlast]
 	h.mnext++
+	h.fill(mp, mask)
+	return mp.fields
+}
+
+// fill makes mp the plan of the components in mask.
+func (h *HostReplicator) fill(mp *maskPlan, mask uint16) {
 	mp.mask, mp.ok, mp.fields = mask, true, mp.fields[:0]
 	for _, cp := range h.cplan {
 		if mask&cp.bit != 0 {
 			mp.fields = append(mp.fields, h.plan[cp.from:cp.to]...)
 		}
 	}
-	return mp.fields
+}
+
+// commonPlan returns the plan of the send tick's common mask, kept apart
+// from the others (fieldsOf's may be made again while it is in use).
+func (h *HostReplicator) commonPlan() []fieldPlan {
+	if mp := &h.cmn; !mp.ok || mp.mask != h.common {
+		h.fill(mp, h.common)
+	}
+	return h.cmn.fields
 }
 
 // makePlan lists the fields of the registry in item order.
@@ -476,6 +491,7 @@ func (h *HostReplicator) makePlan() {
 	for i := range h.mplans {
 		h.mplans[i].fields = make([]fieldPlan, 0, len(h.plan))
 	}
+	h.cmn.fields = make([]fieldPlan, 0, len(h.plan))
 }
 
 // deltaMask returns the components an update against bimg (kept at ref)

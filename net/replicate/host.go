@@ -129,6 +129,7 @@ type HostReplicator struct {
 	plan      []fieldPlan
 	cplan     []compPlan
 	mplans    [maskPlans]maskPlan // the field plans of recent masks (fieldsOf)
+	cmn       maskPlan            // the field plan of the common mask (commonPlan)
 	mnext     uint8
 	mlast     uint8
 	uplan     []urgencyField // the fields with thresholds, for urgency

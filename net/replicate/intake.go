@@ -109,7 +109,7 @@ func (h *HostReplicator) prepareTick() {
 		if e.flags&eLive == 0 || e.pend == 0 {
 			continue
 		}
-		if !h.measurePrev(slot) {
+		if !h.measurePrev(e, slot) {
 			e.urg = uint8(h.urgency(slot))
 			if e.prevUntil != 0 {
 				e.dprev = h.diffPrev(slot)

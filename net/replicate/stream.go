@@ -26,8 +26,13 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 	common := h.common
 	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
 	idCode := h.book.codes[streamID]
-	// The common item is taken here only with a common mask to carry.
+	// The common item is taken here only with a common mask to carry; its
+	// fields' plan and the id gaps' code are the tick's.
 	quick := common != 0
+	var cf commonFields
+	if quick {
+		cf = commonFields{fields: h.commonPlan(), ids: h.tables.of(idCode), id: idCode}
+	}
 	ps.items.Reset(ps.buf[:0])
 	var st itemStreams
 	var rec *sentRecord
@@ -57,7 +62,7 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 			continue
 		}
 		if quick {
-			switch acc, n, ok := p.commonItem(s, e, slot, prev, common, idCode); {
+			switch acc, n, ok := p.commonItem(s, e, slot, prev, common, &cf); {
 			case ok && n == 0:
 				s.unlist()
 				continue // nothing the peer lacks
@@ -127,7 +132,7 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 // in one word. It returns the item's bits, its id gap from prev first, or
 // n == 0 when the peer holds the entity as it is; ok is false for any other
 // item, which choose decides. It changes nothing.
-func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.NetID, common uint16, idCode code) (acc uint64, n uint, ok bool) {
+func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.NetID, common uint16, cf *commonFields) (acc uint64, n uint, ok bool) {
 	h := p.h
 	delta := h.reg.delta
 	if s.flags&(fSpawning|fNeedSpawn) != 0 || s.dirty&^delta&e.has != 0 ||
@@ -149,23 +154,29 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 {
 		pr.motions(&mo, common, cur, bimg, h.frame-s.base)
 	}
-	acc, n = idCode.word(uint64(e.id - prev - 1))
-	if n == 0 || n == 64 {
-		return 0, 0, false
+	gap := uint64(e.id - prev - 1)
+	if acc, n = cf.ids.word(gap); n == 0 {
+		if acc, n = cf.id.word(gap); n == 0 || n == 64 {
+			return 0, 0, false
+		}
 	}
 	acc |= 1 << (n & 63) // the common head
 	n++
-	mp := &h.mplans[h.mlast%maskPlans]
-	fields := mp.fields
-	if !mp.ok || mp.mask != common {
-		fields = h.fieldsOf(common)
-	}
+	fields := cf.fields
 	acc, n, ok = deltaWord(acc, n, fields, cur, bimg, &mo, h.codes)
 	if ok && h.tick%statsEvery == 0 {
 		h.stats.add(streamID, uint64(e.id-prev-1))
 		h.stats.addFields(fields, h.codes)
 	}
 	return acc, n, ok
+}
+
+// commonFields is what writing a send tick's common items needs: the
+// field plan of the common mask and the id gaps' code.
+type commonFields struct {
+	fields []fieldPlan
+	ids    *codeTable
+	id     code
 }
 
 // sendStreamed assembles the message of the count items written (its first

@@ -54,11 +54,10 @@ func (h *HostReplicator) urgency(slot int32) int {
 }
 
 // measurePrev sets, in one pass over the delta-coded fields, the urgency and
-// dprev of the entity in slot when its urgency is measured from its previous
+// dprev of the entity e in slot when its urgency is measured from its previous
 // image (the usual case: the image last sent was replaced by this change),
 // as urgency and diffPrev would; it reports false, doing nothing, otherwise.
-func (h *HostReplicator) measurePrev(slot int32) bool {
-	e := &h.ents[slot]
+func (h *HostReplicator) measurePrev(e *entState, slot int32) bool {
 	if e.prevUntil == 0 || e.ref == 0 || e.ref < e.prevSince || e.ref >= e.prevUntil ||
 		e.pend&h.always != 0 || e.pend&^e.prevHas != 0 {
 		return false
