@@ -142,11 +142,11 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
-	var mo motions
+	up := update{cur: cur, base: bimg, us: h.codes}
 	if predict {
-		pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+		pr.motions(&up.mo, hd.mask, cur, bimg, h.frame-hd.base)
 	}
-	if acc, n, ok := deltaWord(0, 0, fields, cur, bimg, &mo, h.codes); ok {
+	if acc, n, ok := deltaWord(0, 0, fields, &up, 0); ok {
 		if count {
 			h.stats.addFields(fields, h.codes)
 		}
@@ -166,14 +166,14 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	writeCodes(w, us, fields)
 }
 
-// deltaWordLong is deltaWord from a field whose value u is beyond its
-// code's table on (kept apart, so that deltaWord's loop calls nothing).
-func deltaWordLong(acc uint64, n uint, u uint64, fields []fieldPlan, cur, bimg []int32, mo *motions, us []uint64) (uint64, uint, bool) {
-	x, l := fields[0].code.word(u)
+// deltaWordLong is deltaWord from field i, whose value u is beyond its
+// code's table, on (kept apart, so that deltaWord's loop calls nothing).
+func deltaWordLong(acc uint64, n uint, u uint64, fields []fieldPlan, up *update, i int) (uint64, uint, bool) {
+	x, l := fields[i].code.word(u)
 	if l == 0 || n+l > 64 {
 		return acc, n, false
 	}
-	return deltaWord(acc|x<<(n&63), n+l, fields[1:], cur, bimg, mo, us[1:])
+	return deltaWord(acc|x<<(n&63), n+l, fields, up, i+1)
 }
 
 // addFields counts the values us of an item's fields for the next codes.
@@ -182,6 +182,15 @@ func (s *streamStats) addFields(fields []fieldPlan, us []uint64) {
 	for i := range fields {
 		s.add(int(fields[i].stream), us[i])
 	}
+}
+
+// update is what coding an update's fields reads: the current image, the
+// baseline, the motion the velocities predict, and where the values coded
+// go (for the streams' counts).
+type update struct {
+	cur, base []int32
+	mo        motions
+	us        []uint64
 }
 
 // motions is the motion the velocities predict of each field of a Motion's
@@ -205,14 +214,16 @@ func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uin
 	}
 }
 
-// deltaWord appends to the n bits of acc the codes of an update's fields
-// against bimg (less mo for a Motion's pose), and reports whether they
-// fit: not when a field changed by more than a turn of its wrap, or a
-// residual passes 32 bits, or the word 64; writeFields' general path
-// writes those. The values coded go to us, for the streams' counts.
-func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *motions, us []uint64) (uint64, uint, bool) {
-	us = us[:len(fields)]
-	for i := range fields {
+// deltaWord appends to the n bits of acc the codes of an update's fields,
+// from field from on, against its baseline (less the predicted motion for
+// a Motion's pose), and reports whether they fit: not when a field changed
+// by more than a turn of its wrap, or a residual passes 32 bits, or the
+// word 64; writeFields' general path writes those. The values coded go to
+// up.us, for the streams' counts.
+func deltaWord(acc uint64, n uint, fields []fieldPlan, up *update, from int) (uint64, uint, bool) {
+	cur, bimg, mo := up.cur, up.base, &up.mo
+	us := up.us[:len(fields)]
+	for i := from; i < len(fields); i++ {
 		f := &fields[i]
 		v := cur[f.off]
 		if f.delta {
@@ -245,7 +256,7 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, cur, bimg []int32, mo *mo
 		us[i] = u
 		x, l := f.table.word(u)
 		if l == 0 {
-			return deltaWordLong(acc, n, u, fields[i:], cur, bimg, mo, us[i:])
+			return deltaWordLong(acc, n, u, fields, up, i)
 		}
 		if n+l > 64 {
 			return acc, n, false

@@ -209,16 +209,16 @@ func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, comm
 	} else {
 		bimg = h.imageOf(pk.slot, pk.bref)
 	}
-	var mo motions
+	up := update{cur: cur, base: bimg, us: h.codes}
 	if pr := &h.pred; pr.on && pk.bhas&pr.velBit != 0 {
-		pr.motions(&mo, hd.mask, cur, bimg, h.frame-hd.base)
+		pr.motions(&up.mo, hd.mask, cur, bimg, h.frame-hd.base)
 	}
 	mp := &h.mplans[h.mlast%maskPlans]
 	fields := mp.fields
 	if !mp.ok || mp.mask != hd.mask {
 		fields = h.fieldsOf(hd.mask)
 	}
-	acc, n, ok := deltaWord(acc, n, fields, cur, bimg, &mo, h.codes)
+	acc, n, ok := deltaWord(acc, n, fields, &up, 0)
 	if !ok {
 		return false
 	}

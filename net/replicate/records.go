@@ -73,6 +73,7 @@ func (rs *records) open(frame uint32, auth bool) (r *sentRecord, token uint32, e
 	rs.next = seq + 1
 	*r = sentRecord{seq: seq, frame: frame, start: rs.head, auth: auth}
 	rs.peakRecs = max(rs.peakRecs, int(rs.next-rs.oldest))
+	rs.peakItems = max(rs.peakItems, int(rs.head-rs.tail)) // the items pushed since the last open
 	return r, seq, evicted
 }
 
@@ -92,7 +93,8 @@ func (rs *records) get(token uint32) *sentRecord {
 func (rs *records) add(r *sentRecord, it sentItem) { *rs.push(r) = it }
 
 // push appends an item to r, the record opened last, and returns it to be
-// written in place.
+// written in place. (The peak of items in flight is taken at the next open
+// or release: between them it only grows.)
 func (rs *records) push(r *sentRecord) *sentItem {
 	if rs.head-rs.tail == uint64(len(rs.items)) {
 		rs.resizeItems(2 * len(rs.items))
@@ -100,7 +102,6 @@ func (rs *records) push(r *sentRecord) *sentItem {
 	it := &rs.items[rs.head&uint64(len(rs.items)-1)]
 	rs.head++
 	r.n++
-	rs.peakItems = max(rs.peakItems, int(rs.head-rs.tail))
 	return it
 }
 
@@ -127,6 +128,7 @@ func (rs *records) item(r *sentRecord, i uint32) *sentItem {
 // once a record's seq was cleared. Items of a cleared record stay readable
 // until the next release or add.
 func (rs *records) release() {
+	rs.peakItems = max(rs.peakItems, int(rs.head-rs.tail))
 	for rs.oldest != rs.next {
 		o := &rs.recs[rs.oldest&uint32(len(rs.recs)-1)]
 		if o.seq == rs.oldest && o.seq != 0 {

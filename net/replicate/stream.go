@@ -150,9 +150,9 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	at := int(slot) * 2 * nf
 	img := h.img[at : at+2*nf : at+2*nf]
 	cur, bimg := img[:nf], img[nf:]
-	var mo motions
+	up := update{cur: cur, base: bimg, us: h.codes}
 	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 {
-		pr.motions(&mo, common, cur, bimg, h.frame-s.base)
+		pr.motions(&up.mo, common, cur, bimg, h.frame-s.base)
 	}
 	gap := uint64(e.id - prev - 1)
 	if acc, n = cf.ids.word(gap); n == 0 {
@@ -163,7 +163,7 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	acc |= 1 << (n & 63) // the common head
 	n++
 	fields := cf.fields
-	acc, n, ok = deltaWord(acc, n, fields, cur, bimg, &mo, h.codes)
+	acc, n, ok = deltaWord(acc, n, fields, &up, 0)
 	if ok && h.tick%statsEvery == 0 {
 		h.stats.add(streamID, uint64(e.id-prev-1))
 		h.stats.addFields(fields, h.codes)
