@@ -46,8 +46,17 @@ func clampRound(v, scale, limit float64) int32 {
 	return int32(x + 0.5)
 }
 
+// quantizeAngle rounds an angle to its 14-bit step (halves away from zero,
+// as clampRound; NaN becomes 0).
 func quantizeAngle(a float64) int32 {
-	s := int64(math.Round(wire.WrapAngle(a) / (2 * math.Pi) * angleSteps))
+	x := wire.WrapAngle(a) * (angleSteps / (2 * math.Pi))
+	var s int64
+	switch {
+	case x >= 0:
+		s = int64(x + 0.5)
+	case x < 0:
+		s = -int64(-x + 0.5)
+	}
 	return int32(s & (angleSteps - 1)) // s mod angleSteps, for negative s too
 }
 
