@@ -64,7 +64,7 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			img[i] = v
 		}
 		e.has |= bit
-		if c == h.grid.pos && !h.grid.stayed(h, slot) {
+		if c == h.grid.pos && !h.grid.stayed(e.cell, img) {
 			h.grid.moved(h, slot)
 		}
 		e.pend |= bit

@@ -311,17 +311,15 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 	g.unlink(h, slot)
 }
 
-// stayed reports whether the entity in slot is still in its cell, the
-// usual answer for a reported move: a check small enough to inline before
-// moved.
-func (g *grid) stayed(h *HostReplicator, slot int32) bool {
-	ci := h.ents[slot].cell
-	if ci < 0 || g.isteps == 0 {
+// stayed reports whether an entity in cell ci (-1: none) whose position
+// component's image is pos is still in its cell, the usual answer for a
+// reported move: a check small enough to inline before moved.
+func (g *grid) stayed(ci int32, pos []int32) bool {
+	if ci < 0 || g.isteps == 0 || len(pos) < 2 {
 		return false
 	}
 	c := &g.cells[ci]
-	at := int(slot)*2*h.reg.fields + g.off
-	return uint64(int64(h.img[at])-c.x0) < uint64(g.isteps) && uint64(int64(h.img[at+1])-c.y0) < uint64(g.isteps)
+	return uint64(int64(pos[0])-c.x0) < uint64(g.isteps) && uint64(int64(pos[1])-c.y0) < uint64(g.isteps)
 }
 
 // moved checks whether the entity in slot, whose position image changed,
