@@ -262,3 +262,71 @@ func costOf(h []uint32, k uint, flagged bool, zeros uint32) float64 {
 	}
 	return c
 }
+
+// codePrefixes is how many prefixes a code's table holds: the values below
+// codePrefixes·2^k of an order-k code.
+const codePrefixes = 32
+
+// codeTable is one code's words of its smaller values. The order-k
+// Exp-Golomb word of u (PROTOCOL.md §1), as written, is q zero bits, a
+// one, the k low bits of u, then the q low bits of m+1, where m = u>>k and
+// q is the bit length of m+1 less one; behind a zero flag, a one first.
+// An entry keeps, for one m, the word without u's k low bits, where those
+// go, and the word's length.
+type codeTable struct {
+	zero bool
+	k    uint8
+	low  uint64 // the k low bits
+	pre  [codePrefixes]codePrefix
+}
+
+type codePrefix struct {
+	word uint64
+	at   uint8 // where the k low bits of u go
+	len  uint8
+}
+
+// word returns u in the table's code as the bits it writes and their
+// count, or a count of 0 when u is beyond the table.
+func (t *codeTable) word(u uint64) (uint64, uint) {
+	if t.zero {
+		if u == 0 {
+			return 0, 1
+		}
+		u--
+	}
+	m := u >> (t.k & 63)
+	if m >= codePrefixes {
+		return 0, 0
+	}
+	e := &t.pre[m]
+	return e.word | (u&t.low)<<(e.at&63), uint(e.len)
+}
+
+// codeTables makes each code's table once, when a field first needs it.
+type codeTables [2][maxOrder + 1]*codeTable
+
+// of returns code c's table.
+func (t *codeTables) of(c code) *codeTable {
+	z := 0
+	if c.zero {
+		z = 1
+	}
+	tab := t[z][c.k]
+	if tab == nil {
+		k := uint(c.k)
+		tab = &codeTable{zero: c.zero, k: c.k, low: 1<<k - 1}
+		for m := range tab.pre {
+			v := uint64(m) + 1
+			q := uint(bits.Len64(v)) - 1
+			word := uint64(1)<<q | (v&(1<<q-1))<<(q+1+k)
+			e := codePrefix{word: word, at: uint8(q + 1), len: uint8(2*q + 1 + k)}
+			if c.zero {
+				e.word, e.at, e.len = e.word<<1|1, e.at+1, e.len+1
+			}
+			tab.pre[m] = e
+		}
+		t[z][c.k] = tab
+	}
+	return tab
+}
