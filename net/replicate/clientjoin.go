@@ -256,13 +256,17 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		st.seen = make(map[ecs.NetID]struct{})
 	}
 	clear(st.seen)
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
+	}
+	fields := reg.fields
+	b := body // the items, from i on (pagedecode.go)
 	ascending := true
-	for r.Err() == nil && r.Len() > 0 {
-		id := r.Uvarint()
-		flags := r.Uvarint()
-		owner := r.Uvarint()
-		if r.Err() != nil {
-			break
+	for i := r.Offset(); i < len(b); {
+		var id, flags, owner uint64
+		id, flags, owner, i = pageHead(b, i)
+		if i < 0 {
+			return fmt.Errorf("%w: join page: an item's head does not decode", ErrMalformed)
 		}
 		if id == 0 || id > 1<<32-1 {
 			return fmt.Errorf("%w: join page: network id %d", ErrMalformed, id)
@@ -294,19 +298,31 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		}
 		mask := uint16(flags >> itemShift)
 		at := len(imgs)
-		imgs = append(imgs, make([]int32, reg.fields)...)
+		if cap(imgs)-at < fields {
+			imgs = append(imgs, make([]int32, fields)...)[:at]
+		}
+		imgs = imgs[:at+fields]
 		q := imgs[at:]
-		for ci := range reg.comps {
-			if mask&(1<<uint(ci)) != 0 {
-				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+		if mask == reg.all {
+			// Every component: their images follow one another, in the
+			// order of their offsets.
+			i = pageImage(b, i, q)
+		} else {
+			for ci := range reg.comps {
+				cq := q[reg.offset[ci] : reg.offset[ci]+reg.comps[ci].fields]
+				if mask&(1<<uint(ci)) == 0 {
+					clear(cq)
+				} else {
+					i = pageImage(b, i, cq)
+				}
 			}
+		}
+		if i < 0 {
+			return fmt.Errorf("%w: join page: an image does not decode or leaves 32 bits", ErrMalformed)
 		}
 		ids = append(ids, ecs.NetID(id))
 		owners = append(owners, ecs.PeerID(owner))
 		masks = append(masks, mask)
-	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
 	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
 	c.makeStaged(frame)
