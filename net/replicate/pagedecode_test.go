@@ -15,7 +15,8 @@ func readerImage(b []byte, n int) ([]int32, int, bool) {
 	return q, r.Offset(), r.Err() == nil
 }
 
-// checkPageDecoders fails when pageUvarint or pageImage decodes b other than
+// checkPageDecoders fails when pageUvarint, pageHead (three varints) or
+// pageImage (one to four zig-zag values of 32 bits) decodes b other than
 // wire.Reader does: another value, another length, or one accepting what the
 // other refuses.
 func checkPageDecoders(t *testing.T, b []byte) {
@@ -25,6 +26,12 @@ func checkPageDecoders(t *testing.T, b []byte) {
 	v, next := pageUvarint(b, 0)
 	if ok := r.Err() == nil; ok != (next >= 0) || ok && (v != want || next != r.Offset()) {
 		t.Fatalf("pageUvarint(% x) = %d, %d; the reader gives %d, %v at %d", b, v, next, want, r.Err(), r.Offset())
+	}
+	r = wire.NewReader(b)
+	wid, wflags, wowner := r.Uvarint(), r.Uvarint(), r.Uvarint()
+	id, flags, owner, next := pageHead(b, 0)
+	if ok := r.Err() == nil; ok != (next >= 0) || ok && (id != wid || flags != wflags || owner != wowner || next != r.Offset()) {
+		t.Fatalf("pageHead(% x) = %d %d %d, %d; the reader gives %d %d %d, %v at %d", b, id, flags, owner, next, wid, wflags, wowner, r.Err(), r.Offset())
 	}
 	for n := 1; n <= 4; n++ {
 		wantQ, wantNext, ok := readerImage(b, n)
@@ -64,6 +71,14 @@ func TestPageDecodersMatchTheReader(t *testing.T) {
 		cases = append(cases, wire.AppendUvarint(nil, v))
 		cases = append(cases, wire.AppendUvarint(wire.AppendUvarint(nil, v), v>>3))
 	}
+	// Values of every length after one another, and far from the end of
+	// the input and near it (the decoders read without a loop only away
+	// from the end).
+	var run []byte
+	for _, v := range []uint64{1 << 28, 5, 1<<32 - 1, 300, 1 << 14, 0, 1<<21 + 3} {
+		run = wire.AppendUvarint(run, v)
+	}
+	cases = append(cases, run, append(append([]byte(nil), run...), make([]byte, 8)...))
 	for _, b := range cases {
 		checkPageDecoders(t, b)
 		// Cut short anywhere: truncated alike.
@@ -72,6 +87,9 @@ func TestPageDecodersMatchTheReader(t *testing.T) {
 		}
 	}
 	q := make([]int32, 2)
+	if _, _, _, next := pageHead([]byte{0x01, 0x02, 0x03}, -1); next >= 0 {
+		t.Fatalf("pageHead from a failed offset went on to %d", next)
+	}
 	if next := pageImage([]byte{0x01, 0x02}, -1, q); next != -1 {
 		t.Fatalf("pageImage from a failed offset went on to %d", next)
 	}
@@ -86,6 +104,7 @@ func FuzzPageDecoders(f *testing.F) {
 	f.Add([]byte{0x80, 0x80, 0xfa, 0x01, 0xff, 0x0f, 0x00})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x01})
 	f.Add([]byte{0x80, 0x00})
+	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x10, 0x05, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkPageDecoders(t, b)
 	})
