@@ -9,13 +9,15 @@ import (
 )
 
 // TestIDTablePagesFollowIDsInUse: ids far apart each get a page of their
-// own, lookups find exactly what was set, and a page goes when its last id
-// does.
+// own, lookups find exactly what was claimed, an id claimed twice keeps its
+// first slot, and a page goes when its last id does.
 func TestIDTablePagesFollowIDsInUse(t *testing.T) {
 	var tab idTable
 	ids := []NetID{1, 1023, 1024, 1025, 5 << idPageBits, 1<<31 + 7}
 	for i, id := range ids {
-		tab.set(id, int32(i))
+		if !tab.claim(id, int32(i)) {
+			t.Fatalf("claim(%d) refused an id not in use", id)
+		}
 	}
 	if tab.n != len(ids) {
 		t.Fatalf("n = %d, want %d", tab.n, len(ids))
@@ -30,9 +32,11 @@ func TestIDTablePagesFollowIDsInUse(t *testing.T) {
 			t.Fatalf("get(%d) found an id never set", id)
 		}
 	}
-	tab.set(1024, 40) // set again: replaced, not counted twice
-	if s, _ := tab.get(1024); s != 40 || tab.n != len(ids) {
-		t.Fatalf("after a second set: slot %d, n %d", s, tab.n)
+	if tab.claim(1024, 40) { // claimed again: refused, nothing changed
+		t.Fatal("claim(1024) took an id in use")
+	}
+	if s, _ := tab.get(1024); s != 2 || tab.n != len(ids) {
+		t.Fatalf("after a second claim: slot %d, n %d", s, tab.n)
 	}
 	pages := func() int {
 		n := 0
