@@ -187,6 +187,16 @@ func (x *netIndex) disown(slot int32) {
 	x.owned[en.owner] = list[:last]
 }
 
+// ReserveOwned makes room for n more entities in peer p's list of owned
+// entities (Owned), so that adding them copies nothing: for a join that
+// announces how many entities it brings. A list kept growing doubles, and
+// one of a large world is copied whole in a single frame.
+func (w *World) ReserveOwned(p PeerID, n int) {
+	if n > 0 {
+		w.index.roomFor(p, n)
+	}
+}
+
 // EntityOf returns the live entity with network id id, or ok == false.
 // O(1).
 func (w *World) EntityOf(id NetID) (e arche.Entity, ok bool) {

@@ -3,6 +3,7 @@ package ecs
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -125,5 +126,29 @@ func TestIndexAcrossChunks(t *testing.T) {
 	check()
 	if w.NetSlots() != slots {
 		t.Fatalf("slots grew from %d to %d with as many entities", slots, w.NetSlots())
+	}
+}
+
+// TestReserveOwnedMakesRoomAhead: after ReserveOwned(p, n), n entities
+// given to p join its list where it is, with no copy; a peer not seen
+// before gets its list, and n ≤ 0 changes nothing.
+func TestReserveOwnedMakesRoomAhead(t *testing.T) {
+	w := NewWorld()
+	m := generic.NewMap2[Transform, NetworkIdentity](w.Arche())
+	m.NewWith(&Transform{}, &NetworkIdentity{Owner: 7})
+	w.ReserveOwned(7, 1000)
+	w.ReserveOwned(3, 0)
+	if len(w.Owned(3)) != 0 {
+		t.Fatalf("ReserveOwned of nothing listed %d entities", len(w.Owned(3)))
+	}
+	before := unsafe.SliceData(w.Owned(7))
+	if c := cap(w.Owned(7)); c < 1001 {
+		t.Fatalf("room for %d after ReserveOwned(7, 1000) with one entity", c)
+	}
+	for range 1000 {
+		m.NewWith(&Transform{}, &NetworkIdentity{Owner: 7})
+	}
+	if got := w.Owned(7); len(got) != 1001 || unsafe.SliceData(got) != before {
+		t.Fatalf("peer 7 owns %d entities; the list moved: %v", len(got), unsafe.SliceData(got) != before)
 	}
 }

@@ -215,6 +215,11 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 	return nil
 }
 
+// maxReserve bounds the entities a join's first page makes room for ahead
+// of them (World.ReserveOwned): 8 MiB of owner list, at most, on a host's
+// word.
+const maxReserve = 1 << 20
+
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.
 type joinStage struct {
@@ -325,6 +330,12 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		masks = append(masks, mask)
 	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
+	if c.joinPages == 1 && len(owners) > 0 {
+		// The first page says how large the world is: the list of the
+		// owner of its entities (most of a world has one) is made that
+		// long now, within a bound a host cannot push this client past.
+		c.w.ReserveOwned(owners[0], min(c.total-c.w.Networked(), maxReserve))
+	}
 	c.makeStaged(frame)
 	if frame > c.frame {
 		c.frame = frame

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -350,6 +351,54 @@ func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
 		if ends[i] >= limit || ends[i]+page < limit {
 			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
 		}
+	}
+}
+
+// TestJoinMakesRoomForTheAnnouncedWorld: the first page's count of the
+// host's entities makes the owner's list that long at once, so the join
+// copies it never (its array after the first page holds the whole world);
+// a count past maxReserve reserves no more than maxReserve.
+func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	// A page "takes" the whole slice: one page a Pump.
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	first := cw.Owned(0)
+	if c.Stats().Pages != 1 || len(first) == 0 || cap(first) < n {
+		t.Fatalf("after %d pages: %d of the host's entities in a list of room %d, want room for %d", c.Stats().Pages, len(first), cap(first), n)
+	}
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all := cw.Owned(0); len(all) != n || unsafe.SliceData(all) != unsafe.SliceData(first) {
+		t.Fatalf("the owner list holds %d of %d entities; copied during the join: %v", len(all), n, unsafe.SliceData(all) != unsafe.SliceData(first))
+	}
+
+	// One entity, and a count of a billion.
+	page := []byte{byte(wire.KindJoinPage), 1}
+	page = wire.AppendUvarint(page, 1<<30)
+	page = append(page, 0, 1, 0x0d, 0, 0, 0, 0, 0, 0, 0)
+	cw = ecs.NewWorld()
+	c = NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	if _, err := c.HandleLane(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cap(cw.Owned(0)); got > maxReserve {
+		t.Fatalf("a page announcing 2^30 entities made room for %d, past the bound %d", got, maxReserve)
 	}
 }
 
