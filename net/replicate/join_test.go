@@ -316,6 +316,25 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	}
 }
 
+// TestJoinSliceDefaultsToAMillisecond: with JoinSlice unset, pages that
+// take 0.4 ms each are applied two a Pump: a third would end past 1 ms.
+func TestJoinSliceDefaultsToAMillisecond(t *testing.T) {
+	out := joinedLane(8000)
+	clk := &stepClock{now: time.Unix(0, 0), step: 400 * time.Microsecond}
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, Clock: clk})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().Pages; got != 2 {
+		t.Fatalf("a Pump applied %d pages of 0.4 ms, want 2 in the default slice", got)
+	}
+}
+
 // TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
 // Pump still ends before the page that takes the world past 16,384 or
 // 32,768 entities, where the index of every entity doubles: that page
