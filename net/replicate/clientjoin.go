@@ -356,8 +356,8 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	groups := st.groups[:0]
 	last, items := -1, []int32(nil) // the group being added to, and its items
 	for i, id := range st.ids {
-		q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 		if e, known := c.w.EntityOf(id); known {
+			q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 			switch {
 			case c.rejoin == nil || c.rejoined(e):
 				c.spawn(id, st.owners[i], st.masks[i], frame, q, false)
@@ -476,7 +476,10 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 		*s = clientSlot{applied: f32}
 		if delta != 0 {
 			s.anchor, s.ahas = f32, delta
-			copy(c.anchors.at(slot), img)
+			a := c.anchors.at(slot)[:len(img)]
+			for k, v := range img { // a few values: a loop, not a call to memmove
+				a[k] = v
+			}
 		}
 		if ndRows {
 			row := c.nd.at(slot)
