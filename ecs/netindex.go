@@ -197,6 +197,25 @@ func (w *World) ReserveOwned(p PeerID, n int) {
 	}
 }
 
+// ReserveNetworked allocates the next chunk (4,096 entities) of each of the
+// index's tables that n more networked entities than it holds would need,
+// and reports whether it allocated any: called until false, it makes room
+// for them, so that the entities of a join that announced its size are
+// indexed with nothing allocated. A call does a bounded part of the work,
+// for a frame with time to spare.
+func (w *World) ReserveNetworked(n int) bool {
+	x := &w.index
+	if n <= 0 {
+		return false
+	}
+	// Slots are the index's, from 0, the freed ones taken first; the table
+	// of slots by arche entity id is taken to go on from the highest id
+	// indexed, as arche gives new ids in order (from 1).
+	e := x.entries.reserve(x.entries.n + n - len(x.free))
+	s := x.slots.reserve(max(x.slots.n, 1) + n)
+	return e || s
+}
+
 // EntityOf returns the live entity with network id id, or ok == false.
 // O(1).
 func (w *World) EntityOf(id NetID) (e arche.Entity, ok bool) {
@@ -351,6 +370,16 @@ type chunks[T any] struct {
 }
 
 func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+// reserve appends one chunk if fewer than n entries have one, and reports
+// whether it did.
+func (c *chunks[T]) reserve(n int) bool {
+	if len(c.c)<<chunkBits >= n {
+		return false
+	}
+	c.c = append(c.c, make([]T, 1<<chunkBits))
+	return true
+}
 
 // grow makes the length at least n.
 func (c *chunks[T]) grow(n int) {

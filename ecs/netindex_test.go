@@ -152,3 +152,51 @@ func TestReserveOwnedMakesRoomAhead(t *testing.T) {
 		t.Fatalf("peer 7 owns %d entities; the list moved: %v", len(got), unsafe.SliceData(got) != before)
 	}
 }
+
+// TestReserveNetworkedAllocatesAhead: ReserveNetworked makes the index's
+// tables ready a chunk at a time, says when it is done, and the entities
+// then indexed find their tables made: no chunk is added or replaced.
+func TestReserveNetworkedAllocatesAhead(t *testing.T) {
+	const n = 10000
+	w := NewWorld()
+	calls := 0
+	for w.ReserveNetworked(n) {
+		if calls++; calls > 10 {
+			t.Fatal("ReserveNetworked never reports it is done")
+		}
+	}
+	if want := (n + 1<<chunkBits - 1) >> chunkBits; calls != want {
+		t.Fatalf("%d calls allocated, want %d (a chunk of each table a call)", calls, want)
+	}
+	x := &w.index
+	entries := append([][]netEntry(nil), x.entries.c...)
+	slots := append([][]int32(nil), x.slots.c...)
+	b := w.NewNetworked(n, w.IDs.Transform, w.IDs.NetworkIdentity)
+	for b.Next() {
+	}
+	if w.Networked() != n {
+		t.Fatalf("%d networked entities, want %d", w.Networked(), n)
+	}
+	same := func(a, b [][]int32) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if unsafe.SliceData(a[i]) != unsafe.SliceData(b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(x.entries.c) != len(entries) || !same(slots, x.slots.c) {
+		t.Fatalf("indexing added or replaced chunks: entries %d then %d, slots %d then %d", len(entries), len(x.entries.c), len(slots), len(x.slots.c))
+	}
+	for i := range entries {
+		if unsafe.SliceData(entries[i]) != unsafe.SliceData(x.entries.c[i]) {
+			t.Fatalf("entry chunk %d replaced", i)
+		}
+	}
+	if w.ReserveNetworked(0) || w.ReserveNetworked(-5) {
+		t.Fatal("ReserveNetworked of nothing allocated")
+	}
+}

@@ -93,6 +93,7 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 // joining; it returns the first error of a message, which was dropped.
 func (c *ClientReplicator) Pump() error {
 	if c.queue.head == len(c.queue.msgs) {
+		c.reserveAhead()
 		return nil
 	}
 	clk := c.cfg.Clock
@@ -215,10 +216,33 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 	return nil
 }
 
-// maxReserve bounds the entities a join's first page makes room for ahead
-// of them (World.ReserveOwned): 8 MiB of owner list, at most, on a host's
-// word.
-const maxReserve = 1 << 20
+// maxReserve bounds the entities a join makes room for ahead of them on
+// its first page's word (World.ReserveOwned, reserveAhead): some 20 MiB of
+// owner list and tables at most, which a host's claim cannot push past.
+const maxReserve = 1 << 18
+
+// reserveAhead makes room, in a Pump with no join message waiting, for the
+// entities the join announced and has not brought yet: one chunk (4,096
+// entities) of each of the client's tables and of the world's network
+// index a call, some 300 KB for the default components. A frame that would
+// wait for the host does that allocating and zeroing, and the pages that
+// follow are applied with less of it.
+func (c *ClientReplicator) reserveAhead() {
+	if c.joined || c.joinPages == 0 || c.rejoin != nil {
+		return
+	}
+	more := min(c.total, maxReserve) - c.w.Networked()
+	if more <= 0 {
+		return
+	}
+	slots := c.w.NetSlots() + more
+	c.slots.reserve(slots)
+	c.anchors.reserve(slots)
+	if len(c.reg.comps) > 0 && c.reg.delta != c.reg.all {
+		c.nd.reserve(slots)
+	}
+	c.w.ReserveNetworked(more)
+}
 
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.

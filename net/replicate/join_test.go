@@ -421,6 +421,51 @@ func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	}
 }
 
+// TestIdlePumpsMakeRoomForTheJoin: Pumps with no page waiting, after the
+// first page said how large the world is, allocate the client's tables and
+// the world's index a chunk a call; the rest of the join then adds no chunk
+// to them.
+func TestIdlePumpsMakeRoomForTheJoin(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	if _, err := c.HandleLane(out.lane[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pump(); err != nil || c.Stats().Pages != 1 {
+		t.Fatalf("first page: %v, %d pages", err, c.Stats().Pages)
+	}
+	chunks := (n + chunkLen - 1) / chunkLen
+	for range chunks {
+		c.Pump() // nothing waiting: room for what the join announced
+	}
+	slots, anchors := len(c.slots.chunks), len(c.anchors.chunks)
+	if slots != chunks || anchors != chunks {
+		t.Fatalf("after idle Pumps: %d and %d chunks of slots and anchors, want %d", slots, anchors, chunks)
+	}
+	if cw.ReserveNetworked(n - cw.Networked()) {
+		t.Fatal("the world's index was not made ready by the idle Pumps")
+	}
+	for _, m := range out.lane[1:] {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cw.Networked() != n || len(c.slots.chunks) != slots || len(c.anchors.chunks) != anchors {
+		t.Fatalf("joined %d entities; chunks of slots %d → %d, anchors %d → %d", cw.Networked(), slots, len(c.slots.chunks), anchors, len(c.anchors.chunks))
+	}
+	c.Pump() // joined: nothing more is made
+	if len(c.slots.chunks) != slots {
+		t.Fatal("a Pump after the join made room")
+	}
+}
+
 // A world whose entities were made before the replicator's first step with
 // the frame ended after them (a world restored from a save: its journal
 // reports nothing) is joined whole all the same.
