@@ -500,10 +500,7 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 		*s = clientSlot{applied: f32}
 		if delta != 0 {
 			s.anchor, s.ahas = f32, delta
-			a := c.anchors.at(slot)[:len(img)]
-			for k, v := range img { // a few values: a loop, not a call to memmove
-				a[k] = v
-			}
+			copy(c.anchors.at(slot), img)
 		}
 		if ndRows {
 			row := c.nd.at(slot)
