@@ -216,6 +216,24 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 	return nil
 }
 
+// mostOwner returns the owner of more than half of owners if one is,
+// else one of those owning many (a majority vote in one pass).
+func mostOwner(owners []ecs.PeerID) ecs.PeerID {
+	var best ecs.PeerID
+	votes := 0
+	for _, o := range owners {
+		switch {
+		case votes == 0:
+			best, votes = o, 1
+		case o == best:
+			votes++
+		default:
+			votes--
+		}
+	}
+	return best
+}
+
 // maxReserve bounds the entities a join makes room for ahead of them on
 // its first page's word (World.ReserveOwned, reserveAhead): some 20 MiB of
 // owner list and tables at most, which a host's claim cannot push past.
@@ -356,9 +374,10 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
 	if c.joinPages == 1 && len(owners) > 0 {
 		// The first page says how large the world is: the list of the
-		// owner of its entities (most of a world has one) is made that
-		// long now, within a bound a host cannot push this client past.
-		c.w.ReserveOwned(owners[0], min(c.total-c.w.Networked(), maxReserve))
+		// owner of most of its entities (most of a world has one: the
+		// host) is made that long now, within a bound a host cannot push
+		// this client past.
+		c.w.ReserveOwned(mostOwner(owners), min(c.total-c.w.Networked(), maxReserve))
 	}
 	c.makeStaged(frame)
 	if frame > c.frame {

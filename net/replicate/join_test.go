@@ -421,6 +421,25 @@ func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	}
 }
 
+// TestMostOwnerIsTheMajority: the owner list made long at a join's first
+// page is that of the owner of most of the page, wherever its entities are.
+func TestMostOwnerIsTheMajority(t *testing.T) {
+	for _, tc := range []struct {
+		owners []ecs.PeerID
+		want   ecs.PeerID
+	}{
+		{[]ecs.PeerID{0}, 0},
+		{[]ecs.PeerID{3, 0, 0, 0, 5}, 0},
+		{[]ecs.PeerID{3, 3, 0, 0, 0}, 0},
+		{[]ecs.PeerID{0, 0, 7, 7, 7}, 7},
+		{[]ecs.PeerID{1, 2, 1, 3, 1, 4, 1}, 1},
+	} {
+		if got := mostOwner(tc.owners); got != tc.want {
+			t.Errorf("mostOwner(%v) = %d, want %d", tc.owners, got, tc.want)
+		}
+	}
+}
+
 // TestIdlePumpsMakeRoomForTheJoin: Pumps with no page waiting, after the
 // first page said how large the world is, allocate the client's tables and
 // the world's index a chunk a call; the rest of the join then adds no chunk
