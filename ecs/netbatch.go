@@ -152,6 +152,12 @@ func (b *NetBatch) Next() bool {
 		b.pending = true
 		return true
 	}
+	return b.nextShard()
+}
+
+// nextShard moves to the first entity of the batch's next shard, or ends
+// the batch when none is left.
+func (b *NetBatch) nextShard() bool {
 	if b.more > 0 {
 		b.more -= b.startShard(b.more)
 		b.q.Next()
@@ -179,7 +185,8 @@ func (b *NetBatch) Entity() arche.Entity { return b.q.Entity() }
 func (b *NetBatch) Identify(ni NetworkIdentity) int32 {
 	p := (*NetworkIdentity)(b.q.Get(b.w.IDs.NetworkIdentity))
 	*p = ni
-	b.index(p)
+	b.pending = false
+	b.slot = b.w.index.addIdentity(b.q.Entity(), p)
 	return b.slot
 }
 

@@ -91,28 +91,29 @@ func (x *netIndex) addIdentity(e arche.Entity, ni *NetworkIdentity) int32 {
 	if ni.ID == 0 {
 		ni.ID = x.nextID
 		x.nextID++
-	} else {
-		if _, dup := x.byID.get(ni.ID); dup {
-			panic(fmt.Sprintf("ecs: network id %d is already in use; add NetworkIdentity with ID 0 to get a fresh one", ni.ID))
-		}
-		if ni.ID >= x.nextID {
-			x.nextID = ni.ID + 1
-		}
+	} else if ni.ID >= x.nextID {
+		x.nextID = ni.ID + 1
 	}
-	var slot int32
-	if n := len(x.free); n > 0 {
-		slot = x.free[n-1]
-		x.free = x.free[:n-1]
+	slot := int32(x.entries.n)
+	free := len(x.free)
+	if free > 0 {
+		slot = x.free[free-1]
+	}
+	// The id first: one in use is refused before anything changed.
+	if !x.byID.claim(ni.ID, slot) {
+		panic(fmt.Sprintf("ecs: network id %d is already in use; add NetworkIdentity with ID 0 to get a fresh one", ni.ID))
+	}
+	if free > 0 {
+		x.free = x.free[:free-1]
 	} else {
-		slot = int32(x.entries.n)
 		x.entries.grow(x.entries.n + 1)
 	}
-	*x.entries.at(int(slot)) = netEntry{entity: e, id: ni.ID, owner: ni.Owner}
+	en := x.entries.at(int(slot))
+	*en = netEntry{entity: e, id: ni.ID}
 	i := int(e.ID())
 	x.slots.grow(i + 1)
 	*x.slots.at(i) = slot + 1
-	x.byID.set(ni.ID, slot)
-	x.own(slot, ni.Owner)
+	x.own(en, ni.Owner)
 	j := &x.w.journal
 	if len(j.spawned) == cap(j.spawned) {
 		j.spawned = room(j.spawned, 1)
@@ -137,17 +138,25 @@ func (x *netIndex) remove(e arche.Entity) {
 	x.free = append(x.free, slot)
 }
 
-func (x *netIndex) own(slot int32, p PeerID) {
+// own gives the indexed entity of en to peer p, listing it as p's.
+func (x *netIndex) own(en *netEntry, p PeerID) {
+	if int(p) >= len(x.owned) || len(x.owned[p]) == cap(x.owned[p]) {
+		x.roomFor(p, 1)
+	}
+	en.owner = p
+	en.ownerPos = int32(len(x.owned[p]))
+	x.owned[p] = append(x.owned[p], en.entity) // in place: no pointer written
+}
+
+// roomFor makes room for n more entities in peer p's list, listing p if it
+// is not yet.
+func (x *netIndex) roomFor(p PeerID, n int) {
 	for int(p) >= len(x.owned) {
 		x.owned = append(x.owned, nil)
 	}
-	en := x.entries.at(int(slot))
-	en.owner = p
-	en.ownerPos = int32(len(x.owned[p]))
-	if list := x.owned[p]; len(list) == cap(list) {
-		x.owned[p] = room(list, 1)
+	if list := x.owned[p]; cap(list)-len(list) < n {
+		x.owned[p] = room(list, n)
 	}
-	x.owned[p] = append(x.owned[p], en.entity) // in place: no pointer written
 }
 
 // room returns s with room for n more elements, doubling its capacity when
@@ -176,6 +185,35 @@ func (x *netIndex) disown(slot int32) {
 		x.entries.at(int(ms)).ownerPos = en.ownerPos
 	}
 	x.owned[en.owner] = list[:last]
+}
+
+// ReserveOwned makes room for n more entities in peer p's list of owned
+// entities (Owned), so that adding them copies nothing: for a join that
+// announces how many entities it brings. A list kept growing doubles, and
+// one of a large world is copied whole in a single frame.
+func (w *World) ReserveOwned(p PeerID, n int) {
+	if n > 0 {
+		w.index.roomFor(p, n)
+	}
+}
+
+// ReserveNetworked allocates the next chunk (4,096 entities) of each of the
+// index's tables that n more networked entities than it holds would need,
+// and reports whether it allocated any: called until false, it makes room
+// for them, so that the entities of a join that announced its size are
+// indexed with nothing allocated. A call does a bounded part of the work,
+// for a frame with time to spare.
+func (w *World) ReserveNetworked(n int) bool {
+	x := &w.index
+	if n <= 0 {
+		return false
+	}
+	// Slots are the index's, from 0, the freed ones taken first; the table
+	// of slots by arche entity id is taken to go on from the highest id
+	// indexed, as arche gives new ids in order (from 1).
+	e := x.entries.reserve(x.entries.n + n - len(x.free))
+	s := x.slots.reserve(max(x.slots.n, 1) + n)
+	return e || s
 }
 
 // EntityOf returns the live entity with network id id, or ok == false.
@@ -250,7 +288,7 @@ func SetOwner(w *World, e arche.Entity, p PeerID) {
 		return
 	}
 	w.index.disown(slot)
-	w.index.own(slot, p)
+	w.index.own(w.index.entries.at(int(slot)), p)
 	ni := (*NetworkIdentity)(w.arche.Get(e, w.IDs.NetworkIdentity))
 	ni.Owner = p
 	w.journal.reowned = append(w.journal.reowned, e)
@@ -278,21 +316,30 @@ func (t *idTable) get(id NetID) (int32, bool) {
 	return s - 1, s != 0
 }
 
-func (t *idTable) set(id NetID, slot int32) {
+// claim maps id to slot (the id's page made if it has none) unless id is
+// mapped already: then it changes nothing and returns false.
+func (t *idTable) claim(id NetID, slot int32) bool {
 	p := int(id >> idPageBits)
+	if p >= len(t.pages) || t.pages[p] == nil {
+		t.makePage(p)
+	}
+	e := &t.pages[p][id&(1<<idPageBits-1)]
+	if *e != 0 {
+		return false
+	}
+	*e = slot + 1
+	t.used[p]++
+	t.n++
+	return true
+}
+
+// makePage makes page p of the table.
+func (t *idTable) makePage(p int) {
 	if p >= len(t.pages) {
 		t.pages = append(t.pages, make([]*[1 << idPageBits]int32, p+1-len(t.pages))...)
 		t.used = append(t.used, make([]uint16, p+1-len(t.used))...)
 	}
-	if t.pages[p] == nil {
-		t.pages[p] = new([1 << idPageBits]int32)
-	}
-	e := &t.pages[p][id&(1<<idPageBits-1)]
-	if *e == 0 {
-		t.used[p]++
-		t.n++
-	}
-	*e = slot + 1
+	t.pages[p] = new([1 << idPageBits]int32)
 }
 
 func (t *idTable) remove(id NetID) {
@@ -323,6 +370,16 @@ type chunks[T any] struct {
 }
 
 func (c *chunks[T]) at(i int) *T { return &c.c[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+// reserve appends one chunk if fewer than n entries have one, and reports
+// whether it did.
+func (c *chunks[T]) reserve(n int) bool {
+	if len(c.c)<<chunkBits >= n {
+		return false
+	}
+	c.c = append(c.c, make([]T, 1<<chunkBits))
+	return true
+}
 
 // grow makes the length at least n.
 func (c *chunks[T]) grow(n int) {

@@ -25,6 +25,19 @@ func (c *chunked[T]) at(slot int32) *T {
 	return &c.chunks[i][int(slot)&(chunkLen-1)]
 }
 
+// reserve allocates the first missing chunk of the slots below n and
+// reports whether there was one: called until false, it makes room for n
+// slots one chunk a call.
+func (c *chunked[T]) reserve(n int) bool {
+	for i := range (n + chunkLen - 1) >> chunkBits {
+		if i >= len(c.chunks) || c.chunks[i] == nil {
+			c.at(int32(i) << chunkBits)
+			return true
+		}
+	}
+	return false
+}
+
 // peek returns the element of slot, or nil when its chunk does not exist.
 func (c *chunked[T]) peek(slot int32) *T {
 	i := int(slot) >> chunkBits
@@ -39,6 +52,18 @@ func (c *chunked[T]) peek(slot int32) *T {
 type rows struct {
 	n      int // values per row
 	chunks [][]int32
+}
+
+// reserve allocates the first missing chunk of the rows below n and reports
+// whether there was one (see chunked.reserve).
+func (r *rows) reserve(n int) bool {
+	for i := range (n + chunkLen - 1) >> chunkBits {
+		if i >= len(r.chunks) || r.chunks[i] == nil {
+			r.at(int32(i) << chunkBits)
+			return true
+		}
+	}
+	return false
 }
 
 func (r *rows) at(slot int32) []int32 {

@@ -135,7 +135,8 @@ type ClientConfig struct {
 	// JoinSlice is the most time one Pump spends applying join pages, so a
 	// frame that pumps never stalls on a large join: a Pump stops before a
 	// page that would take it past, by the time pages took so far (it
-	// always applies one). Default 2 ms.
+	// always applies one). Default 1 ms: a frame that also waits for a
+	// core, or helps the garbage collector, still ends within a few ms.
 	JoinSlice time.Duration
 	// MaxJoinQueue bounds the bytes of join messages received and not yet
 	// applied. Default 64 MiB.
@@ -225,7 +226,7 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 		cfg.StepRate = 60
 	}
 	if cfg.JoinSlice <= 0 {
-		cfg.JoinSlice = 2 * time.Millisecond
+		cfg.JoinSlice = time.Millisecond
 	}
 	if cfg.MaxJoinQueue <= 0 {
 		cfg.MaxJoinQueue = 64 << 20

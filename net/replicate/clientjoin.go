@@ -93,6 +93,7 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 // joining; it returns the first error of a message, which was dropped.
 func (c *ClientReplicator) Pump() error {
 	if c.queue.head == len(c.queue.msgs) {
+		c.reserveAhead()
 		return nil
 	}
 	clk := c.cfg.Clock
@@ -215,6 +216,52 @@ func (c *ClientReplicator) applyFinal(body []byte) error {
 	return nil
 }
 
+// mostOwner returns the owner of more than half of owners if one is,
+// else one of those owning many (a majority vote in one pass).
+func mostOwner(owners []ecs.PeerID) ecs.PeerID {
+	var best ecs.PeerID
+	votes := 0
+	for _, o := range owners {
+		switch {
+		case votes == 0:
+			best, votes = o, 1
+		case o == best:
+			votes++
+		default:
+			votes--
+		}
+	}
+	return best
+}
+
+// maxReserve bounds the entities a join makes room for ahead of them on
+// its first page's word (World.ReserveOwned, reserveAhead): some 20 MiB of
+// owner list and tables at most, which a host's claim cannot push past.
+const maxReserve = 1 << 18
+
+// reserveAhead makes room, in a Pump with no join message waiting, for the
+// entities the join announced and has not brought yet: one chunk (4,096
+// entities) of each of the client's tables and of the world's network
+// index a call, some 300 KB for the default components. A frame that would
+// wait for the host does that allocating and zeroing, and the pages that
+// follow are applied with less of it.
+func (c *ClientReplicator) reserveAhead() {
+	if c.joined || c.joinPages == 0 || c.rejoin != nil {
+		return
+	}
+	more := min(c.total, maxReserve) - c.w.Networked()
+	if more <= 0 {
+		return
+	}
+	slots := c.w.NetSlots() + more
+	c.slots.reserve(slots)
+	c.anchors.reserve(slots)
+	if len(c.reg.comps) > 0 && c.reg.delta != c.reg.all {
+		c.nd.reserve(slots)
+	}
+	c.w.ReserveNetworked(more)
+}
+
 // joinStage is a page decoded before its entities are made: new ones are
 // created together, a batch per archetype.
 type joinStage struct {
@@ -256,13 +303,17 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		st.seen = make(map[ecs.NetID]struct{})
 	}
 	clear(st.seen)
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
+	}
+	fields := reg.fields
+	b := body // the items, from i on (pagedecode.go)
 	ascending := true
-	for r.Err() == nil && r.Len() > 0 {
-		id := r.Uvarint()
-		flags := r.Uvarint()
-		owner := r.Uvarint()
-		if r.Err() != nil {
-			break
+	for i := r.Offset(); i < len(b); {
+		var id, flags, owner uint64
+		id, flags, owner, i = pageHead(b, i)
+		if i < 0 {
+			return fmt.Errorf("%w: join page: an item's head does not decode", ErrMalformed)
 		}
 		if id == 0 || id > 1<<32-1 {
 			return fmt.Errorf("%w: join page: network id %d", ErrMalformed, id)
@@ -294,21 +345,40 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		}
 		mask := uint16(flags >> itemShift)
 		at := len(imgs)
-		imgs = append(imgs, make([]int32, reg.fields)...)
+		if cap(imgs)-at < fields {
+			imgs = append(imgs, make([]int32, fields)...)[:at]
+		}
+		imgs = imgs[:at+fields]
 		q := imgs[at:]
-		for ci := range reg.comps {
-			if mask&(1<<uint(ci)) != 0 {
-				readImage(&r, q[reg.offset[ci]:reg.offset[ci]+reg.comps[ci].fields])
+		if mask == reg.all {
+			// Every component: their images follow one another, in the
+			// order of their offsets.
+			i = pageImage(b, i, q)
+		} else {
+			for ci := range reg.comps {
+				cq := q[reg.offset[ci] : reg.offset[ci]+reg.comps[ci].fields]
+				if mask&(1<<uint(ci)) == 0 {
+					clear(cq)
+				} else {
+					i = pageImage(b, i, cq)
+				}
 			}
+		}
+		if i < 0 {
+			return fmt.Errorf("%w: join page: an image does not decode or leaves 32 bits", ErrMalformed)
 		}
 		ids = append(ids, ecs.NetID(id))
 		owners = append(owners, ecs.PeerID(owner))
 		masks = append(masks, mask)
 	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%w: join page: %v", ErrMalformed, err)
-	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
+	if c.joinPages == 1 && len(owners) > 0 {
+		// The first page says how large the world is: the list of the
+		// owner of most of its entities (most of a world has one: the
+		// host) is made that long now, within a bound a host cannot push
+		// this client past.
+		c.w.ReserveOwned(mostOwner(owners), min(c.total-c.w.Networked(), maxReserve))
+	}
 	c.makeStaged(frame)
 	if frame > c.frame {
 		c.frame = frame
@@ -329,8 +399,8 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	groups := st.groups[:0]
 	last, items := -1, []int32(nil) // the group being added to, and its items
 	for i, id := range st.ids {
-		q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 		if e, known := c.w.EntityOf(id); known {
+			q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 			switch {
 			case c.rejoin == nil || c.rejoined(e):
 				c.spawn(id, st.owners[i], st.masks[i], frame, q, false)

@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"slices"
+
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -87,21 +89,48 @@ func readImage(r *wire.Reader, q []int32) {
 
 // appendEntityImage appends a whole-entity item (join-page form): id, flags
 // with the component mask, owner, every component absolute, from the shared
-// image of slot.
+// image of slot. A join writes every entity of the world so: the item is
+// written into room made for it once, each varint by index (putUvarint),
+// where an append per byte checked the room each time (the bytes are
+// wire.AppendUvarint's).
 func (h *HostReplicator) appendEntityImage(dst []byte, slot int32) []byte {
 	e := &h.ents[slot]
 	reg := h.reg
-	dst = wire.AppendUvarint(dst, uint64(e.id))
-	dst = wire.AppendUvarint(dst, uint64(itemSpawn)|uint64(e.has)<<itemShift)
-	dst = wire.AppendUvarint(dst, uint64(e.owner))
 	img := h.image(slot)
+	i := len(dst)
+	b := slices.Grow(dst, (3+len(img))*wire.MaxVarintLen32)
+	b = b[:cap(b)]
+	i = putUvarint(b, i, uint64(e.id))
+	i = putUvarint(b, i, uint64(itemSpawn)|uint64(e.has)<<itemShift)
+	i = putUvarint(b, i, uint64(e.owner))
+	if e.has == reg.all {
+		// Every component: their images follow one another.
+		for _, v := range img {
+			i = putUvarint(b, i, wire.ZigZag(int64(v)))
+		}
+		return b[:i]
+	}
 	for c := range reg.comps {
 		if e.has&(1<<uint(c)) == 0 {
 			continue
 		}
-		dst = appendAbsolute(dst, img[reg.offset[c]:reg.offset[c]+reg.comps[c].fields])
+		for _, v := range img[reg.offset[c] : reg.offset[c]+reg.comps[c].fields] {
+			i = putUvarint(b, i, wire.ZigZag(int64(v)))
+		}
 	}
-	return dst
+	return b[:i]
+}
+
+// putUvarint writes v as a varint at b[i:], which has room for it, and
+// returns the offset after it.
+func putUvarint(b []byte, i int, v uint64) int {
+	for v >= 0x80 {
+		b[i] = byte(v) | 0x80
+		v >>= 7
+		i++
+	}
+	b[i] = byte(v)
+	return i + 1
 }
 
 func equalImage(a, b []int32) bool {

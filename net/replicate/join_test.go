@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -315,6 +316,25 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	}
 }
 
+// TestJoinSliceDefaultsToAMillisecond: with JoinSlice unset, pages that
+// take 0.4 ms each are applied two a Pump: a third would end past 1 ms.
+func TestJoinSliceDefaultsToAMillisecond(t *testing.T) {
+	out := joinedLane(8000)
+	clk := &stepClock{now: time.Unix(0, 0), step: 400 * time.Microsecond}
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, Clock: clk})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().Pages; got != 2 {
+		t.Fatalf("a Pump applied %d pages of 0.4 ms, want 2 in the default slice", got)
+	}
+}
+
 // TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
 // Pump still ends before the page that takes the world past 16,384 or
 // 32,768 entities, where the index of every entity doubles: that page
@@ -350,6 +370,118 @@ func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
 		if ends[i] >= limit || ends[i]+page < limit {
 			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
 		}
+	}
+}
+
+// TestJoinMakesRoomForTheAnnouncedWorld: the first page's count of the
+// host's entities makes the owner's list that long at once, so the join
+// copies it never (its array after the first page holds the whole world);
+// a count past maxReserve reserves no more than maxReserve.
+func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	// A page "takes" the whole slice: one page a Pump.
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	first := cw.Owned(0)
+	if c.Stats().Pages != 1 || len(first) == 0 || cap(first) < n {
+		t.Fatalf("after %d pages: %d of the host's entities in a list of room %d, want room for %d", c.Stats().Pages, len(first), cap(first), n)
+	}
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all := cw.Owned(0); len(all) != n || unsafe.SliceData(all) != unsafe.SliceData(first) {
+		t.Fatalf("the owner list holds %d of %d entities; copied during the join: %v", len(all), n, unsafe.SliceData(all) != unsafe.SliceData(first))
+	}
+
+	// One entity, and a count of a billion.
+	page := []byte{byte(wire.KindJoinPage), 1}
+	page = wire.AppendUvarint(page, 1<<30)
+	page = append(page, 0, 1, 0x0d, 0, 0, 0, 0, 0, 0, 0)
+	cw = ecs.NewWorld()
+	c = NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	if _, err := c.HandleLane(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cap(cw.Owned(0)); got > maxReserve {
+		t.Fatalf("a page announcing 2^30 entities made room for %d, past the bound %d", got, maxReserve)
+	}
+}
+
+// TestMostOwnerIsTheMajority: the owner list made long at a join's first
+// page is that of the owner of most of the page, wherever its entities are.
+func TestMostOwnerIsTheMajority(t *testing.T) {
+	for _, tc := range []struct {
+		owners []ecs.PeerID
+		want   ecs.PeerID
+	}{
+		{[]ecs.PeerID{0}, 0},
+		{[]ecs.PeerID{3, 0, 0, 0, 5}, 0},
+		{[]ecs.PeerID{3, 3, 0, 0, 0}, 0},
+		{[]ecs.PeerID{0, 0, 7, 7, 7}, 7},
+		{[]ecs.PeerID{1, 2, 1, 3, 1, 4, 1}, 1},
+	} {
+		if got := mostOwner(tc.owners); got != tc.want {
+			t.Errorf("mostOwner(%v) = %d, want %d", tc.owners, got, tc.want)
+		}
+	}
+}
+
+// TestIdlePumpsMakeRoomForTheJoin: Pumps with no page waiting, after the
+// first page said how large the world is, allocate the client's tables and
+// the world's index a chunk a call; the rest of the join then adds no chunk
+// to them.
+func TestIdlePumpsMakeRoomForTheJoin(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	if _, err := c.HandleLane(out.lane[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pump(); err != nil || c.Stats().Pages != 1 {
+		t.Fatalf("first page: %v, %d pages", err, c.Stats().Pages)
+	}
+	chunks := (n + chunkLen - 1) / chunkLen
+	for range chunks {
+		c.Pump() // nothing waiting: room for what the join announced
+	}
+	slots, anchors := len(c.slots.chunks), len(c.anchors.chunks)
+	if slots != chunks || anchors != chunks {
+		t.Fatalf("after idle Pumps: %d and %d chunks of slots and anchors, want %d", slots, anchors, chunks)
+	}
+	if cw.ReserveNetworked(n - cw.Networked()) {
+		t.Fatal("the world's index was not made ready by the idle Pumps")
+	}
+	for _, m := range out.lane[1:] {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cw.Networked() != n || len(c.slots.chunks) != slots || len(c.anchors.chunks) != anchors {
+		t.Fatalf("joined %d entities; chunks of slots %d → %d, anchors %d → %d", cw.Networked(), slots, len(c.slots.chunks), anchors, len(c.anchors.chunks))
+	}
+	c.Pump() // joined: nothing more is made
+	if len(c.slots.chunks) != slots {
+		t.Fatal("a Pump after the join made room")
 	}
 }
 

@@ -28,7 +28,7 @@ type ClientConfig struct {
 	// unless set: the host's join comes as fast as the link carries it.
 	Conn conn.Config
 	// Replication tunes the client replicator; its Local is set from the
-	// host's Welcome.
+	// host's Welcome, its Clock (when nil) is Clock.
 	Replication replicate.ClientConfig
 	// OnMessage receives datagram messages of kinds the session does not
 	// handle (the game's own kinds). payload is valid only during the call.
@@ -416,6 +416,9 @@ func (c *Client) welcomed(msg []byte) {
 		rc := c.cfg.Replication
 		rc.Local = c.Peer()
 		rc.StepRate = float64(c.welcome.TickRate)
+		if rc.Clock == nil {
+			rc.Clock = c.cfg.Clock // the join's slices are timed by the session's clock
+		}
 		c.repl = replicate.NewClient(c.reg, rc)
 	} else {
 		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate))
