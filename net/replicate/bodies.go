@@ -200,14 +200,24 @@ type motions [4]int64
 // motions sets mo to the motion the velocities of bimg and cur predict of
 // each pose field over age frames, when mask carries the pose.
 func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uint32) {
-	if mask&(1<<uint(p.poseComp)) == 0 {
-		return
+	if mask&(1<<uint(p.poseComp)) != 0 && p.moves(cur, bimg) {
+		p.predict(mo, cur, bimg, age)
 	}
+}
+
+// moves reports whether the velocities of cur and bimg predict a motion:
+// not when each cancels the other (a body at rest, or one set moving by a
+// push). Small enough to inline before predict.
+func (p *predictor) moves(cur, bimg []int32) bool {
 	v := p.vel
 	c, b := cur[v:v+3:v+3], bimg[v:v+3:v+3]
-	if c[0] == -b[0] && c[1] == -b[1] && c[2] == -b[2] {
-		return // the velocities cancel: no motion (a body at rest, or one set moving by a push)
-	}
+	return c[0] != -b[0] || c[1] != -b[1] || c[2] != -b[2]
+}
+
+// predict sets mo to the motion of each pose field over age frames.
+func (p *predictor) predict(mo *motions, cur, bimg []int32, age uint32) {
+	v := p.vel
+	c, b := cur[v:v+3:v+3], bimg[v:v+3:v+3]
 	for i := range 3 {
 		mo[i] = p.motion(i, b[i], c[i], age)
 	}

@@ -151,8 +151,8 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	img := h.img[at : at+2*nf : at+2*nf]
 	cur, bimg := img[:nf], img[nf:]
 	up := update{cur: cur, base: bimg, us: h.codes}
-	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 {
-		pr.motions(&up.mo, common, cur, bimg, h.frame-s.base)
+	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 && common&(1<<uint(pr.poseComp)) != 0 && pr.moves(cur, bimg) {
+		pr.predict(&up.mo, cur, bimg, h.frame-s.base)
 	}
 	gap := uint64(e.id - prev - 1)
 	if acc, n = cf.ids.word(gap); n == 0 {
