@@ -45,24 +45,15 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 				if e.prevUntil != 0 && frame-e.prevUntil < keepFrames {
 					h.keepPast(slot, e.prevSince, e.prevUntil, e.prevHas, h.prevImage(slot))
 				}
-				// Copied in a loop: an image is a few words, too few for
-				// memmove to pay.
 				at := int(slot) * stride
-				cur := h.img[at : at+stride : at+stride]
-				prev := cur[reg.fields:]
-				cur = cur[:len(prev)]
-				for i, v := range cur {
-					prev[i] = v
-				}
+				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
 				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
 			}
 			e.flags &^= eSent
 			e.since = frame
 			e.changed = frame
 		}
-		for i, v := range q {
-			img[i] = v
-		}
+		copy(img, q)
 		e.has |= bit
 		if c == h.grid.pos && !h.grid.stayed(e.cell, img) {
 			h.grid.moved(h, slot)
