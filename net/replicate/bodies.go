@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -141,11 +142,9 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	pr := &h.pred
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
-	up := update{cur: cur, base: bimg, us: h.codes}
-	if predict {
-		pr.motions(&up.mo, hd.mask, cur, bimg, h.frame-hd.base)
-	}
-	if acc, n, ok := deltaWord(0, 0, fields, &up, 0); ok {
+	dc := &h.dc
+	dc.moving = predict && pr.motions(&dc.mo, hd.mask, cur, bimg, h.frame-hd.base)
+	if acc, n, ok := deltaWord(0, 0, fields, h.pairOf(slot, bimg), dc); ok {
 		if count {
 			h.stats.addFields(fields, h.codes)
 		}
@@ -165,16 +164,6 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	writeCodes(w, us, fields)
 }
 
-// deltaWordLong is deltaWord from field i, whose value u is beyond its
-// code's table, on (kept apart, so that deltaWord's loop calls nothing).
-func deltaWordLong(acc uint64, n uint, u uint64, fields []fieldPlan, up *update, i int) (uint64, uint, bool) {
-	x, l := fields[i].code.word(u)
-	if l == 0 || n+l > 64 {
-		return acc, n, false
-	}
-	return deltaWord(acc|x<<(n&63), n+l, fields, up, i+1)
-}
-
 // addFields counts the values us of an item's fields for the next codes.
 func (s *streamStats) addFields(fields []fieldPlan, us []uint64) {
 	us = us[:len(fields)]
@@ -183,13 +172,30 @@ func (s *streamStats) addFields(fields []fieldPlan, us []uint64) {
 	}
 }
 
-// update is what coding an update's fields reads: the current image, the
-// baseline, the motion the velocities predict, and where the values coded
-// go (for the streams' counts).
-type update struct {
-	cur, base []int32
-	mo        motions
-	us        []uint64
+// pairOf returns the current image of the entity in slot with bimg right
+// after it, within the slice's capacity, for deltaWord: the shared images
+// when bimg is the previous image (kept there), else a copy of both.
+func (h *HostReplicator) pairOf(slot int32, bimg []int32) []int32 {
+	nf := h.reg.fields
+	at := int(slot) * 2 * nf
+	pair := h.img[at : at+nf : at+2*nf]
+	if &bimg[0] == &h.img[at+nf] {
+		return pair
+	}
+	buf := h.pair[: 2*nf : 2*nf]
+	copy(buf, pair)
+	copy(buf[nf:], bimg)
+	return buf[:nf]
+}
+
+// deltaContext is what deltaWord reads besides the images: the motion the
+// velocities predict of a Motion's pose (when moving), and where the values
+// coded go (for the streams' counts). The host keeps one (h.dc), so that
+// nothing of it is made or cleared an item.
+type deltaContext struct {
+	moving bool
+	mo     motions
+	us     []uint64
 }
 
 // motions is the motion the velocities predict of each field of a Motion's
@@ -198,11 +204,14 @@ type update struct {
 type motions [4]int64
 
 // motions sets mo to the motion the velocities of bimg and cur predict of
-// each pose field over age frames, when mask carries the pose.
-func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uint32) {
+// each pose field over age frames, when mask carries the pose, and reports
+// whether there is any (mo is left as it was when not).
+func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uint32) bool {
 	if mask&(1<<uint(p.poseComp)) != 0 && p.moves(cur, bimg) {
 		p.predict(mo, cur, bimg, age)
+		return true
 	}
+	return false
 }
 
 // moves reports whether the velocities of cur and bimg predict a motion:
@@ -223,16 +232,17 @@ func (p *predictor) predict(mo *motions, cur, bimg []int32, age uint32) {
 	}
 }
 
-// deltaWord appends to the n bits of acc the codes of an update's fields,
-// from field from on, against its baseline (less the predicted motion for
-// a Motion's pose), and reports whether they fit: not when a field changed
-// by more than a turn of its wrap, or a residual passes 32 bits, or the
-// word 64; writeFields' general path writes those. The values coded go to
-// up.us, for the streams' counts.
-func deltaWord(acc uint64, n uint, fields []fieldPlan, up *update, from int) (uint64, uint, bool) {
-	cur, bimg, mo := up.cur, up.base, &up.mo
-	us := up.us[:len(fields)]
-	for i := from; i < len(fields); i++ {
+// deltaWord appends to the n bits of acc the codes of an update's fields
+// against its baseline (less the predicted motion for a Motion's pose), and
+// reports whether they fit: not when a field changed by more than a turn of
+// its wrap, a residual passes 32 bits, or the word 64 bits; writeFields' general path writes those. pair is the current image,
+// with the baseline right after it within its capacity (pairOf); the values
+// coded go to dc.us, for the streams' counts. Its loop calls nothing.
+func deltaWord(acc uint64, n uint, fields []fieldPlan, pair []int32, dc *deltaContext) (uint64, uint, bool) {
+	cur, bimg := pair, pair[len(pair):2*len(pair)]
+	moving, mo := dc.moving, &dc.mo
+	us := dc.us[:len(fields)]
+	for i := range fields {
 		f := &fields[i]
 		v := cur[f.off]
 		if f.delta {
@@ -248,7 +258,7 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, up *update, from int) (ui
 					v += m
 				}
 			}
-			if f.vel >= 0 {
+			if f.vel >= 0 && moving {
 				if m := mo[f.field&3]; m != 0 {
 					d := int64(v) - m
 					if f.wrap > 0 {
@@ -265,7 +275,19 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, up *update, from int) (ui
 		us[i] = u
 		x, l := f.table.word(u)
 		if l == 0 {
-			return deltaWordLong(acc, n, u, fields, up, i)
+			// Beyond the table: the code's word computed (code.word, by
+			// hand, so that the loop calls nothing).
+			c := f.code
+			var flag uint64
+			if c.zero {
+				flag = 1
+				u--
+			}
+			k := uint(c.k) & 63
+			y := u + 1<<k
+			top := uint(bits.Len64(y)-1) & 63
+			q := (top - k) & 63
+			x, l = ((y&(1<<top-1))<<((q+1)&63)|1<<q)<<flag|flag, 2*q+1+k+uint(flag)
 		}
 		if n+l > 64 {
 			return acc, n, false

@@ -118,6 +118,8 @@ type HostReplicator struct {
 	tmpChanges []change
 	scratch    []int32
 	codes      []uint64 // scratch: an item's numbers, zig-zagged (writeFields)
+	pair       []int32  // scratch: an image and a baseline, back to back (pairOf)
+	dc         deltaContext
 
 	book   codeBook
 	tables codeTables
@@ -170,7 +172,9 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 		buf:     make([]byte, 0, MaxStatePayload+64),
 		scratch: make([]int32, MaxFields),
 		codes:   make([]uint64, MaxComponents*MaxFields),
+		pair:    make([]int32, 2*MaxComponents*MaxFields),
 	}
+	h.dc.us = h.codes
 	h.hist.init(historyDepth, reg.fields)
 	h.small.init(smallDepth, reg.fields)
 	h.book.n = 2 + 2*reg.fields

@@ -209,16 +209,15 @@ func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, comm
 	} else {
 		bimg = h.imageOf(pk.slot, pk.bref)
 	}
-	up := update{cur: cur, base: bimg, us: h.codes}
-	if pr := &h.pred; pr.on && pk.bhas&pr.velBit != 0 {
-		pr.motions(&up.mo, hd.mask, cur, bimg, h.frame-hd.base)
-	}
+	dc := &h.dc
+	pr := &h.pred
+	dc.moving = pr.on && pk.bhas&pr.velBit != 0 && pr.motions(&dc.mo, hd.mask, cur, bimg, h.frame-hd.base)
 	mp := &h.mplans[h.mlast%maskPlans]
 	fields := mp.fields
 	if !mp.ok || mp.mask != hd.mask {
 		fields = h.fieldsOf(hd.mask)
 	}
-	acc, n, ok := deltaWord(acc, n, fields, &up, 0)
+	acc, n, ok := deltaWord(acc, n, fields, h.pairOf(pk.slot, bimg), dc)
 	if !ok {
 		return false
 	}

@@ -150,9 +150,11 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	at := int(slot) * 2 * nf
 	img := h.img[at : at+2*nf : at+2*nf]
 	cur, bimg := img[:nf], img[nf:]
-	up := update{cur: cur, base: bimg, us: h.codes}
+	dc := &h.dc
+	dc.moving = false
 	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 && common&(1<<uint(pr.poseComp)) != 0 && pr.moves(cur, bimg) {
-		pr.predict(&up.mo, cur, bimg, h.frame-s.base)
+		pr.predict(&dc.mo, cur, bimg, h.frame-s.base)
+		dc.moving = true
 	}
 	gap := uint64(e.id - prev - 1)
 	if acc, n = cf.ids.word(gap); n == 0 {
@@ -163,7 +165,7 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	acc |= 1 << (n & 63) // the common head
 	n++
 	fields := cf.fields
-	acc, n, ok = deltaWord(acc, n, fields, &up, 0)
+	acc, n, ok = deltaWord(acc, n, fields, img[:nf], dc)
 	if ok && h.tick%statsEvery == 0 {
 		h.stats.add(streamID, uint64(e.id-prev-1))
 		h.stats.addFields(fields, h.codes)
