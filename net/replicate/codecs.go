@@ -46,8 +46,9 @@ func clampRound(v, scale, limit float64) int32 {
 	return int32(x + 0.5)
 }
 
-// quantizeAngle rounds an angle to its 14-bit step (halves away from zero,
-// as clampRound; NaN becomes 0).
+// quantizeAngle rounds an angle to its 14-bit step, halves away from zero
+// as clampRound does (adding a half and truncating: a value a hair below
+// a half, 0.49999999999999994, rounds up); NaN becomes 0.
 func quantizeAngle(a float64) int32 {
 	x := wire.WrapAngle(a) * (angleSteps / (2 * math.Pi))
 	var s int64

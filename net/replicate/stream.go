@@ -14,7 +14,14 @@ import (
 // was replaced since (what a peer that keeps up is sent of a moving body),
 // is decided and written in a few steps of its own; any other goes through
 // choose, commit and writeItem. The messages and records are the same as
-// packing in two passes makes (TestStreamedPackingIsTheSame).
+// packing in two passes makes (TestStreamedPackingIsTheSame), but for two
+// things. A record evicted unresolved (maxRecords messages in flight) is
+// settled as lost when the next message's record opens, mid-pass, where
+// two passes settle it after choosing: what it carried is dirty again
+// either way, for this tick's later items or the next tick's. And a last
+// peer whose items are exactly the peer's before it (when tapes are off:
+// a scope or HostConfig.Priority) writes its messages itself rather than
+// taking that peer's bytes: the same bytes, not counted as Reused.
 
 // streamInOrder chooses every due item in id order, as takeInOrder does,
 // and writes each at once: its fields, its record, and every full message
@@ -128,10 +135,12 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 // commonItem decides whether the due entity in slot goes as the common
 // item (ok): an update against the image the peer acknowledged last, which
 // is the one the current image replaced, carrying the common mask and no
-// teleport, its residuals the changes (no motion to predict) and all of it
-// in one word. It returns the item's bits, its id gap from prev first, or
-// n == 0 when the peer holds the entity as it is; ok is false for any other
-// item, which choose decides. It changes nothing.
+// teleport, its residuals the changes less the motion the velocities
+// predict, and all of it in one word. It returns the item's bits, its id
+// gap from prev first, or n == 0 when the peer holds the entity as it is;
+// ok is false for any other item, which choose decides. It changes nothing
+// of the peer or the entity (it uses the host's coding context, h.dc, and
+// counts what it codes on a tick that counts the streams).
 func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.NetID, common uint16, cf *commonFields) (acc uint64, n uint, ok bool) {
 	h := p.h
 	delta := h.reg.delta

@@ -36,13 +36,30 @@ type streamScene struct {
 	vel  generic.Map[ecs.Velocity]
 	tl   generic.Map[tally]
 	m    generic.Map4[ecs.Transform, ecs.Velocity, tally, ecs.NetworkIdentity]
+	// Entities made without a Velocity, given one later: a delta-coded
+	// component added to a live entity, which its previous image lacks.
+	bare  generic.Map3[ecs.Transform, tally, ecs.NetworkIdentity]
+	addV  generic.Map1[ecs.Velocity]
+	later []arche.Entity
 }
 
 func (sc *streamScene) Update(w *ecs.World) {
 	rng := sc.rng
+	if n := len(sc.later); n > 0 && rng.IntN(10) == 0 {
+		e := sc.later[n-1]
+		sc.later = sc.later[:n-1]
+		if w.Arche().Alive(e) {
+			// At rest: its image equals what the previous image held in
+			// its place, so only the masks tell it is new.
+			sc.addV.Add(e)
+			ecs.MutateComponent(w, e, w.IDs.Velocity)
+			sc.tf.Get(e).X++
+			ecs.MutateComponent(w, e, w.IDs.Transform)
+		}
+	}
 	for i, e := range sc.live {
 		switch r := rng.IntN(100); {
-		case i%4 == 0 && r < 30: // a mover
+		case i%4 == 0 && r < 30 && sc.vel.Has(e): // a mover
 			v := sc.vel.Get(e)
 			v.X, v.Y = rng.NormFloat64()*100, rng.NormFloat64()*100
 			t := sc.tf.Get(e)
@@ -93,23 +110,33 @@ func newStreamRun(noStream bool, seed uint64, fate tapeFateRule, bits int) *tape
 	Register(reg, tallyCodec())
 	sc := &streamScene{rng: rand.New(rand.NewPCG(seed, 5)), tf: generic.NewMap[ecs.Transform](w.Arche()),
 		vel: generic.NewMap[ecs.Velocity](w.Arche()), tl: generic.NewMap[tally](w.Arche()),
-		m: generic.NewMap4[ecs.Transform, ecs.Velocity, tally, ecs.NetworkIdentity](w.Arche())}
-	for range 1500 {
-		sc.live = append(sc.live, sc.m.NewWith(&ecs.Transform{X: sc.rng.Float64() * 500, Y: sc.rng.Float64() * 500}, &ecs.Velocity{}, &tally{}, &ecs.NetworkIdentity{}))
+		m:    generic.NewMap4[ecs.Transform, ecs.Velocity, tally, ecs.NetworkIdentity](w.Arche()),
+		bare: generic.NewMap3[ecs.Transform, tally, ecs.NetworkIdentity](w.Arche()),
+		addV: generic.NewMap1[ecs.Velocity](w.Arche())}
+	for i := range 1500 {
+		t := &ecs.Transform{X: sc.rng.Float64() * 500, Y: sc.rng.Float64() * 500}
+		if i%7 == 3 {
+			e := sc.bare.NewWith(t, &tally{}, &ecs.NetworkIdentity{})
+			sc.live = append(sc.live, e)
+			sc.later = append(sc.later, e)
+			continue
+		}
+		sc.live = append(sc.live, sc.m.NewWith(t, &ecs.Velocity{}, &tally{}, &ecs.NetworkIdentity{}))
 	}
 	r := &tapeRun{h: NewHost(reg, HostConfig{SendEvery: 1 + int(seed%2), BitsPerSecond: bits})}
 	r.h.noStream = noStream
 	r.sched = ecs.NewSchedule(w, nil, 0)
 	r.sched.Add("scene", sc).Add("replicate", r.h)
-	o := &fatedOut{rng: rand.New(rand.NewPCG(seed, 1)), loss: fate.loss, delay: fate.delay}
+	o := &fatedOut{rng: rand.New(rand.NewPCG(seed, 1)), loss: fate.loss, delay: fate.delay, failEvery: fate.failEvery}
 	r.outs = append(r.outs, o)
 	r.h.AddPeer(1, o)
 	return r
 }
 
 type tapeFateRule struct {
-	loss  float64
-	delay int
+	loss      float64
+	delay     int
+	failEvery int // the connection refuses every failEvery-th datagram
 }
 
 // TestStreamedPackingIsTheSame checks that packing in one pass (stream.go)
@@ -126,7 +153,7 @@ func TestStreamedPackingIsTheSame(t *testing.T) {
 	}{
 		{tapeFateRule{}, 1 << 30, false},
 		{tapeFateRule{loss: 0.05}, 1 << 30, false},
-		{tapeFateRule{delay: 3}, 1 << 30, false},
+		{tapeFateRule{delay: 3, failEvery: 7}, 1 << 30, false},
 		{tapeFateRule{loss: 0.02, delay: 1}, 1_000_000, true},
 	} {
 		seed := uint64(i + 1)

@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"errors"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
@@ -17,13 +18,15 @@ import (
 // datagram's fate by its own seeded rules: lost with probability loss, and
 // its notice given delay steps after it was sent.
 type fatedOut struct {
-	rng     *rand.Rand
-	loss    float64
-	delay   int
-	pending []tapeFate
-	sum     uint64
-	sent    int
-	now     int // the step being taken
+	rng       *rand.Rand
+	loss      float64
+	delay     int
+	failEvery int // every failEvery-th datagram is refused (0: none)
+	pending   []tapeFate
+	sum       uint64
+	sent      int
+	refused   int
+	now       int // the step being taken
 }
 
 type tapeFate struct {
@@ -38,11 +41,18 @@ func (o *fatedOut) QueueDatagram(kind wire.Kind, p []byte, token uint32) error {
 	f.Write(p)
 	o.sum = o.sum*31 + f.Sum64()
 	o.sent++
+	if o.failEvery > 0 && o.sent%o.failEvery == 0 {
+		o.refused++
+		return errRefusedForTest
+	}
 	if token != 0 {
 		o.pending = append(o.pending, tapeFate{at: o.now + o.delay, token: token, delivered: o.rng.Float64() >= o.loss})
 	}
 	return nil
 }
+// errRefusedForTest is the error of a datagram fatedOut refuses.
+var errRefusedForTest = errors.New("refused by the test's connection")
+
 func (o *fatedOut) SendLane(transport.Lane, []byte) error { return nil }
 func (o *fatedOut) LaneBuffered(transport.Lane) int       { return 0 }
 
