@@ -50,6 +50,7 @@ func (o *fatedOut) QueueDatagram(kind wire.Kind, p []byte, token uint32) error {
 	}
 	return nil
 }
+
 // errRefusedForTest is the error of a datagram fatedOut refuses.
 var errRefusedForTest = errors.New("refused by the test's connection")
 
