@@ -29,11 +29,11 @@ import (
 // byte, in the same run (MB/s-raw); goodput-ratio is the first over the
 // second. max-frame-ms is the longest client frame from dial to playing;
 // beside it, max-frame-cpu-ms is the most CPU time the client's thread spent
-// in one frame that began with join pages waiting and ran on one thread
-// throughout (its CPU clock read around the frame): what the frame's own work
-// took, where the wall time adds the waits for a core (at most that: a frame
-// preempted and resumed on the same thread counts what ran there meanwhile).
-// A first join, not counted, warms both sides up.
+// in one frame that began with join pages waiting (its CPU clock read around
+// the frame): what the frame's own work took, where the wall time adds the
+// waits for a core. The client's goroutine is locked to its thread for the
+// join, as a game's main loop is, so both clock readings are of the thread
+// that ran the frame. A first join, not counted, warms both sides up.
 func BenchmarkJoinQUIC(b *testing.B) {
 	b.Run("entities-100000", func(b *testing.B) {
 		const n = 100_000
@@ -77,8 +77,11 @@ type joinRun struct {
 }
 
 // joinFast dials the host and steps the client as fast as it can until it
-// plays, and checks that it holds the n entities.
+// plays, and checks that it holds the n entities. It runs on the calling
+// goroutine locked to its thread.
 func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	w := ecs.NewWorld()
@@ -103,15 +106,14 @@ func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
 		// Only frames with pages waiting read the thread's CPU clock (a
 		// system call): the idle ones, thousands a join, stay as cheap.
 		busy := cl.Replicator() != nil && cl.Replicator().Waiting() > 0
-		var tid int
 		var cpu time.Duration
 		if busy {
-			tid, cpu = gettid(), threadCPU()
+			cpu = threadCPU()
 		}
 		f := time.Now()
 		sched.Step()
 		run.maxFrame = max(run.maxFrame, time.Since(f))
-		if busy && gettid() == tid {
+		if busy {
 			run.maxFrameCPU = max(run.maxFrameCPU, threadCPU()-cpu)
 		}
 		if cl.Replicator() == nil || cl.Replicator().Waiting() == 0 {

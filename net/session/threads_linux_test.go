@@ -9,9 +9,6 @@ import (
 // The threads of the benchmarks that pin, prioritise and time them (Linux;
 // threads_other_test.go has the others).
 
-// gettid returns the calling thread's id.
-func gettid() int { return syscall.Gettid() }
-
 // setRealtime puts the calling thread in the real-time class, SCHED_FIFO at
 // its lowest priority, and reports whether the system allowed it (Linux,
 // CAP_SYS_NICE). The thread must be locked to its goroutine, and end with it.
