@@ -454,6 +454,50 @@ func TestMostOwnerIsTheMajority(t *testing.T) {
 	}
 }
 
+// TestIdlePumpGrowsTheEntityIndex: a Pump with no page waiting, when the
+// next page would have arche reallocate its index of entities, does that
+// reallocation, so the page then is applied at once, with no Pump of its
+// own for the index and no reallocation in it.
+func TestIdlePumpGrowsTheEntityIndex(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	next := 0
+	for !c.outgrows() {
+		if next == len(out.lane)-1 {
+			t.Fatal("no page of the join would grow the index")
+		}
+		if _, err := c.HandleLane(out.lane[next]); err != nil {
+			t.Fatal(err)
+		}
+		next++
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	room, _ := cw.EntityRoom()
+	c.Pump() // nothing waiting
+	grown, _ := cw.EntityRoom()
+	if grown <= room || grown < c.lastPage {
+		t.Fatalf("an idle Pump before a page of %d left room for %d (was %d)", c.lastPage, grown, room)
+	}
+	if _, err := c.HandleLane(out.lane[next]); err != nil {
+		t.Fatal(err)
+	}
+	held, pages := cw.Networked(), c.Stats().Pages
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	made := cw.Networked() - held
+	if c.Stats().Pages != pages+1 || made == 0 {
+		t.Fatalf("the Pump after the idle one applied %d pages, %d entities", c.Stats().Pages-pages, made)
+	}
+	if after, _ := cw.EntityRoom(); after != grown-made {
+		t.Fatalf("the page reallocated the index: room %d, then %d after %d entities", grown, after, made)
+	}
+}
+
 // TestIdlePumpsMakeRoomForTheJoin: Pumps with no page waiting, after the
 // first page said how large the world is, allocate the client's tables and
 // the world's index a chunk a call; the rest of the join then adds no chunk
