@@ -3,7 +3,6 @@ package replicate
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"time"
 	"unsafe"
 
@@ -98,6 +97,12 @@ func (c *ClientReplicator) Pump() error {
 	}
 	clk := c.cfg.Clock
 	start := clk.Now()
+	if c.growsNext() && c.w.GrowEntities(c.lastPage) {
+		// The next page would have arche reallocate its index of
+		// entities: the reallocation is this Pump's work, alone.
+		c.endSlice(start, clk.Now())
+		return nil
+	}
 	last := start
 	var first error
 	for applied := 0; ; applied++ {
@@ -138,9 +143,14 @@ func (c *ClientReplicator) Pump() error {
 			break
 		}
 	}
-	c.stats.JoinSlices++
-	c.stats.LongestSlice = max(c.stats.LongestSlice, last.Sub(start))
+	c.endSlice(start, last)
 	return first
+}
+
+// endSlice counts a Pump's slice of join work, from start to end.
+func (c *ClientReplicator) endSlice(start, end time.Time) {
+	c.stats.JoinSlices++
+	c.stats.LongestSlice = max(c.stats.LongestSlice, end.Sub(start))
 }
 
 // smoothPageTime folds the time one join message took to apply into the
@@ -153,32 +163,36 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 	return avg + (d-avg)/4
 }
 
-// growsFrom is the smallest world at which growsNext looks for doublings:
-// below it they copy little.
+// growsFrom is the smallest world at which a join makes a frame of its own
+// for arche's reallocation of its index of entities: below it the copy is
+// short.
 const growsFrom = 1 << 14
 
-// growsNext reports whether the next queued page is likely to take the
-// world's networked entities past a power of two (from growsFrom on): there
-// arche's index of every entity and the world's list of each owner's
-// entities double, allocating and copying theirs whole, and arche's pool of
-// entity ids grows too (a page two to four times slower than others, more
-// when the collector makes the allocation assist it). Such a page starts a
-// Pump of its own, so it does not add to a slice spent already. A page is
-// taken to bring as many entities as the one before. The count is of
-// networked entities: a client's local entities move arche's doubling
-// point, and that page then lands in a slice as any other.
+// growsNext reports whether the next queued message is a page that is
+// likely to have arche reallocate its index of entities (World.EntityRoom),
+// in a world of growsFrom entities or more. arche doubles the index there,
+// allocating it anew and copying every entity's record (a pointer each, a
+// write barrier each while the collector marks): a page that does it takes
+// several times as long as others, and longer than a slice with the
+// collector at work. The reallocation then gets a Pump of its own
+// (World.GrowEntities), before the page, so it adds to no page's time. A
+// page is taken to bring as many new entities as the one before.
 func (c *ClientReplicator) growsNext() bool {
-	if c.lastPage == 0 || c.queue.head == len(c.queue.msgs) {
+	if c.queue.head == len(c.queue.msgs) || wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
 		return false
 	}
-	if wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
+	return c.outgrows()
+}
+
+// outgrows reports whether a page bringing as many entities as the last
+// would have arche reallocate its index of entities, in a world of
+// growsFrom entities or more.
+func (c *ClientReplicator) outgrows() bool {
+	if c.lastPage == 0 || c.w.Networked()+c.lastPage < growsFrom {
 		return false
 	}
-	n := c.w.Networked()
-	if n+c.lastPage < growsFrom {
-		return false
-	}
-	return n+c.lastPage >= 1<<bits.Len(uint(n))
+	room, ok := c.w.EntityRoom()
+	return ok && room < c.lastPage
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.
@@ -240,13 +254,21 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 const maxReserve = 1 << 18
 
 // reserveAhead makes room, in a Pump with no join message waiting, for the
-// entities the join announced and has not brought yet: one chunk (4,096
+// entities the join announced and has not brought yet: the reallocation of
+// arche's index of entities the next page would make, if it would (a call),
+// else one chunk (4,096
 // entities) of each of the client's tables and of the world's network
 // index a call, some 300 KB for the default components. A frame that would
 // wait for the host does that allocating and zeroing, and the pages that
 // follow are applied with less of it.
 func (c *ClientReplicator) reserveAhead() {
 	if c.joined || c.joinPages == 0 || c.rejoin != nil {
+		return
+	}
+	if c.outgrows() {
+		// The next page would have arche reallocate its index of
+		// entities: this frame does it instead.
+		c.w.GrowEntities(c.lastPage)
 		return
 	}
 	more := min(c.total, maxReserve) - c.w.Networked()

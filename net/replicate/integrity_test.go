@@ -82,6 +82,7 @@ func TestJoinCountsMatchWhileTheWorldChanges(t *testing.T) {
 	p := h.AddPeer(1, l)
 	for steps := 0; !c.Joined(); steps++ {
 		host.sched.Step()
+		checkHeld(t, p)
 		l.drain(t, c) // fails the test on a JoinIncompleteError
 		if p.Err() != nil || steps > 2000 {
 			t.Fatalf("after %d steps: %v", steps, p.Err())
@@ -121,6 +122,7 @@ func TestEntityLeavingScopeDuringJoinIsTakenBack(t *testing.T) {
 	}
 	for steps := 0; !c.Joined(); steps++ {
 		sched.Step()
+		checkHeld(t, p)
 		l.drain(t, c)
 		if p.Err() != nil || steps > 1000 {
 			t.Fatalf("after %d steps: %v", steps, p.Err())
@@ -136,5 +138,66 @@ func TestEntityLeavingScopeDuringJoinIsTakenBack(t *testing.T) {
 	}
 	if p.Stats().Left < uint64(len(gone)) {
 		t.Fatalf("%d entities left the peer's scope, want %d", p.Stats().Left, len(gone))
+	}
+}
+
+// checkHeld fails the test unless a joining peer's count of the entities it
+// holds by its pages (FINAL's) is that of its slots marked paged.
+func checkHeld(t *testing.T, p *HostPeer) {
+	t.Helper()
+	if p.join == nil {
+		return
+	}
+	n := 0
+	for i := range p.slots {
+		if p.slots[i].flags&fPaged != 0 {
+			n++
+		}
+	}
+	if p.join.held != n {
+		t.Fatalf("the join counts %d entities paged, its slots %d", p.join.held, n)
+	}
+}
+
+// refusingLane is a pacedLane that refuses every third page as a full queue.
+type refusingLane struct {
+	pacedLane
+	sends, refused int
+}
+
+func (l *refusingLane) SendLane(lane transport.Lane, msg []byte) error {
+	l.sends++
+	if l.sends%3 == 0 && msg[0] == byte(wire.KindJoinPage) {
+		l.refused++
+		return transport.ErrLaneQueueFull
+	}
+	return l.pacedLane.SendLane(lane, msg)
+}
+
+// TestJoinCountsMatchWhenTheLaneRefusesPages: pages the lane refuses as
+// full go again in a later round, and FINAL's count of the entities the
+// peer holds stays that of its slots marked paged, with the world changing.
+func TestJoinCountsMatchWhenTheLaneRefusesPages(t *testing.T) {
+	host := newScene(3, 3000)
+	h := NewHost(host.reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10, MaxJoinRounds: 64})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	l := &refusingLane{pacedLane: pacedLane{link: link{rng: rand.New(rand.NewPCG(7, 8)), peer: 1}, rate: 8 << 10}}
+	p := h.AddPeer(1, l)
+	for steps := 0; !c.Joined(); steps++ {
+		host.sched.Step()
+		checkHeld(t, p)
+		l.drain(t, c) // fails the test on a JoinIncompleteError
+		if p.Err() != nil || steps > 2000 {
+			t.Fatalf("after %d steps: %v", steps, p.Err())
+		}
+	}
+	if l.refused == 0 {
+		t.Fatal("the lane refused no page")
+	}
+	if cw.Networked() != host.w.Networked() {
+		t.Fatalf("client holds %d entities, the host %d", cw.Networked(), host.w.Networked())
 	}
 }

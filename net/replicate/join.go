@@ -22,6 +22,7 @@ type joinState struct {
 	round    int
 	cursor   int32 // next slot to look at in this round
 	pending  int   // slots flagged fCatchUp
+	held     int   // slots flagged fPaged: the entities FINAL says the peer holds
 	despawns []ecs.NetID
 	pages    uint32
 	sent     uint64 // entities sent in pages
@@ -57,9 +58,26 @@ func (j *joinState) unflag(s *peerSlot) {
 	}
 }
 
+// markPaged marks s as gone out in a page.
+func (j *joinState) markPaged(s *peerSlot) {
+	if s.flags&fPaged == 0 {
+		s.flags |= fPaged
+		j.held++
+	}
+}
+
+// unmarkPaged takes back s's mark of having gone out in a page, if it has it.
+func (j *joinState) unmarkPaged(s *peerSlot) {
+	if s.flags&fPaged != 0 {
+		s.flags &^= fPaged
+		j.held--
+	}
+}
+
 func (j *joinState) onSpawn(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
 	j.unflag(s)
+	j.unmarkPaged(s)
 	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 	if s.flags&fOut != 0 || j.round == 1 && slot >= j.cursor {
 		return // out of scope, or the cursor will reach it
@@ -73,6 +91,7 @@ func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32) {
 		j.despawns = append(j.despawns, id)
 	}
 	j.unflag(s)
+	j.unmarkPaged(s)
 	*s = peerSlot{epoch: s.epoch + 1}
 }
 
@@ -99,6 +118,7 @@ func (j *joinState) onLeave(p *HostPeer, id ecs.NetID, slot int32) {
 		j.despawns = append(j.despawns, id)
 	}
 	j.unflag(s)
+	j.unmarkPaged(s)
 	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 }
 
@@ -188,7 +208,7 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 		b = h.appendEntityImage(b, slot)
 		s := &p.slots[slot]
 		j.unflag(s)
-		s.flags |= fPaged
+		j.markPaged(s)
 		s.base = h.frame
 		j.paged = append(j.paged, slot)
 	}
@@ -202,7 +222,7 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 		// later round; its removals stay queued.
 		for _, slot := range j.paged {
 			s := &p.slots[slot]
-			s.flags &^= fPaged
+			j.unmarkPaged(s)
 			s.base = 0
 			j.flag(s)
 		}
@@ -228,17 +248,11 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 func (j *joinState) finish(p *HostPeer) {
 	h := p.h
 	w := h.w
-	held := 0
-	for i := range p.slots {
-		if p.slots[i].flags&fPaged != 0 {
-			held++
-		}
-	}
 	b := append(j.page[:0], byte(wire.KindJoinFinal))
 	b = wire.AppendUvarint(b, uint64(h.frame))
 	b = wire.AppendUvarint(b, uint64(j.pages))
 	b = wire.AppendUvarint(b, uint64(w.Networked()))
-	b = wire.AppendUvarint(b, uint64(held))
+	b = wire.AppendUvarint(b, uint64(j.held))
 	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
 		p.err = err
 		return

@@ -282,13 +282,14 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	pumps := 0
 	for !c.Joined() {
 		before := c.Stats().Pages
+		room, _ := cw.EntityRoom()
 		if err := c.Pump(); err != nil {
 			t.Fatal(err)
 		}
 		pumps++
 		applied := c.Stats().Pages - before
-		if applied == 0 && !c.Joined() {
-			t.Fatalf("pump %d applied nothing with %d bytes waiting", pumps, c.Waiting())
+		if grown, _ := cw.EntityRoom(); applied == 0 && !c.Joined() && grown <= room {
+			t.Fatalf("pump %d applied nothing with %d bytes waiting, and grew nothing", pumps, c.Waiting())
 		}
 		if applied > 3 {
 			t.Fatalf("pump %d applied %d pages in one slice", pumps, applied)
@@ -306,10 +307,11 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	// One more: the page that takes the world past 16,384 entities starts
-	// a Pump of its own (TestJoinSliceEndsBeforeDoubling).
-	if want := (pages + 1 + 2) / 3; pumps < want || pumps > want+1 {
-		t.Fatalf("%d pumps for %d pages and FINAL, want %d or %d", pumps, pages, want, want+1)
+	// Up to two more: the page that takes the world past 16,384 entities
+	// ends a Pump, and arche's index grows in one of its own
+	// (TestJoinGrowsTheEntityIndexAlone).
+	if want := (pages + 1 + 2) / 3; pumps < want || pumps > want+2 {
+		t.Fatalf("%d pumps for %d pages and FINAL, want %d to %d", pumps, pages, want, want+2)
 	}
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes still waiting after the join", c.Waiting())
@@ -335,11 +337,12 @@ func TestJoinSliceDefaultsToAMillisecond(t *testing.T) {
 	}
 }
 
-// TestJoinSliceEndsBeforeDoubling: with time to spare in every slice, a
-// Pump still ends before the page that takes the world past 16,384 or
-// 32,768 entities, where the index of every entity doubles: that page
-// starts the next Pump, so its copy does not add to a slice spent already.
-func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
+// TestJoinGrowsTheEntityIndexAlone: with time to spare in every slice, a
+// Pump still ends before the page that would have arche reallocate its
+// index of entities (past 16,384 and 32,768 entities), and the next Pump
+// does that reallocation and nothing else, so no page pays for it: every
+// Pump that applies pages leaves the index as it found it.
+func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 	const n = 40000
 	out := joinedLane(n)
 	cw := ecs.NewWorld()
@@ -350,26 +353,37 @@ func TestJoinSliceEndsBeforeDoubling(t *testing.T) {
 		}
 	}
 	var ends []int
-	page := 0 // entities a page brings (all but the last)
+	var grew []int // the world when a Pump grew the index
 	for !c.Joined() {
+		room, ok := cw.EntityRoom()
+		if !ok {
+			t.Fatal("EntityRoom cannot read arche's index")
+		}
+		held := cw.Networked()
 		if err := c.Pump(); err != nil {
 			t.Fatal(err)
 		}
-		if page == 0 {
-			page = c.lastPage
+		after, _ := cw.EntityRoom()
+		made := cw.Networked() - held
+		switch {
+		case made == 0 && !c.Joined():
+			if after <= room || after < c.lastPage {
+				t.Fatalf("a Pump applied nothing at %d entities and left room for %d (was %d)", held, after, room)
+			}
+			grew = append(grew, held)
+		case held >= 1<<13 && after != room-made:
+			t.Fatalf("a Pump of pages from %d to %d entities reallocated arche's index (room %d, then %d)", held, held+made, room, after)
 		}
 		ends = append(ends, cw.Networked())
-		if len(ends) > 3 {
-			t.Fatalf("more than three slices: the world after each %v", ends)
+		if len(ends) > 5 {
+			t.Fatalf("more than five Pumps: the world after each %v", ends)
 		}
 	}
-	if len(ends) != 3 || ends[2] != n {
-		t.Fatalf("the world after each slice %v, want three slices ending at %d", ends, n)
+	if len(grew) != 2 || grew[0] >= 1<<14 || grew[1] >= 1<<15 || grew[1] < 1<<14 {
+		t.Fatalf("the index grew alone at %v entities, want once below 16,384 and once below 32,768 (the world after each Pump %v)", grew, ends)
 	}
-	for i, limit := range []int{1 << 14, 1 << 15} {
-		if ends[i] >= limit || ends[i]+page < limit {
-			t.Fatalf("slice %d ended with %d entities: not the last page (of %d) before %d", i+1, ends[i], page, limit)
-		}
+	if ends[len(ends)-1] != n {
+		t.Fatalf("the join ended with %d entities, want %d", ends[len(ends)-1], n)
 	}
 }
 
@@ -437,6 +451,50 @@ func TestMostOwnerIsTheMajority(t *testing.T) {
 		if got := mostOwner(tc.owners); got != tc.want {
 			t.Errorf("mostOwner(%v) = %d, want %d", tc.owners, got, tc.want)
 		}
+	}
+}
+
+// TestIdlePumpGrowsTheEntityIndex: a Pump with no page waiting, when the
+// next page would have arche reallocate its index of entities, does that
+// reallocation, so the page then is applied at once, with no Pump of its
+// own for the index and no reallocation in it.
+func TestIdlePumpGrowsTheEntityIndex(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	next := 0
+	for !c.outgrows() {
+		if next == len(out.lane)-1 {
+			t.Fatal("no page of the join would grow the index")
+		}
+		if _, err := c.HandleLane(out.lane[next]); err != nil {
+			t.Fatal(err)
+		}
+		next++
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	room, _ := cw.EntityRoom()
+	c.Pump() // nothing waiting
+	grown, _ := cw.EntityRoom()
+	if grown <= room || grown < c.lastPage {
+		t.Fatalf("an idle Pump before a page of %d left room for %d (was %d)", c.lastPage, grown, room)
+	}
+	if _, err := c.HandleLane(out.lane[next]); err != nil {
+		t.Fatal(err)
+	}
+	held, pages := cw.Networked(), c.Stats().Pages
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	made := cw.Networked() - held
+	if c.Stats().Pages != pages+1 || made == 0 {
+		t.Fatalf("the Pump after the idle one applied %d pages, %d entities", c.Stats().Pages-pages, made)
+	}
+	if after, _ := cw.EntityRoom(); after != grown-made {
+		t.Fatalf("the page reallocated the index: room %d, then %d after %d entities", grown, after, made)
 	}
 }
 

@@ -1,16 +1,15 @@
 package session
 
 import (
+	"runtime"
 	"syscall"
+	"testing"
 	"time"
 	"unsafe"
 )
 
 // The threads of the benchmarks that pin, prioritise and time them (Linux;
 // threads_other_test.go has the others).
-
-// gettid returns the calling thread's id.
-func gettid() int { return syscall.Gettid() }
 
 // setRealtime puts the calling thread in the real-time class, SCHED_FIFO at
 // its lowest priority, and reports whether the system allowed it (Linux,
@@ -20,6 +19,22 @@ func setRealtime() bool {
 	prio := int32(1) // struct sched_param
 	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, schedFIFO, uintptr(unsafe.Pointer(&prio)))
 	return errno == 0
+}
+
+// gettid returns the calling thread's id.
+func gettid() int { return syscall.Gettid() }
+
+// threadCPUOf returns the CPU time thread tid of this process has used
+// (its CPU clock, MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)), read from
+// whichever thread calls, or 0 if the system does not say.
+func threadCPUOf(tid int) time.Duration {
+	const perThreadSched = 6 // CPUCLOCK_PERTHREAD_MASK | CPUCLOCK_SCHED
+	clk := ^int32(tid)<<3 | perThreadSched
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, uintptr(int64(clk)), uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // threadCPU returns the CPU time the calling thread has used
@@ -39,4 +54,39 @@ func setAffinity(tid, cpu int) bool {
 	mask[cpu/64] = 1 << (cpu % 64)
 	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask[0])))
 	return errno == 0
+}
+
+// TestThreadCPUOfReadsThatThread: threadCPUOf read on another thread gives
+// the named thread's CPU clock, not the reader's: a thread spins until its
+// clock is 20 ms past the reader's while the reader waits, and the reader
+// then reads at least that of it, and less of its own.
+func TestThreadCPUOfReadsThatThread(t *testing.T) {
+	type reading struct {
+		tid int
+		own time.Duration
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	mine := threadCPU()
+	got := make(chan reading)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for threadCPU() < mine+20*time.Millisecond {
+		}
+		got <- reading{gettid(), threadCPU()}
+		<-done // the thread lives until it was read
+	}()
+	r := <-got
+	if gettid() == r.tid {
+		t.Fatal("the reader runs on the thread it reads")
+	}
+	if other := threadCPUOf(r.tid); other < r.own {
+		t.Fatalf("thread %d's clock read from another thread %v, its own reading %v before", r.tid, other, r.own)
+	}
+	if now := threadCPU(); now >= r.own {
+		t.Fatalf("the reader's clock %v is past the spinner's %v: it did not wait", now, r.own)
+	}
 }
