@@ -249,8 +249,11 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 }
 
 // maxReserve bounds the entities a join makes room for ahead of them on
-// its first page's word (World.ReserveOwned, reserveAhead): some 20 MiB of
-// owner list and tables at most, which a host's claim cannot push past.
+// its first page's word (World.ReserveOwned, reserveAhead), which a host's
+// claim cannot push past: per entity the owner list's and the network
+// index's few words, a 16-byte slot and the anchor image (4 bytes a
+// registered field), some 20 MiB for the default components, more for a
+// registry of many fields (at most MaxComponents·MaxFields of them).
 const maxReserve = 1 << 18
 
 // reserveAhead makes room, in a Pump with no join message waiting, for the

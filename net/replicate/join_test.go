@@ -433,6 +433,51 @@ func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	if got := cap(cw.Owned(0)); got > maxReserve {
 		t.Fatalf("a page announcing 2^30 entities made room for %d, past the bound %d", got, maxReserve)
 	}
+	// Idle Pumps make room for the rest of the claim, and no more than the
+	// bound: what a host's claim makes a client hold ahead is maxReserve
+	// entities' tables, however large the claim.
+	for range 4 * maxReserve / chunkLen {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, bound := len(c.slots.chunks), maxReserve/chunkLen; got > bound || len(c.anchors.chunks) > bound {
+		t.Fatalf("idle Pumps after a claim of 2^30 entities made %d chunks of slots and %d of anchors, past the bound of %d", got, len(c.anchors.chunks), bound)
+	}
+	if !cw.ReserveNetworked(maxReserve + chunkLen) {
+		t.Fatal("the world's index was made ready past the bound")
+	}
+}
+
+// TestFirstPageReservesForItsMostOwner: a first page whose first entity is
+// the client's own (its player, say) and the rest the host's makes the
+// host's owner list as long as the world, not the client's.
+func TestFirstPageReservesForItsMostOwner(t *testing.T) {
+	const n = 5000
+	page := []byte{byte(wire.KindJoinPage), 1}
+	page = wire.AppendUvarint(page, n) // the world's entities
+	page = append(page, 0)             // no removals
+	for id := 1; id <= 40; id++ {
+		owner := byte(0)
+		if id == 1 {
+			owner = 1 // the client's own, first
+		}
+		page = append(page, byte(id), 0x0d, owner, 0, 0, 0, 0, 0, 0)
+	}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	if _, err := c.HandleLane(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cw.Owned(0)) != 39 || len(cw.Owned(1)) != 1 {
+		t.Fatalf("the page made %d of the host's entities and %d of the client's, want 39 and 1", len(cw.Owned(0)), len(cw.Owned(1)))
+	}
+	if got := cap(cw.Owned(0)); got < n-1 {
+		t.Fatalf("the host's owner list has room for %d, want the world's %d", got, n-1)
+	}
 }
 
 // TestMostOwnerIsTheMajority: the owner list made long at a join's first
