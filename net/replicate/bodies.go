@@ -143,7 +143,9 @@ func (h *HostReplicator) writeFields(w *wire.BitWriter, slot int32, hd *head, bi
 	predict := pr.on && bhas&pr.velBit != 0
 	count := h.tick%statsEvery == 0
 	dc := &h.dc
-	dc.moving = predict && pr.motions(&dc.mo, hd.mask, cur, bimg, h.frame-hd.base)
+	if dc.moving = pr.moving(bhas, hd.mask, cur, bimg); dc.moving {
+		pr.predict(&dc.mo, cur, bimg, h.frame-hd.base)
+	}
 	if acc, n, ok := deltaWord(0, 0, fields, h.pairOf(slot, bimg), dc); ok {
 		if count {
 			h.stats.addFields(fields, h.codes)
@@ -199,25 +201,19 @@ type deltaContext struct {
 }
 
 // motions is the motion the velocities predict of each field of a Motion's
-// pose over an item's delta (predictor.motions); zero where none is. (Its
+// pose over an item's delta (predictor.predict); zero where none is. (Its
 // fourth is never set: an index masked to two bits needs no check.)
 type motions [4]int64
 
-// motions sets mo to the motion the velocities of bimg and cur predict of
-// each pose field over age frames, when mask carries the pose, and reports
-// whether there is any (mo is left as it was when not).
-func (p *predictor) motions(mo *motions, mask uint16, cur, bimg []int32, age uint32) bool {
-	if mask&(1<<uint(p.poseComp)) != 0 && p.moves(cur, bimg) {
-		p.predict(mo, cur, bimg, age)
-		return true
+// moving reports whether an update of mask, against a baseline whose
+// components are bhas, has a pose whose motion the velocities of cur and
+// bimg predict: the pose travels and both velocities are there, and they
+// do not cancel each other (a body at rest, or one set moving by a push).
+// Small enough to inline before predict.
+func (p *predictor) moving(bhas, mask uint16, cur, bimg []int32) bool {
+	if bhas&p.velBit == 0 || mask&p.poseBit == 0 { // both 0 when off
+		return false
 	}
-	return false
-}
-
-// moves reports whether the velocities of cur and bimg predict a motion:
-// not when each cancels the other (a body at rest, or one set moving by a
-// push). Small enough to inline before predict.
-func (p *predictor) moves(cur, bimg []int32) bool {
 	v := p.vel
 	c, b := cur[v:v+3:v+3], bimg[v:v+3:v+3]
 	return c[0] != -b[0] || c[1] != -b[1] || c[2] != -b[2]

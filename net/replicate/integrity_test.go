@@ -73,12 +73,31 @@ func TestLostPageFailsTheJoin(t *testing.T) {
 // removed while a join runs over several ticks and rounds leave the client
 // holding exactly the count FINAL states.
 func TestJoinCountsMatchWhileTheWorldChanges(t *testing.T) {
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 8 << 10}
+	_, p, c, _ := joinChangingScene(t, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10}, l)
+	if p.Stats().JoinRounds < 2 || c.Stats().Despawns == 0 {
+		t.Fatalf("rounds %d, removals %d: the world did not change during the join", p.Stats().JoinRounds, c.Stats().Despawns)
+	}
+}
+
+// drainingLane is a join lane a test drains into a client.
+type drainingLane interface {
+	Out
+	drain(t *testing.T, c *ClientReplicator)
+}
+
+// joinChangingScene joins a client to a scene of 3,000 entities that
+// spawn, change and go while the join runs, through lane l, checking
+// FINAL's count against the peer's slots every step (checkHeld); it returns
+// the scene, the host's peer, the client and the client's world.
+func joinChangingScene(t *testing.T, cfg HostConfig, l drainingLane) (*scene, *HostPeer, *ClientReplicator, *ecs.World) {
+	t.Helper()
 	host := newScene(3, 3000)
-	h := NewHost(host.reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10})
+	h := NewHost(host.reg, cfg)
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
-	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 8 << 10}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
 	p := h.AddPeer(1, l)
 	for steps := 0; !c.Joined(); steps++ {
 		host.sched.Step()
@@ -88,9 +107,7 @@ func TestJoinCountsMatchWhileTheWorldChanges(t *testing.T) {
 			t.Fatalf("after %d steps: %v", steps, p.Err())
 		}
 	}
-	if p.Stats().JoinRounds < 2 || c.Stats().Despawns == 0 {
-		t.Fatalf("rounds %d, removals %d: the world did not change during the join", p.Stats().JoinRounds, c.Stats().Despawns)
-	}
+	return host, p, c, cw
 }
 
 // TestEntityLeavingScopeDuringJoinIsTakenBack: an entity that went out in a
@@ -178,22 +195,8 @@ func (l *refusingLane) SendLane(lane transport.Lane, msg []byte) error {
 // full go again in a later round, and FINAL's count of the entities the
 // peer holds stays that of its slots marked paged, with the world changing.
 func TestJoinCountsMatchWhenTheLaneRefusesPages(t *testing.T) {
-	host := newScene(3, 3000)
-	h := NewHost(host.reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10, MaxJoinRounds: 64})
-	host.sched = ecs.NewSchedule(host.w, nil, 0)
-	host.sched.Add("scene", host).Add("replicate", h)
-	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
 	l := &refusingLane{pacedLane: pacedLane{link: link{rng: rand.New(rand.NewPCG(7, 8)), peer: 1}, rate: 8 << 10}}
-	p := h.AddPeer(1, l)
-	for steps := 0; !c.Joined(); steps++ {
-		host.sched.Step()
-		checkHeld(t, p)
-		l.drain(t, c) // fails the test on a JoinIncompleteError
-		if p.Err() != nil || steps > 2000 {
-			t.Fatalf("after %d steps: %v", steps, p.Err())
-		}
-	}
+	host, _, _, cw := joinChangingScene(t, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10, MaxJoinRounds: 64}, l)
 	if l.refused == 0 {
 		t.Fatal("the lane refused no page")
 	}

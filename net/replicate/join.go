@@ -44,33 +44,28 @@ func newJoin(h *HostReplicator, p *HostPeer) *joinState {
 	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024)}
 }
 
-func (j *joinState) flag(s *peerSlot) {
-	if s.flags&fCatchUp == 0 {
-		s.flags |= fCatchUp
-		j.pending++
-	}
-}
+// flag marks s to be paged again in the next round (fCatchUp).
+func (j *joinState) flag(s *peerSlot) { setCounted(s, fCatchUp, &j.pending, true) }
 
-func (j *joinState) unflag(s *peerSlot) {
-	if s.flags&fCatchUp != 0 {
-		s.flags &^= fCatchUp
-		j.pending--
-	}
-}
+// unflag takes back s's mark to be paged again, if it has it.
+func (j *joinState) unflag(s *peerSlot) { setCounted(s, fCatchUp, &j.pending, false) }
 
-// markPaged marks s as gone out in a page.
-func (j *joinState) markPaged(s *peerSlot) {
-	if s.flags&fPaged == 0 {
-		s.flags |= fPaged
-		j.held++
-	}
-}
+// markPaged marks s as gone out in a page (fPaged).
+func (j *joinState) markPaged(s *peerSlot) { setCounted(s, fPaged, &j.held, true) }
 
 // unmarkPaged takes back s's mark of having gone out in a page, if it has it.
-func (j *joinState) unmarkPaged(s *peerSlot) {
-	if s.flags&fPaged != 0 {
-		s.flags &^= fPaged
-		j.held--
+func (j *joinState) unmarkPaged(s *peerSlot) { setCounted(s, fPaged, &j.held, false) }
+
+// setCounted sets (on) or clears flag f of s, keeping *count the number of
+// slots that have it.
+func setCounted(s *peerSlot, f uint8, count *int, on bool) {
+	switch had := s.flags&f != 0; {
+	case on && !had:
+		s.flags |= f
+		*count++
+	case !on && had:
+		s.flags &^= f
+		*count--
 	}
 }
 

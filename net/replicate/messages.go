@@ -211,7 +211,9 @@ func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, comm
 	}
 	dc := &h.dc
 	pr := &h.pred
-	dc.moving = pr.on && pk.bhas&pr.velBit != 0 && pr.motions(&dc.mo, hd.mask, cur, bimg, h.frame-hd.base)
+	if dc.moving = pr.moving(pk.bhas, hd.mask, cur, bimg); dc.moving {
+		pr.predict(&dc.mo, cur, bimg, h.frame-hd.base)
+	}
 	mp := &h.mplans[h.mlast%maskPlans]
 	fields := mp.fields
 	if !mp.ok || mp.mask != hd.mask {
@@ -328,12 +330,18 @@ func (p *HostPeer) send(picks []pick, body []byte) int {
 			}
 		}
 	}
-	p.stats.Items += uint64(len(picks))
+	return p.queueState(body, token, len(picks))
+}
+
+// queueState hands the connection a State message of items items whose
+// record has token, counts it, and returns the budget it took, in bytes.
+func (p *HostPeer) queueState(body []byte, token uint32, items int) int {
+	p.stats.Items += uint64(items)
 	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
 		// The datagram never left: its items are lost.
 		p.notice(token, false)
 	}
 	p.stats.Messages++
 	p.stats.Bytes += uint64(len(body))
-	return len(body) + wire.MessageOverhead(len(body)) + h.cfg.DatagramOverhead
+	return len(body) + wire.MessageOverhead(len(body)) + p.h.cfg.DatagramOverhead
 }

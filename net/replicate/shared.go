@@ -294,7 +294,7 @@ type predictor struct {
 	pose, vel       int     // field offsets
 	linear, angular float64 // wire steps a frame per velocity step, halved (the velocities are summed)
 	poseComp        int
-	velBit          uint16
+	poseBit, velBit uint16 // the components' bits (0 when off)
 }
 
 // maxPredictAge is the longest delta, in frames, the prediction spans; an
@@ -313,6 +313,7 @@ func newPredictor(reg *Registry, rate float64) predictor {
 		linear:   m.Linear / (2 * rate),
 		angular:  m.Angular / (2 * rate),
 		poseComp: int(m.Pose),
+		poseBit:  1 << m.Pose,
 		velBit:   1 << m.Velocity,
 	}
 }

@@ -1,9 +1,6 @@
 package replicate
 
-import (
-	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/wire"
-)
+import "github.com/tandem-go/tandem/ecs"
 
 // Packing in one pass: a peer whose choices no other peer reads this send
 // tick (it packs last, and no tape is kept of it) and whose due items fit
@@ -160,10 +157,11 @@ func (p *HostPeer) commonItem(s *peerSlot, e *entState, slot int32, prev ecs.Net
 	img := h.img[at : at+2*nf : at+2*nf]
 	cur, bimg := img[:nf], img[nf:]
 	dc := &h.dc
-	dc.moving = false
-	if pr := &h.pred; pr.on && e.prevHas&pr.velBit != 0 && common&(1<<uint(pr.poseComp)) != 0 && pr.moves(cur, bimg) {
-		pr.predict(&dc.mo, cur, bimg, h.frame-s.base)
+	if pr := &h.pred; pr.moving(e.prevHas, common, cur, bimg) {
 		dc.moving = true
+		pr.predict(&dc.mo, cur, bimg, h.frame-s.base)
+	} else {
+		dc.moving = false
 	}
 	gap := uint64(e.id - prev - 1)
 	if acc, n = cf.ids.word(gap); n == 0 {
@@ -199,13 +197,5 @@ func (p *HostPeer) sendStreamed(token uint32, count int, st *itemStreams, bits i
 	items := ps.items.Finish()
 	h.buf = h.assemble(h.buf[:0], count, st, h.common, items, bits)
 	ps.buf = items[:0]
-	body := h.buf
-	p.stats.Items += uint64(count)
-	if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
-		// The datagram never left: its items are lost.
-		p.notice(token, false)
-	}
-	p.stats.Messages++
-	p.stats.Bytes += uint64(len(body))
-	return len(body) + wire.MessageOverhead(len(body)) + h.cfg.DatagramOverhead
+	return p.queueState(h.buf, token, count)
 }

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/wire"
 )
 
 // A send tick's packing is a function of the peer's own state (the records
@@ -286,13 +285,7 @@ func (p *HostPeer) sendTape() {
 		rec, token := p.record(h.frame, false)
 		p.recs.pushAll(rec, items[:n])
 		items = items[n:]
-		p.stats.Items += uint64(n)
-		if err := p.out.QueueDatagram(wire.KindState, body, token); err != nil {
-			p.notice(token, false) // the datagram never left: its items are lost
-		}
-		p.stats.Messages++
-		p.stats.Bytes += uint64(len(body))
-		spent += len(body) + wire.MessageOverhead(len(body)) + h.cfg.DatagramOverhead
+		spent += p.queueState(body, token, n)
 	}
 	p.stats.Despawns += t.despawned
 	p.stats.Reused += uint64(len(last.counts))
