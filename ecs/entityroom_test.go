@@ -48,55 +48,97 @@ func TestEntityRoomFollowsArche(t *testing.T) {
 	}
 }
 
-// TestGrowEntitiesMakesRoomUnseen: GrowEntities reallocates arche's index
-// when n entities would not fit, and not otherwise; the world's entities,
-// its network index and its listeners see nothing of the placeholders, and
-// a batch of n then fits without a reallocation.
-func TestGrowEntitiesMakesRoomUnseen(t *testing.T) {
+// TestReserveEntitiesKeepsTheWorld: ReserveEntities reallocates arche's
+// index and pool when n entities would not fit, and not otherwise; the
+// world's entities, their handles, its network index and its listeners are
+// as before, and a batch of n then fits with neither slice reallocated.
+func TestReserveEntitiesKeepsTheWorld(t *testing.T) {
 	w := NewWorld()
 	l := &countListener{}
 	w.AddListener(l)
 	b := w.NewNetworked(1000, w.IDs.NetworkIdentity, w.IDs.Transform)
+	var first arche.Entity
 	for i := 0; b.Next(); i++ {
 		(*Transform)(b.Get(w.IDs.Transform)).X = float64(i)
+		if i == 0 {
+			first = b.Entity()
+		}
 	}
 	heard := l.events
 	room, _ := w.EntityRoom()
-	if w.GrowEntities(room) {
-		t.Fatalf("GrowEntities(%d) grew with room for %d", room, room)
+	if w.ReserveEntities(room) {
+		t.Fatalf("ReserveEntities(%d) reallocated with room for %d", room, room)
 	}
-	n := room + 500
-	if !w.GrowEntities(n) {
-		t.Fatalf("GrowEntities(%d) did not grow with room for %d", n, room)
+	n := room + 50_000
+	if !w.ReserveEntities(n) {
+		t.Fatalf("ReserveEntities(%d) did not reallocate with room for %d", n, room)
 	}
-	if got, _ := w.EntityRoom(); got < n {
-		t.Fatalf("after GrowEntities(%d) room %d", n, got)
+	before, _ := w.EntityRoom()
+	if before < n {
+		t.Fatalf("after ReserveEntities(%d) room %d", n, before)
 	}
 	if l.events != heard {
-		t.Fatalf("listeners heard %d events of the placeholders", l.events-heard)
+		t.Fatalf("listeners heard %d events of the reservation", l.events-heard)
 	}
-	if got := w.Networked(); got != 1000 {
-		t.Fatalf("networked %d after GrowEntities, want 1000", got)
+	if !w.Arche().Alive(first) || (*Transform)(w.Arche().Get(first, w.IDs.Transform)).X != 0 {
+		t.Fatal("an entity's handle does not reach it after ReserveEntities")
 	}
 	q := w.Arche().Query(arche.All())
 	if q.Count() != 1000 {
-		t.Fatalf("the world holds %d entities after GrowEntities, want 1000", q.Count())
+		t.Fatalf("the world holds %d entities after ReserveEntities, want 1000", q.Count())
 	}
 	x := 0.0
 	for q.Next() {
 		x += (*Transform)(q.Get(w.IDs.Transform)).X
 	}
 	if x != 999*1000/2 {
-		t.Fatalf("the entities' transforms sum to %v after GrowEntities", x)
+		t.Fatalf("the entities' transforms sum to %v after ReserveEntities", x)
 	}
-	before, _ := w.EntityRoom()
+	index, ids, _ := w.archeSlices()
+	indexCap, idsCap := index.Cap(), ids.Cap()
 	b = w.NewNetworked(n, w.IDs.NetworkIdentity, w.IDs.Transform)
 	for b.Next() {
 	}
 	if got, _ := w.EntityRoom(); got != before-n {
-		t.Fatalf("a batch of %d after GrowEntities: room %d, want %d (no reallocation)", n, got, before-n)
+		t.Fatalf("a batch of %d after ReserveEntities: room %d, want %d (no reallocation)", n, got, before-n)
+	}
+	if index, ids, _ := w.archeSlices(); index.Cap() != indexCap || ids.Cap() != idsCap {
+		t.Fatalf("a batch of %d after ReserveEntities reallocated arche's index (%d, was %d) or pool (%d, was %d)", n, index.Cap(), indexCap, ids.Cap(), idsCap)
 	}
 	if got := w.Networked(); got != 1000+n {
 		t.Fatalf("networked %d, want %d", got, 1000+n)
+	}
+	if e, ok := w.EntityOf(1); !ok || e != first {
+		t.Fatalf("network id 1 is %v (%v), want the first entity %v", e, ok, first)
+	}
+}
+
+// TestReserveEntitiesCountsRecycledIDs: ids arche recycles are room
+// already, so a reservation takes from the pool only the ids it has not
+// given, and creating them all then grows neither slice.
+func TestReserveEntitiesCountsRecycledIDs(t *testing.T) {
+	w := NewWorld()
+	a := w.Arche()
+	a.Batch().New(5000, w.IDs.Transform)
+	a.Batch().RemoveEntities(arche.All(w.IDs.Transform))
+	room, _ := w.EntityRoom()
+	n := room + 20_000
+	if !w.ReserveEntities(n) {
+		t.Fatalf("ReserveEntities(%d) did not reallocate with room for %d", n, room)
+	}
+	index, ids, recycled := w.archeSlices()
+	if recycled != 5000 {
+		t.Fatalf("%d recycled ids after the reservation, want 5000", recycled)
+	}
+	indexCap, idsCap := index.Cap(), ids.Cap()
+	a.Batch().New(n, w.IDs.Transform)
+	if index, ids, _ := w.archeSlices(); index.Cap() != indexCap || ids.Cap() != idsCap {
+		t.Fatalf("%d entities after ReserveEntities(%d) reallocated arche's index (%d, was %d) or pool (%d, was %d)", n, n, index.Cap(), indexCap, ids.Cap(), idsCap)
+	}
+	q := a.Query(arche.All(w.IDs.Transform))
+	got := q.Count()
+	q.Close()
+	if got != n {
+		t.Fatalf("the world holds %d entities, want %d", got, n)
 	}
 }

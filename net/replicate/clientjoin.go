@@ -97,9 +97,10 @@ func (c *ClientReplicator) Pump() error {
 	}
 	clk := c.cfg.Clock
 	start := clk.Now()
-	if c.growsNext() && c.w.GrowEntities(c.lastPage) {
-		// The next page would have arche reallocate its index of
-		// entities: the reallocation is this Pump's work, alone.
+	if c.reserveAnnounced() || c.growsNext() && c.w.ReserveEntities(c.lastPage) {
+		// arche's index of entities is made as large as the join
+		// announced, or the next page would have arche reallocate it:
+		// the reallocation is this Pump's work, alone.
 		c.endSlice(start, clk.Now())
 		return nil
 	}
@@ -168,6 +169,30 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 // short.
 const growsFrom = 1 << 14
 
+// reserveAnnounced makes room in arche's index of entities and pool of ids
+// (World.ReserveEntities), before a join's first page is applied, for the
+// entities the page says the world holds (its total, up to maxReserve) and
+// the client does not, if those are growsFrom or more, and reports whether
+// it reallocated. Made at the start, while the world is small, that room is
+// one allocation with little to copy, where arche would otherwise double
+// its index as the join fills it (two reallocations on the way to 100,000
+// entities, the last of 65,536 records) and grow its pool by a quarter
+// some forty times.
+func (c *ClientReplicator) reserveAnnounced() bool {
+	if c.joinPages != 0 || c.joined || c.queue.head == len(c.queue.msgs) {
+		return false
+	}
+	msg := c.queue.msgs[c.queue.head]
+	if wire.Kind(msg[0]) != wire.KindJoinPage {
+		return false
+	}
+	r := wire.NewReader(msg[1:])
+	r.Uvarint32() // frame
+	total := r.Count(1 << 30)
+	more := min(total, maxReserve) - c.w.Networked()
+	return r.Err() == nil && more >= growsFrom && c.w.ReserveEntities(more)
+}
+
 // growsNext reports whether the next queued message is a page that is
 // likely to have arche reallocate its index of entities (World.EntityRoom),
 // in a world of growsFrom entities or more. arche doubles the index there,
@@ -175,8 +200,10 @@ const growsFrom = 1 << 14
 // write barrier each while the collector marks): a page that does it takes
 // several times as long as others, and longer than a slice with the
 // collector at work. The reallocation then gets a Pump of its own
-// (World.GrowEntities), before the page, so it adds to no page's time. A
-// page is taken to bring as many new entities as the one before.
+// (World.ReserveEntities), before the page, so it adds to no page's time. A
+// page is taken to bring as many new entities as the one before. (A join
+// makes room for what it announced first, reserveAnnounced: this is for a
+// world that grows past that while it joins.)
 func (c *ClientReplicator) growsNext() bool {
 	if c.queue.head == len(c.queue.msgs) || wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
 		return false
@@ -184,15 +211,20 @@ func (c *ClientReplicator) growsNext() bool {
 	return c.outgrows()
 }
 
-// outgrows reports whether a page bringing as many entities as the last
+// outgrows reports whether a page bringing as many entities as the last,
+// or as the join has yet to bring of what it announced if that is fewer,
 // would have arche reallocate its index of entities, in a world of
 // growsFrom entities or more.
 func (c *ClientReplicator) outgrows() bool {
-	if c.lastPage == 0 || c.w.Networked()+c.lastPage < growsFrom {
+	next := c.lastPage
+	if left := c.total - c.w.Networked(); c.rejoin == nil && left < next {
+		next = max(left, 1)
+	}
+	if c.lastPage == 0 || c.w.Networked()+next < growsFrom {
 		return false
 	}
 	room, ok := c.w.EntityRoom()
-	return ok && room < c.lastPage
+	return ok && room < next
 }
 
 // Waiting returns the bytes of join messages queued and not yet applied.
@@ -270,7 +302,7 @@ func (c *ClientReplicator) reserveAhead() {
 	if c.outgrows() {
 		// The next page would have arche reallocate its index of
 		// entities: this frame does it instead.
-		c.w.GrowEntities(c.lastPage)
+		c.w.ReserveEntities(c.lastPage)
 		return
 	}
 	more := min(c.total, maxReserve) - c.w.Networked()
