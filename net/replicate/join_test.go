@@ -337,12 +337,16 @@ func TestJoinSliceDefaultsToAMillisecond(t *testing.T) {
 }
 
 // TestJoinMakesRoomForItsEntitiesFirst: the first Pump of a join of
-// 40,000 entities makes room in arche's index for all of them, as the first
-// page announced, and applies no page; no later Pump reallocates the index.
+// 40,000 entities into a world that holds a few of its own (a game's local
+// scenery) makes room in arche's index for all of them, as the first page
+// announced, and applies no page; no later Pump reallocates the index.
 func TestJoinMakesRoomForItsEntitiesFirst(t *testing.T) {
 	const n = 40000
 	out := joinedLane(n)
 	cw := ecs.NewWorld()
+	for range 3 {
+		cw.Arche().NewEntity(cw.IDs.Transform)
+	}
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
 	for _, m := range out.lane {
 		if _, err := c.HandleLane(m); err != nil {
@@ -483,11 +487,21 @@ func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	if _, err := c.HandleLane(page); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Pump(); err != nil {
-		t.Fatal(err)
+	// The first Pump makes room in arche's index, the second applies the
+	// page.
+	for range 2 {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Stats().Pages != 1 {
+		t.Fatalf("%d pages applied after two Pumps, want 1", c.Stats().Pages)
 	}
 	if got := cap(cw.Owned(0)); got > maxReserve {
 		t.Fatalf("a page announcing 2^30 entities made room for %d, past the bound %d", got, maxReserve)
+	}
+	if room, ok := cw.EntityRoom(); !ok || room < maxReserve-1 || room > maxReserve {
+		t.Fatalf("a page announcing 2^30 entities left arche's index room for %d (%v), want the bound %d", room, ok, maxReserve)
 	}
 	// Idle Pumps make room for the rest of the claim, and no more than the
 	// bound: what a host's claim makes a client hold ahead is maxReserve
