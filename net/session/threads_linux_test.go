@@ -1,7 +1,10 @@
 package session
 
 import (
+	"bytes"
+	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -35,6 +38,25 @@ func threadCPUOf(tid int) time.Duration {
 		return 0
 	}
 	return time.Duration(ts.Nano())
+}
+
+// threadQueued returns the time thread tid of this process has waited on
+// the kernel's run queue, runnable but without a core (the second field of
+// /proc/self/task/tid/schedstat), or 0 if the system does not say.
+func threadQueued(tid int) time.Duration {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0
+	}
+	ns, err := strconv.ParseInt(string(f[1]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ns)
 }
 
 // threadCPU returns the CPU time the calling thread has used
