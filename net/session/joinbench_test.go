@@ -111,6 +111,8 @@ func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
 	}
 	idle := time.NewTimer(time.Millisecond)
 	defer idle.Stop()
+	var qc queueClock
+	defer qc.close()
 	var run joinRun
 	for cl.State() != Playing {
 		if cl.State() == Closed || ctx.Err() != nil {
@@ -125,7 +127,7 @@ func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
 		var cpu, queued time.Duration
 		if busy {
 			tid = gettid()
-			cpu, queued = threadCPUOf(tid), threadQueued(tid)
+			cpu, queued = threadCPUOf(tid), qc.queued(tid)
 		}
 		f := time.Now()
 		sched.Step()
@@ -133,7 +135,7 @@ func joinFast(b *testing.B, ct *quicnet.Transport, addr string, n int) joinRun {
 		run.maxFrame = max(run.maxFrame, frame)
 		if busy && gettid() == tid {
 			run.maxFrameCPU = max(run.maxFrameCPU, threadCPUOf(tid)-cpu)
-			run.maxFrameRan = max(run.maxFrameRan, frame-(threadQueued(tid)-queued))
+			run.maxFrameRan = max(run.maxFrameRan, frame-(qc.queued(tid)-queued))
 		}
 		if cl.Replicator() == nil || cl.Replicator().Waiting() == 0 {
 			// Nothing to apply: let the network run, as a loading screen

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"os"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -40,23 +39,57 @@ func threadCPUOf(tid int) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// threadQueued returns the time thread tid of this process has waited on
-// the kernel's run queue, runnable but without a core (the second field of
-// /proc/self/task/tid/schedstat), or 0 if the system does not say.
-func threadQueued(tid int) time.Duration {
-	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(tid) + "/schedstat")
-	if err != nil {
+// queueClock reads how long threads of this process have waited on the
+// kernel's run queue, runnable but without a core (the second field of
+// /proc/self/task/tid/schedstat), keeping each thread's file open so a
+// reading is one pread and no allocation. Not safe for concurrent use.
+type queueClock struct {
+	files map[int]int // thread id → open schedstat
+	buf   [128]byte
+}
+
+// queued returns thread tid's run-queue wait so far, or 0 if the system
+// does not say.
+func (q *queueClock) queued(tid int) time.Duration {
+	fd, ok := q.files[tid]
+	if !ok {
+		var err error
+		fd, err = syscall.Open("/proc/self/task/"+strconv.Itoa(tid)+"/schedstat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			fd = -1
+		}
+		if q.files == nil {
+			q.files = map[int]int{}
+		}
+		q.files[tid] = fd
+	}
+	if fd < 0 {
 		return 0
 	}
-	f := bytes.Fields(b)
-	if len(f) < 2 {
+	n, err := syscall.Pread(fd, q.buf[:], 0)
+	if err != nil || n <= 0 {
 		return 0
 	}
-	ns, err := strconv.ParseInt(string(f[1]), 10, 64)
-	if err != nil {
+	// "run-ns wait-ns timeslices\n": the second number.
+	i := bytes.IndexByte(q.buf[:n], ' ') + 1
+	if i == 0 {
 		return 0
+	}
+	var ns int64
+	for ; i < n && q.buf[i] >= '0' && q.buf[i] <= '9'; i++ {
+		ns = ns*10 + int64(q.buf[i]-'0')
 	}
 	return time.Duration(ns)
+}
+
+// close closes the files q keeps open.
+func (q *queueClock) close() {
+	for _, fd := range q.files {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}
+	q.files = nil
 }
 
 // threadCPU returns the CPU time the calling thread has used

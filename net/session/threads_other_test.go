@@ -7,9 +7,14 @@ import "time"
 // Elsewhere than Linux the benchmarks' threads are neither pinned,
 // prioritised nor timed: these report so.
 
-func gettid() int                        { return 0 }
-func threadCPUOf(tid int) time.Duration  { return 0 }
-func threadQueued(tid int) time.Duration { return 0 }
-func setRealtime() bool                  { return false }
-func threadCPU() time.Duration           { return 0 }
-func setAffinity(tid, cpu int) bool      { return false }
+func gettid() int                       { return 0 }
+func threadCPUOf(tid int) time.Duration { return 0 }
+func setRealtime() bool                 { return false }
+func threadCPU() time.Duration          { return 0 }
+func setAffinity(tid, cpu int) bool     { return false }
+
+// queueClock reads threads' run-queue waits where the system says them.
+type queueClock struct{}
+
+func (q *queueClock) queued(tid int) time.Duration { return 0 }
+func (q *queueClock) close()                       {}
