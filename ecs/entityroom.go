@@ -8,17 +8,20 @@ import (
 )
 
 // arche keeps one record per entity id ever given (its archetype and row) in
-// a slice that a batch doubles when the batch's entities do not fit, and the
-// ids themselves in a pool that grows by append: each growth allocates the
-// whole slice anew and copies it, which while the collector marks costs a
-// write barrier per record and an assist for the bytes allocated (at 65,536
-// entities 2 MiB and 1–6 ms in a frame). arche says nothing of either slice,
-// so EntityRoom reads their lengths and capacities, and the count of
-// recycled ids, by reflection; ReserveEntities gives both slices the room a
-// caller asks for, when it chooses (for a join, at its start, when the
-// world holds few entities and nothing is copied), by writing the two slice
-// headers, each a copy of what it held with more capacity. Nothing else in
-// arche refers to those slices' arrays.
+// an index it doubles when a batch's entities do not fit, and the ids
+// themselves in a pool that grows by append, a quarter at a time: each growth
+// allocates the whole slice anew and copies it, which while the collector
+// marks costs an assist for the bytes allocated and, for the index, a write
+// barrier per record (at 65,536 entities 2 MiB and 1–6 ms in a frame). arche
+// says nothing of either slice, so EntityRoom reads their lengths and
+// capacities, and the count of recycled ids, by reflection; ReserveEntities
+// gives both slices the room a caller asks for, when it chooses (for a join,
+// at its start, while the world holds few entities and little is copied), by
+// writing the two slice headers, each a copy of what it held with more
+// capacity. arche reads both slices through the world each time and keeps no
+// other reference to their arrays; the one thing sized by the index's
+// capacity, the bitset of relation targets, arche extends to that capacity
+// itself whenever it creates an entity.
 
 // archeFields locates, once, arche's index of entities and its pool's ids
 // and count of recycled ids in an arche.World value; ok is false if arche's
@@ -60,37 +63,52 @@ func settable(f reflect.Value) reflect.Value {
 }
 
 // EntityRoom returns how many entities w can create in one batch without
-// arche reallocating its index of entities, and ok == false if that cannot
-// be read from arche.
+// arche reallocating its index of entities or its pool of ids, and
+// ok == false if that cannot be read from arche.
 func (w *World) EntityRoom() (room int, ok bool) {
 	if !archeFields.ok {
 		return 0, false
 	}
-	index, _, recycled := w.archeSlices()
-	// arche grows the index when a batch of count makes
-	// len + count - recycled reach its capacity.
-	return index.Cap() - index.Len() + recycled - 1, true
+	index, ids, recycled := w.archeSlices()
+	return min(indexRoom(index, recycled), poolRoom(ids, recycled)), true
 }
 
-// ReserveEntities makes room for n more entities than w can create without
-// arche reallocating (EntityRoom): it reallocates arche's index of entities
-// and its pool of ids now, each to hold n more than it does (at least twice
-// its capacity, as arche grows it), copying what they hold. It reports
-// whether it reallocated. Creating entities with room for them allocates
-// nothing in arche's index or pool. Call it with no query open; it does
-// nothing if arche's layout cannot be read.
+// indexRoom is how many entities a batch can bring without arche
+// reallocating its index: it grows the index when a batch of count makes
+// len + count - recycled reach the capacity.
+func indexRoom(index reflect.Value, recycled int) int {
+	return index.Cap() - index.Len() + recycled - 1
+}
+
+// poolRoom is how many entities can be created without arche's pool of ids
+// growing: recycled ids are given first, then new ones appended.
+func poolRoom(ids reflect.Value, recycled int) int {
+	return ids.Cap() - ids.Len() + recycled
+}
+
+// ReserveEntities makes sure w can create n entities in one batch without
+// arche reallocating its index of entities or its pool of ids: each that
+// has less room is reallocated now to the room asked for, or to twice its
+// capacity if that is more (as arche grows its index), what it holds
+// copied. It reports whether it reallocated either. Creating up to n
+// entities then allocates nothing in either. Call it with no query open; it
+// does nothing if arche's layout cannot be read.
 func (w *World) ReserveEntities(n int) bool {
-	room, ok := w.EntityRoom()
-	if !ok || n <= room {
+	if !archeFields.ok {
 		return false
 	}
 	index, ids, recycled := w.archeSlices()
 	fresh := n - recycled // ids the pool will give that it has not given before
-	grow(index, max(2*index.Cap(), index.Len()+fresh+1))
-	if ids.Cap() < ids.Len()+fresh {
-		grow(ids, max(ids.Len()+fresh, ids.Cap()))
+	grew := false
+	if indexRoom(index, recycled) < n {
+		grow(index, max(2*index.Cap(), index.Len()+fresh+1))
+		grew = true
 	}
-	return true
+	if poolRoom(ids, recycled) < n {
+		grow(ids, max(2*ids.Cap(), ids.Len()+fresh))
+		grew = true
+	}
+	return grew
 }
 
 // grow replaces the slice s by a copy with capacity c.

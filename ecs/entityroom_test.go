@@ -122,6 +122,8 @@ func TestReserveEntitiesCountsRecycledIDs(t *testing.T) {
 	a.Batch().New(5000, w.IDs.Transform)
 	a.Batch().RemoveEntities(arche.All(w.IDs.Transform))
 	room, _ := w.EntityRoom()
+	_, before, _ := w.archeSlices()
+	idsBefore := before.Cap()
 	n := room + 20_000
 	if !w.ReserveEntities(n) {
 		t.Fatalf("ReserveEntities(%d) did not reallocate with room for %d", n, room)
@@ -129,6 +131,11 @@ func TestReserveEntitiesCountsRecycledIDs(t *testing.T) {
 	index, ids, recycled := w.archeSlices()
 	if recycled != 5000 {
 		t.Fatalf("%d recycled ids after the reservation, want 5000", recycled)
+	}
+	// The pool gives the 5,000 recycled ids first: it holds room for the
+	// n-5,000 new ones, or twice what it held if that is more.
+	if want := max(2*idsBefore, ids.Len()+n-5000); ids.Cap() != want {
+		t.Fatalf("after ReserveEntities(%d) with 5,000 ids recycled the pool holds %d, want %d", n, ids.Cap(), want)
 	}
 	indexCap, idsCap := index.Cap(), ids.Cap()
 	a.Batch().New(n, w.IDs.Transform)
@@ -140,5 +147,37 @@ func TestReserveEntitiesCountsRecycledIDs(t *testing.T) {
 	q.Close()
 	if got != n {
 		t.Fatalf("the world holds %d entities, want %d", got, n)
+	}
+}
+
+// TestReserveEntitiesGrowsAShortPool: with room in arche's index (which
+// doubles) and little in its pool of ids (which grows by a quarter), the
+// room is the pool's, and ReserveEntities grows the pool alone; a batch of
+// that many then reallocates neither.
+func TestReserveEntitiesGrowsAShortPool(t *testing.T) {
+	w := NewWorld()
+	for range 10 {
+		w.Arche().Batch().New(2048, w.IDs.Transform)
+	}
+	index, ids, recycled := w.archeSlices()
+	n := indexRoom(index, recycled) - 100
+	if poolRoom(ids, recycled) >= n {
+		t.Fatalf("the pool has room for %d, the index %d: the case needs a short pool", poolRoom(ids, recycled), indexRoom(index, recycled))
+	}
+	if room, _ := w.EntityRoom(); room != poolRoom(ids, recycled) {
+		t.Fatalf("EntityRoom %d, want the pool's %d", room, poolRoom(ids, recycled))
+	}
+	indexCap := index.Cap()
+	if !w.ReserveEntities(n) {
+		t.Fatalf("ReserveEntities(%d) did not grow a pool with room for %d", n, poolRoom(ids, recycled))
+	}
+	index, ids, _ = w.archeSlices()
+	if index.Cap() != indexCap {
+		t.Fatalf("ReserveEntities(%d) reallocated the index (%d, was %d), which had room", n, index.Cap(), indexCap)
+	}
+	idsCap := ids.Cap()
+	w.Arche().Batch().New(n, w.IDs.Transform)
+	if index, ids, _ := w.archeSlices(); index.Cap() != indexCap || ids.Cap() != idsCap {
+		t.Fatalf("a batch of %d after ReserveEntities reallocated arche's index (%d, was %d) or pool (%d, was %d)", n, index.Cap(), indexCap, ids.Cap(), idsCap)
 	}
 }

@@ -174,50 +174,64 @@ const growsFrom = 1 << 14
 // entities the page says the world holds (its total, up to maxReserve) and
 // the client does not, if those are growsFrom or more, and reports whether
 // it reallocated. Made at the start, while the world is small, that room is
-// one allocation with little to copy, where arche would otherwise double
-// its index as the join fills it (two reallocations on the way to 100,000
-// entities, the last of 65,536 records) and grow its pool by a quarter
-// some forty times.
+// one allocation of each with little to copy, where arche would otherwise
+// grow both as the join fills them: on the way to 100,000 entities, in
+// pages of about a thousand, six reallocations of the index from 128
+// records (the last three copying 16,384, 32,768 and 65,536) and some
+// twenty of the pool.
 func (c *ClientReplicator) reserveAnnounced() bool {
-	if c.joinPages != 0 || c.joined || c.queue.head == len(c.queue.msgs) {
+	if c.joinPages != 0 || c.joined {
 		return false
+	}
+	total, ok := c.nextPageTotal()
+	if !ok {
+		return false
+	}
+	more := min(total, maxReserve) - c.w.Networked()
+	return more >= growsFrom && c.w.ReserveEntities(more)
+}
+
+// nextPageTotal returns the count of the host's entities the next queued
+// message announces, and ok == false if that message is not a join page
+// or its head is malformed (applying it will say so).
+func (c *ClientReplicator) nextPageTotal() (total int, ok bool) {
+	if c.queue.head == len(c.queue.msgs) {
+		return 0, false
 	}
 	msg := c.queue.msgs[c.queue.head]
 	if wire.Kind(msg[0]) != wire.KindJoinPage {
-		return false
+		return 0, false
 	}
 	r := wire.NewReader(msg[1:])
 	r.Uvarint32() // frame
-	total := r.Count(1 << 30)
-	more := min(total, maxReserve) - c.w.Networked()
-	return r.Err() == nil && more >= growsFrom && c.w.ReserveEntities(more)
+	total = r.Count(1 << 30)
+	return total, r.Err() == nil
 }
 
 // growsNext reports whether the next queued message is a page that is
-// likely to have arche reallocate its index of entities (World.EntityRoom),
-// in a world of growsFrom entities or more. arche doubles the index there,
-// allocating it anew and copying every entity's record (a pointer each, a
-// write barrier each while the collector marks): a page that does it takes
-// several times as long as others, and longer than a slice with the
-// collector at work. The reallocation then gets a Pump of its own
-// (World.ReserveEntities), before the page, so it adds to no page's time. A
-// page is taken to bring as many new entities as the one before. (A join
-// makes room for what it announced first, reserveAnnounced: this is for a
-// world that grows past that while it joins.)
+// likely to have arche reallocate its index of entities or its pool of ids
+// (World.EntityRoom), in a world of growsFrom entities or more. arche
+// doubles the index there, allocating it anew and copying every entity's
+// record (a pointer each, a write barrier each while the collector marks):
+// a page that does it takes several times as long as others, and longer
+// than a slice with the collector at work. The reallocation then gets a
+// Pump of its own (World.ReserveEntities), before the page, so it adds to
+// no page's time. A join makes room for what it announced first
+// (reserveAnnounced): this is for a world that grows past that while it
+// joins, each page announcing more.
 func (c *ClientReplicator) growsNext() bool {
-	if c.queue.head == len(c.queue.msgs) || wire.Kind(c.queue.msgs[c.queue.head][0]) != wire.KindJoinPage {
-		return false
-	}
-	return c.outgrows()
+	total, ok := c.nextPageTotal()
+	return ok && c.outgrows(total)
 }
 
-// outgrows reports whether a page bringing as many entities as the last,
-// or as the join has yet to bring of what it announced if that is fewer,
-// would have arche reallocate its index of entities, in a world of
-// growsFrom entities or more.
-func (c *ClientReplicator) outgrows() bool {
+// outgrows reports whether the next page would have arche reallocate its
+// index of entities or its pool of ids, in a world of growsFrom entities or
+// more, taking the page to bring as many new entities as the one before,
+// or what is left of total (the host's count of entities, as the page
+// announces it) if that is fewer.
+func (c *ClientReplicator) outgrows(total int) bool {
 	next := c.lastPage
-	if left := c.total - c.w.Networked(); c.rejoin == nil && left < next {
+	if left := total - c.w.Networked(); c.rejoin == nil && left < next {
 		next = max(left, 1)
 	}
 	if c.lastPage == 0 || c.w.Networked()+next < growsFrom {
@@ -281,11 +295,14 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 }
 
 // maxReserve bounds the entities a join makes room for ahead of them on
-// its first page's word (World.ReserveOwned, reserveAhead), which a host's
-// claim cannot push past: per entity the owner list's and the network
-// index's few words, a 16-byte slot and the anchor image (4 bytes a
-// registered field), some 20 MiB for the default components, more for a
-// registry of many fields (at most MaxComponents·MaxFields of them).
+// its first page's word (reserveAnnounced, World.ReserveOwned,
+// reserveAhead), which a host's claim cannot push past: per entity arche's
+// 16-byte record and 8-byte id, the owner list's and the network index's
+// few words, a 16-byte slot and the anchor image (4 bytes a registered
+// field), some 26 MiB for the default components, more for a registry of
+// many fields (at most MaxComponents·MaxFields of them). (arche's index
+// and pool, if already larger than what is asked, grow to twice what they
+// were, as arche grows them.)
 const maxReserve = 1 << 18
 
 // reserveAhead makes room, in a Pump with no join message waiting, for the
@@ -299,9 +316,9 @@ func (c *ClientReplicator) reserveAhead() {
 	if c.joined || c.joinPages == 0 || c.rejoin != nil {
 		return
 	}
-	if c.outgrows() {
+	if c.outgrows(c.total) {
 		// The next page would have arche reallocate its index of
-		// entities: this frame does it instead.
+		// entities or its pool of ids: this frame does it instead.
 		c.w.ReserveEntities(c.lastPage)
 		return
 	}

@@ -376,10 +376,9 @@ func TestJoinMakesRoomForItsEntitiesFirst(t *testing.T) {
 	}
 }
 
-// understated returns the join page with its count of the host's entities
-// replaced by total: the first page of a world that grows while the client
-// joins.
-func understated(t *testing.T, page []byte, total int) []byte {
+// announcing returns the join page with its count of the host's entities
+// replaced by total.
+func announcing(t *testing.T, page []byte, total int) []byte {
 	r := wire.NewReader(page[1:])
 	frame := r.Uvarint32()
 	r.Count(1 << 30)
@@ -391,16 +390,39 @@ func understated(t *testing.T, page []byte, total int) []byte {
 	return append(out, page[1+r.Offset():]...)
 }
 
-// TestJoinGrowsTheEntityIndexAlone: in a join whose world grows past what
-// its first page announced, with time to spare in every slice, a Pump still
-// ends before the page that would have arche reallocate its index of
-// entities (past 16,384 and 32,768 entities), and the next Pump does that
-// reallocation and nothing else, so no page pays for it: every Pump that
-// applies pages leaves the index as it found it.
+// growing rewrites the join pages of lane as a world that grows while the
+// client joins would send them: each page announces only the entities
+// brought up to it (a scratch client counts them).
+func growing(t *testing.T, lane [][]byte) {
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	for i, m := range lane {
+		if wire.Kind(m[0]) != wire.KindJoinPage {
+			continue
+		}
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+		for c.Waiting() > 0 {
+			if err := c.Pump(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lane[i] = announcing(t, m, cw.Networked())
+	}
+}
+
+// TestJoinGrowsTheEntityIndexAlone: in a join whose world grows as the
+// client joins (each page announcing only the entities up to it), with time
+// to spare in every slice, a Pump still ends before a page that would have
+// arche reallocate its index of entities or its pool of ids, from 16,384
+// entities on, and the next Pump does that reallocation and nothing else,
+// so no page pays for it: every Pump that applies pages there leaves both
+// as it found them.
 func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 	const n = 40000
 	out := joinedLane(n)
-	out.lane[0] = understated(t, out.lane[0], 1000)
+	growing(t, out.lane)
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
 	for _, m := range out.lane {
@@ -409,7 +431,7 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 		}
 	}
 	var ends []int
-	var grew []int // the world when a Pump grew the index
+	var grew []int // the world when a Pump grew the index or pool
 	for !c.Joined() {
 		room, ok := cw.EntityRoom()
 		if !ok {
@@ -427,16 +449,17 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 				t.Fatalf("a Pump applied nothing at %d entities and left room for %d (was %d)", held, after, room)
 			}
 			grew = append(grew, held)
-		case held >= 1<<13 && after != room-made:
-			t.Fatalf("a Pump of pages from %d to %d entities reallocated arche's index (room %d, then %d)", held, held+made, room, after)
+		case held+made >= growsFrom && after != room-made:
+			t.Fatalf("a Pump of pages from %d to %d entities reallocated arche's index or pool (room %d, then %d)", held, held+made, room, after)
 		}
 		ends = append(ends, cw.Networked())
-		if len(ends) > 5 {
-			t.Fatalf("more than five Pumps: the world after each %v", ends)
+		if len(ends) > 8 {
+			t.Fatalf("more than eight Pumps: the world after each %v", ends)
 		}
 	}
-	if len(grew) != 2 || grew[0] >= 1<<14 || grew[1] >= 1<<15 || grew[1] < 1<<14 {
-		t.Fatalf("the index grew alone at %v entities, want once below 16,384 and once below 32,768 (the world after each Pump %v)", grew, ends)
+	// Twice as much room each time from about 16,384: at most three.
+	if len(grew) == 0 || len(grew) > 3 || grew[0] >= growsFrom {
+		t.Fatalf("the index and pool grew alone at %v entities, want one to three times from below 16,384 (the world after each Pump %v)", grew, ends)
 	}
 	if ends[len(ends)-1] != n {
 		t.Fatalf("the join ended with %d entities, want %d", ends[len(ends)-1], n)
@@ -570,17 +593,19 @@ func TestMostOwnerIsTheMajority(t *testing.T) {
 }
 
 // TestIdlePumpGrowsTheEntityIndex: a Pump with no page waiting, when the
-// next page would have arche reallocate its index of entities, does that
-// reallocation, so the page then is applied at once, with no Pump of its
-// own for the index and no reallocation in it.
+// next page would have arche reallocate its index of entities or its pool
+// of ids, does that reallocation, so the page then is applied at once, with
+// no Pump of its own for it and no reallocation in it.
 func TestIdlePumpGrowsTheEntityIndex(t *testing.T) {
 	const n = 20000
 	out := joinedLane(n)
-	out.lane[0] = understated(t, out.lane[0], 1000) // the index grows in the join
+	// The first page announces less than the world (it grew since), so no
+	// room is made for it first.
+	out.lane[0] = announcing(t, out.lane[0], 1000)
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
 	next := 0
-	for !c.outgrows() {
+	for !c.outgrows(c.total) {
 		if next == len(out.lane)-1 {
 			t.Fatal("no page of the join would grow the index")
 		}
@@ -875,5 +900,75 @@ func TestStartJoinWaitsForAnOwnerChangedBetweenSteps(t *testing.T) {
 	}
 	if paged := p.Stats().JoinEntities; paged > uint64(2*held) {
 		t.Fatalf("the join paged %d entities for a peer whose scope holds %d", paged, held)
+	}
+}
+
+// TestRejoinOfAHeldWorldMakesNoRoom: a rejoin into a world the client
+// holds whole applies its first page in its first Pump, making no room in
+// arche's index or pool (the entities are there); a rejoin into a world
+// that grew by more than growsFrom entities makes room for them first.
+func TestRejoinOfAHeldWorldMakesNoRoom(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	join := func(lane [][]byte) {
+		t.Helper()
+		for _, m := range lane {
+			if _, err := c.HandleLane(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 4 {
+			if err := c.Pump(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !c.Joined() || cw.Networked() != n {
+			t.Fatalf("joined %v with %d of %d entities", c.Joined(), cw.Networked(), n)
+		}
+	}
+	join(out.lane)
+
+	c.Rejoin(1, 0)
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	room, _ := cw.EntityRoom()
+	pages := c.Stats().Pages
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats().Pages == pages {
+		t.Fatal("the first Pump of a rejoin into the world the client holds applied no page")
+	}
+	if after, _ := cw.EntityRoom(); after != room {
+		t.Fatalf("a rejoin into the world the client holds changed arche's room from %d to %d", room, after)
+	}
+	for !c.Joined() {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cw.Networked() != n {
+		t.Fatalf("the rejoin left %d of %d entities", cw.Networked(), n)
+	}
+
+	// The host's world now announces growsFrom more than the client holds.
+	c.Rejoin(1, 0)
+	grown := append([][]byte{announcing(t, out.lane[0], n+growsFrom)}, out.lane[1:]...)
+	for _, m := range grown {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages = c.Stats().Pages
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if room, _ := cw.EntityRoom(); c.Stats().Pages != pages || room < growsFrom {
+		t.Fatalf("the first Pump of a rejoin announcing %d more entities applied %d pages and left room for %d, want none and room for them", growsFrom, c.Stats().Pages-pages, room)
 	}
 }

@@ -48,11 +48,11 @@ type queueClock struct {
 	buf   [128]byte
 }
 
-// queued returns thread tid's run-queue wait so far, or 0 if the system
-// does not say.
-func (q *queueClock) queued(tid int) time.Duration {
-	fd, ok := q.files[tid]
-	if !ok {
+// queued returns thread tid's run-queue wait so far, and ok == false if
+// the system does not say.
+func (q *queueClock) queued(tid int) (d time.Duration, ok bool) {
+	fd, seen := q.files[tid]
+	if !seen {
 		var err error
 		fd, err = syscall.Open("/proc/self/task/"+strconv.Itoa(tid)+"/schedstat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != nil {
@@ -64,22 +64,22 @@ func (q *queueClock) queued(tid int) time.Duration {
 		q.files[tid] = fd
 	}
 	if fd < 0 {
-		return 0
+		return 0, false
 	}
 	n, err := syscall.Pread(fd, q.buf[:], 0)
 	if err != nil || n <= 0 {
-		return 0
+		return 0, false
 	}
 	// "run-ns wait-ns timeslices\n": the second number.
 	i := bytes.IndexByte(q.buf[:n], ' ') + 1
-	if i == 0 {
-		return 0
+	if i == 0 || i == n || q.buf[i] < '0' || q.buf[i] > '9' {
+		return 0, false
 	}
 	var ns int64
 	for ; i < n && q.buf[i] >= '0' && q.buf[i] <= '9'; i++ {
 		ns = ns*10 + int64(q.buf[i]-'0')
 	}
-	return time.Duration(ns)
+	return time.Duration(ns), true
 }
 
 // close closes the files q keeps open.

@@ -16,5 +16,5 @@ func setAffinity(tid, cpu int) bool     { return false }
 // queueClock reads threads' run-queue waits where the system says them.
 type queueClock struct{}
 
-func (q *queueClock) queued(tid int) time.Duration { return 0 }
-func (q *queueClock) close()                       {}
+func (q *queueClock) queued(tid int) (time.Duration, bool) { return 0, false }
+func (q *queueClock) close()                               {}
