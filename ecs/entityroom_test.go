@@ -181,3 +181,47 @@ func TestReserveEntitiesGrowsAShortPool(t *testing.T) {
 		t.Fatalf("a batch of %d after ReserveEntities reallocated arche's index (%d, was %d) or pool (%d, was %d)", n, index.Cap(), indexCap, ids.Cap(), idsCap)
 	}
 }
+
+// childOf is a relation, for TestReserveEntitiesKeepsRelations.
+type childOf struct{ arche.Relation }
+
+// TestReserveEntitiesKeepsRelations: after ReserveEntities, entities made
+// one at a time serve as relation targets, and removing a target (arche's
+// bitset of targets, sized by the index's capacity, is read then) and
+// resetting the world give what they give in a world arche grew itself.
+func TestReserveEntitiesKeepsRelations(t *testing.T) {
+	type outcome struct {
+		set, removed, made arche.Entity
+		targetAlive        bool
+		held               int
+	}
+	run := func(reserve bool) outcome {
+		w := NewWorld()
+		a := w.Arche()
+		rel := arche.ComponentID[childOf](a)
+		a.NewEntity(w.IDs.Transform)
+		if reserve && !w.ReserveEntities(10_000) {
+			t.Fatal("ReserveEntities(10000) did not reallocate a world of one entity")
+		}
+		var target arche.Entity
+		for range 5000 {
+			target = a.NewEntity(w.IDs.Transform)
+		}
+		child := a.NewEntity(rel)
+		a.Relations().Set(child, rel, target)
+		var o outcome
+		o.set = a.Relations().Get(child, rel)
+		a.RemoveEntity(target)
+		o.removed = a.Relations().Get(child, rel)
+		o.targetAlive = a.Alive(target)
+		a.Reset()
+		o.made = a.NewEntity(w.IDs.Transform)
+		q := a.Query(arche.All())
+		o.held = q.Count()
+		q.Close()
+		return o
+	}
+	if got, want := run(true), run(false); got != want {
+		t.Fatalf("with ReserveEntities %+v, as arche grows itself %+v", got, want)
+	}
+}
