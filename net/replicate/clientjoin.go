@@ -98,9 +98,9 @@ func (c *ClientReplicator) Pump() error {
 	clk := c.cfg.Clock
 	start := clk.Now()
 	if c.reserveAnnounced() || c.growsNext() && c.w.ReserveEntities(c.lastPage) {
-		// arche's index of entities is made as large as the join
-		// announced, or the next page would have arche reallocate it:
-		// the reallocation is this Pump's work, alone.
+		// arche's index of entities and pool of ids are made as large
+		// as the join announced, or the next page would have arche
+		// reallocate them: the reallocation is this Pump's work, alone.
 		c.endSlice(start, clk.Now())
 		return nil
 	}
