@@ -86,29 +86,31 @@ func poolRoom(ids reflect.Value, recycled int) int {
 	return ids.Cap() - ids.Len() + recycled
 }
 
-// ReserveEntities makes sure w can create n entities in one batch without
-// arche reallocating its index of entities or its pool of ids: each that
-// has less room is reallocated now to the room asked for, or to twice its
-// capacity if that is more (as arche grows its index), what it holds
-// copied. It reports whether it reallocated either. Creating up to n
-// entities then allocates nothing in either. Call it with no query open; it
-// does nothing if arche's layout cannot be read.
+// ReserveEntities makes room for w to create n entities in one batch
+// without arche reallocating its index of entities or its pool of ids. Each
+// call reallocates at most one of the two, the index first, to the room
+// asked for or to twice its capacity if that is more (as arche grows its
+// index), what it holds copied, and reports whether it reallocated: called
+// until it returns false, it has made the room, and creating up to n
+// entities then allocates nothing in either. One allocation a call (some
+// 16 bytes an entity for the index, 8 for the pool) lets a loading client
+// spread the work over frames. Call it with no query open; it does nothing
+// if arche's layout cannot be read.
 func (w *World) ReserveEntities(n int) bool {
 	if !archeFields.ok {
 		return false
 	}
 	index, ids, recycled := w.archeSlices()
 	fresh := n - recycled // ids the pool will give that it has not given before
-	grew := false
 	if indexRoom(index, recycled) < n {
 		grow(index, max(2*index.Cap(), index.Len()+fresh+1))
-		grew = true
+		return true
 	}
 	if poolRoom(ids, recycled) < n {
 		grow(ids, max(2*ids.Cap(), ids.Len()+fresh))
-		grew = true
+		return true
 	}
-	return grew
+	return false
 }
 
 // grow replaces the slice s by a copy with capacity c.

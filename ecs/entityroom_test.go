@@ -70,8 +70,23 @@ func TestReserveEntitiesKeepsTheWorld(t *testing.T) {
 		t.Fatalf("ReserveEntities(%d) reallocated with room for %d", room, room)
 	}
 	n := room + 50_000
+	index0, ids0, _ := w.archeSlices()
+	indexCap0, idsCap0 := index0.Cap(), ids0.Cap()
 	if !w.ReserveEntities(n) {
 		t.Fatalf("ReserveEntities(%d) did not reallocate with room for %d", n, room)
+	}
+	// One reallocation a call: the index first, then the pool.
+	if index, ids, _ := w.archeSlices(); index.Cap() == indexCap0 || ids.Cap() != idsCap0 {
+		t.Fatalf("the first call grew arche's index %d → %d and pool %d → %d, want the index alone", indexCap0, index.Cap(), idsCap0, ids.Cap())
+	}
+	if !w.ReserveEntities(n) {
+		t.Fatalf("the second ReserveEntities(%d) did not grow the pool", n)
+	}
+	if index, ids, _ := w.archeSlices(); ids.Cap() == idsCap0 {
+		t.Fatalf("the second call left the pool at %d (index %d)", ids.Cap(), index.Cap())
+	}
+	if w.ReserveEntities(n) {
+		t.Fatalf("a third ReserveEntities(%d) reallocated: the room was made", n)
 	}
 	before, _ := w.EntityRoom()
 	if before < n {
@@ -125,8 +140,8 @@ func TestReserveEntitiesCountsRecycledIDs(t *testing.T) {
 	_, before, _ := w.archeSlices()
 	idsBefore := before.Cap()
 	n := room + 20_000
-	if !w.ReserveEntities(n) {
-		t.Fatalf("ReserveEntities(%d) did not reallocate with room for %d", n, room)
+	if calls := reserveAll(w, n); calls != 2 {
+		t.Fatalf("ReserveEntities(%d) with room for %d reallocated %d times, want 2 (index and pool)", n, room, calls)
 	}
 	index, ids, recycled := w.archeSlices()
 	if recycled != 5000 {
@@ -182,6 +197,19 @@ func TestReserveEntitiesGrowsAShortPool(t *testing.T) {
 	}
 }
 
+// reserveAll calls ReserveEntities(n) until it has made the room and
+// returns how many calls reallocated.
+func reserveAll(w *World, n int) int {
+	calls := 0
+	for w.ReserveEntities(n) {
+		calls++
+		if calls > 2 {
+			panic("ReserveEntities reallocated more than its two slices")
+		}
+	}
+	return calls
+}
+
 // childOf is a relation, for TestReserveEntitiesKeepsRelations.
 type childOf struct{ arche.Relation }
 
@@ -200,7 +228,7 @@ func TestReserveEntitiesKeepsRelations(t *testing.T) {
 		a := w.Arche()
 		rel := arche.ComponentID[childOf](a)
 		a.NewEntity(w.IDs.Transform)
-		if reserve && !w.ReserveEntities(10_000) {
+		if reserve && reserveAll(w, 10_000) == 0 {
 			t.Fatal("ReserveEntities(10000) did not reallocate a world of one entity")
 		}
 		var target arche.Entity

@@ -97,18 +97,20 @@ func (c *ClientReplicator) Pump() error {
 	}
 	clk := c.cfg.Clock
 	start := clk.Now()
-	if c.reserveAnnounced() || c.growsNext() && c.w.ReserveEntities(c.lastPage) {
-		// arche's index of entities and pool of ids are made as large
+	if c.reserveAnnounced() || c.reserveOwners() || c.growsNext() && c.w.ReserveEntities(c.lastPage) {
+		// arche's index of entities or its pool of ids is made as large
 		// as the join announced, or the next page would have arche
-		// reallocate them: the reallocation is this Pump's work, alone.
+		// reallocate it, or the list of the entities of the peer that
+		// owns most of the world is made as long as the world: each
+		// allocation is a Pump's work, alone.
 		c.endSlice(start, clk.Now())
 		return nil
 	}
 	last := start
 	var first error
 	for applied := 0; ; applied++ {
-		if applied > 0 && c.growsNext() {
-			break
+		if applied > 0 && (c.owning || c.growsNext()) {
+			break // the next Pump makes room first
 		}
 		msg := c.queue.pop()
 		if msg == nil {
@@ -169,16 +171,20 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 // short.
 const growsFrom = 1 << 14
 
-// reserveAnnounced makes room in arche's index of entities and pool of ids
-// (World.ReserveEntities), before a join's first page is applied, for the
-// entities the page says the world holds (its total, up to maxReserve) and
-// the client does not, if those are growsFrom or more, and reports whether
-// it reallocated. Made at the start, while the world is small, that room is
-// one allocation of each with little to copy, where arche would otherwise
-// grow both as the join fills them: on the way to 100,000 entities, in
-// pages of about a thousand, six reallocations of the index from 128
-// records (the last three copying 16,384, 32,768 and 65,536) and some
-// twenty of the pool.
+// reserveAnnounced makes room in arche's index of entities or its pool of
+// ids (World.ReserveEntities, one of them a call), before a join's first
+// page is applied, for the entities the page says the world holds (its
+// total, up to maxReserve) and the client does not, if those are growsFrom
+// or more, then the first chunk of the client's tables and of the world's
+// network index, and reports whether it allocated. Made at the start, while
+// the world is small, arche's room is one allocation of each with little to
+// copy (at 100,000 entities, 1.6 MB for the index and 0.8 MB for the pool,
+// a Pump each), where arche would otherwise grow both as the join fills
+// them: on the way to 100,000 entities, in pages of about a thousand, six
+// reallocations of the index from 128 records (the last three copying
+// 16,384, 32,768 and 65,536) and some twenty of the pool. The tables' first
+// chunk (some 300 KB) is the first page's otherwise, with the page's first
+// archetype: a frame of the join's longest.
 func (c *ClientReplicator) reserveAnnounced() bool {
 	if c.joinPages != 0 || c.joined {
 		return false
@@ -188,7 +194,44 @@ func (c *ClientReplicator) reserveAnnounced() bool {
 		return false
 	}
 	more := min(total, maxReserve) - c.w.Networked()
-	return more >= growsFrom && c.w.ReserveEntities(more)
+	return more >= growsFrom && (c.w.ReserveEntities(more) || c.reserveTables(1))
+}
+
+// reserveOwners makes the list of entities of the peer that owns most of
+// the first join page's as long as the world the page announced, less what
+// the client holds, up to maxReserve, and reports whether it did: once, in
+// a Pump of its own after the first page (800 KB at 100,000 entities,
+// which with the first page's own allocations made that page's frame the
+// join's longest). A world announced smaller than growsFrom has the list
+// made with its first page (ownersWithPage).
+func (c *ClientReplicator) reserveOwners() bool {
+	if !c.owning {
+		return false
+	}
+	c.owning = false
+	if more := min(c.total, maxReserve) - c.w.Networked(); more > 0 {
+		c.w.ReserveOwned(c.owners, more)
+		return true
+	}
+	return false
+}
+
+// ownersWithPage takes note of the peer that owns most of the first join
+// page's entities (a majority vote), whose list of owned entities is made
+// as long as the world, within a bound a host cannot push this client past
+// (most of a world has one owner: the host): at once for a world announced
+// smaller than growsFrom, else by the next Pump (reserveOwners).
+func (c *ClientReplicator) ownersWithPage(owners []ecs.PeerID) {
+	more := min(c.total, maxReserve) - c.w.Networked()
+	if more <= 0 {
+		return
+	}
+	c.owners = mostOwner(owners)
+	if more < growsFrom {
+		c.w.ReserveOwned(c.owners, more)
+		return
+	}
+	c.owning = true
 }
 
 // nextPageTotal returns the count of the host's entities the next queued
@@ -313,7 +356,7 @@ const maxReserve = 1 << 18
 // frame that would wait for the host does that allocating and zeroing, and
 // the pages that follow are applied with less of it.
 func (c *ClientReplicator) reserveAhead() {
-	if c.joined || c.joinPages == 0 || c.rejoin != nil {
+	if c.joined || c.joinPages == 0 || c.rejoin != nil || c.reserveOwners() {
 		return
 	}
 	if c.outgrows(c.total) {
@@ -322,17 +365,23 @@ func (c *ClientReplicator) reserveAhead() {
 		c.w.ReserveEntities(c.lastPage)
 		return
 	}
-	more := min(c.total, maxReserve) - c.w.Networked()
-	if more <= 0 {
-		return
+	if more := min(c.total, maxReserve) - c.w.Networked(); more > 0 {
+		c.reserveTables(more)
 	}
+}
+
+// reserveTables allocates the first missing chunk (4,096 entities) of each
+// of the client's tables and of the world's network index that more
+// networked entities than the world holds would need, and reports whether
+// it allocated any.
+func (c *ClientReplicator) reserveTables(more int) bool {
 	slots := c.w.NetSlots() + more
-	c.slots.reserve(slots)
-	c.anchors.reserve(slots)
+	made := c.slots.reserve(slots)
+	made = c.anchors.reserve(slots) || made
 	if len(c.reg.comps) > 0 && c.reg.delta != c.reg.all {
-		c.nd.reserve(slots)
+		made = c.nd.reserve(slots) || made
 	}
-	c.w.ReserveNetworked(more)
+	return c.w.ReserveNetworked(more) || made
 }
 
 // joinStage is a page decoded before its entities are made: new ones are
@@ -445,14 +494,11 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		masks = append(masks, mask)
 	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
-	if c.joinPages == 1 && len(owners) > 0 {
-		// The first page says how large the world is: the list of the
-		// owner of most of its entities (most of a world has one: the
-		// host) is made that long now, within a bound a host cannot push
-		// this client past.
-		c.w.ReserveOwned(mostOwner(owners), min(c.total-c.w.Networked(), maxReserve))
-	}
 	c.makeStaged(frame)
+	if c.joinPages == 1 && len(owners) > 0 {
+		// The first page says how large the world is.
+		c.ownersWithPage(owners)
+	}
 	if frame > c.frame {
 		c.frame = frame
 	}

@@ -46,6 +46,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	c.received, c.total = 0, 0
 	c.joinHeld, c.joinPages = 0, 0
 	c.lastPage = 0 // the entities a page brings: the last join's say nothing of this one's
+	c.owning = false
 	// What the client knows of the frames of the host it held the world
 	// from: the host it rejoins may number its frames otherwise (a host
 	// restored from a save), and the join brings every entity's state anew.
