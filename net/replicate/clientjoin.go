@@ -88,7 +88,10 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 // least one page), then FINAL and the state held back while joining once it
 // is reached. It stops before a page that would take it past JoinSlice by
 // what pages have taken so far (a smoothed time per page), so a Pump ends
-// within its slice rather than a page after it. Call it once a frame while
+// within its slice rather than a page after it. A Pump of a large join may
+// instead make room for what the join announced, one allocation and nothing
+// else (reserveAnnounced, reserveOwners, growsNext), and one with nothing
+// waiting makes room ahead (reserveAhead). Call it once a frame while
 // joining; it returns the first error of a message, which was dropped.
 func (c *ClientReplicator) Pump() error {
 	if c.queue.head == len(c.queue.msgs) {
