@@ -15,13 +15,13 @@ import (
 // barrier per record (at 65,536 entities 2 MiB and 1–6 ms in a frame). arche
 // says nothing of either slice, so EntityRoom reads their lengths and
 // capacities, and the count of recycled ids, by reflection; ReserveEntities
-// gives both slices the room a caller asks for, when it chooses (for a join,
-// at its start, while the world holds few entities and little is copied), by
-// writing the two slice headers, each a copy of what it held with more
-// capacity. arche reads both slices through the world each time and keeps no
-// other reference to their arrays; the one thing sized by the index's
-// capacity, the bitset of relation targets, arche extends to that capacity
-// itself whenever it creates an entity.
+// gives both slices the room a caller asks for, one a call, when it chooses
+// (for a join, at its start, while the world holds few entities and little
+// is copied), by writing the two slice headers, each a copy of what it held
+// with more capacity. arche reads both slices through the world each time
+// and keeps no other reference to their arrays; the one thing sized by the
+// index's capacity, the bitset of relation targets, arche extends to that
+// capacity itself whenever it creates an entity.
 
 // archeFields locates, once, arche's index of entities and its pool's ids
 // and count of recycled ids in an arche.World value; ok is false if arche's

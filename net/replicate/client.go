@@ -205,10 +205,10 @@ type ClientReplicator struct {
 	queue    joinQueue
 	pageTime time.Duration // the smoothed time a join message takes to apply (Pump)
 	lastPage int           // entities the last join page brought (Pump)
-	// owners is the peer most of the first join page's entities belong to,
-	// whose list of owned entities a Pump of its own makes as long as the
-	// world (reserveOwners); owning is set until it has.
-	owners   ecs.PeerID
+	// majority is the peer most of the first join page's entities belong
+	// to, whose list of owned entities a Pump of its own makes room in for
+	// the rest of the world (reserveOwners); owning is set until it has.
+	majority ecs.PeerID
 	owning   bool
 	stage    joinStage
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal

@@ -89,7 +89,7 @@ func (c *ClientReplicator) HandleLane(msg []byte) (ok bool, err error) {
 // is reached. It stops before a page that would take it past JoinSlice by
 // what pages have taken so far (a smoothed time per page), so a Pump ends
 // within its slice rather than a page after it. A Pump of a large join may
-// instead make room for what the join announced, one allocation and nothing
+// instead make room for what the join announced, one step of it and nothing
 // else (reserveAnnounced, reserveOwners, growsNext), and one with nothing
 // waiting makes room ahead (reserveAhead). Call it once a frame while
 // joining; it returns the first error of a message, which was dropped.
@@ -196,45 +196,52 @@ func (c *ClientReplicator) reserveAnnounced() bool {
 	if !ok {
 		return false
 	}
-	more := min(total, maxReserve) - c.w.Networked()
+	more := c.toCome(total)
 	return more >= growsFrom && (c.w.ReserveEntities(more) || c.reserveTables(1))
 }
 
-// reserveOwners makes the list of entities of the peer that owns most of
-// the first join page's as long as the world the page announced, less what
-// the client holds, up to maxReserve, and reports whether it did: once, in
-// a Pump of its own after the first page (800 KB at 100,000 entities,
-// which with the first page's own allocations made that page's frame the
-// join's longest). A world announced smaller than growsFrom has the list
-// made with its first page (ownersWithPage).
+// toCome returns how many entities of a world of total the client does not
+// hold, up to maxReserve: what a join makes room for ahead of them.
+func (c *ClientReplicator) toCome(total int) int {
+	return min(total, maxReserve) - c.w.Networked()
+}
+
+// ownersWithPage, for the first join page, before its entities are made,
+// takes note of the peer that owns most of them (a majority vote; most of a
+// world has one owner, the host), whose list of owned entities then gets
+// room for the entities the page announced and the client does not hold,
+// up to maxReserve: at once if those are fewer than growsFrom, else by the
+// next Pump, alone (reserveOwners), as reserveAnnounced made room for them
+// before the page.
+func (c *ClientReplicator) ownersWithPage(owners []ecs.PeerID) {
+	more := c.toCome(c.total)
+	if more <= 0 {
+		return
+	}
+	c.majority = mostOwner(owners)
+	if more < growsFrom {
+		c.w.ReserveOwned(c.majority, more)
+		return
+	}
+	c.owning = true
+}
+
+// reserveOwners makes room in the list of owned entities of the first
+// page's majority owner (ownersWithPage) for the entities the join
+// announced and the client does not hold yet, up to maxReserve, and reports
+// whether it did: once, in a Pump of its own after the first page (800 KB
+// at 100,000 entities, which with the first page's own allocations made
+// that page's frame one of the join's longest).
 func (c *ClientReplicator) reserveOwners() bool {
 	if !c.owning {
 		return false
 	}
 	c.owning = false
-	if more := min(c.total, maxReserve) - c.w.Networked(); more > 0 {
-		c.w.ReserveOwned(c.owners, more)
+	if more := c.toCome(c.total); more > 0 {
+		c.w.ReserveOwned(c.majority, more)
 		return true
 	}
 	return false
-}
-
-// ownersWithPage takes note of the peer that owns most of the first join
-// page's entities (a majority vote), whose list of owned entities is made
-// as long as the world, within a bound a host cannot push this client past
-// (most of a world has one owner: the host): at once for a world announced
-// smaller than growsFrom, else by the next Pump (reserveOwners).
-func (c *ClientReplicator) ownersWithPage(owners []ecs.PeerID) {
-	more := min(c.total, maxReserve) - c.w.Networked()
-	if more <= 0 {
-		return
-	}
-	c.owners = mostOwner(owners)
-	if more < growsFrom {
-		c.w.ReserveOwned(c.owners, more)
-		return
-	}
-	c.owning = true
 }
 
 // nextPageTotal returns the count of the host's entities the next queued
@@ -260,9 +267,9 @@ func (c *ClientReplicator) nextPageTotal() (total int, ok bool) {
 // doubles the index there, allocating it anew and copying every entity's
 // record (a pointer each, a write barrier each while the collector marks):
 // a page that does it takes several times as long as others, and longer
-// than a slice with the collector at work. The reallocation then gets a
-// Pump of its own (World.ReserveEntities), before the page, so it adds to
-// no page's time. A join makes room for what it announced first
+// than a slice with the collector at work. Each reallocation (the index,
+// then the pool) then gets a Pump of its own (World.ReserveEntities),
+// before the page, so it adds to no page's time. A join makes room for what it announced first
 // (reserveAnnounced): this is for a world that grows past that while it
 // joins, each page announcing more.
 func (c *ClientReplicator) growsNext() bool {
@@ -341,8 +348,8 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 }
 
 // maxReserve bounds the entities a join makes room for ahead of them on
-// its first page's word (reserveAnnounced, World.ReserveOwned,
-// reserveAhead), which a host's claim cannot push past: per entity arche's
+// its first page's word (toCome: reserveAnnounced, ownersWithPage,
+// reserveOwners, reserveAhead), which a host's claim cannot push past: per entity arche's
 // 16-byte record and 8-byte id, the owner list's and the network index's
 // few words, a 16-byte slot and the anchor image (4 bytes a registered
 // field), some 26 MiB for the default components, more for a registry of
@@ -352,23 +359,26 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 const maxReserve = 1 << 18
 
 // reserveAhead makes room, in a Pump with no join message waiting, for the
-// entities the join announced and has not brought yet: the reallocation of
-// arche's index of entities the next page would make, if it would (a call),
-// else one chunk (4,096 entities) of each of the client's tables and of the
-// world's network index a call, some 300 KB for the default components. A
-// frame that would wait for the host does that allocating and zeroing, and
-// the pages that follow are applied with less of it.
+// entities the join announced and has not brought yet: the owner list's
+// room if the Pump after the first page has not made it yet
+// (reserveOwners), else the reallocation of arche's index of entities or
+// of its pool of ids the next page would make, if it would (one of them a
+// call), else one chunk (4,096 entities) of each of the client's tables and
+// of the world's network index a call, some 300 KB for the default
+// components. A frame that would wait for the host does that allocating and
+// zeroing, and the pages that follow are applied with less of it.
 func (c *ClientReplicator) reserveAhead() {
 	if c.joined || c.joinPages == 0 || c.rejoin != nil || c.reserveOwners() {
 		return
 	}
 	if c.outgrows(c.total) {
 		// The next page would have arche reallocate its index of
-		// entities or its pool of ids: this frame does it instead.
+		// entities or its pool of ids: this frame does one of them
+		// instead.
 		c.w.ReserveEntities(c.lastPage)
 		return
 	}
-	if more := min(c.total, maxReserve) - c.w.Networked(); more > 0 {
+	if more := c.toCome(c.total); more > 0 {
 		c.reserveTables(more)
 	}
 }
@@ -497,11 +507,11 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		masks = append(masks, mask)
 	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
-	c.makeStaged(frame)
 	if c.joinPages == 1 && len(owners) > 0 {
 		// The first page says how large the world is.
 		c.ownersWithPage(owners)
 	}
+	c.makeStaged(frame)
 	if frame > c.frame {
 		c.frame = frame
 	}

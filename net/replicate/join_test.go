@@ -456,6 +456,7 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 	}
 	var ends []int
 	var grew []int // the world when a Pump grew the index or pool
+	runFrom := -1  // the room when a run of Pumps applying nothing began
 	for !c.Joined() {
 		room, ok := cw.EntityRoom()
 		if !ok {
@@ -470,13 +471,22 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 		switch {
 		case made == 0 && !c.Joined():
 			// The room is the smaller of the two's: growing the other
-			// leaves it as it was.
+			// leaves it as it was, so it is checked once the run of
+			// such Pumps ends.
 			if after < room {
 				t.Fatalf("a Pump applied nothing at %d entities and left room for %d (was %d)", held, after, room)
 			}
+			if runFrom < 0 {
+				runFrom = room
+			}
 			grew = append(grew, held)
+		case runFrom >= 0 && (room <= runFrom || room < c.lastPage):
+			t.Fatalf("Pumps applying nothing at %d entities took arche's room from %d to %d, short of a page of %d", held, runFrom, room, c.lastPage)
 		case held+made >= growsFrom && after != room-made:
 			t.Fatalf("a Pump of pages from %d to %d entities reallocated arche's index or pool (room %d, then %d)", held, held+made, room, after)
+		}
+		if made > 0 {
+			runFrom = -1
 		}
 		ends = append(ends, cw.Networked())
 		if len(ends) > 12 {
@@ -593,6 +603,41 @@ func TestFirstPageReservesForItsMostOwner(t *testing.T) {
 	}
 	if got := cap(cw.Owned(0)); got < n-1 {
 		t.Fatalf("the host's owner list has room for %d, want the world's %d", got, n-1)
+	}
+}
+
+// TestOwnerListWaitsForItsPump: a join announcing a little more than
+// growsFrom entities, whose first page brings more than the excess, has
+// the owner list's room made in the Pump after that page, alone, as arche's
+// and the tables' were before it, not with the page.
+func TestOwnerListWaitsForItsPump(t *testing.T) {
+	out := joinedLane(3000)
+	total := growsFrom + 500
+	first := announcing(t, out.lane[0], total)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	if _, err := c.HandleLane(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.HandleLane(out.lane[1]); err != nil {
+		t.Fatal(err)
+	}
+	pumpToPage(t, c)
+	held := cw.Networked()
+	if held <= 500 || c.Stats().Pages != 1 {
+		t.Fatalf("the first page brought %d entities (%d pages), want more than 500 and one page", held, c.Stats().Pages)
+	}
+	if got := cap(cw.Owned(0)); got >= total {
+		t.Fatalf("the first page's Pump made the owner list room for %d of %d", got, total)
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats().Pages != 1 || cw.Networked() != held {
+		t.Fatalf("the Pump after the first page applied %d pages", c.Stats().Pages-1)
+	}
+	if got := cap(cw.Owned(0)); got < total {
+		t.Fatalf("the Pump after the first page left the owner list room for %d, want %d", got, total)
 	}
 }
 
@@ -983,21 +1028,13 @@ func TestRejoinOfAHeldWorldMakesNoRoom(t *testing.T) {
 		}
 	}
 	pages = c.Stats().Pages
-	if err := c.Pump(); err != nil {
-		t.Fatal(err)
-	}
-	if c.Stats().Pages != pages {
-		t.Fatalf("the first Pump of a rejoin announcing %d more entities applied %d pages, want none", growsFrom, c.Stats().Pages-pages)
-	}
-	room, _ = cw.EntityRoom()
-	if room < growsFrom {
-		// The index was reallocated; the pool is the next Pump's.
+	for range 2 { // arche's index, then its pool
 		if err := c.Pump(); err != nil {
 			t.Fatal(err)
 		}
-		if room, _ := cw.EntityRoom(); c.Stats().Pages != pages || room < growsFrom {
-			t.Fatalf("the first two Pumps of a rejoin announcing %d more entities applied %d pages and left room for %d, want none and room for them", growsFrom, c.Stats().Pages-pages, room)
-		}
+	}
+	if room, _ := cw.EntityRoom(); c.Stats().Pages != pages || room < growsFrom {
+		t.Fatalf("the first two Pumps of a rejoin announcing %d more entities applied %d pages and left room for %d, want none and room for them", growsFrom, c.Stats().Pages-pages, room)
 	}
 }
 
