@@ -174,15 +174,24 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 // short.
 const growsFrom = 1 << 14
 
-// reserveAnnounced makes room in arche's index of entities or its pool of
-// ids (World.ReserveEntities, one of them a call), before a join's first
-// page is applied, for the entities the page says the world holds (its
-// total, up to maxReserve) and the client does not, if those are growsFrom
-// or more, then the first chunk of the client's tables and of the world's
-// network index, and reports whether it allocated. Made at the start, while
-// the world is small, arche's room is one allocation of each with little to
-// copy (at 100,000 entities, 1.6 MB for the index and 0.8 MB for the pool,
-// a Pump each), where arche would otherwise grow both as the join fills
+// splitFrom is the smallest count of entities to come at which each of the
+// allocations a join makes room with ahead of them gets a Pump of its own
+// (reserveAnnounced, ownersWithPage): below it arche's index and pool and
+// the tables' first chunk take under 1.1 MB together, made in one Pump,
+// and the owner list under 256 KB, made with the first page, which spares
+// a mid-size join three frames.
+const splitFrom = 1 << 15
+
+// reserveAnnounced makes room in arche's index of entities and its pool of
+// ids (World.ReserveEntities), before a join's first page is applied, for
+// the entities the page says the world holds (its total, up to maxReserve)
+// and the client does not, if those are growsFrom or more, then the first
+// chunk of the client's tables and of the world's network index, and
+// reports whether it allocated: all of it in one call below splitFrom
+// entities to come, else one allocation a call (a Pump each). Made at the
+// start, while the world is small, arche's room is one allocation of each
+// with little to copy (at 100,000 entities, 1.6 MB for the index and 0.8 MB
+// for the pool), where arche would otherwise grow both as the join fills
 // them: on the way to 100,000 entities, in pages of about a thousand, six
 // reallocations of the index from 128 records (the last three copying
 // 16,384, 32,768 and 65,536) and some twenty of the pool. The tables' first
@@ -197,7 +206,17 @@ func (c *ClientReplicator) reserveAnnounced() bool {
 		return false
 	}
 	more := c.toCome(total)
-	return more >= growsFrom && (c.w.ReserveEntities(more) || c.reserveTables(1))
+	switch {
+	case more < growsFrom:
+		return false
+	case more >= splitFrom:
+		return c.w.ReserveEntities(more) || c.reserveTables(1)
+	}
+	made := false
+	for c.w.ReserveEntities(more) {
+		made = true
+	}
+	return c.reserveTables(1) || made
 }
 
 // toCome returns how many entities of a world of total the client does not
@@ -210,16 +229,16 @@ func (c *ClientReplicator) toCome(total int) int {
 // takes note of the peer that owns most of them (a majority vote; most of a
 // world has one owner, the host), whose list of owned entities then gets
 // room for the entities the page announced and the client does not hold,
-// up to maxReserve: at once if those are fewer than growsFrom, else by the
+// up to maxReserve: at once if those are fewer than splitFrom, else by the
 // next Pump, alone (reserveOwners), as reserveAnnounced made room for them
-// before the page.
+// before the page, a Pump an allocation.
 func (c *ClientReplicator) ownersWithPage(owners []ecs.PeerID) {
 	more := c.toCome(c.total)
 	if more <= 0 {
 		return
 	}
 	c.majority = mostOwner(owners)
-	if more < growsFrom {
+	if more < splitFrom {
 		c.w.ReserveOwned(c.majority, more)
 		return
 	}

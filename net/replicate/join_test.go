@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -264,9 +265,16 @@ func (c *stepClock) Now() time.Time {
 
 // TestClientAppliesJoinInSlices: join pages that arrived all at once are
 // applied a bounded slice per Pump (the frame's share), every entity in the
-// end, and the join is done only when the last slice applies FINAL.
+// end, and the join is done only when the last slice applies FINAL; the
+// Pumps that make room for the join first are one for a world of fewer than
+// splitFrom entities, four for a larger one.
 func TestClientAppliesJoinInSlices(t *testing.T) {
-	const n = 20000
+	for _, n := range []int{20000, 40000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) { joinInSlices(t, n) })
+	}
+}
+
+func joinInSlices(t *testing.T, n int) {
 	out := joinedLane(n)
 	pages := len(out.lane) - 1
 	// Each page "takes" 0.6 ms of the 2 ms slice: three pages a Pump, as a
@@ -309,13 +317,19 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	if cw.Networked() != n {
 		t.Fatalf("client holds %d of %d entities", cw.Networked(), n)
 	}
-	// Five more: two make room in arche's index and pool for the world the
-	// first page announced (TestJoinMakesRoomForItsEntitiesFirst), one the
-	// first chunk of the client's tables, the first page is applied alone,
-	// and the Pump after it makes the owner list as long as the world
-	// (TestJoinMakesRoomForTheAnnouncedWorld); then the other pages and
-	// FINAL, three a Pump.
-	if want := 5 + (pages+2)/3; pumps != want {
+	// Fewer than splitFrom entities: one Pump more, which makes room in
+	// arche's index and pool for the world the first page announced and
+	// the first chunk of the client's tables (TestMidSizeJoinMakesRoomOnce);
+	// then the pages and FINAL, three a Pump. More: five more, two for
+	// arche's index and pool (TestJoinMakesRoomForItsEntitiesFirst), one
+	// for the first chunk, the first page applied alone, and the Pump after
+	// it for the owner list (TestJoinMakesRoomForTheAnnouncedWorld); then
+	// the other pages and FINAL, three a Pump.
+	want := 1 + (pages+1+2)/3
+	if n >= splitFrom {
+		want = 5 + (pages+2)/3
+	}
+	if pumps != want {
 		t.Fatalf("%d pumps for %d pages and FINAL, want %d", pumps, pages, want)
 	}
 	if c.Waiting() != 0 {
@@ -504,12 +518,12 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 }
 
 // TestJoinMakesRoomForTheAnnouncedWorld: the first page's count of the
-// host's entities has the owner's list made that long by the Pump after
-// that page, alone, so the join copies it never after (its array then holds
-// the whole world); a count past maxReserve reserves no more than
-// maxReserve.
+// host's entities, splitFrom or more, has the owner's list made that long
+// by the Pump after that page, alone, so the join copies it never after
+// (its array then holds the whole world); a count past maxReserve reserves
+// no more than maxReserve.
 func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
-	const n = 20000
+	const n = 40000
 	out := joinedLane(n)
 	cw := ecs.NewWorld()
 	// A page "takes" the whole slice: one page a Pump.
@@ -606,13 +620,62 @@ func TestFirstPageReservesForItsMostOwner(t *testing.T) {
 	}
 }
 
+// TestMidSizeJoinMakesRoomOnce: a join of fewer than splitFrom entities has
+// its room made in one Pump, applying nothing (arche's index and pool, the
+// first chunk of the client's tables), and the owner list's with the first
+// page; every later Pump applies pages, and none reallocates arche's index
+// or pool or the owner list.
+func TestMidSizeJoinMakesRoomOnce(t *testing.T) {
+	const n = 20000
+	out := joinedLane(n)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	room, _ := cw.EntityRoom()
+	if c.Stats().Pages != 0 || room < n || len(c.slots.chunks) != 1 {
+		t.Fatalf("the first Pump applied %d pages, left room for %d and made %d chunks of slots; want none, room for %d and the first chunk", c.Stats().Pages, room, len(c.slots.chunks), n)
+	}
+	if err := c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	owned := cw.Owned(0)
+	if c.Stats().Pages != 1 || cap(owned) < n {
+		t.Fatalf("the second Pump applied %d pages and made the owner list room for %d, want the first page and room for %d", c.Stats().Pages, cap(owned), n)
+	}
+	room -= cw.Networked()
+	for !c.Joined() {
+		pages, held := c.Stats().Pages, cw.Networked()
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		made := cw.Networked() - held
+		if c.Stats().Pages == pages && !c.Joined() {
+			t.Fatalf("a Pump at %d entities applied no page", held)
+		}
+		if after, _ := cw.EntityRoom(); after != room-made {
+			t.Fatalf("a Pump of pages from %d to %d entities reallocated arche's index or pool (room %d, then %d)", held, held+made, room, after)
+		}
+		room -= made
+	}
+	if all := cw.Owned(0); len(all) != n || unsafe.SliceData(all) != unsafe.SliceData(owned) {
+		t.Fatalf("the owner list holds %d of %d entities; copied during the join: %v", len(all), n, unsafe.SliceData(all) != unsafe.SliceData(owned))
+	}
+}
+
 // TestOwnerListWaitsForItsPump: a join announcing a little more than
-// growsFrom entities, whose first page brings more than the excess, has
+// splitFrom entities, whose first page brings more than the excess, has
 // the owner list's room made in the Pump after that page, alone, as arche's
 // and the tables' were before it, not with the page.
 func TestOwnerListWaitsForItsPump(t *testing.T) {
 	out := joinedLane(3000)
-	total := growsFrom + 500
+	total := splitFrom + 500
 	first := announcing(t, out.lane[0], total)
 	cw := ecs.NewWorld()
 	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
@@ -1028,13 +1091,11 @@ func TestRejoinOfAHeldWorldMakesNoRoom(t *testing.T) {
 		}
 	}
 	pages = c.Stats().Pages
-	for range 2 { // arche's index, then its pool
-		if err := c.Pump(); err != nil {
-			t.Fatal(err)
-		}
+	if err := c.Pump(); err != nil { // fewer than splitFrom: all the room at once
+		t.Fatal(err)
 	}
 	if room, _ := cw.EntityRoom(); c.Stats().Pages != pages || room < growsFrom {
-		t.Fatalf("the first two Pumps of a rejoin announcing %d more entities applied %d pages and left room for %d, want none and room for them", growsFrom, c.Stats().Pages-pages, room)
+		t.Fatalf("the first Pump of a rejoin announcing %d more entities applied %d pages and left room for %d, want none and room for them", growsFrom, c.Stats().Pages-pages, room)
 	}
 }
 
