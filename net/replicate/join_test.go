@@ -524,15 +524,7 @@ func TestJoinGrowsTheEntityIndexAlone(t *testing.T) {
 // no more than maxReserve.
 func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	const n = 40000
-	out := joinedLane(n)
-	cw := ecs.NewWorld()
-	// A page "takes" the whole slice: one page a Pump.
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
-	for _, m := range out.lane {
-		if _, err := c.HandleLane(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, cw := pageAPump(t, joinedLane(n).lane)
 	pumpToPage(t, c)
 	if got := cap(cw.Owned(0)); got >= n {
 		t.Fatalf("the first page's Pump made the owner list room for %d of %d: that is the next Pump's", got, n)
@@ -627,14 +619,7 @@ func TestFirstPageReservesForItsMostOwner(t *testing.T) {
 // or pool or the owner list.
 func TestMidSizeJoinMakesRoomOnce(t *testing.T) {
 	const n = 20000
-	out := joinedLane(n)
-	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
-	for _, m := range out.lane {
-		if _, err := c.HandleLane(m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c, cw := pageAPump(t, joinedLane(n).lane)
 	if err := c.Pump(); err != nil {
 		t.Fatal(err)
 	}
@@ -1114,4 +1099,18 @@ func pumpToPage(t *testing.T, c *ClientReplicator) {
 		}
 	}
 	t.Fatal("four Pumps applied no join page")
+}
+
+// pageAPump returns a client of a new world with the join messages of lane
+// queued, each page of which "takes" the whole 1 ms slice: one page a Pump.
+func pageAPump(t *testing.T, lane [][]byte) (*ClientReplicator, *ecs.World) {
+	t.Helper()
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Millisecond, Clock: &stepClock{now: time.Unix(0, 0), step: time.Millisecond}})
+	for _, m := range lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, cw
 }
