@@ -104,8 +104,8 @@ func (c *ClientReplicator) Pump() error {
 		// arche's index of entities or its pool of ids is made as large
 		// as the join announced, or the next page would have arche
 		// reallocate it, or the list of the entities of the peer that
-		// owns most of the world is made as long as the world: each
-		// allocation is a Pump's work, alone.
+		// owns most of the world is made as long as the world: making
+		// that room is this Pump's work, alone.
 		c.endSlice(start, clk.Now())
 		return nil
 	}
@@ -174,8 +174,8 @@ func smoothPageTime(avg, d time.Duration) time.Duration {
 // short.
 const growsFrom = 1 << 14
 
-// splitFrom is the smallest count of entities to come at which each of the
-// allocations a join makes room with ahead of them gets a Pump of its own
+// splitFrom is the smallest count of entities to come at which each
+// allocation a join makes ahead of them gets a Pump of its own
 // (reserveAnnounced, ownersWithPage): below it arche's index and pool and
 // the tables' first chunk take under 1.1 MB together, made in one Pump,
 // and the owner list under 256 KB, made with the first page, which spares
@@ -288,9 +288,9 @@ func (c *ClientReplicator) nextPageTotal() (total int, ok bool) {
 // a page that does it takes several times as long as others, and longer
 // than a slice with the collector at work. Each reallocation (the index,
 // then the pool) then gets a Pump of its own (World.ReserveEntities),
-// before the page, so it adds to no page's time. A join makes room for what it announced first
-// (reserveAnnounced): this is for a world that grows past that while it
-// joins, each page announcing more.
+// before the page, so it adds to no page's time. A join makes room for what
+// it announced first (reserveAnnounced): this is for a world that grows
+// past that while it joins, each page announcing more.
 func (c *ClientReplicator) growsNext() bool {
 	total, ok := c.nextPageTotal()
 	return ok && c.outgrows(total)
@@ -366,15 +366,15 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 	return best
 }
 
-// maxReserve bounds the entities a join makes room for ahead of them on
-// its first page's word (toCome: reserveAnnounced, ownersWithPage,
-// reserveOwners, reserveAhead), which a host's claim cannot push past: per entity arche's
-// 16-byte record and 8-byte id, the owner list's and the network index's
-// few words, a 16-byte slot and the anchor image (4 bytes a registered
-// field), some 26 MiB for the default components, more for a registry of
-// many fields (at most MaxComponents·MaxFields of them). (arche's index
-// and pool, if already larger than what is asked, grow to twice what they
-// were, as arche grows them.)
+// maxReserve bounds the entities a join makes room for ahead of them on its
+// first page's word (toCome: reserveAnnounced, ownersWithPage,
+// reserveOwners, reserveAhead), which a host's claim cannot push past: per
+// entity arche's 16-byte record and 8-byte id, the owner list's and the
+// network index's few words, a 16-byte slot and the anchor image (4 bytes a
+// registered field), some 26 MiB for the default components, more for a
+// registry of many fields (at most MaxComponents·MaxFields of them).
+// (arche's index and pool, if already larger than what is asked, grow to
+// twice what they were, as arche grows them.)
 const maxReserve = 1 << 18
 
 // reserveAhead makes room, in a Pump with no join message waiting, for the
