@@ -274,6 +274,7 @@ func TestClientAppliesJoinInSlices(t *testing.T) {
 	}
 }
 
+// joinInSlices is TestClientAppliesJoinInSlices for a world of n entities.
 func joinInSlices(t *testing.T, n int) {
 	out := joinedLane(n)
 	pages := len(out.lane) - 1
