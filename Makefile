@@ -78,7 +78,8 @@ bench:
 
 # The host tick beside the same scenario on Colyseus's state sync
 # (@colyseus/schema, pinned in bench/colyseus/package-lock.json), alternating
-# rounds; PEER_ROUNDS rounds, BENCHTIME each.
+# rounds; PEER_ROUNDS rounds, BENCHTIME each; Colyseus with its fields
+# declared quantized and as plain numbers (FIELDS in scripts/peer-bench).
 PEER_ROUNDS ?= 6
 bench-peers:
 	@if [ ! -d bench/colyseus/node_modules ]; then \
