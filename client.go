@@ -308,8 +308,10 @@ func (r relay) Removed(e arche.Entity) {
 	}
 }
 
-// AddCorrection implements predict.Smoother.
+// AddCorrection implements predict.Smoother: the correction moved e's
+// Transform, so its Prev moves with it, and the interpolator hides the move.
 func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
+	r.l.w.drawn.shift(r.l.w.ECS, e, dx, dy, da)
 	if r.l.ip != nil {
 		r.l.ip.AddCorrection(e, dx, dy, da)
 	}

@@ -37,7 +37,10 @@
 // (a slow display never slows the game or its network), with View.Pose
 // saying where each entity is drawn: in the past and interpolated for what the
 // host sends, blended between steps and corrected smoothly for what is
-// simulated here. A client takes the fixed step and send rate from the host.
+// simulated here. An entity simulated here is blended when it carries
+// ecs.Interpolated (a client gives its predicted ones one); the engine keeps
+// its Prev from the Transform writes the game reports, physics or not. A
+// client takes the fixed step and send rate from the host.
 //
 // Commands: a player's request that the host change the world once (switch
 // team, place something, spend something), with an answer that says it

@@ -145,6 +145,8 @@ type World struct {
 	// fills: Setup builds the fixed content (geometry, systems, resources)
 	// and spawns no networked entity, for the save brings them back.
 	Restoring bool
+
+	drawn drawnPoses // keeps Interpolated.Prev of the entities a step moved
 }
 
 // Peer is a participant of a session as the host's Join and Leave hooks see
@@ -230,10 +232,14 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 		w.Physics = physics.New(w.ECS, pc)
 	}
 	arche.ComponentID[Input[I]](w.ECS.Arche())
+	// First in the step, before anything moves an entity, and last.
+	w.Schedule.AddTo(ecs.StageInput, "tandem.drawn", ecs.SystemFunc(w.drawn.start))
 	g.Setup(w)
 	if w.Physics != nil && !slices.Contains(w.Schedule.Systems(), physicsSystem) {
 		w.Schedule.Add(physicsSystem, w.Physics)
 	}
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.drawn.end", ecs.SystemFunc(w.drawn.end))
+	w.drawn.atRest(w.ECS, w.ECS.Journal().Spawned(w.ECS), true)
 	return w
 }
 

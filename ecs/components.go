@@ -53,9 +53,11 @@ type NetworkIdentity struct {
 // Prev is the pose at the end of the previous simulation step; drawing blends
 // from Prev to Transform by the fraction of a step elapsed (Schedule.Alpha).
 // Snap marks a teleport: the next drawn frame shows Transform as is, with no
-// blending from Prev. Whoever moves the entity keeps Prev (the physics bridge
-// does so for bodies); the interpolation layer keeps its own history for
-// entities received from the network.
+// blending from Prev. Whoever moves the entity keeps Prev: the physics bridge
+// does so for bodies, and a game built on package tandem has the engine keep
+// it for every networked entity whose Transform writes it reports. The
+// interpolation layer keeps its own history for entities received from the
+// network.
 type Interpolated struct {
 	Prev Transform
 	Snap bool

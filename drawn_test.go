@@ -1,0 +1,217 @@
+package tandem
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+)
+
+// walkSpeed is how fast, in units a second, walkGame's entities move.
+const walkSpeed = 60.0
+
+// walkGame is a game without physics: a system moves every entity by its
+// velocity and reports the write, as a game of its own would; a player's
+// input sets its velocity. The host has a drifter, made with a zero
+// Interpolated (Prev at the origin), that drifts along y = 100 and, when
+// teleport is set, jumps to x = 500 at frame 90. With nudge, the host alone
+// pushes every player 5 units on at frame 90: a client's prediction is
+// corrected.
+func walkGame(teleport, nudge bool) (*Game[push], *arche.Entity) {
+	var drifter arche.Entity
+	g := &Game[push]{
+		Components: []Component{
+			Replicate(replicate.TransformCodec(), PredictPose),
+			Replicate(replicate.VelocityCodec(), PredictVelocity),
+		},
+		Input: pushCodec,
+		Setup: func(w *World) {
+			controls := generic.NewFilter2[ecs.Velocity, Input[push]]()
+			movers := generic.NewFilter2[ecs.Transform, ecs.Velocity]()
+			dt := w.Schedule.StepDuration().Seconds()
+			w.Schedule.Add("control", ecs.SystemFunc(func(ew *ecs.World) {
+				q := controls.Query(ew.Arche())
+				for q.Next() {
+					v, in := q.Get()
+					if x := float64(in.Value.X) * walkSpeed; v.X != x {
+						v.X = x
+						ecs.MutateComponent(ew, q.Entity(), ew.IDs.Velocity)
+					}
+				}
+			}))
+			w.Schedule.Add("walk", ecs.SystemFunc(func(ew *ecs.World) {
+				q := movers.Query(ew.Arche())
+				for q.Next() {
+					t, v := q.Get()
+					if v.X == 0 && v.Y == 0 {
+						continue
+					}
+					t.X += v.X * dt
+					t.Y += v.Y * dt
+					ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform)
+				}
+			}))
+			if teleport {
+				w.Schedule.Add("teleport", ecs.SystemFunc(func(ew *ecs.World) {
+					if ew.Frame() == 90 && ew.Alive(drifter) {
+						(*ecs.Transform)(ew.Arche().Get(drifter, ew.IDs.Transform)).X = 500
+						ecs.MutateComponent(ew, drifter, ew.IDs.Transform)
+						ecs.ReportTeleport(ew, drifter)
+					}
+				}))
+			}
+			if w.Role == Joined {
+				return
+			}
+			if nudge {
+				players := generic.NewFilter2[ecs.Transform, Input[push]]()
+				w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
+					if ew.Frame() != 90 {
+						return
+					}
+					q := players.Query(ew.Arche())
+					for q.Next() {
+						t, _ := q.Get()
+						t.X += 5
+						ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform)
+					}
+				}))
+			}
+			m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
+			drifter = m.NewWith(&ecs.Transform{X: 20, Y: 100}, &ecs.Velocity{X: walkSpeed / 2}, &ecs.NetworkIdentity{}, &ecs.Interpolated{})
+		},
+		Join: func(w *World, p Peer) error {
+			m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, Input[push]](w.ECS.Arche())
+			m.NewWith(&ecs.Transform{Y: -100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &Input[push]{})
+			return nil
+		},
+	}
+	return g, &drifter
+}
+
+// drawnAt returns where v draws e, its Transform and the view's alpha.
+func drawnAt(t *testing.T, v *View, e arche.Entity) (drawn, now ecs.Transform, alpha float64) {
+	t.Helper()
+	drawn, ok := v.Pose(e)
+	if !ok {
+		t.Fatalf("entity %v is not drawn", e)
+	}
+	return drawn, *(*ecs.Transform)(v.World.ECS.Arche().Get(e, v.World.ECS.IDs.Transform)), v.Alpha()
+}
+
+// An entity a game moves itself, reporting each write, is drawn blended
+// between its last two steps with nothing kept by the game: at alpha a it is
+// drawn (1−a) of a step's travel behind its Transform, from its first step
+// on (made with a zero Prev, it is not drawn sliding in from the origin).
+func TestMovedEntitiesAreDrawnBetweenTheirLastTwoSteps(t *testing.T) {
+	g, drifter := walkGame(false, false)
+	p := newPair(t, g, condition.Config{Latency: 20 * time.Millisecond})
+	step := g.step().Seconds()
+	checked := 0
+	for range 60 {
+		p.run(time.Second / 120) // a frame drawn between two steps, or just after one
+		p.host.View(p.clk.Now(), func(v *View) {
+			drawn, now, alpha := drawnAt(t, v, *drifter)
+			want := now.X - (1-alpha)*walkSpeed/2*step
+			if v.World.ECS.Frame() == 0 {
+				// Before the first step: drawn at rest where Setup made it.
+				want = now.X
+			}
+			if math.Abs(drawn.X-want) > 1e-9 || drawn.Y != 100 {
+				t.Fatalf("frame %d, alpha %.2f: drifter drawn at (%.4f, %.4f) with its Transform at x %.4f: want x %.4f (a step's travel is %.4f)",
+					v.World.ECS.Frame(), alpha, drawn.X, drawn.Y, now.X, want, walkSpeed/2*step)
+			}
+			checked++
+		})
+	}
+	if checked != 60 {
+		t.Fatalf("checked %d frames, want 60", checked)
+	}
+}
+
+// A teleport reported by a game without physics is drawn as a jump: the
+// frames after it show the entity where it landed, not sliding there.
+func TestReportedTeleportIsDrawnAsAJump(t *testing.T) {
+	g, drifter := walkGame(true, false)
+	p := newPair(t, g, condition.Config{})
+	for p.host.World().ECS.Frame() < 90 {
+		p.run(time.Second / 120)
+	}
+	for p.host.World().ECS.Frame() == 90 {
+		p.host.View(p.clk.Now(), func(v *View) {
+			drawn, now, alpha := drawnAt(t, v, *drifter)
+			if drawn.X != now.X || now.X != 500 {
+				t.Fatalf("alpha %.2f after the teleport: drawn at x %.3f, Transform x %.3f: want both at 500", alpha, drawn.X, now.X)
+			}
+		})
+		p.run(time.Second / 120)
+	}
+}
+
+// A client predicting its player without physics draws it between its last
+// two predicted steps: within a step's travel of its Transform, never
+// behind by what it travelled since it arrived, and never going back.
+func TestPredictedEntityWithoutPhysicsIsDrawnWhereItIs(t *testing.T) {
+	g, _ := walkGame(false, false)
+	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
+	p.client.SetInput(push{X: 1})
+	p.run(time.Second)
+	own, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no player")
+	}
+	step := walkSpeed * g.step().Seconds()
+	last := math.Inf(-1)
+	for i := range 120 {
+		p.run(time.Second / 120)
+		p.client.View(p.clk.Now(), func(v *View) {
+			drawn, now, alpha := drawnAt(t, v, own)
+			if now.X < 10 {
+				t.Fatalf("the player is at x %.2f after a second of walking: it does not walk", now.X)
+			}
+			behind := now.X - drawn.X - v.ip.Offset(own).X
+			if math.Abs(behind-(1-alpha)*step) > 1e-6 || drawn.X < last-1e-9 {
+				t.Fatalf("frame %d (%d), alpha %.2f: drawn at x %.3f (last %.3f), Transform x %.3f, offset %.3f: want %.3f behind it, never going back",
+					i, v.World.ECS.Frame(), alpha, drawn.X, last, now.X, v.ip.Offset(own).X, (1-alpha)*step)
+			}
+			last = drawn.X
+		})
+	}
+}
+
+// A correction of a pose predicted without physics moves the drawn history
+// with the Transform: the player is drawn sliding to the host's pose by the
+// interpolator's decaying offset, never jumping back and forth.
+func TestCorrectionWithoutPhysicsIsDrawnWithoutAJump(t *testing.T) {
+	g, _ := walkGame(false, true)
+	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
+	p.client.SetInput(push{X: 1})
+	p.run(time.Second / 2)
+	own, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no player")
+	}
+	last := math.NaN()
+	for range 240 { // two seconds, the host's nudge at frame 90 among them
+		p.run(time.Second / 120)
+		p.client.View(p.clk.Now(), func(v *View) {
+			drawn, now, _ := drawnAt(t, v, own)
+			// A frame moves it half a step (0.5) and the offset's decay
+			// at most a little more.
+			if d := drawn.X - last; d < -1e-9 || d > 1.5 {
+				t.Fatalf("frame %d: drawn at x %.3f after %.3f (Transform %.3f, offset %.3f): a jump of %.3f",
+					v.World.ECS.Frame(), drawn.X, last, now.X, v.ip.Offset(own).X, d)
+			}
+			last = drawn.X
+		})
+	}
+	if st := p.client.corr.get(); st.Count == 0 || st.Max < 4 {
+		t.Fatalf("pose corrections %+v: the host's nudge was not corrected, the test tests nothing", st)
+	}
+}
