@@ -156,6 +156,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	c.session = sc
 	c.hold, c.poll = sc.Holding, sc.Poll
+	c.between = c.joinBetween
+	if a, ok := tc.(interface{ Arrived() <-chan struct{} }); ok {
+		c.wake = a.Arrived()
+	}
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
@@ -168,6 +172,30 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		}
 	}
 	return c, nil
+}
+
+// joinBetween is the loop's work between steps: while a join is under way
+// it does the session's work of a step (Poll), which applies the pages
+// waiting for at most a slice (ClientConfig's Replication.JoinSlice, 1 ms),
+// so a large world arrives at the speed of the connection and of this
+// machine, not a slice per step, and a drawn frame still waits for the
+// world at most a slice. It reports whether to come back in a millisecond:
+// while pages wait, or for as long as the join lasts on a connection that
+// cannot wake the loop when something arrives.
+func (c *Client[I]) joinBetween() bool {
+	sc := c.session
+	if sc.State() != session.Joining {
+		return false
+	}
+	sc.Poll()
+	if sc.State() != session.Joining {
+		return false
+	}
+	if c.wake == nil {
+		return true
+	}
+	r := sc.Replicator()
+	return r != nil && r.Waiting() > 0
 }
 
 // peer returns this client's peer id (0 until admitted).

@@ -33,32 +33,60 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 
 // simulate steps the match at its fixed rate until ctx is done, -ticks is
 // reached or the match ends, whatever else this process does: a window draws
-// on another goroutine meanwhile. It is the engine's Run with the demo's ends
-// added; alone with -ticks it stops on the exact frame, never catching up past
-// it.
+// on another goroutine meanwhile. A networked match runs on the engine's Run
+// (a client applies a join's pages between steps, as fast as they come; a
+// host answers handshakes as they arrive), watched once a step for the
+// demo's ends; alone with -ticks it stops on the exact frame, never catching
+// up past it.
 func simulate(ctx context.Context, m match, o options) error {
 	var step time.Duration
 	m.Do(func(w *tandem.World) { step = w.Schedule.StepDuration() })
 	tick := time.NewTicker(step)
 	defer tick.Stop()
-	m.Advance() // starts the schedule's clock
+	if !o.networked() && o.ticks > 0 {
+		return stepTo(ctx, m, o, tick)
+	}
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	ran := make(chan error, 1)
+	go func() { ran <- m.Run(run) }()
+	end := func(err error) error {
+		stop()
+		<-ran
+		return err
+	}
 	for {
+		select {
+		case <-ctx.Done():
+			return end(nil)
+		case <-ran:
+			return m.Err() // Run ended by itself: the session ended
+		case <-tick.C:
+		}
+		// An end of the match counts before -ticks: a session that failed
+		// on the step that reached -ticks failed.
+		if m.Ended() {
+			return end(m.Err())
+		}
+		if o.ticks > 0 && m.Ticks() >= o.ticks {
+			return end(nil)
+		}
+	}
+}
+
+// stepTo steps a match played alone at its fixed rate until frame -ticks.
+func stepTo(ctx context.Context, m match, o options, tick *time.Ticker) error {
+	m.Advance() // starts the schedule's clock
+	for m.Ticks() < o.ticks {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
 		}
-		if !o.networked() && o.ticks > 0 {
-			m.Do(func(w *tandem.World) {
-				w.Schedule.MaxCatchUp = min(8, max(0, o.ticks-int(w.ECS.Frame())))
-			})
-		}
+		m.Do(func(w *tandem.World) {
+			w.Schedule.MaxCatchUp = min(8, max(0, o.ticks-int(w.ECS.Frame())))
+		})
 		m.Advance()
-		if o.ticks > 0 && m.Ticks() >= o.ticks {
-			return nil
-		}
-		if m.Ended() {
-			return m.Err()
-		}
 	}
+	return nil
 }

@@ -29,6 +29,9 @@ type match interface {
 	SetInput(in game.Input)
 	// Advance runs the simulation steps that real time calls for.
 	Advance() int
+	// Run steps the match at its fixed rate until ctx is done or the match
+	// ends by itself: the engine's loop, with its work between steps.
+	Run(ctx context.Context) error
 	// View lets drawing look at the world between steps.
 	View(now time.Time, draw func(v *tandem.View))
 	// Do runs fn with the world between steps.
@@ -113,6 +116,15 @@ func (m *localMatch) Ticks() int {
 	n := 0
 	m.Do(func(w *tandem.World) { n = int(w.ECS.Frame()) })
 	return n
+}
+
+// Run is the host's Run when hosting (it answers handshakes between steps),
+// else the game's alone.
+func (m *localMatch) Run(ctx context.Context) error {
+	if m.host != nil {
+		return m.host.Run(ctx)
+	}
+	return m.Local.Run(ctx)
 }
 
 func (m *localMatch) Ended() bool { return false }
