@@ -131,7 +131,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.alone, "alone", false, "play alone at once, without the start screen")
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "with -host: how long a player whose connection broke is kept (its disc stays, standing still) for its client to come back on a new connection; 0 turns that off")
-	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this `long` (default 10s); a client whose connection ends so reconnects to the host by itself")
+	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this long (default 10s); a client whose connection ends so reconnects to the host by itself")
 	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
 	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
 	fs.DurationVar(&o.saveEvery, "save-every", 5*time.Second, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
