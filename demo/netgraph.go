@@ -73,6 +73,11 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 	switch {
 	case sc.client:
 		st := sc.net
+		if r.leaving {
+			// This side ended the match and closed its session: the last
+			// frame shows the state it ended in, not the close.
+			st.State = r.leftAs
+		}
 		switch played := st.Frames > 0; {
 		case st.State == session.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, float32(r.cfg.Field.MinY)+14, styleBody, colWarn, alignCenter)

@@ -55,7 +55,9 @@ type renderer struct {
 	graph    netGraph
 	scene    scene
 	hud      hud
-	escape   string // what Esc does, as the key help says it
+	escape   string              // what Esc does, as the key help says it
+	leaving  bool                // this side ended the match: its session closed as it ended
+	leftAs   session.ClientState // with leaving: the session's state then
 	ids      generic.Map[ecs.NetworkIdentity]
 	members  []tandem.Member
 	board    []*playerItem

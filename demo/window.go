@@ -328,11 +328,19 @@ func (w *window) end(err error) {
 	w.err = err
 	if w.play != nil {
 		w.play.cancel()
-		if lm, ok := w.play.m.(*localMatch); ok && lm.host != nil {
-			// The peers hear at once that the host shuts down, not after
-			// its last frame is drawn and written (they would take the
-			// silence for a broken connection); its world stays as it is.
-			lm.host.Close()
+		// The other side hears at once that this one ends, not after its
+		// last frame is drawn and written (they would take the silence for
+		// a broken connection: the first frame of a large world can take
+		// seconds on a software renderer, past a host's idle timeout); the
+		// world stays as it is for that frame.
+		switch m := w.play.m.(type) {
+		case *localMatch:
+			if m.host != nil {
+				m.host.Close()
+			}
+		case *clientMatch:
+			w.play.view.leaving, w.play.view.leftAs = true, m.State()
+			m.Client.Close()
 		}
 	}
 }
