@@ -13,7 +13,9 @@ import (
 //
 //   - at the end of a step it lists the entities with Interpolated whose
 //     Transform the step reported, and gives those it reported teleported
-//     (ecs.ReportTeleport), and those it made (spawned) with a Prev left at
+//     (ecs.ReportTeleport) or given a new owner (ecs.SetOwner: a pose drawn
+//     from received states until then), and those it made (spawned) with a
+//     Prev left at
 //     the zero Transform, their Transform as Prev: they are drawn at rest
 //     where they landed or appeared, not sliding there (from the origin,
 //     for a new entity); the entities Setup makes get theirs before the
@@ -65,6 +67,7 @@ func (d *drawnPoses) end(w *ecs.World) {
 	}
 	d.atRest(w, j.Spawned(w), true)
 	d.atRest(w, j.Teleported(w), false)
+	d.atRest(w, j.Reowned(w), false)
 }
 
 // atRest gives each of es that has Interpolated its Transform as Prev (with

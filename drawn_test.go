@@ -8,6 +8,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
@@ -57,6 +58,9 @@ func walkGame(teleport, nudge bool) (*Game[push], *arche.Entity) {
 					ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform)
 				}
 			}))
+			if w.Role == Joined {
+				return
+			}
 			if teleport {
 				w.Schedule.Add("teleport", ecs.SystemFunc(func(ew *ecs.World) {
 					if ew.Frame() == 90 && ew.Alive(drifter) {
@@ -65,9 +69,6 @@ func walkGame(teleport, nudge bool) (*Game[push], *arche.Entity) {
 						ecs.ReportTeleport(ew, drifter)
 					}
 				}))
-			}
-			if w.Role == Joined {
-				return
 			}
 			if nudge {
 				players := generic.NewFilter2[ecs.Transform, Input[push]]()
@@ -133,6 +134,31 @@ func TestMovedEntitiesAreDrawnBetweenTheirLastTwoSteps(t *testing.T) {
 	if checked != 60 {
 		t.Fatalf("checked %d frames, want 60", checked)
 	}
+}
+
+// Played alone, where nothing is replicated, a moved entity is drawn
+// between its last two steps all the same.
+func TestMovedEntitiesAreDrawnAlone(t *testing.T) {
+	g, drifter := walkGame(false, false)
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	l, err := NewLocal(g, LocalConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := g.step().Seconds()
+	l.Advance() // starts the clock
+	for range 120 {
+		clk.Advance(time.Second / 120)
+		l.Advance()
+	}
+	clk.Advance(time.Second / 240) // a quarter of a step past the last
+	l.View(clk.Now(), func(v *View) {
+		drawn, now, alpha := drawnAt(t, v, *drifter)
+		want := now.X - (1-alpha)*walkSpeed/2*step
+		if now.X < 40 || math.Abs(drawn.X-want) > 1e-9 {
+			t.Fatalf("alpha %.2f: drifter drawn at x %.4f with its Transform at x %.4f: want x %.4f", alpha, drawn.X, now.X, want)
+		}
+	})
 }
 
 // A teleport reported by a game without physics is drawn as a jump: the
@@ -214,4 +240,49 @@ func TestCorrectionWithoutPhysicsIsDrawnWithoutAJump(t *testing.T) {
 	if st := p.client.corr.get(); st.Count == 0 || st.Max < 4 {
 		t.Fatalf("pose corrections %+v: the host's nudge was not corrected, the test tests nothing", st)
 	}
+}
+
+// An entity made with its Prev unset is drawn where it appears, never
+// sliding in from the origin: made by a system during a step, or between
+// steps (a Do, as a Join hook answering a handshake does).
+func TestNewEntitiesAreDrawnWhereTheyAppear(t *testing.T) {
+	g, _ := walkGame(false, false)
+	at := ecs.Transform{X: 300, Y: 300}
+	var inStep arche.Entity
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
+		w.Schedule.Add("make", ecs.SystemFunc(func(ew *ecs.World) {
+			if ew.Frame() == 3 {
+				inStep = m.NewWith(&at, &ecs.NetworkIdentity{}, &ecs.Interpolated{})
+			}
+		}))
+	}
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	l, err := NewLocal(g, LocalConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Advance() // starts the clock
+	var between arche.Entity
+	l.Do(func(w *World) {
+		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
+		between = m.NewWith(&at, &ecs.NetworkIdentity{}, &ecs.Interpolated{})
+	})
+	check := func(when string, e arche.Entity) {
+		t.Helper()
+		clk.Advance(time.Second / 120) // half a step on: a blend from the origin would show
+		l.View(clk.Now(), func(v *View) {
+			if drawn, _, alpha := drawnAt(t, v, e); drawn != at {
+				t.Fatalf("%s: drawn at %v at alpha %.2f, want %v", when, drawn, alpha, at)
+			}
+		})
+	}
+	check("made by a Do between steps", between)
+	for l.World().ECS.Frame() < 3 {
+		clk.Advance(time.Second / 120)
+		l.Advance()
+	}
+	check("made by a system in step 3", inStep)
 }

@@ -232,7 +232,10 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 		w.Physics = physics.New(w.ECS, pc)
 	}
 	arche.ComponentID[Input[I]](w.ECS.Arche())
-	// First in the step, before anything moves an entity, and last.
+	// First in the step, before anything moves an entity, and last. The
+	// Transform writes a step reports are journaled on every machine, a
+	// game alone included, where nothing is replicated.
+	w.ECS.SetJournaled(w.ECS.IDs.Transform)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.drawn", ecs.SystemFunc(w.drawn.start))
 	g.Setup(w)
 	if w.Physics != nil && !slices.Contains(w.Schedule.Systems(), physicsSystem) {

@@ -66,6 +66,14 @@ func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], err
 	l.clk = cfg.Clock
 	l.mu.ch = make(chan struct{}, 1)
 	l.w = g.newWorld(r, cfg.Clock, false)
+	// An entity made between steps (a Join hook answering a handshake, a
+	// Do) with its Prev unset is drawn where it was made, not at the
+	// origin, until its first step.
+	l.settle = func() {
+		if w := l.w; w != nil && w.ECS != nil {
+			w.drawn.atRest(w.ECS, w.ECS.Journal().Spawned(w.ECS), true)
+		}
+	}
 	ic := cfg.Interp
 	ic.Step = g.step()
 	l.ip = interp.New(l.w.ECS, cfg.Clock, ic)

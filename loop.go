@@ -24,7 +24,7 @@ type loop struct {
 	ip     *interp.Interpolator // where to draw; nil on a client until Welcome
 	tracks map[reflect.Type]any // blended components: *interp.Track[T] by T
 	view   View
-	steps  time.Duration // the longest a batch of steps held the lock
+	steps  time.Duration // the longest a batch of steps (or the work between them) held the lock
 	views  time.Duration // the longest a View held the lock
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
@@ -51,6 +51,9 @@ type loop struct {
 	// arrive, not at its next step, and an idle host is not woken for them.
 	between func() (more bool)
 	wake    <-chan struct{}
+	// settle, if set, runs under the lock after between and Do: what a
+	// world that something changed between steps needs before it is drawn.
+	settle func()
 }
 
 // Ticks counts the loop's turns: every Advance or Step that returned, whether
@@ -154,7 +157,13 @@ func (l *loop) runBetween() bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.between()
+	start := time.Now()
+	more := l.between()
+	if l.settle != nil {
+		l.settle()
+	}
+	l.steps = max(l.steps, time.Since(start))
+	return more
 }
 
 // View lets draw look at the world between two steps, after advancing
@@ -192,9 +201,13 @@ func (l *loop) Do(fn func(w *World)) {
 		return
 	}
 	fn(l.w)
+	if l.settle != nil {
+		l.settle()
+	}
 }
 
-// LockStats returns the longest time a batch of steps held the world, and
+// LockStats returns the longest time a batch of steps (or the loop's work
+// between steps: a host's handshakes, a client's join) held the world, and
 // the longest a View held it: what drawing and simulating cost each other.
 func (l *loop) LockStats() (steps, views time.Duration) {
 	l.mu.Lock()
