@@ -157,9 +157,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.session = sc
 	c.hold, c.poll = sc.Holding, sc.Poll
 	c.between = c.joinBetween
-	if a, ok := tc.(interface{ Arrived() <-chan struct{} }); ok {
-		c.wake = a.Arrived()
-	}
+	c.wakeOn(tc)
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
@@ -176,14 +174,16 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 
 // joinBetween is the loop's work between steps: while a join is under way
 // it does the session's work of a step (Poll), which applies the pages
-// waiting for at most a slice (ClientConfig's Replication.JoinSlice, 1 ms),
-// so a large world arrives at the speed of the connection and of this
-// machine, not a slice per step, and a drawn frame still waits for the
-// world at most a slice. It reports whether to come back in a millisecond:
-// while pages wait, or for as long as the join lasts on a connection that
-// cannot wake the loop when something arrives.
+// waiting for at most a slice of time (1 ms, replicate.ClientConfig's
+// JoinSlice), so a large world arrives at the speed of the connection and
+// of this machine, not a slice per step. It reports whether to come back in
+// a millisecond: while pages wait, or for as long as the join lasts on a
+// connection that cannot wake the loop when something arrives. It runs on
+// the loop's goroutine, which it has wake on the session's connection of
+// the moment (a resume dials a new one).
 func (c *Client[I]) joinBetween() bool {
 	sc := c.session
+	c.wakeOn(sc.Conn().Transport())
 	if sc.State() != session.Joining {
 		return false
 	}
@@ -196,6 +196,14 @@ func (c *Client[I]) joinBetween() bool {
 	}
 	r := sc.Replicator()
 	return r != nil && r.Waiting() > 0
+}
+
+// wakeOn has the loop wake when tc brings something, if tc can say so.
+func (c *Client[I]) wakeOn(tc transport.Conn) {
+	c.wake = nil
+	if a, ok := tc.(interface{ Arrived() <-chan struct{} }); ok {
+		c.wake = a.Arrived()
+	}
 }
 
 // peer returns this client's peer id (0 until admitted).
