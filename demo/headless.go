@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,8 +37,8 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 // on another goroutine meanwhile. A networked match runs on the engine's Run
 // (a client applies a join's pages between steps, as fast as they come; a
 // host answers handshakes as they arrive), watched once a step for the
-// demo's ends; alone with -ticks it stops on the exact frame, never catching
-// up past it.
+// demo's ends, so it may run a step past -ticks; alone with -ticks it stops
+// on the exact frame, never catching up past it.
 func simulate(ctx context.Context, m match, o options) error {
 	var step time.Duration
 	m.Do(func(w *tandem.World) { step = w.Schedule.StepDuration() })
@@ -59,8 +60,19 @@ func simulate(ctx context.Context, m match, o options) error {
 		select {
 		case <-ctx.Done():
 			return end(nil)
-		case <-ran:
-			return m.Err() // Run ended by itself: the session ended
+		case err := <-ran:
+			// Run ended by itself: a client's session ended, or a host
+			// stopped on an error (its store fenced, say).
+			switch merr := m.Err(); {
+			case ctx.Err() != nil:
+				return nil // this side ended the match meanwhile
+			case merr != nil:
+				return merr
+			case errors.Is(err, tandem.ErrClosed):
+				return nil
+			default:
+				return err
+			}
 		case <-tick.C:
 		}
 		// An end of the match counts before -ticks: a session that failed

@@ -129,7 +129,13 @@ func (m *localMatch) Run(ctx context.Context) error {
 
 func (m *localMatch) Ended() bool { return false }
 
-func (m *localMatch) Err() error { return nil }
+// Err is why a host stopped by itself (Host.Err), nil alone.
+func (m *localMatch) Err() error {
+	if m.host != nil {
+		return m.host.Err()
+	}
+	return nil
+}
 
 func (m *localMatch) Close() error {
 	if m.host == nil {
