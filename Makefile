@@ -25,8 +25,11 @@ test: lint xvfb
 	xvfb-run -a $(GO) test -race -shuffle=on -timeout 30m ./...
 	@# The full join-integrity run over QUIC (220 joins) is too slow under the
 	@# race detector, which runs a sample of it, and the handshake flood (a
-	@# timing bound, skipped under the race detector): run both without it.
+	@# timing bound, skipped under the race detector): run both without it,
+	@# and a client's join applied between steps, which needs the machine's
+	@# own speed.
 	$(GO) test -count=1 -run '^(TestJoinIntegrityOverQUIC|TestHandshakeFloodOverQUIC)$$' ./net/session/
+	$(GO) test -count=1 -run '^TestRunAppliesAJoinBetweenSteps$$' .
 
 # CI: the tests, then each fuzz target for a few seconds (new corpus entries
 # that fail are kept under testdata/fuzz, to be committed with the fix).

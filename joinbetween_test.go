@@ -1,6 +1,8 @@
 package tandem
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
 )
 
 // A client's loop applies a join's pages between its steps: with the host
@@ -66,5 +69,93 @@ func TestJoinIsAppliedBetweenSteps(t *testing.T) {
 	}
 	if c.runBetween() {
 		t.Fatal("the work between steps asks to come back while the client plays")
+	}
+}
+
+// Over QUIC, with Run stepping the client at its fixed rate, the join of a
+// world that takes many slices to apply is applied in more slices than the
+// steps it spans: between steps, woken by the connection, not a slice a
+// step.
+func TestRunAppliesAJoinBetweenSteps(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		// Under the race detector the machine cannot apply pages faster
+		// than a slice a step; make test runs this without it.
+		t.Skip("a join of 60,000 entities over loopback QUIC, at the machine's own speed")
+	}
+	const props = 60_000
+	g, _ := walkGame(false, false)
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined || w.Restoring {
+			return
+		}
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+		q := m.NewBatchQ(props)
+		for i := 0; q.Next(); i++ {
+			tf, _ := q.Get()
+			tf.X, tf.Y = float64(i%200), float64(i/200)
+		}
+	}
+	host, err := NewHost(g, HostConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	htr, err := quicnet.New(quicnet.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := htr.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host.Serve(l)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { host.Run(ctx) })
+
+	ctr, err := quicnet.New(quicnet.Config{Fingerprint: htr.Fingerprint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := ctr.Dial(ctx, l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(g, tc, ClientConfig[push]{Name: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var joined, playing ecs.Frame
+	ready := make(chan struct{})
+	c.OnEvent(func(e Event) {
+		switch e.Kind {
+		case session.PeerJoined:
+			joined = c.w.ECS.Frame()
+		case session.PeerReady:
+			playing = c.w.ECS.Frame()
+			close(ready)
+		}
+	})
+	wg.Go(func() { c.Run(ctx) })
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatalf("no join in 30 s: %v, %v", c.State(), c.Err())
+	}
+	var slices uint64
+	c.Do(func(*World) { slices = c.session.Replicator().Stats().JoinSlices })
+	steps := uint64(playing - joined)
+	t.Logf("the join took %d slices over %d steps", slices, steps)
+	if slices < 4 {
+		t.Fatalf("the join took %d slices: too few for the test to tell slices between steps from a slice a step", slices)
+	}
+	if slices <= steps+1 {
+		t.Fatalf("the join took %d slices over %d steps: a slice a step, none between", slices, steps)
 	}
 }
