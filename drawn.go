@@ -15,11 +15,11 @@ import (
 //     Transform the step reported, and gives those it reported teleported
 //     (ecs.ReportTeleport) or given a new owner (ecs.SetOwner: a pose drawn
 //     from received states until then), and those it made (spawned) with a
-//     Prev left at
-//     the zero Transform, their Transform as Prev: they are drawn at rest
-//     where they landed or appeared, not sliding there (from the origin,
-//     for a new entity); the entities Setup makes get theirs before the
-//     first step, so the first frame drawn shows them where they are;
+//     Prev left at the zero Transform, their Transform as Prev: they are
+//     drawn at rest where they landed or appeared, not sliding there (from
+//     the origin, for a new entity); the entities Setup makes get theirs
+//     before the first step, so the first frame drawn shows them where they
+//     are, and those made between steps as they are made (loop.settle);
 //   - at the start of the next step, before anything moves them, it sets the
 //     listed entities' Prev to their Transform: the pose the last step ended
 //     at, which drawing blends from until the step after.
