@@ -37,21 +37,10 @@ type drawnPoses struct {
 // start is the first system of a step (ecs.StageInput): the entities the
 // last step moved take the pose it ended at as Prev.
 func (d *drawnPoses) start(w *ecs.World) {
-	if len(d.moved) == 0 {
-		return
+	if len(d.moved) > 0 {
+		d.atRest(w, d.moved, false)
+		d.moved = d.moved[:0]
 	}
-	a, ids := w.Arche(), &w.IDs
-	for _, e := range d.moved {
-		if !a.Alive(e) {
-			continue
-		}
-		ip := (*ecs.Interpolated)(a.Get(e, ids.Interpolated))
-		t := (*ecs.Transform)(a.Get(e, ids.Transform))
-		if ip != nil && t != nil {
-			ip.Prev = *t
-		}
-	}
-	d.moved = d.moved[:0]
 }
 
 // end is the last system of a step (ecs.StageOutput): it lists the entities
@@ -70,12 +59,15 @@ func (d *drawnPoses) end(w *ecs.World) {
 	d.atRest(w, j.Reowned(w), false)
 }
 
-// atRest gives each of es that has Interpolated its Transform as Prev (with
-// unset, only those whose Prev is still the zero Transform): it is drawn
-// where it is until the next step moves it.
+// atRest gives each of es that is alive and has Interpolated its Transform
+// as Prev (with unset, only those whose Prev is still the zero Transform):
+// it is drawn where it is until the next step moves it.
 func (d *drawnPoses) atRest(w *ecs.World, es []arche.Entity, unset bool) {
 	a, ids := w.Arche(), &w.IDs
 	for _, e := range es {
+		if !a.Alive(e) {
+			continue // removed since it was listed
+		}
 		ip := (*ecs.Interpolated)(a.Get(e, ids.Interpolated))
 		t := (*ecs.Transform)(a.Get(e, ids.Transform))
 		if ip != nil && t != nil && (!unset || ip.Prev == ecs.Transform{}) {

@@ -14,12 +14,9 @@ import (
 	"github.com/tandem-go/tandem/net/transport/quicnet"
 )
 
-// A client's loop applies a join's pages between its steps: with the host
-// stepping and the client not, the whole world arrives through the loop's
-// work between steps alone, which asks to come back while the join lasts
-// and stops asking once the client plays.
-func TestJoinIsAppliedBetweenSteps(t *testing.T) {
-	const props = 20_000
+// propsGame is walkGame with n static networked props on the host: a world
+// whose join takes many pages.
+func propsGame(n int) *Game[push] {
 	g, _ := walkGame(false, false)
 	setup := g.Setup
 	g.Setup = func(w *World) {
@@ -28,12 +25,22 @@ func TestJoinIsAppliedBetweenSteps(t *testing.T) {
 			return
 		}
 		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
-		q := m.NewBatchQ(props)
+		q := m.NewBatchQ(n)
 		for i := 0; q.Next(); i++ {
 			tf, _ := q.Get()
 			tf.X, tf.Y = float64(i%200), float64(i/200)
 		}
 	}
+	return g
+}
+
+// A client's loop applies a join's pages between its steps: with the host
+// stepping and the client not, the whole world arrives through the loop's
+// work between steps alone, which asks to come back while the join lasts
+// and stops asking once the client plays.
+func TestJoinIsAppliedBetweenSteps(t *testing.T) {
+	const props = 20_000
+	g := propsGame(props)
 	p := newPair(t, g, condition.Config{Latency: 10 * time.Millisecond})
 	c := p.client
 	for i := 0; c.State() != session.Joining; i++ { // steps until admitted
@@ -83,20 +90,7 @@ func TestRunAppliesAJoinBetweenSteps(t *testing.T) {
 		t.Skip("a join of 60,000 entities over loopback QUIC, at the machine's own speed")
 	}
 	const props = 60_000
-	g, _ := walkGame(false, false)
-	setup := g.Setup
-	g.Setup = func(w *World) {
-		setup(w)
-		if w.Role == Joined || w.Restoring {
-			return
-		}
-		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
-		q := m.NewBatchQ(props)
-		for i := 0; q.Next(); i++ {
-			tf, _ := q.Get()
-			tf.X, tf.Y = float64(i%200), float64(i/200)
-		}
-	}
+	g := propsGame(props)
 	host, err := NewHost(g, HostConfig{})
 	if err != nil {
 		t.Fatal(err)
