@@ -134,12 +134,13 @@ type HostReplicator struct {
 	cmn       maskPlan            // the field plan of the common mask (commonPlan)
 	mnext     uint8
 	mlast     uint8
-	uplan     []urgencyField // the fields with thresholds, for urgency
-	dplan     []urgencyField // every delta-coded field (t 0: no threshold), for measurePrev
-	doffs     []int32        // the delta-coded fields' offsets, for diffPrev
-	dbits     []uint16       // and their components' bits
-	always    uint16         // components whose change is always urgent (no thresholds, not delta-coded)
-	common    uint16         // the common mask of this send tick's messages (prepareTick)
+	uplan     []urgencyField            // the fields with thresholds, for urgency
+	dplan     []urgencyField            // every delta-coded field (t 0: no threshold), for measurePrev
+	dcomp     [MaxComponents]fieldRange // each component's fields in dplan
+	doffs     []int32                   // the delta-coded fields' offsets, for diffPrev
+	dbits     []uint16                  // and their components' bits
+	always    uint16                    // components whose change is always urgent (no thresholds, not delta-coded)
+	common    uint16                    // the common mask of this send tick's messages (prepareTick)
 	buf       []byte
 	lastMsgs  sentMessages
 	keepPicks bool     // a peer packs after this one this send tick (lastMsgs.picks)

@@ -48,6 +48,7 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 				at := int(slot) * stride
 				copy(h.img[at+reg.fields:at+stride], h.img[at:at+reg.fields])
 				e.prevSince, e.prevUntil, e.prevHas = e.since, frame, e.has
+				e.flags |= eSwapped
 			}
 			e.flags &^= eSent
 			e.since = frame
@@ -96,8 +97,8 @@ func (h *HostReplicator) prepareTick() {
 	nd := h.reg.all &^ h.reg.delta
 	for _, slot := range h.pending {
 		e := &h.ents[slot]
-		e.flags &^= ePending
 		if e.flags&eLive == 0 || e.pend == 0 {
+			e.flags &^= ePending | eSwapped
 			continue
 		}
 		if !h.measurePrev(e, slot) {
@@ -106,6 +107,7 @@ func (h *HostReplicator) prepareTick() {
 				e.dprev = h.diffPrev(slot)
 			}
 		}
+		e.flags &^= ePending | eSwapped
 		if e.prevUntil != 0 {
 			// What an update against the image this change replaced
 			// carries: the usual item of a peer that acknowledges.

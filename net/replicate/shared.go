@@ -19,6 +19,10 @@ const (
 	eLive    = 1 << iota // the slot holds a networked entity
 	ePending             // in the pending list: its image changed since the last send tick
 	eSent                // the current image went to some peer (State item or join page)
+	// eSwapped: the previous image was taken from the current one since
+	// the last send tick, so only the components changed since (pend)
+	// can differ from it.
+	eSwapped
 )
 
 // entState is the shared record of the networked entity in one slot.

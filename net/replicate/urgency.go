@@ -1,5 +1,7 @@
 package replicate
 
+import "math/bits"
+
 // Urgency: the priority a change gains each send tick, measured once for
 // every peer against the image last sent.
 
@@ -57,6 +59,9 @@ func (h *HostReplicator) urgency(slot int32) int {
 // dprev of the entity e in slot when its urgency is measured from its previous
 // image (the usual case: the image last sent was replaced by this change),
 // as urgency and diffPrev would; it reports false, doing nothing, otherwise.
+// When the previous image was taken from the current one since the last
+// send tick (eSwapped) and one component changed since, only that
+// component's fields can differ from it, and only they are read.
 func (h *HostReplicator) measurePrev(e *entState, slot int32) bool {
 	if e.prevUntil == 0 || e.ref == 0 || e.ref < e.prevSince || e.ref >= e.prevUntil ||
 		e.pend&h.always != 0 || e.pend&^e.prevHas != 0 {
@@ -67,10 +72,15 @@ func (h *HostReplicator) measurePrev(e *entState, slot int32) bool {
 	img := h.img[at : at+2*n : at+2*n]
 	cur, prev := img[:n], img[n:]
 	pend := e.pend
+	plan := h.dplan
+	if e.flags&eSwapped != 0 && pend&(pend-1) == 0 {
+		r := h.dcomp[bits.TrailingZeros16(pend)&(MaxComponents-1)]
+		plan = plan[r.from:r.to]
+	}
 	best := int64(urgent * MinUrgency)
 	var m uint16
-	for i := range h.dplan {
-		f := &h.dplan[i]
+	for i := range plan {
+		f := &plan[i]
 		a, b := cur[f.off], prev[f.off]
 		if a == b {
 			continue
@@ -122,12 +132,16 @@ type urgencyField struct {
 	bit  uint16
 }
 
+// fieldRange is the fields of one component in a plan of fields.
+type fieldRange struct{ from, to int32 }
+
 // makeUrgencyPlan lists the fields with thresholds and the components
 // without.
 func (h *HostReplicator) makeUrgencyPlan() {
 	reg := h.reg
 	for c := range reg.comps {
 		comp := &reg.comps[c]
+		h.dcomp[c].from = int32(len(h.dplan))
 		for i := range comp.fields {
 			if comp.delta {
 				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
@@ -139,6 +153,7 @@ func (h *HostReplicator) makeUrgencyPlan() {
 				h.dplan = append(h.dplan, f)
 			}
 		}
+		h.dcomp[c] = fieldRange{from: h.dcomp[c].from, to: int32(len(h.dplan))}
 		if !comp.delta || comp.signif[0] == 0 {
 			h.always |= 1 << c
 			continue

@@ -115,10 +115,17 @@ func (a AngleQuantizer) Decode(s uint64) float64 {
 }
 
 // WrapAngle returns rad wrapped to [-π, π). NaN and infinities give NaN.
+// An angle already in range costs a comparison: the check inlines, and
+// only the others call the wrapping.
 func WrapAngle(rad float64) float64 {
 	if rad >= -math.Pi && rad < math.Pi {
 		return rad
 	}
+	return wrapAngle(rad)
+}
+
+// wrapAngle is WrapAngle for an angle out of [-π, π).
+func wrapAngle(rad float64) float64 {
 	w := math.Mod(rad+math.Pi, 2*math.Pi)
 	if w < 0 {
 		w += 2 * math.Pi
