@@ -141,7 +141,7 @@ func (h *HostReplicator) makeUrgencyPlan() {
 	reg := h.reg
 	for c := range reg.comps {
 		comp := &reg.comps[c]
-		h.dcomp[c].from = int32(len(h.dplan))
+		from := int32(len(h.dplan))
 		for i := range comp.fields {
 			if comp.delta {
 				h.doffs = append(h.doffs, int32(reg.offset[c]+i))
@@ -153,7 +153,7 @@ func (h *HostReplicator) makeUrgencyPlan() {
 				h.dplan = append(h.dplan, f)
 			}
 		}
-		h.dcomp[c] = fieldRange{from: h.dcomp[c].from, to: int32(len(h.dplan))}
+		h.dcomp[c] = fieldRange{from: from, to: int32(len(h.dplan))}
 		if !comp.delta || comp.signif[0] == 0 {
 			h.always |= 1 << c
 			continue
