@@ -220,6 +220,33 @@ func TestScreenshotShowsTheArena(t *testing.T) {
 	checkDisc(t, img, "local player", game.Left, game.LocalColor)
 }
 
+// TestScreenshotShowsTheProps: a game with 20,000 props over grounds of
+// 6,400 units a side shows the few hundred that fall in view on the turf:
+// pixels of the props' colours that a game without props lacks (it has
+// some, where edges blend into the turf).
+func TestScreenshotShowsTheProps(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: this test opens a window; run it under xvfb-run (make test does)")
+	}
+	fl := game.DefaultConfig().Field
+	field := image.Rect(int(fl.MinX)+8, int(fl.MinY)+8, int(fl.MaxX)-8, int(fl.MaxY)-8)
+	var seen [2]int
+	for i, props := range []int{0, 20000} {
+		shot := filepath.Join(t.TempDir(), "shot.png")
+		out := runDemo(t, "-alone", "-mute", "-ticks", "30", "-props", strconv.Itoa(props), "-screenshot", shot)
+		if ticks, _, _ := parseSummary(t, out); ticks != 30 {
+			t.Fatalf("-props %d: ticks=%d, want 30", props, ticks)
+		}
+		seen[i] = count(readPNG(t, shot), field, colProp[:]...)
+		t.Logf("-props %d: %d pixels of the props' colours on the field", props, seen[i])
+	}
+	// Some 2% of the props are in view, each a few pixels of its colour
+	// where no crate or player covers it.
+	if more, want := seen[1]-seen[0], 20000/20; more < want {
+		t.Errorf("20,000 props add %d pixels of their colours to the field, want at least %d", more, want)
+	}
+}
+
 // readPNG reads a screenshot.
 func readPNG(t *testing.T, path string) *image.RGBA {
 	t.Helper()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"time"
@@ -48,7 +49,8 @@ type renderer struct {
 	balls    *generic.Filter1[game.Ball]
 	players  *generic.Filter2[game.Player, ecs.Velocity]
 	sprites  map[crateKey]*ebiten.Image
-	floor    *ebiten.Image // the static arena, drawn once
+	propArt  [4]*ebiten.Image // each kind of prop, drawn once (newPropArt)
+	floor    *ebiten.Image    // the static arena, drawn once
 	text     *textWriter
 	path     vector.Path
 	netGraph bool // F3: the net graph is shown
@@ -287,20 +289,42 @@ func (r *renderer) draw(screen *ebiten.Image) {
 }
 
 // drawProps paints the props in view into the floor image: tufts (kinds 0,
-// 1) and pebbles (2, 3), a few units across.
+// 1) and pebbles (2, 3), a few units across. Each is a copy of its kind's
+// image from one sheet, which Ebiten batches into one draw for all of them:
+// a shape filled per prop is a draw each, seconds for a few thousand props
+// under a software renderer.
 func (r *renderer) drawProps(img *ebiten.Image) {
+	if r.propArt[0] == nil {
+		r.propArt = newPropArt()
+	}
+	var op ebiten.DrawImageOptions
 	for _, p := range r.scene.props {
-		c := colProp[p.kind&3]
-		if p.kind < 2 {
-			vector.FillRect(img, p.x-1.5, p.y-1.5, 3, 3, c, false)
-		} else {
-			vector.FillCircle(img, p.x, p.y, 2, c, true)
-		}
+		op.GeoM.Reset()
+		op.GeoM.Translate(float64(p.x)-propCell/2, float64(p.y)-propCell/2)
+		img.DrawImage(r.propArt[p.kind&3], &op)
 	}
 }
 
-// drawArena paints the floor, markings, goals and walls into an image once:
-// they never move.
+// propCell is the side of a prop's image, in pixels.
+const propCell = 6
+
+// newPropArt draws each kind of prop once, centred in a cell of one small
+// sheet, and returns the four cells.
+func newPropArt() (art [4]*ebiten.Image) {
+	sheet := ebiten.NewImage(len(art)*propCell, propCell)
+	for k := range art {
+		x := float32(k*propCell) + propCell/2
+		c := colProp[k]
+		if k < 2 {
+			vector.FillRect(sheet, x-1.5, propCell/2-1.5, 3, 3, c, false)
+		} else {
+			vector.FillCircle(sheet, x, propCell/2, 2, c, true)
+		}
+		art[k] = sheet.SubImage(image.Rect(k*propCell, 0, (k+1)*propCell, propCell)).(*ebiten.Image)
+	}
+	return art
+}
+
 func (r *renderer) drawArena() *ebiten.Image {
 	img := ebiten.NewImage(screenW, screenH)
 	img.Fill(colBackground)
