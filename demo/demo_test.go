@@ -144,6 +144,8 @@ func TestFlags(t *testing.T) {
 		{"-join", "127.0.0.1:4242", "-reset-key", "k"},
 		{"-props", "-5"},
 		{"-join", "127.0.0.1:4242", "-props", "100"},
+		{"-join", ""},
+		{"-join", " ", "-headless"},
 		{"-max-players", "12"},
 		{"-host", "-max-players", "0"},
 		{"-join", "127.0.0.1:4242", "-grace", "5s"},
