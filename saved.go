@@ -66,9 +66,11 @@ func SaveState[T any](c ExactCodec[T]) Saved {
 
 // Rebuilt says that component T is not saved: after a restore the game adds
 // it again (Game.Restored), from what was saved (a sprite, a cache). The
-// physics body (physics.Body) is rebuilt already; every other component of a
-// networked entity must be replicated, saved or rebuilt, or the save that
-// meets it fails with a save.UnsavedError naming it.
+// physics body (physics.Body) is rebuilt already, and the engine's own
+// components are handled: Input (its Bot flag is saved; the value is each
+// frame's) and Interpolated (rebuilt from the pose). Every other component
+// of a networked entity must be replicated, saved or rebuilt, or the save
+// that meets it fails with a save.UnsavedError naming it.
 func Rebuilt[T any]() Saved {
 	return Saved{name: reflect.TypeFor[T]().String(), typ: reflect.TypeFor[T](), kind: savedRebuilt, add: func(s *save.Schema) { save.Skip[T](s) }}
 }

@@ -107,11 +107,13 @@ func (g *Game) drops(peer ecs.PeerID) []arche.Entity {
 
 // Adopt takes an entity restored from a save into the match: it gets its
 // body back (Embody), the match learns its ball and score, and the kick-off
-// spots and bots count it.
+// spots and bots count it. A prop, decor without a body, needs nothing.
 func (g *Game) Adopt(e arche.Entity) {
 	switch {
 	case g.scores.Has(e):
 		g.Score = e
+		return
+	case g.isProp.Has(e):
 		return
 	case g.isBall.Has(e):
 		g.Ball = e

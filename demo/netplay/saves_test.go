@@ -17,11 +17,14 @@ import (
 // TestCommandsAndSaves: a player's commands come back with their receipts
 // (a switch to the bigger team refused, three crates dropped and a fourth
 // refused), and a host restarted on its save holds the same match: the
-// dropped crates, the score, the bots, who play on.
+// dropped crates, the score, the bots, who play on, and the props, which
+// have no body to get back.
 func TestCommandsAndSaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "demo.db")
 	hc := tandem.HostConfig{SaveTo: path}
-	r := newRigWith(t, condition.Config{Latency: 20 * time.Millisecond}, Config{Match: game.DefaultConfig(), Bots: 3}, 10, hc)
+	match := game.DefaultConfig()
+	match.Props = 40
+	r := newRigWith(t, condition.Config{Latency: 20 * time.Millisecond}, Config{Match: match, Bots: 3}, 10, hc)
 	c := r.join("ann", nil)
 	var got []tandem.Receipt
 	c.OnReceipt(func(rc tandem.Receipt) { got = append(got, rc) })
@@ -62,6 +65,11 @@ func TestCommandsAndSaves(t *testing.T) {
 		for q.Next() {
 			drops++
 		}
+		props := generic.NewFilter1[game.Prop]().Query(w.ECS.Arche())
+		if n := props.Count(); n != match.Props {
+			t.Fatalf("the host holds %d props, want %d", n, match.Props)
+		}
+		props.Close()
 		qb := generic.NewFilter1[game.Bot]().Query(w.ECS.Arche())
 		for qb.Next() {
 			bots++
@@ -78,7 +86,7 @@ func TestCommandsAndSaves(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	again := newRigWith(t, condition.Config{}, Config{Match: game.DefaultConfig(), Bots: 3}, 10, hc)
+	again := newRigWith(t, condition.Config{}, Config{Match: match, Bots: 3}, 10, hc)
 	if rep := again.host.Restored(); rep.Seq == 0 || rep.Entities != entities || rep.Players != 1 {
 		t.Fatalf("the restart restored %v, want %d entities and ann", rep, entities)
 	}

@@ -46,10 +46,14 @@ type Codec[T any] struct {
 	// for every peer. Nil: every change is urgent. Only delta-coded
 	// components have sent images to compare against.
 	Significant []int32
-	// AppendExact appends v at full precision (saves). Default: the quantized
-	// image as varints.
+	// AppendExact appends v at full precision, bit for bit, for a host's
+	// saves. Without it (and ReadExact) the registry's AppendExact writes
+	// the quantized image as varints, which a save refuses: a host that
+	// saves needs both for every replicated component (tandem.Exact sets
+	// them for a plain struct).
 	AppendExact func(dst []byte, v *T) []byte
-	// ReadExact reads what AppendExact wrote. Default: the quantized image.
+	// ReadExact reads what AppendExact wrote. Without it: the quantized
+	// image (see AppendExact).
 	ReadExact func(r *wire.Reader, v *T)
 	// Equal reports whether a and b are equal within the component's
 	// tolerance; prediction corrects what is not. Default: equal wire images.

@@ -102,7 +102,10 @@ type Config struct {
 	// WrapPacketConn, if set, wraps the UDP socket that Listen and Dial open,
 	// before QUIC uses it: pass a link conditioner here
 	// (condition.NewPacketConn). The wrapper owns the socket and must close it
-	// on Close.
+	// on Close. Give the wrapper SetReadBuffer and SetWriteBuffer methods that
+	// pass through to the socket, as condition.PacketConn does: quic-go sizes
+	// the socket's buffers through them, and logs a warning for a connection
+	// without them.
 	WrapPacketConn func(net.PacketConn) (net.PacketConn, error)
 	// Logger receives warnings (skipped verification, peers disconnected for
 	// breaking the protocol). Nil means slog.Default().
