@@ -168,7 +168,20 @@ func (h *Host[I]) reload() error {
 // store left open so that Save may try again (a Save that lands finishes the
 // Close); a second Close returns what the first did. Safe from any
 // goroutine, except from inside a View or Do callback or a hook.
-func (h *Host[I]) Close() error {
+func (h *Host[I]) Close() error { return h.close(false) }
+
+// CloseForRestart ends the host as Close does, and tells every peer that it
+// will be back: their clients (those with ClientConfig.Dial) reconnect as
+// after a broken connection and resume their players into the world the
+// next host restores from this save within the grace window
+// (HostConfig.Grace), the address and identity being the same (the save
+// keeps the certificate). A host without a save, or whose final save failed,
+// tells them it shuts down instead: no world would take them back. For a
+// deploy or a host moved to another machine that reads the same store.
+func (h *Host[I]) CloseForRestart() error { return h.close(true) }
+
+// close is Close, and CloseForRestart when restart is set.
+func (h *Host[I]) close(restart bool) error {
 	h.life.closeOnce.Do(func() {
 		h.accept.close()
 		h.mu.Lock()
@@ -182,7 +195,11 @@ func (h *Host[I]) Close() error {
 		}
 		if h.session != nil {
 			h.drain()
-			h.session.Close()
+			if restart && err == nil && h.saves != nil {
+				h.session.CloseRestarting()
+			} else {
+				h.session.Close()
+			}
 		}
 		h.life.closed = true
 		h.life.closeErr = err

@@ -180,6 +180,42 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 	})
 }
 
+// TestPlayersComeBackAfterAnAnnouncedRestart: a host that closes with
+// CloseForRestart tells its players to come back: their clients reconnect
+// (Reconnecting, not Closed) and resume, as the same peers, into the world
+// the next host restores from the save. One closed with Close ends its
+// players' sessions: they are Closed, with no error (an orderly end).
+func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{SaveTo: savePath(t)})
+		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		peer := ann.Peer()
+		if err := p.host.CloseForRestart(); err != nil {
+			t.Fatal(err)
+		}
+		p.spies, p.resumed, p.left = nil, nil, nil
+		p.until(time.Second, "ann told of the restart", func() bool { return ann.State() != session.Playing })
+		if st := ann.State(); st != session.Reconnecting {
+			t.Fatalf("ann after the host's restart: %v (%v), want reconnecting", st, ann.Err())
+		}
+		p.start()
+		p.until(20*time.Second, "ann resumed", func() bool {
+			return ann.State() == session.Playing && ann.NetStats().Resumes == 1
+		})
+		if ann.Peer() != peer || len(p.resumed) != 1 || len(p.left) != 0 {
+			t.Fatalf("ann resumed as peer %d (was %d); the new host saw %d resumes, %d leaves", ann.Peer(), peer, len(p.resumed), len(p.left))
+		}
+
+		if err := p.host.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p.until(time.Second, "ann told of the shutdown", func() bool { return ann.State() == session.Closed })
+		if err := ann.Err(); err != nil {
+			t.Fatalf("ann after the host shut down: %v, want an orderly end", err)
+		}
+	})
+}
+
 // joinRefused dials the pair's host as a new player named name and runs
 // until the client closes; it returns its Err.
 func (p *resumePair) joinRefused(name string) error {

@@ -317,6 +317,20 @@ func (h *Host) Accept(tc transport.Conn) {
 // simulation has stopped): closing reports in-flight datagrams lost to the
 // replicator, which reads the world. The host's entities are not removed.
 func (h *Host) Close() error {
+	return h.closeWith(transport.CloseHostShutdown, "host shutting down")
+}
+
+// CloseRestarting closes as Close does, with CloseHostRestarting: each
+// client that can resume (its ClientConfig.Dial set, a grace window given)
+// reconnects as after a broken connection, for the grace window, and
+// resumes its peer on a host that restored this host's save (which keeps
+// its players). Others end as with Close.
+func (h *Host) CloseRestarting() error {
+	return h.closeWith(transport.CloseHostRestarting, "host restarting: reconnect")
+}
+
+// closeWith closes every connection with code and reason (Close).
+func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -331,12 +345,12 @@ func (h *Host) Close() error {
 	h.mu.Unlock()
 	h.wg.Wait()
 	for _, p := range h.peers {
-		p.c.Close(transport.CloseHostShutdown, "host shutting down")
+		p.c.Close(code, reason)
 	}
 	for {
 		select {
 		case tc := <-h.incoming:
-			tc.Close(transport.CloseHostShutdown, "host shutting down")
+			tc.Close(code, reason)
 		default:
 			return nil
 		}

@@ -82,6 +82,10 @@ const (
 	// CloseReplaced means the host bound the peer to a newer connection (it
 	// resumed there); this one is over.
 	CloseReplaced CloseCode = 8
+	// CloseHostRestarting means the host is shutting down to start again
+	// from its save: a client that can resume reconnects, as after a broken
+	// connection, and resumes into the world the new host restored.
+	CloseHostRestarting CloseCode = 9
 )
 
 // String returns the code's name.
@@ -105,6 +109,8 @@ func (c CloseCode) String() string {
 		return "host shutdown"
 	case CloseReplaced:
 		return "replaced"
+	case CloseHostRestarting:
+		return "host restarting"
 	}
 	return fmt.Sprintf("close code %d", uint64(c))
 }
