@@ -71,8 +71,10 @@
 // read stops NewHost with a typed error rather than start an empty world.
 //
 // A host's life: Close fences the world (no step, no connection, no command
-// from then on), saves it, sends the receipts that save frees, and returns;
-// a fenced store (another host took the world) stops the host on its own
+// from then on), saves it, sends the receipts that save frees, and returns,
+// its players' sessions ended; CloseForRestart does the same and tells them
+// to come back, so they resume into the world the next host restores; a
+// fenced store (another host took the world) stops the host on its own
 // (Err, Done). A world nobody plays in may be saved and released, and loaded
 // again when someone connects (HostConfig.IdleUnload). The host has player
 // slots (HostConfig.MaxPeers): the players a save lists hold theirs through
