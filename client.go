@@ -52,7 +52,7 @@ type ClientConfig[I comparable] struct {
 	// client whose connection breaks reconnects by itself (with backoff and
 	// jitter, for as long as the host's grace window lasts) and resumes as
 	// the same player, with the same entities. Meanwhile its State is
-	// session.Reconnecting and its world is held still: nothing is
+	// Reconnecting and its world is held still: nothing is
 	// simulated, View draws the world as it was. It runs on a goroutine of
 	// its own; with quicnet, a Transport's Dial to the host's address. Nil:
 	// a broken connection ends the session.
@@ -392,7 +392,7 @@ func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
 func (c *Client[I]) World() *World { return c.w }
 
 // State returns where the client is in its session. Safe from any goroutine.
-func (c *Client[I]) State() session.ClientState {
+func (c *Client[I]) State() ClientState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session.State()

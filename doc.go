@@ -92,7 +92,7 @@
 // HostConfig.Grace (30 s): its id, its entities, the zero input meanwhile.
 // A client given a ClientConfig.Dial reconnects by itself and resumes as the
 // same player with the same entities; while it reconnects its State is
-// session.Reconnecting and its world is held still (nothing is simulated;
+// Reconnecting and its world is held still (nothing is simulated;
 // View draws it as it was). A game writes nothing for it; the events
 // (session.PeerDisconnected, PeerResumed) and the counts (HostStats.Away,
 // NetStats.Resumes, ReconnectLeft) say what happens.

@@ -13,7 +13,6 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
-	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
@@ -182,7 +181,7 @@ func ExampleClientConfig_dial() {
 		panic(err)
 	}
 	go client.Run(context.Background())
-	if st := client.NetStats(); st.State == session.Reconnecting {
+	if st := client.NetStats(); st.State == tandem.Reconnecting {
 		fmt.Printf("reconnecting… (%.0f s left)\n", st.ReconnectLeft.Seconds())
 	}
 }

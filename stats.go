@@ -1,18 +1,17 @@
 package tandem
 
 import (
-	"github.com/tandem-go/tandem/net/replicate"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/predict"
-	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/replicate"
 )
 
 // NetStats are the figures of a client's net graph.
 type NetStats struct {
 	// State is where the client is in its session.
-	State session.ClientState
+	State ClientState
 	// RTT is the smoothed round trip to the host; Loss the recent fraction
 	// of datagrams lost (0..1).
 	RTT  time.Duration
@@ -47,7 +46,7 @@ type NetStats struct {
 	Steps, Views time.Duration
 	// Resumes counts the times the connection broke and the client came
 	// back as the same player; ReconnectLeft is, while State is
-	// session.Reconnecting, how much of the host's grace window is left.
+	// Reconnecting, how much of the host's grace window is left.
 	Resumes       int
 	ReconnectLeft time.Duration
 }

@@ -280,7 +280,7 @@ func (m *clientMatch) Ticks() int {
 // grace window).
 func (m *clientMatch) Ended() bool {
 	st := m.State()
-	return st == session.Closed || (st != session.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout)
+	return st == tandem.Closed || (st != tandem.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout)
 }
 
 // Err is nil when the host ended the game (or the player left) after the
@@ -288,8 +288,8 @@ func (m *clientMatch) Ended() bool {
 // join that did not finish, a lost connection.
 func (m *clientMatch) Err() error {
 	st := m.State()
-	if st != session.Closed {
-		if st != session.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout {
+	if st != tandem.Closed {
+		if st != tandem.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout {
 			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, st)
 		}
 		return nil
@@ -319,7 +319,7 @@ func (m *clientMatch) Summary() string {
 		}
 		s := g.ScoreNow()
 		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
-			ns.State == session.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
+			ns.State == tandem.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
 			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
 			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond), ns.Resumes, w.Peer)
 	})

@@ -8,7 +8,6 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"github.com/tandem-go/tandem"
-	"github.com/tandem-go/tandem/net/session"
 )
 
 // graphLen is how many drawn frames the net graph's curves span.
@@ -79,11 +78,11 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 			st.State = r.leftAs
 		}
 		switch played := st.Frames > 0; {
-		case st.State == session.Closed && played:
+		case st.State == tandem.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, float32(r.cfg.Field.MinY)+14, styleBody, colWarn, alignCenter)
-		case st.State == session.Reconnecting:
+		case st.State == tandem.Reconnecting:
 			r.drawReconnecting(screen, st)
-		case st.State != session.Playing:
+		case st.State != tandem.Playing:
 			r.drawProgress(screen, st)
 		}
 		r.graph.sample(st.RTT, st.KbitIn, st.KbitOut)
@@ -188,14 +187,14 @@ func (r *renderer) drawProgress(screen *ebiten.Image, st tandem.NetStats) {
 	vector.FillRect(screen, x-12, y-44, w+24, h+64, colPanel, false)
 	label := "connecting to the host"
 	frac := float32(0)
-	if st.State == session.Joining {
+	if st.State == tandem.Joining {
 		label = "joining: the host's world is arriving"
 		if st.Total > 0 {
 			frac = float32(st.Received) / float32(st.Total)
 			label = fmt.Sprintf("joining: %d of %d entities", st.Received, st.Total)
 		}
 	}
-	if st.State == session.Closed {
+	if st.State == tandem.Closed {
 		label = "the connection closed"
 	}
 	r.text.draw(screen, label, float32(fc), y-34, styleBody, colText, alignCenter)

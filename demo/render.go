@@ -219,7 +219,7 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	if len(sc.balls) > 0 {
 		vel = *(*ecs.Velocity)(a.Get(g.Ball, g.World.IDs.Velocity))
 	}
-	r.listen(vel, !sc.client || sc.net.State == session.Playing)
+	r.listen(vel, !sc.client || sc.net.State == tandem.Playing)
 }
 
 // name sets a player's name and round trip from the roster: a bot by its

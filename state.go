@@ -1,0 +1,26 @@
+package tandem
+
+import "github.com/tandem-go/tandem/net/session"
+
+// ClientState is where a client is in its session (Client.State): the
+// session package's, named here so that a game compares it without
+// importing that package.
+type ClientState = session.ClientState
+
+// A client's states, in the order a session goes through them (see
+// session.ClientState).
+const (
+	// Connecting: the client asked to come in; no answer yet.
+	Connecting = session.Connecting
+	// Joining: admitted; the world is arriving (Client.Progress).
+	Joining = session.Joining
+	// Playing: the world is current; the client predicts and draws.
+	Playing = session.Playing
+	// Reconnecting: the connection broke, or the host restarts
+	// (Host.CloseForRestart); the client dials again to resume its peer,
+	// its world held still meanwhile.
+	Reconnecting = session.Reconnecting
+	// Closed: the session ended; Client.Err says why (nil for an orderly
+	// end).
+	Closed = session.Closed
+)
