@@ -361,6 +361,10 @@ func (c *Client[I]) stopped() error {
 	if err := c.errLocked(); err != nil {
 		return err
 	}
+	var ce *transport.CloseError
+	if !c.left && errors.As(c.session.Err(), &ce) && ce.Remote && ce.Code == transport.CloseHostShutdown {
+		return ErrHostClosed
+	}
 	return ErrClosed
 }
 
@@ -383,8 +387,9 @@ func (c *Client[I]) SetInput(in I) {
 }
 
 // Run steps the client at its fixed rate on the calling goroutine until ctx
-// is done (it returns nil) or the session ends: ErrClosed after Close or the
-// host shutting down, else what Err says.
+// is done (it returns nil) or the session ends: ErrClosed after Close,
+// ErrHostClosed (an ErrClosed too) after the host shut down, else what Err
+// says.
 func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
 
 // World returns the client's world. Use it between steps only: from a system

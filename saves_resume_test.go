@@ -213,6 +213,32 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		if err := ann.Err(); err != nil {
 			t.Fatalf("ann after the host shut down: %v, want an orderly end", err)
 		}
+		// What Run returns: the host's shutdown, which is a close.
+		ann.mu.Lock()
+		ended := ann.stopped()
+		ann.mu.Unlock()
+		if !errors.Is(ended, ErrHostClosed) || !errors.Is(ended, ErrClosed) {
+			t.Fatalf("ann's Run after the host shut down would return %v, want ErrHostClosed", ended)
+		}
+	})
+}
+
+// TestOwnCloseIsNotTheHosts: a client that leaves ends its Run with
+// ErrClosed, not ErrHostClosed, though the host is still there.
+func TestOwnCloseIsNotTheHosts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newResumePairOf(t, ledgerGame, condition.Config{}, HostConfig{})
+		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		if err := ann.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p.until(time.Second, "ann closed", func() bool { return ann.State() == session.Closed })
+		ann.mu.Lock()
+		ended := ann.stopped()
+		ann.mu.Unlock()
+		if !errors.Is(ended, ErrClosed) || errors.Is(ended, ErrHostClosed) {
+			t.Fatalf("ann's Run after its own Close would return %v, want ErrClosed alone", ended)
+		}
 	})
 }
 
