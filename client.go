@@ -362,7 +362,7 @@ func (c *Client[I]) stopped() error {
 		return err
 	}
 	var ce *transport.CloseError
-	if !c.left && errors.As(c.session.Err(), &ce) && ce.Remote && ce.Code == transport.CloseHostShutdown {
+	if !c.left && errors.As(c.session.Err(), &ce) && ce.Remote && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting) {
 		return ErrHostClosed
 	}
 	return ErrClosed
@@ -391,6 +391,12 @@ func (c *Client[I]) SetInput(in I) {
 // ErrHostClosed (an ErrClosed too) after the host shut down, else what Err
 // says.
 func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
+
+// ErrHostClosed is returned by a client's Run when the host ended the
+// session by shutting down (Host.Close, or Host.CloseForRestart for a client
+// that cannot come back), rather than the client's own Close. It is an
+// ErrClosed: errors.Is(err, ErrClosed) holds for both.
+var ErrHostClosed = fmt.Errorf("%w: the host shut down", ErrClosed)
 
 // World returns the client's world. Use it between steps only: from a system
 // or hook, inside View or Do, or while nothing runs the client.
@@ -425,7 +431,7 @@ func (c *Client[I]) errLocked() error {
 		return fmt.Errorf("%w: %w", ErrRefused, err)
 	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing == 0:
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
-	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseNormal):
+	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting || ce.Code == transport.CloseNormal):
 		return nil
 	}
 	return err

@@ -174,10 +174,13 @@ func (h *Host[I]) Close() error { return h.close(false) }
 // will be back: their clients (those with ClientConfig.Dial) reconnect as
 // after a broken connection and resume their players into the world the
 // next host restores from this save within the grace window
-// (HostConfig.Grace), the address and identity being the same (the save
-// keeps the certificate). A host without a save, or whose final save failed,
-// tells them it shuts down instead: no world would take them back. For a
-// deploy or a host moved to another machine that reads the same store.
+// (HostConfig.Grace), at the same address and with the same identity
+// (tandem.OpenSave keeps the certificate in the save; with HostConfig.SaveTo
+// alone, keep the transport's identity yourself: quicnet.LoadIdentity). A
+// host without a save or a grace window, whose final save failed, or whose
+// store another host took, tells them it shuts down instead: no world would
+// take them back. For a deploy, or a host moved to another machine that
+// reads the same store.
 func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 
 // close is Close, and CloseForRestart when restart is set.
@@ -195,7 +198,7 @@ func (h *Host[I]) close(restart bool) error {
 		}
 		if h.session != nil {
 			h.drain()
-			if restart && err == nil && h.saves != nil {
+			if restart && err == nil && h.saves != nil && h.cfg.Grace > 0 {
 				h.session.CloseRestarting()
 			} else {
 				h.session.Close()

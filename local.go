@@ -3,7 +3,6 @@ package tandem
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
@@ -106,11 +105,6 @@ func (l *Local[I]) Run(ctx context.Context) error { return l.run(ctx) }
 
 // ErrClosed is returned by Run when the host or client was closed.
 var ErrClosed = errors.New("tandem: closed")
-
-// ErrHostClosed is returned by a client's Run when the host ended the
-// session by shutting down (Host.Close), rather than the client's own Close.
-// It is an ErrClosed: errors.Is(err, ErrClosed) holds for both.
-var ErrHostClosed = fmt.Errorf("%w: the host shut down", ErrClosed)
 
 // newLocalGame is NewLocal with the input routing of a lone game.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {

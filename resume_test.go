@@ -132,11 +132,20 @@ func (p *resumePair) join(input func(w *World) push) *rclient {
 
 // joinAs is join with cfg (its clock and dial are the pair's).
 func (p *resumePair) joinAs(cfg ClientConfig[push]) *rclient {
+	return p.joinDialing(cfg, true)
+}
+
+// joinDialing is joinAs, the client given no way to dial again unless
+// redial is set.
+func (p *resumePair) joinDialing(cfg ClientConfig[push], redial bool) *rclient {
 	p.t.Helper()
 	rc := &rclient{}
 	tc, _ := p.net.Dial(context.Background(), "host")
 	rc.conns = append(rc.conns, tc.(*mem.Conn))
-	cfg.Clock, cfg.Dial = p.clk, rc.dial(p.net)
+	cfg.Clock, cfg.Dial = p.clk, nil
+	if redial {
+		cfg.Dial = rc.dial(p.net)
+	}
 	c, err := NewClient(p.game(), tc, cfg)
 	if err != nil {
 		p.t.Fatal(err)

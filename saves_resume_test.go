@@ -183,21 +183,32 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 // TestPlayersComeBackAfterAnAnnouncedRestart: a host that closes with
 // CloseForRestart tells its players to come back: their clients reconnect
 // (Reconnecting, not Closed) and resume, as the same peers, into the world
-// the next host restores from the save. One closed with Close ends its
-// players' sessions: they are Closed, with no error (an orderly end).
+// the next host restores from the save; a client that cannot dial again
+// ends as at a shutdown. One closed with Close ends its players' sessions:
+// they are Closed, with no error (an orderly end).
 func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{SaveTo: savePath(t)})
 		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		cid := p.joinDialing(ClientConfig[push]{Name: "cid"}, false)
 		peer := ann.Peer()
 		if err := p.host.CloseForRestart(); err != nil {
 			t.Fatal(err)
 		}
 		p.spies, p.resumed, p.left = nil, nil, nil
-		p.until(time.Second, "ann told of the restart", func() bool { return ann.State() != session.Playing })
+		p.until(time.Second, "ann and cid told of the restart", func() bool {
+			return ann.State() != session.Playing && cid.State() != session.Playing
+		})
 		if st := ann.State(); st != session.Reconnecting {
 			t.Fatalf("ann after the host's restart: %v (%v), want reconnecting", st, ann.Err())
 		}
+		cid.mu.Lock()
+		ended := cid.stopped()
+		cid.mu.Unlock()
+		if st := cid.State(); st != session.Closed || cid.Err() != nil || !errors.Is(ended, ErrHostClosed) {
+			t.Fatalf("cid, who cannot dial again, after the host's restart: %v, Err %v, Run's end %v; want closed, no error, ErrHostClosed", st, cid.Err(), ended)
+		}
+		p.clients = p.clients[:1] // cid is gone
 		p.start()
 		p.until(20*time.Second, "ann resumed", func() bool {
 			return ann.State() == session.Playing && ann.NetStats().Resumes == 1
@@ -215,7 +226,7 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		}
 		// What Run returns: the host's shutdown, which is a close.
 		ann.mu.Lock()
-		ended := ann.stopped()
+		ended = ann.stopped()
 		ann.mu.Unlock()
 		if !errors.Is(ended, ErrHostClosed) || !errors.Is(ended, ErrClosed) {
 			t.Fatalf("ann's Run after the host shut down would return %v, want ErrHostClosed", ended)

@@ -149,7 +149,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	case o.host && o.join != "":
 		return o, errors.New("-host and -join exclude each other: host a game or join one")
 	case set["join"] && strings.TrimSpace(o.join) == "":
-		return o, errors.New("-join needs the host's join line (HOST:PORT/CODE) or its address with -pin; it was empty")
+		return o, errors.New("-join needs the host's join line (HOST:PORT/CODE) or its address with -pin; it was empty or blank")
 	case o.ticks < 0 || o.crates < 0 || o.bots < 0 || o.props < 0:
 		return o, errors.New("-ticks, -crates, -bots and -props must not be negative")
 	case o.maxPlayers < 1:

@@ -325,6 +325,8 @@ func newPropArt() (art [4]*ebiten.Image) {
 	return art
 }
 
+// drawArena paints the floor, markings, goals and walls into an image once:
+// they never move.
 func (r *renderer) drawArena() *ebiten.Image {
 	img := ebiten.NewImage(screenW, screenH)
 	img.Fill(colBackground)

@@ -321,10 +321,11 @@ func (h *Host) Close() error {
 }
 
 // CloseRestarting closes as Close does, with CloseHostRestarting: each
-// client that can resume (its ClientConfig.Dial set, a grace window given)
-// reconnects as after a broken connection, for the grace window, and
-// resumes its peer on a host that restored this host's save (which keeps
-// its players). Others end as with Close.
+// client that can resume (its ClientConfig.Dial set, a grace window given,
+// its first join done) reconnects as after a broken connection, for the
+// grace window, and resumes its peer on a host that restored this host's
+// save (which keeps its players). Other clients end as with Close;
+// connections not admitted yet are closed with CloseHostShutdown.
 func (h *Host) CloseRestarting() error {
 	return h.closeWith(transport.CloseHostRestarting, "host restarting: reconnect")
 }
@@ -350,7 +351,8 @@ func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 	for {
 		select {
 		case tc := <-h.incoming:
-			tc.Close(code, reason)
+			// Not admitted: nothing to come back to.
+			tc.Close(transport.CloseHostShutdown, "host shutting down")
 		default:
 			return nil
 		}

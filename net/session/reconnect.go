@@ -129,7 +129,7 @@ func (c *Client) broke(now time.Time) {
 		// A dial that did not lead anywhere: the next one.
 		c.re.last = err
 		c.schedule(now)
-	case (c.state == Joining || c.state == Playing) && c.cfg.Dial != nil && c.welcome.GraceMillis > 0 && resumable(err):
+	case (c.state == Joining || c.state == Playing) && c.cfg.Dial != nil && c.welcome.GraceMillis > 0 && (resumable(err) || hostRestarting(err)):
 		c.lose(now, err)
 	default:
 		c.closed()

@@ -26,10 +26,10 @@ import (
 var ErrGraceExpired = errors.New("session: the peer's connection broke and it did not resume within the grace window")
 
 // resumable reports whether a connection that ended with err may be resumed:
-// it broke (the peer stopped answering, the transport failed, a reset), or
-// the host closed it to restart from its save, rather than being ended on
-// purpose by either side (a leave, a kick, a shutdown) or for breaking the
-// rules (malformed, a limit).
+// it broke (the peer stopped answering, the transport failed, a reset),
+// rather than being ended on purpose by either side (a leave, a kick, a
+// shutdown) or for breaking the rules (malformed, a limit). A client also
+// resumes after hostRestarting.
 func resumable(err error) bool {
 	switch {
 	case errors.Is(err, conn.ErrLimit), errors.Is(err, conn.ErrProtocol), errors.Is(err, transport.ErrMalformed):
@@ -39,9 +39,17 @@ func resumable(err error) bool {
 	}
 	var ce *transport.CloseError
 	if errors.As(err, &ce) {
-		return ce.Code == transport.CloseTimeout || ce.Remote && ce.Code == transport.CloseHostRestarting
+		return ce.Code == transport.CloseTimeout
 	}
 	return err != nil // the path broke: a reset, a socket error
+}
+
+// hostRestarting reports whether err is the host's closing the connection
+// to start again from its save (CloseHostRestarting): its client comes back
+// as after a break.
+func hostRestarting(err error) bool {
+	var ce *transport.CloseError
+	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseHostRestarting
 }
 
 // holdsWorld reports whether the peer on connection p holds the whole world:
