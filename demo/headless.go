@@ -29,7 +29,40 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if lm, ok := m.(*localMatch); ok && lm.host != nil {
+		var unwatch func()
+		ctx, unwatch = onRestartSignal(ctx, lm, stdout)
+		defer unwatch()
+	}
 	return simulate(ctx, m, o)
+}
+
+// restartSignal ends a headless host for a restart: it saves and tells its
+// players to come back (Host.CloseForRestart), and they resume into the
+// world the next host started on the same save and address restores,
+// within -grace. A host without a save shuts down as at SIGINT.
+var restartSignal os.Signal = syscall.SIGHUP
+
+// onRestartSignal returns ctx ended also by restartSignal, which marks m to
+// close for a restart, and the function that stops watching for it.
+func onRestartSignal(ctx context.Context, m *localMatch, out io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, restartSignal)
+	go func() {
+		select {
+		case <-sig:
+			if m.save != nil {
+				m.restart.Store(true)
+				fmt.Fprintln(out, "tandem-demo: closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
+			} else {
+				fmt.Fprintln(out, "tandem-demo: no save to restart from (-save ''): shutting down")
+			}
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); cancel() }
 }
 
 // simulate steps the match at its fixed rate until ctx is done, -ticks is

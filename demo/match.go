@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -64,6 +65,7 @@ type localMatch struct {
 	host        *tandem.Host[game.Input] // nil alone
 	full, short string                   // a host's join line and short code
 	save        *hostSave                // nil alone or in memory
+	restart     atomic.Bool              // Close tells the players to come back (restartSignal)
 	receipts
 }
 
@@ -141,7 +143,12 @@ func (m *localMatch) Close() error {
 	if m.host == nil {
 		return nil
 	}
-	err := m.host.Close()
+	var err error
+	if m.restart.Load() {
+		err = m.host.CloseForRestart()
+	} else {
+		err = m.host.Close()
+	}
 	if cerr := m.save.Close(); err == nil {
 		err = cerr
 	}

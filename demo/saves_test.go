@@ -87,3 +87,39 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 	again.signal(syscall.SIGINT)
 	again.wait()
 }
+
+// TestPlayerResumesAfterAnAnnouncedRestart: over real QUIC on loopback, a
+// host with -save gets SIGHUP while a bot client plays: it saves, tells its
+// players to come back (close code 9) and exits 0. The client, told rather
+// than left to time out, reconnects at once and, when a host starts again on
+// the same save and address, resumes as the same peer, plays its ticks out
+// and exits 0 with resumes=1.
+func TestPlayerResumesAfterAnAnnouncedRestart(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "world.db")
+	args := []string{"-host", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-grace", "20s"}
+	host := start(t, "host", append(args, "-addr", "127.0.0.1:0")...)
+	m := host.waitLine(joinLine)
+	addr, pin := m[1], m[2]
+	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann")
+	peer := client.waitLine(joinedLine)[1]
+	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) ready`))
+	host.signal(syscall.SIGHUP)
+	host.waitLine(regexp.MustCompile(`^tandem-demo: closing for a restart`))
+	host.wait()
+	client.waitLine(regexp.MustCompile(`^tandem-demo: the connection broke, reconnecting: .*host restarting`))
+
+	again := start(t, "host again", append(args, "-addr", addr)...)
+	if r := again.waitLine(regexp.MustCompile(`^tandem-demo: restored save \d+: frame \d+, \d+ entities, (\d+) players`)); r[1] != "1" {
+		t.Fatalf("the restored save holds %s players, want ann", r[1])
+	}
+	client.waitLine(regexp.MustCompile(`^tandem-demo: resumed as peer ` + peer + ` \(ann\)`))
+	again.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) resumed$`))
+	out := client.wait()
+	cm := lineOf(t, "ann", out, clientLine)
+	sm := lineOf(t, "ann", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
+	if ticks, _ := strconv.Atoi(cm[1]); sm[1] != "1" || sm[2] != peer || ticks < 240 {
+		t.Fatalf("client summary %q: want resumes=1 peer=%s and 240 ticks", cm[0], peer)
+	}
+	again.signal(syscall.SIGINT)
+	again.wait()
+}
