@@ -92,7 +92,14 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 		status = "push the ball into the other goal"
 	}
 	t.draw(screen, t.cut(status, styleSmall, cx-100-60), 61, 46, styleSmall, colTextDim, alignLeft)
-	t.draw(screen, "WASD/arrows move  ·  Space dash  ·  T team  ·  C crate  ·  Tab scores  ·  M sound  ·  F3 net  ·  Esc "+r.escape, screenW-60, 8, styleSmall, colTextDim, alignRight)
+	// The keys, right of the score (x is where its digits end): spaced out
+	// when they fit there, else closer together, else cut.
+	room := float64(screenW-60) - float64(x) - 24
+	keys := "WASD/arrows move  ·  Space dash  ·  T team  ·  C crate  ·  Tab scores  ·  M sound  ·  F3 net  ·  Esc " + r.escape
+	if t.width(keys, styleSmall) > room {
+		keys = "WASD move · Space dash · T team · C crate · Tab scores · M sound · F3 net · Esc " + r.escape
+	}
+	t.draw(screen, t.cut(keys, styleSmall, room), screenW-60, 8, styleSmall, colTextDim, alignRight)
 	t.draw(screen, fmt.Sprintf("sim %d Hz  ·  draw %.0f fps  ·  frame %d", int(1/r.cfg.Step.Seconds()+0.5), ebiten.ActualFPS(), r.scene.frame),
 		screenW-60, 27, styleSmall, colTextDim, alignRight)
 	warn := r.hud.sound
