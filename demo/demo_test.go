@@ -118,7 +118,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones", "-save", "-save-every", "-spectate"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones", "-save", "-save-every", "-spectate", "-netgraph"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}

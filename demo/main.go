@@ -127,6 +127,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
 	fs.DurationVar(&o.jitter, "jitter", 0, "networked: vary each packet's delay by up to ± this `duration` (half each way)")
 	fs.Var(&o.loss, "loss", "networked: lose this `fraction` of packets each way, e.g. 0.05 or 5%")
+	fs.BoolVar(&o.netGraph, "netgraph", false, "with a window: start with the net graph shown (F3 toggles it; -lag, -jitter and -loss show it too)")
 	fs.BoolVar(&o.mute, "mute", false, "with a window: start with the sound off (M turns it on)")
 	fs.BoolVar(&o.alone, "alone", false, "play alone at once, without the start screen")
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
@@ -142,7 +143,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	o.netGraph = o.conditioned()
+	o.netGraph = o.netGraph || o.conditioned()
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected argument %q; flags start with -, see -help", fs.Arg(0))

@@ -135,10 +135,16 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 	}
 }
 
-// drawGraph draws the net graph panel: a title, the text lines, and the
-// curves of round trip (white) and kbit/s in (blue) and out (orange).
+// drawGraph draws the net graph panel, as wide as its longest line: a title,
+// the text lines, and the curves of round trip (white, against its own peak
+// in ms, named at the left) and kbit/s in (blue) and out (orange, against
+// their peak, named at the right).
 func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
-	const x, y, w, lh = 76, 84, 470, 15
+	const x, y, lh = 76, 84, 15
+	w := float32(470)
+	for _, l := range r.graph.lines {
+		w = max(w, float32(r.text.width(l, styleMono))+16)
+	}
 	gh := float32(44)
 	h := float32(26 + lh*len(r.graph.lines) + 8 + int(gh) + 8)
 	vector.FillRect(screen, x, y, w, h, colPanel, false)
@@ -158,16 +164,17 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 			vector.StrokeLine(screen, x0, top+gh-min(a*scale, gh), x1, top+gh-min(b*scale, gh), 1.5, col, true)
 		}
 	}
-	peak := float32(1)
+	rttPeak, kbitPeak := float32(1), float32(1)
 	for i := range graphLen {
-		peak = max(peak, g.rtt[i], g.in[i], g.out[i])
+		rttPeak = max(rttPeak, g.rtt[i])
+		kbitPeak = max(kbitPeak, g.in[i], g.out[i])
 	}
-	scale := gh / peak
 	vector.StrokeLine(screen, x+8, top+gh, x+w-8, top+gh, 1, colTextDim, false)
-	curve(&g.in, scale, [4]uint8{0x3d, 0x9b, 0xff, 0xe0})
-	curve(&g.out, scale, [4]uint8{0xff, 0x8c, 0x1a, 0xe0})
-	curve(&g.rtt, scale, [4]uint8{0xe8, 0xec, 0xf2, 0xff})
-	r.text.draw(screen, fmt.Sprintf("%.0f", peak), x+w-8, top-2, styleMono, colTextDim, alignRight)
+	curve(&g.in, gh/kbitPeak, [4]uint8{0x3d, 0x9b, 0xff, 0xe0})
+	curve(&g.out, gh/kbitPeak, [4]uint8{0xff, 0x8c, 0x1a, 0xe0})
+	curve(&g.rtt, gh/rttPeak, [4]uint8{0xe8, 0xec, 0xf2, 0xff})
+	r.text.draw(screen, fmt.Sprintf("rtt peak %.0f ms", rttPeak), x+8, top-2, styleMono, colTextDim, alignLeft)
+	r.text.draw(screen, fmt.Sprintf("kbit/s peak %.0f", kbitPeak), x+w-8, top-2, styleMono, colTextDim, alignRight)
 }
 
 // drawReconnecting says, in the HUD's overlay over the world held still,
