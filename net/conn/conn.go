@@ -196,7 +196,8 @@ func (c *Conn) fail(cause error) {
 }
 
 // shutdown closes the transport (unless it is already closed), records the
-// cause, drops the queue and reports every datagram in flight as lost.
+// cause, drops the queue and reports every datagram in flight as not
+// delivered (abandoned: the loss figures leave them out).
 func (c *Conn) shutdown(code transport.CloseCode, reason string, cause error) {
 	c.closed = true
 	if c.tc.Err() == nil {
@@ -214,7 +215,7 @@ func (c *Conn) shutdown(code transport.CloseCode, reason string, cause error) {
 	c.estDgrams, c.estFill = 0, 0
 	for pn := c.floor; pn != c.next; pn++ {
 		if c.sent[pn%wire.AckWindow].state == stateInFlight {
-			c.settle(pn, false)
+			c.abandon(pn)
 		}
 	}
 	c.floor = c.next

@@ -604,3 +604,40 @@ func TestUnresponsiveWhileLaterPacketsAreAcknowledged(t *testing.T) {
 		t.Fatalf("last notice %+v, want packet 0 lost at the close", n)
 	}
 }
+
+// TestCloseAbandonsWhatIsInFlight: datagrams in flight when a connection
+// closes get their notices (not delivered) but are not counted lost: a
+// connection that lost nothing reports no loss after it closed, and every
+// numbered datagram sent has exactly one notice.
+func TestCloseAbandonsWhatIsInFlight(t *testing.T) {
+	a, b, ra, _, la, _, clk := fakePair(t, Config{})
+	for i := range 3 { // delivered and acknowledged
+		must(t, a.Queue(wire.KindState, []byte("seen"), Token(i+1)))
+		must(t, a.Flush())
+		clk.Advance(10 * time.Millisecond)
+		must(t, b.Poll())
+		must(t, b.Flush())
+		must(t, a.Poll())
+	}
+	la.hold = true
+	for i := range 2 { // in flight at the close
+		must(t, a.Queue(wire.KindState, []byte("flying"), Token(10+i)))
+		must(t, a.Flush())
+	}
+	if err := a.Close(transport.CloseNormal, "done"); err != nil {
+		t.Fatal(err)
+	}
+	st := a.Stats()
+	if st.PacketsDelivered != 3 || st.PacketsLost != 0 || st.PacketsAbandoned != 2 || st.LossRate != 0 {
+		t.Fatalf("after the close: %d delivered, %d lost, %d abandoned, loss rate %v; want 3, 0, 2, 0",
+			st.PacketsDelivered, st.PacketsLost, st.PacketsAbandoned, st.LossRate)
+	}
+	if got := st.PacketsDelivered + st.PacketsLost + st.PacketsAbandoned + uint64(st.InFlight); got != st.PacketsSent || len(ra.notices) != int(st.PacketsSent) {
+		t.Fatalf("%d packets sent, %d settled or in flight, %d notices", st.PacketsSent, got, len(ra.notices))
+	}
+	for _, n := range ra.notices[len(ra.notices)-2:] {
+		if n.Delivered {
+			t.Fatalf("a datagram in flight at the close was noticed delivered: %+v", n)
+		}
+	}
+}

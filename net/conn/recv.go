@@ -264,9 +264,6 @@ func (c *Conn) onAck(a *wire.AckFrame, now time.Duration) {
 
 // settle records the fate of packet pn and reports it.
 func (c *Conn) settle(pn uint32, delivered bool) {
-	s := &c.sent[pn%wire.AckWindow]
-	s.state = stateSettled
-	c.inFlight--
 	const gain = 1.0 / 64
 	if delivered {
 		c.counts.PacketsDelivered++
@@ -275,6 +272,21 @@ func (c *Conn) settle(pn uint32, delivered bool) {
 		c.counts.PacketsLost++
 		c.loss += (1 - c.loss) * gain
 	}
+	c.notify(pn, delivered)
+}
+
+// abandon reports packet pn, in flight as the connection closes, as not
+// delivered, without counting it lost: its fate is unknown.
+func (c *Conn) abandon(pn uint32) {
+	c.counts.PacketsAbandoned++
+	c.notify(pn, false)
+}
+
+// notify settles packet pn and gives its notice.
+func (c *Conn) notify(pn uint32, delivered bool) {
+	s := &c.sent[pn%wire.AckWindow]
+	s.state = stateSettled
+	c.inFlight--
 	c.h.Notice(Notice{
 		Packet:    pn,
 		Delivered: delivered,

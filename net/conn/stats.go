@@ -12,6 +12,7 @@ type counters struct {
 	PacketsSent, ProbesSent, AckOnlySent             uint64
 	DatagramsSent, DatagramsReceived                 uint64
 	PacketsAccepted, PacketsDelivered, PacketsLost   uint64
+	PacketsAbandoned                                 uint64
 	Duplicates, Late, Stale, Malformed               uint64
 	LimitClosures, SendDropped, QueueFull, FullPolls uint64
 	BytesSent, BytesReceived, WireBytesSent          uint64
@@ -47,8 +48,13 @@ type Stats struct {
 	// probes, AckOnlySent the ack-only datagrams; DatagramsSent all datagrams
 	// the transport took, SendDropped those it dropped (queue full).
 	PacketsSent, ProbesSent, AckOnlySent, DatagramsSent, SendDropped uint64
-	// PacketsDelivered and PacketsLost count the notices given.
-	PacketsDelivered, PacketsLost uint64
+	// PacketsDelivered and PacketsLost count the notices given;
+	// PacketsAbandoned the datagrams in flight when the connection closed,
+	// noticed as not delivered but left out of PacketsLost and LossRate
+	// (nothing said they were lost). Every numbered datagram sent gets one
+	// notice: PacketsSent = PacketsDelivered + PacketsLost +
+	// PacketsAbandoned + InFlight.
+	PacketsDelivered, PacketsLost, PacketsAbandoned uint64
 	// DatagramsReceived counts every datagram taken from the transport;
 	// PacketsAccepted the numbered ones processed. Duplicates, Late (arrived
 	// behind the reorder window) and Stale (below the peer's floor) were
@@ -89,6 +95,7 @@ func (c *Conn) Stats() Stats {
 		SendDropped:          k.SendDropped,
 		PacketsDelivered:     k.PacketsDelivered,
 		PacketsLost:          k.PacketsLost,
+		PacketsAbandoned:     k.PacketsAbandoned,
 		DatagramsReceived:    k.DatagramsReceived,
 		PacketsAccepted:      k.PacketsAccepted,
 		Duplicates:           k.Duplicates,
