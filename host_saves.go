@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -86,6 +87,11 @@ type RestoreReport struct {
 	Frame ecs.Frame
 	// Entities, Players and Receipts count what came back.
 	Entities, Players, Receipts int
+	// Missing names the components this game saves that the save does not
+	// hold: it was written before the game saved them (one it added since),
+	// so no restored entity has them. Give them in Game.Restored to the
+	// entities that need them; a system that expects them finds nothing.
+	Missing []string
 	// Took is how long the restore took.
 	Took time.Duration
 }
@@ -97,8 +103,12 @@ func (r RestoreReport) String() string {
 	if r.Seq == 0 {
 		return "no save to restore: a new world"
 	}
-	return fmt.Sprintf("restored save %d: frame %d, %d entities, %d players, %d receipts, in %v",
+	s := fmt.Sprintf("restored save %d: frame %d, %d entities, %d players, %d receipts, in %v",
 		r.Seq, r.Frame, r.Entities, r.Players, r.Receipts, r.Took.Round(time.Millisecond))
+	if len(r.Missing) > 0 {
+		s += fmt.Sprintf("; the save holds none of %s (saved before this game had them: Game.Restored gives them)", strings.Join(r.Missing, ", "))
+	}
+	return s
 }
 
 // openSaves opens what cfg says to save to and starts its committer.
@@ -249,7 +259,7 @@ func (h *Host[I]) load() error {
 	h.saves.tracker.Start()
 	h.saves.lastFrame = res.Frame
 	h.saves.last = h.clk.Now()
-	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Took: time.Since(start)}
+	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Missing: res.Missing, Took: time.Since(start)}
 	if _, ok := rp.players[ecs.HostPeer]; ok {
 		rep.Players-- // the host's own: not one of the players
 	}

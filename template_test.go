@@ -10,8 +10,9 @@ import (
 )
 
 // The demo is the template for a new game: copied into a module of its own,
-// with its import path changed and this module replaced by its directory, it
-// builds, vets and passes its own tests. The test copies demo/ into a
+// with its import path and its name for its save changed, gofmt run and
+// this module replaced by its directory, it builds, vets and passes its own
+// tests. The test copies demo/ into a
 // temporary directory and does exactly that, without the network (the module
 // cache already holds what this module needs).
 func TestDemoIsATemplate(t *testing.T) {
@@ -42,6 +43,14 @@ func TestDemoIsATemplate(t *testing.T) {
 		}
 		if strings.HasSuffix(path, ".go") {
 			b = []byte(strings.ReplaceAll(string(b), module+"/demo", newPath+"/demo"))
+		}
+		if path == filepath.Join("demo", "saves.go") {
+			// The game's own name for its save and key files.
+			renamed := strings.Replace(string(b), `const appName = "tandem-demo"`, `const appName = "mygame"`, 1)
+			if renamed == string(b) {
+				t.Errorf("demo/saves.go has no line const appName = \"tandem-demo\" for README's recipe to rename")
+			}
+			b = []byte(renamed)
 		}
 		return os.WriteFile(dst, b, 0o644)
 	})
@@ -75,6 +84,8 @@ func TestDemoIsATemplate(t *testing.T) {
 			t.Fatalf("go %s in the copy: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+	// The import paths changed: gofmt orders them again.
+	gocmd("fmt", "./...")
 	gocmd("build", "./...")
 	gocmd("vet", "./...")
 	// The window package's tests open windows and start processes; the

@@ -135,7 +135,7 @@ func joinAddress(a net.Addr) string {
 }
 
 // loadResetKey returns the host's stateless-reset key from path (by default
-// tandem-demo/reset-key in the user's config directory), making the file
+// appName/reset-key in the user's config directory), making the file
 // with a new random key, readable by its owner only, on first use. Keeping
 // the key across restarts lets the clients of a host restarted on the same
 // address learn at once that their connection is gone.
@@ -145,7 +145,7 @@ func loadResetKey(path string) (*[32]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("no config directory for the reset key (%v); give a file with -reset-key", err)
 		}
-		path = filepath.Join(dir, "tandem-demo", "reset-key")
+		path = filepath.Join(dir, appName, "reset-key")
 	}
 	var key [32]byte
 	b, err := os.ReadFile(path)

@@ -30,14 +30,19 @@ func (s *saveFlag) String() string { return s.target }
 
 func (s *saveFlag) Set(v string) error { s.target, s.set = v, true; return nil }
 
+// appName names the directories the host keeps its save (the user's state
+// directory) and reset key (the user's config directory) in. A game copied
+// from the demo gives its own: one that keeps it restores the demo's world.
+const appName = "tandem-demo"
+
 // savePath returns where the host saves: -save's target, or by default
-// tandem-demo/world.db in the user's state directory (tandem.DefaultSavePath);
+// appName/world.db in the user's state directory (tandem.DefaultSavePath);
 // "" keeps the world in memory.
 func savePath(f saveFlag) (string, error) {
 	if f.set {
 		return f.target, nil
 	}
-	p, err := tandem.DefaultSavePath("tandem-demo")
+	p, err := tandem.DefaultSavePath(appName)
 	if err != nil {
 		return "", fmt.Errorf("%v; give a file with -save, or -save '' to keep the world in memory", err)
 	}

@@ -30,6 +30,10 @@ type Restored struct {
 	// the schema's (a game that registers a new one): the first save after
 	// the restore writes every entity again.
 	Rewrite bool
+	// Missing names the schema's components the save does not hold (it was
+	// written before the game saved them): no restored entity has them, so
+	// the game gives them where it expects them (Load's entity callback).
+	Missing []string
 }
 
 // Load restores the newest save in st into the tracker's world, which must
@@ -74,7 +78,7 @@ func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value
 			entity(e)
 		}
 	}
-	return Restored{Seq: seq, Frame: l.head.frame, NextID: l.head.nextID, Entities: l.entities, States: l.states, Rewrite: l.rewrite}, nil
+	return Restored{Seq: seq, Frame: l.head.frame, NextID: l.head.nextID, Entities: l.entities, States: l.states, Rewrite: l.rewrite, Missing: l.missing}, nil
 }
 
 // loader reads one save's records in key order.
@@ -85,6 +89,7 @@ type loader struct {
 	hasHead  bool
 	schema   []int // the save's component index → the schema's, -1: none
 	rewrite  bool
+	missing  []string // the schema's components the save's schema lacks
 	entities int
 	states   int
 	users    int
@@ -172,6 +177,11 @@ func (l *loader) readSchema(key, value []byte) error {
 	}
 	if len(names) != len(l.t.s.comps) {
 		l.rewrite = true
+	}
+	for _, c := range l.t.s.comps {
+		if !slices.Contains(names, c.name) {
+			l.missing = append(l.missing, c.name)
+		}
 	}
 	return nil
 }

@@ -421,7 +421,8 @@ func TestRestoreMismatch(t *testing.T) {
 }
 
 // TestSchemaGrown: a game that saves a new component reads its old saves,
-// and rewrites every entity at its first save.
+// says which component they lack, and rewrites every entity at its first
+// save.
 func TestSchemaGrown(t *testing.T) {
 	type extra struct{ N uint8 }
 	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
@@ -442,6 +443,9 @@ func TestSchemaGrown(t *testing.T) {
 	res, err := tr.Load(context.Background(), st, nil, nil)
 	if err != nil || !res.Rewrite || res.Entities != 4 {
 		t.Fatalf("restore into a grown schema: %+v, %v", res, err)
+	}
+	if want := save.Plain[extra]().Name; len(res.Missing) != 1 || res.Missing[0] != want {
+		t.Fatalf("the restore says the save lacks %q, want [%q]", res.Missing, want)
 	}
 	tr.Start()
 	var b store.Batch
