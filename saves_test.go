@@ -48,8 +48,8 @@ func testSaveRestoreSaveFacade(t *testing.T, s saveStore) {
 	}
 	r.restart()
 	rep := r.host.Restored()
-	if rep.Seq == 0 || rep.Players != 2 || rep.Receipts != 11 || rep.Entities != 9 {
-		t.Fatalf("restored %+v, want 9 entities, 2 players, 11 receipts", rep)
+	if rep.Seq == 0 || rep.Players != 2 || rep.Receipts != 11 || rep.Entities != 9 || len(rep.Missing) != 0 {
+		t.Fatalf("restored %+v, want 9 entities, 2 players, 11 receipts, no component missing", rep)
 	}
 	if after := snapshot(r.host); after != before {
 		t.Fatalf("the restored world differs:\nbefore\n%s\nafter\n%s", before, after)
@@ -238,5 +238,18 @@ func TestSavesInPostgres(t *testing.T) {
 	}
 	if rep := r.host.Restored(); rep.Players != 1 || rep.Receipts != 3 {
 		t.Fatalf("restored %v", rep)
+	}
+}
+
+// TestRestoreReportSaysWhatTheSaveLacks: a host's restore line names the
+// components the save was written without, and where the game gives them.
+func TestRestoreReportSaysWhatTheSaveLacks(t *testing.T) {
+	r := RestoreReport{Seq: 3, Frame: 61, Entities: 35, Missing: []string{"stamina"}}
+	if s := r.String(); !strings.Contains(s, "restored save 3: frame 61, 35 entities") || !strings.Contains(s, "none of stamina") || !strings.Contains(s, "Game.Restored") {
+		t.Fatalf("the restore line %q does not name the missing component and where to give it", s)
+	}
+	r.Missing = nil
+	if s := r.String(); strings.Contains(s, "none of") {
+		t.Fatalf("the restore line %q names missing components when none is", s)
 	}
 }
