@@ -31,7 +31,7 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 	defer stop()
 	if lm, ok := m.(*localMatch); ok && lm.host != nil {
 		var unwatch func()
-		ctx, unwatch = onRestartSignal(ctx, lm, stdout)
+		ctx, unwatch = onRestartSignal(ctx, lm, o, stdout)
 		defer unwatch()
 	}
 	return simulate(ctx, m, o)
@@ -40,29 +40,36 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 // restartSignal ends a headless host for a restart: it saves and tells its
 // players to come back (Host.CloseForRestart), and they resume into the
 // world the next host started on the same save and address restores,
-// within -grace. A host without a save shuts down as at SIGINT.
+// within -grace. A host without a save or a grace window shuts down as at
+// SIGINT. (A terminal's hangup is this signal too: run a host that must not
+// take it for a restart under nohup or a service manager.)
 var restartSignal os.Signal = syscall.SIGHUP
 
 // onRestartSignal returns ctx ended also by restartSignal, which marks m to
-// close for a restart, and the function that stops watching for it.
-func onRestartSignal(ctx context.Context, m *localMatch, out io.Writer) (context.Context, func()) {
+// close for a restart, and the function that stops watching for it (it
+// returns once the watch has ended, so m's Close sees the mark). The signal
+// stays caught for the rest of the process: a second one during the final
+// save does not kill it.
+func onRestartSignal(ctx context.Context, m *localMatch, o options, out io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, restartSignal)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		select {
 		case <-sig:
-			if m.save != nil {
+			if m.save != nil && o.grace > 0 {
 				m.restart.Store(true)
 				fmt.Fprintln(out, "tandem-demo: closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
 			} else {
-				fmt.Fprintln(out, "tandem-demo: no save to restart from (-save ''): shutting down")
+				fmt.Fprintln(out, "tandem-demo: no save or no -grace to come back to: shutting down")
 			}
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() { signal.Stop(sig); cancel() }
+	return ctx, func() { cancel(); <-done }
 }
 
 // simulate steps the match at its fixed rate until ctx is done, -ticks is

@@ -133,8 +133,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.menu, "menu", false, "open on the start screen even with -ticks (which then counts the ticks of the match started from it)")
 	fs.DurationVar(&o.grace, "grace", 30*time.Second, "with -host: how long a player whose connection broke is kept (its disc stays, standing still) for its client to come back on a new connection; 0 turns that off")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "networked: end a connection that brought nothing for this long (default 10s); a client whose connection ends so reconnects to the host by itself")
-	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one tandem-demo/reset-key in the user's config directory)")
-	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: tandem-demo/world.db in the user's state directory)")
+	fs.StringVar(&o.resetKey, "reset-key", "", "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one "+appName+"/reset-key in the user's config directory)")
+	fs.Var(&o.save, "save", "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: "+appName+"/world.db in the user's state directory)")
 	fs.DurationVar(&o.saveEvery, "save-every", 5*time.Second, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
 	fs.BoolVar(&o.spectate, "spectate", false, "with -join: watch the game without playing in it")
 	fs.BoolVar(&o.agones, "agones", false, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names ("+fleetWorldKey+") is loaded from -save, best a postgres:// URL")
@@ -221,7 +221,7 @@ func main() {
 }
 
 // run is the program; it returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
 	o, err := parseOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -257,7 +257,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
-	defer m.Close()
+	defer func() {
+		// A host's close saves the world last: a failure is the run's.
+		// (A client's close ends a session that may have ended already.)
+		if err := m.Close(); err != nil && o.host {
+			fmt.Fprintln(stderr, "demo: the final save failed:", err)
+			code = max(code, 1)
+		}
+	}()
 	if o.headless {
 		err = runHeadless(m, o, stdout)
 	} else {

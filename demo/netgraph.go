@@ -135,7 +135,8 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 	}
 }
 
-// drawGraph draws the net graph panel, as wide as its longest line: a title,
+// drawGraph draws the net graph panel, as wide as its longest line (up to
+// the screen's margin): a title,
 // the text lines, and the curves of round trip (white, against its own peak
 // in ms, named at the left) and kbit/s in (blue) and out (orange, against
 // their peak, named at the right).
@@ -145,12 +146,13 @@ func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 	for _, l := range r.graph.lines {
 		w = max(w, float32(r.text.width(l, styleMono))+16)
 	}
+	w = min(w, screenW-2*x) // a longer line is cut at the screen's margin
 	gh := float32(44)
 	h := float32(26 + lh*len(r.graph.lines) + 8 + int(gh) + 8)
 	vector.FillRect(screen, x, y, w, h, colPanel, false)
 	r.text.draw(screen, title, x+8, y+5, styleHead, colText, alignLeft)
 	for i, l := range r.graph.lines {
-		r.text.draw(screen, l, x+8, float32(y+24+i*lh), styleMono, colTextDim, alignLeft)
+		r.text.draw(screen, r.text.cut(l, styleMono, float64(w-16)), x+8, float32(y+24+i*lh), styleMono, colTextDim, alignLeft)
 	}
 	top := float32(y+24+len(r.graph.lines)*lh) + 8
 	g := &r.graph

@@ -123,3 +123,18 @@ func TestPlayerResumesAfterAnAnnouncedRestart(t *testing.T) {
 	again.signal(syscall.SIGINT)
 	again.wait()
 }
+
+// TestRestartSignalWithoutASave: a host without a save has no world to come
+// back to: SIGHUP shuts it down as SIGINT would, saying so, and it exits 0;
+// its client is told the host shut down, not to wait for it.
+func TestRestartSignalWithoutASave(t *testing.T) {
+	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "0", "-save", "")
+	m := host.waitLine(joinLine)
+	client := start(t, "ann", "-join", m[1], "-pin", m[2], "-headless", "-bot", "-name", "ann")
+	client.waitLine(joinedLine)
+	host.signal(syscall.SIGHUP)
+	host.waitLine(regexp.MustCompile(`^tandem-demo: no save or no -grace to come back to: shutting down$`))
+	host.wait()
+	client.waitLine(regexp.MustCompile(`^tandem-demo: the session ended: .*host shut`))
+	client.wait()
+}

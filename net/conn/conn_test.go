@@ -601,7 +601,7 @@ func TestUnresponsiveWhileLaterPacketsAreAcknowledged(t *testing.T) {
 		t.Fatalf("error %q misdescribes a peer that acknowledged all but the oldest packet", msg)
 	}
 	if n := ra.notices[len(ra.notices)-1]; n.Packet != 0 || n.Delivered {
-		t.Fatalf("last notice %+v, want packet 0 lost at the close", n)
+		t.Fatalf("last notice %+v, want packet 0 not delivered (abandoned) at the close", n)
 	}
 }
 

@@ -15,11 +15,14 @@ type Token uint32
 
 // Notice reports the fate of one numbered datagram this side sent. Each
 // numbered datagram gets exactly one Notice: delivered (the peer processed
-// it) or lost (the peer never will). Probes carry no tokens but are reported
-// too; ack-only datagrams are not numbered and never reported.
+// it), or not: lost (the peer never will), or abandoned when the connection
+// closed with it in flight (the peer may have processed it; nobody will
+// say: Stats counts it in PacketsAbandoned, not as lost). Probes carry no
+// tokens but are reported too; ack-only datagrams are not numbered and
+// never reported.
 type Notice struct {
 	Packet    uint32 // the datagram's packet number
-	Delivered bool   // true: the peer processed it; false: it is lost for good
+	Delivered bool   // true: the peer processed it; false: lost, or abandoned at a close
 	// Tokens are the non-zero tokens of the messages the datagram carried, in
 	// the order they were queued. The slice belongs to the Conn and is valid
 	// only during the Notice call.
