@@ -177,7 +177,8 @@ type clientMatch struct {
 	*tandem.Client[game.Input]
 	receipts
 	start  time.Time
-	travel float64 // how far the player's disc moved, world units
+	joined atomic.Bool // the first join finished (PeerReady)
+	travel float64     // how far the player's disc moved, world units
 	last   ecs.Transform
 	lastOK bool
 }
@@ -212,6 +213,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 			resumed = false
 			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerReady:
+			m.joined.Store(true)
 			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
 			// This side left: nothing to report.
@@ -287,7 +289,7 @@ func (m *clientMatch) Ticks() int {
 // grace window).
 func (m *clientMatch) Ended() bool {
 	st := m.State()
-	return st == tandem.Closed || (st != tandem.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout)
+	return st == tandem.Closed || (!m.joined.Load() && time.Since(m.start) > joinTimeout)
 }
 
 // Err is nil when the host ended the game (or the player left) after the
@@ -296,13 +298,13 @@ func (m *clientMatch) Ended() bool {
 func (m *clientMatch) Err() error {
 	st := m.State()
 	if st != tandem.Closed {
-		if st != tandem.Playing && m.Ticks() == 0 && time.Since(m.start) > joinTimeout {
+		if !m.joined.Load() && time.Since(m.start) > joinTimeout {
 			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, st)
 		}
 		return nil
 	}
 	err := m.Client.Err()
-	if m.Ticks() == 0 {
+	if !m.joined.Load() {
 		if err == nil {
 			err = errors.New("the connection closed")
 		}
