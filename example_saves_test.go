@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -151,4 +152,59 @@ func ExampleOpenSave() {
 	// identity made now: true, a save restored: false
 	// identity made now: false, a save restored: true
 	// same pin after the restart: true
+}
+
+// ExampleHost_CloseForRestart restarts a host without losing its players:
+// CloseForRestart saves and tells them to come back; their clients, which
+// can dial again, reconnect and resume into the world the next host
+// restores from the save, as the same peers.
+func ExampleHost_CloseForRestart() {
+	dir, _ := os.MkdirTemp("", "shop")
+	defer os.RemoveAll(dir)
+	save := filepath.Join(dir, "shop.db")
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, _ := mem.NewNetwork(clk, mem.Config{})
+	listener, _ := network.Listen("host")
+	dial := func(ctx context.Context) (transport.Conn, error) { return network.Dial(ctx, "host") }
+
+	host, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, SaveTo: save})
+	if err != nil {
+		panic(err)
+	}
+	conn, _ := dial(context.Background())
+	client, _ := tandem.NewClient(shop, conn, tandem.ClientConfig[Thrust]{Name: "ann", Clock: clk, Dial: dial})
+	step := func(n int) {
+		for range n {
+			clk.Advance(time.Second / 60)
+			for { // the connections that arrived: the first, then the client's redial
+				ctx, cancel := context.WithTimeout(context.Background(), 0)
+				tc, err := listener.Accept(ctx)
+				cancel()
+				if err != nil {
+					break
+				}
+				host.Accept(tc)
+			}
+			host.Advance()
+			client.Advance()
+		}
+	}
+	step(30)
+	peer := client.Peer()
+	if err := host.CloseForRestart(); err != nil {
+		panic(err)
+	}
+	step(5)
+	fmt.Println("told of the restart:", client.State())
+
+	host, err = tandem.NewHost(shop, tandem.HostConfig{Clock: clk, SaveTo: save}) // the new host, on the save
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close()
+	step(120)
+	fmt.Println("back:", client.State(), "as the same peer:", client.Peer() == peer)
+	// Output:
+	// told of the restart: reconnecting
+	// back: playing as the same peer: true
 }
