@@ -261,7 +261,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		// A host's close saves the world last: a failure is the run's.
 		// (A client's close ends a session that may have ended already.)
 		if err := m.Close(); err != nil && o.host {
-			fmt.Fprintln(stderr, "demo: the final save failed:", err)
+			fmt.Fprintln(stderr, "demo: closing the host (its final save, its store):", err)
 			code = max(code, 1)
 		}
 	}()

@@ -136,10 +136,9 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 }
 
 // drawGraph draws the net graph panel, as wide as its longest line (up to
-// the screen's margin): a title,
-// the text lines, and the curves of round trip (white, against its own peak
-// in ms, named at the left) and kbit/s in (blue) and out (orange, against
-// their peak, named at the right).
+// the screen's margin): a title, the text lines, and the curves of round
+// trip (white, against its own peak in ms, named at the left) and kbit/s in
+// (blue) and out (orange, against their peak, named at the right).
 func (r *renderer) drawGraph(screen *ebiten.Image, title string) {
 	const x, y, lh = 76, 84, 15
 	w := float32(470)

@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,37 +57,13 @@ func TestHostRestartsOnItsSave(t *testing.T) {
 // itself, resumes into the restored world as the same peer, plays its ticks
 // out and exits 0 with resumes=1.
 func TestPlayerResumesIntoARestartedHost(t *testing.T) {
-	save := filepath.Join(t.TempDir(), "world.db")
-	args := []string{"-host", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-save-every", "100ms", "-grace", "20s", "-idle-timeout", "2s"}
-	host := start(t, "host", append(args, "-addr", "127.0.0.1:0")...)
-	m := host.waitLine(joinLine)
-	addr, pin := m[1], m[2]
-	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann", "-idle-timeout", "2s")
-	peer := client.waitLine(joinedLine)[1]
-	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) ready`))
-	// Saves go every 100 ms: wait for the first that holds the player.
-	host.waitLine(regexp.MustCompile(`^tandem-demo: save \d+ \(frame \d+\) holds 1 players$`))
-	host.signal(syscall.SIGKILL)
-	<-host.done
-
-	again := start(t, "host again", append(args, "-addr", addr)...)
-	r := again.waitLine(regexp.MustCompile(`^tandem-demo: restored save \d+: frame (\d+), (\d+) entities, (\d+) players`))
-	if r[3] != "1" {
-		t.Fatalf("the restored save holds %s players, want ann", r[3])
-	}
-	if m2 := again.waitLine(joinLine); m2[2] != pin {
-		t.Fatalf("the restarted host presents certificate %s, was %s: pins break", m2[2], pin)
-	}
-	client.waitLine(regexp.MustCompile(`^tandem-demo: resumed as peer ` + peer + ` \(ann\)`))
-	again.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) resumed$`))
-	out := client.wait()
-	cm := lineOf(t, "ann", out, clientLine)
-	sm := lineOf(t, "ann", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
-	if ticks, _ := strconv.Atoi(cm[1]); sm[1] != "1" || sm[2] != peer || ticks < 240 {
-		t.Fatalf("client summary %q: want resumes=1 peer=%s and 240 ticks", cm[0], peer)
-	}
-	again.signal(syscall.SIGINT)
-	again.wait()
+	playThroughRestart(t, []string{"-save-every", "100ms", "-idle-timeout", "2s"}, []string{"-idle-timeout", "2s"},
+		func(host, _ *proc) {
+			// Saves go every 100 ms: wait for the first that holds the player.
+			host.waitLine(regexp.MustCompile(`^tandem-demo: save \d+ \(frame \d+\) holds 1 players$`))
+			host.signal(syscall.SIGKILL)
+			<-host.done
+		})
 }
 
 // TestPlayerResumesAfterAnAnnouncedRestart: over real QUIC on loopback, a
@@ -96,22 +73,37 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 // the same save and address, resumes as the same peer, plays its ticks out
 // and exits 0 with resumes=1.
 func TestPlayerResumesAfterAnAnnouncedRestart(t *testing.T) {
+	playThroughRestart(t, nil, nil, func(host, client *proc) {
+		host.signal(syscall.SIGHUP)
+		host.waitLine(regexp.MustCompile(`^tandem-demo: closing for a restart`))
+		host.wait()
+		client.waitLine(regexp.MustCompile(`^tandem-demo: the connection broke, reconnecting: .*host restarting`))
+	})
+}
+
+// playThroughRestart runs a host with -save (and hostArgs) and a bot client
+// ann (with clientArgs) until ann is ready, ends the host with stop, starts
+// it again on the same save and address, and checks that it restored ann,
+// presents the same certificate, and that ann resumed as the same peer,
+// played its 240 ticks out and exited 0 with resumes=1.
+func playThroughRestart(t *testing.T, hostArgs, clientArgs []string, stop func(host, client *proc)) {
+	t.Helper()
 	save := filepath.Join(t.TempDir(), "world.db")
-	args := []string{"-host", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-grace", "20s"}
+	args := slices.Clip(append([]string{"-host", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-grace", "20s"}, hostArgs...))
 	host := start(t, "host", append(args, "-addr", "127.0.0.1:0")...)
 	m := host.waitLine(joinLine)
 	addr, pin := m[1], m[2]
-	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann")
+	client := start(t, "ann", append([]string{"-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann"}, clientArgs...)...)
 	peer := client.waitLine(joinedLine)[1]
 	host.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) ready`))
-	host.signal(syscall.SIGHUP)
-	host.waitLine(regexp.MustCompile(`^tandem-demo: closing for a restart`))
-	host.wait()
-	client.waitLine(regexp.MustCompile(`^tandem-demo: the connection broke, reconnecting: .*host restarting`))
+	stop(host, client)
 
 	again := start(t, "host again", append(args, "-addr", addr)...)
 	if r := again.waitLine(regexp.MustCompile(`^tandem-demo: restored save \d+: frame \d+, \d+ entities, (\d+) players`)); r[1] != "1" {
 		t.Fatalf("the restored save holds %s players, want ann", r[1])
+	}
+	if m2 := again.waitLine(joinLine); m2[2] != pin {
+		t.Fatalf("the restarted host presents certificate %s, was %s: pins break", m2[2], pin)
 	}
 	client.waitLine(regexp.MustCompile(`^tandem-demo: resumed as peer ` + peer + ` \(ann\)`))
 	again.waitLine(regexp.MustCompile(`^tandem-demo: peer ` + peer + ` \(ann\) resumed$`))
