@@ -260,6 +260,14 @@ func (c *Conn) reserve(l *lane, n int) ([]byte, bool) {
 			if l.recvCost+cost <= lim.cost || (c.admitted && l.recvCost == 0) {
 				l.recvCost += cost
 				l.reading = true
+				if i < 0 {
+					// A fresh buffer is made after the lock is let go: an
+					// allocation may assist the collector or fault pages
+					// in for milliseconds, and the game's frame takes this
+					// lock to read what arrived (RecvMessage).
+					c.mu.Unlock()
+					return make([]byte, n), true
+				}
 				buf := c.takeBufferLocked(i, n)
 				c.mu.Unlock()
 				return buf, true
@@ -308,12 +316,8 @@ func (c *Conn) freeBufferLocked(n int) (int, int) {
 	return best, bufferCost(c.msgFree[best])
 }
 
-// takeBufferLocked returns the kept buffer i (or a fresh one for -1) cut to
-// n bytes.
+// takeBufferLocked returns the kept buffer i cut to n bytes.
 func (c *Conn) takeBufferLocked(i, n int) []byte {
-	if i < 0 {
-		return make([]byte, n)
-	}
 	b := c.msgFree[i]
 	last := len(c.msgFree) - 1
 	c.msgFree[i] = c.msgFree[last]
