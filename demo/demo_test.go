@@ -169,6 +169,22 @@ func TestFlags(t *testing.T) {
 	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.maxPlayers != 64 || o.props != 100000 {
 		t.Fatalf("-host -max-players 64 -props 100000: %+v, %v", o, err)
 	}
+	// A host on the command line and a fleet's game server take the same
+	// settings from the flags (the fleet's once kept 8 people whatever
+	// -max-players said).
+	for _, args := range [][]string{{"-host", "-max-players", "12", "-grace", "0s"}, {"-host", "-agones", "-max-players", "12", "-grace", "0s"}} {
+		o, err := parseOptions(args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if args[1] == "-agones" {
+			o.headless = true // as runAgones sets it
+		}
+		hc := hostConfig(o)
+		if hc.MaxPeers != 12 || hc.Grace >= 0 || (hc.Name != "") != !o.headless {
+			t.Errorf("%q: host settings %+v; want 12 people, no resumes, the host's own player only when it plays", args, hc)
+		}
+	}
 	o, err = parseOptions([]string{"-join", "127.0.0.1:4242", "-lag", "150ms", "-jitter", "30ms", "-loss", "5%"}, &bytes.Buffer{})
 	if err != nil || o.loss != 0.05 || !o.netGraph {
 		t.Fatalf("-loss 5%%: %+v, %v; want loss 0.05 and the net graph on", o, err)

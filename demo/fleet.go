@@ -10,7 +10,6 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/agones"
-	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/fleet"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
@@ -58,16 +57,11 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	return fleet.Run(ctx, fleet.Config{
 		SDK: sdk, Listener: l, Pin: t.Fingerprint(),
 		Open: func(ctx context.Context, world string) (fleet.Host, error) {
-			hc := tandem.HostConfig{MaxPeers: game.MaxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
-			if o.grace == 0 {
-				hc.Grace = -1 // -grace 0: no resumes
-			}
+			hc := hostConfig(o)
 			if world != "" && target != "" {
 				hc.SaveTo, hc.World = target, world
 				hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }
-				hc.OnSaveError = func(err error) {
-					fmt.Fprintln(stderr, "tandem-demo: save failed (the world goes on; retrying):", err)
-				}
+				hc.OnSaveError = saveFailed(stderr)
 			}
 			h, err := tandem.NewHost(netplay.New(config(o)), hc)
 			if err != nil {

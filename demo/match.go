@@ -79,13 +79,10 @@ func newLocalMatch(o options) (*localMatch, error) {
 	return &localMatch{Local: l}, nil
 }
 
-// hostMatch hosts the game on the network: it listens, prints the join line
-// to stdout, and logs peers to stderr.
-func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
-	sv, err := openSave(o, stderr)
-	if err != nil {
-		return nil, err
-	}
+// hostConfig is the host's settings from the flags, for a host on the
+// command line and one in a fleet alike (saving is set apart: openSave and
+// the fleet's worlds).
+func hostConfig(o options) tandem.HostConfig {
 	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
 	if o.grace == 0 {
 		hc.Grace = -1 // -grace 0: no resumes
@@ -93,6 +90,17 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	if !o.headless {
 		hc.Name = o.name // the host's own player
 	}
+	return hc
+}
+
+// hostMatch hosts the game on the network: it listens, prints the join line
+// to stdout, and logs peers to stderr.
+func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
+	sv, err := openSave(o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	hc := hostConfig(o)
 	sv.configure(&hc, stderr)
 	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {

@@ -91,7 +91,12 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 			fmt.Fprintf(stderr, "tandem-demo: save %d (frame %d) holds %d players\n", r.Seq, r.Frame, r.Players)
 		}
 	}
-	hc.OnSaveError = func(err error) {
+	hc.OnSaveError = saveFailed(stderr)
+}
+
+// saveFailed says on stderr that a save failed (the host retries).
+func saveFailed(stderr io.Writer) func(error) {
+	return func(err error) {
 		fmt.Fprintln(stderr, "tandem-demo: save failed (the world goes on; retrying):", err)
 	}
 }
