@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -57,7 +58,26 @@ type ClientConfig[I comparable] struct {
 	// its own; with quicnet, a Transport's Dial to the host's address. Nil:
 	// a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
+	// JoinTimeout bounds how long the first join may take, from NewClient
+	// to Playing, on Clock: past it the client gives up, its Run returns
+	// (and Err says) ErrJoinTimeout. A host that never answers, or one
+	// that lets the client in and never finishes its world, is not waited
+	// on for ever. It is checked as the client is stepped (Run, Advance,
+	// Step). Default 60 s; negative: no bound. Once joined, a broken
+	// connection is bounded by the host's grace window instead.
+	JoinTimeout time.Duration
 }
+
+// DefaultJoinTimeout is ClientConfig.JoinTimeout's default: a world of a
+// million entities (about 15 MB) arrives within it over a link of
+// 2 Mbit/s.
+const DefaultJoinTimeout = 60 * time.Second
+
+// ErrJoinTimeout is Err (and Run's return) of a client whose first join did
+// not finish within ClientConfig.JoinTimeout: the host did not answer, or
+// its world did not arrive in time. Dial again, or tell the player the host
+// is not reachable.
+var ErrJoinTimeout = errors.New("tandem: the join did not finish in time")
 
 // Client is a game joined over the network: its world holds the host's, its
 // own entities (those the host gave its peer) are predicted with the game's
@@ -81,10 +101,12 @@ type Client[I comparable] struct {
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
 	keys    I
-	playing ecs.Frame // frames simulated since the join finished
-	err     error     // why the client stopped, set once
-	left    bool      // Close was called
-	resumes int       // times the session resumed
+	playing ecs.Frame   // frames simulated since the join finished
+	err     error       // why the client stopped, set once
+	left    bool        // Close was called
+	resumes int         // times the session resumed
+	started time.Time   // NewClient, on the client's clock (JoinTimeout)
+	joined  atomic.Bool // the first join finished (PeerReady)
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -101,7 +123,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	if cfg.Name == "" {
 		cfg.Name = "player"
 	}
-	c := &Client[I]{g: g, cfg: cfg}
+	if cfg.JoinTimeout == 0 {
+		cfg.JoinTimeout = DefaultJoinTimeout
+	}
+	c := &Client[I]{g: g, cfg: cfg, started: cfg.Clock.Now()}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
 	c.w = g.newWorld(Joined, cfg.Clock, false)
@@ -155,7 +180,12 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		return nil, fmt.Errorf("tandem: join: %w", err)
 	}
 	c.session = sc
-	c.hold, c.poll = sc.Holding, sc.Poll
+	c.hold = sc.Holding
+	c.poll = func() {
+		sc.Poll()
+		c.checkJoin()
+	}
+	c.after = c.checkJoin
 	c.between = c.joinBetween
 	c.wakeOn(tc)
 	c.pred.Attach(sc)
@@ -249,6 +279,8 @@ func (c *Client[I]) event(e Event) {
 		}
 	}
 	switch e.Kind {
+	case session.PeerReady:
+		c.joined.Store(true)
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
 		// join after a refused resume): every command without a receipt
@@ -261,6 +293,25 @@ func (c *Client[I]) event(e Event) {
 		fn(e)
 	}
 }
+
+// checkJoin gives up a first join that outlasted ClientConfig.JoinTimeout.
+// It runs after each step and each poll of a held world.
+func (c *Client[I]) checkJoin() {
+	if c.joined.Load() || c.cfg.JoinTimeout < 0 || c.session.State() == session.Closed {
+		return
+	}
+	if waited := c.clk.Now().Sub(c.started); waited >= c.cfg.JoinTimeout {
+		c.fail(fmt.Errorf("%w: still %v after %v", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond)))
+	}
+}
+
+// Joined reports whether the client's first join finished: it played (it
+// was Playing at least once), whatever its State now. A session that
+// closed before that never joined: the host refused it (Err wraps
+// ErrRefused), did not finish the join in time (ErrJoinTimeout), or the
+// connection ended. Safe from any goroutine, inside View, Do and hooks
+// too: one atomic load.
+func (c *Client[I]) Joined() bool { return c.joined.Load() }
 
 // fail closes the session for err, which Err then returns.
 func (c *Client[I]) fail(err error) {
@@ -411,7 +462,9 @@ func (c *Client[I]) State() ClientState {
 
 // Err returns why the session ended, or nil while it runs and after an
 // orderly end (Close, or the host shutting down). A refusal by the host
-// wraps ErrRefused with the host's reason. Safe from any goroutine.
+// wraps ErrRefused with the host's reason; a first join that outlasted
+// ClientConfig.JoinTimeout wraps ErrJoinTimeout. Joined tells a session that
+// ended after playing from one that never got in. Safe from any goroutine.
 func (c *Client[I]) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

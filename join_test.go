@@ -1,6 +1,7 @@
 package tandem
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -9,9 +10,11 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -103,5 +106,63 @@ func TestClientRefusesAnotherStep(t *testing.T) {
 	p.run(time.Second)
 	if err := p.client.Err(); err == nil || !strings.Contains(err.Error(), "same Game") {
 		t.Fatalf("client error %v, want a tick-rate mismatch naming the cure", err)
+	}
+}
+
+// A first join that does not finish within ClientConfig.JoinTimeout is given
+// up: a host that never answers leaves the client Closed with
+// ErrJoinTimeout (on its own clock, as it is stepped), never Joined; without
+// a bound it waits on. A client that joined is not timed out later.
+func TestJoinTimeout(t *testing.T) {
+	silent := func(timeout time.Duration) (*Client[push], *clock.Fake) {
+		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+		n, err := mem.NewNetwork(clk, mem.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.Listen("host"); err != nil { // nobody accepts
+			t.Fatal(err)
+		}
+		tc, err := n.Dial(context.Background(), "host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient(testGame(), tc, ClientConfig[push]{Clock: clk, JoinTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c, clk
+	}
+	stepFor := func(c *Client[push], clk *clock.Fake, d time.Duration) {
+		for end := clk.Now().Add(d); clk.Now().Before(end); {
+			clk.Advance(time.Second / 60)
+			c.Advance()
+		}
+	}
+
+	c, clk := silent(5 * time.Second)
+	stepFor(c, clk, 4900*time.Millisecond)
+	if st := c.State(); st != Connecting || c.Err() != nil {
+		t.Fatalf("before the timeout: %v, %v; want still connecting", st, c.Err())
+	}
+	stepFor(c, clk, 200*time.Millisecond)
+	if st, err := c.State(), c.Err(); st != Closed || !errors.Is(err, ErrJoinTimeout) || c.Joined() {
+		t.Fatalf("after the timeout: %v, %v, joined %v; want closed with ErrJoinTimeout", st, err, c.Joined())
+	}
+
+	c, clk = silent(-1)
+	stepFor(c, clk, 2*DefaultJoinTimeout)
+	if st := c.State(); st != Connecting || c.Err() != nil {
+		t.Fatalf("without a bound, after %v: %v, %v; want still connecting", 2*DefaultJoinTimeout, st, c.Err())
+	}
+
+	p := newPair(t, testGame(), condition.Config{Latency: 10 * time.Millisecond})
+	if p.client.Joined() {
+		t.Fatal("joined before a step")
+	}
+	p.run(DefaultJoinTimeout + time.Second)
+	if st, err := p.client.State(), p.client.Err(); st != Playing || err != nil || !p.client.Joined() {
+		t.Fatalf("a joined client after the join timeout: %v, %v, joined %v; want playing", st, err, p.client.Joined())
 	}
 }

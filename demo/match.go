@@ -18,9 +18,6 @@ import (
 	"github.com/tandem-go/tandem/net/transport"
 )
 
-// joinTimeout bounds how long a client waits for its join to finish.
-const joinTimeout = 30 * time.Second
-
 // match is what the window and the headless loops drive: a game played alone,
 // hosted, or joined. Advance, SetInput, View, Do, Ticks, Ended and Close are
 // safe from any goroutine: the simulation may step on one while the window
@@ -184,9 +181,7 @@ func (m *localMatch) Summary() string {
 type clientMatch struct {
 	*tandem.Client[game.Input]
 	receipts
-	start  time.Time
-	joined atomic.Bool // the first join finished (PeerReady)
-	travel float64     // how far the player's disc moved, world units
+	travel float64 // how far the player's disc moved, world units
 	last   ecs.Transform
 	lastOK bool
 }
@@ -201,7 +196,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &clientMatch{start: time.Now()}
+	m := &clientMatch{}
 	g := netplay.New(config(o))
 	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate, Dial: dial}
 	if o.bot {
@@ -221,7 +216,6 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 			resumed = false
 			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerReady:
-			m.joined.Store(true)
 			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
 			// This side left: nothing to report.
@@ -292,27 +286,20 @@ func (m *clientMatch) Ticks() int {
 	return n
 }
 
-// Ended reports a closed session, or a first join that did not finish in
-// time (a client reconnecting after playing waits as long as the host's
-// grace window).
-func (m *clientMatch) Ended() bool {
-	st := m.State()
-	return st == tandem.Closed || (!m.joined.Load() && time.Since(m.start) > joinTimeout)
-}
+// Ended reports a closed session: a first join that did not finish in time
+// closes it too (ClientConfig.JoinTimeout); a client reconnecting after
+// playing waits as long as the host's grace window.
+func (m *clientMatch) Ended() bool { return m.State() == tandem.Closed }
 
 // Err is nil when the host ended the game (or the player left) after the
 // join, else why the session failed: a refusal (with the host's reason), a
 // join that did not finish, a lost connection.
 func (m *clientMatch) Err() error {
-	st := m.State()
-	if st != tandem.Closed {
-		if !m.joined.Load() && time.Since(m.start) > joinTimeout {
-			return fmt.Errorf("the join did not finish in %v (state %v)", joinTimeout, st)
-		}
+	if m.State() != tandem.Closed {
 		return nil
 	}
 	err := m.Client.Err()
-	if !m.joined.Load() {
+	if !m.Joined() {
 		if err == nil {
 			err = errors.New("the connection closed")
 		}
@@ -336,7 +323,7 @@ func (m *clientMatch) Summary() string {
 		}
 		s := g.ScoreNow()
 		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
-			ns.State == tandem.Playing || ns.Frames > 0, ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
+			m.Joined(), ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
 			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
 			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond), ns.Resumes, w.Peer)
 	})
