@@ -36,10 +36,58 @@ func TestBlendedComponentIsDrawnInThePast(t *testing.T) {
 			ecs.MutateComponent(ew, counter, arche.ComponentID[label](ew.Arche()))
 		}))
 	}
+	drawn, newest, ok, _ := drawnCounter(t, g)
+	if !ok || drawn.N <= 0 || drawn.N >= newest.N {
+		t.Fatalf("Blended gave %d (ok %t) with the newest state %d: want a value drawn in the past, below the newest", drawn.N, ok, newest.N)
+	}
+}
+
+// An entity of the game's own components alone, with no ecs.Transform, has
+// its blended components drawn in the past too; it has no pose to draw.
+func TestBlendedComponentWithoutAPose(t *testing.T) {
+	g := testGame()
+	blended := labelCodec
+	blended.Blend = func(a, b *label, alpha float64) label {
+		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
+	}
+	g.Components[2] = Replicate(blended, HostValue)
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined {
+			return
+		}
+		m := generic.NewMap2[ecs.NetworkIdentity, label](w.ECS.Arche())
+		counter := m.NewWith(&ecs.NetworkIdentity{}, &label{})
+		w.Schedule.Add("count", ecs.SystemFunc(func(ew *ecs.World) {
+			l := (*label)(ew.Arche().Get(counter, arche.ComponentID[label](ew.Arche())))
+			l.N += 10
+			ecs.MutateComponent(ew, counter, arche.ComponentID[label](ew.Arche()))
+		}))
+	}
+	arrived := g.Arrived
+	g.Arrived = func(w *World, e arche.Entity) {
+		if w.ECS.Arche().Has(e, w.ECS.IDs.Transform) {
+			arrived(w, e) // a body for what has a pose
+		}
+	}
+	drawn, newest, ok, posed := drawnCounter(t, g)
+	if !ok || drawn.N <= 0 || drawn.N >= newest.N {
+		t.Fatalf("Blended gave %d (ok %t) with the newest state %d: want a value drawn in the past, below the newest", drawn.N, ok, newest.N)
+	}
+	if posed {
+		t.Fatal("View.Pose drew an entity without a Transform")
+	}
+}
+
+// drawnCounter runs host and client of g (its first networked entity
+// counting up in its label) for two seconds and returns the label the
+// client draws it with, the newest it received, and whether View.Pose
+// drew it.
+func drawnCounter(t *testing.T, g *Game[push]) (drawn, newest label, ok, posed bool) {
+	t.Helper()
 	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
 	p.run(2 * time.Second)
-	var drawn, newest label
-	var ok bool
 	p.client.View(p.clk.Now(), func(v *View) {
 		e, found := v.World.ECS.EntityOf(1)
 		if !found {
@@ -47,9 +95,8 @@ func TestBlendedComponentIsDrawnInThePast(t *testing.T) {
 		}
 		drawn, ok = Blended[label](v, e)
 		newest = *(*label)(v.World.ECS.Arche().Get(e, arche.ComponentID[label](v.World.ECS.Arche())))
+		_, posed = v.Pose(e)
 	})
 	t.Logf("drawn %d, newest received %d", drawn.N, newest.N)
-	if !ok || drawn.N <= 0 || drawn.N >= newest.N {
-		t.Fatalf("Blended gave %d (ok %t) with the newest state %d: want a value drawn in the past, below the newest", drawn.N, ok, newest.N)
-	}
+	return drawn, newest, ok, posed
 }

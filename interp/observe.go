@@ -10,9 +10,10 @@ import (
 
 // Applied records the state of entity e that the replicator has just set from
 // host frame f: e's current ecs.Transform becomes e's state at f. It is the
-// replicate.Observer method. Entities without ecs.Interpolated or
-// ecs.Transform, and those owned by the local peer (SetLocal), are not
-// recorded. A state older than e's newest is ignored (Stats.Stale), except
+// replicate.Observer method. Entities without ecs.Interpolated, and those
+// owned by the local peer (SetLocal), are not recorded; one without an
+// ecs.Transform is recorded for the Tracks alone (it has no pose to draw:
+// Pose says false). A state older than e's newest is ignored (Stats.Stale), except
 // that frames far below the newest of any entity (more than Config.Resync or
 // Config.MaxDelay worth), arriving at two sends with no newer frame between,
 // show that the host started its frames again: the second Resets the
@@ -49,7 +50,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	a := w.Arche()
 	ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated))
 	tp := (*ecs.Transform)(a.Get(e, w.IDs.Transform))
-	remote := ic != nil && tp != nil
+	remote := ic != nil
 	if remote && ip.localSet {
 		if id, ok := w.Identity(e); ok && id.Owner == ip.local {
 			remote = false
@@ -61,7 +62,12 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		st.n = 0
 		return
 	}
-	pose := *tp
+	var pose ecs.Transform // none: each state at the origin, never snapped
+	st.flags |= flagNoPose
+	if tp != nil {
+		pose = *tp
+		st.flags &^= flagNoPose
+	}
 	snap := ic.Snap
 	ic.Snap = false
 	st.flags |= flagRemote

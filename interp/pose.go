@@ -20,7 +20,7 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 	var sl *slotState
 	if slotted && int(s) < len(ip.slots) && ip.slots[s].ent == e {
 		sl = &ip.slots[s]
-		if sl.flags&flagRemote != 0 && sl.n > 0 {
+		if sl.flags&(flagRemote|flagNoPose) == flagRemote && sl.n > 0 {
 			if ip.disabled {
 				return ip.poses[int(s)*ringSize+int(sl.head)], true
 			}

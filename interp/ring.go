@@ -17,6 +17,7 @@ const (
 	flagListed                    // in Interpolator.offsets
 	flagActive                    // in Interpolator.active: Update samples it
 	flagSettled                   // remote and at rest: Update leaves it until its next state
+	flagNoPose                    // remote without an ecs.Transform: drawn for its Tracks alone
 )
 
 // What an entity's drawn pose came from in the last Update.
