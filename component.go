@@ -19,7 +19,15 @@ type Prediction uint8
 const (
 	// HostValue takes the host's value: for what the client's systems do not
 	// change (a score, a team, health the host alone decides). It is also
-	// what a component that is never on a predicted entity should say.
+	// what a component that is never on a predicted entity should say. A
+	// component the client's own systems do change (a position of the
+	// game's own, moved by input) works with it too, if its codec's Equal
+	// has a tolerance (a wire step or more; see replicate.Codec.Equal): a
+	// correction then takes the host's value and loses what the client
+	// predicted since that state, which the next frames predict again.
+	// Without one it is corrected at nearly every state (the client's value
+	// is exact, the host's rounded to the wire), and NetStats.Predict counts
+	// each (ValueCorrections).
 	HostValue Prediction = iota
 	// PredictPose carries the difference into the present through the
 	// physics body (or the Transform, without one), and the drawn pose
@@ -51,10 +59,12 @@ type Component struct {
 // wire image, exact encoding, tolerance and blend; see replicate.Codec) and p
 // what prediction does with it. A host that saves writes T with the codec's
 // exact encoding (AppendExact and ReadExact, which tandem.Exact fills in for
-// a plain struct); a codec without one makes NewHost refuse to save. Say it once, in Game.Components: the host
-// sends it, every client receives it, predicts it, and (with codec.Blend
-// set, for a T other than ecs.Transform, which interpolation draws on its
-// own) blends it between received states for drawing (View.Blended).
+// a plain struct); a codec without one makes NewHost refuse to save. Say
+// it once, in Game.Components: the host sends it, every client receives it,
+// predicts it, and, with codec.Blend set and p HostValue, blends it between
+// received states for drawing the entities it does not predict
+// (View.Blended), whether they have an ecs.Transform or not (Transform
+// itself needs no Blend: interpolation draws the pose on its own).
 func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	var corr predict.Correction
 	switch p {

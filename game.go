@@ -61,7 +61,10 @@ type Game[I comparable] struct {
 	// Arrived, if set, runs on a client for every entity received from the
 	// host, right after it was created: it adds what the wire does not
 	// carry (a physics body, what to draw it with). The entity holds every
-	// component the host sent.
+	// component the host sent, and what the engine gave it: ecs.Interpolated
+	// on one this client does not own (drawn from received states), Input
+	// (and Interpolated, with a Transform) on one it owns. Do not add those
+	// again (arche panics on a component added twice).
 	Arrived func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value is what a game with bodies wants.

@@ -18,7 +18,9 @@ type NetStats struct {
 	Loss float64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s.
 	KbitIn, KbitOut float64
-	// Corrections describes the pose corrections prediction made.
+	// Corrections describes the pose corrections prediction made (of
+	// ecs.Transform, PredictPose); corrections of other components are
+	// counted in Predict (ValueCorrections).
 	Corrections CorrectionStats
 	// Predict counts prediction and reconciliation.
 	Predict predict.ClientStats

@@ -56,7 +56,12 @@ type Codec[T any] struct {
 	// image (see AppendExact).
 	ReadExact func(r *wire.Reader, v *T)
 	// Equal reports whether a and b are equal within the component's
-	// tolerance; prediction corrects what is not. Default: equal wire images.
+	// tolerance; prediction corrects what is not. Default: equal wire
+	// images. A predicted value the client computes itself (a position its
+	// systems move) is exact where the host's arrives rounded to the wire,
+	// so with the default they differ by a wire step at nearly every state
+	// and each is corrected: give such a component a tolerance of a step or
+	// more (TransformCodec allows one step in position and angle).
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
 	// interpolation. Default: a until alpha reaches 1, then b.
