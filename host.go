@@ -196,7 +196,10 @@ type HostStats struct {
 	// Commands counts the commands run, Again those answered with their
 	// kept receipt, Conflicts and Expired those answered without running,
 	// Dropped those taken without an answer (rate, withheld receipts, a
-	// closing host), to be sent again.
+	// closing host), to be sent again. A saving host holds each receipt
+	// until the save that holds it lands: one stepped faster than its store
+	// writes (a test on a fake clock) holds more, drops past MaxWithheld and
+	// answers more Again; Save before reading the counts settles them.
 	Commands, Again, Conflicts, Expired, Dropped int
 	// Unsent counts the receipts that could not be sent when their save
 	// landed (the peer away, its connection broken, or its commands lane

@@ -64,7 +64,9 @@ type loop struct {
 func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 
 // Advance runs the steps that the time elapsed since the last call holds
-// (Schedule.Advance) and returns how many ran. A game that drives its own
+// (Schedule.Advance) and returns how many ran. A client's clock runs a
+// little fast or slow to keep its lead on the host, so one call in many runs
+// none or two where a steady period would run one. A game that drives its own
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
 func (l *loop) Advance() int {
 	defer l.ticks.Add(1)
