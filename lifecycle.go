@@ -183,6 +183,25 @@ func (h *Host[I]) Close() error { return h.close(false) }
 // reads the same store.
 func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 
+// Restartable reports whether CloseForRestart, called now, would tell the
+// players to come back: the host saves, keeps a grace window
+// (HostConfig.Grace) and has not failed (Err: its store taken by another
+// host, say). Its final save may still fail; CloseForRestart then shuts
+// down instead and returns that error. For saying which a restart will be
+// before it begins. Safe from any goroutine, except from inside a View or
+// Do callback or a hook.
+func (h *Host[I]) Restartable() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.restartable(nil)
+}
+
+// restartable is Restartable, with the lock held, for a final save that
+// ended with err.
+func (h *Host[I]) restartable(err error) bool {
+	return err == nil && h.life.err == nil && h.saves != nil && h.cfg.Grace > 0
+}
+
 // close is Close, and CloseForRestart when restart is set.
 func (h *Host[I]) close(restart bool) error {
 	h.life.closeOnce.Do(func() {
@@ -198,7 +217,7 @@ func (h *Host[I]) close(restart bool) error {
 		}
 		if h.session != nil {
 			h.drain()
-			if restart && err == nil && h.saves != nil && h.cfg.Grace > 0 {
+			if restart && h.restartable(err) {
 				h.session.CloseRestarting()
 			} else {
 				h.session.Close()

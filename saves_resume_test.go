@@ -192,6 +192,9 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
 		cid := p.joinDialing(ClientConfig[push]{Name: "cid"}, false)
 		peer := ann.Peer()
+		if !p.host.Restartable() {
+			t.Fatal("a saving host with a grace window says a restart would not bring its players back")
+		}
 		if err := p.host.CloseForRestart(); err != nil {
 			t.Fatal(err)
 		}
@@ -239,6 +242,9 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 func TestOwnCloseIsNotTheHosts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newResumePairOf(t, ledgerGame, condition.Config{}, HostConfig{})
+		if p.host.Restartable() {
+			t.Fatal("a host without a save says a restart would bring its players back")
+		}
 		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
 		if err := ann.Close(); err != nil {
 			t.Fatal(err)

@@ -31,7 +31,7 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 	defer stop()
 	if lm, ok := m.(*localMatch); ok && lm.host != nil {
 		var unwatch func()
-		ctx, unwatch = onRestartSignal(ctx, lm, o, stdout)
+		ctx, unwatch = onRestartSignal(ctx, lm, stdout)
 		defer unwatch()
 	}
 	return simulate(ctx, m, o)
@@ -50,7 +50,7 @@ var restartSignal os.Signal = syscall.SIGHUP
 // returns once the watch has ended, so m's Close sees the mark). The signal
 // stays caught for the rest of the process: a second one during the final
 // save does not kill it.
-func onRestartSignal(ctx context.Context, m *localMatch, o options, out io.Writer) (context.Context, func()) {
+func onRestartSignal(ctx context.Context, m *localMatch, out io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, restartSignal)
@@ -59,7 +59,7 @@ func onRestartSignal(ctx context.Context, m *localMatch, o options, out io.Write
 		defer close(done)
 		select {
 		case <-sig:
-			if m.save != nil && o.grace > 0 {
+			if m.host != nil && m.host.Restartable() {
 				m.restart.Store(true)
 				fmt.Fprintln(out, "tandem-demo: closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
 			} else {
