@@ -508,19 +508,14 @@ func (c *Client[I]) Peer() ecs.PeerID {
 }
 
 // Local returns the first entity this client drives (one it owns, with
-// Input), or ok == false before one arrived. Call it on the simulation
-// goroutine (inside View or Do).
+// Input: Driven of its peer), or ok == false before one arrived. Call it on
+// the simulation goroutine (inside View or Do).
 func (c *Client[I]) Local() (arche.Entity, bool) {
 	p := c.peer()
 	if p == ecs.HostPeer {
 		return arche.Entity{}, false
 	}
-	for _, e := range c.w.ECS.Owned(p) {
-		if c.inputs.Has(e) {
-			return e, true
-		}
-	}
-	return arche.Entity{}, false
+	return Driven[I](c.w, p)
 }
 
 // Frames returns how many frames the client simulated since its join

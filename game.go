@@ -149,7 +149,15 @@ type World struct {
 	// and spawns no networked entity, for the save brings them back.
 	Restoring bool
 
-	drawn drawnPoses // keeps Interpolated.Prev of the entities a step moved
+	drawn  drawnPoses // keeps Interpolated.Prev of the entities a step moved
+	driven drivenFilter
+}
+
+// drivenFilter is the filter Driven queries with, made once a world: the
+// entities with the Game's Input and a NetworkIdentity.
+type drivenFilter struct {
+	input  arche.ID
+	filter arche.Filter // a *arche.Mask, boxed once
 }
 
 // Peer is a participant of a session as the host's Join and Leave hooks see
@@ -234,7 +242,9 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 		pc.Step = g.step()
 		w.Physics = physics.New(w.ECS, pc)
 	}
-	arche.ComponentID[Input[I]](w.ECS.Arche())
+	in := arche.ComponentID[Input[I]](w.ECS.Arche())
+	mask := arche.All(in, w.ECS.IDs.NetworkIdentity)
+	w.driven = drivenFilter{input: in, filter: &mask}
 	// First in the step, before anything moves an entity, and last. The
 	// Transform writes a step reports are journaled on every machine, a
 	// game alone included, where nothing is replicated.

@@ -1,6 +1,7 @@
 package tandem
 
 import (
+	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -22,6 +23,33 @@ type Input[I any] struct {
 	Value I
 	// Bot marks an entity whose Value the game writes itself.
 	Bot bool
+}
+
+// Driven returns the first entity that peer's input drives: one the peer
+// owns (ecs.NetworkIdentity.Owner) with an Input[I] that is not a Bot; ok is
+// false when it has none. On a host any peer's (HostPeer: the player at the
+// host's own machine), on a client its own (World.Peer; the client's own
+// entities get Input on arrival), alone the player's (HostPeer): the entity
+// a command acts on, a camera follows, a HUD reads. Cost: the entities with
+// Input[I], not the world; it allocates nothing. Call it on the simulation
+// goroutine (in a system or hook, inside View or Do).
+func Driven[I any](w *World, peer ecs.PeerID) (arche.Entity, bool) {
+	a := w.ECS.Arche()
+	in, ni := arche.ComponentID[Input[I]](a), w.ECS.IDs.NetworkIdentity
+	f := w.driven.filter
+	if f == nil || w.driven.input != in {
+		m := arche.All(in, ni) // an Input of another type than the Game's
+		f = &m
+	}
+	q := a.Query(f)
+	for q.Next() {
+		if (*ecs.NetworkIdentity)(q.Get(ni)).Owner == peer && !(*Input[I])(q.Get(in)).Bot {
+			e := q.Entity()
+			q.Close()
+			return e, true
+		}
+	}
+	return arche.Entity{}, false
 }
 
 // inputRoute is the system that writes every routed entity's Input for the

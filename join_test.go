@@ -97,6 +97,46 @@ func TestInputIsRoutedToOwnedEntities(t *testing.T) {
 	}
 }
 
+// Driven finds the entity each peer's input drives: on the host any
+// peer's, the host's own (not its bot, made first), and nothing of a peer
+// that drives none; on the client its own, as Local.
+func TestDrivenFindsEachPeersEntity(t *testing.T) {
+	p := newPair(t, testGame(), condition.Config{Latency: 10 * time.Millisecond})
+	var mine arche.Entity
+	p.host.Do(func(w *World) {
+		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, Input[push]](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{Y: -100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &Input[push]{Bot: true})
+		mine = m.NewWith(&ecs.Transform{Y: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &Input[push]{})
+	})
+	p.run(time.Second)
+	peer := p.client.Peer()
+	p.host.Do(func(w *World) {
+		if e, ok := Driven[push](w, ecs.HostPeer); !ok || e != mine {
+			t.Errorf("the host's own: %v %t, want %v (not the bot)", e, ok, mine)
+		}
+		owned := w.ECS.Owned(peer)
+		if e, ok := Driven[push](w, peer); len(owned) != 1 || !ok || e != owned[0] {
+			t.Errorf("peer %d's on the host: %v %t, want its entity %v", peer, e, ok, owned)
+		}
+		if e, ok := Driven[push](w, peer+1); ok {
+			t.Errorf("a peer that is not there drives %v", e)
+		}
+		if n := testing.AllocsPerRun(100, func() { Driven[push](w, peer) }); n != 0 {
+			t.Errorf("Driven allocates %.1f times a call, want none", n)
+		}
+	})
+	p.client.Do(func(w *World) {
+		local, lok := p.client.Local()
+		e, ok := Driven[push](w, w.Peer)
+		if !ok || !lok || e != local {
+			t.Errorf("the client's own: %v %t, Local %v %t", e, ok, local, lok)
+		}
+		if id, _ := w.ECS.Identity(e); id.Owner != peer {
+			t.Errorf("the client drives an entity of peer %d, not its own %d", id.Owner, peer)
+		}
+	})
+}
+
 // A client built from a Game of another step than the host's refuses to
 // play, saying why.
 func TestClientRefusesAnotherStep(t *testing.T) {

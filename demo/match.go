@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
@@ -242,7 +240,7 @@ func botInput() func(w *tandem.World) game.Input {
 	started := false
 	return func(w *tandem.World) game.Input {
 		g := game.Of(w)
-		e, ok := ownPlayer(w)
+		e, ok := tandem.Driven[game.Input](w, w.Peer)
 		if !ok {
 			return game.Input{}
 		}
@@ -251,19 +249,6 @@ func botInput() func(w *tandem.World) game.Input {
 		}
 		return g.Steer(e, &bot)
 	}
-}
-
-// ownPlayer returns the player this machine drives: one it owns that no bot
-// steers.
-func ownPlayer(w *tandem.World) (arche.Entity, bool) {
-	g := game.Of(w)
-	a := w.ECS.Arche()
-	for _, e := range w.ECS.Owned(w.Peer) {
-		if g.IsPlayer(e) && !(*tandem.Input[game.Input])(a.Get(e, g.IDs.Input)).Bot {
-			return e, true
-		}
-	}
-	return arche.Entity{}, false
 }
 
 // measure adds up how far the player's disc moved while playing: a system.

@@ -156,7 +156,7 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	}
 	a := g.World.Arche()
 	r.members = tandem.Members(v.World, r.members[:0])
-	local, hasLocal := ownPlayer(v.World)
+	local, hasLocal := tandem.Driven[game.Input](v.World, v.World.Peer)
 	sc.crates, sc.balls, sc.players = sc.crates[:0], sc.balls[:0], sc.players[:0]
 	// Props never move: they are copied again only when their number
 	// changes (while a join brings them), and only those in view.
