@@ -25,7 +25,8 @@
 //     and the game's systems read it there: the same systems on both sides.
 //     Join returns Refuse("reason") to turn a peer away; the client is told
 //     the reason in the host's Reject (Client.Err wraps ErrRefused), and the
-//     peer never takes a slot.
+//     peer never takes a slot. Driven finds the entity a peer drives (the
+//     one a command acts on, a camera follows).
 //   - What a client adds to received entities: Game.Arrived (a physics body,
 //     say).
 //
@@ -40,7 +41,9 @@
 // simulated here. An entity simulated here is blended when it carries
 // ecs.Interpolated (a client gives its predicted ones one); the engine keeps
 // its Prev from the Transform writes the game reports, physics or not. A
-// client takes the fixed step and send rate from the host.
+// client takes the fixed step and send rate from the host. Its first join is
+// bounded (ClientConfig.JoinTimeout; ErrJoinTimeout), and Client.Joined tells
+// a session that ended after playing from one that never got in.
 //
 // Commands: a player's request that the host change the world once (switch
 // team, place something, spend something), with an answer that says it
@@ -73,7 +76,8 @@
 // A host's life: Close fences the world (no step, no connection, no command
 // from then on), saves it, sends the receipts that save frees, and returns,
 // its players' sessions ended; CloseForRestart does the same and tells them
-// to come back, so they resume into the world the next host restores; a
+// to come back, so they resume into the world the next host restores
+// (Restartable says beforehand whether it would); a
 // fenced store (another host took the world) stops the host on its own
 // (Err, Done). A world nobody plays in may be saved and released, and loaded
 // again when someone connects (HostConfig.IdleUnload). The host has player
