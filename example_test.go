@@ -185,3 +185,35 @@ func ExampleClientConfig_dial() {
 		fmt.Printf("reconnecting… (%.0f s left)\n", st.ReconnectLeft.Seconds())
 	}
 }
+
+// One loop for every way to play: alone, hosting or joined, the game's loop
+// and its drawing see a Session, and Driven finds the entity the player at
+// this machine drives. Here the game is played alone (a program picks
+// NewLocal, NewHost or NewClient from its flags); nobody joins, so the game
+// gives the player a disc itself.
+func ExampleSession() {
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	local, err := tandem.NewLocal(discs, tandem.LocalConfig{Clock: clk})
+	if err != nil {
+		panic(err)
+	}
+	local.Do(func(w *tandem.World) { spawn(w, ecs.HostPeer, 0, 0, true) })
+	var s tandem.Session[Thrust] = local
+	defer s.Close()
+
+	// The loop a window's program runs, here on the example's clock.
+	s.SetInput(Thrust{X: 1})
+	for range 60 {
+		clk.Advance(time.Second / 60)
+		s.Advance()
+	}
+	s.View(clk.Now(), func(v *tandem.View) {
+		e, ok := tandem.Driven[Thrust](v.World, v.World.Peer)
+		p, _ := v.Pose(e)
+		fmt.Printf("the player's disc: %t, moved right: %t\n", ok, p.X > 50)
+	})
+	fmt.Println("stopped by itself:", s.Err() != nil)
+	// Output:
+	// the player's disc: true, moved right: true
+	// stopped by itself: false
+}
