@@ -35,7 +35,8 @@ type Config struct {
 	// expected one: a game's own pin, such as a short code a person reads
 	// out that holds only the first bits of the fingerprint. A non-nil error
 	// refuses the host and is what Dial returns (wrapped). The check is as
-	// strong as what it compares: see the game's notes on its code.
+	// strong as what it compares: see package joincode on its short code,
+	// whose Code.Apply sets this field.
 	CheckFingerprint func(sha256 [32]byte) error
 	// InsecureSkipVerify accepts any host certificate when no Fingerprint is
 	// given. Anyone on the path can then impersonate the host; each Dial logs

@@ -8,6 +8,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -124,6 +127,47 @@ func readResetKey(b []byte) ([32]byte, error) {
 	}
 	copy(key[:], b)
 	return key, nil
+}
+
+// LoadResetKey returns the stateless-reset key kept in the file at path,
+// for Config.StatelessResetKey of a host that keeps no Identity in a store.
+// On first use it makes the file (and its directory, mode 0700) with a new
+// random key, readable and writable by its owner only (mode 0600). A file
+// that is not 32 bytes long is refused, not replaced: delete it to make a
+// new key. Keeping the key across restarts lets the clients of a host
+// restarted on the same address learn at once that their connection is
+// gone.
+func LoadResetKey(path string) (*[32]byte, error) {
+	var key [32]byte
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil && len(b) == len(key):
+		copy(key[:], b)
+		return &key, nil
+	case err == nil:
+		return nil, fmt.Errorf("quicnet: reset key %s holds %d bytes, not %d; delete it to make a new one", path, len(b), len(key))
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("quicnet: reset key: %w", err)
+	}
+	if _, err := rand.Read(key[:]); err != nil {
+		return nil, fmt.Errorf("quicnet: reset key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("quicnet: reset key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("quicnet: reset key: %w", err)
+	}
+	_, err = f.Write(key[:])
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return nil, fmt.Errorf("quicnet: reset key: %w", err)
+	}
+	return &key, nil
 }
 
 // parseIdentityPEM reads the kept certificate: its chain and its key, PEM,

@@ -2,6 +2,7 @@ package quicnet
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +72,36 @@ func TestIdentityOutlivesTheHost(t *testing.T) {
 	}
 	if _, err := LoadIdentity(ctx, w); err == nil || !strings.Contains(err.Error(), "does not read") {
 		t.Fatalf("a damaged certificate record: %v", err)
+	}
+}
+
+// TestLoadResetKey: the key file is made once, mode 0600 (its directory
+// with it), and read back the same on every later load; a file of the wrong
+// size is refused, not replaced.
+func TestLoadResetKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "reset-key")
+	a, err := LoadResetKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 32 {
+		t.Fatalf("the key file: %v %v; want 32 bytes, mode 0600", fi, err)
+	}
+	if *a == ([32]byte{}) {
+		t.Fatal("the new key is all zeros")
+	}
+	b, err := LoadResetKey(path)
+	if err != nil || *a != *b {
+		t.Fatalf("the second load read another key (%v)", err)
+	}
+	if err := os.WriteFile(path, []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadResetKey(path); err == nil || !strings.Contains(err.Error(), "holds 5 bytes") {
+		t.Fatalf("a key file of the wrong size: %v, want refused", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "short" {
+		t.Fatalf("the refused key file was rewritten: %q", b)
 	}
 }

@@ -27,7 +27,12 @@
 // address, and answers packets of connections it does not know with a
 // stateless reset when it has a Config.StatelessResetKey. LoadIdentity keeps
 // a host's certificate and reset key beside its saves (a store's meta
-// records), so a restarted host is the same host: its clients' pins hold.
+// records), so a restarted host is the same host: its clients' pins hold;
+// LoadResetKey keeps a reset key in a file for a host without a store.
+//
+// Package joincode (net/transport/quicnet/joincode) turns a host's address
+// (ReachableAddr) and Fingerprint into the join line a player passes on,
+// and a join line back into the pin a client sets on its Config.
 //
 // Package name: quic-go's package is named quic; quicnet avoids the clash in
 // files that import both.
@@ -40,6 +45,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -85,7 +91,8 @@ func New(cfg Config) (*Transport, error) {
 }
 
 // Fingerprint returns the SHA-256 fingerprint of the host's certificate (64
-// lower-case hex digits), for the join line that clients pin.
+// lower-case hex digits), for the join line that clients pin
+// (joincode.Lines).
 func (t *Transport) Fingerprint() string { return t.fingerprint }
 
 // Listen opens a UDP socket at addr ("host:port"; port 0 picks one), wraps it
@@ -155,6 +162,48 @@ func (t *Transport) Dial(ctx context.Context, addr string) (transport.Conn, erro
 	}
 	host, _, _ := net.SplitHostPort(addr)
 	return t.dial(ctx, &endpoint{qt: &quic.Transport{Conn: pc}, pc: pc, ownPC: true}, ua, host)
+}
+
+// Dialer returns a function that connects to the host at addr with Dial,
+// each call on a new socket of its own, bounded by timeout besides its ctx
+// (zero or less: by ctx and Config.HandshakeTimeout only). It is what
+// tandem.ClientConfig.Dial takes: a client dials with it the first time,
+// then again whenever its connection breaks.
+func (t *Transport) Dialer(addr string, timeout time.Duration) func(ctx context.Context) (transport.Conn, error) {
+	return func(ctx context.Context) (transport.Conn, error) {
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		return t.Dial(ctx, addr)
+	}
+}
+
+// ReachableAddr returns the address others reach a listener bound to a at,
+// to show players (in a join line): a itself when it names a specific IP;
+// else (an unspecified IP, [::] or 0.0.0.0: every interface) this
+// machine's first non-loopback IPv4 address with a's port, or 127.0.0.1
+// when it has none. From outside a NAT the host is reached at another
+// address, which only the network can tell: give players that one.
+func ReachableAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+		return a.String()
+	}
+	host = "127.0.0.1"
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, ad := range addrs {
+			if n, ok := ad.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+				host = n.IP.String()
+				break
+			}
+		}
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // DialPacket connects to the host at addr over pc, any net.PacketConn.
