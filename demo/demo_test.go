@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
 // binDir holds the demo binary, built once for the tests that run it.
@@ -195,6 +198,52 @@ func TestFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	if code := run([]string{"-ticks", "-3"}, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "negative") {
 		t.Fatalf("bad flags: exit %d, stderr %q; want 2 and a message", code, stderr.String())
+	}
+}
+
+// -join takes the host's join line and its short code as they are, and the
+// host's printed "join with" line pasted whole: each pins the host (its
+// whole fingerprint, or the short code's check), never skipping
+// verification. -pin beside a join line, and a damaged line, are refused
+// with what is wrong.
+func TestJoinFlag(t *testing.T) {
+	sum := sha256.Sum256([]byte("a host's certificate"))
+	fp := hex.EncodeToString(sum[:])
+	full, short, err := joincode.Lines("192.168.1.20:4242", fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{full, short, "join with: go run ./demo -join 192.168.1.20:4242 -pin " + fp} {
+		o, err := parseOptions([]string{"-join", line}, &bytes.Buffer{})
+		if err != nil || o.join != "192.168.1.20:4242" || o.code == nil {
+			t.Fatalf("-join %q: %+v, %v", line, o, err)
+		}
+		cfg := quicConfig(o)
+		pinned := cfg.Fingerprint == fp && cfg.CheckFingerprint == nil
+		if !o.code.Full() {
+			pinned = cfg.Fingerprint == "" && cfg.CheckFingerprint != nil && cfg.CheckFingerprint(sum) == nil
+		}
+		if !pinned || cfg.InsecureSkipVerify {
+			t.Fatalf("-join %q dials with %+v: want the host pinned", line, cfg)
+		}
+	}
+	if _, err := parseOptions([]string{"-join", full, "-pin", fp}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "leave out -pin") {
+		t.Fatalf("-join with a join line and -pin: %v, want refused", err)
+	}
+	wrong := byte('0')
+	if short[len(short)-1] == wrong {
+		wrong = '1'
+	}
+	for line, says := range map[string]string{
+		short[:len(short)-1] + string(wrong):                  "-join: the code is damaged",
+		"join with: demo -join 10.0.0.2:4242 -pin zz":         "-join: the pin in that line is damaged",
+		"join with: demo -join 10.0.0.2 -pin " + fp:           "-join: \"10.0.0.2\" is not an address",
+		"192.168.1.20:4242/" + strings.Repeat("K", 5):         "-join: the code has 5 characters",
+		"join with: demo -join 10.0.0.2:4242 (no pin at all)": "-join: a join line is the host's address, a slash",
+	} {
+		if _, err := parseOptions([]string{"-join", line}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("-join %q: %v, want %q", line, err, says)
+		}
 	}
 }
 

@@ -33,11 +33,9 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	}
 	cfg := quicConfig(o)
 	if o.resetKey != "" {
-		key, err := loadResetKey(o.resetKey)
-		if err != nil {
+		if cfg.StatelessResetKey, err = quicnet.LoadResetKey(o.resetKey); err != nil {
 			return err
 		}
-		cfg.StatelessResetKey = key
 	}
 	t, err := quicnet.New(cfg)
 	if err != nil {

@@ -11,8 +11,9 @@
 //	demo -host -agones -save postgres://…  a game server of an Agones fleet
 //
 // Its files read as a template: main.go (flags and modes), net.go (the QUIC
-// transport, the link conditioner), joinline.go (the join line and short
-// code a host shows and a friend joins with), match.go (what the
+// transport, the link conditioner, the join line and short code a host
+// shows and a friend joins with, made and read by package
+// net/transport/quicnet/joincode), match.go (what the
 // window and the headless loops drive: a local match, a hosted one or a
 // joined one), headless.go (the simulation loop, on its own goroutine when
 // a window draws), window.go (the Ebiten loop: the start screen or a match,
@@ -36,6 +37,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/demo/game"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -60,9 +62,9 @@ type options struct {
 	netGraph   bool // F3's state at the start
 	resetKey   string
 	mute       bool
-	alone      bool      // play alone at once, without the start screen
-	menu       bool      // the start screen even with -ticks
-	code       *joinCode // -join's join line or short code, parsed
+	alone      bool           // play alone at once, without the start screen
+	menu       bool           // the start screen even with -ticks
+	code       *joincode.Code // -join's join line or short code, parsed
 	save       saveFlag
 	saveEvery  time.Duration
 	spectate   bool
@@ -194,14 +196,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-name: %w", err)
 	}
 	if strings.Contains(o.join, "/") || strings.Contains(o.join, " ") {
-		jc, err := parseJoinLine(o.join)
+		jc, err := parseJoin(o.join)
 		switch {
 		case err != nil:
 			return o, fmt.Errorf("-join: %w", err)
 		case set["pin"]:
 			return o, errors.New("-join's join line holds the pin already: leave out -pin")
 		}
-		o.join, o.code = jc.addr, &jc
+		o.join, o.code = jc.Addr(), &jc
 	}
 	return o, nil
 }

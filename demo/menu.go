@@ -174,7 +174,7 @@ func (m *menu) add(s string) {
 // submit checks the join field: a damaged line is refused here, with what
 // is wrong.
 func (m *menu) submit() choice {
-	if _, err := parseJoinLine(m.line); err != nil {
+	if _, err := parseJoin(m.line); err != nil {
 		m.problem = err.Error()
 		return chooseNothing
 	}

@@ -2,22 +2,20 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
 // dialTimeout bounds how long joining waits for the host to answer.
@@ -34,7 +32,8 @@ func linkConditions(o options) condition.Config {
 
 // quicConfig returns the QUIC transport's configuration for o: the link
 // conditioner under the socket when asked for, and for a client the host's
-// pinned certificate (or, without -pin, no authentication of the host).
+// certificate pinned by its join line or -pin (or, with neither, no
+// authentication of the host).
 func quicConfig(o options) quicnet.Config {
 	var cfg quicnet.Config
 	if o.conditioned() {
@@ -42,10 +41,8 @@ func quicConfig(o options) quicnet.Config {
 		cfg.WrapPacketConn = condition.Wrap(c, c)
 	}
 	switch {
-	case o.code != nil && o.code.full():
-		cfg.Fingerprint = o.code.pin()
 	case o.code != nil:
-		cfg.CheckFingerprint = o.code.check
+		o.code.Apply(&cfg)
 	case o.join != "":
 		cfg.Fingerprint = o.pin
 		cfg.InsecureSkipVerify = o.pin == ""
@@ -68,11 +65,13 @@ func listen(o options, w io.Writer, id *quicnet.Identity, entities int) (l trans
 		id.Apply(&cfg)
 	}
 	if id == nil || o.resetKey != "" {
-		key, err := loadResetKey(o.resetKey)
+		path, err := resetKeyFile(o)
 		if err != nil {
 			return nil, "", "", err
 		}
-		cfg.StatelessResetKey = key
+		if cfg.StatelessResetKey, err = quicnet.LoadResetKey(path); err != nil {
+			return nil, "", "", err
+		}
 	}
 	t, err := quicnet.New(cfg)
 	if err != nil {
@@ -82,8 +81,12 @@ func listen(o options, w io.Writer, id *quicnet.Identity, entities int) (l trans
 	if err != nil {
 		return nil, "", "", fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
 	}
-	addr := joinAddress(l.Addr())
-	full, short = joinLines(addr, t.Fingerprint())
+	addr := quicnet.ReachableAddr(l.Addr())
+	full, short, err = joincode.Lines(addr, t.Fingerprint())
+	if err != nil {
+		l.Close()
+		return nil, "", "", err
+	}
 	fmt.Fprintf(w, "tandem-demo: hosting on %s, entities=%d, certificate %s\n", l.Addr(), entities, t.Fingerprint())
 	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), addr, t.Fingerprint())
 	fmt.Fprintf(w, "tandem-demo: join line %s\n", full)
@@ -91,18 +94,17 @@ func listen(o options, w io.Writer, id *quicnet.Identity, entities int) (l trans
 	return l, full, short, nil
 }
 
-// dialer returns the function that connects to the host at o.join: the
-// first time, and again (a new connection, from a new socket) whenever the
-// connection breaks.
+// dialer returns the function that connects to the host at o.join, the
+// first time and again (a new connection, from a new socket) whenever the
+// connection breaks: the transport's Dialer, its errors naming the join.
 func dialer(o options) (func(ctx context.Context) (transport.Conn, error), error) {
 	t, err := quicnet.New(quicConfig(o))
 	if err != nil {
 		return nil, err
 	}
+	dial := t.Dialer(o.join, dialTimeout)
 	return func(ctx context.Context) (transport.Conn, error) {
-		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-		defer cancel()
-		c, err := t.Dial(ctx, o.join)
+		c, err := dial(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("join %s: %w", o.join, err)
 		}
@@ -110,71 +112,43 @@ func dialer(o options) (func(ctx context.Context) (transport.Conn, error), error
 	}, nil
 }
 
-// joinAddress is the address others reach a listener at: its own when it
-// listens on one IP, else this machine's first non-loopback IPv4 address
-// (127.0.0.1 when there is none).
-func joinAddress(a net.Addr) string {
-	host, port, err := net.SplitHostPort(a.String())
+// resetKeyFile is the file of the host's stateless-reset key
+// (quicnet.LoadResetKey): -reset-key's, by default appName/reset-key in the
+// user's config directory.
+func resetKeyFile(o options) (string, error) {
+	if o.resetKey != "" {
+		return o.resetKey, nil
+	}
+	dir, err := os.UserConfigDir()
 	if err != nil {
-		return a.String()
+		return "", fmt.Errorf("no config directory for the reset key (%v); give a file with -reset-key", err)
 	}
-	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
-		return a.String()
-	}
-	host = "127.0.0.1"
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, ad := range addrs {
-			if n, ok := ad.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
-				host = n.IP.String()
-				break
-			}
-		}
-	}
-	p, _ := strconv.Atoi(port)
-	return net.JoinHostPort(host, strconv.Itoa(p))
+	return filepath.Join(dir, appName, "reset-key"), nil
 }
 
-// loadResetKey returns the host's stateless-reset key from path (by default
-// appName/reset-key in the user's config directory), making the file
-// with a new random key, readable by its owner only, on first use. Keeping
-// the key across restarts lets the clients of a host restarted on the same
-// address learn at once that their connection is gone.
-func loadResetKey(path string) (*[32]byte, error) {
-	if path == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
-			return nil, fmt.Errorf("no config directory for the reset key (%v); give a file with -reset-key", err)
+// parseJoin reads what a player gave -join or typed on the start screen: a
+// join line or short code (ADDRESS/CODE, joincode.Parse), or the host's
+// whole printed "join with" line (... -join ADDRESS -pin HEX), pasted.
+func parseJoin(s string) (joincode.Code, error) {
+	if f := strings.Fields(s); len(f) > 1 {
+		// The host's printed command line, pasted whole.
+		var addr, pin string
+		for i := 0; i+1 < len(f); i++ {
+			switch f[i] {
+			case "-join", "--join":
+				addr = f[i+1]
+			case "-pin", "--pin":
+				pin = f[i+1]
+			}
 		}
-		path = filepath.Join(dir, appName, "reset-key")
+		if addr != "" && pin != "" {
+			if fp, err := hex.DecodeString(pin); err != nil || len(fp) != 32 {
+				return joincode.Code{}, errors.New("the pin in that line is damaged: it should be 64 hex digits")
+			}
+			return joincode.New(addr, pin)
+		}
 	}
-	var key [32]byte
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil && len(b) == len(key):
-		copy(key[:], b)
-		return &key, nil
-	case err == nil:
-		return nil, fmt.Errorf("reset key %s holds %d bytes, not %d; delete it to make a new one", path, len(b), len(key))
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("reset key: %w", err)
-	}
-	rand.Read(key[:])
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("reset key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("reset key: %w", err)
-	}
-	_, err = f.Write(key[:])
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("reset key: %w", err)
-	}
-	return &key, nil
+	return joincode.Parse(s)
 }
 
 // joinCommand is how to start this program from the directory it was started

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -84,28 +83,6 @@ func TestRefusedClientExitsNonZero(t *testing.T) {
 	code, out := exitOf(t, "-join", addr, "-pin", pin, "-headless", "-ticks", "60")
 	if code != 1 || !strings.Contains(out, "host full (8 players); try again later") {
 		t.Fatalf("exit %d, output:\n%s\nwant exit 1 and the host's reason", code, out)
-	}
-}
-
-// TestResetKeyKeptAcrossRuns: the host makes its reset key file once, mode
-// 0600, and uses the same key on every run.
-func TestResetKeyKeptAcrossRuns(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "sub", "reset-key")
-	a, err := loadResetKey(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 32 {
-		t.Fatalf("the key file: %v %v", fi, err)
-	}
-	b, err := loadResetKey(path)
-	if err != nil || *a != *b {
-		t.Fatalf("the second run read another key (%v)", err)
-	}
-	os.WriteFile(path, []byte("short"), 0o600)
-	if _, err := loadResetKey(path); err == nil {
-		t.Fatal("a key file of the wrong size was accepted")
 	}
 }
 

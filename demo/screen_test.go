@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -141,10 +142,10 @@ func TestStartScreenHostsAndReturns(t *testing.T) {
 	s.press("Down", "Return")
 	full := menu.waitLine(joinLineLine)[1]
 	short := menu.waitLine(shortLine)[1]
-	if _, err := parseJoinLine(full); err != nil {
+	if _, err := joincode.Parse(full); err != nil {
 		t.Fatalf("the host's join line %q does not parse: %v", full, err)
 	}
-	if jc, err := parseJoinLine(short); err != nil || jc.full() {
+	if jc, err := joincode.Parse(short); err != nil || jc.Full() {
 		t.Fatalf("the host's short code %q: %+v, %v", short, jc, err)
 	}
 	s.press("Escape", "Escape")
@@ -192,7 +193,10 @@ func TestJoinThroughTheStartScreen(t *testing.T) {
 func TestRefusedJoinReturnsToTheStartScreen(t *testing.T) {
 	needX(t)
 	addr, pin := refusingHost(t, wire.RejectFull, "the match is full (8 players)")
-	full, _ := joinLines(addr, pin)
+	full, _, err := joincode.Lines(addr, pin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	shot := filepath.Join(t.TempDir(), "refused.png")
 	menu := start(t, "menu", "-menu", "-mute", "-screenshot", shot)
 	s := windowOf(t, menu)

@@ -240,13 +240,13 @@ func (w *window) updateMenu() error {
 		}
 		w.take(started{m, o, err})
 	case chooseJoin:
-		jc, err := parseJoinLine(w.menu.line)
+		jc, err := parseJoin(w.menu.line)
 		if err != nil {
 			w.menu.problem = err.Error()
 			return nil
 		}
-		o.join, o.code = jc.addr, &jc
-		w.menu.busy = "connecting to " + jc.addr + "…"
+		o.join, o.code = jc.Addr(), &jc
+		w.menu.busy = "connecting to " + jc.Addr() + "…"
 		go func() {
 			m, err := joinMatch(o, w.stderr)
 			if err != nil {
