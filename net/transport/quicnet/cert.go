@@ -122,6 +122,15 @@ func (p *pinCheck) failure() error {
 	return p.mismatch
 }
 
+// untrusted is a refusal of Config.CheckFingerprint: it reads as the
+// check's own error and is a transport.ErrUntrusted too, as a pin mismatch
+// is (a reconnecting client then stops rather than dial the wrong host
+// again).
+type untrusted struct{ error }
+
+// Unwrap returns the check's error and transport.ErrUntrusted.
+func (u untrusted) Unwrap() []error { return []error{u.error, transport.ErrUntrusted} }
+
 // clientTLS is a dial's TLS configuration; a pin mismatch is recorded in pc.
 func (t *Transport) clientTLS(serverName string, pc *pinCheck) *tls.Config {
 	conf := &tls.Config{
@@ -157,6 +166,7 @@ func (t *Transport) clientTLS(serverName string, pc *pinCheck) *tls.Config {
 			}
 			err := t.cfg.CheckFingerprint(sha256.Sum256(raw[0]))
 			if err != nil {
+				err = untrusted{err}
 				pc.mu.Lock()
 				pc.mismatch = err
 				pc.mu.Unlock()

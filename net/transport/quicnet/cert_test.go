@@ -210,8 +210,8 @@ func TestCheckFingerprintDecides(t *testing.T) {
 			t.Fatalf("accepted by the check, Dial failed: %v", err)
 		case accept:
 			c.Close(0, "")
-		case !errors.Is(err, refusal):
-			t.Fatalf("refused by the check, Dial returned %v, want the check's error", err)
+		case !errors.Is(err, refusal) || !errors.Is(err, transport.ErrUntrusted):
+			t.Fatalf("refused by the check, Dial returned %v, want the check's error, an ErrUntrusted", err)
 		}
 	}
 	if strings.Contains(logs.String(), "without verifying") {

@@ -34,7 +34,8 @@ type Config struct {
 	// client whether the host's leaf certificate, by its SHA-256, is the
 	// expected one: a game's own pin, such as a short code a person reads
 	// out that holds only the first bits of the fingerprint. A non-nil error
-	// refuses the host and is what Dial returns (wrapped). The check is as
+	// refuses the host and is what Dial returns (wrapped; it matches
+	// transport.ErrUntrusted too, as a Fingerprint mismatch does). The check is as
 	// strong as what it compares: see package joincode on its short code,
 	// whose Code.Apply sets this field.
 	CheckFingerprint func(sha256 [32]byte) error
