@@ -95,7 +95,7 @@ func (m *localMatch) command(k *tandem.CommandKind[struct{}]) {
 		m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
 		return
 	}
-	if err := tandem.RunAlone(m.Local, k, struct{}{}); err != nil {
+	if err := tandem.RunAlone(m.local, k, struct{}{}); err != nil {
 		m.note(fmt.Sprintf("%s: refused (%v)", k.Name(), err), colWarn)
 		return
 	}

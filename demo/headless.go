@@ -19,7 +19,7 @@ import (
 // match ends (a client whose host left) or it is interrupted.
 func runHeadless(m match, o options, stdout io.Writer) error {
 	if !o.networked() && o.ticks > 0 {
-		for m.Ticks() < o.ticks {
+		for m.Played() < o.ticks {
 			m.Do(func(w *tandem.World) { w.Schedule.Step() })
 		}
 		return nil
@@ -120,7 +120,7 @@ func simulate(ctx context.Context, m match, o options) error {
 		if m.Ended() {
 			return end(m.Err())
 		}
-		if o.ticks > 0 && m.Ticks() >= o.ticks {
+		if o.ticks > 0 && m.Played() >= o.ticks {
 			return end(nil)
 		}
 	}
@@ -129,7 +129,7 @@ func simulate(ctx context.Context, m match, o options) error {
 // stepTo steps a match played alone at its fixed rate until frame -ticks.
 func stepTo(ctx context.Context, m match, o options, tick *time.Ticker) error {
 	m.Advance() // starts the schedule's clock
-	for m.Ticks() < o.ticks {
+	for m.Played() < o.ticks {
 		select {
 		case <-ctx.Done():
 			return nil

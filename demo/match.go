@@ -17,33 +17,20 @@ import (
 )
 
 // match is what the window and the headless loops drive: a game played alone,
-// hosted, or joined. Advance, SetInput, View, Do, Ticks, Ended and Close are
-// safe from any goroutine: the simulation may step on one while the window
-// draws on another.
+// hosted, or joined. It is the engine's Session (SetInput, Advance, Run,
+// View, Do, Err, Close: safe from any goroutine, so the simulation may step
+// on one while the window draws on another) and what the demo adds.
 type match interface {
-	// SetInput sets the keyboard's input for the steps to come.
-	SetInput(in game.Input)
-	// Advance runs the simulation steps that real time calls for.
-	Advance() int
-	// Run steps the match at its fixed rate until ctx is done or the match
-	// ends by itself: the engine's loop, with its work between steps.
-	Run(ctx context.Context) error
-	// View lets drawing look at the world between steps.
-	View(now time.Time, draw func(v *tandem.View))
-	// Do runs fn with the world between steps.
-	Do(fn func(w *tandem.World))
-	// Ticks returns the ticks that count towards -ticks: every one alone or
-	// hosting, those since the join finished for a client.
-	Ticks() int
+	tandem.Session[game.Input]
+	// Played returns the frames that count towards -ticks: every one alone
+	// or hosting, those since the join finished for a client.
+	Played() int
 	// Ended reports whether the match ended by itself (a client whose host
 	// left, or a join that did not finish); Err says why, nil for an orderly
 	// end.
 	Ended() bool
-	Err() error
 	// Summary is the one line printed at the end.
 	Summary() string
-	// Close leaves or closes the match.
-	Close() error
 }
 
 // config is the match the flags describe.
@@ -56,11 +43,14 @@ func config(o options) netplay.Config {
 
 // localMatch is a game simulated here: played alone, or hosted.
 type localMatch struct {
-	*tandem.Local[game.Input]
-	host        *tandem.Host[game.Input] // nil alone
-	full, short string                   // a host's join line and short code
-	save        *hostSave                // nil alone or in memory
-	restart     atomic.Bool              // Close tells the players to come back (restartSignal)
+	// Session is the Local alone, the Host hosting: its Run and Err (Close
+	// is the match's own: a restart, then the save).
+	tandem.Session[game.Input]
+	local       *tandem.Local[game.Input] // the simulation, alone or hosting
+	host        *tandem.Host[game.Input]  // nil alone
+	full, short string                    // a host's join line and short code
+	save        *hostSave                 // nil alone or in memory
+	restart     atomic.Bool               // Close tells the players to come back (restartSignal)
 	receipts
 }
 
@@ -71,7 +61,7 @@ func newLocalMatch(o options) (*localMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localMatch{Local: l}, nil
+	return &localMatch{Session: l, local: l}, nil
 }
 
 // hostConfig is the host's settings from the flags, for a host on the
@@ -112,35 +102,18 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	m := &localMatch{Local: h.Local, host: h, full: full, short: short, save: sv}
+	m := &localMatch{Session: h, local: h.Local, host: h, full: full, short: short, save: sv}
 	h.OnReceipt(m.receipts.take)
 	return m, nil
 }
 
-func (m *localMatch) Ticks() int {
+func (m *localMatch) Played() int {
 	n := 0
 	m.Do(func(w *tandem.World) { n = int(w.ECS.Frame()) })
 	return n
 }
 
-// Run is the host's Run when hosting (it answers handshakes between steps),
-// else the game's alone.
-func (m *localMatch) Run(ctx context.Context) error {
-	if m.host != nil {
-		return m.host.Run(ctx)
-	}
-	return m.Local.Run(ctx)
-}
-
 func (m *localMatch) Ended() bool { return false }
-
-// Err is why a host stopped by itself (Host.Err), nil alone.
-func (m *localMatch) Err() error {
-	if m.host != nil {
-		return m.host.Err()
-	}
-	return nil
-}
 
 func (m *localMatch) Close() error {
 	if m.host == nil {
@@ -265,7 +238,7 @@ func (m *clientMatch) measure(w *ecs.World) {
 	m.last, m.lastOK = t, true
 }
 
-func (m *clientMatch) Ticks() int {
+func (m *clientMatch) Played() int {
 	n := 0
 	m.Do(func(*tandem.World) { n = m.Frames() })
 	return n

@@ -279,7 +279,7 @@ func (w *window) updatePlay() error {
 	case err := <-p.sim:
 		// -ticks reached, or the match ended by itself.
 		p.sim <- err
-		if p.fromMenu && !(p.o.ticks > 0 && p.m.Ticks() >= p.o.ticks) {
+		if p.fromMenu && !(p.o.ticks > 0 && p.m.Played() >= p.o.ticks) {
 			w.leave()
 			return nil
 		}
