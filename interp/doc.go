@@ -12,7 +12,9 @@
 // (slots are the world's network slots, see ecs.World.NetSlot), learns from
 // when new host frames arrive how local time maps to the host's timeline and
 // how much arrivals jitter, and draws each entity at "host now − render
-// delay", blending the two received states around that moment. The render
+// delay", blending the two received states around that moment (an entity
+// without a Transform is kept for the Tracks alone: the game's components
+// blended, no pose). The render
 // delay is about two send intervals plus a multiple of the jitter, more under
 // loss, and changes slowly; the render clock follows its target by running at
 // most a few percent fast or slow. It jumps only when it is far off: after a

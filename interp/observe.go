@@ -12,8 +12,9 @@ import (
 // host frame f: e's current ecs.Transform becomes e's state at f. It is the
 // replicate.Observer method. Entities without ecs.Interpolated, and those
 // owned by the local peer (SetLocal), are not recorded; one without an
-// ecs.Transform is recorded for the Tracks alone (it has no pose to draw:
-// Pose says false). A state older than e's newest is ignored (Stats.Stale), except
+// ecs.Transform is recorded for the Tracks alone, when there are any (it has
+// no pose to draw: Pose says false, Remote true), and when it gains or
+// loses one its states start again, drawn where the new one is. A state older than e's newest is ignored (Stats.Stale), except
 // that frames far below the newest of any entity (more than Config.Resync or
 // Config.MaxDelay worth), arriving at two sends with no newer frame between,
 // show that the host started its frames again: the second Resets the
@@ -50,7 +51,8 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	a := w.Arche()
 	ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated))
 	tp := (*ecs.Transform)(a.Get(e, w.IDs.Transform))
-	remote := ic != nil
+	// One without a pose is drawn only for what the Tracks blend.
+	remote := ic != nil && (tp != nil || len(ip.tracks) > 0)
 	if remote && ip.localSet {
 		if id, ok := w.Identity(e); ok && id.Owner == ip.local {
 			remote = false
@@ -62,7 +64,14 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		st.n = 0
 		return
 	}
-	var pose ecs.Transform // none: each state at the origin, never snapped
+	if noPose := tp == nil; noPose != (st.flags&flagNoPose != 0) && st.n > 0 {
+		// A pose came or went: the states start again from this one,
+		// drawn where it is, not blended from the origin.
+		st.n, st.off = 0, ecs.Transform{}
+	}
+	// None: every state at the origin, for the Tracks alone (Snap still
+	// holds a blend back; the replicator sets it with a pose only).
+	var pose ecs.Transform
 	st.flags |= flagNoPose
 	if tp != nil {
 		pose = *tp

@@ -54,7 +54,8 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 	return t, true
 }
 
-// Remote reports whether e is drawn from received states.
+// Remote reports whether e is drawn from received states: its pose, or for
+// an entity without a Transform its Tracks alone (Pose then says false).
 func (ip *Interpolator) Remote(e arche.Entity) bool {
 	s, ok := ip.w.NetSlot(e)
 	if !ok || int(s) >= len(ip.slots) {

@@ -25,7 +25,8 @@ type Stats struct {
 	Newest      ecs.Frame
 	Dilation    float64
 
-	// Remote entities drawn in the last Update, by how: Interpolating between
+	// Remote entities drawn in the last Update (those without a pose, drawn
+	// for their Tracks, included), by how: Interpolating between
 	// two states, Extrapolating past the newest, Holding at the newest after
 	// the extrapolation bound (or with nothing to extrapolate from), Resting
 	// at a newest state known to be current.

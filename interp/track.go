@@ -17,7 +17,9 @@ type track interface {
 // with their pose: it keeps a ring of T beside the Interpolator's ring of
 // poses, and each Update blends the same two states, at the same fraction,
 // with the game's blend function. Use it for what a game draws besides the
-// pose (a scale, a colour, a turret's angle); Transform itself needs none.
+// pose (a scale, a colour, a turret's angle), or instead of one (a position
+// of the game's own on entities without a Transform, drawn blended all the
+// same); Transform itself needs none.
 //
 // Create it with NewTrack before states arrive. Memory: ringSize+1 values of
 // T per slot. Not safe for concurrent use, like its Interpolator.

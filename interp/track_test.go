@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -58,4 +60,62 @@ func must[T any](v T, ok bool) T {
 		panic("not found")
 	}
 	return v
+}
+
+// An entity without a Transform is drawn for its Tracks alone: with a Track
+// it is remote (its component blended like a posed one's), has no pose;
+// without any Track it is not recorded at all. One that gains a Transform
+// later is drawn at its first pose, not blended from the origin.
+func TestTrackWithoutAPose(t *testing.T) {
+	spawnBare := func(r *rig, id arche.ID) arche.Entity {
+		w := r.w
+		e := w.Arche().NewEntity(w.IDs.NetworkIdentity, w.IDs.Interpolated, id)
+		ecs.SetOwner(w, e, ecs.HostPeer)
+		return e
+	}
+	// No Track: nothing to draw it for.
+	r := newRig(t, Config{})
+	bare := spawnBare(r, arche.ComponentID[scale](r.w.Arche()))
+	r.ip.Applied(bare, 2)
+	r.ip.Update(r.clk.Now())
+	if r.ip.Remote(bare) || r.ip.Stats().Remote != 0 {
+		t.Fatalf("without a Track an entity without a pose is drawn from states: remote %t, stats %+v", r.ip.Remote(bare), r.ip.Stats())
+	}
+
+	r = newRig(t, Config{})
+	tr := NewTrack(r.ip, blendScale)
+	e := spawnBare(r, tr.id)
+	a := r.w.Arche()
+	l := link{latency: 40 * time.Millisecond}
+	checked := 0
+	r.play(l.sends(2, 600, 2), 144, 10*time.Second, func(f ecs.Frame) {
+		(*scale)(a.Get(e, tr.id)).S = float64(f)
+		r.ip.Applied(e, f)
+	}, func(now time.Duration) {
+		if now < time.Second {
+			return
+		}
+		s, ok := tr.Get(e)
+		if newest := float64(r.ip.Stats().Newest); !ok || s.S <= 0 || s.S >= newest {
+			t.Fatalf("scale %v (ok %t) with the newest state %v: want it drawn in the past", s, ok, newest)
+		}
+		if _, posed := r.ip.Pose(e, 0); posed || !r.ip.Remote(e) {
+			t.Fatalf("an entity without a Transform: posed %t, remote %t; want no pose, drawn from states", posed, r.ip.Remote(e))
+		}
+		checked++
+	})
+	if checked == 0 {
+		t.Fatal("nothing checked")
+	}
+
+	// It gains a pose: drawn there from its first state, as a new entity.
+	a.Add(e, r.w.IDs.Transform)
+	at := ecs.Transform{X: 500, Y: -200}
+	f := r.ip.Stats().Newest + 2
+	r.apply(e, f, at)
+	r.clk.Advance(step)
+	r.ip.Update(r.clk.Now())
+	if p := r.pose(e); math.Hypot(p.X-at.X, p.Y-at.Y) > 1e-9 {
+		t.Fatalf("drawn at %v after its first pose %v: slid from the origin", p, at)
+	}
 }
