@@ -3,6 +3,7 @@ package tandem
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -153,11 +154,12 @@ type World struct {
 	driven drivenFilter
 }
 
-// drivenFilter is the filter Driven queries with, made once a world: the
-// entities with the Game's Input and a NetworkIdentity.
+// drivenFilter is what Driven queries with, made once a world: the
+// entities with the Game's Input, networked or not (boxed once each).
 type drivenFilter struct {
-	input  arche.ID
-	filter arche.Filter // a *arche.Mask, boxed once
+	typ              reflect.Type // Input[I] of the Game's I
+	input            arche.ID
+	networked, local arche.Filter
 }
 
 // Peer is a participant of a session as the host's Join and Leave hooks see
@@ -243,8 +245,9 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 		w.Physics = physics.New(w.ECS, pc)
 	}
 	in := arche.ComponentID[Input[I]](w.ECS.Arche())
-	mask := arche.All(in, w.ECS.IDs.NetworkIdentity)
-	w.driven = drivenFilter{input: in, filter: &mask}
+	networked := arche.All(in, w.ECS.IDs.NetworkIdentity)
+	local := arche.All(in).Without(w.ECS.IDs.NetworkIdentity)
+	w.driven = drivenFilter{typ: reflect.TypeFor[Input[I]](), input: in, networked: &networked, local: &local}
 	// First in the step, before anything moves an entity, and last. The
 	// Transform writes a step reports are journaled on every machine, a
 	// game alone included, where nothing is replicated.

@@ -1,6 +1,8 @@
 package tandem
 
 import (
+	"reflect"
+
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
@@ -26,24 +28,37 @@ type Input[I any] struct {
 }
 
 // Driven returns the first entity that peer's input drives: one the peer
-// owns (ecs.NetworkIdentity.Owner) with an Input[I] that is not a Bot; ok is
+// owns (ecs.NetworkIdentity.Owner) with an Input[I] that is not a Bot, or,
+// for HostPeer on the host or alone, one with Input[I] and no
+// NetworkIdentity (this machine's alone, which its player drives); ok is
 // false when it has none. On a host any peer's (HostPeer: the player at the
 // host's own machine), on a client its own (World.Peer; the client's own
 // entities get Input on arrival), alone the player's (HostPeer): the entity
-// a command acts on, a camera follows, a HUD reads. Cost: the entities with
-// Input[I], not the world; it allocates nothing. Call it on the simulation
-// goroutine (in a system or hook, inside View or Do).
+// a command acts on, a camera follows, a HUD reads. I is the Game's input
+// type; for another, nothing is found. Cost: the entities with Input[I], not
+// the world; it allocates nothing. Call it on the simulation goroutine (in a
+// system or hook, inside View or Do).
 func Driven[I any](w *World, peer ecs.PeerID) (arche.Entity, bool) {
-	a := w.ECS.Arche()
-	in, ni := arche.ComponentID[Input[I]](a), w.ECS.IDs.NetworkIdentity
-	f := w.driven.filter
-	if f == nil || w.driven.input != in {
-		m := arche.All(in, ni) // an Input of another type than the Game's
-		f = &m
+	d := &w.driven
+	if d.networked == nil || d.typ != reflect.TypeFor[Input[I]]() {
+		return arche.Entity{}, false
 	}
-	q := a.Query(f)
+	a := w.ECS.Arche()
+	in, ni := d.input, w.ECS.IDs.NetworkIdentity
+	q := a.Query(d.networked)
 	for q.Next() {
 		if (*ecs.NetworkIdentity)(q.Get(ni)).Owner == peer && !(*Input[I])(q.Get(in)).Bot {
+			e := q.Entity()
+			q.Close()
+			return e, true
+		}
+	}
+	if peer != ecs.HostPeer || w.Role == Joined {
+		return arche.Entity{}, false
+	}
+	q = a.Query(d.local)
+	for q.Next() {
+		if !(*Input[I])(q.Get(in)).Bot {
 			e := q.Entity()
 			q.Close()
 			return e, true

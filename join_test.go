@@ -124,6 +124,14 @@ func TestDrivenFindsEachPeersEntity(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { Driven[push](w, peer) }); n != 0 {
 			t.Errorf("Driven allocates %.1f times a call, want none", n)
 		}
+		// Another input type than the Game's finds nothing, and registers
+		// nothing: inside a query (a locked world) too.
+		q := w.ECS.Arche().Query(arche.All(w.ECS.IDs.NetworkIdentity))
+		for q.Next() {
+			if e, ok := Driven[int](w, peer); ok {
+				t.Errorf("Driven of another input type found %v", e)
+			}
+		}
 	})
 	p.client.Do(func(w *World) {
 		local, lok := p.client.Local()
@@ -133,6 +141,30 @@ func TestDrivenFindsEachPeersEntity(t *testing.T) {
 		}
 		if id, _ := w.ECS.Identity(e); id.Owner != peer {
 			t.Errorf("the client drives an entity of peer %d, not its own %d", id.Owner, peer)
+		}
+	})
+}
+
+// Alone, the player drives its networked entities and those of this machine
+// alone (Input without NetworkIdentity), as the input routing does.
+func TestDrivenAlone(t *testing.T) {
+	l, err := NewLocal(testGame(), LocalConfig{Clock: clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Do(func(w *World) {
+		if e, ok := Driven[push](w, ecs.HostPeer); ok {
+			t.Fatalf("an empty world drives %v", e)
+		}
+		a := w.ECS.Arche()
+		m := generic.NewMap2[ecs.Transform, Input[push]](a)
+		m.NewWith(&ecs.Transform{}, &Input[push]{Bot: true})
+		cursor := m.NewWith(&ecs.Transform{}, &Input[push]{})
+		if e, ok := Driven[push](w, ecs.HostPeer); !ok || e != cursor {
+			t.Fatalf("alone: %v %t, want the player's own entity %v (not the bot)", e, ok, cursor)
+		}
+		if e, ok := Driven[push](w, 1); ok {
+			t.Fatalf("peer 1 drives %v in a game alone", e)
 		}
 	})
 }
