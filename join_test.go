@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -237,4 +238,49 @@ func TestJoinTimeout(t *testing.T) {
 	if st, err := p.client.State(), p.client.Err(); st != Playing || err != nil || !p.client.Joined() {
 		t.Fatalf("a joined client after the join timeout: %v, %v, joined %v; want playing", st, err, p.client.Joined())
 	}
+}
+
+// A game alone ends at Close, as a Session: Run returns ErrClosed, Advance
+// and Step run nothing more, and the world can still be looked at.
+func TestLocalCloseEndsRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := NewLocal(testGame(), LocalConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- l.Run(context.Background()) }()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		var frame ecs.Frame
+		l.Do(func(w *World) { frame = w.ECS.Frame() })
+		if frame == 0 {
+			t.Fatal("Run stepped nothing in a second")
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("Run after Close returned %v, want ErrClosed", err)
+			}
+		default:
+			t.Fatal("Run still runs a second after Close")
+		}
+		var after ecs.Frame
+		l.Do(func(w *World) { after = w.ECS.Frame() })
+		time.Sleep(time.Second)
+		if n := l.Advance(); n != 0 {
+			t.Fatalf("Advance after Close ran %d steps", n)
+		}
+		l.Step()
+		l.Do(func(w *World) {
+			if w.ECS.Frame() != after {
+				t.Fatalf("the world stepped after Close: frame %d, was %d", w.ECS.Frame(), after)
+			}
+		})
+	})
 }

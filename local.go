@@ -20,8 +20,9 @@ import (
 // hook, or a View or Do callback.
 type Local[I comparable] struct {
 	loop
-	g    *Game[I]
-	keys I
+	g      *Game[I]
+	keys   I
+	closed bool // Close was called (a game alone; guarded by mu)
 }
 
 // LocalConfig tunes a Local (and the simulating part of a Host). The zero
@@ -106,8 +107,32 @@ func (l *Local[I]) Run(ctx context.Context) error { return l.run(ctx) }
 // ErrClosed is returned by Run when the host or client was closed.
 var ErrClosed = errors.New("tandem: closed")
 
-// newLocalGame is NewLocal with the input routing of a lone game.
+// newLocalGame is NewLocal with the input routing of a lone game, and its
+// end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
 	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys, p == ecs.HostPeer })
+	l.ready = func(look bool) bool { return look || !l.closed }
+	l.done = func() error {
+		if l.closed {
+			return ErrClosed
+		}
+		return nil
+	}
 	return l
+}
+
+// Err returns nil: a game played alone does not stop by itself. (A Host's
+// Err says why the host stopped.)
+func (l *Local[I]) Err() error { return nil }
+
+// Close ends a game played alone: its Run returns ErrClosed at its next
+// turn, and Advance and Step run no step from then on; View and Do still
+// look at the world as it was. It returns nil, and a second call does
+// nothing. (A Host has a Close of its own, which closes the host.) Safe
+// from any goroutine, except from inside a View or Do callback or a hook.
+func (l *Local[I]) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	return nil
 }

@@ -8,8 +8,10 @@ import (
 // Session is what a game's loop and window drive, whichever way the game is
 // played: a Local (alone), a Host, or a Client. A program that plays all
 // three picks one at start and keeps the interface; its loop and drawing
-// are written once. Each method is documented on the three types; all are
-// safe from any goroutine, as there.
+// are written once. Each method is documented on the three types. All but
+// World are safe from any goroutine, except from inside a View or Do
+// callback or a hook (the world's lock is not reentrant: they would wait
+// for themselves); World is for use between steps only, as there.
 type Session[I comparable] interface {
 	// SetInput sets the input of the player at this machine.
 	SetInput(in I)
@@ -29,7 +31,8 @@ type Session[I comparable] interface {
 	World() *World
 	// Err says why the session stopped by itself, nil otherwise.
 	Err() error
-	// Close ends the session: leaves the game, or closes the host.
+	// Close ends the session: leaves the game, closes the host, or ends a
+	// game alone; Run then returns.
 	Close() error
 }
 
@@ -39,12 +42,3 @@ var (
 	_ Session[struct{}] = (*Host[struct{}])(nil)
 	_ Session[struct{}] = (*Client[struct{}])(nil)
 )
-
-// Err returns nil: a game played alone does not stop by itself. (A Host's
-// Err says why the host stopped.) It makes Local a Session.
-func (l *Local[I]) Err() error { return nil }
-
-// Close returns nil: a game played alone holds nothing to release; stop
-// its Run by ending its context. (A Host's Close closes the host.) It makes
-// Local a Session.
-func (l *Local[I]) Close() error { return nil }
