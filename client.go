@@ -59,24 +59,27 @@ type ClientConfig[I comparable] struct {
 	// a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
 	// JoinTimeout bounds how long the first join may take, from NewClient
-	// to Playing, on Clock: past it the client gives up, its Run returns
-	// (and Err says) ErrJoinTimeout. A host that never answers, or one
-	// that lets the client in and never finishes its world, is not waited
-	// on for ever. It is checked as the client is stepped (Run, Advance,
-	// Step). Default 60 s; negative: no bound. Once joined, a broken
-	// connection is bounded by the host's grace window instead.
+	// to Playing, on Clock (and a fresh join after the host refused a
+	// resume, from the refusal): past it the client gives up, closing the
+	// connection with transport.CloseTimeout, and its Run returns (and Err
+	// says) an error that wraps ErrJoinTimeout (errors.Is). A host that
+	// never answers, or one that lets the client in and never finishes its
+	// world, is not waited on for ever. It is checked as the client is
+	// stepped (Run, Advance, Step). Default 60 s; negative: no bound. Once
+	// joined, a broken connection is bounded by the host's grace window
+	// instead.
 	JoinTimeout time.Duration
 }
 
 // DefaultJoinTimeout is ClientConfig.JoinTimeout's default: a world of a
-// million entities (about 15 MB) arrives within it over a link of
-// 2 Mbit/s.
+// million entities (about 15 MB) arrives in half of it over a link of
+// 4 Mbit/s.
 const DefaultJoinTimeout = 60 * time.Second
 
-// ErrJoinTimeout is Err (and Run's return) of a client whose first join did
-// not finish within ClientConfig.JoinTimeout: the host did not answer, or
-// its world did not arrive in time. Dial again, or tell the player the host
-// is not reachable.
+// ErrJoinTimeout is wrapped by Err (and Run's return) of a client whose
+// join did not finish within ClientConfig.JoinTimeout: the host did not
+// answer, or its world did not arrive in time. Dial again, or tell the
+// player the host is not reachable.
 var ErrJoinTimeout = errors.New("tandem: the join did not finish in time")
 
 // Client is a game joined over the network: its world holds the host's, its
@@ -105,7 +108,8 @@ type Client[I comparable] struct {
 	err     error       // why the client stopped, set once
 	left    bool        // Close was called
 	resumes int         // times the session resumed
-	started time.Time   // NewClient, on the client's clock (JoinTimeout)
+	started time.Time   // the join under way began, on the client's clock (JoinTimeout)
+	joining bool        // a join under way is bounded by JoinTimeout
 	joined  atomic.Bool // the first join finished (PeerReady)
 }
 
@@ -126,7 +130,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	if cfg.JoinTimeout == 0 {
 		cfg.JoinTimeout = DefaultJoinTimeout
 	}
-	c := &Client[I]{g: g, cfg: cfg, started: cfg.Clock.Now()}
+	c := &Client[I]{g: g, cfg: cfg, started: cfg.Clock.Now(), joining: true}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
 	c.w = g.newWorld(Joined, cfg.Clock, false)
@@ -281,6 +285,11 @@ func (c *Client[I]) event(e Event) {
 	switch e.Kind {
 	case session.PeerReady:
 		c.joined.Store(true)
+		c.joining = false
+	case session.PeerRejected:
+		// The host refused a resume and the client joins afresh: a join
+		// as bounded as the first.
+		c.joining, c.started = true, c.clk.Now()
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
 		// join after a refused resume): every command without a receipt
@@ -297,11 +306,15 @@ func (c *Client[I]) event(e Event) {
 // checkJoin gives up a first join that outlasted ClientConfig.JoinTimeout.
 // It runs after each step and each poll of a held world.
 func (c *Client[I]) checkJoin() {
-	if c.joined.Load() || c.cfg.JoinTimeout < 0 || c.session.State() == session.Closed {
+	if !c.joining || c.cfg.JoinTimeout < 0 || c.session.State() == session.Closed {
 		return
 	}
 	if waited := c.clk.Now().Sub(c.started); waited >= c.cfg.JoinTimeout {
-		c.fail(fmt.Errorf("%w: still %v after %v", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond)))
+		err := fmt.Errorf("%w: still %v after %v", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond))
+		if c.err == nil {
+			c.err = err
+		}
+		c.session.GiveUp(err.Error())
 	}
 }
 

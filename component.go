@@ -25,9 +25,9 @@ const (
 	// has a tolerance (a wire step or more; see replicate.Codec.Equal): a
 	// correction then takes the host's value and loses what the client
 	// predicted since that state, which the next frames predict again.
-	// Without one it is corrected at nearly every state (the client's value
-	// is exact, the host's rounded to the wire), and NetStats.Predict counts
-	// each (ValueCorrections).
+	// Without one it is corrected again and again (the client's value is
+	// exact, the host's rounded to the wire, and they drift a step apart),
+	// and NetStats.Predict counts each (ValueCorrections).
 	HostValue Prediction = iota
 	// PredictPose carries the difference into the present through the
 	// physics body (or the Transform, without one), and the drawn pose
@@ -63,7 +63,7 @@ type Component struct {
 // it once, in Game.Components: the host sends it, every client receives it,
 // predicts it, and, with codec.Blend set and p HostValue, blends it between
 // received states for drawing the entities it does not predict
-// (View.Blended), whether they have an ecs.Transform or not (Transform
+// (Blended), whether they have an ecs.Transform or not (Transform
 // itself needs no Blend: interpolation draws the pose on its own).
 func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	var corr predict.Correction

@@ -32,8 +32,9 @@
 //
 // Then NewLocal plays it alone, NewHost hosts it (Serve a listener from
 // net/transport/quicnet, or Accept connections), and NewClient joins a host
-// over a connection. Each runs its simulation at the fixed rate with Run, on a
-// goroutine of its own; SetInput gives the input of the player at this
+// over a connection; each is a Session, so one loop and one window drive
+// whichever the program picked. Each runs its simulation at the fixed rate
+// with Run, on a goroutine of its own; SetInput gives the input of the player at this
 // machine; View lets a window draw between two steps whatever its own rate
 // (a slow display never slows the game or its network), with View.Pose
 // saying where each entity is drawn: in the past and interpolated for what the

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
@@ -215,6 +216,12 @@ func TestJoinTimeout(t *testing.T) {
 	}
 
 	c, clk := silent(5 * time.Second)
+	var left error
+	c.OnEvent(func(e Event) {
+		if e.Kind == session.PeerLeft {
+			left = e.Err
+		}
+	})
 	stepFor(c, clk, 4900*time.Millisecond)
 	if st := c.State(); st != Connecting || c.Err() != nil {
 		t.Fatalf("before the timeout: %v, %v; want still connecting", st, c.Err())
@@ -222,6 +229,13 @@ func TestJoinTimeout(t *testing.T) {
 	stepFor(c, clk, 200*time.Millisecond)
 	if st, err := c.State(), c.Err(); st != Closed || !errors.Is(err, ErrJoinTimeout) || c.Joined() {
 		t.Fatalf("after the timeout: %v, %v, joined %v; want closed with ErrJoinTimeout", st, err, c.Joined())
+	}
+	c.mu.Lock()
+	ended := c.stopped()
+	c.mu.Unlock()
+	var ce *transport.CloseError
+	if !errors.Is(ended, ErrJoinTimeout) || !errors.As(left, &ce) || ce.Code != transport.CloseTimeout {
+		t.Fatalf("Run would return %v; the session left with %v; want ErrJoinTimeout, closed as a timeout", ended, left)
 	}
 
 	c, clk = silent(-1)

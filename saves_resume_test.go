@@ -198,6 +198,9 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		if err := p.host.CloseForRestart(); err != nil {
 			t.Fatal(err)
 		}
+		if p.host.Restartable() {
+			t.Fatal("a closed host says a restart would bring its players back")
+		}
 		p.spies, p.resumed, p.left = nil, nil, nil
 		p.until(time.Second, "ann and cid told of the restart", func() bool {
 			return ann.State() != session.Playing && cid.State() != session.Playing

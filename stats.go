@@ -19,8 +19,8 @@ type NetStats struct {
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s.
 	KbitIn, KbitOut float64
 	// Corrections describes the pose corrections prediction made (of
-	// ecs.Transform, PredictPose); corrections of other components are
-	// counted in Predict (ValueCorrections).
+	// ecs.Transform, PredictPose); Predict counts those of the velocity
+	// (VelocityCorrections) and of the other components (ValueCorrections).
 	Corrections CorrectionStats
 	// Predict counts prediction and reconciliation.
 	Predict predict.ClientStats

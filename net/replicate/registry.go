@@ -59,9 +59,9 @@ type Codec[T any] struct {
 	// tolerance; prediction corrects what is not. Default: equal wire
 	// images. A predicted value the client computes itself (a position its
 	// systems move) is exact where the host's arrives rounded to the wire,
-	// so with the default they differ by a wire step at nearly every state
-	// and each is corrected: give such a component a tolerance of a step or
-	// more (TransformCodec allows one step in position and angle).
+	// so with the default they drift a wire step apart again and again, and
+	// each time it is corrected: give such a component a tolerance of a step
+	// or more (TransformCodec allows one step in position and angle).
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
 	// interpolation. Default: a until alpha reaches 1, then b.

@@ -232,6 +232,18 @@ func (c *Client) Close() error {
 	return err
 }
 
+// GiveUp closes the connection with CloseTimeout and reason, and stops
+// reconnecting: the client stopped waiting for the host (a join that did not
+// finish in time). The host ends the peer at once, and PeerLeft here carries
+// the reason.
+func (c *Client) GiveUp(reason string) error {
+	c.left = true
+	c.stopDial()
+	err := c.c.Close(transport.CloseTimeout, reason)
+	c.closed()
+	return err
+}
+
 func (c *Client) closed() {
 	if c.state == Closed {
 		return
