@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -182,10 +183,13 @@ func (t *Transport) Dialer(addr string, timeout time.Duration) func(ctx context.
 
 // ReachableAddr returns the address others reach a listener bound to a at,
 // to show players (in a join line): a itself when it names a specific IP;
-// else (an unspecified IP, [::] or 0.0.0.0: every interface) this
-// machine's first non-loopback IPv4 address with a's port, or 127.0.0.1
-// when it has none. From outside a NAT the host is reached at another
-// address, which only the network can tell: give players that one.
+// else (an unspecified IP, [::] or 0.0.0.0: every interface) an IPv4
+// address of this machine's interfaces that are up, with a's port: a public
+// one first, then a private one (a LAN's), never a loopback or link-local
+// one nor one of a container or virtual machine bridge (docker0, br-…,
+// virbr…, veth…); 127.0.0.1 when there is none. From outside a NAT the host
+// is reached at another address, which only the network can tell: give
+// players that one.
 func ReachableAddr(a net.Addr) string {
 	host, port, err := net.SplitHostPort(a.String())
 	if err != nil {
@@ -194,16 +198,65 @@ func ReachableAddr(a net.Addr) string {
 	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
 		return a.String()
 	}
-	host = "127.0.0.1"
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, ad := range addrs {
-			if n, ok := ad.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
-				host = n.IP.String()
-				break
+	var found []ifaceAddr
+	if ifs, err := net.Interfaces(); err == nil {
+		for _, in := range ifs {
+			addrs, err := in.Addrs()
+			if err != nil {
+				continue
+			}
+			for _, ad := range addrs {
+				if n, ok := ad.(*net.IPNet); ok {
+					found = append(found, ifaceAddr{name: in.Name, flags: in.Flags, ip: n.IP})
+				}
 			}
 		}
 	}
-	return net.JoinHostPort(host, port)
+	return net.JoinHostPort(reachableIP(found), port)
+}
+
+// ifaceAddr is one address of an interface, as ReachableAddr weighs it.
+type ifaceAddr struct {
+	name  string
+	flags net.Flags
+	ip    net.IP
+}
+
+// bridgePrefixes name the interfaces of container and virtual machine
+// bridges, whose addresses no other machine reaches.
+var bridgePrefixes = []string{"docker", "br-", "virbr", "veth", "cni", "flannel", "lxc", "vmnet", "vboxnet"}
+
+// reachableIP picks ReachableAddr's address among addrs, in their order: the
+// first public IPv4 of an interface that is up, else the first private one,
+// else 127.0.0.1.
+func reachableIP(addrs []ifaceAddr) string {
+	private := ""
+	for _, a := range addrs {
+		ip := a.ip.To4()
+		if ip == nil || a.flags&net.FlagUp == 0 || a.flags&net.FlagLoopback != 0 ||
+			ip.IsLoopback() || ip.IsLinkLocalUnicast() || !ip.IsGlobalUnicast() || isBridge(a.name) {
+			continue
+		}
+		if !ip.IsPrivate() {
+			return ip.String()
+		}
+		if private == "" {
+			private = ip.String()
+		}
+	}
+	if private != "" {
+		return private
+	}
+	return "127.0.0.1"
+}
+
+func isBridge(name string) bool {
+	for _, p := range bridgePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // DialPacket connects to the host at addr over pc, any net.PacketConn.

@@ -41,6 +41,32 @@ func TestReachableAddr(t *testing.T) {
 	}
 }
 
+// reachableIP prefers a public address to a private one, and skips what no
+// other machine reaches: interfaces that are down or loopback, link-local
+// and IPv6 addresses, container and virtual machine bridges.
+func TestReachableIPChoice(t *testing.T) {
+	up := net.FlagUp | net.FlagBroadcast
+	at := func(name string, flags net.Flags, ip string) ifaceAddr {
+		return ifaceAddr{name: name, flags: flags, ip: net.ParseIP(ip)}
+	}
+	for _, c := range []struct {
+		addrs []ifaceAddr
+		want  string
+	}{
+		{nil, "127.0.0.1"},
+		{[]ifaceAddr{at("lo", up|net.FlagLoopback, "127.0.0.1")}, "127.0.0.1"},
+		{[]ifaceAddr{at("docker0", up, "172.17.0.1"), at("eth0", up, "192.168.1.20")}, "192.168.1.20"},
+		{[]ifaceAddr{at("eth0", up, "169.254.3.4"), at("wlan0", up, "10.0.0.7")}, "10.0.0.7"},
+		{[]ifaceAddr{at("eth0", net.FlagBroadcast, "192.168.1.20"), at("eth1", up, "192.168.2.30")}, "192.168.2.30"},
+		{[]ifaceAddr{at("eth0", up, "192.168.1.20"), at("eth1", up, "203.0.113.9")}, "203.0.113.9"},
+		{[]ifaceAddr{at("eth0", up, "2001:db8::1"), at("br-1a2b", up, "172.18.0.1")}, "127.0.0.1"},
+	} {
+		if got := reachableIP(c.addrs); got != c.want {
+			t.Errorf("reachableIP(%v) = %s, want %s", c.addrs, got, c.want)
+		}
+	}
+}
+
 // ownAddress reports whether ip is one of this machine's interface
 // addresses.
 func ownAddress(t *testing.T, ip net.IP) bool {

@@ -70,6 +70,31 @@ const digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // for the pairs 0/X, 1/Y, 2/Z, which are 29 apart).
 const checkModulus = 29
 
+// ErrInvalid is matched (errors.Is) by every error of Parse, New and Lines:
+// what was given is not a join line, an address or a fingerprint. The
+// error's own message says what is wrong, written for the player.
+var ErrInvalid = errors.New("joincode: not a join line")
+
+// ErrMismatch is matched by Check's refusal (and so by the error of a Dial
+// that Apply pinned, beside transport.ErrUntrusted): the host's
+// certificate is not the one the code names.
+var ErrMismatch = errors.New("joincode: the host's certificate does not match the join code")
+
+// invalid is an error of Parse, New or Lines: its text is for the player,
+// and it is an ErrInvalid.
+type invalid string
+
+func (e invalid) Error() string        { return string(e) }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+
+// mismatch is Check's refusal, an ErrMismatch.
+type mismatch struct{}
+
+func (mismatch) Error() string {
+	return "the host's certificate does not match the join code: check the code with the host (a host that does not keep its certificate has a new code each time it starts), or someone is impersonating the host"
+}
+func (mismatch) Is(target error) bool { return target == ErrMismatch }
+
 // Code is a parsed join line: where the host is and the fingerprint bits
 // its certificate must show. The zero Code matches no host.
 type Code struct {
@@ -90,7 +115,7 @@ func Lines(addr, fingerprint string) (full, short string, err error) {
 	}
 	fp, ok := decodeFingerprint(fingerprint)
 	if !ok {
-		return "", "", fmt.Errorf("joincode: %q is not a certificate fingerprint: want the 64 hex digits of a SHA-256, as quicnet.Transport.Fingerprint gives them", fingerprint)
+		return "", "", invalid(fmt.Sprintf("joincode: %q is not a certificate fingerprint: want the 64 hex digits of a SHA-256, as quicnet.Transport.Fingerprint gives them", fingerprint))
 	}
 	return addr + "/" + encode(fp, fullLen), addr + "/" + group(encode(fp, shortLen)), nil
 }
@@ -106,7 +131,7 @@ func New(addr, fingerprint string) (Code, error) {
 	}
 	fp, ok := decodeFingerprint(fingerprint)
 	if !ok {
-		return Code{}, errors.New("the host's fingerprint is damaged: it should be 64 hex digits; copy it again")
+		return Code{}, invalid("the host's fingerprint is damaged: it should be 64 hex digits; copy it again")
 	}
 	return Code{addr: addr, bits: fp, n: fullBits}, nil
 }
@@ -119,7 +144,7 @@ func Parse(line string) (Code, error) {
 	s := strings.TrimSpace(line)
 	slash := strings.LastIndexByte(s, '/')
 	if slash < 0 {
-		return Code{}, errors.New("a join line is the host's address, a slash and its code, like 192.168.1.20:4242/K7Q2-M9XD-PA3F")
+		return Code{}, invalid("a join line is the host's address, a slash and its code, like 192.168.1.20:4242/K7Q2-M9XD-PA3F")
 	}
 	addr, code := strings.TrimSpace(s[:slash]), s[slash+1:]
 	if err := checkAddr(addr); err != nil {
@@ -137,20 +162,20 @@ func Parse(line string) (Code, error) {
 		}
 		d := strings.IndexRune(digits, r)
 		if d < 0 {
-			return Code{}, fmt.Errorf("the code has %q, which no join code has (digits and letters except I, L, O and U); check it with the host", r)
+			return Code{}, invalid(fmt.Sprintf("the code has %q, which no join code has (digits and letters except I, L, O and U); check it with the host", r))
 		}
 		ds = append(ds, d)
 	}
 	n := len(ds) - 1
 	if n != shortLen && n != fullLen {
-		return Code{}, fmt.Errorf("the code has %d characters; a short code has %d and a full join line %d: some are missing or doubled", len(ds), shortLen+1, fullLen+1)
+		return Code{}, invalid(fmt.Sprintf("the code has %d characters; a short code has %d and a full join line %d: some are missing or doubled", len(ds), shortLen+1, fullLen+1))
 	}
 	sum := 0
 	for _, d := range ds[:n] {
 		sum = (sum*32 + d) % checkModulus
 	}
 	if sum != ds[n] {
-		return Code{}, errors.New("the code is damaged: its last character does not match the others; ask the host to read it again")
+		return Code{}, invalid("the code is damaged: its last character does not match the others; ask the host to read it again")
 	}
 	c := Code{addr: addr, n: fullBits, bits: make([]byte, (n*5+7)/8)}
 	if n == shortLen {
@@ -166,7 +191,7 @@ func Parse(line string) (Code, error) {
 	}
 	if n == fullLen {
 		if c.bits[32] != 0 {
-			return Code{}, errors.New("the code is damaged: its last characters do not spell a fingerprint; copy the whole line again")
+			return Code{}, invalid("the code is damaged: its last characters do not spell a fingerprint; copy the whole line again")
 		}
 		c.bits = c.bits[:32]
 	}
@@ -186,7 +211,7 @@ func (c Code) Full() bool { return c.n == fullBits }
 // as quicnet.Config.CheckFingerprint for a short code.
 func (c Code) Check(sum [32]byte) error {
 	if c.n == 0 {
-		return errors.New("joincode: no join code to check the host against; read one with Parse")
+		return invalid("joincode: no join code to check the host against; read one with Parse")
 	}
 	whole := c.n / 8
 	eq := subtle.ConstantTimeCompare(sum[:whole], c.bits[:whole])
@@ -195,7 +220,7 @@ func (c Code) Check(sum [32]byte) error {
 		eq &= subtle.ConstantTimeByteEq(sum[whole]&mask, c.bits[whole]&mask)
 	}
 	if eq != 1 {
-		return errors.New("the host's certificate does not match the join code: check the code with the host (a host that does not keep its certificate has a new code each time it starts), or someone is impersonating the host")
+		return mismatch{}
 	}
 	return nil
 }
@@ -267,10 +292,10 @@ func decodeFingerprint(s string) ([]byte, bool) {
 func checkAddr(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || host == "" || strings.ContainsFunc(addr, unicode.IsSpace) {
-		return fmt.Errorf("%q is not an address: write HOST:PORT, like 192.168.1.20:4242", addr)
+		return invalid(fmt.Sprintf("%q is not an address: write HOST:PORT, like 192.168.1.20:4242", addr))
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return fmt.Errorf("the port %q is not a port number (1 to 65535)", port)
+		return invalid(fmt.Sprintf("the port %q is not a port number (1 to 65535)", port))
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	other = sum
 	other[31] ^= 0x01 // the last bit: in the join line
-	if err := jf.Check(other); err == nil || !strings.Contains(err.Error(), "does not match the join code") {
+	if err := jf.Check(other); !errors.Is(err, joincode.ErrMismatch) || !strings.Contains(err.Error(), "does not match the join code") {
 		t.Fatalf("a certificate differing in its last bit: %v, want refused by the join line", err)
 	}
 
@@ -138,10 +138,10 @@ func TestLinesAndNewRefuse(t *testing.T) {
 		{"192.168.1.20:4242", fp[:63] + "g"},
 		{"192.168.1.20:4242", ""},
 	} {
-		if full, short, err := joincode.Lines(c.addr, c.fp); err == nil {
+		if full, short, err := joincode.Lines(c.addr, c.fp); !errors.Is(err, joincode.ErrInvalid) {
 			t.Errorf("Lines(%q, %q) = %q, %q", c.addr, c.fp, full, short)
 		}
-		if code, err := joincode.New(c.addr, c.fp); err == nil {
+		if code, err := joincode.New(c.addr, c.fp); !errors.Is(err, joincode.ErrInvalid) {
 			t.Errorf("New(%q, %q) = %+v", c.addr, c.fp, code)
 		}
 	}
@@ -191,7 +191,7 @@ func TestDamagedCodesRefused(t *testing.T) {
 		full[:len(full)-2] + "ZZ":         "damaged",
 	} {
 		_, err := joincode.Parse(line)
-		if err == nil || !strings.Contains(err.Error(), says) {
+		if !errors.Is(err, joincode.ErrInvalid) || !strings.Contains(err.Error(), says) {
 			t.Errorf("Parse(%q) = %v, want a message about %q", line, err, says)
 		}
 	}
