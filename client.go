@@ -303,8 +303,9 @@ func (c *Client[I]) event(e Event) {
 	}
 }
 
-// checkJoin gives up a first join that outlasted ClientConfig.JoinTimeout.
-// It runs after each step and each poll of a held world.
+// checkJoin gives up a join (the first, or a fresh one after a refused
+// resume) that outlasted ClientConfig.JoinTimeout. It runs after each step
+// and each poll of a held world.
 func (c *Client[I]) checkJoin() {
 	if !c.joining || c.cfg.JoinTimeout < 0 || c.session.State() == session.Closed {
 		return
