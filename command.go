@@ -138,11 +138,15 @@ var ErrTooManyCommands = command.ErrTooMany
 // payload over wire.MaxCommandSize. Safe from any goroutine, except from
 // inside a View or Do callback or a hook.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
+	return c.give(k, k.encode(&cmd))
+}
+
+// give is Send's work, and Give's on a Client.
+func (c *Client[I]) give(k Command, payload []byte) (uint64, error) {
 	kind, err := commandIndex(c.g.Commands, k)
 	if err != nil {
 		return 0, err
 	}
-	payload := k.encode(&cmd)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sendCommand(uint8(kind), payload)
@@ -150,19 +154,19 @@ func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, 
 
 // commandIndex returns kind k's index in a Game's Commands: its number on
 // the wire and in the save.
-func commandIndex[T any](cmds []Command, k *CommandKind[T]) (int, error) {
+func commandIndex(cmds []Command, k Command) (int, error) {
 	for i, ck := range cmds {
-		if ck == Command(k) {
+		if ck == k {
 			return i, nil
 		}
 	}
-	return -1, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
+	return -1, fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.def().name)
 }
 
 // RunAlone runs a command of kind k with payload cmd for the player of a
 // game played alone (NewLocal), at once, with the kind's handler (Peer{ID:
 // ecs.HostPeer}), and returns the handler's answer: nil, or why the game's
-// rules refuse it. There is nobody to answer and nothing to save. A host's
+// rules refuse it. (Give does the same on any Session, with a Receipt.) There is nobody to answer and nothing to save. A host's
 // own player gives its commands with SendOwn instead, which saves them: on
 // a Host's Local, RunAlone fails and runs nothing. It fails for a kind not in
 // the Game's Commands. Safe from any goroutine,

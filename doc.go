@@ -49,7 +49,9 @@
 // Commands: a player's request that the host change the world once (switch
 // team, place something, spend something), with an answer that says it
 // did. A game lists its command kinds (NewCommand) in Game.Commands; a
-// client sends one with Send and hears its Receipt (Client.OnReceipt). The
+// client sends one with Send and hears its Receipt (Client.OnReceipt); Give
+// gives one for the player at this machine on any Session (the host's own
+// player's goes the same way, a game alone runs it at once). The
 // client names each operation with an increasing id and sends it again,
 // under the same id, until its receipt comes (on a new connection too); the
 // host runs each operation once, keeps the newest receipts of every player

@@ -51,11 +51,15 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 // receipts of the own player wait for a save (ErrTooManyCommands). Safe from
 // any goroutine, except from inside a View or Do callback or a hook.
 func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64, error) {
+	return h.give(k, k.encode(&cmd))
+}
+
+// give is SendOwn's work, and Give's on a Host.
+func (h *Host[I]) give(k Command, payload []byte) (uint64, error) {
 	kind, err := commandIndex(h.g.Commands, k)
 	if err != nil {
 		return 0, err
 	}
-	payload := k.encode(&cmd)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.life.stopping() {

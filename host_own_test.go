@@ -96,3 +96,53 @@ func TestSendOwn(t *testing.T) {
 }
 
 func ecsLedger(w *World) *ledger { return ecs.Resource[ledger](w.ECS) }
+
+// Give is one way to give a command for the player at this machine: alone
+// it runs at once and its receipt comes before Give returns; on a host it
+// is SendOwn (its receipt after the save); through a game's own value that
+// embeds the Session, the same.
+func TestGiveEveryWay(t *testing.T) {
+	l, err := NewLocal(ledgerGame(), LocalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alone []Receipt
+	l.OnReceipt(func(rc Receipt) { alone = append(alone, rc) })
+	wrapped := struct{ Session[push] }{l} // a game's own match type
+	if op, err := Give(wrapped, addCommand, 7); err != nil || op != 1 || len(alone) != 1 || alone[0].Status != ReceiptDone || alone[0].Op != 1 {
+		t.Fatalf("alone: op %d, %v, receipts %+v; want #1 done at once", op, err, alone)
+	}
+	if op, err := Give[push](l, addCommand, 0); err != nil || op != 2 || len(alone) != 2 || alone[1].Status != ReceiptRefused || alone[1].Reason != "nothing to add" {
+		t.Fatalf("alone, refused: op %d, %v, receipts %+v; want #2 refused with the game's reason", op, err, alone)
+	}
+	var sum uint64
+	l.Do(func(w *World) { sum = ecsLedger(w).Sum })
+	if sum != 7 {
+		t.Fatalf("alone, the ledger sums %d, want 7", sum)
+	}
+	if _, err := Give[push](l, NewCommand("other", CommandCodec[struct{}]{}, func(*World, Peer, struct{}) error { return nil }), struct{}{}); err == nil {
+		t.Fatal("Give of a kind not in the Game's Commands")
+	}
+
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	var hosted []Receipt
+	var s Session[push] = r.host
+	s.OnReceipt(func(rc Receipt) { hosted = append(hosted, rc) })
+	r.step(2)
+	op, err := Give(s, addCommand, 5)
+	if err != nil || op != 1 {
+		t.Fatalf("hosting: op %d, %v; want 1", op, err)
+	}
+	for i := 0; len(hosted) == 0; i++ {
+		if i > 60 {
+			t.Fatal("no receipt for the host's own command given with Give")
+		}
+		r.step(1)
+	}
+	if rc := hosted[0]; rc.Op != 1 || rc.Status != ReceiptDone {
+		t.Fatalf("hosting: receipt %+v, want #1 done", rc)
+	}
+	if _, err := Give[push](r.host.Local, addCommand, 1); err == nil || !strings.Contains(err.Error(), "through the Host") {
+		t.Fatalf("Give on a host's Local: %v, want it refused, pointing at the Host", err)
+	}
+}

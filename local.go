@@ -23,6 +23,10 @@ type Local[I comparable] struct {
 	g      *Game[I]
 	keys   I
 	closed bool // Close was called (a game alone; guarded by mu)
+	// A game alone's commands (Give): the last operation id given, and the
+	// receipts' observers. Guarded by mu.
+	ops      uint64
+	receipts []func(Receipt)
 }
 
 // LocalConfig tunes a Local (and the simulating part of a Host). The zero

@@ -7,8 +7,9 @@ import (
 
 // Session is what a game's loop and window drive, whichever way the game is
 // played: a Local (alone), a Host, or a Client. A program that plays all
-// three picks one at start and keeps the interface; its loop and drawing
-// are written once. Each method is documented on the three types. All but
+// three picks one at start and keeps the interface; its loop, its drawing
+// and its commands (Give) are written once. A game's own type may embed a
+// Session to add to it. Each method is documented on the three types. All but
 // World are safe from any goroutine, except from inside a View or Do
 // callback or a hook (the world's lock is not reentrant: they would wait
 // for themselves); World is for use between steps only, as there.
@@ -34,6 +35,13 @@ type Session[I comparable] interface {
 	// Close ends the session: leaves the game, closes the host, or ends a
 	// game alone; Run then returns.
 	Close() error
+	// OnReceipt adds an observer of the receipts of the commands given
+	// with Give (Send on a Client, SendOwn on a Host).
+	OnReceipt(fn func(Receipt))
+
+	// give is Give's work. Unexported: a Session is a Local, a Host or a
+	// Client, or a value that embeds one.
+	give(k Command, payload []byte) (uint64, error)
 }
 
 // The three ways to play are each a Session.

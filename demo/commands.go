@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 )
 
@@ -16,8 +17,8 @@ import (
 // stands. A client sends them to the host (tandem.Send), which runs each
 // once and answers with a receipt once the world it changed is saved; the
 // HUD says what came back: done, refused (and why) or conflict. The host's
-// own player's commands take the same path (tandem.SendOwn); a game alone
-// runs them at once (tandem.RunAlone).
+// own player's commands take the same path, and a game alone runs them at
+// once: tandem.Give does each.
 
 // Command keys.
 var (
@@ -31,6 +32,7 @@ var (
 type receipts struct {
 	mu   sync.Mutex
 	news []note
+	last uint64 // the operation id of the newest receipt taken
 }
 
 // note is a line for the HUD.
@@ -39,13 +41,24 @@ type note struct {
 	col  color.RGBA
 }
 
-// take is a client's Receipt observer.
+// take is the match's Receipt observer.
 func (r *receipts) take(rc tandem.Receipt) {
 	col := colAccent
 	if rc.Status != tandem.ReceiptDone {
 		col = colWarn
 	}
+	r.mu.Lock()
+	r.last = rc.Op
+	r.mu.Unlock()
 	r.note(rc.String(), col)
+}
+
+// answered reports whether op's receipt is the newest taken (a game alone
+// answers as the command runs).
+func (r *receipts) answered(op uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last == op
 }
 
 func (r *receipts) note(s string, col color.RGBA) {
@@ -66,54 +79,28 @@ func (r *receipts) tell(h *hud) {
 	r.news = r.news[:0]
 }
 
-// commander is a match whose player gives commands.
-type commander interface {
-	command(k *tandem.CommandKind[struct{}])
-	tell(h *hud)
-}
-
-// command sends k to the host; the HUD says it went, then its receipt.
-func (m *clientMatch) command(k *tandem.CommandKind[struct{}]) {
-	op, err := tandem.Send(m.Client, k, struct{}{})
+// give gives k for the player at this machine (tandem.Give: a client sends
+// it to the host, a host runs it for its own player, a game alone at once);
+// the HUD says it went, unless its receipt came already, then the receipt.
+func give(m match, k *tandem.CommandKind[struct{}]) {
+	op, err := tandem.Give[game.Input](m, k, struct{}{})
 	if err != nil {
 		m.note(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
 		return
 	}
-	m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
-}
-
-// command gives k for the host's own player, as a client's command goes:
-// the host runs it once with the kind's handler, saves it, and its receipt
-// comes to the HUD (Host.OnReceipt); a game alone runs it at once.
-func (m *localMatch) command(k *tandem.CommandKind[struct{}]) {
-	if m.host != nil {
-		op, err := tandem.SendOwn(m.host, k, struct{}{})
-		if err != nil {
-			m.note(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
-			return
-		}
+	if !m.answered(op) {
 		m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
-		return
 	}
-	if err := tandem.RunAlone(m.local, k, struct{}{}); err != nil {
-		m.note(fmt.Sprintf("%s: refused (%v)", k.Name(), err), colWarn)
-		return
-	}
-	m.note(k.Name()+": done", colAccent)
 }
 
-// readCommands sends the commands whose keys were just pressed, and puts
+// readCommands gives the commands whose keys were just pressed, and puts
 // the answers that came back on the HUD.
 func readCommands(m match, h *hud) {
-	c, ok := m.(commander)
-	if !ok {
-		return
-	}
 	if inpututil.IsKeyJustPressed(keySwitchTeam) {
-		c.command(netplay.SwitchTeam)
+		give(m, netplay.SwitchTeam)
 	}
 	if inpututil.IsKeyJustPressed(keyDropCrate) {
-		c.command(netplay.DropCrate)
+		give(m, netplay.DropCrate)
 	}
-	c.tell(h)
+	m.tell(h)
 }

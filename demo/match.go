@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,11 @@ type match interface {
 	Ended() bool
 	// Summary is the one line printed at the end.
 	Summary() string
+	// note, answered and tell are the HUD's lines of commands and receipts
+	// (receipts).
+	note(s string, col color.RGBA)
+	answered(op uint64) bool
+	tell(h *hud)
 }
 
 // config is the match the flags describe.
@@ -46,11 +52,10 @@ type localMatch struct {
 	// Session is the Local alone, the Host hosting: its Run and Err (Close
 	// is the match's own: a restart, then the save).
 	tandem.Session[game.Input]
-	local       *tandem.Local[game.Input] // the simulation, alone or hosting
-	host        *tandem.Host[game.Input]  // nil alone
-	full, short string                    // a host's join line and short code
-	save        *hostSave                 // nil alone or in memory
-	restart     atomic.Bool               // Close tells the players to come back (restartSignal)
+	host        *tandem.Host[game.Input] // nil alone
+	full, short string                   // a host's join line and short code
+	save        *hostSave                // nil alone or in memory
+	restart     atomic.Bool              // Close tells the players to come back (restartSignal)
 	receipts
 }
 
@@ -61,7 +66,9 @@ func newLocalMatch(o options) (*localMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localMatch{Session: l, local: l}, nil
+	m := &localMatch{Session: l}
+	l.OnReceipt(m.receipts.take)
+	return m, nil
 }
 
 // hostConfig is the host's settings from the flags, for a host on the
@@ -102,7 +109,7 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	m := &localMatch{Session: h, local: h.Local, host: h, full: full, short: short, save: sv}
+	m := &localMatch{Session: h, host: h, full: full, short: short, save: sv}
 	h.OnReceipt(m.receipts.take)
 	return m, nil
 }

@@ -1,0 +1,65 @@
+package tandem
+
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Give gives a command of kind k with payload cmd for the player at this
+// machine, whichever way the game is played, and returns its operation id;
+// its Receipt comes to the Session's OnReceipt observers on all three. On a
+// Client it is Send, on a Host SendOwn (the receipt once the save holding
+// the command is durable). Alone (NewLocal) the command runs at once with
+// the kind's handler (Peer{ID: ecs.HostPeer}), as RunAlone does, and its
+// receipt (done, or refused with the game's reason) goes to the observers
+// before Give returns. s may be a value of the game's own that embeds the
+// Session. It fails as those do: for a kind not in the Game's Commands, on
+// a spectator, at the limit of commands without a receipt, on a closed
+// host, and alone for a command whose codec does not read back what it
+// wrote. Safe from any goroutine, except from inside a View or Do callback,
+// a hook or an observer.
+func Give[I comparable, T any](s Session[I], k *CommandKind[T], cmd T) (uint64, error) {
+	return s.give(k, k.encode(&cmd))
+}
+
+// give is Give's work in a game alone; a Host has its own (SendOwn's).
+func (l *Local[I]) give(k Command, payload []byte) (uint64, error) {
+	if _, err := commandIndex(l.g.Commands, k); err != nil {
+		return 0, err
+	}
+	d := k.def()
+	var op uint64
+	var err error
+	l.Do(func(w *World) {
+		if w.Role != Alone {
+			err = fmt.Errorf("tandem: give command %q through the Host (Give takes the Host, not its Local), which saves it", d.name)
+			return
+		}
+		l.ops++
+		op = l.ops
+		refusal, malformed := d.run(w, Peer{ID: ecs.HostPeer}, payload)
+		if malformed {
+			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", d.name)
+			return
+		}
+		rc := Receipt{Op: op, Command: d.name, Status: ReceiptDone, Frame: w.ECS.Frame()}
+		if refusal != nil {
+			rc.Status, rc.Reason = ReceiptRefused, reason(refusal)
+		}
+		for _, fn := range l.receipts {
+			fn(rc)
+		}
+	})
+	return op, err
+}
+
+// OnReceipt adds fn to the observers of the receipts of the commands given
+// with Give in a game alone: each once, as the command runs, with the world
+// locked. Safe from any goroutine, except from inside a View or Do callback,
+// a hook or an observer.
+func (l *Local[I]) OnReceipt(fn func(Receipt)) {
+	l.mu.Lock()
+	l.receipts = append(l.receipts, fn)
+	l.mu.Unlock()
+}
