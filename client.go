@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -55,8 +56,9 @@ type ClientConfig[I comparable] struct {
 	// the same player, with the same entities. Meanwhile its State is
 	// Reconnecting and its world is held still: nothing is
 	// simulated, View draws the world as it was. It runs on a goroutine of
-	// its own; with quicnet, a Transport's Dial to the host's address. Nil:
-	// a broken connection ends the session.
+	// its own; with quicnet, a Transport's Dialer for the host's address.
+	// NewClient dials with it first when given no connection. Nil: a broken
+	// connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
 	// JoinTimeout bounds how long the first join may take, from NewClient
 	// to Playing, on Clock (and a fresh join after the host refused a
@@ -116,7 +118,11 @@ type Client[I comparable] struct {
 // NewClient joins the host at the other end of tc with g, the same Game the
 // host runs: it builds the world (g.Setup, as a client) and sends the hello at
 // once; the join and everything after happen in the steps Run or Advance
-// run. Refused, Err says why.
+// run. Refused, Err says why. With tc nil and cfg.Dial set, NewClient makes
+// the first connection itself with Dial, within JoinTimeout: a host that
+// does not answer fails it with an error wrapping ErrJoinTimeout (one that
+// answers and then does not let the client in, or does not finish its
+// world, ends Run with one).
 func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I]) (*Client[I], error) {
 	if err := g.check(Joined); err != nil {
 		return nil, err
@@ -130,7 +136,16 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	if cfg.JoinTimeout == 0 {
 		cfg.JoinTimeout = DefaultJoinTimeout
 	}
-	c := &Client[I]{g: g, cfg: cfg, started: cfg.Clock.Now(), joining: true}
+	started := cfg.Clock.Now()
+	dialed := false
+	if tc == nil {
+		var err error
+		if tc, err = firstDial(cfg.Dial, cfg.JoinTimeout); err != nil {
+			return nil, err
+		}
+		dialed = true
+	}
+	c := &Client[I]{g: g, cfg: cfg, started: started, joining: true}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
 	c.w = g.newWorld(Joined, cfg.Clock, false)
@@ -181,6 +196,9 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		Dial:          cfg.Dial,
 	})
 	if err != nil {
+		if dialed {
+			tc.Close(transport.CloseNormal, "client failed to start")
+		}
 		return nil, fmt.Errorf("tandem: join: %w", err)
 	}
 	c.session = sc
@@ -303,6 +321,29 @@ func (c *Client[I]) event(e Event) {
 	}
 }
 
+// firstDial makes a client's first connection with dial (ClientConfig.Dial),
+// for a NewClient given none, bounded by timeout (none when negative). A
+// host that did not answer is an ErrJoinTimeout.
+func firstDial(dial func(ctx context.Context) (transport.Conn, error), timeout time.Duration) (transport.Conn, error) {
+	if dial == nil {
+		return nil, errors.New("tandem: NewClient needs a connection to the host: dial it first (a quicnet Transport's Dial), or set ClientConfig.Dial and pass none")
+	}
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	tc, err := dial(ctx)
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return nil, fmt.Errorf("%w: %w", ErrJoinTimeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tandem: join: %w", err)
+	}
+	return tc, nil
+}
+
 // checkJoin gives up a join (the first, or a fresh one after a refused
 // resume) that outlasted ClientConfig.JoinTimeout. It runs after each step
 // and each poll of a held world.
@@ -311,7 +352,11 @@ func (c *Client[I]) checkJoin() {
 		return
 	}
 	if waited := c.clk.Now().Sub(c.started); waited >= c.cfg.JoinTimeout {
-		err := fmt.Errorf("%w: still %v after %v", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond))
+		why := "the host let this client in and its world did not arrive; try again, or a host nearer or less busy"
+		if st := c.session.State(); st == session.Connecting || st == session.Reconnecting {
+			why = "the host did not let this client in; check that it runs and is reachable, and try again"
+		}
+		err := fmt.Errorf("%w: still %v after %v: %s", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond), why)
 		if c.err == nil {
 			c.err = err
 		}

@@ -2,6 +2,8 @@ package tandem_test
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"time"
@@ -13,10 +15,10 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
-	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/physics"
 )
@@ -161,22 +163,26 @@ func Example() {
 // Dial opens a new connection to the same host, from a new socket, and the
 // client resumes as the same player within the host's grace window
 // (HostConfig.Grace). While it reconnects its world is held still and
-// NetStats says how long the host waits.
+// NetStats says how long the host waits. The host is named by the join line
+// it printed (package joincode: its address, and its certificate pinned),
+// and NewClient, given no connection, makes the first one with Dial too.
 func ExampleClientConfig_dial() {
-	tr, err := quicnet.New(quicnet.Config{Fingerprint: "3f9c…"}) // the host's, from its join line
+	code, err := joincode.Parse(flag.Arg(0)) // the host's join line, as the player pasted it
+	if err != nil {
+		fmt.Println("that join line:", err) // says what is wrong, for the player
+		return
+	}
+	var cfg quicnet.Config
+	code.Apply(&cfg)
+	tr, err := quicnet.New(cfg)
 	if err != nil {
 		panic(err)
 	}
-	dial := func(ctx context.Context) (transport.Conn, error) {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return tr.Dial(ctx, "192.0.2.1:4242")
+	client, err := tandem.NewClient(discs, nil, tandem.ClientConfig[Thrust]{Name: "ann", Dial: tr.Dialer(code.Addr(), 10*time.Second)})
+	if errors.Is(err, tandem.ErrJoinTimeout) {
+		fmt.Println(err) // no answer from the host: it says what to check
+		return
 	}
-	conn, err := dial(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	client, err := tandem.NewClient(discs, conn, tandem.ClientConfig[Thrust]{Name: "ann", Dial: dial})
 	if err != nil {
 		panic(err)
 	}

@@ -52,8 +52,11 @@ type Game[I comparable] struct {
 	// host refuses the peer with a Reject before it takes a slot, and
 	// removes what Join spawned for it. It runs on the simulation goroutine,
 	// before the peer's join starts; not for a peer that resumes after its
-	// connection broke (its entities are in the world). Nil: every peer is
-	// admitted with nothing spawned.
+	// connection broke (its entities are in the world), and not for the
+	// player at the host's own machine or of a game alone: spawn that one
+	// in Setup (when w.Role is not Joined and w.Restoring is not set), owned
+	// by ecs.HostPeer, with an Input. Nil: every peer is admitted with
+	// nothing spawned.
 	Join func(w *World, p Peer) error
 	// Leave, if set, runs on the host after a peer left and its entities were
 	// removed: it closed its connection, was dropped, or did not come back

@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -297,4 +298,57 @@ func TestLocalCloseEndsRun(t *testing.T) {
 			}
 		})
 	})
+}
+
+// NewClient given no connection makes the first one itself with
+// ClientConfig.Dial and joins; a dial the host does not answer is an
+// ErrJoinTimeout; without Dial it says to dial first.
+func TestNewClientDialsFirst(t *testing.T) {
+	if _, err := NewClient(testGame(), nil, ClientConfig[push]{}); err == nil || !strings.Contains(err.Error(), "dial it first") {
+		t.Fatalf("no connection and no Dial: %v, want a message saying to dial first", err)
+	}
+	silent := func(ctx context.Context) (transport.Conn, error) {
+		return nil, fmt.Errorf("dial: %w", context.DeadlineExceeded)
+	}
+	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: silent}); !errors.Is(err, ErrJoinTimeout) {
+		t.Fatalf("a host that does not answer the first dial: %v, want ErrJoinTimeout", err)
+	}
+	refused := errors.New("the address is not a host's")
+	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: func(context.Context) (transport.Conn, error) { return nil, refused }}); !errors.Is(err, refused) || errors.Is(err, ErrJoinTimeout) {
+		t.Fatalf("a first dial that fails: %v, want its error, not a timeout", err)
+	}
+
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	n, err := mem.NewNetwork(clk, mem.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := n.Listen("host")
+	h, err := NewHost(testGame(), HostConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	dials := 0
+	c, err := NewClient(testGame(), nil, ClientConfig[push]{Clock: clk, Dial: func(ctx context.Context) (transport.Conn, error) {
+		dials++
+		return n.Dial(ctx, "host")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hc, _ := l.Accept(context.Background())
+	h.Accept(hc)
+	for i := 0; c.State() != Playing; i++ {
+		if i > 600 {
+			t.Fatalf("the client that dialed itself did not join: %v, %v", c.State(), c.Err())
+		}
+		clk.Advance(time.Second / 60)
+		h.Advance()
+		c.Advance()
+	}
+	if dials != 1 {
+		t.Fatalf("%d dials for one join", dials)
+	}
 }

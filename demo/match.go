@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"image/color"
@@ -170,19 +169,14 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := dial(context.Background())
-	if err != nil {
-		return nil, err
-	}
 	m := &clientMatch{}
 	g := netplay.New(config(o))
 	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate, Dial: dial}
 	if o.bot {
 		cfg.Input = botInput()
 	}
-	c, err := tandem.NewClient(g, tc, cfg)
+	c, err := tandem.NewClient(g, nil, cfg) // it dials first, with Dial
 	if err != nil {
-		tc.Close(transport.CloseNormal, "client failed to start")
 		return nil, err
 	}
 	m.Client = c

@@ -167,9 +167,11 @@ func (t *Transport) Dial(ctx context.Context, addr string) (transport.Conn, erro
 
 // Dialer returns a function that connects to the host at addr with Dial,
 // each call on a new socket of its own, bounded by timeout besides its ctx
-// (zero or less: by ctx and Config.HandshakeTimeout only). It is what
-// tandem.ClientConfig.Dial takes: a client dials with it the first time,
-// then again whenever its connection breaks.
+// (zero or less: by ctx only). Either way a host that sends nothing is given
+// up after Config.HandshakeTimeout (5 s), which bounds the silence during a
+// handshake, not its length. It is what tandem.ClientConfig.Dial takes: the
+// client dials with it whenever its connection breaks, and the first time
+// too when NewClient is given no connection.
 func (t *Transport) Dialer(addr string, timeout time.Duration) func(ctx context.Context) (transport.Conn, error) {
 	return func(ctx context.Context) (transport.Conn, error) {
 		if timeout > 0 {
@@ -275,6 +277,9 @@ func (t *Transport) dial(ctx context.Context, ep *endpoint, addr net.Addr, serve
 		ep.release()
 		if mismatch := pins.failure(); mismatch != nil {
 			return nil, fmt.Errorf("quicnet: dial %s: %w", addr, mismatch)
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			return nil, fmt.Errorf("quicnet: dial %s: no answer from the host; check that it runs at that address and that its UDP port is reachable from here: %w", addr, err)
 		}
 		return nil, fmt.Errorf("quicnet: dial %s: %w", addr, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,5 +125,8 @@ func TestDialer(t *testing.T) {
 	}
 	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > 5*time.Second {
 		t.Fatalf("a dial to a silent socket: %v after %v, want the 200 ms timeout", err, took)
+	}
+	if !strings.Contains(err.Error(), "UDP port is reachable") {
+		t.Fatalf("a dial to a silent socket: %v; want it to say what to check", err)
 	}
 }

@@ -168,7 +168,7 @@ func Parse(line string) (Code, error) {
 	}
 	n := len(ds) - 1
 	if n != shortLen && n != fullLen {
-		return Code{}, invalid(fmt.Sprintf("the code has %d characters; a short code has %d and a full join line %d: some are missing or doubled", len(ds), shortLen+1, fullLen+1))
+		return Code{}, invalid(fmt.Sprintf("the code has %d characters; a short code has %d and a full join line's %d, its check character included: some are missing or doubled", len(ds), shortLen+1, fullLen+1))
 	}
 	sum := 0
 	for _, d := range ds[:n] {
