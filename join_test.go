@@ -352,3 +352,56 @@ func TestNewClientDialsFirst(t *testing.T) {
 		t.Fatalf("%d dials for one join", dials)
 	}
 }
+
+// A host that lets the client in and then never finishes its world (it stops
+// stepping mid-join) is given up too: the client, Joining, ends with
+// ErrJoinTimeout and a message that the world did not arrive.
+func TestJoinTimeoutWhileJoining(t *testing.T) {
+	g := testGame()
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined {
+			return
+		}
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+		for i := range 30000 {
+			m.NewWith(&ecs.Transform{X: float64(i % 300), Y: float64(i / 300)}, &ecs.NetworkIdentity{})
+		}
+	}
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	n, err := mem.NewNetwork(clk, mem.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := n.Listen("host")
+	h, err := NewHost(g, HostConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	tc, _ := n.Dial(context.Background(), "host")
+	c, err := NewClient(g, tc, ClientConfig[push]{Clock: clk, JoinTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hc, _ := l.Accept(context.Background())
+	h.Accept(hc)
+	for i := 0; c.State() != Joining; i++ {
+		if i > 600 || c.State() == Playing {
+			t.Fatalf("the join was not seen under way: %v", c.State())
+		}
+		clk.Advance(time.Second / 120)
+		h.Advance()
+		c.Advance()
+	}
+	// The host stops; the client goes on stepping.
+	for end := clk.Now().Add(4 * time.Second); clk.Now().Before(end) && c.State() != Closed; {
+		clk.Advance(time.Second / 60)
+		c.Advance()
+	}
+	if err := c.Err(); c.State() != Closed || !errors.Is(err, ErrJoinTimeout) || !strings.Contains(err.Error(), "did not arrive") || c.Joined() {
+		t.Fatalf("a join the host never finished: %v, %v, joined %t; want closed with ErrJoinTimeout saying the world did not arrive", c.State(), err, c.Joined())
+	}
+}
