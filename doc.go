@@ -101,7 +101,7 @@
 // same player with the same entities; while it reconnects its State is
 // Reconnecting and its world is held still (nothing is simulated;
 // View draws it as it was). A game writes nothing for it; the events
-// (session.PeerDisconnected, PeerResumed) and the counts (HostStats.Away,
+// (PeerDisconnected, PeerResumed) and the counts (HostStats.Away,
 // NetStats.Resumes, ReconnectLeft) say what happens.
 //
 // Layers: this package sits at the top of the module, under the demo. Below

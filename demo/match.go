@@ -12,7 +12,6 @@ import (
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 )
 
@@ -184,21 +183,21 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	c.OnEvent(func(e tandem.Event) {
 		var ce *transport.CloseError
 		switch {
-		case e.Kind == session.PeerReady && resumed:
+		case e.Kind == tandem.PeerReady && resumed:
 			resumed = false
 			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
-		case e.Kind == session.PeerReady:
+		case e.Kind == tandem.PeerReady:
 			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
-		case e.Kind == session.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
+		case e.Kind == tandem.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
 			// This side left: nothing to report.
-		case e.Kind == session.PeerLeft:
+		case e.Kind == tandem.PeerLeft:
 			fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
-		case e.Kind == session.PeerDisconnected:
+		case e.Kind == tandem.PeerDisconnected:
 			fmt.Fprintln(stderr, "tandem-demo: the connection broke, reconnecting:", e.Err)
-		case e.Kind == session.PeerResumed:
+		case e.Kind == tandem.PeerResumed:
 			resumed = true
 			fmt.Fprintf(stderr, "tandem-demo: resumed as peer %d (%s)\n", e.Peer, e.Name)
-		case e.Kind == session.PeerRejected:
+		case e.Kind == tandem.PeerRejected:
 			fmt.Fprintln(stderr, "tandem-demo: the host refused the resume, joining afresh:", e.Err)
 		}
 	})

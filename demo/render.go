@@ -14,7 +14,6 @@ import (
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/session"
 )
 
 // Palette: the colours the screenshot test looks for are named here.
@@ -57,9 +56,9 @@ type renderer struct {
 	graph    netGraph
 	scene    scene
 	hud      hud
-	escape   string              // what Esc does, as the key help says it
-	leaving  bool                // this side ended the match: its session closed as it ended
-	leftAs   session.ClientState // with leaving: the session's state then
+	escape   string             // what Esc does, as the key help says it
+	leaving  bool               // this side ended the match: its session closed as it ended
+	leftAs   tandem.ClientState // with leaving: the session's state then
 	ids      generic.Map[ecs.NetworkIdentity]
 	members  []tandem.Member
 	board    []*playerItem

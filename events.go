@@ -1,0 +1,29 @@
+package tandem
+
+import "github.com/tandem-go/tandem/net/session"
+
+// EventKind says what an Event is (Host.OnEvent, Client.OnEvent): the
+// session package's, named here so that a game switches on it without
+// importing that package.
+type EventKind = session.EventKind
+
+// The kinds of Event, on the host about a peer, on a client about itself
+// (see session.EventKind).
+const (
+	// PeerJoined: a peer was admitted (host), or this client was.
+	PeerJoined = session.PeerJoined
+	// PeerReady: a join finished: the peer holds the world.
+	PeerReady = session.PeerReady
+	// PeerLeft: a peer left or was dropped, or this client's session
+	// ended; Event.Err says why (nil for an orderly leave).
+	PeerLeft = session.PeerLeft
+	// PeerRejected: a connection was refused at its handshake; on a client,
+	// a resume was refused and the client joins afresh.
+	PeerRejected = session.PeerRejected
+	// PeerDisconnected: a connection broke; the host keeps the peer for its
+	// grace window, a client with ClientConfig.Dial reconnects.
+	PeerDisconnected = session.PeerDisconnected
+	// PeerResumed: a peer came back on a new connection (host), or this
+	// client resumed its peer.
+	PeerResumed = session.PeerResumed
+)
