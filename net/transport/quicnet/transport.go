@@ -187,7 +187,8 @@ func (t *Transport) Dialer(addr string, timeout time.Duration) func(ctx context.
 // to show players (in a join line): a itself when it names a specific IP;
 // else (an unspecified IP, [::] or 0.0.0.0: every interface) an IPv4
 // address of this machine's interfaces that are up, with a's port: a public
-// one first, then a private one (a LAN's), never a loopback or link-local
+// one first, then a private one (a LAN's), then one of a VPN (tailscale…,
+// wg…, tun…) or of carrier-grade NAT space; never a loopback or link-local
 // one nor one of a container or virtual machine bridge (docker0, br-…,
 // virbr…, veth…); 127.0.0.1 when there is none. From outside a NAT the host
 // is reached at another address, which only the network can tell: give
@@ -228,32 +229,52 @@ type ifaceAddr struct {
 // bridges, whose addresses no other machine reaches.
 var bridgePrefixes = []string{"docker", "br-", "virbr", "veth", "cni", "flannel", "lxc", "vmnet", "vboxnet"}
 
-// reachableIP picks ReachableAddr's address among addrs, in their order: the
-// first public IPv4 of an interface that is up, else the first private one,
+// vpnPrefixes name the interfaces of virtual private networks, whose
+// addresses only the network's members reach.
+var vpnPrefixes = []string{"tailscale", "tun", "utun", "wg", "zt"}
+
+// sharedSpace is 100.64.0.0/10 (carrier-grade NAT, and tailnets) and
+// 198.18.0.0/15 (VPNs' stand-in addresses): not private, not reached from
+// the internet either.
+var sharedSpace = []*net.IPNet{
+	{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)},
+	{IP: net.IPv4(198, 18, 0, 0), Mask: net.CIDRMask(15, 32)},
+}
+
+// reachableIP picks ReachableAddr's address among addrs, the first of the
+// best tier in their order: a public IPv4 of an interface that is up, then
+// a private one (a LAN's), then one of shared space or of a VPN interface;
 // else 127.0.0.1.
 func reachableIP(addrs []ifaceAddr) string {
-	private := ""
+	var best [3]string
 	for _, a := range addrs {
 		ip := a.ip.To4()
 		if ip == nil || a.flags&net.FlagUp == 0 || a.flags&net.FlagLoopback != 0 ||
-			ip.IsLoopback() || ip.IsLinkLocalUnicast() || !ip.IsGlobalUnicast() || isBridge(a.name) {
+			ip.IsLoopback() || ip.IsLinkLocalUnicast() || !ip.IsGlobalUnicast() || hasPrefix(a.name, bridgePrefixes) {
 			continue
 		}
-		if !ip.IsPrivate() {
-			return ip.String()
+		tier := 0
+		switch {
+		case hasPrefix(a.name, vpnPrefixes) || sharedSpace[0].Contains(ip) || sharedSpace[1].Contains(ip):
+			tier = 2
+		case ip.IsPrivate():
+			tier = 1
 		}
-		if private == "" {
-			private = ip.String()
+		if best[tier] == "" {
+			best[tier] = ip.String()
 		}
 	}
-	if private != "" {
-		return private
+	for _, ip := range best {
+		if ip != "" {
+			return ip
+		}
 	}
 	return "127.0.0.1"
 }
 
-func isBridge(name string) bool {
-	for _, p := range bridgePrefixes {
+// hasPrefix reports whether name begins with one of prefixes.
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -14,8 +14,8 @@ import (
 )
 
 // TestReachableAddr: a listener on a specific IP is reached there; one on
-// every interface at this machine's first non-loopback IPv4 address (or
-// 127.0.0.1), on the same port.
+// every interface at an IPv4 address of this machine (or 127.0.0.1), on the
+// same port (which one: TestReachableIPChoice).
 func TestReachableAddr(t *testing.T) {
 	for _, a := range []string{"127.0.0.1:4242", "192.168.1.20:4242", "[2001:db8::1]:4242", "[::1]:4242"} {
 		if got := ReachableAddr(net.UDPAddrFromAddrPort(netip.MustParseAddrPort(a))); got != a {
@@ -61,6 +61,10 @@ func TestReachableIPChoice(t *testing.T) {
 		{[]ifaceAddr{at("eth0", net.FlagBroadcast, "192.168.1.20"), at("eth1", up, "192.168.2.30")}, "192.168.2.30"},
 		{[]ifaceAddr{at("eth0", up, "192.168.1.20"), at("eth1", up, "203.0.113.9")}, "203.0.113.9"},
 		{[]ifaceAddr{at("eth0", up, "2001:db8::1"), at("br-1a2b", up, "172.18.0.1")}, "127.0.0.1"},
+		{[]ifaceAddr{at("tailscale0", up, "100.101.102.103"), at("eth0", up, "192.168.1.20")}, "192.168.1.20"},
+		{[]ifaceAddr{at("utun3", up, "198.18.0.1"), at("en0", up, "10.0.0.7")}, "10.0.0.7"},
+		{[]ifaceAddr{at("wg0", up, "10.8.0.2"), at("en0", up, "192.168.1.20")}, "192.168.1.20"},
+		{[]ifaceAddr{at("eth0", up, "100.64.1.1")}, "100.64.1.1"},
 	} {
 		if got := reachableIP(c.addrs); got != c.want {
 			t.Errorf("reachableIP(%v) = %s, want %s", c.addrs, got, c.want)
