@@ -19,6 +19,7 @@ import (
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // ClientConfig tunes a Client. The zero value joins as "player" on the real
@@ -64,7 +65,9 @@ type ClientConfig[I comparable] struct {
 	// to Playing, on Clock (and a fresh join after the host refused a
 	// resume, from the refusal): past it the client gives up, closing the
 	// connection with transport.CloseTimeout, and its Run returns (and Err
-	// says) an error that wraps ErrJoinTimeout (errors.Is). A host that
+	// says) an error that wraps ErrJoinTimeout (errors.Is). The first dial
+	// NewClient makes itself (given no connection) is bounded by it too, in
+	// real time: the dial is the network's. A host that
 	// never answers, or one that lets the client in and never finishes its
 	// world, is not waited on for ever. It is checked as the client is
 	// stepped (Run, Advance, Step). Default 60 s; negative: no bound. Once
@@ -78,9 +81,10 @@ type ClientConfig[I comparable] struct {
 // 4 Mbit/s.
 const DefaultJoinTimeout = 60 * time.Second
 
-// ErrJoinTimeout is wrapped by Err (and Run's return) of a client whose
-// join did not finish within ClientConfig.JoinTimeout: the host did not
-// answer, or its world did not arrive in time. Dial again, or tell the
+// ErrJoinTimeout is wrapped by the error of NewClient (a first dial the
+// host did not answer), and by Err and Run's return of a client whose join
+// did not finish within ClientConfig.JoinTimeout: the host did not answer,
+// or its world did not arrive in time. Dial again, or tell the
 // player the host is not reachable.
 var ErrJoinTimeout = errors.New("tandem: the join did not finish in time")
 
@@ -139,6 +143,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	started := cfg.Clock.Now()
 	dialed := false
 	if tc == nil {
+		// A name the session would refuse is refused before a connection.
+		if err := wire.CheckName(cfg.Name); err != nil {
+			return nil, fmt.Errorf("tandem: join: %w", err)
+		}
 		var err error
 		if tc, err = firstDial(cfg.Dial, cfg.JoinTimeout); err != nil {
 			return nil, err
@@ -353,7 +361,7 @@ func (c *Client[I]) checkJoin() {
 	}
 	if waited := c.clk.Now().Sub(c.started); waited >= c.cfg.JoinTimeout {
 		why := "the host let this client in and its world did not arrive; try again, or a host nearer or less busy"
-		if st := c.session.State(); st == session.Connecting || st == session.Reconnecting {
+		if st := c.session.State(); st == session.Connecting || st == session.Reconnecting && c.peer() == 0 {
 			why = "the host did not let this client in; check that it runs and is reachable, and try again"
 		}
 		err := fmt.Errorf("%w: still %v after %v: %s", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond), why)

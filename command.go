@@ -170,34 +170,17 @@ func commandIndex(cmds []Command, k Command) (int, error) {
 // RunAlone runs a command of kind k with payload cmd for the player of a
 // game played alone (NewLocal), at once, with the kind's handler (Peer{ID:
 // ecs.HostPeer}), and returns the handler's answer: nil, or why the game's
-// rules refuse it. (Give does the same on any Session, with a Receipt.) There is nobody to answer and nothing to save. A host's
-// own player gives its commands with SendOwn instead, which saves them: on
-// a Host's Local, RunAlone fails and runs nothing. It fails for a kind not in
-// the Game's Commands. Safe from any goroutine,
-// except from inside a View or Do callback or a hook.
+// rules refuse it. There is nobody to answer and nothing to save. (Give does
+// the same on any Session, with a Receipt.) A host's own player gives its
+// commands with SendOwn (or Give on the Host) instead, which saves them: on
+// a Host's Local, RunAlone fails and runs nothing. It fails for a kind not
+// in the Game's Commands, and with ErrClosed after the Local's Close. Safe
+// from any goroutine, except from inside a View or Do callback, a hook or an
+// observer.
 func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {
-	found := false
-	for _, ck := range l.g.Commands {
-		found = found || ck == Command(k)
+	_, refusal, err := l.runAlone(k, k.encode(&cmd), false)
+	if err != nil {
+		return err
 	}
-	if !found {
-		return fmt.Errorf("tandem: command %q is not in the Game's Commands; list it there", k.d.name)
-	}
-	payload := k.encode(&cmd)
-	var err error
-	alone := false
-	l.Do(func(w *World) {
-		if w.Role != Alone {
-			return
-		}
-		alone = true
-		var malformed bool
-		if err, malformed = k.d.run(w, Peer{ID: ecs.HostPeer}, payload); malformed {
-			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", k.d.name)
-		}
-	})
-	if !alone {
-		return fmt.Errorf("tandem: RunAlone is for a game played alone (NewLocal); a host's own player sends command %q with SendOwn, which saves it and answers with a receipt", k.d.name)
-	}
-	return err
+	return refusal
 }

@@ -34,12 +34,12 @@
 // net/transport/quicnet, or Accept connections), and NewClient joins a host
 // over a connection; each is a Session, so one loop and one window drive
 // whichever the program picked. Each runs its simulation at the fixed rate
-// with Run, on a goroutine of its own; SetInput gives the input of the player at this
-// machine; View lets a window draw between two steps whatever its own rate
-// (a slow display never slows the game or its network), with View.Pose
-// saying where each entity is drawn: in the past and interpolated for what the
-// host sends, blended between steps and corrected smoothly for what is
-// simulated here. An entity simulated here is blended when it carries
+// with Run, on a goroutine of its own; SetInput gives the input of the
+// player at this machine; View lets a window draw between two steps whatever
+// its own rate (a slow display never slows the game or its network), with
+// View.Pose saying where each entity is drawn: in the past and interpolated
+// for what the host sends, blended between steps and corrected smoothly for
+// what is simulated here. An entity simulated here is blended when it carries
 // ecs.Interpolated (a client gives its predicted ones one); the engine keeps
 // its Prev from the Transform writes the game reports, physics or not. A
 // client takes the fixed step and send rate from the host. Its first join is

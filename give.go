@@ -7,40 +7,55 @@ import (
 )
 
 // Give gives a command of kind k with payload cmd for the player at this
-// machine, whichever way the game is played, and returns its operation id;
-// its Receipt comes to the Session's OnReceipt observers on all three. On a
-// Client it is Send, on a Host SendOwn (the receipt once the save holding
-// the command is durable). Alone (NewLocal) the command runs at once with
-// the kind's handler (Peer{ID: ecs.HostPeer}), as RunAlone does, and its
-// receipt (done, or refused with the game's reason) goes to the observers
-// before Give returns. s may be a value of the game's own that embeds the
-// Session. It fails as those do: for a kind not in the Game's Commands, on
-// a spectator, at the limit of commands without a receipt, on a closed
-// host, and alone for a command whose codec does not read back what it
-// wrote. Safe from any goroutine, except from inside a View or Do callback,
-// a hook or an observer.
+// machine, whichever way the game is played, and returns its operation id; its
+// Receipt comes to the Session's OnReceipt observers on all three. On a Client
+// it is Send, on a Host SendOwn (the receipt once the save holding the command
+// is durable). Alone (NewLocal) the command runs at once with the kind's
+// handler (Peer{ID: ecs.HostPeer}), as RunAlone does, and its receipt (done, or
+// refused with the game's reason) goes to the observers before Give returns, on
+// Give's goroutine with the world locked. s may be a value of the game's own
+// that embeds the Session. It fails as those do: for a kind not in the Game's
+// Commands, on a spectator, at the limit of commands without a receipt, on a
+// closed host, and alone for a command whose codec does not read back what it
+// wrote. Safe from any goroutine, except from inside a View or Do callback, a
+// hook or an observer.
 func Give[I comparable, T any](s Session[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return s.give(k, k.encode(&cmd))
 }
 
 // give is Give's work in a game alone; a Host has its own (SendOwn's).
 func (l *Local[I]) give(k Command, payload []byte) (uint64, error) {
+	op, _, err := l.runAlone(k, payload, true)
+	return op, err
+}
+
+// runAlone runs command k with payload for the player of a game alone, at
+// once, and returns its operation id and the game's refusal (nil: done);
+// with receipts set, the Receipt goes to the observers. err is for a kind
+// not in the Game's Commands, a Local that is not alone (a Host's), one
+// closed (ErrClosed), and a codec that does not read back what it wrote.
+func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64, refusal, err error) {
 	if _, err := commandIndex(l.g.Commands, k); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	d := k.def()
-	var op uint64
-	var err error
 	l.Do(func(w *World) {
-		if w.Role != Alone {
-			err = fmt.Errorf("tandem: give command %q through the Host (Give takes the Host, not its Local), which saves it", d.name)
+		switch {
+		case w.Role != Alone:
+			err = fmt.Errorf("tandem: a host's own player gives command %q through the Host (Give or SendOwn take the Host, not its Local), which saves it and answers with a receipt", d.name)
+			return
+		case l.closed:
+			err = ErrClosed
 			return
 		}
 		l.ops++
 		op = l.ops
-		refusal, malformed := d.run(w, Peer{ID: ecs.HostPeer}, payload)
-		if malformed {
-			err = fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", d.name)
+		var malformed bool
+		if refusal, malformed = d.run(w, Peer{ID: ecs.HostPeer}, payload); malformed {
+			refusal, err = nil, fmt.Errorf("tandem: command %q does not read back what its codec wrote; fix its CommandCodec", d.name)
+			return
+		}
+		if !receipts {
 			return
 		}
 		rc := Receipt{Op: op, Command: d.name, Status: ReceiptDone, Frame: w.ECS.Frame()}
@@ -51,7 +66,7 @@ func (l *Local[I]) give(k Command, payload []byte) (uint64, error) {
 			fn(rc)
 		}
 	})
-	return op, err
+	return op, refusal, err
 }
 
 // OnReceipt adds fn to the observers of the receipts of the commands given

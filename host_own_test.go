@@ -123,6 +123,18 @@ func TestGiveEveryWay(t *testing.T) {
 	if _, err := Give[push](l, NewCommand("other", CommandCodec[struct{}]{}, func(*World, Peer, struct{}) error { return nil }), struct{}{}); err == nil {
 		t.Fatal("Give of a kind not in the Game's Commands")
 	}
+	// A game alone that was closed runs no command.
+	l.Close()
+	if _, err := Give[push](l, addCommand, 1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Give after Close: %v, want ErrClosed", err)
+	}
+	if err := RunAlone(l, addCommand, 1); !errors.Is(err, ErrClosed) {
+		t.Fatalf("RunAlone after Close: %v, want ErrClosed", err)
+	}
+	l.Do(func(w *World) { sum = ecsLedger(w).Sum })
+	if sum != 7 || len(alone) != 2 {
+		t.Fatalf("after Close the ledger sums %d with %d receipts, want 7 and 2: a command ran", sum, len(alone))
+	}
 
 	r := newRig(t, HostConfig{SaveTo: savePath(t)})
 	var hosted []Receipt

@@ -169,6 +169,22 @@ func TestDrivenAlone(t *testing.T) {
 		if e, ok := Driven[push](w, 1); ok {
 			t.Fatalf("peer 1 drives %v in a game alone", e)
 		}
+		if n := testing.AllocsPerRun(100, func() { Driven[push](w, ecs.HostPeer) }); n != 0 {
+			t.Fatalf("Driven of this machine's own entity allocates %.1f times a call", n)
+		}
+	})
+	// On a host, the host's player drives this machine's own entities too.
+	h, err := NewHost(testGame(), HostConfig{Clock: clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	h.Do(func(w *World) {
+		m := generic.NewMap1[Input[push]](w.ECS.Arche())
+		cursor := m.NewWith(&Input[push]{})
+		if e, ok := Driven[push](w, ecs.HostPeer); !ok || e != cursor {
+			t.Fatalf("on a host: %v %t, want the host's own entity %v", e, ok, cursor)
+		}
 	})
 }
 
@@ -307,11 +323,21 @@ func TestNewClientDialsFirst(t *testing.T) {
 	if _, err := NewClient(testGame(), nil, ClientConfig[push]{}); err == nil || !strings.Contains(err.Error(), "dial it first") {
 		t.Fatalf("no connection and no Dial: %v, want a message saying to dial first", err)
 	}
+	// A dial that waits for an answer that never comes is cut at the join
+	// bound (real time: the dial is the network's).
 	silent := func(ctx context.Context) (transport.Conn, error) {
-		return nil, fmt.Errorf("dial: %w", context.DeadlineExceeded)
+		<-ctx.Done()
+		return nil, fmt.Errorf("dial: %w", ctx.Err())
 	}
-	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: silent}); !errors.Is(err, ErrJoinTimeout) {
+	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: silent, JoinTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrJoinTimeout) {
 		t.Fatalf("a host that does not answer the first dial: %v, want ErrJoinTimeout", err)
+	}
+	// A name the host would refuse is refused before dialing.
+	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Name: " ann", Dial: func(context.Context) (transport.Conn, error) {
+		t.Fatal("dialed with a name the host refuses")
+		return nil, nil
+	}}); !errors.Is(err, wire.ErrBadName) {
+		t.Fatalf("a bad name: %v, want wire.ErrBadName before any dial", err)
 	}
 	refused := errors.New("the address is not a host's")
 	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: func(context.Context) (transport.Conn, error) { return nil, refused }}); !errors.Is(err, refused) || errors.Is(err, ErrJoinTimeout) {

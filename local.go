@@ -105,10 +105,12 @@ func (l *Local[I]) SetInput(in I) {
 func (l *Local[I]) World() *World { return l.w }
 
 // Run steps the world at its fixed rate on the calling goroutine until ctx is
-// done. A window draws from another goroutine with View meanwhile.
+// done (it returns nil) or Close is called (ErrClosed). A window draws from
+// another goroutine with View meanwhile.
 func (l *Local[I]) Run(ctx context.Context) error { return l.run(ctx) }
 
-// ErrClosed is returned by Run when the host or client was closed.
+// ErrClosed is returned by Run when the game alone, the host or the client
+// was closed, and by what is given to a closed one.
 var ErrClosed = errors.New("tandem: closed")
 
 // newLocalGame is NewLocal with the input routing of a lone game, and its
@@ -131,8 +133,9 @@ func (l *Local[I]) Err() error { return nil }
 
 // Close ends a game played alone: its Run returns ErrClosed at its next
 // turn, and Advance and Step run no step from then on; View and Do still
-// look at the world as it was. It returns nil, and a second call does
-// nothing. (A Host has a Close of its own, which closes the host.) Safe
+// look at the world as it was; Give and RunAlone fail with ErrClosed. It
+// returns nil, and a second call does nothing. A Host has a Close of its
+// own, which closes the host; its Local's (Host.Local) does nothing for it. Safe
 // from any goroutine, except from inside a View or Do callback or a hook.
 func (l *Local[I]) Close() error {
 	l.mu.Lock()

@@ -122,7 +122,7 @@ func (m *localMatch) Ended() bool { return false }
 
 func (m *localMatch) Close() error {
 	if m.host == nil {
-		return nil
+		return m.Session.Close() // a game alone: Run ends
 	}
 	var err error
 	if m.restart.Load() {

@@ -10,18 +10,18 @@ import (
 
 // Applied records the state of entity e that the replicator has just set from
 // host frame f: e's current ecs.Transform becomes e's state at f. It is the
-// replicate.Observer method. Entities without ecs.Interpolated, and those
-// owned by the local peer (SetLocal), are not recorded; one without an
-// ecs.Transform is recorded for the Tracks alone, when there are any (it has
-// no pose to draw: Pose says false, Remote true), and when it gains or
-// loses one its states start again, drawn where the new one is. A state older than e's newest is ignored (Stats.Stale), except
-// that frames far below the newest of any entity (more than Config.Resync or
-// Config.MaxDelay worth), arriving at two sends with no newer frame between,
-// show that the host started its frames again: the second Resets the
-// Interpolator and is recorded (Stats.Restarts). If Interpolated.Snap is
-// set, the state is a teleport: it is never blended from the states before
-// it, and Snap is cleared (this is the one write the Interpolator makes to
-// the world).
+// replicate.Observer method. Entities without ecs.Interpolated, and those owned
+// by the local peer (SetLocal), are not recorded; one without an ecs.Transform
+// is recorded for the Tracks alone, when there are any (it has no pose to draw:
+// Pose says false, Remote true), and when it gains or loses one its states
+// start again, drawn where the new one is. A state older than e's newest is
+// ignored (Stats.Stale), except that frames far below the newest of any entity
+// (more than Config.Resync or Config.MaxDelay worth), arriving at two sends
+// with no newer frame between, show that the host started its frames again: the
+// second Resets the Interpolator and is recorded (Stats.Restarts). If
+// Interpolated.Snap is set, the state is a teleport: it is never blended from
+// the states before it, and Snap is cleared (this is the one write the
+// Interpolator makes to the world).
 func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	w := ip.w
 	s, ok := w.NetSlot(e)

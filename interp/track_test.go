@@ -118,4 +118,18 @@ func TestTrackWithoutAPose(t *testing.T) {
 	if p := r.pose(e); math.Hypot(p.X-at.X, p.Y-at.Y) > 1e-9 {
 		t.Fatalf("drawn at %v after its first pose %v: slid from the origin", p, at)
 	}
+
+	// It loses its pose: drawn for its Track alone again, at the new value
+	// from the first state without one, not blended from the posed states.
+	a.Remove(e, r.w.IDs.Transform)
+	(*scale)(a.Get(e, tr.id)).S = -50
+	r.ip.Applied(e, f+2)
+	r.clk.Advance(step)
+	r.ip.Update(r.clk.Now())
+	if _, posed := r.ip.Pose(e, 0); posed || !r.ip.Remote(e) {
+		t.Fatalf("after losing its Transform: posed %t, remote %t; want no pose, drawn from states", posed, r.ip.Remote(e))
+	}
+	if s, ok := tr.Get(e); !ok || s.S != -50 {
+		t.Fatalf("after losing its Transform the scale is drawn at %v (ok %t), want its first state -50", s, ok)
+	}
 }

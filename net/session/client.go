@@ -234,11 +234,15 @@ func (c *Client) Close() error {
 
 // GiveUp closes the connection with CloseTimeout and reason, and stops
 // reconnecting: the client stopped waiting for the host (a join that did not
-// finish in time). The host ends the peer at once, and PeerLeft here carries
-// the reason.
+// finish in time). The host drops the peer, which held no world to come
+// back to, and PeerLeft here carries the reason.
 func (c *Client) GiveUp(reason string) error {
 	c.left = true
 	c.stopDial()
+	if c.state == Reconnecting && c.err == nil {
+		// The connection broke before: this is the end.
+		c.err = &transport.CloseError{Code: transport.CloseTimeout, Reason: reason}
+	}
 	err := c.c.Close(transport.CloseTimeout, reason)
 	c.closed()
 	return err

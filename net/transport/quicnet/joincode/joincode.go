@@ -75,9 +75,10 @@ const checkModulus = 29
 // error's own message says what is wrong, written for the player.
 var ErrInvalid = errors.New("joincode: not a join line")
 
-// ErrMismatch is matched by Check's refusal (and so by the error of a Dial
-// that Apply pinned, beside transport.ErrUntrusted): the host's
-// certificate is not the one the code names.
+// ErrMismatch is matched by Check's refusal, and so by the error of a Dial
+// that a short code pinned (Apply): the host's certificate is not the one
+// the code names. A full line's mismatch is a *quicnet.FingerprintError
+// instead; both match transport.ErrUntrusted, which is the one to test for.
 var ErrMismatch = errors.New("joincode: the host's certificate does not match the join code")
 
 // invalid is an error of Parse, New or Lines: its text is for the player,
