@@ -137,7 +137,9 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 }
 
 // OnReceipt adds fn to the observers of receipts: each command's answer,
-// once, on the simulation goroutine, as it arrives. Safe from any goroutine.
+// once, on the simulation goroutine, as it arrives, with the world locked.
+// Safe from any goroutine, except from inside a View or Do callback, a hook
+// or an observer.
 func (c *Client[I]) OnReceipt(fn func(Receipt)) {
 	c.mu.Lock()
 	c.cmds.observe = append(c.cmds.observe, fn)

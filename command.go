@@ -140,7 +140,7 @@ var ErrTooManyCommands = command.ErrTooMany
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
 // limit of commands without a receipt (ErrTooManyCommands), and for a
 // payload over wire.MaxCommandSize. Safe from any goroutine, except from
-// inside a View or Do callback or a hook.
+// inside a View or Do callback, a hook or an observer.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return c.give(k, k.encode(&cmd))
 }

@@ -115,6 +115,7 @@
 // SetInput, View, Do, Send, Save, Close and the statistics are safe from any
 // goroutine; the world itself may be touched only by the systems, the Game's
 // hooks, and View and Do callbacks, which run with the world locked between
-// steps. A callback must not call the value's own methods that lock (SetInput, Send,
+// steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
+// must not call the value's own methods that lock (SetInput, Send, Give,
 // Save, Close, Stats of a Host, NetStats), or it waits for itself.
 package tandem

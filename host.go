@@ -374,7 +374,8 @@ func (h *Host[I]) event(e Event) {
 
 // OnEvent adds fn to the observers of the host's events (a peer joined, is
 // ready, left, was refused); they run in the order added, on the simulation
-// goroutine. Safe from any goroutine.
+// goroutine, with the world locked. Safe from any goroutine, except from
+// inside a View or Do callback, a hook or an observer.
 func (h *Host[I]) OnEvent(fn func(Event)) {
 	h.mu.Lock()
 	h.events = append(h.events, fn)

@@ -49,7 +49,8 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 // save is durable (at once without a store). It fails for a kind not in the
 // Game's Commands, while the host closes (ErrClosed), and while MaxWithheld
 // receipts of the own player wait for a save (ErrTooManyCommands). Safe from
-// any goroutine, except from inside a View or Do callback or a hook.
+// any goroutine, except from inside a View or Do callback, a hook or an
+// observer.
 func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return h.give(k, k.encode(&cmd))
 }

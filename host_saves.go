@@ -424,7 +424,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 // holds go out), or failed. It waits for the step under way. A host without
 // a store has nothing to save: nil. After a Close whose final save failed,
 // Save tries again, and a Save that lands finishes the Close. Safe from any
-// goroutine, except from inside a View or Do callback or a hook.
+// goroutine, except from inside a View or Do callback, a hook or an observer.
 func (h *Host[I]) Save(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -167,7 +167,7 @@ func (h *Host[I]) reload() error {
 // stays in memory as it was saved. A failed final save is returned, the
 // store left open so that Save may try again (a Save that lands finishes the
 // Close); a second Close returns what the first did. Safe from any
-// goroutine, except from inside a View or Do callback or a hook.
+// goroutine, except from inside a View or Do callback, a hook or an observer.
 func (h *Host[I]) Close() error { return h.close(false) }
 
 // CloseForRestart ends the host as Close does, and tells every peer that it
@@ -186,10 +186,10 @@ func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 // Restartable reports whether CloseForRestart, called now, would tell the
 // players to come back: the host saves, keeps a grace window
 // (HostConfig.Grace), has not failed (Err: its store taken by another host,
-// say) and is not closed already. Its final save may still fail; CloseForRestart then shuts
-// down instead and returns that error. For saying which a restart will be
-// before it begins. Safe from any goroutine, except from inside a View or
-// Do callback or a hook.
+// say) and is not closed already. Its final save may still fail;
+// CloseForRestart then shuts down instead and returns that error. For saying
+// which a restart will be before it begins. Safe from any goroutine, except
+// from inside a View or Do callback, a hook or an observer.
 func (h *Host[I]) Restartable() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -135,8 +135,9 @@ func (l *Local[I]) Err() error { return nil }
 // turn, and Advance and Step run no step from then on; View and Do still
 // look at the world as it was; Give and RunAlone fail with ErrClosed. It
 // returns nil, and a second call does nothing. A Host has a Close of its
-// own, which closes the host; its Local's (Host.Local) does nothing for it. Safe
-// from any goroutine, except from inside a View or Do callback or a hook.
+// own, which closes the host; its Local's (Host.Local) does nothing for it.
+// Safe from any goroutine, except from inside a View or Do callback, a hook
+// or an observer.
 func (l *Local[I]) Close() error {
 	l.mu.Lock()
 	l.closed = true
