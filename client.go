@@ -360,9 +360,9 @@ func (c *Client[I]) checkJoin() {
 		return
 	}
 	if waited := c.clk.Now().Sub(c.started); waited >= c.cfg.JoinTimeout {
-		why := "the host let this client in and its world did not arrive; try again, or a host nearer or less busy"
-		if st := c.session.State(); st == session.Connecting || st == session.Reconnecting && c.peer() == 0 {
-			why = "the host did not let this client in; check that it runs and is reachable, and try again"
+		why := "the host did not let this client in; check that it runs and is reachable, and try again"
+		if c.session.State() == session.Joining {
+			why = "the host let this client in and its world did not arrive; try again, or a host nearer or less busy"
 		}
 		err := fmt.Errorf("%w: still %v after %v: %s", ErrJoinTimeout, c.session.State(), waited.Round(time.Millisecond), why)
 		if c.err == nil {

@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -327,4 +328,48 @@ func clientResumesAfterABreak(t *testing.T, seed uint64) {
 func watcherHolds(c *rclient, id ecs.NetID) (e arche.Entity, ok bool) {
 	c.Do(func(w *World) { e, ok = w.ECS.EntityOf(id) })
 	return e, ok
+}
+
+// A client whose resume the host refused (it came after the host's grace
+// window) joins afresh, and that join is bounded by JoinTimeout from the
+// refusal: the host stops answering then, and the client gives up
+// JoinTimeout later, not at once (it joined long before) nor never.
+func TestJoinTimeoutAfterARefusedResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
+		a := p.joinAs(ClientConfig[push]{JoinTimeout: 5 * time.Second})
+		rejected := false
+		a.OnEvent(func(e Event) { rejected = rejected || e.Kind == PeerRejected })
+		p.run(6 * time.Second) // longer than the join bound since NewClient
+		a.mu.Lock()
+		a.block = true
+		a.mu.Unlock()
+		a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		p.run(3 * time.Second) // past the host's window, within the client's
+		a.mu.Lock()
+		a.block = false
+		a.mu.Unlock()
+		for i := 0; !rejected; i++ {
+			if i > 10*120 {
+				t.Fatalf("the resume was not refused: %v, %v", a.State(), a.Err())
+			}
+			p.run(time.Second / 120)
+		}
+		// The host stops: only the client steps.
+		clientFor := func(d time.Duration) {
+			for end := p.clk.Now().Add(d); p.clk.Now().Before(end) && a.State() != Closed; {
+				p.clk.Advance(time.Second / 120)
+				a.Advance()
+				synctest.Wait()
+			}
+		}
+		clientFor(4 * time.Second)
+		if a.State() == Closed {
+			t.Fatalf("the fresh join was given up within 4 s of the refusal (bound 5 s): %v", a.Err())
+		}
+		clientFor(2 * time.Second)
+		if err := a.Err(); a.State() != Closed || !errors.Is(err, ErrJoinTimeout) || !a.Joined() {
+			t.Fatalf("6 s after the refusal: %v, %v, joined %t; want closed with ErrJoinTimeout, joined once", a.State(), err, a.Joined())
+		}
+	})
 }
