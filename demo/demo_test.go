@@ -180,10 +180,17 @@ func TestFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		hc := hostConfig(o)
 		if args[1] == "-agones" {
 			o.headless = true // as runAgones sets it
+			hc = fleetHostConfig(o, "worlds.db", "arena-3", &bytes.Buffer{})
+			if hc.SaveTo != "worlds.db" || hc.World != "arena-3" || hc.OnSaveError == nil {
+				t.Errorf("a fleet's world: %+v; want it saved to its store", hc)
+			}
+			if in := fleetHostConfig(o, "worlds.db", "", &bytes.Buffer{}); in.SaveTo != "" || in.MaxPeers != 12 {
+				t.Errorf("a fleet's world before an allocation: %+v; want it in memory, 12 people", in)
+			}
 		}
-		hc := hostConfig(o)
 		if hc.MaxPeers != 12 || hc.Grace >= 0 || (hc.Name != "") != !o.headless {
 			t.Errorf("%q: host settings %+v; want 12 people, no resumes, the host's own player only when it plays", args, hc)
 		}

@@ -55,13 +55,7 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	return fleet.Run(ctx, fleet.Config{
 		SDK: sdk, Listener: l, Pin: t.Fingerprint(),
 		Open: func(ctx context.Context, world string) (fleet.Host, error) {
-			hc := hostConfig(o)
-			if world != "" && target != "" {
-				hc.SaveTo, hc.World = target, world
-				hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }
-				hc.OnSaveError = saveFailed(stderr)
-			}
-			h, err := tandem.NewHost(netplay.New(config(o)), hc)
+			h, err := tandem.NewHost(netplay.New(config(o)), fleetHostConfig(o, target, world, stderr))
 			if err != nil {
 				return nil, err
 			}
@@ -80,6 +74,19 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 		},
 		OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) },
 	})
+}
+
+// fleetHostConfig is the settings of a fleet's host of world (none: a world
+// in memory until an allocation names one), saved to target when both are
+// given: the flags' (hostConfig), and the world's store.
+func fleetHostConfig(o options, target, world string, stderr io.Writer) tandem.HostConfig {
+	hc := hostConfig(o)
+	if world != "" && target != "" {
+		hc.SaveTo, hc.World = target, world
+		hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }
+		hc.OnSaveError = saveFailed(stderr)
+	}
+	return hc
 }
 
 // fleetWorldKey is the name -agones reads the world from, for its help.
