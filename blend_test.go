@@ -15,27 +15,10 @@ import (
 // entity, blended between received states at the render time, in the past,
 // while the component itself holds the newest state received.
 func TestBlendedComponentIsDrawnInThePast(t *testing.T) {
-	g := testGame()
-	blended := labelCodec
-	blended.Blend = func(a, b *label, alpha float64) label {
-		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
-	}
-	g.Components[2] = Replicate(blended, HostValue)
-	var counter arche.Entity
-	setup := g.Setup
-	g.Setup = func(w *World) {
-		setup(w)
-		if w.Role == Joined {
-			return
-		}
+	g := counterGame(func(w *World) arche.Entity {
 		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, label](w.ECS.Arche())
-		counter = m.NewWith(&ecs.Transform{Y: 500}, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{}, &label{})
-		w.Schedule.Add("count", ecs.SystemFunc(func(ew *ecs.World) {
-			l := (*label)(ew.Arche().Get(counter, arche.ComponentID[label](ew.Arche())))
-			l.N += 10
-			ecs.MutateComponent(ew, counter, arche.ComponentID[label](ew.Arche()))
-		}))
-	}
+		return m.NewWith(&ecs.Transform{Y: 500}, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{}, &label{})
+	})
 	drawn, newest, ok, _ := drawnCounter(t, g)
 	if !ok || drawn.N <= 0 || drawn.N >= newest.N {
 		t.Fatalf("Blended gave %d (ok %t) with the newest state %d: want a value drawn in the past, below the newest", drawn.N, ok, newest.N)
@@ -45,26 +28,10 @@ func TestBlendedComponentIsDrawnInThePast(t *testing.T) {
 // An entity of the game's own components alone, with no ecs.Transform, has
 // its blended components drawn in the past too; it has no pose to draw.
 func TestBlendedComponentWithoutAPose(t *testing.T) {
-	g := testGame()
-	blended := labelCodec
-	blended.Blend = func(a, b *label, alpha float64) label {
-		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
-	}
-	g.Components[2] = Replicate(blended, HostValue)
-	setup := g.Setup
-	g.Setup = func(w *World) {
-		setup(w)
-		if w.Role == Joined {
-			return
-		}
+	g := counterGame(func(w *World) arche.Entity {
 		m := generic.NewMap2[ecs.NetworkIdentity, label](w.ECS.Arche())
-		counter := m.NewWith(&ecs.NetworkIdentity{}, &label{})
-		w.Schedule.Add("count", ecs.SystemFunc(func(ew *ecs.World) {
-			l := (*label)(ew.Arche().Get(counter, arche.ComponentID[label](ew.Arche())))
-			l.N += 10
-			ecs.MutateComponent(ew, counter, arche.ComponentID[label](ew.Arche()))
-		}))
-	}
+		return m.NewWith(&ecs.NetworkIdentity{}, &label{})
+	})
 	arrived := g.Arrived
 	g.Arrived = func(w *World, e arche.Entity) {
 		if w.ECS.Arche().Has(e, w.ECS.IDs.Transform) {
@@ -78,6 +45,31 @@ func TestBlendedComponentWithoutAPose(t *testing.T) {
 	if posed {
 		t.Fatal("View.Pose drew an entity without a Transform")
 	}
+}
+
+// counterGame is the test game with label blended, whose host spawns one
+// more entity (spawn) and counts up in its label, 10 a step.
+func counterGame(spawn func(w *World) arche.Entity) *Game[push] {
+	g := testGame()
+	blended := labelCodec
+	blended.Blend = func(a, b *label, alpha float64) label {
+		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
+	}
+	g.Components[2] = Replicate(blended, HostValue)
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined {
+			return
+		}
+		counter := spawn(w)
+		id := arche.ComponentID[label](w.ECS.Arche())
+		w.Schedule.Add("count", ecs.SystemFunc(func(ew *ecs.World) {
+			(*label)(ew.Arche().Get(counter, id)).N += 10
+			ecs.MutateComponent(ew, counter, id)
+		}))
+	}
+	return g
 }
 
 // drawnCounter runs host and client of g (its first networked entity

@@ -69,9 +69,11 @@ func Fingerprint(leafDER []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// parseFingerprint decodes a pinned fingerprint, ignoring colons, spaces and
-// case.
-func parseFingerprint(s string) ([]byte, error) {
+// ParseFingerprint decodes a certificate fingerprint written as
+// Fingerprint writes it (and as Config.Fingerprint takes it): the 32 bytes
+// of a SHA-256 in hex, colons, spaces and case ignored. Its error says what
+// to do.
+func ParseFingerprint(s string) ([]byte, error) {
 	clean := strings.Map(func(r rune) rune {
 		if r == ':' || r == ' ' {
 			return -1

@@ -75,7 +75,7 @@ func New(cfg Config) (*Transport, error) {
 	}
 	t := &Transport{cfg: cfg}
 	if cfg.Fingerprint != "" {
-		if t.pin, err = parseFingerprint(cfg.Fingerprint); err != nil {
+		if t.pin, err = ParseFingerprint(cfg.Fingerprint); err != nil {
 			return nil, err
 		}
 	}

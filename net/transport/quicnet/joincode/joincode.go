@@ -275,17 +275,11 @@ func group(s string) string {
 	return b.String()
 }
 
-// decodeFingerprint reads a SHA-256 fingerprint in hex, ignoring colons,
-// spaces and case.
+// decodeFingerprint reads a SHA-256 fingerprint in hex, as
+// quicnet.ParseFingerprint does.
 func decodeFingerprint(s string) ([]byte, bool) {
-	clean := strings.Map(func(r rune) rune {
-		if r == ':' || r == ' ' {
-			return -1
-		}
-		return r
-	}, s)
-	fp, err := hex.DecodeString(clean)
-	return fp, err == nil && len(fp) == 32
+	fp, err := quicnet.ParseFingerprint(s)
+	return fp, err == nil
 }
 
 // checkAddr reports whether addr is HOST:PORT, with no spaces in it (Parse
