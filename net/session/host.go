@@ -107,9 +107,12 @@ type HostConfig struct {
 	// leaves. Default 30 s; negative: a broken connection ends the peer at
 	// once.
 	Grace time.Duration
-	// MaxResumesPerSecond bounds the resumes the host answers host-wide, a
-	// token bucket holding one second; past it a Resume gets Reject
-	// RejectFull before its token is even hashed. Default 16.
+	// MaxResumesPerSecond bounds the resumes the host takes back host-wide
+	// (each rejoins a peer: its state is sent again), a token bucket holding
+	// one second; past it a Resume with a valid token gets Reject RejectFull
+	// and its client tries again. A Resume whose token is wrong is refused
+	// (RejectResume) after one hash and spends none of it, so strangers
+	// cannot use it up to keep players from resuming. Default 16.
 	MaxResumesPerSecond int
 	// MaxResumesPerPeer bounds the resumes accepted for one peer a minute (a
 	// token bucket holding as many), so two clients sharing a token cannot

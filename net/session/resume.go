@@ -99,12 +99,11 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, m.Version))
 		return
 	}
-	if !h.resumeRate.take(now, float64(cfg.MaxResumesPerSecond), float64(cfg.MaxResumesPerSecond)) {
-		h.stats.ResumeLimited++
-		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
-		return
-	}
-	// One hash and one constant-time comparison, whatever the peer id names.
+	// One hash and one constant-time comparison, whatever the peer id names,
+	// before any limit is spent: a Resume without the token costs the host
+	// that hash (its connection's handshake, limited per address, cost
+	// more), so a stranger's Resumes cannot use up the resumes the host
+	// allows a second and lock real players out.
 	sum := sha256.Sum256(m.Token[:])
 	k := h.known(ecsPeer(m.PeerID))
 	want := h.noHash
@@ -115,6 +114,11 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.stats.ResumeRefused++
 		h.reject(p, wire.RejectResume, transport.CloseNormal,
 			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
+		return
+	}
+	if !h.resumeRate.take(now, float64(cfg.MaxResumesPerSecond), float64(cfg.MaxResumesPerSecond)) {
+		h.stats.ResumeLimited++
+		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
 		return
 	}
 	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
