@@ -417,7 +417,11 @@ func (c *Client) welcomed(msg []byte) {
 		return
 	}
 	var wl wire.Welcome
-	if err := wl.Decode(msg); err != nil {
+	err := wl.Decode(msg)
+	if err == nil {
+		err = given(wl.PeerID, wl.Frame)
+	}
+	if err != nil {
 		c.fail(fmt.Errorf("session: malformed Welcome: %w", err), transport.CloseProtocol, "malformed Welcome")
 		return
 	}
@@ -444,6 +448,19 @@ func (c *Client) welcomed(msg []byte) {
 	c.state = Joining
 	c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
 	c.applyEarly()
+}
+
+// given checks what a Welcome or Resumed gives this client: a peer id a host
+// gives a client (1 to the largest ecs.PeerID: 0 is the host's own) and a
+// frame an ecs.Frame holds. The wire carries wider fields than either.
+func given(peer uint32, frame uint64) error {
+	if peer == uint32(ecs.HostPeer) || peer > uint32(^ecs.PeerID(0)) {
+		return fmt.Errorf("peer id %d is not one a host gives a client (1 to %d)", peer, ^ecs.PeerID(0))
+	}
+	if frame > uint64(^ecs.Frame(0)) {
+		return fmt.Errorf("frame %d is past the largest frame, %d", frame, ^ecs.Frame(0))
+	}
+	return nil
 }
 
 // applyEarly applies the join-lane messages held until the connection was

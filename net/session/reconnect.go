@@ -230,8 +230,15 @@ func (c *Client) resumed(msg []byte) {
 		return
 	}
 	var m wire.Resumed
-	if err := m.Decode(msg); err != nil || m.PeerID != c.welcome.PeerID {
-		c.fail(fmt.Errorf("session: malformed Resumed (or of another peer than %d): %v", c.welcome.PeerID, err), transport.CloseProtocol, "malformed Resumed")
+	err := m.Decode(msg)
+	if err == nil && m.PeerID != c.welcome.PeerID {
+		err = fmt.Errorf("it names peer %d, this client is peer %d", m.PeerID, c.welcome.PeerID)
+	}
+	if err == nil {
+		err = given(m.PeerID, m.Frame)
+	}
+	if err != nil {
+		c.fail(fmt.Errorf("session: malformed Resumed: %w", err), transport.CloseProtocol, "malformed Resumed")
 		return
 	}
 	c.bound, c.answered = true, true

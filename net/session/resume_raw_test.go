@@ -332,6 +332,59 @@ func TestClientTakesTheFirstAnswer(t *testing.T) {
 	})
 }
 
+// A host's Welcome or Resumed giving a peer id or a frame the client cannot
+// hold (the wire's fields are wider) is malformed: the client ends the
+// connection rather than play as another peer (a peer id past 16 bits cut
+// to 0 would make it the host's own) or at another frame.
+func TestClientRefusesWhatItCannotHold(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		peer        uint32
+		frame       uint64
+		resumeFirst bool
+	}{
+		{"welcome-peer-0", 0, 5, false},
+		{"welcome-peer-65536", 1 << 16, 5, false},
+		{"welcome-frame-past-32-bits", 7, 1<<32 + 5, false},
+		{"resumed-frame-past-32-bits", 0, 1<<32 + 5, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
+				fl, err := r.net.Listen("fake")
+				if err != nil {
+					t.Fatal(err)
+				}
+				fake := &fakeHost{l: fl}
+				var a *resumer
+				var msg []byte
+				if tc.resumeFirst {
+					a = r.join("a")
+					tc.peer = uint32(a.cl.Peer())
+					a.addr = "fake"
+					a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+					var hc transport.Conn
+					hc, _, _ = fake.next(t, r)
+					msg = wire.Resumed{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame, GraceMillis: 30000}.Encode(nil)
+					hc.SendMessage(transport.LaneControl, msg)
+				} else {
+					a = r.dial("a", "fake")
+					hc, first, ok := fake.next(t, r)
+					if !ok || wire.Kind(first[0]) != wire.KindHello {
+						t.Fatalf("first message % x", first)
+					}
+					msg = wire.Welcome{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame}.Encode(nil)
+					hc.SendMessage(transport.LaneControl, msg)
+				}
+				r.steps(100 * time.Millisecond)
+				if a.cl.State() != Closed || a.cl.Err() == nil || !strings.Contains(a.cl.Err().Error(), "malformed") {
+					t.Fatalf("after % x: state %v, peer %d, frame %d, err %v", msg, a.cl.State(), a.cl.Peer(), a.sched.World().Frame(), a.cl.Err())
+				}
+			})
+		})
+	}
+}
+
 // The game's Admit hook refuses a Hello before any peer id or slot is
 // given, and OnJoin refusing refuses the peer: each with a Reject whose
 // reason the client reads, and nothing of the peer stays on the host.
