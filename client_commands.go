@@ -113,6 +113,7 @@ func (c *Client[I]) admittedCommands() {
 // client: receipts on the commands lane.
 func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	if lane != transport.LaneCommands {
+		c.cmds.stats.Malformed++ // a game lane kind: a Game has none
 		return
 	}
 	var r wire.Receipt

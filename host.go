@@ -339,11 +339,13 @@ func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	return *in, true
 }
 
-// message takes a peer's input messages; malformed ones, and a spectator's,
-// count against the peer's connection, which drops a peer that keeps
-// sending them.
+// message takes a peer's input messages; malformed ones, a spectator's, and
+// messages of the game datagram kinds (a Game has none), count against the
+// peer's connection, which drops a peer that keeps sending them.
 func (h *Host[I]) message(peer ecs.PeerID, kind wire.Kind, payload []byte) {
 	if kind != wire.KindInput {
+		h.stats.Malformed++
+		h.session.ReportMalformed(peer, errNotTaken)
 		return
 	}
 	if h.people.spectating(peer) {

@@ -24,6 +24,10 @@ type queued struct {
 	payload []byte
 }
 
+// errNotTaken is the malformed-message reason of a message a Game has no use
+// for: a game's own datagram or lane kind, or a command off its lane.
+var errNotTaken = errors.New("tandem: a message of a kind this game does not take, or a command off the commands lane")
+
 // errMalformedCommand is the malformed-message reason of a command that
 // does not decode, or names no command kind of the game.
 var errMalformedCommand = errors.New("tandem: a command that does not decode, or of no kind the game has")
@@ -32,10 +36,13 @@ var errMalformedCommand = errors.New("tandem: a command that does not decode, or
 // commands on the commands lane. A command is queued for the frame's
 // commands system, or dropped without an answer (the player sends it again)
 // when the host is closing, the player sends too many, or too many of its
-// receipts wait for a save. What does not decode, and a spectator's command,
-// counts as malformed.
+// receipts wait for a save. What does not decode, a spectator's command,
+// and a message on another lane (a command elsewhere, a game lane kind: a
+// Game has none), counts as malformed.
 func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) {
 	if lane != transport.LaneCommands {
+		h.stats.Malformed++
+		h.session.ReportMalformed(peer, errNotTaken)
 		return
 	}
 	var c wire.Command

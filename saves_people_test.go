@@ -278,6 +278,26 @@ func TestMaxWithheldCountsQueuedCommands(t *testing.T) {
 	}
 }
 
+// TestHostCountsWhatAGameDoesNotTake: a player's messages that no part of a
+// Game takes (a game lane kind on the commands lane, a command on the
+// control lane, a game datagram kind) count as malformed, each once, and
+// none runs as a command.
+func TestHostCountsWhatAGameDoesNotTake(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	p := r.dialRaw("mallory")
+	r.step(2)
+	before := r.host.Stats().Malformed
+	cmd, _ := wire.Command{Op: 1, Kind: 0, Payload: u32(1)}.Encode(nil)
+	p.cl.Conn().SendLane(transport.LaneCommands, []byte{byte(wire.KindGameLane), 1})
+	p.cl.Conn().SendLane(transport.LaneControl, cmd)
+	p.cl.Conn().Queue(wire.KindGameDatagram, []byte{1}, 0)
+	p.cl.Conn().Flush()
+	r.step(5)
+	if got := r.host.Stats().Malformed - before; got != 3 || r.host.Stats().Commands != 0 {
+		t.Fatalf("three messages no game takes: %d counted malformed, %d commands run", got, r.host.Stats().Commands)
+	}
+}
+
 // TestFewerReceiptsKeptAfterARestart: a save holding more receipts of a
 // player than the restarted host keeps (HostConfig.Receipts lowered) loses
 // the oldest from the save too, not only from memory.

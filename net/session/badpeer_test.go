@@ -37,7 +37,7 @@ func answer(tc transport.Conn, msg []byte) {
 }
 
 func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
-	var floodPacket, earlyPacket uint32
+	var floodPacket, earlyPacket, kindPacket uint32
 	clk := clock.NewFake(time.Unix(1000, 0))
 	net, err := mem.NewNetwork(clk, mem.Config{})
 	if err != nil {
@@ -103,6 +103,22 @@ func TestBadPeersAreDroppedOthersUnaffected(t *testing.T) {
 				earlyPacket++
 				b, _ := h.Append(nil)
 				tc.SendDatagram(wire.AppendMessage(b, wire.KindInput, []byte{1}))
+			}},
+		{name: "engine-kinds", hello: true, admit: true, code: transport.CloseProtocol,
+			act: func(tc transport.Conn, _ *rand.Rand) {
+				// Kinds the engine never takes from a client: a reserved
+				// lane kind, a Receipt, the reserved Spawn datagram.
+				tc.SendMessage(transport.LaneCommands, []byte{0x8a, 1})
+				tc.SendMessage(transport.LaneControl, []byte{byte(wire.KindReceipt), 1})
+				h := wire.Header{Numbered: true, Packet: kindPacket, Floor: kindPacket, ReorderFloor: kindPacket}
+				kindPacket++
+				b, _ := h.Append(nil)
+				tc.SendDatagram(wire.AppendMessage(b, wire.KindSpawn, []byte{1}))
+			}},
+		{name: "game-kinds-unheard", hello: true, admit: true, code: transport.CloseProtocol,
+			act: func(tc transport.Conn, _ *rand.Rand) {
+				// The game's own kinds, to a host with no hook for them.
+				tc.SendMessage(transport.LaneCommands, []byte{byte(wire.KindGameLane), 1})
 			}},
 		{name: "hello-twice", hello: true, admit: true, code: transport.CloseProtocol,
 			act: func(tc transport.Conn, _ *rand.Rand) {

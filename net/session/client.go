@@ -32,8 +32,12 @@ type ClientConfig struct {
 	Replication replicate.ClientConfig
 	// OnMessage receives datagram messages of kinds the session does not
 	// handle (the game's own kinds). payload is valid only during the call.
+	// Without it such a message counts as malformed against the
+	// connection.
 	OnMessage func(kind wire.Kind, payload []byte)
-	// OnLaneMessage receives lane messages the session does not handle.
+	// OnLaneMessage receives lane messages the session does not handle
+	// (receipts, the game's own kinds). Without it such a message counts as
+	// malformed against the connection.
 	OnLaneMessage func(lane transport.Lane, msg []byte)
 	// OnEvent, if set, receives every event as it happens.
 	OnEvent func(Event)
@@ -349,9 +353,11 @@ func (h clientHandler) Message(kind wire.Kind, payload []byte) {
 			return
 		}
 	}
-	if c.cfg.OnMessage != nil {
-		c.cfg.OnMessage(kind, payload)
+	if c.cfg.OnMessage == nil {
+		c.c.ReportMalformed(errNoTaker)
+		return
 	}
+	c.cfg.OnMessage(kind, payload)
 }
 
 // LaneMessage implements conn.Handler.
@@ -402,9 +408,11 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 			return
 		}
 	}
-	if c.cfg.OnLaneMessage != nil {
-		c.cfg.OnLaneMessage(lane, msg)
+	if c.cfg.OnLaneMessage == nil {
+		c.c.ReportMalformed(errNoTaker)
+		return
 	}
+	c.cfg.OnLaneMessage(lane, msg)
 }
 
 // welcomed takes the host's Welcome: it answers with a WelcomeAck, starts

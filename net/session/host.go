@@ -55,12 +55,19 @@ type HostConfig struct {
 	// KeepEntities keeps a leaving peer's entities in the world, given to the
 	// host; by default they are removed.
 	KeepEntities bool
-	// OnMessage receives datagram messages of kinds the session does not
-	// handle itself (inputs, the game's own kinds) from admitted peers.
-	// payload is valid only during the call.
+	// OnMessage receives the datagram messages of admitted peers that are
+	// input (wire.KindInput) or of the game's own kinds (0x40–0x7f);
+	// payload is valid only during the call. A peer's datagram message of
+	// another kind, or of these without OnMessage, counts as malformed
+	// against its connection; so should one OnMessage cannot use
+	// (ReportMalformed).
 	OnMessage func(peer ecs.PeerID, kind wire.Kind, payload []byte)
-	// OnLaneMessage receives lane messages the session does not handle (the
-	// commands lane, the game's lane kinds) from admitted peers.
+	// OnLaneMessage receives the lane messages of admitted peers that are
+	// commands (wire.KindCommand) or of the game's own lane kinds
+	// (0xc0–0xff), on whatever lane they came. A peer's lane message of
+	// another kind the session does not handle, or of these without
+	// OnLaneMessage, counts as malformed; so should one OnLaneMessage cannot
+	// use (ReportMalformed).
 	OnLaneMessage func(peer ecs.PeerID, lane transport.Lane, msg []byte)
 	// OnEvent, if set, receives every event as it happens.
 	OnEvent func(Event)

@@ -19,6 +19,23 @@ var errHelloTwice = errors.New("session: second Hello or Resume on one connectio
 // or one the host never accepts from a client.
 var errUnexpected = errors.New("session: message not allowed at this point of the session")
 
+// errNoTaker is a peer's protocol error: a message of a kind nothing on
+// this side takes (an engine kind never sent this way, or the game's own
+// with no hook to take it).
+var errNoTaker = errors.New("session: a message of a kind nothing here takes")
+
+// forHooks reports whether a datagram message of kind goes to OnMessage:
+// input and the game's own datagram kinds.
+func forHooks(kind wire.Kind) bool {
+	return kind == wire.KindInput || (kind >= wire.KindGameDatagram && kind < wire.KindHello)
+}
+
+// forLaneHooks reports whether a lane message of kind goes to
+// OnLaneMessage: commands and the game's own lane kinds.
+func forLaneHooks(kind wire.Kind) bool {
+	return kind == wire.KindCommand || kind >= wire.KindGameLane
+}
+
 // hostPeer is one connection on the host: handshake, then an admitted peer.
 // It is the connection's handler and the replicator's Out.
 type hostPeer struct {
@@ -75,14 +92,11 @@ func (p *hostPeer) Message(kind wire.Kind, payload []byte) {
 		p.c.ReportMalformed(errUnexpected)
 		return
 	}
-	switch kind {
-	case wire.KindState, wire.KindAuthState:
-		p.c.ReportMalformed(errUnexpected)
+	if !forHooks(kind) || p.h.cfg.OnMessage == nil {
+		p.c.ReportMalformed(errNoTaker)
 		return
 	}
-	if p.h.cfg.OnMessage != nil {
-		p.h.cfg.OnMessage(p.id, kind, payload)
-	}
+	p.h.cfg.OnMessage(p.id, kind, payload)
 }
 
 // LaneMessage implements conn.Handler.
@@ -139,14 +153,11 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		p.earlyBytes += len(msg)
 		return
 	}
-	switch kind {
-	case wire.KindWelcome, wire.KindWelcomeAck, wire.KindReject, wire.KindJoinPage, wire.KindJoinFinal, wire.KindResumed:
-		p.c.ReportMalformed(errUnexpected)
+	if !forLaneHooks(kind) || p.h.cfg.OnLaneMessage == nil {
+		p.c.ReportMalformed(errNoTaker)
 		return
 	}
-	if p.h.cfg.OnLaneMessage != nil {
-		p.h.cfg.OnLaneMessage(p.id, lane, msg)
-	}
+	p.h.cfg.OnLaneMessage(p.id, lane, msg)
 }
 
 // Notice implements conn.Handler: each token is a replication record.
