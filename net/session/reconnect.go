@@ -216,7 +216,7 @@ func (c *Client) stopDial() {
 	ch := c.re.dial
 	c.re.dial, c.re.cancel = nil, nil
 	go func() {
-		if r := <-ch; r.tc != nil {
+		if r := <-ch; r.err == nil && r.tc != nil {
 			r.tc.Close(transport.CloseNormal, "client left")
 		}
 	}()

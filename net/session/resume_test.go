@@ -52,6 +52,7 @@ type resumer struct {
 	conns  []*mem.Conn // its ends, the first one's and each dial's
 	addr   string      // where it dials
 	block  bool        // dials fail
+	hang   bool        // dials wait for their end, then fail with a nil *mem.Conn
 	events []Event
 }
 
@@ -132,6 +133,12 @@ func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
 // redial is the client's Dial: on its own goroutine.
 func (c *resumer) redial(ctx context.Context) (transport.Conn, error) {
 	c.mu.Lock()
+	if c.hang {
+		c.mu.Unlock()
+		<-ctx.Done()
+		var none *mem.Conn // as a transport whose dial returns its own type
+		return none, ctx.Err()
+	}
 	defer c.mu.Unlock()
 	if c.block {
 		return nil, errors.New("no route to the host")
@@ -231,6 +238,31 @@ func (r *resumeRig) hostCount(k EventKind, peer ecs.PeerID) int {
 // clean (the client closes for a timeout and the host hears of it) or a
 // black hole (the host still holds the old connection, which the resume
 // replaces: one peer is never bound to two connections).
+// A client closed while it dials again after a break stops the dial, and
+// what the dial returns when it ends (an error, beside a nil connection of
+// the transport's own type) is not closed as a connection.
+func TestCloseWhileDialingAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
+		a := r.join("a")
+		a.mu.Lock()
+		a.hang = true
+		a.mu.Unlock()
+		a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		for i := 0; a.cl.re.dial == nil; i++ {
+			if i > 60 {
+				t.Fatalf("no dial under way after the break: %v", a.cl.State())
+			}
+			r.step()
+		}
+		a.cl.Close()
+		synctest.Wait() // the dial's end is taken, and nothing panicked
+		if a.cl.State() != Closed {
+			t.Fatalf("after Close: %v", a.cl.State())
+		}
+	})
+}
+
 func TestResumeAfterABreak(t *testing.T) {
 	for seed := range uint64(6) {
 		hole := seed%2 == 1

@@ -162,7 +162,11 @@ func (t *Transport) Dial(ctx context.Context, addr string) (transport.Conn, erro
 		return nil, err
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	return t.dial(ctx, &endpoint{qt: &quic.Transport{Conn: pc}, pc: pc, ownPC: true}, ua, host)
+	c, err := t.dial(ctx, &endpoint{qt: &quic.Transport{Conn: pc}, pc: pc, ownPC: true}, ua, host)
+	if err != nil {
+		return nil, err // not a nil *Conn in the interface: callers compare with nil
+	}
+	return c, nil
 }
 
 // Dialer returns a function that connects to the host at addr with Dial,

@@ -127,6 +127,11 @@ func TestDialer(t *testing.T) {
 		c.Close(transport.CloseNormal, "")
 		t.Fatal("a dial to a silent socket connected")
 	}
+	if c != nil {
+		// A nil *Conn in the interface: a caller's nil check passes and
+		// its Close panics.
+		t.Fatalf("a failed dial returned the connection %#v, want nil", c)
+	}
 	if took := time.Since(start); !errors.Is(err, context.DeadlineExceeded) || took > 5*time.Second {
 		t.Fatalf("a dial to a silent socket: %v after %v, want the 200 ms timeout", err, took)
 	}
