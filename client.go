@@ -497,8 +497,9 @@ func (c *Client[I]) OnEvent(fn func(Event)) {
 }
 
 // SetInput sets the input of the player at this machine; it holds for every
-// frame simulated until the next call. Ignored with ClientConfig.Input.
-// Safe from any goroutine.
+// frame simulated until the next call. Ignored with ClientConfig.Input. Safe
+// from any goroutine, except from inside a View or Do callback, a hook or an
+// observer (it would wait for itself: the world is locked there).
 func (c *Client[I]) SetInput(in I) {
 	c.mu.Lock()
 	c.keys = in
@@ -521,7 +522,9 @@ var ErrHostClosed = fmt.Errorf("%w: the host shut down", ErrClosed)
 // or hook, inside View or Do, or while nothing runs the client.
 func (c *Client[I]) World() *World { return c.w }
 
-// State returns where the client is in its session. Safe from any goroutine.
+// State returns where the client is in its session. Safe from any goroutine,
+// except from inside a View or Do callback, a hook or an observer (it would
+// wait for itself: the world is locked there).
 func (c *Client[I]) State() ClientState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -529,10 +532,12 @@ func (c *Client[I]) State() ClientState {
 }
 
 // Err returns why the session ended, or nil while it runs and after an
-// orderly end (Close, or the host shutting down). A refusal by the host
-// wraps ErrRefused with the host's reason; a first join that outlasted
+// orderly end (Close, or the host shutting down). A refusal by the host wraps
+// ErrRefused with the host's reason; a first join that outlasted
 // ClientConfig.JoinTimeout wraps ErrJoinTimeout. Joined tells a session that
-// ended after playing from one that never got in. Safe from any goroutine.
+// ended after playing from one that never got in. Safe from any goroutine,
+// except from inside a View or Do callback, a hook or an observer (it would
+// wait for itself: the world is locked there).
 func (c *Client[I]) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -568,7 +573,9 @@ func (c *Client[I]) Close() error {
 }
 
 // Peer returns the peer id the host gave this client (0 before it was
-// admitted). Safe from any goroutine.
+// admitted). Safe from any goroutine, except from inside a View or Do
+// callback, a hook or an observer (it would wait for itself: the world is
+// locked there); there, World.Peer holds the same.
 func (c *Client[I]) Peer() ecs.PeerID {
 	c.mu.Lock()
 	defer c.mu.Unlock()

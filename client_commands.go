@@ -147,16 +147,18 @@ func (c *Client[I]) OnReceipt(fn func(Receipt)) {
 	c.mu.Unlock()
 }
 
-// PendingCommands returns how many commands wait for their receipt. Safe
-// from any goroutine.
+// PendingCommands returns how many commands wait for their receipt. Safe from
+// any goroutine, except from inside a View or Do callback, a hook or an
+// observer (it would wait for itself: the world is locked there).
 func (c *Client[I]) PendingCommands() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.cmds.out.Pending())
 }
 
-// CommandStats returns the client's command counts. Safe from any
-// goroutine.
+// CommandStats returns the client's command counts. Safe from any goroutine,
+// except from inside a View or Do callback, a hook or an observer (it would
+// wait for itself: the world is locked there).
 func (c *Client[I]) CommandStats() CommandStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -116,6 +116,9 @@
 // goroutine; the world itself may be touched only by the systems, the Game's
 // hooks, and View and Do callbacks, which run with the world locked between
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
-// must not call the value's own methods that lock (SetInput, Send, Give,
-// Save, Close, Stats of a Host, NetStats), or it waits for itself.
+// must not call the value's own methods that lock, or it waits for itself:
+// those whose documentation says "except from inside a View or Do callback"
+// (SetInput, Send, Give, Save, Close, State, Err, Peer, the statistics); what
+// it needs of them is in the World it is given (World.Peer, World.Role) or
+// in the event.
 package tandem

@@ -403,7 +403,9 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 // that drives its own loop with Advance answers them at its steps).
 func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
-// Stats returns the peer and command counts. Safe from any goroutine.
+// Stats returns the peer and command counts. Safe from any goroutine, except
+// from inside a View or Do callback, a hook or an observer (it would wait for
+// itself: the world is locked there).
 func (h *Host[I]) Stats() HostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -182,7 +182,8 @@ func (h *Host[I]) releaseReceipts(durable uint64) {
 }
 
 // Withheld returns how many receipts wait for a save. Safe from any
-// goroutine.
+// goroutine, except from inside a View or Do callback, a hook or an observer
+// (it would wait for itself: the world is locked there).
 func (h *Host[I]) Withheld() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()

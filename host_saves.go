@@ -439,7 +439,8 @@ func (h *Host[I]) Save(ctx context.Context) error {
 }
 
 // SaveStats returns the figures of the host's saves (zero without a store).
-// Safe from any goroutine.
+// Safe from any goroutine, except from inside a View or Do callback, a hook
+// or an observer (it would wait for itself: the world is locked there).
 func (h *Host[I]) SaveStats() SaveStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -450,7 +451,8 @@ func (h *Host[I]) SaveStats() SaveStats {
 }
 
 // Restored returns what the host restored when its world was last loaded.
-// Safe from any goroutine.
+// Safe from any goroutine, except from inside a View or Do callback, a hook
+// or an observer (it would wait for itself: the world is locked there).
 func (h *Host[I]) Restored() RestoreReport {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -276,7 +276,8 @@ func (h *Host[I]) Done() <-chan struct{} { return h.life.done }
 // store.ErrFenced when another host took the world over (this one stopped
 // stepping and closed every connection; its saves would all be refused), or
 // the error of a released world that failed to load again. Safe from any
-// goroutine.
+// goroutine, except from inside a View or Do callback, a hook or an observer
+// (it would wait for itself: the world is locked there).
 func (h *Host[I]) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -93,7 +93,9 @@ func (l *Local[I]) routeLocal(source func(ecs.PeerID) (I, bool)) {
 
 // SetInput sets the input of the player at this machine: every entity with
 // Input that the host owns (or that is not networked) takes it, from the next
-// step on, until the next call. Safe from any goroutine.
+// step on, until the next call. Safe from any goroutine, except from inside a
+// View or Do callback, a hook or an observer (it would wait for itself: the
+// world is locked there).
 func (l *Local[I]) SetInput(in I) {
 	l.mu.Lock()
 	l.keys = in
