@@ -193,6 +193,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
 		Name:      cfg.Name,
 		Spectator: cfg.Spectator,
+		Schema:    g.schemaOf(c.reg),
 		Clock:     cfg.Clock,
 		Replication: replicate.ClientConfig{
 			OnSpawn:  c.arrived,

@@ -3,6 +3,7 @@ package tandem
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/command"
@@ -18,6 +19,7 @@ type Command interface{ def() *commandDef }
 // commandDef is a command kind without its payload's type.
 type commandDef struct {
 	name string
+	typ  string // the payload's Go type, for the schema
 	// run decodes payload and runs the game's handler; malformed says the
 	// payload did not decode (nothing ran).
 	run func(w *World, p Peer, payload []byte) (err error, malformed bool)
@@ -65,7 +67,7 @@ func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p 
 		panic(fmt.Sprintf("tandem: NewCommand %q: give the codec both Append and Read, or neither", name))
 	}
 	k := &CommandKind[T]{codec: codec}
-	k.d = commandDef{name: name, run: func(w *World, p Peer, payload []byte) (error, bool) {
+	k.d = commandDef{name: name, typ: reflect.TypeFor[T]().String(), run: func(w *World, p Peer, payload []byte) (error, bool) {
 		var v T
 		r := wire.NewReader(payload)
 		if codec.Read != nil {

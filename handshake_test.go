@@ -60,7 +60,7 @@ func TestRunAnswersAHandshakeAtOnce(t *testing.T) {
 			c.register(reg)
 		}
 		start := time.Now()
-		cl, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "quick"})
+		cl, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "quick", Schema: g.Schema()})
 		if err != nil {
 			t.Fatal(err)
 		}

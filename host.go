@@ -286,6 +286,7 @@ func (h *Host[I]) build(restoring bool) error {
 		Replication:   rc,
 		Grace:         h.cfg.Grace,
 		Admit:         h.cfg.Admit,
+		Schema:        g.schemaOf(reg),
 		OnJoin:        h.join,
 		OnLeave:       h.leave,
 		OnMessage:     h.message,

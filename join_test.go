@@ -200,6 +200,80 @@ func TestClientRefusesAnotherStep(t *testing.T) {
 	}
 }
 
+// A client whose Game replicates the host's components in another order (two
+// of three fields each: it would read one's bytes as the other's, with no
+// error) is refused at its Hello with both schemas, and never joins.
+func TestClientOfAnotherBuildIsRefused(t *testing.T) {
+	hg, cg := testGame(), testGame()
+	cg.Components[0], cg.Components[1] = cg.Components[1], cg.Components[0]
+	p := newPairOf(t, hg, cg, condition.Config{Latency: 10 * time.Millisecond})
+	p.run(time.Second)
+	err := p.client.Err()
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another build") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("%016x", hg.Schema())) || p.client.Joined() {
+		t.Fatalf("client error %v (joined %v), want refused as another build naming the host's schema", err, p.client.Joined())
+	}
+}
+
+// Schema is the same for the same Game, and differs when what is on the wire
+// does: components' order, a component's name or field count, a command's
+// name or payload type, the input's type, the roster.
+func TestSchemaFollowsTheWire(t *testing.T) {
+	base := testGame().Schema()
+	if again := testGame().Schema(); again != base || base == 0 {
+		t.Fatalf("one Game's schema %016x, then %016x", base, again)
+	}
+	cmd := func(name string) Command {
+		return NewCommand(name, CommandCodec[int32]{}, func(*World, Peer, int32) error { return nil })
+	}
+	wider := labelCodec
+	wider.Fields = 2
+	wider.Quantize = func(v *label, q []int32) { q[0], q[1] = v.N, 0 }
+	wider.Dequantize = func(q []int32, v *label) { v.N = q[0] }
+	renamed := labelCodec
+	renamed.Name = "label-v2"
+	changes := map[string]func(g *Game[push]){
+		"swapped": func(g *Game[push]) { g.Components[0], g.Components[1] = g.Components[1], g.Components[0] },
+		"renamed": func(g *Game[push]) { g.Components[2] = Replicate(renamed, HostValue) },
+		"wider":   func(g *Game[push]) { g.Components[2] = Replicate(wider, HostValue) },
+		"dropped": func(g *Game[push]) { g.Components = g.Components[:2] },
+		"command": func(g *Game[push]) { g.Commands = []Command{cmd("jump")} },
+		"roster":  func(g *Game[push]) { g.Roster = true },
+		"step":    func(g *Game[push]) { g.Step = time.Second / 30 }, // not in it: checked apart
+	}
+	jump := testGame()
+	jump.Commands = []Command{cmd("jump")}
+	seen := map[uint64]string{base: "base"}
+	for name, change := range changes {
+		g := testGame()
+		change(g)
+		s := g.Schema()
+		if name == "step" {
+			if s != base {
+				t.Errorf("the step changed the schema")
+			}
+			continue
+		}
+		if other, dup := seen[s]; dup {
+			t.Errorf("%s has the schema of %s: %016x", name, other, s)
+		}
+		seen[s] = name
+	}
+	dash := testGame()
+	dash.Commands = []Command{cmd("dash")}
+	if dash.Schema() == jump.Schema() {
+		t.Error("commands of other names have one schema")
+	}
+	typed := testGame()
+	typed.Commands = []Command{NewCommand("jump", CommandCodec[uint8]{}, func(*World, Peer, uint8) error { return nil })}
+	if typed.Schema() == jump.Schema() {
+		t.Error("a command's payload type is not in the schema")
+	}
+	if other := (&Game[int8]{Components: testGame().Components}); other.Schema() == base {
+		t.Error("the input's type is not in the schema")
+	}
+}
+
 // A first join that does not finish within ClientConfig.JoinTimeout is given
 // up: a host that never answers leaves the client Closed with
 // ErrJoinTimeout (on its own clock, as it is stepped), never Joined; without

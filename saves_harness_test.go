@@ -287,7 +287,7 @@ func (r *rig) dialRaw(name string) *rawPlayer {
 	for _, c := range r.g.Components {
 		c.register(reg)
 	}
-	p.cl, err = session.NewClient(p.sched, reg, tc, session.ClientConfig{Name: name, Clock: r.clk,
+	p.cl, err = session.NewClient(p.sched, reg, tc, session.ClientConfig{Name: name, Clock: r.clk, Schema: r.g.Schema(),
 		OnLaneMessage: func(lane transport.Lane, msg []byte) {
 			if lane == transport.LaneCommands {
 				p.got = append(p.got, append([]byte(nil), msg...))

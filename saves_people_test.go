@@ -84,7 +84,7 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	sched := ecs.NewSchedule(w, r.clk, 0)
 	eve.Close() // her place is gil's
 	r.step(10)
-	raw, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "gil", Clock: r.clk, Spectator: true})
+	raw, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "gil", Clock: r.clk, Spectator: true, Schema: r.g.Schema()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package replicate
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -75,6 +76,7 @@ type Component uint8
 // component is a type-erased registered component.
 type component struct {
 	name    string
+	typ     string // T's Go type, for the schema
 	id      arche.ID
 	fields  int
 	delta   bool
@@ -149,6 +151,7 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 	quant, dequant := c.Quantize, c.Dequantize
 	comp := component{
 		name:    c.Name,
+		typ:     reflect.TypeFor[T]().String(),
 		id:      id,
 		fields:  c.Fields,
 		delta:   c.Delta,
@@ -255,6 +258,32 @@ func (r *Registry) SetMotion(m Motion) {
 	}
 	r.motion = &m
 	r.setOrder()
+}
+
+// AppendSchema appends to dst what of the registry decides how its bytes are
+// read, for a hash that host and client compare (PROTOCOL.md §6.2): for each
+// component in registration order its name, its Go type, its field count,
+// whether it is delta-coded and its wrap moduli; then the Motion, if set. A
+// codec's functions are not in it: a quantization changed with nothing else
+// reads the same.
+func (r *Registry) AppendSchema(dst []byte) []byte {
+	w := wire.NewWriter(dst)
+	for _, c := range r.comps {
+		w.String(c.name)
+		w.String(c.typ)
+		w.U8(uint8(c.fields))
+		w.Bool(c.delta)
+		for _, m := range c.wrap[:c.fields] {
+			w.Varint(int64(m))
+		}
+	}
+	if m := r.motion; m != nil {
+		w.U8(uint8(m.Pose))
+		w.U8(uint8(m.Velocity))
+		w.F64(m.Linear)
+		w.F64(m.Angular)
+	}
+	return w.Bytes()
 }
 
 // setOrder lists the components in the order items carry them: registration

@@ -195,12 +195,20 @@ func ecsPeer(id uint32) ecs.PeerID {
 	return ecs.PeerID(id)
 }
 
+// schemaReason is the reason of a RejectSchema for a client of schema got.
+func (h *Host) schemaReason(got uint64) string {
+	return fmt.Sprintf("the host runs another game, or another build of it (schema %016x, the client's %016x): their components, commands or input differ; run the host's version", h.cfg.Schema, got)
+}
+
 // hello answers a Hello: Welcome, or Reject.
 func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	switch {
 	case hello.Version != wire.Version:
 		h.reject(p, wire.RejectVersion, transport.CloseVersion,
 			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, hello.Version))
+		return
+	case h.cfg.Schema != 0 && hello.Schema != h.cfg.Schema:
+		h.reject(p, wire.RejectSchema, transport.CloseVersion, h.schemaReason(hello.Schema))
 		return
 	}
 	if err := wire.CheckName(hello.Name); err != nil {

@@ -38,7 +38,8 @@ func (wd *world) dialRaw(name string, version uint16) *rawPeer {
 		w.U8(uint8(wire.KindHello))
 		w.U16(version)
 		w.String(name)
-		w.U8(0) // flags: a player
+		w.U8(0)  // flags: a player
+		w.U64(0) // schema: none stated
 		tc.SendMessage(transport.LaneControl, w.Bytes())
 	}
 	return &rawPeer{tc: tc}

@@ -30,6 +30,10 @@ type ClientConfig struct {
 	// Replication tunes the client replicator; its Local is set from the
 	// host's Welcome, its Clock (when nil) is Clock.
 	Replication replicate.ClientConfig
+	// Schema is the hash of what the game puts on the wire
+	// (tandem.Game.Schema), said in the Hello and every Resume; a host with
+	// another refuses the client (RejectSchema). 0: none stated.
+	Schema uint64
 	// OnMessage receives datagram messages of kinds the session does not
 	// handle (the game's own kinds). payload is valid only during the call.
 	// Without it such a message counts as malformed against the

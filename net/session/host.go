@@ -114,6 +114,10 @@ type HostConfig struct {
 	// leaves. Default 30 s; negative: a broken connection ends the peer at
 	// once.
 	Grace time.Duration
+	// Schema, if not 0, is the hash of what the game puts on the wire
+	// (tandem.Game.Schema): a Hello or Resume stating another, or none, is
+	// refused with RejectSchema. 0: not checked.
+	Schema uint64
 	// MaxResumesPerSecond bounds the resumes the host takes back host-wide
 	// (each rejoins a peer: its state is sent again), a token bucket holding
 	// one second; past it a Resume with a valid token gets Reject RejectFull

@@ -106,8 +106,8 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 		if c.holds {
 			flags |= wire.ResumeHoldsWorld
 		}
-		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: c.welcome.PeerID, Token: c.welcome.Token}.Encode(nil)
-	} else if msg, err = (wire.Hello{Version: wire.Version, Name: c.cfg.Name, Spectator: c.cfg.Spectator}).Encode(nil); err != nil {
+		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: c.welcome.PeerID, Token: c.welcome.Token, Schema: c.cfg.Schema}.Encode(nil)
+	} else if msg, err = (wire.Hello{Version: wire.Version, Name: c.cfg.Name, Spectator: c.cfg.Spectator, Schema: c.cfg.Schema}).Encode(nil); err != nil {
 		nc.Close(transport.CloseNormal, "client failed to start")
 		return fmt.Errorf("session: player name %q: %w", c.cfg.Name, err)
 	}

@@ -99,6 +99,11 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			fmt.Sprintf("host speaks protocol %d, client %d; update the older side", wire.Version, m.Version))
 		return
 	}
+	if cfg.Schema != 0 && m.Schema != cfg.Schema {
+		// A host restarted on another build: the peer cannot come back.
+		h.reject(p, wire.RejectSchema, transport.CloseVersion, h.schemaReason(m.Schema))
+		return
+	}
 	// One hash and one constant-time comparison, whatever the peer id names,
 	// before any limit is spent: a Resume without the token costs the host
 	// that hash (its connection's handshake, limited per address, cost

@@ -228,6 +228,52 @@ func TestStrangersResumesDoNotLockPlayersOut(t *testing.T) {
 	})
 }
 
+// A host with a schema refuses a Hello or a Resume stating another (or none)
+// with RejectSchema, naming both: the peer a Resume names stays away for
+// its own client, and a client refused so stops rather than join afresh.
+func TestSchemaIsChecked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{Schema: 7})
+		r.schema = 7
+		a := r.join("a")
+		peer, token := a.cl.Peer(), a.cl.Welcome().Token
+		r.breakPeer(a)
+		hello, _ := wire.Hello{Version: wire.Version, Name: "b", Schema: 8}.Encode(nil)
+		resume := wire.Resume{Version: wire.Version, Flags: wire.ResumeHoldsWorld, PeerID: uint32(peer), Token: token, Schema: 8}.Encode(nil)
+		for _, msg := range [][]byte{hello, resume} {
+			tc, err := r.net.Dial(context.Background(), "host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.SendMessage(transport.LaneControl, msg)
+			p := &rawPeer{tc: tc}
+			r.steps(100 * time.Millisecond)
+			p.read()
+			rj, ok := p.reject()
+			if !ok || rj.Code != wire.RejectSchema || !strings.Contains(rj.Reason, "0000000000000007") || !strings.Contains(rj.Reason, "0000000000000008") {
+				t.Fatalf("%v with schema 8 to a host of 7: %+v (%v)", wire.Kind(msg[0]), rj, ok)
+			}
+		}
+		if away := r.host.Away(); len(away) != 1 || away[0] != peer {
+			t.Fatalf("after a Resume of another schema the host holds away %v, want peer %d", away, peer)
+		}
+		r.schema = 0
+		b := r.dial("b", "host")
+		r.steps(time.Second)
+		var re *RejectError
+		if !errors.As(b.cl.Err(), &re) || re.Code != wire.RejectSchema || b.cl.State() != Closed {
+			t.Fatalf("a client stating no schema: %v %v", b.cl.State(), b.cl.Err())
+		}
+		a.setBlock(false)
+		for i := 0; a.cl.State() != Playing; i++ {
+			if i > 10*60 {
+				t.Fatalf("the client of the host's schema did not resume: %v %v", a.cl.State(), a.cl.Err())
+			}
+			r.step()
+		}
+	})
+}
+
 // A peer is resumed at most MaxResumesPerPeer times a minute: past it the
 // host answers RejectFull and the client tries again until it is let back.
 func TestResumesPerPeerAreBounded(t *testing.T) {

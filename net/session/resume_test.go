@@ -42,6 +42,8 @@ type resumeRig struct {
 	accepts []*mem.Conn // the host's ends, in the order taken
 	// dupe is set when two admitted connections held one peer in a step.
 	dupe string
+	// schema is what the rig's clients say in their Hello and Resume.
+	schema uint64
 }
 
 // resumer is a client of the rig with a Dial of its own.
@@ -121,7 +123,7 @@ func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
 	c.conns = append(c.conns, tc.(*mem.Conn))
 	w := ecs.NewWorld()
 	c.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
-	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator,
+	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator, Schema: r.schema,
 		OnEvent: func(e Event) { c.events = append(c.events, e) }})
 	if err != nil {
 		r.t.Fatal(err)

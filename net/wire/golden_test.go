@@ -106,23 +106,26 @@ var golden = map[string]struct {
 		},
 	},
 	"hello": {
-		func() []byte { b, _ := Hello{Version: 3, Name: "alice"}.Encode(nil); return b },
+		func() []byte { b, _ := Hello{Version: 4, Name: "alice", Schema: goldenSchema}.Encode(nil); return b },
 		func(b []byte) (any, any) {
 			var m Hello
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Hello{Version: 3, Name: "alice"}
+			return m, Hello{Version: 4, Name: "alice", Schema: goldenSchema}
 		},
 	},
 	"hello-spectator": {
-		func() []byte { b, _ := Hello{Version: 3, Name: "eve", Spectator: true}.Encode(nil); return b },
+		func() []byte {
+			b, _ := Hello{Version: 4, Name: "eve", Spectator: true, Schema: goldenSchema}.Encode(nil)
+			return b
+		},
 		func(b []byte) (any, any) {
 			var m Hello
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Hello{Version: 3, Name: "eve", Spectator: true}
+			return m, Hello{Version: 4, Name: "eve", Spectator: true, Schema: goldenSchema}
 		},
 	},
 	"command": {
@@ -200,7 +203,7 @@ var golden = map[string]struct {
 	},
 	"reject": {
 		func() []byte {
-			b, _ := Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}.Encode(nil)
+			b, _ := Reject{Code: RejectVersion, Version: 4, Reason: "host speaks 4"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -208,7 +211,7 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectVersion, Version: 3, Reason: "host speaks 3"}
+			return m, Reject{Code: RejectVersion, Version: 4, Reason: "host speaks 4"}
 		},
 	},
 	"resume": {
@@ -233,7 +236,7 @@ var golden = map[string]struct {
 	},
 	"reject-resume": {
 		func() []byte {
-			b, _ := Reject{Code: RejectResume, Version: 3, Reason: "session ended"}.Encode(nil)
+			b, _ := Reject{Code: RejectResume, Version: 4, Reason: "session ended"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -241,10 +244,13 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectResume, Version: 3, Reason: "session ended"}
+			return m, Reject{Code: RejectResume, Version: 4, Reason: "session ended"}
 		},
 	},
 }
+
+// goldenSchema is the schema of PROTOCOL.md's Hello and Resume.
+const goldenSchema = 0x0123456789abcdef
 
 // goldenCommand is PROTOCOL.md's Command: operation 300, the game's command
 // kind 2, a payload of three bytes.
@@ -267,7 +273,7 @@ func goldenWelcomeAck() WelcomeAck {
 // goldenResume resumes the peer of goldenWelcome.
 func goldenResume() Resume {
 	w := goldenWelcome()
-	return Resume{Version: 3, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token}
+	return Resume{Version: 4, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token, Schema: goldenSchema}
 }
 
 // goldenResumed accepts goldenResume at frame 2,500.

@@ -28,6 +28,10 @@ type Hello struct {
 	// Spectator asks to watch: a spectator takes no player slot, owns
 	// nothing, and the host refuses its inputs and commands.
 	Spectator bool
+	// Schema is the hash of what the client's game puts on the wire (its
+	// components, commands and input); a host with a schema of its own
+	// refuses another with RejectSchema. 0: the client states none.
+	Schema uint64
 }
 
 // Hello flags. Wire-affecting.
@@ -58,6 +62,7 @@ func (m Hello) Encode(dst []byte) ([]byte, error) {
 		flags |= helloSpectator
 	}
 	w.U8(flags)
+	w.U64(m.Schema)
 	return w.Bytes(), nil
 }
 
@@ -76,13 +81,14 @@ func (m *Hello) Decode(msg []byte) error {
 	}
 	name := r.String(MaxNameLen)
 	flags := r.U8()
+	schema := r.U64()
 	if err := r.Finish(); err != nil {
 		return err
 	}
 	if flags&^helloFlags != 0 {
 		return ErrInvalid
 	}
-	*m = Hello{Version: v, Name: name, Spectator: flags&helloSpectator != 0}
+	*m = Hello{Version: v, Name: name, Spectator: flags&helloSpectator != 0, Schema: schema}
 	return nil
 }
 
@@ -230,6 +236,9 @@ const (
 	// and token: its grace window ran out, the token is wrong, or the peer's
 	// join never finished. The client joins afresh, as a new peer.
 	RejectResume RejectCode = 6
+	// RejectSchema: the client runs another game than the host, or another
+	// build of it: their schemas (Hello.Schema) differ. Run the host's.
+	RejectSchema RejectCode = 7
 )
 
 // String returns the code's name.
@@ -247,6 +256,8 @@ func (c RejectCode) String() string {
 		return "denied"
 	case RejectResume:
 		return "no session to resume"
+	case RejectSchema:
+		return "another game"
 	}
 	return "reject code " + strconv.Itoa(int(c))
 }

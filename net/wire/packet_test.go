@@ -177,8 +177,8 @@ func TestHandshakeErrors(t *testing.T) {
 		{"hello trailing", h.Decode(append(hello[:len(hello):len(hello)], 0)), ErrTrailing},
 		{"hello truncated", h.Decode(hello[:len(hello)-1]), ErrTruncated},
 		{"hello name too long", h.Decode(append([]byte{0x80, byte(Version), 0, MaxNameLen + 1}, strings.Repeat("x", MaxNameLen+1)...)), ErrTooLarge},
-		{"hello name not UTF-8", h.Decode([]byte{0x80, byte(Version), 0, 1, 0xff, 0}), ErrInvalid},
-		{"hello unknown flag", h.Decode([]byte{0x80, byte(Version), 0, 1, 'x', 2}), ErrInvalid},
+		{"hello name not UTF-8", h.Decode([]byte{0x80, byte(Version), 0, 1, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0}), ErrInvalid},
+		{"hello unknown flag", h.Decode([]byte{0x80, byte(Version), 0, 1, 'x', 2, 0, 0, 0, 0, 0, 0, 0, 0}), ErrInvalid},
 		{"welcome truncated", w.Decode(welcome[:20]), ErrTruncated},
 		{"welcome peer 0", w.Decode(append([]byte{0x81, 0, 0, 0, 0}, welcome[5:]...)), ErrInvalid},
 		{"reject code 0", rj.Decode([]byte{0x82, 0, 1, 0, 0}), ErrInvalid},
@@ -196,6 +196,11 @@ func TestHandshakeErrors(t *testing.T) {
 	var old Hello
 	if err := old.Decode([]byte{0x80, 2, 0, 5, 'a', 'l', 'i', 'c', 'e'}); err != nil || old != (Hello{Version: 2}) {
 		t.Errorf("a version 2 Hello decodes to %+v, %v; want its version alone", old, err)
+	}
+	// So does a Resume.
+	var oldResume Resume
+	if err := oldResume.Decode([]byte{0x87, 3, 0, 1, 7, 0, 0, 0}); err != nil || oldResume != (Resume{Version: 3}) {
+		t.Errorf("a version 3 Resume decodes to %+v, %v; want its version alone", oldResume, err)
 	}
 	if RejectVersion.String() != "version mismatch" || RejectCode(99).String() != "reject code 99" {
 		t.Error("RejectCode names")

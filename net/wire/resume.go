@@ -20,6 +20,8 @@ type Resume struct {
 	PeerID  uint32 // the peer id the Welcome gave; not 0
 	// Token is the Welcome's session token. Secret: never log it.
 	Token [TokenLen]byte
+	// Schema is the client's game's schema, as in Hello.
+	Schema uint64
 }
 
 // Encode appends the Resume as a lane message to dst and returns the
@@ -31,11 +33,13 @@ func (m Resume) Encode(dst []byte) []byte {
 	w.U8(m.Flags)
 	w.U32(m.PeerID)
 	w.Raw(m.Token[:])
+	w.U64(m.Schema)
 	return w.Bytes()
 }
 
 // Decode reads a Resume lane message. A zero peer id or an unknown flag is
-// ErrInvalid. Nothing is allocated.
+// ErrInvalid. A Resume of another protocol version decodes to its Version
+// alone, as a Hello does. Nothing is allocated.
 func (m *Resume) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindResume && r.Err() == nil {
@@ -43,9 +47,14 @@ func (m *Resume) Decode(msg []byte) error {
 	}
 	var d Resume
 	d.Version = r.U16()
+	if r.Err() == nil && d.Version != Version {
+		*m = Resume{Version: d.Version}
+		return nil
+	}
 	d.Flags = r.U8()
 	d.PeerID = r.U32()
 	copy(d.Token[:], r.Raw(TokenLen))
+	d.Schema = r.U64()
 	if err := r.Finish(); err != nil {
 		return err
 	}
