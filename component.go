@@ -38,6 +38,25 @@ const (
 	PredictVelocity
 )
 
+// String names the prediction as the constant does.
+func (p Prediction) String() string {
+	switch p {
+	case HostValue:
+		return "HostValue"
+	case PredictPose:
+		return "PredictPose"
+	case PredictVelocity:
+		return "PredictVelocity"
+	}
+	return fmt.Sprintf("Prediction(%d)", uint8(p))
+}
+
+// predictedType is the component type each prediction but HostValue is for.
+var predictedType = map[Prediction]reflect.Type{
+	PredictPose:     reflect.TypeFor[ecs.Transform](),
+	PredictVelocity: reflect.TypeFor[ecs.Velocity](),
+}
+
 // Component is one replicated component of a Game, made by Replicate.
 type Component struct {
 	name     string
@@ -76,6 +95,11 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 		corr = predict.Velocity
 	default:
 		panic(fmt.Sprintf("tandem: Replicate %s with unknown prediction %d", codec.Name, p))
+	}
+	// Said here, where the Game is written, rather than when a client
+	// first starts from it (a host or a game alone would never say).
+	if want, ok := predictedType[p]; ok && reflect.TypeFor[T]() != want {
+		panic(fmt.Sprintf("tandem: Replicate %s (%v) with %v: that prediction is for %v; use HostValue", codec.Name, reflect.TypeFor[T](), p, want))
 	}
 	c := Component{
 		name:     codec.Name,

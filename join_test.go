@@ -14,6 +14,7 @@ import (
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
@@ -503,5 +504,28 @@ func TestJoinTimeoutWhileJoining(t *testing.T) {
 	}
 	if err := c.Err(); c.State() != Closed || !errors.Is(err, ErrJoinTimeout) || !strings.Contains(err.Error(), "did not arrive") || c.Joined() {
 		t.Fatalf("a join the host never finished: %v, %v, joined %t; want closed with ErrJoinTimeout saying the world did not arrive", c.State(), err, c.Joined())
+	}
+}
+
+// Replicate refuses a prediction its component type cannot take, when the
+// Game is written, naming the cure; HostValue takes any type.
+func TestReplicateChecksThePrediction(t *testing.T) {
+	panics := func(f func()) (msg string) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = fmt.Sprint(r)
+			}
+		}()
+		f()
+		return ""
+	}
+	if msg := panics(func() { Replicate(labelCodec, PredictVelocity) }); !strings.Contains(msg, "for ecs.Velocity") || !strings.Contains(msg, "use HostValue") {
+		t.Errorf("a label predicted as a velocity: %q", msg)
+	}
+	if msg := panics(func() { Replicate(replicate.VelocityCodec(), PredictPose) }); !strings.Contains(msg, "for ecs.Transform") {
+		t.Errorf("a velocity predicted as a pose: %q", msg)
+	}
+	if msg := panics(func() { Replicate(labelCodec, HostValue) }); msg != "" {
+		t.Errorf("a label as a host value: %q", msg)
 	}
 }
