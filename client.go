@@ -39,8 +39,26 @@ type ClientConfig[I comparable] struct {
 	// Predict tunes prediction: reconciliation mode, input redundancy, time
 	// synchronization (its MissRate defaults to 1e-6 here: an input missing
 	// its frame for loss alone once in hours). Its session and
-	// correction fields are set by the Client.
+	// correction fields are set by the Client, and its Reconcile and Step
+	// by Replay when that is set.
 	Predict predict.ClientConfig[I]
+	// Replay, if set, reconciles by replaying: when the host's state of a
+	// past frame differs from what this client predicted, the client
+	// restores that frame (the host's values where they differ) and
+	// replays every frame since, each with the input it had, by calling
+	// Replay once a frame with the Input of every entity this client drives
+	// (Driven) set to that frame's. Replay runs the game's systems that
+	// move what the client predicts, as a step does, deterministically,
+	// reading and writing only the replicated components of the client's
+	// own entities (no physics: a body's state is the physics engine's). It
+	// is what a value of the game's own that builds up frame after frame
+	// under input needs (a velocity a kinematic ship integrates): with the
+	// default reconciliation such a value, taken from the host's past
+	// frame into the present, differs again at the next state, and is
+	// corrected again and again. Nil: each differing component is corrected
+	// by its Prediction. It runs on the simulation goroutine, with the
+	// world locked.
+	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and
 	// no slot, and it sends no input and no command (Send fails with
 	// ErrSpectator).
@@ -109,6 +127,11 @@ type Client[I comparable] struct {
 	events  []func(Event)
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
+	// replay routes a replayed frame's input (ClientConfig.Replay).
+	replay struct {
+		in    I
+		route *inputRoute[I]
+	}
 	keys    I
 	playing ecs.Frame   // frames simulated since the join finished
 	err     error       // why the client stopped, set once
@@ -181,6 +204,12 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	pc.Smoother = &c.corr
 	pc.Components = tracks
+	if cfg.Replay != nil {
+		pc.Reconcile, pc.Step = predict.Replay, c.replayStep
+		c.replay.route = newInputRoute(func(p ecs.PeerID) (I, bool) {
+			return c.replay.in, p == c.peer() && p != ecs.HostPeer
+		})
+	}
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
 
 	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
@@ -443,6 +472,14 @@ func (c *Client[I]) routed(p ecs.PeerID) (I, bool) {
 		return zero, false
 	}
 	return *c.pred.Input(), true
+}
+
+// replayStep is the predicted step of a client with ClientConfig.Replay: the
+// frame's input to the entities it drives, then the game's Replay.
+func (c *Client[I]) replayStep(w *ecs.World, _ ecs.Frame, in *I) {
+	c.replay.in = *in
+	c.replay.route.Update(w)
+	c.cfg.Replay(c.w)
 }
 
 // relay passes the replicator's and the predictor's notices on to a loop's

@@ -20,14 +20,18 @@ const (
 	// HostValue takes the host's value: for what the client's systems do not
 	// change (a score, a team, health the host alone decides). It is also
 	// what a component that is never on a predicted entity should say. A
-	// component the client's own systems do change (a position of the
-	// game's own, moved by input) works with it too, if its codec's Equal
-	// has a tolerance (a wire step or more; see replicate.Codec.Equal): a
-	// correction then takes the host's value and loses what the client
-	// predicted since that state, which the next frames predict again.
-	// Without one it is corrected again and again (the client's value is
-	// exact, the host's rounded to the wire, and they drift a step apart),
-	// and NetStats.Predict counts each (ValueCorrections).
+	// component the client's own systems change now and then (ammo a shot
+	// spends) works with it too, if its codec's Equal has a tolerance (a
+	// wire step or more; see replicate.Codec.Equal): a correction takes the
+	// host's value and loses what the client predicted since that state,
+	// which the next frames predict again. Without a tolerance it is
+	// corrected again and again (the client's value is exact, the host's
+	// rounded to the wire, and they drift a step apart), and
+	// NetStats.Predict counts each (ValueCorrections). One that changes
+	// every frame under input (a velocity a kinematic ship integrates,
+	// stamina that regenerates) needs ClientConfig.Replay: taken from the
+	// host's past frame into the present, it differs at the next state
+	// again, for as long as the game runs.
 	HostValue Prediction = iota
 	// PredictPose carries the difference into the present through the
 	// physics body (or the Transform, without one), and the drawn pose

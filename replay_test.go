@@ -1,0 +1,135 @@
+package tandem
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+)
+
+// drift is a kinematic ship's velocity of the game's own: it builds up
+// frame after frame under input, and the host alone kicks it now and then.
+type drift struct{ VX float64 }
+
+var driftCodec = replicate.Codec[drift]{
+	Name: "drift", Fields: 1,
+	Quantize:   func(v *drift, q []int32) { q[0] = int32(math.Round(v.VX * 64)) },
+	Dequantize: func(q []int32, v *drift) { v.VX = float64(q[0]) / 64 },
+	Equal:      func(a, b *drift) bool { return math.Abs(a.VX-b.VX) <= 2.0/64 },
+}
+
+var shipFilter = generic.NewFilter3[Input[push], ecs.Transform, drift]()
+
+// steerShips moves every ship with an Input: the game's step, and its
+// replay.
+func steerShips(w *World) {
+	a := w.ECS.Arche()
+	tid, did := w.ECS.IDs.Transform, arche.ComponentID[drift](a)
+	dt := time.Second.Seconds() / 60
+	q := shipFilter.Query(a)
+	for q.Next() {
+		in, t, d := q.Get()
+		d.VX += float64(in.Value.X)*40*dt - d.VX*0.5*dt
+		t.X += d.VX * dt
+		ecs.MutateComponent(w.ECS, q.Entity(), tid)
+		ecs.MutateComponent(w.ECS, q.Entity(), did)
+	}
+}
+
+// kinematicGame is a ship per player, moved by steerShips; the host kicks
+// every ship's drift once a second, which no client predicts.
+func kinematicGame() *Game[push] {
+	return &Game[push]{
+		Components: []Component{
+			Replicate(replicate.TransformCodec(), PredictPose),
+			Replicate(driftCodec, HostValue),
+		},
+		Setup: func(w *World) {
+			w.Schedule.Add("steer", ecs.SystemFunc(func(*ecs.World) { steerShips(w) }))
+			if w.Role != Hosting {
+				return
+			}
+			w.Schedule.Add("kick", ecs.SystemFunc(func(ew *ecs.World) {
+				if ew.Frame()%60 != 30 {
+					return
+				}
+				q := shipFilter.Query(ew.Arche())
+				for q.Next() {
+					_, _, d := q.Get()
+					d.VX += 5
+					ecs.MutateComponent(ew, q.Entity(), arche.ComponentID[drift](ew.Arche()))
+				}
+			}))
+		},
+		Input: pushCodec,
+		Join: func(w *World, p Peer) error {
+			m := generic.NewMap4[ecs.Transform, drift, ecs.NetworkIdentity, Input[push]](w.ECS.Arche())
+			m.NewWith(&ecs.Transform{}, &drift{}, &ecs.NetworkIdentity{Owner: p.ID}, &Input[push]{})
+			return nil
+		},
+	}
+}
+
+// With ClientConfig.Replay a client predicting a velocity of the game's own
+// takes each host kick as one replay and predicts on in step with the host;
+// reconciled by correction, the host's past drift carried into the present
+// differs at the next state again, and it is corrected for the rest of the
+// run. Same link, same inputs, same kicks.
+func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
+	run := func(replay bool) NetStats {
+		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+		link := condition.Config{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05, Seed: 7}
+		n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := n.Listen("host")
+		h, err := NewHost(kinematicGame(), HostConfig{Clock: clk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		tc, _ := n.Dial(context.Background(), "host")
+		cfg := ClientConfig[push]{Clock: clk}
+		if replay {
+			cfg.Replay = steerShips
+		}
+		c, err := NewClient(kinematicGame(), tc, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		hc, _ := l.Accept(context.Background())
+		h.Accept(hc)
+		for i := range 120 * 8 {
+			clk.Advance(time.Second / 120)
+			c.SetInput(push{X: int8(1 - 2*(i/180%2))}) // right and left, 1.5 s each
+			h.Advance()
+			c.Advance()
+		}
+		if !c.Joined() {
+			t.Fatalf("the client did not join: %v", c.Err())
+		}
+		return c.NetStats()
+	}
+	corrected, replayed := run(false), run(true)
+	t.Logf("by correction: %d pose, %d value corrections; by replay: %d pose, %d value corrections, %d replays",
+		corrected.Corrections.Count, corrected.Predict.ValueCorrections,
+		replayed.Corrections.Count, replayed.Predict.ValueCorrections, replayed.Predict.Replays)
+	if replayed.Predict.Replays == 0 {
+		t.Fatal("Replay set, and no frame was replayed")
+	}
+	fixes := func(s NetStats) uint64 { return s.Corrections.Count + s.Predict.ValueCorrections }
+	if fixes(corrected) < 50 || fixes(replayed) > fixes(corrected)/5 {
+		t.Fatalf("corrections %d by correction, %d with Replay: want many, then a fifth of that at most", fixes(corrected), fixes(replayed))
+	}
+}
