@@ -34,8 +34,19 @@ type HostInputConfig[I any] struct {
 	// input; in is valid only during the call. The game rewinds to f and
 	// simulates again: each frame after f up to the present uses the peer's
 	// input for it where one is held (PeerInputs.InputAt), else the last one
-	// before it.
+	// before it. MaxRollback bounds what one peer makes it simulate again.
 	OnLate func(peer ecs.PeerID, f ecs.Frame, in *I)
+	// MaxRollback, with LateInput Rollback, bounds the frames one peer's
+	// late inputs make the game simulate again: an input more than this
+	// many frames late is not reported to OnLate, nor a message whose rewind
+	// would take the frames the peer's rewinds asked of the same host frame
+	// past it (a client sending many late messages at once); such inputs
+	// are kept (InputAt) and counted (InputStats.Unrewound: each input too
+	// late, each message past the budget). Without it a
+	// peer sending each frame's input as late as the host keeps would make
+	// it simulate some 130 frames again per frame for a few bytes. Default
+	// 30 (half a second at 60 Hz).
+	MaxRollback int
 	// Replicator, if set, is told after each frame which frame's input was
 	// applied for each peer (replicate.HostPeer.SetInputFrame), so AUTH_STATE
 	// carries the state of that frame.
@@ -66,6 +77,9 @@ func (c *HostInputConfig[I]) defaults() {
 	if c.MaxMessagesPerFrame <= 0 {
 		c.MaxMessagesPerFrame = 16
 	}
+	if c.MaxRollback <= 0 {
+		c.MaxRollback = 30
+	}
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
 	}
@@ -87,8 +101,10 @@ type InputStats struct {
 	// applied with the last input because theirs had not arrived;
 	// LateApplied frames given a late input at once (LateInput Apply).
 	Exact, Repeated, LateApplied uint64
-	// Late counts inputs that arrived after their frame was simulated.
-	Late uint64
+	// Late counts inputs that arrived after their frame was simulated;
+	// Unrewound, of those (LateInput Rollback), the ones not reported to
+	// OnLate for HostInputConfig.MaxRollback.
+	Late, Unrewound uint64
 	// Ahead and Stale count inputs dropped for being stamped too far ahead
 	// of, or behind, the host's frame.
 	Ahead, Stale uint64
@@ -256,6 +272,9 @@ type PeerInputs[I any] struct {
 	countFrame ecs.Frame // the host frame count is of
 	count      int       // messages taken in countFrame
 
+	rewoundAt ecs.Frame // the host frame rewound is of
+	rewound   int       // frames OnLate was asked to simulate again in rewoundAt
+
 	stats InputStats
 }
 
@@ -339,7 +358,11 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 		// Its frame was simulated without it.
 		p.stats.Late++
 		if cfg.LateInput == Rollback {
-			oldestLate, lateSlot = g, slot // inputs come newest first
+			if int64(now)-int64(g) > int64(cfg.MaxRollback) {
+				p.stats.Unrewound++
+			} else {
+				oldestLate, lateSlot = g, slot // inputs come newest first
+			}
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has = p.ins[slot], g, true
 			}
@@ -352,7 +375,15 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 	p.stats.Ahead += uint64(ahead)
 	p.stats.Stale += uint64(stale)
 	if oldestLate != 0 && cfg.OnLate != nil {
-		cfg.OnLate(p.id, oldestLate, &p.ins[lateSlot])
+		if p.rewoundAt != now {
+			p.rewoundAt, p.rewound = now, 0
+		}
+		if depth := int(now - oldestLate); p.rewound+depth > cfg.MaxRollback {
+			p.stats.Unrewound++
+		} else {
+			p.rewound += depth
+			cfg.OnLate(p.id, oldestLate, &p.ins[lateSlot])
+		}
 	}
 	switch {
 	case ahead > 0:

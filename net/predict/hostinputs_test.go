@@ -55,6 +55,46 @@ func TestRollbackReportsOldestLateOnce(t *testing.T) {
 	}
 }
 
+// TestRollbackIsBounded: a peer that sends, every host frame, sixteen
+// messages each with an input as late as the host keeps makes OnLate ask
+// for at most MaxRollback frames simulated again per frame; what is too
+// late, or past the budget, is kept and counted. One late input within the
+// bound is reported as before.
+func TestRollbackIsBounded(t *testing.T) {
+	var calls, depth int
+	var r *hostRig
+	r = newHostRig(HostInputConfig[pad]{LateInput: Rollback, MaxRollback: 20, OnLate: func(_ ecs.PeerID, f ecs.Frame, _ *pad) {
+		calls++
+		depth += int(r.w.Frame() - f)
+	}})
+	for range 300 {
+		r.frame()
+	}
+	r.send(t, r.w.Frame()-5, pad{DX: 1})
+	if calls != 1 || depth != 5 {
+		t.Fatalf("one input 5 frames late: %d calls, %d frames to simulate again", calls, depth)
+	}
+	calls, depth = 0, 0
+	const frames = 60
+	for range frames {
+		now := r.w.Frame()
+		for k := range 16 {
+			r.send(t, now-133+ecs.Frame(k*8), pad{DX: 1}) // 133 to 13 frames late
+		}
+		r.frame()
+	}
+	if depth > 20*frames || calls == 0 {
+		t.Fatalf("late inputs made the host simulate %d frames again in %d calls over %d frames, at most %d allowed", depth, calls, frames, 20*frames)
+	}
+	st := r.h.Peer(1).Stats()
+	if st.Unrewound == 0 || st.Late == 0 {
+		t.Fatalf("stats %+v: want the late inputs counted, the unreported ones as Unrewound", st)
+	}
+	if _, ok := r.h.Peer(1).InputAt(r.w.Frame() - 133); !ok {
+		t.Fatal("an input too late to rewind for is not kept")
+	}
+}
+
 // TestNewerMessageReplacesUnappliedInputs: after a backward time-sync jump
 // the client stamps frames it already sent with new inputs. The host uses
 // the newest values for every frame it has not applied yet, and keeps those
