@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -43,26 +42,11 @@ const (
 	stageReplaced              // its peer resumed on another connection
 )
 
-// addressOf is what per-address limits count by: the IP of a UDP address,
-// else the address's text.
-func addressOf(a net.Addr) string {
-	if a == nil {
-		return ""
-	}
-	if ua, ok := a.(*net.UDPAddr); ok {
-		return ua.IP.String()
-	}
-	if host, _, err := net.SplitHostPort(a.String()); err == nil {
-		return host
-	}
-	return a.String()
-}
-
 // take makes a pending peer of a new connection, closing the oldest pending
 // ones past MaxPendingPerAddress and MaxPending to make room.
 func (h *Host) take(tc transport.Conn, now time.Time) {
 	h.stats.Accepted++
-	addr := addressOf(tc.RemoteAddr())
+	addr := transport.AddressKey(tc.RemoteAddr())
 	if oldest := h.oldestPending(addr); oldest != nil && h.pending(addr) >= h.cfg.MaxPendingPerAddress {
 		h.evict(oldest, "host busy: too many connections from your address are handshaking; try again")
 	}

@@ -94,12 +94,12 @@ type HostConfig struct {
 	// pushes out one whose handshake is under way. Default 32.
 	MaxPending int
 	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
-	// address; a new one past it closes that address's oldest, in the same
-	// order. Default 4.
+	// address (an IPv6 one by its /64: transport.AddressKey); a new one past
+	// it closes that address's oldest, in the same order. Default 4.
 	MaxPendingPerAddress int
 	// MaxPeersPerAddress bounds the peers admitted from one IP address (a
-	// household behind one router shares one); past it a Hello gets Reject
-	// RejectFull. Default 4.
+	// household behind one router shares one; an IPv6 household, its /64);
+	// past it a Hello gets Reject RejectFull. Default 4.
 	MaxPeersPerAddress int
 	// MaxSpectators is how many peers may watch (their Hello's spectator
 	// flag, ClientConfig.Spectator) beside the players: a spectator takes no

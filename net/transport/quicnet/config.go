@@ -84,7 +84,8 @@ type Config struct {
 	// 8; negative: every attempt.
 	RetryAbove int
 	// MaxHandshakesPerAddress bounds the QUIC handshakes in progress on a
-	// listener from one IP address: past it the address's new attempts must
+	// listener from one IP address (an IPv6 one by its /64:
+	// transport.AddressKey): past it the address's new attempts must
 	// prove the address (Retry), and proven attempts past it again are
 	// refused (QUIC CONNECTION_REFUSED). Zero means 4.
 	MaxHandshakesPerAddress int

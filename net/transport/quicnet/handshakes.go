@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"sync"
+
+	"github.com/tandem-go/tandem/net/transport"
 )
 
 // ListenerStats counts a listener's QUIC handshakes.
@@ -53,18 +55,6 @@ func newHandshakes(cfg *Config) *handshakes {
 	return &handshakes{retryAbove: cfg.RetryAbove, perAddr: cfg.MaxHandshakesPerAddress, byAddr: make(map[string]*addrHandshakes)}
 }
 
-// addressKey is what per-address limits count by: the IP of a UDP address,
-// else the address's text.
-func addressKey(a net.Addr) string {
-	if ua, ok := a.(*net.UDPAddr); ok {
-		return ua.IP.String()
-	}
-	if host, _, err := net.SplitHostPort(a.String()); err == nil {
-		return host
-	}
-	return a.String()
-}
-
 // verifySource reports whether an attempt from addr (not yet proven) must
 // first prove it with a Retry: when the listener is under pressure, or the
 // address has its share of handshakes in progress.
@@ -72,7 +62,7 @@ func (h *handshakes) verifySource(addr net.Addr) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	retry := h.retryAbove < 0 || h.total >= h.retryAbove
-	if n := h.byAddr[addressKey(addr)]; n != nil && n.all >= h.perAddr {
+	if n := h.byAddr[transport.AddressKey(addr)]; n != nil && n.all >= h.perAddr {
 		retry = true
 	}
 	if retry {
@@ -96,7 +86,7 @@ type handshake struct {
 // that has its share in progress. The handshake ends when its connection's
 // context ends (it failed, or the connection closed) or Accept takes it.
 func (h *handshakes) begin(ctx context.Context, addr net.Addr, proven bool) (context.Context, error) {
-	key := addressKey(addr)
+	key := transport.AddressKey(addr)
 	h.mu.Lock()
 	n := h.byAddr[key]
 	if n == nil {
