@@ -64,10 +64,12 @@ type ClientConfig[I comparable] struct {
 	// ErrSpectator).
 	Spectator bool
 	// FirstOp is the operation id of the client's first command (Send);
-	// later ones count up from it. The host keeps a player's receipts by
-	// id, so a client that outlives its process and plays on as the same
-	// player starts above every id it used. Default: the clock's time in
-	// microseconds, which grows across restarts.
+	// later ones count up from it, and a command sent again after a
+	// reconnect keeps its id, so the host, which keeps a player's receipts
+	// by id, runs it once. Default: the clock's time in microseconds, which
+	// grows across restarts. (A client process that ends is a new player
+	// when it comes back: the session token that resumes a player is not
+	// kept past the process.)
 	FirstOp uint64
 	// Dial, if set, opens a new connection to the same host: with it a
 	// client whose connection breaks reconnects by itself (with backoff and

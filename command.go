@@ -117,7 +117,10 @@ type Receipt struct {
 	Reason  string    // why it was refused
 }
 
-// String describes the receipt for a HUD or a log: "switch-team #7: done".
+// String describes the receipt for a log: "switch-team #1796228363367635:
+// done" (an operation id is the client's clock in microseconds at its
+// first command, counting up: ClientConfig.FirstOp). A HUD shows Command,
+// Status and Reason.
 func (r Receipt) String() string {
 	s := fmt.Sprintf("%s #%d: %v", r.Command, r.Op, r.Status)
 	if r.Reason != "" {

@@ -67,7 +67,8 @@ func dequantizeAngle(q int32) float64 {
 
 // TransformCodec returns the default codec of ecs.Transform: position to
 // 1/512 unit, angle to 14 bits, delta-coded, blended linearly (the angle the
-// short way).
+// short way), equal within a wire step, with the exact encoding (the
+// float64 bits) a host's save needs.
 func TransformCodec() Codec[ecs.Transform] {
 	const posLimit = math.MaxInt32 / PositionScale
 	return Codec[ecs.Transform]{
@@ -108,7 +109,8 @@ func TransformCodec() Codec[ecs.Transform] {
 
 // VelocityCodec returns the default codec of ecs.Velocity: linear to 1/8
 // unit/s within ±16384, angular to 1/64 rad/s within ±256, delta-coded,
-// blended linearly.
+// blended linearly, with the exact encoding (the float64 bits) a host's
+// save needs.
 func VelocityCodec() Codec[ecs.Velocity] {
 	return Codec[ecs.Velocity]{
 		Name:   "Velocity",
