@@ -222,6 +222,29 @@ func networkIDs(w *World, peer ecs.PeerID) []ecs.NetID {
 // the entity never gone for another player; while it is away its world is
 // held still and its entity on the host gets the zero input; every input
 // the host receives after the resume is for a frame after the resume's.
+// A client's connection after a break starts from the round trip the old one
+// measured, not from the default guess (NetStats.RTT read 200 ms after a
+// resume on a 17 ms link), until it measures its own.
+func TestResumedConnectionKeepsTheRoundTrip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 15 * time.Millisecond}, HostConfig{})
+		a := p.join(func(w *World) push { return push{X: 1} })
+		p.run(time.Second)
+		before := a.NetStats().RTT
+		a.conn().Cut()
+		for i := 0; a.NetStats().Resumes == 0; i++ {
+			if i > 30*120 {
+				t.Fatalf("not resumed: %v %v", a.State(), a.Err())
+			}
+			p.run(time.Second / 120)
+		}
+		after := a.NetStats().RTT
+		if before > 100*time.Millisecond || after > 100*time.Millisecond {
+			t.Fatalf("round trips %v before the break, %v at the resume, on a 30 ms link", before, after)
+		}
+	})
+}
+
 func TestClientResumesAfterABreak(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {

@@ -92,7 +92,13 @@ func (c *Client) ReconnectLeft() time.Duration {
 // open starts the session's work on the new connection tc: Hello, or Resume
 // if resume is set.
 func (c *Client) open(tc transport.Conn, resume bool) error {
-	nc, err := conn.New(tc, c.cfg.Clock, clientHandler{c}, c.cfg.Conn)
+	cc := c.cfg.Conn
+	if old := c.c; old != nil && old.Stats().RTTSamples > 0 && cc.InitialRTT == 0 {
+		// The same host, most likely over the same path: its round trip
+		// until the new connection measures its own.
+		cc.InitialRTT = old.RTT()
+	}
+	nc, err := conn.New(tc, c.cfg.Clock, clientHandler{c}, cc)
 	if err != nil {
 		return err
 	}
