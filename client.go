@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -129,12 +130,13 @@ type Client[I comparable] struct {
 	events  []func(Event)
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
+	status  clientStatus
 	// replay routes a replayed frame's input (ClientConfig.Replay).
 	replay struct {
 		in    I
 		route *inputRoute[I]
 	}
-	keys    I
+	keys    heldInput[I]
 	playing ecs.Frame   // frames simulated since the join finished
 	err     error       // why the client stopped, set once
 	left    bool        // Close was called
@@ -248,6 +250,8 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		c.checkJoin()
 	}
 	c.after = c.checkJoin
+	c.loop.publish = c.publish
+	c.publish()
 	c.between = c.joinBetween
 	c.wakeOn(tc)
 	c.pred.Attach(sc)
@@ -356,6 +360,7 @@ func (c *Client[I]) event(e Event) {
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
 	}
+	c.publish() // what the observers may ask of State, Peer and Err
 	for _, fn := range c.events {
 		fn(e)
 	}
@@ -459,7 +464,7 @@ func (c *Client[I]) input(w *ecs.World) {
 	case c.cfg.Input != nil:
 		in = c.cfg.Input(c.w)
 	default:
-		in = c.keys
+		in = c.keys.get()
 	}
 	var zero I
 	f := c.pred.SetInput(in)
@@ -538,13 +543,8 @@ func (c *Client[I]) OnEvent(fn func(Event)) {
 
 // SetInput sets the input of the player at this machine; it holds for every
 // frame simulated until the next call. Ignored with ClientConfig.Input. Safe
-// from any goroutine, except from inside a View or Do callback, a hook or an
-// observer (it would wait for itself: the world is locked there).
-func (c *Client[I]) SetInput(in I) {
-	c.mu.Lock()
-	c.keys = in
-	c.mu.Unlock()
-}
+// from any goroutine, inside callbacks, hooks and observers too.
+func (c *Client[I]) SetInput(in I) { c.keys.set(in) }
 
 // Run steps the client at its fixed rate on the calling goroutine until ctx
 // is done (it returns nil) or the session ends: ErrClosed after Close,
@@ -562,13 +562,40 @@ var ErrHostClosed = fmt.Errorf("%w: the host shut down", ErrClosed)
 // or hook, inside View or Do, or while nothing runs the client.
 func (c *Client[I]) World() *World { return c.w }
 
-// State returns where the client is in its session. Safe from any goroutine,
-// except from inside a View or Do callback, a hook or an observer (it would
-// wait for itself: the world is locked there).
+// State returns where the client is in its session, as of the end of its
+// last Advance, Step or Do, or its last event (an observer reads the state
+// the event left). Safe from any goroutine, inside callbacks, hooks and
+// observers too.
 func (c *Client[I]) State() ClientState {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.session.State()
+	c.status.mu.Lock()
+	defer c.status.mu.Unlock()
+	return c.status.state
+}
+
+// clientStatus is what State, Peer and Err report, copied by the simulation
+// goroutine under a lock of its own (publish), so that they never wait for
+// the world.
+type clientStatus struct {
+	mu     sync.Mutex
+	state  ClientState
+	peer   ecs.PeerID
+	err    error
+	closed bool // err was taken when the session closed
+}
+
+// publish copies the session's state, peer and error into c.status. It runs
+// with the world locked: at the end of every Advance, Step, Do and handshake
+// turn, before the game's observers hear an event, and at Close. The error is
+// taken once the session closed (it does not change after, but for Close).
+func (c *Client[I]) publish() {
+	st := c.session.State()
+	s := &c.status
+	s.mu.Lock()
+	s.state, s.peer = st, c.peer()
+	if st == session.Closed && !s.closed {
+		s.closed, s.err = true, c.errLocked()
+	}
+	s.mu.Unlock()
 }
 
 // Err returns why the session ended, or nil while it runs and after an
@@ -576,12 +603,11 @@ func (c *Client[I]) State() ClientState {
 // ErrRefused with the host's reason; a first join that outlasted
 // ClientConfig.JoinTimeout wraps ErrJoinTimeout. Joined tells a session that
 // ended after playing from one that never got in. Safe from any goroutine,
-// except from inside a View or Do callback, a hook or an observer (it would
-// wait for itself: the world is locked there).
+// inside callbacks, hooks and observers too.
 func (c *Client[I]) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.errLocked()
+	c.status.mu.Lock()
+	defer c.status.mu.Unlock()
+	return c.status.err
 }
 
 func (c *Client[I]) errLocked() error {
@@ -609,17 +635,21 @@ func (c *Client[I]) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.left = true
-	return c.session.Close()
+	err := c.session.Close()
+	c.status.mu.Lock()
+	c.status.closed = false // Err after Close says what Close made of it
+	c.status.mu.Unlock()
+	c.publish()
+	return err
 }
 
 // Peer returns the peer id the host gave this client (0 before it was
-// admitted). Safe from any goroutine, except from inside a View or Do
-// callback, a hook or an observer (it would wait for itself: the world is
-// locked there); there, World.Peer holds the same.
+// admitted). Safe from any goroutine, inside callbacks, hooks and observers
+// too (World.Peer holds the same).
 func (c *Client[I]) Peer() ecs.PeerID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.peer()
+	c.status.mu.Lock()
+	defer c.status.mu.Unlock()
+	return c.status.peer
 }
 
 // Local returns the first entity this client drives (one it owns, with

@@ -122,7 +122,6 @@
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
-// (SetInput, Send, Give, Save, Close, State, Err, Peer, the statistics); what
-// it needs of them is in the World it is given (World.Peer, World.Role) or
-// in the event.
+// (Send, Give, Save, Close, the statistics). SetInput, and a Client's State,
+// Peer and Err, may be called anywhere: they keep locks of their own.
 package tandem

@@ -330,7 +330,7 @@ func (h *Host[I]) open() error {
 // connection is broken (its last input is not repeated).
 func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
 	if p == ecs.HostPeer {
-		return h.keys, true
+		return h.keys.get(), true
 	}
 	in, ok := h.inputs.Input(p)
 	if !ok {

@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"reflect"
+	"sync"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -108,4 +109,25 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 			in.Value = v
 		}
 	}
+}
+
+// heldInput is the input of the player at this machine: set by SetInput
+// from any goroutine, read by the simulation at each step. Its lock is its
+// own and is never held while anything else runs, so SetInput may be called
+// from inside a callback or an observer too, where the world's lock is held.
+type heldInput[I any] struct {
+	mu sync.Mutex
+	v  I
+}
+
+func (h *heldInput[I]) set(v I) {
+	h.mu.Lock()
+	h.v = v
+	h.mu.Unlock()
+}
+
+func (h *heldInput[I]) get() I {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.v
 }

@@ -529,3 +529,44 @@ func TestReplicateChecksThePrediction(t *testing.T) {
 		t.Errorf("a label as a host value: %q", msg)
 	}
 }
+
+// State, Peer, Err and SetInput may be called from inside Do and an observer
+// (they waited for the world for ever there): an observer reads the state its
+// event left, Do the state of the last step; Err after Close is Close's.
+func TestStatusFromInsideCallbacks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPair(t, testGame(), condition.Config{Latency: 10 * time.Millisecond})
+		states := map[EventKind]ClientState{}
+		var peerAtReady ecs.PeerID
+		p.client.OnEvent(func(e Event) {
+			states[e.Kind] = p.client.State()
+			if e.Kind == PeerReady {
+				peerAtReady = p.client.Peer()
+			}
+			if p.client.Err() != nil {
+				t.Errorf("Err %v while joining", p.client.Err())
+			}
+			p.client.SetInput(push{X: 1})
+		})
+		p.run(time.Second)
+		if states[PeerJoined] != Joining || states[PeerReady] != Playing || peerAtReady == 0 {
+			t.Fatalf("observers read %v, peer %d at PeerReady", states, peerAtReady)
+		}
+		p.client.Do(func(w *World) {
+			if p.client.State() != Playing || p.client.Peer() != w.Peer {
+				t.Errorf("inside Do: %v, peer %d (the world says %d)", p.client.State(), p.client.Peer(), w.Peer)
+			}
+			p.client.SetInput(push{})
+		})
+		p.host.Do(func(*World) {
+			p.host.SetInput(push{X: 1})
+			if p.host.Err() != nil {
+				t.Errorf("host Err %v", p.host.Err())
+			}
+		})
+		p.client.Close()
+		if p.client.State() != Closed || p.client.Err() != nil {
+			t.Fatalf("after Close: %v, %v", p.client.State(), p.client.Err())
+		}
+	})
+}

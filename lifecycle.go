@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandem-go/tandem/net/transport"
@@ -14,12 +15,13 @@ import (
 // load it again when someone comes (HostConfig.IdleUnload).
 type lifecycle struct {
 	closeOnce sync.Once
-	closing   bool  // Close began: no more steps, no more commands
-	closed    bool  // Close ran
-	closeErr  error // what Close returned
-	err       error // why the host stopped on its own
-	halted    bool  // the stop on err was carried out
-	finished  bool  // the store is closed
+	closing   bool                  // Close began: no more steps, no more commands
+	closed    bool                  // Close ran
+	closeErr  error                 // what Close returned
+	err       error                 // why the host stopped on its own
+	seen      atomic.Pointer[error] // err, for Err to read without the lock
+	halted    bool                  // the stop on err was carried out
+	finished  bool                  // the store is closed
 	done      chan struct{}
 	doneOnce  sync.Once
 	idleSince time.Time
@@ -31,6 +33,7 @@ func (l *lifecycle) init() { l.done = make(chan struct{}) }
 func (l *lifecycle) fail(err error) {
 	if l.err == nil {
 		l.err = err
+		l.seen.Store(&err)
 	}
 }
 
@@ -276,10 +279,10 @@ func (h *Host[I]) Done() <-chan struct{} { return h.life.done }
 // store.ErrFenced when another host took the world over (this one stopped
 // stepping and closed every connection; its saves would all be refused), or
 // the error of a released world that failed to load again. Safe from any
-// goroutine, except from inside a View or Do callback, a hook or an observer
-// (it would wait for itself: the world is locked there).
+// goroutine, inside callbacks, hooks and observers too: one atomic load.
 func (h *Host[I]) Err() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.life.err
+	if p := h.life.seen.Load(); p != nil {
+		return *p
+	}
+	return nil
 }

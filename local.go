@@ -21,7 +21,7 @@ import (
 type Local[I comparable] struct {
 	loop
 	g      *Game[I]
-	keys   I
+	keys   heldInput[I]
 	closed bool // Close was called (a game alone; guarded by mu)
 	// A game alone's commands (Give): the last operation id given, and the
 	// receipts' observers. Guarded by mu.
@@ -93,14 +93,9 @@ func (l *Local[I]) routeLocal(source func(ecs.PeerID) (I, bool)) {
 
 // SetInput sets the input of the player at this machine: every entity with
 // Input that the host owns (or that is not networked) takes it, from the next
-// step on, until the next call. Safe from any goroutine, except from inside a
-// View or Do callback, a hook or an observer (it would wait for itself: the
-// world is locked there).
-func (l *Local[I]) SetInput(in I) {
-	l.mu.Lock()
-	l.keys = in
-	l.mu.Unlock()
-}
+// step on, until the next call. Safe from any goroutine, inside callbacks,
+// hooks and observers too.
+func (l *Local[I]) SetInput(in I) { l.keys.set(in) }
 
 // World returns the world. Use it between steps only: from a system or hook,
 // inside View or Do, or while nothing runs the loop.
@@ -118,7 +113,7 @@ var ErrClosed = errors.New("tandem: closed")
 // newLocalGame is NewLocal with the input routing of a lone game, and its
 // end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
-	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys, p == ecs.HostPeer })
+	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys.get(), p == ecs.HostPeer })
 	l.ready = func(look bool) bool { return look || !l.closed }
 	l.done = func() error {
 		if l.closed {

@@ -54,6 +54,10 @@ type loop struct {
 	// settle, if set, runs under the lock after between and Do: what a
 	// world that something changed between steps needs before it is drawn.
 	settle func()
+	// publish, if set, runs under the lock at the end of every Advance,
+	// Step, Do and between: it copies what the status methods read without
+	// the lock.
+	publish func()
 }
 
 // Ticks counts the loop's turns: every Advance or Step that returned, whether
@@ -72,6 +76,9 @@ func (l *loop) Advance() int {
 	defer l.ticks.Add(1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.publish != nil {
+		defer l.publish()
+	}
 	if l.ready != nil && !l.ready(false) {
 		return 0
 	}
@@ -97,6 +104,9 @@ func (l *loop) Step() {
 	defer l.ticks.Add(1)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.publish != nil {
+		defer l.publish()
+	}
 	if l.ready != nil && !l.ready(false) {
 		return
 	}
@@ -159,6 +169,9 @@ func (l *loop) runBetween() bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.publish != nil {
+		defer l.publish()
+	}
 	start := time.Now()
 	more := l.between()
 	if l.settle != nil {
@@ -199,6 +212,9 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 func (l *loop) Do(fn func(w *World)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.publish != nil {
+		defer l.publish()
+	}
 	if l.ready != nil && !l.ready(true) {
 		return
 	}
