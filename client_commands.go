@@ -45,7 +45,8 @@ type CommandStats struct {
 	// long for a receipt, included), Resent those sent again on one
 	// connection, Receipts the receipts taken, Stray receipts of operations
 	// the client did not hold (answers to a copy sent twice), Malformed
-	// messages on the commands lane that did not decode.
+	// the host's lane messages left to the game that were not a receipt on
+	// the commands lane (each also counts against the connection).
 	Sent, Resent, Receipts, Stray, Malformed uint64
 }
 
@@ -110,15 +111,14 @@ func (c *Client[I]) admittedCommands() {
 }
 
 // laneMessage takes what the host sends on lanes the session leaves to the
-// client: receipts on the commands lane.
+// client: receipts on the commands lane. Anything else (a game lane kind: a
+// Game has none; a receipt off its lane, or one that does not decode) is
+// counted, and counts as malformed against the connection.
 func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
-	if lane != transport.LaneCommands {
-		c.cmds.stats.Malformed++ // a game lane kind: a Game has none
-		return
-	}
 	var r wire.Receipt
-	if err := r.Decode(msg); err != nil {
+	if lane != transport.LaneCommands || r.Decode(msg) != nil {
 		c.cmds.stats.Malformed++
+		c.session.Conn().ReportMalformed(errNotTaken)
 		return
 	}
 	s, ok := c.cmds.out.Receipt(r.Op)

@@ -189,9 +189,11 @@ type HostStats struct {
 	// Players and Spectators are those connected now (Away not among
 	// them).
 	Players, Spectators int
-	// Malformed counts input and command messages refused as malformed
-	// (a spectator's included); past the connection's limit the peer is
-	// dropped.
+	// Malformed counts the peers' messages left to the game that were
+	// refused as malformed: inputs and commands that did not decode, a
+	// spectator's, and messages of kinds no Game takes (a game datagram or
+	// lane kind, a command off its lane); past the connection's limit the
+	// peer is dropped.
 	Malformed int
 	// Commands counts the commands run, Again those answered with their
 	// kept receipt, Conflicts and Expired those answered without running,

@@ -25,8 +25,9 @@ type queued struct {
 }
 
 // errNotTaken is the malformed-message reason of a message a Game has no use
-// for: a game's own datagram or lane kind, or a command off its lane.
-var errNotTaken = errors.New("tandem: a message of a kind this game does not take, or a command off the commands lane")
+// for: a game's own datagram or lane kind, or a command or receipt off its
+// lane.
+var errNotTaken = errors.New("tandem: a message of a kind this game does not take, or off its lane")
 
 // errMalformedCommand is the malformed-message reason of a command that
 // does not decode, or names no command kind of the game.

@@ -34,13 +34,14 @@ type ClientConfig struct {
 	// (tandem.Game.Schema), said in the Hello and every Resume; a host with
 	// another refuses the client (RejectSchema). 0: none stated.
 	Schema uint64
-	// OnMessage receives datagram messages of kinds the session does not
-	// handle (the game's own kinds). payload is valid only during the call.
-	// Without it such a message counts as malformed against the
-	// connection.
+	// OnMessage receives the host's datagram messages of the game's own
+	// kinds (0x40–0x7f); payload is valid only during the call. One of
+	// another kind the session does not handle, or of these without
+	// OnMessage, counts as malformed against the connection.
 	OnMessage func(kind wire.Kind, payload []byte)
-	// OnLaneMessage receives lane messages the session does not handle
-	// (receipts, the game's own kinds). Without it such a message counts as
+	// OnLaneMessage receives the host's receipts (wire.KindReceipt) and lane
+	// messages of the game's own kinds (0xc0–0xff). One of another kind the
+	// session does not handle, or of these without OnLaneMessage, counts as
 	// malformed against the connection.
 	OnLaneMessage func(lane transport.Lane, msg []byte)
 	// OnEvent, if set, receives every event as it happens.
@@ -357,7 +358,7 @@ func (h clientHandler) Message(kind wire.Kind, payload []byte) {
 			return
 		}
 	}
-	if c.cfg.OnMessage == nil {
+	if !gameDatagram(kind) || c.cfg.OnMessage == nil {
 		c.c.ReportMalformed(errNoTaker)
 		return
 	}
@@ -412,7 +413,7 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 			return
 		}
 	}
-	if c.cfg.OnLaneMessage == nil {
+	if (kind != wire.KindReceipt && !gameLane(kind)) || c.cfg.OnLaneMessage == nil {
 		c.c.ReportMalformed(errNoTaker)
 		return
 	}

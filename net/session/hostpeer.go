@@ -24,17 +24,21 @@ var errUnexpected = errors.New("session: message not allowed at this point of th
 // with no hook to take it).
 var errNoTaker = errors.New("session: a message of a kind nothing here takes")
 
-// forHooks reports whether a datagram message of kind goes to OnMessage:
-// input and the game's own datagram kinds.
-func forHooks(kind wire.Kind) bool {
-	return kind == wire.KindInput || (kind >= wire.KindGameDatagram && kind < wire.KindHello)
+// gameDatagram and gameLane report whether kind is one of the game's own
+// datagram kinds (0x40–0x7f) or lane kinds (0xc0–0xff).
+func gameDatagram(kind wire.Kind) bool {
+	return kind >= wire.KindGameDatagram && kind < wire.KindHello
 }
 
-// forLaneHooks reports whether a lane message of kind goes to
-// OnLaneMessage: commands and the game's own lane kinds.
-func forLaneHooks(kind wire.Kind) bool {
-	return kind == wire.KindCommand || kind >= wire.KindGameLane
-}
+func gameLane(kind wire.Kind) bool { return kind >= wire.KindGameLane }
+
+// forHooks reports whether a peer's datagram message of kind goes to the
+// host's OnMessage: input and the game's own datagram kinds.
+func forHooks(kind wire.Kind) bool { return kind == wire.KindInput || gameDatagram(kind) }
+
+// forLaneHooks reports whether a peer's lane message of kind goes to the
+// host's OnLaneMessage: commands and the game's own lane kinds.
+func forLaneHooks(kind wire.Kind) bool { return kind == wire.KindCommand || gameLane(kind) }
 
 // hostPeer is one connection on the host: handshake, then an admitted peer.
 // It is the connection's handler and the replicator's Out.

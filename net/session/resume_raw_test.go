@@ -431,6 +431,38 @@ func TestClientRefusesWhatItCannotHold(t *testing.T) {
 	}
 }
 
+// A host's lane messages of kinds a client does not take (a Command, a
+// Hello, a reserved kind) count as malformed against the client's
+// connection, each once; a receipt and the game's own kind reach its hook.
+func TestClientCountsWhatItDoesNotTake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
+		var heard []wire.Kind
+		r.onLane = func(_ transport.Lane, msg []byte) { heard = append(heard, wire.Kind(msg[0])) }
+		fl, err := r.net.Listen("fake")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fake := &fakeHost{l: fl}
+		a := r.dial("a", "fake")
+		hc, first, ok := fake.next(t, r)
+		if !ok || wire.Kind(first[0]) != wire.KindHello {
+			t.Fatalf("first message % x", first)
+		}
+		hc.SendMessage(transport.LaneControl, wire.Welcome{PeerID: 3, TickRate: 60, SendRate: 30, Frame: 5}.Encode(nil))
+		r.steps(50 * time.Millisecond)
+		cmd, _ := wire.Command{Op: 1, Kind: 0}.Encode(nil)
+		hello, _ := wire.Hello{Version: wire.Version, Name: "host"}.Encode(nil)
+		for _, m := range [][]byte{cmd, hello, {0x8a, 1}, {byte(wire.KindReceipt), 1}, {byte(wire.KindGameLane), 1}} {
+			hc.SendMessage(transport.LaneCommands, m)
+		}
+		r.steps(100 * time.Millisecond)
+		if got := a.cl.Conn().Stats().Malformed; got != 3 || len(heard) != 2 || heard[0] != wire.KindReceipt || heard[1] != wire.KindGameLane {
+			t.Fatalf("three lane messages no client takes: %d counted malformed; the hook heard %v", got, heard)
+		}
+	})
+}
+
 // The game's Admit hook refuses a Hello before any peer id or slot is
 // given, and OnJoin refusing refuses the peer: each with a Reject whose
 // reason the client reads, and nothing of the peer stays on the host.

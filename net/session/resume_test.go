@@ -44,6 +44,8 @@ type resumeRig struct {
 	dupe string
 	// schema is what the rig's clients say in their Hello and Resume.
 	schema uint64
+	// onLane, if set, is the rig's clients' OnLaneMessage.
+	onLane func(transport.Lane, []byte)
 }
 
 // resumer is a client of the rig with a Dial of its own.
@@ -123,7 +125,7 @@ func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
 	c.conns = append(c.conns, tc.(*mem.Conn))
 	w := ecs.NewWorld()
 	c.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
-	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator, Schema: r.schema,
+	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator, Schema: r.schema, OnLaneMessage: r.onLane,
 		OnEvent: func(e Event) { c.events = append(c.events, e) }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -233,13 +235,6 @@ func (r *resumeRig) hostCount(k EventKind, peer ecs.PeerID) int {
 	return n
 }
 
-// A connection broken at a random moment is resumed within the window: the
-// same peer id and owned entities, the host's entity count unchanged, the
-// client's world the host's again, State flowing within two send ticks of
-// the resume, and another peer never seeing the entity go. The break is
-// clean (the client closes for a timeout and the host hears of it) or a
-// black hole (the host still holds the old connection, which the resume
-// replaces: one peer is never bound to two connections).
 // A client closed while it dials again after a break stops the dial, and
 // what the dial returns when it ends (an error, beside a nil connection of
 // the transport's own type) is not closed as a connection.
@@ -265,6 +260,13 @@ func TestCloseWhileDialingAgain(t *testing.T) {
 	})
 }
 
+// A connection broken at a random moment is resumed within the window: the
+// same peer id and owned entities, the host's entity count unchanged, the
+// client's world the host's again, State flowing within two send ticks of
+// the resume, and another peer never seeing the entity go. The break is
+// clean (the client closes for a timeout and the host hears of it) or a
+// black hole (the host still holds the old connection, which the resume
+// replaces: one peer is never bound to two connections).
 func TestResumeAfterABreak(t *testing.T) {
 	for seed := range uint64(6) {
 		hole := seed%2 == 1
