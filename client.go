@@ -51,8 +51,9 @@ type ClientConfig[I comparable] struct {
 	// (Driven) set to that frame's. Replay runs the game's systems that
 	// move what the client predicts, as a step does, deterministically,
 	// reading and writing only the replicated components of the client's
-	// own entities (no physics: a body's state is the physics engine's). It
-	// is what a value of the game's own that builds up frame after frame
+	// own entities. Not for entities with a physics body: a body's state is
+	// the physics engine's, which a replay does not run (their corrections
+	// stay PredictPose's and PredictVelocity's). It is what a value of the game's own that builds up frame after frame
 	// under input needs (a velocity a kinematic ship integrates): with the
 	// default reconciliation such a value, taken from the host's past
 	// frame into the present, differs again at the next state, and is

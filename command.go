@@ -118,9 +118,9 @@ type Receipt struct {
 }
 
 // String describes the receipt for a log: "switch-team #1796228363367635:
-// done" (an operation id is the client's clock in microseconds at its
-// first command, counting up: ClientConfig.FirstOp). A HUD shows Command,
-// Status and Reason.
+// done" (operation ids count up from the client's clock in microseconds
+// when it was made: ClientConfig.FirstOp). A HUD shows Command, Status and
+// Reason.
 func (r Receipt) String() string {
 	s := fmt.Sprintf("%s #%d: %v", r.Command, r.Op, r.Status)
 	if r.Reason != "" {

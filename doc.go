@@ -122,6 +122,7 @@
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
-// (Send, Give, Save, Close, the statistics). SetInput, and a Client's State,
-// Peer and Err, may be called anywhere: they keep locks of their own.
+// (Send, Give, Save, Close, the statistics). SetInput, Ticks, a Client's
+// State, Peer, Err and Joined, and a Host's Err may be called anywhere: they
+// keep locks of their own.
 package tandem

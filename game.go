@@ -183,9 +183,11 @@ func (r *Refusal) Error() string { return r.Reason }
 // "that name is taken".
 func Refuse(reason string) error { return &Refusal{Reason: reason} }
 
-// ErrRefused is what Client.Err wraps when the host refused this client
-// (a Join hook said no, or the host was full): the error's text is the
-// host's reason, from its Reject.
+// ErrRefused is what Client.Err wraps when the host refused this client (a
+// Join hook or HostConfig.Admit said no, the host was full, the name was
+// refused, the client runs another build of the game: Game.Schema): the
+// error's text is the host's reason, from its Reject, and errors.As finds
+// its *session.RejectError with the code.
 var ErrRefused = errors.New("tandem: the host refused to let this player in")
 
 // InputCodec says how the game's input I travels: see predict.InputCodec.

@@ -2,6 +2,8 @@ package tandem
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -223,6 +225,38 @@ func TestSchemaFollowsTheWire(t *testing.T) {
 	base := testGame().Schema()
 	if again := testGame().Schema(); again != base || base == 0 {
 		t.Fatalf("one Game's schema %016x, then %016x", base, again)
+	}
+	// The bytes PROTOCOL.md §6.2 lays out, written here by hand.
+	var comps []byte
+	str := func(dst []byte, v string) []byte { return append(wire.AppendUvarint(dst, uint64(len(v))), v...) }
+	component := func(name, typ string, fields int, delta bool, wrap []int32) {
+		comps = str(comps, name)
+		comps = str(comps, typ)
+		comps = append(comps, byte(fields))
+		if delta {
+			comps = append(comps, 1)
+		} else {
+			comps = append(comps, 0)
+		}
+		for i := range fields {
+			var m int32
+			if i < len(wrap) {
+				m = wrap[i]
+			}
+			comps = wire.AppendUvarint(comps, wire.ZigZag(int64(m)))
+		}
+	}
+	tc, vc := replicate.TransformCodec(), replicate.VelocityCodec()
+	component(tc.Name, "ecs.Transform", tc.Fields, tc.Delta, tc.Wrap)
+	component(vc.Name, "ecs.Velocity", vc.Fields, vc.Delta, vc.Wrap)
+	component(labelCodec.Name, "tandem.label", labelCodec.Fields, labelCodec.Delta, labelCodec.Wrap)
+	doc := wire.AppendUvarint(nil, uint64(len(comps)))
+	doc = append(doc, comps...)
+	doc = wire.AppendUvarint(doc, 0) // no commands
+	doc = str(doc, "tandem.push")
+	sum := sha256.Sum256(doc)
+	if want := binary.LittleEndian.Uint64(sum[:8]); base != want {
+		t.Fatalf("the test game's schema is %016x, PROTOCOL.md's layout gives %016x", base, want)
 	}
 	cmd := func(name string) Command {
 		return NewCommand(name, CommandCodec[int32]{}, func(*World, Peer, int32) error { return nil })

@@ -80,11 +80,22 @@ func kinematicGame() *Game[push] {
 }
 
 // With ClientConfig.Replay a client predicting a velocity of the game's own
-// takes each host kick as one replay and predicts on in step with the host;
-// reconciled by correction, the host's past drift carried into the present
-// differs at the next state again, and it is corrected for the rest of the
-// run. Same link, same inputs, same kicks.
+// takes each host kick as one replay and predicts on in step with the host,
+// each replayed frame with the input it had; reconciled by correction, the
+// host's past drift carried into the present differs at the next state
+// again, and it is corrected for the rest of the run. Same link, same
+// inputs (turning every 7 frames), same kicks.
 func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
+	turning := func(w *World) push { return push{X: int8(1 - 2*(w.ECS.Frame()/7%2))} }
+	stepped := map[ecs.Frame]push{} // the input each frame had when it was stepped
+	replayedWith := 0
+	inputOf := func(w *World) (push, bool) {
+		e, ok := Driven[push](w, w.Peer)
+		if !ok {
+			return push{}, false
+		}
+		return (*Input[push])(w.ECS.Arche().Get(e, arche.ComponentID[Input[push]](w.ECS.Arche()))).Value, true
+	}
 	run := func(replay bool) NetStats {
 		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 		link := condition.Config{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05, Seed: 7}
@@ -99,20 +110,37 @@ func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
 		}
 		defer h.Close()
 		tc, _ := n.Dial(context.Background(), "host")
-		cfg := ClientConfig[push]{Clock: clk}
+		cfg := ClientConfig[push]{Clock: clk, Input: turning}
+		cg := kinematicGame()
 		if replay {
-			cfg.Replay = steerShips
+			cfg.Replay = func(w *World) {
+				if in, ok := inputOf(w); ok {
+					if want, seen := stepped[w.ECS.Frame()]; seen && in != want {
+						t.Errorf("frame %d replayed with %v, stepped with %v", w.ECS.Frame(), in, want)
+					}
+					replayedWith++
+				}
+				steerShips(w)
+			}
+			setup := cg.Setup
+			cg.Setup = func(w *World) {
+				setup(w)
+				w.Schedule.Add("record", ecs.SystemFunc(func(*ecs.World) {
+					if in, ok := inputOf(w); ok {
+						stepped[w.ECS.Frame()] = in
+					}
+				}))
+			}
 		}
-		c, err := NewClient(kinematicGame(), tc, cfg)
+		c, err := NewClient(cg, tc, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
 		hc, _ := l.Accept(context.Background())
 		h.Accept(hc)
-		for i := range 120 * 8 {
+		for range 120 * 8 {
 			clk.Advance(time.Second / 120)
-			c.SetInput(push{X: int8(1 - 2*(i/180%2))}) // right and left, 1.5 s each
 			h.Advance()
 			c.Advance()
 		}
@@ -125,8 +153,8 @@ func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
 	t.Logf("by correction: %d pose, %d value corrections; by replay: %d pose, %d value corrections, %d replays",
 		corrected.Corrections.Count, corrected.Predict.ValueCorrections,
 		replayed.Corrections.Count, replayed.Predict.ValueCorrections, replayed.Predict.Replays)
-	if replayed.Predict.Replays == 0 {
-		t.Fatal("Replay set, and no frame was replayed")
+	if replayed.Predict.Replays == 0 || replayedWith < int(replayed.Predict.Replays) {
+		t.Fatalf("Replay set: %d replays, %d frames replayed", replayed.Predict.Replays, replayedWith)
 	}
 	fixes := func(s NetStats) uint64 { return s.Corrections.Count + s.Predict.ValueCorrections }
 	if fixes(corrected) < 50 || fixes(replayed) > fixes(corrected)/5 {

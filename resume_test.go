@@ -216,15 +216,9 @@ func networkIDs(w *World, peer ecs.PeerID) []ecs.NetID {
 	return ids
 }
 
-// A client whose connection breaks at a random moment comes back as the same
-// player: the same peer id and owned network ids, the same entities on its
-// own side, the host's entity count unchanged and the client's equal to it,
-// the entity never gone for another player; while it is away its world is
-// held still and its entity on the host gets the zero input; every input
-// the host receives after the resume is for a frame after the resume's.
 // A client's connection after a break starts from the round trip the old one
 // measured, not from the default guess (NetStats.RTT read 200 ms after a
-// resume on a 17 ms link), until it measures its own.
+// resume on a 30 ms link), until it measures its own.
 func TestResumedConnectionKeepsTheRoundTrip(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newResumePair(t, condition.Config{Latency: 15 * time.Millisecond}, HostConfig{})
@@ -245,6 +239,12 @@ func TestResumedConnectionKeepsTheRoundTrip(t *testing.T) {
 	})
 }
 
+// A client whose connection breaks at a random moment comes back as the same
+// player: the same peer id and owned network ids, the same entities on its
+// own side, the host's entity count unchanged and the client's equal to it,
+// the entity never gone for another player; while it is away its world is
+// held still and its entity on the host gets the zero input; every input
+// the host receives after the resume is for a frame after the resume's.
 func TestClientResumesAfterABreak(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {

@@ -53,8 +53,9 @@ type NetStats struct {
 	ReconnectLeft time.Duration
 }
 
-// NetStats returns the client's figures now. Safe from any goroutine
-// (outside View and Do callbacks, where Stats reads the same).
+// NetStats returns the client's figures now. Safe from any goroutine,
+// except from inside a View or Do callback, a hook or an observer (it would
+// wait for itself: the world is locked there; Stats reads the same there).
 func (c *Client[I]) NetStats() NetStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()

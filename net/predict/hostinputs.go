@@ -101,9 +101,10 @@ type InputStats struct {
 	// applied with the last input because theirs had not arrived;
 	// LateApplied frames given a late input at once (LateInput Apply).
 	Exact, Repeated, LateApplied uint64
-	// Late counts inputs that arrived after their frame was simulated;
-	// Unrewound, of those (LateInput Rollback), the ones not reported to
-	// OnLate for HostInputConfig.MaxRollback.
+	// Late counts inputs that arrived after their frame was simulated.
+	// Unrewound (LateInput Rollback) counts what MaxRollback kept from
+	// OnLate: each late input later than MaxRollback frames, and each
+	// message whose rewind would have passed the budget of its host frame.
 	Late, Unrewound uint64
 	// Ahead and Stale count inputs dropped for being stamped too far ahead
 	// of, or behind, the host's frame.

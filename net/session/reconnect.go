@@ -93,9 +93,10 @@ func (c *Client) ReconnectLeft() time.Duration {
 // if resume is set.
 func (c *Client) open(tc transport.Conn, resume bool) error {
 	cc := c.cfg.Conn
-	if old := c.c; old != nil && old.Stats().RTTSamples > 0 && cc.InitialRTT == 0 {
+	if old := c.c; old != nil && cc.InitialRTT == 0 {
 		// The same host, most likely over the same path: its round trip
-		// until the new connection measures its own.
+		// (the one it carried, if it measured none) until the new
+		// connection measures its own.
 		cc.InitialRTT = old.RTT()
 	}
 	nc, err := conn.New(tc, c.cfg.Clock, clientHandler{c}, cc)

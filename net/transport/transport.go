@@ -69,7 +69,8 @@ const (
 	CloseProtocol CloseCode = 1
 	// CloseLimit means the peer went past a limit (rate, size, queue).
 	CloseLimit CloseCode = 2
-	// CloseVersion means the peers speak different protocol versions.
+	// CloseVersion means the peers speak different protocol versions, or
+	// run different games or builds of one (their schemas differ).
 	CloseVersion CloseCode = 3
 	// CloseKicked means the host removed the peer by decision of the game.
 	CloseKicked CloseCode = 4
