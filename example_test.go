@@ -223,3 +223,13 @@ func ExampleSession() {
 	// the player's disc: true, moved right: true
 	// stopped by itself: false
 }
+
+// A host refuses a client of another build of the game, and Schema says
+// which build a program is: log it beside the version, or show it on the
+// join screen. A component listed in another order is another game.
+func ExampleGame_Schema() {
+	swapped := *discs
+	swapped.Components = []tandem.Component{discs.Components[1], discs.Components[0]}
+	fmt.Println(discs.Schema() == discs.Schema(), discs.Schema() == swapped.Schema())
+	// Output: true false
+}
