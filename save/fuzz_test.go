@@ -200,3 +200,40 @@ func FuzzPlain(f *testing.F) {
 		}
 	})
 }
+
+// unsaved serves a save's records with sequence 0, which says the world was
+// never committed: its sequence and its records disagree.
+type unsaved struct{ *servedRecords }
+
+func (s unsaved) Name() string { return "arena" }
+
+func (s unsaved) Load(ctx context.Context, fn func(key, value []byte) error) (uint64, error) {
+	_, err := s.servedRecords.Load(ctx, fn)
+	return 0, err
+}
+
+// A store whose sequence says "never saved" while it holds records is
+// corrupt: Load refuses it rather than restore its entities unchecked and
+// report no save.
+func TestRecordsWithoutASaveAreCorrupt(t *testing.T) {
+	src := newRig()
+	src.populate(7)
+	src.t.Start()
+	src.sched.Step()
+	var b store.Batch
+	if _, err := src.t.Fill(&b); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	b.Range(func(k, v []byte, del bool) error {
+		if !del {
+			out = appendRecord(out, k, v)
+		}
+		return nil
+	})
+	r := newRig()
+	res, err := r.t.Load(context.Background(), unsaved{parseRecords(out)}, nil, nil)
+	if !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("records under sequence 0: %+v, %v; want store.ErrCorrupt", res, err)
+	}
+}

@@ -61,8 +61,13 @@ func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value
 	}
 	l := loader{t: t, user: user}
 	seq, err := st.Load(ctx, l.record)
-	if err == nil && seq > 0 {
+	switch {
+	case err == nil && seq > 0:
 		err = l.finish()
+	case err == nil && l.records > 0:
+		// Never committed, yet holding records: the store's sequence and
+		// its records disagree, and nothing here may be trusted.
+		err = &store.CorruptError{World: st.Name(), Reason: fmt.Sprintf("its sequence says it was never saved and it holds %d records", l.records)}
 	}
 	if err != nil {
 		return Restored{}, err
@@ -94,12 +99,14 @@ type loader struct {
 	states   int
 	users    int
 	maxID    ecs.NetID
+	records  int // every record read
 	ids      []arche.ID
 	parts    [][]byte
 	bad      error
 }
 
 func (l *loader) record(key, value []byte) (err error) {
+	l.records++
 	if len(key) == 0 {
 		return mismatchf(key, "a record with an empty key")
 	}
