@@ -18,9 +18,17 @@
 //     advances): a stalled tick loop stops the pings within one period, and
 //     Agones marks the server Unhealthy after its failure threshold.
 //  6. Watches the GameServer: when it becomes Allocated naming a world, that
-//     world is opened (closing the unnamed one) and served, once, however
-//     often the allocation is reported again. A world once named stays: an
-//     allocation naming another is reported (Config.OnError) and ignored.
+//     world is opened and served, once, however often the allocation is
+//     reported again; the unnamed world serves on until it is open, then
+//     closes. An Open that fails is tried again with backoff for
+//     Config.OpenTimeout (30 s), then Run ends (step 8) with its error. A
+//     world once named stays: an allocation naming another is reported
+//     (Config.OnError) and ignored. A client that reached the server before
+//     the allocation did (the matchmaker had the address first) joined the
+//     unnamed world, and is closed with it as at a shutdown: a matchmaker
+//     that hands out the address only once the GameServer shows the world
+//     (or a client that joins again on CloseHostShutdown) avoids it; what
+//     such a client did there is not kept (the unnamed world has no save).
 //  7. Keeps the players holding a place in the host (Host.Plays) in the List
 //     Config.Players ("players", beta Counters and Lists): added when they
 //     join, kept while their connection is broken and they may resume (their

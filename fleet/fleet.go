@@ -90,6 +90,12 @@ type Config struct {
 	// what was not saved were never sent). Default 20 s, within Kubernetes'
 	// default termination grace of 30 s.
 	FinalSave time.Duration
+	// OpenTimeout bounds how long Run tries to open the world an allocation
+	// names: Open is called again with backoff while it fails (a store
+	// restarting, a lease call timing out), and the world served so far
+	// stays until the allocated one is open. Past it Run ends (Shutdown)
+	// with Open's error. Default 30 s.
+	OpenTimeout time.Duration
 	// OnError hears of what Run survives: an SDK call that failed and is
 	// retried, a broken watch stream, an allocation naming a second world.
 	// Called on Run's goroutines. Default: ignore.
@@ -118,6 +124,9 @@ func (c *Config) defaults() error {
 	}
 	if c.FinalSave <= 0 {
 		c.FinalSave = 20 * time.Second
+	}
+	if c.OpenTimeout <= 0 {
+		c.OpenTimeout = 30 * time.Second
 	}
 	if c.OnError == nil {
 		c.OnError = func(error) {}
@@ -250,6 +259,12 @@ func (r *runner) open(ctx context.Context, world string) error {
 		}
 		return fmt.Errorf("fleet: open world %q: %w", world, err)
 	}
+	r.start(h, world)
+	return nil
+}
+
+// start steps and serves h, the host of world.
+func (r *runner) start(h Host, world string) {
 	gen := r.gen.Add(1)
 	var ids []ecs.PeerID
 	h.Do(func(*tandem.World) { ids = h.AppendPlayers(nil) })
@@ -272,7 +287,6 @@ func (r *runner) open(ctx context.Context, world string) error {
 	if r.cfg.OnWorld != nil {
 		r.cfg.OnWorld(world)
 	}
-	return nil
 }
 
 // event keeps the players list up to date from the host's events, on the
@@ -307,11 +321,40 @@ func (r *runner) gameServer(ctx context.Context, gs *agones.GameServer) error {
 		}
 		return nil
 	}
-	// The unnamed world nobody was sent to gives way to the allocated one.
+	// The unnamed world gives way to the allocated one once that is open:
+	// until then it serves on.
+	h, err := r.openRetrying(ctx, world)
+	if err != nil {
+		return fmt.Errorf("fleet: open world %q: %w", world, err)
+	}
 	if err := r.closeHost(); err != nil {
 		r.cfg.OnError(fmt.Errorf("fleet: close the unnamed world for %q: %w", world, err))
 	}
-	return r.open(ctx, world)
+	r.start(h, world)
+	return nil
+}
+
+// openRetrying calls Open for world until it succeeds, ctx ends or
+// OpenTimeout passes, with backoff, and reports each failure to OnError.
+func (r *runner) openRetrying(ctx context.Context, world string) (Host, error) {
+	octx, cancel := context.WithTimeout(ctx, r.cfg.OpenTimeout)
+	defer cancel()
+	wait := 100 * time.Millisecond
+	for {
+		h, err := r.cfg.Open(octx, world)
+		if err == nil {
+			return h, nil
+		}
+		r.cfg.OnError(fmt.Errorf("fleet: open world %q: %w; trying again in %v", world, err, wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-octx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 // closeHost closes the current host and waits for its loop to end.

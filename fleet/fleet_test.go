@@ -362,6 +362,70 @@ func TestHealthOnlyWhileTicking(t *testing.T) {
 	})
 }
 
+// TestAllocatedWorldIsOpenedAgain: an allocated world whose Open fails
+// (a store restarting) is tried again with backoff while the unnamed world
+// serves on; once it opens, the unnamed world gives way. One that never
+// opens within OpenTimeout ends Run with Open's error.
+func TestAllocatedWorldIsOpenedAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBed(t)
+		fails := 2
+		b.open = func(world string) error {
+			if world != "" && fails > 0 {
+				fails--
+				return errors.New("connection refused")
+			}
+			return nil
+		}
+		stop := b.run(b.config())
+		if err := b.side.WaitState(t.Context(), agones.StateReady); err != nil {
+			t.Fatal(err)
+		}
+		warm := b.host()
+		b.side.Allocate(nil, map[string]string{fleet.WorldKey: "arena-7"})
+		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-warm.Done():
+			t.Fatal("the unnamed world closed before the allocated one opened")
+		default:
+		}
+		time.Sleep(2 * time.Second)
+		if got := b.worlds(); !slices.Equal(got, []string{"", "arena-7", "arena-7", "arena-7"}) {
+			t.Fatalf("Open was called for %q, want the unnamed world, then arena-7 until it opened", got)
+		}
+		select {
+		case <-warm.Done():
+		default:
+			t.Error("the unnamed world was not closed once the allocated one opened")
+		}
+		if err := stop(); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if n := b.side.Count("/shutdown"); n != 1 {
+			t.Errorf("shutdown said %d times", n)
+		}
+
+		b = newBed(t)
+		b.open = func(world string) error {
+			if world != "" {
+				return errors.New("the store is down")
+			}
+			return nil
+		}
+		cfg := b.config()
+		cfg.OpenTimeout = 3 * time.Second
+		done := make(chan error, 1)
+		go func() { done <- fleet.Run(t.Context(), cfg) }()
+		if err := b.side.WaitState(t.Context(), agones.StateReady); err != nil {
+			t.Fatal(err)
+		}
+		b.side.Allocate(nil, map[string]string{fleet.WorldKey: "arena-7"})
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "the store is down") {
+			t.Fatalf("Run with an allocated world that never opens: %v", err)
+		}
+	})
+}
+
 // TestAllocationLoadsTheWorldOnce: a warm server ticks the unnamed world;
 // the allocation naming a world closes it and opens that world, once,
 // however often the allocation is reported (again, or on a new watch
