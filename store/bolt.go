@@ -93,6 +93,9 @@ func (d *boltDB) open() (err error) {
 			err = &CorruptError{Reason: "opening " + d.path + " panicked", Err: fmt.Errorf("%v", p)}
 		}
 	}()
+	if err := boltFreelistCheck(d.path); err != nil {
+		return err
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	db, err = bbolt.Open(d.path, 0o600, &d.bopts)
 	switch {

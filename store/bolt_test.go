@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -195,4 +197,78 @@ func randomBytes(seed uint64, n int) []byte {
 		p[i] = byte(r.Uint32())
 	}
 	return p
+}
+
+// freelistChildEnv, when set, makes TestBoltDamagedFreelist the child that
+// opens the damaged file it names.
+const freelistChildEnv = "TANDEM_FREELIST_CHILD"
+
+// TestBoltDamagedFreelist: the freelist page carries no checksum, and bbolt
+// sizes a slice by the count it states: a damaged count (0xFFFF, then 2⁴³
+// page ids: 64 TiB) killed the process inside bbolt.Open, with nothing to
+// recover. Now such a file, one whose freelist page is not one, and one
+// whose count outgrows its page, are store.ErrCorrupt. The open runs in a
+// child process, so that a regression fails this test instead of ending the
+// whole run.
+func TestBoltDamagedFreelist(t *testing.T) {
+	if path := os.Getenv(freelistChildEnv); path != "" {
+		_, err := store.OpenBolt(path, store.Options{Timeout: 100 * time.Millisecond})
+		if !errors.Is(err, store.ErrCorrupt) {
+			t.Fatalf("open: %v, want store.ErrCorrupt", err)
+		}
+		return
+	}
+	clean := filepath.Join(t.TempDir(), "clean.db")
+	db, err := store.OpenBolt(clean, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := db.OpenWorld(context.Background(), "w")
+	var b store.Batch
+	b.Put([]byte("k"), []byte("v"))
+	if _, err := w.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	orig, err := os.ReadFile(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The newer meta page's freelist page (layout: store/boltcheck.go).
+	le := binary.LittleEndian
+	meta := func(i int) (txid, freelist uint64) {
+		m := orig[i*4096+16:]
+		return le.Uint64(m[48:]), le.Uint64(m[32:])
+	}
+	tx0, fl0 := meta(0)
+	tx1, fl1 := meta(1)
+	fl := int(fl0)
+	if tx1 > tx0 {
+		fl = int(fl1)
+	}
+	for name, damage := range map[string]func(p []byte){
+		"huge count": func(p []byte) {
+			le.PutUint16(p[10:], 0xFFFF)
+			le.PutUint64(p[16:], 1<<43)
+		},
+		"count past its page": func(p []byte) { le.PutUint16(p[10:], 0xFFFE) },
+		"not a freelist page": func(p []byte) { le.PutUint16(p[8:], 0x02) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			damaged := append([]byte(nil), orig...)
+			damage(damaged[fl*4096:])
+			path := filepath.Join(t.TempDir(), "damaged.db")
+			if err := os.WriteFile(path, damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBoltDamagedFreelist$")
+			cmd.Env = append(os.Environ(), freelistChildEnv+"="+path)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				if len(out) > 600 {
+					out = out[:600]
+				}
+				t.Fatalf("opening a file whose freelist is damaged (%s): %v\n%s", name, err, out)
+			}
+		})
+	}
 }

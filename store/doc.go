@@ -48,7 +48,9 @@
 // Every record carries a CRC-32C of its key and value; a record that fails it
 // is an error matching ErrCorrupt (a *CorruptError names the key), a record or
 // store of an unknown format one matching ErrFormat, and a bbolt file whose
-// pages are damaged is ErrCorrupt too (bbolt's panics are recovered). A host
+// pages are damaged is ErrCorrupt too (bbolt's panics are recovered, and the
+// freelist page, which has no checksum and whose count bbolt allocates by,
+// is checked before bbolt reads it). A host
 // must refuse to start when Load fails: starting empty would overwrite the
 // world on the next save.
 //
