@@ -44,22 +44,22 @@ type ClientConfig[I comparable] struct {
 	// by Replay when that is set.
 	Predict predict.ClientConfig[I]
 	// Replay, if set, reconciles by replaying: when the host's state of a
-	// past frame differs from what this client predicted, the client
-	// restores that frame (the host's values where they differ) and
-	// replays every frame since, each with the input it had, by calling
-	// Replay once a frame with the Input of every entity this client drives
-	// (Driven) set to that frame's. Replay runs the game's systems that
-	// move what the client predicts, as a step does, deterministically,
-	// reading and writing only the replicated components of the client's
-	// own entities. Not for entities with a physics body: a body's state is
-	// the physics engine's, which a replay does not run (their corrections
-	// stay PredictPose's and PredictVelocity's). It is what a value of the game's own that builds up frame after frame
-	// under input needs (a velocity a kinematic ship integrates): with the
-	// default reconciliation such a value, taken from the host's past
-	// frame into the present, differs again at the next state, and is
-	// corrected again and again. Nil: each differing component is corrected
-	// by its Prediction. It runs on the simulation goroutine, with the
-	// world locked.
+	// past frame differs from what this client predicted, the client restores
+	// that frame (the host's values where they differ) and replays every
+	// frame since, each with the input it had, by calling Replay once a frame
+	// with the Input of every entity this client drives (Driven) set to that
+	// frame's. Replay runs the game's systems that move what the client
+	// predicts, as a step does, deterministically, reading and writing only
+	// the replicated components of the client's own entities. Not for
+	// entities with a physics body: a body's state is the physics engine's,
+	// which a replay does not run (their corrections stay PredictPose's and
+	// PredictVelocity's). It is what a value of the game's own that builds up
+	// frame after frame under input needs (a velocity a kinematic ship
+	// integrates): with the default reconciliation such a value, taken from
+	// the host's past frame into the present, differs again at the next
+	// state, and is corrected again and again. Nil: each differing component
+	// is corrected by its Prediction. It runs on the simulation goroutine,
+	// with the world locked.
 	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and
 	// no slot, and it sends no input and no command (Send fails with
