@@ -307,6 +307,11 @@ func readLease(world string, wb *bbolt.Bucket) (Lease, error) {
 	if err != nil {
 		return Lease{}, err
 	}
+	return decodeLease(world, p)
+}
+
+// decodeLease reads what encodeLease wrote.
+func decodeLease(world string, p []byte) (Lease, error) {
 	if len(p) < 16 {
 		return Lease{}, &CorruptError{World: world, Key: clone(keyLease), Reason: "lease record too short"}
 	}
