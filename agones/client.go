@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 	"time"
 )
 
@@ -242,17 +243,24 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 }
 
 // errorMessage returns the message of a grpc-gateway error body
-// ({"code":2,"message":"...","details":[]}), or the body itself.
+// ({"code":2,"message":"...","details":[]}), or the body itself, on one
+// line of at most 300 bytes (and an ellipsis): it ends up in logs.
 func errorMessage(p []byte) string {
 	var e struct {
 		Message string `json:"message"`
 	}
+	s := string(p)
 	if json.Unmarshal(p, &e) == nil && e.Message != "" {
-		return e.Message
+		s = e.Message
 	}
-	s := strings.TrimSpace(string(p))
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s))
 	if len(s) > 300 {
-		s = s[:300] + "…"
+		s = strings.ToValidUTF8(s[:300], "") + "…"
 	}
 	return s
 }
