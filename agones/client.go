@@ -13,8 +13,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 )
 
 // PortEnv is the environment variable Agones sets to the SDK server's REST
