@@ -1,7 +1,6 @@
 package tandem
 
 import (
-	"context"
 	"math"
 	"testing"
 	"time"
@@ -9,11 +8,9 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
-	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
-	"github.com/tandem-go/tandem/net/transport/mem"
 )
 
 // drift is a kinematic ship's velocity of the game's own: it builds up
@@ -97,20 +94,7 @@ func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
 		return (*Input[push])(w.ECS.Arche().Get(e, arche.ComponentID[Input[push]](w.ECS.Arche()))).Value, true
 	}
 	run := func(replay bool) NetStats {
-		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		link := condition.Config{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05, Seed: 7}
-		n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, _ := n.Listen("host")
-		h, err := NewHost(kinematicGame(), HostConfig{Clock: clk})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		tc, _ := n.Dial(context.Background(), "host")
-		cfg := ClientConfig[push]{Clock: clk, Input: turning}
+		cfg := ClientConfig[push]{Input: turning}
 		cg := kinematicGame()
 		if replay {
 			cfg.Replay = func(w *World) {
@@ -132,22 +116,14 @@ func TestReplayReconcilesAValueThatBuildsUp(t *testing.T) {
 				}))
 			}
 		}
-		c, err := NewClient(cg, tc, cfg)
-		if err != nil {
-			t.Fatal(err)
+		link := condition.Config{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05, Seed: 7}
+		p := newPairConfigured(t, kinematicGame(), cg, link, HostConfig{}, cfg)
+		defer p.client.Close()
+		p.run(8 * time.Second)
+		if !p.client.Joined() {
+			t.Fatalf("the client did not join: %v", p.client.Err())
 		}
-		defer c.Close()
-		hc, _ := l.Accept(context.Background())
-		h.Accept(hc)
-		for range 120 * 8 {
-			clk.Advance(time.Second / 120)
-			h.Advance()
-			c.Advance()
-		}
-		if !c.Joined() {
-			t.Fatalf("the client did not join: %v", c.Err())
-		}
-		return c.NetStats()
+		return p.client.NetStats()
 	}
 	corrected, replayed := run(false), run(true)
 	t.Logf("by correction: %d pose, %d value corrections; by replay: %d pose, %d value corrections, %d replays",

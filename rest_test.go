@@ -92,6 +92,13 @@ func newPairOf(t *testing.T, g, cg *Game[push], link condition.Config) *pair {
 // the pair's).
 func newPairWith(t *testing.T, g, cg *Game[push], link condition.Config, cfg HostConfig) *pair {
 	t.Helper()
+	return newPairConfigured(t, g, cg, link, cfg, ClientConfig[push]{})
+}
+
+// newPairConfigured is newPairWith with the client configured by cc (its
+// Clock is the pair's too).
+func newPairConfigured(t *testing.T, g, cg *Game[push], link condition.Config, cfg HostConfig, cc ClientConfig[push]) *pair {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
 	if err != nil {
@@ -105,7 +112,8 @@ func newPairWith(t *testing.T, g, cg *Game[push], link condition.Config, cfg Hos
 	}
 	t.Cleanup(func() { h.Close() })
 	tc, _ := n.Dial(context.Background(), "host")
-	c, err := NewClient(cg, tc, ClientConfig[push]{Clock: clk})
+	cc.Clock = clk
+	c, err := NewClient(cg, tc, cc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,6 +209,23 @@ func TestJoinTooSlowIsDropped(t *testing.T) {
 	}
 }
 
+// joinedClient returns a client of a world of its own that joined with the
+// join messages seedJoin (pages and FINAL, in order).
+func joinedClient(t *testing.T, seedJoin [][]byte, cfg ClientConfig) *ClientReplicator {
+	t.Helper()
+	c := NewClient(NewRegistry(ecs.NewWorld()), cfg)
+	for _, m := range seedJoin {
+		c.HandleLane(m)
+	}
+	for c.Waiting() > 0 {
+		c.Pump()
+	}
+	if !c.Joined() {
+		t.Fatal("the seed world did not join")
+	}
+	return c
+}
+
 func FuzzClientDatagram(f *testing.F) {
 	host := newScene(1, 20)
 	h := NewHost(host.reg, HostConfig{})
@@ -230,19 +247,9 @@ func FuzzClientDatagram(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, kind byte, payload []byte) {
-		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, MaxHeld: 4})
 		// Join with the seed world first, so updates and deltas meet entities
 		// that exist; then the fuzzed input on every path.
-		for _, m := range seedJoin {
-			c.HandleLane(m)
-		}
-		for c.Waiting() > 0 {
-			c.Pump()
-		}
-		if !c.Joined() {
-			t.Fatal("the seed world did not join")
-		}
+		c := joinedClient(t, seedJoin, ClientConfig{Local: 1, MaxHeld: 4})
 		c.HandleDatagram(wire.Kind(kind), payload)
 		// And as join messages of a client still joining.
 		c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})

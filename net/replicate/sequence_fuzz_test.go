@@ -57,17 +57,7 @@ func FuzzClientSequence(f *testing.F) {
 	rj = append(rj, seq...)
 	f.Add(rj)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, MaxHeld: 16, Tombstones: 8})
-		for _, m := range seedJoin {
-			c.HandleLane(m)
-		}
-		for c.Waiting() > 0 {
-			c.Pump()
-		}
-		if !c.Joined() {
-			t.Fatal("the seed world did not join")
-		}
+		c := joinedClient(t, seedJoin, ClientConfig{Local: 1, MaxHeld: 16, Tombstones: 8})
 		for n := 0; len(data) >= 3 && n < 200; n++ {
 			op := data[0]
 			k := int(binary.LittleEndian.Uint16(data[1:3]))
