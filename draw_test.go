@@ -5,13 +5,13 @@ import (
 	"math"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
@@ -65,7 +65,7 @@ func duel(w *World) push {
 const testSeconds = 60
 
 func TestSlowDrawingKeepsTheGameFast(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		link := condition.Config{Latency: 75 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.05, Seed: 3}
 		n, err := mem.NewNetwork(clock.Real{}, mem.Config{ToHost: link, ToClient: link})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
@@ -19,7 +20,7 @@ import (
 // connection that comes between two steps at once (woken by its arrival),
 // not at its next step; the time is synctest's, so the figures are exact.
 func TestRunAnswersAHandshakeAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		n, err := mem.NewNetwork(clock.Real{}, mem.Config{})
 		if err != nil {
 			t.Fatal(err)

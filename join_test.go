@@ -15,6 +15,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
@@ -383,7 +384,7 @@ func TestJoinTimeout(t *testing.T) {
 // A game alone ends at Close, as a Session: Run returns ErrClosed, Advance
 // and Step run nothing more, and the world can still be looked at.
 func TestLocalCloseEndsRun(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		l, err := NewLocal(testGame(), LocalConfig{})
 		if err != nil {
 			t.Fatal(err)
@@ -568,7 +569,7 @@ func TestReplicateChecksThePrediction(t *testing.T) {
 // (they waited for the world for ever there): an observer reads the state its
 // event left, Do the state of the last step; Err after Close is Close's.
 func TestStatusFromInsideCallbacks(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		p := newPair(t, testGame(), condition.Config{Latency: 10 * time.Millisecond})
 		states := map[EventKind]ClientState{}
 		var peerAtReady ecs.PeerID

@@ -13,6 +13,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
@@ -220,7 +221,7 @@ func networkIDs(w *World, peer ecs.PeerID) []ecs.NetID {
 // measured, not from the default guess (NetStats.RTT read 200 ms after a
 // resume on a 30 ms link), until it measures its own.
 func TestResumedConnectionKeepsTheRoundTrip(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		p := newResumePair(t, condition.Config{Latency: 15 * time.Millisecond}, HostConfig{})
 		a := p.join(func(w *World) push { return push{X: 1} })
 		p.run(time.Second)
@@ -248,7 +249,7 @@ func TestResumedConnectionKeepsTheRoundTrip(t *testing.T) {
 func TestClientResumesAfterABreak(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { clientResumesAfterABreak(t, seed) })
+			bubble.Test(t, func(t *testing.T) { clientResumesAfterABreak(t, seed) })
 		})
 	}
 }
@@ -358,7 +359,7 @@ func watcherHolds(c *rclient, id ecs.NetID) (e arche.Entity, ok bool) {
 // refusal: the host stops answering then, and the client gives up
 // JoinTimeout later, not at once (it joined long before) nor never.
 func TestJoinTimeoutAfterARefusedResume(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
 		a := p.joinAs(ClientConfig[push]{JoinTimeout: 5 * time.Second})
 		rejected := false

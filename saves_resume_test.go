@@ -5,11 +5,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
@@ -69,7 +69,7 @@ func tallies(w *World, peer ecs.PeerID) map[ecs.NetID]int64 {
 // again, entity counts equal on both sides, and a command after the restart
 // is answered by the restored book.
 func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		joins := 0
 		left := 0
 		game := func() *Game[push] {
@@ -187,7 +187,7 @@ func TestPlayersResumeIntoARestoredWorld(t *testing.T) {
 // ends as at a shutdown. One closed with Close ends its players' sessions:
 // they are Closed, with no error (an orderly end).
 func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{SaveTo: savePath(t)})
 		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
 		cid := p.joinDialing(ClientConfig[push]{Name: "cid"}, false)
@@ -243,7 +243,7 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 // TestOwnCloseIsNotTheHosts: a client that leaves ends its Run with
 // ErrClosed, not ErrHostClosed, though the host is still there.
 func TestOwnCloseIsNotTheHosts(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		p := newResumePairOf(t, ledgerGame, condition.Config{}, HostConfig{})
 		if p.host.Restartable() {
 			t.Fatal("a host without a save says a restart would bring its players back")
@@ -300,7 +300,7 @@ func equalTallies(a, b map[ecs.NetID]int64) bool {
 // timer), and the host answers the copy from its book: the handler ran
 // once, one receipt, done.
 func TestCommandsGoAgainOnAResume(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		_, st := openStore(t, savePath(t))
 		faulty := storetest.NewFaulty(st)
 		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Store: faulty})

@@ -9,13 +9,14 @@ import (
 
 	"github.com/tandem-go/tandem/agones"
 	"github.com/tandem-go/tandem/agones/agonestest"
+	"github.com/tandem-go/tandem/clock/bubble"
 )
 
 // TestHealthStopsOnStall runs a tick loop at 60 Hz that stalls after 10 s:
 // health pings go out once a period while it ticks, and none later than one
 // period after the stall, however long it lasts; they resume when it does.
 func TestHealthStopsOnStall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		side := agonestest.New()
 		defer side.Close()
 		c, _ := agones.New(agones.Options{HTTPClient: side.HTTPClient()})
@@ -78,7 +79,7 @@ func TestHealthStopsOnStall(t *testing.T) {
 
 // A failed Health call is reported and the next tick tries again.
 func TestHealthReportsFailures(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		side := agonestest.New()
 		defer side.Close()
 		side.Fail("/health", agonestest.Fault{Status: 500, Message: "boom"}, 2)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandem-go/tandem/agones"
 	"github.com/tandem-go/tandem/agones/agonestest"
+	"github.com/tandem-go/tandem/clock/bubble"
 )
 
 // watcher runs WatchGameServer in the background and collects its events.
@@ -44,7 +45,7 @@ func startWatch(ctx context.Context, side *agonestest.Sidecar) (*agones.Client, 
 }
 
 func TestWatchAllocation(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		side := agonestest.New()
 		defer side.Close()
 		ctx, cancel := context.WithCancel(t.Context())
@@ -69,7 +70,7 @@ func TestWatchAllocation(t *testing.T) {
 // TestWatchReconnect breaks the stream, fails the next two reconnects, and
 // checks the client comes back with doubling backoff and is told the state.
 func TestWatchReconnect(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		side := agonestest.New()
 		defer side.Close()
 		ctx, cancel := context.WithCancel(t.Context())

@@ -4,7 +4,8 @@
 // given a Clock. Production code passes Real; tests pass a *Fake and advance it
 // by hand, so ten minutes of play run in seconds and every run is repeatable.
 // Code that must sleep or wait on timers (goroutines that move bytes) uses the
-// time package directly and is tested under testing/synctest instead.
+// time package directly and is tested under testing/synctest instead,
+// through [github.com/tandem-go/tandem/clock/bubble.Test].
 package clock
 
 import (

@@ -18,6 +18,7 @@ import (
 	"github.com/tandem-go/tandem/agones"
 	"github.com/tandem-go/tandem/agones/agonestest"
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/fleet"
 	"github.com/tandem-go/tandem/net/replicate"
@@ -232,7 +233,7 @@ func paths(calls []agonestest.Call) []string {
 // that takes 3 s holds it back) and after the pin is published; the server
 // takes players when Ready is said; an Open that fails means no Ready.
 func TestReadyAfterBindAndLoad(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		start := time.Now()
 		b.open = func(string) error {
@@ -320,7 +321,7 @@ func TestReadyAfterBindAndLoad(t *testing.T) {
 // the loop, the pings stop within a period of the pinger (well within two
 // of the GameServer's), and come back when it goes on.
 func TestHealthOnlyWhileTicking(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		stop := b.run(b.config())
 		if err := b.side.WaitCount(t.Context(), "/ready", 1); err != nil {
@@ -367,7 +368,7 @@ func TestHealthOnlyWhileTicking(t *testing.T) {
 // serves on; once it opens, the unnamed world gives way. One that never
 // opens within OpenTimeout ends Run with Open's error.
 func TestAllocatedWorldIsOpenedAgain(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		fails := 2
 		b.open = func(world string) error {
@@ -432,7 +433,7 @@ func TestAllocatedWorldIsOpenedAgain(t *testing.T) {
 // stream); a second world named later is reported and not opened. A world
 // named at start is opened at once.
 func TestAllocationLoadsTheWorldOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		stop := b.run(b.config())
 		if err := b.side.WaitState(t.Context(), agones.StateReady); err != nil {
@@ -527,7 +528,7 @@ func listValues(side *agonestest.Sidecar) []string {
 // it leaves; a spectator is never listed; values a former process left in
 // the list are removed, and a player already listed is not an error.
 func TestPlayersList(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		b.cfg.Spectators = 2
 		b.side.SetList("players", 8, "1", "5") // left by a process before
@@ -596,7 +597,7 @@ func (w *countingWorld) Commit(ctx context.Context, b *store.Batch) (uint64, err
 // is closed with its final save, and Shutdown is said after it: a host
 // restored from the save finds the world as it was at the end.
 func TestTermSavesThenShutsDown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		db, err := store.Open(context.Background(), filepath.Join(b.dir, "term.db"), store.Options{})
 		if err != nil {
@@ -652,7 +653,7 @@ func TestTermSavesThenShutsDown(t *testing.T) {
 // TestFencedHostShutsDown: a host whose world another host takes over stops
 // on its own; Run says Shutdown and returns the fencing error.
 func TestFencedHostShutsDown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		db, err := store.Open(context.Background(), filepath.Join(b.dir, "fence.db"), store.Options{})
 		if err != nil {
@@ -722,7 +723,7 @@ func (r *redialer) cut(block bool) {
 // when it breaks again and does not come back, it is removed once its grace
 // window (10 s here) closes: one add, one remove in all.
 func TestPlayersThroughTheGraceWindow(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		b := newBed(t)
 		b.cfg.Grace = 10 * time.Second
 		var mu sync.Mutex

@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
@@ -89,7 +89,7 @@ func (r *rig) joinResumable(name string, input func(w *tandem.World) game.Input,
 //     frame's own input (none repeated, none late), and every frame of the
 //     watcher after the first 5 s likewise.
 func TestResumeSoak(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		link := condition.Config{Latency: 75 * time.Millisecond, Jitter: 15 * time.Millisecond, Loss: 0.05, Seed: 21}
 		var pr probe
 		r := newRig(t, link, 0, &pr)

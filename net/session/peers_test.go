@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
@@ -89,7 +89,7 @@ func TestPeersForTheLayerAbove(t *testing.T) {
 // broke keeps its slot (a newcomer is still refused) and resumes into it at
 // capacity; a spectator that resumes is a spectator again.
 func TestCapacityAndSpectators(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		joins := map[string]int{}
 		var r *resumeRig
 		r = newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{
@@ -175,7 +175,7 @@ func TestCapacityAndSpectators(t *testing.T) {
 // TestNoSpectatorsByDefault: a host that takes no spectators refuses one
 // with a reason that says so.
 func TestNoSpectatorsByDefault(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		c := r.dialAs("eve", "host", true)
 		for i := 0; c.cl.State() != Closed; i++ {

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
@@ -50,7 +50,7 @@ func TestOneAnswerPerConnection(t *testing.T) {
 	for _, right := range []bool{true, false} {
 		name := map[bool]string{true: "right-token", false: "wrong-token"}[right]
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
 				r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 				a := r.join("a")
 				peer, token := a.cl.Peer(), a.cl.Welcome().Token
@@ -98,7 +98,7 @@ func TestOneAnswerPerConnection(t *testing.T) {
 // host allows a second, the peer they name stays away, and its own client
 // resumes afterwards.
 func TestGuessedTokensAdmitNobody(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		a := r.join("a")
 		peer := a.cl.Peer()
@@ -176,7 +176,7 @@ func TestGuessedTokensAdmitNobody(t *testing.T) {
 // does not keep a player whose connection broke from resuming within its
 // grace window.
 func TestStrangersResumesDoNotLockPlayersOut(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{Grace: 10 * time.Second})
 		a := r.join("a")
 		peer := a.cl.Peer()
@@ -232,7 +232,7 @@ func TestStrangersResumesDoNotLockPlayersOut(t *testing.T) {
 // with RejectSchema, naming both: the peer a Resume names stays away for
 // its own client, and a client refused so stops rather than join afresh.
 func TestSchemaIsChecked(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{Schema: 7})
 		r.schema = 7
 		a := r.join("a")
@@ -277,7 +277,7 @@ func TestSchemaIsChecked(t *testing.T) {
 // A peer is resumed at most MaxResumesPerPeer times a minute: past it the
 // host answers RejectFull and the client tries again until it is let back.
 func TestResumesPerPeerAreBounded(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{MaxResumesPerPeer: 3})
 		a := r.join("a")
 		for i := range 4 {
@@ -332,7 +332,7 @@ func (f *fakeHost) next(t *testing.T, r *resumeRig) (transport.Conn, []byte, boo
 // nothing after it: a Resumed followed by a second Resumed and a Reject
 // leaves it resumed once; a Reject followed by a Resumed leaves it refused.
 func TestClientTakesTheFirstAnswer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		a := r.join("a")
 		peer := a.cl.Peer()
@@ -395,7 +395,7 @@ func TestClientRefusesWhatItCannotHold(t *testing.T) {
 		{"resumed-frame-past-32-bits", 0, 1<<32 + 5, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
 				r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 				fl, err := r.net.Listen("fake")
 				if err != nil {
@@ -435,7 +435,7 @@ func TestClientRefusesWhatItCannotHold(t *testing.T) {
 // Hello, a reserved kind) count as malformed against the client's
 // connection, each once; a receipt and the game's own kind reach its hook.
 func TestClientCountsWhatItDoesNotTake(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		var heard []wire.Kind
 		r.onLane = func(_ transport.Lane, msg []byte) { heard = append(heard, wire.Kind(msg[0])) }
@@ -469,7 +469,7 @@ func TestClientCountsWhatItDoesNotTake(t *testing.T) {
 func TestHooksRefuseWithAReject(t *testing.T) {
 	for _, hook := range []string{"admit", "join"} {
 		t.Run(hook, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
 				cfg := HostConfig{}
 				var r *resumeRig
 				if hook == "admit" {
@@ -510,7 +510,7 @@ func TestHooksRefuseWithAReject(t *testing.T) {
 // that restores the save reserves them, and a client that kept its token
 // resumes into the restored world as the same peer, holding that world.
 func TestKnownPeersResumeIntoARestoredWorld(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		a := r.join("a")
 		r.join("b")

@@ -14,6 +14,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
@@ -239,7 +240,7 @@ func (r *resumeRig) hostCount(k EventKind, peer ecs.PeerID) int {
 // what the dial returns when it ends (an error, beside a nil connection of
 // the transport's own type) is not closed as a connection.
 func TestCloseWhileDialingAgain(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
 		a := r.join("a")
 		a.mu.Lock()
@@ -271,7 +272,7 @@ func TestResumeAfterABreak(t *testing.T) {
 	for seed := range uint64(6) {
 		hole := seed%2 == 1
 		t.Run(fmt.Sprintf("seed%d-hole%v", seed, hole), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { resumeAfterABreak(t, seed, hole) })
+			bubble.Test(t, func(t *testing.T) { resumeAfterABreak(t, seed, hole) })
 		})
 	}
 }
@@ -365,7 +366,7 @@ func resumeAfterABreak(t *testing.T, seed uint64, hole bool) {
 // client joins afresh as a new peer, and the old peer's entity is removed
 // once, on the host and on the client.
 func TestResumeAfterTheWindowJoinsAfresh(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
 		a := r.join("a")
 		peer := a.cl.Peer()
@@ -432,7 +433,7 @@ func TestResumeAfterTheWindowJoinsAfresh(t *testing.T) {
 // the client's Resume is refused, the peer it was leaves, and the client
 // joins afresh.
 func TestDropBeforeTheJoinEndsJoinsAfresh(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{
 			Replication: replicate.HostConfig{JoinPage: 256, JoinWindow: 512},
 		})
@@ -475,7 +476,7 @@ func TestDropBeforeTheJoinEndsJoinsAfresh(t *testing.T) {
 // resume is resumed again: the client held the whole world before, and the
 // next join brings all of it.
 func TestBreakDuringTheRejoinResumesAgain(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{
 			Replication: replicate.HostConfig{JoinPage: 256, JoinWindow: 512},
 		})

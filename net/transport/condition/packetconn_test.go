@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/net/transport/internal/packetpipe"
 )
 
@@ -33,7 +34,7 @@ func readAt(t *testing.T, pc net.PacketConn, start time.Time) ([]byte, time.Dura
 }
 
 func TestPacketConnDelaysWrites(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		ca := newPacketConn(t, a, Config{Latency: 50 * time.Millisecond}, Config{})
 		defer ca.Close()
@@ -54,7 +55,7 @@ func TestPacketConnDelaysWrites(t *testing.T) {
 }
 
 func TestPacketConnDelaysReads(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		cb := newPacketConn(t, b, Config{}, Config{Latency: 30 * time.Millisecond})
 		defer cb.Close()
@@ -74,7 +75,7 @@ func TestPacketConnDelaysReads(t *testing.T) {
 // TestPacketConnLossCounts: what the peer receives is exactly what the
 // conditioner did not lose, and the loss rate is the configured one.
 func TestPacketConnLossCounts(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		ca := newPacketConn(t, a, Config{Latency: 5 * time.Millisecond, Loss: 0.10, Seed: 9}, Config{})
 		received := make(chan int)
@@ -109,7 +110,7 @@ func TestPacketConnLossCounts(t *testing.T) {
 }
 
 func TestPacketConnReadDeadline(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		cb := newPacketConn(t, b, Config{}, Config{Latency: time.Second})
 		defer cb.Close()
@@ -141,7 +142,7 @@ func TestPacketConnReadDeadline(t *testing.T) {
 }
 
 func TestPacketConnCloseFlushesWrites(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		ca := newPacketConn(t, a, Config{Latency: time.Second}, Config{Latency: time.Second})
 		defer b.Close()

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/internal/packetpipe"
@@ -75,7 +75,7 @@ func TestLargeMessageUnderLoss(t *testing.T) {
 // closes.
 func TestLargeMessageUnderLossVirtualTime(t *testing.T) {
 	const size = 4 << 20
-	synctest.Test(t, func(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
 		a, b := packetpipe.New()
 		link := condition.Config{Latency: 20 * time.Millisecond, Jitter: 2 * time.Millisecond, Loss: 0.10}
 		hostLink, clientLink := link, link
