@@ -77,7 +77,9 @@ type HostConfig struct {
 	OnRestore func(RestoreReport)
 	// OnSaveError, if set, hears of each failed save, on the simulation
 	// goroutine. The host keeps its world, withholds the receipts the save
-	// held, and tries again (see SaveStats).
+	// held, and tries again (see SaveStats). It hears too of each failure to
+	// read the store when a released world (IdleUnload) loads again, tried
+	// again as well (SaveStats.ReloadFailures).
 	OnSaveError func(error)
 	// OnSave, if set, hears of each save that landed (durable), on the
 	// simulation goroutine, before the receipts it frees go out.
@@ -86,7 +88,10 @@ type HostConfig struct {
 	// watched or held a place in it for this long (no connection, no known
 	// player, no View or Do): it is saved and dropped from memory, and
 	// loaded again from the save when the next connection arrives (or a
-	// View or Do wants it); World returns nil meanwhile. It needs a store.
+	// View or Do wants it); World returns nil meanwhile. A store that cannot
+	// be read just then is tried again after a growing pause while the
+	// connections wait (View and Do skip their callback meanwhile); a save
+	// that no longer loads stops the host (Err). It needs a store.
 	// Default 0: the world stays.
 	IdleUnload time.Duration
 	// Grace is how long a peer whose connection broke is kept for it to
@@ -398,7 +403,7 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 
 // Run steps the world at its fixed rate on the calling goroutine until ctx is
 // done (it returns nil), the host is closed (ErrClosed), or it stopped on an
-// error (Err: a fenced store, a save that failed to load again). Between
+// error (Err: a fenced store, a save that no longer loads). Between
 // steps it answers a connection as it arrives, and the handshakes under way
 // every millisecond (an idle host is not woken for them), so a joining
 // player waits for no step before its Welcome and its admission (its join's

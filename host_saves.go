@@ -64,6 +64,17 @@ type SaveStats struct {
 	// Unloads and Reloads count the times the world was released while
 	// idle and loaded again.
 	Unloads, Reloads int
+	// ReloadFailures counts the times a released world failed to load again
+	// because its store could not be read just then (a network, a disk, a
+	// timeout: ReloadErr says which). The host keeps the connections that
+	// wait for the world and tries again after a pause that grows from
+	// 100 ms to 5 s; it hears of each failure through
+	// HostConfig.OnSaveError. A save that does not fit the game, corrupt
+	// data or a store another host took stop the host instead (Host.Err).
+	ReloadFailures int
+	// ReloadErr is the newest failure to load the world again, nil once it
+	// loaded.
+	ReloadErr error
 }
 
 // SavedReport says what one save that landed holds (HostConfig.OnSave).
@@ -199,6 +210,27 @@ func hasSave(ctx context.Context, st store.World) (bool, error) {
 	return false, err
 }
 
+// storeReadError is a failure to read the store that may pass: the network
+// to it, its disk, a timeout. A released world that fails to load on one is
+// tried again; anything else stops the host.
+type storeReadError struct{ err error }
+
+func (e storeReadError) Error() string { return e.err.Error() }
+func (e storeReadError) Unwrap() error { return e.err }
+
+// readFailure marks err, a store's read failing, as one that may pass,
+// unless it says the save itself is wrong (it does not fit the game, its
+// bytes or layout are damaged) or the store is no longer this host's (taken
+// by another, closed, in use): those stay so however often it is read.
+func readFailure(err error) error {
+	for _, lasting := range []error{save.ErrMismatch, save.ErrUnsaved, store.ErrCorrupt, store.ErrFormat, store.ErrFenced, store.ErrInvalid, store.ErrClosed, store.ErrLocked} {
+		if errors.Is(err, lasting) {
+			return err
+		}
+	}
+	return storeReadError{err}
+}
+
 // load builds the world and, with a store, restores the newest save into
 // it; then tracking starts.
 func (h *Host[I]) load() error {
@@ -209,7 +241,7 @@ func (h *Host[I]) load() error {
 		found, err := hasSave(ctx, h.saves.st)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("tandem: read the save: %w", err)
+			return fmt.Errorf("tandem: read the save: %w", readFailure(err))
 		}
 		restoring = found
 	}
@@ -242,7 +274,7 @@ func (h *Host[I]) load() error {
 	res, err := h.saves.tracker.Load(ctx, h.saves.st, rp.record, func(e arche.Entity) { entities = append(entities, e) })
 	cancel()
 	if err != nil {
-		return fmt.Errorf("tandem: restore the save: %w", err)
+		return fmt.Errorf("tandem: restore the save: %w", readFailure(err))
 	}
 	if err := h.adopt(&rp); err != nil {
 		return fmt.Errorf("tandem: restore the save: %w", err)

@@ -2,6 +2,8 @@ package tandem
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,8 +13,9 @@ import (
 
 // A host's life: it steps its world until Close, or until it stops on its
 // own (its store fenced by another host taking the world, a released world
-// that fails to load again). While nobody plays it may release its world and
-// load it again when someone comes (HostConfig.IdleUnload).
+// whose save no longer loads). While nobody plays it may release its world
+// and load it again when someone comes (HostConfig.IdleUnload); a store that
+// cannot be read just then is tried again after a growing pause.
 type lifecycle struct {
 	closeOnce sync.Once
 	closing   bool                  // Close began: no more steps, no more commands
@@ -25,7 +28,18 @@ type lifecycle struct {
 	done      chan struct{}
 	doneOnce  sync.Once
 	idleSince time.Time
+	// retryAt is when a released world whose store could not be read is
+	// tried again (zero: at once), after a pause of retryWait.
+	retryAt   time.Time
+	retryWait time.Duration
 }
+
+// The pauses between tries to load a released world again from a store that
+// could not be read: doubled from the first at each failure, up to the last.
+const (
+	firstReloadWait = 100 * time.Millisecond
+	lastReloadWait  = 5 * time.Second
+)
 
 func (l *lifecycle) init() { l.done = make(chan struct{}) }
 
@@ -61,12 +75,38 @@ func (h *Host[I]) readyWorld(look bool) bool {
 	if stopped || (!look && !h.accept.pending()) {
 		return false
 	}
-	if err := h.reload(); err != nil {
-		h.life.fail(err)
-		h.halt()
+	if !h.life.retryAt.IsZero() && h.clk.Now().Before(h.life.retryAt) {
 		return false
 	}
+	if err := h.reload(); err != nil {
+		if !errors.As(err, new(storeReadError)) {
+			h.life.fail(err)
+			h.halt()
+			return false
+		}
+		h.reloadFailed(err)
+		return false
+	}
+	h.life.retryAt, h.life.retryWait = time.Time{}, 0
+	h.saves.stats.ReloadErr = nil
 	return true
+}
+
+// reloadFailed takes a failure to read the store while loading the released
+// world again: what was built of it is let go, and the next try waits for
+// a pause that doubles at each failure. The connections waiting for the
+// world wait on (their clients give up on their own join timeout).
+func (h *Host[I]) reloadFailed(err error) {
+	if h.w != nil {
+		h.release()
+	}
+	h.life.retryWait = min(max(2*h.life.retryWait, firstReloadWait), lastReloadWait)
+	h.life.retryAt = h.clk.Now().Add(h.life.retryWait)
+	h.saves.stats.ReloadFailures++
+	h.saves.stats.ReloadErr = err
+	if h.saves.onError != nil {
+		h.saves.onError(fmt.Errorf("tandem: load the released world again: %w; trying again in %v", err, h.life.retryWait))
+	}
 }
 
 // handshake answers the connections whose handshake is under way between
@@ -145,12 +185,17 @@ func (h *Host[I]) unload() {
 		h.accept.open(h.session.Accept)
 		return
 	}
+	h.release()
+	h.saves.stats.Unloads++
+}
+
+// release lets the world go, with its session: nothing is connected to it.
+func (h *Host[I]) release() {
 	h.session.Close()
 	h.w, h.ip, h.tracks = nil, nil, nil
 	h.session, h.inputs = nil, nil
 	h.saves.schema, h.saves.tracker = nil, nil
 	clear(h.names)
-	h.saves.stats.Unloads++
 }
 
 // reload loads a released world again from its save.
@@ -278,7 +323,9 @@ func (h *Host[I]) Done() <-chan struct{} { return h.life.done }
 // Err returns why the host stopped on its own, or nil: an error matching
 // store.ErrFenced when another host took the world over (this one stopped
 // stepping and closed every connection; its saves would all be refused), or
-// the error of a released world that failed to load again. Safe from any
+// the error of a released world whose save no longer loads (it does not fit
+// the game, or its data is damaged; a store that cannot be read just then is
+// tried again: SaveStats.ReloadErr). Safe from any
 // goroutine, inside callbacks, hooks and observers too: one atomic load.
 func (h *Host[I]) Err() error {
 	if p := h.life.seen.Load(); p != nil {

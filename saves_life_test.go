@@ -410,6 +410,122 @@ func testIdleUnload(t *testing.T, s saveStore) {
 	}
 }
 
+// TestIdleReloadRetries: a released world whose store cannot be read when a
+// player comes (the read breaks at its end, after the records) is let go
+// and tried again after pauses of 100 ms doubling to 5 s, the player's
+// connection waiting meanwhile; each failure is counted and heard of, the
+// host keeps running; once the store answers, the world loads as it was
+// saved and the player plays.
+func TestIdleReloadRetries(t *testing.T) { forEachStore(t, testIdleReloadRetries) }
+
+func testIdleReloadRetries(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
+	faulty := storetest.NewFaulty(st)
+	var heard []error
+	r := newRig(t, HostConfig{Store: faulty, IdleUnload: 2 * time.Second, OnSaveError: func(err error) { heard = append(heard, err) }})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	r.step(30)
+	ann.Close()
+	r.clients = nil
+	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
+		if i > 10*60 {
+			t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
+		}
+		r.step(1)
+	}
+
+	down := errors.New("connection reset by peer")
+	faulty.FailLoad(down)
+	loads := faulty.Loads()
+	bob := r.dial("bob", ClientConfig[push]{}, session.Playing) // 600 frames: 10 s
+	// Tries at 0, 0.1, 0.3, 0.7, 1.5, 3.1 and 6.3 s; the next would be at 11.3 s.
+	const tries = 7
+	st1 := r.host.SaveStats()
+	if bob.State() == session.Playing || bob.State() == session.Closed {
+		t.Fatalf("bob is %v while the world cannot load; want waiting", bob.State())
+	}
+	if err := r.host.Err(); err != nil {
+		t.Fatalf("the host stopped on a store that could not be read: %v", err)
+	}
+	if st1.ReloadFailures != tries || !errors.Is(st1.ReloadErr, down) || st1.Reloads != 0 {
+		t.Fatalf("after 10 s of a store that cannot be read: %d failures (want %d), last %v, %d reloads", st1.ReloadFailures, tries, st1.ReloadErr, st1.Reloads)
+	}
+	if n := faulty.Loads() - loads; n != 2*tries {
+		t.Fatalf("%d loads in %d tries; want two a try (is there a save, then the save)", n, tries)
+	}
+	if len(heard) != tries {
+		t.Fatalf("OnSaveError heard %d errors, want %d: %v", len(heard), tries, heard)
+	}
+	for _, err := range heard {
+		if !errors.Is(err, down) || !strings.Contains(err.Error(), "trying again in") {
+			t.Fatalf("OnSaveError heard %q: want the store's error and when it is tried again", err)
+		}
+	}
+	if r.host.World() != nil {
+		t.Fatal("a world that failed to load is kept")
+	}
+
+	faulty.FailLoad(nil)
+	for i := 0; bob.State() != session.Playing; i++ {
+		if i > 10*60 || bob.State() == session.Closed {
+			t.Fatalf("bob is %v 10 s after the store came back: %v; %+v", bob.State(), bob.Err(), r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	if st := r.host.SaveStats(); st.Reloads != 1 || st.ReloadErr != nil || st.ReloadFailures != tries {
+		t.Fatalf("once loaded: %+v", st)
+	}
+	if got := peek(r.host); !strings.Contains(got, "Tokens:[0 1 0 0]") {
+		t.Fatalf("the world loaded after the failures lacks ann's token:\n%s", got)
+	}
+	if _, err := Send(bob, addCommand, 4); err != nil {
+		t.Fatal(err)
+	}
+	r.step(20)
+	if bob.CommandStats().Receipts != 1 {
+		t.Fatal("no receipt from the world loaded after the failures")
+	}
+}
+
+// TestIdleReloadOfDamagedSaveStops: a released world whose save reads as
+// damaged when a player comes is not tried again: the host stops on it (Err,
+// Done), and the waiting player is told it shut down.
+func TestIdleReloadOfDamagedSaveStops(t *testing.T) {
+	forEachStore(t, testIdleReloadOfDamagedSaveStops)
+}
+
+func testIdleReloadOfDamagedSaveStops(t *testing.T, s saveStore) {
+	_, st := openStore(t, s.target(t))
+	faulty := storetest.NewFaulty(st)
+	r := newRig(t, HostConfig{Store: faulty, IdleUnload: time.Second})
+	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
+		if i > 10*60 {
+			t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	faulty.FailLoad(fmt.Errorf("entity 7: %w", store.ErrCorrupt))
+	bob := r.dial("bob", ClientConfig[push]{}, session.Closed)
+	if err := r.host.Err(); !errors.Is(err, store.ErrCorrupt) {
+		t.Fatalf("the host's Err after its save read as damaged: %v", err)
+	}
+	select {
+	case <-r.host.Done():
+	default:
+		t.Fatal("a host whose save reads as damaged is not done")
+	}
+	if st := r.host.SaveStats(); st.ReloadFailures != 0 {
+		t.Fatalf("a damaged save was counted as a store to try again: %+v", st)
+	}
+	var ce *transport.CloseError
+	if bob.State() != session.Closed || bob.Joined() || !errors.As(bob.session.Err(), &ce) || ce.Code != transport.CloseHostShutdown {
+		t.Fatalf("bob is %v (joined %v, %v); want told the host shut down before joining", bob.State(), bob.Joined(), bob.session.Err())
+	}
+}
+
 // TestRunEndsAtClose: a host running on its own goroutine stops at Close
 // from another, after its final save: Run returns ErrClosed.
 func TestRunEndsAtClose(t *testing.T) { forEachStore(t, testRunEndsAtClose) }

@@ -7,14 +7,16 @@ import (
 	"github.com/tandem-go/tandem/store"
 )
 
-// Faulty is a store.World whose commits can be made to fail or to block, for
-// tests of what a host does while its store is broken or slow. The other
-// methods pass through. Safe for concurrent use.
+// Faulty is a store.World whose commits can be made to fail or to block, and
+// whose loads to fail, for tests of what a host does while its store is
+// broken or slow. The other methods pass through. Safe for concurrent use.
 type Faulty struct {
 	store.World
 
 	mu      sync.Mutex
 	fail    error
+	failLd  error
+	loads   int
 	gate    chan struct{} // non-nil: commits wait for it to close
 	calls   int
 	waiting int
@@ -32,6 +34,36 @@ func (f *Faulty) Fail(err error) {
 	f.mu.Lock()
 	f.fail = err
 	f.mu.Unlock()
+}
+
+// FailLoad makes every Load from now on fail as a read whose connection
+// breaks at its end: the records are handed to fn as the store holds them,
+// then Load returns err (unless fn stopped it with an error of its own,
+// which it returns as usual). nil: loads succeed again.
+func (f *Faulty) FailLoad(err error) {
+	f.mu.Lock()
+	f.failLd = err
+	f.mu.Unlock()
+}
+
+// Loads returns how many Loads were called, failed or not.
+func (f *Faulty) Loads() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.loads
+}
+
+// Load reads, then fails at the end if told to.
+func (f *Faulty) Load(ctx context.Context, fn func(key, value []byte) error) (uint64, error) {
+	f.mu.Lock()
+	f.loads++
+	fail := f.failLd
+	f.mu.Unlock()
+	seq, err := f.World.Load(ctx, fn)
+	if err == nil && fail != nil {
+		return 0, fail
+	}
+	return seq, err
 }
 
 // Block makes every Commit from now on wait, before committing, until the

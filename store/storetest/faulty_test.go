@@ -63,6 +63,24 @@ func TestFaulty(t *testing.T) {
 		t.Errorf("Calls() = %d, %d; want 2, 0", calls, blocked)
 	}
 
+	loads := f.Loads()
+	f.FailLoad(disk)
+	read := 0
+	if _, err := f.Load(ctx, func(k, v []byte) error { read++; return nil }); err != disk || read != 1 {
+		t.Fatalf("Load while failing: %v after %d records, want the given error after the one record", err, read)
+	}
+	stop := errors.New("stop")
+	if _, err := f.Load(ctx, func(k, v []byte) error { return stop }); err != stop {
+		t.Fatalf("Load stopped by its callback while failing: %v, want the callback's error", err)
+	}
+	f.FailLoad(nil)
+	if _, err := f.Load(ctx, func(k, v []byte) error { return nil }); err != nil {
+		t.Fatalf("Load after failing: %v", err)
+	}
+	if n := f.Loads() - loads; n != 3 {
+		t.Fatalf("Loads() counted %d of three loads", n)
+	}
+
 	f.Block()
 	c, cancel2 := context.WithCancel(ctx)
 	go func() { _ = f.WaitBlocked(ctx, 1); cancel2() }()
