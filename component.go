@@ -117,7 +117,7 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	}
 	if codec.AppendExact != nil && codec.ReadExact != nil {
 		c.exact = true
-		exact := save.Codec[T]{Name: c.name, Append: codec.AppendExact, Read: codec.ReadExact}
+		exact := save.Codec[T]{Name: c.name, Append: codec.AppendExact, Read: codec.ReadExact, Layout: codec.ExactLayout}
 		c.save = func(s *save.Schema) { save.Component(s, exact) }
 	}
 	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {

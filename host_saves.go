@@ -171,7 +171,8 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 		c.save(s)
 	}
 	save.Component(s, save.Codec[Input[I]]{
-		Name: "tandem.Input",
+		Name:   "tandem.Input",
+		Layout: "{Bot bool}",
 		Append: func(dst []byte, v *Input[I]) []byte {
 			if v.Bot {
 				return append(dst, 1)
@@ -182,6 +183,7 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	})
 	save.Component(s, save.Codec[ecs.Interpolated]{
 		Name:   "tandem.Interpolated",
+		Layout: "{}",
 		Append: func(dst []byte, _ *ecs.Interpolated) []byte { return dst },
 		Read:   func(*wire.Reader, *ecs.Interpolated) {},
 	})

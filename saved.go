@@ -23,7 +23,7 @@ func Plain[T any]() ExactCodec[T] { return save.Plain[T]() }
 func Exact[T any](c replicate.Codec[T]) replicate.Codec[T] {
 	if c.AppendExact == nil || c.ReadExact == nil {
 		p := save.Plain[T]()
-		c.AppendExact, c.ReadExact = p.Append, p.Read
+		c.AppendExact, c.ReadExact, c.ExactLayout = p.Append, p.Read, p.Layout
 	}
 	return c
 }

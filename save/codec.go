@@ -1,9 +1,12 @@
 package save
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"github.com/tandem-go/tandem/net/wire"
@@ -26,15 +29,29 @@ type Codec[T any] struct {
 	Append func(dst []byte, v *T) []byte
 	// Read sets v from what Append wrote. v holds the zero value.
 	Read func(r *wire.Reader, v *T)
+	// Layout describes the encoding (at most MaxLayout bytes): a save
+	// records it beside the Name, and a restore refuses a save whose
+	// component or state of that name was written with another Layout
+	// (ErrMismatch) rather than read one layout's bytes as another's: a
+	// reordered struct read with its fields swapped. Plain sets it from T's
+	// fields (their names, kinds and order). Empty: not checked, as for a
+	// hand-written codec that reads older encodings itself.
+	Layout string
 }
+
+// MaxLayout is the longest Codec.Layout; Plain describes a type whose
+// description is longer by a digest of it.
+const MaxLayout = 1024
 
 // Plain returns the exact codec of a plain type T: booleans, integers and
 // floats (int, uint and uintptr as 64 bits), and arrays and structs of them,
 // exported fields or not. Each field is written little-endian in declaration
 // order, floats as their IEEE 754 bits (NaNs and negative zeros kept), so a
 // value reads back bit for bit on any machine. Appending and reading allocate
-// nothing. Adding, removing or reordering fields changes the encoding: give
-// the new layout a new Name, or write a codec by hand.
+// nothing. Adding, removing, renaming or reordering fields changes the
+// encoding, and its Layout with it: a save written before is refused
+// (ErrMismatch) rather than read wrong. To keep such a save, write a codec
+// by hand that reads the old encoding, with the old Layout.
 //
 // It panics if T holds anything else (a pointer, string, slice, map,
 // interface, channel or function): write a Codec by hand for such a type.
@@ -50,7 +67,8 @@ func Plain[T any]() Codec[T] {
 	}
 	fields = mergeRuns(fields)
 	return Codec[T]{
-		Name: t.String(),
+		Name:   t.String(),
+		Layout: plainLayout(t),
 		Append: func(dst []byte, v *T) []byte {
 			return appendPlain(dst, unsafe.Pointer(v), fields)
 		},
@@ -93,6 +111,45 @@ func mergeRuns(fields []plainField) []plainField {
 		out = append(out, plainField{off: f.off, run: uint32(f.size)})
 	}
 	return out
+}
+
+// plainLayout describes Plain's encoding of t: its fields in order, each
+// with its name and the kind it is saved as ("{X float64; Hits [4]int32}";
+// int, uint and uintptr as the 64 bits they are saved in). A description
+// longer than MaxLayout is replaced by a digest of it.
+func plainLayout(t reflect.Type) string {
+	var b strings.Builder
+	describePlain(&b, t)
+	if b.Len() <= MaxLayout {
+		return b.String()
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func describePlain(b *strings.Builder, t reflect.Type) {
+	switch t.Kind() {
+	case reflect.Int:
+		b.WriteString("int64")
+	case reflect.Uint, reflect.Uintptr:
+		b.WriteString("uint64")
+	case reflect.Array:
+		fmt.Fprintf(b, "[%d]", t.Len())
+		describePlain(b, t.Elem())
+	case reflect.Struct:
+		b.WriteByte('{')
+		for i := range t.NumField() {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(t.Field(i).Name)
+			b.WriteByte(' ')
+			describePlain(b, t.Field(i).Type)
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(t.Kind().String())
+	}
 }
 
 func planPlain(t reflect.Type, off uintptr, out *[]plainField) error {

@@ -33,7 +33,13 @@
 //	                       entity records uvarint, state records uvarint,
 //	                       records of the layer above uvarint
 //	02                     schema: count uvarint, then each saved component's
-//	                       name (string), in the order of the entity masks
+//	                       name (string), in the order of the entity masks;
+//	                       then each one's Codec.Layout (string), in the same
+//	                       order, and the states: count uvarint, then each
+//	                       name (string) and Layout (string). A save written
+//	                       before layouts were recorded ends after the names:
+//	                       it restores unchecked, and the next save writes
+//	                       this record again, whole.
 //	03 id(u32, big-endian) entity: owner uvarint, mask uvarint (bit i: the
 //	                       schema's component i is present), then each present
 //	                       component's exact encoding as bytes, in mask order
@@ -42,7 +48,8 @@
 //
 // A restore reads them in key order and checks them against the head: the
 // counts, the id counter above every id saved, every component and state
-// known to the schema and read by its codec to the last byte. A save that does
+// known to the schema, saved with the layout its codec has now (where both
+// give one), and read by its codec to the last byte. A save that does
 // not fit is an ErrMismatch, bytes that fail their checksum store.ErrCorrupt,
 // another layout store.ErrFormat: a host refuses to start on any of them
 // rather than start empty and overwrite the save.

@@ -77,7 +77,7 @@ func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value
 		return Restored{}, nil
 	}
 	t.full = l.rewrite
-	t.schemaSaved = !l.rewrite
+	t.schemaSaved = !l.rewrite && l.described
 	for slot := range int32(t.w.NetSlots()) {
 		if e, _, ok := t.w.SlotEntity(slot); ok && entity != nil {
 			entity(e)
@@ -88,21 +88,27 @@ func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value
 
 // loader reads one save's records in key order.
 type loader struct {
-	t        *Tracker
-	user     func(key, value []byte) error
-	head     head
-	hasHead  bool
-	schema   []int // the save's component index → the schema's, -1: none
-	rewrite  bool
-	missing  []string // the schema's components the save's schema lacks
-	entities int
-	states   int
-	users    int
-	maxID    ecs.NetID
-	records  int // every record read
-	ids      []arche.ID
-	parts    [][]byte
-	bad      error
+	t       *Tracker
+	user    func(key, value []byte) error
+	head    head
+	hasHead bool
+	schema  []int // the save's component index → the schema's, -1: none
+	rewrite bool
+	// stateLayouts holds the layouts the schema record gives its states;
+	// described says it gives every layout the schema has (a save written
+	// before layouts were recorded, or before a state was added, gets its
+	// schema record written again by the next save).
+	stateLayouts map[string]string
+	described    bool
+	missing      []string // the schema's components the save's schema lacks
+	entities     int
+	states       int
+	users        int
+	maxID        ecs.NetID
+	records      int // every record read
+	ids          []arche.ID
+	parts        [][]byte
+	bad          error
 }
 
 func (l *loader) record(key, value []byte) (err error) {
@@ -161,9 +167,24 @@ func (l *loader) readSchema(key, value []byte) error {
 	for range n {
 		names = append(names, r.String(maxName))
 	}
+	// The layouts, in a save written since they are recorded.
+	var layouts []string
+	if r.Err() == nil && r.Len() > 0 {
+		layouts = make([]string, 0, n)
+		for range n {
+			layouts = append(layouts, r.String(MaxLayout))
+		}
+		states := r.Count(maxStates)
+		l.stateLayouts = make(map[string]string, states)
+		for range states {
+			name := r.String(maxName)
+			l.stateLayouts[name] = r.String(MaxLayout)
+		}
+	}
 	if err := r.Finish(); err != nil {
 		return mismatchf(key, "the schema record does not read: %v", err)
 	}
+	l.described = layouts != nil
 	l.schema = make([]int, len(names))
 	for i, name := range names {
 		l.schema[i] = -1
@@ -181,6 +202,20 @@ func (l *loader) readSchema(key, value []byte) error {
 		if l.schema[i] != i {
 			l.rewrite = true
 		}
+		if layouts != nil {
+			if err := l.sameLayout(key, "component", name, layouts[i], l.t.s.comps[l.schema[i]].layout); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range l.t.s.states {
+		if saved, ok := l.stateLayouts[s.name]; ok {
+			if err := l.sameLayout(key, "state", s.name, saved, s.layout); err != nil {
+				return err
+			}
+		} else if s.layout != "" {
+			l.described = false
+		}
 	}
 	if len(names) != len(l.t.s.comps) {
 		l.rewrite = true
@@ -189,6 +224,21 @@ func (l *loader) readSchema(key, value []byte) error {
 		if !slices.Contains(names, c.name) {
 			l.missing = append(l.missing, c.name)
 		}
+	}
+	return nil
+}
+
+// sameLayout checks that a component or state is read with the layout it
+// was saved with; an empty layout on either side is not checked.
+func (l *loader) sameLayout(key []byte, what, name, saved, now string) error {
+	switch {
+	case saved == now:
+	case saved == "" || now == "":
+		if now != "" {
+			l.described = false // recorded afresh by the next save
+		}
+	default:
+		return mismatchf(key, "%s %q was saved with layout %s, and this game's codec has layout %s: reading one as the other would read its fields wrong. Restore with the game that wrote the save, or give %q a codec that reads the saved encoding, with its Layout", what, name, saved, now, name)
 	}
 	return nil
 }

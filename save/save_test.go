@@ -604,3 +604,136 @@ func TestExcludedAfterSaved(t *testing.T) {
 		t.Fatalf("restore: %+v, %v; want the 3 entities not excluded", res, err)
 	}
 }
+
+// TestPlainLayout: Plain's Layout names every field in order with the kind
+// it is saved as.
+func TestPlainLayout(t *testing.T) {
+	type inner struct {
+		On  bool
+		Arr [3]int16
+	}
+	type all struct {
+		A   int8
+		E   int
+		H   uintptr
+		In  inner
+		Ins [2]inner
+	}
+	want := "{A int8; E int64; H uint64; In {On bool; Arr [3]int16}; Ins [2]{On bool; Arr [3]int16}}"
+	if got := save.Plain[all]().Layout; got != want {
+		t.Fatalf("Layout %q, want %q", got, want)
+	}
+}
+
+// healthSwapped is health with its fields the other way round: the same
+// bytes in all, read with the fields swapped.
+type healthSwapped struct {
+	Armor float64
+	HP    int32
+}
+
+// scoreSwapped is score with its fields the other way round.
+type scoreSwapped struct{ Right, Left int }
+
+// TestLayoutChangedIsRefused: a save read by a game whose component or
+// state of the same name has another layout (its fields reordered) is
+// refused, naming both layouts, rather than read with its fields swapped.
+func TestLayoutChangedIsRefused(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(6)
+	r.score.Left = 3
+	r.t.Start()
+	commit(t, r, st)
+
+	game := func(swapHealth, swapScore bool) *save.Tracker {
+		w := ecs.NewWorld()
+		s := save.NewSchema(w)
+		save.Component(s, save.Plain[ecs.Transform]())
+		save.Component(s, save.Plain[ecs.Velocity]())
+		if swapHealth {
+			c := save.Plain[healthSwapped]()
+			c.Name = save.Plain[health]().Name
+			save.Component(s, c)
+		} else {
+			save.Component(s, save.Plain[health]())
+		}
+		if swapScore {
+			ecs.AddResource(w, &scoreSwapped{})
+			c := save.Plain[scoreSwapped]()
+			c.Name = save.Plain[score]().Name
+			save.State(s, c)
+		} else {
+			ecs.AddResource(w, &score{})
+			save.State(s, save.Plain[score]())
+		}
+		save.Skip[sprite](s)
+		return save.NewTracker(s)
+	}
+	for _, tc := range []struct {
+		name                  string
+		swapHealth, swapScore bool
+		says                  string
+	}{
+		{"component", true, false, "{Armor float64; HP int32}"},
+		{"state", false, true, "{Right int64; Left int64}"},
+	} {
+		_, err := game(tc.swapHealth, tc.swapScore).Load(context.Background(), st, nil, nil)
+		if !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s with its fields reordered: %v; want ErrMismatch naming layout %s", tc.name, err, tc.says)
+		}
+	}
+	if _, err := game(false, false).Load(context.Background(), st, nil, nil); err != nil {
+		t.Fatalf("the same game: %v", err)
+	}
+}
+
+// TestSaveWithoutLayouts: a save whose schema record gives no layouts (one
+// written before they were recorded) restores unchecked, and the next save
+// writes the schema record again, with them; a codec without a Layout is not
+// checked either.
+func TestSaveWithoutLayouts(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(4)
+	r.t.Start()
+	commit(t, r, st)
+	full := records(t, st)[string([]byte{0x02})]
+	// The names alone: count, then each name.
+	rd := wire.NewReader(full)
+	n := rd.Count(save.MaxComponents)
+	for range n {
+		rd.String(255)
+	}
+	old := full[:rd.Offset()]
+	var b store.Batch
+	b.Put([]byte{0x02}, old)
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+
+	r2 := newRig()
+	if _, err := r2.t.Load(context.Background(), st, nil, nil); err != nil {
+		t.Fatalf("restore of a save without layouts: %v", err)
+	}
+	r2.t.Start()
+	commit(t, r2, st)
+	if got := records(t, st)[string([]byte{0x02})]; !bytes.Equal(got, full) {
+		t.Fatalf("the schema record after the next save is %q, want %q (with the layouts)", got, full)
+	}
+
+	// health read by a hand-written codec of no Layout: not checked.
+	w := ecs.NewWorld()
+	ecs.AddResource(w, &score{})
+	s := save.NewSchema(w)
+	save.Component(s, save.Plain[ecs.Transform]())
+	save.Component(s, save.Plain[ecs.Velocity]())
+	hand := save.Plain[health]()
+	hand.Layout = ""
+	save.Component(s, hand)
+	save.State(s, save.Plain[score]())
+	save.Skip[sprite](s)
+	if _, err := save.NewTracker(s).Load(context.Background(), st, nil, nil); err != nil {
+		t.Fatalf("restore with a codec of no Layout: %v", err)
+	}
+}

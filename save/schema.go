@@ -15,6 +15,9 @@ import (
 // record carries a mask of them.
 const MaxComponents = 64
 
+// maxStates is how many states one schema saves.
+const maxStates = 4096
+
 // Schema says what a save of one world holds: the components saved with every
 // networked entity (each with its exact codec), the game's state (resources)
 // saved beside them, and the components a save leaves out because they are
@@ -42,6 +45,7 @@ type Schema struct {
 // component is a saved component, type-erased.
 type component struct {
 	name   string
+	layout string // Codec.Layout
 	id     arche.ID
 	typ    reflect.Type
 	size   uintptr
@@ -52,6 +56,7 @@ type component struct {
 // state is a saved resource, type-erased.
 type state struct {
 	name   string
+	layout string // Codec.Layout
 	key    []byte
 	get    func() unsafe.Pointer // nil when the world has no such resource
 	size   uintptr
@@ -106,12 +111,14 @@ func Component[T any](s *Schema, c Codec[T]) {
 	if s.byID[index(id)] >= 0 || s.names[name] {
 		panic(fmt.Sprintf("save: component %s is saved twice; register each once", name))
 	}
+	checkLayout(name, c.Layout)
 	s.names[name] = true
 	ap, rd := c.Append, c.Read
 	s.byID[index(id)] = int8(len(s.comps))
 	s.byBit[s.w.SetJournaled(id)] = int8(len(s.comps))
 	s.comps = append(s.comps, component{
 		name:   name,
+		layout: c.Layout,
 		id:     id,
 		typ:    reflect.TypeFor[T](),
 		size:   reflect.TypeFor[T]().Size(),
@@ -135,12 +142,17 @@ func State[T any](s *Schema, c Codec[T]) {
 	if s.names[name] {
 		panic(fmt.Sprintf("save: state %s is saved twice; register each once", name))
 	}
+	if len(s.states) == maxStates {
+		panic(fmt.Sprintf("save: more than %d saved states; merge small ones", maxStates))
+	}
+	checkLayout(name, c.Layout)
 	s.names[name] = true
 	ap, rd := c.Append, c.Read
 	w := s.w
 	s.states = append(s.states, state{
-		name: name,
-		key:  append([]byte{keyState}, name...),
+		name:   name,
+		layout: c.Layout,
+		key:    append([]byte{keyState}, name...),
 		get: func() unsafe.Pointer {
 			if r := ecs.Resource[T](w); r != nil {
 				return unsafe.Pointer(r)
@@ -151,6 +163,13 @@ func State[T any](s *Schema, c Codec[T]) {
 		append: func(dst []byte, p unsafe.Pointer) []byte { return ap(dst, (*T)(p)) },
 		read:   func(r *wire.Reader, p unsafe.Pointer) { rd(r, (*T)(p)) },
 	})
+}
+
+// checkLayout panics on a Codec.Layout longer than MaxLayout.
+func checkLayout(name, layout string) {
+	if len(layout) > MaxLayout {
+		panic(fmt.Sprintf("save: %s's codec has a Layout of %d bytes, past MaxLayout (%d); describe it shorter (a version, a digest)", name, len(layout), MaxLayout))
+	}
 }
 
 // Skip says that a save leaves component T out of every entity: the world

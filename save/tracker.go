@@ -326,6 +326,14 @@ func (t *Tracker) schemaRecord() []byte {
 	for _, c := range t.s.comps {
 		w.String(c.name)
 	}
+	for _, c := range t.s.comps {
+		w.String(c.layout)
+	}
+	w.Uvarint(uint64(len(t.s.states)))
+	for _, s := range t.s.states {
+		w.String(s.name)
+		w.String(s.layout)
+	}
 	return w.Bytes()
 }
 

@@ -99,6 +99,7 @@ func TransformCodec() Codec[ecs.Transform] {
 		ReadExact: func(r *wire.Reader, v *ecs.Transform) {
 			v.X, v.Y, v.Angle = r.F64(), r.F64(), r.F64()
 		},
+		ExactLayout: "{X float64; Y float64; Angle float64}",
 		Equal: func(a, b *ecs.Transform) bool {
 			return math.Abs(a.X-b.X) <= 1.0/PositionScale && math.Abs(a.Y-b.Y) <= 1.0/PositionScale &&
 				math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= 2*math.Pi/angleSteps
@@ -139,6 +140,7 @@ func VelocityCodec() Codec[ecs.Velocity] {
 		ReadExact: func(r *wire.Reader, v *ecs.Velocity) {
 			v.X, v.Y, v.Angular = r.F64(), r.F64(), r.F64()
 		},
+		ExactLayout: "{X float64; Y float64; Angular float64}",
 		Equal: func(a, b *ecs.Velocity) bool {
 			return math.Abs(a.X-b.X) <= 1.0/VelocityScale && math.Abs(a.Y-b.Y) <= 1.0/VelocityScale &&
 				math.Abs(a.Angular-b.Angular) <= 1.0/AngularScale

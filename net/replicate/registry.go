@@ -56,6 +56,11 @@ type Codec[T any] struct {
 	// ReadExact reads what AppendExact wrote. Without it: the quantized
 	// image (see AppendExact).
 	ReadExact func(r *wire.Reader, v *T)
+	// ExactLayout describes AppendExact's encoding, for a save to record
+	// and a restore to check (save.Codec.Layout: a save written with
+	// another layout is refused rather than read wrong). tandem.Exact sets
+	// it with the plain encoding. Empty: not checked.
+	ExactLayout string
 	// Equal reports whether a and b are equal within the component's
 	// tolerance; prediction corrects what is not. Default: equal wire
 	// images. A predicted value the client computes itself (a position its
