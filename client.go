@@ -360,6 +360,10 @@ func (c *Client[I]) event(e Event) {
 		c.admittedCommands()
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
+	case session.PeerLeft:
+		if c.left {
+			e.Err = nil // this client's own Close: an orderly leave
+		}
 	}
 	c.publish() // what the observers may ask of State, Peer and Err
 	for _, fn := range c.events {

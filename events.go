@@ -15,7 +15,8 @@ const (
 	// PeerReady: a join finished: the peer holds the world.
 	PeerReady = session.PeerReady
 	// PeerLeft: a peer left or was dropped, or this client's session
-	// ended; Event.Err says why (nil for an orderly leave).
+	// ended; Event.Err says why (nil for an orderly leave: a peer's own,
+	// on the host; this client's Close, on the client).
 	PeerLeft = session.PeerLeft
 	// PeerRejected: a connection was refused at its handshake; on a client,
 	// a resume was refused and the client joins afresh.

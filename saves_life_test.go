@@ -549,3 +549,33 @@ func testRunEndsAtClose(t *testing.T, s saveStore) {
 		t.Fatal("no final save")
 	}
 }
+
+// TestOwnLeaveIsOrderly: a client's own Close ends its session with one
+// PeerLeft whose Err is nil, as Err is, and the host hears an orderly
+// leave too.
+func TestOwnLeaveIsOrderly(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	var hostLeft []Event
+	r.host.OnEvent(func(e Event) {
+		if e.Kind == session.PeerLeft {
+			hostLeft = append(hostLeft, e)
+		}
+	})
+	ann := r.join("ann", ClientConfig[push]{})
+	var left []Event
+	ann.OnEvent(func(e Event) {
+		if e.Kind == session.PeerLeft {
+			left = append(left, e)
+		}
+	})
+	if err := ann.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.step(30)
+	if len(left) != 1 || left[0].Err != nil || ann.Err() != nil {
+		t.Fatalf("ann's own leave: PeerLeft %+v, Err %v; want one, with no error", left, ann.Err())
+	}
+	if len(hostLeft) != 1 || hostLeft[0].Err != nil {
+		t.Fatalf("the host heard ann leave as %+v; want one orderly leave", hostLeft)
+	}
+}
