@@ -80,6 +80,8 @@ type ClientConfig[I comparable] struct {
 	// Reconnecting and its world is held still: nothing is
 	// simulated, View draws the world as it was. It runs on a goroutine of
 	// its own; with quicnet, a Transport's Dialer for the host's address.
+	// (A test on a fake clock runs in a bubble, clock/bubble.Test, so that
+	// time waits for the dial: outside one the clock may outrun it.)
 	// NewClient dials with it first when given no connection. Nil: a broken
 	// connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)

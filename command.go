@@ -141,7 +141,11 @@ var ErrTooManyCommands = command.ErrTooMany
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
 // same id, if the connection is replaced; the host runs it once. A command
-// sent before the host admitted the client goes when it does. It fails for
+// sent before the host admitted the client goes when it does. A host that
+// saves sends the receipt once the save holding the command is durable:
+// saves run at the disk's pace on a goroutine of their own, so a test whose
+// fake clock runs ahead of the disk sees receipts late (Host.Save saves now
+// and waits). It fails for
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
 // limit of commands without a receipt (ErrTooManyCommands), and for a
 // payload over wire.MaxCommandSize. Safe from any goroutine, except from

@@ -273,6 +273,13 @@ func (h *Host[I]) build(restoring bool) error {
 	if n := w.ECS.Networked(); restoring && n > 0 {
 		return fmt.Errorf("tandem: Game.Setup spawned %d networked entities while the world is restored from a save; spawn them only when World.Restoring is false, the save brings them back", n)
 	}
+	if h.saves != nil {
+		for _, sv := range g.Saved {
+			if sv.present != nil && !sv.present(w.ECS) {
+				return fmt.Errorf("tandem: Game.Saved holds state %s (SaveState), but Game.Setup added no such resource: add it there (ecs.AddResource), or the host's saves would hold nothing of it", sv.name)
+			}
+		}
+	}
 	h.w = w
 	h.tracks = nil
 	ic := h.cfg.Interp

@@ -114,12 +114,21 @@ func (r RestoreReport) String() string {
 	if r.Seq == 0 {
 		return "no save to restore: a new world"
 	}
-	s := fmt.Sprintf("restored save %d: frame %d, %d entities, %d players, %d receipts, in %v",
-		r.Seq, r.Frame, r.Entities, r.Players, r.Receipts, r.Took.Round(time.Millisecond))
+	s := fmt.Sprintf("restored save %d: frame %d, %s, %s, %s, in %v",
+		r.Seq, r.Frame, counted(r.Entities, "entity", "entities"), counted(r.Players, "player", "players"),
+		counted(r.Receipts, "receipt", "receipts"), r.Took.Round(time.Millisecond))
 	if len(r.Missing) > 0 {
 		s += fmt.Sprintf("; the save holds none of %s (saved before this game had them: Game.Restored gives them)", strings.Join(r.Missing, ", "))
 	}
 	return s
+}
+
+// counted says n of something: "1 player", "3 players".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // openSaves opens what cfg says to save to and starts its committer.
@@ -382,7 +391,7 @@ func (h *Host[I]) saveStep() {
 	}
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
-		h.unsaved(err)
+		_ = h.unsaved(err)
 		return
 	}
 	if fs.Empty() && !s.want && !s.retry && h.w.ECS.Frame() == s.lastFrame {
@@ -394,8 +403,15 @@ func (h *Host[I]) saveStep() {
 
 // unsaved takes a save that could not be filled (an entity holds a component
 // nothing saves): the game must change; the host says so and tries again
-// after the pause, withholding the receipts meanwhile.
-func (h *Host[I]) unsaved(err error) {
+// after the pause, withholding the receipts meanwhile. It returns the error
+// as it was said.
+func (h *Host[I]) unsaved(err error) error {
+	var ue *save.UnsavedError
+	if errors.As(err, &ue) {
+		err = unsavedError{ue}
+	} else {
+		err = fmt.Errorf("tandem: save: %w", err)
+	}
 	s := h.saves
 	s.stats.Unsaved++
 	s.stats.LastErr = err
@@ -403,7 +419,17 @@ func (h *Host[I]) unsaved(err error) {
 	if s.onError != nil {
 		s.onError(err)
 	}
+	return err
 }
+
+// unsavedError is a save.UnsavedError said in a Game's terms.
+type unsavedError struct{ *save.UnsavedError }
+
+func (e unsavedError) Error() string {
+	return fmt.Sprintf("tandem: the host cannot save: entity %d has component %s, which the save neither holds nor rebuilds; replicate it (Game.Components, with its exact encoding: tandem.Exact), list it in Game.Saved (tandem.SaveComponent), or say it is rebuilt (tandem.Rebuilt in Game.Saved, added again in Game.Restored)", e.Entity, e.Component)
+}
+
+func (e unsavedError) Unwrap() error { return e.UnsavedError }
 
 // submit hands the filled batch to the committer as the next generation.
 func (h *Host[I]) submit(fs save.FillStats) {
@@ -435,8 +461,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	}
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
-		h.unsaved(err)
-		return fmt.Errorf("tandem: save: %w", err)
+		return h.unsaved(err)
 	}
 	gen := s.next
 	h.submit(fs)

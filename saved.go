@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/save"
 )
@@ -37,6 +38,8 @@ type Saved struct {
 	typ  reflect.Type
 	kind savedKind
 	add  func(s *save.Schema)
+	// present, for a state, reports whether the world holds its resource.
+	present func(w *ecs.World) bool
 }
 
 type savedKind uint8
@@ -59,9 +62,12 @@ func SaveComponent[T any](c ExactCodec[T]) Saved {
 // ecs.AddResource in Game.Setup) part of the host's save, written by codec
 // c: the game's own state beside its entities (a match clock, a table of
 // teams). A save compares its encoding with the one saved last, so keep it
-// small; a restore reads it into the resource Setup added.
+// small; a restore reads it into the resource Setup added. A host whose
+// Setup added no such resource fails to start (NewHost): its saves would
+// hold nothing of it.
 func SaveState[T any](c ExactCodec[T]) Saved {
-	return Saved{name: nameOr[T](c.Name), typ: reflect.TypeFor[T](), kind: savedState, add: func(s *save.Schema) { save.State(s, c) }}
+	return Saved{name: nameOr[T](c.Name), typ: reflect.TypeFor[T](), kind: savedState, add: func(s *save.Schema) { save.State(s, c) },
+		present: func(w *ecs.World) bool { return ecs.Resource[T](w) != nil }}
 }
 
 // Rebuilt says that component T is not saved: after a restore the game adds

@@ -579,3 +579,22 @@ func TestOwnLeaveIsOrderly(t *testing.T) {
 		t.Fatalf("the host heard ann leave as %+v; want one orderly leave", hostLeft)
 	}
 }
+
+// TestSavedStateNeedsItsResource: a host saving a state whose resource the
+// game's Setup never adds does not start: its saves would hold nothing of
+// it, silently.
+func TestSavedStateNeedsItsResource(t *testing.T) {
+	type tally struct{ N int32 }
+	g := ledgerGame()
+	g.Saved = append(g.Saved, SaveState(Plain[tally]()))
+	_, err := NewHost(g, HostConfig{SaveTo: savePath(t)})
+	if err == nil || !strings.Contains(err.Error(), "tally") || !strings.Contains(err.Error(), "ecs.AddResource") {
+		t.Fatalf("NewHost with a saved state Setup never adds: %v; want an error naming it and what to do", err)
+	}
+	// Without a store nothing is saved, and nothing is asked.
+	h, err := NewHost(g, HostConfig{})
+	if err != nil {
+		t.Fatalf("NewHost without a store: %v", err)
+	}
+	h.Close()
+}

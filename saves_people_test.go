@@ -222,7 +222,7 @@ func testSaveNeedsExactCodecs(t *testing.T, s saveStore) {
 	})
 	r.step(10)
 	ss := r.host.SaveStats()
-	if ss.Unsaved == 0 || !errors.Is(ss.LastErr, save.ErrUnsaved) || len(shown) == 0 || !strings.Contains(shown[0].Error(), "secret") {
+	if ss.Unsaved == 0 || !errors.Is(ss.LastErr, save.ErrUnsaved) || len(shown) == 0 || !strings.Contains(shown[0].Error(), "secret") || !strings.Contains(shown[0].Error(), "tandem.SaveComponent") || strings.Contains(shown[0].Error(), "save.Component") {
 		t.Fatalf("a component nothing saves: %+v, shown %v", ss, shown)
 	}
 }

@@ -245,11 +245,15 @@ func TestSavesInPostgres(t *testing.T) {
 // components the save was written without, and where the game gives them.
 func TestRestoreReportSaysWhatTheSaveLacks(t *testing.T) {
 	r := RestoreReport{Seq: 3, Frame: 61, Entities: 35, Missing: []string{"stamina"}}
-	if s := r.String(); !strings.Contains(s, "restored save 3: frame 61, 35 entities") || !strings.Contains(s, "none of stamina") || !strings.Contains(s, "Game.Restored") {
+	if s := r.String(); !strings.Contains(s, "restored save 3: frame 61, 35 entities, 0 players, 0 receipts") || !strings.Contains(s, "none of stamina") || !strings.Contains(s, "Game.Restored") {
 		t.Fatalf("the restore line %q does not name the missing component and where to give it", s)
 	}
 	r.Missing = nil
 	if s := r.String(); strings.Contains(s, "none of") {
 		t.Fatalf("the restore line %q names missing components when none is", s)
+	}
+	r.Entities, r.Players, r.Receipts = 1, 1, 1
+	if s := r.String(); !strings.Contains(s, "1 entity, 1 player, 1 receipt,") {
+		t.Fatalf("the restore line %q does not count one of each in the singular", s)
 	}
 }
