@@ -595,6 +595,7 @@ type clientStatus struct {
 // turn, before the game's observers hear an event, and at Close. The error is
 // taken once the session closed (it does not change after, but for Close).
 func (c *Client[I]) publish() {
+	c.flushDue()
 	st := c.session.State()
 	s := &c.status
 	s.mu.Lock()

@@ -2,6 +2,8 @@ package tandem
 
 import (
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -13,13 +15,24 @@ import (
 
 // clientCommands is a client's side of commands: the outbox of those without
 // a receipt, which connection each went out on, and who hears receipts.
+//
+// mu guards out, sent, observe and stats, so that Send, OnReceipt and the
+// counts never wait for the world (they are called from observers, which
+// run with it locked); conn and admitted are the world's, and commands go
+// out only with the world locked. mu is taken inside the world lock, never
+// the other way round, and never held while an observer runs.
 type clientCommands struct {
+	mu       sync.Mutex
 	out      *command.Outbox
 	sent     map[uint64]sentOn // when and on which connection each went last
-	conn     uint32            // counts admissions: a new one sends everything again
-	admitted bool
 	observe  []func(Receipt)
 	stats    CommandStats
+	conn     uint32 // counts admissions: a new one sends everything again
+	admitted bool
+	// due is set when a command was added while someone else held the
+	// world (an observer of this client, another goroutine's View): the
+	// holder sends it as it lets the world go (publish).
+	due atomic.Bool
 }
 
 // sentOn is when a held command went last, on which connection, and how
@@ -58,29 +71,47 @@ func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
 	cc.sent = map[uint64]sentOn{}
 }
 
-// sendCommand holds a new command and sends it if the client is admitted.
-// The world is locked.
+// sendCommand holds a new command and sends it now if the world is free and
+// the client admitted; else whoever holds the world sends it as it lets it
+// go (an observer's Send: at the end of the step or call it runs in).
 func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	if c.cfg.Spectator {
 		return 0, ErrSpectator
 	}
-	s, err := c.cmds.out.Add(kind, payload)
+	cc := &c.cmds
+	cc.mu.Lock()
+	s, err := cc.out.Add(kind, payload)
+	cc.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
-	c.flushCommands()
+	cc.due.Store(true)
+	if c.mu.TryLock() { // the world was free: send now
+		c.flushDue()
+		c.mu.Unlock()
+	}
 	return s.Op, nil
+}
+
+// flushDue sends the commands added while someone else held the world. The
+// world is locked.
+func (c *Client[I]) flushDue() {
+	if c.cmds.due.Swap(false) {
+		c.flushCommands()
+	}
 }
 
 // flushCommands sends, in id order while the lane takes them, every held
 // command not yet sent on this connection or waiting for its receipt longer
-// than it should.
+// than it should. The world is locked.
 func (c *Client[I]) flushCommands() {
 	cc := &c.cmds
 	if !cc.admitted || c.session.State() == session.Closed {
 		return
 	}
 	now := c.clk.Now()
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
 	for _, s := range cc.out.Pending() {
 		on, ok := cc.sent[s.Op]
 		if ok && on.conn == cc.conn && now.Sub(on.at) < on.wait {
@@ -115,53 +146,58 @@ func (c *Client[I]) admittedCommands() {
 // Game has none; a receipt off its lane, or one that does not decode) is
 // counted, and counts as malformed against the connection.
 func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
+	cc := &c.cmds
 	var r wire.Receipt
 	if lane != transport.LaneCommands || r.Decode(msg) != nil {
-		c.cmds.stats.Malformed++
+		cc.mu.Lock()
+		cc.stats.Malformed++
+		cc.mu.Unlock()
 		c.session.Conn().ReportMalformed(errNotTaken)
 		return
 	}
-	s, ok := c.cmds.out.Receipt(r.Op)
+	cc.mu.Lock()
+	s, ok := cc.out.Receipt(r.Op)
 	if !ok {
-		c.cmds.stats.Stray++
+		cc.stats.Stray++
+		cc.mu.Unlock()
 		return
 	}
-	delete(c.cmds.sent, r.Op)
-	c.cmds.stats.Receipts++
+	delete(cc.sent, r.Op)
+	cc.stats.Receipts++
+	observe := cc.observe // appended to, never changed in place
+	cc.mu.Unlock()
 	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
 	if int(s.Kind) < len(c.g.Commands) {
 		rc.Command = c.g.Commands[s.Kind].def().name
 	}
-	for _, fn := range c.cmds.observe {
+	for _, fn := range observe {
 		fn(rc)
 	}
 }
 
 // OnReceipt adds fn to the observers of receipts: each command's answer,
 // once, on the simulation goroutine, as it arrives, with the world locked.
-// Safe from any goroutine, except from inside a View or Do callback, a hook
-// or an observer.
+// Safe from any goroutine, inside callbacks, hooks and observers too (one
+// added by an observer hears the receipts that come after).
 func (c *Client[I]) OnReceipt(fn func(Receipt)) {
-	c.mu.Lock()
-	c.cmds.observe = append(c.cmds.observe, fn)
-	c.mu.Unlock()
+	c.cmds.mu.Lock()
+	c.cmds.observe = append(c.cmds.observe[:len(c.cmds.observe):len(c.cmds.observe)], fn)
+	c.cmds.mu.Unlock()
 }
 
 // PendingCommands returns how many commands wait for their receipt. Safe from
-// any goroutine, except from inside a View or Do callback, a hook or an
-// observer (it would wait for itself: the world is locked there).
+// any goroutine, inside callbacks, hooks and observers too.
 func (c *Client[I]) PendingCommands() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.cmds.mu.Lock()
+	defer c.cmds.mu.Unlock()
 	return len(c.cmds.out.Pending())
 }
 
 // CommandStats returns the client's command counts. Safe from any goroutine,
-// except from inside a View or Do callback, a hook or an observer (it would
-// wait for itself: the world is locked there).
+// inside callbacks, hooks and observers too.
 func (c *Client[I]) CommandStats() CommandStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.cmds.mu.Lock()
+	defer c.cmds.mu.Unlock()
 	return c.cmds.stats
 }
 

@@ -148,8 +148,10 @@ var ErrTooManyCommands = command.ErrTooMany
 // and waits). It fails for
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
 // limit of commands without a receipt (ErrTooManyCommands), and for a
-// payload over wire.MaxCommandSize. Safe from any goroutine, except from
-// inside a View or Do callback, a hook or an observer.
+// payload over wire.MaxCommandSize. Safe from any goroutine, inside
+// callbacks, hooks and observers too: a command sent while the world is
+// locked (from an observer, a View or Do callback, a system) leaves as the
+// world is let go, at the end of that step or call.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return c.give(k, k.encode(&cmd))
 }
@@ -160,8 +162,6 @@ func (c *Client[I]) give(k Command, payload []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	return c.sendCommand(uint8(kind), payload)
 }
 

@@ -297,3 +297,13 @@ func (l *worldLock) Lock() {
 
 // Unlock gives the world back.
 func (l *worldLock) Unlock() { <-l.ch }
+
+// TryLock takes the world if nobody holds it, and reports whether it did.
+func (l *worldLock) TryLock() bool {
+	select {
+	case l.ch <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -597,4 +598,75 @@ func TestSavedStateNeedsItsResource(t *testing.T) {
 		t.Fatalf("NewHost without a store: %v", err)
 	}
 	h.Close()
+}
+
+// TestSendFromObservers: a client's observers, which run with its world
+// locked, send commands (one when it is ready, then the next of a chain at
+// each receipt), add an observer and read the command counts: nothing waits
+// for itself, every command is answered in order, in as many steps as
+// sent from outside; one sent inside Do leaves as Do returns.
+func TestSendFromObservers(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	tc, err := r.net.Dial(context.Background(), "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(r.g, tc, ClientConfig[push]{Name: "ann", Clock: r.clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clients = append(r.clients, c)
+	var ops, answered []uint64
+	var failed []error
+	var pending []int
+	send := func(n uint32) {
+		op, err := Send(c, addCommand, n)
+		if err != nil {
+			failed = append(failed, err)
+			return
+		}
+		ops = append(ops, op)
+		pending = append(pending, c.PendingCommands())
+	}
+	late := 0
+	c.OnEvent(func(e Event) {
+		if e.Kind == PeerReady {
+			send(1)
+			c.OnReceipt(func(Receipt) { late++ })
+		}
+	})
+	c.OnReceipt(func(rc Receipt) {
+		if rc.Status != ReceiptDone {
+			failed = append(failed, fmt.Errorf("receipt %v", rc))
+		}
+		answered = append(answered, rc.Op)
+		if n := len(answered); n < 5 {
+			send(uint32(n + 1))
+		}
+		_ = c.CommandStats()
+	})
+	for i := 0; c.State() != session.Playing; i++ {
+		if i > 600 {
+			t.Fatalf("ann never played: %v", c.Err())
+		}
+		r.step(1)
+	}
+	steps := 0
+	for ; len(answered) < 5 && len(failed) == 0; steps++ {
+		if steps > 20 {
+			t.Fatalf("%d of 5 chained commands answered in 20 steps: those sent from observers wait", len(answered))
+		}
+		r.step(1)
+	}
+	if len(failed) > 0 || !slices.Equal(answered, ops) || !slices.Equal(pending, []int{1, 1, 1, 1, 1}) {
+		t.Fatalf("sent %v (pending after each %v), answered %v, failures %v", ops, pending, answered, failed)
+	}
+	if st := c.CommandStats(); st.Sent != 5 || st.Receipts != 5 || c.PendingCommands() != 0 || late != 5 {
+		t.Fatalf("counts %+v, %d pending, the observer added by an observer heard %d; want 5 sent and answered", st, c.PendingCommands(), late)
+	}
+	// Sent inside Do, it leaves as Do returns, before any step.
+	c.Do(func(*World) { send(6) })
+	if st := c.CommandStats(); st.Sent != 6 || len(failed) > 0 {
+		t.Fatalf("a command sent inside Do: %d sent when Do returned (%v); want it gone", st.Sent, failed)
+	}
 }
