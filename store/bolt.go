@@ -296,6 +296,29 @@ func (d *boltDB) OpenWorld(ctx context.Context, name string) (World, error) {
 	return &boltWorld{db: d, name: name, lease: lease}, nil
 }
 
+func (d *boltDB) Worlds(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var names []string
+	err := d.view("", func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketWorlds).ForEachBucket(func(name []byte) error {
+			seq, err := readSeq(string(name), tx.Bucket(bucketWorlds).Bucket(name))
+			if err != nil {
+				return err
+			}
+			if seq > 0 {
+				names = append(names, string(name))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
 func encodeLease(l Lease) []byte {
 	p := binary.LittleEndian.AppendUint64(nil, l.Epoch)
 	p = binary.LittleEndian.AppendUint64(p, uint64(l.Taken.UnixNano()))
@@ -499,6 +522,29 @@ func (w *boltWorld) SetMeta(ctx context.Context, name string, value []byte) erro
 			return mb.Delete([]byte(name))
 		}
 		return mb.Put([]byte(name), appendFrame(nil, []byte(name), value))
+	})
+}
+
+func (w *boltWorld) Erase(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.begin(ctx); err != nil {
+		return err
+	}
+	return w.db.update(w.name, func(tx *bbolt.Tx) error {
+		wb, err := w.bucket(tx)
+		if err != nil {
+			return err
+		}
+		for _, b := range [][]byte{bucketRecords, bucketMeta} {
+			if err := wb.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := wb.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		return wb.Put(keySeq, appendFrame(nil, keySeq, binary.LittleEndian.AppendUint64(nil, 0)))
 	})
 }
 

@@ -61,6 +61,14 @@
 // and QUIC stateless-reset key), so a restarted host is the same host to its
 // players. SetMeta is fenced and durable like Commit.
 //
+// # Listing and erasing worlds
+//
+// DB.Worlds lists the worlds that hold a commit, for an operator (it takes
+// no lease). World.Erase empties a world (records, meta, sequence) in one
+// fenced, durable step under the lease: a host then starts it new. Worlds
+// are never removed from the store's lease table, so a world erased and
+// taken again continues its epochs, and a holder from before stays fenced.
+//
 // # Concurrency
 //
 // DB and World are safe for concurrent use; a World runs one operation at a

@@ -135,6 +135,29 @@ func (d *pgDB) dial(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+func (d *pgDB) Worlds(ctx context.Context) ([]string, error) {
+	d.mu.Lock()
+	closed := d.closed
+	d.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	conn, err := d.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT name FROM tandem_worlds WHERE seq > 0 ORDER BY name COLLATE \"C\"")
+	if err != nil {
+		return nil, fmt.Errorf("store: listing the worlds in PostgreSQL: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: listing the worlds in PostgreSQL: %w", err)
+	}
+	return names, nil
+}
+
 func (d *pgDB) where() string {
 	return fmt.Sprintf("host %s port %d database %s", d.cfg.Host, d.cfg.Port, d.cfg.Database)
 }
@@ -427,6 +450,36 @@ func (w *pgWorld) SetMeta(ctx context.Context, name string, value []byte) (err e
 		return w.fenced(ctx, conn)
 	case err != nil:
 		return fmt.Errorf("store: writing meta %q of world %q to PostgreSQL: %w (retry)", name, w.name, err)
+	}
+	return nil
+}
+
+func (w *pgWorld) Erase(ctx context.Context) (err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	conn, err := w.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { w.done(err) }()
+	// One round trip, one implicit transaction, as Commit.
+	pb := &pgx.Batch{}
+	pb.Queue("SELECT tandem_fence($1, $2, 0)", w.name, int64(w.lease.Epoch))
+	pb.Queue("DELETE FROM tandem_records WHERE world = $1", w.name)
+	pb.Queue("DELETE FROM tandem_meta WHERE world = $1", w.name)
+	pb.Queue("UPDATE tandem_worlds SET seq = 0 WHERE name = $1", w.name)
+	br := conn.SendBatch(ctx, pb)
+	for i := 0; err == nil && i < pb.Len(); i++ {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case isFenced(err):
+		return w.fenced(ctx, conn)
+	case err != nil:
+		return fmt.Errorf("store: erasing world %q in PostgreSQL: %w (retry)", w.name, err)
 	}
 	return nil
 }

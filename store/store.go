@@ -15,6 +15,10 @@ type DB interface {
 	// empty when it does not exist, and returns it. Any World that held it
 	// before is fenced from then on. Names are 1 to 255 bytes.
 	OpenWorld(ctx context.Context, name string) (World, error)
+	// Worlds returns the names of the worlds holding a commit, sorted: those
+	// opened and never committed, or erased since, are left out. For an
+	// operator's listing; it takes no lease.
+	Worlds(ctx context.Context) ([]string, error)
 	// Close closes the store and every World opened from it (their calls
 	// then return ErrClosed). Leases are kept: the next OpenWorld of a world
 	// takes the next epoch.
@@ -52,6 +56,13 @@ type World interface {
 	// value at most MaxValueSize bytes) durably, fenced like Commit. A nil
 	// value deletes it.
 	SetMeta(ctx context.Context, name string, value []byte) error
+	// Erase removes every record and meta record of the world atomically,
+	// fenced like Commit, and sets its sequence number back to 0: Load then
+	// finds a world never committed (a host starts it new), and the lease
+	// stays this World's, so a holder that took the world before is fenced
+	// still. For retiring a world (DB.Worlds leaves it out) or starting one
+	// afresh under its name.
+	Erase(ctx context.Context) error
 	// Close releases the World; its later calls return ErrClosed. The lease
 	// stays with this holder until someone else opens the world.
 	Close() error

@@ -58,6 +58,7 @@ func Conformance(t *testing.T, b Backend) {
 		{"Closed", testClosed},
 		{"Canceled", testCanceled},
 		{"ConcurrentCommits", testConcurrentCommits},
+		{"EraseAndWorlds", testEraseAndWorlds},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, b) })
@@ -601,4 +602,81 @@ func testConcurrentCommits(t *testing.T, bk Backend) {
 		}
 	}
 	Check(t, w, m, goroutines*each)
+}
+
+// testEraseAndWorlds: Worlds lists the committed worlds in name order; Erase
+// empties a world (records, meta, sequence) atomically under its lease,
+// leaves the others alone, takes it off the list until its next commit, and
+// is fenced like Commit.
+func testEraseAndWorlds(t *testing.T, bk Backend) {
+	s := bk.New(t)
+	db := open(t, s)
+	if names, err := db.Worlds(ctx()); err != nil || len(names) != 0 {
+		t.Fatalf("Worlds of an empty store: %q, %v", names, err)
+	}
+	worlds := map[string]store.World{}
+	models := map[string]Model{}
+	for _, name := range []string{"b", "a", "c", "never"} {
+		worlds[name] = openWorld(t, db, name)
+		models[name] = Model{}
+		if name == "never" {
+			continue // opened, never committed
+		}
+		var b store.Batch
+		b.Put([]byte("k1"), []byte(name))
+		b.Put([]byte("k2"), bytes.Repeat([]byte(name), 100))
+		commit(t, worlds[name], &b, models[name])
+		if err := worlds[name].SetMeta(ctx(), "cert", []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := func(want ...string) {
+		t.Helper()
+		names, err := db.Worlds(ctx())
+		if err != nil || fmt.Sprint(names) != fmt.Sprint(want) {
+			t.Fatalf("Worlds: %q, %v; want %q", names, err, want)
+		}
+	}
+	listed("a", "b", "c")
+
+	if err := worlds["b"].Erase(ctx()); err != nil {
+		t.Fatal(err)
+	}
+	Check(t, worlds["b"], Model{}, 0)
+	if _, ok, err := worlds["b"].Meta(ctx(), "cert"); ok || err != nil {
+		t.Errorf("meta after Erase: present %v, %v", ok, err)
+	}
+	Check(t, worlds["a"], models["a"], 1)
+	Check(t, worlds["c"], models["c"], 1)
+	if v, _, err := worlds["c"].Meta(ctx(), "cert"); err != nil || string(v) != "c" {
+		t.Errorf("another world's meta after Erase: %q, %v", v, err)
+	}
+	listed("a", "c")
+
+	// The erased world takes commits again from sequence 1, and is listed.
+	var b store.Batch
+	b.Put([]byte("k3"), []byte("again"))
+	models["b"] = Model{}
+	if seq := commit(t, worlds["b"], &b, models["b"]); seq != 1 {
+		t.Errorf("the first commit after Erase: seq %d, want 1", seq)
+	}
+	Check(t, worlds["b"], models["b"], 1)
+	listed("a", "b", "c")
+
+	// Erase is fenced: a holder whose world was taken erases nothing.
+	second := db
+	if bk.Shared {
+		second = open(t, s)
+	}
+	taker := openWorld(t, second, "a")
+	if err := worlds["a"].Erase(ctx()); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("a fenced holder's Erase: %v, want ErrFenced", err)
+	}
+	Check(t, taker, models["a"], 1)
+	if err := worlds["c"].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := worlds["c"].Erase(ctx()); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Erase of a closed World: %v, want ErrClosed", err)
+	}
 }
