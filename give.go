@@ -18,8 +18,8 @@ import (
 // Commands, on a spectator, at the limit of commands without a receipt, on a
 // closed host, and alone for a command whose codec does not read back what it
 // wrote. Safe from any goroutine; from inside a View or Do callback, a hook
-// or an observer only on a Client (as Send): a Host's and a game alone's
-// wait for the world, which is locked there.
+// or an observer on a Client and a Host (as Send and SendOwn), not in a game
+// alone, whose command runs at once and waits for the world, locked there.
 func Give[I comparable, T any](s Session[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return s.give(k, k.encode(&cmd))
 }

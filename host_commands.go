@@ -74,6 +74,7 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 // once per operation (its receipt kept and saved), or answered from the
 // player's book; every answer waits for the save that holds it.
 func (h *Host[I]) runCommands() {
+	h.takeMail()
 	q := h.cmds.queue
 	if len(q) == 0 {
 		return

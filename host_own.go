@@ -1,6 +1,8 @@
 package tandem
 
 import (
+	"sync"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -14,14 +16,40 @@ import (
 
 // ownCommands is the host's own player's side of the commands.
 type ownCommands struct {
-	pl      *player
-	next    uint64           // the operation id of the next SendOwn
-	kinds   map[uint64]uint8 // the kind of each operation without its receipt yet
+	pl    *player
+	kinds map[uint64]uint8 // the kind of each operation without its receipt yet
+	mail  ownMail
+}
+
+// ownMail is what SendOwn does without the world: it gives operation ids,
+// and holds the commands given while the world was held (from an observer,
+// a hook, a View or Do callback, or while another goroutine held it) until
+// the commands system takes them. Its lock is taken inside the world's,
+// never the other way round, and never held while an observer runs.
+type ownMail struct {
+	mu      sync.Mutex
+	next    uint64 // the operation id of the next SendOwn
+	queue   []queued
 	observe []func(Receipt)
 }
 
 func (h *Host[I]) initOwn() {
-	h.own = ownCommands{pl: h.newPlayer(ecs.HostPeer, ""), next: 1, kinds: map[uint64]uint8{}}
+	h.own = ownCommands{pl: h.newPlayer(ecs.HostPeer, ""), kinds: map[uint64]uint8{}, mail: ownMail{next: 1}}
+}
+
+// takeMail queues the own player's commands given while the world was held,
+// in the order they were given. The world is locked.
+func (h *Host[I]) takeMail() {
+	m := &h.own.mail
+	m.mu.Lock()
+	mailed := m.queue
+	m.queue = nil
+	m.mu.Unlock()
+	for _, q := range mailed {
+		h.own.kinds[q.op] = q.kind
+		h.own.pl.queued++
+		h.cmds.queue = append(h.cmds.queue, q)
+	}
 }
 
 // restoreOwn gives the own player the book a save kept of it.
@@ -35,10 +63,13 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 		h.putPlayer(own)
 	}
 	// An id SendOwn gave while the world was released stays given.
-	h.own.next = max(h.own.next, own.book.Floor()+1)
+	m := &h.own.mail
+	m.mu.Lock()
+	m.next = max(m.next, own.book.Floor()+1)
 	for _, e := range own.book.Entries() {
-		h.own.next = max(h.own.next, e.Op+1)
+		m.next = max(m.next, e.Op+1)
 	}
+	m.mu.Unlock()
 }
 
 // SendOwn gives a command of kind k with payload cmd for the host's own
@@ -49,8 +80,9 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 // save is durable (at once without a store). It fails for a kind not in the
 // Game's Commands, while the host closes (ErrClosed), and while MaxWithheld
 // receipts of the own player wait for a save (ErrTooManyCommands). Safe from
-// any goroutine, except from inside a View or Do callback, a hook or an
-// observer.
+// any goroutine, inside callbacks, hooks and observers too: a command given
+// while the world is locked waits in a mailbox (at most MaxWithheld) for
+// the next frame's commands system, as any other.
 func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return h.give(k, k.encode(&cmd))
 }
@@ -61,32 +93,57 @@ func (h *Host[I]) give(k Command, payload []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	h.mu.Lock()
+	if !h.mu.TryLock() {
+		return h.mail(uint8(kind), payload)
+	}
 	defer h.mu.Unlock()
 	if h.life.stopping() {
 		return 0, ErrClosed
 	}
+	h.takeMail() // those given before this one go first
 	pl := h.own.pl
 	if pl.held.Len()+pl.queued >= h.cfg.MaxWithheld {
 		return 0, ErrTooManyCommands
 	}
-	op := h.own.next
-	h.own.next++
+	m := &h.own.mail
+	m.mu.Lock()
+	op := m.next
+	m.next++
+	m.mu.Unlock()
 	h.own.kinds[op] = uint8(kind)
 	pl.queued++
 	h.cmds.queue = append(h.cmds.queue, queued{peer: ecs.HostPeer, op: op, kind: uint8(kind), payload: payload})
 	return op, nil
 }
 
+// mail gives a command while someone holds the world (this host's own
+// observer, hook or callback, or another goroutine): it waits in the mailbox
+// for the commands system.
+func (h *Host[I]) mail(kind uint8, payload []byte) (uint64, error) {
+	if h.life.shut.Load() {
+		return 0, ErrClosed
+	}
+	m := &h.own.mail
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.queue) >= h.cfg.MaxWithheld {
+		return 0, ErrTooManyCommands
+	}
+	op := m.next
+	m.next++
+	m.queue = append(m.queue, queued{peer: ecs.HostPeer, op: op, kind: kind, payload: payload})
+	return op, nil
+}
+
 // OnReceipt adds fn to the observers of the host's own player's receipts
 // (SendOwn): each command's answer, once, on the simulation goroutine, when
-// the save holding it is durable. Safe from any goroutine, except from
-// inside a View or Do callback, a hook or an observer (they run with the
-// world locked).
+// the save holding it is durable. Safe from any goroutine, inside callbacks,
+// hooks and observers too.
 func (h *Host[I]) OnReceipt(fn func(Receipt)) {
-	h.mu.Lock()
-	h.own.observe = append(h.own.observe, fn)
-	h.mu.Unlock()
+	m := &h.own.mail
+	m.mu.Lock()
+	m.observe = append(m.observe[:len(m.observe):len(m.observe)], fn)
+	m.mu.Unlock()
 }
 
 // ownReceipt delivers one of the own player's receipts to the observers.
@@ -101,7 +158,10 @@ func (h *Host[I]) ownReceipt(msg []byte) {
 	}
 	delete(h.own.kinds, r.Op)
 	rc := Receipt{Op: r.Op, Command: h.g.Commands[kind].def().name, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
-	for _, fn := range h.own.observe {
+	h.own.mail.mu.Lock()
+	observe := h.own.mail.observe // appended to, never changed in place
+	h.own.mail.mu.Unlock()
+	for _, fn := range observe {
 		fn(rc)
 	}
 }

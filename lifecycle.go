@@ -19,6 +19,7 @@ import (
 type lifecycle struct {
 	closeOnce sync.Once
 	closing   bool                  // Close began: no more steps, no more commands
+	shut      atomic.Bool           // closing or err set: for SendOwn without the world
 	closed    bool                  // Close ran
 	closeErr  error                 // what Close returned
 	err       error                 // why the host stopped on its own
@@ -48,6 +49,7 @@ func (l *lifecycle) fail(err error) {
 	if l.err == nil {
 		l.err = err
 		l.seen.Store(&err)
+		l.shut.Store(true)
 	}
 }
 
@@ -253,6 +255,7 @@ func (h *Host[I]) restartable(err error) bool {
 // close is Close, and CloseForRestart when restart is set.
 func (h *Host[I]) close(restart bool) error {
 	h.life.closeOnce.Do(func() {
+		h.life.shut.Store(true)
 		h.accept.close()
 		h.mu.Lock()
 		defer h.mu.Unlock()

@@ -670,3 +670,58 @@ func TestSendFromObservers(t *testing.T) {
 		t.Fatalf("a command sent inside Do: %d sent when Do returned (%v); want it gone", st.Sent, failed)
 	}
 }
+
+// TestSendOwnFromObservers: the host's own observers and callbacks, which
+// run with its world locked, give its player's commands (when a player is
+// ready, at each receipt the next of a chain, inside Do) and add an
+// observer: nothing waits for itself, and every command runs once, in the
+// order given, with its receipt.
+func TestSendOwnFromObservers(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	var ops, answered []uint64
+	var failed []error
+	give := func(n uint32) {
+		op, err := SendOwn(r.host, addCommand, n)
+		if err != nil {
+			failed = append(failed, err)
+			return
+		}
+		ops = append(ops, op)
+	}
+	late := 0
+	r.host.OnEvent(func(e Event) {
+		if e.Kind == PeerReady {
+			give(1)
+			r.host.OnReceipt(func(Receipt) { late++ })
+		}
+	})
+	r.host.OnReceipt(func(rc Receipt) {
+		if rc.Status != ReceiptDone {
+			failed = append(failed, fmt.Errorf("receipt %v", rc))
+		}
+		answered = append(answered, rc.Op)
+		if n := len(answered); n < 5 {
+			give(uint32(n + 1))
+		}
+	})
+	r.join("ann", ClientConfig[push]{})
+	for i := 0; len(answered) < 5 && len(failed) == 0; i++ {
+		if i > 20 {
+			t.Fatalf("%d of 5 chained commands answered in 20 steps", len(answered))
+		}
+		r.step(1)
+	}
+	r.host.Do(func(*World) { give(6) })
+	r.step(2)
+	var sum uint64
+	r.host.Do(func(w *World) { sum = ecs.Resource[ledger](w.ECS).Sum })
+	if len(failed) > 0 || !slices.Equal(answered, ops) || len(ops) != 6 || !slices.IsSorted(ops) || late != 6 || sum != 1+2+3+4+5+6 {
+		t.Fatalf("gave %v, answered %v (late observer %d), failures %v, sum %d; want six run once each, in order", ops, answered, late, failed, sum)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SendOwn(r.host, addCommand, 7); !errors.Is(err, ErrClosed) {
+		t.Fatalf("SendOwn after Close: %v, want ErrClosed", err)
+	}
+}
