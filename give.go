@@ -63,7 +63,10 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 		if refusal != nil {
 			rc.Status, rc.Reason = ReceiptRefused, reason(refusal)
 		}
-		for _, fn := range l.receipts {
+		l.receiptsMu.Lock()
+		observe := l.receipts // appended to, never changed in place
+		l.receiptsMu.Unlock()
+		for _, fn := range observe {
 			fn(rc)
 		}
 	})
@@ -72,10 +75,9 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 
 // OnReceipt adds fn to the observers of the receipts of the commands given
 // with Give in a game alone: each once, as the command runs, with the world
-// locked. Safe from any goroutine, except from inside a View or Do callback,
-// a hook or an observer.
+// locked. Safe from any goroutine, inside callbacks, hooks and observers too.
 func (l *Local[I]) OnReceipt(fn func(Receipt)) {
-	l.mu.Lock()
-	l.receipts = append(l.receipts, fn)
-	l.mu.Unlock()
+	l.receiptsMu.Lock()
+	l.receipts = append(l.receipts[:len(l.receipts):len(l.receipts)], fn)
+	l.receiptsMu.Unlock()
 }

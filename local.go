@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
@@ -23,10 +24,12 @@ type Local[I comparable] struct {
 	g      *Game[I]
 	keys   heldInput[I]
 	closed bool // Close was called (a game alone; guarded by mu)
-	// A game alone's commands (Give): the last operation id given, and the
-	// receipts' observers. Guarded by mu.
-	ops      uint64
-	receipts []func(Receipt)
+	// A game alone's commands (Give): the last operation id given (guarded
+	// by mu), and the receipts' observers (guarded by receiptsMu, taken
+	// inside mu, so that OnReceipt may be called anywhere).
+	ops        uint64
+	receiptsMu sync.Mutex
+	receipts   []func(Receipt)
 }
 
 // LocalConfig tunes a Local (and the simulating part of a Host). The zero

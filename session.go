@@ -10,11 +10,11 @@ import (
 // three picks one at start and keeps the interface; its loop, its drawing
 // and its commands (Give) are written once. A game's own type may embed a
 // Session to add to it. Each method is documented on the three types. All
-// but World are safe from any goroutine; SetInput, Ticks and Err from inside
-// a View or Do callback, a hook or an observer too, the others not there
-// (OnEvent, OnReceipt: they run with the world locked, and the lock is not
-// reentrant: they would wait for themselves); World is for use between steps
-// only, as there.
+// but World are safe from any goroutine; SetInput, Ticks, Err and OnReceipt
+// from inside a View or Do callback, a hook or an observer too, and Give on
+// a Client or a Host; the others not there (callbacks and observers run with
+// the world locked, and the lock is not reentrant: they would wait for
+// themselves); World is for use between steps only, as there.
 type Session[I comparable] interface {
 	// SetInput sets the input of the player at this machine.
 	SetInput(in I)
