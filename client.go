@@ -85,6 +85,12 @@ type ClientConfig[I comparable] struct {
 	// NewClient dials with it first when given no connection. Nil: a broken
 	// connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
+	// MaxEntities bounds the networked entities the host may make this
+	// client hold (a hostile host cannot grow it without end): past it the
+	// session ends, closed with transport.CloseLimit, and Err wraps
+	// replicate.ErrTooManyEntities. Default replicate.DefaultMaxEntities
+	// (1,048,576); raise it for a larger world.
+	MaxEntities int
 	// JoinTimeout bounds how long the first join may take, from NewClient
 	// to Playing, on Clock (and a fresh join after the host refused a
 	// resume, from the refusal): past it the client gives up, closing the
@@ -232,9 +238,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		Schema:    g.schemaOf(c.reg),
 		Clock:     cfg.Clock,
 		Replication: replicate.ClientConfig{
-			OnSpawn:  c.arrived,
-			Observer: c.phys,
-			Auth:     c.phys,
+			OnSpawn:     c.arrived,
+			Observer:    c.phys,
+			Auth:        c.phys,
+			MaxEntities: cfg.MaxEntities,
 		},
 		OnEvent:       c.event,
 		OnLaneMessage: c.laneMessage,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
@@ -723,5 +724,23 @@ func TestSendOwnFromObservers(t *testing.T) {
 	}
 	if _, err := SendOwn(r.host, addCommand, 7); !errors.Is(err, ErrClosed) {
 		t.Fatalf("SendOwn after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestClientEntityBound: a host whose world holds more networked entities
+// than a client's MaxEntities ends that client's session with an error
+// saying so, before it holds more than the bound.
+func TestClientEntityBound(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.host.Do(func(w *World) {
+		for i := range 8 {
+			spawnDisc(w, ecs.HostPeer, ecs.Transform{X: float64(i)}, false, 0, 0)
+		}
+	})
+	c := r.dial("ann", ClientConfig[push]{MaxEntities: 4}, session.Playing)
+	var held int
+	c.Do(func(w *World) { held = w.ECS.Networked() })
+	if c.State() != session.Closed || !errors.Is(c.Err(), replicate.ErrTooManyEntities) || held > 4 {
+		t.Fatalf("a client of 4 entities joining a world of 8: %v, %v, holding %d; want closed with ErrTooManyEntities", c.State(), c.Err(), held)
 	}
 }

@@ -33,7 +33,15 @@ var (
 	// what the host sent: a page or entities are missing. The client does not
 	// hold the world; a *JoinIncompleteError says what differs. Connect again.
 	ErrJoinIncomplete = errors.New("replicate: the join ended without every page and entity the host sent; the world is incomplete, connect again")
+	// ErrTooManyEntities: the host would make this client hold more
+	// networked entities than ClientConfig.MaxEntities; the message is
+	// refused whole, and the session ends (CloseLimit): a host that sends
+	// more is broken or hostile, or the limit too low for the game.
+	ErrTooManyEntities = errors.New("replicate: the host sent more networked entities than ClientConfig.MaxEntities allows; raise it if the game's world is that large")
 )
+
+// DefaultMaxEntities is ClientConfig.MaxEntities's default.
+const DefaultMaxEntities = 1 << 20
 
 // JoinIncompleteError is the failure of a join whose FINAL does not match
 // what the client received. It matches ErrJoinIncomplete with errors.Is.
@@ -141,6 +149,11 @@ type ClientConfig struct {
 	// MaxJoinQueue bounds the bytes of join messages received and not yet
 	// applied. Default 64 MiB.
 	MaxJoinQueue int
+	// MaxEntities bounds the networked entities the host may make this
+	// client hold, so that a hostile host cannot grow it without end: a
+	// message that would go past it is ErrTooManyEntities. Default
+	// DefaultMaxEntities (1,048,576).
+	MaxEntities int
 	// Clock times JoinSlice. Default clock.Real.
 	Clock clock.Clock
 	// Meter, if set, counts every symbol of the State items applied, for
@@ -235,6 +248,9 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 	}
 	if cfg.MaxJoinQueue <= 0 {
 		cfg.MaxJoinQueue = 64 << 20
+	}
+	if cfg.MaxEntities <= 0 {
+		cfg.MaxEntities = DefaultMaxEntities
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}

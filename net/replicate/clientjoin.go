@@ -138,7 +138,7 @@ func (c *ClientReplicator) Pump() error {
 		c.queue.recycle(msg)
 		if err != nil {
 			c.stats.Malformed++
-			if first == nil || errors.Is(err, ErrJoinIncomplete) {
+			if joinErrorRank(err) > joinErrorRank(first) {
 				first = err
 			}
 		}
@@ -151,6 +151,21 @@ func (c *ClientReplicator) Pump() error {
 	}
 	c.endSlice(start, last)
 	return first
+}
+
+// joinErrorRank orders the errors of one Pump by what the session must hear
+// first: a world past the client's bound (the cause of an incomplete join
+// that follows it), an incomplete join, then a malformed message.
+func joinErrorRank(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, ErrTooManyEntities):
+		return 3
+	case errors.Is(err, ErrJoinIncomplete):
+		return 2
+	}
+	return 1
 }
 
 // endSlice counts a Pump's slice of join work, from start to end.
@@ -220,9 +235,10 @@ func (c *ClientReplicator) reserveAnnounced() bool {
 }
 
 // toCome returns how many entities of a world of total the client does not
-// hold, up to maxReserve: what a join makes room for ahead of them.
+// hold, up to maxReserve and ClientConfig.MaxEntities: what a join makes
+// room for ahead of them.
 func (c *ClientReplicator) toCome(total int) int {
-	return min(total, maxReserve) - c.w.Networked()
+	return min(total, maxReserve, c.cfg.MaxEntities) - c.w.Networked()
 }
 
 // ownersWithPage, for the first join page, before its entities are made,
@@ -526,6 +542,17 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 		masks = append(masks, mask)
 	}
 	st.ids, st.owners, st.masks, st.imgs = ids, owners, masks, imgs
+	if c.w.Networked()+len(ids) > c.cfg.MaxEntities {
+		fresh := 0
+		for _, id := range ids {
+			if _, known := c.w.EntityOf(id); !known {
+				fresh++
+			}
+		}
+		if c.w.Networked()+fresh > c.cfg.MaxEntities {
+			return ErrTooManyEntities
+		}
+	}
 	if c.joinPages == 1 && len(owners) > 0 {
 		// The first page says how large the world is.
 		c.ownersWithPage(owners)

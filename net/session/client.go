@@ -352,9 +352,7 @@ func (h clientHandler) Message(kind wire.Kind, payload []byte) {
 	}
 	if c.repl != nil {
 		if ok, err := c.repl.HandleDatagram(kind, payload); ok {
-			if err != nil {
-				c.c.ReportMalformed(err)
-			}
+			c.joinError(err)
 			return
 		}
 	}
@@ -508,13 +506,17 @@ func (c *Client) fail(err error, code transport.CloseCode, reason string) {
 	c.c.Close(code, reason)
 }
 
-// joinError ends the session on a join that did not bring the host's world,
-// and counts a malformed join message otherwise.
+// joinError takes what the replicator refused: it ends the session on a
+// join that did not bring the host's world, or on more entities than the
+// client holds (ClientConfig.Replication.MaxEntities), and counts a
+// malformed message otherwise.
 func (c *Client) joinError(err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, replicate.ErrJoinIncomplete):
 		c.fail(fmt.Errorf("session: %w", err), transport.CloseProtocol, "join incomplete")
+	case errors.Is(err, replicate.ErrTooManyEntities):
+		c.fail(fmt.Errorf("session: %w", err), transport.CloseLimit, "too many entities for this client")
 	default:
 		c.c.ReportMalformed(err)
 	}
