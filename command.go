@@ -151,7 +151,8 @@ var ErrTooManyCommands = command.ErrTooMany
 // payload over wire.MaxCommandSize. Safe from any goroutine, inside
 // callbacks, hooks and observers too: a command sent while the world is
 // locked (from an observer, a View or Do callback, a system) leaves as the
-// world is let go, at the end of that step or call.
+// world is let go at the end of that step or call, at the latest with the
+// next step.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
 	return c.give(k, k.encode(&cmd))
 }

@@ -126,5 +126,6 @@
 // SetInput, Ticks, a Client's State, Peer, Err and Joined, its Send, Give,
 // OnReceipt, PendingCommands and CommandStats, and a Host's Err, SendOwn,
 // Give and OnReceipt may be called anywhere: they keep locks of their own
-// (a command given while the world is locked leaves when it is let go).
+// (a command given while the world is locked leaves when it is let go, at
+// the latest with the next step).
 package tandem

@@ -136,6 +136,7 @@ func (h *Host[I]) runCommands() {
 	}
 	clear(q)
 	h.cmds.queue = q[:0]
+	h.noteOwn()
 	if h.saves == nil {
 		h.releaseReceipts(math.MaxUint64)
 	}
@@ -168,6 +169,7 @@ func (h *Host[I]) nextGen() uint64 {
 // order, player by player; the host's own player's go to its observers.
 func (h *Host[I]) releaseReceipts(durable uint64) {
 	h.own.pl.held.Release(durable, h.ownReceipt)
+	h.noteOwn()
 	for _, pl := range h.people.players {
 		if pl.held.Len() == 0 {
 			continue

@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
@@ -31,6 +32,10 @@ type ownMail struct {
 	next    uint64 // the operation id of the next SendOwn
 	queue   []queued
 	observe []func(Receipt)
+	// outstanding is the own player's receipts held or queued, as the
+	// world last counted them (noteOwn): the mailbox counts them against
+	// MaxWithheld with what it holds.
+	outstanding atomic.Int64
 }
 
 func (h *Host[I]) initOwn() {
@@ -42,14 +47,61 @@ func (h *Host[I]) initOwn() {
 func (h *Host[I]) takeMail() {
 	m := &h.own.mail
 	m.mu.Lock()
-	mailed := m.queue
-	m.queue = nil
+	h.takeMailLocked()
 	m.mu.Unlock()
-	for _, q := range mailed {
+}
+
+// takeMailLocked is takeMail with the mailbox locked too.
+func (h *Host[I]) takeMailLocked() {
+	m := &h.own.mail
+	for _, q := range m.queue {
 		h.own.kinds[q.op] = q.kind
 		h.own.pl.queued++
 		h.cmds.queue = append(h.cmds.queue, q)
 	}
+	clear(m.queue)
+	m.queue = m.queue[:0]
+	h.noteOwn()
+}
+
+// dropOwn answers the own player's commands that were given and will never
+// run (the host closes or stopped): each goes to the OnReceipt observers as
+// refused, with why, so that none is lost without a word. The world is
+// locked; SendOwn refuses from now on (life.shut).
+func (h *Host[I]) dropOwn(why string) {
+	h.takeMail()
+	q := h.cmds.queue[:0]
+	var dropped []queued
+	for _, c := range h.cmds.queue {
+		if c.peer == ecs.HostPeer {
+			dropped = append(dropped, c)
+			continue
+		}
+		q = append(q, c)
+	}
+	h.cmds.queue = q
+	h.own.pl.queued = 0
+	h.noteOwn()
+	h.own.mail.mu.Lock()
+	observe := h.own.mail.observe
+	h.own.mail.mu.Unlock()
+	frame := ecs.Frame(0)
+	if h.w != nil {
+		frame = h.w.ECS.Frame()
+	}
+	for _, c := range dropped {
+		delete(h.own.kinds, c.op)
+		rc := Receipt{Op: c.op, Command: h.g.Commands[c.kind].def().name, Status: ReceiptRefused, Frame: frame, Reason: why}
+		for _, fn := range observe {
+			fn(rc)
+		}
+	}
+}
+
+// noteOwn copies the own player's receipts held or queued for the mailbox's
+// bound. The world is locked.
+func (h *Host[I]) noteOwn() {
+	h.own.mail.outstanding.Store(int64(h.own.pl.held.Len() + h.own.pl.queued))
 }
 
 // restoreOwn gives the own player the book a save kept of it.
@@ -100,19 +152,20 @@ func (h *Host[I]) give(k Command, payload []byte) (uint64, error) {
 	if h.life.stopping() {
 		return 0, ErrClosed
 	}
-	h.takeMail() // those given before this one go first
+	m := &h.own.mail
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h.takeMailLocked() // those given before this one go first
 	pl := h.own.pl
 	if pl.held.Len()+pl.queued >= h.cfg.MaxWithheld {
 		return 0, ErrTooManyCommands
 	}
-	m := &h.own.mail
-	m.mu.Lock()
 	op := m.next
 	m.next++
-	m.mu.Unlock()
 	h.own.kinds[op] = uint8(kind)
 	pl.queued++
 	h.cmds.queue = append(h.cmds.queue, queued{peer: ecs.HostPeer, op: op, kind: uint8(kind), payload: payload})
+	h.noteOwn()
 	return op, nil
 }
 
@@ -120,13 +173,13 @@ func (h *Host[I]) give(k Command, payload []byte) (uint64, error) {
 // observer, hook or callback, or another goroutine): it waits in the mailbox
 // for the commands system.
 func (h *Host[I]) mail(kind uint8, payload []byte) (uint64, error) {
-	if h.life.shut.Load() {
-		return 0, ErrClosed
-	}
 	m := &h.own.mail
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.queue) >= h.cfg.MaxWithheld {
+	if h.life.shut.Load() {
+		return 0, ErrClosed
+	}
+	if int(m.outstanding.Load())+len(m.queue) >= h.cfg.MaxWithheld {
 		return 0, ErrTooManyCommands
 	}
 	op := m.next

@@ -82,6 +82,9 @@ func (h *Host[I]) readyWorld(look bool) bool {
 	}
 	if err := h.reload(); err != nil {
 		if !errors.As(err, new(storeReadError)) {
+			if h.w != nil {
+				h.release() // what was built of it is no world to look at
+			}
 			h.life.fail(err)
 			h.halt()
 			return false
@@ -165,6 +168,11 @@ func (h *Host[I]) halt() {
 	}
 	h.life.halted = true
 	h.life.closing = true
+	why := "the host stopped before running it"
+	if h.life.err != nil {
+		why += ": " + h.life.err.Error()
+	}
+	h.dropOwn(why)
 	h.accept.close()
 	if h.session != nil {
 		h.session.Close()
@@ -260,6 +268,7 @@ func (h *Host[I]) close(restart bool) error {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.life.closing = true
+		h.dropOwn("the host closed before running it")
 		err := h.life.err
 		if err == nil && h.saves != nil && h.w != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)

@@ -55,8 +55,8 @@ type loop struct {
 	// world that something changed between steps needs before it is drawn.
 	settle func()
 	// publish, if set, runs under the lock at the end of every Advance,
-	// Step, Do and between: it copies what the status methods read without
-	// the lock.
+	// Step, View, Do and between: it copies what the status methods read
+	// without the lock, and sends what was given while the world was held.
 	publish func()
 }
 
@@ -190,6 +190,9 @@ func (l *loop) runBetween() bool {
 func (l *loop) View(now time.Time, draw func(v *View)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.publish != nil {
+		defer l.publish()
+	}
 	if l.ready != nil && !l.ready(true) {
 		return
 	}

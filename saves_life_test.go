@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -522,6 +523,11 @@ func testIdleReloadOfDamagedSaveStops(t *testing.T, s saveStore) {
 	if st := r.host.SaveStats(); st.ReloadFailures != 0 {
 		t.Fatalf("a damaged save was counted as a store to try again: %+v", st)
 	}
+	looked := false
+	r.host.Do(func(*World) { looked = true })
+	if r.host.World() != nil || looked {
+		t.Fatal("the half-restored world of a damaged save is left to look at")
+	}
 	var ce *transport.CloseError
 	if bob.State() != session.Closed || bob.Joined() || !errors.As(bob.session.Err(), &ce) || ce.Code != transport.CloseHostShutdown {
 		t.Fatalf("bob is %v (joined %v, %v); want told the host shut down before joining", bob.State(), bob.Joined(), bob.session.Err())
@@ -605,7 +611,7 @@ func TestSavedStateNeedsItsResource(t *testing.T) {
 // locked, send commands (one when it is ready, then the next of a chain at
 // each receipt), add an observer and read the command counts: nothing waits
 // for itself, every command is answered in order, in as many steps as
-// sent from outside; one sent inside Do leaves as Do returns.
+// sent from outside; one sent inside Do or View leaves as it returns.
 func TestSendFromObservers(t *testing.T) {
 	r := newRig(t, HostConfig{})
 	tc, err := r.net.Dial(context.Background(), "host")
@@ -669,6 +675,10 @@ func TestSendFromObservers(t *testing.T) {
 	c.Do(func(*World) { send(6) })
 	if st := c.CommandStats(); st.Sent != 6 || len(failed) > 0 {
 		t.Fatalf("a command sent inside Do: %d sent when Do returned (%v); want it gone", st.Sent, failed)
+	}
+	c.View(r.clk.Now(), func(*View) { send(7) })
+	if st := c.CommandStats(); st.Sent != 7 || len(failed) > 0 {
+		t.Fatalf("a command sent inside View: %d sent when View returned (%v); want it gone", st.Sent, failed)
 	}
 }
 
@@ -742,5 +752,84 @@ func TestClientEntityBound(t *testing.T) {
 	c.Do(func(w *World) { held = w.ECS.Networked() })
 	if c.State() != session.Closed || !errors.Is(c.Err(), replicate.ErrTooManyEntities) || held > 4 {
 		t.Fatalf("a client of 4 entities joining a world of 8: %v, %v, holding %d; want closed with ErrTooManyEntities", c.State(), c.Err(), held)
+	}
+}
+
+// TestSendOwnKeepsOrder: the own player's commands given from goroutines
+// racing the loop (some through the mailbox, some at once) run in the order
+// of their ids, each once.
+func TestSendOwnKeepsOrder(t *testing.T) {
+	r := newRig(t, HostConfig{MaxWithheld: 1 << 16})
+	var answered []uint64
+	r.host.OnReceipt(func(rc Receipt) { answered = append(answered, rc.Op) })
+	const each, senders = 2000, 4
+	var wg sync.WaitGroup
+	errs := make(chan error, senders)
+	for range senders {
+		wg.Go(func() {
+			for range each {
+				if _, err := SendOwn(r.host, addCommand, 1); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for stepping := true; stepping; {
+		select {
+		case <-done:
+			stepping = false
+		default:
+		}
+		r.step(1)
+	}
+	r.step(2)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(answered); i++ {
+		if answered[i] <= answered[i-1] {
+			t.Fatalf("receipt %d is of op %d, after op %d: not in id order", i, answered[i], answered[i-1])
+		}
+	}
+	if len(answered) != each*senders {
+		t.Fatalf("%d receipts of %d commands", len(answered), each*senders)
+	}
+}
+
+// TestSendOwnBoundsAndClose: the mailbox counts the own player's commands
+// already queued against MaxWithheld; a command given and not run when the
+// host closes is answered as refused, saying so.
+func TestSendOwnBoundsAndClose(t *testing.T) {
+	r := newRig(t, HostConfig{MaxWithheld: 4})
+	var got []Receipt
+	r.host.OnReceipt(func(rc Receipt) { got = append(got, rc) })
+	for range 4 {
+		if _, err := SendOwn(r.host, addCommand, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var inside error
+	r.host.Do(func(*World) { _, inside = SendOwn(r.host, addCommand, 1) })
+	if !errors.Is(inside, ErrTooManyCommands) {
+		t.Fatalf("a fifth command through the mailbox with four queued: %v, want ErrTooManyCommands", inside)
+	}
+	r.step(3)
+	if len(got) != 4 {
+		t.Fatalf("%d receipts after three steps, want 4", len(got))
+	}
+	var op uint64
+	r.host.Do(func(*World) { op, inside = SendOwn(r.host, addCommand, 1) })
+	if inside != nil {
+		t.Fatal(inside)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[4].Op != op || got[4].Status != ReceiptRefused || !strings.Contains(got[4].Reason, "closed") {
+		t.Fatalf("receipts %v; want the one given before Close refused, saying the host closed", got)
 	}
 }
