@@ -7,6 +7,13 @@
 // [synctest.Test] itself, and a game's tests of its own sessions can too:
 // with the race detector on, [synctest.Test] alone can crash the test binary
 // (see [Test]).
+//
+// What waits on real processes or sockets is made outside the bubble and
+// what holds timers inside it: start a PostgreSQL server
+// (storetest.PostgresURL) before the bubble (inside, its start waits on fake
+// time that never moves), and let the host open its store inside
+// (HostConfig.SaveTo): a store.DB opened outside and used inside resets a
+// bubble's timer from outside it, which the runtime refuses (fatal error).
 package bubble
 
 import (
