@@ -81,8 +81,11 @@ func checkImport(rel, dep string) string {
 	return "package " + rel + " (layer " + layerPath + ") imports " + dep + " (layer " + depLayerPath + "): a package imports only lower layers"
 }
 
-func TestLayering(t *testing.T) {
-	fset := token.NewFileSet()
+// forGoFiles calls fn with every .go file of the module (testdata and
+// hidden directories left out) and its package's path from the root ("" for
+// the root).
+func forGoFiles(t *testing.T, fn func(path, rel string)) {
+	t.Helper()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -100,14 +103,25 @@ func TestLayering(t *testing.T) {
 		if rel == "." {
 			rel = ""
 		}
+		fn(path, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLayering(t *testing.T) {
+	fset := token.NewFileSet()
+	forGoFiles(t, func(path, rel string) {
 		if _, _, ok := layerOf(rel); !ok {
 			t.Errorf("%s: package %q is in no layer; add it to layers in layers_test.go", path, rel)
-			return nil
+			return
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
-			return nil
+			return
 		}
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
@@ -122,11 +136,7 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s: %s", path, err)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestLayerOf(t *testing.T) {

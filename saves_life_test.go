@@ -433,12 +433,7 @@ func testIdleReloadRetries(t *testing.T, s saveStore) {
 	r.step(30)
 	ann.Close()
 	r.clients = nil
-	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
-		if i > 10*60 {
-			t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
-		}
-		r.step(1)
-	}
+	r.stepUntilReleased()
 
 	down := errors.New("connection reset by peer")
 	faulty.FailLoad(down)
@@ -504,12 +499,7 @@ func testIdleReloadOfDamagedSaveStops(t *testing.T, s saveStore) {
 	_, st := openStore(t, s.target(t))
 	faulty := storetest.NewFaulty(st)
 	r := newRig(t, HostConfig{Store: faulty, IdleUnload: time.Second})
-	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
-		if i > 10*60 {
-			t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
-		}
-		r.step(1)
-	}
+	r.stepUntilReleased()
 	faulty.FailLoad(fmt.Errorf("entity 7: %w", store.ErrCorrupt))
 	bob := r.dial("bob", ClientConfig[push]{}, session.Closed)
 	if err := r.host.Err(); !errors.Is(err, store.ErrCorrupt) {
@@ -831,5 +821,17 @@ func TestSendOwnBoundsAndClose(t *testing.T) {
 	}
 	if len(got) != 5 || got[4].Op != op || got[4].Status != ReceiptRefused || !strings.Contains(got[4].Reason, "closed") {
 		t.Fatalf("receipts %v; want the one given before Close refused, saying the host closed", got)
+	}
+}
+
+// stepUntilReleased steps until the host has released its idle world, at
+// most 10 s.
+func (r *rig) stepUntilReleased() {
+	r.t.Helper()
+	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
+		if i > 10*60 {
+			r.t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
+		}
+		r.step(1)
 	}
 }
