@@ -82,9 +82,10 @@
 //
 // A host's life: Close fences the world (no step, no connection, no command
 // from then on), saves it, sends the receipts that save frees, and returns,
-// its players' sessions ended; CloseForRestart does the same and tells them
-// to come back, so they resume into the world the next host restores
-// (Restartable says beforehand whether it would); a
+// its players' sessions ended and the players gone from the save;
+// CloseForRestart keeps them in the save and tells them to come back, so
+// they resume into the world the next host restores (Restartable says
+// beforehand whether it would); a
 // fenced store (another host took the world) stops the host on its own
 // (Err, Done). A world nobody plays in may be saved and released, and loaded
 // again when someone connects (HostConfig.IdleUnload). The host has player

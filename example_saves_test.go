@@ -61,7 +61,7 @@ var shop = &tandem.Game[Thrust]{
 
 // A player's commands come back with receipts once the host has saved what
 // they changed; a host started again on the save has the world as it was,
-// its player included.
+// its player included when the first closed for a restart.
 func Example_commandsAndSaves() {
 	dir, _ := os.MkdirTemp("", "shop")
 	defer os.RemoveAll(dir)
@@ -98,7 +98,7 @@ func Example_commandsAndSaves() {
 	step(5)
 	host.Save(context.Background()) // the saves run at the disk's pace; wait for one here
 	step(5)
-	host.Close()
+	host.CloseForRestart() // ann is told to come back: her place and purse stay in the save
 
 	again, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, SaveTo: save})
 	if err != nil {

@@ -459,6 +459,11 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	if err := h.life.failed(); err != nil {
 		return err
 	}
+	// What changed since the last step (in Do, at a Close's leaves) is in
+	// the world's journal until the next step's tracker reads it: read it
+	// now, or this save would miss it. The step reading it again writes
+	// those entities once more, unchanged.
+	s.tracker.Update(h.w.ECS)
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		return h.unsaved(err)

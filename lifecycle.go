@@ -221,15 +221,20 @@ func (h *Host[I]) reload() error {
 // Close ends the host: it stops taking connections, fences the world (no
 // step, no command from now on; those taken before are in the world), saves
 // it and waits until the save is durable, sends the receipts that save
-// frees, tells every peer the host is shutting down, and returns. The world
-// stays in memory as it was saved. A failed final save is returned, the
-// store left open so that Save may try again (a Save that lands finishes the
-// Close); a second Close returns what the first did. Safe from any
-// goroutine, except from inside a View or Do callback, a hook or an observer.
+// frees, tells every peer the host is shutting down, and lets every player
+// and spectator go, those away included: each leaves as after its own
+// leave (Game.Leave, PeerLeft with session.ErrHostShutDown, its entities
+// removed), and that is saved too, so a host started on the save holds no
+// place for anyone told the game ended (CloseForRestart keeps them). Then it
+// returns; the world stays in memory as it was last saved. A failed final
+// save is returned, the store left open so that Save may try again (a Save
+// that lands finishes the Close); a second Close returns what the first
+// did. Safe from any goroutine, except from inside a View or Do callback, a
+// hook or an observer.
 func (h *Host[I]) Close() error { return h.close(false) }
 
-// CloseForRestart ends the host as Close does, and tells every peer that it
-// will be back: their clients (those with ClientConfig.Dial) reconnect as
+// CloseForRestart ends the host as Close does, but keeps its players in the
+// save and tells every peer that it will be back: their clients (those with ClientConfig.Dial) reconnect as
 // after a broken connection and resume their players into the world the
 // next host restores from this save within the grace window
 // (HostConfig.Grace), at the same address and with the same identity
@@ -281,6 +286,7 @@ func (h *Host[I]) close(restart bool) error {
 				h.session.CloseRestarting()
 			} else {
 				h.session.Close()
+				err = h.dismiss(err)
 			}
 		}
 		h.life.closed = true
@@ -291,6 +297,21 @@ func (h *Host[I]) close(restart bool) error {
 		h.life.finish()
 	})
 	return h.life.closeErr
+}
+
+// dismiss ends every player and spectator after a Close that told them the
+// host shut down (their OnLeave, Game.Leave, their entities removed or
+// kept), and saves that, so that the world the save holds has no one in it
+// who will not come back: a host restoring it holds no slot for them. err is
+// the final save's: a failed one is not tried again here (the next Save
+// saves both). With nobody to let go there is nothing more to save.
+func (h *Host[I]) dismiss(err error) error {
+	if h.session.Dismiss() == 0 || err != nil || h.saves == nil || h.life.err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
+	defer cancel()
+	return h.saveNow(ctx)
 }
 
 // drain waits a little (at most drainWait on the host's clock) for what was

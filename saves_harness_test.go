@@ -184,10 +184,11 @@ func (r *rig) start() {
 	r.t.Cleanup(func() { h.Close() })
 }
 
-// restart closes the host and starts another on the same store.
+// restart closes the host for a restart (CloseForRestart: its players kept
+// in the save) and starts another on the same store.
 func (r *rig) restart() {
 	r.t.Helper()
-	if err := r.host.Close(); err != nil {
+	if err := r.host.CloseForRestart(); err != nil {
 		r.t.Fatal(err)
 	}
 	r.clients, r.raws = nil, nil

@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store/storetest"
@@ -331,4 +333,110 @@ func TestFewerReceiptsKeptAfterARestart(t *testing.T) {
 	if rp := r.host.Restored(); rp.Receipts != 2 || rp.Players != 1 {
 		t.Fatalf("restored %+v, want bob and his 2 newest receipts", rp)
 	}
+}
+
+// TestCloseLetsEveryoneGo: a plain Close tells its players the host shut
+// down, so they leave with it — the one connected and the one away alike:
+// Game.Leave runs for each, PeerLeft says ErrHostShutDown, their entities
+// go, and the final save holds neither. A host started on that save holds
+// no place for them: two newcomers take both slots at once.
+func TestCloseLetsEveryoneGo(t *testing.T) { forEachStore(t, testCloseLetsEveryoneGo) }
+
+func testCloseLetsEveryoneGo(t *testing.T, s saveStore) {
+	var left []string
+	var why []error
+	r := newRig(t, HostConfig{SaveTo: s.target(t), MaxPeers: 2, Grace: 5 * time.Second})
+	r.g.Leave = func(w *World, p Peer) { left = append(left, p.Name) }
+	r.host.OnEvent(func(e Event) {
+		if e.Kind == PeerLeft {
+			why = append(why, e.Err)
+		}
+	})
+	ann := r.join("ann", ClientConfig[push]{})
+	r.join("bob", ClientConfig[push]{})
+	toBob := r.accepted[len(r.accepted)-1].(*mem.Conn)
+	toBob.Cut() // bob is not told: he is away, his place held
+	toBob.Close(transport.CloseTimeout, "the link broke")
+	for i := 0; r.host.Stats().Away == 0; i++ {
+		if i > 600 {
+			t.Fatal("the host never saw bob's connection break")
+		}
+		r.step(1)
+	}
+	hostOwned := 0
+	r.host.Do(func(w *World) { hostOwned = len(w.ECS.Owned(ecs.HostPeer)) })
+
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(left)
+	if strings.Join(left, " ") != "ann bob" || len(why) != 2 {
+		t.Fatalf("Close: Game.Leave ran for %v, %d PeerLeft; want ann and bob", left, len(why))
+	}
+	for _, err := range why {
+		if !errors.Is(err, session.ErrHostShutDown) {
+			t.Fatalf("PeerLeft at Close: %v, want ErrHostShutDown", err)
+		}
+	}
+	for range 60 {
+		r.clk.Advance(ecs.DefaultStep)
+		ann.Advance()
+	}
+	if ann.State() != session.Closed || !errors.Is(ann.stopped(), ErrHostClosed) {
+		t.Fatalf("ann after Close: %v, %v; want her session ended by the host's", ann.State(), ann.stopped())
+	}
+
+	r.start()
+	if rep := r.host.Restored(); rep.Players != 0 {
+		t.Fatalf("restored %+v, want no player: both were let go", rep)
+	}
+	r.host.Do(func(w *World) {
+		if n := w.ECS.Networked() - len(w.ECS.Owned(ecs.HostPeer)); n != 0 || len(w.ECS.Owned(ecs.HostPeer)) != hostOwned {
+			t.Fatalf("restored %d entities of players, %d of the host's; want none and %d", n, len(w.ECS.Owned(ecs.HostPeer)), hostOwned)
+		}
+	})
+	for _, name := range []string{"carl", "dan"} {
+		if c := r.join(name, ClientConfig[push]{}); c.State() != session.Playing {
+			t.Fatalf("%s on the restarted host: %v (%v), want playing", name, c.State(), c.Err())
+		}
+	}
+}
+
+// TestSaveTakesChangesBetweenSteps: what Do changes after the last step is
+// in the save that follows (Save, or Close's final one), though no step
+// read it.
+func TestSaveTakesChangesBetweenSteps(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t)})
+	r.step(10)
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	set := func(n int64) {
+		r.host.Do(func(w *World) {
+			a := w.ECS.Arche()
+			tid := arche.ComponentID[tally](a)
+			for _, e := range w.ECS.Owned(ecs.HostPeer) {
+				(*tally)(a.Get(e, tid)).N = n
+				ecs.MutateComponent(w.ECS, e, tid)
+			}
+		})
+	}
+	set(777)
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	set(778)
+	before := snapshot(r.host)
+	r.restart()
+	if after := snapshot(r.host); after != before {
+		t.Fatalf("the changes made in Do before Close were not saved:\nbefore\n%s\nafter\n%s", before, after)
+	}
+	r.host.Do(func(w *World) {
+		a := w.ECS.Arche()
+		for _, e := range w.ECS.Owned(ecs.HostPeer) {
+			if n := (*tally)(a.Get(e, arche.ComponentID[tally](a))).N; n != 778 {
+				t.Fatalf("restored tally %d, want 778", n)
+			}
+		}
+	})
 }

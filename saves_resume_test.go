@@ -23,14 +23,14 @@ import (
 // world it restored, and commands without a receipt go again on a resume.
 
 // restart ends the pair's host as a crash would look to its clients (every
-// connection goes dark: nobody is told), after it saved on Close, and starts
-// another on the same store.
+// connection goes dark: nobody is told), after it saved its players on
+// CloseForRestart, and starts another on the same store.
 func (p *resumePair) restart() {
 	p.t.Helper()
 	for _, spy := range p.spies {
 		spy.Conn.(*mem.Conn).Cut()
 	}
-	if err := p.host.Close(); err != nil {
+	if err := p.host.CloseForRestart(); err != nil {
 		p.t.Fatal(err)
 	}
 	p.spies, p.resumed, p.left = nil, nil, nil

@@ -16,9 +16,9 @@ import (
 
 // TestCommandsAndSaves: a player's commands come back with their receipts
 // (a switch to the bigger team refused, three crates dropped and a fourth
-// refused), and a host restarted on its save holds the same match: the
-// dropped crates, the score, the bots, who play on, and the props, which
-// have no body to get back.
+// refused), and a host closed for a restart and started again on its save
+// holds the same match: ann's place, the dropped crates, the score, the
+// bots, who play on, and the props, which have no body to get back.
 func TestCommandsAndSaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "demo.db")
 	hc := tandem.HostConfig{SaveTo: path}
@@ -82,7 +82,7 @@ func TestCommandsAndSaves(t *testing.T) {
 	if drops != game.MaxDrops || bots != 3 {
 		t.Fatalf("the host holds %d dropped crates and %d bots", drops, bots)
 	}
-	if err := r.host.Close(); err != nil {
+	if err := r.host.CloseForRestart(); err != nil {
 		t.Fatal(err)
 	}
 
