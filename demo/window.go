@@ -65,6 +65,7 @@ type playing struct {
 	cancel   context.CancelFunc
 	toggle   bool // F2 was pressed: interpolation on/off at the next Draw
 	fromMenu bool // Esc goes back to the start screen
+	held     bool // the scene was taken as the match ended: Draw draws it, not the world
 }
 
 // started is the outcome of making a match off the window's goroutine.
@@ -336,6 +337,11 @@ func (w *window) end(err error) {
 		switch m := w.play.m.(type) {
 		case *localMatch:
 			if m.host != nil {
+				// Closing lets every player go (their entities leave
+				// the world): the last frame shows the match as it
+				// ended, taken before.
+				w.play.collect(false)
+				w.play.held = true
 				m.host.Close()
 			}
 		case *clientMatch:
@@ -364,7 +370,19 @@ func (w *window) Draw(screen *ebiten.Image) {
 
 // drawPlay draws a frame of the match and plays the sounds it calls for.
 func (w *window) drawPlay(screen *ebiten.Image, p *playing) {
-	final := w.ending && !p.o.networked() && p.o.ticks > 0
+	if !p.held {
+		p.collect(w.ending && !p.o.networked() && p.o.ticks > 0)
+		for _, c := range p.view.cues {
+			w.sound.cue(c.e, c.vol)
+		}
+	}
+	p.view.draw(screen)
+}
+
+// collect takes the scene to draw from the world. With final, a world that
+// reached -ticks is taken as it stands (alpha 1), as the summary line
+// reports it.
+func (p *playing) collect(final bool) {
 	p.m.View(time.Now(), func(v *tandem.View) {
 		if p.toggle {
 			p.toggle = false
@@ -372,14 +390,10 @@ func (w *window) drawPlay(screen *ebiten.Image, p *playing) {
 		}
 		alpha := v.Alpha()
 		if final && int(v.World.ECS.Frame()) >= p.o.ticks {
-			alpha = 1 // the final state, as the summary line reports it
+			alpha = 1
 		}
 		p.view.collect(v, alpha)
 	})
-	for _, c := range p.view.cues {
-		w.sound.cue(c.e, c.vol)
-	}
-	p.view.draw(screen)
 }
 
 // Layout implements ebiten.Game: a fixed logical screen, which Ebiten scales

@@ -10,7 +10,21 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/fleet"
 	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
 )
+
+// Nudge is the example game's input: a step left or right.
+type Nudge struct{ X int8 }
+
+// lobby is the example's game: players who join get nothing but a place.
+var lobby = &tandem.Game[Nudge]{
+	Input: tandem.InputCodec[Nudge]{
+		Append:  func(dst []byte, in *Nudge) []byte { return append(dst, byte(in.X)) },
+		Read:    func(r *wire.Reader, in *Nudge) { in.X = int8(r.U8()) },
+		MaxSize: 1,
+	},
+	Setup: func(w *tandem.World) {}, // no content of its own
+}
 
 // A game server's main: bind the listener, then hand it to fleet.Run with
 // the way to build a world's host. Here the SDK server is the fake one and
@@ -32,7 +46,7 @@ func ExampleRun() {
 				// world: the allocation's tandem.dev/world, "" before one.
 				// A game that saves gives SaveTo (a postgres:// URL) and
 				// World: world here.
-				return tandem.NewHost(testGame(&stall{}), tandem.HostConfig{})
+				return tandem.NewHost(lobby, tandem.HostConfig{})
 			},
 		})
 	}()
