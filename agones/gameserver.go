@@ -112,14 +112,14 @@ const (
 const SDKPrefix = "agones.dev/sdk-"
 
 // SDKLabel returns the label set with SetLabel(key, ...), if any.
-func (gs *GameServer) SDKLabel(key string) (string, bool) {
+func (gs GameServer) SDKLabel(key string) (string, bool) {
 	v, ok := gs.ObjectMeta.Labels[SDKPrefix+key]
 	return v, ok
 }
 
 // SDKAnnotation returns the annotation set with SetAnnotation(key, ...), if
 // any.
-func (gs *GameServer) SDKAnnotation(key string) (string, bool) {
+func (gs GameServer) SDKAnnotation(key string) (string, bool) {
 	v, ok := gs.ObjectMeta.Annotations[SDKPrefix+key]
 	return v, ok
 }

@@ -88,7 +88,11 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 	hc.OnSave = func(r tandem.SavedReport) {
 		if r.Players != players { // a line when who the save knows changes, not at every save
 			players = r.Players
-			fmt.Fprintf(stderr, "tandem-demo: save %d (frame %d) holds %d players\n", r.Seq, r.Frame, r.Players)
+			people := "players"
+			if r.Players == 1 {
+				people = "player"
+			}
+			fmt.Fprintf(stderr, "tandem-demo: save %d (frame %d) holds %d %s\n", r.Seq, r.Frame, r.Players, people)
 		}
 	}
 	hc.OnSaveError = saveFailed(stderr)

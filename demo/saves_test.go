@@ -60,7 +60,7 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 	playThroughRestart(t, []string{"-save-every", "100ms", "-idle-timeout", "2s"}, []string{"-idle-timeout", "2s"},
 		func(host, _ *proc) {
 			// Saves go every 100 ms: wait for the first that holds the player.
-			host.waitLine(regexp.MustCompile(`^tandem-demo: save \d+ \(frame \d+\) holds 1 players$`))
+			host.waitLine(regexp.MustCompile(`^tandem-demo: save \d+ \(frame \d+\) holds 1 player$`))
 			host.signal(syscall.SIGKILL)
 			<-host.done
 		})

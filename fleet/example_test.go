@@ -52,7 +52,8 @@ func ExampleRun() {
 	}()
 	side.WaitCount(context.Background(), "/ready", 1)
 	// The pin is published before Ready is said.
-	fmt.Println("pin", side.GameServer().ObjectMeta.Annotations["agones.dev/sdk-pin"])
+	pin, _ := side.GameServer().SDKAnnotation(fleet.PinAnnotation)
+	fmt.Println("pin", pin)
 
 	stop() // SIGTERM
 	fmt.Println(<-done, side.GameServer().Status.State)

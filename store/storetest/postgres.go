@@ -150,6 +150,24 @@ type pgServer struct {
 	schemas int
 }
 
+// dirPrefix starts the name of a server's temporary directory, followed by
+// the id of the test process that owns it: tandem-pg-1234-567890.
+const dirPrefix = "tandem-pg-"
+
+// sweepStale removes the server directories of test processes that are gone:
+// one that panicked or was killed at its timeout never ran StopPostgres (its
+// server died with it, signalled by the kernel).
+func sweepStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*-*"))
+	for _, d := range dirs {
+		owner, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), dirPrefix), "-")
+		pid, err := strconv.Atoi(owner)
+		if ok && err == nil && pid > 0 && pid != os.Getpid() && processGone(pid) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
 func newPostgres() (*pgServer, error) {
 	bin, err := findPostgres()
 	if err != nil {
@@ -159,7 +177,8 @@ func newPostgres() (*pgServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "tandem-pg-")
+	sweepStale()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
