@@ -59,8 +59,10 @@ type Game[I comparable] struct {
 	// nothing spawned.
 	Join func(w *World, p Peer) error
 	// Leave, if set, runs on the host after a peer left and its entities were
-	// removed: it closed its connection, was dropped, or did not come back
-	// within HostConfig.Grace after its connection broke.
+	// removed: it closed its connection, was dropped, did not come back
+	// within HostConfig.Grace after its connection broke, or the host closed
+	// (Host.Close lets every player go, on the goroutine that called it;
+	// CloseForRestart keeps them).
 	Leave func(w *World, p Peer)
 	// Arrived, if set, runs on a client for every entity received from the
 	// host, right after it was created: it adds what the wire does not

@@ -19,7 +19,8 @@ import (
 )
 
 // Event is something that happened to a peer or a session, as observers added
-// with OnEvent hear it, on the simulation goroutine.
+// with OnEvent hear it, on the simulation goroutine (or on the goroutine
+// calling Host.Close, for the players it lets go).
 type Event = session.Event
 
 // HostConfig tunes a Host. The zero value hosts up to 8 players, sending
@@ -391,7 +392,8 @@ func (h *Host[I]) event(e Event) {
 
 // OnEvent adds fn to the observers of the host's events (a peer joined, is
 // ready, left, was refused); they run in the order added, on the simulation
-// goroutine, with the world locked. Safe from any goroutine, except from
+// goroutine, with the world locked (the PeerLeft of players Close lets go:
+// on the goroutine that called Close, the world locked too). Safe from any goroutine, except from
 // inside a View or Do callback, a hook or an observer.
 func (h *Host[I]) OnEvent(fn func(Event)) {
 	h.mu.Lock()

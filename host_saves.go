@@ -462,7 +462,8 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// What changed since the last step (in Do, at a Close's leaves) is in
 	// the world's journal until the next step's tracker reads it: read it
 	// now, or this save would miss it. The step reading it again writes
-	// those entities once more, unchanged.
+	// those entities once more (a write since, to the same component,
+	// is not journaled again); deletes are queued once.
 	s.tracker.Update(h.w.ECS)
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {

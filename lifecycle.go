@@ -225,25 +225,30 @@ func (h *Host[I]) reload() error {
 // and spectator go, those away included: each leaves as after its own
 // leave (Game.Leave, PeerLeft with session.ErrHostShutDown, its entities
 // removed), and that is saved too, so a host started on the save holds no
-// place for anyone told the game ended (CloseForRestart keeps them). Then it
-// returns; the world stays in memory as it was last saved. A failed final
-// save is returned, the store left open so that Save may try again (a Save
-// that lands finishes the Close); a second Close returns what the first
-// did. Safe from any goroutine, except from inside a View or Do callback, a
-// hook or an observer.
+// place for anyone told the game ended (CloseForRestart keeps them). Their
+// Game.Leave and the PeerLeft observers run on the goroutine that called
+// Close, the world held (an observer must not wait for that goroutine). Both
+// saves share one deadline, twice HostConfig.SaveTimeout. Then it returns;
+// the world stays in memory as Close left it, without its players. A failed
+// final save is returned, the store left open so that Save may try again (a
+// Save that lands finishes the Close, the players' leaving with it); a host
+// that stopped on its own (Err) lets no one go. A second Close returns what
+// the first did. Safe from any goroutine, except from inside a View or Do
+// callback, a hook or an observer.
 func (h *Host[I]) Close() error { return h.close(false) }
 
 // CloseForRestart ends the host as Close does, but keeps its players in the
-// save and tells every peer that it will be back: their clients (those with ClientConfig.Dial) reconnect as
-// after a broken connection and resume their players into the world the
-// next host restores from this save within the grace window
-// (HostConfig.Grace), at the same address and with the same identity
-// (tandem.OpenSave keeps the certificate in the save; with HostConfig.SaveTo
-// alone, keep the transport's identity yourself: quicnet.LoadIdentity). A
-// host without a save or a grace window, whose final save failed, or whose
-// store another host took, tells them it shuts down instead: no world would
-// take them back. For a deploy, or a host moved to another machine that
-// reads the same store.
+// save and tells every peer that it will be back: their clients (those with
+// ClientConfig.Dial) reconnect as after a broken connection and resume
+// their players into the world the next host restores from this save
+// within the grace window (HostConfig.Grace), at the same address and with
+// the same identity (tandem.OpenSave keeps the certificate in the save;
+// with HostConfig.SaveTo alone, keep the transport's identity yourself:
+// quicnet.LoadIdentity). A host without a save or a grace window, or whose
+// final save failed, closes as Close does instead, telling them it shuts
+// down and letting them go: no world would take them back; one whose store
+// another host took tells them so and lets no one go. For a deploy, or a
+// host moved to another machine that reads the same store.
 func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 
 // Restartable reports whether CloseForRestart, called now, would tell the
@@ -274,11 +279,13 @@ func (h *Host[I]) close(restart bool) error {
 		defer h.mu.Unlock()
 		h.life.closing = true
 		h.dropOwn("the host closed before running it")
+		// The final save, and the one after letting the players go, share
+		// one deadline: Close is bounded as a single save is.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
+		defer cancel()
 		err := h.life.err
 		if err == nil && h.saves != nil && h.w != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
 			err = h.saveNow(ctx)
-			cancel()
 		}
 		if h.session != nil {
 			h.drain()
@@ -286,7 +293,7 @@ func (h *Host[I]) close(restart bool) error {
 				h.session.CloseRestarting()
 			} else {
 				h.session.Close()
-				err = h.dismiss(err)
+				err = h.dismiss(ctx, err)
 			}
 		}
 		h.life.closed = true
@@ -301,16 +308,16 @@ func (h *Host[I]) close(restart bool) error {
 
 // dismiss ends every player and spectator after a Close that told them the
 // host shut down (their OnLeave, Game.Leave, their entities removed or
-// kept), and saves that, so that the world the save holds has no one in it
-// who will not come back: a host restoring it holds no slot for them. err is
-// the final save's: a failed one is not tried again here (the next Save
-// saves both). With nobody to let go there is nothing more to save.
-func (h *Host[I]) dismiss(err error) error {
-	if h.session.Dismiss() == 0 || err != nil || h.saves == nil || h.life.err != nil {
+// kept), and saves that within ctx, so that the world the save holds has no
+// one in it who will not come back: a host restoring it holds no slot for
+// them. err is the final save's: a failed one is not tried again here (the
+// next Save saves both). With nobody to let go there is nothing more to
+// save. A host that stopped on its own (Err: its world taken by another
+// host) lets no one go: the world is no longer its own to change.
+func (h *Host[I]) dismiss(ctx context.Context, err error) error {
+	if h.life.err != nil || h.session.Dismiss() == 0 || err != nil || h.saves == nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*h.cfg.SaveTimeout)
-	defer cancel()
 	return h.saveNow(ctx)
 }
 

@@ -332,13 +332,20 @@ func testFailedFinalSave(t *testing.T, s saveStore) {
 
 // TestFencedHostStops: when another holder takes the world's lease, the
 // host's next save is refused, and the host stops: its Run ends with the
-// fencing error, its peers are told, and it saves nothing more.
+// fencing error, its peers are told, and it saves nothing more; its Close
+// lets no one go (the world is no longer its own to change).
 func TestFencedHostStops(t *testing.T) { forEachStore(t, testFencedHostStops) }
 
 func testFencedHostStops(t *testing.T, s saveStore) {
 	db, st := openStore(t, s.target(t))
 	r := newRig(t, HostConfig{Store: st})
 	ann := r.join("ann", ClientConfig[push]{})
+	left := 0
+	r.host.OnEvent(func(e Event) {
+		if e.Kind == session.PeerLeft {
+			left++
+		}
+	})
 	if _, err := db.OpenWorld(context.Background(), "world"); err != nil {
 		t.Fatal(err)
 	}
@@ -363,6 +370,9 @@ func testFencedHostStops(t *testing.T, s saveStore) {
 	}
 	if err := r.host.Close(); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("Close of a fenced host: %v", err)
+	}
+	if left != 0 {
+		t.Fatalf("a fenced host's Close let %d players go", left)
 	}
 }
 

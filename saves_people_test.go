@@ -440,3 +440,32 @@ func TestSaveTakesChangesBetweenSteps(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseForRestartWithoutGrace: a host with no grace window cannot keep
+// a place for anyone, so CloseForRestart closes as Close does: its players
+// are let go and the save holds none.
+func TestCloseForRestartWithoutGrace(t *testing.T) { forEachStore(t, testCloseForRestartWithoutGrace) }
+
+func testCloseForRestartWithoutGrace(t *testing.T, s saveStore) {
+	var why []error
+	r := newRig(t, HostConfig{SaveTo: s.target(t), Grace: -1})
+	r.host.OnEvent(func(e Event) {
+		if e.Kind == PeerLeft {
+			why = append(why, e.Err)
+		}
+	})
+	r.join("ann", ClientConfig[push]{})
+	if r.host.Restartable() {
+		t.Fatal("a host without a grace window says it can restart")
+	}
+	if err := r.host.CloseForRestart(); err != nil {
+		t.Fatal(err)
+	}
+	if len(why) != 1 || !errors.Is(why[0], session.ErrHostShutDown) {
+		t.Fatalf("PeerLeft at CloseForRestart without grace: %v, want ann's with ErrHostShutDown", why)
+	}
+	r.start()
+	if rep := r.host.Restored(); rep.Players != 0 {
+		t.Fatalf("restored %+v, want no player", rep)
+	}
+}

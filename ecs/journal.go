@@ -192,6 +192,13 @@ func (j *Journal) Reowned(w *World) []arche.Entity {
 // appears here and not in Spawned. Valid until the end of the step.
 func (j *Journal) Despawned() []Despawn { return j.despawned }
 
+// Epoch identifies the current frame's journal: it changes at the end of
+// every frame (never 0). Despawned only grows within a frame, so a reader
+// that reads the journal twice in one (a save between steps, then the
+// step) may skip the despawns it read; the other lists name each entity or
+// pair once a frame, and must be read whole again to see writes since.
+func (j *Journal) Epoch() uint32 { return j.epoch }
+
 // Len returns the number of changes recorded this frame, removed entities
 // included.
 func (j *Journal) Len() int { return len(j.changes) }

@@ -39,8 +39,10 @@
 //     goroutine.
 //  8. When ctx ends (SIGTERM: signal.NotifyContext) it closes the host: the
 //     host stops taking connections, fences its world, drains what it took,
-//     saves and waits for the save (Host.Close); a failed final save is tried
-//     again until Config.FinalSave passes. Then it calls Shutdown. A host that
+//     saves and waits for the save (Host.Close, which lets every player go:
+//     their list values are removed as far as the calls land before the
+//     pod goes); a failed final save is tried again until Config.FinalSave
+//     passes. Then it calls Shutdown. A host that
 //     stops on its own (another host took its world over: store.ErrFenced)
 //     is shut down the same way, and Run returns why it stopped.
 //

@@ -46,6 +46,12 @@ type Tracker struct {
 
 	schemaSaved, schemaFilled bool
 
+	// The journal's epoch and despawns at the last Update: a second Update
+	// in the same frame (a save between steps, then the step) queues only
+	// the deletes that came after.
+	readEpoch uint32
+	readGone  int
+
 	listener listener
 	rec      []byte
 	comp     []byte
@@ -130,7 +136,9 @@ func (t *Tracker) MarkAll() {
 }
 
 // Update implements ecs.System: it reads the frame's journal. Cost: the
-// journal's entries.
+// journal's entries. It may also run between steps, before a Fill, to take
+// what changed since the last step (the step's Update reads those writes
+// again, and writes those entities again; deletes are queued once).
 func (t *Tracker) Update(w *ecs.World) {
 	if !t.armed {
 		return
@@ -147,7 +155,13 @@ func (t *Tracker) Update(w *ecs.World) {
 			t.mark(ch.Slot, ch.ID)
 		}
 	}
-	for _, d := range j.Despawned() {
+	despawned := j.Despawned()
+	from := 0
+	if j.Epoch() == t.readEpoch {
+		from = min(t.readGone, len(despawned))
+	}
+	t.readEpoch, t.readGone = j.Epoch(), len(despawned)
+	for _, d := range despawned[from:] {
 		t.gone = append(t.gone, d.ID)
 	}
 }

@@ -173,6 +173,11 @@ func (c *Conn) Err() error { return c.err }
 // Closed reports whether the connection is closed.
 func (c *Conn) Closed() bool { return c.closed }
 
+// Ended reports whether the connection has ended, by either side: Closed,
+// or its transport closed by the peer (or broken) before a Poll saw it.
+// The next Poll or Close records that end's cause as Err.
+func (c *Conn) Ended() bool { return c.closed || c.tc.Err() != nil }
+
 // Close closes the connection with code and reason, which the peer sees.
 // Every datagram whose fate is unknown is reported lost, and queued messages
 // are dropped. Later calls do nothing and return nil.

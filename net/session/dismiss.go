@@ -12,19 +12,26 @@ var ErrHostShutDown = errors.New("session: the host shut down and ended the peer
 // given to the host, with KeepEntities), then PeerLeft and OnLeave with
 // ErrHostShutDown — so that the world, saved afterwards, holds no one its
 // host told it was shutting down, and a host restoring that save holds no
-// slot for them. A host that closes for a restart (CloseRestarting) keeps
-// its peers instead: they come back. Before Close it does nothing: a peer
-// is dismissed only once told. It returns how many peers it let go. Call it
-// on the simulation goroutine (or once the simulation has stopped).
+// slot for them. A peer whose connection had ended on its own before Close
+// (it left, was kicked, or its link broke, and no step saw it yet) leaves
+// with that connection's reason, as a step would have let it go. After
+// CloseRestarting, and before Close, it does nothing: those peers come
+// back, or were not told. It returns how many peers it let go (PeerLeft
+// events). Call it on the simulation goroutine (or once the simulation has
+// stopped); a second call finds no one.
 func (h *Host) Dismiss() int {
 	h.mu.Lock()
-	closed := h.closed
+	ends := h.closed && !h.restarting
 	h.mu.Unlock()
-	if !closed {
+	if !ends {
 		return 0
 	}
+	before := h.left
 	for _, p := range h.peers {
-		if p.admitted() {
+		switch {
+		case p.closedFirst:
+			h.leave(p) // its own reason; an away one is dismissed below
+		case p.admitted():
 			h.repl.RemovePeer(p.id)
 		}
 	}
@@ -35,5 +42,5 @@ func (h *Host) Dismiss() int {
 	for _, k := range known {
 		h.gone(k.Peer, k.Name, ErrHostShutDown)
 	}
-	return len(known)
+	return h.left - before
 }

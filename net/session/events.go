@@ -49,14 +49,16 @@ func (k EventKind) String() string {
 }
 
 // Event is something that happened to a peer, delivered on the simulation
-// goroutine.
+// goroutine (for the peers Host.Dismiss lets go, on the goroutine calling
+// it).
 type Event struct {
 	Kind EventKind
 	Peer ecs.PeerID
 	Name string
 	// Err says why a peer left, was rejected or disconnected: a
 	// *transport.CloseError for a closed connection, ErrGraceExpired for a
-	// peer that did not resume in time, nil for an orderly leave.
+	// peer that did not resume in time, ErrHostShutDown for one the host
+	// let go as it shut down (Dismiss), nil for an orderly leave.
 	Err error
 	// Frame is, for PeerResumed, the resume's frame: the host takes the
 	// peer's inputs for the frames after it only.

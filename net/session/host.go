@@ -212,12 +212,15 @@ type Host struct {
 	droppedFull atomic.Uint64
 	shut        atomic.Bool // Close was called: the host's steps do nothing
 
-	mu        sync.Mutex
-	listeners []transport.Listener
-	cancel    context.CancelFunc
-	ctx       context.Context
-	closed    bool
-	wg        sync.WaitGroup
+	mu         sync.Mutex
+	listeners  []transport.Listener
+	cancel     context.CancelFunc
+	ctx        context.Context
+	closed     bool
+	restarting bool // closed by CloseRestarting: its peers come back
+	wg         sync.WaitGroup
+
+	left int // peers gone for good (PeerLeft), for Dismiss's count
 }
 
 // HostStats counts the host's admissions and drops.
@@ -352,6 +355,7 @@ func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 		return nil
 	}
 	h.closed = true
+	h.restarting = code == transport.CloseHostRestarting
 	h.shut.Store(true)
 	h.cancel()
 	for _, l := range h.listeners {
@@ -360,6 +364,7 @@ func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 	h.mu.Unlock()
 	h.wg.Wait()
 	for _, p := range h.peers {
+		p.closedFirst = p.c.Ended()
 		p.c.Close(code, reason)
 	}
 	for {
@@ -557,6 +562,7 @@ func (h *Host) gone(id ecs.PeerID, name string, err error) {
 	} else {
 		h.removeOwned(id)
 	}
+	h.left++
 	h.emit(Event{Kind: PeerLeft, Peer: id, Name: name, Err: err})
 	if h.cfg.OnLeave != nil {
 		h.cfg.OnLeave(id, err)

@@ -59,6 +59,10 @@ type hostPeer struct {
 	joinStart time.Time
 	topUp     bool // Handshake queues more of its join's first pages as the lane drains
 
+	// closedFirst: its connection had ended on its own when the host
+	// closed; Dismiss lets it go with that connection's reason.
+	closedFirst bool
+
 	// A rejected connection: when, and how it closes after the linger.
 	rejectedAt time.Time
 	closeCode  transport.CloseCode

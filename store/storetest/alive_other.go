@@ -1,7 +1,7 @@
-//go:build !unix
+//go:build !linux
 
 package storetest
 
-// processGone reports false: without a way to ask, every directory is
-// taken to be another test binary's.
+// processGone reports false: where a server may outlive the test process
+// that started it, its directory is left alone.
 func processGone(pid int) bool { return false }
