@@ -39,7 +39,10 @@ func (k *CommandKind[T]) Name() string { return k.d.name }
 
 // CommandCodec says how a command's payload travels: at most
 // wire.MaxCommandSize bytes. Read must refuse (r.Fail) what a client has no
-// business sending; it runs on the host for every command received. The zero
+// business sending; it runs on the host for every command received, and on
+// the sender for every command given (Send, SendOwn, Give), which refuses
+// what Read would: a mistake is an error where it is made, not a command
+// the host drops. The zero
 // value sends nothing: for a command whose kind says it all (its T is then
 // struct{} as a rule).
 type CommandCodec[T any] struct {
@@ -81,12 +84,22 @@ func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p 
 	return k
 }
 
-// encode returns cmd's payload.
-func (k *CommandKind[T]) encode(cmd *T) []byte {
+// encode returns cmd's payload, once the codec's Read takes it back as the
+// host's will: a command the host would refuse as malformed (and answer
+// with no receipt, the client sending it again until the host drops it) is
+// refused here, with what Read said, and nothing is sent.
+func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 	if k.codec.Append == nil {
-		return nil
+		return nil, nil
 	}
-	return k.codec.Append(nil, cmd)
+	p := k.codec.Append(nil, cmd)
+	var v T
+	r := wire.NewReader(p)
+	k.codec.Read(&r, &v)
+	if err := r.Finish(); err != nil {
+		return nil, fmt.Errorf("tandem: command %q: its codec's Read refuses what Append wrote (%w), as the host would; nothing was sent: give a value the game takes, or fix the CommandCodec", k.d.name, err)
+	}
+	return p, nil
 }
 
 // ReceiptStatus says what became of a command: ReceiptDone, ReceiptRefused,
@@ -147,14 +160,20 @@ var ErrTooManyCommands = command.ErrTooMany
 // fake clock runs ahead of the disk sees receipts late (Host.Save saves now
 // and waits). It fails for
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
-// limit of commands without a receipt (ErrTooManyCommands), and for a
-// payload over wire.MaxCommandSize. Safe from any goroutine, inside
+// limit of commands without a receipt (ErrTooManyCommands), for a payload
+// over wire.MaxCommandSize, and for one the kind's own codec's Read refuses
+// (r.Fail, a short read, bytes left over): the host would take it for
+// malformed and answer nothing, so nothing is sent. Safe from any goroutine, inside
 // callbacks, hooks and observers too: a command sent while the world is
 // locked (from an observer, a View or Do callback, a system) leaves as the
 // world is let go at the end of that step or call, at the latest with the
 // next step.
 func Send[I comparable, T any](c *Client[I], k *CommandKind[T], cmd T) (uint64, error) {
-	return c.give(k, k.encode(&cmd))
+	p, err := k.encode(&cmd)
+	if err != nil {
+		return 0, err
+	}
+	return c.give(k, p)
 }
 
 // give is Send's work, and Give's on a Client.
@@ -188,7 +207,11 @@ func commandIndex(cmds []Command, k Command) (int, error) {
 // from any goroutine, except from inside a View or Do callback, a hook or an
 // observer.
 func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {
-	_, refusal, err := l.runAlone(k, k.encode(&cmd), false)
+	p, err := k.encode(&cmd)
+	if err != nil {
+		return err
+	}
+	_, refusal, err := l.runAlone(k, p, false)
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,16 @@ import (
 // Give's goroutine with the world locked. s may be a value of the game's own
 // that embeds the Session. It fails as those do: for a kind not in the Game's
 // Commands, on a spectator, at the limit of commands without a receipt, on a
-// closed host, and alone for a command whose codec does not read back what it
-// wrote. Safe from any goroutine; from inside a View or Do callback, a hook
+// closed host, and for a command its kind's codec does not read back (Read
+// refuses what Append wrote: nothing is given). Safe from any goroutine; from inside a View or Do callback, a hook
 // or an observer on a Client and a Host (as Send and SendOwn), not in a game
 // alone, whose command runs at once and waits for the world, locked there.
 func Give[I comparable, T any](s Session[I], k *CommandKind[T], cmd T) (uint64, error) {
-	return s.give(k, k.encode(&cmd))
+	p, err := k.encode(&cmd)
+	if err != nil {
+		return 0, err
+	}
+	return s.give(k, p)
 }
 
 // give is Give's work in a game alone; a Host has its own (SendOwn's).

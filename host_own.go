@@ -130,13 +130,18 @@ func (h *Host[I]) restoreOwn(pl *player, floor uint64, r *restoredPeople) {
 // once, with Peer{ID: ecs.HostPeer}; its receipt is kept and saved with the
 // world the command changed, and goes to the OnReceipt observers once that
 // save is durable (at once without a store). It fails for a kind not in the
-// Game's Commands, while the host closes (ErrClosed), and while MaxWithheld
-// receipts of the own player wait for a save (ErrTooManyCommands). Safe from
+// Game's Commands, while the host closes (ErrClosed), while MaxWithheld
+// receipts of the own player wait for a save (ErrTooManyCommands), and for
+// a command its kind's codec does not read back (as Send). Safe from
 // any goroutine, inside callbacks, hooks and observers too: a command given
 // while the world is locked waits in a mailbox (at most MaxWithheld) for
 // the next frame's commands system, as any other.
 func SendOwn[I comparable, T any](h *Host[I], k *CommandKind[T], cmd T) (uint64, error) {
-	return h.give(k, k.encode(&cmd))
+	p, err := k.encode(&cmd)
+	if err != nil {
+		return 0, err
+	}
+	return h.give(k, p)
 }
 
 // give is SendOwn's work, and Give's on a Host.

@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -53,9 +54,19 @@ var tallyCodec = Exact(replicate.Codec[tally]{
 	Dequantize: func(q []int32, v *tally) { v.N = int64(q[0]) },
 })
 
+// maxAdd is the most one "add" takes: its codec refuses more, as a
+// game's codec refuses what a client has no business sending.
+const maxAdd = 1 << 20
+
+var errAddTooMuch = errors.New("add: at most 1,048,576 at a time")
+
 var addCommand = NewCommand("add", CommandCodec[uint32]{
 	Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
-	Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
+	Read: func(r *wire.Reader, v *uint32) {
+		if *v = r.U32(); *v > maxAdd {
+			r.Fail(errAddTooMuch)
+		}
+	},
 }, func(w *World, p Peer, n uint32) error {
 	if n == 0 {
 		return Refuse("nothing to add")

@@ -172,6 +172,34 @@ func testReceipts(t *testing.T, s saveStore) {
 	}
 }
 
+// TestSendRefusesWhatItsCodecRefuses: a command whose own codec's Read
+// refuses it (a value the game does not take) is refused by Send, SendOwn
+// and Give with Read's error, and nothing is sent: the host would count it
+// malformed and answer nothing, the client sending it again until dropped.
+func TestSendRefusesWhatItsCodecRefuses(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := Send(ann, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
+		t.Fatalf("Send of a value the codec refuses: %v, want errAddTooMuch", err)
+	}
+	if n := ann.PendingCommands(); n != 0 {
+		t.Fatalf("%d commands pending after a refused Send", n)
+	}
+	if _, err := SendOwn(r.host, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
+		t.Fatalf("SendOwn: %v, want errAddTooMuch", err)
+	}
+	if _, err := Give[push](ann, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
+		t.Fatalf("Give: %v, want errAddTooMuch", err)
+	}
+	if _, err := Send(ann, addCommand, maxAdd); err != nil {
+		t.Fatalf("Send of the most the codec takes: %v", err)
+	}
+	r.step(10)
+	if st := r.host.Stats(); st.Malformed != 0 {
+		t.Fatalf("the host counted %d malformed messages", st.Malformed)
+	}
+}
+
 // TestRestoreRefusesBadSaves: a corrupt record and a save of another game
 // are typed errors, and no host starts on an empty world in their place.
 func TestRestoreRefusesBadSaves(t *testing.T) { forEachStore(t, testRestoreRefusesBadSaves) }

@@ -27,7 +27,11 @@ type Velocity struct {
 type NetID uint32
 
 // PeerID names a participant of a session. HostPeer (zero) is the host itself;
-// joined peers are numbered from 1.
+// joined peers are numbered from 1. An id is free again once its peer has
+// left for good (PeerLeft): the next peer to join may get it, so what
+// outlives a peer (a score table, an account) is keyed by the game's own
+// account id (or the player's name, where trusting it is enough), not by
+// PeerID.
 type PeerID uint16
 
 // HostPeer is the peer id of the host: entities it owns are simulated by the

@@ -100,7 +100,7 @@ func (d *boltDB) open() (err error) {
 	db, err = bbolt.Open(d.path, 0o600, &d.bopts)
 	switch {
 	case errors.Is(err, bberrors.ErrTimeout):
-		return fmt.Errorf("%w: %s is held by another process (waited %v): stop the other host of this file, or give this one another file", ErrLocked, d.path, d.bopts.Timeout)
+		return fmt.Errorf("%w: %s is held by another host, in this process or another (waited %v): close the other host of this file, or give this one another file", ErrLocked, d.path, d.bopts.Timeout)
 	case errors.Is(err, bberrors.ErrInvalid) || errors.Is(err, bberrors.ErrVersionMismatch):
 		return &FormatError{Where: d.path, Found: "not a bbolt file of this version (" + err.Error() + ")", Want: boltFormat}
 	case errors.Is(err, bberrors.ErrChecksum):

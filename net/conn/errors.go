@@ -72,7 +72,7 @@ type ProtocolError struct {
 
 // Error describes the violation.
 func (e *ProtocolError) Error() string {
-	return fmt.Sprintf("conn: peer sent %d malformed inputs (last: %v); the connection was closed; check both sides run the same protocol version", e.Count, e.Last)
+	return fmt.Sprintf("conn: peer sent %d malformed inputs (last: %v); the connection was closed; check both sides run the same build of the game (its protocol version and codecs), or the peer is hostile", e.Count, e.Last)
 }
 
 // Unwrap returns ErrProtocol and the last decoding error.
