@@ -33,6 +33,7 @@ var layers = []string{
 	"net/command",   // commands with receipts: the host's books, the client's outbox
 	"net/session",   // host and client sessions
 	"",              // the root: tandem, the facade a game is written against
+	"tandemtest",    // a game's host and clients stepped together in a test
 	"fleet",         // a host as an Agones game server
 	"demo",          // the game
 }

@@ -1,0 +1,261 @@
+// Package tandemtest runs a game's host and its clients in one test
+// process, over the in-memory transport (package mem) and on one fake
+// clock, stepped together frame by frame: a test of a game's networking —
+// who sees what, after how many frames, what a broken link or a restarted
+// host does — is then as exact and repeatable as a test of its rules.
+//
+// In the pipeline it stands where a game's main would: it makes the Host
+// (tandem.NewHost) and the Clients (tandem.NewClient), hands the host each
+// connection as it arrives (Host.Accept), and turns every loop by hand
+// (Advance) instead of running them on goroutines of their own (Run).
+//
+//	r := tandemtest.New(t, game, tandem.HostConfig{}, tandemtest.Config{})
+//	ann := r.Join("ann", tandem.ClientConfig[Keys]{})
+//	ann.SetInput(Keys{Right: true})
+//	r.Step(30)
+//	// ... look at r.Host and ann through View and Do.
+//
+// Clients reconnect by themselves on a goroutine of their own (a broken
+// connection: Cut; a host that restarts: Restart). Outside a synctest
+// bubble a step may come before that goroutine ran: a test of reconnects
+// runs inside bubble.Test (package clock/bubble) and sets Config.Bubble,
+// so that every step waits for it.
+package tandemtest
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/mem"
+)
+
+// Config tunes a Rig. The zero value gives perfect links, a clock that
+// starts at 2030-01-01 UTC and steps of the game's Step.
+type Config struct {
+	// Link is the in-memory network's configuration: each direction's
+	// latency, jitter, loss and bandwidth (ToHost, ToClient). Zero:
+	// messages arrive at once, none lost.
+	Link mem.Config
+	// Start is the fake clock's time at first. Zero: 2030-01-01 UTC.
+	Start time.Time
+	// Tick is how far the clock moves at each Step, at most the game's
+	// Step (a host and its clients run what steps the time holds). Zero:
+	// the game's Step.
+	Tick time.Duration
+	// Bubble says that the rig runs inside a synctest bubble
+	// (bubble.Test): every Step then ends with synctest.Wait, so that the
+	// clients' redials (and any goroutine of the test's) have run before
+	// the next.
+	Bubble bool
+	// JoinSteps bounds how many Steps Join waits for a client to play.
+	// Zero: ten seconds of steps.
+	JoinSteps int
+}
+
+// Rig is a host and its clients on one in-memory network and one fake
+// clock. Its fields are the test's to read; New, Connect, Join and Restart
+// set them. A Rig belongs to the test's goroutine.
+type Rig[I comparable] struct {
+	// Clock is the clock the host, the clients and the network run on;
+	// Step advances it.
+	Clock *clock.Fake
+	// Network carries the connections.
+	Network *mem.Network
+	// Host is the host; Restart replaces it.
+	Host *tandem.Host[I]
+	// Clients are the clients Connect and Join made, in that order.
+	Clients []*tandem.Client[I]
+
+	t        testing.TB
+	game     *tandem.Game[I]
+	hostCfg  tandem.HostConfig
+	cfg      Config
+	listener transport.Listener
+	links    map[*tandem.Client[I]]*link
+}
+
+// link is one client's connections, the first and each redial's: the last
+// is the one in use.
+type link struct {
+	conns []*mem.Conn
+}
+
+// hostAddr is the host's name on the rig's network.
+const hostAddr = "host"
+
+// New makes the rig and its host for game g with host's configuration
+// (leave its Clock unset: the rig's clock is given). The test fails if the
+// host cannot be made. The host and every client are closed when the test
+// ends (Close: a host with a store saves then).
+func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, cfg Config) *Rig[I] {
+	t.Helper()
+	if host.Clock != nil {
+		t.Fatal("tandemtest: leave HostConfig.Clock unset: the rig's host runs on the rig's clock")
+	}
+	if cfg.Start.IsZero() {
+		cfg.Start = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	step := g.Step
+	if step <= 0 {
+		step = ecs.DefaultStep
+	}
+	if cfg.Tick <= 0 || cfg.Tick > step {
+		cfg.Tick = step
+	}
+	if cfg.JoinSteps <= 0 {
+		cfg.JoinSteps = int(10 * time.Second / cfg.Tick)
+	}
+	r := &Rig[I]{Clock: clock.NewFake(cfg.Start), t: t, game: g, cfg: cfg, links: map[*tandem.Client[I]]*link{}}
+	var err error
+	if r.Network, err = mem.NewNetwork(r.Clock, cfg.Link); err != nil {
+		t.Fatalf("tandemtest: %v", err)
+	}
+	if r.listener, err = r.Network.Listen(hostAddr); err != nil {
+		t.Fatalf("tandemtest: %v", err)
+	}
+	host.Clock = r.Clock
+	r.hostCfg = host
+	if r.Host, err = tandem.NewHost(g, host); err != nil {
+		t.Fatalf("tandemtest: the host: %v", err)
+	}
+	t.Cleanup(r.close)
+	return r
+}
+
+// close closes every client, then the host.
+func (r *Rig[I]) close() {
+	for _, c := range r.Clients {
+		_ = c.Close()
+	}
+	_ = r.Host.Close()
+	_ = r.listener.Close()
+}
+
+// Connect dials the host for a new client with cfg (its Name is name; its
+// Clock and Dial are the rig's: leave them unset) and returns it at once,
+// before the host answered: for a test of a refusal, or of a join's
+// progress. Step moves it on.
+func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
+	r.t.Helper()
+	if cfg.Clock != nil || cfg.Dial != nil {
+		r.t.Fatal("tandemtest: leave ClientConfig.Clock and Dial unset: the rig's client runs on the rig's clock and dials the rig's host")
+	}
+	cfg.Name, cfg.Clock = name, r.Clock
+	l := &link{}
+	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
+		tc, err := r.Network.Dial(ctx, hostAddr)
+		if err != nil {
+			return nil, err
+		}
+		l.conns = append(l.conns, tc.(*mem.Conn))
+		return tc, nil
+	}
+	c, err := tandem.NewClient(r.game, nil, cfg)
+	if err != nil {
+		r.t.Fatalf("tandemtest: client %s: %v", name, err)
+	}
+	r.links[c] = l
+	r.Clients = append(r.Clients, c)
+	return c
+}
+
+// Join connects a new client as Connect does and steps until it plays. The
+// test fails if it is refused, or does not play within Config.JoinSteps.
+func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
+	r.t.Helper()
+	c := r.Connect(name, cfg)
+	if !r.StepUntil(r.cfg.JoinSteps, func() bool { return c.State() == tandem.Playing || c.State() == tandem.Closed }) ||
+		c.State() != tandem.Playing {
+		r.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, c.State(), c.Err())
+	}
+	return c
+}
+
+// Step turns the rig n times: the clock moves one Tick, the host takes the
+// connections that arrived, then the host and each client Advance (running
+// the steps the time holds), in that order.
+func (r *Rig[I]) Step(n int) {
+	for range n {
+		r.Clock.Advance(r.cfg.Tick)
+		r.acceptAll()
+		r.Host.Advance()
+		for _, c := range r.Clients {
+			c.Advance()
+		}
+		if r.cfg.Bubble {
+			synctest.Wait()
+		}
+	}
+}
+
+// StepUntil steps until done reports true, at most max times, and reports
+// whether it did. done is asked before the first step too.
+func (r *Rig[I]) StepUntil(max int, done func() bool) bool {
+	for range max {
+		if done() {
+			return true
+		}
+		r.Step(1)
+	}
+	return done()
+}
+
+// acceptAll hands the host every connection waiting at its listener.
+func (r *Rig[I]) acceptAll() {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 0)
+		tc, err := r.listener.Accept(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		r.Host.Accept(tc)
+	}
+}
+
+// Conn returns the connection client c uses now (its first, or its last
+// redial's), nil before it dialed: a test closes it (Close, with a code of
+// its choice) or cuts it.
+func (r *Rig[I]) Conn(c *tandem.Client[I]) *mem.Conn {
+	l := r.links[c]
+	if l == nil || len(l.conns) == 0 {
+		return nil
+	}
+	return l.conns[len(l.conns)-1]
+}
+
+// Cut breaks client c's connection as a network that drops it without a
+// word would (mem.Conn.Cut): each side learns of it by its own timeouts;
+// the client then dials again and resumes its peer within the host's grace
+// window (HostConfig.Grace).
+func (r *Rig[I]) Cut(c *tandem.Client[I]) {
+	r.t.Helper()
+	conn := r.Conn(c)
+	if conn == nil {
+		r.t.Fatal("tandemtest: Cut of a client that never dialed")
+	}
+	conn.Cut()
+}
+
+// Restart closes the host for a restart (Host.CloseForRestart: its world
+// saved, its clients told to come back) and starts a new one with the same
+// game and configuration, which restores that save; the clients reconnect
+// to it as Step turns. The host's configuration must save (SaveTo or
+// Store); the test fails if either host fails.
+func (r *Rig[I]) Restart() {
+	r.t.Helper()
+	if err := r.Host.CloseForRestart(); err != nil {
+		r.t.Fatalf("tandemtest: the host's close for a restart: %v", err)
+	}
+	h, err := tandem.NewHost(r.game, r.hostCfg)
+	if err != nil {
+		r.t.Fatalf("tandemtest: the restarted host: %v", err)
+	}
+	r.Host = h
+}

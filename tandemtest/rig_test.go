@@ -1,0 +1,161 @@
+package tandemtest_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// Walk is the walkers' input: a step left (-1), none, or right (1).
+type Walk struct{ X int8 }
+
+// walkers is a small game: each player walks its figure along a line, two
+// units a step; "mallory" is not let in.
+var walkers = &tandem.Game[Walk]{
+	Components: []tandem.Component{tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose)},
+	Input: tandem.InputCodec[Walk]{
+		Append: func(dst []byte, in *Walk) []byte { return append(dst, byte(in.X)) },
+		Read: func(r *wire.Reader, in *Walk) {
+			if in.X = int8(r.U8()); in.X < -1 || in.X > 1 {
+				r.Fail(wire.ErrInvalid)
+			}
+		},
+		MaxSize: 1,
+	},
+	Setup: func(w *tandem.World) {
+		walk := generic.NewFilter2[tandem.Input[Walk], ecs.Transform]()
+		w.Schedule.Add("walk", ecs.SystemFunc(func(ew *ecs.World) {
+			q := walk.Query(ew.Arche())
+			for q.Next() {
+				in, pose := q.Get()
+				if in.Value.X != 0 {
+					pose.X += 2 * float64(in.Value.X)
+					ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform)
+				}
+			}
+		}))
+	},
+	Join: func(w *tandem.World, p tandem.Peer) error {
+		if p.Name == "mallory" {
+			return tandem.Refuse("not you")
+		}
+		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, tandem.Input[Walk]](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p.ID}, &tandem.Input[Walk]{})
+		return nil
+	},
+}
+
+// hostX returns where the host has peer's figure.
+func hostX(t *testing.T, r *tandemtest.Rig[Walk], peer ecs.PeerID) float64 {
+	t.Helper()
+	x := -1.0
+	r.Host.Do(func(w *tandem.World) {
+		owned := w.ECS.Owned(peer)
+		if len(owned) != 1 {
+			t.Fatalf("the host has %d figures of peer %d", len(owned), peer)
+		}
+		x = (*ecs.Transform)(w.ECS.Arche().Get(owned[0], w.ECS.IDs.Transform)).X
+	})
+	return x
+}
+
+// seenX returns where client c has peer's figure in its world.
+func seenX(t *testing.T, c *tandem.Client[Walk], peer ecs.PeerID) float64 {
+	t.Helper()
+	x := -1.0
+	c.Do(func(w *tandem.World) {
+		owned := w.ECS.Owned(peer)
+		if len(owned) != 1 {
+			t.Fatalf("client %d has %d figures of peer %d", c.Peer(), len(owned), peer)
+		}
+		x = (*ecs.Transform)(w.ECS.Arche().Get(owned[0], w.ECS.IDs.Transform)).X
+	})
+	return x
+}
+
+// Two players join; what one walks, the host simulates and the other sees,
+// one link's latency later; a player the game refuses ends with its reason.
+func TestJoinAndWalk(t *testing.T) {
+	link := condition.Config{Latency: 20 * time.Millisecond}
+	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := r.Join("bob", tandem.ClientConfig[Walk]{})
+	if ann.Peer() == bob.Peer() {
+		t.Fatalf("ann and bob are both peer %d", ann.Peer())
+	}
+
+	ann.SetInput(Walk{X: 1})
+	r.Step(30)
+	ann.SetInput(Walk{})
+	if x := seenX(t, ann, ann.Peer()); x < 50 {
+		t.Fatalf("ann predicts her figure at %.0f after 30 steps walking, want 50 or more", x)
+	}
+	r.Step(30)
+	want := hostX(t, r, ann.Peer())
+	if want < 50 {
+		t.Fatalf("the host has ann's figure at %.0f", want)
+	}
+	if got := seenX(t, bob, ann.Peer()); got != want {
+		t.Fatalf("bob sees ann's figure at %.1f, the host has it at %.1f", got, want)
+	}
+	if got := seenX(t, ann, ann.Peer()); got != want {
+		t.Fatalf("ann has her own figure at %.1f, the host at %.1f", got, want)
+	}
+
+	mallory := r.Connect("mallory", tandem.ClientConfig[Walk]{})
+	if !r.StepUntil(120, func() bool { return mallory.State() == tandem.Closed }) || !errors.Is(mallory.Err(), tandem.ErrRefused) {
+		t.Fatalf("mallory: %v, %v; want closed, refused", mallory.State(), mallory.Err())
+	}
+	if st := r.Host.Stats(); st.Players != 2 {
+		t.Fatalf("the host has %d players, want ann and bob", st.Players)
+	}
+}
+
+// A player whose link is cut comes back as the same peer, its figure where
+// it was; a host that restarts on its save takes its players back.
+func TestCutAndRestart(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		save := filepath.Join(t.TempDir(), "walkers.db")
+		r := tandemtest.New(t, walkers, tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		peer := ann.Peer()
+		ann.SetInput(Walk{X: 1})
+		r.Step(10)
+		ann.SetInput(Walk{})
+		r.Step(10)
+		at := hostX(t, r, peer)
+
+		first := r.Conn(ann)
+		r.Cut(ann)
+		if !r.StepUntil(60*60, func() bool { return r.Conn(ann) != first && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after her link was cut: %v (%v)", ann.State(), ann.Err())
+		}
+		if ann.Peer() != peer || hostX(t, r, peer) != at {
+			t.Fatalf("ann came back as peer %d at %.0f, want peer %d at %.0f", ann.Peer(), hostX(t, r, peer), peer, at)
+		}
+
+		old := r.Host
+		r.Restart()
+		if r.Host == old {
+			t.Fatal("Restart kept the host")
+		}
+		if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Playing && r.Host.Stats().Players == 1 }) {
+			t.Fatalf("ann after the restart: %v (%v)", ann.State(), ann.Err())
+		}
+		if ann.Peer() != peer || hostX(t, r, peer) != at {
+			t.Fatalf("ann on the restarted host: peer %d at %.0f, want peer %d at %.0f", ann.Peer(), hostX(t, r, peer), peer, at)
+		}
+	})
+}
