@@ -24,6 +24,7 @@ package tandemtest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -81,8 +82,9 @@ type Rig[I comparable] struct {
 }
 
 // link is one client's connections, the first and each redial's: the last
-// is the one in use.
+// is the one in use. A redial adds to it on the client's goroutine.
 type link struct {
+	mu    sync.Mutex
 	conns []*mem.Conn
 }
 
@@ -153,7 +155,9 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 		if err != nil {
 			return nil, err
 		}
+		l.mu.Lock()
 		l.conns = append(l.conns, tc.(*mem.Conn))
+		l.mu.Unlock()
 		return tc, nil
 	}
 	c, err := tandem.NewClient(r.game, nil, cfg)
@@ -224,7 +228,12 @@ func (r *Rig[I]) acceptAll() {
 // its choice) or cuts it.
 func (r *Rig[I]) Conn(c *tandem.Client[I]) *mem.Conn {
 	l := r.links[c]
-	if l == nil || len(l.conns) == 0 {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.conns) == 0 {
 		return nil
 	}
 	return l.conns[len(l.conns)-1]
