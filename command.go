@@ -40,9 +40,11 @@ func (k *CommandKind[T]) Name() string { return k.d.name }
 // CommandCodec says how a command's payload travels: at most
 // wire.MaxCommandSize bytes. Read must refuse (r.Fail) what a client has no
 // business sending; it runs on the host for every command received, and on
-// the sender for every command given (Send, SendOwn, Give), which refuses
-// what Read would: a mistake is an error where it is made, not a command
-// the host drops. The zero
+// the sender for every command given (Send, SendOwn, Give, RunAlone), which
+// refuses what Read would: a mistake is an error where it is made, not a
+// command the host drops. So Read depends on its bytes alone (no game
+// state, no host-only table): it may run on any goroutine, more than once.
+// The zero
 // value sends nothing: for a command whose kind says it all (its T is then
 // struct{} as a rule).
 type CommandCodec[T any] struct {
@@ -97,7 +99,7 @@ func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 	r := wire.NewReader(p)
 	k.codec.Read(&r, &v)
 	if err := r.Finish(); err != nil {
-		return nil, fmt.Errorf("tandem: command %q: its codec's Read refuses what Append wrote (%w), as the host would; nothing was sent: give a value the game takes, or fix the CommandCodec", k.d.name, err)
+		return nil, fmt.Errorf("tandem: command %q: its codec's Read refuses what Append wrote (%w), as the host would; it was not given: give a value the game takes, or fix the CommandCodec", k.d.name, err)
 	}
 	return p, nil
 }
@@ -203,7 +205,8 @@ func commandIndex(cmds []Command, k Command) (int, error) {
 // the same on any Session, with a Receipt.) A host's own player gives its
 // commands with SendOwn (or Give on the Host) instead, which saves them: on
 // a Host's Local, RunAlone fails and runs nothing. It fails for a kind not
-// in the Game's Commands, and with ErrClosed after the Local's Close. Safe
+// in the Game's Commands, for a command its kind's codec does not read back
+// (as Send), and with ErrClosed after the Local's Close. Safe
 // from any goroutine, except from inside a View or Do callback, a hook or an
 // observer.
 func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {

@@ -19,7 +19,13 @@
 // connection: Cut; a host that restarts: Restart). Outside a synctest
 // bubble a step may come before that goroutine ran: a test of reconnects
 // runs inside bubble.Test (package clock/bubble) and sets Config.Bubble,
-// so that every step waits for it.
+// so that every step waits for it. A host that saves sends receipts once
+// its saves are durable, on a goroutine of its own: outside a bubble they
+// come some steps later than the clock says (Host.Save saves and waits).
+// Step turns only what Advance does: what a Run does between steps (a
+// handshake answered at once, a large join's pages topped up as its lane
+// drains) waits for the next Step, so a large join takes more steps here
+// than frames in a game.
 package tandemtest
 
 import (
@@ -45,9 +51,9 @@ type Config struct {
 	Link mem.Config
 	// Start is the fake clock's time at first. Zero: 2030-01-01 UTC.
 	Start time.Time
-	// Tick is how far the clock moves at each Step, at most the game's
-	// Step (a host and its clients run what steps the time holds). Zero:
-	// the game's Step.
+	// Tick is how far the clock moves at each Step. Zero: the game's Step.
+	// Less runs a step every few turns; more runs several steps a turn, as
+	// a slow frame does (up to the schedule's catch-up limit).
 	Tick time.Duration
 	// Bubble says that the rig runs inside a synctest bubble
 	// (bubble.Test): every Step then ends with synctest.Wait, so that the
@@ -88,8 +94,10 @@ type link struct {
 	conns []*mem.Conn
 }
 
-// hostAddr is the host's name on the rig's network.
-const hostAddr = "host"
+// HostAddr is the host's name on the rig's network: a test dials it
+// (Rig.Network.Dial) for a connection of its own, which the host takes at
+// the next Step.
+const HostAddr = "host"
 
 // New makes the rig and its host for game g with host's configuration
 // (leave its Clock unset: the rig's clock is given). The test fails if the
@@ -107,7 +115,7 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 	if step <= 0 {
 		step = ecs.DefaultStep
 	}
-	if cfg.Tick <= 0 || cfg.Tick > step {
+	if cfg.Tick <= 0 {
 		cfg.Tick = step
 	}
 	if cfg.JoinSteps <= 0 {
@@ -118,7 +126,7 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 	if r.Network, err = mem.NewNetwork(r.Clock, cfg.Link); err != nil {
 		t.Fatalf("tandemtest: %v", err)
 	}
-	if r.listener, err = r.Network.Listen(hostAddr); err != nil {
+	if r.listener, err = r.Network.Listen(HostAddr); err != nil {
 		t.Fatalf("tandemtest: %v", err)
 	}
 	host.Clock = r.Clock
@@ -135,7 +143,9 @@ func (r *Rig[I]) close() {
 	for _, c := range r.Clients {
 		_ = c.Close()
 	}
-	_ = r.Host.Close()
+	if err := r.Host.Close(); err != nil {
+		r.t.Logf("tandemtest: closing the host at the test's end: %v", err)
+	}
 	_ = r.listener.Close()
 }
 
@@ -151,7 +161,7 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 	cfg.Name, cfg.Clock = name, r.Clock
 	l := &link{}
 	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
-		tc, err := r.Network.Dial(ctx, hostAddr)
+		tc, err := r.Network.Dial(ctx, HostAddr)
 		if err != nil {
 			return nil, err
 		}
@@ -198,10 +208,10 @@ func (r *Rig[I]) Step(n int) {
 	}
 }
 
-// StepUntil steps until done reports true, at most max times, and reports
-// whether it did. done is asked before the first step too.
-func (r *Rig[I]) StepUntil(max int, done func() bool) bool {
-	for range max {
+// StepUntil steps until done reports true, at most limit times, and
+// reports whether it did. done is asked before the first step too.
+func (r *Rig[I]) StepUntil(limit int, done func() bool) bool {
+	for range limit {
 		if done() {
 			return true
 		}
@@ -223,9 +233,9 @@ func (r *Rig[I]) acceptAll() {
 	}
 }
 
-// Conn returns the connection client c uses now (its first, or its last
-// redial's), nil before it dialed: a test closes it (Close, with a code of
-// its choice) or cuts it.
+// Conn returns the connection client c dialed last (its first, or its
+// latest redial's, which the client may not have taken up yet), nil before
+// it dialed: a test closes it (Close, with a code of its choice) or cuts it.
 func (r *Rig[I]) Conn(c *tandem.Client[I]) *mem.Conn {
 	l := r.links[c]
 	if l == nil {
@@ -255,10 +265,14 @@ func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 // Restart closes the host for a restart (Host.CloseForRestart: its world
 // saved, its clients told to come back) and starts a new one with the same
 // game and configuration, which restores that save; the clients reconnect
-// to it as Step turns. The host's configuration must save (SaveTo or
-// Store); the test fails if either host fails.
+// to it as Step turns. The host must be able to restart (Host.Restartable:
+// it saves, with SaveTo or Store, and keeps a grace window); the test fails
+// if it cannot, or if either host fails.
 func (r *Rig[I]) Restart() {
 	r.t.Helper()
+	if !r.Host.Restartable() {
+		r.t.Fatal("tandemtest: Restart of a host that cannot restart: give HostConfig a SaveTo (or Store) and a positive Grace")
+	}
 	if err := r.Host.CloseForRestart(); err != nil {
 		r.t.Fatalf("tandemtest: the host's close for a restart: %v", err)
 	}

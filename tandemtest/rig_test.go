@@ -85,8 +85,9 @@ func seenX(t *testing.T, c *tandem.Client[Walk], peer ecs.PeerID) float64 {
 	return x
 }
 
-// Two players join; what one walks, the host simulates and the other sees,
-// one link's latency later; a player the game refuses ends with its reason.
+// Two players join; what one walks, she predicts at once, and the host
+// simulates and the other sees once the link carried it; a player the game
+// refuses ends with its reason.
 func TestJoinAndWalk(t *testing.T) {
 	link := condition.Config{Latency: 20 * time.Millisecond}
 	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})

@@ -13,8 +13,11 @@ var ErrHostShutDown = errors.New("session: the host shut down and ended the peer
 // ErrHostShutDown — so that the world, saved afterwards, holds no one its
 // host told it was shutting down, and a host restoring that save holds no
 // slot for them. A peer whose connection had ended on its own before Close
-// (it left, was kicked, or its link broke, and no step saw it yet) leaves
-// with that connection's reason, as a step would have let it go. After
+// (it left or was kicked, and no step saw it yet) leaves with that
+// connection's reason, as a step would have let it go; one whose link broke
+// is first parked as a step would (PeerDisconnected, with a grace window),
+// then let go with ErrHostShutDown; one still in its handshake is rejected
+// (PeerRejected). After
 // CloseRestarting, and before Close, it does nothing: those peers come
 // back, or were not told. It returns how many peers it let go (PeerLeft
 // events). Call it on the simulation goroutine (or once the simulation has
