@@ -123,10 +123,12 @@
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
-// (Save, Close, most statistics, a game alone's Give and RunAlone).
+// (Save, Close, a Client's NetStats, a game alone's Give and RunAlone).
 // SetInput, Ticks, a Client's State, Peer, Err and Joined, its Send, Give,
 // OnReceipt, PendingCommands and CommandStats, and a Host's Err, SendOwn,
-// Give and OnReceipt may be called anywhere: they keep locks of their own
-// (a command given while the world is locked leaves when it is let go, at
-// the latest with the next step).
+// Give, OnReceipt, Stats, SaveStats, Restored and Withheld may be called
+// anywhere: they keep locks of their own (a command given while the world
+// is locked leaves when it is let go, at the latest with the next step; a
+// Host's figures are those it published at the end of its last step, View,
+// Do, Save or Close).
 package tandem

@@ -173,6 +173,8 @@ type Host[I comparable] struct {
 	roster  *roster            // nil without Game.Roster
 	resumed map[ecs.PeerID]int // resumes of each peer
 	stats   HostStats
+	status  hostStatus
+	away    []ecs.PeerID // publishStatus's buffer
 	events  []func(Event)
 
 	people people
@@ -260,6 +262,8 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.between = h.handshake
 	h.wake = h.accept.arrived
 	h.done = h.stopped
+	h.publish = h.publishStatus
+	h.publishStatus()
 	h.accept.open(h.session.Accept)
 	return h, nil
 }
@@ -420,17 +424,24 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 // that drives its own loop with Advance answers them at its steps).
 func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
-// Stats returns the peer and command counts. Safe from any goroutine, except
-// from inside a View or Do callback, a hook or an observer (it would wait for
-// itself: the world is locked there).
+// Stats returns the peer and command counts as the host last published them
+// (see hostStatus): at the end of its last step, View, Do, Save or Close.
+// Safe from any goroutine, inside callbacks, hooks and observers too (there,
+// the counts as they were before the step or call under way).
 func (h *Host[I]) Stats() HostStats {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.status.mu.Lock()
+	defer h.status.mu.Unlock()
+	return h.status.stats
+}
+
+// statsNow counts the peers now. It runs with the world locked.
+func (h *Host[I]) statsNow() HostStats {
 	s := h.stats
 	s.Peers = len(h.names)
 	s.Players, s.Spectators = h.people.counts()
 	if h.session != nil {
-		for _, id := range h.session.Away() {
+		h.away = h.session.AppendAway(h.away[:0])
+		for _, id := range h.away {
 			s.Away++
 			if h.people.players[id] != nil {
 				s.Players--

@@ -185,12 +185,18 @@ func (h *Host[I]) releaseReceipts(durable uint64) {
 	}
 }
 
-// Withheld returns how many receipts wait for a save. Safe from any
-// goroutine, except from inside a View or Do callback, a hook or an observer
-// (it would wait for itself: the world is locked there).
+// Withheld returns how many receipts wait for a save, as the host last
+// published it, as Stats does. Safe from any goroutine, inside callbacks,
+// hooks and observers too.
 func (h *Host[I]) Withheld() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.status.mu.Lock()
+	defer h.status.mu.Unlock()
+	return h.status.withheld
+}
+
+// withheldNow counts the receipts waiting for a save. It runs with the
+// world locked.
+func (h *Host[I]) withheldNow() int {
 	n := h.own.pl.held.Len()
 	for _, pl := range h.people.players {
 		n += pl.held.Len()

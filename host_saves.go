@@ -493,6 +493,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 func (h *Host[I]) Save(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	defer h.publishStatus()
 	if h.saves == nil || h.w == nil {
 		return nil
 	}
@@ -503,28 +504,22 @@ func (h *Host[I]) Save(ctx context.Context) error {
 	return err
 }
 
-// SaveStats returns the figures of the host's saves (zero without a store).
-// Safe from any goroutine, except from inside a View or Do callback, a hook
-// or an observer (it would wait for itself: the world is locked there).
+// SaveStats returns the figures of the host's saves (zero without a store)
+// as the host last published them, as Stats does. Safe from any goroutine,
+// inside callbacks, hooks and observers too.
 func (h *Host[I]) SaveStats() SaveStats {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.saves == nil {
-		return SaveStats{}
-	}
-	return h.saves.stats
+	h.status.mu.Lock()
+	defer h.status.mu.Unlock()
+	return h.status.saves
 }
 
-// Restored returns what the host restored when its world was last loaded.
-// Safe from any goroutine, except from inside a View or Do callback, a hook
-// or an observer (it would wait for itself: the world is locked there).
+// Restored returns what the host restored when its world was last loaded,
+// as the host last published it, as Stats does. Safe from any goroutine,
+// inside callbacks, hooks and observers too.
 func (h *Host[I]) Restored() RestoreReport {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.saves == nil {
-		return RestoreReport{}
-	}
-	return h.saves.restored
+	h.status.mu.Lock()
+	defer h.status.mu.Unlock()
+	return h.status.restored
 }
 
 // Store returns the store world the host saves to, nil without one: its Meta

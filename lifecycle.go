@@ -298,6 +298,7 @@ func (h *Host[I]) close(restart bool) error {
 		}
 		h.life.closed = true
 		h.life.closeErr = err
+		defer h.publishStatus()
 		if err == nil || h.life.err != nil {
 			h.finishClose()
 		}

@@ -99,14 +99,17 @@ func (h *Host) KnownPeers(dst []KnownPeer) []KnownPeer {
 // Away returns the peers whose connection broke and whose window has not run
 // out yet, in the order they were admitted. The slice is new. Call it on the
 // simulation goroutine.
-func (h *Host) Away() []ecs.PeerID {
-	var ids []ecs.PeerID
+func (h *Host) Away() []ecs.PeerID { return h.AppendAway(nil) }
+
+// AppendAway appends the ids Away returns to dst and returns the extended
+// slice: Away without allocating, for a caller that keeps its buffer.
+func (h *Host) AppendAway(dst []ecs.PeerID) []ecs.PeerID {
 	for _, k := range h.knownPeers {
 		if k.away() {
-			ids = append(ids, k.Peer)
+			dst = append(dst, k.Peer)
 		}
 	}
-	return ids
+	return dst
 }
 
 // ErrPeerTaken: RestorePeers was given a peer id the host holds already
