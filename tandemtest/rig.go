@@ -16,12 +16,16 @@
 //	// ... look at r.Host and ann through View and Do.
 //
 // Clients reconnect by themselves on a goroutine of their own (a broken
-// connection: Cut; a host that restarts: Restart). Outside a synctest
-// bubble a step may come before that goroutine ran: a test of reconnects
-// runs inside bubble.Test (package clock/bubble) and sets Config.Bubble,
-// so that every step waits for it. A host that saves sends receipts once
-// its saves are durable, on a goroutine of its own: outside a bubble they
-// come some steps later than the clock says (Host.Save saves and waits).
+// connection: Cut; a host that restarts: Restart), and a host that saves
+// commits on one of its own. Outside a synctest bubble the steps do not
+// wait for those goroutines, and how many steps a reconnect or a receipt
+// takes changes from run to run (a hundredfold was seen): Cut and Restart
+// need the rig in a bubble — the test runs inside bubble.Test (package
+// clock/bubble) and sets Config.Bubble, so that every step waits for them.
+// In a bubble a cut connection is back after about 5 s of steps (303 at
+// 60 Hz: the client's silence timeout, then its redial), a receipt two
+// steps after its command runs. Outside one, Save makes a host's receipts
+// go out at once.
 // Step turns only what Advance does: what a Run does between steps (a
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
@@ -135,7 +139,41 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 		t.Fatalf("tandemtest: the host: %v", err)
 	}
 	t.Cleanup(r.close)
+	if cfg.Bubble {
+		r.wait()
+	}
 	return r
+}
+
+// wait waits for every other goroutine of the rig's bubble to block, and
+// fails the test if the rig is not in one.
+func (r *Rig[I]) wait() {
+	r.t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			r.t.Fatalf("tandemtest: Config.Bubble is set, but the test is not in a synctest bubble (%v): run it inside bubble.Test (package clock/bubble)", p)
+		}
+	}()
+	synctest.Wait()
+}
+
+// needBubble fails the test unless the rig runs in a bubble: what steps
+// take depends then on goroutines the steps do not wait for.
+func (r *Rig[I]) needBubble(what string) {
+	r.t.Helper()
+	if !r.cfg.Bubble {
+		r.t.Fatalf("tandemtest: %s needs the rig in a synctest bubble (outside one, how many steps a reconnect takes changes from run to run): run the test inside bubble.Test (package clock/bubble) and set Config.Bubble", what)
+	}
+}
+
+// Save saves the host's world now and waits until it is durable
+// (Host.Save): the receipts it held go out at the next Step. The test fails
+// if the save does.
+func (r *Rig[I]) Save() {
+	r.t.Helper()
+	if err := r.Host.Save(context.Background()); err != nil {
+		r.t.Fatalf("tandemtest: save: %v", err)
+	}
 }
 
 // close closes every client, then the host.
@@ -203,7 +241,7 @@ func (r *Rig[I]) Step(n int) {
 			c.Advance()
 		}
 		if r.cfg.Bubble {
-			synctest.Wait()
+			r.wait()
 		}
 	}
 }
@@ -252,9 +290,11 @@ func (r *Rig[I]) Conn(c *tandem.Client[I]) *mem.Conn {
 // Cut breaks client c's connection as a network that drops it without a
 // word would (mem.Conn.Cut): each side learns of it by its own timeouts;
 // the client then dials again and resumes its peer within the host's grace
-// window (HostConfig.Grace).
+// window (HostConfig.Grace). It needs Config.Bubble (see the package
+// documentation).
 func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 	r.t.Helper()
+	r.needBubble("Cut")
 	conn := r.Conn(c)
 	if conn == nil {
 		r.t.Fatal("tandemtest: Cut of a client that never dialed")
@@ -265,11 +305,13 @@ func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 // Restart closes the host for a restart (Host.CloseForRestart: its world
 // saved, its clients told to come back) and starts a new one with the same
 // game and configuration, which restores that save; the clients reconnect
-// to it as Step turns. The host must be able to restart (Host.Restartable:
+// to it as Step turns. It needs Config.Bubble (see the package
+// documentation). The host must be able to restart (Host.Restartable:
 // it saves, with SaveTo or Store, and keeps a grace window); the test fails
 // if it cannot, or if either host fails.
 func (r *Rig[I]) Restart() {
 	r.t.Helper()
+	r.needBubble("Restart")
 	if !r.Host.Restartable() {
 		r.t.Fatal("tandemtest: Restart of a host that cannot restart: give HostConfig a SaveTo (or Store) and a positive Grace")
 	}

@@ -160,3 +160,21 @@ func TestCutAndRestart(t *testing.T) {
 		}
 	})
 }
+
+// Save saves the host's world now, outside a bubble too: what a player did
+// is in the save when it returns.
+func TestSave(t *testing.T) {
+	r := tandemtest.New(t, walkers, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "walkers.db")}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	ann.SetInput(Walk{X: 1})
+	r.Step(5)
+	before := r.Host.SaveStats().Commits
+	r.Save()
+	if st := r.Host.SaveStats(); st.Commits <= before || st.LastErr != nil {
+		t.Fatalf("after Save: %+v, want more commits than %d", st, before)
+	}
+	r.Step(1)
+	if st := r.Host.SaveStats(); st.Entities == 0 {
+		t.Fatalf("the saves hold no entity: %+v", st)
+	}
+}
