@@ -123,7 +123,8 @@
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
-// (Save, Close, a Client's NetStats, a game alone's Give and RunAlone).
+// (Save, Close, OnEvent, a Host's Restartable, a Client's NetStats, a game
+// alone's Give and RunAlone).
 // SetInput, Ticks, a Client's State, Peer, Err and Joined, its Send, Give,
 // OnReceipt, PendingCommands and CommandStats, and a Host's Err, SendOwn,
 // Give, OnReceipt, Stats, SaveStats, Restored and Withheld may be called

@@ -3,10 +3,11 @@ package tandem
 import "sync"
 
 // hostStatus is what Stats, SaveStats, Restored and Withheld report: copied
-// by the host, with the world locked, at the end of every step, View, Do,
-// Save and Close and at NewHost (publishStatus), under a lock of its own, so
-// that reading them never waits for the world and works from inside a
-// callback, a hook or an observer.
+// by the host, with the world locked, at the end of every Advance (however
+// many steps it ran), Step, View, Do, the work Run does between steps, Save
+// and Close (before Done is closed) and at NewHost (publishStatus), under a
+// lock of its own, so that reading them never waits for the world and works
+// from inside a callback, a hook or an observer.
 type hostStatus struct {
 	mu       sync.Mutex
 	stats    HostStats

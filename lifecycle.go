@@ -178,6 +178,7 @@ func (h *Host[I]) halt() {
 		h.session.Close()
 	}
 	h.finishClose()
+	h.publishStatus() // before Done
 	h.life.finish()
 }
 
@@ -298,10 +299,10 @@ func (h *Host[I]) close(restart bool) error {
 		}
 		h.life.closed = true
 		h.life.closeErr = err
-		defer h.publishStatus()
 		if err == nil || h.life.err != nil {
 			h.finishClose()
 		}
+		h.publishStatus() // before Done: who waits for it reads the final figures
 		h.life.finish()
 	})
 	return h.life.closeErr

@@ -244,6 +244,7 @@ func (r *rig) settle() {
 	if s := h.saves; s != nil && s.committer.Busy() && h.w != nil {
 		res, _ := s.committer.Wait(context.Background())
 		h.saved(res)
+		h.publishStatus()
 	}
 }
 

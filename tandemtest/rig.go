@@ -25,7 +25,7 @@
 // In a bubble a cut connection is back after about 5 s of steps (303 at
 // 60 Hz: the client's silence timeout, then its redial), a receipt two
 // steps after its command runs. Outside one, Save makes a host's receipts
-// go out at once.
+// go out at the next Step.
 // Step turns only what Advance does: what a Run does between steps (a
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
@@ -61,8 +61,9 @@ type Config struct {
 	Tick time.Duration
 	// Bubble says that the rig runs inside a synctest bubble
 	// (bubble.Test): every Step then ends with synctest.Wait, so that the
-	// clients' redials (and any goroutine of the test's) have run before
-	// the next.
+	// clients' redials and the host's commits (and any goroutine of the
+	// test's) have run before the next. Cut and Restart need it; New fails
+	// the test when it is set outside a bubble.
 	Bubble bool
 	// JoinSteps bounds how many Steps Join waits for a client to play.
 	// Zero: ten seconds of steps.
@@ -149,12 +150,24 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 // fails the test if the rig is not in one.
 func (r *Rig[I]) wait() {
 	r.t.Helper()
+	if p := waitBubble(); p != nil {
+		r.t.Fatalf("tandemtest: Config.Bubble is set, but the test is not in a synctest bubble (%v): run it inside bubble.Test (package clock/bubble)", p)
+	}
+}
+
+// notInBubble is what synctest.Wait panics with outside a bubble.
+const notInBubble = "goroutine is not in a bubble"
+
+// waitBubble is synctest.Wait, returning its panic outside a bubble instead
+// of raising it (any other panic goes on).
+func waitBubble() (p any) {
 	defer func() {
-		if p := recover(); p != nil {
-			r.t.Fatalf("tandemtest: Config.Bubble is set, but the test is not in a synctest bubble (%v): run it inside bubble.Test (package clock/bubble)", p)
+		if p = recover(); p != nil && p != notInBubble {
+			panic(p)
 		}
 	}()
 	synctest.Wait()
+	return nil
 }
 
 // needBubble fails the test unless the rig runs in a bubble: what steps
@@ -233,6 +246,7 @@ func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I]
 // connections that arrived, then the host and each client Advance (running
 // the steps the time holds), in that order.
 func (r *Rig[I]) Step(n int) {
+	r.t.Helper()
 	for range n {
 		r.Clock.Advance(r.cfg.Tick)
 		r.acceptAll()
@@ -249,6 +263,7 @@ func (r *Rig[I]) Step(n int) {
 // StepUntil steps until done reports true, at most limit times, and
 // reports whether it did. done is asked before the first step too.
 func (r *Rig[I]) StepUntil(limit int, done func() bool) bool {
+	r.t.Helper()
 	for range limit {
 		if done() {
 			return true
