@@ -26,6 +26,7 @@
 // 60 Hz: the client's silence timeout, then its redial), a receipt two
 // steps after its command runs. Outside one, Save makes a host's receipts
 // go out at the next Step.
+//
 // Step turns only what Advance does: what a Run does between steps (a
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
