@@ -18,8 +18,10 @@ const (
 	// ended; Event.Err says why (nil for an orderly leave: a peer's own,
 	// on the host; this client's Close, on the client).
 	PeerLeft = session.PeerLeft
-	// PeerRejected: a connection was refused at its handshake; on a client,
-	// a resume was refused and the client joins afresh.
+	// PeerRejected: a connection was refused at its handshake (the host
+	// tells it when it sends the refusal), or one ended before its
+	// handshake did; on a client, a resume was refused and the client
+	// joins afresh.
 	PeerRejected = session.PeerRejected
 	// PeerDisconnected: a connection broke; the host keeps the peer for its
 	// grace window, a client with ClientConfig.Dial reconnects.

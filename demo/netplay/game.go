@@ -110,7 +110,7 @@ func join(cfg Config, w *tandem.World, p tandem.Peer) error {
 		}
 	}
 	if people >= cfg.maxPlayers() {
-		return tandem.Refuse(fmt.Sprintf("the match is full (%d players)", cfg.maxPlayers()))
+		return tandem.Refuse(fullMatch(cfg.maxPlayers()))
 	}
 	c := 0
 	for i, n := range uses {
@@ -139,4 +139,12 @@ func arrived(w *tandem.World, e arche.Entity) {
 	case g.IsPlayer(e) || g.IsCrate(e):
 		g.Embody(e)
 	}
+}
+
+// fullMatch is the refusal of a join to a match of most people.
+func fullMatch(most int) string {
+	if most == 1 {
+		return "the match is full (1 player)"
+	}
+	return fmt.Sprintf("the match is full (%d players)", most)
 }

@@ -144,9 +144,9 @@ func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
 	case spectator && h.holding(true) >= h.cfg.MaxSpectators:
 		return wire.RejectFull, fmt.Sprintf("no room to watch (spectator places: %d, all taken); try again later", h.cfg.MaxSpectators)
 	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
-		return wire.RejectFull, fmt.Sprintf("host full (%d players); try again later", h.cfg.MaxPeers)
+		return wire.RejectFull, fmt.Sprintf("host full (%s); try again later", count(h.cfg.MaxPeers, "player", "players"))
 	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
-		return wire.RejectFull, fmt.Sprintf("host full for your address (%d peers from one address); try again later", h.cfg.MaxPeersPerAddress)
+		return wire.RejectFull, fmt.Sprintf("host full for your address (%s from one address); try again later", count(h.cfg.MaxPeersPerAddress, "peer", "peers"))
 	}
 	return 0, ""
 }
@@ -278,4 +278,21 @@ func (h *Host) reject(p *hostPeer, code wire.RejectCode, close transport.CloseCo
 	p.rejectedAt = h.cfg.Clock.Now()
 	p.closeCode = close
 	p.refusal = &RejectError{Code: code, Version: wire.Version, Reason: reason}
+	h.refused(p, p.refusal)
+}
+
+// refused counts a connection refused at its handshake and tells the
+// observers (PeerRejected): when the Reject is sent, or when a connection
+// that was never admitted ends without one.
+func (h *Host) refused(p *hostPeer, err error) {
+	h.stats.Rejected++
+	h.emit(Event{Kind: PeerRejected, Peer: p.id, Name: p.name, Err: err})
+}
+
+// count writes n and the noun that goes with it: "1 player", "2 players".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

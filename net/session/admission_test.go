@@ -154,7 +154,8 @@ func TestPendingConnectionsEvictOldest(t *testing.T) {
 
 // TestHelloRefusals: a Hello of another protocol version, with a name that
 // breaks the name rule, or past the per-address cap of players gets a Reject
-// with its code and reason before the connection closes.
+// with its code and reason before the connection closes; the host's
+// PeerRejected comes with the Reject, once.
 func TestHelloRefusals(t *testing.T) {
 	cases := []struct {
 		name, player string
@@ -182,6 +183,11 @@ func TestHelloRefusals(t *testing.T) {
 			}
 			if p.tc.Err() != nil {
 				t.Fatalf("closed before the client could read the Reject: %v", p.tc.Err())
+			}
+			// The host tells of the refusal when it sends it, not when the
+			// connection ends after its linger.
+			if len(events) != 1 || events[0].Kind != PeerRejected {
+				t.Fatalf("host events %v once the Reject arrived, want the rejection", events)
 			}
 			for range rejectLinger/ecs.DefaultStep + 2 {
 				wd.step()
@@ -218,7 +224,7 @@ func TestRejectRoundTrip(t *testing.T) {
 	if !errors.Is(late.cl.Err(), ErrRejected) || !errors.As(late.cl.Err(), &re) {
 		t.Fatalf("Err = %v, want a RejectError", late.cl.Err())
 	}
-	if re.Code != wire.RejectFull || !strings.Contains(re.Reason, "host full") || !strings.Contains(re.Error(), "host full") {
+	if re.Code != wire.RejectFull || !strings.Contains(re.Reason, "host full (1 player)") || !strings.Contains(re.Error(), "host full") {
 		t.Fatalf("RejectError %+v (%q), want host full", *re, re)
 	}
 	wd.step() // the host sees the client's close

@@ -16,7 +16,10 @@ const (
 	PeerReady
 	// PeerLeft: a peer left or was dropped; Err says why.
 	PeerLeft
-	// PeerRejected: a connection was refused at the handshake; Err says why.
+	// PeerRejected: a connection was refused at the handshake, told when
+	// the host sends its refusal (the connection lingers a moment after,
+	// for the client to read it), or one ended before its handshake did;
+	// Err says why.
 	// On a client: a resume was refused (the client joins afresh).
 	PeerRejected
 	// PeerDisconnected: a peer's connection broke; Err says why. On the host

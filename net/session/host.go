@@ -226,8 +226,11 @@ type Host struct {
 // HostStats counts the host's admissions and drops.
 type HostStats struct {
 	// Accepted counts connections taken from the listeners, Admitted those
-	// that finished the handshake, Rejected those closed before it (refused,
-	// timed out, evicted), Dropped admitted peers that left with an error.
+	// that finished the handshake, Rejected those refused (counted when
+	// the refusal is sent) or closed before it ended (timed out, evicted,
+	// gone), Dropped admitted peers that left with an error. A host made
+	// again on a save (a restart) counts from zero: its Resumed counts the
+	// players who came back.
 	Accepted, Admitted, Rejected, Dropped uint64
 	// DroppedFull counts connections closed at accept because the backlog
 	// was full (the oldest waiting makes room for the newest).
@@ -530,11 +533,9 @@ func (h *Host) leave(p *hostPeer) {
 		err = nil
 	}
 	if !p.admitted() {
-		if p.refusal != nil {
-			err = p.refusal
+		if p.refusal == nil { // its refusal was told when it was made (reject)
+			h.refused(p, err)
 		}
-		h.stats.Rejected++
-		h.emit(Event{Kind: PeerRejected, Peer: p.id, Name: p.name, Err: err})
 		return
 	}
 	if h.park(p, err) {
