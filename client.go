@@ -645,8 +645,12 @@ func (c *Client[I]) errLocked() error {
 }
 
 // Close leaves the game. Safe from any goroutine, except from inside a View
-// or Do callback, a hook or an observer.
+// or Do callback, a system, a hook or an observer (there it returns
+// ErrWorldHeld after two seconds and does nothing).
 func (c *Client[I]) Close() error {
+	if err := c.mu.outside("Client.Close", "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.left = true

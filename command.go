@@ -207,8 +207,9 @@ func commandIndex(cmds []Command, k Command) (int, error) {
 // a Host's Local, RunAlone fails and runs nothing. It fails for a kind not
 // in the Game's Commands, for a command its kind's codec does not read back
 // (as Send), and with ErrClosed after the Local's Close. Safe
-// from any goroutine, except from inside a View or Do callback, a hook or an
-// observer.
+// from any goroutine, except from inside a View or Do callback, a system, a
+// hook or an observer (there it returns ErrWorldHeld after two seconds and
+// runs nothing).
 func RunAlone[I comparable, T any](l *Local[I], k *CommandKind[T], cmd T) error {
 	p, err := k.encode(&cmd)
 	if err != nil {

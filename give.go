@@ -17,9 +17,11 @@ import (
 // that embeds the Session. It fails as those do: for a kind not in the Game's
 // Commands, on a spectator, at the limit of commands without a receipt, on a
 // closed host, and for a command its kind's codec does not read back (Read
-// refuses what Append wrote: nothing is given). Safe from any goroutine; from inside a View or Do callback, a hook
-// or an observer on a Client and a Host (as Send and SendOwn), not in a game
-// alone, whose command runs at once and waits for the world, locked there.
+// refuses what Append wrote: nothing is given). Safe from any goroutine;
+// from inside a View or Do callback, a system, a hook or an observer on a
+// Client and a Host (as Send and SendOwn), not in a game alone, whose
+// command runs at once with the world held (there it returns ErrWorldHeld
+// after two seconds and gives nothing).
 func Give[I comparable, T any](s Session[I], k *CommandKind[T], cmd T) (uint64, error) {
 	p, err := k.encode(&cmd)
 	if err != nil {
@@ -44,12 +46,15 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 		return 0, nil, err
 	}
 	d := k.def()
+	if err := l.mu.outside("a command of a game alone (Give, RunAlone)", "give it after the callback returns: in a game alone it runs at once, with the world held"); err != nil {
+		return 0, nil, err
+	}
 	l.Do(func(w *World) {
 		switch {
 		case w.Role != Alone:
 			err = fmt.Errorf("tandem: a host's own player gives command %q through the Host (Give or SendOwn take the Host, not its Local), which saves it and answers with a receipt", d.name)
 			return
-		case l.closed:
+		case l.closed.Load():
 			err = ErrClosed
 			return
 		}

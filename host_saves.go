@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -33,10 +34,11 @@ type hostSaves struct {
 	tracker *save.Tracker
 	batch   store.Batch
 
-	next      uint64 // the generation the next save gets
-	durable   uint64 // the newest generation known durable
-	want      bool   // answers wait for the next save
-	retry     bool   // a save failed: the next is due once retryAt passed
+	next      uint64      // the generation the next save gets
+	durable   uint64      // the newest generation known durable
+	want      bool        // answers wait for the next save
+	soon      atomic.Bool // SaveSoon asked for a save
+	retry     bool        // a save failed: the next is due once retryAt passed
 	last      time.Time
 	lastFrame ecs.Frame   // the frame of the newest save handed over
 	inFlight  SavedReport // what the save handed over holds, but its Seq
@@ -385,16 +387,18 @@ func (h *Host[I]) saveStep() {
 		return
 	}
 	now := h.clk.Now()
-	due := s.want || s.retry || now.Sub(s.last) >= s.every
+	soon := s.soon.Load()
+	due := s.want || s.retry || soon || now.Sub(s.last) >= s.every
 	if !due || now.Before(s.retryAt) {
 		return
 	}
+	s.soon.Store(false)
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		_ = h.unsaved(err)
 		return
 	}
-	if fs.Empty() && !s.want && !s.retry && h.w.ECS.Frame() == s.lastFrame {
+	if fs.Empty() && !s.want && !s.retry && !soon && h.w.ECS.Frame() == s.lastFrame {
 		s.last = now
 		return
 	}
@@ -489,8 +493,13 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 // holds go out), or failed. It waits for the step under way. A host without
 // a store has nothing to save: nil. After a Close whose final save failed,
 // Save tries again, and a Save that lands finishes the Close. Safe from any
-// goroutine, except from inside a View or Do callback, a hook or an observer.
+// goroutine, except from inside a View or Do callback, a system, a hook or
+// an observer (there it returns ErrWorldHeld after two seconds: use
+// SaveSoon).
 func (h *Host[I]) Save(ctx context.Context) error {
+	if err := h.mu.outside("Host.Save", "ask with Host.SaveSoon there, or save after it returns"); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.publishStatus()
@@ -502,6 +511,21 @@ func (h *Host[I]) Save(ctx context.Context) error {
 		h.finishClose()
 	}
 	return err
+}
+
+// SaveSoon asks for a save of what changed, made at the end of the next step
+// (of the step under way, when called inside one), and returns at once: for
+// the places Save may not be called, such as a system, a command, a hook or
+// an observer, and for a goroutine that need not wait. The save is made even
+// if nothing changed; after a failed save it waits for the pause before the
+// next try, as every save does. Its end reaches HostConfig.OnSave (or
+// OnSaveError) and SaveStats; one asked for while a save is under way is
+// made after it. A host without a store does nothing. Safe from any
+// goroutine, inside callbacks, hooks, systems and observers too.
+func (h *Host[I]) SaveSoon() {
+	if h.saves != nil {
+		h.saves.soon.Store(true)
+	}
 }
 
 // SaveStats returns the figures of the host's saves (zero without a store)

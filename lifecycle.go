@@ -235,7 +235,8 @@ func (h *Host[I]) reload() error {
 // Save that lands finishes the Close, the players' leaving with it); a host
 // that stopped on its own (Err) lets no one go. A second Close returns what
 // the first did. Safe from any goroutine, except from inside a View or Do
-// callback, a hook or an observer.
+// callback, a system, a hook or an observer (there it returns ErrWorldHeld
+// after two seconds and does nothing).
 func (h *Host[I]) Close() error { return h.close(false) }
 
 // CloseForRestart ends the host as Close does, but keeps its players in the
@@ -273,6 +274,9 @@ func (h *Host[I]) restartable(err error) bool {
 
 // close is Close, and CloseForRestart when restart is set.
 func (h *Host[I]) close(restart bool) error {
+	if err := h.mu.outside("Host.Close", "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
+		return err
+	}
 	h.life.closeOnce.Do(func() {
 		h.life.shut.Store(true)
 		h.accept.close()

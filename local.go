@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
@@ -23,7 +24,7 @@ type Local[I comparable] struct {
 	loop
 	g      *Game[I]
 	keys   heldInput[I]
-	closed bool // Close was called (a game alone; guarded by mu)
+	closed atomic.Bool // Close was called (a game alone)
 	// A game alone's commands (Give): the last operation id given (guarded
 	// by mu), and the receipts' observers (guarded by receiptsMu, taken
 	// inside mu, so that OnReceipt may be called anywhere).
@@ -117,9 +118,9 @@ var ErrClosed = errors.New("tandem: closed")
 // end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
 	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys.get(), p == ecs.HostPeer })
-	l.ready = func(look bool) bool { return look || !l.closed }
+	l.ready = func(look bool) bool { return look || !l.closed.Load() }
 	l.done = func() error {
-		if l.closed {
+		if l.closed.Load() {
 			return ErrClosed
 		}
 		return nil
@@ -136,11 +137,9 @@ func (l *Local[I]) Err() error { return nil }
 // look at the world as it was; Give and RunAlone fail with ErrClosed. It
 // returns nil, and a second call does nothing. A Host has a Close of its
 // own, which closes the host; its Local's (Host.Local) does nothing for it.
-// Safe from any goroutine, except from inside a View or Do callback, a hook
-// or an observer.
+// Safe from any goroutine, inside callbacks, hooks, systems and observers
+// too (the step under way finishes).
 func (l *Local[I]) Close() error {
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
+	l.closed.Store(true)
 	return nil
 }

@@ -74,8 +74,8 @@ func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
 func (l *loop) Advance() int {
 	defer l.ticks.Add(1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.lockRunning()
+	defer l.mu.unlockRunning()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -102,8 +102,8 @@ func (l *loop) Advance() int {
 // for games stepped by hand.
 func (l *loop) Step() {
 	defer l.ticks.Add(1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.lockRunning()
+	defer l.mu.unlockRunning()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -167,8 +167,8 @@ func (l *loop) runBetween() bool {
 	if l.between == nil {
 		return false
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.lockRunning()
+	defer l.mu.unlockRunning()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -188,8 +188,8 @@ func (l *loop) runBetween() bool {
 // It may be called from any goroutine, typically a window's draw callback,
 // while Run steps the world on another.
 func (l *loop) View(now time.Time, draw func(v *View)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.lockRunning()
+	defer l.mu.unlockRunning()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -213,8 +213,8 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 // outside the simulation (a menu, a test) or a read that must see one frame
 // whole. On a host that failed (Host.Err) it does not call fn.
 func (l *loop) Do(fn func(w *World)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.mu.lockRunning()
+	defer l.mu.unlockRunning()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -282,31 +282,4 @@ func Blended[T any](v *View, e arche.Entity) (T, bool) {
 		return zero, false
 	}
 	return *(*T)(w.Arche().Get(e, id)), true
-}
-
-// worldLock is the mutex of a loop's world. It is a channel so that a
-// goroutine waiting for it counts as blocked under testing/synctest, which
-// lets tests hold the world for a while on a fake clock; uncontended it
-// costs about what a sync.Mutex does, once per batch of steps or View.
-type worldLock struct{ ch chan struct{} }
-
-// Lock takes the world.
-func (l *worldLock) Lock() {
-	if l.ch == nil {
-		panic("tandem: use NewLocal, NewHost or NewClient")
-	}
-	l.ch <- struct{}{}
-}
-
-// Unlock gives the world back.
-func (l *worldLock) Unlock() { <-l.ch }
-
-// TryLock takes the world if nobody holds it, and reports whether it did.
-func (l *worldLock) TryLock() bool {
-	select {
-	case l.ch <- struct{}{}:
-		return true
-	default:
-		return false
-	}
 }

@@ -1,0 +1,144 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
+)
+
+// A method that must not run inside a callback gives up there with
+// ErrWorldHeld after worldHeldLimit, doing nothing, instead of waiting for
+// itself forever; the host, the client and the game alone go on as before.
+func TestWorldHeldInsideCallback(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newRig(t, HostConfig{SaveTo: savePath(t)})
+		c := r.join("ann", ClientConfig[push]{})
+		start := time.Now()
+		var saveErr, closeErr, leaveErr error
+		r.host.Do(func(*World) {
+			saveErr = r.host.Save(context.Background())
+			closeErr = r.host.Close()
+		})
+		c.Do(func(*World) { leaveErr = c.Close() })
+		if waited := time.Since(start); waited < 3*worldHeldLimit || waited > 3*worldHeldLimit+time.Second {
+			t.Errorf("three calls gave up after %v in all, want about %v each", waited, worldHeldLimit)
+		}
+		for what, err := range map[string]error{"Host.Save": saveErr, "Host.Close": closeErr, "Client.Close": leaveErr} {
+			if !errors.Is(err, ErrWorldHeld) || !strings.Contains(err.Error(), what) {
+				t.Errorf("%s inside Do: %v, want ErrWorldHeld naming it", what, err)
+			}
+		}
+		if !strings.Contains(saveErr.Error(), "SaveSoon") {
+			t.Errorf("the save's error does not point to SaveSoon: %v", saveErr)
+		}
+		// Nothing was done: the client still plays, the host still steps,
+		// and both close as they would have.
+		r.step(3)
+		if c.State() != session.Playing || r.host.Stats().Players != 1 {
+			t.Fatalf("after the refused calls: client %v, host %+v", c.State(), r.host.Stats())
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.host.Save(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.host.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A game alone: RunAlone inside Do gives up with ErrWorldHeld (the command
+// would run at once, with the world held); Close works anywhere.
+func TestWorldHeldAlone(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		l, err := NewLocal(ledgerGame(), LocalConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runErr, closeErr error
+		l.Do(func(*World) {
+			runErr = RunAlone(l, addCommand, 7)
+			closeErr = l.Close()
+		})
+		if !errors.Is(runErr, ErrWorldHeld) {
+			t.Fatalf("RunAlone inside Do: %v, want ErrWorldHeld", runErr)
+		}
+		var sum uint64
+		l.Do(func(w *World) { sum = ecsLedger(w).Sum })
+		if closeErr != nil || sum != 0 {
+			t.Fatalf("Close inside Do: %v; the ledger sums %d, want nothing run", closeErr, sum)
+		}
+		if err := RunAlone(l, addCommand, 7); !errors.Is(err, ErrClosed) {
+			t.Fatalf("RunAlone after a Close made inside Do: %v, want ErrClosed", err)
+		}
+	})
+}
+
+// Called from another goroutine, Save waits for a slow callback (the world
+// held a second) and saves; it gives up only when one callback holds the
+// world past the limit, and says so.
+func TestWorldHeldFromOutside(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newRig(t, HostConfig{SaveTo: savePath(t)})
+		r.step(2)
+		for _, hold := range []time.Duration{worldHeldLimit / 2, 2 * worldHeldLimit} {
+			saved := make(chan error, 1)
+			r.host.Do(func(*World) {
+				go func() { saved <- r.host.Save(context.Background()) }()
+				synctest.Wait() // the save waits for the world
+				time.Sleep(hold)
+			})
+			err := <-saved
+			switch {
+			case hold < worldHeldLimit && err != nil:
+				t.Fatalf("a save waiting %v for a callback: %v", hold, err)
+			case hold > worldHeldLimit && !errors.Is(err, ErrWorldHeld):
+				t.Fatalf("a save waiting %v for a callback: %v, want ErrWorldHeld", hold, err)
+			}
+		}
+	})
+}
+
+// SaveSoon asks for a save from where Save may not run: a system (and any
+// goroutine); the save is made at the end of that step even with nothing
+// changed, and once.
+func TestSaveSoon(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newRig(t, HostConfig{SaveTo: savePath(t), SaveEvery: time.Hour})
+		ask := false
+		r.host.Do(func(w *World) {
+			w.Schedule.Add("ask", ecs.SystemFunc(func(*ecs.World) {
+				if ask {
+					r.host.SaveSoon()
+					ask = false
+				}
+			}))
+		})
+		r.step(5)
+		before := r.host.SaveStats().Commits
+		r.step(5)
+		if got := r.host.SaveStats().Commits; got != before {
+			t.Fatalf("%d saves with none due and none asked for", got-before)
+		}
+		ask = true
+		r.step(1)
+		if got := r.host.SaveStats().Commits; got != before+1 {
+			t.Fatalf("%d saves after SaveSoon in a system, want 1", got-before)
+		}
+		r.step(5)
+		r.host.SaveSoon() // from outside the steps
+		r.step(1)
+		if got := r.host.SaveStats().Commits; got != before+2 {
+			t.Fatalf("%d saves after a second SaveSoon, want 2 in all", got-before)
+		}
+	})
+}
