@@ -208,3 +208,49 @@ func ExampleHost_CloseForRestart() {
 	// told of the restart: reconnecting
 	// back: playing as the same peer: true
 }
+
+// ExampleHost_SaveSoon saves the world whenever a player joins: the
+// observer of the join runs with the world held, where Save cannot run (it
+// would wait for itself), so it asks with SaveSoon; the save is made at the
+// end of that step and lands when the disk is done.
+func ExampleHost_SaveSoon() {
+	dir, _ := os.MkdirTemp("", "shop")
+	defer os.RemoveAll(dir)
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, _ := mem.NewNetwork(clk, mem.Config{})
+	listener, _ := network.Listen("host")
+	saved := make(chan tandem.SavedReport, 8)
+	host, err := tandem.NewHost(shop, tandem.HostConfig{
+		Clock: clk, SaveTo: filepath.Join(dir, "shop.db"),
+		OnSave: func(r tandem.SavedReport) { saved <- r },
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer host.Close()
+	host.OnEvent(func(e tandem.Event) {
+		if e.Kind == tandem.PeerJoined {
+			host.SaveSoon()
+		}
+	})
+	conn, _ := network.Dial(context.Background(), "host")
+	client, _ := tandem.NewClient(shop, conn, tandem.ClientConfig[Thrust]{Name: "ann", Clock: clk})
+	defer client.Close()
+	tc, _ := listener.Accept(context.Background())
+	host.Accept(tc)
+	for {
+		clk.Advance(time.Second / 60)
+		host.Advance()
+		client.Advance()
+		select {
+		case r := <-saved: // a step takes in the commit that landed
+			if r.Players > 0 { // not the save of the new world
+				fmt.Println("saved with", r.Players, "player, frame", r.Frame)
+				return
+			}
+		case <-time.After(time.Millisecond): // the disk is not done yet
+		}
+	}
+	// Output:
+	// saved with 1 player, frame 2
+}
