@@ -146,13 +146,13 @@ type Client[I comparable] struct {
 		route *inputRoute[I]
 	}
 	keys    heldInput[I]
-	playing ecs.Frame   // frames simulated since the join finished
-	err     error       // why the client stopped, set once
-	left    bool        // Close was called
-	resumes int         // times the session resumed
-	started time.Time   // the join under way began, on the client's clock (JoinTimeout)
-	joining bool        // a join under way is bounded by JoinTimeout
-	joined  atomic.Bool // the first join finished (PeerReady)
+	playing atomic.Int64 // frames simulated since the join finished
+	err     error        // why the client stopped, set once
+	left    bool         // Close was called
+	resumes int          // times the session resumed
+	started time.Time    // the join under way began, on the client's clock (JoinTimeout)
+	joining bool         // a join under way is bounded by JoinTimeout
+	joined  atomic.Bool  // the first join finished (PeerReady)
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -375,6 +375,8 @@ func (c *Client[I]) event(e Event) {
 		}
 	}
 	c.publish() // what the observers may ask of State, Peer and Err
+	c.mu.enter()
+	defer c.mu.exit()
 	for _, fn := range c.events {
 		fn(e)
 	}
@@ -455,6 +457,8 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 		}
 	}
 	if c.g.Arrived != nil {
+		c.mu.enter()
+		defer c.mu.exit()
 		c.g.Arrived(c.w, e)
 	}
 }
@@ -467,7 +471,7 @@ func (c *Client[I]) input(w *ecs.World) {
 		return
 	}
 	if c.cfg.Spectator {
-		c.playing++ // it watches: no input
+		c.playing.Add(1) // it watches: no input
 		return
 	}
 	var in I
@@ -483,7 +487,7 @@ func (c *Client[I]) input(w *ecs.World) {
 	var zero I
 	f := c.pred.SetInput(in)
 	c.phys.input(f, in == zero)
-	c.playing++
+	c.playing.Add(1)
 }
 
 // routed gives the frame's input to the entities this client predicts.
@@ -636,7 +640,7 @@ func (c *Client[I]) errLocked() error {
 		return nil
 	case errors.Is(err, session.ErrRejected):
 		return fmt.Errorf("%w: %w", ErrRefused, err)
-	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing == 0:
+	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing.Load() == 0:
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting || ce.Code == transport.CloseNormal):
 		return nil
@@ -683,5 +687,5 @@ func (c *Client[I]) Local() (arche.Entity, bool) {
 }
 
 // Frames returns how many frames the client simulated since its join
-// finished. Call it on the simulation goroutine (inside View or Do).
-func (c *Client[I]) Frames() int { return int(c.playing) }
+// finished. Safe from any goroutine, inside callbacks and observers too.
+func (c *Client[I]) Frames() int { return int(c.playing.Load()) }

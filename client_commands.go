@@ -170,6 +170,8 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	if int(s.Kind) < len(c.g.Commands) {
 		rc.Command = c.g.Commands[s.Kind].def().name
 	}
+	c.mu.enter()
+	defer c.mu.exit()
 	for _, fn := range observe {
 		fn(rc)
 	}

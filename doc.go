@@ -123,16 +123,17 @@
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
-// (Save, Close, OnEvent, a Host's Restartable, a Client's NetStats, a game
-// alone's Give and RunAlone). Those that return an error (Save, a Host's or
-// a Client's Close, a game alone's Give and RunAlone) give up there with
-// ErrWorldHeld after two seconds, doing nothing; the others wait forever.
-// A save is asked for there with Host.SaveSoon.
-// SetInput, Ticks, a Client's State, Peer, Err and Joined, its Send, Give,
-// OnReceipt, PendingCommands and CommandStats, a Local's Close, and a
-// Host's Err, SendOwn, Give, OnReceipt, Stats, SaveStats, SaveSoon,
-// Restored and Withheld may be called anywhere: they keep locks of their own (a command given while the world
-// is locked leaves when it is let go, at the latest with the next step; a
-// Host's figures are those it published at the end of its last step, View,
-// Do, Save or Close).
+// (Save, a Host's or a Client's Close, OnEvent, a Host's Restartable, a
+// Client's NetStats, a game alone's Give and RunAlone). Those that return
+// an error (Save, a Host's Close and CloseForRestart, a Client's Close, a
+// game alone's Give and RunAlone) give up there with ErrWorldHeld after two
+// seconds, doing nothing; the others wait forever. A save is asked for
+// there with World.SaveSoon or Host.SaveSoon. SetInput, Ticks, a Client's
+// State, Peer, Err, Joined and Frames, its Send, Give, OnReceipt,
+// PendingCommands and CommandStats, a Local's Close, and a Host's Err,
+// SendOwn, Give, OnReceipt, Stats, SaveStats, SaveSoon, Restored and
+// Withheld may be called anywhere: they keep locks of their own (a command
+// given while the world is locked leaves when it is let go, at the latest
+// with the next step; a Host's figures are those it published at the end of
+// its last step, View, Do, Save or Close).
 package tandem

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -155,8 +156,19 @@ type World struct {
 	// and spawns no networked entity, for the save brings them back.
 	Restoring bool
 
-	drawn  drawnPoses // keeps Interpolated.Prev of the entities a step moved
-	driven drivenFilter
+	drawn    drawnPoses // keeps Interpolated.Prev of the entities a step moved
+	driven   drivenFilter
+	saveSoon *atomic.Bool // the host's request for a save (Host.SaveSoon); nil: none here
+}
+
+// SaveSoon asks the host for a save of what changed, made at the end of the
+// step under way (Host.SaveSoon): for a system, a command or a hook, where
+// the Host may not be at hand. On a client, in a game alone and on a host
+// without a store it does nothing. Safe wherever the world is.
+func (w *World) SaveSoon() {
+	if w.saveSoon != nil {
+		w.saveSoon.Store(true)
+	}
 }
 
 // drivenFilter is what Driven queries with, made once a world: the

@@ -286,6 +286,9 @@ func (h *Host[I]) build(restoring bool) error {
 		}
 	}
 	h.w = w
+	if h.saves != nil {
+		w.saveSoon = &h.saves.soon
+	}
 	h.tracks = nil
 	ic := h.cfg.Interp
 	ic.Step = g.step()
@@ -389,6 +392,8 @@ func (h *Host[I]) event(e Event) {
 		h.stats.Resumed++
 		h.resumed[e.Peer]++
 	}
+	h.mu.enter()
+	defer h.mu.exit()
 	for _, fn := range h.events {
 		fn(e)
 	}

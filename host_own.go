@@ -89,6 +89,8 @@ func (h *Host[I]) dropOwn(why string) {
 	if h.w != nil {
 		frame = h.w.ECS.Frame()
 	}
+	h.mu.enter()
+	defer h.mu.exit()
 	for _, c := range dropped {
 		delete(h.own.kinds, c.op)
 		rc := Receipt{Op: c.op, Command: h.g.Commands[c.kind].def().name, Status: ReceiptRefused, Frame: frame, Reason: why}
@@ -219,6 +221,8 @@ func (h *Host[I]) ownReceipt(msg []byte) {
 	h.own.mail.mu.Lock()
 	observe := h.own.mail.observe // appended to, never changed in place
 	h.own.mail.mu.Unlock()
+	h.mu.enter()
+	defer h.mu.exit()
 	for _, fn := range observe {
 		fn(rc)
 	}

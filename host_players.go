@@ -76,7 +76,10 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 		return nil
 	}
 	if h.g.Join != nil {
-		if err := h.g.Join(h.w, Peer{ID: peer, Name: name}); err != nil {
+		h.mu.enter()
+		err := h.g.Join(h.w, Peer{ID: peer, Name: name})
+		h.mu.exit()
+		if err != nil {
 			h.stats.Refused++
 			return err
 		}
@@ -122,6 +125,8 @@ func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	}
 	h.stats.Left++
 	if h.g.Leave != nil {
+		h.mu.enter()
+		defer h.mu.exit()
 		h.g.Leave(h.w, Peer{ID: peer, Name: name})
 	}
 }

@@ -270,9 +270,7 @@ func (h *Host[I]) load() error {
 		h.saves.want = true
 		h.saves.last = h.clk.Now()
 		h.saves.restored = RestoreReport{Took: time.Since(start)}
-		if h.cfg.OnRestore != nil {
-			h.cfg.OnRestore(h.saves.restored)
-		}
+		h.tellRestore(h.saves.restored)
 		return nil
 	}
 	rp := restoredPeople{players: map[ecs.PeerID]*player{}, floors: map[ecs.PeerID]uint64{}, receipts: map[ecs.PeerID][]command.Entry{}}
@@ -312,10 +310,27 @@ func (h *Host[I]) load() error {
 		rep.Receipts += len(r)
 	}
 	h.saves.restored = rep
+	h.tellRestore(rep)
+	return nil
+}
+
+// tellRestore passes a restore's report to HostConfig.OnRestore.
+func (h *Host[I]) tellRestore(rep RestoreReport) {
 	if h.cfg.OnRestore != nil {
+		h.mu.enter() // the game's code: a Save there cannot run
+		defer h.mu.exit()
 		h.cfg.OnRestore(rep)
 	}
-	return nil
+}
+
+// tellSaveError passes a save's (or a reload's) failure to
+// HostConfig.OnSaveError.
+func (h *Host[I]) tellSaveError(err error) {
+	if h.saves.onError != nil {
+		h.mu.enter()
+		defer h.mu.exit()
+		h.saves.onError(err)
+	}
 }
 
 // pollSave takes the outcome of the save under way, if it is in: at the
@@ -342,7 +357,9 @@ func (h *Host[I]) saved(r save.Result) {
 		if s.onSave != nil {
 			rep := s.inFlight
 			rep.Seq, rep.Took = r.Seq, r.Took
+			h.mu.enter()
 			s.onSave(rep)
+			h.mu.exit()
 		}
 		h.releaseReceipts(s.durable)
 		return
@@ -355,9 +372,7 @@ func (h *Host[I]) saved(r save.Result) {
 	s.stats.Failures++
 	s.stats.LastErr = r.Err
 	h.retryLater()
-	if s.onError != nil {
-		s.onError(r.Err)
-	}
+	h.tellSaveError(r.Err)
 }
 
 // retryLater makes the next save due after a pause that doubles with each
@@ -420,9 +435,7 @@ func (h *Host[I]) unsaved(err error) error {
 	s.stats.Unsaved++
 	s.stats.LastErr = err
 	h.retryLater()
-	if s.onError != nil {
-		s.onError(err)
-	}
+	h.tellSaveError(err)
 	return err
 }
 

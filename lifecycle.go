@@ -109,9 +109,7 @@ func (h *Host[I]) reloadFailed(err error) {
 	h.life.retryAt = h.clk.Now().Add(h.life.retryWait)
 	h.saves.stats.ReloadFailures++
 	h.saves.stats.ReloadErr = err
-	if h.saves.onError != nil {
-		h.saves.onError(fmt.Errorf("tandem: load the released world again: %w; trying again in %v", err, h.life.retryWait))
-	}
+	h.tellSaveError(fmt.Errorf("tandem: load the released world again: %w; trying again in %v", err, h.life.retryWait))
 }
 
 // handshake answers the connections whose handshake is under way between
@@ -274,7 +272,11 @@ func (h *Host[I]) restartable(err error) bool {
 
 // close is Close, and CloseForRestart when restart is set.
 func (h *Host[I]) close(restart bool) error {
-	if err := h.mu.outside("Host.Close", "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
+	name := "Host.Close"
+	if restart {
+		name = "Host.CloseForRestart"
+	}
+	if err := h.mu.outside(name, "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
 		return err
 	}
 	h.life.closeOnce.Do(func() {

@@ -79,7 +79,7 @@ func (c *Client[I]) Stats() NetStats {
 		Lead:          sy.Lead,
 		LeadTarget:    sy.Target,
 		Frame:         c.w.ECS.Frame(),
-		Frames:        int(c.playing),
+		Frames:        int(c.playing.Load()),
 		Received:      rec,
 		Total:         tot,
 		Entities:      c.w.ECS.Networked(),

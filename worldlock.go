@@ -8,15 +8,16 @@ import (
 )
 
 // ErrWorldHeld is the error of a method that must not be called with the
-// world held (Save, Close, CloseForRestart, a Client's or a Local's Close,
-// RunAlone) when it waited for the world over two seconds while one step,
-// View or Do held it all that time. Most often the method was called from
-// inside that step, View or Do: from a callback, a system, a hook or an
-// observer, which run with the world held. The world's lock is not
-// reentrant, so the call could never have it; it returns this error, and
-// does nothing, instead of waiting forever. Call it after the callback
-// returns (for a save, Host.SaveSoon is safe there). Otherwise a step or
-// callback on another goroutine is far too slow: the simulation stood
+// world held (Save, Close, CloseForRestart, a Client's Close, a game alone's
+// Give and RunAlone) when it waited for the world over two seconds while
+// one step, View or Do, or one call of the game's code (a hook, an
+// observer, OnSave) held it all that time. Most often the method was called
+// from inside that code: from a callback, a system, a hook or an observer,
+// which run with the world held. The world's lock is not reentrant, so the
+// call could never have it; it returns this error, and does nothing,
+// instead of waiting forever. Call it after the callback returns (for a
+// save, Host.SaveSoon or World.SaveSoon is safe there). Otherwise code on
+// another goroutine held the world far too long: the simulation stood
 // still meanwhile.
 var ErrWorldHeld = errors.New("tandem: the world stayed held by one step, View or Do while this call waited for it")
 
@@ -30,10 +31,13 @@ const worldHeldLimit = 2 * time.Second
 // costs about what a sync.Mutex does, once per batch of steps or View.
 type worldLock struct {
 	ch chan struct{}
-	// running counts the starts and ends of the holds that run the game's
-	// code (steps, View, Do, the work between steps): odd while one is
-	// under way, and then its value names that hold.
-	running atomic.Uint64
+	// running counts the holds and the calls of the game's code under way
+	// with the world held (steps, View, Do, the work between steps; a hook
+	// or an observer that a Save or a Close calls), nested ones included;
+	// calls changes at each start and end of one, so that while running is
+	// positive it names the innermost.
+	running atomic.Int32
+	calls   atomic.Uint64
 }
 
 // Lock takes the world.
@@ -60,21 +64,35 @@ func (l *worldLock) TryLock() bool {
 // lockRunning takes the world for a hold that runs the game's code.
 func (l *worldLock) lockRunning() {
 	l.Lock()
-	l.running.Add(1)
+	l.enter()
 }
 
 // unlockRunning ends a hold that lockRunning began.
 func (l *worldLock) unlockRunning() {
-	l.running.Add(1)
+	l.exit()
 	l.Unlock()
+}
+
+// enter marks the start of a call of the game's code with the world held
+// (a hook, an observer), which exit ends.
+func (l *worldLock) enter() {
+	l.running.Add(1)
+	l.calls.Add(1)
+}
+
+// exit marks the end of what enter began.
+func (l *worldLock) exit() {
+	l.calls.Add(1)
+	l.running.Add(-1)
 }
 
 // outside waits until the world is free and returns at once, not holding
 // it: the call is not inside a hold of the world on this goroutine. When
-// one hold that runs the game's code keeps the world over worldHeldLimit
-// meanwhile, it gives up with ErrWorldHeld, saying what the call (what)
-// should do instead. A goroutine that had the world free is outside every
-// callback, so what it does next waits only for others' holds.
+// one hold or call that runs the game's code keeps the world over
+// worldHeldLimit meanwhile, it gives up with ErrWorldHeld, saying what the
+// call (what) should do instead. A goroutine that had the world free is
+// outside every callback, so what it does next waits only for others'
+// holds.
 func (l *worldLock) outside(what, instead string) error {
 	if l.TryLock() {
 		l.Unlock()
@@ -85,16 +103,16 @@ func (l *worldLock) outside(what, instead string) error {
 	}
 	tick := time.NewTicker(worldHeldLimit / 8)
 	defer tick.Stop()
-	seen, since := l.running.Load(), time.Now()
+	seen, since := l.calls.Load(), time.Now()
 	for {
 		select {
 		case l.ch <- struct{}{}:
 			l.Unlock()
 			return nil
 		case now := <-tick.C:
-			hold := l.running.Load()
-			if hold != seen || hold%2 == 0 {
-				seen, since = hold, now
+			calls := l.calls.Load()
+			if calls != seen || l.running.Load() == 0 {
+				seen, since = calls, now
 				continue
 			}
 			if held := now.Sub(since); held >= worldHeldLimit {

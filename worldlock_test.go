@@ -108,9 +108,9 @@ func TestWorldHeldFromOutside(t *testing.T) {
 	})
 }
 
-// SaveSoon asks for a save from where Save may not run: a system (and any
-// goroutine); the save is made at the end of that step even with nothing
-// changed, and once.
+// World.SaveSoon asks for a save from where Save may not run, a system, and
+// Host.SaveSoon from any goroutine; the save is made at the end of that
+// step even with nothing changed, and once.
 func TestSaveSoon(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		r := newRig(t, HostConfig{SaveTo: savePath(t), SaveEvery: time.Hour})
@@ -118,7 +118,7 @@ func TestSaveSoon(t *testing.T) {
 		r.host.Do(func(w *World) {
 			w.Schedule.Add("ask", ecs.SystemFunc(func(*ecs.World) {
 				if ask {
-					r.host.SaveSoon()
+					w.SaveSoon()
 					ask = false
 				}
 			}))
@@ -139,6 +139,56 @@ func TestSaveSoon(t *testing.T) {
 		r.step(1)
 		if got := r.host.SaveStats().Commits; got != before+2 {
 			t.Fatalf("%d saves after a second SaveSoon, want 2 in all", got-before)
+		}
+	})
+}
+
+// The game's code that a Save or a Close runs with the world held (Leave
+// and the PeerLeft observers at a Close, OnSave at a Save, a client's
+// observers at its Close) gets ErrWorldHeld from Save and Close too, and
+// the outer call ends as it would have.
+func TestWorldHeldInsideCloseAndSave(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		var r *rig
+		armed := false
+		var onSaveErr, leaveErr, observerErr, clientErr error
+		r = newRig(t, HostConfig{SaveTo: savePath(t), OnSave: func(SavedReport) {
+			if armed {
+				armed = false
+				onSaveErr = r.host.Save(context.Background())
+			}
+		}})
+		r.g.Leave = func(*World, Peer) { leaveErr = r.host.Close() }
+		r.host.OnEvent(func(e Event) {
+			if e.Kind == PeerLeft {
+				observerErr = r.host.Save(context.Background())
+			}
+		})
+		r.join("ann", ClientConfig[push]{})
+		bob := r.join("bob", ClientConfig[push]{})
+		bob.OnEvent(func(e Event) {
+			if e.Kind == PeerLeft {
+				clientErr = bob.Close()
+			}
+		})
+		armed = true
+		if err := r.host.Save(context.Background()); err != nil {
+			t.Fatalf("the outer Save: %v", err)
+		}
+		if err := bob.Close(); err != nil {
+			t.Fatalf("the client's outer Close: %v", err)
+		}
+		r.step(3)
+		if err := r.host.Close(); err != nil {
+			t.Fatalf("the host's outer Close: %v", err)
+		}
+		for what, err := range map[string]error{"Save in OnSave": onSaveErr, "Close in Leave": leaveErr, "Save in a PeerLeft observer": observerErr, "a client's Close in its observer": clientErr} {
+			if !errors.Is(err, ErrWorldHeld) {
+				t.Errorf("%s: %v, want ErrWorldHeld", what, err)
+			}
+		}
+		if st := r.host.Stats(); st.Players != 0 || st.Left != 2 {
+			t.Fatalf("after the host's Close: %+v, want ann and bob gone", st)
 		}
 	})
 }

@@ -27,6 +27,11 @@
 // steps after its command runs. Outside one, Save makes a host's receipts
 // go out at the next Step.
 //
+// At the test's end the rig closes the clients and the host: a host whose
+// Close fails there (its final save: a component nothing saves, a store
+// that fails) fails the test, unless the host had closed already (Done:
+// the test closed it) or stopped on its own (Host.Err).
+//
 // Step turns only what Advance does: what a Run does between steps (a
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
@@ -190,13 +195,25 @@ func (r *Rig[I]) Save() {
 	}
 }
 
-// close closes every client, then the host.
+// close closes every client, then the host. A host the test did not
+// close or stop, whose Close fails (its final save), fails the test.
 func (r *Rig[I]) close() {
 	for _, c := range r.Clients {
 		_ = c.Close()
 	}
+	var seen bool // the test closed the host, or it stopped on its own
+	select {
+	case <-r.Host.Done():
+		seen = true
+	default:
+		seen = r.Host.Err() != nil
+	}
 	if err := r.Host.Close(); err != nil {
-		r.t.Logf("tandemtest: closing the host at the test's end: %v", err)
+		if seen {
+			r.t.Logf("tandemtest: closing the host at the test's end: %v", err)
+		} else {
+			r.t.Errorf("tandemtest: closing the host at the test's end: %v", err)
+		}
 	}
 	_ = r.listener.Close()
 }

@@ -2,10 +2,13 @@ package tandemtest_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
@@ -176,5 +179,46 @@ func TestSave(t *testing.T) {
 	r.Step(1)
 	if st := r.Host.SaveStats(); st.Entities == 0 {
 		t.Fatalf("the saves hold no entity: %+v", st)
+	}
+}
+
+// Mood is a component the walkers' save knows nothing of.
+type Mood struct{ Glad bool }
+
+// recorder is a test's TB that keeps what the rig reports at its end.
+type recorder struct {
+	testing.TB
+	errs     []string
+	cleanups []func()
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// A host whose final save fails at the test's end (an entity holds a
+// component nothing saves) fails the test, which would otherwise pass.
+func TestFinalSaveFailsTheTest(t *testing.T) {
+	moody := &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
+			return nil
+		},
+	}
+	rec := &recorder{TB: t}
+	r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{})
+	r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(5)
+	for i := len(rec.cleanups) - 1; i >= 0; i-- {
+		rec.cleanups[i]()
+	}
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
+		t.Fatalf("the rig's end reported %q, want the failed final save naming Mood", rec.errs)
 	}
 }
