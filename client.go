@@ -552,7 +552,7 @@ func (c *Client[I]) stopped() error {
 // OnEvent adds fn to the observers of the client's events (admitted, ready,
 // closed); they run in the order added, on the simulation goroutine, with
 // the world locked. Safe from any goroutine, except from inside a View or Do
-// callback, a hook or an observer.
+// callback, a system, a hook or an observer.
 func (c *Client[I]) OnEvent(fn func(Event)) {
 	c.mu.Lock()
 	c.events = append(c.events, fn)

@@ -162,8 +162,9 @@ type World struct {
 }
 
 // SaveSoon asks the host for a save of what changed, made at the end of the
-// step under way (Host.SaveSoon): for a system, a command or a hook, where
-// the Host may not be at hand. On a client, in a game alone and on a host
+// step under way, or of the next one from a hook or a callback between
+// steps (Host.SaveSoon): for a system, a command or a hook, where the Host
+// may not be at hand. On a client, in a game alone and on a host
 // without a store it does nothing. Safe wherever the world is.
 func (w *World) SaveSoon() {
 	if w.saveSoon != nil {

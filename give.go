@@ -46,6 +46,9 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 		return 0, nil, err
 	}
 	d := k.def()
+	if l.closed.Load() {
+		return 0, nil, ErrClosed
+	}
 	if err := l.mu.outside("a command of a game alone (Give, RunAlone)", "give it after the callback returns: in a game alone it runs at once, with the world held"); err != nil {
 		return 0, nil, err
 	}

@@ -403,7 +403,7 @@ func (h *Host[I]) event(e Event) {
 // ready, left, was refused); they run in the order added, on the simulation
 // goroutine, with the world locked (the PeerLeft of players Close lets go:
 // on the goroutine that called Close, the world locked too). Safe from any goroutine, except from
-// inside a View or Do callback, a hook or an observer.
+// inside a View or Do callback, a system, a hook or an observer.
 func (h *Host[I]) OnEvent(fn func(Event)) {
 	h.mu.Lock()
 	h.events = append(h.events, fn)

@@ -76,9 +76,8 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 		return nil
 	}
 	if h.g.Join != nil {
-		h.mu.enter()
-		err := h.g.Join(h.w, Peer{ID: peer, Name: name})
-		h.mu.exit()
+		var err error
+		h.mu.call(func() { err = h.g.Join(h.w, Peer{ID: peer, Name: name}) })
 		if err != nil {
 			h.stats.Refused++
 			return err

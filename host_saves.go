@@ -357,9 +357,7 @@ func (h *Host[I]) saved(r save.Result) {
 		if s.onSave != nil {
 			rep := s.inFlight
 			rep.Seq, rep.Took = r.Seq, r.Took
-			h.mu.enter()
-			s.onSave(rep)
-			h.mu.exit()
+			h.mu.call(func() { s.onSave(rep) })
 		}
 		h.releaseReceipts(s.durable)
 		return
@@ -505,7 +503,8 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 // Save saves what changed now and waits until it is durable (receipts it
 // holds go out), or failed. It waits for the step under way. A host without
 // a store has nothing to save: nil. After a Close whose final save failed,
-// Save tries again, and a Save that lands finishes the Close. Safe from any
+// Save tries again, and a Save that lands finishes the Close; after one
+// that saved (or a host that stopped on its own: Err) it returns ErrClosed. Safe from any
 // goroutine, except from inside a View or Do callback, a system, a hook or
 // an observer (there it returns ErrWorldHeld after two seconds: use
 // SaveSoon).
@@ -518,6 +517,9 @@ func (h *Host[I]) Save(ctx context.Context) error {
 	defer h.publishStatus()
 	if h.saves == nil || h.w == nil {
 		return nil
+	}
+	if h.life.finished {
+		return fmt.Errorf("tandem: save: the host closed, its world saved as it closed: %w", ErrClosed)
 	}
 	err := h.saveNow(ctx)
 	if err == nil && h.life.closed {

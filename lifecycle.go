@@ -22,6 +22,7 @@ type lifecycle struct {
 	shut      atomic.Bool           // closing or err set: for SendOwn without the world
 	closed    bool                  // Close ran
 	closeErr  error                 // what Close returned
+	closeRan  atomic.Bool           // Close returned: closeErr is set
 	err       error                 // why the host stopped on its own
 	seen      atomic.Pointer[error] // err, for Err to read without the lock
 	halted    bool                  // the stop on err was carried out
@@ -257,7 +258,7 @@ func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 // say) and is not closed already. Its final save may still fail;
 // CloseForRestart then shuts down instead and returns that error. For saying
 // which a restart will be before it begins. Safe from any goroutine, except
-// from inside a View or Do callback, a hook or an observer.
+// from inside a View or Do callback, a system, a hook or an observer.
 func (h *Host[I]) Restartable() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -275,6 +276,9 @@ func (h *Host[I]) close(restart bool) error {
 	name := "Host.Close"
 	if restart {
 		name = "Host.CloseForRestart"
+	}
+	if h.life.closeRan.Load() {
+		return h.life.closeErr // a second Close, wherever it is called
 	}
 	if err := h.mu.outside(name, "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
 		return err
@@ -305,6 +309,7 @@ func (h *Host[I]) close(restart bool) error {
 		}
 		h.life.closed = true
 		h.life.closeErr = err
+		h.life.closeRan.Store(true)
 		if err == nil || h.life.err != nil {
 			h.finishClose()
 		}

@@ -74,8 +74,8 @@ func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
 func (l *loop) Advance() int {
 	defer l.ticks.Add(1)
-	l.mu.lockRunning()
-	defer l.mu.unlockRunning()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -90,7 +90,8 @@ func (l *loop) Advance() int {
 		}
 	}
 	start := time.Now()
-	n := l.w.Schedule.Advance()
+	var n int
+	l.mu.call(func() { n = l.w.Schedule.Advance() })
 	l.steps = max(l.steps, time.Since(start))
 	if l.after != nil {
 		l.after()
@@ -102,15 +103,15 @@ func (l *loop) Advance() int {
 // for games stepped by hand.
 func (l *loop) Step() {
 	defer l.ticks.Add(1)
-	l.mu.lockRunning()
-	defer l.mu.unlockRunning()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
 	}
 	if l.ready != nil && !l.ready(false) {
 		return
 	}
-	l.w.Schedule.Step()
+	l.mu.call(l.w.Schedule.Step)
 	if l.after != nil {
 		l.after()
 	}
@@ -167,13 +168,14 @@ func (l *loop) runBetween() bool {
 	if l.between == nil {
 		return false
 	}
-	l.mu.lockRunning()
-	defer l.mu.unlockRunning()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
 	}
 	start := time.Now()
-	more := l.between()
+	var more bool
+	l.mu.call(func() { more = l.between() })
 	if l.settle != nil {
 		l.settle()
 	}
@@ -188,8 +190,8 @@ func (l *loop) runBetween() bool {
 // It may be called from any goroutine, typically a window's draw callback,
 // while Run steps the world on another.
 func (l *loop) View(now time.Time, draw func(v *View)) {
-	l.mu.lockRunning()
-	defer l.mu.unlockRunning()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
 	}
@@ -204,7 +206,7 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 		l.ip.Update(now)
 	}
 	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.Alpha()}
-	draw(&l.view)
+	l.mu.call(func() { draw(&l.view) })
 	l.view = View{}
 	l.views = max(l.views, time.Since(start))
 }
@@ -213,15 +215,15 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 // outside the simulation (a menu, a test) or a read that must see one frame
 // whole. On a host that failed (Host.Err) it does not call fn.
 func (l *loop) Do(fn func(w *World)) {
-	l.mu.lockRunning()
-	defer l.mu.unlockRunning()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
 	}
 	if l.ready != nil && !l.ready(true) {
 		return
 	}
-	fn(l.w)
+	l.mu.call(func() { fn(l.w) })
 	if l.settle != nil {
 		l.settle()
 	}
@@ -230,6 +232,8 @@ func (l *loop) Do(fn func(w *World)) {
 // LockStats returns the longest time a batch of steps (or the loop's work
 // between steps: a host's handshakes, a client's join) held the world, and
 // the longest a View held it: what drawing and simulating cost each other.
+// Safe from any goroutine, except from inside a View or Do callback, a
+// system, a hook or an observer.
 func (l *loop) LockStats() (steps, views time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

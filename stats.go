@@ -54,8 +54,9 @@ type NetStats struct {
 }
 
 // NetStats returns the client's figures now. Safe from any goroutine,
-// except from inside a View or Do callback, a hook or an observer (it would
-// wait for itself: the world is locked there; Stats reads the same there).
+// except from inside a View or Do callback, a system, a hook or an observer
+// (it would wait for itself: the world is locked there; Stats reads the
+// same there).
 func (c *Client[I]) NetStats() NetStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -9,20 +9,21 @@ import (
 
 // ErrWorldHeld is the error of a method that must not be called with the
 // world held (Save, Close, CloseForRestart, a Client's Close, a game alone's
-// Give and RunAlone) when it waited for the world over two seconds while
-// one step, View or Do, or one call of the game's code (a hook, an
-// observer, OnSave) held it all that time. Most often the method was called
-// from inside that code: from a callback, a system, a hook or an observer,
-// which run with the world held. The world's lock is not reentrant, so the
-// call could never have it; it returns this error, and does nothing,
-// instead of waiting forever. Call it after the callback returns (for a
-// save, Host.SaveSoon or World.SaveSoon is safe there). Otherwise code on
-// another goroutine held the world far too long: the simulation stood
-// still meanwhile.
-var ErrWorldHeld = errors.New("tandem: the world stayed held by one step, View or Do while this call waited for it")
+// Give and RunAlone) when it waited for the world while the game's code —
+// a batch of steps, a View or Do callback, a hook, an observer, OnSave —
+// held it for over two seconds without a break. Most often the method was
+// called from inside that code, which runs with the world held: the
+// world's lock is not reentrant, so the call could never have it; it
+// returns this error, and does nothing, instead of waiting forever. Call it
+// after the callback returns (for a save, Host.SaveSoon or World.SaveSoon
+// is safe there). Otherwise the game's code on another goroutine held the
+// world far too long: the simulation stood still meanwhile. The engine's
+// own holds (a save, a world released to its store or loaded again, a
+// Close) are waited for however long they take.
+var ErrWorldHeld = errors.New("tandem: the game's code held the world while this call waited for it")
 
-// worldHeldLimit is how long one step, View or Do may hold the world while
-// a method that ErrWorldHeld names waits for it.
+// worldHeldLimit is how long one call of the game's code may hold the world
+// while a method that ErrWorldHeld names waits for it.
 const worldHeldLimit = 2 * time.Second
 
 // worldLock is the mutex of a loop's world. It is a channel so that a
@@ -61,16 +62,12 @@ func (l *worldLock) TryLock() bool {
 	}
 }
 
-// lockRunning takes the world for a hold that runs the game's code.
-func (l *worldLock) lockRunning() {
-	l.Lock()
+// call runs fn, the game's code (a batch of steps, a View or Do callback,
+// a hook, an observer), marked as such for outside.
+func (l *worldLock) call(fn func()) {
 	l.enter()
-}
-
-// unlockRunning ends a hold that lockRunning began.
-func (l *worldLock) unlockRunning() {
-	l.exit()
-	l.Unlock()
+	defer l.exit()
+	fn()
 }
 
 // enter marks the start of a call of the game's code with the world held

@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/store/storetest"
 )
 
 // A method that must not run inside a callback gives up there with
@@ -18,6 +19,7 @@ import (
 // itself forever; the host, the client and the game alone go on as before.
 func TestWorldHeldInsideCallback(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
+		defer watchdog(time.Minute).Stop()
 		r := newRig(t, HostConfig{SaveTo: savePath(t)})
 		c := r.join("ann", ClientConfig[push]{})
 		start := time.Now()
@@ -149,6 +151,7 @@ func TestSaveSoon(t *testing.T) {
 // the outer call ends as it would have.
 func TestWorldHeldInsideCloseAndSave(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
+		defer watchdog(time.Minute).Stop()
 		var r *rig
 		armed := false
 		var onSaveErr, leaveErr, observerErr, clientErr error
@@ -158,7 +161,13 @@ func TestWorldHeldInsideCloseAndSave(t *testing.T) {
 				onSaveErr = r.host.Save(context.Background())
 			}
 		}})
-		r.g.Leave = func(*World, Peer) { leaveErr = r.host.Close() }
+		r.g.Leave = func(*World, Peer) {
+			if err := r.host.Close(); leaveErr == nil {
+				leaveErr = err // the first Leave's, at a step
+			} else if !errors.Is(err, ErrWorldHeld) {
+				leaveErr = err // the second's, at the Close
+			}
+		}
 		r.host.OnEvent(func(e Event) {
 			if e.Kind == PeerLeft {
 				observerErr = r.host.Save(context.Background())
@@ -189,6 +198,75 @@ func TestWorldHeldInsideCloseAndSave(t *testing.T) {
 		}
 		if st := r.host.Stats(); st.Players != 0 || st.Left != 2 {
 			t.Fatalf("after the host's Close: %+v, want ann and bob gone", st)
+		}
+	})
+}
+
+// watchdog ends the test binary, saying why, if a call inside a callback
+// has not given up within d of the bubble's time: where the game's code is
+// not marked, the call waits forever (the time of a bubble whose every
+// goroutine waits runs on), and the test would wait for go test's timeout.
+func watchdog(d time.Duration) *time.Timer {
+	return time.AfterFunc(d, func() {
+		panic("a call inside the game's code waited for the world, held there, and did not give up with ErrWorldHeld: is a call of the game's code not marked (worldLock.call, enter)?")
+	})
+}
+
+// The engine's own long holds are waited for, not taken for the game's code:
+// a Close from another goroutine while the host's step releases an idle
+// world to a store that answers after three seconds closes the host.
+func TestWorldHeldNotByTheEngine(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		_, st := openStore(t, savePath(t))
+		faulty := storetest.NewFaulty(st)
+		r := newRig(t, HostConfig{Store: faulty, IdleUnload: 2 * time.Second, SaveEvery: time.Hour})
+		r.step(5)
+		r.async = true
+		release := faulty.Block()
+		stepped := make(chan struct{})
+		go func() { // the loop: it releases the world at about 2 s of steps
+			defer close(stepped)
+			r.step(4 * 60)
+		}()
+		if err := faulty.WaitBlocked(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(3*time.Second, release)
+		start := time.Now()
+		if err := r.host.Close(); err != nil {
+			t.Fatalf("Close while the engine released the world: %v", err)
+		}
+		if waited := time.Since(start); waited < 3*time.Second {
+			t.Fatalf("Close returned after %v, before the store answered", waited)
+		}
+		<-stepped
+	})
+}
+
+// Calls of the game's code that each hold the world less than the limit do
+// not add up: a Close whose Leave hooks take 1.5 s each, for two players,
+// does not make a second Close, waiting on another goroutine, give up.
+func TestWorldHeldEachCall(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newRig(t, HostConfig{SaveTo: savePath(t)})
+		r.join("ann", ClientConfig[push]{})
+		r.join("bob", ClientConfig[push]{})
+		left := make(chan struct{}, 2)
+		r.g.Leave = func(*World, Peer) {
+			left <- struct{}{}
+			time.Sleep(worldHeldLimit * 3 / 4)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- r.host.Close() }()
+		<-left // the Close holds the world
+		if err := r.host.Close(); err != nil {
+			t.Fatalf("a Close waiting for a Close whose hooks took %v each: %v", worldHeldLimit*3/4, err)
+		}
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		if len(left) != 1 {
+			t.Fatalf("%d Leave hooks after the first, want 1", len(left))
 		}
 	})
 }

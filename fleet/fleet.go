@@ -362,6 +362,11 @@ func (r *runner) closeHost() error {
 	err := r.host.Close()
 	r.stop()
 	<-r.running
+	if errors.Is(err, tandem.ErrWorldHeld) {
+		// The game's code on the loop held the world too long for Close to
+		// wait; the loop has stopped now.
+		err = r.host.Close()
+	}
 	r.ticksSum.Add(r.host.Ticks())
 	r.cur.Store(nil)
 	return err
