@@ -32,11 +32,12 @@ const worldHeldLimit = 2 * time.Second
 // costs about what a sync.Mutex does, once per batch of steps or View.
 type worldLock struct {
 	ch chan struct{}
-	// running counts the holds and the calls of the game's code under way
-	// with the world held (steps, View, Do, the work between steps; a hook
-	// or an observer that a Save or a Close calls), nested ones included;
-	// calls changes at each start and end of one, so that while running is
-	// positive it names the innermost.
+	// running counts the calls of the game's code under way with the world
+	// held (a batch of steps, a View or Do callback, the work between
+	// steps, a hook, an observer), nested ones included; calls changes at
+	// each start and end of one, so that while running is positive it
+	// names the innermost. The engine's own work under the lock (a save,
+	// a world released or loaded) is not marked.
 	running atomic.Int32
 	calls   atomic.Uint64
 }
@@ -85,7 +86,7 @@ func (l *worldLock) exit() {
 
 // outside waits until the world is free and returns at once, not holding
 // it: the call is not inside a hold of the world on this goroutine. When
-// one hold or call that runs the game's code keeps the world over
+// one call of the game's code keeps the world over
 // worldHeldLimit meanwhile, it gives up with ErrWorldHeld, saying what the
 // call (what) should do instead. A goroutine that had the world free is
 // outside every callback, so what it does next waits only for others'
