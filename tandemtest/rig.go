@@ -71,6 +71,14 @@ type Config struct {
 	// test's) have run before the next. Cut and Restart need it; New fails
 	// the test when it is set outside a bubble.
 	Bubble bool
+	// Unchecked turns off the host's check that every write of a
+	// replicated component was reported (replicate.HostConfig's
+	// CheckReports, on by default in a rig: a write the game did not
+	// report with ecs.MutateComponent panics, naming the component, at the
+	// host's next step, where no peer would ever be sent it). The check
+	// looks at every networked entity each step: turn it off for a world
+	// too large for that.
+	Unchecked bool
 	// JoinSteps bounds how many Steps Join waits for a client to play.
 	// Zero: ten seconds of steps.
 	JoinSteps int
@@ -141,6 +149,9 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 		t.Fatalf("tandemtest: %v", err)
 	}
 	host.Clock = r.Clock
+	if !cfg.Unchecked {
+		host.Replication.CheckReports = true
+	}
 	r.hostCfg = host
 	if r.Host, err = tandem.NewHost(g, host); err != nil {
 		t.Fatalf("tandemtest: the host: %v", err)

@@ -222,3 +222,37 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 		t.Fatalf("the rig's end reported %q, want the failed final save naming Mood", rec.errs)
 	}
 }
+
+// The rig's host checks that every write of a replicated component was
+// reported: a system that moves the figures without ecs.MutateComponent
+// panics at the host's step, naming the component.
+func TestUnreportedWrite(t *testing.T) {
+	drift := false
+	sneaky := &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input, Join: walkers.Join,
+		Setup: func(w *tandem.World) {
+			walkers.Setup(w)
+			poses := generic.NewFilter1[ecs.Transform]()
+			w.Schedule.Add("drift", ecs.SystemFunc(func(ew *ecs.World) {
+				q := poses.Query(ew.Arche())
+				for q.Next() {
+					if drift {
+						q.Get().X += 10 // not reported
+					}
+				}
+			}))
+		},
+	}
+	r := tandemtest.New(t, sneaky, tandem.HostConfig{}, tandemtest.Config{})
+	r.Join("ann", tandem.ClientConfig[Walk]{})
+	drift = true
+	found := func() (p any) {
+		defer func() { p = recover() }()
+		r.Step(1)
+		return nil
+	}()
+	drift = false
+	if msg := fmt.Sprint(found); !strings.Contains(msg, "Transform") || !strings.Contains(msg, "MutateComponent") {
+		t.Fatalf("a write without a report: %q, want a panic naming Transform and MutateComponent", msg)
+	}
+}

@@ -132,7 +132,7 @@ func TestEveryAppliedStateIsTheHostsImage(t *testing.T) {
 		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
 	}
 	rec := &recorder{reg: reg, images: map[ecs.Frame]map[ecs.NetID][]int32{}}
-	h := NewHost(reg, HostConfig{})
+	h := NewHost(reg, HostConfig{CheckReports: true})
 	sched := ecs.NewSchedule(w, nil, 0)
 	sched.Add("move", mv).Add("record", rec).Add("replicate", h)
 	type side struct {

@@ -47,6 +47,15 @@ type HostConfig struct {
 	// how urgent by distance from what it owns. On by default; see
 	// InterestConfig.
 	Interest InterestConfig
+	// CheckReports, if set, looks at every networked entity at every step
+	// and panics, naming the component and the entity, when a replicated
+	// component's value differs from what was last reported with
+	// ecs.MutateComponent: a write without a report, which no peer would
+	// ever be sent. A value that differs by less than its codec's precision
+	// is not a change. It costs a pass over the world each step: for tests
+	// and debugging (package tandemtest turns it on), not for a host in
+	// play.
+	CheckReports bool
 }
 
 func (c *HostConfig) defaults() {
@@ -287,6 +296,9 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		h.reown(e)
 	}
 	h.intake(j.Changes(w))
+	if h.cfg.CheckReports {
+		h.checkReports(w)
+	}
 	for _, e := range j.Teleported(w) {
 		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {
 			h.ents[slot].tele = h.frame

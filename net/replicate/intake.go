@@ -1,6 +1,10 @@
 package replicate
 
-import "github.com/tandem-go/tandem/ecs"
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+)
 
 // A step's intake: the journal's reported writes into the shared images,
 // quantized once for every peer, and on a send tick the list of changes in
@@ -150,5 +154,36 @@ func (h *HostReplicator) sortChanges() {
 	h.tmpChanges = append(h.tmpChanges[:0], ch...)
 	for i, k := range h.keys {
 		ch[i] = h.tmpChanges[uint32(k)]
+	}
+}
+
+// checkReports panics if a live entity's replicated component no longer
+// quantizes to its shared image: it was written without a report
+// (HostConfig.CheckReports).
+func (h *HostReplicator) checkReports(w *ecs.World) {
+	reg := h.reg
+	a := w.Arche()
+	stride := 2 * reg.fields
+	for slot := range h.ents {
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 || e.has == 0 {
+			continue
+		}
+		ent, _, ok := w.SlotEntity(int32(slot))
+		if !ok {
+			continue
+		}
+		for c := range reg.comps {
+			comp := &reg.comps[c]
+			if e.has&(1<<c) == 0 || !a.Has(ent, comp.id) {
+				continue
+			}
+			q := h.scratch[:comp.fields:comp.fields]
+			comp.quant(a.Get(ent, comp.id), q)
+			at := slot*stride + reg.offset[c]
+			if !equalImage(q, h.img[at:at+comp.fields]) {
+				panic(fmt.Sprintf("replicate: component %s of networked entity %d (%v) was written without a report: call ecs.MutateComponent after writing a replicated component, or no peer is sent the change (found by HostConfig.CheckReports at frame %d)", comp.name, e.id, ent, h.frame))
+			}
+		}
 	}
 }

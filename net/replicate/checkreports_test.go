@@ -1,0 +1,59 @@
+package replicate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// CheckReports stays quiet while every write is reported (and for a write
+// finer than the codec's precision, which is no change), and names the
+// component and the entity at the first step after a write without a
+// report.
+func TestCheckReports(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.Arche())
+	e := m.NewWith(&ecs.Transform{X: 1}, &ecs.NetworkIdentity{})
+	h := NewHost(reg, HostConfig{CheckReports: true})
+	var dx float64
+	var report bool
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("move", ecs.SystemFunc(func(w *ecs.World) {
+		if dx != 0 {
+			tf.Get(e).X += dx
+			if report {
+				ecs.MutateComponent(w, e, w.IDs.Transform)
+			}
+		}
+	})).Add("replicate", h)
+	step := func() (found string) {
+		defer func() {
+			if p := recover(); p != nil {
+				found = fmt.Sprint(p)
+			}
+		}()
+		sched.Step()
+		return ""
+	}
+	dx, report = 1, true
+	for range 5 {
+		if found := step(); found != "" {
+			t.Fatalf("reported writes: %s", found)
+		}
+	}
+	dx, report = 1.0/8192, false // under the pose's 1/512 unit
+	if found := step(); found != "" {
+		t.Fatalf("a write finer than the codec's precision: %s", found)
+	}
+	dx = 1
+	found := step()
+	if !strings.Contains(found, "Transform") || !strings.Contains(found, "MutateComponent") {
+		t.Fatalf("an unreported write: %q, want the component named and MutateComponent", found)
+	}
+}
