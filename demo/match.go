@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/save"
 )
 
 // match is what the window and the headless loops drive: a game played alone,
@@ -95,6 +96,10 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {
 		sv.Close()
+		if target, _ := savePath(o.save); errors.Is(err, save.ErrMismatch) {
+			// A game whose components changed since the save was made.
+			err = fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again", err, target)
+		}
 		return nil, err
 	}
 	entities := 0
@@ -188,7 +193,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == tandem.PeerReady:
 			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
-		case e.Kind == tandem.PeerLeft && errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal:
+		case e.Kind == tandem.PeerLeft && (e.Err == nil || errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal):
 			// This side left: nothing to report.
 		case e.Kind == tandem.PeerLeft:
 			fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
