@@ -22,8 +22,10 @@ import (
 // on one while the window draws on another) and what the demo adds.
 type match interface {
 	tandem.Session[game.Input]
-	// Played returns the frames that count towards -ticks: every one alone
-	// or hosting, those since the join finished for a client.
+	// Played returns the frames that count towards -ticks: those this
+	// program simulated alone or hosting (a host restored from a save
+	// counts from the save's frame), those since the join finished for a
+	// client.
 	Played() int
 	// Ended reports whether the match ended by itself (a client whose host
 	// left, or a join that did not finish); Err says why, nil for an orderly
@@ -55,6 +57,7 @@ type localMatch struct {
 	full, short string                   // a host's join line and short code
 	save        *hostSave                // nil alone or in memory
 	restart     atomic.Bool              // Close tells the players to come back (restartSignal)
+	first       int                      // the frame it began at (a host restored from a save: the save's)
 	receipts
 }
 
@@ -102,8 +105,8 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 		}
 		return nil, err
 	}
-	entities := 0
-	h.Do(func(w *tandem.World) { entities = w.ECS.Networked() })
+	entities, first := 0, 0
+	h.Do(func(w *tandem.World) { entities, first = w.ECS.Networked(), int(w.ECS.Frame()) })
 	l, full, short, err := listen(o, stdout, sv.identity(), entities)
 	if err != nil {
 		h.Close()
@@ -112,14 +115,14 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
 	h.Serve(l)
-	m := &localMatch{Session: h, host: h, full: full, short: short, save: sv}
+	m := &localMatch{Session: h, host: h, full: full, short: short, save: sv, first: first}
 	h.OnReceipt(m.receipts.take)
 	return m, nil
 }
 
 func (m *localMatch) Played() int {
 	n := 0
-	m.Do(func(w *tandem.World) { n = int(w.ECS.Frame()) })
+	m.Do(func(w *tandem.World) { n = int(w.ECS.Frame()) - m.first })
 	return n
 }
 
@@ -149,7 +152,7 @@ func (m *localMatch) Summary() string {
 		s := g.ScoreNow()
 		b := g.Pose(g.Ball)
 		line = fmt.Sprintf("tandem-demo: ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
-			w.ECS.Frame(), w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
+			int(w.ECS.Frame())-m.first, w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
 	})
 	if m.host != nil {
 		hs := m.host.Stats()

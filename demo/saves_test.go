@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -133,5 +134,22 @@ func TestRestartSignalWithoutASave(t *testing.T) {
 	client.wait()
 	if out := client.output(); strings.Contains(out, "reconnecting") {
 		t.Fatalf("the client reconnected to a host that shut down:\n%s", out)
+	}
+}
+
+// TestTicksOfARestoredHost: -ticks counts the ticks this run simulated, not
+// the frame the save brought back: a host restored at frame 60 with -ticks
+// 60 runs 60 more.
+func TestTicksOfARestoredHost(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "world.db")
+	args := []string{"-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "1", "-crates", "2", "-save", save, "-ticks", "60"}
+	for run, want := range []int{60, 120} {
+		out := start(t, fmt.Sprintf("host %d", run+1), args...).wait()
+		m := lineOf(t, "host", out, summaryLine)
+		ticks, _ := strconv.Atoi(m[1])
+		frame, _ := strconv.Atoi(m[2])
+		if ticks < 60 || ticks > 61 || frame < want || frame > want+2 {
+			t.Fatalf("run %d: ticks=%d frame=%d, want 60 ticks ending at frame %d", run+1, ticks, frame, want)
+		}
 	}
 }
