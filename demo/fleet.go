@@ -27,7 +27,7 @@ import (
 // fingerprint to players from the GameServer's annotation.
 func runAgones(o options, stdout, stderr io.Writer) error {
 	o.headless = true // nobody plays at a game server
-	sdk, err := agones.New(agones.Options{OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) }})
+	sdk, err := agones.New(agones.Options{OnError: func(err error) { fmt.Fprintln(stderr, appName+":", err) }})
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w; pick another address with -addr", o.addr, err)
 	}
-	fmt.Fprintf(stdout, "tandem-demo: game server on %s, certificate %s\n", l.Addr(), t.Fingerprint())
+	fmt.Fprintf(stdout, appName+": game server on %s, certificate %s\n", l.Addr(), t.Fingerprint())
 	target := ""
 	if o.save.set {
 		target = o.save.target
@@ -59,20 +59,20 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 			if err != nil {
 				return nil, err
 			}
-			h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
+			h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, appName+":", e) })
 			return h, nil
 		},
 		OnWorld: func(world string) {
 			switch {
 			case world == "":
-				fmt.Fprintln(stdout, "tandem-demo: ticking a world in memory until an allocation names one ("+fleet.WorldKey+")")
+				fmt.Fprintln(stdout, appName+": ticking a world in memory until an allocation names one ("+fleet.WorldKey+")")
 			case target == "":
-				fmt.Fprintf(stdout, "tandem-demo: world %s, in memory only (give -save postgres://… to keep it)\n", world)
+				fmt.Fprintf(stdout, appName+": world %s, in memory only (give -save postgres://… to keep it)\n", world)
 			default:
-				fmt.Fprintf(stdout, "tandem-demo: world %s, saved to %s\n", world, target)
+				fmt.Fprintf(stdout, appName+": world %s, saved to %s\n", world, target)
 			}
 		},
-		OnError: func(err error) { fmt.Fprintln(stderr, "tandem-demo:", err) },
+		OnError: func(err error) { fmt.Fprintln(stderr, appName+":", err) },
 	})
 }
 
@@ -83,7 +83,7 @@ func fleetHostConfig(o options, target, world string, stderr io.Writer) tandem.H
 	hc := hostConfig(o)
 	if world != "" && target != "" {
 		hc.SaveTo, hc.World = target, world
-		hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "tandem-demo: world %s: %v\n", world, r) }
+		hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, appName+": world %s: %v\n", world, r) }
 		hc.OnSaveError = saveFailed(stderr)
 	}
 	return hc

@@ -25,7 +25,7 @@ func runHeadless(m match, o options, stdout io.Writer) error {
 		return nil
 	}
 	if !o.networked() {
-		fmt.Fprintf(stdout, "tandem-demo: headless, %d bots, %d crates; Ctrl-C to stop\n", o.bots, o.crates)
+		fmt.Fprintf(stdout, appName+": headless, %d bots, %d crates; Ctrl-C to stop\n", o.bots, o.crates)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -61,9 +61,9 @@ func onRestartSignal(ctx context.Context, m *localMatch, out io.Writer) (context
 		case <-sig:
 			if m.host != nil && m.host.Restartable() {
 				m.restart.Store(true)
-				fmt.Fprintln(out, "tandem-demo: closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
+				fmt.Fprintln(out, appName+": closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
 			} else {
-				fmt.Fprintln(out, "tandem-demo: no save or no -grace to come back to: shutting down")
+				fmt.Fprintln(out, appName+": no save or no -grace to come back to: shutting down")
 			}
 			cancel()
 		case <-ctx.Done():

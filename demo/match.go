@@ -113,7 +113,7 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 		sv.Close()
 		return nil, err
 	}
-	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, "tandem-demo:", e) })
+	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, appName+":", e) })
 	h.Serve(l)
 	m := &localMatch{Session: h, host: h, full: full, short: short, save: sv, first: first}
 	h.OnReceipt(m.receipts.take)
@@ -151,7 +151,7 @@ func (m *localMatch) Summary() string {
 		g := game.Of(w)
 		s := g.ScoreNow()
 		b := g.Pose(g.Ball)
-		line = fmt.Sprintf("tandem-demo: ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
+		line = fmt.Sprintf(appName+": ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
 			int(w.ECS.Frame())-m.first, w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
 	})
 	if m.host != nil {
@@ -193,20 +193,20 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 		switch {
 		case e.Kind == tandem.PeerReady && resumed:
 			resumed = false
-			fmt.Fprintf(stderr, "tandem-demo: back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
+			fmt.Fprintf(stderr, appName+": back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == tandem.PeerReady:
-			fmt.Fprintf(stderr, "tandem-demo: joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
+			fmt.Fprintf(stderr, appName+": joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
 		case e.Kind == tandem.PeerLeft && (e.Err == nil || errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal):
 			// This side left: nothing to report.
 		case e.Kind == tandem.PeerLeft:
-			fmt.Fprintln(stderr, "tandem-demo: the session ended:", e.Err)
+			fmt.Fprintln(stderr, appName+": the session ended:", e.Err)
 		case e.Kind == tandem.PeerDisconnected:
-			fmt.Fprintln(stderr, "tandem-demo: the connection broke, reconnecting:", e.Err)
+			fmt.Fprintln(stderr, appName+": the connection broke, reconnecting:", e.Err)
 		case e.Kind == tandem.PeerResumed:
 			resumed = true
-			fmt.Fprintf(stderr, "tandem-demo: resumed as peer %d (%s)\n", e.Peer, e.Name)
+			fmt.Fprintf(stderr, appName+": resumed as peer %d (%s)\n", e.Peer, e.Name)
 		case e.Kind == tandem.PeerRejected:
-			fmt.Fprintln(stderr, "tandem-demo: the host refused the resume, joining afresh:", e.Err)
+			fmt.Fprintln(stderr, appName+": the host refused the resume, joining afresh:", e.Err)
 		}
 	})
 	c.World().Schedule.AddTo(ecs.StageOutput, "demo.travel", ecs.SystemFunc(m.measure))
@@ -288,7 +288,7 @@ func (m *clientMatch) Summary() string {
 			own = g.Pose(e)
 		}
 		s := g.ScoreNow()
-		line = fmt.Sprintf("tandem-demo: joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
+		line = fmt.Sprintf(appName+": joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
 			m.Joined(), ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
 			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
 			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond), ns.Resumes, w.Peer)

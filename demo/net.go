@@ -87,10 +87,10 @@ func listen(o options, w io.Writer, id *quicnet.Identity, entities int) (l trans
 		l.Close()
 		return nil, "", "", err
 	}
-	fmt.Fprintf(w, "tandem-demo: hosting on %s, entities=%d, certificate %s\n", l.Addr(), entities, t.Fingerprint())
+	fmt.Fprintf(w, appName+": hosting on %s, entities=%d, certificate %s\n", l.Addr(), entities, t.Fingerprint())
 	fmt.Fprintf(w, "join with: %s -join %s -pin %s\n", joinCommand(), addr, t.Fingerprint())
-	fmt.Fprintf(w, "tandem-demo: join line %s\n", full)
-	fmt.Fprintf(w, "tandem-demo: short code %s (read it out; it checks the first 55 bits of the certificate)\n", short)
+	fmt.Fprintf(w, appName+": join line %s\n", full)
+	fmt.Fprintf(w, appName+": short code %s (read it out; it checks the first 55 bits of the certificate)\n", short)
 	return l, full, short, nil
 }
 

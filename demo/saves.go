@@ -58,7 +58,7 @@ func openSave(o options, stderr io.Writer) (*hostSave, error) {
 	target, err := savePath(o.save)
 	if err != nil || target == "" {
 		if err == nil {
-			fmt.Fprintln(stderr, "tandem-demo: the world lives in memory only (-save '')")
+			fmt.Fprintln(stderr, appName+": the world lives in memory only (-save '')")
 		}
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func openSave(o options, stderr io.Writer) (*hostSave, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "tandem-demo: saving the world to %s (-save FILE to choose, -save '' for none)\n", target)
+	fmt.Fprintf(stderr, appName+": saving the world to %s (-save FILE to choose, -save '' for none)\n", target)
 	return &hostSave{sf}, nil
 }
 
@@ -82,7 +82,7 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 	}
 	hc.Store = s.World
 	hc.OnRestore = func(r tandem.RestoreReport) {
-		fmt.Fprintf(stderr, "tandem-demo: %v\n", r)
+		fmt.Fprintf(stderr, appName+": %v\n", r)
 	}
 	players := -1
 	hc.OnSave = func(r tandem.SavedReport) {
@@ -92,7 +92,7 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 			if r.Players == 1 {
 				people = "player"
 			}
-			fmt.Fprintf(stderr, "tandem-demo: save %d (frame %d) holds %d %s\n", r.Seq, r.Frame, r.Players, people)
+			fmt.Fprintf(stderr, appName+": save %d (frame %d) holds %d %s\n", r.Seq, r.Frame, r.Players, people)
 		}
 	}
 	hc.OnSaveError = saveFailed(stderr)
@@ -101,7 +101,7 @@ func (s *hostSave) configure(hc *tandem.HostConfig, stderr io.Writer) {
 // saveFailed says on stderr that a save failed (the host retries).
 func saveFailed(stderr io.Writer) func(error) {
 	return func(err error) {
-		fmt.Fprintln(stderr, "tandem-demo: save failed (the world goes on; retrying):", err)
+		fmt.Fprintln(stderr, appName+": save failed (the world goes on; retrying):", err)
 	}
 }
 

@@ -85,12 +85,12 @@ func (s *sound) start() {
 		defer s.mu.Unlock()
 		if err != nil {
 			s.state = "no sound: " + err.Error()
-			fmt.Fprintf(s.log, "tandem-demo: %s; playing on without sound\n", s.state)
+			fmt.Fprintf(s.log, appName+": %s; playing on without sound\n", s.state)
 			return
 		}
 		if err := s.open(); err != nil {
 			s.state = "no sound: " + err.Error()
-			fmt.Fprintf(s.log, "tandem-demo: %s; playing on without sound\n", s.state)
+			fmt.Fprintf(s.log, appName+": %s; playing on without sound\n", s.state)
 			return
 		}
 		s.state = "on"
@@ -171,7 +171,7 @@ func (s *sound) summary() string {
 		out = "none"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tandem-demo: sound audio=%s played=%d", out, s.played)
+	fmt.Fprintf(&b, appName+": sound audio=%s played=%d", out, s.played)
 	for i, n := range s.counts {
 		fmt.Fprintf(&b, " %s=%d", effectNames[i], n)
 	}

@@ -51,7 +51,7 @@ type window struct {
 }
 
 // keyEchoEnv, set in the environment, makes the window print each key as a
-// frame sees it go down and up ("tandem-demo: key Escape down"), and its
+// frame sees it go down and up (it logs "tandem-demo: key Escape down", after appName), and its
 // first frame: a script typing into the window waits for the frame that
 // took a key instead of guessing how long a slow frame is.
 const keyEchoEnv = "TANDEM_DEMO_KEY_ECHO"
@@ -92,7 +92,7 @@ func runWindow(m match, o options, stdout, stderr io.Writer) error {
 	defer signal.Stop(w.stop)
 	if m == nil {
 		w.menu = &menu{name: o.name}
-		fmt.Fprintln(stderr, "tandem-demo: start screen")
+		fmt.Fprintln(stderr, appName+": start screen")
 	} else {
 		w.begin(m, o, false)
 	}
@@ -160,9 +160,9 @@ func (w *window) leave() {
 		w.menu.busy = ""
 		if err != nil {
 			w.menu.problem = err.Error()
-			fmt.Fprintln(w.stderr, "tandem-demo:", err)
+			fmt.Fprintln(w.stderr, appName+":", err)
 		}
-		fmt.Fprintln(w.stderr, "tandem-demo: back to the start screen")
+		fmt.Fprintln(w.stderr, appName+": back to the start screen")
 	}
 }
 
@@ -198,15 +198,15 @@ func (w *window) Update() error {
 func (w *window) echoKeys() {
 	if !w.framed {
 		w.framed = true
-		fmt.Fprintln(w.stderr, "tandem-demo: first frame")
+		fmt.Fprintln(w.stderr, appName+": first frame")
 	}
 	w.keys = inpututil.AppendJustPressedKeys(w.keys[:0])
 	for _, k := range w.keys {
-		fmt.Fprintf(w.stderr, "tandem-demo: key %s down\n", k)
+		fmt.Fprintf(w.stderr, appName+": key %s down\n", k)
 	}
 	w.keys = inpututil.AppendJustReleasedKeys(w.keys[:0])
 	for _, k := range w.keys {
-		fmt.Fprintf(w.stderr, "tandem-demo: key %s up\n", k)
+		fmt.Fprintf(w.stderr, appName+": key %s up\n", k)
 	}
 }
 
@@ -215,7 +215,7 @@ func (w *window) updateMenu() error {
 	select {
 	case s := <-w.starts:
 		if w.take(s) {
-			fmt.Fprintln(w.stderr, "tandem-demo:", s.err)
+			fmt.Fprintln(w.stderr, appName+":", s.err)
 		}
 		return nil
 	default:
@@ -224,7 +224,7 @@ func (w *window) updateMenu() error {
 	problem := w.menu.problem
 	defer func() {
 		if p := w.menu.problem; p != "" && p != problem {
-			fmt.Fprintln(w.stderr, "tandem-demo: start screen:", p)
+			fmt.Fprintln(w.stderr, appName+": start screen:", p)
 		}
 	}()
 	switch w.menu.update() {
