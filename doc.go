@@ -124,10 +124,10 @@
 // must not call the value's own methods that lock, or it waits for itself:
 // those whose documentation says "except from inside a View or Do callback"
 // (Save, a Host's or a Client's Close, OnEvent, LockStats, a Host's
-// Restartable, a Client's NetStats, a game alone's Give and RunAlone). Those that return
-// an error (Save, a Host's Close and CloseForRestart, a Client's Close, a
-// game alone's Give and RunAlone) give up there with ErrWorldHeld after two
-// seconds, doing nothing; the others wait forever. A save is asked for
+// Restartable, a Client's NetStats, a game alone's Give and RunAlone).
+// Those that return an error (Save, a Host's Close and CloseForRestart, a
+// Client's Close, a game alone's Give and RunAlone) give up there with
+// ErrWorldHeld after two seconds, doing nothing; the others wait forever. A save is asked for
 // there with World.SaveSoon or Host.SaveSoon. SetInput, Ticks, a Client's
 // State, Peer, Err, Joined and Frames, its Send, Give, OnReceipt,
 // PendingCommands and CommandStats, a Local's Close, and a Host's Err,

@@ -504,10 +504,10 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 // holds go out), or failed. It waits for the step under way. A host without
 // a store has nothing to save: nil. After a Close whose final save failed,
 // Save tries again, and a Save that lands finishes the Close; after one
-// that saved (or a host that stopped on its own: Err) it returns ErrClosed. Safe from any
-// goroutine, except from inside a View or Do callback, a system, a hook or
-// an observer (there it returns ErrWorldHeld after two seconds: use
-// SaveSoon).
+// that saved it returns ErrClosed, and on a host that stopped on its own
+// why (Err). Safe from any goroutine, except from inside a View or Do
+// callback, a system, a hook or an observer (there it returns ErrWorldHeld
+// after two seconds: use SaveSoon).
 func (h *Host[I]) Save(ctx context.Context) error {
 	if err := h.mu.outside("Host.Save", "ask with Host.SaveSoon there, or save after it returns"); err != nil {
 		return err
@@ -519,6 +519,9 @@ func (h *Host[I]) Save(ctx context.Context) error {
 		return nil
 	}
 	if h.life.finished {
+		if err := h.life.failed(); err != nil {
+			return err // it stopped on its own
+		}
 		return fmt.Errorf("tandem: save: the host closed, its world saved as it closed: %w", ErrClosed)
 	}
 	err := h.saveNow(ctx)
