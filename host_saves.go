@@ -515,14 +515,17 @@ func (h *Host[I]) Save(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.publishStatus()
-	if h.saves == nil || h.w == nil {
+	if h.saves == nil {
 		return nil
 	}
+	if err := h.life.failed(); err != nil {
+		return err // it stopped on its own
+	}
 	if h.life.finished {
-		if err := h.life.failed(); err != nil {
-			return err // it stopped on its own
-		}
 		return fmt.Errorf("tandem: save: the host closed, its world saved as it closed: %w", ErrClosed)
+	}
+	if h.w == nil {
+		return nil // released: saved as it was let go
 	}
 	err := h.saveNow(ctx)
 	if err == nil && h.life.closed {

@@ -61,6 +61,9 @@ func TestSecondHostTakesTheWorld(t *testing.T) {
 	if err := r.host.Close(); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("Close of the fenced host: %v", err)
 	}
+	if err := r.host.Save(context.Background()); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("Save of the fenced host: %v", err)
+	}
 	r.step(10)
 	if ann.State() != session.Closed || ann.CommandStats().Receipts != 1 {
 		t.Fatalf("ann is %v with %d receipts; want closed, with the first receipt only", ann.State(), ann.CommandStats().Receipts)

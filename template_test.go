@@ -10,7 +10,7 @@ import (
 )
 
 // The demo is the template for a new game: copied into a module of its own,
-// with its import path and its name for its save changed, gofmt run and
+// with its import path and its name (its save, its log lines) changed, gofmt run and
 // this module replaced by its directory, it builds, vets and passes its own
 // tests. The test copies demo/ into a
 // temporary directory and does exactly that, without the network (the module

@@ -265,6 +265,9 @@ func TestWorldHeldEachCall(t *testing.T) {
 		if err := <-closed; err != nil {
 			t.Fatal(err)
 		}
+		if err := r.host.Save(context.Background()); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Save after a Close that saved: %v, want ErrClosed", err)
+		}
 		if len(left) != 1 {
 			t.Fatalf("%d Leave hooks after the first, want 1", len(left))
 		}

@@ -119,7 +119,7 @@ func TestUnicodeNameOnScreen(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "names.png")
 	name := "Zoë 漢字 😀 Łukasz-Ωμ"
 	out := runDemo(t, "-alone", "-ticks", "30", "-bots", "1", "-mute", "-name", name, "-screenshot", shot)
-	if !regexp.MustCompile(`^` + appName + `: ticks=30 `).MatchString(out) {
+	if !regexp.MustCompile(`^` + logName + `: ticks=30 `).MatchString(out) {
 		t.Fatalf("summary %q", out)
 	}
 	img := readPNG(t, shot)

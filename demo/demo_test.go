@@ -75,7 +75,7 @@ func runDemo(t *testing.T, args ...string) string {
 	return stdout.String()
 }
 
-var summaryLine = regexp.MustCompile(`^` + appName + `: ticks=(\d+) frame=(\d+) score=(\d+)-(\d+) ball=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) `)
+var summaryLine = regexp.MustCompile(`^` + logName + `: ticks=(\d+) frame=(\d+) score=(\d+)-(\d+) ball=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) `)
 
 // parseSummary checks out is exactly one summary line and returns its
 // ticks, frame and ball travel.

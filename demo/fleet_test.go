@@ -38,7 +38,7 @@ func TestAgonesGameServer(t *testing.T) {
 	// The allocated world opens (the warm world's host pinged Health too:
 	// its pings say nothing of the allocation), then its host pings Health
 	// as it ticks (every 2.5 s).
-	p.waitLine(regexp.MustCompile(`^` + appName + `: world arena-3, saved to ` + regexp.QuoteMeta(save) + `$`))
+	p.waitLine(regexp.MustCompile(`^` + logName + `: world arena-3, saved to ` + regexp.QuoteMeta(save) + `$`))
 	if err := side.WaitCount(ctx, "/health", side.Count("/health")+1); err != nil {
 		t.Fatalf("no Health from the allocated world's host: %v", err)
 	}

@@ -124,7 +124,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.crates, "crates", o.crates, "number of crates in the arena (host or alone)")
 	fs.IntVar(&o.props, "props", 0, "scatter `N` networked static props (decor that never changes) over grounds around the field (host or alone); a joiner receives them all, and they cost nothing a tick")
 	fs.IntVar(&o.maxPlayers, "max-players", o.maxPlayers, "with -host: the most people in the match, the host's own player included (bots come on top)")
-	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks (a client counts them from its join), print one summary line and exit 0 (0: run until closed)")
+	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks (a client counts them from its join, a host restored from a save from the save's frame), print one summary line and exit 0 (0: run until closed)")
 	fs.StringVar(&o.screenshot, "screenshot", "", "with a window: write the last drawn frame to `FILE` as PNG when the demo ends (-ticks reached, Esc, Ctrl-C, or the host ending the game)")
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
 	fs.DurationVar(&o.jitter, "jitter", 0, "networked: vary each packet's delay by up to ± this `duration` (half each way)")

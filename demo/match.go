@@ -101,7 +101,7 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 		sv.Close()
 		if target, _ := savePath(o.save); errors.Is(err, save.ErrMismatch) {
 			// A game whose components changed since the save was made.
-			err = fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again", err, target)
+			err = fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again (it holds the host's certificate too: the join line changes)", err, target)
 		}
 		return nil, err
 	}

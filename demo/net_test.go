@@ -169,9 +169,9 @@ func (p *proc) signal(sig os.Signal) {
 
 var (
 	joinLine    = regexp.MustCompile(`^join with: \S+(?: \S+)? -join (\S+) -pin ([0-9a-f]{64})$`)
-	joinedLine  = regexp.MustCompile(`^` + appName + `: joined \S+ as peer (\d+)`)
-	clientLine  = regexp.MustCompile(`^` + appName + `: joined=true ticks=(\d+) frame=\d+ entities=(\d+) own=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) rtt=\S+ loss=[\d.]+ corrections=\d+ `)
-	hostSummary = regexp.MustCompile(`^` + appName + `: ticks=\d+ .* peers=(\d+) joined=(\d+) left=(\d+) resumes=(\d+)$`)
+	joinedLine  = regexp.MustCompile(`^` + logName + `: joined \S+ as peer (\d+)`)
+	clientLine  = regexp.MustCompile(`^` + logName + `: joined=true ticks=(\d+) frame=\d+ entities=(\d+) own=\((-?[\d.]+),(-?[\d.]+)\) moved=([\d.]+) rtt=\S+ loss=[\d.]+ corrections=\d+ `)
+	hostSummary = regexp.MustCompile(`^` + logName + `: ticks=\d+ .* peers=(\d+) joined=(\d+) left=(\d+) resumes=(\d+)$`)
 )
 
 // lineOf returns the submatches of the only line of out matching re.
@@ -221,7 +221,7 @@ func TestOverQUICLoopback(t *testing.T) {
 		}
 	}
 	for _, c := range clients {
-		host.waitLine(regexp.MustCompile(`^` + appName + `: peer \d+ \(` + c.name + `\) left`))
+		host.waitLine(regexp.MustCompile(`^` + logName + `: peer \d+ \(` + c.name + `\) left`))
 	}
 	host.signal(syscall.SIGINT)
 	out := host.wait()
@@ -306,7 +306,7 @@ func TestJoinCommand(t *testing.T) {
 // field), its own player included.
 func TestPropsJoinOverQUIC(t *testing.T) {
 	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "0", "-props", "20000")
-	first := host.waitLine(regexp.MustCompile(`^` + appName + `: hosting on \S+, entities=(\d+), certificate [0-9a-f]{64}$`))
+	first := host.waitLine(regexp.MustCompile(`^` + logName + `: hosting on \S+, entities=(\d+), certificate [0-9a-f]{64}$`))
 	entities, _ := strconv.Atoi(first[1])
 	// 20,000 props, 30 crates, the ball and the score at least.
 	if entities < 20032 {
@@ -324,3 +324,7 @@ func TestPropsJoinOverQUIC(t *testing.T) {
 	host.signal(syscall.SIGINT)
 	host.wait()
 }
+
+// logName is appName as a regular expression: the start of every line the
+// demo logs.
+var logName = regexp.QuoteMeta(appName)

@@ -30,17 +30,17 @@ func TestStoppedClientResumes(t *testing.T) {
 	client.signal(syscall.SIGSTOP)
 	// The host gives the silent client up after its idle timeout; the
 	// client's, counted from the same silence, has run out too by then.
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer ` + peer + ` \(runner\) disconnected`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(runner\) disconnected`))
 	client.signal(syscall.SIGCONT)
 	continued := time.Now()
-	client.waitLine(regexp.MustCompile(`^` + appName + `: resumed as peer ` + peer + ` \(runner\)`))
+	client.waitLine(regexp.MustCompile(`^` + logName + `: resumed as peer ` + peer + ` \(runner\)`))
 	resumed := time.Since(continued)
-	client.waitLine(regexp.MustCompile(`^` + appName + `: back in the game as peer ` + peer + ` `))
+	client.waitLine(regexp.MustCompile(`^` + logName + `: back in the game as peer ` + peer + ` `))
 	playing := time.Since(continued)
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer ` + peer + ` \(runner\) resumed$`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(runner\) resumed$`))
 
 	out := client.wait()
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer ` + peer + ` \(runner\) left`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(runner\) left`))
 	cm := lineOf(t, "client", out, clientLine)
 	sm := lineOf(t, "client", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
 	ticks, _ := strconv.Atoi(cm[1])

@@ -31,8 +31,9 @@ func (s *saveFlag) String() string { return s.target }
 func (s *saveFlag) Set(v string) error { s.target, s.set = v, true; return nil }
 
 // appName names the directories the host keeps its save (the user's state
-// directory) and reset key (the user's config directory) in. A game copied
-// from the demo gives its own: one that keeps it restores the demo's world.
+// directory) and reset key (the user's config directory) in, and begins
+// every line the program logs. A game copied from the demo gives its own:
+// one that keeps it restores the demo's world.
 const appName = "tandem-demo"
 
 // savePath returns where the host saves: -save's target, or by default

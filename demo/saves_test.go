@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var restoredLine = regexp.MustCompile(`^` + appName + `: restored save \d+: frame (\d+), (\d+) entities`)
+var restoredLine = regexp.MustCompile(`^` + logName + `: restored save \d+: frame (\d+), (\d+) entities`)
 
 // TestHostRestartsOnItsSave: a host with -save stopped (SIGINT: its final
 // save) and started again restores its world, logs the frame and entity
@@ -22,10 +22,10 @@ func TestHostRestartsOnItsSave(t *testing.T) {
 	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "2", "-crates", "6", "-save", save)
 	m := host.waitLine(joinLine)
 	addr, pin := m[1], m[2]
-	host.waitLine(regexp.MustCompile(`^` + appName + `: saving the world to ` + regexp.QuoteMeta(save)))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: saving the world to ` + regexp.QuoteMeta(save)))
 	client := start(t, "ann", "-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "120", "-name", "ann")
 	client.wait()
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer \d+ \(ann\) left`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer \d+ \(ann\) left`))
 	host.signal(syscall.SIGINT)
 	host.wait()
 
@@ -61,7 +61,7 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 	playThroughRestart(t, []string{"-save-every", "100ms", "-idle-timeout", "2s"}, []string{"-idle-timeout", "2s"},
 		func(host, _ *proc) {
 			// Saves go every 100 ms: wait for the first that holds the player.
-			host.waitLine(regexp.MustCompile(`^` + appName + `: save \d+ \(frame \d+\) holds 1 player$`))
+			host.waitLine(regexp.MustCompile(`^` + logName + `: save \d+ \(frame \d+\) holds 1 player$`))
 			host.signal(syscall.SIGKILL)
 			<-host.done
 		})
@@ -76,9 +76,9 @@ func TestPlayerResumesIntoARestartedHost(t *testing.T) {
 func TestPlayerResumesAfterAnAnnouncedRestart(t *testing.T) {
 	playThroughRestart(t, nil, nil, func(host, client *proc) {
 		host.signal(syscall.SIGHUP)
-		host.waitLine(regexp.MustCompile(`^` + appName + `: closing for a restart`))
+		host.waitLine(regexp.MustCompile(`^` + logName + `: closing for a restart`))
 		host.wait()
-		client.waitLine(regexp.MustCompile(`^` + appName + `: the connection broke, reconnecting: .*host restarting`))
+		client.waitLine(regexp.MustCompile(`^` + logName + `: the connection broke, reconnecting: .*host restarting`))
 	})
 }
 
@@ -96,18 +96,18 @@ func playThroughRestart(t *testing.T, hostArgs, clientArgs []string, stop func(h
 	addr, pin := m[1], m[2]
 	client := start(t, "ann", append([]string{"-join", addr, "-pin", pin, "-headless", "-bot", "-ticks", "240", "-name", "ann"}, clientArgs...)...)
 	peer := client.waitLine(joinedLine)[1]
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer ` + peer + ` \(ann\) ready`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(ann\) ready`))
 	stop(host, client)
 
 	again := start(t, "host again", append(args, "-addr", addr)...)
-	if r := again.waitLine(regexp.MustCompile(`^` + appName + `: restored save \d+: frame \d+, \d+ entities, (\d+) players?`)); r[1] != "1" {
+	if r := again.waitLine(regexp.MustCompile(`^` + logName + `: restored save \d+: frame \d+, \d+ entities, (\d+) players?`)); r[1] != "1" {
 		t.Fatalf("the restored save holds %s players, want ann", r[1])
 	}
 	if m2 := again.waitLine(joinLine); m2[2] != pin {
 		t.Fatalf("the restarted host presents certificate %s, was %s: pins break", m2[2], pin)
 	}
-	client.waitLine(regexp.MustCompile(`^` + appName + `: resumed as peer ` + peer + ` \(ann\)`))
-	again.waitLine(regexp.MustCompile(`^` + appName + `: peer ` + peer + ` \(ann\) resumed$`))
+	client.waitLine(regexp.MustCompile(`^` + logName + `: resumed as peer ` + peer + ` \(ann\)`))
+	again.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(ann\) resumed$`))
 	out := client.wait()
 	cm := lineOf(t, "ann", out, clientLine)
 	sm := lineOf(t, "ann", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
@@ -128,9 +128,9 @@ func TestRestartSignalWithoutASave(t *testing.T) {
 	client := start(t, "ann", "-join", m[1], "-pin", m[2], "-headless", "-bot", "-name", "ann")
 	client.waitLine(joinedLine)
 	host.signal(syscall.SIGHUP)
-	host.waitLine(regexp.MustCompile(`^` + appName + `: no save or no -grace to come back to: shutting down$`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: no save or no -grace to come back to: shutting down$`))
 	host.wait()
-	client.waitLine(regexp.MustCompile(`^` + appName + `: the session ended: .*host shut`))
+	client.waitLine(regexp.MustCompile(`^` + logName + `: the session ended: .*host shut`))
 	client.wait()
 	if out := client.output(); strings.Contains(out, "reconnecting") {
 		t.Fatalf("the client reconnected to a host that shut down:\n%s", out)

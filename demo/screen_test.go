@@ -40,8 +40,8 @@ type screen struct {
 // windowOf waits for the window of demo process p and its first frame.
 func windowOf(t *testing.T, p *proc) *screen {
 	t.Helper()
-	p.waitLine(regexp.MustCompile(`^` + appName + `: start screen$`))
-	p.waitLine(regexp.MustCompile(`^` + appName + `: first frame$`))
+	p.waitLine(regexp.MustCompile(`^` + logName + `: start screen$`))
+	p.waitLine(regexp.MustCompile(`^` + logName + `: first frame$`))
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		out, err := exec.Command("xdotool", "search", "--pid", strconv.Itoa(p.cmd.Process.Pid), "--name", "Tandem").Output()
 		if id := strings.Fields(string(out)); err == nil && len(id) > 0 {
@@ -71,10 +71,10 @@ func (s *screen) press(keys ...string) {
 		}
 		m := s.p.mark()
 		s.xdo("keydown", "--window", s.id, k)
-		s.p.waitLineAfter(m, regexp.MustCompile(`^`+appName+`: key `+echo+` down$`))
+		s.p.waitLineAfter(m, regexp.MustCompile(`^`+logName+`: key `+echo+` down$`))
 		m = s.p.mark()
 		s.xdo("keyup", "--window", s.id, k)
-		s.p.waitLineAfter(m, regexp.MustCompile(`^`+appName+`: key `+echo+` up$`))
+		s.p.waitLineAfter(m, regexp.MustCompile(`^`+logName+`: key `+echo+` up$`))
 	}
 }
 
@@ -103,9 +103,9 @@ func (s *screen) xdo(args ...string) {
 }
 
 var (
-	joinLineLine = regexp.MustCompile(`^` + appName + `: join line (\S+)$`)
-	shortLine    = regexp.MustCompile(`^` + appName + `: short code (\S+) `)
-	backLine     = regexp.MustCompile(`^` + appName + `: back to the start screen$`)
+	joinLineLine = regexp.MustCompile(`^` + logName + `: join line (\S+)$`)
+	shortLine    = regexp.MustCompile(`^` + logName + `: short code (\S+) `)
+	backLine     = regexp.MustCompile(`^` + logName + `: back to the start screen$`)
 )
 
 // checkStartScreen asserts a screenshot shows the start screen: the title in
@@ -150,7 +150,7 @@ func TestStartScreenHostsAndReturns(t *testing.T) {
 	}
 	s.press("Escape", "Escape")
 	menu.waitLine(backLine)
-	menu.waitLine(regexp.MustCompile(`^` + appName + `: ticks=\d+ .* peers=0 joined=0 left=0 resumes=0$`))
+	menu.waitLine(regexp.MustCompile(`^` + logName + `: ticks=\d+ .* peers=0 joined=0 left=0 resumes=0$`))
 	s.quit()
 	img := readPNG(t, shot)
 	checkStartScreen(t, img)
@@ -176,13 +176,13 @@ func TestJoinThroughTheStartScreen(t *testing.T) {
 	}
 	s.typeText(string(damaged))
 	s.press("Return")
-	menu.waitLine(regexp.MustCompile(`^` + appName + `: start screen: the code is damaged`))
+	menu.waitLine(regexp.MustCompile(`^` + logName + `: start screen: the code is damaged`))
 	s.press("ctrl+BackSpace")
 	s.typeText(line)
 	s.press("Return")
-	host.waitLine(regexp.MustCompile(`^` + appName + `: peer \d+ \(Zoë\) joined`))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer \d+ \(Zoë\) joined`))
 	out := menu.wait()
-	if !regexp.MustCompile(`(?m)^` + appName + `: joined=true ticks=12[0-9] `).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^` + logName + `: joined=true ticks=12[0-9] `).MatchString(out) {
 		t.Fatalf("the client joined from the start screen printed:\n%s\nwant joined=true after 120 ticks (a step more when the client catches up)", out)
 	}
 	keep(t, shot, "tandem-joined.png")
@@ -203,7 +203,7 @@ func TestRefusedJoinReturnsToTheStartScreen(t *testing.T) {
 	s.press("Down", "Down", "Return")
 	s.typeText(full)
 	s.press("Return")
-	menu.waitLine(regexp.MustCompile(`^` + appName + `: could not join: .*the match is full \(8 players\)`))
+	menu.waitLine(regexp.MustCompile(`^` + logName + `: could not join: .*the match is full \(8 players\)`))
 	menu.waitLine(backLine)
 	s.press("Escape") // the join page
 	s.quit()

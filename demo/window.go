@@ -51,7 +51,7 @@ type window struct {
 }
 
 // keyEchoEnv, set in the environment, makes the window print each key as a
-// frame sees it go down and up (it logs "tandem-demo: key Escape down", after appName), and its
+// frame sees it go down and up ("tandem-demo: key Escape down"), and its
 // first frame: a script typing into the window waits for the frame that
 // took a key instead of guessing how long a slow frame is.
 const keyEchoEnv = "TANDEM_DEMO_KEY_ECHO"

@@ -27,6 +27,11 @@
 // steps after its command runs. Outside one, Save makes a host's receipts
 // go out at the next Step.
 //
+// The rig's host checks at every step that each write of a replicated
+// component was reported (ecs.MutateComponent): one that was not fails the
+// test at that Step, naming the component (Config.Unchecked turns the
+// check off).
+//
 // At the test's end the rig closes the clients and the host: a host whose
 // Close fails there (its final save: a component nothing saves, a store
 // that fails) fails the test, unless the host had closed already (Done:
@@ -48,6 +53,7 @@ import (
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
 )
@@ -74,8 +80,8 @@ type Config struct {
 	// Unchecked turns off the host's check that every write of a
 	// replicated component was reported (replicate.HostConfig's
 	// CheckReports, on by default in a rig: a write the game did not
-	// report with ecs.MutateComponent panics, naming the component, at the
-	// host's next step, where no peer would ever be sent it). The check
+	// report with ecs.MutateComponent fails the test at the Step that
+	// finds it, naming the component; no peer would ever be sent it). The check
 	// looks at every networked entity each step: turn it off for a world
 	// too large for that.
 	Unchecked bool
@@ -279,7 +285,7 @@ func (r *Rig[I]) Step(n int) {
 	for range n {
 		r.Clock.Advance(r.cfg.Tick)
 		r.acceptAll()
-		r.Host.Advance()
+		r.advanceHost()
 		for _, c := range r.Clients {
 			c.Advance()
 		}
@@ -287,6 +293,22 @@ func (r *Rig[I]) Step(n int) {
 			r.wait()
 		}
 	}
+}
+
+// advanceHost runs the host's steps that are due; a write the game did not
+// report (replicate.UnreportedError) fails the test at its line.
+func (r *Rig[I]) advanceHost() {
+	r.t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			ue, ok := p.(*replicate.UnreportedError)
+			if !ok {
+				panic(p)
+			}
+			r.t.Fatalf("tandemtest: %v", ue)
+		}
+	}()
+	r.Host.Advance()
 }
 
 // StepUntil steps until done reports true, at most limit times, and

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +199,11 @@ func (r *recorder) Errorf(format string, args ...any) {
 
 func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
 
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+	runtime.Goexit()
+}
+
 // A host whose final save fails at the test's end (an entity holds a
 // component nothing saves) fails the test, which would otherwise pass.
 func TestFinalSaveFailsTheTest(t *testing.T) {
@@ -225,7 +231,7 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 
 // The rig's host checks that every write of a replicated component was
 // reported: a system that moves the figures without ecs.MutateComponent
-// panics at the host's step, naming the component.
+// fails the test at the Step that finds it, naming the component.
 func TestUnreportedWrite(t *testing.T) {
 	drift := false
 	sneaky := &tandem.Game[Walk]{
@@ -243,16 +249,21 @@ func TestUnreportedWrite(t *testing.T) {
 			}))
 		},
 	}
-	r := tandemtest.New(t, sneaky, tandem.HostConfig{}, tandemtest.Config{})
+	rec := &recorder{TB: t}
+	r := tandemtest.New(rec, sneaky, tandem.HostConfig{}, tandemtest.Config{})
 	r.Join("ann", tandem.ClientConfig[Walk]{})
 	drift = true
-	found := func() (p any) {
-		defer func() { p = recover() }()
+	stepped := make(chan struct{})
+	go func() { // the rig's Fatalf ends this goroutine, as it would a test's
+		defer close(stepped)
 		r.Step(1)
-		return nil
 	}()
+	<-stepped
 	drift = false
-	if msg := fmt.Sprint(found); !strings.Contains(msg, "Transform") || !strings.Contains(msg, "MutateComponent") {
-		t.Fatalf("a write without a report: %q, want a panic naming Transform and MutateComponent", msg)
+	for i := len(rec.cleanups) - 1; i >= 0; i-- {
+		rec.cleanups[i]()
+	}
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Transform") || !strings.Contains(rec.errs[0], "MutateComponent") {
+		t.Fatalf("a write without a report: %q, want the test failed naming Transform and MutateComponent", rec.errs)
 	}
 }

@@ -71,6 +71,7 @@ func newRigWith(t testing.TB, link condition.Config, nc Config, crates int, hc t
 	cancel()
 	r := &rig{t: t, clk: clk, net: n, l: l, game: New(nc), done: ctx, tick: time.Second / 144, names: map[*client]string{}}
 	hc.Clock = clk
+	hc.Replication.CheckReports = true // every write of the game's reported
 	r.host, err = tandem.NewHost(r.game, hc)
 	if err != nil {
 		t.Fatal(err)

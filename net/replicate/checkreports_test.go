@@ -53,7 +53,25 @@ func TestCheckReports(t *testing.T) {
 	}
 	dx = 1
 	found := step()
-	if !strings.Contains(found, "Transform") || !strings.Contains(found, "MutateComponent") {
+	if !strings.Contains(found, "Transform") || !strings.Contains(found, "written") || !strings.Contains(found, "MutateComponent") {
 		t.Fatalf("an unreported write: %q, want the component named and MutateComponent", found)
+	}
+
+	// A component added to a live entity without a report is found too.
+	w2 := ecs.NewWorld()
+	h2 := NewHost(NewRegistry(w2), HostConfig{CheckReports: true})
+	m2 := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w2.Arche())
+	e2 := m2.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{})
+	s2 := ecs.NewSchedule(w2, nil, 0)
+	s2.Add("replicate", h2)
+	s2.Step()
+	w2.Arche().Add(e2, w2.IDs.Velocity)
+	var ue *UnreportedError
+	func() {
+		defer func() { ue, _ = recover().(*UnreportedError) }()
+		s2.Step()
+	}()
+	if ue == nil || ue.Component != "Velocity" || !ue.Added {
+		t.Fatalf("a component added without a report: %+v, want Velocity named as added", ue)
 	}
 }

@@ -48,10 +48,11 @@ type HostConfig struct {
 	// InterestConfig.
 	Interest InterestConfig
 	// CheckReports, if set, looks at every networked entity at every step
-	// and panics, naming the component and the entity, when a replicated
-	// component's value differs from what was last reported with
-	// ecs.MutateComponent: a write without a report, which no peer would
-	// ever be sent. A value that differs by less than its codec's precision
+	// and panics with an *UnreportedError, naming the component and the
+	// entity, when a replicated component's value differs from what was
+	// last reported with ecs.MutateComponent, or the entity holds one it
+	// was never reported to have: a write or an addition without a report,
+	// which no peer would ever be sent. A value that differs by less than its codec's precision
 	// is not a change. It costs a pass over the world each step: for tests
 	// and debugging (package tandemtest turns it on), not for a host in
 	// play.
@@ -273,7 +274,7 @@ func (h *HostReplicator) Lost(id ecs.PeerID, token uint32) {
 // advances joins, and on send steps measures the urgency of what changed
 // once, then packs and sends each peer's updates. Cost: the step's reports,
 // plus per peer what changed in its scope and what it is sent; nothing in the
-// size of the world.
+// size of the world (but with HostConfig.CheckReports, a debugging aid).
 func (h *HostReplicator) Update(w *ecs.World) {
 	h.steps++
 	h.frame = uint32(w.Frame())

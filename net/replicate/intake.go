@@ -3,6 +3,8 @@ package replicate
 import (
 	"fmt"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -175,15 +177,37 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 		}
 		for c := range reg.comps {
 			comp := &reg.comps[c]
-			if e.has&(1<<c) == 0 || !a.Has(ent, comp.id) {
+			if !a.Has(ent, comp.id) {
 				continue
+			}
+			if e.has&(1<<c) == 0 {
+				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: true})
 			}
 			q := h.scratch[:comp.fields:comp.fields]
 			comp.quant(a.Get(ent, comp.id), q)
 			at := slot*stride + reg.offset[c]
 			if !equalImage(q, h.img[at:at+comp.fields]) {
-				panic(fmt.Sprintf("replicate: component %s of networked entity %d (%v) was written without a report: call ecs.MutateComponent after writing a replicated component, or no peer is sent the change (found by HostConfig.CheckReports at frame %d)", comp.name, e.id, ent, h.frame))
+				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
 			}
 		}
 	}
+}
+
+// UnreportedError is what a host with HostConfig.CheckReports panics with
+// when a replicated component of a networked entity was written, or added,
+// without a report (ecs.MutateComponent): no peer would be sent it.
+type UnreportedError struct {
+	Component string       // the component's codec name
+	ID        ecs.NetID    // the entity's network id
+	Entity    arche.Entity // the entity
+	Frame     ecs.Frame    // the step that found it
+	Added     bool         // the component was added, not written
+}
+
+func (e *UnreportedError) Error() string {
+	what := "written"
+	if e.Added {
+		what = "added"
+	}
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
 }

@@ -123,7 +123,7 @@ func newStreamRun(noStream bool, seed uint64, fate tapeFateRule, bits int) *tape
 		}
 		sc.live = append(sc.live, sc.m.NewWith(t, &ecs.Velocity{}, &tally{}, &ecs.NetworkIdentity{}))
 	}
-	r := &tapeRun{h: NewHost(reg, HostConfig{SendEvery: 1 + int(seed%2), BitsPerSecond: bits})}
+	r := &tapeRun{h: NewHost(reg, HostConfig{SendEvery: 1 + int(seed%2), BitsPerSecond: bits, CheckReports: true})}
 	r.h.noStream = noStream
 	r.sched = ecs.NewSchedule(w, nil, 0)
 	r.sched.Add("scene", sc).Add("replicate", r.h)
