@@ -136,7 +136,7 @@ type Client[I comparable] struct {
 	phys    *netPhysics
 	corr    correctionLog
 	cmds    clientCommands
-	events  []func(Event)
+	events  observers[Event]
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
 	status  clientStatus
@@ -377,7 +377,7 @@ func (c *Client[I]) event(e Event) {
 	c.publish() // what the observers may ask of State, Peer and Err
 	c.mu.enter()
 	defer c.mu.exit()
-	for _, fn := range c.events {
+	for _, fn := range c.events.list() {
 		fn(e)
 	}
 }
@@ -551,13 +551,9 @@ func (c *Client[I]) stopped() error {
 
 // OnEvent adds fn to the observers of the client's events (admitted, ready,
 // closed); they run in the order added, on the simulation goroutine, with
-// the world locked. Safe from any goroutine, except from inside a View or Do
-// callback, a system, a hook or an observer.
-func (c *Client[I]) OnEvent(fn func(Event)) {
-	c.mu.Lock()
-	c.events = append(c.events, fn)
-	c.mu.Unlock()
-}
+// the world locked. Safe from any goroutine, inside callbacks, hooks and
+// observers too (one added by an observer hears the events that come after).
+func (c *Client[I]) OnEvent(fn func(Event)) { c.events.add(fn) }
 
 // SetInput sets the input of the player at this machine; it holds for every
 // frame simulated until the next call. Ignored with ClientConfig.Input. Safe
@@ -590,27 +586,30 @@ func (c *Client[I]) State() ClientState {
 	return c.status.state
 }
 
-// clientStatus is what State, Peer and Err report, copied by the simulation
-// goroutine under a lock of its own (publish), so that they never wait for
-// the world.
+// clientStatus is what State, Peer, Err and NetStats report, copied by the
+// simulation goroutine under a lock of its own (publish), so that they never
+// wait for the world.
 type clientStatus struct {
 	mu     sync.Mutex
+	stats  NetStats
 	state  ClientState
 	peer   ecs.PeerID
 	err    error
 	closed bool // err was taken when the session closed
 }
 
-// publish copies the session's state, peer and error into c.status. It runs
-// with the world locked: at the end of every Advance, Step, Do and handshake
-// turn, before the game's observers hear an event, and at Close. The error is
+// publish copies the session's state, peer, error and figures into c.status.
+// It allocates nothing. It runs
+// with the world locked: at the end of every Advance, Step, View, Do and
+// handshake turn, before the game's observers hear an event, and at Close. The error is
 // taken once the session closed (it does not change after, but for Close).
 func (c *Client[I]) publish() {
 	c.flushDue()
 	st := c.session.State()
+	figures := c.Stats()
 	s := &c.status
 	s.mu.Lock()
-	s.state, s.peer = st, c.peer()
+	s.stats, s.state, s.peer = figures, st, c.peer()
 	if st == session.Closed && !s.closed {
 		s.closed, s.err = true, c.errLocked()
 	}

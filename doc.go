@@ -121,19 +121,16 @@
 // goroutine; the world itself may be touched only by the systems, the Game's
 // hooks, and View and Do callbacks, which run with the world locked between
 // steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
-// must not call the value's own methods that lock, or it waits for itself:
-// those whose documentation says "except from inside a View or Do callback"
-// (Save, a Host's or a Client's Close, OnEvent, LockStats, a Host's
-// Restartable, a Client's NetStats, a game alone's Give and RunAlone).
-// Those that return an error (Save, a Host's Close and CloseForRestart, a
-// Client's Close, a game alone's Give and RunAlone) give up there with
-// ErrWorldHeld after two seconds, doing nothing; the others wait forever. A save is asked for
-// there with World.SaveSoon or Host.SaveSoon. SetInput, Ticks, a Client's
-// State, Peer, Err, Joined and Frames, its Send, Give, OnReceipt,
-// PendingCommands and CommandStats, a Local's Close, and a Host's Err,
-// SendOwn, Give, OnReceipt, Stats, SaveStats, SaveSoon, Restored and
-// Withheld may be called anywhere: they keep locks of their own (a command
-// given while the world is locked leaves when it is let go, at the latest
-// with the next step; a Host's figures are those it published at the end of
-// its last step, View, Do, Save or Close).
+// must not call the value's own methods that wait for the world: those whose
+// documentation says "except from inside a View or Do callback" (Save, a
+// Host's Close and CloseForRestart, a Client's Close, a game alone's Give and
+// RunAlone). They give up there with ErrWorldHeld after two seconds, doing
+// nothing. A save is asked for there with World.SaveSoon or Host.SaveSoon.
+// Run, Advance, Step, View and Do take the world themselves: call them from
+// outside. Every other method may be called anywhere, SetInput, Ticks,
+// OnEvent, OnReceipt, LockStats, Restartable and the figures among them: they
+// keep locks of their own (a command given while the world is locked leaves
+// when it is let go, at the latest with the next step; a Host's Stats and a
+// Client's NetStats are what it published at the end of its last step, View,
+// Do, Save or Close).
 package tandem

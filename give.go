@@ -75,10 +75,7 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 		if refusal != nil {
 			rc.Status, rc.Reason = ReceiptRefused, reason(refusal)
 		}
-		l.receiptsMu.Lock()
-		observe := l.receipts // appended to, never changed in place
-		l.receiptsMu.Unlock()
-		for _, fn := range observe {
+		for _, fn := range l.receipts.list() {
 			fn(rc)
 		}
 	})
@@ -88,8 +85,4 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 // OnReceipt adds fn to the observers of the receipts of the commands given
 // with Give in a game alone: each once, as the command runs, with the world
 // locked. Safe from any goroutine, inside callbacks, hooks and observers too.
-func (l *Local[I]) OnReceipt(fn func(Receipt)) {
-	l.receiptsMu.Lock()
-	l.receipts = append(l.receipts[:len(l.receipts):len(l.receipts)], fn)
-	l.receiptsMu.Unlock()
-}
+func (l *Local[I]) OnReceipt(fn func(Receipt)) { l.receipts.add(fn) }

@@ -175,7 +175,7 @@ type Host[I comparable] struct {
 	stats   HostStats
 	status  hostStatus
 	away    []ecs.PeerID // publishStatus's buffer
-	events  []func(Event)
+	events  observers[Event]
 
 	people people
 	cmds   hostCommands
@@ -394,7 +394,7 @@ func (h *Host[I]) event(e Event) {
 	}
 	h.mu.enter()
 	defer h.mu.exit()
-	for _, fn := range h.events {
+	for _, fn := range h.events.list() {
 		fn(e)
 	}
 }
@@ -402,13 +402,10 @@ func (h *Host[I]) event(e Event) {
 // OnEvent adds fn to the observers of the host's events (a peer joined, is
 // ready, left, was refused); they run in the order added, on the simulation
 // goroutine, with the world locked (the PeerLeft of players Close lets go:
-// on the goroutine that called Close, the world locked too). Safe from any goroutine, except from
-// inside a View or Do callback, a system, a hook or an observer.
-func (h *Host[I]) OnEvent(fn func(Event)) {
-	h.mu.Lock()
-	h.events = append(h.events, fn)
-	h.mu.Unlock()
-}
+// on the goroutine that called Close, the world locked too). Safe from any
+// goroutine, inside callbacks, hooks and observers too (one added by an
+// observer hears the events that come after).
+func (h *Host[I]) OnEvent(fn func(Event)) { h.events.add(fn) }
 
 // Serve accepts connections from l until the host closes. Safe from any
 // goroutine.

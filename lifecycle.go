@@ -255,14 +255,12 @@ func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 // Restartable reports whether CloseForRestart, called now, would tell the
 // players to come back: the host saves, keeps a grace window
 // (HostConfig.Grace), has not failed (Err: its store taken by another host,
-// say) and is not closed already. Its final save may still fail;
+// say) and no Close has begun. Its final save may still fail;
 // CloseForRestart then shuts down instead and returns that error. For saying
-// which a restart will be before it begins. Safe from any goroutine, except
-// from inside a View or Do callback, a system, a hook or an observer.
+// which a restart will be before it begins. Safe from any goroutine, inside
+// callbacks, hooks and observers too.
 func (h *Host[I]) Restartable() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return !h.life.closed && h.restartable(nil)
+	return !h.life.shut.Load() && h.saves != nil && h.cfg.Grace > 0
 }
 
 // restartable is Restartable, with the lock held, for a final save that

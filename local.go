@@ -3,7 +3,6 @@ package tandem
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 
 	"github.com/tandem-go/tandem/clock"
@@ -26,11 +25,9 @@ type Local[I comparable] struct {
 	keys   heldInput[I]
 	closed atomic.Bool // Close was called (a game alone)
 	// A game alone's commands (Give): the last operation id given (guarded
-	// by mu), and the receipts' observers (guarded by receiptsMu, taken
-	// inside mu, so that OnReceipt may be called anywhere).
-	ops        uint64
-	receiptsMu sync.Mutex
-	receipts   []func(Receipt)
+	// by mu), and the receipts' observers.
+	ops      uint64
+	receipts observers[Receipt]
 }
 
 // LocalConfig tunes a Local (and the simulating part of a Host). The zero

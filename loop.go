@@ -24,8 +24,8 @@ type loop struct {
 	ip     *interp.Interpolator // where to draw; nil on a client until Welcome
 	tracks map[reflect.Type]any // blended components: *interp.Track[T] by T
 	view   View
-	steps  time.Duration // the longest a batch of steps (or the work between them) held the lock
-	views  time.Duration // the longest a View held the lock
+	steps  longest // the longest a batch of steps (or the work between them) held the lock
+	views  longest // the longest a View held the lock
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
 	done    func() error // non-nil: Run returns it; called with the world locked
@@ -92,7 +92,7 @@ func (l *loop) Advance() int {
 	start := time.Now()
 	var n int
 	l.mu.call(func() { n = l.w.Schedule.Advance() })
-	l.steps = max(l.steps, time.Since(start))
+	l.steps.note(time.Since(start))
 	if l.after != nil {
 		l.after()
 	}
@@ -179,7 +179,7 @@ func (l *loop) runBetween() bool {
 	if l.settle != nil {
 		l.settle()
 	}
-	l.steps = max(l.steps, time.Since(start))
+	l.steps.note(time.Since(start))
 	return more
 }
 
@@ -208,7 +208,7 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.Alpha()}
 	l.mu.call(func() { draw(&l.view) })
 	l.view = View{}
-	l.views = max(l.views, time.Since(start))
+	l.views.note(time.Since(start))
 }
 
 // Do runs fn with the world locked between steps: for a change made from
@@ -232,13 +232,23 @@ func (l *loop) Do(fn func(w *World)) {
 // LockStats returns the longest time a batch of steps (or the loop's work
 // between steps: a host's handshakes, a client's join) held the world, and
 // the longest a View held it: what drawing and simulating cost each other.
-// Safe from any goroutine, except from inside a View or Do callback, a
-// system, a hook or an observer.
+// Safe from any goroutine, inside callbacks, hooks and observers too: two
+// atomic loads.
 func (l *loop) LockStats() (steps, views time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.steps, l.views
+	return l.steps.get(), l.views.get()
 }
+
+// longest is the longest of the durations noted: noted with the world
+// locked, read from anywhere.
+type longest struct{ d atomic.Int64 }
+
+func (m *longest) note(d time.Duration) {
+	if int64(d) > m.d.Load() {
+		m.d.Store(int64(d))
+	}
+}
+
+func (m *longest) get() time.Duration { return time.Duration(m.d.Load()) }
 
 // View is what drawing sees of a world for one drawn frame: the world itself,
 // between two steps, and where to draw each entity.

@@ -53,18 +53,20 @@ type NetStats struct {
 	ReconnectLeft time.Duration
 }
 
-// NetStats returns the client's figures now. Safe from any goroutine,
-// except from inside a View or Do callback, a system, a hook or an observer
-// (it would wait for itself: the world is locked there; Stats reads the
-// same there).
+// NetStats returns the client's figures as the client last published them:
+// at the end of its last Advance, Step, View or Do, the work Run does
+// between steps, before its observers hear an event, and at Close. Safe
+// from any goroutine, inside callbacks, hooks and observers too; it never
+// waits for the world.
 func (c *Client[I]) NetStats() NetStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.Stats()
+	c.status.mu.Lock()
+	defer c.status.mu.Unlock()
+	return c.status.stats
 }
 
-// Stats is NetStats for the simulation goroutine: inside a View or Do
-// callback, a system or a hook.
+// Stats returns the client's figures now, for the simulation goroutine:
+// inside a View or Do callback, a system, a hook or an observer (the world
+// must be held; elsewhere, NetStats).
 func (c *Client[I]) Stats() NetStats {
 	cs := c.session.Conn().Stats()
 	sy := c.pred.Sync().Stats()
@@ -85,8 +87,8 @@ func (c *Client[I]) Stats() NetStats {
 		Total:         tot,
 		Entities:      c.w.ECS.Networked(),
 		Bodies:        c.phys.stats,
-		Steps:         c.steps,
-		Views:         c.views,
+		Steps:         c.steps.get(),
+		Views:         c.views.get(),
 		Resumes:       c.resumes,
 		ReconnectLeft: c.session.ReconnectLeft(),
 	}

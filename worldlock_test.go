@@ -273,3 +273,71 @@ func TestWorldHeldEachCall(t *testing.T) {
 		}
 	})
 }
+
+// The methods that report or add an observer never wait for the world: each
+// works inside a Do callback and inside an observer, where the world is
+// held (waiting there would be waiting for itself), and an observer added by
+// an observer hears the events that come after.
+func TestStatusInsideCallbacks(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		defer watchdog(time.Minute).Stop()
+		r := newRig(t, HostConfig{SaveTo: savePath(t), Grace: 5 * time.Second})
+		var late []string // what the observer added by an observer heard
+		restartable := false
+		r.host.OnEvent(func(e Event) {
+			if e.Kind != PeerJoined || e.Name != "ann" {
+				return
+			}
+			r.host.LockStats()
+			restartable = r.host.Restartable()
+			r.host.OnEvent(func(e Event) {
+				if e.Kind == PeerJoined {
+					late = append(late, e.Name)
+				}
+			})
+		})
+		ann := r.join("ann", ClientConfig[push]{})
+		r.join("bob", ClientConfig[push]{})
+		if !restartable || len(late) != 1 || late[0] != "bob" {
+			t.Fatalf("inside ann's join: Restartable %v, later joins heard %v; want true, [bob]", restartable, late)
+		}
+
+		var inside NetStats
+		var clientHeard []EventKind
+		ann.Do(func(*World) {
+			inside = ann.NetStats()
+			ann.LockStats()
+			ann.OnEvent(func(e Event) { clientHeard = append(clientHeard, e.Kind) })
+		})
+		if inside.State != Playing || inside.Entities == 0 || inside.Frames == 0 {
+			t.Fatalf("NetStats inside Do: %+v, want a playing client's figures", inside)
+		}
+		if got := ann.NetStats(); got.Frame < inside.Frame || got.Entities != inside.Entities {
+			t.Fatalf("NetStats after Do: frame %d, %d entities; inside: frame %d, %d", got.Frame, got.Entities, inside.Frame, inside.Entities)
+		}
+		var held bool
+		r.host.Do(func(*World) { held = r.host.Restartable() })
+		if !held {
+			t.Fatal("Restartable inside Do: false for a host that saves with a grace window")
+		}
+		if n := testing.AllocsPerRun(50, func() { ann.Do(func(*World) {}) }); n != 0 {
+			t.Fatalf("a client's Do (publishing its figures) allocates %.1f times", n)
+		}
+
+		if err := ann.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st := ann.NetStats(); st.State != Closed {
+			t.Fatalf("NetStats after Close: state %v", st.State)
+		}
+		if len(clientHeard) == 0 || clientHeard[len(clientHeard)-1] != PeerLeft {
+			t.Fatalf("the observer ann added inside Do heard %v, want its leave last", clientHeard)
+		}
+		if err := r.host.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if r.host.Restartable() {
+			t.Fatal("Restartable after Close: true")
+		}
+	})
+}
