@@ -16,7 +16,7 @@ import (
 // clientCommands is a client's side of commands: the outbox of those without
 // a receipt, which connection each went out on, and who hears receipts.
 //
-// mu guards out, sent, observe and stats, so that Send, OnReceipt and the
+// mu guards out, sent and stats, so that Send, OnReceipt and the
 // counts never wait for the world (they are called from observers, which
 // run with it locked); conn and admitted are the world's, and commands go
 // out only with the world locked. mu is taken inside the world lock, never
@@ -25,7 +25,7 @@ type clientCommands struct {
 	mu       sync.Mutex
 	out      *command.Outbox
 	sent     map[uint64]sentOn // when and on which connection each went last
-	observe  []func(Receipt)
+	observe  observers[Receipt]
 	stats    CommandStats
 	conn     uint32 // counts admissions: a new one sends everything again
 	admitted bool
@@ -164,7 +164,6 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	}
 	delete(cc.sent, r.Op)
 	cc.stats.Receipts++
-	observe := cc.observe // appended to, never changed in place
 	cc.mu.Unlock()
 	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
 	if int(s.Kind) < len(c.g.Commands) {
@@ -172,7 +171,7 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	}
 	c.mu.enter()
 	defer c.mu.exit()
-	for _, fn := range observe {
+	for _, fn := range cc.observe.list() {
 		fn(rc)
 	}
 }
@@ -181,11 +180,7 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 // once, on the simulation goroutine, as it arrives, with the world locked.
 // Safe from any goroutine, inside callbacks, hooks and observers too (one
 // added by an observer hears the receipts that come after).
-func (c *Client[I]) OnReceipt(fn func(Receipt)) {
-	c.cmds.mu.Lock()
-	c.cmds.observe = append(c.cmds.observe[:len(c.cmds.observe):len(c.cmds.observe)], fn)
-	c.cmds.mu.Unlock()
-}
+func (c *Client[I]) OnReceipt(fn func(Receipt)) { c.cmds.observe.add(fn) }
 
 // PendingCommands returns how many commands wait for their receipt. Safe from
 // any goroutine, inside callbacks, hooks and observers too.

@@ -116,21 +116,30 @@
 // net/session. A game that needs what the facade does not wire can use those
 // directly; the facade is built on their public API only.
 //
-// Threads: a Local, Host or Client owns its world. Run, Advance, Step,
-// SetInput, View, Do, Send, Save, Close and the statistics are safe from any
-// goroutine; the world itself may be touched only by the systems, the Game's
-// hooks, and View and Do callbacks, which run with the world locked between
-// steps, as do the observers (OnEvent, OnReceipt). A callback or an observer
-// must not call the value's own methods that wait for the world: those whose
-// documentation says "except from inside a View or Do callback" (Save, a
-// Host's Close and CloseForRestart, a Client's Close, a game alone's Give and
-// RunAlone). They give up there with ErrWorldHeld after two seconds, doing
-// nothing. A save is asked for there with World.SaveSoon or Host.SaveSoon.
-// Run, Advance, Step, View and Do take the world themselves: call them from
-// outside. Every other method may be called anywhere, SetInput, Ticks,
-// OnEvent, OnReceipt, LockStats, Restartable and the figures among them: they
-// keep locks of their own (a command given while the world is locked leaves
-// when it is let go, at the latest with the next step; a Host's Stats and a
-// Client's NetStats are what it published at the end of its last step, View,
-// Do, Save or Close).
+// Threads: a Local, Host or Client owns its world. The world itself may be
+// touched only by the systems, the Game's hooks, and View and Do callbacks,
+// which run with the world locked between steps, as do the observers
+// (OnEvent, OnReceipt). The methods fall in four groups.
+//
+// Run, Advance, Step, View and Do take the world: call them from any
+// goroutine but from inside that code (there they wait for themselves).
+//
+// Save, a Host's Close and CloseForRestart, a Client's Close, and a game
+// alone's Give and RunAlone wait for the world too, from any goroutine;
+// inside that code (their documentation says "except from inside a View or Do
+// callback") they give up with ErrWorldHeld after two seconds, doing nothing.
+// A save is asked for there with World.SaveSoon or Host.SaveSoon.
+//
+// World, a Client's Stats and Local, and a Host's lists of peers and players
+// read the world as it is: call them inside that code, as their documentation
+// says.
+//
+// Every other method may be called anywhere, inside that code too: SetInput,
+// Ticks, Send, SendOwn, a Host's or a Client's Give, OnEvent, OnReceipt,
+// LockStats, Restartable, State, Err and the figures among them. They keep
+// locks of their own (a command given while the world is locked leaves when
+// it is let go, at the latest with the next step); a Host's Stats are what it
+// published at the end of its last step, View, Do, Save or Close, and a
+// Client's NetStats are read then and there with the world free, else what it
+// published last.
 package tandem

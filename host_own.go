@@ -31,7 +31,7 @@ type ownMail struct {
 	mu      sync.Mutex
 	next    uint64 // the operation id of the next SendOwn
 	queue   []queued
-	observe []func(Receipt)
+	observe observers[Receipt]
 	// outstanding is the own player's receipts held or queued, as the
 	// world last counted them (noteOwn): the mailbox counts them against
 	// MaxWithheld with what it holds.
@@ -82,9 +82,7 @@ func (h *Host[I]) dropOwn(why string) {
 	h.cmds.queue = q
 	h.own.pl.queued = 0
 	h.noteOwn()
-	h.own.mail.mu.Lock()
-	observe := h.own.mail.observe
-	h.own.mail.mu.Unlock()
+	observe := h.own.mail.observe.list()
 	frame := ecs.Frame(0)
 	if h.w != nil {
 		frame = h.w.ECS.Frame()
@@ -199,12 +197,7 @@ func (h *Host[I]) mail(kind uint8, payload []byte) (uint64, error) {
 // (SendOwn): each command's answer, once, on the simulation goroutine, when
 // the save holding it is durable. Safe from any goroutine, inside callbacks,
 // hooks and observers too.
-func (h *Host[I]) OnReceipt(fn func(Receipt)) {
-	m := &h.own.mail
-	m.mu.Lock()
-	m.observe = append(m.observe[:len(m.observe):len(m.observe)], fn)
-	m.mu.Unlock()
-}
+func (h *Host[I]) OnReceipt(fn func(Receipt)) { h.own.mail.observe.add(fn) }
 
 // ownReceipt delivers one of the own player's receipts to the observers.
 func (h *Host[I]) ownReceipt(msg []byte) {
@@ -218,9 +211,7 @@ func (h *Host[I]) ownReceipt(msg []byte) {
 	}
 	delete(h.own.kinds, r.Op)
 	rc := Receipt{Op: r.Op, Command: h.g.Commands[kind].def().name, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
-	h.own.mail.mu.Lock()
-	observe := h.own.mail.observe // appended to, never changed in place
-	h.own.mail.mu.Unlock()
+	observe := h.own.mail.observe.list()
 	h.mu.enter()
 	defer h.mu.exit()
 	for _, fn := range observe {

@@ -249,7 +249,10 @@ func (h *Host[I]) Close() error { return h.close(false) }
 // final save failed, closes as Close does instead, telling them it shuts
 // down and letting them go: no world would take them back; one whose store
 // another host took tells them so and lets no one go. For a deploy, or a
-// host moved to another machine that reads the same store.
+// host moved to another machine that reads the same store. Safe from any
+// goroutine, except from inside a View or Do callback, a system, a hook or an
+// observer (there it returns ErrWorldHeld after two seconds and does
+// nothing).
 func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 
 // Restartable reports whether CloseForRestart, called now, would tell the

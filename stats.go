@@ -53,12 +53,18 @@ type NetStats struct {
 	ReconnectLeft time.Duration
 }
 
-// NetStats returns the client's figures as the client last published them:
-// at the end of its last Advance, Step, View or Do, the work Run does
-// between steps, before its observers hear an event, and at Close. Safe
-// from any goroutine, inside callbacks, hooks and observers too; it never
-// waits for the world.
+// NetStats returns the client's figures. With the world free it reads them
+// now; with the world held (inside a callback, a system, a hook or an
+// observer, or while another goroutine steps the client) it returns them as
+// the client last published them: at the end of its last Advance, Step,
+// View or Do, the work Run does between steps, before its observers hear an
+// event, and at Close. Safe from any goroutine, inside callbacks, hooks and
+// observers too; it never waits for the world.
 func (c *Client[I]) NetStats() NetStats {
+	if c.mu.TryLock() {
+		c.publish()
+		c.mu.Unlock()
+	}
 	c.status.mu.Lock()
 	defer c.status.mu.Unlock()
 	return c.status.stats
@@ -68,15 +74,16 @@ func (c *Client[I]) NetStats() NetStats {
 // inside a View or Do callback, a system, a hook or an observer (the world
 // must be held; elsewhere, NetStats).
 func (c *Client[I]) Stats() NetStats {
-	cs := c.session.Conn().Stats()
+	cn := c.session.Conn()
+	in, out := cn.ByteRates()
 	sy := c.pred.Sync().Stats()
 	rec, tot := c.session.Progress()
 	s := NetStats{
 		State:         c.session.State(),
-		RTT:           cs.RTT,
-		Loss:          cs.LossRate,
-		KbitIn:        cs.BytesInPerSec * 8 / 1000,
-		KbitOut:       cs.BytesOutPerSec * 8 / 1000,
+		RTT:           cn.RTT(),
+		Loss:          cn.LossRate(),
+		KbitIn:        in * 8 / 1000,
+		KbitOut:       out * 8 / 1000,
 		Corrections:   c.corr.get(),
 		Predict:       c.pred.Stats(),
 		Lead:          sy.Lead,

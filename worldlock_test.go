@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -312,8 +313,9 @@ func TestStatusInsideCallbacks(t *testing.T) {
 		if inside.State != Playing || inside.Entities == 0 || inside.Frames == 0 {
 			t.Fatalf("NetStats inside Do: %+v, want a playing client's figures", inside)
 		}
-		if got := ann.NetStats(); got.Frame < inside.Frame || got.Entities != inside.Entities {
-			t.Fatalf("NetStats after Do: frame %d, %d entities; inside: frame %d, %d", got.Frame, got.Entities, inside.Frame, inside.Entities)
+		r.step(3)
+		if got := ann.NetStats(); got.Frames <= inside.Frames || got.Frame <= inside.Frame {
+			t.Fatalf("NetStats three steps after Do: frame %d, %d played; inside Do: frame %d, %d played", got.Frame, got.Frames, inside.Frame, inside.Frames)
 		}
 		var held bool
 		r.host.Do(func(*World) { held = r.host.Restartable() })
@@ -322,6 +324,9 @@ func TestStatusInsideCallbacks(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(50, func() { ann.Do(func(*World) {}) }); n != 0 {
 			t.Fatalf("a client's Do (publishing its figures) allocates %.1f times", n)
+		}
+		if n := testing.AllocsPerRun(50, func() { ann.View(time.Now(), func(*View) {}) }); n != 0 {
+			t.Fatalf("a client's View (publishing its figures) allocates %.1f times", n)
 		}
 
 		if err := ann.Close(); err != nil {
@@ -333,8 +338,20 @@ func TestStatusInsideCallbacks(t *testing.T) {
 		if len(clientHeard) == 0 || clientHeard[len(clientHeard)-1] != PeerLeft {
 			t.Fatalf("the observer ann added inside Do heard %v, want its leave last", clientHeard)
 		}
+		// Close lets bob go (and ann, whose leave the host has not
+		// stepped since to hear): its observers hear them leave on
+		// Close's goroutine, the world held, and no restart is to come.
+		var closing []bool
+		r.host.OnEvent(func(e Event) {
+			if e.Kind == PeerLeft {
+				closing = append(closing, r.host.Restartable())
+			}
+		})
 		if err := r.host.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if len(closing) == 0 || slices.Contains(closing, true) {
+			t.Fatalf("Restartable in the observers of the players Close let go: %v, want false for each", closing)
 		}
 		if r.host.Restartable() {
 			t.Fatal("Restartable after Close: true")

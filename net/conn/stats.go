@@ -119,6 +119,15 @@ func (c *Conn) Stats() Stats {
 	return s
 }
 
+// ByteRates returns the bytes received and sent per second over the last
+// second, as Stats does, without the rest of Stats: for figures read often.
+// Like Stats, it must not run concurrently with the connection's other
+// methods.
+func (c *Conn) ByteRates() (in, out float64) {
+	now := c.now()
+	return c.bytesIn.rate(now), c.bytesOut.rate(now)
+}
+
 // RTT returns the smoothed round-trip time (Config.InitialRTT before the
 // first sample).
 func (c *Conn) RTT() time.Duration { return c.rtt.smoothed }
