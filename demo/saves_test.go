@@ -109,8 +109,8 @@ func playThroughRestart(t *testing.T, hostArgs, clientArgs []string, stop func(h
 	client.waitLine(regexp.MustCompile(`^` + logName + `: resumed as peer ` + peer + ` \(ann\)`))
 	again.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(ann\) resumed$`))
 	out := client.wait()
-	if strings.Contains(out, "session ended") {
-		t.Errorf("ann, who played her ticks out and left, says the session ended:\n%s", out)
+	if all := client.output(); strings.Contains(all, "session ended") {
+		t.Errorf("ann, who played her ticks out and left, says the session ended:\n%s", all)
 	}
 	cm := lineOf(t, "ann", out, clientLine)
 	sm := lineOf(t, "ann", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`))
