@@ -99,10 +99,39 @@ func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 	r := wire.NewReader(p)
 	k.codec.Read(&r, &v)
 	if err := r.Finish(); err != nil {
-		return nil, fmt.Errorf("tandem: command %q: its codec's Read refuses what Append wrote (%w), as the host would; it was not given: give a value the game takes, or fix the CommandCodec", k.d.name, err)
+		return nil, &unreadCommand{name: k.d.name, err: err}
 	}
 	return p, nil
 }
+
+// unreadCommand is the error of a command whose codec's Read refuses what
+// its Append wrote: the game's own refusal (Reader.Fail), or the wire's,
+// said in the codec's terms rather than a peer's message's.
+type unreadCommand struct {
+	name string
+	err  error
+}
+
+func (e *unreadCommand) Error() string {
+	why := e.err.Error()
+	switch {
+	case errors.Is(e.err, wire.ErrInvalid):
+		why = "it read a value its layout does not allow"
+	case errors.Is(e.err, wire.ErrTruncated):
+		why = "it read more bytes than Append wrote"
+	case errors.Is(e.err, wire.ErrTrailing):
+		why = "it left bytes Append wrote unread"
+	case errors.Is(e.err, wire.ErrOverflow):
+		why = "it read a value too wide for where it puts it"
+	case errors.Is(e.err, wire.ErrTooLarge):
+		why = "it read a length past the limit it gave"
+	case errors.Is(e.err, wire.ErrNonCanonical):
+		why = "it read a varint Append did not write in its shortest form"
+	}
+	return fmt.Sprintf("tandem: command %q: its codec's Read refuses what Append wrote (%s), as the host would; it was not given: give a value the game takes, or fix the CommandCodec", e.name, why)
+}
+
+func (e *unreadCommand) Unwrap() error { return e.err }
 
 // ReceiptStatus says what became of a command: ReceiptDone, ReceiptRefused,
 // ReceiptConflict or ReceiptExpired.

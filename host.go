@@ -58,8 +58,11 @@ type HostConfig struct {
 	// (see store.Open). The host opens it, takes the lease of the world
 	// called World, restores the newest save (refusing to start on one
 	// that does not read: see NewHost), saves as the world changes, and
-	// closes it at Close. Empty, with Store nil: the world lives in memory
-	// only, and receipts go out at once.
+	// closes it at Close. Close lets the players go (Leave, their entities
+	// removed) before its final save, so a host started on that save has
+	// none of them; CloseForRestart keeps them in it, to resume. Empty,
+	// with Store nil: the world lives in memory only, and receipts go out
+	// at once.
 	SaveTo string
 	// Store, instead of SaveTo, is a world already opened (its lease taken)
 	// to save to; the host restores from it and never closes it.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // TestSendOwn: the host's own player's command runs once with the kind's
@@ -156,5 +157,31 @@ func TestGiveEveryWay(t *testing.T) {
 	}
 	if _, err := Give[push](r.host.Local, addCommand, 1); err == nil || !strings.Contains(err.Error(), "through the Host") {
 		t.Fatalf("Give on a host's Local: %v, want it refused, pointing at the Host", err)
+	}
+}
+
+// A command its own codec cannot read back is not given, and the error
+// says why in the codec's terms, wrapping the reader's error.
+func TestCommandCodecRefusalSaysWhy(t *testing.T) {
+	handle := func(*World, Peer, uint32) error { return nil }
+	for _, tc := range []struct {
+		read func(r *wire.Reader, v *uint32)
+		want error
+		says string
+	}{
+		{func(r *wire.Reader, v *uint32) { *v = r.U32() }, wire.ErrTruncated, "it read more bytes than Append wrote"},
+		{func(r *wire.Reader, v *uint32) {}, wire.ErrTrailing, "it left bytes Append wrote unread"},
+		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(wire.ErrInvalid) }, wire.ErrInvalid, "it read a value its layout does not allow"},
+		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(errAddTooMuch) }, errAddTooMuch, errAddTooMuch.Error()},
+	} {
+		k := NewCommand("one byte", CommandCodec[uint32]{
+			Append: func(dst []byte, v *uint32) []byte { return append(dst, byte(*v)) },
+			Read:   tc.read,
+		}, handle)
+		v := uint32(7)
+		_, err := k.encode(&v)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), `command "one byte"`) {
+			t.Errorf("got %v; want it to wrap %v and say %q", err, tc.want, tc.says)
+		}
 	}
 }

@@ -48,11 +48,7 @@ type ledger struct {
 	Tokens     [4]uint8 // by peer id, for peers 1..3
 }
 
-var tallyCodec = Exact(replicate.Codec[tally]{
-	Name: "tally", Fields: 1,
-	Quantize:   func(v *tally, q []int32) { q[0] = int32(v.N) },
-	Dequantize: func(q []int32, v *tally) { v.N = int64(q[0]) },
-})
+var tallyCodec = Exact(replicate.IntegerCodec[tally]("tally"))
 
 // maxAdd is the most one "add" takes: its codec refuses more, as a
 // game's codec refuses what a client has no business sending.

@@ -1,0 +1,130 @@
+package replicate
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+)
+
+// IntegerCodec returns a codec for a component T that is a struct of
+// integers and bools (a team, a score, a flag, a counter): one wire field
+// per struct field, in their order, each sent as it is, so a client holds
+// exactly the host's values. Fields of 32 bits or fewer travel whole; int,
+// uint, int64 and uint64 fields travel as 32 bits, a value beyond
+// math.MinInt32..math.MaxInt32 (0..math.MaxUint32 unsigned) arriving
+// clamped to it. Changes are sent whole, not as differences, and every
+// change is urgent (set Delta and Significant on the result for a field
+// that creeps). A host that saves wraps the codec in tandem.Exact, as any
+// other.
+//
+// It panics if T is not a struct, has a field of another kind (a float, a
+// string, a pointer, a nested struct: write a Codec of your own for those),
+// or has no field or more than MaxFields. Quantize and Dequantize allocate
+// nothing; Dequantize takes any wire image a host sends (a bool is true for
+// any value but 0; a narrow field keeps the low bits of a wide value).
+func IntegerCodec[T any](name string) Codec[T] {
+	fields := integerFields(reflect.TypeFor[T](), name)
+	return Codec[T]{
+		Name:   name,
+		Fields: len(fields),
+		Quantize: func(v *T, q []int32) {
+			for i, f := range fields {
+				q[i] = f.get(unsafe.Add(unsafe.Pointer(v), f.off))
+			}
+		},
+		Dequantize: func(q []int32, v *T) {
+			for i, f := range fields {
+				f.set(unsafe.Add(unsafe.Pointer(v), f.off), q[i])
+			}
+		},
+	}
+}
+
+// integerField is where one field of an IntegerCodec's struct lies and of
+// what kind it is.
+type integerField struct {
+	off  uintptr
+	kind reflect.Kind
+}
+
+// integerFields lists t's fields for IntegerCodec, or panics saying which
+// field it cannot send.
+func integerFields(t reflect.Type, name string) []integerField {
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v is not a struct of integers and bools; write a Codec for it", name, t))
+	}
+	if t.NumField() == 0 || t.NumField() > MaxFields {
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d fields; give it 1 to %d, or split it into two components", name, t, t.NumField(), MaxFields))
+	}
+	fields := make([]integerField, t.NumField())
+	for i := range fields {
+		sf := t.Field(i)
+		switch sf.Type.Kind() {
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		default:
+			panic(fmt.Sprintf("replicate: IntegerCodec %q: field %s of %v is a %v; it sends integers and bools only: write a Codec for the others", name, sf.Name, t, sf.Type))
+		}
+		kind := sf.Type.Kind()
+		switch {
+		case kind == reflect.Int && sf.Type.Size() == 4:
+			kind = reflect.Int32
+		case (kind == reflect.Uint || kind == reflect.Uintptr) && sf.Type.Size() == 4:
+			kind = reflect.Uint32
+		}
+		fields[i] = integerField{off: sf.Offset, kind: kind}
+	}
+	return fields
+}
+
+// get reads the field at p as its wire value.
+func (f integerField) get(p unsafe.Pointer) int32 {
+	switch f.kind {
+	case reflect.Bool:
+		if *(*bool)(p) {
+			return 1
+		}
+		return 0
+	case reflect.Int8:
+		return int32(*(*int8)(p))
+	case reflect.Int16:
+		return int32(*(*int16)(p))
+	case reflect.Int32:
+		return *(*int32)(p)
+	case reflect.Int, reflect.Int64:
+		return int32(max(math.MinInt32, min(math.MaxInt32, *(*int64)(p))))
+	case reflect.Uint8:
+		return int32(*(*uint8)(p))
+	case reflect.Uint16:
+		return int32(*(*uint16)(p))
+	case reflect.Uint32:
+		return int32(*(*uint32)(p)) // the bits: read back whole
+	default: // uint, uint64, uintptr
+		return int32(uint32(min(math.MaxUint32, *(*uint64)(p))))
+	}
+}
+
+// set writes wire value v into the field at p.
+func (f integerField) set(p unsafe.Pointer, v int32) {
+	switch f.kind {
+	case reflect.Bool:
+		*(*bool)(p) = v != 0
+	case reflect.Int8:
+		*(*int8)(p) = int8(v)
+	case reflect.Int16:
+		*(*int16)(p) = int16(v)
+	case reflect.Int32:
+		*(*int32)(p) = v
+	case reflect.Int, reflect.Int64:
+		*(*int64)(p) = int64(v)
+	case reflect.Uint8:
+		*(*uint8)(p) = uint8(v)
+	case reflect.Uint16:
+		*(*uint16)(p) = uint16(v)
+	case reflect.Uint32:
+		*(*uint32)(p) = uint32(v)
+	default: // uint, uint64, uintptr
+		*(*uint64)(p) = uint64(uint32(v))
+	}
+}
