@@ -192,6 +192,76 @@ func ExampleClientConfig_dial() {
 	}
 }
 
+// A host and a client over QUIC on this machine's loopback, each stepping
+// on a goroutine of its own as a game runs them: the host listens with a
+// new certificate (a host that saves keeps one: OpenSave, or
+// quicnet.LoadIdentity), and the client dials it pinned by the join line the
+// host shows its players. A headless test of a game over the real network
+// is built the same way.
+func ExampleHost_Serve() {
+	hostTransport, err := quicnet.New(quicnet.Config{})
+	if err != nil {
+		panic(err)
+	}
+	listener, err := hostTransport.Listen("127.0.0.1:0") // a free port
+	if err != nil {
+		panic(err)
+	}
+	host, err := tandem.NewHost(discs, tandem.HostConfig{})
+	if err != nil {
+		panic(err)
+	}
+	host.Serve(listener)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go host.Run(ctx)
+	line, _, err := joincode.Lines(quicnet.ReachableAddr(listener.Addr()), hostTransport.Fingerprint())
+	if err != nil {
+		panic(err)
+	}
+
+	// The player's side: the join line, as pasted.
+	code, err := joincode.Parse(line)
+	if err != nil {
+		panic(err)
+	}
+	var cfg quicnet.Config
+	code.Apply(&cfg)
+	clientTransport, err := quicnet.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	client, err := tandem.NewClient(discs, nil, tandem.ClientConfig[Thrust]{Name: "ann", Dial: clientTransport.Dialer(code.Addr(), 10*time.Second)})
+	if err != nil {
+		panic(err)
+	}
+	ready := make(chan struct{}, 1)
+	client.OnEvent(func(e tandem.Event) {
+		if e.Kind == tandem.PeerReady {
+			ready <- struct{}{}
+		}
+	})
+	ran := make(chan error, 1)
+	go func() { ran <- client.Run(ctx) }()
+	select {
+	case <-ready:
+	case err := <-ran:
+		fmt.Println("the join failed:", err)
+		return
+	}
+	fmt.Println("client:", client.State())
+	host.Do(func(w *tandem.World) {
+		fmt.Println("networked entities on the host:", w.ECS.Networked()) // the ball and ann's disc
+	})
+	client.Close() // ann leaves; her Run returns ErrClosed
+	fmt.Println("left:", errors.Is(<-ran, tandem.ErrClosed))
+	host.Close()
+	// Output:
+	// client: playing
+	// networked entities on the host: 2
+	// left: true
+}
+
 // One loop for every way to play: alone, hosting or joined, the game's loop
 // and its drawing see a Session, and Driven finds the entity the player at
 // this machine drives. Here the game is played alone (a program picks
