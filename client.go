@@ -598,11 +598,12 @@ type clientStatus struct {
 	closed bool // err was taken when the session closed
 }
 
-// publish copies the session's state, peer, error and figures into c.status.
-// It allocates nothing. It runs
-// with the world locked: at the end of every Advance, Step, View, Do and
-// handshake turn, before the game's observers hear an event, and at Close. The error is
-// taken once the session closed (it does not change after, but for Close).
+// publish copies the session's state, peer, error and figures into
+// c.status. It allocates nothing. It runs with the world locked: at the end
+// of every Advance, Step, View, Do and handshake turn, before the game's
+// observers hear an event, at Close, and in NetStats when the world is free.
+// The error is taken once the session closed (it does not change after, but
+// for Close).
 func (c *Client[I]) publish() {
 	c.flushDue()
 	st := c.session.State()

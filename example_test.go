@@ -238,7 +238,10 @@ func ExampleHost_Serve() {
 	ready := make(chan struct{}, 1)
 	client.OnEvent(func(e tandem.Event) {
 		if e.Kind == tandem.PeerReady {
-			ready <- struct{}{}
+			select { // never wait inside an observer: it holds the world
+			case ready <- struct{}{}:
+			default:
+			}
 		}
 	})
 	ran := make(chan error, 1)
@@ -247,6 +250,9 @@ func ExampleHost_Serve() {
 	case <-ready:
 	case err := <-ran:
 		fmt.Println("the join failed:", err)
+		return
+	case <-time.After(10 * time.Second):
+		fmt.Println("no join within 10 s")
 		return
 	}
 	fmt.Println("client:", client.State())

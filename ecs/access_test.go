@@ -3,6 +3,9 @@ package ecs
 import (
 	"strings"
 	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 )
 
 // Get reads a component or says there is none; Mutate hands it out for
@@ -35,5 +38,23 @@ func TestGetAndMutate(t *testing.T) {
 	}()
 	if !strings.Contains(msg, "ecs.health") || !strings.Contains(msg, "add it first") {
 		t.Fatalf("Mutate of a missing component: panic %q, want one naming it", msg)
+	}
+}
+
+// Get of a type no entity ever had registers nothing, so it may be called
+// while a query holds the world (where registering would panic).
+func TestGetInsideAQuery(t *testing.T) {
+	type neverUsed struct{ N int }
+	w := NewWorld()
+	e := newNetworked(w, HostPeer)
+	before := len(arche.ComponentIDs(w.Arche()))
+	q := generic.NewFilter1[Transform]().Query(w.Arche())
+	for q.Next() {
+		if Get[neverUsed](w, q.Entity()) != nil || Get[Transform](w, q.Entity()) == nil {
+			t.Fatal("Get inside a query: wrong answer")
+		}
+	}
+	if n := len(arche.ComponentIDs(w.Arche())); n != before || Get[neverUsed](w, e) != nil {
+		t.Fatalf("components registered: %d, before Get: %d", n, before)
 	}
 }

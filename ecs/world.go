@@ -1,6 +1,8 @@
 package ecs
 
 import (
+	"reflect"
+
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/listener"
 )
@@ -32,13 +34,14 @@ type World struct {
 	IDs     CoreIDs
 	journal Journal
 	index   netIndex
-	shards  shardState // NewNetworked's
+	shards  shardState                // NewNetworked's
+	types   map[reflect.Type]arche.ID // Get's and Mutate's lookups, as found
 }
 
 // NewWorld returns an empty world with the core components registered and the
 // network index listening.
 func NewWorld() *World {
-	w := &World{arche: arche.NewWorld()}
+	w := &World{arche: arche.NewWorld(), types: make(map[reflect.Type]arche.ID)}
 	w.IDs = CoreIDs{
 		Transform:       arche.ComponentID[Transform](&w.arche),
 		Velocity:        arche.ComponentID[Velocity](&w.arche),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -15,8 +16,9 @@ import (
 // math.MinInt32..math.MaxInt32 (0..math.MaxUint32 unsigned) arriving
 // clamped to it. Changes are sent whole, not as differences, and every
 // change is urgent (set Delta and Significant on the result for a field
-// that creeps). A host that saves wraps the codec in tandem.Exact, as any
-// other.
+// that creeps). Its Layout names the fields and their kinds, so a host and
+// a client built with different structs are refused as different games. A
+// host that saves wraps the codec in tandem.Exact, as any other.
 //
 // It panics if T is not a struct, has a field of another kind (a float, a
 // string, a pointer, a nested struct: write a Codec of your own for those),
@@ -24,10 +26,11 @@ import (
 // nothing; Dequantize takes any wire image a host sends (a bool is true for
 // any value but 0; a narrow field keeps the low bits of a wide value).
 func IntegerCodec[T any](name string) Codec[T] {
-	fields := integerFields(reflect.TypeFor[T](), name)
+	fields, layout := integerFields(reflect.TypeFor[T](), name)
 	return Codec[T]{
 		Name:   name,
 		Fields: len(fields),
+		Layout: layout,
 		Quantize: func(v *T, q []int32) {
 			for i, f := range fields {
 				q[i] = f.get(unsafe.Add(unsafe.Pointer(v), f.off))
@@ -48,9 +51,10 @@ type integerField struct {
 	kind reflect.Kind
 }
 
-// integerFields lists t's fields for IntegerCodec, or panics saying which
-// field it cannot send.
-func integerFields(t reflect.Type, name string) []integerField {
+// integerFields lists t's fields for IntegerCodec, with their layout (each
+// field's name and kind, as "{Team uint8; Score int32}"), or panics saying
+// which field it cannot send.
+func integerFields(t reflect.Type, name string) ([]integerField, string) {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v is not a struct of integers and bools; write a Codec for it", name, t))
 	}
@@ -58,6 +62,7 @@ func integerFields(t reflect.Type, name string) []integerField {
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d fields; give it 1 to %d, or split it into two components", name, t, t.NumField(), MaxFields))
 	}
 	fields := make([]integerField, t.NumField())
+	layout := make([]string, len(fields))
 	for i := range fields {
 		sf := t.Field(i)
 		switch sf.Type.Kind() {
@@ -74,8 +79,9 @@ func integerFields(t reflect.Type, name string) []integerField {
 			kind = reflect.Uint32
 		}
 		fields[i] = integerField{off: sf.Offset, kind: kind}
+		layout[i] = sf.Name + " " + sf.Type.Kind().String()
 	}
-	return fields
+	return fields, "{" + strings.Join(layout, "; ") + "}"
 }
 
 // get reads the field at p as its wire value.

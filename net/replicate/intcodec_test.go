@@ -4,15 +4,18 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tandem-go/tandem/ecs"
 )
 
-// everyInteger has a field of each kind IntegerCodec sends.
+// everyInteger has fields of most kinds IntegerCodec sends (wideInteger
+// has the others).
 type everyInteger struct {
 	On  bool
 	I8  int8
 	I16 int16
 	I32 int32
-	I   int
+	I   int64
 	U16 uint16
 	U32 uint32
 	U64 uint64
@@ -62,7 +65,7 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		X float64
 	}
 	type nested struct{ In struct{ A int32 } }
-	for name, make := range map[string]func(){
+	for name, build := range map[string]func(){
 		"X of":            func() { IntegerCodec[withFloat]("f") },
 		"In of":           func() { IntegerCodec[nested]("n") },
 		"has 9 fields":    func() { IntegerCodec[nine]("nine") },
@@ -71,7 +74,7 @@ func TestIntegerCodecRefuses(t *testing.T) {
 	} {
 		msg := func() (msg string) {
 			defer func() { msg, _ = recover().(string) }()
-			make()
+			build()
 			return ""
 		}()
 		if !strings.Contains(msg, name) || !strings.Contains(msg, "IntegerCodec") {
@@ -102,4 +105,65 @@ func FuzzIntegerCodec(f *testing.F) {
 			}
 		}
 	})
+}
+
+// team is a named integer kind, as games declare them.
+type team uint8
+
+// wideInteger has the kinds everyInteger lacks, a named one, an unexported
+// field and an embedded integer.
+type wideInteger struct {
+	U8  uint8
+	N   int
+	U   uint
+	P   uintptr
+	T   team
+	low int16
+	team2
+}
+
+type team2 int32
+
+// The other kinds read back too, and the layout names every field with its
+// kind.
+func TestIntegerCodecOtherKinds(t *testing.T) {
+	c := IntegerCodec[wideInteger]("wide")
+	if want := "{U8 uint8; N int; U uint; P uintptr; T uint8; low int16; team2 int32}"; c.Layout != want {
+		t.Fatalf("layout %q, want %q", c.Layout, want)
+	}
+	in := wideInteger{U8: 200, N: -5, U: 70000, P: 9, T: 3, low: -300, team2: -8}
+	q := make([]int32, c.Fields)
+	c.Quantize(&in, q)
+	var out wideInteger
+	c.Dequantize(q, &out)
+	if out != in {
+		t.Fatalf("%+v reads back %+v (image %v)", in, out, q)
+	}
+}
+
+// A host and a client whose IntegerCodec structs differ (the fields
+// reordered, or a kind changed) state different schemas, and are refused
+// as two games; the same struct states the same.
+func TestIntegerCodecLayoutInSchema(t *testing.T) {
+	schema := func(layout string) string {
+		reg := NewEmptyRegistry(ecs.NewWorld())
+		c := IntegerCodec[everyInteger]("every")
+		if layout != "" {
+			c.Layout = layout // the same Go type, built from another struct
+		}
+		Register(reg, c)
+		return string(reg.AppendSchema(nil))
+	}
+	same := schema("")
+	if schema("") != same {
+		t.Fatal("one struct, two schemas")
+	}
+	for _, other := range []string{
+		"{I8 int8; On bool; I16 int16; I32 int32; I int64; U16 uint16; U32 uint32; U64 uint64}",
+		"{On bool; I8 int8; I16 int32; I32 int32; I int64; U16 uint16; U32 uint32; U64 uint64}",
+	} {
+		if schema(other) == same {
+			t.Errorf("layout %s states the same schema as the struct's own", other)
+		}
+	}
 }

@@ -72,6 +72,13 @@ type Codec[T any] struct {
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
 	// interpolation. Default: a until alpha reaches 1, then b.
 	Blend func(a, b *T, alpha float64) T
+	// Layout describes what the wire image's fields are, where the Go type
+	// and Fields do not say it (IntegerCodec: the struct's fields, as
+	// "{Team uint8; Score int32}"). It goes into the schema host and client
+	// compare (AppendSchema), so two builds whose layouts differ are two
+	// games rather than one reading the other's fields wrong. Empty: the
+	// type and Fields stand for it.
+	Layout string
 }
 
 // Component is a registered component's index in its registry: the same
@@ -81,7 +88,7 @@ type Component uint8
 // component is a type-erased registered component.
 type component struct {
 	name    string
-	typ     string // T's Go type, for the schema
+	typ     string // T's Go type and its codec's Layout, for the schema
 	id      arche.ID
 	fields  int
 	delta   bool
@@ -156,7 +163,7 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 	quant, dequant := c.Quantize, c.Dequantize
 	comp := component{
 		name:    c.Name,
-		typ:     reflect.TypeFor[T]().String(),
+		typ:     reflect.TypeFor[T]().String() + c.Layout,
 		id:      id,
 		fields:  c.Fields,
 		delta:   c.Delta,
@@ -267,7 +274,8 @@ func (r *Registry) SetMotion(m Motion) {
 
 // AppendSchema appends to dst what of the registry decides how its bytes are
 // read, for a hash that host and client compare (PROTOCOL.md §6.2): for each
-// component in registration order its name, its Go type, its field count,
+// component in registration order its name, its Go type (followed by its
+// codec's Layout), its field count,
 // whether it is delta-coded and its wrap moduli; then the Motion, if set. A
 // codec's functions are not in it: a quantization changed with nothing else
 // reads the same.
