@@ -87,7 +87,7 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	}
 	cc.due.Store(true)
 	if c.mu.TryLock() { // the world was free: send now
-		c.flushDue()
+		c.publish() // flushDue, and the figures with what went out
 		c.mu.Unlock()
 	}
 	return s.Op, nil
