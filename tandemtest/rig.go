@@ -41,6 +41,11 @@
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
 // than frames in a game.
+//
+// Loopback is the other way to test: the host and its clients over QUIC on
+// this machine's loopback, each running at its real rate on a goroutine of
+// its own, as in a game. It exercises what the in-memory rig leaves out
+// (the transport and real time), and its tests wait for states, not frames.
 package tandemtest
 
 import (
@@ -218,21 +223,28 @@ func (r *Rig[I]) close() {
 	for _, c := range r.Clients {
 		_ = c.Close()
 	}
+	closeHost(r.t, r.Host)
+	_ = r.listener.Close()
+}
+
+// closeHost closes h at the test's end. A Close that fails (its final
+// save) fails the test, unless the test closed the host already or it
+// stopped on its own: then it is logged.
+func closeHost[I comparable](t testing.TB, h *tandem.Host[I]) {
 	var seen bool // the test closed the host, or it stopped on its own
 	select {
-	case <-r.Host.Done():
+	case <-h.Done():
 		seen = true
 	default:
-		seen = r.Host.Err() != nil
+		seen = h.Err() != nil
 	}
-	if err := r.Host.Close(); err != nil {
+	if err := h.Close(); err != nil {
 		if seen {
-			r.t.Logf("tandemtest: closing the host at the test's end: %v", err)
+			t.Logf("tandemtest: closing the host at the test's end: %v", err)
 		} else {
-			r.t.Errorf("tandemtest: closing the host at the test's end: %v", err)
+			t.Errorf("tandemtest: closing the host at the test's end: %v", err)
 		}
 	}
-	_ = r.listener.Close()
 }
 
 // Connect dials the host for a new client with cfg (its Name is name; its

@@ -1,0 +1,150 @@
+package tandemtest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
+)
+
+// Loopback is a game's host and its clients over QUIC on this machine's
+// loopback, each running on a goroutine of its own at its real rate, as a
+// game runs them: for a test of what the Rig's in-memory network and fake
+// clock leave out (the transport, its packets, real time). Its runs are not
+// repeatable frame by frame: a test waits for states (Join waits until a
+// client plays; Host.Do and Client.View look), not for a count of frames.
+// The report check of the Rig is not on here (a failed check would end the
+// test binary from the host's goroutine): test the game's rules on a Rig.
+//
+// A Loopback belongs to the test's goroutine; the host and the clients are
+// safe to use from it as everywhere (package tandem).
+type Loopback[I comparable] struct {
+	// Host is the host, running; its listener is on Addr.
+	Host *tandem.Host[I]
+	// Addr is where the host listens (127.0.0.1 and a free port), and Line
+	// the join line a player would be given for it (package joincode:
+	// the address and the certificate's fingerprint).
+	Addr, Line string
+	// Clients are the clients Join made, in that order, each running.
+	Clients []*tandem.Client[I]
+
+	t       testing.TB
+	game    *tandem.Game[I]
+	dial    *quicnet.Transport
+	ctx     context.Context
+	stop    context.CancelFunc
+	running sync.WaitGroup
+}
+
+// NewLoopback starts game g's host with host's configuration on a QUIC
+// listener on loopback, with a certificate of its own, and runs it. The
+// test fails if it cannot start. When the test ends the clients close,
+// then the host (Close: a host with a store saves then); a host whose Close
+// fails there fails the test, as on a Rig.
+func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig) *Loopback[I] {
+	t.Helper()
+	ht, err := quicnet.New(quicnet.Config{})
+	if err != nil {
+		t.Fatalf("tandemtest: the host's transport: %v", err)
+	}
+	l, err := ht.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("tandemtest: listen on loopback: %v", err)
+	}
+	h, err := tandem.NewHost(g, host)
+	if err != nil {
+		l.Close()
+		t.Fatalf("tandemtest: the host: %v", err)
+	}
+	lb := &Loopback[I]{Host: h, Addr: quicnet.ReachableAddr(l.Addr()), t: t, game: g}
+	if lb.Line, _, err = joincode.Lines(lb.Addr, ht.Fingerprint()); err != nil {
+		l.Close()
+		t.Fatalf("tandemtest: the join line: %v", err)
+	}
+	code, err := joincode.Parse(lb.Line)
+	if err != nil {
+		l.Close()
+		t.Fatalf("tandemtest: the join line: %v", err)
+	}
+	var cfg quicnet.Config
+	code.Apply(&cfg)
+	if lb.dial, err = quicnet.New(cfg); err != nil {
+		l.Close()
+		t.Fatalf("tandemtest: the clients' transport: %v", err)
+	}
+	lb.ctx, lb.stop = context.WithCancel(context.Background())
+	t.Cleanup(func() { lb.close(l) })
+	h.Serve(l)
+	lb.run(func(ctx context.Context) error { return h.Run(ctx) })
+	return lb
+}
+
+// run runs fn on a goroutine of its own until the test ends.
+func (lb *Loopback[I]) run(fn func(ctx context.Context) error) {
+	lb.running.Add(1)
+	go func() {
+		defer lb.running.Done()
+		_ = fn(lb.ctx)
+	}()
+}
+
+// Join dials the host for a new client with cfg (its Name is name; its Dial
+// is the loopback's, pinned by the host's join line: leave it unset), runs
+// it, and waits until it plays. The test fails if it is refused, or does
+// not play within JoinWait.
+func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
+	lb.t.Helper()
+	if cfg.Dial != nil {
+		lb.t.Fatal("tandemtest: leave ClientConfig.Dial unset: a Loopback's client dials its host")
+	}
+	cfg.Name, cfg.Dial = name, lb.dial.Dialer(lb.Addr, JoinWait)
+	ready := make(chan struct{}, 1)
+	c, err := tandem.NewClient(lb.game, nil, cfg)
+	if err != nil {
+		lb.t.Fatalf("tandemtest: client %s: %v", name, err)
+	}
+	c.OnEvent(func(e tandem.Event) {
+		if e.Kind == tandem.PeerReady {
+			select { // an observer never waits: it holds the world
+			case ready <- struct{}{}:
+			default:
+			}
+		}
+	})
+	lb.Clients = append(lb.Clients, c)
+	ended := make(chan error, 1)
+	lb.run(func(ctx context.Context) error {
+		err := c.Run(ctx)
+		ended <- err
+		return err
+	})
+	select {
+	case <-ready:
+	case err := <-ended:
+		lb.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, err, c.Err())
+	case <-time.After(JoinWait):
+		lb.t.Fatalf("tandemtest: %s did not join within %v: %v", name, JoinWait, c.State())
+	}
+	return c
+}
+
+// JoinWait bounds how long Loopback.Join waits for a client to play.
+const JoinWait = 10 * time.Second
+
+// close closes every client, then the host, and waits for their Runs. A
+// host the test did not close or stop, whose Close fails (its final save),
+// fails the test.
+func (lb *Loopback[I]) close(l transport.Listener) {
+	for _, c := range lb.Clients {
+		_ = c.Close()
+	}
+	closeHost(lb.t, lb.Host)
+	lb.stop()
+	lb.running.Wait()
+	_ = l.Close()
+}

@@ -1,0 +1,58 @@
+package tandemtest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// Over QUIC on loopback, at the real rate: two players join by the host's
+// join line, and once ann stops walking the host, bob and ann herself all
+// have her figure at the same place.
+func TestLoopback(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	if code, err := joincode.Parse(lb.Line); err != nil || code.Addr() != lb.Addr {
+		t.Fatalf("join line %q: %v, address %v; want %s", lb.Line, err, code.Addr(), lb.Addr)
+	}
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := lb.Join("bob", tandem.ClientConfig[Walk]{})
+	if ann.State() != tandem.Playing || bob.State() != tandem.Playing || len(lb.Clients) != 2 {
+		t.Fatalf("after Join: ann %v, bob %v, %d clients", ann.State(), bob.State(), len(lb.Clients))
+	}
+	at := func(do func(func(*tandem.World)), peer ecs.PeerID) float64 {
+		x := -1.0
+		do(func(w *tandem.World) {
+			if owned := w.ECS.Owned(peer); len(owned) == 1 {
+				x = ecs.Get[ecs.Transform](w.ECS, owned[0]).X
+			}
+		})
+		return x
+	}
+	ann.SetInput(Walk{X: 1})
+	waitFor(t, "the host to move ann's figure", func() bool { return at(lb.Host.Do, ann.Peer()) >= 40 })
+	ann.SetInput(Walk{})
+	waitFor(t, "the three to agree where ann stopped", func() bool {
+		h := at(lb.Host.Do, ann.Peer())
+		return h >= 40 && at(bob.Do, ann.Peer()) == h && at(ann.Do, ann.Peer()) == h
+	})
+	if st := lb.Host.Stats(); st.Players != 2 {
+		t.Fatalf("the host has %d players, want ann and bob", st.Players)
+	}
+}
+
+// waitFor waits until cond holds, checking every few milliseconds, and
+// fails the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
