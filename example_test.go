@@ -196,8 +196,8 @@ func ExampleClientConfig_dial() {
 // on a goroutine of its own as a game runs them: the host listens with a
 // new certificate (a host that saves keeps one: OpenSave, or
 // quicnet.LoadIdentity), and the client dials it pinned by the join line the
-// host shows its players. A headless test of a game over the real network
-// is built the same way.
+// host shows its players. For a test of a game over the real network,
+// tandemtest.NewLoopback does this in one call.
 func ExampleHost_Serve() {
 	hostTransport, err := quicnet.New(quicnet.Config{})
 	if err != nil {
