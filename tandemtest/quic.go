@@ -2,6 +2,7 @@ package tandemtest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -18,8 +19,9 @@ import (
 // clock leave out (the transport, its packets, real time). Its runs are not
 // repeatable frame by frame: a test waits for states (Join waits until a
 // client plays; Host.Do and Client.View look), not for a count of frames.
-// The report check of the Rig is not on here (a failed check would end the
-// test binary from the host's goroutine): test the game's rules on a Rig.
+// The Rig's report check is not on here, and may not be (a failed check
+// would end the test binary from the host's goroutine): test the game's
+// rules on a Rig.
 //
 // A Loopback belongs to the test's goroutine; the host and the clients are
 // safe to use from it as everywhere (package tandem).
@@ -30,7 +32,8 @@ type Loopback[I comparable] struct {
 	// the join line a player would be given for it (package joincode:
 	// the address and the certificate's fingerprint).
 	Addr, Line string
-	// Clients are the clients Join made, in that order, each running.
+	// Clients are the clients Join made, in that order, each running
+	// until it is closed.
 	Clients []*tandem.Client[I]
 
 	t       testing.TB
@@ -42,12 +45,19 @@ type Loopback[I comparable] struct {
 }
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
-// listener on loopback, with a certificate of its own, and runs it. The
-// test fails if it cannot start. When the test ends the clients close,
+// listener on loopback, with a certificate of its own, and runs it (leave
+// its Clock unset, and its Replication.CheckReports off). The test fails if
+// it cannot start. When the test ends the clients close,
 // then the host (Close: a host with a store saves then); a host whose Close
 // fails there fails the test, as on a Rig.
 func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig) *Loopback[I] {
 	t.Helper()
+	switch {
+	case host.Clock != nil:
+		t.Fatal("tandemtest: leave HostConfig.Clock unset: a Loopback's host runs at the real rate (a fake clock is a Rig's)")
+	case host.Replication.CheckReports:
+		t.Fatal("tandemtest: leave HostConfig.Replication.CheckReports off on a Loopback (a failed check would end the test binary from the host's goroutine): a Rig checks the reports")
+	}
 	ht, err := quicnet.New(quicnet.Config{})
 	if err != nil {
 		t.Fatalf("tandemtest: the host's transport: %v", err)
@@ -94,19 +104,24 @@ func (lb *Loopback[I]) run(fn func(ctx context.Context) error) {
 }
 
 // Join dials the host for a new client with cfg (its Name is name; its Dial
-// is the loopback's, pinned by the host's join line: leave it unset), runs
-// it, and waits until it plays. The test fails if it is refused, or does
-// not play within JoinWait.
+// is the loopback's, pinned by the host's join line, and its Clock the real
+// one: leave both unset), runs it, and waits until it plays. The test fails
+// if it is refused, or does not play within JoinWait of the call, its first
+// dial included.
 func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	lb.t.Helper()
-	if cfg.Dial != nil {
-		lb.t.Fatal("tandemtest: leave ClientConfig.Dial unset: a Loopback's client dials its host")
+	if cfg.Dial != nil || cfg.Clock != nil {
+		lb.t.Fatal("tandemtest: leave ClientConfig.Dial and Clock unset: a Loopback's client dials its host and runs at the real rate")
 	}
+	deadline := time.Now().Add(JoinWait)
 	cfg.Name, cfg.Dial = name, lb.dial.Dialer(lb.Addr, JoinWait)
+	if cfg.JoinTimeout <= 0 || cfg.JoinTimeout > JoinWait {
+		cfg.JoinTimeout = JoinWait
+	}
 	ready := make(chan struct{}, 1)
 	c, err := tandem.NewClient(lb.game, nil, cfg)
 	if err != nil {
-		lb.t.Fatalf("tandemtest: client %s: %v", name, err)
+		lb.t.Fatalf("tandemtest: %s did not join: %v", name, err)
 	}
 	c.OnEvent(func(e tandem.Event) {
 		if e.Kind == tandem.PeerReady {
@@ -123,12 +138,20 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		ended <- err
 		return err
 	})
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
 	select {
 	case <-ready:
 	case err := <-ended:
-		lb.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, err, c.Err())
-	case <-time.After(JoinWait):
-		lb.t.Fatalf("tandemtest: %s did not join within %v: %v", name, JoinWait, c.State())
+		switch why := c.Err(); {
+		case err == nil:
+			err = why
+		case why != nil && why.Error() != err.Error():
+			err = fmt.Errorf("%w (%v)", err, why)
+		}
+		lb.t.Fatalf("tandemtest: %s did not join: %v", name, err)
+	case <-wait.C:
+		lb.t.Fatalf("tandemtest: %s did not join within %v: %v (its error: %v; the host's: %v)", name, JoinWait, c.State(), c.Err(), lb.Host.Err())
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +55,27 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 10 s for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A player the game refuses fails the test at Join with the game's reason,
+// once; the loopback still closes everything at the test's end.
+func TestLoopbackRefusal(t *testing.T) {
+	rec := &recorder{TB: t}
+	lb := tandemtest.NewLoopback(rec, walkers, tandem.HostConfig{})
+	joined := make(chan struct{})
+	go func() { // Join's Fatalf ends this goroutine, as it would a test's
+		defer close(joined)
+		lb.Join("mallory", tandem.ClientConfig[Walk]{})
+	}()
+	<-joined
+	for i := len(rec.cleanups) - 1; i >= 0; i-- {
+		rec.cleanups[i]()
+	}
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "mallory did not join") || strings.Count(rec.errs[0], "not you") != 1 {
+		t.Fatalf("a refused join reported %q, want it failed once with the game's reason", rec.errs)
+	}
+	if st := lb.Host.Stats(); st.Players != 0 {
+		t.Fatalf("the host has %d players after refusing mallory", st.Players)
 	}
 }

@@ -231,6 +231,7 @@ func (r *Rig[I]) close() {
 // save) fails the test, unless the test closed the host already or it
 // stopped on its own: then it is logged.
 func closeHost[I comparable](t testing.TB, h *tandem.Host[I]) {
+	t.Helper()
 	var seen bool // the test closed the host, or it stopped on its own
 	select {
 	case <-h.Done():
