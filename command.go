@@ -153,6 +153,16 @@ const (
 
 // Receipt is the host's answer to a command, as the client that sent it
 // hears it: once per operation, however often the command was sent.
+//
+// A receipt and the state that shows what the command did travel apart (the
+// receipt on a reliable lane, the state in datagrams), so either may come
+// first: the client's world holds what the command changed of entities it
+// does not own once NetStats.HostFrame reaches the receipt's Frame (a
+// command that changed nothing the client holds sends no state; what it
+// changed of the client's own entities comes as their corrections). A
+// command's result is not predicted: an entity it spawns appears on the
+// client a round trip after Send (a game that wants it sooner draws a local
+// stand-in at Send and drops it when the host's entity arrives).
 type Receipt struct {
 	Op      uint64 // the operation id Send returned
 	Command string // the command kind's name

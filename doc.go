@@ -32,7 +32,15 @@
 //     peer never takes a slot. Driven finds the entity a peer drives (the
 //     one a command acts on, a camera follows).
 //   - What a client adds to received entities: Game.Arrived (a physics body,
-//     say).
+//     say). A replicated component that only marks a kind (a projectile, a
+//     pickup) tells kinds apart there; it needs a field to replicate (a
+//     codec writes at least one).
+//   - Entities that come and go: the host spawns a networked entity with an
+//     ecs.NetworkIdentity (owned by ecs.HostPeer, or by a peer) and removes
+//     it with arche's RemoveEntity (w.ECS.Arche().RemoveEntity(e)); each
+//     client makes or removes its copy when the state that says so arrives
+//     (its physics body goes with it). A client never spawns or removes
+//     networked entities itself.
 //
 // Then NewLocal plays it alone, NewHost hosts it (Serve a listener from
 // net/transport/quicnet, or Accept connections), and NewClient joins a host

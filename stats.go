@@ -36,6 +36,15 @@ type NetStats struct {
 	// finished.
 	Frame  ecs.Frame
 	Frames int
+	// HostFrame is the newest host frame whose state the client applied (0
+	// before its join ends): what the host did at frame F to entities the
+	// client does not own is in its world once HostFrame ≥ F — a command's
+	// result, for one, whose Receipt.Frame is F — and drawn RenderDelay
+	// later. (Its own entities take the host's values through prediction,
+	// which corrects them; ClientConfig.Replay.) A host sends state when
+	// something the client holds changed: while nothing does, HostFrame
+	// stays where it is.
+	HostFrame ecs.Frame
 	// Received and Total are the join's progress, entities.
 	Received, Total int
 	// Entities is the number of networked entities held.
@@ -107,6 +116,9 @@ func (c *Client[I]) Stats() NetStats {
 	}
 	if r := c.session.Replicator(); r != nil {
 		s.Replication = r.Stats()
+		if r.Joined() {
+			s.HostFrame = r.Frame()
+		}
 	}
 	return s
 }

@@ -42,6 +42,14 @@
 // drains) waits for the next Step, so a large join takes more steps here
 // than frames in a game.
 //
+// What a test compares: every machine's world is at its own frame. A client
+// runs its own entities ahead of the host (predicted, about half a round trip
+// and a step: tandem.NetStats.Lead), so a moving one is compared with the host's
+// once both are at rest, or at the same frame; what it does not own it holds
+// as of tandem.NetStats.HostFrame (and draws RenderDelay later). A command's receipt
+// and the state that shows what it did travel apart, either first
+// (StepUntilReceipt).
+//
 // Loopback is the other way to test: the host and its clients over QUIC on
 // this machine's loopback, each running at its real rate on a goroutine of
 // its own, as in a game. It exercises what the in-memory rig leaves out
@@ -120,8 +128,9 @@ type Rig[I comparable] struct {
 // link is one client's connections, the first and each redial's: the last
 // is the one in use. A redial adds to it on the client's goroutine.
 type link struct {
-	mu    sync.Mutex
-	conns []*mem.Conn
+	mu       sync.Mutex
+	conns    []*mem.Conn
+	receipts map[uint64]tandem.Receipt // by operation id
 }
 
 // HostAddr is the host's name on the rig's network: a test dials it
@@ -273,9 +282,38 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 	if err != nil {
 		r.t.Fatalf("tandemtest: client %s: %v", name, err)
 	}
+	c.OnReceipt(func(rc tandem.Receipt) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.receipts == nil {
+			l.receipts = map[uint64]tandem.Receipt{}
+		}
+		l.receipts[rc.Op] = rc
+	})
 	r.links[c] = l
 	r.Clients = append(r.Clients, c)
 	return c
+}
+
+// StepUntilReceipt steps until client c heard the receipt of its command op
+// (the id tandem.Send returned), at most limit times, and returns it; ok is
+// false if it did not come. A receipt heard before the call counts, without
+// a step. What the command did may reach c's world steps before or after
+// its receipt (they travel apart): of entities c does not own, once its
+// NetStats().HostFrame reaches the receipt's Frame.
+func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc tandem.Receipt, ok bool) {
+	r.t.Helper()
+	l := r.links[c]
+	if l == nil {
+		r.t.Fatal("tandemtest: StepUntilReceipt of a client this rig did not make (Connect, Join)")
+	}
+	r.StepUntil(limit, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		rc, ok = l.receipts[op]
+		return ok
+	})
+	return rc, ok
 }
 
 // Join connects a new client as Connect does and steps until it plays. The

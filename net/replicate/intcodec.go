@@ -58,7 +58,10 @@ func integerFields(t reflect.Type, name string) ([]integerField, string) {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v is not a struct of integers and bools; write a Codec for it", name, t))
 	}
-	if t.NumField() == 0 || t.NumField() > MaxFields {
+	if t.NumField() == 0 {
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has no fields, and a component replicates its fields: give a marker one (a kind, a flag)", name, t))
+	}
+	if t.NumField() > MaxFields {
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d fields; give it 1 to %d, or split it into two components", name, t, t.NumField(), MaxFields))
 	}
 	fields := make([]integerField, t.NumField())

@@ -69,7 +69,7 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		"X of":            func() { IntegerCodec[withFloat]("f") },
 		"In of":           func() { IntegerCodec[nested]("n") },
 		"has 9 fields":    func() { IntegerCodec[nine]("nine") },
-		"has 0 fields":    func() { IntegerCodec[struct{}]("none") },
+		"has no fields":   func() { IntegerCodec[struct{}]("none") },
 		"is not a struct": func() { IntegerCodec[int32]("bare") },
 	} {
 		msg := func() (msg string) {

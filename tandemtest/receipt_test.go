@@ -1,0 +1,78 @@
+package tandemtest_test
+
+import (
+	"testing"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// hop moves the sender's figure ten units right, or is refused past 25.
+var hop = tandem.NewCommand("hop", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+	for _, e := range w.ECS.Owned(p.ID) {
+		pose := ecs.Mutate[ecs.Transform](w.ECS, e)
+		if pose.X >= 25 {
+			return tandem.Refuse("far enough")
+		}
+		pose.X += 10
+	}
+	return nil
+})
+
+// hoppers are the walkers with a command.
+var hoppers = func() *tandem.Game[Walk] {
+	g := *walkers
+	g.Commands = []tandem.Command{hop}
+	return &g
+}()
+
+// StepUntilReceipt returns each command's receipt, done or refused, once
+// it came and again after; one that does not come within the limit is
+// reported as such.
+func TestStepUntilReceipt(t *testing.T) {
+	r := tandemtest.New(t, hoppers, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	for i, want := range []tandem.ReceiptStatus{tandem.ReceiptDone, tandem.ReceiptDone, tandem.ReceiptDone, tandem.ReceiptRefused} {
+		op, err := tandem.Send(ann, hop, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := r.StepUntilReceipt(ann, op, 0); ok {
+			t.Fatalf("hop %d: a receipt before any step", i)
+		}
+		rc, ok := r.StepUntilReceipt(ann, op, 60)
+		if !ok || rc.Status != want || rc.Op != op {
+			t.Fatalf("hop %d: %v, %v; want %v", i, rc, ok, want)
+		}
+		if again, ok := r.StepUntilReceipt(ann, op, 0); !ok || again != rc {
+			t.Fatalf("hop %d: asked again, %v, %v", i, again, ok)
+		}
+		want := float64(10 * min(i+1, 3))
+		if !r.StepUntil(60, func() bool { return seenX(t, ann, ann.Peer()) == want }) {
+			t.Fatalf("hop %d: ann's figure at %.0f, want %.0f", i, seenX(t, ann, ann.Peer()), want)
+		}
+	}
+	if _, ok := r.StepUntilReceipt(ann, 1, 5); ok {
+		t.Fatal("a receipt for an operation never sent")
+	}
+}
+
+// A test sends a command and waits for its receipt.
+func ExampleRig_StepUntilReceipt() {
+	test := func(t *testing.T) {
+		r := tandemtest.New(t, hoppers, tandem.HostConfig{}, tandemtest.Config{})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		op, err := tandem.Send(ann, hop, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, ok := r.StepUntilReceipt(ann, op, 60)
+		if !ok || rc.Status != tandem.ReceiptDone {
+			t.Fatalf("hop: %v (heard: %v)", rc, ok)
+		}
+		// What the hop did reaches ann's world as a correction of her
+		// predicted figure, steps before or after the receipt.
+	}
+	_ = test
+}
