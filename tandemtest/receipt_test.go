@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tandem-go/tandem"
@@ -55,6 +56,31 @@ func TestStepUntilReceipt(t *testing.T) {
 	}
 	if _, ok := r.StepUntilReceipt(ann, 1, 5); ok {
 		t.Fatal("a receipt for an operation never sent")
+	}
+}
+
+// Each visits the host and every client, named, each world once.
+func TestEach(t *testing.T) {
+	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{})
+	r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Join("bob", tandem.ClientConfig[Walk]{})
+	r.Step(10)
+	var names []string
+	held := map[*tandem.World]int{}
+	r.Each(func(name string, w *tandem.World) {
+		names = append(names, name)
+		held[w] = w.ECS.Networked()
+	})
+	if got := strings.Join(names, ","); got != "host,ann,bob" {
+		t.Fatalf("Each visited %s", got)
+	}
+	if len(held) != 3 {
+		t.Fatalf("Each gave %d distinct worlds for 3 machines", len(held))
+	}
+	for w, n := range held {
+		if n != 2 {
+			t.Fatalf("a %v world holds %d networked entities, want the two figures", w.Role, n)
+		}
 	}
 }
 

@@ -128,6 +128,7 @@ type Rig[I comparable] struct {
 // link is one client's connections, the first and each redial's: the last
 // is the one in use. A redial adds to it on the client's goroutine.
 type link struct {
+	name     string
 	mu       sync.Mutex
 	conns    []*mem.Conn
 	receipts map[uint64]tandem.Receipt // by operation id
@@ -267,7 +268,7 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 		r.t.Fatal("tandemtest: leave ClientConfig.Clock and Dial unset: the rig's client runs on the rig's clock and dials the rig's host")
 	}
 	cfg.Name, cfg.Clock = name, r.Clock
-	l := &link{}
+	l := &link{name: name}
 	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
 		tc, err := r.Network.Dial(ctx, HostAddr)
 		if err != nil {
@@ -293,6 +294,17 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 	r.links[c] = l
 	r.Clients = append(r.Clients, c)
 	return c
+}
+
+// Each runs f with each machine's world, held as Do holds it: the host's
+// (named "host"), then each client's in the order Connect made them (named
+// as they were), to compare what every machine holds.
+func (r *Rig[I]) Each(f func(name string, w *tandem.World)) {
+	r.Host.Do(func(w *tandem.World) { f("host", w) })
+	for _, c := range r.Clients {
+		name := r.links[c].name
+		c.Do(func(w *tandem.World) { f(name, w) })
+	}
 }
 
 // StepUntilReceipt steps until client c heard the receipt of its command op
