@@ -40,8 +40,8 @@ type NetStats struct {
 	// before its join ends): what the host did at frame F to entities the
 	// client does not own is in its world once HostFrame ≥ F — a command's
 	// result, for one, whose Receipt.Frame is F — and drawn RenderDelay
-	// later. (Its own entities take the host's values through prediction,
-	// which corrects them; ClientConfig.Replay.) A host sends state when
+	// later. (Its own entities are predicted: the host's values reach them
+	// as corrections.) A host sends state when
 	// something the client holds changed: while nothing does, HostFrame
 	// stays where it is.
 	HostFrame ecs.Frame

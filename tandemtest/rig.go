@@ -42,13 +42,13 @@
 // drains) waits for the next Step, so a large join takes more steps here
 // than frames in a game.
 //
-// What a test compares: every machine's world is at its own frame. A client
-// runs its own entities ahead of the host (predicted, about half a round trip
-// and a step: tandem.NetStats.Lead), so a moving one is compared with the host's
-// once both are at rest, or at the same frame; what it does not own it holds
-// as of tandem.NetStats.HostFrame (and draws RenderDelay later). A command's receipt
-// and the state that shows what it did travel apart, either first
-// (StepUntilReceipt).
+// What a test compares: every machine's world is at its own frame. A
+// client runs its own entities ahead of the host (predicted, about half a
+// round trip and a step: tandem.NetStats.Lead), so a moving one is compared
+// with the host's once both are at rest, or at the same frame; what it does
+// not own it holds as of tandem.NetStats.HostFrame (and draws RenderDelay
+// later). A command's receipt and the state that shows what it did travel
+// apart, either first (StepUntilReceipt).
 //
 // Loopback is the other way to test: the host and its clients over QUIC on
 // this machine's loopback, each running at its real rate on a goroutine of
