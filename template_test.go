@@ -45,12 +45,18 @@ func TestDemoIsATemplate(t *testing.T) {
 			b = []byte(strings.ReplaceAll(string(b), module+"/demo", newPath+"/demo"))
 		}
 		if path == filepath.Join("demo", "saves.go") {
-			// The game's own name for its save and key files.
-			renamed := strings.Replace(string(b), `const appName = "tandem-demo"`, `const appName = "mygame"`, 1)
-			if renamed == string(b) {
-				t.Errorf("demo/saves.go has no line const appName = \"tandem-demo\" for README's recipe to rename")
+			// The game's own names: for its save and key files, and for
+			// its player to see.
+			for _, r := range []struct{ from, to string }{
+				{`const appName = "tandem-demo"`, `const appName = "mygame"`},
+				{`const title = "Tandem"`, `const title = "My Game"`},
+			} {
+				renamed := strings.Replace(string(b), r.from, r.to, 1)
+				if renamed == string(b) {
+					t.Errorf("demo/saves.go has no line %s for README's recipe to rename", r.from)
+				}
+				b = []byte(renamed)
 			}
-			b = []byte(renamed)
 		}
 		return os.WriteFile(dst, b, 0o644)
 	})

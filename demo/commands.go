@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"strings"
 	"sync"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -13,18 +14,47 @@ import (
 	"github.com/tandem-go/tandem/demo/netplay"
 )
 
-// The players' commands: T switches team, C drops a crate where the player
-// stands. A client sends them to the host (tandem.Send), which runs each
+// The players' commands (commandKeys): T switches team, C drops a crate
+// where the player stands. A client sends them to the host (tandem.Send), which runs each
 // once and answers with a receipt once the world it changed is saved; the
 // HUD says what came back: done, refused (and why) or conflict. The host's
 // own player's commands take the same path, and a game alone runs them at
 // once: tandem.Give does each.
 
-// Command keys.
-var (
-	keySwitchTeam = ebiten.KeyT
-	keyDropCrate  = ebiten.KeyC
-)
+// commandKeys are the players' commands and their keys. readCommands, the
+// HUD's line of keys and the usage text all read this table: a command of
+// your own is one line here (and its kind in netplay's Commands).
+var commandKeys = []commandKey{
+	{ebiten.KeyT, "team", "switch team", netplay.SwitchTeam},
+	{ebiten.KeyC, "crate", "drop a crate", netplay.DropCrate},
+}
+
+// commandKey is a command given by a key.
+type commandKey struct {
+	key   ebiten.Key
+	short string // on the HUD: "T team"
+	long  string // in the usage text: "T switch team"
+	kind  *tandem.CommandKind[struct{}]
+}
+
+// commandHelp lists the command keys, as "T switch team, C drop a crate"
+// (long) or "T team · C crate" (short, joined by sep).
+func commandHelp(long bool, sep string) string {
+	var b strings.Builder
+	for i, c := range commandKeys {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(c.key.String())
+		b.WriteByte(' ')
+		if long {
+			b.WriteString(c.long)
+		} else {
+			b.WriteString(c.short)
+		}
+	}
+	return b.String()
+}
 
 // receipts holds the answers to this machine's commands until the HUD shows
 // them. Safe for concurrent use: the simulation takes receipts, the window
@@ -96,11 +126,10 @@ func give(m match, k *tandem.CommandKind[struct{}]) {
 // readCommands gives the commands whose keys were just pressed, and puts
 // the answers that came back on the HUD.
 func readCommands(m match, h *hud) {
-	if inpututil.IsKeyJustPressed(keySwitchTeam) {
-		give(m, netplay.SwitchTeam)
-	}
-	if inpututil.IsKeyJustPressed(keyDropCrate) {
-		give(m, netplay.DropCrate)
+	for _, c := range commandKeys {
+		if inpututil.IsKeyJustPressed(c.key) {
+			give(m, c.kind)
+		}
 	}
 	m.tell(h)
 }

@@ -166,7 +166,7 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	o, err := parseOptions(nil, &bytes.Buffer{})
-	if err != nil || o.crates != 30 || o.props != 0 || o.maxPlayers != game.MaxPlayers || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
+	if err != nil || o.crates != game.DefaultConfig().Crates || o.props != 0 || o.maxPlayers != game.MaxPlayers || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
 		t.Fatalf("defaults: %+v, %v", o, err)
 	}
 	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.maxPlayers != 64 || o.props != 100000 {

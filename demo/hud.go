@@ -86,7 +86,7 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 	}
 
 	t := r.text
-	t.draw(screen, "TANDEM", 60, 6, styleTitle, colText, alignLeft)
+	t.draw(screen, banner, 60, 6, styleTitle, colText, alignLeft)
 	status := r.hud.status
 	if status == "" {
 		status = "push the ball into the other goal"
@@ -95,9 +95,9 @@ func (r *renderer) drawHUD(screen *ebiten.Image) {
 	// The keys, right of the score (x is where its digits end): spaced out
 	// when they fit there, else closer together, else cut.
 	room := float64(screenW-60) - float64(x) - 24
-	keys := "WASD/arrows move  ·  Space dash  ·  T team  ·  C crate  ·  Tab scores  ·  M sound  ·  F3 net  ·  Esc " + r.escape
+	keys := "WASD/arrows move  ·  Space dash  ·  " + commandHelp(false, "  ·  ") + "  ·  Tab scores  ·  M sound  ·  F3 net  ·  Esc " + r.escape
 	if t.width(keys, styleSmall) > room {
-		keys = "WASD move · Space dash · T team · C crate · Tab scores · M sound · F3 net · Esc " + r.escape
+		keys = "WASD move · Space dash · " + commandHelp(false, " · ") + " · Tab scores · M sound · F3 net · Esc " + r.escape
 	}
 	t.draw(screen, t.cut(keys, styleSmall, room), screenW-60, 8, styleSmall, colTextDim, alignRight)
 	t.draw(screen, fmt.Sprintf("sim %d Hz  ·  draw %.0f fps  ·  frame %d", int(1/r.cfg.Step.Seconds()+0.5), ebiten.ActualFPS(), r.scene.frame),

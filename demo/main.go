@@ -101,7 +101,7 @@ func (o *options) networked() bool { return o.host || o.join != "" }
 func (o *options) conditioned() bool { return o.lag > 0 || o.jitter > 0 || o.loss > 0 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
-	o := options{addr: ":4242", name: "player", bots: 3, crates: 30, maxPlayers: game.MaxPlayers}
+	o := options{addr: ":4242", name: "player", bots: 3, crates: game.DefaultConfig().Crates, maxPlayers: game.MaxPlayers}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -109,8 +109,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			"Tandem's demo: push crates and a ball into the opponent's goal, alone or with\n"+
 			"other people over the network (up to %d by default, -max-players for more).\n"+
 			"Without -host or -join (or -alone, or -ticks) it opens on a start screen.\n"+
-			"Keys: WASD or arrows thrust, Space dash, T switch team, C drop a crate, Tab scoreboard,\n"+
-			"M sound on/off, F2 interpolation on/off, F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers)
+			"Keys: WASD or arrows thrust, Space dash, %s, Tab scoreboard,\n"+
+			"M sound on/off, F2 interpolation on/off, F3 net graph, Esc back to the start screen (or quit).\n\nFlags:\n", game.MaxPlayers, commandHelp(true, ", "))
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.host, "host", false, "host a networked game and play in it; others join with the line it prints")

@@ -224,7 +224,7 @@ func (m *menu) draw(screen *ebiten.Image, t *textWriter) {
 		vector.FillRect(screen, float32(i*screenW/16), 0, screenW/16+1, screenH, colFloor[i%2], false)
 	}
 	vector.FillRect(screen, 0, 0, screenW, screenH, withAlpha(colBackground, 0xb0), false)
-	t.draw(screen, "TANDEM", screenW/2, 120, styleBanner, colText, alignCenter)
+	t.draw(screen, banner, screenW/2, 120, styleBanner, colText, alignCenter)
 	t.draw(screen, "push the ball into the other goal, alone or with friends", screenW/2, 238, styleBody, colTextDim, alignCenter)
 	if m.joining {
 		m.drawJoin(screen, t)

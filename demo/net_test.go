@@ -214,10 +214,10 @@ func TestOverQUICLoopback(t *testing.T) {
 		if ticks < 180 || moved < 100 {
 			t.Errorf("%s: %d ticks, its disc moved %.1f units; want 180 ticks and a disc that moves", c.name, ticks, moved)
 		}
-		// 30 crates, ball, score, two bots and this client (the other
+		// The crates, ball, score, two bots and this client (the other
 		// may have left).
-		if entities < 35 {
-			t.Errorf("%s holds %d entities, want at least 35", c.name, entities)
+		if want := game.DefaultConfig().Crates + 5; entities < want {
+			t.Errorf("%s holds %d entities, want at least %d", c.name, entities, want)
 		}
 	}
 	for _, c := range clients {
@@ -308,9 +308,9 @@ func TestPropsJoinOverQUIC(t *testing.T) {
 	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "0", "-props", "20000")
 	first := host.waitLine(regexp.MustCompile(`^` + logName + `: hosting on \S+, entities=(\d+), certificate [0-9a-f]{64}$`))
 	entities, _ := strconv.Atoi(first[1])
-	// 20,000 props, 30 crates, the ball and the score at least.
-	if entities < 20032 {
-		t.Fatalf("the host networks %d entities, want at least 20,032", entities)
+	// 20,000 props, the crates, the ball and the score at least.
+	if want := 20000 + game.DefaultConfig().Crates + 2; entities < want {
+		t.Fatalf("the host networks %d entities, want at least %d", entities, want)
 	}
 	m := host.waitLine(joinLine)
 	client := start(t, "ann", "-join", m[1], "-pin", m[2], "-headless", "-ticks", "60", "-name", "ann")

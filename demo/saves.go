@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
@@ -35,6 +36,13 @@ func (s *saveFlag) Set(v string) error { s.target, s.set = v, true; return nil }
 // every line the program logs. A game copied from the demo gives its own:
 // one that keeps it restores the demo's world.
 const appName = "tandem-demo"
+
+// title is the game's name as the player sees it: the window's title, and in
+// capitals on the start screen and the HUD. A copied game gives its own.
+const title = "Tandem"
+
+// banner is the title in capitals.
+var banner = strings.ToUpper(title)
 
 // savePath returns where the host saves: -save's target, or by default
 // appName/world.db in the user's state directory (tandem.DefaultSavePath);

@@ -43,7 +43,7 @@ func windowOf(t *testing.T, p *proc) *screen {
 	p.waitLine(regexp.MustCompile(`^` + logName + `: start screen$`))
 	p.waitLine(regexp.MustCompile(`^` + logName + `: first frame$`))
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		out, err := exec.Command("xdotool", "search", "--pid", strconv.Itoa(p.cmd.Process.Pid), "--name", "Tandem").Output()
+		out, err := exec.Command("xdotool", "search", "--pid", strconv.Itoa(p.cmd.Process.Pid), "--name", title).Output()
 		if id := strings.Fields(string(out)); err == nil && len(id) > 0 {
 			return &screen{t: t, p: p, id: id[0]}
 		}

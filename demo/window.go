@@ -97,7 +97,7 @@ func runWindow(m match, o options, stdout, stderr io.Writer) error {
 		w.begin(m, o, false)
 	}
 	ebiten.SetWindowSize(screenW, screenH)
-	ebiten.SetWindowTitle("Tandem")
+	ebiten.SetWindowTitle(title)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetWindowClosingHandled(true)
 	ebiten.SetTPS(ebiten.SyncWithFPS)

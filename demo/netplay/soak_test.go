@@ -287,7 +287,8 @@ func chase(n int, stop *bool) func(w *tandem.World) game.Input {
 //     maxOffset units (a teleport drawn as a slide would show there);
 //   - corrections: at most 30 a second (one per AUTH_STATE), at most
 //     maxLarge a second of 8 units or more, on average at most
-//     meanCorrection units, none above maxCorrection units;
+//     meanCorrection units, none above maxCorrection units; of the game's own
+//     components (HostValue), at most maxValueCorrections a second;
 //   - once the inputs stop, the disc comes to rest where the host's is, within
 //     PoseTolerance, and is corrected no more.
 func TestTenMinutesAt150msAnd5PercentLoss(t *testing.T) {
@@ -297,6 +298,9 @@ func TestTenMinutesAt150msAnd5PercentLoss(t *testing.T) {
 		maxLarge       = 4.0  // corrections of 8 units or more a second; seen 2.0 to 3.2
 		meanCorrection = 5.0  // world units; seen 3.2 to 4.1
 		maxCorrection  = 90.0 // world units; seen 28 to 54
+		// maxValueCorrections bounds the corrections a second of the
+		X
+		maxValueCorrections = 1.0
 		// maxOffset bounds the visual offset of a remote entity: what an
 		// extrapolation of at most 100 ms overshot by. Seen: up to 30.
 		maxOffset = 60.0
@@ -317,8 +321,9 @@ func TestTenMinutesAt150msAnd5PercentLoss(t *testing.T) {
 	r.run(5*time.Second, draw) // join, synchronize, play a little
 
 	type snapshot struct {
-		in   predict.InputStats
-		corr tandem.CorrectionStats
+		in     predict.InputStats
+		corr   tandem.CorrectionStats
+		values uint64 // value corrections (the game's own components)
 	}
 	before := map[*client]snapshot{}
 	for _, c := range r.clients {
@@ -326,7 +331,8 @@ func TestTenMinutesAt150msAnd5PercentLoss(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s sent no input in 5 s", r.names[c])
 		}
-		before[c] = snapshot{in, c.NetStats().Corrections}
+		ns := c.NetStats()
+		before[c] = snapshot{in, ns.Corrections, ns.Predict.ValueCorrections}
 	}
 	const minutes = 10
 	r.run(minutes*time.Minute, draw)
@@ -357,6 +363,13 @@ func TestTenMinutesAt150msAnd5PercentLoss(t *testing.T) {
 		if rate > 30 || large > maxLarge || mean > meanCorrection || cs.Max > maxCorrection {
 			t.Errorf("%s: corrections beyond the bounds: %.1f/s (at most 30), %.1f/s of 8 units or more (at most %v), mean %.2f (at most %v), max %.1f (at most %v)",
 				name, rate, large, maxLarge, mean, meanCorrection, cs.Max, maxCorrection)
+		}
+		// The game's own components on a predicted player (HostValue):
+		// corrected only after a misprediction, never state after state.
+		values := float64(ns.Predict.ValueCorrections-b.values) / float64(minutes*60)
+		t.Logf("%s: %.2f value corrections/s (the game's own components)", name, values)
+		if values > maxValueCorrections {
+			t.Errorf("%s: %.2f value corrections/s, at most %v: a component of the game's own is corrected again and again (ClientConfig.Replay, or a tolerance in its codec)", name, values, maxValueCorrections)
 		}
 		if d.travel < 10000 {
 			t.Errorf("%s: the disc travelled %.0f units in 10 minutes; it hardly played", name, d.travel)
