@@ -97,8 +97,10 @@ func New(cfg Config, clk clock.Clock) *Game {
 	w.Schedule = ecs.NewSchedule(w.ECS, clk, cfg.Step)
 	w.Physics = physics.New(w.ECS, PhysicsConfig(cfg))
 	g := Build(cfg, w)
-	// What the network would replicate, so the journal reports it.
-	for _, id := range []arche.ID{w.ECS.IDs.Transform, w.ECS.IDs.Velocity, g.IDs.Player, g.IDs.Score} {
+	// What the network would replicate, so the journal reports it (the
+	// match's codecs: netplay's TestRulesWorldReportsWhatTheMatchSends).
+	prop := arche.ComponentID[Prop](w.ECS.Arche())
+	for _, id := range []arche.ID{w.ECS.IDs.Transform, w.ECS.IDs.Velocity, g.IDs.Player, g.IDs.Ball, g.IDs.Crate, prop, g.IDs.Score} {
 		w.ECS.SetReplicated(id)
 	}
 	return g
