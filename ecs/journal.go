@@ -90,8 +90,9 @@ func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
 //
 // A report for an entity without NetworkIdentity, or for a component not marked
 // replicated, is ignored: local state stays local. Reports are deduplicated
-// within a frame. O(1); allocates nothing in steady state. It panics if e is
-// not alive.
+// within a frame. O(1); allocates nothing in steady state. It changes no
+// structure, so a system calls it inside its query, for each entity it
+// writes. It panics if e is not alive.
 func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	// A networked entity found in the index is alive (removing it leaves
 	// the index), so only the others need arche's check.

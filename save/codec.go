@@ -34,8 +34,11 @@ type Codec[T any] struct {
 	// component or state of that name was written with another Layout
 	// (ErrMismatch) rather than read one layout's bytes as another's: a
 	// reordered struct read with its fields swapped. Plain sets it from T's
-	// fields (their names, kinds and order). Empty: not checked, as for a
-	// hand-written codec that reads older encodings itself.
+	// fields (their names, kinds and order). A hand-written codec names its
+	// encoding ("ledger v1") and names it anew when the encoding changes,
+	// or leaves it empty (not checked) and reads older encodings itself.
+	// wire.AppendString, AppendVarint and AppendUvarint write what
+	// wire.Reader's String, Varint and Uvarint read.
 	Layout string
 }
 

@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -361,5 +363,37 @@ func TestUvarintFormsAgree(t *testing.T) {
 				check(append(in, 0x80, 0x01, 0x05))
 			}
 		}
+	}
+}
+
+// AppendString and AppendVarint write what the Writer writes, and the Reader
+// reads it back.
+func TestAppendStringAndVarint(t *testing.T) {
+	var w Writer
+	var dst []byte
+	for _, v := range []int64{0, -1, 1, -64, 64, math.MinInt64, math.MaxInt64} {
+		w.Varint(v)
+		dst = AppendVarint(dst, v)
+	}
+	for _, s := range []string{"", "farm", "çà et là", strings.Repeat("x", 300)} {
+		w.String(s)
+		dst = AppendString(dst, s)
+	}
+	if !bytes.Equal(dst, w.Bytes()) {
+		t.Fatalf("Append… wrote %x, the Writer %x", dst, w.Bytes())
+	}
+	r := NewReader(dst)
+	for _, v := range []int64{0, -1, 1, -64, 64, math.MinInt64, math.MaxInt64} {
+		if got := r.Varint(); got != v {
+			t.Fatalf("Varint read %d, want %d", got, v)
+		}
+	}
+	for _, s := range []string{"", "farm", "çà et là", strings.Repeat("x", 300)} {
+		if got := r.String(1000); got != s {
+			t.Fatalf("String read %q, want %q", got, s)
+		}
+	}
+	if err := r.Finish(); err != nil {
+		t.Fatal(err)
 	}
 }

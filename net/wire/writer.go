@@ -92,10 +92,18 @@ func (w *Writer) LenBytes(p []byte) {
 }
 
 // String appends len(s) as an unsigned varint, then the bytes of s.
-func (w *Writer) String(s string) {
-	w.buf = AppendUvarint(w.buf, uint64(len(s)))
-	w.buf = append(w.buf, s...)
+func (w *Writer) String(s string) { w.buf = AppendString(w.buf, s) }
+
+// AppendString appends s to dst as Writer.String does (what Reader.String
+// reads back) and returns the extended slice: for a codec's Append.
+func AppendString(dst []byte, s string) []byte {
+	dst = AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
 }
+
+// AppendVarint appends v to dst zig-zagged, as Writer.Varint does (what
+// Reader.Varint reads back), and returns the extended slice.
+func AppendVarint(dst []byte, v int64) []byte { return AppendUvarint(dst, ZigZag(v)) }
 
 // AppendUvarint appends v to dst as an unsigned varint (see Writer.Uvarint)
 // and returns the extended slice.
