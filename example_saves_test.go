@@ -202,7 +202,11 @@ func ExampleHost_CloseForRestart() {
 		panic(err)
 	}
 	defer host.Close()
-	step(120)
+	// The client redials on a goroutine of its own: step until it plays
+	// again, for at most 10 s of the host's time.
+	for i := 0; i < 600 && client.State() != tandem.Playing; i++ {
+		step(1)
+	}
 	fmt.Println("back:", client.State(), "as the same peer:", client.Peer() == peer)
 	// Output:
 	// told of the restart: reconnecting

@@ -331,6 +331,9 @@ func (h *Host[I]) build(restoring bool) error {
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { h.runCommands() }))
 	if h.saves != nil {
 		h.saves.build(g.saveSchema(w))
+		if h.cfg.Replication.CheckReports {
+			h.saves.tracker.CheckReports() // the saved components too
+		}
 		w.Schedule.AddTo(ecs.StageInput, "tandem.saved", ecs.SystemFunc(func(*ecs.World) { h.pollSave() }))
 		w.Schedule.AddTo(ecs.StageOutput, "save.track", h.saves.tracker)
 		w.Schedule.AddTo(ecs.StageOutput, "tandem.save", ecs.SystemFunc(func(*ecs.World) { h.saveStep() }))

@@ -53,7 +53,10 @@ const (
 // SaveComponent makes T, a component of networked entities that does not
 // travel (host-only: a bot's memory, a spawner's timer), part of the host's
 // save, written by codec c. Report its writes like a replicated component's,
-// with ecs.MutateComponent: a save writes what was reported.
+// with ecs.MutateComponent: a save writes the entities reported written,
+// and an unreported change is lost at a restart (a host with
+// HostConfig.Replication.CheckReports, as in a tandemtest rig, panics with a
+// *save.UnreportedError where one happens).
 func SaveComponent[T any](c ExactCodec[T]) Saved {
 	return Saved{name: nameOr[T](c.Name), typ: reflect.TypeFor[T](), kind: savedComponent, add: func(s *save.Schema) { save.Component(s, c) }}
 }

@@ -53,6 +53,7 @@ type Tracker struct {
 	readGone  int
 
 	listener listener
+	check    *reportCheck // CheckReports; nil: off
 	rec      []byte
 	comp     []byte
 	key      []byte
@@ -163,6 +164,9 @@ func (t *Tracker) Update(w *ecs.World) {
 	t.readEpoch, t.readGone = j.Epoch(), len(despawned)
 	for _, d := range despawned[from:] {
 		t.gone = append(t.gone, d.ID)
+	}
+	if t.check != nil {
+		t.checkReports(w, j)
 	}
 }
 

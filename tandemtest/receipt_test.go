@@ -3,9 +3,12 @@ package tandemtest_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
@@ -101,4 +104,25 @@ func ExampleRig_StepUntilReceipt() {
 		// predicted figure, steps before or after the receipt.
 	}
 	_ = test
+}
+
+// Join returns a client whose clock is aligned: from there, an input held
+// for n Steps moves its player about n frames on the host, with and without
+// latency.
+func TestJoinAligns(t *testing.T) {
+	for _, lat := range []time.Duration{0, 40 * time.Millisecond} {
+		link := condition.Config{Latency: lat}
+		r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		if ns := ann.NetStats(); ns.LeadTarget <= 0 {
+			t.Fatalf("latency %v: ann joined with no lead to keep (%+v)", lat, ns)
+		}
+		ann.SetInput(Walk{X: 1})
+		r.Step(60)
+		ann.SetInput(Walk{})
+		r.Step(60)
+		if frames := hostX(t, r, ann.Peer()) / 2; frames < 57 || frames > 63 {
+			t.Errorf("latency %v: 60 Steps of input walked ann %.0f frames on the host", lat, frames)
+		}
+	}
 }

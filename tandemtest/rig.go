@@ -28,9 +28,9 @@
 // go out at the next Step.
 //
 // The rig's host checks at every step that each write of a replicated
-// component was reported (ecs.MutateComponent): one that was not fails the
-// test at that Step, naming the component (Config.Unchecked turns the
-// check off).
+// component, and of a saved one when it saves, was reported
+// (ecs.MutateComponent): one that was not fails the test at that Step,
+// naming the component (Config.Unchecked turns the check off).
 //
 // At the test's end the rig closes the clients and the host: a host whose
 // Close fails there (its final save: a component nothing saves, a store
@@ -69,6 +69,7 @@ import (
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/save"
 )
 
 // Config tunes a Rig. The zero value gives perfect links, a clock that
@@ -91,12 +92,13 @@ type Config struct {
 	// the test when it is set outside a bubble.
 	Bubble bool
 	// Unchecked turns off the host's check that every write of a
-	// replicated component was reported (replicate.HostConfig's
-	// CheckReports, on by default in a rig: a write the game did not
-	// report with ecs.MutateComponent fails the test at the Step that
-	// finds it, naming the component; no peer would ever be sent it). The check
-	// looks at every networked entity each step: turn it off for a world
-	// too large for that.
+	// replicated component, or of a saved one (with a store), was reported
+	// (replicate.HostConfig's CheckReports, on by default in a rig: a
+	// write the game did not report with ecs.MutateComponent fails the test
+	// at the Step that finds it, naming the component; no peer would ever
+	// be sent it, no save would keep it). The check looks at every
+	// networked entity each step: turn it off for a world too large for
+	// that.
 	Unchecked bool
 	// JoinSteps bounds how many Steps Join waits for a client to play.
 	// Zero: ten seconds of steps.
@@ -328,13 +330,31 @@ func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc
 	return rc, ok
 }
 
-// Join connects a new client as Connect does and steps until it plays. The
-// test fails if it is refused, or does not play within Config.JoinSteps.
+// Join connects a new client as Connect does and steps until it plays and,
+// unless it is a spectator, its clock is aligned with the host's: it runs
+// ahead of the host by tandem.NetStats.Lead from then on (a few steps after
+// it plays, its frame jumps ahead once). From there a held input moves its
+// player about a frame a Step: the client steps a frame more or less now and
+// then as it keeps its lead, so a test reads where the player went (from
+// the host) rather than counting Steps. The test fails if the client is
+// refused, or does not play and align within Config.JoinSteps.
 func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	r.t.Helper()
 	c := r.Connect(name, cfg)
-	if !r.StepUntil(r.cfg.JoinSteps, func() bool { return c.State() == tandem.Playing || c.State() == tandem.Closed }) ||
-		c.State() != tandem.Playing {
+	ready := func() bool {
+		switch c.State() {
+		case tandem.Closed:
+			return true
+		case tandem.Playing:
+			// LeadTarget is 0 until the first alignment.
+			return cfg.Spectator || c.NetStats().LeadTarget > 0
+		}
+		return false
+	}
+	if !r.StepUntil(r.cfg.JoinSteps, ready) || c.State() != tandem.Playing {
+		if c.State() == tandem.Playing {
+			r.t.Fatalf("tandemtest: %s plays, but its clock did not align with the host's within %d steps (Config.JoinSteps)", name, r.cfg.JoinSteps)
+		}
 		r.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, c.State(), c.Err())
 	}
 	return c
@@ -359,16 +379,19 @@ func (r *Rig[I]) Step(n int) {
 }
 
 // advanceHost runs the host's steps that are due; a write the game did not
-// report (replicate.UnreportedError) fails the test at its line.
+// report (replicate.UnreportedError, or save.UnreportedError for a saved
+// component) fails the test at its line.
 func (r *Rig[I]) advanceHost() {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
-			ue, ok := p.(*replicate.UnreportedError)
-			if !ok {
-				panic(p)
+			switch ue := p.(type) {
+			case *replicate.UnreportedError:
+				r.t.Fatalf("tandemtest: %v", ue)
+			case *save.UnreportedError:
+				r.t.Fatalf("tandemtest: %v", ue)
 			}
-			r.t.Fatalf("tandemtest: %v", ue)
+			panic(p)
 		}
 	}()
 	r.Host.Advance()

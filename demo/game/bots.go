@@ -24,7 +24,12 @@ func (g *Game) runBots(w *ecs.World) {
 	q := g.botPlayers.Query(w.Arche())
 	for q.Next() {
 		bot, _, in := q.Get()
+		before := *bot
 		in.Value = g.Steer(q.Entity(), bot)
+		if *bot != before {
+			// Bot is saved: a save keeps what is reported.
+			ecs.MutateComponent(w, q.Entity(), g.IDs.Bot)
+		}
 	}
 }
 

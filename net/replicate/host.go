@@ -52,10 +52,11 @@ type HostConfig struct {
 	// entity, when a replicated component's value differs from what was
 	// last reported with ecs.MutateComponent, or the entity holds one it
 	// was never reported to have: a write or an addition without a report,
-	// which no peer would ever be sent. A value that differs by less than its codec's precision
-	// is not a change. It costs a pass over the world each step: for tests
-	// and debugging (package tandemtest turns it on), not for a host in
-	// play.
+	// which no peer would ever be sent. A value that differs by less than
+	// its codec's precision is not a change. (A tandem host that saves
+	// checks its saved components too: save.Tracker.CheckReports.) It costs
+	// a pass over the world each step: for tests and debugging (package
+	// tandemtest turns it on), not for a host in play.
 	CheckReports bool
 }
 

@@ -1,0 +1,115 @@
+package save
+
+import (
+	"bytes"
+	"fmt"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// The report check (Tracker.CheckReports): a save writes an entity only
+// when one of its saved components was reported written, so a write without
+// a report is lost at a restart, unless another write of the same entity
+// was reported before the next save. The check finds such writes as they
+// happen: at every Update it encodes each networked entity's saved
+// components and compares them with the encodings of the Update before.
+
+// reportCheck is the check's memory: by network slot, the entity's id and
+// each saved component's encoding at the last Update.
+type reportCheck struct {
+	ids  []ecs.NetID
+	enc  [][]byte // slot·len(comps) + component
+	had  []bool   // enc holds an encoding
+	rep  []uint64 // by slot: the saved components reported this frame
+	buf  []byte
+	seen uint32 // the journal epoch last checked
+}
+
+// UnreportedError is what a Tracker that checks reports panics with when a
+// saved component of a networked entity changed without a report
+// (ecs.MutateComponent): a save would not keep the change.
+type UnreportedError struct {
+	Component string       // the component's saved name
+	ID        ecs.NetID    // the entity's network id
+	Entity    arche.Entity // the entity
+	Frame     ecs.Frame    // the step that found it
+}
+
+func (e *UnreportedError) Error() string {
+	return fmt.Sprintf("save: saved component %s of networked entity %d (%v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
+}
+
+// CheckReports makes every Update check that no saved component of a
+// networked entity changed without a report this frame, and panic with an
+// *UnreportedError naming it. It encodes every saved component of the world
+// at every Update: a debugging aid for tests, not for a game's host.
+func (t *Tracker) CheckReports() {
+	if t.check == nil {
+		t.check = &reportCheck{}
+	}
+}
+
+// checkReports is the report check of one Update, after it read the
+// journal.
+func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
+	c := t.check
+	n := len(t.s.comps)
+	slots := w.NetSlots()
+	for len(c.ids) < slots {
+		c.ids = append(c.ids, 0)
+		c.rep = append(c.rep, 0)
+		for range n {
+			c.enc = append(c.enc, nil)
+			c.had = append(c.had, false)
+		}
+	}
+	if j.Epoch() != c.seen {
+		clear(c.rep)
+		c.seen = j.Epoch()
+	}
+	all := uint64(1)<<uint(n) - 1
+	for _, ch := range j.Changes(w) {
+		if i := t.s.byBit[ch.Bit]; i >= 0 {
+			c.rep[ch.Slot] |= 1 << uint(i)
+		}
+	}
+	for _, list := range [][]arche.Entity{j.Spawned(w), j.Reowned(w)} {
+		for _, e := range list {
+			if slot, ok := w.NetSlot(e); ok {
+				c.rep[slot] = all
+			}
+		}
+	}
+	a := w.Arche()
+	for slot := range int32(slots) {
+		e, id, ok := w.SlotEntity(slot)
+		if !ok {
+			c.ids[slot] = 0
+			continue
+		}
+		if c.ids[slot] != id {
+			c.ids[slot] = id
+			c.rep[slot] = all // a new entity in the slot
+		}
+		m := a.Mask(e)
+		if t.s.excluded(&m) {
+			continue
+		}
+		for i := range t.s.comps {
+			comp := &t.s.comps[i]
+			k := int(slot)*n + i
+			if !m.Get(comp.id) {
+				c.had[k] = false
+				continue
+			}
+			c.buf = comp.append(c.buf[:0], a.Get(e, comp.id))
+			if c.had[k] && c.rep[slot]&(1<<uint(i)) == 0 && !bytes.Equal(c.buf, c.enc[k]) {
+				panic(&UnreportedError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame()})
+			}
+			c.enc[k] = append(c.enc[k][:0], c.buf...)
+			c.had[k] = true
+		}
+	}
+}

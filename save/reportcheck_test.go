@@ -1,0 +1,69 @@
+package save_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/save"
+)
+
+// A tracker that checks reports takes reported writes, spawns, removals,
+// components added and taken away, new owners and writes of skipped
+// components without a word, and panics, naming the component and the
+// entity, at the step where a saved component changed without a report.
+func TestCheckReports(t *testing.T) {
+	r := newRig()
+	r.populate(30)
+	r.t.CheckReports()
+	r.t.Start()
+	r.sched.Step()
+	a := r.w.Arche()
+	hid := arche.ComponentID[health](a)
+	for _, fn := range []func(){
+		func() {
+			e := mustEntity(t, r, 4) // has health
+			(*health)(a.Get(e, hid)).HP = 1
+			ecs.MutateComponent(r.w, e, hid)
+			(*ecs.Transform)(a.Get(e, r.w.IDs.Transform)).X = 5
+			ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+		},
+		func() {
+			a.RemoveEntity(mustEntity(t, r, 10))
+			ecs.SetOwner(r.w, mustEntity(t, r, 11), 3)
+			a.Remove(mustEntity(t, r, 13), hid)
+			a.Add(mustEntity(t, r, 14), hid)
+			(*sprite)(a.Get(mustEntity(t, r, 9), arche.ComponentID[sprite](a))).Frame = -1
+		},
+		func() {
+			m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](a)
+			m.NewWith(&ecs.Transform{X: 3}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		},
+		func() {}, // nothing
+	} {
+		fn()
+		r.sched.Step()
+	}
+
+	e := mustEntity(t, r, 7) // has health
+	(*health)(a.Get(e, hid)).HP = 77
+	(*ecs.Transform)(a.Get(e, r.w.IDs.Transform)).Y = 1
+	ecs.MutateComponent(r.w, e, r.w.IDs.Transform) // another component's report does not cover it
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		r.sched.Step()
+		return nil
+	}()
+	err, ok := got.(error)
+	var ue *save.UnreportedError
+	if !ok || !errors.As(err, &ue) || !strings.Contains(ue.Component, "health") || ue.ID != 7 || ue.Entity != e {
+		t.Fatalf("an unreported write of health on entity 7: %v, want an *UnreportedError naming them", got)
+	}
+	if !strings.Contains(ue.Error(), "MutateComponent") {
+		t.Fatalf("the error does not say what to do: %v", ue)
+	}
+}
