@@ -83,6 +83,7 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 		}
 	}
 	a := w.Arche()
+	var found *UnreportedError // the first; the check goes on, so each is found once
 	for slot := range int32(slots) {
 		e, id, ok := w.SlotEntity(slot)
 		if !ok {
@@ -105,11 +106,14 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 				continue
 			}
 			c.buf = comp.append(c.buf[:0], a.Get(e, comp.id))
-			if c.had[k] && c.rep[slot]&(1<<uint(i)) == 0 && !bytes.Equal(c.buf, c.enc[k]) {
-				panic(&UnreportedError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame()})
+			if found == nil && c.had[k] && c.rep[slot]&(1<<uint(i)) == 0 && !bytes.Equal(c.buf, c.enc[k]) {
+				found = &UnreportedError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame()}
 			}
 			c.enc[k] = append(c.enc[k][:0], c.buf...)
 			c.had[k] = true
 		}
+	}
+	if found != nil {
+		panic(found)
 	}
 }

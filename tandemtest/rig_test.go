@@ -267,3 +267,59 @@ func TestUnreportedWrite(t *testing.T) {
 		t.Fatalf("a write without a report: %q, want the test failed naming Transform and MutateComponent", rec.errs)
 	}
 }
+
+// steps is a host-only component the save keeps: a figure's count of steps.
+type steps struct{ N int32 }
+
+// A write of a saved, host-only component without a report fails the test
+// at the step that made it, naming the component, as a replicated one's does:
+// a restart would not have it.
+func TestUnreportedSavedWrite(t *testing.T) {
+	count := false
+	counting := &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input,
+		Saved: []tandem.Saved{tandem.SaveComponent(tandem.Plain[steps]())},
+		Setup: func(w *tandem.World) {
+			walkers.Setup(w)
+			counted := generic.NewFilter1[steps]()
+			w.Schedule.Add("count", ecs.SystemFunc(func(ew *ecs.World) {
+				q := counted.Query(ew.Arche())
+				for q.Next() {
+					if count {
+						q.Get().N++ // not reported
+					}
+				}
+			}))
+		},
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			for _, e := range w.ECS.Owned(p.ID) {
+				w.ECS.Arche().Add(e, arche.ComponentID[steps](w.ECS.Arche()))
+			}
+			return nil
+		},
+	}
+	rec := &recorder{TB: t}
+	r := tandemtest.New(rec, counting, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "steps.db")}, tandemtest.Config{})
+	r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(5)
+	if len(rec.errs) != 0 {
+		t.Fatalf("before any unreported write: %q", rec.errs)
+	}
+	count = true
+	stepped := make(chan struct{})
+	go func() { // the rig's Fatalf ends this goroutine, as it would a test's
+		defer close(stepped)
+		r.Step(1)
+	}()
+	<-stepped
+	count = false
+	for i := len(rec.cleanups) - 1; i >= 0; i-- {
+		rec.cleanups[i]()
+	}
+	if len(rec.errs) == 0 || !strings.Contains(rec.errs[0], "steps") || !strings.Contains(rec.errs[0], "MutateComponent") {
+		t.Fatalf("a saved write without a report: %q, want the test failed naming steps and MutateComponent", rec.errs)
+	}
+}
