@@ -156,10 +156,10 @@ const (
 //
 // A receipt and the state that shows what the command did travel apart (the
 // receipt on a reliable lane, the state in datagrams), so either may come
-// first: the client's world holds what the command changed of entities it
-// does not own once NetStats.HostFrame reaches the receipt's Frame (a
-// command that changed nothing the client holds sends no state; what it
-// changed of the client's own entities comes as their corrections). A
+// first: a client waits for the change itself (the entity the command
+// spawned, the value it set). What it changed of entities the client does
+// not own comes in a state of the receipt's Frame or later
+// (NetStats.HostFrame); of the client's own, as their corrections. A
 // command's result is not predicted: an entity it spawns appears on the
 // client a round trip after Send (a game that wants it sooner draws a local
 // stand-in at Send and drops it when the host's entity arrives).

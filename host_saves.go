@@ -479,7 +479,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// now, or this save would miss it. The step reading it again writes
 	// those entities once more (a write since, to the same component,
 	// is not journaled again); deletes are queued once.
-	s.tracker.Update(h.w.ECS)
+	s.tracker.UpdateBetweenSteps(h.w.ECS)
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		return h.unsaved(err)

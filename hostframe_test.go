@@ -6,10 +6,10 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// TestHostFrameShowsAReceiptsResult: a client holds what a command did on
-// the host exactly from the frame its NetStats.HostFrame reaches the
-// receipt's frame: the entity the command spawned is absent before it and
-// present from it, whether the receipt or the state comes first.
+// TestHostFrameShowsAReceiptsResult: on a link that loses nothing, a client
+// holds what a command did on the host exactly from the frame its
+// NetStats.HostFrame reaches the receipt's frame: the entity the command
+// spawned is absent before it and present from it.
 func TestHostFrameShowsAReceiptsResult(t *testing.T) {
 	r := newRig(t, HostConfig{})
 	ann := r.join("ann", ClientConfig[push]{})

@@ -37,13 +37,14 @@ type NetStats struct {
 	Frame  ecs.Frame
 	Frames int
 	// HostFrame is the newest host frame whose state the client applied (0
-	// before its join ends): what the host did at frame F to entities the
-	// client does not own is in its world once HostFrame ≥ F — a command's
-	// result, for one, whose Receipt.Frame is F — and drawn RenderDelay
-	// later. (Its own entities are predicted: the host's values reach them
-	// as corrections.) A host sends state when
-	// something the client holds changed: while nothing does, HostFrame
-	// stays where it is.
+	// before its join ends): how recent its picture of the entities it does
+	// not own is (drawn RenderDelay later). A change the host made at frame
+	// F comes in a state of F or later: not before HostFrame reaches F, and
+	// on a link that loses nothing by then; a state lost is not sent again
+	// (its changes go in a newer one), so on a lossy link wait for the
+	// change itself. (Its own entities are predicted: the host's values
+	// reach them as corrections.) A host sends state when something the
+	// client holds changed: while nothing does, HostFrame stays where it is.
 	HostFrame ecs.Frame
 	// Received and Total are the join's progress, entities.
 	Received, Total int

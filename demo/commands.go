@@ -15,11 +15,11 @@ import (
 )
 
 // The players' commands (commandKeys): T switches team, C drops a crate
-// where the player stands. A client sends them to the host (tandem.Send), which runs each
-// once and answers with a receipt once the world it changed is saved; the
-// HUD says what came back: done, refused (and why) or conflict. The host's
-// own player's commands take the same path, and a game alone runs them at
-// once: tandem.Give does each.
+// where the player stands. A client sends them to the host (tandem.Send),
+// which runs each once and answers with a receipt once the world it changed
+// is saved; the HUD says what came back: done, refused (and why) or
+// conflict. The host's own player's commands take the same path, and a game
+// alone runs them at once: tandem.Give does each.
 
 // commandKeys are the players' commands and their keys. readCommands, the
 // HUD's line of keys and the usage text all read this table: a command of

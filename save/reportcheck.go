@@ -19,12 +19,23 @@ import (
 // reportCheck is the check's memory: by network slot, the entity's id and
 // each saved component's encoding at the last Update.
 type reportCheck struct {
-	ids  []ecs.NetID
-	enc  [][]byte // slot·len(comps) + component
-	had  []bool   // enc holds an encoding
-	rep  []uint64 // by slot: the saved components reported this frame
-	buf  []byte
-	seen uint32 // the journal epoch last checked
+	ids []ecs.NetID
+	enc [][]byte // slot·len(comps) + component
+	had []bool   // enc holds an encoding
+	rep []uint64 // by slot: the saved components reported this frame (all: the entity is saved whole)
+	buf []byte
+}
+
+// reshaped notes that entity e gained or lost a saved or excluded component
+// this frame: the save writes it whole (the tracker's listener), so no
+// change of its saved components goes unsaved.
+func (c *reportCheck) reshaped(w *ecs.World, e arche.Entity) {
+	if slot, ok := w.NetSlot(e); ok {
+		for int(slot) >= len(c.rep) {
+			c.rep = append(c.rep, 0)
+		}
+		c.rep[slot] = ^uint64(0)
+	}
 }
 
 // UnreportedError is what a Tracker that checks reports panics with when a
@@ -43,7 +54,8 @@ func (e *UnreportedError) Error() string {
 
 // CheckReports makes every Update check that no saved component of a
 // networked entity changed without a report this frame, and panic with an
-// *UnreportedError naming it. It encodes every saved component of the world
+// *UnreportedError naming the first it finds (UpdateBetweenSteps leaves the
+// check to the next step's Update). It encodes every saved component of the world
 // at every Update: a debugging aid for tests, not for a game's host.
 func (t *Tracker) CheckReports() {
 	if t.check == nil {
@@ -59,17 +71,16 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 	slots := w.NetSlots()
 	for len(c.ids) < slots {
 		c.ids = append(c.ids, 0)
-		c.rep = append(c.rep, 0)
 		for range n {
 			c.enc = append(c.enc, nil)
 			c.had = append(c.had, false)
 		}
 	}
-	if j.Epoch() != c.seen {
-		clear(c.rep)
-		c.seen = j.Epoch()
+	for len(c.rep) < slots {
+		c.rep = append(c.rep, 0)
 	}
-	all := uint64(1)<<uint(n) - 1
+	defer clear(c.rep) // the next frame's reports start afresh
+	all := ^uint64(0)
 	for _, ch := range j.Changes(w) {
 		if i := t.s.byBit[ch.Bit]; i >= 0 {
 			c.rep[ch.Slot] |= 1 << uint(i)
@@ -83,7 +94,9 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 		}
 	}
 	a := w.Arche()
-	var found *UnreportedError // the first; the check goes on, so each is found once
+	// The first found is reported; the check goes on to the last entity,
+	// taking every encoding in, so the next Update finds only new changes.
+	var found *UnreportedError
 	for slot := range int32(slots) {
 		e, id, ok := w.SlotEntity(slot)
 		if !ok {
@@ -96,6 +109,8 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 		}
 		m := a.Mask(e)
 		if t.s.excluded(&m) {
+			// Not saved: what it holds when it is saved again goes whole.
+			clear(c.had[int(slot)*n : int(slot+1)*n])
 			continue
 		}
 		for i := range t.s.comps {

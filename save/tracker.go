@@ -140,7 +140,14 @@ func (t *Tracker) MarkAll() {
 // journal's entries. It may also run between steps, before a Fill, to take
 // what changed since the last step (the step's Update reads those writes
 // again, and writes those entities again; deletes are queued once).
-func (t *Tracker) Update(w *ecs.World) {
+func (t *Tracker) Update(w *ecs.World) { t.update(w, true) }
+
+// UpdateBetweenSteps is Update for a save taken between steps: the same,
+// but for the report check (CheckReports), which the next step's Update
+// makes of the same journal.
+func (t *Tracker) UpdateBetweenSteps(w *ecs.World) { t.update(w, false) }
+
+func (t *Tracker) update(w *ecs.World, check bool) {
 	if !t.armed {
 		return
 	}
@@ -165,7 +172,7 @@ func (t *Tracker) Update(w *ecs.World) {
 	for _, d := range despawned[from:] {
 		t.gone = append(t.gone, d.ID)
 	}
-	if t.check != nil {
+	if check && t.check != nil {
 		t.checkReports(w, j)
 	}
 }
@@ -414,6 +421,9 @@ func (l *listener) Notify(_ *arche.World, evt arche.EntityEvent) {
 	t := l.t
 	if !t.armed {
 		return
+	}
+	if t.check != nil {
+		t.check.reshaped(t.w, evt.Entity)
 	}
 	if evt.Contains(event.ComponentAdded) && !evt.Contains(event.EntityCreated) && evt.Added.ContainsAny(&t.s.left) {
 		if slot, ok := t.w.NetSlot(evt.Entity); ok {

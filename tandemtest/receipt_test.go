@@ -126,3 +126,14 @@ func TestJoinAligns(t *testing.T) {
 		}
 	}
 }
+
+// A client that owns nothing, in a world where nothing moves, has no state
+// to align its clock on: Join returns it playing all the same.
+func TestJoinOwningNothing(t *testing.T) {
+	idle := *walkers
+	idle.Join = func(*tandem.World, tandem.Peer) error { return nil }
+	r := tandemtest.New(t, &idle, tandem.HostConfig{}, tandemtest.Config{})
+	if ann := r.Join("ann", tandem.ClientConfig[Walk]{}); ann.State() != tandem.Playing {
+		t.Fatalf("ann: %v", ann.State())
+	}
+}

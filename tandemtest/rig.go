@@ -43,12 +43,13 @@
 // than frames in a game.
 //
 // What a test compares: every machine's world is at its own frame. A
-// client runs its own entities ahead of the host (predicted, about half a
-// round trip and a step: tandem.NetStats.Lead), so a moving one is compared
-// with the host's once both are at rest, or at the same frame; what it does
-// not own it holds as of tandem.NetStats.HostFrame (and draws RenderDelay
-// later). A command's receipt and the state that shows what it did travel
-// apart, either first (StepUntilReceipt).
+// client runs its own entities ahead of the host (predicted by the one-way
+// delay, an input buffer of a few frames and a margin for jitter:
+// tandem.NetStats.Lead), so a moving one is compared with the host's once
+// both are at rest, or at the same frame; what it does not own it holds as
+// of tandem.NetStats.HostFrame (and draws RenderDelay later). A command's
+// receipt and the state that shows what it did travel apart, either first
+// (StepUntilReceipt).
 //
 // Loopback is the other way to test: the host and its clients over QUIC on
 // this machine's loopback, each running at its real rate on a goroutine of
@@ -127,8 +128,9 @@ type Rig[I comparable] struct {
 	links    map[*tandem.Client[I]]*link
 }
 
-// link is one client's connections, the first and each redial's: the last
-// is the one in use. A redial adds to it on the client's goroutine.
+// link is one client's name, its connections (the first and each
+// redial's: the last is the one in use; a redial adds to it on the client's
+// goroutine) and the receipts it heard, by operation id.
 type link struct {
 	name     string
 	mu       sync.Mutex
@@ -300,7 +302,8 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 
 // Each runs f with each machine's world, held as Do holds it: the host's
 // (named "host"), then each client's in the order Connect made them (named
-// as they were), to compare what every machine holds.
+// as they were), to compare what every machine holds. A machine whose Do
+// does not run (a host that failed) is passed over.
 func (r *Rig[I]) Each(f func(name string, w *tandem.World)) {
 	r.Host.Do(func(w *tandem.World) { f("host", w) })
 	for _, c := range r.Clients {
@@ -313,8 +316,7 @@ func (r *Rig[I]) Each(f func(name string, w *tandem.World)) {
 // (the id tandem.Send returned), at most limit times, and returns it; ok is
 // false if it did not come. A receipt heard before the call counts, without
 // a step. What the command did may reach c's world steps before or after
-// its receipt (they travel apart): of entities c does not own, once its
-// NetStats().HostFrame reaches the receipt's Frame.
+// its receipt (they travel apart): a test steps until it sees the change.
 func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc tandem.Receipt, ok bool) {
 	r.t.Helper()
 	l := r.links[c]
@@ -330,32 +332,26 @@ func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc
 	return rc, ok
 }
 
-// Join connects a new client as Connect does and steps until it plays and,
-// unless it is a spectator, its clock is aligned with the host's: it runs
-// ahead of the host by tandem.NetStats.Lead from then on (a few steps after
-// it plays, its frame jumps ahead once). From there a held input moves its
-// player about a frame a Step: the client steps a frame more or less now and
-// then as it keeps its lead, so a test reads where the player went (from
-// the host) rather than counting Steps. The test fails if the client is
-// refused, or does not play and align within Config.JoinSteps.
+// Join connects a new client as Connect does and steps until it plays, then
+// (unless it is a spectator) until its clock is aligned with the host's, for
+// at most a second of steps: from then on it runs ahead of the host by
+// tandem.NetStats.Lead, and a held input moves its player about a frame a
+// Step (a frame more or less now and then, as the client keeps its lead: a
+// test reads where the player went, from the host, rather than counting
+// Steps). A client aligns on the states the host sends it; one that owns
+// nothing in a world where nothing moves has none, and is returned
+// unaligned (its frame jumps ahead once when states come). The test fails
+// if the client is refused, or does not play within Config.JoinSteps.
 func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	r.t.Helper()
 	c := r.Connect(name, cfg)
-	ready := func() bool {
-		switch c.State() {
-		case tandem.Closed:
-			return true
-		case tandem.Playing:
-			// LeadTarget is 0 until the first alignment.
-			return cfg.Spectator || c.NetStats().LeadTarget > 0
-		}
-		return false
-	}
-	if !r.StepUntil(r.cfg.JoinSteps, ready) || c.State() != tandem.Playing {
-		if c.State() == tandem.Playing {
-			r.t.Fatalf("tandemtest: %s plays, but its clock did not align with the host's within %d steps (Config.JoinSteps)", name, r.cfg.JoinSteps)
-		}
+	if !r.StepUntil(r.cfg.JoinSteps, func() bool { return c.State() == tandem.Playing || c.State() == tandem.Closed }) ||
+		c.State() != tandem.Playing {
 		r.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, c.State(), c.Err())
+	}
+	if !cfg.Spectator {
+		// LeadTarget is 0 until the first alignment.
+		r.StepUntil(int(time.Second/r.cfg.Tick), func() bool { return c.State() != tandem.Playing || c.NetStats().LeadTarget > 0 })
 	}
 	return c
 }
@@ -385,11 +381,9 @@ func (r *Rig[I]) advanceHost() {
 	r.t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
-			switch ue := p.(type) {
-			case *replicate.UnreportedError:
-				r.t.Fatalf("tandemtest: %v", ue)
-			case *save.UnreportedError:
-				r.t.Fatalf("tandemtest: %v", ue)
+			switch p.(type) {
+			case *replicate.UnreportedError, *save.UnreportedError:
+				r.t.Fatalf("tandemtest: %v", p)
 			}
 			panic(p)
 		}

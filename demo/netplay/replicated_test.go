@@ -25,9 +25,9 @@ func typesOf(w *ecs.World, ids []arche.ID) map[reflect.Type]bool {
 }
 
 // The rules' world for tests (game.New) reports the writes of every
-// component of the game's own that the match replicates or saves, as the
-// match's world does: a component added to the codecs (or the save) and not
-// to New's list fails here.
+// component of the game's own that the match replicates, as the match's
+// world does: a component added to the codecs and not to New's list fails
+// here.
 func TestRulesWorldReportsWhatTheMatchSends(t *testing.T) {
 	cfg := Config{Match: game.DefaultConfig()}
 	h, err := tandem.NewHost(New(cfg), tandem.HostConfig{})
