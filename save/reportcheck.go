@@ -55,8 +55,8 @@ func (e *UnreportedError) Error() string {
 // CheckReports makes every Update check that no saved component of a
 // networked entity changed without a report this frame, and panic with an
 // *UnreportedError naming the first it finds (UpdateBetweenSteps leaves the
-// check to the next step's Update). It encodes every saved component of the world
-// at every Update: a debugging aid for tests, not for a game's host.
+// check to the next step's Update). It encodes every saved component of the
+// world at every Update: a debugging aid for tests, not for a game's host.
 func (t *Tracker) CheckReports() {
 	if t.check == nil {
 		t.check = &reportCheck{}

@@ -137,9 +137,10 @@ func (t *Tracker) MarkAll() {
 }
 
 // Update implements ecs.System: it reads the frame's journal. Cost: the
-// journal's entries. It may also run between steps, before a Fill, to take
-// what changed since the last step (the step's Update reads those writes
-// again, and writes those entities again; deletes are queued once).
+// journal's entries. A save taken between steps calls UpdateBetweenSteps
+// before its Fill, to take what changed since the last step (the step's
+// Update reads those writes again, and writes those entities again; deletes
+// are queued once).
 func (t *Tracker) Update(w *ecs.World) { t.update(w, true) }
 
 // UpdateBetweenSteps is Update for a save taken between steps: the same,
