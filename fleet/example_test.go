@@ -45,7 +45,9 @@ func ExampleRun() {
 			Open: func(ctx context.Context, world string) (fleet.Host, error) {
 				// world: the allocation's tandem.dev/world, "" before one.
 				// A game that saves gives SaveTo (a postgres:// URL) and
-				// World: world here.
+				// World: world here, for a named world only: "" stays in
+				// memory (every warm server would share the store's
+				// default world, each stopping the one before).
 				return tandem.NewHost(lobby, tandem.HostConfig{})
 			},
 		})

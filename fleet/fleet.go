@@ -72,7 +72,10 @@ type Config struct {
 	// Open builds the host of world (its name on the GameServer, "" when
 	// none is named yet): it restores the world from the game's store and
 	// takes its lease. Run steps and serves the host it returns, and closes
-	// it. Called on Run's goroutine.
+	// it. Called on Run's goroutine. The unnamed world of a warm server is
+	// kept in memory only: opened from a store, "" is the store's default
+	// world (tandem.HostConfig.World), the same for every warm server, and
+	// each would take its lease from the one before and stop it.
 	Open func(ctx context.Context, world string) (Host, error)
 	// WorldKey is the label or annotation naming the world. Default
 	// WorldKey.
