@@ -12,17 +12,24 @@ import (
 	"github.com/tandem-go/tandem/save"
 )
 
+// checkedRig is a rig of n entities whose tracker checks reports, started
+// and stepped once (the spawns' frame).
+func checkedRig(n int, more ...func(*save.Schema)) *rig {
+	r := newRig(more...)
+	r.populate(n)
+	r.t.CheckReports()
+	r.t.Start()
+	r.sched.Step()
+	return r
+}
+
 // A tracker that checks reports takes reported writes, spawns, removals,
 // components added and taken away, new owners and writes of skipped
 // components without a word, and panics, naming the component and the
 // entity, at the step where a saved component changed without a report,
 // once.
 func TestCheckReports(t *testing.T) {
-	r := newRig()
-	r.populate(30)
-	r.t.CheckReports()
-	r.t.Start()
-	r.sched.Step()
+	r := checkedRig(30)
 	a := r.w.Arche()
 	hid := arche.ComponentID[health](a)
 	for _, fn := range []func(){
@@ -78,11 +85,7 @@ func TestCheckReports(t *testing.T) {
 // between steps (UpdateBetweenSteps) leaves an unreported write to the next
 // step's check.
 func TestCheckReportsSavedWhole(t *testing.T) {
-	r := newRig(excludeBoth)
-	r.populate(10)
-	r.t.CheckReports()
-	r.t.Start()
-	r.sched.Step()
+	r := checkedRig(10, excludeBoth)
 	a := r.w.Arche()
 	hid := arche.ComponentID[health](a)
 	mid := arche.ComponentID[member](a)

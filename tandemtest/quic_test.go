@@ -69,9 +69,7 @@ func TestLoopbackRefusal(t *testing.T) {
 		lb.Join("mallory", tandem.ClientConfig[Walk]{})
 	}()
 	<-joined
-	for i := len(rec.cleanups) - 1; i >= 0; i-- {
-		rec.cleanups[i]()
-	}
+	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "mallory did not join") || strings.Count(rec.errs[0], "not you") != 1 {
 		t.Fatalf("a refused join reported %q, want it failed once with the game's reason", rec.errs)
 	}

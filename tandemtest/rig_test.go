@@ -204,6 +204,24 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
+// stepThenEnd steps rig once on a goroutine of its own, which a Fatalf of
+// the rig's ends as it would a test's.
+func (r *recorder) stepThenEnd(rig *tandemtest.Rig[Walk]) {
+	stepped := make(chan struct{})
+	go func() {
+		defer close(stepped)
+		rig.Step(1)
+	}()
+	<-stepped
+}
+
+// end runs the cleanups, last first, as a test's end does.
+func (r *recorder) end() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
 // A host whose final save fails at the test's end (an entity holds a
 // component nothing saves) fails the test, which would otherwise pass.
 func TestFinalSaveFailsTheTest(t *testing.T) {
@@ -221,9 +239,7 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 	r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{})
 	r.Join("ann", tandem.ClientConfig[Walk]{})
 	r.Step(5)
-	for i := len(rec.cleanups) - 1; i >= 0; i-- {
-		rec.cleanups[i]()
-	}
+	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
 		t.Fatalf("the rig's end reported %q, want the failed final save naming Mood", rec.errs)
 	}
@@ -253,16 +269,9 @@ func TestUnreportedWrite(t *testing.T) {
 	r := tandemtest.New(rec, sneaky, tandem.HostConfig{}, tandemtest.Config{})
 	r.Join("ann", tandem.ClientConfig[Walk]{})
 	drift = true
-	stepped := make(chan struct{})
-	go func() { // the rig's Fatalf ends this goroutine, as it would a test's
-		defer close(stepped)
-		r.Step(1)
-	}()
-	<-stepped
+	rec.stepThenEnd(r)
 	drift = false
-	for i := len(rec.cleanups) - 1; i >= 0; i-- {
-		rec.cleanups[i]()
-	}
+	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Transform") || !strings.Contains(rec.errs[0], "MutateComponent") {
 		t.Fatalf("a write without a report: %q, want the test failed naming Transform and MutateComponent", rec.errs)
 	}
@@ -309,16 +318,9 @@ func TestUnreportedSavedWrite(t *testing.T) {
 		t.Fatalf("before any unreported write: %q", rec.errs)
 	}
 	count = true
-	stepped := make(chan struct{})
-	go func() { // the rig's Fatalf ends this goroutine, as it would a test's
-		defer close(stepped)
-		r.Step(1)
-	}()
-	<-stepped
+	rec.stepThenEnd(r)
 	count = false
-	for i := len(rec.cleanups) - 1; i >= 0; i-- {
-		rec.cleanups[i]()
-	}
+	rec.end()
 	if len(rec.errs) == 0 || !strings.Contains(rec.errs[0], "steps") || !strings.Contains(rec.errs[0], "MutateComponent") {
 		t.Fatalf("a saved write without a report: %q, want the test failed naming steps and MutateComponent", rec.errs)
 	}
