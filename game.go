@@ -51,7 +51,9 @@ type Game[I comparable] struct {
 	// the peer's entities (owned by p.ID) and returns nil, or returns an
 	// error whose text is the reason the client is shown (see Refuse): the
 	// host refuses the peer with a Reject before it takes a slot, and
-	// removes what Join spawned for it. It runs on the simulation goroutine,
+	// removes the networked entities Join spawned for it (what else it
+	// changed, a resource or a table of the game's, is the game's to undo
+	// before it refuses: decide, then change). It runs on the simulation goroutine,
 	// before the peer's join starts; not for a peer that resumes after its
 	// connection broke (its entities are in the world), and not for the
 	// player at the host's own machine or of a game alone: spawn that one

@@ -40,6 +40,13 @@ type HostConfig struct {
 	// inputs and commands are refused. Past it a spectator gets a Reject.
 	// Default 0: none (a spectator is refused, with a reason that says so).
 	Spectators int
+	// MaxPeersPerAddress bounds the players and spectators admitted from
+	// one IP address (a household behind one router shares one address; an
+	// IPv6 one, its /64): past it a peer is refused, its client told the
+	// host is full for its address. Default 4. Raise it where many come
+	// from one address by design: bots or a test on this machine's
+	// loopback (tandemtest.NewLoopback does), players behind one proxy.
+	MaxPeersPerAddress int
 	// SendEvery sends state every this many steps. Default 2: 30 Hz at
 	// 60 Hz. Clients learn the rate from the host.
 	SendEvery int
@@ -77,7 +84,8 @@ type HostConfig struct {
 	// retried. Default 10 s.
 	SaveTimeout time.Duration
 	// OnRestore, if set, hears of each restore (at NewHost, and whenever a
-	// released world is loaded again), on the goroutine that restores.
+	// released world is loaded again), on the goroutine that restores; a
+	// store with no save yet is heard of too, as a new world (Seq 0).
 	OnRestore func(RestoreReport)
 	// OnSaveError, if set, hears of each failed save, on the simulation
 	// goroutine. The host keeps its world, withholds the receipts the save
@@ -127,6 +135,16 @@ type HostConfig struct {
 	// it are dropped without a receipt (the store is slow) to be sent again.
 	// Default 64.
 	MaxWithheld int
+	// OnCommandPanic, if set, hears of each command whose handler, or whose
+	// codec's Read, panicked, on the simulation goroutine with the world
+	// held. The host recovers from such a panic and refuses the command
+	// (see CommandPanic), so that one faulty command, which its client
+	// sends again until answered, cannot stop the host, nor every host
+	// restarted after it. Nil: the host writes the panic and its stack to
+	// the standard logger (package log), as net/http does for its
+	// handlers. A panic that leaves the world locked by an open query is
+	// not recovered.
+	OnCommandPanic func(*CommandPanic)
 }
 
 func (c *HostConfig) defaults() {
@@ -214,6 +232,10 @@ type HostStats struct {
 	// writes (a test on a fake clock) holds more, drops past MaxWithheld and
 	// answers more Again; Save before reading the counts settles them.
 	Commands, Again, Conflicts, Expired, Dropped int
+	// CommandPanics counts the commands whose handler (or codec's Read)
+	// panicked on the host: each was refused, and counted in Commands too
+	// (HostConfig.OnCommandPanic).
+	CommandPanics int
 	// Unsent counts the receipts that could not be sent when their save
 	// landed (the peer away, its connection broken, or its commands lane
 	// full): the receipt stays kept, and the client, which sends a command
@@ -305,18 +327,19 @@ func (h *Host[I]) build(restoring bool) error {
 	rc.SendEvery = h.cfg.SendEvery
 	rc.StepRate = 1 / g.step().Seconds()
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
-		Clock:         h.clk,
-		MaxPeers:      h.cfg.MaxPeers,
-		MaxSpectators: h.cfg.Spectators,
-		Replication:   rc,
-		Grace:         h.cfg.Grace,
-		Admit:         h.cfg.Admit,
-		Schema:        g.schemaOf(reg),
-		OnJoin:        h.join,
-		OnLeave:       h.leave,
-		OnMessage:     h.message,
-		OnLaneMessage: h.laneMessage,
-		OnEvent:       h.event,
+		Clock:              h.clk,
+		MaxPeers:           h.cfg.MaxPeers,
+		MaxSpectators:      h.cfg.Spectators,
+		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
+		Replication:        rc,
+		Grace:              h.cfg.Grace,
+		Admit:              h.cfg.Admit,
+		Schema:             g.schemaOf(reg),
+		OnJoin:             h.join,
+		OnLeave:            h.leave,
+		OnMessage:          h.message,
+		OnLaneMessage:      h.laneMessage,
+		OnEvent:            h.event,
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)

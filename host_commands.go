@@ -96,7 +96,7 @@ func (h *Host[I]) runCommands() {
 		var msg []byte
 		switch v {
 		case command.Run:
-			err, malformed := h.g.Commands[c.kind].def().run(h.w, Peer{ID: pl.id, Name: pl.name}, c.payload)
+			err, malformed := h.runHandler(c.kind, c.op, Peer{ID: pl.id, Name: pl.name}, c.payload)
 			if malformed {
 				h.stats.Malformed++
 				h.session.ReportMalformed(c.peer, errMalformedCommand)

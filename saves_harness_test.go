@@ -164,6 +164,12 @@ type rig struct {
 
 func newRig(t testing.TB, cfg HostConfig) *rig {
 	t.Helper()
+	return newRigOf(t, ledgerGame(), cfg)
+}
+
+// newRigOf is newRig with game g, a variant of the ledger game.
+func newRigOf(t testing.TB, g *Game[push], cfg HostConfig) *rig {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	link := condition.Config{Latency: 5 * time.Millisecond}
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
@@ -174,7 +180,7 @@ func newRig(t testing.TB, cfg HostConfig) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, g: ledgerGame(), clk: clk, net: n, l: l, cfg: cfg}
+	r := &rig{t: t, g: g, clk: clk, net: n, l: l, cfg: cfg}
 	r.cfg.Clock = clk
 	r.start()
 	return r

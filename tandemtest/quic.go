@@ -46,8 +46,11 @@ type Loopback[I comparable] struct {
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
 // listener on loopback, with a certificate of its own, and runs it (leave
-// its Clock unset, and its Replication.CheckReports off). The test fails if
-// it cannot start. When the test ends the clients close,
+// its Clock unset, and its Replication.CheckReports off). Every client
+// comes from 127.0.0.1: unless set, the host's MaxPeersPerAddress takes
+// them all (its MaxPeers, 8 unless set, and its Spectators). A command
+// handler that panics on the host fails the test (unless
+// HostConfig.OnCommandPanic is set). The test fails if it cannot start. When the test ends the clients close,
 // then the host (Close: a host with a store saves then); a host whose Close
 // fails there fails the test, as on a Rig.
 func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig) *Loopback[I] {
@@ -57,6 +60,13 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 		t.Fatal("tandemtest: leave HostConfig.Clock unset: a Loopback's host runs at the real rate (a fake clock is a Rig's)")
 	case host.Replication.CheckReports:
 		t.Fatal("tandemtest: leave HostConfig.Replication.CheckReports off on a Loopback (a failed check would end the test binary from the host's goroutine): a Rig checks the reports")
+	}
+	if host.MaxPeersPerAddress == 0 {
+		// Every client comes from 127.0.0.1.
+		host.MaxPeersPerAddress = max(host.MaxPeers, 8) + host.Spectators
+	}
+	if host.OnCommandPanic == nil {
+		host.OnCommandPanic = func(p *tandem.CommandPanic) { t.Errorf("tandemtest: %v", p) }
 	}
 	ht, err := quicnet.New(quicnet.Config{})
 	if err != nil {

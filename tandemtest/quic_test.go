@@ -77,3 +77,31 @@ func TestLoopbackRefusal(t *testing.T) {
 		t.Fatalf("the host has %d players after refusing mallory", st.Players)
 	}
 }
+
+// Every loopback client comes from 127.0.0.1: a Loopback's host takes as
+// many from there as it has slots (five here, past the default of four from
+// one address), and a host told to take one from an address refuses the
+// second, saying why.
+func TestLoopbackPeersFromOneAddress(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	for _, name := range []string{"ann", "bob", "cat", "dan", "eve"} {
+		lb.Join(name, tandem.ClientConfig[Walk]{})
+	}
+	if st := lb.Host.Stats(); st.Players != 5 {
+		t.Fatalf("the host has %d players, want 5", st.Players)
+	}
+
+	rec := &recorder{TB: t}
+	one := tandemtest.NewLoopback(rec, walkers, tandem.HostConfig{MaxPeersPerAddress: 1})
+	one.Join("ann", tandem.ClientConfig[Walk]{})
+	joined := make(chan struct{})
+	go func() { // Join's Fatalf ends this goroutine, as it would a test's
+		defer close(joined)
+		one.Join("bob", tandem.ClientConfig[Walk]{})
+	}()
+	<-joined
+	rec.end()
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "for your address") {
+		t.Fatalf("a second player from one address, with one allowed: %q, want it refused for its address", rec.errs)
+	}
+}

@@ -62,7 +62,8 @@ func TestStepUntilReceipt(t *testing.T) {
 	}
 }
 
-// Each visits the host and every client, named, each world once.
+// Each visits the host and every client, named, each world once, and
+// passes over a client that is closed.
 func TestEach(t *testing.T) {
 	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{})
 	r.Join("ann", tandem.ClientConfig[Walk]{})
@@ -84,6 +85,13 @@ func TestEach(t *testing.T) {
 		if n != 2 {
 			t.Fatalf("a %v world holds %d networked entities, want the two figures", w.Role, n)
 		}
+	}
+	// A client closed is passed over.
+	r.Clients[1].Close()
+	names = nil
+	r.Each(func(name string, w *tandem.World) { names = append(names, name) })
+	if got := strings.Join(names, ","); got != "host,ann" {
+		t.Fatalf("with bob closed, Each visited %s", got)
 	}
 }
 
@@ -135,5 +143,54 @@ func TestJoinOwningNothing(t *testing.T) {
 	r := tandemtest.New(t, &idle, tandem.HostConfig{}, tandemtest.Config{})
 	if ann := r.Join("ann", tandem.ClientConfig[Walk]{}); ann.State() != tandem.Playing {
 		t.Fatalf("ann: %v", ann.State())
+	}
+}
+
+// trip is a command whose handler has a fault: it panics.
+var trip = tandem.NewCommand("trip", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+	var owned []int
+	_ = owned[len(w.ECS.Owned(p.ID))] // out of range: panics
+	return nil
+})
+
+// trippers are the walkers with the faulty command.
+var trippers = func() *tandem.Game[Walk] {
+	g := *walkers
+	g.Commands = []tandem.Command{trip}
+	return &g
+}()
+
+// A command handler that panics on the rig's host fails the test at the
+// Step that ran it, with the panic and where it was; a test that sets
+// HostConfig.OnCommandPanic hears it instead, and the player's receipt
+// says the command was refused.
+func TestCommandPanicFailsTheTest(t *testing.T) {
+	rec := &recorder{TB: t}
+	r := tandemtest.New(rec, trippers, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	if _, err := tandem.Send(ann, trip, struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	stepped := make(chan struct{})
+	go func() {
+		defer close(stepped)
+		r.Step(60) // a Fatalf ends the goroutine, as it would a test's
+	}()
+	<-stepped
+	rec.end()
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], `command "trip"`) || !strings.Contains(rec.errs[0], "index out of range") || !strings.Contains(rec.errs[0], "receipt_test.go") {
+		t.Fatalf("a panicking command: %q, want the test failed with the panic and its line", rec.errs)
+	}
+
+	var heard []*tandem.CommandPanic
+	r = tandemtest.New(t, trippers, tandem.HostConfig{OnCommandPanic: func(p *tandem.CommandPanic) { heard = append(heard, p) }}, tandemtest.Config{})
+	ann = r.Join("ann", tandem.ClientConfig[Walk]{})
+	op, err := tandem.Send(ann, trip, struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, ok := r.StepUntilReceipt(ann, op, 60)
+	if !ok || rc.Status != tandem.ReceiptRefused || rc.Reason == "" || len(heard) != 1 || r.Host.Stats().CommandPanics != 1 {
+		t.Fatalf("with OnCommandPanic set: receipt %v (%v), %d panics heard; want it refused and heard once", rc, ok, len(heard))
 	}
 }

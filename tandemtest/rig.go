@@ -30,7 +30,11 @@
 // The rig's host checks at every step that each write of a replicated
 // component, and of a saved one when it saves, was reported
 // (ecs.MutateComponent): one that was not fails the test at that Step,
-// naming the component (Config.Unchecked turns the check off).
+// naming the component (Config.Unchecked turns the check off). A command
+// handler that panics on the host fails the test at that Step too, with
+// the panic and its stack (a host in a game recovers and refuses the
+// command: tandem.CommandPanic); a test of that refusal sets
+// HostConfig.OnCommandPanic, which the rig then leaves to it.
 //
 // At the test's end the rig closes the clients and the host: a host whose
 // Close fails there (its final save: a component nothing saves, a store
@@ -126,6 +130,7 @@ type Rig[I comparable] struct {
 	cfg      Config
 	listener transport.Listener
 	links    map[*tandem.Client[I]]*link
+	panics   []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
 }
 
 // link is one client's name, its connections (the first and each
@@ -176,6 +181,9 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 	host.Clock = r.Clock
 	if !cfg.Unchecked {
 		host.Replication.CheckReports = true
+	}
+	if host.OnCommandPanic == nil {
+		host.OnCommandPanic = func(p *tandem.CommandPanic) { r.panics = append(r.panics, p) }
 	}
 	r.hostCfg = host
 	if r.Host, err = tandem.NewHost(g, host); err != nil {
@@ -302,11 +310,15 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 
 // Each runs f with each machine's world, held as Do holds it: the host's
 // (named "host"), then each client's in the order Connect made them (named
-// as they were), to compare what every machine holds. A machine whose Do
-// does not run (a host that failed) is passed over.
+// as they were), to compare what every machine holds. A client that is
+// closed (refused, or closed by the test) is passed over, as is a machine
+// whose Do does not run (a host that failed).
 func (r *Rig[I]) Each(f func(name string, w *tandem.World)) {
 	r.Host.Do(func(w *tandem.World) { f("host", w) })
 	for _, c := range r.Clients {
+		if c.State() == tandem.Closed {
+			continue
+		}
 		name := r.links[c].name
 		c.Do(func(w *tandem.World) { f(name, w) })
 	}
@@ -317,6 +329,10 @@ func (r *Rig[I]) Each(f func(name string, w *tandem.World)) {
 // false if it did not come. A receipt heard before the call counts, without
 // a step. What the command did may reach c's world steps before or after
 // its receipt (they travel apart): a test steps until it sees the change.
+// A host that saves sends a receipt once the save holding it is durable,
+// which its commit goroutine decides: in a bubble (Config.Bubble) that is
+// two steps after the command runs; outside one, on the disk's time,
+// which steps do not wait for: call Save on the host first.
 func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc tandem.Receipt, ok bool) {
 	r.t.Helper()
 	l := r.links[c]
@@ -376,7 +392,8 @@ func (r *Rig[I]) Step(n int) {
 
 // advanceHost runs the host's steps that are due; a write the game did not
 // report (replicate.UnreportedError, or save.UnreportedError for a saved
-// component) fails the test at its line.
+// component), and a command handler that panicked (unless the test set
+// HostConfig.OnCommandPanic), fail the test at its line.
 func (r *Rig[I]) advanceHost() {
 	r.t.Helper()
 	defer func() {
@@ -389,6 +406,9 @@ func (r *Rig[I]) advanceHost() {
 		}
 	}()
 	r.Host.Advance()
+	if len(r.panics) > 0 {
+		r.t.Fatalf("tandemtest: %v", r.panics[0])
+	}
 }
 
 // StepUntil steps until done reports true, at most limit times, and

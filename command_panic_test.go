@@ -1,0 +1,63 @@
+package tandem
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// faultyCommand adds one to the ledger's count, then panics: a game's
+// handler with a fault, which a client's command reaches.
+var faultyCommand = NewCommand("faulty", CommandCodec[struct{}]{}, func(w *World, p Peer, _ struct{}) error {
+	ecs.Resource[ledger](w.ECS).Count++
+	var m map[string]int
+	m["boom"]++ // a nil map: panics
+	return nil
+})
+
+// TestCommandPanicIsRefused: a command whose handler panics does not stop
+// the host. It is refused, with a reason that says the host failed; the
+// panic is heard with its stack, counted, and kept as the command's answer:
+// sent again, before and after a restart, it is answered from the book and
+// never runs again. The player's other commands go on.
+func TestCommandPanicIsRefused(t *testing.T) {
+	g := ledgerGame()
+	g.Commands = append(g.Commands, faultyCommand)
+	var heard []*CommandPanic
+	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t), OnCommandPanic: func(p *CommandPanic) { heard = append(heard, p) }})
+	p := r.dialRaw("bob")
+	p.send(t, 1, 2, nil)
+	r.step(10)
+	p.send(t, 2, 0, u32(5)) // the player's next command runs
+	p.send(t, 1, 2, nil)    // sent again: its kept answer
+	r.step(10)
+	rs := p.receipts(t)
+	if len(rs) != 3 || rs[0].Status != wire.ReceiptRefused || rs[0].Reason != errCommandFailed.Error() || rs[1].Status != wire.ReceiptDone || rs[2] != rs[0] {
+		t.Fatalf("receipts %+v; want op 1 refused as failed, op 2 done, op 1's refusal again", rs)
+	}
+	if len(heard) != 1 || heard[0].Command != "faulty" || heard[0].Op != 1 || heard[0].Player.Name != "bob" || !strings.Contains(string(heard[0].Stack), "command_panic_test.go") {
+		t.Fatalf("heard %v; want one panic of faulty op 1 from bob, with its stack", heard)
+	}
+	if !strings.Contains(heard[0].Error(), "assignment to entry in nil map") {
+		t.Fatalf("the panic's error does not say what panicked: %v", heard[0])
+	}
+	if st := r.host.Stats(); st.CommandPanics != 1 || st.Commands != 2 || st.Again != 1 {
+		t.Fatalf("host counts %+v; want 1 panic among 2 commands run, 1 again", st)
+	}
+	// What ran before the panic stays (one count), and the add ran.
+	if s := snapshot(r.host); !strings.Contains(s, "ledger {Count:2 Sum:5 ") {
+		t.Fatalf("the ledger after a faulty and an add:\n%s", s)
+	}
+	// The refusal is saved: a restarted host keeps it in the player's book,
+	// to answer the command again without running it.
+	r.restart()
+	book := r.host.people.players[p.cl.Peer()].book
+	v, kept := book.Check(1, command.SumOf(2, nil))
+	var rc wire.Receipt
+	if v != command.Again || rc.Decode(kept.Receipt) != nil || rc != rs[0] {
+		t.Fatalf("after a restart, op 1 is %v with receipt %+v; want its refusal kept", v, rc)
+	}
+}
