@@ -615,6 +615,13 @@ func (c *Client[I]) publish() {
 		s.closed, s.err = true, c.errLocked()
 	}
 	s.mu.Unlock()
+	if st == session.Closed {
+		c.cmds.mu.Lock()
+		if !c.cmds.waits.ended {
+			c.cmds.waits.end() // no receipt comes now
+		}
+		c.cmds.mu.Unlock()
+	}
 }
 
 // Err returns why the session ended, or nil while it runs and after an

@@ -26,6 +26,7 @@ type clientCommands struct {
 	out      *command.Outbox
 	sent     map[uint64]sentOn // when and on which connection each went last
 	observe  observers[Receipt]
+	waits    receiptWaits
 	stats    CommandStats
 	conn     uint32 // counts admissions: a new one sends everything again
 	admitted bool
@@ -164,11 +165,12 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	}
 	delete(cc.sent, r.Op)
 	cc.stats.Receipts++
-	cc.mu.Unlock()
 	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
 	if int(s.Kind) < len(c.g.Commands) {
 		rc.Command = c.g.Commands[s.Kind].def().name
 	}
+	cc.waits.took(rc)
+	cc.mu.Unlock()
 	c.mu.enter()
 	defer c.mu.exit()
 	for _, fn := range cc.observe.list() {

@@ -1,0 +1,78 @@
+package tandem
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// WaitReceipt, from a goroutine of its own, returns a command's receipt
+// when it comes, and at once once it came; it fails at once for an op the
+// client never sent, with the context's error when that ends first, and
+// with ErrClosed when the client closes while it waits.
+func TestWaitReceipt(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	ann := r.join("ann", ClientConfig[push]{})
+	op, err := Send(ann, addCommand, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		rc  Receipt
+		err error
+	}
+	wait := func(ctx context.Context, op uint64) chan answer {
+		got := make(chan answer, 1)
+		go func() {
+			rc, err := ann.WaitReceipt(ctx, op)
+			got <- answer{rc, err}
+		}()
+		return got
+	}
+	got := wait(context.Background(), op)
+	for i := 0; ann.CommandStats().Receipts == 0; i++ {
+		if i == 100 {
+			t.Fatal("no receipt in 100 steps")
+		}
+		r.step(1)
+	}
+	if a := <-got; a.err != nil || a.rc.Op != op || a.rc.Status != ReceiptDone || a.rc.Command != "add" {
+		t.Fatalf("WaitReceipt while it came: %+v, %v", a.rc, a.err)
+	}
+	if rc, err := ann.WaitReceipt(context.Background(), op); err != nil || rc.Op != op || rc.Status != ReceiptDone {
+		t.Fatalf("WaitReceipt after it came: %+v, %v", rc, err)
+	}
+	if _, err := ann.WaitReceipt(context.Background(), op+1000); err == nil {
+		t.Fatal("WaitReceipt of an op never sent: no error")
+	}
+	op2, err := Send(ann, addCommand, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ann.WaitReceipt(ctx, op2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitReceipt with its context ended: %v", err)
+	}
+	got = wait(context.Background(), op2)
+	for i := 0; ann.CommandStats().Receipts == 1; i++ {
+		if i == 100 {
+			t.Fatal("no second receipt in 100 steps")
+		}
+		r.step(1)
+	}
+	if a := <-got; a.err != nil || a.rc.Status != ReceiptRefused || a.rc.Reason != "nothing to add" {
+		t.Fatalf("WaitReceipt of a refused command: %+v, %v", a.rc, a.err)
+	}
+	op3, err := Send(ann, addCommand, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = wait(context.Background(), op3)
+	if err := ann.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-got; !errors.Is(a.err, ErrClosed) {
+		t.Fatalf("WaitReceipt when the client closed: %+v, %v; want ErrClosed", a.rc, a.err)
+	}
+}
