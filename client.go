@@ -553,7 +553,9 @@ func (c *Client[I]) stopped() error {
 // closed); they run in the order added, on the simulation goroutine, with
 // the world locked. Safe from any goroutine, inside callbacks, hooks and
 // observers too (one added by an observer hears the events that come after).
-func (c *Client[I]) OnEvent(fn func(Event)) { c.events.add(fn) }
+// It returns the function that removes fn: from the next event on, it is
+// not called.
+func (c *Client[I]) OnEvent(fn func(Event)) (remove func()) { return c.events.add(fn) }
 
 // SetInput sets the input of the player at this machine; it holds for every
 // frame simulated until the next call. Ignored with ClientConfig.Input. Safe

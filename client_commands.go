@@ -181,8 +181,9 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 // OnReceipt adds fn to the observers of receipts: each command's answer,
 // once, on the simulation goroutine, as it arrives, with the world locked.
 // Safe from any goroutine, inside callbacks, hooks and observers too (one
-// added by an observer hears the receipts that come after).
-func (c *Client[I]) OnReceipt(fn func(Receipt)) { c.cmds.observe.add(fn) }
+// added by an observer hears the receipts that come after). It returns the
+// function that removes fn: from the next receipt on, it is not called.
+func (c *Client[I]) OnReceipt(fn func(Receipt)) (remove func()) { return c.cmds.observe.add(fn) }
 
 // PendingCommands returns how many commands wait for their receipt. Safe from
 // any goroutine, inside callbacks, hooks and observers too.

@@ -76,3 +76,45 @@ func TestWaitReceipt(t *testing.T) {
 		t.Fatalf("WaitReceipt when the client closed: %+v, %v; want ErrClosed", a.rc, a.err)
 	}
 }
+
+// An observer removed (the function OnReceipt or OnEvent returned) hears
+// nothing after; the others go on, and removing twice is removing once. One
+// may remove itself while it runs.
+func TestObserverRemoved(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	ann := r.join("ann", ClientConfig[push]{})
+	var all, first, once int
+	ann.OnReceipt(func(Receipt) { all++ })
+	removeFirst := ann.OnReceipt(func(Receipt) { first++ })
+	var removeOnce func()
+	removeOnce = ann.OnReceipt(func(Receipt) { once++; removeOnce() })
+	events := 0
+	removeEvents := ann.OnEvent(func(Event) { events++ })
+	removeEvents()
+	receipt := func(n int) {
+		t.Helper()
+		if _, err := Send(ann, addCommand, 1); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ann.CommandStats().Receipts < uint64(n); i++ {
+			if i == 100 {
+				t.Fatalf("no receipt %d in 100 steps", n)
+			}
+			r.step(1)
+		}
+	}
+	receipt(1)
+	removeFirst()
+	removeFirst()
+	receipt(2)
+	receipt(3)
+	if all != 3 || first != 1 || once != 1 {
+		t.Fatalf("heard: all %d, removed after the first %d, removed by itself %d; want 3, 1, 1", all, first, once)
+	}
+	if err := ann.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if events != 0 {
+		t.Fatalf("a removed event observer heard %d events", events)
+	}
+}

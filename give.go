@@ -85,4 +85,6 @@ func (l *Local[I]) runAlone(k Command, payload []byte, receipts bool) (op uint64
 // OnReceipt adds fn to the observers of the receipts of the commands given
 // with Give in a game alone: each once, as the command runs, with the world
 // locked. Safe from any goroutine, inside callbacks, hooks and observers too.
-func (l *Local[I]) OnReceipt(fn func(Receipt)) { l.receipts.add(fn) }
+// It returns the function that removes fn: from the next receipt on, it is
+// not called.
+func (l *Local[I]) OnReceipt(fn func(Receipt)) (remove func()) { return l.receipts.add(fn) }

@@ -433,8 +433,9 @@ func (h *Host[I]) event(e Event) {
 // goroutine, with the world locked (the PeerLeft of players Close lets go:
 // on the goroutine that called Close, the world locked too). Safe from any
 // goroutine, inside callbacks, hooks and observers too (one added by an
-// observer hears the events that come after).
-func (h *Host[I]) OnEvent(fn func(Event)) { h.events.add(fn) }
+// observer hears the events that come after). It returns the function that
+// removes fn: from the next event on, it is not called.
+func (h *Host[I]) OnEvent(fn func(Event)) (remove func()) { return h.events.add(fn) }
 
 // Serve accepts connections from l until the host closes. Safe from any
 // goroutine.

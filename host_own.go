@@ -196,8 +196,9 @@ func (h *Host[I]) mail(kind uint8, payload []byte) (uint64, error) {
 // OnReceipt adds fn to the observers of the host's own player's receipts
 // (SendOwn): each command's answer, once, on the simulation goroutine, when
 // the save holding it is durable. Safe from any goroutine, inside callbacks,
-// hooks and observers too.
-func (h *Host[I]) OnReceipt(fn func(Receipt)) { h.own.mail.observe.add(fn) }
+// hooks and observers too. It returns the function that removes fn: from
+// the next receipt on, it is not called.
+func (h *Host[I]) OnReceipt(fn func(Receipt)) (remove func()) { return h.own.mail.observe.add(fn) }
 
 // ownReceipt delivers one of the own player's receipts to the observers.
 func (h *Host[I]) ownReceipt(msg []byte) {

@@ -38,8 +38,9 @@ type Session[I comparable] interface {
 	// game alone; Run then returns.
 	Close() error
 	// OnReceipt adds an observer of the receipts of the commands given
-	// with Give (Send on a Client, SendOwn on a Host).
-	OnReceipt(fn func(Receipt))
+	// with Give (Send on a Client, SendOwn on a Host), and returns the
+	// function that removes it.
+	OnReceipt(fn func(Receipt)) (remove func())
 
 	// give is Give's work. Unexported: a Session is a Local, a Host or a
 	// Client, or a value that embeds one.

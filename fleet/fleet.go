@@ -37,8 +37,9 @@ type Host interface {
 	Run(ctx context.Context) error
 	// Serve takes connections from l until the host closes (and closes l).
 	Serve(l transport.Listener)
-	// OnEvent adds an observer of the host's events.
-	OnEvent(fn func(tandem.Event))
+	// OnEvent adds an observer of the host's events, and returns the
+	// function that removes it.
+	OnEvent(fn func(tandem.Event)) (remove func())
 	// Do runs fn with the world locked between steps.
 	Do(fn func(w *tandem.World))
 	// Plays and AppendPlayers say who holds a player's place, on the
