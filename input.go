@@ -21,6 +21,16 @@ import (
 // Give it to the entities a player drives when spawning them (a client's
 // own entities get it on arrival). A computer player is an entity with
 // Bot set: the game's own system writes its Value, the engine never does.
+//
+// An input is a state, held for as many frames as the player holds it
+// (SetInput), not an event. A system that acts once per press (a jump, a
+// move of one cell) keeps what it acted on in a component of the entity,
+// replicated and predicted as the entity's others are (HostValue), and
+// acts when Value differs from it. Sturdier, where a press may be shorter
+// than the network's worst gap (two late inputs arriving together, the
+// host taking the newer), I carries a count of presses, which only grows:
+// the system acts on the count's difference from the one it kept, and a
+// press is never lost.
 type Input[I any] struct {
 	// Value is the input for the frame being simulated.
 	Value I
