@@ -57,7 +57,10 @@ type ClientConfig[I comparable] struct {
 	// frame after frame under input needs (a velocity a kinematic ship
 	// integrates): with the default reconciliation such a value, taken from
 	// the host's past frame into the present, differs again at the next
-	// state, and is corrected again and again. Nil: each differing component
+	// state, and is corrected again and again. A value input changes by the
+	// same amount whatever it was (a cursor moved a cell a press, a counter)
+	// needs none: the default moves the present by the past frame's
+	// difference, which is exact there. Nil: each differing component
 	// is corrected by its Prediction. It runs on the simulation goroutine,
 	// with the world locked.
 	Replay func(w *World)
