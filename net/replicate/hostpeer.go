@@ -83,7 +83,12 @@ type PeerStats struct {
 	JoinEntities           uint64 // entities the join sent
 	JoinRounds             int
 	Deferred               uint64 // dirty items left for a later tick by the budget
-	Entered, Left          uint64 // entities that entered and left the peer's scope
+	// Entered and Left count the entities that came into and went out of
+	// the peer's scope: once its join is done, and during it those a page
+	// had sent that left (the join takes them back). What the join finds
+	// out of scope, and what comes into scope while it runs (the join
+	// sends it), are neither.
+	Entered, Left uint64
 }
 
 // ID returns the peer's id.
@@ -241,11 +246,11 @@ func (p *HostPeer) enter(slot int32) {
 		return
 	}
 	s.flags &^= fOut
-	p.stats.Entered++
 	if p.join != nil {
 		p.join.onEnter(p, slot)
 		return
 	}
+	p.stats.Entered++
 	back := p.cancelRemoval(p.h.ents[slot].id)
 	s.reset()
 	s.flags |= fNeedSpawn
@@ -263,13 +268,16 @@ func (p *HostPeer) leave(slot int32) {
 	if s.flags&fOut != 0 {
 		return
 	}
-	p.stats.Left++
 	e := &p.h.ents[slot]
 	if p.join != nil {
+		if s.flags&fPaged != 0 {
+			p.stats.Left++ // a page sent it: the join takes it back
+		}
 		p.join.onLeave(p, e.id, slot)
 		s.flags |= fOut
 		return
 	}
+	p.stats.Left++
 	if e.owner != p.id {
 		p.forget(slot, e.id)
 	}

@@ -13,9 +13,12 @@ import (
 // owns.
 //
 // An entity is in a peer's scope when it has no position (no Transform), when
-// the peer owns it, when the peer owns nothing with a position (a spectator
-// sees the whole world), or when its cell is within Radius of the cell of an
-// entity the peer owns. Entering scope sends the entity whole; leaving scope
+// the peer owns it, when the peer has never owned anything with a position
+// (a spectator sees the whole world), or when its cell is within Radius of
+// the cell of an entity the peer owns. A peer whose last entity with a
+// position goes (removed, or given to another) keeps that entity's square
+// where it was until it owns one again: a player between two lives sees
+// around where it fell, not the whole world. Entering scope sends the entity whole; leaving scope
 // removes it from the peer at once. On by default with a radius of 4,096
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
@@ -109,10 +112,15 @@ const minEmptyCells = 256
 
 // peerScope is a peer's view of the grid.
 type peerScope struct {
-	focus int        // owned entities with a position
-	cover []uint16   // by cell: how many of the peer's squares hold it (see setCover)
-	at    [][2]int32 // the cells of what it owns, as of the last send tick
-	bit   int        // the peer's bit in grid.seen
+	focus int // owned entities with a position
+	// held is set while the peer owns nothing with a position but did:
+	// the square of the last one stays, around cell (hx, hy), until it
+	// owns one again.
+	held   bool
+	hx, hy int32
+	cover  []uint16   // by cell: how many of the peer's squares hold it (see setCover)
+	at     [][2]int32 // the cells of what it owns, as of the last send tick
+	bit    int        // the peer's bit in grid.seen
 
 	// changes are the send tick's changes in the peer's scope, in
 	// network-id order, when its tick is the send tick's (distribute).
@@ -200,12 +208,16 @@ func (g *grid) cellAt(x, y int32) int32 {
 	g.empty++
 	for _, p := range g.peers {
 		g.setCover(p, i, 0)
-		if p.scope.focus > 0 {
+		if p.scope.squared() {
 			g.setCover(p, i, g.covering(p, x, y))
 		}
 	}
 	return i
 }
+
+// squared reports whether the peer has squares (it owns something with a
+// position, or did: held); without any, every entity is in its scope.
+func (sc *peerScope) squared() bool { return sc.focus > 0 || sc.held }
 
 // tidy gives back the empty cells once they outnumber both minEmptyCells
 // and the cells holding entities, so the grid's memory follows where the
@@ -233,6 +245,9 @@ func (g *grid) tidy() {
 func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 	h := p.h
 	n := uint16(0)
+	if sc := &p.scope; sc.held && abs32(sc.hx-x) <= g.r && abs32(sc.hy-y) <= g.r {
+		n++
+	}
 	for _, ent := range h.w.Owned(p.id) {
 		slot, _ := h.w.NetSlot(ent)
 		if int(slot) >= len(h.ents) {
@@ -393,7 +408,7 @@ func (g *grid) reown(h *HostReplicator, slot int32, old ecs.PeerID) {
 // inScope reports whether the entity in slot is in the peer's scope.
 func (g *grid) inScope(p *HostPeer, slot int32) bool {
 	e := &p.h.ents[slot]
-	return e.cell < 0 || p.scope.focus == 0 || e.owner == p.id || p.scope.cover[e.cell] > 0
+	return e.cell < 0 || !p.scope.squared() || e.owner == p.id || p.scope.cover[e.cell] > 0
 }
 
 // focusCells refreshes the cells of the entities the peer owns, for the
@@ -401,8 +416,11 @@ func (g *grid) inScope(p *HostPeer, slot int32) bool {
 func (g *grid) focusCells(p *HostPeer) {
 	sc := &p.scope
 	sc.at = sc.at[:0]
-	if !g.on || sc.focus == 0 {
+	if !g.on || !sc.squared() {
 		return
+	}
+	if sc.held {
+		sc.at = append(sc.at, [2]int32{sc.hx, sc.hy})
 	}
 	h := p.h
 	for _, ent := range h.w.Owned(p.id) {

@@ -3,6 +3,7 @@ package replicate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -48,7 +49,7 @@ func (s *scopeWorld) spawn(owner ecs.PeerID) arche.Entity {
 }
 
 // wander moves a third of the entities by up to 60 units, jumps a few far,
-// and spawns and removes some.
+// spawns and removes some, and now and then removes every entity of a peer.
 func (s *scopeWorld) wander(w *ecs.World) {
 	if s.quiet {
 		return
@@ -80,10 +81,20 @@ func (s *scopeWorld) wander(w *ecs.World) {
 		e := s.live[s.rng.IntN(len(s.live))]
 		ecs.SetOwner(w, e, ecs.PeerID(s.rng.IntN(4)))
 	}
+	if s.rng.IntN(60) == 0 {
+		// Every entity of one peer goes (a player between lives).
+		p := ecs.PeerID(1 + s.rng.IntN(3))
+		for _, e := range slices.Clone(w.Owned(p)) {
+			i := slices.Index(s.live, e)
+			s.live = slices.Delete(s.live, i, i+1)
+			w.Arche().RemoveEntity(e)
+		}
+	}
 }
 
-// wantInScope is the definition: no position, owned, a peer that owns
-// nothing, or within the radius (in cells, along each axis) of what it owns.
+// wantInScope is the definition: no position, owned, a peer that never
+// owned anything, or within the radius (in cells, along each axis) of what
+// it owns, or of what it owned last when it owns nothing now.
 func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 	ni, _ := s.w.Identity(e)
 	if ni.Owner == p {
@@ -101,7 +112,10 @@ func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 	x, y := cell(e)
 	owned := s.w.Owned(p)
 	if len(owned) == 0 {
-		return true
+		// What it owned last is held where it was (the grid's record of
+		// that cell; TestScopeHeldBetweenLives checks the cell itself).
+		sc := &s.h.Peer(p).scope
+		return !sc.held || math.Abs(float64(sc.hx)-x) <= r && math.Abs(float64(sc.hy)-y) <= r
 	}
 	for _, o := range owned {
 		ox, oy := cell(o)
@@ -158,12 +172,16 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 		}
 	}
 	var entered, left uint64
+	heldSteps := 0
 	for step := range 1000 {
 		s.sched.Step()
 		deliver()
 		for i := range peers {
 			id := ecs.PeerID(i + 1)
 			hp := s.h.Peer(id)
+			if hp.scope.held {
+				heldSteps++
+			}
 			for _, e := range s.live {
 				slot, _ := s.w.NetSlot(e)
 				got := hp.slots[slot].flags&fOut == 0
@@ -196,10 +214,10 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 		entered += st.Entered
 		left += st.Left
 	}
-	if entered == 0 || left == 0 {
-		t.Fatalf("nothing entered (%d) or left (%d) any scope", entered, left)
+	if entered == 0 || left == 0 || heldSteps == 0 {
+		t.Fatalf("nothing entered (%d) or left (%d) any scope, or no peer was left owning nothing (%d peer-steps)", entered, left, heldSteps)
 	}
-	t.Logf("%d entered, %d left", entered, left)
+	t.Logf("%d entered, %d left, %d peer-steps owning nothing", entered, left, heldSteps)
 }
 
 func wireKind(b byte) wire.Kind { return wire.Kind(b) }

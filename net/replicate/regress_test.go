@@ -253,3 +253,75 @@ func countSends(t *testing.T, r *rig, id ecs.NetID) int {
 	}
 	return n
 }
+
+// A player whose only entity goes (it fell) keeps seeing around where it
+// was, not the whole world, until it owns one again (it spawned anew
+// elsewhere), which brings the scope there.
+func TestScopeHeldBetweenLives(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	avatar := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	far := r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	held := func(e arche.Entity) bool {
+		_, ok := r.cw.EntityOf(mustID(r.w, e))
+		return ok
+	}
+	if !held(near) || held(far) {
+		t.Fatalf("alive: near held %v, far held %v; want near only", held(near), held(far))
+	}
+	r.w.Arche().RemoveEntity(avatar)
+	r.settle()
+	if !held(near) || held(far) {
+		t.Fatalf("between lives: near held %v, far held %v; want near only (the scope held where the avatar fell)", held(near), held(far))
+	}
+	r.m.NewWith(&ecs.Transform{X: 5100}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	if held(near) || !held(far) {
+		t.Fatalf("alive again at x=5100: near held %v, far held %v; want far only", held(near), held(far))
+	}
+}
+
+// A player joining a large world with its entity spawned as it is added (as
+// a game's Join hook does) is sent what is in its scope; the far entities
+// its first square puts out of scope during the join never were the
+// peer's, so they are not counted as having left it.
+func TestJoinScopeCountsNoLeaving(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	h := NewHost(reg, HostConfig{SendEvery: 1, Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	for i := range 300 {
+		m.NewWith(&ecs.Transform{X: 5000 + float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	m.NewWith(&ecs.Transform{X: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	s.Step()
+	m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	out := &capture{}
+	p := h.AddPeer(1, out)
+	for steps := 0; !c.Joined(); steps++ {
+		if steps > 100 {
+			t.Fatal("no join in 100 steps")
+		}
+		s.Step()
+		for _, msg := range out.lane {
+			if _, err := c.HandleLane(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out.lane = nil
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := cw.Networked(); got != 2 {
+		t.Fatalf("the client holds %d entities, want its own and the near one", got)
+	}
+	if st := p.Stats(); st.Left != 0 || st.Entered != 0 {
+		t.Fatalf("a join counted %d entities left and %d entered", st.Left, st.Entered)
+	}
+}

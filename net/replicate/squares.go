@@ -30,24 +30,39 @@ func (g *grid) clearCover(p *HostPeer) {
 }
 
 // addSquare adds (d = 1) or takes away (d = −1) the square of radius r around
-// cell (x, y) to the peer's cover; cells that come into or go out of it bring
-// their entities into or out of the peer's scope. A peer whose first square
-// arrives stops seeing the whole world; one whose last goes sees it again.
+// cell (x, y) to the peer's cover, that of an entity it owns; cells that come
+// into or go out of it bring their entities into or out of the peer's scope.
+// A peer whose first square arrives stops seeing the whole world. One whose
+// last goes keeps it where it was (held), until its next square arrives and
+// takes its place.
 func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
-	if d > 0 && sc.focus == 0 {
+	switch {
+	case d > 0 && !sc.squared():
 		sc.focus = 1
 		g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
 		g.refocus(p)
 		return
-	}
-	if d < 0 && sc.focus == 1 {
+	case d < 0 && sc.focus == 1:
 		sc.focus = 0
-		g.clearCover(p)
-		g.refocus(p)
+		sc.held, sc.hx, sc.hy = true, x, y
 		return
 	}
 	sc.focus += d
+	g.shiftSquare(p, x, y, d)
+	if d > 0 && sc.held {
+		// The new square first, then the held one goes: the cells both
+		// cover stay in scope.
+		sc.held = false
+		g.shiftSquare(p, sc.hx, sc.hy, -1)
+	}
+}
+
+// shiftSquare adds d to the peer's cover of each cell of the square around
+// (x, y), bringing the entities of cells that come into or go out of its
+// cover into or out of its scope.
+func (g *grid) shiftSquare(p *HostPeer, x, y int32, d int) {
+	sc := &p.scope
 	g.eachSquareCell(x, y, func(ci int32) {
 		was := sc.cover[ci] > 0
 		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
@@ -237,7 +252,7 @@ func (g *grid) distribute(h *HostReplicator, changes []change) {
 	}
 	some := false
 	for _, p := range g.peers {
-		if sc := &p.scope; sc.focus > 0 && p.join == nil && p.err == nil {
+		if sc := &p.scope; sc.squared() && p.join == nil && p.err == nil {
 			sc.changes, sc.tick = sc.changes[:0], h.tick
 			some = true
 		}
@@ -251,7 +266,7 @@ func (g *grid) distribute(h *HostReplicator, changes []change) {
 		ci := h.ents[ch.slot].cell
 		if ci < 0 {
 			for _, p := range g.peers {
-				if sc := &p.scope; sc.tick == h.tick && sc.focus > 0 {
+				if sc := &p.scope; sc.tick == h.tick && sc.squared() {
 					sc.changes = append(sc.changes, *ch)
 				}
 			}
@@ -273,7 +288,7 @@ func (g *grid) distribute(h *HostReplicator, changes []change) {
 // changesFor returns the send tick's changes the peer's packing looks at:
 // its own, if distribute made them this tick, else all of them.
 func (g *grid) changesFor(p *HostPeer, changes []change) []change {
-	if sc := &p.scope; sc.tick == p.h.tick && sc.focus > 0 {
+	if sc := &p.scope; sc.tick == p.h.tick && sc.squared() {
 		return sc.changes
 	}
 	return changes
