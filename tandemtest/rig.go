@@ -51,7 +51,9 @@
 // delay, an input buffer of a few frames and a margin for jitter:
 // tandem.NetStats.Lead), so a moving one is compared with the host's once
 // both are at rest, or at the same frame; what it does not own it holds as
-// of tandem.NetStats.HostFrame (and draws RenderDelay later). A command's
+// of tandem.NetStats.HostFrame or a little before (a small change waits its
+// turn: a test waits for the change, not a frame), and draws RenderDelay
+// later. A command's
 // receipt and the state that shows what it did travel apart, either first
 // (StepUntilReceipt).
 //
