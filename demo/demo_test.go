@@ -121,7 +121,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseOptions([]string{"-help"}, &usage); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-help: %v", err)
 	}
-	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones", "-save", "-save-every", "-spectate", "-netgraph"} {
+	for _, name := range []string{"-host", "-join", "-addr", "-pin", "-name", "-headless", "-bot", "-bots", "-ticks", "-screenshot", "-crates", "-props", "-max-players", "-per-address", "-lag", "-jitter", "-loss", "-grace", "-idle-timeout", "-agones", "-save", "-save-every", "-spectate", "-netgraph"} {
 		if !strings.Contains(usage.String(), name+" ") && !strings.Contains(usage.String(), name+"\n") {
 			t.Errorf("-help does not document %s:\n%s", name, usage.String())
 		}
@@ -151,6 +151,8 @@ func TestFlags(t *testing.T) {
 		{"-join", " ", "-headless"},
 		{"-max-players", "12"},
 		{"-host", "-max-players", "0"},
+		{"-per-address", "8"},
+		{"-host", "-per-address", "-1"},
 		{"-join", "127.0.0.1:4242", "-grace", "5s"},
 		{"-host", "-grace", "-1s"},
 		{"-join", "127.0.0.1:4242", "-save-every", "1s"},
@@ -168,6 +170,9 @@ func TestFlags(t *testing.T) {
 	o, err := parseOptions(nil, &bytes.Buffer{})
 	if err != nil || o.crates != game.DefaultConfig().Crates || o.props != 0 || o.maxPlayers != game.MaxPlayers || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
 		t.Fatalf("defaults: %+v, %v", o, err)
+	}
+	if o, err := parseOptions([]string{"-host", "-per-address", "64"}, &bytes.Buffer{}); err != nil || hostConfig(o).MaxPeersPerAddress != 64 {
+		t.Fatalf("-host -per-address 64: %+v, %v", o, err)
 	}
 	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.maxPlayers != 64 || o.props != 100000 {
 		t.Fatalf("-host -max-players 64 -props 100000: %+v, %v", o, err)

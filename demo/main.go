@@ -54,6 +54,7 @@ type options struct {
 	crates     int
 	props      int
 	maxPlayers int
+	perAddress int
 	ticks      int
 	screenshot string
 	lag        time.Duration
@@ -124,6 +125,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.crates, "crates", o.crates, "number of crates in the arena (host or alone)")
 	fs.IntVar(&o.props, "props", 0, "scatter `N` networked static props (decor that never changes) over grounds around the field (host or alone); a joiner receives them all, and they cost nothing a tick")
 	fs.IntVar(&o.maxPlayers, "max-players", o.maxPlayers, "with -host: the most people in the match, the host's own player included (bots come on top)")
+	fs.IntVar(&o.perAddress, "per-address", 0, "with -host: the most players and spectators from one IP address (0: the engine's 4); raise it to load a host with -bot clients from one machine")
 	fs.IntVar(&o.ticks, "ticks", 0, "stop after `N` simulation ticks (a client counts them from its join, a host restored from a save from the save's frame), print one summary line and exit 0 (0: run until closed)")
 	fs.StringVar(&o.screenshot, "screenshot", "", "with a window: write the last drawn frame to `FILE` as PNG when the demo ends (-ticks reached, Esc, Ctrl-C, or the host ending the game)")
 	fs.DurationVar(&o.lag, "lag", 0, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
@@ -159,6 +161,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-max-players must be at least 1")
 	case !o.host && set["max-players"]:
 		return o, errors.New("-max-players is the host's: use it with -host")
+	case !o.host && set["per-address"], o.perAddress < 0:
+		return o, errors.New("-per-address is the host's, and at least 0: use it with -host")
 	case o.screenshot != "" && o.headless:
 		return o, errors.New("-screenshot needs a window; leave out -headless")
 	case o.menu && (o.networked() || o.headless || o.alone):

@@ -77,7 +77,7 @@ func newLocalMatch(o options) (*localMatch, error) {
 // command line and one in a fleet alike (saving is set apart: openSave and
 // the fleet's worlds).
 func hostConfig(o options) tandem.HostConfig {
-	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Spectators: game.MaxPlayers, Grace: o.grace, SaveEvery: o.saveEvery}
+	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Spectators: game.MaxPlayers, MaxPeersPerAddress: o.perAddress, Grace: o.grace, SaveEvery: o.saveEvery}
 	if o.grace == 0 {
 		hc.Grace = -1 // -grace 0: no resumes
 	}
