@@ -43,9 +43,13 @@ type HostConfig struct {
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an
 	// IPv6 one, its /64): past it a peer is refused, its client told the
-	// host is full for its address. Default 4. Raise it where many come
-	// from one address by design: bots or a test on this machine's
-	// loopback (tandemtest.NewLoopback does), players behind one proxy.
+	// host is full for its address. It bounds the joins under way from an
+	// address too (past it the oldest is closed, its client told to try
+	// again). Default 4. Raise it where many come from one address by
+	// design: bots or a test on this machine's loopback
+	// (tandemtest.NewLoopback does), players behind one proxy; a QUIC
+	// listener bounds the handshakes in progress from an address as well
+	// (quicnet.Config.MaxHandshakesPerAddress), proving each past it.
 	MaxPeersPerAddress int
 	// SendEvery sends state every this many steps. Default 2: 30 Hz at
 	// 60 Hz. Clients learn the rate from the host.
@@ -331,15 +335,18 @@ func (h *Host[I]) build(restoring bool) error {
 		MaxPeers:           h.cfg.MaxPeers,
 		MaxSpectators:      h.cfg.Spectators,
 		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
-		Replication:        rc,
-		Grace:              h.cfg.Grace,
-		Admit:              h.cfg.Admit,
-		Schema:             g.schemaOf(reg),
-		OnJoin:             h.join,
-		OnLeave:            h.leave,
-		OnMessage:          h.message,
-		OnLaneMessage:      h.laneMessage,
-		OnEvent:            h.event,
+		// As many may be joining at once from an address as may play from
+		// it (0: the session's 4).
+		MaxPendingPerAddress: h.cfg.MaxPeersPerAddress,
+		Replication:          rc,
+		Grace:                h.cfg.Grace,
+		Admit:                h.cfg.Admit,
+		Schema:               g.schemaOf(reg),
+		OnJoin:               h.join,
+		OnLeave:              h.leave,
+		OnMessage:            h.message,
+		OnLaneMessage:        h.laneMessage,
+		OnEvent:              h.event,
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)

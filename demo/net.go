@@ -51,6 +51,9 @@ func quicConfig(o options) quicnet.Config {
 		cfg.IdleTimeout = o.idle
 		cfg.KeepAlivePeriod = o.idle / 3
 	}
+	// The handshakes under way from one address, as many as may play from
+	// it (0: the transport's 4).
+	cfg.MaxHandshakesPerAddress = o.perAddress
 	return cfg
 }
 

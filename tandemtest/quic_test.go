@@ -1,12 +1,16 @@
 package tandemtest_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -103,5 +107,58 @@ func TestLoopbackPeersFromOneAddress(t *testing.T) {
 	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "for your address") {
 		t.Fatalf("a second player from one address, with one allowed: %q, want it refused for its address", rec.errs)
+	}
+}
+
+// Six clients dialing a loopback host at once (as bots started together do)
+// all get in: the host takes as many joins under way from one address as
+// it takes players from it.
+func TestLoopbackSimultaneousJoins(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	code, err := joincode.Parse(lb.Line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var clients []*tandem.Client[Walk]
+	var running sync.WaitGroup
+	for i := range 6 {
+		var qc quicnet.Config
+		code.Apply(&qc)
+		tr, err := quicnet.New(qc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := tandem.NewClient(walkers, nil, tandem.ClientConfig[Walk]{Name: fmt.Sprint("bot", i), Dial: tr.Dialer(code.Addr(), 5*time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			c.Run(ctx)
+		}()
+	}
+	defer func() {
+		cancel()
+		running.Wait()
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	waitFor(t, "six clients to play", func() bool {
+		for _, c := range clients {
+			if c.State() != tandem.Playing {
+				return false
+			}
+		}
+		return true
+	})
+	for _, c := range clients {
+		if c.Err() != nil {
+			t.Fatalf("%v", c.Err())
+		}
 	}
 }
