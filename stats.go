@@ -15,8 +15,9 @@ type NetStats struct {
 	// RTT is the smoothed round trip to the host. A datagram is read at the
 	// next step of the side it reaches, so the round trip includes about a
 	// step of waiting in all (17 ms at 60 steps a second, on a link with no
-	// latency of its own). Loss is the recent fraction of datagrams lost
-	// (0..1).
+	// latency of its own). Before the first measurement it is the
+	// connection's assumed 200 ms (conn.Config.InitialRTT), a guess, as for
+	// a client refused at once. Loss is the recent fraction of datagrams lost (0..1).
 	RTT  time.Duration
 	Loss float64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s, as

@@ -162,6 +162,9 @@ type ClientConfig struct {
 }
 
 // ClientStats counts what the client replicator applied and refused.
+// Spawns counts every entity made, the join's pages' among them (a host's
+// PeerStats.Spawns counts only its spawn items, JoinEntities those of the
+// join); Despawns every entity removed.
 type ClientStats struct {
 	States, AuthStates, Pages uint64
 	Spawns, Despawns, Updates uint64
