@@ -17,7 +17,8 @@ type NetStats struct {
 	// step of waiting in all (17 ms at 60 steps a second, on a link with no
 	// latency of its own). Before the first measurement it is the
 	// connection's assumed 200 ms (conn.Config.InitialRTT), a guess, as for
-	// a client refused at once. Loss is the recent fraction of datagrams lost (0..1).
+	// a client refused at once. Loss is the recent fraction of datagrams
+	// lost (0..1).
 	RTT  time.Duration
 	Loss float64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s, as
