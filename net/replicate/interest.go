@@ -18,7 +18,8 @@ import (
 // the cell of an entity the peer owns. A peer whose last entity with a
 // position goes (removed, or given to another) keeps that entity's square
 // where it was until it owns one again: a player between two lives sees
-// around where it fell, not the whole world. Entering scope sends the entity whole; leaving scope
+// around where it fell, not the whole world. The game may give a peer a
+// square of its own besides (HostReplicator.Focus: a camera). Entering scope sends the entity whole; leaving scope
 // removes it from the peer at once. On by default with a radius of 4,096
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
@@ -118,6 +119,10 @@ type peerScope struct {
 	// owns one again.
 	held   bool
 	hx, hy int32
+	// pinned is set while the game gives the peer a square of its own
+	// (HostReplicator.Focus), around cell (px, py).
+	pinned bool
+	px, py int32
 	cover  []uint16   // by cell: how many of the peer's squares hold it (see setCover)
 	at     [][2]int32 // the cells of what it owns, as of the last send tick
 	bit    int        // the peer's bit in grid.seen
@@ -216,8 +221,9 @@ func (g *grid) cellAt(x, y int32) int32 {
 }
 
 // squared reports whether the peer has squares (it owns something with a
-// position, or did: held); without any, every entity is in its scope.
-func (sc *peerScope) squared() bool { return sc.focus > 0 || sc.held }
+// position, or did: held; or the game gave it one: pinned); without any,
+// every entity is in its scope.
+func (sc *peerScope) squared() bool { return sc.focus > 0 || sc.held || sc.pinned }
 
 // tidy gives back the empty cells once they outnumber both minEmptyCells
 // and the cells holding entities, so the grid's memory follows where the
@@ -246,6 +252,9 @@ func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 	h := p.h
 	n := uint16(0)
 	if sc := &p.scope; sc.held && abs32(sc.hx-x) <= g.r && abs32(sc.hy-y) <= g.r {
+		n++
+	}
+	if sc := &p.scope; sc.pinned && abs32(sc.px-x) <= g.r && abs32(sc.py-y) <= g.r {
 		n++
 	}
 	for _, ent := range h.w.Owned(p.id) {
@@ -421,6 +430,9 @@ func (g *grid) focusCells(p *HostPeer) {
 	}
 	if sc.held {
 		sc.at = append(sc.at, [2]int32{sc.hx, sc.hy})
+	}
+	if sc.pinned {
+		sc.at = append(sc.at, [2]int32{sc.px, sc.py})
 	}
 	h := p.h
 	for _, ent := range h.w.Owned(p.id) {

@@ -49,7 +49,8 @@ func (s *scopeWorld) spawn(owner ecs.PeerID) arche.Entity {
 }
 
 // wander moves a third of the entities by up to 60 units, jumps a few far,
-// spawns and removes some, and now and then removes every entity of a peer.
+// spawns and removes some, now and then removes every entity of a peer, and
+// gives peers squares of the game's (Focus) and takes them away.
 func (s *scopeWorld) wander(w *ecs.World) {
 	if s.quiet {
 		return
@@ -81,6 +82,15 @@ func (s *scopeWorld) wander(w *ecs.World) {
 		e := s.live[s.rng.IntN(len(s.live))]
 		ecs.SetOwner(w, e, ecs.PeerID(s.rng.IntN(4)))
 	}
+	if s.rng.IntN(50) == 0 {
+		// The game gives a peer a square of its own, moves it, or takes it.
+		p := ecs.PeerID(1 + s.rng.IntN(3))
+		if s.rng.IntN(3) == 0 {
+			s.h.Unfocus(p)
+		} else {
+			s.h.Focus(p, s.rng.Float64()*3000, s.rng.Float64()*3000)
+		}
+	}
 	if s.rng.IntN(60) == 0 {
 		// Every entity of one peer goes (a player between lives).
 		p := ecs.PeerID(1 + s.rng.IntN(3))
@@ -92,9 +102,10 @@ func (s *scopeWorld) wander(w *ecs.World) {
 	}
 }
 
-// wantInScope is the definition: no position, owned, a peer that never
-// owned anything, or within the radius (in cells, along each axis) of what
-// it owns, or of what it owned last when it owns nothing now.
+// wantInScope is the definition: no position, owned, a peer without squares
+// (it never owned anything, and the game gave it none), or within the
+// radius (in cells, along each axis) of what it owns, of the game's square
+// (Focus), or of what it owned last when it owns nothing now.
 func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 	ni, _ := s.w.Identity(e)
 	if ni.Owner == p {
@@ -110,12 +121,20 @@ func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 	}
 	r := math.Ceil(s.cfg.Radius / s.cfg.CellSize)
 	x, y := cell(e)
+	near := func(cx, cy int32) bool { return math.Abs(float64(cx)-x) <= r && math.Abs(float64(cy)-y) <= r }
+	// The grid's records of the cells of the game's square (Focus) and of
+	// the square held of what the peer owned last (TestFocus and
+	// TestScopeHeldBetweenLives check the cells themselves).
+	sc := &s.h.Peer(p).scope
+	if sc.pinned && near(sc.px, sc.py) {
+		return true
+	}
 	owned := s.w.Owned(p)
 	if len(owned) == 0 {
-		// What it owned last is held where it was (the grid's record of
-		// that cell; TestScopeHeldBetweenLives checks the cell itself).
-		sc := &s.h.Peer(p).scope
-		return !sc.held || math.Abs(float64(sc.hx)-x) <= r && math.Abs(float64(sc.hy)-y) <= r
+		if sc.held {
+			return near(sc.hx, sc.hy)
+		}
+		return !sc.pinned
 	}
 	for _, o := range owned {
 		ox, oy := cell(o)
@@ -172,7 +191,7 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 		}
 	}
 	var entered, left uint64
-	heldSteps := 0
+	heldSteps, pinnedSteps := 0, 0
 	for step := range 1000 {
 		s.sched.Step()
 		deliver()
@@ -181,6 +200,9 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 			hp := s.h.Peer(id)
 			if hp.scope.held {
 				heldSteps++
+			}
+			if hp.scope.pinned {
+				pinnedSteps++
 			}
 			for _, e := range s.live {
 				slot, _ := s.w.NetSlot(e)
@@ -214,10 +236,10 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 		entered += st.Entered
 		left += st.Left
 	}
-	if entered == 0 || left == 0 || heldSteps == 0 {
-		t.Fatalf("nothing entered (%d) or left (%d) any scope, or no peer was left owning nothing (%d peer-steps)", entered, left, heldSteps)
+	if entered == 0 || left == 0 || heldSteps == 0 || pinnedSteps == 0 {
+		t.Fatalf("nothing entered (%d) or left (%d) any scope, or no peer was left owning nothing (%d peer-steps) or had a square of the game's (%d)", entered, left, heldSteps, pinnedSteps)
 	}
-	t.Logf("%d entered, %d left, %d peer-steps owning nothing", entered, left, heldSteps)
+	t.Logf("%d entered, %d left, %d peer-steps owning nothing, %d with a square of the game's", entered, left, heldSteps, pinnedSteps)
 }
 
 func wireKind(b byte) wire.Kind { return wire.Kind(b) }

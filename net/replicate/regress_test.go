@@ -325,3 +325,38 @@ func TestJoinScopeCountsNoLeaving(t *testing.T) {
 		t.Fatalf("a join counted %d entities left and %d entered", st.Left, st.Entered)
 	}
 }
+
+// The game's square (Focus) decides what a peer that owns nothing sees,
+// moves with it, adds to the squares of what the peer owns, and once taken
+// away (Unfocus) leaves those.
+func TestFocus(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	far := r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	check := func(when string, wantNear, wantFar bool) {
+		t.Helper()
+		_, n := r.cw.EntityOf(mustID(r.w, near))
+		_, f := r.cw.EntityOf(mustID(r.w, far))
+		if n != wantNear || f != wantFar {
+			t.Fatalf("%s: near held %v, far held %v; want %v, %v", when, n, f, wantNear, wantFar)
+		}
+	}
+	check("owning nothing, no focus: the whole world", true, true)
+	r.h.Focus(1, 5050, 0)
+	r.settle()
+	check("focused on x=5050", false, true)
+	r.h.Focus(1, 100, -40)
+	r.settle()
+	check("focus moved to x=100", true, false)
+	r.m.NewWith(&ecs.Transform{X: 4900}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	check("focused at x=100, owning an entity at x=4900", true, true)
+	r.h.Unfocus(1)
+	r.settle()
+	check("unfocused, owning an entity at x=4900", false, true)
+	r.h.Unfocus(1)     // again: nothing
+	r.h.Focus(2, 0, 0) // a peer the host does not know: nothing
+	r.settle()
+	check("unfocused twice", false, true)
+}

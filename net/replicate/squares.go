@@ -34,7 +34,7 @@ func (g *grid) clearCover(p *HostPeer) {
 // into or go out of it bring their entities into or out of the peer's scope.
 // A peer whose first square arrives stops seeing the whole world. One whose
 // last goes keeps it where it was (held), until its next square arrives and
-// takes its place.
+// takes its place; unless the game gives it a square of its own (Focus).
 func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
 	switch {
@@ -43,7 +43,7 @@ func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 		g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
 		g.refocus(p)
 		return
-	case d < 0 && sc.focus == 1:
+	case d < 0 && sc.focus == 1 && !sc.pinned:
 		sc.focus = 0
 		sc.held, sc.hx, sc.hy = true, x, y
 		return

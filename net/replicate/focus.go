@@ -1,0 +1,77 @@
+package replicate
+
+import (
+	"math"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Focus gives peer a square of interest around the world position (x, y),
+// beside those around what it owns: what a camera the game moves for it
+// sees (a spectator following a player, a scout's view, a death camera that
+// drifts). Called again, it moves the square; Unfocus takes it away. A peer
+// whose only square it is sees what is around it, not the whole world.
+// With the interest grid off (InterestConfig.Off, or no Transform
+// replicated) or an unknown peer it does nothing. Call it on the
+// simulation goroutine (in a system or a hook, or with the world held);
+// the square moves with the entities' changes of the step (it costs what
+// enters and leaves the square, as an owned entity's move does).
+func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
+	p := h.Peer(peer)
+	g := &h.grid
+	if p == nil || !g.on {
+		return
+	}
+	cx, cy := g.cellAtPosition(x, y)
+	sc := &p.scope
+	switch {
+	case sc.pinned && sc.px == cx && sc.py == cy:
+		return
+	case sc.pinned:
+		g.shiftSquare(p, cx, cy, 1)
+		g.shiftSquare(p, sc.px, sc.py, -1)
+	case !sc.squared():
+		// Its first square: it stops seeing the whole world.
+		g.eachSquareCell(cx, cy, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		sc.pinned, sc.px, sc.py = true, cx, cy
+		g.refocus(p)
+		return
+	default:
+		g.shiftSquare(p, cx, cy, 1)
+		if sc.held {
+			// The game's square takes the place of the one held.
+			sc.held = false
+			g.shiftSquare(p, sc.hx, sc.hy, -1)
+		}
+	}
+	sc.pinned, sc.px, sc.py = true, cx, cy
+}
+
+// Unfocus takes away peer's square of Focus: it sees again what is around
+// what it owns, or, owning nothing with a position (and never having), the
+// whole world. Call it on the simulation goroutine.
+func (h *HostReplicator) Unfocus(peer ecs.PeerID) {
+	p := h.Peer(peer)
+	if p == nil || !p.scope.pinned {
+		return
+	}
+	sc := &p.scope
+	sc.pinned = false
+	if !sc.squared() {
+		h.grid.clearCover(p)
+		h.grid.refocus(p)
+		return
+	}
+	h.grid.shiftSquare(p, sc.px, sc.py, -1)
+}
+
+// cellAtPosition returns the cell of world position (x, y), as the
+// position's quantized image would place it.
+func (g *grid) cellAtPosition(x, y float64) (int32, int32) {
+	limit := float64(math.MaxInt32)
+	q := func(v float64) float64 {
+		s := math.Round(v * g.cfg.StepsPerUnit)
+		return math.Floor(max(-limit, min(limit, s)) / g.steps)
+	}
+	return int32(q(x)), int32(q(y))
+}
