@@ -31,10 +31,6 @@ func (p *CommandPanic) Error() string {
 		p.Command, p.Op, p.Player.ID, p.Player.Name, p.Frame, p.Value, p.Stack)
 }
 
-// commandFailed is the reason a command whose handler panicked is refused
-// with, as its player reads it.
-const commandFailed = "the host failed to run this command (a fault in the game, logged on the host)"
-
 // errCommandFailed is the reason a command whose handler panicked is
 // refused with, as its player reads it.
 var errCommandFailed = errors.New("the host failed to run this command (a fault in the game, logged on the host)")
