@@ -557,7 +557,8 @@ func (c *Client[I]) stopped() error {
 // the world locked. Safe from any goroutine, inside callbacks, hooks and
 // observers too (one added by an observer hears the events that come after).
 // It returns the function that removes fn: from the next event on, it is
-// not called.
+// not called (one under way on the simulation goroutine as another
+// goroutine removes it may still call it).
 func (c *Client[I]) OnEvent(fn func(Event)) (remove func()) { return c.events.add(fn) }
 
 // SetInput sets the input of the player at this machine; it holds for every

@@ -77,8 +77,13 @@ func (rw *receiptWaits) drop(op uint64, ch chan Receipt) {
 // bot, a menu's goroutine, a test over QUIC): receipts arrive on the
 // simulation goroutine, so a wait there never ends, and inside a callback,
 // system, hook or observer it returns ErrWorldHeld after two seconds. There
-// a game uses OnReceipt; a tandemtest rig, StepUntilReceipt.
+// a game uses OnReceipt; a tandemtest rig, StepUntilReceipt. A Run that
+// returns because its context ended leaves the session open: a wait then
+// ends with its own context, or at Close.
 func (c *Client[I]) WaitReceipt(ctx context.Context, op uint64) (Receipt, error) {
+	if err := ctx.Err(); err != nil {
+		return Receipt{}, err
+	}
 	if err := c.mu.outside("Client.WaitReceipt", "hear receipts with OnReceipt there"); err != nil {
 		return Receipt{}, err
 	}

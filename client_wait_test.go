@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // WaitReceipt, from a goroutine of its own, returns a command's receipt
-// when it comes, and at once once it came; it fails at once for an op the
+// when it comes (to a wait already registered), and at once once it came; it fails at once for an op the
 // client never sent, with the context's error when that ends first, and
 // with ErrClosed when the client closes while it waits.
 func TestWaitReceipt(t *testing.T) {
@@ -29,14 +30,43 @@ func TestWaitReceipt(t *testing.T) {
 		}()
 		return got
 	}
+	// waiting waits until a wait for op is registered, so that the receipt
+	// (or the close) finds it waiting, not after.
+	waiting := func(op uint64) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			ann.cmds.mu.Lock()
+			n := len(ann.cmds.waits.waiters[op])
+			ann.cmds.mu.Unlock()
+			if n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no wait for op %d registered in 10 s", op)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	answered := func(got chan answer) answer {
+		t.Helper()
+		select {
+		case a := <-got:
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatal("WaitReceipt did not return in 10 s")
+			return answer{}
+		}
+	}
 	got := wait(context.Background(), op)
+	waiting(op)
 	for i := 0; ann.CommandStats().Receipts == 0; i++ {
 		if i == 100 {
 			t.Fatal("no receipt in 100 steps")
 		}
 		r.step(1)
 	}
-	if a := <-got; a.err != nil || a.rc.Op != op || a.rc.Status != ReceiptDone || a.rc.Command != "add" {
+	if a := answered(got); a.err != nil || a.rc.Op != op || a.rc.Status != ReceiptDone || a.rc.Command != "add" {
 		t.Fatalf("WaitReceipt while it came: %+v, %v", a.rc, a.err)
 	}
 	if rc, err := ann.WaitReceipt(context.Background(), op); err != nil || rc.Op != op || rc.Status != ReceiptDone {
@@ -61,7 +91,7 @@ func TestWaitReceipt(t *testing.T) {
 		}
 		r.step(1)
 	}
-	if a := <-got; a.err != nil || a.rc.Status != ReceiptRefused || a.rc.Reason != "nothing to add" {
+	if a := answered(got); a.err != nil || a.rc.Status != ReceiptRefused || a.rc.Reason != "nothing to add" {
 		t.Fatalf("WaitReceipt of a refused command: %+v, %v", a.rc, a.err)
 	}
 	op3, err := Send(ann, addCommand, 1)
@@ -69,10 +99,11 @@ func TestWaitReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = wait(context.Background(), op3)
+	waiting(op3)
 	if err := ann.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if a := <-got; !errors.Is(a.err, ErrClosed) {
+	if a := answered(got); !errors.Is(a.err, ErrClosed) {
 		t.Fatalf("WaitReceipt when the client closed: %+v, %v; want ErrClosed", a.rc, a.err)
 	}
 }

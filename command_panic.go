@@ -15,6 +15,9 @@ import (
 // it) and that answer is kept and saved like any other, so a client that
 // sends it again, or a restarted host that hears it again, does not run it
 // again. What the handler changed before it panicked stays in the world.
+// A panic inside a query loop the handler had not closed is the exception:
+// it leaves arche's world locked, which nothing can undo, and it stops the
+// host (HostConfig.OnCommandPanic).
 type CommandPanic struct {
 	Command string    // the command kind's name
 	Op      uint64    // the operation id

@@ -43,9 +43,9 @@ type HostConfig struct {
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an
 	// IPv6 one, its /64): past it a peer is refused, its client told the
-	// host is full for its address. It bounds the joins under way from an
-	// address too (past it the oldest is closed, its client told to try
-	// again). Default 4. Raise it where many come from one address by
+	// host is full for its address. Past it (or 4) the joins under way
+	// from an address are bounded too: the oldest is closed, its client
+	// told to try again. Default 4. Raise it where many come from one address by
 	// design: bots or a test on this machine's loopback
 	// (tandemtest.NewLoopback does), players behind one proxy; a QUIC
 	// listener bounds the handshakes in progress from an address as well
@@ -146,8 +146,11 @@ type HostConfig struct {
 	// sends again until answered, cannot stop the host, nor every host
 	// restarted after it. Nil: the host writes the panic and its stack to
 	// the standard logger (package log), as net/http does for its
-	// handlers. A panic that leaves the world locked by an open query is
-	// not recovered.
+	// handlers. A panic that leaves the world locked by a query the handler
+	// had not closed (inside its loop) is not recovered: nothing can undo
+	// the lock, and the host stops, as on any other panic of the game's;
+	// the command, unanswered, is sent again to the next host. Collect in
+	// the loop, act after it.
 	OnCommandPanic func(*CommandPanic)
 }
 
@@ -202,12 +205,13 @@ type Host[I comparable] struct {
 	away    []ecs.PeerID // publishStatus's buffer
 	events  observers[Event]
 
-	people people
-	cmds   hostCommands
-	own    ownCommands
-	saves  *hostSaves // nil: the world lives in memory only
-	accept acceptor
-	life   lifecycle
+	people  people
+	cmds    hostCommands
+	joining joiningFocus // the peer whose Join hook runs
+	own     ownCommands
+	saves   *hostSaves // nil: the world lives in memory only
+	accept  acceptor
+	life    lifecycle
 }
 
 // HostStats counts a host's peers and commands.
@@ -337,7 +341,7 @@ func (h *Host[I]) build(restoring bool) error {
 		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
 		// As many may be joining at once from an address as may play from
 		// it (0: the session's 4).
-		MaxPendingPerAddress: h.cfg.MaxPeersPerAddress,
+		MaxPendingPerAddress: max(h.cfg.MaxPeersPerAddress, 4),
 		Replication:          rc,
 		Grace:                h.cfg.Grace,
 		Admit:                h.cfg.Admit,
@@ -423,6 +427,8 @@ func (h *Host[I]) event(e Event) {
 	case session.PeerDisconnected:
 		// Its input is the zero input until it comes back.
 		h.inputs.RemovePeer(e.Peer)
+	case session.PeerJoined:
+		h.focusJoined(e.Peer)
 	case session.PeerResumed:
 		h.inputs.Resume(e.Peer, e.Frame)
 		h.stats.Resumed++
@@ -441,7 +447,9 @@ func (h *Host[I]) event(e Event) {
 // on the goroutine that called Close, the world locked too). Safe from any
 // goroutine, inside callbacks, hooks and observers too (one added by an
 // observer hears the events that come after). It returns the function that
-// removes fn: from the next event on, it is not called.
+// removes fn: from the next event on, it is not called (one under way on
+// the simulation goroutine as another goroutine removes it may still call
+// it).
 func (h *Host[I]) OnEvent(fn func(Event)) (remove func()) { return h.events.add(fn) }
 
 // Serve accepts connections from l until the host closes. Safe from any

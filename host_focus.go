@@ -9,9 +9,15 @@ import "github.com/tandem-go/tandem/ecs"
 // drifts while the player waits to spawn again. Called again, it moves the
 // square; Unfocus takes it away. Without the grid (its Off set, or no
 // Transform replicated), or for a peer the host does not have, it does
-// nothing. Call it on the simulation goroutine: in a system, a hook or an
-// observer, or inside Do.
+// nothing. From the game's Join hook it takes effect as the peer is
+// admitted (not if Join refuses it), and it outlasts a broken connection:
+// a player that resumes has its square still. Call it on the simulation
+// goroutine: in a system, a hook or an observer, or inside Do.
 func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
+	if peer != ecs.HostPeer && peer == h.joining.peer {
+		h.joining.focus, h.joining.x, h.joining.y = true, x, y
+		return
+	}
 	h.session.Replicator().Focus(peer, x, y)
 }
 
@@ -19,5 +25,25 @@ func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
 // around the entities it owns (or, if it never owned one, the whole world).
 // Call it on the simulation goroutine.
 func (h *Host[I]) Unfocus(peer ecs.PeerID) {
+	if peer != ecs.HostPeer && peer == h.joining.peer {
+		h.joining.focus = false
+		return
+	}
 	h.session.Replicator().Unfocus(peer)
+}
+
+// joiningFocus is the peer whose Join hook runs, and the square of interest
+// the hook gave it (Focus), for when the peer is added.
+type joiningFocus struct {
+	peer  ecs.PeerID
+	focus bool
+	x, y  float64
+}
+
+// focusJoined gives a peer just admitted the square its Join hook gave it.
+func (h *Host[I]) focusJoined(peer ecs.PeerID) {
+	if j := h.joining; j.peer == peer && j.focus {
+		h.session.Replicator().Focus(peer, j.x, j.y)
+	}
+	h.joining = joiningFocus{}
 }

@@ -77,8 +77,10 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	}
 	if h.g.Join != nil {
 		var err error
+		h.joining = joiningFocus{peer: peer}
 		h.mu.call(func() { err = h.g.Join(h.w, Peer{ID: peer, Name: name}) })
 		if err != nil {
+			h.joining = joiningFocus{}
 			h.stats.Refused++
 			return err
 		}

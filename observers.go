@@ -18,9 +18,11 @@ type observers[T any] struct {
 }
 
 // add appends fn, which hears what comes after, and returns the function
-// that removes it: from the next delivery on, it is not called (one
-// already under way, which the removing observer may be part of, goes on
-// with the list it began with). Removing twice is removing once.
+// that removes it: from the next delivery on, it is not called. A delivery
+// already under way (the one the removing observer is part of, or one on
+// the simulation goroutine while another goroutine removes it) goes on with
+// the list it began with, so it may be called once more. Removing twice is
+// removing once.
 func (o *observers[T]) add(fn func(T)) (remove func()) {
 	o.mu.Lock()
 	o.next++

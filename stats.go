@@ -50,7 +50,8 @@ type NetStats struct {
 	// not own is (drawn RenderDelay later). A change the host made at frame
 	// F comes in a state of F or later, so not before HostFrame reaches F,
 	// and often after: a small change waits its turn (up to 8 send ticks
-	// by its urgency, longer when the budget is short), and a lost state's
+	// by its urgency, 16 far from what the client owns or at a low
+	// HostConfig.Priority, longer when the budget is short), and a lost state's
 	// changes go in a newer one. So a game or a test waits for the change
 	// itself. (Its own entities are predicted: the host's values reach them
 	// as corrections.) A host sends state when something the client holds

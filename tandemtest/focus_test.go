@@ -2,10 +2,12 @@ package tandemtest_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -43,4 +45,67 @@ func TestFocusASpectator(t *testing.T) {
 	if !r.StepUntil(60, func() bool { return held() == 2 }) {
 		t.Fatalf("unfocused, the spectator holds %d entities, want the whole world again", held())
 	}
+}
+
+// beacons is the walkers' world with a beacon far out and a rock at the
+// origin, where the figures are.
+func beacons() *tandem.Game[Walk] {
+	g := *walkers
+	g.Setup = func(w *tandem.World) {
+		walkers.Setup(w)
+		if w.Role == tandem.Joined {
+			return
+		}
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{X: 20_000}, &ecs.NetworkIdentity{})
+		m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{})
+	}
+	return &g
+}
+
+// Focus from the game's Join hook takes effect as the player is admitted:
+// one spawned with no entity watches from the beacon.
+func TestFocusFromJoin(t *testing.T) {
+	var r *tandemtest.Rig[Walk]
+	g := beacons()
+	g.Join = func(w *tandem.World, p tandem.Peer) error {
+		r.Host.Focus(p.ID, 20_000, 0)
+		return nil
+	}
+	r = tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	n := 0
+	if !r.StepUntil(60, func() bool { ann.Do(func(w *tandem.World) { n = w.ECS.Networked() }); return n == 1 }) {
+		t.Fatalf("focused from Join on the beacon, ann holds %d entities, want the beacon alone", n)
+	}
+}
+
+// A player's square of the game's outlasts a broken connection: resumed,
+// it still holds what the square covers.
+func TestFocusOutlastsAResume(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := tandemtest.New(t, beacons(), tandem.HostConfig{Grace: 10 * time.Second}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		held := func() int {
+			n := 0
+			ann.Do(func(w *tandem.World) { n = w.ECS.Networked() })
+			return n
+		}
+		if n := held(); n != 2 {
+			t.Fatalf("unfocused, ann holds %d entities, want her figure and the rock", n)
+		}
+		r.Host.Do(func(*tandem.World) { r.Host.Focus(ann.Peer(), 20_000, 0) })
+		if !r.StepUntil(60, func() bool { return held() == 3 }) {
+			t.Fatalf("focused on the beacon, ann holds %d entities, want 3", held())
+		}
+		first := r.Conn(ann)
+		r.Cut(ann)
+		if !r.StepUntil(60*60, func() bool { return r.Conn(ann) != first && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the cut: %v (%v)", ann.State(), ann.Err())
+		}
+		r.Step(60)
+		if n := held(); n != 3 {
+			t.Fatalf("resumed, ann holds %d entities, want the beacon still (3)", n)
+		}
+	})
 }

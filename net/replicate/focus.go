@@ -10,19 +10,28 @@ import (
 // beside those around what it owns: what a camera the game moves for it
 // sees (a spectator following a player, a scout's view, a death camera that
 // drifts). Called again, it moves the square; Unfocus takes it away. A peer
-// whose only square it is sees what is around it, not the whole world.
+// whose only square it is sees what is around it, not the whole world. The
+// square outlasts a broken connection: a peer that resumes has it still.
 // With the interest grid off (InterestConfig.Off, or no Transform
-// replicated) or an unknown peer it does nothing. Call it on the
-// simulation goroutine (in a system or a hook, or with the world held);
-// the square moves with the entities' changes of the step (it costs what
-// enters and leaves the square, as an owned entity's move does).
+// replicated) it does nothing, and for a peer not added yet (from the
+// game's Join hook: call it once the peer joined) or gone, nothing either.
+// Call it on the simulation goroutine (in a system or a hook, or with the
+// world held); it costs what enters and leaves the square, as an owned
+// entity's move does.
 func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
-	p := h.Peer(peer)
 	g := &h.grid
-	if p == nil || !g.on {
+	if !g.on {
 		return
 	}
 	cx, cy := g.cellAtPosition(x, y)
+	p := h.Peer(peer)
+	if p == nil {
+		if k, ok := g.parked[peer]; ok {
+			k.pinned, k.px, k.py = true, cx, cy
+			g.parked[peer] = k
+		}
+		return
+	}
 	sc := &p.scope
 	switch {
 	case sc.pinned && sc.px == cx && sc.py == cy:
@@ -39,7 +48,8 @@ func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 	default:
 		g.shiftSquare(p, cx, cy, 1)
 		if sc.held {
-			// The game's square takes the place of the one held.
+			// The game's square stands in for the one held (sc.last
+			// keeps where it was, for Unfocus).
 			sc.held = false
 			g.shiftSquare(p, sc.hx, sc.hy, -1)
 		}
@@ -48,21 +58,37 @@ func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 }
 
 // Unfocus takes away peer's square of Focus: it sees again what is around
-// what it owns, or, owning nothing with a position (and never having), the
-// whole world. Call it on the simulation goroutine.
+// what it owns; owning nothing with a position now, around the last thing
+// it owned that had one; having never owned one, the whole world. Call it
+// on the simulation goroutine.
 func (h *HostReplicator) Unfocus(peer ecs.PeerID) {
+	g := &h.grid
 	p := h.Peer(peer)
-	if p == nil || !p.scope.pinned {
+	if p == nil {
+		if k, ok := g.parked[peer]; ok {
+			k.pinned = false
+			g.parked[peer] = k
+		}
 		return
 	}
 	sc := &p.scope
-	sc.pinned = false
-	if !sc.squared() {
-		h.grid.clearCover(p)
-		h.grid.refocus(p)
+	if !sc.pinned {
 		return
 	}
-	h.grid.shiftSquare(p, sc.px, sc.py, -1)
+	sc.pinned = false
+	switch {
+	case sc.focus == 0 && sc.last && !sc.held:
+		// Held where the last entity it owned was, as if the game's square
+		// had never stood in for it.
+		sc.held = true
+		g.shiftSquare(p, sc.hx, sc.hy, 1)
+		g.shiftSquare(p, sc.px, sc.py, -1)
+	case !sc.squared():
+		g.clearCover(p)
+		g.refocus(p)
+	default:
+		g.shiftSquare(p, sc.px, sc.py, -1)
+	}
 }
 
 // cellAtPosition returns the cell of world position (x, y), as the

@@ -229,14 +229,40 @@ func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
 	return p
 }
 
-// RemovePeer stops replicating to peer id and forgets its state.
+// RemovePeer stops replicating to peer id and forgets its state, and any
+// of it ParkPeer kept.
 func (h *HostReplicator) RemovePeer(id ecs.PeerID) {
+	h.removePeer(id, false)
+}
+
+// ParkPeer stops replicating to peer id, whose connection broke and which
+// may come back on a new one, and keeps what the game gave it for then: its
+// squares of interest of its own (Focus, and the one held between lives),
+// which AddPeer of the same id gives back. DropParked forgets them, for a
+// peer that will not come back.
+func (h *HostReplicator) ParkPeer(id ecs.PeerID) {
+	h.removePeer(id, true)
+}
+
+// DropParked forgets what ParkPeer kept of peer id.
+func (h *HostReplicator) DropParked(id ecs.PeerID) {
+	delete(h.grid.parked, id)
+}
+
+func (h *HostReplicator) removePeer(id ecs.PeerID, park bool) {
+	if !park {
+		delete(h.grid.parked, id)
+	}
 	for i, p := range h.peers {
 		if p.id == id {
 			if p.join != nil {
 				h.joins--
 			}
-			h.grid.removePeer(p)
+			if park {
+				h.grid.parkPeer(p)
+			} else {
+				h.grid.removePeer(p)
+			}
 			copy(h.peers[i:], h.peers[i+1:])
 			h.peers[len(h.peers)-1] = nil
 			h.peers = h.peers[:len(h.peers)-1]

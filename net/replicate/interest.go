@@ -18,7 +18,8 @@ import (
 // the cell of an entity the peer owns. A peer whose last entity with a
 // position goes (removed, or given to another) keeps that entity's square
 // where it was until it owns one again: a player between two lives sees
-// around where it fell, not the whole world. The game may give a peer a
+// around where its last entity was (the last it owned with a position: its
+// own body, or its last projectile if it owns those), not the whole world. The game may give a peer a
 // square of its own besides (HostReplicator.Focus: a camera). Entering scope sends the entity whole; leaving scope
 // removes it from the peer at once. On by default with a radius of 4,096
 // units, so a world smaller than that around each player is wholly in scope
@@ -89,12 +90,21 @@ type grid struct {
 	empty  int              // live cells holding no entity
 	peers  []*HostPeer
 	weight []float64 // by distance in cells, 0 … r
+	// parked are the squares of their own of the peers parked (ParkPeer),
+	// by id, until they are added again or dropped.
+	parked map[ecs.PeerID]parkedSquares
 
 	// seen holds, by cell, words of bits by peerScope.bit: the peers whose
 	// cover of the cell is not 0. bits is the peer of each bit, nil if free.
 	seen  []uint64
 	words int
 	bits  []*HostPeer
+}
+
+// parkedSquares are a parked peer's squares of its own (grid.parkPeer).
+type parkedSquares struct {
+	pinned, held, last bool
+	px, py, hx, hy     int32
 }
 
 // cell is one grid cell and the entities in it.
@@ -116,9 +126,11 @@ type peerScope struct {
 	focus int // owned entities with a position
 	// held is set while the peer owns nothing with a position but did:
 	// the square of the last one stays, around cell (hx, hy), until it
-	// owns one again.
-	held   bool
-	hx, hy int32
+	// owns one again. last is set while it owns nothing with a position
+	// but did, held or not (not while the game's square stands in for it:
+	// Unfocus then holds it).
+	held, last bool
+	hx, hy     int32
 	// pinned is set while the game gives the peer a square of its own
 	// (HostReplicator.Focus), around cell (px, py).
 	pinned bool
@@ -259,8 +271,8 @@ func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 	}
 	for _, ent := range h.w.Owned(p.id) {
 		slot, _ := h.w.NetSlot(ent)
-		if int(slot) >= len(h.ents) {
-			continue
+		if int(slot) >= len(h.ents) || h.ents[slot].owner != p.id {
+			continue // (given to the peer since the step: reown will count it)
 		}
 		if c := h.ents[slot].cell; c >= 0 && g.near(&g.cells[c], x, y) {
 			n++
@@ -437,7 +449,7 @@ func (g *grid) focusCells(p *HostPeer) {
 	h := p.h
 	for _, ent := range h.w.Owned(p.id) {
 		slot, _ := h.w.NetSlot(ent)
-		if int(slot) < len(h.ents) {
+		if int(slot) < len(h.ents) && h.ents[slot].owner == p.id {
 			if ci := h.ents[slot].cell; ci >= 0 {
 				sc.at = append(sc.at, [2]int32{g.cells[ci].x, g.cells[ci].y})
 			}

@@ -360,3 +360,93 @@ func TestFocus(t *testing.T) {
 	r.settle()
 	check("unfocused twice", false, true)
 }
+
+// A death camera (Focus) ended while the player owns nothing leaves the
+// square held where its entity was, whichever came first: the camera or
+// the entity's end. The whole world is only for a peer that never owned
+// anything.
+func TestUnfocusBetweenLivesHolds(t *testing.T) {
+	for _, order := range []string{"focus then fall", "fall then focus"} {
+		t.Run(order, func(t *testing.T) {
+			r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+			avatar := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			far := r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			r.settle()
+			held := func(e arche.Entity) bool { _, ok := r.cw.EntityOf(mustID(r.w, e)); return ok }
+			if order == "focus then fall" {
+				r.h.Focus(1, 5000, 0)
+				r.settle()
+				r.w.Arche().RemoveEntity(avatar)
+			} else {
+				r.w.Arche().RemoveEntity(avatar)
+				r.settle()
+				r.h.Focus(1, 5000, 0)
+			}
+			r.settle()
+			if held(near) || !held(far) {
+				t.Fatalf("the camera on x=5000: near held %v, far held %v; want far only", held(near), held(far))
+			}
+			r.h.Unfocus(1)
+			r.settle()
+			if !held(near) || held(far) {
+				t.Fatalf("the camera gone: near held %v, far held %v; want near only (where the avatar was)", held(near), held(far))
+			}
+		})
+	}
+}
+
+// A peer parked (its connection broke) and added again keeps its squares of
+// its own: the game's (Focus, even one given while it was away) and the one
+// held between lives. One removed for good does not pass them on to a peer
+// that later gets its id.
+func TestParkedPeerKeepsItsSquares(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	avatar := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	r.w.Arche().RemoveEntity(avatar)
+	r.settle()
+	r.h.ParkPeer(1)
+	p := r.h.AddPeer(1, &capture{})
+	if sc := p.scope; !sc.held || sc.pinned || sc.hx != 0 || sc.hy != 0 {
+		t.Fatalf("back from a park between lives: held %v at (%d, %d), pinned %v; want held at (0, 0)", sc.held, sc.hx, sc.hy, sc.pinned)
+	}
+	r.h.ParkPeer(1)
+	r.h.Focus(1, 5000, 0) // while it is away
+	p = r.h.AddPeer(1, &capture{})
+	if sc := p.scope; !sc.pinned || sc.px != 50 || sc.held || !sc.last {
+		t.Fatalf("back from a park with a camera given meanwhile: pinned %v at %d, held %v, last %v; want pinned at 50, the held square behind it", sc.pinned, sc.px, sc.held, sc.last)
+	}
+	r.h.ParkPeer(1)
+	r.h.DropParked(1)
+	if p = r.h.AddPeer(1, &capture{}); p.scope.squared() {
+		t.Fatal("a peer whose parked squares were dropped came back with squares")
+	}
+	r.h.ParkPeer(1)
+	r.h.RemovePeer(1) // not there: forgets what was parked too
+	if p = r.h.AddPeer(1, &capture{}); p.scope.squared() {
+		t.Fatal("RemovePeer left parked squares for the next peer of the id")
+	}
+}
+
+// A peer added after SetOwner gave it an entity, before the step takes the
+// new owner in (a Join hook handing a player an existing ship), counts the
+// ship's square once: when the ship goes, the peer holds its square.
+func TestAddPeerBeforeReownCountsOnce(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	ship := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	ecs.SetOwner(r.w, ship, 2)
+	p := r.h.AddPeer(2, &capture{})
+	r.settle()
+	if p.scope.focus != 1 {
+		t.Fatalf("the peer given the ship counts %d squares, want 1", p.scope.focus)
+	}
+	r.w.Arche().RemoveEntity(ship)
+	r.settle()
+	if p.scope.focus != 0 || !p.scope.held {
+		t.Fatalf("after its only entity went: %d squares, held %v; want 0, held", p.scope.focus, p.scope.held)
+	}
+}

@@ -1,6 +1,10 @@
 package replicate
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/tandem-go/tandem/ecs"
+)
 
 // A peer's view of the grid: the squares around what it owns, the cells they
 // cover (a count per cell, and the cell's bit of the peer), the entities they
@@ -45,16 +49,23 @@ func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 		return
 	case d < 0 && sc.focus == 1 && !sc.pinned:
 		sc.focus = 0
-		sc.held, sc.hx, sc.hy = true, x, y
+		sc.held, sc.last, sc.hx, sc.hy = true, true, x, y
 		return
+	case d < 0 && sc.focus == 1:
+		// The game's square stays; where this one was is remembered, for
+		// Unfocus to hold it.
+		sc.last, sc.hx, sc.hy = true, x, y
 	}
 	sc.focus += d
 	g.shiftSquare(p, x, y, d)
-	if d > 0 && sc.held {
-		// The new square first, then the held one goes: the cells both
-		// cover stay in scope.
-		sc.held = false
-		g.shiftSquare(p, sc.hx, sc.hy, -1)
+	if d > 0 {
+		sc.last = false
+		if sc.held {
+			// The new square first, then the held one goes: the cells
+			// both cover stay in scope.
+			sc.held = false
+			g.shiftSquare(p, sc.hx, sc.hy, -1)
+		}
 	}
 }
 
@@ -183,19 +194,35 @@ func (g *grid) addPeer(p *HostPeer) {
 	g.takeBit(p)
 	p.scope.cover = make([]uint16, len(g.cells))
 	h := p.h
+	sc := &p.scope
 	for _, ent := range h.w.Owned(p.id) {
 		slot, _ := h.w.NetSlot(ent)
-		if int(slot) < len(h.ents) && h.ents[slot].flags&eLive != 0 {
+		if int(slot) < len(h.ents) && h.ents[slot].flags&eLive != 0 && h.ents[slot].owner == p.id {
 			// (An entity spawned since the last step is placed, and the
-			// peer's square with it, when the step takes in its spawn.)
+			// peer's square with it, when the step takes in its spawn;
+			// one given to the peer since, when the step takes in its new
+			// owner: reown.)
 			if c := h.ents[slot].cell; c >= 0 {
-				p.scope.focus++
+				sc.focus++
 				cl := g.cells[c]
-				g.eachSquareCell(cl.x, cl.y, func(ci int32) { g.setCover(p, ci, p.scope.cover[ci]+1) })
+				g.eachSquareCell(cl.x, cl.y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
 			}
 		}
 	}
-	if p.scope.focus == 0 {
+	// The squares of its own it had when it was parked (ParkPeer).
+	if k, ok := g.parked[p.id]; ok {
+		delete(g.parked, p.id)
+		sc.pinned, sc.px, sc.py = k.pinned, k.px, k.py
+		sc.last, sc.hx, sc.hy = k.last, k.hx, k.hy
+		sc.held = k.held && sc.focus == 0 && !sc.pinned
+		if sc.pinned {
+			g.eachSquareCell(sc.px, sc.py, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		}
+		if sc.held {
+			g.eachSquareCell(sc.hx, sc.hy, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		}
+	}
+	if !sc.squared() {
 		return // no square: every entity is in scope
 	}
 	for slot := range h.ents {
@@ -203,6 +230,19 @@ func (g *grid) addPeer(p *HostPeer) {
 			p.slots[slot].flags |= fOut
 		}
 	}
+}
+
+// parkPeer removes the peer, keeping its squares of its own (held,
+// pinned) for the next addPeer of its id.
+func (g *grid) parkPeer(p *HostPeer) {
+	sc := &p.scope
+	if sc.pinned || sc.held || sc.last {
+		if g.parked == nil {
+			g.parked = map[ecs.PeerID]parkedSquares{}
+		}
+		g.parked[p.id] = parkedSquares{pinned: sc.pinned, px: sc.px, py: sc.py, held: sc.held, last: sc.last || sc.held, hx: sc.hx, hy: sc.hy}
+	}
+	g.removePeer(p)
 }
 
 func (g *grid) removePeer(p *HostPeer) {

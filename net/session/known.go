@@ -76,6 +76,7 @@ func (h *Host) known(id ecs.PeerID) *knownPeer {
 
 // forgetKnown drops k from the known peers.
 func (h *Host) forgetKnown(k *knownPeer) {
+	h.repl.DropParked(k.Peer)
 	for i, x := range h.knownPeers {
 		if x == k {
 			h.knownPeers = append(h.knownPeers[:i], h.knownPeers[i+1:]...)

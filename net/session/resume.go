@@ -68,7 +68,7 @@ func (h *Host) park(p *hostPeer, err error) bool {
 	if k == nil || h.cfg.Grace <= 0 || !p.holdsWorld() || !resumable(err) {
 		return false
 	}
-	h.repl.RemovePeer(p.id)
+	h.repl.ParkPeer(p.id)
 	k.conn = nil
 	k.until = h.cfg.Clock.Now().Add(h.cfg.Grace)
 	h.stats.Disconnected++
@@ -156,7 +156,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		old.c.Close(transport.CloseReplaced, "the peer resumed on a newer connection")
 		old.stage = stageReplaced
 		old.kp = nil
-		h.repl.RemovePeer(k.Peer)
+		h.repl.ParkPeer(k.Peer)
 	}
 	k.conn = p
 	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
