@@ -109,3 +109,22 @@ func TestFocusOutlastsAResume(t *testing.T) {
 		}
 	})
 }
+
+// A spectator in a world where nothing moves is sent nothing, and sends
+// nothing, yet notices a link that went dark (by the transport's idle
+// timeout, as over QUIC), and comes back watching.
+func TestSpectatorNoticesACut(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := tandemtest.New(t, beacons(), tandem.HostConfig{Spectators: 1, Grace: 30 * time.Second}, tandemtest.Config{Bubble: true})
+		sam := r.Join("sam", tandem.ClientConfig[Walk]{Spectator: true})
+		r.Step(120)
+		first := r.Conn(sam)
+		r.Cut(sam)
+		if !r.StepUntil(15*60, func() bool { return r.Conn(sam) != first && sam.State() == tandem.Playing }) {
+			t.Fatalf("15 s after its link was cut the spectator is %v on its first connection: %v", sam.State(), r.Conn(sam) == first)
+		}
+		if n := sam.NetStats().Resumes; n != 1 {
+			t.Fatalf("the spectator came back by %d resumes, want 1", n)
+		}
+	})
+}

@@ -458,7 +458,10 @@ func (r *Rig[I]) Conn(c *tandem.Client[I]) *mem.Conn {
 // Cut breaks client c's connection as a network that drops it without a
 // word would (mem.Conn.Cut): each side learns of it by its own timeouts;
 // the client then dials again and resumes its peer within the host's grace
-// window (HostConfig.Grace). It needs Config.Bubble (see the package
+// window (HostConfig.Grace). A client with datagrams in flight notices in
+// about 5 s (its ack timeout); one with nothing to send (a spectator of a
+// still world) by the transport's idle timeout, 10 s (mem.Config's
+// IdleTimeout, as quicnet's). It needs Config.Bubble (see the package
 // documentation).
 func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 	r.t.Helper()

@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -12,10 +13,22 @@ import (
 
 // pipe is what the two ends of a connection share: one lock and one clock.
 type pipe struct {
-	mu  sync.Mutex
-	clk clock.Clock
-	cfg Config
-	cut bool // the link went dark (Cut)
+	mu    sync.Mutex
+	clk   clock.Clock
+	cfg   Config
+	cut   bool      // the link went dark (Cut)
+	cutAt time.Time // when
+}
+
+// idledOut closes end c, whose link was cut IdleTimeout ago or more, as its
+// transport's idle timeout would. The pipe is locked.
+func (c *Conn) idledOut() {
+	if c.err != nil || !c.p.cut || c.p.cfg.IdleTimeout < 0 || c.p.clk.Now().Sub(c.p.cutAt) < c.p.cfg.IdleTimeout {
+		return
+	}
+	c.err = &transport.CloseError{Code: transport.CloseTimeout, Reason: fmt.Sprintf("idle timeout: nothing heard from the peer for %v", c.p.cfg.IdleTimeout)}
+	c.closedAt = c.p.clk.Now()
+	close(c.done)
 }
 
 // Conn is one end of an in-memory connection. It implements transport.Conn.
@@ -88,6 +101,7 @@ func (c *Conn) SendDatagram(p []byte) error {
 func (c *Conn) RecvDatagram() ([]byte, bool) {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
+	c.idledOut()
 	if c.err != nil || c.p.cut {
 		return nil, false
 	}
@@ -199,10 +213,14 @@ func (c *Conn) Close(code transport.CloseCode, reason string) error {
 // without a word: from now on nothing passes either way (what is in flight
 // is lost, what is sent vanishes), and a Close of either end no longer
 // reaches the other, so each end learns of the break only by its own
-// timeouts. Both ends stay open until closed.
+// timeouts: each closes by itself Config.IdleTimeout after the cut (as
+// QUIC's idle timeout closes a connection whose keepalives go unanswered),
+// when it next receives or is asked for its error, unless closed before.
 func (c *Conn) Cut() {
 	c.p.mu.Lock()
-	c.p.cut = true
+	if !c.p.cut {
+		c.p.cut, c.p.cutAt = true, c.p.clk.Now()
+	}
 	c.p.mu.Unlock()
 }
 
@@ -221,6 +239,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 func (c *Conn) Err() error {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
+	c.idledOut()
 	return c.err
 }
 

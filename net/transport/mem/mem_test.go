@@ -459,3 +459,38 @@ func TestCutLinkGoesDark(t *testing.T) {
 		t.Fatalf("each end closed by itself: client %v, host %v", client.Err(), host.Err())
 	}
 }
+
+// A cut link's ends each close by themselves Config.IdleTimeout after the
+// cut, with CloseTimeout, as QUIC's idle timeout closes them; a negative
+// IdleTimeout never does, and a link not cut never idles out.
+func TestCutLinkIdlesOut(t *testing.T) {
+	clk, client, host := connect(t, Config{IdleTimeout: 3 * time.Second})
+	clk.Advance(time.Minute) // a quiet link that is not cut stays open
+	if client.Err() != nil || host.Err() != nil {
+		t.Fatalf("a quiet link closed: client %v, host %v", client.Err(), host.Err())
+	}
+	client.Cut()
+	clk.Advance(3*time.Second - time.Millisecond)
+	if _, ok := host.RecvDatagram(); ok || host.Err() != nil || client.Err() != nil {
+		t.Fatalf("closed before the idle timeout: client %v, host %v", client.Err(), host.Err())
+	}
+	clk.Advance(time.Millisecond)
+	host.RecvDatagram()
+	select {
+	case <-host.Done():
+	default:
+		t.Fatal("the host's end is not done at the idle timeout")
+	}
+	var ce *transport.CloseError
+	for _, end := range []*Conn{client, host} {
+		if !errors.As(end.Err(), &ce) || ce.Code != transport.CloseTimeout || ce.Remote {
+			t.Fatalf("an end at the idle timeout: %v, want its own CloseTimeout", end.Err())
+		}
+	}
+	clk2, c2, h2 := connect(t, Config{IdleTimeout: -1})
+	c2.Cut()
+	clk2.Advance(time.Hour)
+	if c2.Err() != nil || h2.Err() != nil {
+		t.Fatalf("with IdleTimeout < 0 a cut link closed: %v, %v", c2.Err(), h2.Err())
+	}
+}

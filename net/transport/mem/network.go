@@ -51,9 +51,18 @@ type Config struct {
 	// Backlog bounds the connections dialed and not yet accepted per listener.
 	// Zero means 64.
 	Backlog int
+	// IdleTimeout is how long after a Cut each end of the connection
+	// closes on its own (CloseTimeout), as a QUIC connection whose
+	// keepalives go unanswered does past its idle timeout: an end with
+	// nothing in flight (a client that only watches a still world) learns
+	// of the break so. A link that is not cut never idles out: it stands
+	// for a transport whose keepalives are answered. Zero means 10 s
+	// (quicnet's default); negative: never.
+	IdleTimeout time.Duration
 }
 
 const (
+	defaultIdleTimeout    = 10 * time.Second
 	defaultMaxMessageSize = 1 << 20
 	defaultLaneQueueBytes = 4 << 20
 	defaultLaneQueueMsgs  = 1024
@@ -94,6 +103,9 @@ func NewNetwork(clk clock.Clock, cfg Config) (*Network, error) {
 	}
 	if cfg.MaxMessageSize < 0 || cfg.LaneQueueBytes < 0 || cfg.LaneQueueMessages < 0 || cfg.Backlog < 0 {
 		return nil, errors.New("mem: MaxMessageSize, LaneQueueBytes, LaneQueueMessages and Backlog must not be negative; use 0 for the default")
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
 	}
 	if cfg.MaxMessageSize == 0 {
 		cfg.MaxMessageSize = defaultMaxMessageSize
