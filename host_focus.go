@@ -22,8 +22,9 @@ func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
 }
 
 // Unfocus takes away peer's square of Focus: the peer sees again what is
-// around the entities it owns (or, if it never owned one, the whole world).
-// Call it on the simulation goroutine.
+// around the entities it owns; owning none now, around the last it owned
+// that had a position; having never owned one, the whole world. Call it on
+// the simulation goroutine.
 func (h *Host[I]) Unfocus(peer ecs.PeerID) {
 	if peer != ecs.HostPeer && peer == h.joining.peer {
 		h.joining.focus = false
