@@ -213,7 +213,7 @@ func (g *grid) addPeer(p *HostPeer) {
 	if k, ok := g.parked[p.id]; ok {
 		delete(g.parked, p.id)
 		sc.pinned, sc.px, sc.py = k.pinned, k.px, k.py
-		sc.last, sc.hx, sc.hy = k.last, k.hx, k.hy
+		sc.last, sc.hx, sc.hy = k.last && sc.focus == 0, k.hx, k.hy
 		sc.held = k.held && sc.focus == 0 && !sc.pinned
 		if sc.pinned {
 			g.eachSquareCell(sc.px, sc.py, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
