@@ -67,13 +67,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestLoopbackRefusal(t *testing.T) {
 	rec := &recorder{TB: t}
 	lb := tandemtest.NewLoopback(rec, walkers, tandem.HostConfig{})
-	joined := make(chan struct{})
-	go func() { // Join's Fatalf ends this goroutine, as it would a test's
-		defer close(joined)
-		lb.Join("mallory", tandem.ClientConfig[Walk]{})
-	}()
-	<-joined
-	rec.end()
+	rec.joinThenEnd(lb, "mallory")
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "mallory did not join") || strings.Count(rec.errs[0], "not you") != 1 {
 		t.Fatalf("a refused join reported %q, want it failed once with the game's reason", rec.errs)
 	}
@@ -98,13 +92,7 @@ func TestLoopbackPeersFromOneAddress(t *testing.T) {
 	rec := &recorder{TB: t}
 	one := tandemtest.NewLoopback(rec, walkers, tandem.HostConfig{MaxPeersPerAddress: 1})
 	one.Join("ann", tandem.ClientConfig[Walk]{})
-	joined := make(chan struct{})
-	go func() { // Join's Fatalf ends this goroutine, as it would a test's
-		defer close(joined)
-		one.Join("bob", tandem.ClientConfig[Walk]{})
-	}()
-	<-joined
-	rec.end()
+	rec.joinThenEnd(one, "bob")
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "for your address") {
 		t.Fatalf("a second player from one address, with one allowed: %q, want it refused for its address", rec.errs)
 	}

@@ -25,11 +25,14 @@ var hop = tandem.NewCommand("hop", tandem.CommandCodec[struct{}]{}, func(w *tand
 })
 
 // hoppers are the walkers with a command.
-var hoppers = func() *tandem.Game[Walk] {
+var hoppers = walkersWith(hop)
+
+// walkersWith returns the walkers with the commands cmds.
+func walkersWith(cmds ...tandem.Command) *tandem.Game[Walk] {
 	g := *walkers
-	g.Commands = []tandem.Command{hop}
+	g.Commands = cmds
 	return &g
-}()
+}
 
 // StepUntilReceipt returns each command's receipt, done or refused, once
 // it came and again after; one that does not come within the limit is
@@ -154,11 +157,7 @@ var trip = tandem.NewCommand("trip", tandem.CommandCodec[struct{}]{}, func(w *ta
 })
 
 // trippers are the walkers with the faulty command.
-var trippers = func() *tandem.Game[Walk] {
-	g := *walkers
-	g.Commands = []tandem.Command{trip}
-	return &g
-}()
+var trippers = walkersWith(trip)
 
 // A command handler that panics on the rig's host fails the test at the
 // Step that ran it, with the panic and where it was; a test that sets

@@ -215,6 +215,18 @@ func (r *recorder) stepThenEnd(rig *tandemtest.Rig[Walk]) {
 	<-stepped
 }
 
+// joinThenEnd joins name to lb on a goroutine of its own, which a Fatalf of
+// Join ends as it would a test's, then runs the cleanups (end).
+func (r *recorder) joinThenEnd(lb *tandemtest.Loopback[Walk], name string) {
+	joined := make(chan struct{})
+	go func() {
+		defer close(joined)
+		lb.Join(name, tandem.ClientConfig[Walk]{})
+	}()
+	<-joined
+	r.end()
+}
+
 // end runs the cleanups, last first, as a test's end does.
 func (r *recorder) end() {
 	for i := len(r.cleanups) - 1; i >= 0; i-- {

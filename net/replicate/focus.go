@@ -41,7 +41,7 @@ func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 		g.shiftSquare(p, sc.px, sc.py, -1)
 	case !sc.squared():
 		// Its first square: it stops seeing the whole world.
-		g.eachSquareCell(cx, cy, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		g.coverSquare(p, cx, cy)
 		sc.pinned, sc.px, sc.py = true, cx, cy
 		g.refocus(p)
 		return

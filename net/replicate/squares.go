@@ -44,7 +44,7 @@ func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 	switch {
 	case d > 0 && !sc.squared():
 		sc.focus = 1
-		g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+		g.coverSquare(p, x, y)
 		g.refocus(p)
 		return
 	case d < 0 && sc.focus == 1 && !sc.pinned:
@@ -67,6 +67,13 @@ func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
 			g.shiftSquare(p, sc.hx, sc.hy, -1)
 		}
 	}
+}
+
+// coverSquare adds the square around (x, y) to the peer's cover, bringing
+// nothing into or out of its scope: for a peer whose scope is set whole
+// after (refocus, addPeer).
+func (g *grid) coverSquare(p *HostPeer, x, y int32) {
+	g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, p.scope.cover[ci]+1) })
 }
 
 // shiftSquare adds d to the peer's cover of each cell of the square around
@@ -205,7 +212,7 @@ func (g *grid) addPeer(p *HostPeer) {
 			if c := h.ents[slot].cell; c >= 0 {
 				sc.focus++
 				cl := g.cells[c]
-				g.eachSquareCell(cl.x, cl.y, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+				g.coverSquare(p, cl.x, cl.y)
 			}
 		}
 	}
@@ -216,10 +223,10 @@ func (g *grid) addPeer(p *HostPeer) {
 		sc.last, sc.hx, sc.hy = k.last && sc.focus == 0, k.hx, k.hy
 		sc.held = k.held && sc.focus == 0 && !sc.pinned
 		if sc.pinned {
-			g.eachSquareCell(sc.px, sc.py, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+			g.coverSquare(p, sc.px, sc.py)
 		}
 		if sc.held {
-			g.eachSquareCell(sc.hx, sc.hy, func(ci int32) { g.setCover(p, ci, sc.cover[ci]+1) })
+			g.coverSquare(p, sc.hx, sc.hy)
 		}
 	}
 	if !sc.squared() {
