@@ -25,6 +25,11 @@ import (
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
 //
+// An entity changes cell only once it is Margin past its cell's edge, so one
+// that wavers across an edge (a player standing on it, a body at rest
+// rocking on it) stays in one cell: it does not enter and leave peers'
+// scopes, nor move its owner's square, with every crossing.
+//
 // The grid's cost is in what moves between cells: an entity that stays in
 // its cell costs a division per reported move; one that changes cell is moved
 // between two lists and told to the peers that cover one of the two cells and
@@ -52,6 +57,10 @@ type InterestConfig struct {
 	// FarWeight is the weight of urgency at Radius (see HostConfig.Priority
 	// for what a weight does). Default 0.25.
 	FarWeight float64
+	// Margin is how far past its cell's edge, in world units, an entity
+	// goes before it changes cell (it then takes the cell it is in).
+	// Default CellSize/8; negative: none; at most CellSize/2.
+	Margin float64
 	// StepsPerUnit is how many wire steps of the Transform's x and y make a
 	// world unit. Default PositionScale, the default codec's.
 	StepsPerUnit float64
@@ -73,23 +82,32 @@ func (c *InterestConfig) defaults() {
 	if c.StepsPerUnit <= 0 {
 		c.StepsPerUnit = PositionScale
 	}
+	switch {
+	case c.Margin == 0:
+		c.Margin = c.CellSize / 8
+	case c.Margin < 0:
+		c.Margin = 0
+	}
+	c.Margin = min(c.Margin, c.CellSize/2)
 }
 
 // grid is the interest grid of a host replicator.
 type grid struct {
-	cfg    *InterestConfig
-	on     bool
-	pos    int     // registry index of the position component; -1: none
-	off    int     // offset of its x in an image
-	steps  float64 // wire steps per cell
-	isteps int64   // the same when it is a whole number, else 0
-	r      int32   // radius in cells
-	cells  []cell
-	index  map[uint64]int32 // the live cells by coordinates
-	free   []int32          // cells given back (tidy), for cellAt to reuse
-	empty  int              // live cells holding no entity
-	peers  []*HostPeer
-	weight []float64 // by distance in cells, 0 … r
+	cfg     *InterestConfig
+	on      bool
+	pos     int     // registry index of the position component; -1: none
+	off     int     // offset of its x in an image
+	steps   float64 // wire steps per cell
+	isteps  int64   // the same when it is a whole number, else 0
+	margin  int64   // InterestConfig.Margin in wire steps (whole), when isteps is set
+	fmargin float64 // InterestConfig.Margin in cells
+	r       int32   // radius in cells
+	cells   []cell
+	index   map[uint64]int32 // the live cells by coordinates
+	free    []int32          // cells given back (tidy), for cellAt to reuse
+	empty   int              // live cells holding no entity
+	peers   []*HostPeer
+	weight  []float64 // by distance in cells, 0 … r
 	// parked are the squares of their own of the peers parked (ParkPeer),
 	// by id, until they are added again or dropped.
 	parked map[ecs.PeerID]parkedSquares
@@ -155,7 +173,9 @@ func (g *grid) init(cfg *InterestConfig) {
 	g.steps = cfg.CellSize * cfg.StepsPerUnit
 	if g.steps == math.Trunc(g.steps) && g.steps < 1<<40 {
 		g.isteps = int64(g.steps)
+		g.margin = int64(cfg.Margin * cfg.StepsPerUnit)
 	}
+	g.fmargin = cfg.Margin / cfg.CellSize
 	g.weight = make([]float64, g.r+1)
 	for d := range g.weight {
 		dist := float64(d) * cfg.CellSize
@@ -179,15 +199,22 @@ func (g *grid) bind(reg *Registry) {
 	}
 }
 
-// inCell reports whether an image's position lies in cell c.
+// inCell reports whether an entity in cell c whose image is img stays
+// there: its position lies in the cell, or less than the margin past its
+// edge.
 func (g *grid) inCell(img []int32, c *cell) bool {
 	if g.isteps > 0 {
-		x, y := int64(img[g.off]), int64(img[g.off+1])
-		x0, y0 := int64(c.x)*g.isteps, int64(c.y)*g.isteps
-		return x >= x0 && x < x0+g.isteps && y >= y0 && y < y0+g.isteps
+		return g.stays(img[g.off:g.off+2], c)
 	}
-	x, y := g.cellOf(img)
-	return x == c.x && y == c.y
+	x, y := float64(img[g.off])/g.steps-float64(c.x), float64(img[g.off+1])/g.steps-float64(c.y)
+	return x >= -g.fmargin && x < 1+g.fmargin && y >= -g.fmargin && y < 1+g.fmargin
+}
+
+// stays is inCell for a whole number of steps per cell, given the position
+// (x, y in wire steps).
+func (g *grid) stays(pos []int32, c *cell) bool {
+	m := g.margin
+	return uint64(int64(pos[0])-c.x0+m) < uint64(g.isteps+2*m) && uint64(int64(pos[1])-c.y0+m) < uint64(g.isteps+2*m)
 }
 
 // cellOf returns the cell coordinates of an image's position.
@@ -348,14 +375,13 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 }
 
 // stayed reports whether an entity in cell ci (-1: none) whose position
-// component's image is pos is still in its cell, the usual answer for a
-// reported move: a check small enough to inline before moved.
+// component's image is pos stays in its cell (inCell), the usual answer for
+// a reported move: a check small enough to inline before moved.
 func (g *grid) stayed(ci int32, pos []int32) bool {
 	if ci < 0 || g.isteps == 0 || len(pos) < 2 {
 		return false
 	}
-	c := &g.cells[ci]
-	return uint64(int64(pos[0])-c.x0) < uint64(g.isteps) && uint64(int64(pos[1])-c.y0) < uint64(g.isteps)
+	return g.stays(pos, &g.cells[ci])
 }
 
 // moved checks whether the entity in slot, whose position image changed,

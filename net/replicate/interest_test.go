@@ -26,6 +26,10 @@ type scopeWorld struct {
 	live  []arche.Entity
 	cfg   InterestConfig
 	quiet bool // wander does nothing
+	// cells is the cell of every live entity by the definition's rule: the
+	// cell its position lies in when it appears, kept until its position is
+	// a margin or more past the cell's edge (track).
+	cells map[arche.Entity][2]int64
 }
 
 // newScopeWorld makes a host world with interest cfg (its defaults filled
@@ -33,13 +37,33 @@ type scopeWorld struct {
 func newScopeWorld(seed uint64, cfg InterestConfig) *scopeWorld {
 	cfg.defaults()
 	w := ecs.NewWorld()
-	s := &scopeWorld{w: w, reg: NewRegistry(w), rng: rand.New(rand.NewPCG(seed, 3)), cfg: cfg}
+	s := &scopeWorld{w: w, reg: NewRegistry(w), rng: rand.New(rand.NewPCG(seed, 3)), cfg: cfg, cells: map[arche.Entity][2]int64{}}
 	s.tf = generic.NewMap[ecs.Transform](w.Arche())
 	s.m = generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 	s.h = NewHost(s.reg, HostConfig{SendEvery: 1, Interest: cfg})
 	s.sched = ecs.NewSchedule(w, nil, 0)
-	s.sched.Add("wander", ecs.SystemFunc(s.wander)).Add("replicate", s.h)
+	s.sched.Add("wander", ecs.SystemFunc(s.wander)).Add("replicate", s.h).Add("track", ecs.SystemFunc(s.track))
 	return s
+}
+
+// track brings every live entity's cell up to date (scopeWorld.cells): an
+// entity keeps its cell while its position, in wire steps, lies within the
+// cell widened by the margin on every side, else takes the cell it is in.
+func (s *scopeWorld) track(*ecs.World) {
+	steps := int64(s.cfg.CellSize * PositionScale)
+	margin := int64(s.cfg.Margin * PositionScale)
+	cells := make(map[arche.Entity][2]int64, len(s.live))
+	for _, e := range s.live {
+		var q [3]int32
+		s.reg.Quantize(e, 0, q[:])
+		x, y := int64(q[0]), int64(q[1])
+		c, ok := s.cells[e]
+		if !ok || x < c[0]*steps-margin || x >= (c[0]+1)*steps+margin || y < c[1]*steps-margin || y >= (c[1]+1)*steps+margin {
+			c = [2]int64{int64(math.Floor(float64(x) / float64(steps))), int64(math.Floor(float64(y) / float64(steps)))}
+		}
+		cells[e] = c
+	}
+	s.cells = cells
 }
 
 func (s *scopeWorld) spawn(owner ecs.PeerID) arche.Entity {
@@ -112,12 +136,11 @@ func (s *scopeWorld) wantInScope(p ecs.PeerID, e arche.Entity) bool {
 		return true
 	}
 	cell := func(e arche.Entity) (float64, float64) {
-		t := s.tf.Get(e)
-		var q [3]int32
-		s.reg.Quantize(e, 0, q[:])
-		_ = t
-		steps := s.cfg.CellSize * PositionScale
-		return math.Floor(float64(q[0]) / steps), math.Floor(float64(q[1]) / steps)
+		c, ok := s.cells[e]
+		if !ok {
+			panic("an entity the model does not track: step the schedule (track) first")
+		}
+		return float64(c[0]), float64(c[1])
 	}
 	r := math.Ceil(s.cfg.Radius / s.cfg.CellSize)
 	x, y := cell(e)
@@ -379,5 +402,91 @@ func TestGridGivesBackEmptyCells(t *testing.T) {
 	check(20_000)
 	if slot, _ := s.w.NetSlot(runner); s.h.Peer(1).slots[slot].flags&fOut != 0 {
 		t.Fatal("the runner beside the player is out of its scope")
+	}
+}
+
+// TestScopeHoldsAtACellEdge: a player wavering across the edge of its cell,
+// and an entity wavering across the edge of the player's square, by less
+// than the margin, enter and leave nothing; once the player goes a margin
+// past the edge, its square moves.
+func TestScopeHoldsAtACellEdge(t *testing.T) {
+	cfg := InterestConfig{CellSize: 100, Radius: 100} // a square of 3×3 cells; margin 12.5
+	s := newScopeWorld(1, cfg)
+	s.quiet = true
+	put := func(e arche.Entity, x, y float64) {
+		tf := s.tf.Get(e)
+		tf.X, tf.Y = x, y
+		ecs.MutateComponent(s.w, e, s.w.IDs.Transform)
+	}
+	for i := range 8 {
+		for j := range 8 {
+			put(s.spawn(0), 50+100*float64(i), 50+100*float64(j))
+		}
+	}
+	player := s.spawn(1)
+	put(player, 150, 150)
+	rocker := s.spawn(0)
+	put(rocker, 299, 150) // in cell (2, 1): the edge of the player's square
+	s.h.AddPeer(1, &capture{})
+	s.sched.Step()
+	hp := s.h.Peer(1)
+	inScope := func(e arche.Entity) bool {
+		slot, _ := s.w.NetSlot(e)
+		return hp.slots[slot].flags&fOut == 0
+	}
+	if !inScope(rocker) {
+		t.Fatal("the entity at the square's edge is out of the player's scope")
+	}
+	before := hp.Stats()
+	for step := range 40 {
+		d := float64(step%2)*2 - 1 // −1, +1, …: across x = 200 and x = 300
+		put(player, 200+10*d, 150)
+		put(rocker, 300+10*d, 150)
+		s.sched.Step()
+		if !inScope(rocker) {
+			t.Fatalf("step %d: the wavering entity left the player's scope", step)
+		}
+	}
+	if st := hp.Stats(); st.Entered != before.Entered || st.Left != before.Left {
+		t.Fatalf("wavering by less than the margin: %d entered and %d left the player's scope, want none", st.Entered-before.Entered, st.Left-before.Left)
+	}
+	put(player, 213, 150) // a margin past the edge: cell (2, 1)
+	s.sched.Step()
+	if st := hp.Stats(); st.Entered-before.Entered != 3 || st.Left-before.Left != 3 {
+		t.Fatalf("a cell to the east: %d entered and %d left, want the 3 of a column each", st.Entered-before.Entered, st.Left-before.Left)
+	}
+	for _, e := range s.live {
+		if got, want := inScope(e), s.wantInScope(1, e); got != want {
+			ni, _ := s.w.Identity(e)
+			t.Fatalf("entity %d: in scope %v, want %v", ni.ID, got, want)
+		}
+	}
+}
+
+// TestCellMargin: an entity stays in its cell while less than the margin
+// past its edge, with a whole number of wire steps to a cell and without.
+func TestCellMargin(t *testing.T) {
+	for _, size := range []float64{100, 100.3} {
+		cfg := InterestConfig{CellSize: size}
+		cfg.defaults()
+		var g grid
+		g.init(&cfg)
+		if whole := size == 100; (g.isteps > 0) != whole {
+			t.Fatalf("cell size %v: whole steps %v, want %v", size, g.isteps > 0, whole)
+		}
+		c := cell{x: 2, y: -1, x0: 2 * g.isteps, y0: -g.isteps}
+		steps := size * PositionScale
+		m := cfg.Margin * PositionScale
+		for _, u := range []float64{-0.5, -0.12, -0.13, 0, 0.5, 0.99, 1.12, 1.13, 1.5} {
+			for _, v := range []float64{-0.12, 0.5, 1.13} {
+				x, y := (2+u)*steps, (-1+v)*steps
+				img := []int32{int32(math.Floor(x)), int32(math.Floor(y)), 0}
+				in := func(p, lo float64) bool { return p >= lo-m && p < lo+steps+m }
+				want := in(float64(img[0]), 2*steps) && in(float64(img[1]), -steps)
+				if got := g.inCell(img, &c); got != want {
+					t.Errorf("cell size %v: (%v, %v) cells from the corner: stays %v, want %v", size, u, v, got, want)
+				}
+			}
+		}
 	}
 }
