@@ -23,16 +23,25 @@ func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 	if !g.on {
 		return
 	}
-	cx, cy := g.cellAtPosition(x, y)
+	sx, sy := g.stepsAt(x), g.stepsAt(y)
+	cx, cy := int32(math.Floor(sx/g.steps)), int32(math.Floor(sy/g.steps))
 	p := h.Peer(peer)
 	if p == nil {
 		if k, ok := g.parked[peer]; ok {
+			if k.pinned {
+				cx, cy = g.follow(sx, k.px), g.follow(sy, k.py)
+			}
 			k.pinned, k.px, k.py = true, cx, cy
 			g.parked[peer] = k
 		}
 		return
 	}
 	sc := &p.scope
+	if sc.pinned {
+		// A square moved by less than the margin past its cell's edge
+		// stays, as an entity's does.
+		cx, cy = g.follow(sx, sc.px), g.follow(sy, sc.py)
+	}
 	switch {
 	case sc.pinned && sc.px == cx && sc.py == cy:
 		return
@@ -91,13 +100,9 @@ func (h *HostReplicator) Unfocus(peer ecs.PeerID) {
 	}
 }
 
-// cellAtPosition returns the cell of world position (x, y), as the
-// position's quantized image would place it.
-func (g *grid) cellAtPosition(x, y float64) (int32, int32) {
+// stepsAt returns world coordinate v in wire steps, as a position's
+// quantized image holds it.
+func (g *grid) stepsAt(v float64) float64 {
 	limit := float64(math.MaxInt32)
-	q := func(v float64) float64 {
-		s := math.Round(v * g.cfg.StepsPerUnit)
-		return math.Floor(max(-limit, min(limit, s)) / g.steps)
-	}
-	return int32(q(x)), int32(q(y))
+	return max(-limit, min(limit, math.Round(v*g.cfg.StepsPerUnit)))
 }

@@ -25,10 +25,12 @@ import (
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
 //
-// An entity changes cell only once it is Margin past its cell's edge, so one
-// that wavers across an edge (a player standing on it, a body at rest
-// rocking on it) stays in one cell: it does not enter and leave peers'
-// scopes, nor move its owner's square, with every crossing.
+// An entity changes cell only once it is Margin past its cell's edge, and
+// then only along the axis it went past, so one that wavers across an edge
+// (a player standing on it, or walking along it, a body at rest rocking on
+// it) stays in one cell, or one row or column: it does not enter and leave
+// peers' scopes, nor move its owner's square, with every crossing. The
+// game's squares (HostReplicator.Focus) follow the same rule.
 //
 // The grid's cost is in what moves between cells: an entity that stays in
 // its cell costs a division per reported move; one that changes cell is moved
@@ -57,9 +59,10 @@ type InterestConfig struct {
 	// FarWeight is the weight of urgency at Radius (see HostConfig.Priority
 	// for what a weight does). Default 0.25.
 	FarWeight float64
-	// Margin is how far past its cell's edge, in world units, an entity
-	// goes before it changes cell (it then takes the cell it is in).
-	// Default CellSize/8; negative: none; at most CellSize/2.
+	// Margin is how far past its cell's edge, in world units (rounded to
+	// whole wire steps), an entity goes before it changes cell along that
+	// axis (it then takes the cell it is in). Default CellSize/8; negative:
+	// none; at most CellSize/2.
 	Margin float64
 	// StepsPerUnit is how many wire steps of the Transform's x and y make a
 	// world unit. Default PositionScale, the default codec's.
@@ -82,13 +85,10 @@ func (c *InterestConfig) defaults() {
 	if c.StepsPerUnit <= 0 {
 		c.StepsPerUnit = PositionScale
 	}
-	switch {
-	case c.Margin == 0:
+	if c.Margin == 0 {
 		c.Margin = c.CellSize / 8
-	case c.Margin < 0:
-		c.Margin = 0
 	}
-	c.Margin = min(c.Margin, c.CellSize/2)
+	c.Margin = min(c.Margin, c.CellSize/2) // negative stays so: none
 }
 
 // grid is the interest grid of a host replicator.
@@ -99,8 +99,8 @@ type grid struct {
 	off     int     // offset of its x in an image
 	steps   float64 // wire steps per cell
 	isteps  int64   // the same when it is a whole number, else 0
-	margin  int64   // InterestConfig.Margin in wire steps (whole), when isteps is set
-	fmargin float64 // InterestConfig.Margin in cells
+	margin  int64   // InterestConfig.Margin in whole wire steps, when isteps is set
+	fmargin float64 // InterestConfig.Margin in cells (of those steps, when isteps is set)
 	r       int32   // radius in cells
 	cells   []cell
 	index   map[uint64]int32 // the live cells by coordinates
@@ -171,11 +171,13 @@ func (g *grid) init(cfg *InterestConfig) {
 	g.index = make(map[uint64]int32)
 	g.r = int32(math.Ceil(cfg.Radius / cfg.CellSize))
 	g.steps = cfg.CellSize * cfg.StepsPerUnit
+	margin := max(cfg.Margin, 0)
+	g.fmargin = margin / cfg.CellSize
 	if g.steps == math.Trunc(g.steps) && g.steps < 1<<40 {
 		g.isteps = int64(g.steps)
-		g.margin = int64(cfg.Margin * cfg.StepsPerUnit)
+		g.margin = int64(math.Round(margin * cfg.StepsPerUnit))
+		g.fmargin = float64(g.margin) / g.steps
 	}
-	g.fmargin = cfg.Margin / cfg.CellSize
 	g.weight = make([]float64, g.r+1)
 	for d := range g.weight {
 		dist := float64(d) * cfg.CellSize
@@ -199,22 +201,29 @@ func (g *grid) bind(reg *Registry) {
 	}
 }
 
-// inCell reports whether an entity in cell c whose image is img stays
-// there: its position lies in the cell, or less than the margin past its
-// edge.
-func (g *grid) inCell(img []int32, c *cell) bool {
-	if g.isteps > 0 {
-		return g.stays(img[g.off:g.off+2], c)
-	}
-	x, y := float64(img[g.off])/g.steps-float64(c.x), float64(img[g.off+1])/g.steps-float64(c.y)
-	return x >= -g.fmargin && x < 1+g.fmargin && y >= -g.fmargin && y < 1+g.fmargin
-}
-
-// stays is inCell for a whole number of steps per cell, given the position
-// (x, y in wire steps).
+// stays reports, for a whole number of steps per cell, whether an entity
+// in cell c at position pos (x, y in wire steps) stays there (follow, along
+// both axes at once).
 func (g *grid) stays(pos []int32, c *cell) bool {
 	m := g.margin
 	return uint64(int64(pos[0])-c.x0+m) < uint64(g.isteps+2*m) && uint64(int64(pos[1])-c.y0+m) < uint64(g.isteps+2*m)
+}
+
+// follow returns the cell, along one axis, of an entity at p (wire steps)
+// whose cell along it was c: c while p lies in it or less than the margin
+// past its edges, else the cell p lies in.
+func (g *grid) follow(p float64, c int32) int32 {
+	if g.isteps > 0 {
+		lo := int64(c) * g.isteps
+		if q := int64(p); q >= lo-g.margin && q < lo+g.isteps+g.margin {
+			return c
+		}
+		return int32(math.Floor(p / g.steps))
+	}
+	if x := p/g.steps - float64(c); x >= -g.fmargin && x < 1+g.fmargin {
+		return c
+	}
+	return int32(math.Floor(p / g.steps))
 }
 
 // cellOf returns the cell coordinates of an image's position.
@@ -375,7 +384,7 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 }
 
 // stayed reports whether an entity in cell ci (-1: none) whose position
-// component's image is pos stays in its cell (inCell), the usual answer for
+// component's image is pos stays in its cell (follow), the usual answer for
 // a reported move: a check small enough to inline before moved.
 func (g *grid) stayed(ci int32, pos []int32) bool {
 	if ci < 0 || g.isteps == 0 || len(pos) < 2 {
@@ -401,11 +410,14 @@ func (g *grid) moved(h *HostReplicator, slot int32) {
 		return
 	}
 	oldCell := e.cell
-	if g.inCell(h.image(slot), &g.cells[oldCell]) {
+	img := h.image(slot)
+	ox, oy := g.cells[oldCell].x, g.cells[oldCell].y
+	// Along each axis, the old cell's row or column while within the
+	// margin of it.
+	x, y := g.follow(float64(img[g.off]), ox), g.follow(float64(img[g.off+1]), oy)
+	if x == ox && y == oy {
 		return
 	}
-	x, y := g.cellOf(h.image(slot))
-	ox, oy := g.cells[oldCell].x, g.cells[oldCell].y
 	// The new cell is made (and its cover counted) while the entity is still
 	// in its old one: moveSquare then moves its own square, if it is a
 	// player's, from there.

@@ -46,22 +46,25 @@ func newScopeWorld(seed uint64, cfg InterestConfig) *scopeWorld {
 	return s
 }
 
-// track brings every live entity's cell up to date (scopeWorld.cells): an
-// entity keeps its cell while its position, in wire steps, lies within the
-// cell widened by the margin on every side, else takes the cell it is in.
+// track brings every live entity's cell up to date (scopeWorld.cells):
+// along each axis an entity keeps its cell's row or column while its
+// position, in wire steps, lies within it widened by the margin (rounded to
+// whole steps) on either side, else takes the one it is in.
 func (s *scopeWorld) track(*ecs.World) {
-	steps := int64(s.cfg.CellSize * PositionScale)
-	margin := int64(s.cfg.Margin * PositionScale)
+	steps := int64(s.cfg.CellSize * s.cfg.StepsPerUnit)
+	margin := int64(math.Round(max(s.cfg.Margin, 0) * s.cfg.StepsPerUnit))
+	axis := func(p, c int64, known bool) int64 {
+		if known && p >= c*steps-margin && p < (c+1)*steps+margin {
+			return c
+		}
+		return int64(math.Floor(float64(p) / float64(steps)))
+	}
 	cells := make(map[arche.Entity][2]int64, len(s.live))
 	for _, e := range s.live {
 		var q [3]int32
 		s.reg.Quantize(e, 0, q[:])
-		x, y := int64(q[0]), int64(q[1])
 		c, ok := s.cells[e]
-		if !ok || x < c[0]*steps-margin || x >= (c[0]+1)*steps+margin || y < c[1]*steps-margin || y >= (c[1]+1)*steps+margin {
-			c = [2]int64{int64(math.Floor(float64(x) / float64(steps))), int64(math.Floor(float64(y) / float64(steps)))}
-		}
-		cells[e] = c
+		cells[e] = [2]int64{axis(int64(q[0]), c[0], ok), axis(int64(q[1]), c[1], ok)}
 	}
 	s.cells = cells
 }
@@ -405,67 +408,151 @@ func TestGridGivesBackEmptyCells(t *testing.T) {
 	}
 }
 
+// propField is a scope world of cells of 100 units (a margin of 12.5) and a
+// radius of one cell (a square of 3×3 cells), with a prop at the middle of
+// each cell of the 8×8 from the origin.
+type propField struct{ *scopeWorld }
+
+func newPropField() propField {
+	f := propField{newScopeWorld(1, InterestConfig{CellSize: 100, Radius: 100})}
+	f.quiet = true
+	for i := range 8 {
+		for j := range 8 {
+			f.put(f.spawn(0), 50+100*float64(i), 50+100*float64(j))
+		}
+	}
+	return f
+}
+
+// put moves e to (x, y), reported.
+func (f propField) put(e arche.Entity, x, y float64) {
+	tf := f.tf.Get(e)
+	tf.X, tf.Y = x, y
+	ecs.MutateComponent(f.w, e, f.w.IDs.Transform)
+}
+
+// inScope reports whether e is in peer's scope.
+func (f propField) inScope(peer ecs.PeerID, e arche.Entity) bool {
+	slot, _ := f.w.NetSlot(e)
+	return f.h.Peer(peer).slots[slot].flags&fOut == 0
+}
+
 // TestScopeHoldsAtACellEdge: a player wavering across the edge of its cell,
 // and an entity wavering across the edge of the player's square, by less
 // than the margin, enter and leave nothing; once the player goes a margin
 // past the edge, its square moves.
 func TestScopeHoldsAtACellEdge(t *testing.T) {
-	cfg := InterestConfig{CellSize: 100, Radius: 100} // a square of 3×3 cells; margin 12.5
-	s := newScopeWorld(1, cfg)
-	s.quiet = true
-	put := func(e arche.Entity, x, y float64) {
-		tf := s.tf.Get(e)
-		tf.X, tf.Y = x, y
-		ecs.MutateComponent(s.w, e, s.w.IDs.Transform)
-	}
-	for i := range 8 {
-		for j := range 8 {
-			put(s.spawn(0), 50+100*float64(i), 50+100*float64(j))
-		}
-	}
-	player := s.spawn(1)
-	put(player, 150, 150)
-	rocker := s.spawn(0)
-	put(rocker, 299, 150) // in cell (2, 1): the edge of the player's square
-	s.h.AddPeer(1, &capture{})
-	s.sched.Step()
-	hp := s.h.Peer(1)
-	inScope := func(e arche.Entity) bool {
-		slot, _ := s.w.NetSlot(e)
-		return hp.slots[slot].flags&fOut == 0
-	}
-	if !inScope(rocker) {
+	f := newPropField()
+	player := f.spawn(1)
+	f.put(player, 150, 150)
+	rocker := f.spawn(0)
+	f.put(rocker, 299, 150) // in cell (2, 1): the edge of the player's square
+	f.h.AddPeer(1, &capture{})
+	f.sched.Step()
+	if !f.inScope(1, rocker) {
 		t.Fatal("the entity at the square's edge is out of the player's scope")
 	}
+	hp := f.h.Peer(1)
 	before := hp.Stats()
 	for step := range 40 {
 		d := float64(step%2)*2 - 1 // −1, +1, …: across x = 200 and x = 300
-		put(player, 200+10*d, 150)
-		put(rocker, 300+10*d, 150)
-		s.sched.Step()
-		if !inScope(rocker) {
+		f.put(player, 200+10*d, 150)
+		f.put(rocker, 300+10*d, 150)
+		f.sched.Step()
+		if !f.inScope(1, rocker) {
 			t.Fatalf("step %d: the wavering entity left the player's scope", step)
 		}
 	}
 	if st := hp.Stats(); st.Entered != before.Entered || st.Left != before.Left {
 		t.Fatalf("wavering by less than the margin: %d entered and %d left the player's scope, want none", st.Entered-before.Entered, st.Left-before.Left)
 	}
-	put(player, 213, 150) // a margin past the edge: cell (2, 1)
-	s.sched.Step()
+	f.put(player, 213, 150) // a margin past the edge: cell (2, 1)
+	f.sched.Step()
 	if st := hp.Stats(); st.Entered-before.Entered != 3 || st.Left-before.Left != 3 {
 		t.Fatalf("a cell to the east: %d entered and %d left, want the 3 of a column each", st.Entered-before.Entered, st.Left-before.Left)
 	}
-	for _, e := range s.live {
-		if got, want := inScope(e), s.wantInScope(1, e); got != want {
-			ni, _ := s.w.Identity(e)
+	for _, e := range f.live {
+		if got, want := f.inScope(1, e), f.wantInScope(1, e); got != want {
+			ni, _ := f.w.Identity(e)
 			t.Fatalf("entity %d: in scope %v, want %v", ni.ID, got, want)
 		}
+	}
+}
+
+// TestWalkAlongACellEdge: a player walking east along the edge between two
+// rows, wavering across it by less than the margin, keeps its row: each
+// column it enters brings the 3 props of a column and takes 3 away, and no
+// row comes and goes.
+func TestWalkAlongACellEdge(t *testing.T) {
+	f := newPropField()
+	player := f.spawn(1)
+	f.put(player, 150, 210) // cell (1, 2), 10 units from the row edge at y = 200
+	f.h.AddPeer(1, &capture{})
+	f.sched.Step()
+	hp := f.h.Peer(1)
+	before := hp.Stats()
+	slot, _ := f.w.NetSlot(player)
+	row := f.h.grid.cells[f.h.ents[slot].cell].y
+	columns := 0
+	col := f.h.grid.cells[f.h.ents[slot].cell].x
+	for step := range 80 {
+		f.put(player, 150+7*float64(step), 200+5*float64(step%2*2-1)) // y 195, 205, …
+		f.sched.Step()
+		c := f.h.grid.cells[f.h.ents[slot].cell]
+		if c.y != row {
+			t.Fatalf("step %d: the player wavering 5 units about a row edge changed row (%d, was %d)", step, c.y, row)
+		}
+		if c.x != col {
+			columns, col = columns+1, c.x
+		}
+	}
+	if columns == 0 {
+		t.Fatal("the player changed no column: the test walks nowhere")
+	}
+	if st := hp.Stats(); st.Entered-before.Entered != uint64(3*columns) || st.Left-before.Left != uint64(3*columns) {
+		t.Fatalf("%d columns walked: %d entered and %d left, want %d each", columns, st.Entered-before.Entered, st.Left-before.Left, 3*columns)
+	}
+}
+
+// TestFocusHoldsAtACellEdge: a camera square (Focus) following a point that
+// wavers across a cell edge by less than the margin does not move; moved a
+// margin past it, it does.
+func TestFocusHoldsAtACellEdge(t *testing.T) {
+	f := newPropField()
+	f.spawn(1) // the peer's own entity, far from the camera's
+	f.h.AddPeer(1, &capture{})
+	f.h.Focus(1, 550, 550)
+	f.sched.Step()
+	hp := f.h.Peer(1)
+	before := hp.Stats()
+	for step := range 40 {
+		f.h.Focus(1, 600+8*float64(step%2*2-1), 600-8*float64(step%2*2-1))
+		f.sched.Step()
+	}
+	if st := hp.Stats(); st.Entered != before.Entered || st.Left != before.Left {
+		t.Fatalf("a camera wavering by less than the margin: %d entered and %d left, want none", st.Entered-before.Entered, st.Left-before.Left)
+	}
+	if sc := &hp.scope; sc.px != 5 || sc.py != 5 {
+		t.Fatalf("the camera's square is at cell (%d, %d), want (5, 5)", sc.px, sc.py)
+	}
+	f.h.Focus(1, 614, 550) // 14 units past the edge: cell (6, 5)
+	f.sched.Step()
+	if sc := &hp.scope; sc.px != 6 || sc.py != 5 {
+		t.Fatalf("moved past the margin, the camera's square is at cell (%d, %d), want (6, 5)", sc.px, sc.py)
 	}
 }
 
 // TestCellMargin: an entity stays in its cell while less than the margin
 // past its edge, with a whole number of wire steps to a cell and without.
 func TestCellMargin(t *testing.T) {
+	none := InterestConfig{CellSize: 100, Margin: -1}
+	none.defaults()
+	none.defaults() // as HostReplicator.Config's result, given to a host again
+	var g grid
+	g.init(&none)
+	if none.Margin >= 0 || g.margin != 0 || g.fmargin != 0 {
+		t.Fatalf("a negative margin read back as %v (in steps %d): want none", none.Margin, g.margin)
+	}
 	for _, size := range []float64{100, 100.3} {
 		cfg := InterestConfig{CellSize: size}
 		cfg.defaults()
@@ -483,8 +570,15 @@ func TestCellMargin(t *testing.T) {
 				img := []int32{int32(math.Floor(x)), int32(math.Floor(y)), 0}
 				in := func(p, lo float64) bool { return p >= lo-m && p < lo+steps+m }
 				want := in(float64(img[0]), 2*steps) && in(float64(img[1]), -steps)
-				if got := g.inCell(img, &c); got != want {
+				got := g.follow(float64(img[0]), c.x) == c.x && g.follow(float64(img[1]), c.y) == c.y
+				if got != want {
 					t.Errorf("cell size %v: (%v, %v) cells from the corner: stays %v, want %v", size, u, v, got, want)
+				}
+				if fx := math.Floor(float64(img[0]) / steps); !in(float64(img[0]), 2*steps) && g.follow(float64(img[0]), c.x) != int32(fx) {
+					t.Errorf("cell size %v: %v cells from the corner along x: column %d, want %v", size, u, g.follow(float64(img[0]), c.x), fx)
+				}
+				if g.isteps > 0 && g.stays(img[:2], &c) != got {
+					t.Errorf("cell size %v: (%v, %v) cells from the corner: stays %v by the quick check, %v by follow", size, u, v, !got, got)
 				}
 			}
 		}
