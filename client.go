@@ -146,6 +146,7 @@ type Client[I comparable] struct {
 	// replay routes a replayed frame's input (ClientConfig.Replay).
 	replay struct {
 		in    I
+		live  bool
 		route *inputRoute[I]
 	}
 	keys    heldInput[I]
@@ -222,8 +223,8 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	pc.Components = tracks
 	if cfg.Replay != nil {
 		pc.Reconcile, pc.Step = predict.Replay, c.replayStep
-		c.replay.route = newInputRoute(func(p ecs.PeerID) (I, bool) {
-			return c.replay.in, p == c.peer() && p != ecs.HostPeer
+		c.replay.route = newInputRoute(func(p ecs.PeerID) (I, bool, bool) {
+			return c.replay.in, c.replay.live, p == c.peer() && p != ecs.HostPeer
 		})
 	}
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
@@ -493,19 +494,19 @@ func (c *Client[I]) input(w *ecs.World) {
 	c.playing.Add(1)
 }
 
-// routed gives the frame's input to the entities this client predicts.
-func (c *Client[I]) routed(p ecs.PeerID) (I, bool) {
+// routed gives the frame's input to the entities this client predicts:
+// live once its inputs go to the host.
+func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
 	if p != c.peer() || p == ecs.HostPeer || c.session.State() != session.Playing {
-		var zero I
-		return zero, false
+		return in, false, false
 	}
-	return *c.pred.Input(), true
+	return *c.pred.Input(), c.pred.InputLive(c.w.ECS.Frame()), true
 }
 
 // replayStep is the predicted step of a client with ClientConfig.Replay: the
 // frame's input to the entities it drives, then the game's Replay.
-func (c *Client[I]) replayStep(w *ecs.World, _ ecs.Frame, in *I) {
-	c.replay.in = *in
+func (c *Client[I]) replayStep(w *ecs.World, f ecs.Frame, in *I) {
+	c.replay.in, c.replay.live = *in, c.pred.InputLive(f)
 	c.replay.route.Update(w)
 	c.cfg.Replay(c.w)
 }

@@ -388,18 +388,23 @@ func (h *Host[I]) open() error {
 }
 
 // input is the input of peer p for the frame: the host's own for HostPeer,
-// else what p sent, the zero input before its first one and while its
-// connection is broken (its last input is not repeated).
-func (h *Host[I]) input(p ecs.PeerID) (I, bool) {
+// else what p sent (live once its client's frame is in step with the
+// host's); the zero input, not live, before its first one, while its
+// connection is broken (its last input is not repeated) and after it
+// resumes until its next one.
+func (h *Host[I]) input(p ecs.PeerID) (in I, live, ok bool) {
 	if p == ecs.HostPeer {
-		return h.keys.get(), true
+		return h.keys.get(), true, true
 	}
-	in, ok := h.inputs.Input(p)
-	if !ok {
-		var zero I
-		return zero, true
+	pi := h.inputs.Peer(p)
+	if pi == nil {
+		return in, false, true
 	}
-	return *in, true
+	sent, has := pi.Input()
+	if !has {
+		return in, false, true
+	}
+	return *sent, pi.Live(), true
 }
 
 // message takes a peer's input messages; malformed ones, a spectator's, and

@@ -31,10 +31,25 @@ import (
 // host taking the newer), I carries a count of presses, which only grows:
 // the system acts on the count's difference from the one it kept, and a
 // press is never lost.
+//
+// Either way it acts only on frames with Live set. While the engine has no
+// input from the player, Value is the zero input and Live is false: on the
+// host before the player's first input, while its connection is broken,
+// and after it resumes until its next input arrives; on the host and its
+// client alike while the client's frame is not yet in step with the host's
+// (after joining, resuming or a jump of its clock), when the client sends
+// the zero input marked as not the player's. The zero input stops a player
+// that moves; a system that compared a count with it would see every press
+// undone, then made again. It keeps what it kept until Live comes back,
+// and the presses made meanwhile are in the count then.
 type Input[I any] struct {
 	// Value is the input for the frame being simulated.
 	Value I
-	// Bot marks an entity whose Value the game writes itself.
+	// Live reports that Value is an input the player set (on the host: one
+	// it sent, for this frame or, held, an earlier one); false while the
+	// engine has none and Value is the zero input.
+	Live bool
+	// Bot marks an entity whose Value (and Live) the game writes itself.
 	Bot bool
 }
 
@@ -79,15 +94,19 @@ func Driven[I any](w *World, peer ecs.PeerID) (arche.Entity, bool) {
 }
 
 // inputRoute is the system that writes every routed entity's Input for the
-// frame: of owner peer, the input source(peer) gives. Cost: the entities
+// frame: of owner peer, the input source(peer) gives, and whether it is
+// live; ok false leaves the entity's Input as it is. Cost: the entities
 // with Input (an archetype query), not the world.
 type inputRoute[I comparable] struct {
 	filter *generic.Filter2[Input[I], ecs.NetworkIdentity]
 	local  *generic.Filter1[Input[I]]
-	source func(peer ecs.PeerID) (I, bool)
+	source inputSource[I]
 }
 
-func newInputRoute[I comparable](source func(ecs.PeerID) (I, bool)) *inputRoute[I] {
+// inputSource gives the input of peer's entities for the frame.
+type inputSource[I any] func(peer ecs.PeerID) (in I, live, ok bool)
+
+func newInputRoute[I comparable](source inputSource[I]) *inputRoute[I] {
 	return &inputRoute[I]{
 		filter: generic.NewFilter2[Input[I], ecs.NetworkIdentity](),
 		local:  generic.NewFilter1[Input[I]]().Without(generic.T[ecs.NetworkIdentity]()),
@@ -103,8 +122,8 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 		if in.Bot {
 			continue
 		}
-		if v, ok := r.source(ni.Owner); ok {
-			in.Value = v
+		if v, live, ok := r.source(ni.Owner); ok {
+			in.Value, in.Live = v, live
 		}
 	}
 	// Entities that are not networked belong to this machine alone: the
@@ -115,8 +134,8 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 		if in.Bot {
 			continue
 		}
-		if v, ok := r.source(ecs.HostPeer); ok {
-			in.Value = v
+		if v, live, ok := r.source(ecs.HostPeer); ok {
+			in.Value, in.Live = v, live
 		}
 	}
 }

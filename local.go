@@ -88,7 +88,7 @@ func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], err
 
 // routeLocal adds the input routing of a machine that simulates everything,
 // with source giving a peer's input for the frame.
-func (l *Local[I]) routeLocal(source func(ecs.PeerID) (I, bool)) {
+func (l *Local[I]) routeLocal(source inputSource[I]) {
 	l.w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(source))
 }
 
@@ -114,7 +114,7 @@ var ErrClosed = errors.New("tandem: closed")
 // newLocalGame is NewLocal with the input routing of a lone game, and its
 // end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
-	l.routeLocal(func(p ecs.PeerID) (I, bool) { return l.keys.get(), p == ecs.HostPeer })
+	l.routeLocal(func(p ecs.PeerID) (I, bool, bool) { return l.keys.get(), true, p == ecs.HostPeer })
 	l.ready = func(look bool) bool { return look || !l.closed.Load() }
 	l.done = func() error {
 		if l.closed.Load() {

@@ -50,7 +50,7 @@ func (s *inputSpy) RecvDatagram() ([]byte, bool) {
 		}
 		br := wire.NewReader(body)
 		newest := ecs.Frame(br.Uvarint())
-		n := ecs.Frame(br.U8())
+		n := ecs.Frame(br.U8() &^ 0x80) // the count, less the unaligned flag (PROTOCOL.md §10)
 		if br.Err() != nil || n == 0 || n > newest {
 			continue
 		}

@@ -25,9 +25,9 @@ func pressed(keys []ebiten.Key) bool {
 }
 
 // readKeyboard samples the keyboard into the game's input value. It is the
-// only place the game's controls meet the keyboard: the window stamps the
-// result with the frame it is for and pushes it into the local player's
-// InputQueue.
+// only place the game's controls meet the keyboard: the window hands the
+// result to the match (SetInput), which holds it for every frame until the
+// next.
 func readKeyboard() game.Input {
 	var x, y int8
 	if pressed(keysLeft) {

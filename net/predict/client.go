@@ -86,6 +86,10 @@ type Client[I any] struct {
 	last    I // the newest input set or repeated
 	scratch []I
 	msg     []byte
+	// sendFrom is the first frame whose input was set since the client's
+	// frame was last aligned with the host's (TimeSync's Synced, a jump),
+	// 0 before it: messages of inputs set before go unaligned.
+	sendFrom ecs.Frame
 
 	lastRecorded ecs.Frame
 	newestAuth   ecs.Frame

@@ -14,6 +14,14 @@ import (
 // joined) queues the KindInput message with it and the Redundancy-1 inputs
 // before it. Call it once per frame in ecs.StageInput or early in
 // ecs.StageSimulate. It returns the frame the input is stamped with.
+//
+// With ClientConfig.HostFrame set, until the client's frame is in step with
+// the host's (TimeSync's Synced: after joining, after Rebase, and again
+// after a jump) its messages say so (unaligned, PROTOCOL.md §10): the host
+// applies them, and they keep the host's answers coming that align the
+// client's frame, but the host's game does not take them for the player's
+// own (PeerInputs.Live). Once aligned, a message carries the inputs set
+// since, none from before.
 func (c *Client[I]) SetInput(in I) ecs.Frame {
 	f := c.w.Frame()
 	s := c.hist.claim(f)
@@ -21,15 +29,31 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 	c.hist.flags[s] |= recInput
 	c.last = in
 	if _, ok := c.local(); ok && c.cfg.Link != nil {
-		c.send(f)
+		aligned := c.cfg.HostFrame == nil || c.sync.Stats().Synced
+		if aligned && c.sendFrom == 0 {
+			c.sendFrom = f
+		}
+		c.send(f, aligned)
 	}
 	return f
 }
 
-// send queues the input message of frame f.
-func (c *Client[I]) send(f ecs.Frame) {
+// InputLive reports whether the input recorded for frame f went to the
+// host as the player's own: set once the client's frame was in step with the
+// host's (SetInput), or without ClientConfig.HostFrame, whenever.
+func (c *Client[I]) InputLive(f ecs.Frame) bool {
+	return c.cfg.HostFrame == nil || c.sendFrom != 0 && f >= c.sendFrom
+}
+
+// send queues the input message of frame f: its input and those recorded
+// before it; aligned, back to the first one set since the last alignment.
+func (c *Client[I]) send(f ecs.Frame, aligned bool) {
 	n := 0
-	for g := f; n < len(c.scratch) && g > 0; g-- {
+	from := ecs.Frame(1)
+	if aligned {
+		from = max(c.sendFrom, 1)
+	}
+	for g := f; n < len(c.scratch) && g >= from; g-- {
 		s, ok := c.hist.find(g, recInput)
 		if !ok {
 			break
@@ -38,7 +62,7 @@ func (c *Client[I]) send(f ecs.Frame) {
 		n++
 	}
 	var k int
-	c.msg, k = appendInputs(c.msg[:0], &c.codec, f, c.scratch[:n])
+	c.msg, k = appendInputsOf(c.msg[:0], &c.codec, f, c.scratch[:n], !aligned)
 	if k == 0 {
 		return
 	}
@@ -47,6 +71,9 @@ func (c *Client[I]) send(f ecs.Frame) {
 		return
 	}
 	c.stats.InputMessages++
+	if !aligned {
+		c.stats.Unaligned++
+	}
 }
 
 // Input returns the input of the frame being simulated: the one SetInput
@@ -97,6 +124,7 @@ func (c *Client[I]) begin(w *ecs.World) {
 		w.SetFrame(to)
 		c.hist.clear()
 		c.lastRecorded = 0
+		c.sendFrom = 0
 		c.pending = false
 	}
 }

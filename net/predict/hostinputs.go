@@ -116,6 +116,10 @@ type InputStats struct {
 	// frame the peer resumed at (HostInputs.Resume): the client's world of
 	// before the break, which the host simulated without it.
 	BeforeResume uint64
+	// Unaligned counts messages of inputs the client set before its frame
+	// was in step with the host's that came after an aligned one (reordered
+	// on the way): dropped, the aligned inputs stand.
+	Unaligned uint64
 }
 
 // HostInputs keeps every peer's inputs on the host and, once per frame,
@@ -203,13 +207,23 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 		return ErrTooMany
 	}
 	p.count++
-	newest, n, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
+	newest, n, unaligned, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
 	if err != nil {
 		p.stats.Malformed++
 		return err
 	}
 	p.stats.Messages++
-	return p.store(h.w.Frame(), newest, h.scratch[:n])
+	if unaligned {
+		if p.aligned {
+			// Sent before an aligned one that came first: the aligned
+			// inputs stand.
+			p.stats.Unaligned++
+			return nil
+		}
+	} else {
+		p.aligned = true
+	}
+	return p.store(h.w.Frame(), newest, h.scratch[:n], !unaligned)
 }
 
 // Resume starts peer id's inputs anew after its session resumed at host
@@ -228,6 +242,7 @@ func (h *HostInputs[I]) newPeer(id ecs.PeerID) *PeerInputs[I] {
 		id:     id,
 		frames: make([]ecs.Frame, h.cfg.Window),
 		ins:    make([]I, h.cfg.Window),
+		live:   make([]bool, h.cfg.Window),
 	}
 	if f := h.w.Frame(); f > 0 {
 		p.applied = f - 1
@@ -257,18 +272,22 @@ type PeerInputs[I any] struct {
 	id     ecs.PeerID
 	frames []ecs.Frame // by frame % Window: the frame whose input the slot holds, 0 none
 	ins    []I
+	live   []bool // the slot's input came in an aligned message (Live)
 
 	applied    ecs.Frame // the last frame taken
 	floor      ecs.Frame // inputs stamped at or before it are dropped (Resume)
 	cur        I         // the input in force
 	curFrame   ecs.Frame // the frame cur was stamped with
 	has        bool
+	curLive    bool      // cur came in an aligned message
+	aligned    bool      // an aligned message came: unaligned ones are dropped
 	inputFrame ecs.Frame // the host frame an input was last applied at
 	newest     ecs.Frame // the newest frame received
 
 	late      I
 	lateFrame ecs.Frame
 	hasLate   bool
+	lateLive  bool
 
 	countFrame ecs.Frame // the host frame count is of
 	count      int       // messages taken in countFrame
@@ -288,6 +307,13 @@ func (p *PeerInputs[I]) Stats() InputStats { return p.stats }
 // Input returns the input in force for the last frame taken, or ok == false
 // before the peer's first input. The pointer is valid until the next Update.
 func (p *PeerInputs[I]) Input() (in *I, ok bool) { return &p.cur, p.has }
+
+// Live reports whether the input in force is the player's own: it came in a
+// message the client sent once its frame was in step with the host's. Until
+// then a client sends unaligned inputs (the zero input, while it waits to
+// be in step: Client.SetInput), which the host applies but a game does not
+// act on as presses. False before the peer's first input.
+func (p *PeerInputs[I]) Live() bool { return p.has && p.curLive }
 
 // InputFrame returns the frame the input in force was stamped with: the
 // current frame when it is exact, an earlier one when it is repeated or late.
@@ -318,7 +344,7 @@ func (p *PeerInputs[I]) InputAt(f ecs.Frame) (in *I, ok bool) {
 // store files the inputs of one message, ins[i] stamped newest-i, at host
 // frame now. With LateInput Rollback, OnLate is called once, after the
 // whole message is stored, with the oldest late input.
-func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
+func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 	cfg := &p.h.cfg
 	window := uint64(len(p.frames))
 	ahead, stale := 0, 0
@@ -343,12 +369,12 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 			p.stats.Duplicates++
 			if g > p.applied {
 				// Not applied yet: the newest message's input wins.
-				p.ins[slot] = ins[i]
+				p.ins[slot], p.live[slot] = ins[i], live
 			}
 			continue
 		}
 		p.frames[slot] = g
-		p.ins[slot] = ins[i]
+		p.ins[slot], p.live[slot] = ins[i], live
 		p.stats.Received++
 		if g > p.newest {
 			p.newest = g
@@ -365,12 +391,12 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I) error {
 				oldestLate, lateSlot = g, slot // inputs come newest first
 			}
 			if !p.has || g > p.curFrame {
-				p.cur, p.curFrame, p.has = p.ins[slot], g, true
+				p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], g, true, live
 			}
 			continue
 		}
 		if (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
-			p.late, p.lateFrame, p.hasLate = p.ins[slot], g, true
+			p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, live
 		}
 	}
 	p.stats.Ahead += uint64(ahead)
@@ -409,7 +435,7 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 		for g := f - ecs.Frame(min(gap, window)); g < f; g++ {
 			slot := int(uint64(g) % window)
 			if p.frames[slot] == g && (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
-				p.late, p.lateFrame, p.hasLate = p.ins[slot], g, true
+				p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, p.live[slot]
 			}
 		}
 	}
@@ -417,11 +443,11 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 	slot := int(uint64(f) % window)
 	switch {
 	case p.frames[slot] == f:
-		p.cur, p.curFrame, p.has = p.ins[slot], f, true
+		p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], f, true, p.live[slot]
 		p.hasLate = false
 		p.stats.Exact++
 	case p.hasLate:
-		p.cur, p.curFrame, p.has = p.late, p.lateFrame, true
+		p.cur, p.curFrame, p.has, p.curLive = p.late, p.lateFrame, true, p.lateLive
 		p.hasLate = false
 		p.stats.LateApplied++
 	case p.has:

@@ -69,9 +69,20 @@ var (
 // message would pass maxMessage bytes or reach frame 0. It returns the payload
 // and how many inputs it holds.
 //
-// Layout: newest frame (uvarint), count (u8, 1..MaxPerMessage), then count
-// inputs, newest first.
+// Layout: newest frame (uvarint), count (u8: 1..MaxPerMessage, with
+// unalignedFlag set when the client's frame is not yet in step with the
+// host's), then count inputs, newest first.
 func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I) ([]byte, int) {
+	return appendInputsOf(dst, codec, newest, ins, false)
+}
+
+// unalignedFlag marks, in an Input message's count byte, inputs a client set
+// before its frame was in step with the host's: the host applies them, and
+// the game does not take them for the player's (PeerInputs.Live).
+const unalignedFlag = 0x80
+
+// appendInputsOf is appendInputs with the unaligned flag given.
+func appendInputsOf[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I, unaligned bool) ([]byte, int) {
 	start := len(dst)
 	dst = wire.AppendUvarint(dst, uint64(newest))
 	countAt := len(dst)
@@ -90,6 +101,9 @@ func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins
 		}
 	}
 	dst[countAt] = byte(k)
+	if unaligned && k > 0 {
+		dst[countAt] |= unalignedFlag
+	}
 	return dst, k
 }
 
@@ -99,16 +113,19 @@ func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins
 // ErrMalformed, and dst holds nothing usable.
 func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
 	var r wire.Reader
-	return readInputsWith(&r, payload, codec, dst)
+	newest, n, _, err = readInputsWith(&r, payload, codec, dst)
+	return newest, n, err
 }
 
 // readInputsWith is readInputs reading through r, a reader the caller keeps,
 // so that a host decoding every peer's inputs every frame allocates nothing
-// (a reader handed to the codec's function would otherwise escape).
-func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
+// (a reader handed to the codec's function would otherwise escape); it
+// reports the unaligned flag too.
+func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, unaligned bool, err error) {
 	r.Reset(payload)
 	newest = ecs.Frame(r.Uvarint32())
-	n = int(r.U8())
+	count := r.U8()
+	unaligned, n = count&unalignedFlag != 0, int(count&^unalignedFlag)
 	if r.Err() == nil {
 		switch {
 		case n == 0 || n > MaxPerMessage:
@@ -121,7 +138,7 @@ func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I],
 		codec.Read(r, &dst[i])
 	}
 	if err := r.Finish(); err != nil {
-		return 0, 0, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return 0, 0, false, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	return newest, n, nil
+	return newest, n, unaligned, nil
 }

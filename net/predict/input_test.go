@@ -43,6 +43,61 @@ func TestInputMessageLayout(t *testing.T) {
 	}
 }
 
+// TestUnalignedInputs: the inputs a client sets before its frame is in step
+// with the host's go with the count byte's high bit set; the host applies
+// them but does not call them live, and once an aligned message came it
+// drops unaligned ones (reordered on the way) rather than let them replace
+// aligned inputs.
+func TestUnalignedInputs(t *testing.T) {
+	msg, n := appendInputsOf(nil, &padCodec, 300, []pad{{DX: 1}, {DX: 2}}, true)
+	if want := []byte{0xac, 0x02, 0x82, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
+		t.Fatalf("layout\n got % x\nwant % x", msg, want)
+	}
+	var r wire.Reader
+	got := make([]pad, MaxPerMessage)
+	if newest, k, unaligned, err := readInputsWith(&r, msg, &padCodec, got); err != nil || newest != 300 || k != 2 || !unaligned || got[1].DX != 2 {
+		t.Fatalf("read: newest %d, %d inputs, unaligned %v, %v", newest, k, unaligned, err)
+	}
+
+	w := ecs.NewWorld()
+	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+	step := func(f ecs.Frame) *PeerInputs[pad] {
+		w.SetFrame(f)
+		h.Update(w)
+		return h.Peer(1)
+	}
+	w.SetFrame(9)
+	early, _ := appendInputsOf(nil, &padCodec, 12, []pad{{DX: 12}, {DX: 11}, {DX: 10}}, true)
+	if err := h.Receive(1, early); err != nil {
+		t.Fatal(err)
+	}
+	if p := step(10); p.Live() {
+		t.Fatal("an unaligned input is live")
+	} else if in, ok := p.Input(); !ok || in.DX != 10 {
+		t.Fatalf("the host applies unaligned inputs: got %+v, %v", in, ok)
+	}
+	aligned, _ := appendInputs(nil, &padCodec, 12, []pad{{DX: 42}})
+	if err := h.Receive(1, aligned); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Receive(1, early); err != nil {
+		t.Fatal(err)
+	}
+	if p := step(11); p.Live() {
+		t.Fatal("the unaligned input of frame 11, taken after an aligned message came, is live")
+	}
+	p := step(12)
+	if in, _ := p.Input(); !p.Live() || in.DX != 42 {
+		t.Fatalf("frame 12: %+v, live %v; want the aligned input, live", in, p.Live())
+	}
+	if st := p.Stats(); st.Unaligned != 1 {
+		t.Fatalf("unaligned messages dropped after an aligned one: %d, want 1", st.Unaligned)
+	}
+	if p := step(13); !p.Live() {
+		t.Fatal("the aligned input held for a frame without one is not live")
+	}
+}
+
 func TestInputMessageKeepsToItsSize(t *testing.T) {
 	big := InputCodec[pad]{
 		Append: func(dst []byte, in *pad) []byte { return append(dst, make([]byte, 100)...) },
@@ -310,6 +365,7 @@ func FuzzInputMessage(f *testing.F) {
 		f.Add(m)
 	}
 	f.Add([]byte{50, 1, 0, 0, 0})
+	f.Add([]byte{50, 0x81, 0, 0, 0}) // unaligned
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 64})
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		w := ecs.NewWorld()
@@ -327,11 +383,12 @@ func FuzzInputMessage(f *testing.F) {
 			t.Fatalf("unexpected error %v", err)
 		}
 		ins := make([]pad, MaxPerMessage)
-		newest, n, rerr := readInputs(msg, &padCodec, ins)
+		var r wire.Reader
+		newest, n, unaligned, rerr := readInputsWith(&r, msg, &padCodec, ins)
 		if rerr != nil {
 			t.Fatalf("accepted message does not decode: %v", rerr)
 		}
-		again, _ := appendInputs(nil, &padCodec, newest, ins[:n])
+		again, _ := appendInputsOf(nil, &padCodec, newest, ins[:n], unaligned)
 		if !bytes.Equal(again, msg) {
 			t.Fatalf("accepted message re-encodes differently:\n% x\n% x", msg, again)
 		}

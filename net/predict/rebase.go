@@ -22,6 +22,7 @@ func (c *Client[I]) Rebase() {
 	c.last = zero
 	c.hist.clear()
 	c.lastRecorded = 0
+	c.sendFrom = 0
 	c.newestAuth = 0
 	c.observed = 0 // the host's frames may be numbered otherwise now
 	c.pending = false

@@ -5,9 +5,10 @@ package predict
 type ClientStats struct {
 	// Frames counts frames recorded.
 	Frames uint64
-	// InputMessages counts input messages queued; SendErrors those the
-	// connection refused.
-	InputMessages, SendErrors uint64
+	// InputMessages counts input messages queued; Unaligned those sent
+	// before the client's frame was in step with the host's (SetInput);
+	// SendErrors those the connection refused.
+	InputMessages, Unaligned, SendErrors uint64
 	// AuthStates counts AUTH_STATE entity states received; Stale those
 	// older than the newest handled (ignored); Unmatched those with no
 	// prediction to compare with (frame not recorded, entity not owned then).

@@ -106,18 +106,8 @@ var golden = map[string]struct {
 		},
 	},
 	"hello": {
-		func() []byte { b, _ := Hello{Version: 4, Name: "alice", Schema: goldenSchema}.Encode(nil); return b },
-		func(b []byte) (any, any) {
-			var m Hello
-			if err := m.Decode(b); err != nil {
-				return err, nil
-			}
-			return m, Hello{Version: 4, Name: "alice", Schema: goldenSchema}
-		},
-	},
-	"hello-spectator": {
 		func() []byte {
-			b, _ := Hello{Version: 4, Name: "eve", Spectator: true, Schema: goldenSchema}.Encode(nil)
+			b, _ := Hello{Version: Version, Name: "alice", Schema: goldenSchema}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -125,7 +115,20 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Hello{Version: 4, Name: "eve", Spectator: true, Schema: goldenSchema}
+			return m, Hello{Version: Version, Name: "alice", Schema: goldenSchema}
+		},
+	},
+	"hello-spectator": {
+		func() []byte {
+			b, _ := Hello{Version: Version, Name: "eve", Spectator: true, Schema: goldenSchema}.Encode(nil)
+			return b
+		},
+		func(b []byte) (any, any) {
+			var m Hello
+			if err := m.Decode(b); err != nil {
+				return err, nil
+			}
+			return m, Hello{Version: Version, Name: "eve", Spectator: true, Schema: goldenSchema}
 		},
 	},
 	"command": {
@@ -203,7 +206,7 @@ var golden = map[string]struct {
 	},
 	"reject": {
 		func() []byte {
-			b, _ := Reject{Code: RejectVersion, Version: 4, Reason: "host speaks 4"}.Encode(nil)
+			b, _ := Reject{Code: RejectVersion, Version: Version, Reason: "host speaks 5"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -211,7 +214,7 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectVersion, Version: 4, Reason: "host speaks 4"}
+			return m, Reject{Code: RejectVersion, Version: Version, Reason: "host speaks 5"}
 		},
 	},
 	"resume": {
@@ -236,7 +239,7 @@ var golden = map[string]struct {
 	},
 	"reject-resume": {
 		func() []byte {
-			b, _ := Reject{Code: RejectResume, Version: 4, Reason: "session ended"}.Encode(nil)
+			b, _ := Reject{Code: RejectResume, Version: Version, Reason: "session ended"}.Encode(nil)
 			return b
 		},
 		func(b []byte) (any, any) {
@@ -244,7 +247,7 @@ var golden = map[string]struct {
 			if err := m.Decode(b); err != nil {
 				return err, nil
 			}
-			return m, Reject{Code: RejectResume, Version: 4, Reason: "session ended"}
+			return m, Reject{Code: RejectResume, Version: Version, Reason: "session ended"}
 		},
 	},
 }
@@ -273,7 +276,7 @@ func goldenWelcomeAck() WelcomeAck {
 // goldenResume resumes the peer of goldenWelcome.
 func goldenResume() Resume {
 	w := goldenWelcome()
-	return Resume{Version: 4, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token, Schema: goldenSchema}
+	return Resume{Version: Version, Flags: ResumeHoldsWorld, PeerID: w.PeerID, Token: w.Token, Schema: goldenSchema}
 }
 
 // goldenResumed accepts goldenResume at frame 2,500.
