@@ -75,3 +75,52 @@ func TestCheckReports(t *testing.T) {
 		t.Fatalf("a component added without a report: %+v, want Velocity named as added", ue)
 	}
 }
+
+// pair2 is a component of two numbers.
+type pair2 struct{ N, M int32 }
+
+// CheckReports finds a codec that leaves out a field its Equal compares:
+// every client would hold the value without it. Without an Equal (the
+// default compares wire images) it cannot tell, and stays quiet.
+func TestCheckReportsFindsALossyCodec(t *testing.T) {
+	for _, withEqual := range []bool{true, false} {
+		w := ecs.NewWorld()
+		reg := NewRegistry(w)
+		c := Codec[pair2]{
+			Name: "pair", Fields: 1,
+			Quantize:   func(v *pair2, q []int32) { q[0] = v.N }, // M left out
+			Dequantize: func(q []int32, v *pair2) { v.N = q[0] },
+		}
+		if withEqual {
+			c.Equal = func(a, b *pair2) bool { return *a == *b }
+		}
+		id := reg.ID(Register(reg, c))
+		m := generic.NewMap2[pair2, ecs.NetworkIdentity](w.Arche())
+		e := m.NewWith(&pair2{N: 1}, &ecs.NetworkIdentity{})
+		h := NewHost(reg, HostConfig{CheckReports: true})
+		sched := ecs.NewSchedule(w, nil, 0)
+		sched.Add("replicate", h)
+		sched.Step()
+		p := generic.NewMap[pair2](w.Arche())
+		p.Get(e).M = 5
+		ecs.MutateComponent(w, e, id)
+		var le *LossyCodecError
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					le, _ = r.(*LossyCodecError)
+					if le == nil {
+						t.Fatalf("with Equal %v: panicked with %v", withEqual, r)
+					}
+				}
+			}()
+			sched.Step()
+		}()
+		switch {
+		case withEqual && (le == nil || le.Component != "pair" || !strings.Contains(le.Error(), "Quantize and Dequantize")):
+			t.Fatalf("a field the codec leaves out: %v, want a *LossyCodecError naming pair and what to do", le)
+		case !withEqual && le != nil:
+			t.Fatalf("without Equal: %v, want nothing", le)
+		}
+	}
+}

@@ -53,7 +53,10 @@ type HostConfig struct {
 	// last reported with ecs.MutateComponent, or the entity holds one it
 	// was never reported to have: a write or an addition without a report,
 	// which no peer would ever be sent. A value that differs by less than
-	// its codec's precision is not a change. (A tandem host that saves
+	// its codec's precision is not a change. It panics with a
+	// *LossyCodecError when a value differs, by its codec's Equal, from what
+	// its wire image gives back: a field the codec does not carry. (A
+	// tandem host that saves
 	// checks its saved components too: save.Tracker.CheckReports.) It costs
 	// a pass over the world each step: for tests and debugging (package
 	// tandemtest turns it on), not for a host in play.

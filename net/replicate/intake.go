@@ -160,8 +160,9 @@ func (h *HostReplicator) sortChanges() {
 }
 
 // checkReports panics if a live entity's replicated component no longer
-// quantizes to its shared image: it was written without a report
-// (HostConfig.CheckReports).
+// quantizes to its shared image: it was written without a report; or if,
+// by its codec's Equal, it differs from what its image dequantizes to:
+// what clients hold is not what the host has (HostConfig.CheckReports).
 func (h *HostReplicator) checkReports(w *ecs.World) {
 	reg := h.reg
 	a := w.Arche()
@@ -189,6 +190,9 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 			if !equalImage(q, h.img[at:at+comp.fields]) {
 				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
 			}
+			if comp.survives != nil && !comp.survives(a.Get(ent, comp.id), q) {
+				panic(&LossyCodecError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
+			}
 		}
 	}
 }
@@ -210,4 +214,21 @@ func (e *UnreportedError) Error() string {
 		what = "added"
 	}
 	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
+}
+
+// LossyCodecError is what a host with HostConfig.CheckReports panics with
+// when a replicated component's value differs, by its codec's own Equal,
+// from what its wire image dequantizes to: every client holds another value
+// than the host's. A field the codec does not carry (Quantize and
+// Dequantize leave it out), or an Equal stricter than the codec's
+// precision (a predicting client would be corrected again and again).
+type LossyCodecError struct {
+	Component string       // the component's codec name
+	ID        ecs.NetID    // the entity's network id
+	Entity    arche.Entity // the entity
+	Frame     ecs.Frame    // the step that found it
+}
+
+func (e *LossyCodecError) Error() string {
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, or give Equal the codec's precision as its tolerance (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, e.Frame)
 }

@@ -97,9 +97,13 @@ type component struct {
 	quant   func(p unsafe.Pointer, q []int32)
 	dequant func(q []int32, p unsafe.Pointer)
 	equal   func(a, b unsafe.Pointer) bool
-	exact   func(dst []byte, p unsafe.Pointer) []byte
-	read    func(r *wire.Reader, p unsafe.Pointer)
-	blend   func(a, b, out unsafe.Pointer, alpha float64)
+	// survives reports whether the value at p equals, by the codec's own
+	// Equal, what its image q dequantizes to; nil without an Equal
+	// (CheckReports).
+	survives func(p unsafe.Pointer, q []int32) bool
+	exact    func(dst []byte, p unsafe.Pointer) []byte
+	read     func(r *wire.Reader, p unsafe.Pointer)
+	blend    func(a, b, out unsafe.Pointer, alpha float64)
 }
 
 // Registry lists the replicated components of one world. Host and clients
@@ -197,6 +201,12 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 	if c.Equal != nil {
 		eq := c.Equal
 		comp.equal = func(a, b unsafe.Pointer) bool { return eq((*T)(a), (*T)(b)) }
+		back := new(T) // what a client holds (one at a time: the simulation goroutine's)
+		comp.survives = func(p unsafe.Pointer, q []int32) bool {
+			*back = *new(T)
+			dequant(q, back)
+			return eq((*T)(p), back)
+		}
 	} else {
 		comp.equal = func(a, b unsafe.Pointer) bool {
 			var qa, qb [MaxFields]int32
