@@ -1,7 +1,6 @@
 package netplay
 
 import (
-	"image/color"
 	"math"
 
 	"github.com/tandem-go/tandem"
@@ -75,24 +74,10 @@ func TransformCodec() replicate.Codec[ecs.Transform] {
 	return c
 }
 
-// PlayerCodec replicates game.Player: team and bot number, colour (opaque
-// RGB), the dash's ready frame and the player's goals, exactly.
+// PlayerCodec replicates game.Player exactly, field by field (the colour's
+// four channels among them).
 func PlayerCodec() replicate.Codec[game.Player] {
-	return replicate.Codec[game.Player]{
-		Name:   "Player",
-		Fields: 4,
-		Quantize: func(v *game.Player, q []int32) {
-			q[0] = int32(v.Team) | int32(v.BotNumber)<<8
-			q[1] = int32(v.Color.R)<<16 | int32(v.Color.G)<<8 | int32(v.Color.B)
-			q[2], q[3] = int32(v.DashReady), int32(v.Goals)
-		},
-		Dequantize: func(q []int32, v *game.Player) {
-			v.Team, v.BotNumber = game.Team(min(max(q[0]&1, 0), 1)), uint8(q[0]>>8)
-			v.Color = color.RGBA{R: uint8(q[1] >> 16), G: uint8(q[1] >> 8), B: uint8(q[1]), A: 0xff}
-			v.DashReady, v.Goals = ecs.Frame(uint32(q[2])), int(max(q[3], 0))
-		},
-		Equal: func(a, b *game.Player) bool { return *a == *b },
-	}
+	return replicate.IntegerCodec[game.Player]("Player")
 }
 
 // BallCodec replicates game.Ball: its radius to 1/1024 unit, from 1 to 4096
@@ -133,18 +118,7 @@ func CrateCodec() replicate.Codec[game.Crate] {
 
 // ScoreCodec replicates game.Score exactly.
 func ScoreCodec() replicate.Codec[game.Score] {
-	return replicate.Codec[game.Score]{
-		Name:   "Score",
-		Fields: 4,
-		Quantize: func(v *game.Score, q []int32) {
-			q[0], q[1], q[2], q[3] = int32(v.Left), int32(v.Right), int32(v.LastGoal), int32(v.LastTeam)
-		},
-		Dequantize: func(q []int32, v *game.Score) {
-			v.Left, v.Right, v.LastGoal = int(q[0]), int(q[1]), ecs.Frame(uint32(q[2]))
-			v.LastTeam = game.Team(min(max(q[3], 0), 1))
-		},
-		Equal: func(a, b *game.Score) bool { return *a == *b },
-	}
+	return replicate.IntegerCodec[game.Score]("Score")
 }
 
 func size(v float64) int32 { return int32(sizes.Encode(v)) }

@@ -9,22 +9,25 @@ import (
 )
 
 // IntegerCodec returns a codec for a component T that is a struct of
-// integers and bools (a team, a score, a flag, a counter): one wire field
-// per struct field, in their order, each sent as it is, so a client holds
-// exactly the host's values. Fields of 32 bits or fewer travel whole; int,
-// uint, int64 and uint64 fields travel as 32 bits, a value beyond
-// math.MinInt32..math.MaxInt32 (0..math.MaxUint32 unsigned) arriving
-// clamped to it. Changes are sent whole, not as differences, and every
-// change is urgent (set Delta and Significant on the result for a field
-// that creeps). Its Layout names the fields and their kinds, so a host and
-// a client built with different structs are refused as different games. A
-// host that saves wraps the codec in tandem.Exact, as any other.
+// integers and bools (a team, a score, a flag, a counter), and of structs
+// and arrays of them (a color.RGBA, a [3]uint8): one wire field per integer
+// or bool, in their order (a nested struct's and an array's in place), each
+// sent as it is, so a client holds exactly the host's values. Fields of 32
+// bits or fewer travel whole; int, uint, int64 and uint64 fields travel as
+// 32 bits, a value beyond math.MinInt32..math.MaxInt32 (0..math.MaxUint32
+// unsigned) arriving clamped to it. Changes are sent whole, not as
+// differences, and every change is urgent (set Delta and Significant on the
+// result for a field that creeps). Its Layout names the fields and their
+// kinds, so a host and a client built with different structs are refused as
+// different games. A host that saves wraps the codec in tandem.Exact, as
+// any other.
 //
 // It panics if T is not a struct, has a field of another kind (a float, a
-// string, a pointer, a nested struct: write a Codec of your own for those),
-// or has no field or more than MaxFields. Quantize and Dequantize allocate
-// nothing; Dequantize takes any wire image a host sends (a bool is true for
-// any value but 0; a narrow field keeps the low bits of a wide value).
+// string, a pointer, a slice: write a Codec of your own for those), or has
+// no field or more than MaxFields in all (split it into two components).
+// Quantize and Dequantize allocate nothing; Dequantize takes any wire image
+// a host sends (a bool is true for any value but 0; a narrow field keeps the
+// low bits of a wide value).
 func IntegerCodec[T any](name string) Codec[T] {
 	fields, layout := integerFields(reflect.TypeFor[T](), name)
 	return Codec[T]{
@@ -51,38 +54,55 @@ type integerField struct {
 	kind reflect.Kind
 }
 
-// integerFields lists t's fields for IntegerCodec, with their layout (each
-// field's name and kind, as "{Team uint8; Score int32}"), or panics saying
-// which field it cannot send.
+// integerFields lists t's fields for IntegerCodec, nested structs' and
+// arrays' flattened in place, with their layout (each field's name and
+// kind, as "{Team uint8; Color.R uint8; …}"), or panics saying which field
+// it cannot send.
 func integerFields(t reflect.Type, name string) ([]integerField, string) {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v is not a struct of integers and bools; write a Codec for it", name, t))
 	}
-	if t.NumField() == 0 {
-		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has no fields, and a component replicates its fields: give a marker one (a kind, a flag)", name, t))
-	}
-	if t.NumField() > MaxFields {
-		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d fields; give it 1 to %d, or split it into two components", name, t, t.NumField(), MaxFields))
-	}
-	fields := make([]integerField, t.NumField())
-	layout := make([]string, len(fields))
-	for i := range fields {
-		sf := t.Field(i)
-		switch sf.Type.Kind() {
+	var fields []integerField
+	var layout []string
+	var walk func(t reflect.Type, off uintptr, path string)
+	walk = func(ft reflect.Type, off uintptr, path string) {
+		switch ft.Kind() {
+		case reflect.Struct:
+			for i := range ft.NumField() {
+				sf := ft.Field(i)
+				p := sf.Name
+				if path != "" {
+					p = path + "." + sf.Name
+				}
+				walk(sf.Type, off+sf.Offset, p)
+			}
+			return
+		case reflect.Array:
+			for i := range ft.Len() {
+				walk(ft.Elem(), off+uintptr(i)*ft.Elem().Size(), fmt.Sprintf("%s[%d]", path, i))
+			}
+			return
 		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		default:
-			panic(fmt.Sprintf("replicate: IntegerCodec %q: field %s of %v is a %v; it sends integers and bools only: write a Codec for the others", name, sf.Name, t, sf.Type))
+			panic(fmt.Sprintf("replicate: IntegerCodec %q: field %s of %v is a %v; it sends integers and bools (and structs and arrays of them) only: write a Codec for the others", name, path, t, ft))
 		}
-		kind := sf.Type.Kind()
+		kind := ft.Kind()
 		switch {
-		case kind == reflect.Int && sf.Type.Size() == 4:
+		case kind == reflect.Int && ft.Size() == 4:
 			kind = reflect.Int32
-		case (kind == reflect.Uint || kind == reflect.Uintptr) && sf.Type.Size() == 4:
+		case (kind == reflect.Uint || kind == reflect.Uintptr) && ft.Size() == 4:
 			kind = reflect.Uint32
 		}
-		fields[i] = integerField{off: sf.Offset, kind: kind}
-		layout[i] = sf.Name + " " + sf.Type.Kind().String()
+		fields = append(fields, integerField{off: off, kind: kind})
+		layout = append(layout, path+" "+ft.Kind().String())
+	}
+	walk(t, 0, "")
+	switch {
+	case len(fields) == 0:
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has no fields, and a component replicates its fields: give a marker one (a kind, a flag)", name, t))
+	case len(fields) > MaxFields:
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d integers and bools in all; give it 1 to %d, or split it into two components", name, t, len(fields), MaxFields))
 	}
 	return fields, "{" + strings.Join(layout, "; ") + "}"
 }

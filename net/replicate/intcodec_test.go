@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,6 +58,32 @@ func TestIntegerCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// A struct's nested structs and arrays travel field by field, in place.
+func TestIntegerCodecNested(t *testing.T) {
+	type rgba struct{ R, G, B, A uint8 }
+	type player struct {
+		Team  uint8
+		Color rgba
+		Keys  [2]int16
+		Ready bool
+	}
+	c := IntegerCodec[player]("player")
+	if c.Fields != 8 || c.Layout != "{Team uint8; Color.R uint8; Color.G uint8; Color.B uint8; Color.A uint8; Keys[0] int16; Keys[1] int16; Ready bool}" {
+		t.Fatalf("%d fields, layout %s", c.Fields, c.Layout)
+	}
+	in := player{Team: 1, Color: rgba{10, 20, 30, 255}, Keys: [2]int16{-3, 700}, Ready: true}
+	q := make([]int32, c.Fields)
+	c.Quantize(&in, q)
+	if want := []int32{1, 10, 20, 30, 255, -3, 700, 1}; !slices.Equal(q, want) {
+		t.Fatalf("image %v, want %v", q, want)
+	}
+	var got player
+	c.Dequantize(q, &got)
+	if got != in {
+		t.Fatalf("read back %+v, want %+v", got, in)
+	}
+}
+
 // IntegerCodec refuses, naming what, a type it cannot send whole.
 func TestIntegerCodecRefuses(t *testing.T) {
 	type nine struct{ A, B, C, D, E, F, G, H, I int8 }
@@ -64,11 +91,16 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		N int32
 		X float64
 	}
-	type nested struct{ In struct{ A int32 } }
+	type nested struct{ In struct{ A []int32 } }
+	type wide struct {
+		A [4]uint8
+		B struct{ C, D, E, F, G int8 }
+	}
 	for name, build := range map[string]func(){
-		"X of":            func() { IntegerCodec[withFloat]("f") },
-		"In of":           func() { IntegerCodec[nested]("n") },
-		"has 9 fields":    func() { IntegerCodec[nine]("nine") },
+		"X of":               func() { IntegerCodec[withFloat]("f") },
+		"In.A of":            func() { IntegerCodec[nested]("n") },
+		"has 9 integers":     func() { IntegerCodec[nine]("nine") },
+		"has 9 integers and": func() { IntegerCodec[wide]("wide") },
 		"has no fields":   func() { IntegerCodec[struct{}]("none") },
 		"is not a struct": func() { IntegerCodec[int32]("bare") },
 	} {
