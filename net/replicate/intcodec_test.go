@@ -101,8 +101,8 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		"In.A of":            func() { IntegerCodec[nested]("n") },
 		"has 9 integers":     func() { IntegerCodec[nine]("nine") },
 		"has 9 integers and": func() { IntegerCodec[wide]("wide") },
-		"has no fields":   func() { IntegerCodec[struct{}]("none") },
-		"is not a struct": func() { IntegerCodec[int32]("bare") },
+		"has no fields":      func() { IntegerCodec[struct{}]("none") },
+		"is not a struct":    func() { IntegerCodec[int32]("bare") },
 	} {
 		msg := func() (msg string) {
 			defer func() { msg, _ = recover().(string) }()
