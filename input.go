@@ -37,7 +37,7 @@ import (
 // host before the player's first input, while its connection is broken,
 // and after it resumes until its next input arrives; on the host and its
 // client alike while the client's frame is not yet in step with the host's
-// (after joining, resuming or a jump of its clock), when the client sends
+// (after joining or resuming), when the client sends
 // the zero input marked as not the player's. The zero input stops a player
 // that moves; a system that compared a count with it would see every press
 // undone, then made again. It keeps what it kept until Live comes back,

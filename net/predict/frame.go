@@ -15,13 +15,14 @@ import (
 // before it. Call it once per frame in ecs.StageInput or early in
 // ecs.StageSimulate. It returns the frame the input is stamped with.
 //
-// With ClientConfig.HostFrame set, until the client's frame is in step with
-// the host's (TimeSync's Synced: after joining, after Rebase, and again
-// after a jump) its messages say so (unaligned, PROTOCOL.md §10): the host
+// With ClientConfig.HostFrame set, until the client's frame is first in
+// step with the host's (TimeSync's Synced: after joining, and after
+// Rebase) its messages say so (unaligned, PROTOCOL.md §10): the host
 // applies them, and they keep the host's answers coming that align the
 // client's frame, but the host's game does not take them for the player's
 // own (PeerInputs.Live). Once aligned, a message carries the inputs set
-// since, none from before.
+// since, none from before (after a jump of the client's frame too: the
+// inputs set since the jump).
 func (c *Client[I]) SetInput(in I) ecs.Frame {
 	f := c.w.Frame()
 	s := c.hist.claim(f)

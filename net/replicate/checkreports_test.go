@@ -124,3 +124,35 @@ func TestCheckReportsFindsALossyCodec(t *testing.T) {
 		}
 	}
 }
+
+// A value beyond its codec's range arrives clamped at every client: the
+// check names that too (a velocity past MaxSpeed), and a value within the
+// range, rounded to the wire, passes.
+func TestCheckReportsFindsAClampedValue(t *testing.T) {
+	w := ecs.NewWorld()
+	h := NewHost(NewRegistry(w), HostConfig{CheckReports: true})
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	e := m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: MaxSpeed - 0.3, Y: -1.0 / 3}, &ecs.NetworkIdentity{})
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("replicate", h)
+	step := func() (le *LossyCodecError) {
+		defer func() {
+			if r := recover(); r != nil {
+				if le, _ = r.(*LossyCodecError); le == nil {
+					panic(r)
+				}
+			}
+		}()
+		sched.Step()
+		return nil
+	}
+	if le := step(); le != nil {
+		t.Fatalf("a velocity within range: %v", le)
+	}
+	vel := generic.NewMap[ecs.Velocity](w.Arche())
+	vel.Get(e).X = 2 * MaxSpeed
+	ecs.MutateComponent(w, e, w.IDs.Velocity)
+	if le := step(); le == nil || le.Component != "Velocity" || !strings.Contains(le.Error(), "range") {
+		t.Fatalf("a velocity past MaxSpeed: %v, want a *LossyCodecError naming Velocity and its range", le)
+	}
+}

@@ -55,7 +55,8 @@ type HostConfig struct {
 	// which no peer would ever be sent. A value that differs by less than
 	// its codec's precision is not a change. It panics with a
 	// *LossyCodecError when a value differs, by its codec's Equal, from what
-	// its wire image gives back: a field the codec does not carry. (A
+	// its wire image gives back: a field the codec does not carry, or a
+	// value beyond its range. (A
 	// tandem host that saves
 	// checks its saved components too: save.Tracker.CheckReports.) It costs
 	// a pass over the world each step: for tests and debugging (package

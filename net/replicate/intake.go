@@ -220,8 +220,10 @@ func (e *UnreportedError) Error() string {
 // when a replicated component's value differs, by its codec's own Equal,
 // from what its wire image dequantizes to: every client holds another value
 // than the host's. A field the codec does not carry (Quantize and
-// Dequantize leave it out), or an Equal stricter than the codec's
-// precision (a predicting client would be corrected again and again).
+// Dequantize leave it out), a value beyond the codec's range, which arrives
+// clamped (a velocity past MaxSpeed, a position millions of units out), or
+// an Equal stricter than the codec's precision (a predicting client would
+// be corrected again and again).
 type LossyCodecError struct {
 	Component string       // the component's codec name
 	ID        ecs.NetID    // the entity's network id
@@ -230,5 +232,5 @@ type LossyCodecError struct {
 }
 
 func (e *LossyCodecError) Error() string {
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, or give Equal the codec's precision as its tolerance (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, keep the value within the codec's range (beyond it, it arrives clamped), or give Equal the codec's precision as its tolerance (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, e.Frame)
 }

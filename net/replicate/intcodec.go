@@ -66,6 +66,9 @@ func integerFields(t reflect.Type, name string) ([]integerField, string) {
 	var layout []string
 	var walk func(t reflect.Type, off uintptr, path string)
 	walk = func(ft reflect.Type, off uintptr, path string) {
+		if len(fields) > MaxFields {
+			return // refused below: no need to walk a large array through
+		}
 		switch ft.Kind() {
 		case reflect.Struct:
 			for i := range ft.NumField() {
@@ -78,7 +81,7 @@ func integerFields(t reflect.Type, name string) ([]integerField, string) {
 			}
 			return
 		case reflect.Array:
-			for i := range ft.Len() {
+			for i := 0; i < ft.Len() && len(fields) <= MaxFields; i++ {
 				walk(ft.Elem(), off+uintptr(i)*ft.Elem().Size(), fmt.Sprintf("%s[%d]", path, i))
 			}
 			return
@@ -102,7 +105,7 @@ func integerFields(t reflect.Type, name string) ([]integerField, string) {
 	case len(fields) == 0:
 		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has no fields, and a component replicates its fields: give a marker one (a kind, a flag)", name, t))
 	case len(fields) > MaxFields:
-		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has %d integers and bools in all; give it 1 to %d, or split it into two components", name, t, len(fields), MaxFields))
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v has more than %d integers and bools in all; give it 1 to %d, or split it into two components", name, t, MaxFields, MaxFields))
 	}
 	return fields, "{" + strings.Join(layout, "; ") + "}"
 }

@@ -92,17 +92,19 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		X float64
 	}
 	type nested struct{ In struct{ A []int32 } }
+	type huge struct{ B [1 << 26]byte } // refused without walking it through
 	type wide struct {
 		A [4]uint8
 		B struct{ C, D, E, F, G int8 }
 	}
 	for name, build := range map[string]func(){
-		"X of":               func() { IntegerCodec[withFloat]("f") },
-		"In.A of":            func() { IntegerCodec[nested]("n") },
-		"has 9 integers":     func() { IntegerCodec[nine]("nine") },
-		"has 9 integers and": func() { IntegerCodec[wide]("wide") },
-		"has no fields":      func() { IntegerCodec[struct{}]("none") },
-		"is not a struct":    func() { IntegerCodec[int32]("bare") },
+		"X of":                           func() { IntegerCodec[withFloat]("f") },
+		"In.A of":                        func() { IntegerCodec[nested]("n") },
+		"more than 8 integers":           func() { IntegerCodec[nine]("nine") },
+		"more than 8 integers and":       func() { IntegerCodec[wide]("wide") },
+		"more than 8 integers and bools": func() { IntegerCodec[huge]("huge") },
+		"has no fields":                  func() { IntegerCodec[struct{}]("none") },
+		"is not a struct":                func() { IntegerCodec[int32]("bare") },
 	} {
 		msg := func() (msg string) {
 			defer func() { msg, _ = recover().(string) }()
