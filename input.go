@@ -49,7 +49,9 @@ type Input[I any] struct {
 	// it sent, for this frame or, held, an earlier one); false while the
 	// engine has none and Value is the zero input.
 	Live bool
-	// Bot marks an entity whose Value (and Live) the game writes itself.
+	// Bot marks an entity whose Value the game writes itself, and Live
+	// with it (set it where a system acting on presses should read the
+	// bot's as a player's): the engine writes neither.
 	Bot bool
 }
 

@@ -1,8 +1,8 @@
 package netplay
 
 import (
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
-	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -15,8 +15,8 @@ const dashFlag = 1
 // InputCodec is how game.Input travels in input messages: three bytes, the
 // two thrust axes (two's complement, -InputAxisMax..InputAxisMax) and a flags
 // byte whose bit 0 is Dash. A value outside those ranges is refused.
-func InputCodec() predict.InputCodec[game.Input] {
-	return predict.InputCodec[game.Input]{
+func InputCodec() tandem.InputCodec[game.Input] {
+	return tandem.InputCodec[game.Input]{
 		Append: func(dst []byte, in *game.Input) []byte {
 			var flags byte
 			if in.Dash {
