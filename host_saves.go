@@ -44,6 +44,7 @@ type hostSaves struct {
 	inFlight  SavedReport // what the save handed over holds, but its Seq
 	retryAt   time.Time
 	backoff   time.Duration
+	checked   time.Time // when the lease was last checked between saves
 	stats     SaveStats
 	restored  RestoreReport
 }
@@ -346,6 +347,14 @@ func (h *Host[I]) pollSave() {
 // save held for the next one, which is tried after a growing pause.
 func (h *Host[I]) saved(r save.Result) {
 	s := h.saves
+	if r.Check {
+		// A check of the lease between saves: only a taken one matters
+		// (any other failure, the next save meets and reports).
+		if errors.Is(r.Err, store.ErrFenced) {
+			h.life.fail(fmt.Errorf("tandem: the world was taken over by another host, and this one stopped: %w", r.Err))
+		}
+		return
+	}
 	s.stats.Last = r.Took
 	s.stats.Max = max(s.stats.Max, r.Took)
 	if r.Err == nil {
@@ -382,6 +391,12 @@ func (h *Host[I]) retryLater() {
 	s.retry = true
 }
 
+// leaseCheckEvery is how often a host checks its world's lease between
+// saves: a host whose world another took stops within about this, not at
+// its next save (SaveEvery), so its players do not play on in a world whose
+// progress no save will keep.
+const leaseCheckEvery = time.Second
+
 // saveStep is the last system of a step: it hands the committer a save when
 // one is due and none runs. A save is due when answers wait for it
 // (commands ran this step: they share one save), or every SaveEvery while
@@ -403,6 +418,10 @@ func (h *Host[I]) saveStep() {
 	soon := s.soon.Load()
 	due := s.want || s.retry || soon || now.Sub(s.last) >= s.every
 	if !due || now.Before(s.retryAt) {
+		if now.Sub(s.checked) >= leaseCheckEvery && now.Sub(s.last) >= leaseCheckEvery {
+			s.checked = now
+			s.committer.CheckLease()
+		}
 		return
 	}
 	s.soon.Store(false)

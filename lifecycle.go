@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/store"
 )
 
 // A host's life: it steps its world until Close, or until it stops on its
@@ -160,7 +161,9 @@ func (h *Host[I]) afterSteps() {
 }
 
 // halt carries out a stop on h.life.err: no more connections, every peer
-// told the host is shutting down, the store closed.
+// told the host is shutting down (or, when another host took the world, to
+// come back: a client whose Dial asks where the world is now resumes
+// there, where the world's save holds its place), the store closed.
 func (h *Host[I]) halt() {
 	if h.life.halted {
 		return
@@ -174,7 +177,11 @@ func (h *Host[I]) halt() {
 	h.dropOwn(why)
 	h.accept.close()
 	if h.session != nil {
-		h.session.Close()
+		if errors.Is(h.life.err, store.ErrFenced) {
+			h.session.CloseRestarting()
+		} else {
+			h.session.Close()
+		}
 	}
 	h.finishClose()
 	h.publishStatus() // before Done

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/store"
 	"github.com/tandem-go/tandem/store/storetest"
 )
@@ -75,5 +77,51 @@ func TestSecondHostTakesTheWorld(t *testing.T) {
 	}
 	if n := second.SaveStats().Commits; n == 0 {
 		t.Fatal("the second host saved nothing")
+	}
+}
+
+// TestFencedHostStopsBetweenSaves: a host that saves seldom (SaveEvery an
+// hour) and has nothing to save learns that another host took its world
+// within about a second, by checking its lease between saves, rather than
+// at its next save; and it tells its player to come back (the close of a
+// restart), so a client whose Dial asks where the world is now follows it.
+func TestFencedHostStopsBetweenSaves(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	r := newRig(t, HostConfig{SaveTo: url, SaveEvery: time.Hour})
+	ann := r.join("ann", ClientConfig[push]{})
+	r.step(10)
+	second, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	taken := r.clk.Now()
+	for i := 0; ; i++ {
+		if i > 10*60 {
+			t.Fatalf("the fenced host still runs its world %v after another took it", r.clk.Now().Sub(taken))
+		}
+		r.step(1)
+		// The check runs on the committer's goroutine: take its answer
+		// before the next step, as a host stepping in real time would
+		// within a few.
+		if c := r.host.saves; c != nil && c.committer.Busy() {
+			if res, ok := c.committer.Wait(context.Background()); ok {
+				r.host.saved(res)
+			}
+		}
+		if r.host.Err() != nil {
+			break
+		}
+	}
+	if took := r.clk.Now().Sub(taken); took > leaseCheckEvery+time.Second/4 {
+		t.Fatalf("the fenced host stopped %v after another took its world, want within %v", took, leaseCheckEvery)
+	}
+	if err := r.host.Err(); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("the fenced host's error: %v", err)
+	}
+	r.step(10)
+	var ce *transport.CloseError
+	if !errors.As(ann.session.Err(), &ce) || ce.Code != transport.CloseHostRestarting {
+		t.Fatalf("ann's session ended with %v, want the close of a restart (come back)", ann.session.Err())
 	}
 }

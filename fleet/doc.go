@@ -9,6 +9,10 @@
 //     annotation WorldKey, "tandem.dev/world", as a Fleet's template or an
 //     allocation sets it). With no name it opens the game's unnamed world
 //     (Open gets ""), which a warm server ticks until an allocation names one.
+//     A world named in the template is opened as the server starts, before
+//     Ready: a second server of that template takes it from the first (its
+//     lease), so a fleet of one world runs one replica, replaced by a
+//     Recreate rollout, never two side by side.
 //  2. Serves the listener it was given, already bound, with that host.
 //  3. Publishes the certificate's fingerprint as the annotation PinAnnotation
 //     ("agones.dev/sdk-pin" on the GameServer), for a matchmaker to hand

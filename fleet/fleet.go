@@ -18,7 +18,9 @@ import (
 // Names Run uses on the GameServer.
 const (
 	// WorldKey is the label or annotation that names the world a server
-	// loads: set it in the Fleet's template (one world per fleet) or in a
+	// loads: set it in the Fleet's template (one world per fleet: one
+	// replica, since each server of the template opens the world as it
+	// starts and takes it from the one before) or in a
 	// GameServerAllocation's metadata (the world of this allocation). A
 	// label wins over an annotation.
 	WorldKey = "tandem.dev/world"

@@ -27,11 +27,15 @@ type Committer struct {
 	closed  bool
 }
 
-// job is one batch to commit.
+// job is one batch to commit, or with none, a check of the lease.
 type job struct {
 	b   *store.Batch
 	gen uint64
 }
+
+// leaseProbe is the meta record CheckLease reads: reading any checks the
+// lease, and this one is never written.
+const leaseProbe = "tandem.lease-probe"
 
 // Result is the outcome of one commit.
 type Result struct {
@@ -46,6 +50,9 @@ type Result struct {
 	// Took is how long the commit took, from Submit to the store's answer
 	// (wall time).
 	Took time.Duration
+	// Check marks the result of CheckLease: no batch was committed; Err
+	// matches store.ErrFenced when the lease was taken.
+	Check bool
 }
 
 // NewCommitter starts the committing goroutine for st. Each commit is given
@@ -70,6 +77,12 @@ func (c *Committer) run() {
 		if c.timeout > 0 {
 			ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		}
+		if j.b == nil {
+			_, _, err := c.st.Meta(ctx, leaseProbe)
+			cancel()
+			c.results <- Result{Gen: j.gen, Err: err, Took: time.Since(start), Check: true}
+			continue
+		}
 		seq, err := c.st.Commit(ctx, j.b)
 		cancel()
 		c.results <- Result{Gen: j.gen, Seq: seq, Err: err, Took: time.Since(start)}
@@ -93,6 +106,22 @@ func (c *Committer) Submit(b *store.Batch, gen uint64) {
 	}
 	c.busy = true
 	c.jobs <- job{b, gen}
+}
+
+// CheckLease has the committing goroutine check, by a read, that the world's
+// lease is still this store's: between saves a host learns of another host
+// that took its world without waiting for its next save. Its Result (Check
+// set) comes as a commit's does, and it panics while one runs, as Submit.
+func (c *Committer) CheckLease() {
+	if c.busy {
+		panic("save: CheckLease while a commit runs; wait for its Result (Poll, Wait) first")
+	}
+	c.busy = true
+	if c.closed {
+		c.results <- Result{Err: ErrCommitterClosed, Check: true}
+		return
+	}
+	c.jobs <- job{}
 }
 
 // Busy reports whether a commit runs (its Result has not been taken).

@@ -50,7 +50,9 @@ type World interface {
 	// advances the sequence number.
 	Commit(ctx context.Context, b *Batch) (seq uint64, err error)
 	// Meta returns a copy of the meta record called name, and false when
-	// there is none. Corruption is reported like Load's.
+	// there is none. Corruption and a lease taken over are reported like
+	// Load's: a read of any name is the cheap check of the lease a host
+	// makes between saves (save.Committer.CheckLease).
 	Meta(ctx context.Context, name string) (value []byte, ok bool, err error)
 	// SetMeta stores the meta record called name (1 to MaxKeySize bytes;
 	// value at most MaxValueSize bytes) durably, fenced like Commit. A nil
