@@ -51,8 +51,11 @@ type Host interface {
 	// Ticks counts the loop's turns, from any goroutine.
 	Ticks() uint64
 	// Close fences, drains and saves the world; Save tries a failed final
-	// save again.
+	// save again. CloseForRestart does the same, keeping the players'
+	// places in the save and telling them to come back
+	// (Config.RestartOnTerm).
 	Close() error
+	CloseForRestart() error
 	Save(ctx context.Context) error
 	// Done is closed when the host stopped; Err says why it stopped on its
 	// own.
@@ -108,6 +111,16 @@ type Config struct {
 	OnError func(error)
 	// OnWorld, if set, hears of each world Run opened, with its name.
 	OnWorld func(world string)
+	// RestartOnTerm makes the end of Run (SIGTERM: a deploy, a node
+	// drained) close the host with CloseForRestart rather than Close: the
+	// final save keeps the players' places, and their clients are told to
+	// come back rather than that the game ended. A client whose
+	// ClientConfig.Dial asks the matchmaker for the server its world is
+	// allocated to now resumes there, as the same player, within the grace
+	// window (tandem.HostConfig.Grace). For a persistent world; without it
+	// the players are let go, and what they keep across servers is the
+	// game's state.
+	RestartOnTerm bool
 }
 
 func (c *Config) defaults() error {
@@ -333,7 +346,7 @@ func (r *runner) gameServer(ctx context.Context, gs *agones.GameServer) error {
 	if err != nil {
 		return fmt.Errorf("fleet: open world %q: %w", world, err)
 	}
-	if err := r.closeHost(); err != nil {
+	if err := r.closeHost(false); err != nil {
 		r.cfg.OnError(fmt.Errorf("fleet: close the unnamed world for %q: %w", world, err))
 	}
 	r.start(h, world)
@@ -363,15 +376,20 @@ func (r *runner) openRetrying(ctx context.Context, world string) (Host, error) {
 	}
 }
 
-// closeHost closes the current host and waits for its loop to end.
-func (r *runner) closeHost() error {
-	err := r.host.Close()
+// closeHost closes the current host (for a restart: CloseForRestart) and
+// waits for its loop to end.
+func (r *runner) closeHost(restart bool) error {
+	closeIt := r.host.Close
+	if restart {
+		closeIt = r.host.CloseForRestart
+	}
+	err := closeIt()
 	r.stop()
 	<-r.running
 	if errors.Is(err, tandem.ErrWorldHeld) {
 		// The game's code on the loop held the world too long for Close to
 		// wait; the loop has stopped now.
-		err = r.host.Close()
+		err = closeIt()
 	}
 	r.ticksSum.Add(r.host.Ticks())
 	r.cur.Store(nil)
@@ -381,7 +399,7 @@ func (r *runner) closeHost() error {
 // end closes the host (a failed final save tried again until FinalSave
 // passes) and says Shutdown; cause is why Run ends, nil for ctx's end.
 func (r *runner) end(cause error) error {
-	err := r.closeHost()
+	err := r.closeHost(cause == nil && r.cfg.RestartOnTerm && r.world != "")
 	if err != nil && r.host.Err() == nil {
 		deadline := time.Now().Add(r.cfg.FinalSave)
 		wait := 100 * time.Millisecond

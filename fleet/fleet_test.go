@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -823,4 +824,40 @@ func TestPlayersThroughTheGraceWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestTermForARestartKeepsThePlayers: with RestartOnTerm the end of Run
+// closes the host for a restart: the final save keeps the player's place
+// (a host started on it restores her), where a plain end lets her go.
+func TestTermForARestartKeepsThePlayers(t *testing.T) {
+	for _, restart := range []bool{true, false} {
+		b := newBed(t)
+		b.cfg = tandem.HostConfig{Grace: 30 * time.Second}
+		world := fmt.Sprintf("kept-%v", restart)
+		b.side.Update(func(gs *agones.GameServer) { gs.ObjectMeta.Annotations[fleet.WorldKey] = world })
+		cfg := b.config()
+		cfg.RestartOnTerm = restart
+		stop := b.run(cfg)
+		if err := b.side.WaitCount(t.Context(), "/ready", 1); err != nil {
+			t.Fatal(err)
+		}
+		_, leave := b.join("ann", tandem.ClientConfig[move]{})
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		leave()
+		h, err := tandem.NewHost(testGame(&stall{}), tandem.HostConfig{SaveTo: filepath.Join(b.dir, world+".db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := h.Restored().Players
+		h.Close()
+		want := 0
+		if restart {
+			want = 1
+		}
+		if got != want {
+			t.Fatalf("RestartOnTerm %v: the save holds %d players, want %d", restart, got, want)
+		}
+	}
 }
