@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/store"
 )
 
 // Names Run uses on the GameServer.
@@ -81,7 +82,8 @@ type Config struct {
 	// it. Called on Run's goroutine. The unnamed world of a warm server is
 	// kept in memory only: opened from a store, "" is the store's default
 	// world (tandem.HostConfig.World), the same for every warm server, and
-	// each would take its lease from the one before and stop it.
+	// each would take its lease from the one before and stop it: Run
+	// refuses a host for "" that holds a stored world.
 	Open func(ctx context.Context, world string) (Host, error)
 	// WorldKey is the label or annotation naming the world. Default
 	// WorldKey.
@@ -278,8 +280,24 @@ func (r *runner) open(ctx context.Context, world string) error {
 		}
 		return fmt.Errorf("fleet: open world %q: %w", world, err)
 	}
+	if err := unnamedHoldsNoLease(h, world); err != nil {
+		h.Close()
+		return err
+	}
 	r.start(h, world)
 	return nil
+}
+
+// unnamedHoldsNoLease refuses a host Open gave for the unnamed world ("")
+// that holds a stored world's lease: every warm server of the fleet would
+// take that world from the others (and from the one serving it). Open
+// builds the unnamed world in memory, without SaveTo or Store.
+func unnamedHoldsNoLease(h Host, world string) error {
+	st, ok := h.(interface{ Store() store.World })
+	if world != "" || !ok || st.Store() == nil {
+		return nil
+	}
+	return fmt.Errorf("fleet: Open(\"\") gave a host holding the lease of stored world %q: a warm server would take it from every other; build the unnamed world without HostConfig.SaveTo or Store", st.Store().Name())
 }
 
 // start steps and serves h, the host of world.

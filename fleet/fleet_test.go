@@ -148,7 +148,10 @@ func (b *bed) config() fleet.Config {
 			}
 			hc := b.cfg
 			hc.MaxPeers = 8
-			if world != "" {
+			switch {
+			case world == "":
+				hc.Store = nil // the unnamed world: in memory only
+			case hc.Store == nil:
 				hc.SaveTo = filepath.Join(b.dir, world+".db")
 			}
 			h, err := tandem.NewHost(testGame(&b.stall), hc)
@@ -666,6 +669,7 @@ func TestFencedHostShutsDown(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.cfg = tandem.HostConfig{Store: st, SaveEvery: time.Second}
+		b.side.Update(func(gs *agones.GameServer) { gs.ObjectMeta.Annotations[fleet.WorldKey] = "fence" })
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan error, 1)
@@ -859,5 +863,27 @@ func TestTermForARestartKeepsThePlayers(t *testing.T) {
 		if got != want {
 			t.Fatalf("RestartOnTerm %v: the save holds %d players, want %d", restart, got, want)
 		}
+	}
+}
+
+// TestUnnamedWorldHoldsNoLease: an Open that gives the unnamed world a
+// store (the store's default world, the same for every warm server) is
+// refused: Run ends with an error saying so, before Ready.
+func TestUnnamedWorldHoldsNoLease(t *testing.T) {
+	b := newBed(t)
+	cfg := b.config()
+	open := cfg.Open
+	cfg.Open = func(ctx context.Context, world string) (fleet.Host, error) {
+		if world == "" {
+			return tandem.NewHost(testGame(&stall{}), tandem.HostConfig{SaveTo: filepath.Join(b.dir, "default.db")})
+		}
+		return open(ctx, world)
+	}
+	err := fleet.Run(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "lease") {
+		t.Fatalf("Run with an unnamed world in a store: %v, want a refusal naming the lease", err)
+	}
+	if n := b.side.Count("/ready"); n != 0 {
+		t.Fatalf("Ready said %d times for a refused world", n)
 	}
 }
