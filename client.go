@@ -547,8 +547,13 @@ func (c *Client[I]) stopped() error {
 		return err
 	}
 	var ce *transport.CloseError
-	if !c.left && errors.As(c.session.Err(), &ce) && ce.Remote && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting) {
-		return ErrHostClosed
+	if !c.left && errors.As(c.session.Err(), &ce) && ce.Remote {
+		switch ce.Code {
+		case transport.CloseHostShutdown:
+			return ErrHostClosed
+		case transport.CloseHostRestarting:
+			return ErrHostRestarting
+		}
 	}
 	return ErrClosed
 }
@@ -569,15 +574,23 @@ func (c *Client[I]) SetInput(in I) { c.keys.set(in) }
 
 // Run steps the client at its fixed rate on the calling goroutine until ctx
 // is done (it returns nil) or the session ends: ErrClosed after Close,
-// ErrHostClosed (an ErrClosed too) after the host shut down, else what Err
-// says.
+// ErrHostClosed (an ErrClosed too) after the host shut down,
+// ErrHostRestarting (an ErrHostClosed) after it asked its players to come
+// back and this one could not, else what Err says.
 func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
 
 // ErrHostClosed is returned by a client's Run when the host ended the
-// session by shutting down (Host.Close, or Host.CloseForRestart for a client
-// that cannot come back), rather than the client's own Close. It is an
-// ErrClosed: errors.Is(err, ErrClosed) holds for both.
+// session by shutting down (Host.Close), rather than the client's own
+// Close. It is an ErrClosed: errors.Is(err, ErrClosed) holds for both.
 var ErrHostClosed = fmt.Errorf("%w: the host shut down", ErrClosed)
+
+// ErrHostRestarting is returned by the Run of a client that cannot come
+// back (it has no ClientConfig.Dial) when its host asked its players to
+// come back: it closed for a restart (Host.CloseForRestart, a fleet's
+// RestartOnTerm), or stopped because another host took its world. The world goes on elsewhere: a game
+// may say "the server is restarting: join again" rather than that the game
+// ended. It is an ErrHostClosed (and an ErrClosed).
+var ErrHostRestarting = fmt.Errorf("%w, asking its players to come back", ErrHostClosed)
 
 // World returns the client's world. Use it between steps only: from a system
 // or hook, inside View or Do, or while nothing runs the client.

@@ -211,8 +211,8 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		cid.mu.Lock()
 		ended := cid.stopped()
 		cid.mu.Unlock()
-		if st := cid.State(); st != session.Closed || cid.Err() != nil || !errors.Is(ended, ErrHostClosed) {
-			t.Fatalf("cid, who cannot dial again, after the host's restart: %v, Err %v, Run's end %v; want closed, no error, ErrHostClosed", st, cid.Err(), ended)
+		if st := cid.State(); st != session.Closed || cid.Err() != nil || !errors.Is(ended, ErrHostRestarting) || !errors.Is(ended, ErrHostClosed) {
+			t.Fatalf("cid, who cannot dial again, after the host's restart: %v, Err %v, Run's end %v; want closed, no error, ErrHostRestarting (an ErrHostClosed)", st, cid.Err(), ended)
 		}
 		p.clients = p.clients[:1] // cid is gone
 		p.start()
@@ -234,8 +234,8 @@ func TestPlayersComeBackAfterAnAnnouncedRestart(t *testing.T) {
 		ann.mu.Lock()
 		ended = ann.stopped()
 		ann.mu.Unlock()
-		if !errors.Is(ended, ErrHostClosed) || !errors.Is(ended, ErrClosed) {
-			t.Fatalf("ann's Run after the host shut down would return %v, want ErrHostClosed", ended)
+		if !errors.Is(ended, ErrHostClosed) || !errors.Is(ended, ErrClosed) || errors.Is(ended, ErrHostRestarting) {
+			t.Fatalf("ann's Run after the host shut down would return %v, want ErrHostClosed, not ErrHostRestarting", ended)
 		}
 	})
 }
