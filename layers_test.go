@@ -35,6 +35,7 @@ var layers = []string{
 	"",              // the root: tandem, the facade a game is written against
 	"tandemtest",    // a game's host and clients stepped together in a test
 	"fleet",         // a host as an Agones game server
+	"launch",        // a networked game's command line: flags, listener, dialer, save
 	"demo",          // the game
 }
 

@@ -136,7 +136,7 @@ func TestFlags(t *testing.T) {
 		{"-bot"},
 		{"-pin", "ab"},
 		{"-join", "127.0.0.1:4242", "-bots", "2"},
-		{"-lag", "100ms"},
+		{"-alone", "-lag", "100ms"},
 		{"-host", "-loss", "2"},
 		{"-host", "-loss", "x%"},
 		{"-host", "-lag", "-5ms"},
@@ -168,43 +168,29 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	o, err := parseOptions(nil, &bytes.Buffer{})
-	if err != nil || o.crates != game.DefaultConfig().Crates || o.props != 0 || o.maxPlayers != game.MaxPlayers || o.ticks != 0 || o.addr != ":4242" || o.networked() || o.netGraph {
+	if err != nil || o.crates != game.DefaultConfig().Crates || o.props != 0 || o.MaxPlayers != game.MaxPlayers || o.ticks != 0 || o.Addr != ":4242" || o.Networked() || o.netGraph || o.App != appName {
 		t.Fatalf("defaults: %+v, %v", o, err)
 	}
 	if o, err := parseOptions([]string{"-host", "-per-address", "64"}, &bytes.Buffer{}); err != nil || hostConfig(o).MaxPeersPerAddress != 64 {
 		t.Fatalf("-host -per-address 64: %+v, %v", o, err)
 	}
-	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.maxPlayers != 64 || o.props != 100000 {
+	if o, err := parseOptions([]string{"-host", "-max-players", "64", "-props", "100000"}, &bytes.Buffer{}); err != nil || o.MaxPlayers != 64 || o.props != 100000 {
 		t.Fatalf("-host -max-players 64 -props 100000: %+v, %v", o, err)
 	}
-	// A host on the command line and a fleet's game server take the same
-	// settings from the flags (the fleet's once kept 8 people whatever
-	// -max-players said).
-	for _, args := range [][]string{{"-host", "-max-players", "12", "-grace", "0s"}, {"-host", "-agones", "-max-players", "12", "-grace", "0s"}} {
+	for _, args := range [][]string{{"-host", "-max-players", "12", "-grace", "0s"}, {"-host", "-headless", "-max-players", "12", "-grace", "0s"}} {
 		o, err := parseOptions(args, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		hc := hostConfig(o)
-		if args[1] == "-agones" {
-			o.headless = true // as runAgones sets it
-			hc = fleetHostConfig(o, "worlds.db", "arena-3", &bytes.Buffer{})
-			if hc.SaveTo != "worlds.db" || hc.World != "arena-3" || hc.OnSaveError == nil {
-				t.Errorf("a fleet's world: %+v; want it saved to its store", hc)
-			}
-			if in := fleetHostConfig(o, "worlds.db", "", &bytes.Buffer{}); in.SaveTo != "" || in.MaxPeers != 12 {
-				t.Errorf("a fleet's world before an allocation: %+v; want it in memory, 12 people", in)
-			}
-		}
-		if hc.MaxPeers != 12 || hc.Grace >= 0 || (hc.Name != "") != !o.headless {
-			t.Errorf("%q: host settings %+v; want 12 people, no resumes, the host's own player only when it plays", args, hc)
+		if hc := hostConfig(o); hc.MaxPeers != 12 || hc.Grace >= 0 || hc.Spectators != game.MaxPlayers || (hc.Name != "") != !o.headless {
+			t.Errorf("%q: host settings %+v; want 12 people and room for spectators, no resumes, the host's own player only when it plays", args, hc)
 		}
 	}
 	o, err = parseOptions([]string{"-join", "127.0.0.1:4242", "-lag", "150ms", "-jitter", "30ms", "-loss", "5%"}, &bytes.Buffer{})
-	if err != nil || o.loss != 0.05 || !o.netGraph {
+	if err != nil || o.Loss != 0.05 || !o.netGraph {
 		t.Fatalf("-loss 5%%: %+v, %v; want loss 0.05 and the net graph on", o, err)
 	}
-	if c := linkConditions(o); c.Latency != 75*time.Millisecond || c.Jitter != 15*time.Millisecond || c.Loss != 0.05 {
+	if c := o.Conditions(); c.Latency != 75*time.Millisecond || c.Jitter != 15*time.Millisecond || c.Loss != 0.05 {
 		t.Fatalf("-lag 150ms -jitter 30ms -loss 5%%: each way %+v, want 75ms ± 15ms and 5%%", c)
 	}
 	var stderr bytes.Buffer
@@ -227,12 +213,12 @@ func TestJoinFlag(t *testing.T) {
 	}
 	for _, line := range []string{full, short, "join with: go run ./demo -join 192.168.1.20:4242 -pin " + fp} {
 		o, err := parseOptions([]string{"-join", line}, &bytes.Buffer{})
-		if err != nil || o.join != "192.168.1.20:4242" || o.code == nil {
+		if err != nil || o.Join != "192.168.1.20:4242" || o.Code == nil {
 			t.Fatalf("-join %q: %+v, %v", line, o, err)
 		}
-		cfg := quicConfig(o)
+		cfg := o.QUIC()
 		pinned := cfg.Fingerprint == fp && cfg.CheckFingerprint == nil
-		if !o.code.Full() {
+		if !o.Code.Full() {
 			pinned = cfg.Fingerprint == "" && cfg.CheckFingerprint != nil && cfg.CheckFingerprint(sum) == nil
 		}
 		if !pinned || cfg.InsecureSkipVerify {

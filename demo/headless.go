@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/launch"
 )
 
 // runHeadless runs the match without a window. Alone with -ticks it steps the
@@ -18,58 +19,24 @@ import (
 // Otherwise it keeps real time at the fixed step until -ticks is reached, the
 // match ends (a client whose host left) or it is interrupted.
 func runHeadless(m match, o options, stdout io.Writer) error {
-	if !o.networked() && o.ticks > 0 {
+	if !o.Networked() && o.ticks > 0 {
 		for m.Played() < o.ticks {
 			m.Do(func(w *tandem.World) { w.Schedule.Step() })
 		}
 		return nil
 	}
-	if !o.networked() {
+	if !o.Networked() {
 		fmt.Fprintf(stdout, appName+": headless, %d bots, %d crates; Ctrl-C to stop\n", o.bots, o.crates)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if lm, ok := m.(*localMatch); ok && lm.host != nil {
-		var unwatch func()
-		ctx, unwatch = onRestartSignal(ctx, lm, stdout)
-		defer unwatch()
+		// SIGHUP closes the host for a restart (launch.RestartSignal): it
+		// saves and tells its players to come back.
+		ctx, lm.restart = launch.WatchRestart(ctx, lm.host, appName, stdout)
+		defer lm.restart.Stop()
 	}
 	return simulate(ctx, m, o)
-}
-
-// restartSignal ends a headless host for a restart: it saves and tells its
-// players to come back (Host.CloseForRestart), and they resume into the
-// world the next host started on the same save and address restores,
-// within -grace. A host without a save or a grace window shuts down as at
-// SIGINT. (A terminal's hangup is this signal too: run a host that must not
-// take it for a restart under nohup or a service manager.)
-var restartSignal os.Signal = syscall.SIGHUP
-
-// onRestartSignal returns ctx ended also by restartSignal, which marks m to
-// close for a restart, and the function that stops watching for it (it
-// returns once the watch has ended, so m's Close sees the mark). The signal
-// stays caught for the rest of the process: a second one during the final
-// save does not kill it.
-func onRestartSignal(ctx context.Context, m *localMatch, out io.Writer) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, restartSignal)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-sig:
-			if m.host != nil && m.host.Restartable() {
-				m.restart.Store(true)
-				fmt.Fprintln(out, appName+": closing for a restart: the players resume when a host starts again on this save and address (within -grace)")
-			} else {
-				fmt.Fprintln(out, appName+": no save or no -grace to come back to: shutting down")
-			}
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() { cancel(); <-done }
 }
 
 // simulate steps the match at its fixed rate until ctx is done, -ticks is
@@ -84,7 +51,7 @@ func simulate(ctx context.Context, m match, o options) error {
 	m.Do(func(w *tandem.World) { step = w.Schedule.StepDuration() })
 	tick := time.NewTicker(step)
 	defer tick.Stop()
-	if !o.networked() && o.ticks > 0 {
+	if !o.Networked() && o.ticks > 0 {
 		return stepTo(ctx, m, o, tick)
 	}
 	run, stop := context.WithCancel(ctx)

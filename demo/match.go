@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"sync/atomic"
 	"time"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/transport"
-	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/launch"
 )
 
 // match is what the window and the headless loops drive: a game played alone,
@@ -45,7 +43,7 @@ func config(o options) netplay.Config {
 	cfg := game.DefaultConfig()
 	cfg.Crates = o.crates
 	cfg.Props = o.props
-	return netplay.Config{Match: cfg, Bots: o.bots, HostPlays: !o.headless, MaxPlayers: o.maxPlayers}
+	return netplay.Config{Match: cfg, Bots: o.bots, HostPlays: !o.headless, MaxPlayers: o.MaxPlayers}
 }
 
 // localMatch is a game simulated here: played alone, or hosted.
@@ -55,8 +53,8 @@ type localMatch struct {
 	tandem.Session[game.Input]
 	host        *tandem.Host[game.Input] // nil alone
 	full, short string                   // a host's join line and short code
-	save        *hostSave                // nil alone or in memory
-	restart     atomic.Bool              // Close tells the players to come back (restartSignal)
+	save        *launch.Save             // nil alone or in memory
+	restart     *launch.Restart          // a restart's signal, watched by a headless host (nil: none)
 	first       int                      // the frame it began at (a host restored from a save: the save's)
 	receipts
 }
@@ -64,7 +62,7 @@ type localMatch struct {
 // newLocalMatch builds a game to play alone: the arena, a player at the
 // keyboard (unless headless) and o.bots bots.
 func newLocalMatch(o options) (*localMatch, error) {
-	l, err := tandem.NewLocal(netplay.New(config(o)), tandem.LocalConfig{Name: o.name})
+	l, err := tandem.NewLocal(netplay.New(config(o)), tandem.LocalConfig{Name: o.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -73,49 +71,41 @@ func newLocalMatch(o options) (*localMatch, error) {
 	return m, nil
 }
 
-// hostConfig is the host's settings from the flags, for a host on the
-// command line and one in a fleet alike (saving is set apart: openSave and
-// the fleet's worlds).
+// hostConfig is the host's settings from the flags (package launch's) and
+// the demo's room for spectators. A fleet's game server takes the same
+// (runAgones).
 func hostConfig(o options) tandem.HostConfig {
-	hc := tandem.HostConfig{MaxPeers: o.maxPlayers, Spectators: game.MaxPlayers, MaxPeersPerAddress: o.perAddress, Grace: o.grace, SaveEvery: o.saveEvery}
-	if o.grace == 0 {
-		hc.Grace = -1 // -grace 0: no resumes
-	}
-	if !o.headless {
-		hc.Name = o.name // the host's own player
-	}
+	hc := o.HostConfig(!o.headless) // the host's own player, when it plays
+	hc.Spectators = game.MaxPlayers
 	return hc
 }
 
-// hostMatch hosts the game on the network: it listens, prints the join line
-// to stdout, and logs peers to stderr.
+// hostMatch hosts the game on the network: it opens the save, listens,
+// prints the join line to stdout, and logs peers to stderr.
 func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
-	sv, err := openSave(o, stderr)
+	sv, err := o.OpenSave(saveWorld, stderr)
 	if err != nil {
 		return nil, err
 	}
 	hc := hostConfig(o)
-	sv.configure(&hc, stderr)
+	sv.Configure(&hc, stderr)
 	h, err := tandem.NewHost(netplay.New(config(o)), hc)
 	if err != nil {
+		err = sv.Explain(err) // a save of another version of the game
 		sv.Close()
-		if target, _ := savePath(o.save); errors.Is(err, save.ErrMismatch) {
-			// A game whose components changed since the save was made.
-			err = fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again (it holds the host's certificate too: the join line changes)", err, target)
-		}
 		return nil, err
 	}
 	entities, first := 0, 0
 	h.Do(func(w *tandem.World) { entities, first = w.ECS.Networked(), int(w.ECS.Frame()) })
-	l, full, short, err := listen(o, stdout, sv.identity(), entities)
+	hosting, err := o.Listen(stdout, sv.Identity(), entities)
 	if err != nil {
 		h.Close()
 		sv.Close()
 		return nil, err
 	}
 	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, appName+":", e) })
-	h.Serve(l)
-	m := &localMatch{Session: h, host: h, full: full, short: short, save: sv, first: first}
+	h.Serve(hosting.Listener)
+	m := &localMatch{Session: h, host: h, full: hosting.Line, short: hosting.Short, save: sv, first: first}
 	h.OnReceipt(m.receipts.take)
 	return m, nil
 }
@@ -133,7 +123,7 @@ func (m *localMatch) Close() error {
 		return m.Session.Close() // a game alone: Run ends
 	}
 	var err error
-	if m.restart.Load() {
+	if m.restart != nil && m.restart.Asked() {
 		err = m.host.CloseForRestart()
 	} else {
 		err = m.host.Close()
@@ -172,13 +162,13 @@ type clientMatch struct {
 
 // joinMatch dials the host and starts joining its game.
 func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
-	dial, err := dialer(o)
+	dial, err := o.Dialer()
 	if err != nil {
 		return nil, err
 	}
 	m := &clientMatch{}
 	g := netplay.New(config(o))
-	cfg := tandem.ClientConfig[game.Input]{Name: o.name, Spectator: o.spectate, Dial: dial}
+	cfg := tandem.ClientConfig[game.Input]{Name: o.Name, Spectator: o.Spectate, Dial: dial}
 	if o.bot {
 		cfg.Input = botInput()
 	}
@@ -187,28 +177,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 		return nil, err
 	}
 	m.Client = c
-	resumed := false // the join under way follows a resume
-	c.OnEvent(func(e tandem.Event) {
-		var ce *transport.CloseError
-		switch {
-		case e.Kind == tandem.PeerReady && resumed:
-			resumed = false
-			fmt.Fprintf(stderr, appName+": back in the game as peer %d (%s), %d entities\n", e.Peer, e.Name, c.World().ECS.Networked())
-		case e.Kind == tandem.PeerReady:
-			fmt.Fprintf(stderr, appName+": joined %s as peer %d (%s), %d entities\n", o.join, e.Peer, e.Name, c.World().ECS.Networked())
-		case e.Kind == tandem.PeerLeft && (e.Err == nil || errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal):
-			// This side left: nothing to report.
-		case e.Kind == tandem.PeerLeft:
-			fmt.Fprintln(stderr, appName+": the session ended:", e.Err)
-		case e.Kind == tandem.PeerDisconnected:
-			fmt.Fprintln(stderr, appName+": the connection broke, reconnecting:", e.Err)
-		case e.Kind == tandem.PeerResumed:
-			resumed = true
-			fmt.Fprintf(stderr, appName+": resumed as peer %d (%s)\n", e.Peer, e.Name)
-		case e.Kind == tandem.PeerRejected:
-			fmt.Fprintln(stderr, appName+": the host refused the resume, joining afresh:", e.Err)
-		}
-	})
+	launch.LogClient(c, appName, o.Join, stderr)
 	c.World().Schedule.AddTo(ecs.StageOutput, "demo.travel", ecs.SystemFunc(m.measure))
 	c.OnReceipt(m.receipts.take)
 	return m, nil

@@ -13,6 +13,8 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
+
+	"github.com/tandem-go/tandem/launch"
 )
 
 // choice is what the start screen asks the window to do.
@@ -174,7 +176,7 @@ func (m *menu) add(s string) {
 // submit checks the join field: a damaged line is refused here, with what
 // is wrong.
 func (m *menu) submit() choice {
-	if _, err := parseJoin(m.line); err != nil {
+	if _, err := launch.ParseJoin(m.line); err != nil {
 		m.problem = err.Error()
 		return chooseNothing
 	}

@@ -278,28 +278,6 @@ func TestHostAndClientScreenshots(t *testing.T) {
 	}
 }
 
-// The join line's command works from where the program was started: the
-// binary as invoked, or go run with the package's directory seen from there.
-func TestJoinCommand(t *testing.T) {
-	if got := commandFrom("./tandem-demo", "/home/ann", os.TempDir()); got != "./tandem-demo" {
-		t.Errorf("a built binary: %q, want ./tandem-demo", got)
-	}
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/mygame\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct{ wd, want string }{
-		{root, "./demo"},
-		{filepath.Join(root, "demo"), "."},
-		{filepath.Join(root, "docs"), "../demo"},
-		{t.TempDir(), "example.com/mygame/demo"},
-	} {
-		if got := packageDir("example.com/mygame/demo", "example.com/mygame", c.wd); got != c.want {
-			t.Errorf("from %s: %q, want %q", c.wd, got, c.want)
-		}
-	}
-}
-
 // TestPropsJoinOverQUIC: a host with 20,000 static props says on its first
 // line how many entities it networks, and a client that joins holds every
 // one of them (the props are all within the default interest radius of the

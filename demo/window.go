@@ -15,6 +15,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/launch"
 )
 
 // The logical screen: one pixel per world unit. Ebiten scales it to the
@@ -91,7 +92,7 @@ func runWindow(m match, o options, stdout, stderr io.Writer) error {
 	signal.Notify(w.stop, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(w.stop)
 	if m == nil {
-		w.menu = &menu{name: o.name}
+		w.menu = &menu{name: o.Name}
 		fmt.Fprintln(stderr, appName+": start screen")
 	} else {
 		w.begin(m, o, false)
@@ -139,7 +140,7 @@ func statusLine(m match, o options) string {
 			return "hosting  ·  join code " + m.short
 		}
 	case *clientMatch:
-		return "joined " + o.join + " as " + o.name
+		return "joined " + o.Join + " as " + o.Name
 	}
 	return ""
 }
@@ -234,19 +235,19 @@ func (w *window) updateMenu() error {
 		m, err := newLocalMatch(o)
 		w.take(started{m, o, err})
 	case chooseHost:
-		o.host = true
+		o.Host = true
 		m, err := hostMatch(o, w.stdout, w.stderr)
 		if err != nil {
 			err = fmt.Errorf("could not host: %w", err)
 		}
 		w.take(started{m, o, err})
 	case chooseJoin:
-		jc, err := parseJoin(w.menu.line)
+		jc, err := launch.ParseJoin(w.menu.line)
 		if err != nil {
 			w.menu.problem = err.Error()
 			return nil
 		}
-		o.join, o.code = jc.Addr(), &jc
+		o.JoinWith(jc)
 		w.menu.busy = "connecting to " + jc.Addr() + "…"
 		go func() {
 			m, err := joinMatch(o, w.stderr)
@@ -371,7 +372,7 @@ func (w *window) Draw(screen *ebiten.Image) {
 // drawPlay draws a frame of the match and plays the sounds it calls for.
 func (w *window) drawPlay(screen *ebiten.Image, p *playing) {
 	if !p.held {
-		p.collect(w.ending && !p.o.networked() && p.o.ticks > 0)
+		p.collect(w.ending && !p.o.Networked() && p.o.ticks > 0)
 		for _, c := range p.view.cues {
 			w.sound.cue(c.e, c.vol)
 		}

@@ -1,0 +1,111 @@
+package launch_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/launch"
+)
+
+// A game's command line: the engine's flags beside the game's own, checked,
+// and the host's settings they give.
+func ExampleFlags() {
+	f := launch.Flags{App: "mygame", MaxPlayers: 4} // the game's default: 4 people
+	fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+	f.Register(fs)
+	bots := fs.Int("bots", 2, "computer players") // a flag of the game's own
+	if err := fs.Parse([]string{"-host", "-max-players", "16", "-grace", "0s", "-name", "ann"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := f.Check(fs); err != nil {
+		fmt.Println("mygame:", err)
+		return
+	}
+	hc := f.HostConfig(true) // the host's own player plays
+	fmt.Println(f.Host, hc.MaxPeers, hc.Grace < 0, hc.Name, *bots)
+	// Output: true 16 true ann 2
+}
+
+// mygame is a game's definition (its components, systems and input).
+var mygame = &tandem.Game[struct{ Fire bool }]{}
+
+// A host's main with the flags: the save opened (the host's identity in
+// it), the host made and served on the listener whose join lines it
+// prints, and run until Ctrl-C; SIGHUP closes it for a restart, its players
+// coming back to the host started next on the same save.
+func ExampleFlags_Listen() {
+	f := launch.Flags{App: "mygame"}
+	f.Register(flag.CommandLine)
+	flag.Parse()
+	if err := f.Check(flag.CommandLine); err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		os.Exit(2)
+	}
+	sv, err := f.OpenSave("main", os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		os.Exit(1)
+	}
+	defer sv.Close() // after the host's Close, deferred below
+	hc := f.HostConfig(true)
+	sv.Configure(&hc, os.Stderr)
+	h, err := tandem.NewHost(mygame, hc)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", sv.Explain(err))
+		return
+	}
+	hosting, err := f.Listen(os.Stdout, sv.Identity(), 0)
+	if err != nil {
+		h.Close()
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		return
+	}
+	h.Serve(hosting.Listener)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, restart := launch.WatchRestart(ctx, h, f.App, os.Stdout)
+	if err := h.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "mygame: the host stopped:", err)
+	}
+	restart.Stop()
+	if restart.Asked() {
+		err = h.CloseForRestart()
+	} else {
+		err = h.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+	}
+}
+
+// A client's main with the flags: it dials the host -join names (again
+// after a break), logs its joins and breaks, and plays until the session
+// ends.
+func ExampleLogClient() {
+	f := launch.Flags{App: "mygame"}
+	f.Register(flag.CommandLine)
+	flag.Parse()
+	if err := f.Check(flag.CommandLine); err != nil || f.Join == "" {
+		fmt.Fprintln(os.Stderr, "mygame: give -join HOST:PORT/CODE", err)
+		os.Exit(2)
+	}
+	dial, err := f.Dialer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		os.Exit(1)
+	}
+	c, err := tandem.NewClient(mygame, nil, tandem.ClientConfig[struct{ Fire bool }]{Name: f.Name, Spectator: f.Spectate, Dial: dial})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		os.Exit(1)
+	}
+	launch.LogClient(c, f.App, f.Join, os.Stderr)
+	if err := c.Run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+	}
+}

@@ -1,0 +1,68 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+)
+
+// RestartSignal is the signal WatchRestart takes for a restart: SIGHUP. (A
+// terminal's hangup is this signal too: run a host that must not take it
+// for a restart under nohup or a service manager.)
+var RestartSignal os.Signal = syscall.SIGHUP
+
+// Restartable is what WatchRestart asks of a host: tandem.Host has it.
+type Restartable interface {
+	// Restartable reports whether the host's players can come back to a
+	// host started again: it has a save and a grace window.
+	Restartable() bool
+}
+
+// Restart is a watch for RestartSignal (WatchRestart).
+type Restart struct {
+	asked  atomic.Bool
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// WatchRestart returns ctx ended also by RestartSignal, and the watch. When
+// the signal comes and h is restartable, the watch's Asked turns true and
+// the host should close with Host.CloseForRestart: it saves and tells its
+// players to come back, and they resume into the world the next host
+// started on the same save and address restores, within the grace window.
+// A host that is not restartable shuts down as at SIGINT. It says which on
+// out. The signal stays caught for the rest of the process: a second one
+// during the final save does not kill it. Stop the watch before reading
+// Asked for the last time.
+func WatchRestart(ctx context.Context, h Restartable, app string, out io.Writer) (context.Context, *Restart) {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Restart{cancel: cancel, done: make(chan struct{})}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, RestartSignal)
+	go func() {
+		defer close(r.done)
+		select {
+		case <-sig:
+			if h.Restartable() {
+				r.asked.Store(true)
+				fmt.Fprintf(out, "%s: closing for a restart: the players resume when a host starts again on this save and address (within -grace)\n", app)
+			} else {
+				fmt.Fprintf(out, "%s: no save or no -grace to come back to: shutting down\n", app)
+			}
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, r
+}
+
+// Asked reports whether the signal asked for a restart of a restartable
+// host.
+func (r *Restart) Asked() bool { return r.asked.Load() }
+
+// Stop ends the watch, and returns once it has ended: Asked is final then.
+func (r *Restart) Stop() { r.cancel(); <-r.done }

@@ -1,0 +1,131 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/net/transport/quicnet"
+	"github.com/tandem-go/tandem/save"
+	"github.com/tandem-go/tandem/store"
+)
+
+// HostConfig returns the host's settings the flags give: MaxPeers,
+// MaxPeersPerAddress, Grace (-grace 0: no resumes) and SaveEvery, and Name
+// when the host's own player plays (plays). A game adds its own (Spectators,
+// a save: Save.Configure).
+func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
+	hc := tandem.HostConfig{MaxPeers: f.MaxPlayers, MaxPeersPerAddress: f.PerAddress, Grace: f.Grace, SaveEvery: f.SaveEvery}
+	if f.Grace == 0 {
+		hc.Grace = -1
+	}
+	if plays {
+		hc.Name = f.Name
+	}
+	return hc
+}
+
+// SavePath returns where the host saves: -save's file or URL when given (”
+// keeps the world in memory), else App/world.db in the user's state
+// directory (tandem.DefaultSavePath).
+func (f *Flags) SavePath() (string, error) {
+	if f.Save != "" || f.Given("save") {
+		return f.Save, nil
+	}
+	p, err := tandem.DefaultSavePath(f.App)
+	if err != nil {
+		return "", fmt.Errorf("%v; give a file with -save, or -save '' to keep the world in memory", err)
+	}
+	return p, nil
+}
+
+// Save is a host's open save, holding the world called by OpenSave's name
+// and the host's identity. A nil *Save is a world in memory: its methods do
+// nothing.
+type Save struct {
+	*tandem.SaveFile
+	app string
+}
+
+// OpenSave opens the save SavePath names for the world called world (nil,
+// with no error, for a world in memory) and loads the host's identity kept
+// there. It says on stderr where the world is saved. Close it after the
+// host's Close.
+func (f *Flags) OpenSave(world string, stderr io.Writer) (*Save, error) {
+	target, err := f.SavePath()
+	if err != nil || target == "" {
+		if err == nil {
+			fmt.Fprintf(stderr, "%s: the world lives in memory only (-save '')\n", f.App)
+		}
+		return nil, err
+	}
+	sf, err := tandem.OpenSave(context.Background(), target, world)
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("save %s is in use by another host; give another with -save", target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "%s: saving the world to %s (-save FILE to choose, -save '' for none)\n", f.App, target)
+	return &Save{SaveFile: sf, app: f.App}, nil
+}
+
+// Configure points the host's settings at the save, and logs to stderr each
+// restore, each failed save, and each save that knows another number of
+// players than the one before.
+func (s *Save) Configure(hc *tandem.HostConfig, stderr io.Writer) {
+	if s == nil {
+		return
+	}
+	hc.Store = s.World
+	hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "%s: %v\n", s.app, r) }
+	players := -1
+	hc.OnSave = func(r tandem.SavedReport) {
+		if r.Players == players {
+			return // a line when who the save knows changes, not at every save
+		}
+		players = r.Players
+		people := "players"
+		if r.Players == 1 {
+			people = "player"
+		}
+		fmt.Fprintf(stderr, "%s: save %d (frame %d) holds %d %s\n", s.app, r.Seq, r.Frame, r.Players, people)
+	}
+	hc.OnSaveError = saveFailed(s.app, stderr)
+}
+
+// saveFailed says on stderr that a save failed (the host retries).
+func saveFailed(app string, stderr io.Writer) func(error) {
+	return func(err error) {
+		fmt.Fprintf(stderr, "%s: save failed (the world goes on; retrying): %v\n", app, err)
+	}
+}
+
+// Identity is the host's identity kept in the save, for Listen; nil for a
+// world in memory.
+func (s *Save) Identity() *quicnet.Identity {
+	if s == nil {
+		return nil
+	}
+	return &s.SaveFile.Identity
+}
+
+// Explain adds to an error of tandem.NewHost what a player does about it
+// when the save was made by another version of the game (save.ErrMismatch):
+// the error stays as it was otherwise.
+func (s *Save) Explain(err error) error {
+	if s == nil || !errors.Is(err, save.ErrMismatch) {
+		return err
+	}
+	return fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again (it holds the host's certificate too: the join line changes)", err, s.Target)
+}
+
+// Close closes the store: call it after the host's Close, which saves last.
+func (s *Save) Close() error {
+	if s == nil {
+		return nil
+	}
+	return s.SaveFile.Close()
+}
