@@ -36,6 +36,7 @@ var layers = []string{
 	"tandemtest",    // a game's host and clients stepped together in a test
 	"fleet",         // a host as an Agones game server
 	"launch",        // a networked game's command line: flags, listener, dialer, save
+	"netgraph",      // what a net graph shows of a session: lines and curves
 	"demo",          // the game
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/netgraph"
 )
 
 // Palette: the colours the screenshot test looks for are named here.
@@ -53,7 +54,7 @@ type renderer struct {
 	text     *textWriter
 	path     vector.Path
 	netGraph bool // F3: the net graph is shown
-	graph    netGraph
+	graph    netgraph.Graph
 	scene    scene
 	hud      hud
 	escape   string             // what Esc does, as the key help says it

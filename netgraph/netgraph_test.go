@@ -1,0 +1,85 @@
+package netgraph
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// A series holds the last Samples values, oldest first, and its peak.
+func TestSeries(t *testing.T) {
+	var s Series
+	if s.Peak() != 1 || s.At(0) != 0 {
+		t.Fatalf("an empty series: peak %v, first %v; want 1 and 0", s.Peak(), s.At(0))
+	}
+	for i := range Samples + 10 {
+		s.Add(float32(i))
+	}
+	if s.At(0) != 10 || s.At(Samples-1) != Samples+9 || s.Peak() != Samples+9 {
+		t.Fatalf("after %d values: first %v, last %v, peak %v", Samples+10, s.At(0), s.At(Samples-1), s.Peak())
+	}
+}
+
+// A client's graph says its link, its corrections and lead, and what its
+// scope brings and takes away each second; hidden, it keeps the curves only.
+func TestClient(t *testing.T) {
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	st := tandem.NetStats{RTT: 80 * time.Millisecond, Loss: 0.05, KbitIn: 120.5, KbitOut: 30, Entities: 900, Lead: 4.5, LeadTarget: 4}
+	var g Graph
+	g.Client(start, st)
+	if len(g.Lines) != 0 || g.Title != "" || g.RTT.At(Samples-1) != 80 || g.In.At(Samples-1) != 120.5 {
+		t.Fatalf("hidden: lines %q, title %q, last rtt %v, in %v; want no text and the curves sampled", g.Lines, g.Title, g.RTT.At(Samples-1), g.In.At(Samples-1))
+	}
+	g.Shown = true
+	st.Replication = replicate.ClientStats{Updates: 600, Spawns: 40, Despawns: 10}
+	g.Client(start.Add(2*time.Second), st)
+	text := strings.Join(g.Lines, "\n")
+	for _, want := range []string{"rtt  80 ms   loss  5.0%", "in 120.5 kbit/s   out  30.0 kbit/s", "lead  4.5 frames (aim 4.0)", "900 entities", "updates 300/s   in 20/s   out 5/s"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the client's lines lack %q:\n%s", want, text)
+		}
+	}
+	if g.Title != "client" {
+		t.Errorf("title %q", g.Title)
+	}
+	// Within the second the rates stay as they were.
+	st.Replication.Updates = 10_000
+	g.Client(start.Add(2500*time.Millisecond), st)
+	if text := strings.Join(g.Lines, "\n"); !strings.Contains(text, "updates 300/s") {
+		t.Errorf("half a second later the rate changed:\n%s", text)
+	}
+}
+
+// A host's graph has two lines a peer, the slowest peer's round trip and
+// the sum of their traffic, and lets go of the rates of peers gone.
+func TestHost(t *testing.T) {
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := Graph{Shown: true}
+	g.Host(start, nil)
+	if g.Title != "host, 0 peers, 0 resumes" || len(g.Lines) != 1 || g.Lines[0] != "waiting for players to join" {
+		t.Fatalf("no peers: %q %q", g.Title, g.Lines)
+	}
+	peers := []tandem.PeerStats{
+		{Peer: 1, RTT: 40 * time.Millisecond, KbitIn: 10, KbitOut: 100, Resumes: 1},
+		{Peer: 2, RTT: 90 * time.Millisecond, KbitIn: 12, KbitOut: 110},
+	}
+	g.Host(start, peers)
+	peers[0].Replication = replicate.PeerStats{Items: 3000, Entered: 60, Left: 30, JoinEntities: 900}
+	g.Host(start.Add(time.Second), peers)
+	if g.Title != "host, 2 peers, 1 resumes" || len(g.Lines) != 4 {
+		t.Fatalf("two peers: %q, %d lines %q", g.Title, len(g.Lines), g.Lines)
+	}
+	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   joined with 900") {
+		t.Errorf("peer 1's lines: %q", g.Lines[:2])
+	}
+	if g.RTT.At(Samples-1) != 90 || g.In.At(Samples-1) != 22 || g.Out.At(Samples-1) != 210 {
+		t.Errorf("curves: rtt %v in %v out %v; want the slowest peer's 90 ms and 22 and 210 kbit/s", g.RTT.At(Samples-1), g.In.At(Samples-1), g.Out.At(Samples-1))
+	}
+	g.Host(start.Add(2*time.Second), peers[1:])
+	if _, kept := g.rates[1]; kept || len(g.rates) != 1 {
+		t.Errorf("after peer 1 left the rates kept are %v", g.rates)
+	}
+}
