@@ -48,7 +48,9 @@
 //     pod goes); a failed final save is tried again until Config.FinalSave
 //     passes. Then it calls Shutdown. A host that
 //     stops on its own (another host took its world over: store.ErrFenced)
-//     is shut down the same way, and Run returns why it stopped.
+//     is shut down the same way, and Run returns why it stopped; one whose
+//     allocated world had no player for Config.EmptyFor too, Run returning
+//     nil.
 //
 // The Fleet's list capacity should be the host's player slots
 // (HostConfig.MaxPeers): Agones refuses adds past it.

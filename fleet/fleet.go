@@ -123,6 +123,15 @@ type Config struct {
 	// the players are let go, and what they keep across servers is the
 	// game's state.
 	RestartOnTerm bool
+	// EmptyFor, if positive, ends Run once the world an allocation named
+	// has had no player for this long (none playing, none away within its
+	// grace window; spectators do not count), from when it opened: the
+	// final save, then Shutdown, and Run returns nil. Agones then replaces
+	// the pod with a warm one, so an allocated server nobody came to, or
+	// everyone left, is not held until an operator ends it; a stored world
+	// is allocated again when players come back. The unnamed world of a
+	// warm server never ends so. Zero: Run ends only with ctx or its host.
+	EmptyFor time.Duration
 }
 
 func (c *Config) defaults() error {
@@ -227,10 +236,20 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := r.call(ctx, cfg.SDK.Ready); err != nil {
 		return r.end(r.cause(ctx, err))
 	}
+	var emptyCheck <-chan time.Time
+	if cfg.EmptyFor > 0 {
+		t := time.NewTicker(min(max(cfg.EmptyFor/8, 100*time.Millisecond), time.Second))
+		defer t.Stop()
+		emptyCheck = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return r.end(nil)
+		case now := <-emptyCheck:
+			if r.emptyFor(now) >= cfg.EmptyFor {
+				return r.end(nil)
+			}
 		case <-r.host.Done():
 			// It stopped on its own: another host took its world.
 			return r.end(r.host.Err())
@@ -253,6 +272,9 @@ type runner struct {
 	running chan struct{} // closed when the host's Run returned
 	players *players
 
+	emptySince time.Time    // when the named world was last seen with no player; zero: one plays
+	held       []ecs.PeerID // room for the players of an emptiness check
+
 	gen      atomic.Uint64 // the host's generation: events of an older one are stale
 	cur      atomic.Pointer[hostRef]
 	ticksSum atomic.Uint64 // the ticks of the hosts closed before
@@ -269,6 +291,27 @@ func (r *runner) progress() uint64 {
 		n += ref.h.Ticks()
 	}
 	return n
+}
+
+// emptyFor returns how long, as of now, the named world has held no
+// player (0 for the unnamed world, or while one holds a place).
+func (r *runner) emptyFor(now time.Time) time.Duration {
+	if !r.named {
+		return 0
+	}
+	var held int
+	r.host.Do(func(*tandem.World) {
+		r.held = r.host.AppendPlayers(r.held[:0])
+		held = len(r.held)
+	})
+	if held > 0 {
+		r.emptySince = time.Time{}
+		return 0
+	}
+	if r.emptySince.IsZero() {
+		r.emptySince = now
+	}
+	return now.Sub(r.emptySince)
 }
 
 // open builds the host of world, starts its loop and serves it.
@@ -312,6 +355,7 @@ func (r *runner) start(h Host, world string) {
 	r.players.reset(gen, seed)
 	h.OnEvent(func(e tandem.Event) { r.event(gen, h, e) })
 	r.host, r.world, r.named = h, world, world != ""
+	r.emptySince = time.Now() // its players have EmptyFor to come
 	r.cur.Store(&hostRef{h})
 	hctx, stop := context.WithCancel(context.Background())
 	running := make(chan struct{})

@@ -887,3 +887,61 @@ func TestUnnamedWorldHoldsNoLease(t *testing.T) {
 		t.Fatalf("Ready said %d times for a refused world", n)
 	}
 }
+
+// TestEmptyWorldShutsDown: with EmptyFor, an allocated world that nobody
+// plays in for that long is saved and its server says Shutdown, Run
+// returning nil; a player in it holds it open, and the unnamed world of a
+// warm server is never ended so.
+func TestEmptyWorldShutsDown(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		b := newBed(t)
+		cfg := b.config()
+		cfg.EmptyFor = 30 * time.Second
+		done := make(chan error, 1)
+		go func() { done <- fleet.Run(t.Context(), cfg) }()
+		if err := b.side.WaitCount(t.Context(), "/ready", 1); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * cfg.EmptyFor)
+		synctest.Wait()
+		if n := b.side.Count("/shutdown"); n != 0 {
+			t.Fatalf("the warm server's unnamed world said Shutdown %d times", n)
+		}
+		b.side.Allocate(nil, map[string]string{fleet.WorldKey: "quiet"})
+		for len(b.worlds()) < 2 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		_, leave := b.join("ann", tandem.ClientConfig[move]{})
+		time.Sleep(2 * cfg.EmptyFor)
+		synctest.Wait()
+		if n := b.side.Count("/shutdown"); n != 0 {
+			t.Fatalf("Shutdown while ann plays (%d calls)", n)
+		}
+		leave()
+		left := time.Now()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(2 * cfg.EmptyFor):
+			t.Fatal("the world was not ended a minute after ann left")
+		}
+		if waited := time.Since(left); err != nil || waited < cfg.EmptyFor || waited > cfg.EmptyFor+2*time.Second {
+			t.Fatalf("Run ended %v after ann left with %v; want nil, EmptyFor (%v) later", waited, err, cfg.EmptyFor)
+		}
+		if n := b.side.Count("/shutdown"); n != 1 {
+			t.Fatalf("%d Shutdown calls, want 1", n)
+		}
+		var final uint64
+		b.host().Do(func(w *tandem.World) { final = ecs.Resource[steps](w.ECS).N })
+		h, err := tandem.NewHost(testGame(&stall{}), tandem.HostConfig{SaveTo: filepath.Join(b.dir, "quiet.db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		var got uint64
+		h.Do(func(w *tandem.World) { got = ecs.Resource[steps](w.ECS).N })
+		if got != final || final < 60*60 {
+			t.Fatalf("the save holds %d steps; the host took %d", got, final)
+		}
+	})
+}

@@ -48,6 +48,7 @@ type Flags struct {
 	Save      string        // -save: a bbolt file or a postgres:// URL; see SavePath
 	SaveEvery time.Duration // -save-every: the host's save interval (default 5 s)
 	Agones    bool          // -agones: a game server of an Agones fleet
+	EmptyFor  time.Duration // -empty-for: with -agones, end an allocated world nobody played in for this long
 
 	given map[string]bool
 }
@@ -110,6 +111,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ResetKey, "reset-key", f.ResetKey, "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one "+f.App+"/reset-key in the user's config directory)")
 	fs.StringVar(&f.Save, "save", f.Save, "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: "+f.App+"/world.db in the user's state directory)")
 	fs.DurationVar(&f.SaveEvery, "save-every", f.SaveEvery, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
+	fs.DurationVar(&f.EmptyFor, "empty-for", f.EmptyFor, "with -agones: end an allocated world nobody has played in for this long, from its start (its final save, then Shutdown, so a warm server takes the pod's place); 0 keeps it until Agones stops it")
 	fs.BoolVar(&f.Agones, "agones", f.Agones, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names (fleet.WorldKey) is loaded from -save, best a postgres:// URL")
 }
 
@@ -151,6 +153,8 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-save-every must be positive")
 	case f.Agones && !f.Host:
 		return errors.New("-agones runs a host: use it with -host")
+	case !f.Agones && given("empty-for"), f.EmptyFor < 0:
+		return errors.New("-empty-for is a fleet's game server's, and not negative: use it with -host -agones")
 	case f.Join == "" && f.Spectate:
 		return errors.New("-spectate is for a client: use it with -join")
 	case !f.Host && !later && given("grace"):

@@ -38,7 +38,7 @@ func TestCheck(t *testing.T) {
 	fs.SetOutput(&usage)
 	f.Register(fs)
 	fs.PrintDefaults()
-	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones"} {
+	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones", "empty-for"} {
 		if !strings.Contains(usage.String(), "-"+name+" ") && !strings.Contains(usage.String(), "-"+name+"\n") {
 			t.Errorf("the usage does not document -%s:\n%s", name, usage.String())
 		}

@@ -28,8 +28,9 @@ import (
 // newHost makes the host of each world from hc: the flags' settings
 // (HostConfig, no player of the host's own) and the world's save. cfg holds
 // the fleet's settings beyond the flags (RestartOnTerm, periods); ServeFleet
-// sets its Listener, Pin and Open, its SDK when nil, and OnWorld and
-// OnError, when nil, to lines on stdout and stderr. Each host's events are
+// sets its Listener, Pin and Open, its SDK when nil, EmptyFor when zero
+// (-empty-for), and OnWorld and OnError, when nil, to lines on stdout and
+// stderr. Each host's events are
 // logged to stderr.
 func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(hc tandem.HostConfig) (fleet.Host, error), stdout, stderr io.Writer) error {
 	logErr := func(err error) { fmt.Fprintf(stderr, "%s: %v\n", f.App, err) }
@@ -58,6 +59,9 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 	fmt.Fprintf(stdout, "%s: game server on %s, certificate %s\n", f.App, l.Addr(), t.Fingerprint())
 	target := f.Save // the fleet's store: no default file
 	cfg.Listener, cfg.Pin = l, t.Fingerprint()
+	if cfg.EmptyFor == 0 {
+		cfg.EmptyFor = f.EmptyFor
+	}
 	cfg.Open = func(ctx context.Context, world string) (fleet.Host, error) {
 		h, err := newHost(f.fleetHostConfig(target, world, stderr))
 		if err != nil {
