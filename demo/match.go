@@ -103,7 +103,7 @@ func hostMatch(o options, stdout, stderr io.Writer) (*localMatch, error) {
 		sv.Close()
 		return nil, err
 	}
-	h.OnEvent(func(e tandem.Event) { fmt.Fprintln(stderr, appName+":", e) })
+	launch.LogHost(h, appName, stderr)
 	h.Serve(hosting.Listener)
 	m := &localMatch{Session: h, host: h, full: hosting.Line, short: hosting.Short, save: sv, first: first}
 	h.OnReceipt(m.receipts.take)

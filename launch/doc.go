@@ -8,8 +8,8 @@
 //
 //   - Flags.Register and Flags.Check: -host, -join, -addr, -pin, -name,
 //     -spectate, -max-players, -per-address, -grace, -idle-timeout, -lag,
-//     -jitter, -loss, -reset-key, -save, -save-every, -agones and
-//     -empty-for, with errors that say which flag to change.
+//     -jitter, -loss, -reset-key, -save, -save-every, -agones, -empty-for
+//     and -check-writes, with errors that say which flag to change.
 //   - Flags.HostConfig: the host's settings the flags give.
 //   - Flags.OpenSave: the world's save (bbolt or PostgreSQL), holding the
 //     host's identity too, so a restarted host is the same host to its
@@ -17,8 +17,10 @@
 //   - Flags.Listen: the QUIC listener (under a link conditioner with -lag,
 //     -jitter or -loss), and the lines a friend joins with, printed.
 //   - Flags.Dialer: a client's connection, made again after a break.
-//   - LogClient: a client's joins, breaks and resumes, one line each.
-//   - WatchRestart: a signal that closes a host for a restart.
+//   - LogClient and LogHost: a client's joins, breaks and resumes, and a
+//     host's events, one line each.
+//   - RunHost: a host run until its context ends, closed for a restart at
+//     RestartSignal (WatchRestart, for a loop of the game's own).
 //   - Flags.ServeFleet: the host as a game server of an Agones fleet.
 //
 // Nothing here steps a simulation or draws: the game's loop (a window, or a

@@ -22,9 +22,9 @@ func LogClient[I comparable](c *tandem.Client[I], app, join string, w io.Writer)
 		switch {
 		case e.Kind == tandem.PeerReady && resumed:
 			resumed = false
-			fmt.Fprintf(w, "%s: back in the game as peer %d (%s), %d entities\n", app, e.Peer, e.Name, c.World().ECS.Networked())
+			fmt.Fprintf(w, "%s: back in the game as peer %d (%s), %s\n", app, e.Peer, e.Name, entities(c.World().ECS.Networked()))
 		case e.Kind == tandem.PeerReady:
-			fmt.Fprintf(w, "%s: joined %s as peer %d (%s), %d entities\n", app, join, e.Peer, e.Name, c.World().ECS.Networked())
+			fmt.Fprintf(w, "%s: joined %s as peer %d (%s), %s\n", app, join, e.Peer, e.Name, entities(c.World().ECS.Networked()))
 		case e.Kind == tandem.PeerLeft && (e.Err == nil || errors.As(e.Err, &ce) && !ce.Remote && ce.Code == transport.CloseNormal):
 			// This side left: nothing to report.
 		case e.Kind == tandem.PeerLeft:
@@ -38,4 +38,22 @@ func LogClient[I comparable](c *tandem.Client[I], app, join string, w io.Writer)
 			fmt.Fprintf(w, "%s: the host refused the resume, joining afresh: %v\n", app, e.Err)
 		}
 	})
+}
+
+// entities says n entities, "1 entity" for one.
+func entities(n int) string {
+	if n == 1 {
+		return "1 entity"
+	}
+	return fmt.Sprintf("%d entities", n)
+}
+
+// LogHost writes to w each of h's events (a peer joined, left, broke,
+// resumed, was refused: tandem.Event's String), one line each, beginning
+// with app. The lines are written on the goroutine that steps h. It
+// returns the function that stops it.
+func LogHost(h interface {
+	OnEvent(func(tandem.Event)) (remove func())
+}, app string, w io.Writer) (stop func()) {
+	return h.OnEvent(func(e tandem.Event) { fmt.Fprintf(w, "%s: %v\n", app, e) })
 }

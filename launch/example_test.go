@@ -2,6 +2,7 @@ package launch_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -36,9 +37,10 @@ var mygame = &tandem.Game[struct{ Fire bool }]{}
 
 // A host's main with the flags: the save opened (the host's identity in
 // it), the host made and served on the listener whose join lines it
-// prints, and run until Ctrl-C; SIGHUP closes it for a restart, its players
-// coming back to the host started next on the same save.
-func ExampleFlags_Listen() {
+// prints, its events logged, and run until Ctrl-C; SIGHUP closes it for a
+// restart, its players coming back to the host started next on the same
+// save.
+func ExampleRunHost() {
 	f := launch.Flags{App: "mygame"}
 	f.Register(flag.CommandLine)
 	flag.Parse()
@@ -51,7 +53,7 @@ func ExampleFlags_Listen() {
 		fmt.Fprintln(os.Stderr, "mygame:", err)
 		os.Exit(1)
 	}
-	defer sv.Close() // after the host's Close, deferred below
+	defer sv.Close() // after the host's close, which saves last
 	hc := f.HostConfig(true)
 	sv.Configure(&hc, os.Stderr)
 	h, err := tandem.NewHost(mygame, hc)
@@ -65,33 +67,29 @@ func ExampleFlags_Listen() {
 		fmt.Fprintln(os.Stderr, "mygame:", err)
 		return
 	}
+	launch.LogHost(h, f.App, os.Stderr)
 	h.Serve(hosting.Listener)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	ctx, restart := launch.WatchRestart(ctx, h, f.App, os.Stdout)
-	if err := h.Run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "mygame: the host stopped:", err)
-	}
-	restart.Stop()
-	if restart.Asked() {
-		err = h.CloseForRestart()
-	} else {
-		err = h.Close()
-	}
-	if err != nil {
+	if err := launch.RunHost(ctx, h, f.App, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mygame:", err)
 	}
 }
 
 // A client's main with the flags: it dials the host -join names (again
 // after a break), logs its joins and breaks, and plays until the session
-// ends.
+// ends. LogClient has said why a session ended: Run's error is for the
+// exit code.
 func ExampleLogClient() {
 	f := launch.Flags{App: "mygame"}
 	f.Register(flag.CommandLine)
 	flag.Parse()
-	if err := f.Check(flag.CommandLine); err != nil || f.Join == "" {
-		fmt.Fprintln(os.Stderr, "mygame: give -join HOST:PORT/CODE", err)
+	if err := f.Check(flag.CommandLine); err != nil {
+		fmt.Fprintln(os.Stderr, "mygame:", err)
+		os.Exit(2)
+	}
+	if f.Join == "" {
+		fmt.Fprintln(os.Stderr, "mygame: give -join and the host's join line (HOST:PORT/CODE)")
 		os.Exit(2)
 	}
 	dial, err := f.Dialer()
@@ -105,7 +103,7 @@ func ExampleLogClient() {
 		os.Exit(1)
 	}
 	launch.LogClient(c, f.App, f.Join, os.Stderr)
-	if err := c.Run(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "mygame:", err)
+	if err := c.Run(context.Background()); err != nil && !errors.Is(err, tandem.ErrClosed) {
+		os.Exit(1)
 	}
 }

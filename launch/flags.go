@@ -50,6 +50,8 @@ type Flags struct {
 	Agones    bool          // -agones: a game server of an Agones fleet
 	EmptyFor  time.Duration // -empty-for: with -agones, end an allocated world nobody played in for this long
 
+	CheckWrites bool // -check-writes: the host checks every step that each write was reported (development)
+
 	given map[string]bool
 }
 
@@ -95,12 +97,12 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	if f.SaveEvery == 0 {
 		f.SaveEvery = 5 * time.Second
 	}
-	fs.BoolVar(&f.Host, "host", f.Host, "host a networked game and play in it; others join with the line it prints")
+	fs.BoolVar(&f.Host, "host", f.Host, "host a networked game; others join with the line it prints")
 	fs.StringVar(&f.Join, "join", f.Join, "join the game the host's join line names: `HOST:PORT/CODE` (the full line, or the short code it reads out), or HOST:PORT with -pin")
 	fs.StringVar(&f.Addr, "addr", f.Addr, "with -host: the UDP `address` to listen on (port 0 picks a free one)")
 	fs.StringVar(&f.Pin, "pin", f.Pin, "with -join: the host's certificate `fingerprint` (hex SHA-256) from its join line; without it the host is not authenticated")
 	fs.StringVar(&f.Name, "name", f.Name, "your player's `name`, shown to the host")
-	fs.BoolVar(&f.Spectate, "spectate", f.Spectate, "with -join: watch the game without playing in it")
+	fs.BoolVar(&f.Spectate, "spectate", f.Spectate, "with -join: watch the game without playing in it (a host that takes spectators: tandem.HostConfig.Spectators)")
 	fs.IntVar(&f.MaxPlayers, "max-players", f.MaxPlayers, "with -host: the most people in the match, the host's own player included")
 	fs.IntVar(&f.PerAddress, "per-address", f.PerAddress, "with -host: the most players and spectators from one IP address (0: the engine's 4); raise it to load a host with clients from one machine")
 	fs.DurationVar(&f.Grace, "grace", f.Grace, "with -host: how long a player whose connection broke is kept for its client to come back on a new connection; 0 turns that off")
@@ -112,6 +114,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Save, "save", f.Save, "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: "+f.App+"/world.db in the user's state directory)")
 	fs.DurationVar(&f.SaveEvery, "save-every", f.SaveEvery, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
 	fs.DurationVar(&f.EmptyFor, "empty-for", f.EmptyFor, "with -agones: end an allocated world nobody has played in for this long, from its start (its final save, then Shutdown, so a warm server takes the pod's place); 0 keeps it until Agones stops it")
+	fs.BoolVar(&f.CheckWrites, "check-writes", f.CheckWrites, "with -host: check at every step that each write of a replicated or saved component was reported (ecs.MutateComponent), and that each codec gives back what it was given; one that was not stops the host with a panic naming the component. It reads the whole world every step: for development")
 	fs.BoolVar(&f.Agones, "agones", f.Agones, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names (fleet.WorldKey) is loaded from -save, best a postgres:// URL")
 }
 
@@ -153,6 +156,8 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-save-every must be positive")
 	case f.Agones && !f.Host:
 		return errors.New("-agones runs a host: use it with -host")
+	case !f.Host && f.CheckWrites:
+		return errors.New("-check-writes is the host's: use it with -host")
 	case !f.Agones && given("empty-for"), f.EmptyFor < 0:
 		return errors.New("-empty-for is a fleet's game server's, and not negative: use it with -host -agones")
 	case f.Join == "" && f.Spectate:
@@ -171,9 +176,12 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-lag and -jitter must not be negative")
 	}
 	if err := wire.CheckName(f.Name); err != nil {
-		return fmt.Errorf("-name: %w", err)
+		// The player reads what is wrong with the name, not the package's
+		// prefix.
+		return fmt.Errorf("-name: %s", strings.TrimPrefix(err.Error(), wire.ErrBadName.Error()+": "))
 	}
-	if strings.Contains(f.Join, "/") || strings.Contains(f.Join, " ") {
+	switch {
+	case strings.Contains(f.Join, "/") || strings.Contains(f.Join, " "):
 		jc, err := ParseJoin(f.Join)
 		switch {
 		case err != nil:
@@ -182,6 +190,17 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 			return errors.New("-join's join line holds the pin already: leave out -pin")
 		}
 		f.JoinWith(jc)
+	case f.Join != "" && f.Pin != "":
+		// An address and its pin given apart: checked as a join line is.
+		jc, err := joincode.New(f.Join, f.Pin)
+		if err != nil {
+			return fmt.Errorf("-join with -pin: %w", err)
+		}
+		f.JoinWith(jc)
+	case f.Join != "":
+		if _, err := joincode.New(f.Join, strings.Repeat("0", 64)); err != nil {
+			return fmt.Errorf("-join: %w", err)
+		}
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestCheck(t *testing.T) {
 	fs.SetOutput(&usage)
 	f.Register(fs)
 	fs.PrintDefaults()
-	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones", "empty-for"} {
+	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones", "empty-for", "check-writes"} {
 		if !strings.Contains(usage.String(), "-"+name+" ") && !strings.Contains(usage.String(), "-"+name+"\n") {
 			t.Errorf("the usage does not document -%s:\n%s", name, usage.String())
 		}
@@ -61,6 +61,11 @@ func TestCheck(t *testing.T) {
 		"-join 127.0.0.1:4242 -save-every 1s":           "the host's",
 		"-host -save-every 0s":                          "must be positive",
 		"-agones":                                       "use it with -host",
+		"-host -empty-for 1m":                           "use it with -host -agones",
+		"-host -agones -empty-for -1s":                  "not negative",
+		"-join 127.0.0.1:4242 -pin abcd":                "-join with -pin: the host's fingerprint is damaged",
+		"-join 127.0.0.1":                               "-join: \"127.0.0.1\" is not an address",
+		"-join 127.0.0.1:4242 -check-writes":            "-check-writes is the host's",
 		"-spectate":                                     "use it with -join",
 		"-join 127.0.0.1:4242 -grace 5s":                "use it with -host",
 		"-idle-timeout 1s":                              "use it with -host or -join",
@@ -157,13 +162,13 @@ func TestJoinLines(t *testing.T) {
 // when it plays, and a fleet's world is saved to its store once an
 // allocation names it.
 func TestHostConfig(t *testing.T) {
-	f, err := parse([]string{"-host", "-max-players", "12", "-per-address", "64", "-grace", "0s", "-save-every", "2s", "-name", "ann"}, false)
+	f, err := parse([]string{"-host", "-max-players", "12", "-per-address", "64", "-grace", "0s", "-save-every", "2s", "-name", "ann", "-check-writes"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hc := f.HostConfig(true)
-	if hc.MaxPeers != 12 || hc.MaxPeersPerAddress != 64 || hc.Grace >= 0 || hc.SaveEvery != 2*time.Second || hc.Name != "ann" {
-		t.Fatalf("host settings %+v; want 12 people, 64 from one address, no resumes, a save every 2 s, ann playing", hc)
+	if hc.MaxPeers != 12 || hc.MaxPeersPerAddress != 64 || hc.Grace >= 0 || hc.SaveEvery != 2*time.Second || hc.Name != "ann" || !hc.Replication.CheckReports {
+		t.Fatalf("host settings %+v; want 12 people, 64 from one address, no resumes, a save every 2 s, ann playing, writes checked", hc)
 	}
 	if hc := f.HostConfig(false); hc.Name != "" {
 		t.Fatalf("a host that does not play: its own player %q", hc.Name)

@@ -67,7 +67,7 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 		if err != nil {
 			return nil, err
 		}
-		h.OnEvent(func(e tandem.Event) { fmt.Fprintf(stderr, "%s: %v\n", f.App, e) })
+		LogHost(h, f.App, stderr)
 		return h, nil
 	}
 	if cfg.OnWorld == nil {

@@ -14,7 +14,9 @@ import (
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
-// DialTimeout bounds how long a client's dial waits for the host to answer.
+// DialTimeout bounds how long a client's dial waits for the host to answer
+// (a host that does not answer at all is given up sooner, by the
+// transport's handshake timeout).
 const DialTimeout = 10 * time.Second
 
 // Conditions returns what -lag, -jitter and -loss do to each direction of

@@ -2,12 +2,15 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/tandem-go/tandem"
 )
 
 // RestartSignal is the signal WatchRestart takes for a restart: SIGHUP. (A
@@ -66,3 +69,38 @@ func (r *Restart) Asked() bool { return r.asked.Load() }
 
 // Stop ends the watch, and returns once it has ended: Asked is final then.
 func (r *Restart) Stop() { r.cancel(); <-r.done }
+
+// Runner is what RunHost runs: tandem.Host has it.
+type Runner interface {
+	Restartable
+	// Run steps the world until ctx is done (nil) or the host stops.
+	Run(ctx context.Context) error
+	// Close and CloseForRestart close the host, saving last.
+	Close() error
+	CloseForRestart() error
+}
+
+// RunHost runs h on the calling goroutine until ctx ends, h stops on its
+// own (another host took its world), or RestartSignal comes (WatchRestart),
+// then closes it: for a restart when the signal asked and h can restart,
+// else with Close. It returns why h stopped on its own, else what closing
+// it returned (its final save's error); nil for an orderly end. A headless
+// host's main is then: open, Serve, RunHost.
+func RunHost(ctx context.Context, h Runner, app string, out io.Writer) error {
+	ctx, restart := WatchRestart(ctx, h, app, out)
+	runErr := h.Run(ctx)
+	restart.Stop()
+	var err error
+	if restart.Asked() {
+		err = h.CloseForRestart()
+	} else {
+		err = h.Close()
+	}
+	if runErr != nil && !errors.Is(runErr, tandem.ErrClosed) {
+		return runErr
+	}
+	if errors.Is(err, tandem.ErrClosed) {
+		return nil // it had stopped already
+	}
+	return err
+}

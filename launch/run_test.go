@@ -195,7 +195,7 @@ func TestLogClient(t *testing.T) {
 		if !r.StepUntil(60*10, func() bool { return ann.State() == tandem.Playing }) {
 			t.Fatalf("ann did not join: %v", ann.Err())
 		}
-		want := fmt.Sprintf("mygame: joined host:4242 as peer %d (ann), 1 entities\n", ann.Peer())
+		want := fmt.Sprintf("mygame: joined host:4242 as peer %d (ann), 1 entity\n", ann.Peer())
 		if log.String() != want {
 			t.Fatalf("the join's log: %q, want %q", log.String(), want)
 		}
@@ -207,7 +207,7 @@ func TestLogClient(t *testing.T) {
 		for _, want := range []string{
 			"mygame: the connection broke, reconnecting: ",
 			fmt.Sprintf("mygame: resumed as peer %d (ann)\n", ann.Peer()),
-			fmt.Sprintf("mygame: back in the game as peer %d (ann), 1 entities\n", ann.Peer()),
+			fmt.Sprintf("mygame: back in the game as peer %d (ann), 1 entity\n", ann.Peer()),
 		} {
 			if !strings.Contains(log.String(), want) {
 				t.Errorf("the log after a break lacks %q:\n%s", want, log.String())
@@ -273,5 +273,45 @@ func TestWatchRestart(t *testing.T) {
 	r.Stop()
 	if ctx.Err() == nil || r.Asked() {
 		t.Fatalf("a stopped watch: ctx %v, Asked %v", ctx.Err(), r.Asked())
+	}
+}
+
+// RunHost closes a restartable host for a restart at RestartSignal, its
+// save then open to the next host, and closes it plainly when its context
+// ends.
+func TestRunHost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "world.db")
+	h, err := tandem.NewHost(standers, tandem.HostConfig{SaveTo: path, Grace: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- RunHost(context.Background(), h, "mygame", &out) }()
+	for h.Ticks() == 0 {
+		time.Sleep(time.Millisecond) // running: the watch is set before Run
+	}
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "mygame: closing for a restart") {
+			t.Fatalf("RunHost at SIGHUP: %v, said %q; want nil and a restart", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunHost went on after SIGHUP")
+	}
+
+	next, err := tandem.NewHost(standers, tandem.HostConfig{SaveTo: path, Grace: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("the next host on the save: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out = syncBuffer{}
+	go func() { done <- RunHost(ctx, next, "mygame", &out) }()
+	cancel()
+	if err := <-done; err != nil || out.String() != "" {
+		t.Fatalf("RunHost at its context's end: %v, said %q; want nil, nothing", err, out.String())
 	}
 }

@@ -13,9 +13,11 @@ import (
 )
 
 // HostConfig returns the host's settings the flags give: MaxPeers,
-// MaxPeersPerAddress, Grace (-grace 0: no resumes) and SaveEvery, and Name
-// when the host's own player plays (plays). A game adds its own (Spectators,
-// a save: Save.Configure).
+// MaxPeersPerAddress, Grace (-grace 0: no resumes), SaveEvery and, with
+// -check-writes, Replication.CheckReports; and Name when the host's own
+// player plays (plays). A game adds its own: Spectators (none by default,
+// so -spectate is refused until the game takes some), a save
+// (Save.Configure).
 func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 	hc := tandem.HostConfig{MaxPeers: f.MaxPlayers, MaxPeersPerAddress: f.PerAddress, Grace: f.Grace, SaveEvery: f.SaveEvery}
 	if f.Grace == 0 {
@@ -24,6 +26,7 @@ func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 	if plays {
 		hc.Name = f.Name
 	}
+	hc.Replication.CheckReports = f.CheckWrites
 	return hc
 }
 

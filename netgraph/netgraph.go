@@ -1,8 +1,9 @@
 // Package netgraph keeps what a game's net graph shows of a session: lines
 // of text (round trip, loss, traffic, corrections, lead, what the interest
 // scope sends and removes) and three curves (round trip and traffic in and
-// out), from the figures package tandem gives (Client.Stats, Host.Stats'
-// peers, Session.AppendPeerStats).
+// out), from the figures package tandem gives: a client's NetStats
+// (Client.NetStats from any goroutine, Client.Stats inside Do or View) and
+// a host's peers (Host.AppendPeerStats, inside Do or View).
 //
 // Where it sits: the game's window calls Graph.Client or Graph.Host once a
 // drawn frame with the session's figures, then draws Title, Lines and the
@@ -53,7 +54,7 @@ type Graph struct {
 	// and Host only sample the curves (so they are whole when shown) and
 	// build no text.
 	Shown bool
-	// Title names the session: "client", or "host, 2 peers, 1 resumes".
+	// Title names the session: "client", or "host, 2 peers, 1 resume".
 	Title string
 	// Lines are the figures, one line of text each.
 	Lines []string
@@ -95,7 +96,7 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 	return x.per
 }
 
-// Client renews the graph from a client's figures (Client.Stats) at now.
+// Client renews the graph from a client's figures (Client.NetStats) at now.
 func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	g.RTT.Add(float32(st.RTT.Seconds() * 1000))
 	g.In.Add(float32(st.KbitIn))
@@ -117,8 +118,9 @@ func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	)
 }
 
-// Host renews the graph from a host's peers (Session.AppendPeerStats) at
-// now: a line of each peer's link and one of what its scope sends.
+// Host renews the graph from a host's peers (Host.AppendPeerStats, read
+// inside Do or View) at now: a line of each peer's link and one of what its
+// scope sends.
 func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 	g.round++
 	defer g.forget()
@@ -152,7 +154,7 @@ func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 	if len(peers) == 0 {
 		g.Lines = append(g.Lines, "waiting for players to join")
 	}
-	g.Title = fmt.Sprintf("host, %d peers, %d resumes", len(peers), resumes)
+	g.Title = "host, " + count(len(peers), "peer", "peers") + ", " + count(resumes, "resume", "resumes")
 }
 
 // forget lets go of the rates no peer read in the last renewal.
@@ -162,4 +164,12 @@ func (g *Graph) forget() {
 			delete(g.rates, k)
 		}
 	}
+}
+
+// count says n things, as "1 peer" or "2 peers".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -69,7 +69,7 @@ func TestHost(t *testing.T) {
 	g.Host(start, peers)
 	peers[0].Replication = replicate.PeerStats{Items: 3000, Entered: 60, Left: 30, JoinEntities: 900}
 	g.Host(start.Add(time.Second), peers)
-	if g.Title != "host, 2 peers, 1 resumes" || len(g.Lines) != 4 {
+	if g.Title != "host, 2 peers, 1 resume" || len(g.Lines) != 4 {
 		t.Fatalf("two peers: %q, %d lines %q", g.Title, len(g.Lines), g.Lines)
 	}
 	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   joined with 900") {

@@ -314,7 +314,7 @@ func (h *Host) Accept(tc transport.Conn) {
 	closed := h.closed
 	h.mu.Unlock()
 	if closed {
-		tc.Close(transport.CloseHostShutdown, "host shutting down")
+		tc.Close(transport.CloseHostShutdown, "the game has ended")
 		return
 	}
 	for {
@@ -337,7 +337,7 @@ func (h *Host) Accept(tc transport.Conn) {
 // simulation has stopped): closing reports in-flight datagrams lost to the
 // replicator, which reads the world. The host's entities are not removed.
 func (h *Host) Close() error {
-	return h.closeWith(transport.CloseHostShutdown, "host shutting down")
+	return h.closeWith(transport.CloseHostShutdown, "the game has ended")
 }
 
 // CloseRestarting closes as Close does, with CloseHostRestarting: each
@@ -347,7 +347,7 @@ func (h *Host) Close() error {
 // save (which keeps its players). Other clients end as with Close;
 // connections not admitted yet are closed with CloseHostShutdown.
 func (h *Host) CloseRestarting() error {
-	return h.closeWith(transport.CloseHostRestarting, "host restarting: reconnect")
+	return h.closeWith(transport.CloseHostRestarting, "come back to the next host, which restores this world")
 }
 
 // closeWith closes every connection with code and reason (Close).
@@ -374,7 +374,7 @@ func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 		select {
 		case tc := <-h.incoming:
 			// Not admitted: nothing to come back to.
-			tc.Close(transport.CloseHostShutdown, "host shutting down")
+			tc.Close(transport.CloseHostShutdown, "the game has ended")
 		default:
 			return nil
 		}
