@@ -58,7 +58,7 @@ type options struct {
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
-	o := options{Flags: launch.Flags{App: appName, MaxPlayers: game.MaxPlayers}, bots: 3, crates: game.DefaultConfig().Crates}
+	o := options{Flags: launch.Flags{App: appName, MaxPlayers: game.MaxPlayers, Fleet: true}, bots: 3, crates: game.DefaultConfig().Crates}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {

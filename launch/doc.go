@@ -8,8 +8,9 @@
 //
 //   - Flags.Register and Flags.Check: -host, -join, -addr, -pin, -name,
 //     -spectate, -max-players, -per-address, -grace, -idle-timeout, -lag,
-//     -jitter, -loss, -reset-key, -save, -save-every, -agones, -empty-for
-//     and -check-writes, with errors that say which flag to change.
+//     -jitter, -loss, -reset-key, -save, -save-every, -check-writes, and
+//     with Flags.Fleet -agones and -empty-for, with errors that say which
+//     flag to change.
 //   - Flags.HostConfig: the host's settings the flags give.
 //   - Flags.OpenSave: the world's save (bbolt or PostgreSQL), holding the
 //     host's identity too, so a restarted host is the same host to its

@@ -26,6 +26,9 @@ type Flags struct {
 	// -host or -join are kept for then rather than refused. Set it between
 	// parsing and Check.
 	ChooseLater bool
+	// Fleet registers -agones and -empty-for too, for a game that serves
+	// as an Agones game server (ServeFleet). Set it before Register.
+	Fleet bool
 
 	Host     bool           // -host: host a match and play in it
 	Join     string         // -join: after Check, the host's address
@@ -78,7 +81,8 @@ func (f *Fraction) Set(s string) error {
 	return nil
 }
 
-// Register defines the flags on fs, with f's fields as their defaults;
+// Register defines the flags on fs (-agones and -empty-for only with
+// Fleet), with f's fields as their defaults;
 // those left zero take Addr ":4242", Name "player", MaxPlayers 8, Grace 30
 // s and SaveEvery 5 s.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -113,8 +117,11 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ResetKey, "reset-key", f.ResetKey, "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one "+f.App+"/reset-key in the user's config directory)")
 	fs.StringVar(&f.Save, "save", f.Save, "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: "+f.App+"/world.db in the user's state directory)")
 	fs.DurationVar(&f.SaveEvery, "save-every", f.SaveEvery, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
-	fs.DurationVar(&f.EmptyFor, "empty-for", f.EmptyFor, "with -agones: end an allocated world nobody has played in for this long, from its start (its final save, then Shutdown, so a warm server takes the pod's place); 0 keeps it until Agones stops it")
 	fs.BoolVar(&f.CheckWrites, "check-writes", f.CheckWrites, "with -host: check at every step that each write of a replicated or saved component was reported (ecs.MutateComponent), and that each codec gives back what it was given; one that was not stops the host with a panic naming the component. It reads the whole world every step: for development")
+	if !f.Fleet {
+		return
+	}
+	fs.DurationVar(&f.EmptyFor, "empty-for", f.EmptyFor, "with -agones: end an allocated world nobody has played in for this long, from its start (its final save, then Shutdown, so a warm server takes the pod's place); 0 keeps it until Agones stops it")
 	fs.BoolVar(&f.Agones, "agones", f.Agones, "with -host: run as a game server of an Agones fleet, headless (the SDK server's port from AGONES_SDK_HTTP_PORT, default 9358); the world an allocation names (fleet.WorldKey) is loaded from -save, best a postgres:// URL")
 }
 

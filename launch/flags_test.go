@@ -18,7 +18,7 @@ import (
 // parse registers a game's flags, parses args and checks them, as a
 // game's main does.
 func parse(args []string, later bool) (*Flags, error) {
-	f := &Flags{App: "mygame"}
+	f := &Flags{App: "mygame", Fleet: true}
 	fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.Register(fs)
@@ -32,7 +32,7 @@ func parse(args []string, later bool) (*Flags, error) {
 // Every flag has its help and its default; each refusal names what to
 // change.
 func TestCheck(t *testing.T) {
-	f := &Flags{App: "mygame"}
+	f := &Flags{App: "mygame", Fleet: true}
 	fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
 	var usage bytes.Buffer
 	fs.SetOutput(&usage)
@@ -85,6 +85,14 @@ func TestCheck(t *testing.T) {
 	}
 	if _, err := parse([]string{"-join", " "}, false); err == nil || !strings.Contains(err.Error(), "needs the host's join line") {
 		t.Errorf("a blank -join: %v", err)
+	}
+	// A game that does not serve in a fleet has no fleet flags.
+	nofleet := &Flags{App: "mygame"}
+	nfs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+	nfs.SetOutput(io.Discard)
+	nofleet.Register(nfs)
+	if nfs.Lookup("agones") != nil || nfs.Lookup("empty-for") != nil || nfs.Lookup("check-writes") == nil {
+		t.Error("without Fleet, -agones and -empty-for are registered (or -check-writes is not)")
 	}
 	var unnamed Flags
 	ufs := flag.NewFlagSet("x", flag.ContinueOnError)

@@ -13,7 +13,7 @@ import (
 )
 
 // ServeFleet runs the host as a game server of an Agones fleet (-host
-// -agones) until ctx ends: pass one that SIGTERM ends
+// -agones, registered with Flags.Fleet) until ctx ends: pass one that SIGTERM ends
 // (signal.NotifyContext). It listens on -addr, speaks to the SDK server
 // beside its pod (localhost:$AGONES_SDK_HTTP_PORT, 9358 by default), and
 // lets package fleet do the rest: the pin published, Ready, Health, the
