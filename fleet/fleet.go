@@ -82,8 +82,11 @@ type Config struct {
 	// it. Called on Run's goroutine. The unnamed world of a warm server is
 	// kept in memory only: opened from a store, "" is the store's default
 	// world (tandem.HostConfig.World), the same for every warm server, and
-	// each would take its lease from the one before and stop it: Run
-	// refuses a host for "" that holds a stored world.
+	// each would take its lease from the one before and stop it. Run
+	// refuses a host for "" that holds a stored world, but only once Open
+	// built it, so after its lease was taken (the server that held the
+	// world is fenced by then): the refusal makes the mistake loud, it
+	// does not undo it. Build "" without HostConfig.SaveTo or Store.
 	Open func(ctx context.Context, world string) (Host, error)
 	// WorldKey is the label or annotation naming the world. Default
 	// WorldKey.
@@ -179,11 +182,13 @@ func WorldOf(gs *agones.GameServer, key string) string {
 // order of things. It returns an error without calling Ready when the first
 // world does not open or the SDK server cannot be reached before ctx ends.
 func Run(ctx context.Context, cfg Config) error {
+	if cfg.Listener != nil {
+		defer cfg.Listener.Close() // on every way out, a refused Config's too
+	}
 	if err := cfg.defaults(); err != nil {
 		return err
 	}
 	r := &runner{cfg: cfg}
-	defer cfg.Listener.Close()
 	// The watch lives until Shutdown is said, past ctx's end.
 	wctx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -296,6 +301,11 @@ func (r *runner) progress() uint64 {
 // emptyFor returns how long, as of now, the named world has held no
 // player (0 for the unnamed world, or while one holds a place).
 func (r *runner) emptyFor(now time.Time) time.Duration {
+	select {
+	case <-r.host.Done():
+		return 0 // stopped on its own: Run reports why, not an empty world
+	default:
+	}
 	if !r.named {
 		return 0
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/launch"
@@ -69,7 +70,7 @@ func ExampleRunHost() {
 	}
 	launch.LogHost(h, f.App, os.Stderr)
 	h.Serve(hosting.Listener)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := launch.RunHost(ctx, h, f.App, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mygame:", err)

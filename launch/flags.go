@@ -22,9 +22,10 @@ type Flags struct {
 	// and begins every line logged: "mygame". Required.
 	App string
 	// ChooseLater says the game picks hosting or joining after it starts
-	// (a start screen): the host's and the network's flags given without
-	// -host or -join are kept for then rather than refused. Set it between
-	// parsing and Check.
+	// (a start screen): -grace, -idle-timeout, -addr and the link
+	// conditioner's flags given without -host or -join are kept for then
+	// rather than refused (the save's and the host's other flags still
+	// need -host). Set it between parsing and Check.
 	ChooseLater bool
 	// Fleet registers -agones and -empty-for too, for a game that serves
 	// as an Agones game server (ServeFleet). Set it before Register.
@@ -40,7 +41,7 @@ type Flags struct {
 
 	MaxPlayers  int           // -max-players: the host's MaxPeers (default 8)
 	PerAddress  int           // -per-address: players from one IP address (0: the engine's)
-	Grace       time.Duration // -grace: how long a broken player is kept (default 30 s; 0: none)
+	Grace       time.Duration // -grace: how long a broken player is kept (default 30 s; 0: none; a negative default: none)
 	IdleTimeout time.Duration // -idle-timeout: a silent connection's end (0: the transport's)
 
 	Lag    time.Duration // -lag: added round trip, half each way
@@ -82,9 +83,9 @@ func (f *Fraction) Set(s string) error {
 }
 
 // Register defines the flags on fs (-agones and -empty-for only with
-// Fleet), with f's fields as their defaults;
-// those left zero take Addr ":4242", Name "player", MaxPlayers 8, Grace 30
-// s and SaveEvery 5 s.
+// Fleet), with f's fields as their defaults; those left zero take Addr
+// ":4242", Name "player", MaxPlayers 8, Grace 30 s and SaveEvery 5 s. A
+// game whose host keeps no one by default sets Grace negative.
 func (f *Flags) Register(fs *flag.FlagSet) {
 	if f.Addr == "" {
 		f.Addr = ":4242"
@@ -173,7 +174,7 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-grace is the host's: use it with -host")
 	case !f.Networked() && !later && given("idle-timeout"):
 		return errors.New("-idle-timeout is for a networked game: use it with -host or -join")
-	case f.Grace < 0 || f.IdleTimeout < 0:
+	case given("grace") && f.Grace < 0, f.IdleTimeout < 0:
 		return errors.New("-grace and -idle-timeout must not be negative")
 	case f.Join != "" && given("addr"):
 		return errors.New("-addr is the host's: a client dials the address in -join")

@@ -181,6 +181,18 @@ func TestHostConfig(t *testing.T) {
 	if hc := f.HostConfig(false); hc.Name != "" {
 		t.Fatalf("a host that does not play: its own player %q", hc.Name)
 	}
+	// A game whose host keeps no one by default; -grace still sets one.
+	for args, want := range map[string]time.Duration{"-host": -1, "-host -grace 5s": 5 * time.Second} {
+		g := &Flags{App: "mygame", Grace: -1}
+		fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+		g.Register(fs)
+		if err := fs.Parse(strings.Fields(args)); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Check(fs); err != nil || g.HostConfig(false).Grace != want {
+			t.Errorf("%q with no grace by default: %v, grace %v; want %v", args, err, g.HostConfig(false).Grace, want)
+		}
+	}
 	in := f.fleetHostConfig("worlds.db", "", io.Discard)
 	if in.SaveTo != "" || in.MaxPeers != 12 {
 		t.Errorf("a fleet's world before an allocation: %+v; want it in memory, 12 people", in)

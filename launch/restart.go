@@ -30,6 +30,7 @@ type Restart struct {
 	asked  atomic.Bool
 	cancel context.CancelFunc
 	done   chan struct{}
+	sig    chan os.Signal
 }
 
 // WatchRestart returns ctx ended also by RestartSignal, and the watch. When
@@ -38,13 +39,13 @@ type Restart struct {
 // players to come back, and they resume into the world the next host
 // started on the same save and address restores, within the grace window.
 // A host that is not restartable shuts down as at SIGINT. It says which on
-// out. The signal stays caught for the rest of the process: a second one
-// during the final save does not kill it. Stop the watch before reading
-// Asked for the last time.
+// out. The signal stays caught until Release: a second one during the
+// final save does not kill the process. Stop the watch before reading
+// Asked for the last time, and Release it once the host has closed.
 func WatchRestart(ctx context.Context, h Restartable, app string, out io.Writer) (context.Context, *Restart) {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Restart{cancel: cancel, done: make(chan struct{})}
 	sig := make(chan os.Signal, 1)
+	r := &Restart{cancel: cancel, done: make(chan struct{}), sig: sig}
 	signal.Notify(sig, RestartSignal)
 	go func() {
 		defer close(r.done)
@@ -68,7 +69,16 @@ func WatchRestart(ctx context.Context, h Restartable, app string, out io.Writer)
 func (r *Restart) Asked() bool { return r.asked.Load() }
 
 // Stop ends the watch, and returns once it has ended: Asked is final then.
+// The signal stays caught.
 func (r *Restart) Stop() { r.cancel(); <-r.done }
+
+// Release stops the watch (Stop) and stops catching RestartSignal for it:
+// call it once the host has closed, so that a program that goes on (a
+// game back at its menu) takes a hangup as it did before.
+func (r *Restart) Release() {
+	r.Stop()
+	signal.Stop(r.sig)
+}
 
 // Runner is what RunHost runs: tandem.Host has it.
 type Runner interface {
@@ -96,6 +106,7 @@ func RunHost(ctx context.Context, h Runner, app string, out io.Writer) error {
 	} else {
 		err = h.Close()
 	}
+	restart.Release() // closed: a hangup is the process's again
 	if runErr != nil && !errors.Is(runErr, tandem.ErrClosed) {
 		return runErr
 	}

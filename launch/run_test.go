@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -274,6 +276,22 @@ func TestWatchRestart(t *testing.T) {
 	if ctx.Err() == nil || r.Asked() {
 		t.Fatalf("a stopped watch: ctx %v, Asked %v", ctx.Err(), r.Asked())
 	}
+	// Released, it no longer takes the signal.
+	r.Release()
+	mine := make(chan os.Signal, 1)
+	signal.Notify(mine, syscall.SIGHUP)
+	defer signal.Stop(mine)
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-mine:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP did not arrive")
+	}
+	if len(r.sig) != 0 {
+		t.Fatal("a released watch still took SIGHUP")
+	}
 }
 
 // RunHost closes a restartable host for a restart at RestartSignal, its
@@ -288,8 +306,16 @@ func TestRunHost(t *testing.T) {
 	var out syncBuffer
 	done := make(chan error, 1)
 	go func() { done <- RunHost(context.Background(), h, "mygame", &out) }()
-	for h.Ticks() == 0 {
-		time.Sleep(time.Millisecond) // running: the watch is set before Run
+	for deadline := time.Now().Add(10 * time.Second); h.Ticks() == 0; time.Sleep(time.Millisecond) {
+		// Running: the watch is set before Run.
+		select {
+		case err := <-done:
+			t.Fatalf("RunHost returned before the host ran: %v (said %q)", err, out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the host never ran")
+		}
 	}
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGHUP); err != nil {
 		t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 // (Save.Configure).
 func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 	hc := tandem.HostConfig{MaxPeers: f.MaxPlayers, MaxPeersPerAddress: f.PerAddress, Grace: f.Grace, SaveEvery: f.SaveEvery}
-	if f.Grace == 0 {
-		hc.Grace = -1
+	if f.Grace <= 0 {
+		hc.Grace = -1 // -grace 0, or the game's default of none
 	}
 	if plays {
 		hc.Name = f.Name

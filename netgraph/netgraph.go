@@ -87,6 +87,14 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 		g.rates[key] = x
 	}
 	x.round = g.round
+	for i := range c {
+		if c[i] < x.base[i] {
+			// The counters began again (a peer resumed on a new
+			// connection, an id used again): count from here.
+			x.at, x.base = now, c
+			return x.per
+		}
+	}
 	if dt := now.Sub(x.at).Seconds(); dt >= 1 {
 		for i := range c {
 			x.per[i] = float64(c[i]-x.base[i]) / dt

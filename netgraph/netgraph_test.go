@@ -78,7 +78,18 @@ func TestHost(t *testing.T) {
 	if g.RTT.At(Samples-1) != 90 || g.In.At(Samples-1) != 22 || g.Out.At(Samples-1) != 210 {
 		t.Errorf("curves: rtt %v in %v out %v; want the slowest peer's 90 ms and 22 and 210 kbit/s", g.RTT.At(Samples-1), g.In.At(Samples-1), g.Out.At(Samples-1))
 	}
-	g.Host(start.Add(2*time.Second), peers[1:])
+	// Peer 1 resumed on a new connection: its counters began again.
+	peers[0].Replication = replicate.PeerStats{Items: 10}
+	g.Host(start.Add(1500*time.Millisecond), peers)
+	if !strings.Contains(g.Lines[1], "scope sends 3000 items/s") {
+		t.Errorf("after peer 1's counters began again: %q; want the last second's rates kept", g.Lines[1])
+	}
+	peers[0].Replication = replicate.PeerStats{Items: 310}
+	g.Host(start.Add(2500*time.Millisecond), peers)
+	if !strings.Contains(g.Lines[1], "scope sends 300 items/s") {
+		t.Errorf("a second after peer 1's counters began again: %q; want 300 items/s", g.Lines[1])
+	}
+	g.Host(start.Add(3*time.Second), peers[1:])
 	if _, kept := g.rates[1]; kept || len(g.rates) != 1 {
 		t.Errorf("after peer 1 left the rates kept are %v", g.rates)
 	}

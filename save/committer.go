@@ -96,6 +96,9 @@ var ErrCommitterClosed = errors.New("save: the committer was closed")
 // touched until its Result came back. It panics while a commit runs (check
 // Busy).
 func (c *Committer) Submit(b *store.Batch, gen uint64) {
+	if b == nil {
+		panic("save: Submit of a nil batch; CheckLease checks the lease alone")
+	}
 	if c.busy {
 		panic("save: Submit while a commit runs; wait for its Result (Poll, Wait) first")
 	}

@@ -81,6 +81,9 @@ func integerFields(t reflect.Type, name string) ([]integerField, string) {
 			}
 			return
 		case reflect.Array:
+			if ft.Elem().Size() == 0 {
+				return // elements of no size hold no field, however many
+			}
 			for i := 0; i < ft.Len() && len(fields) <= MaxFields; i++ {
 				walk(ft.Elem(), off+uintptr(i)*ft.Elem().Size(), fmt.Sprintf("%s[%d]", path, i))
 			}

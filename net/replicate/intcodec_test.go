@@ -93,6 +93,9 @@ func TestIntegerCodecRefuses(t *testing.T) {
 	}
 	type nested struct{ In struct{ A []int32 } }
 	type huge struct{ B [1 << 26]byte } // refused without walking it through
+	type hollow struct {
+		Tags [1 << 30]struct{} // no size: no field, and not walked through
+	}
 	type wide struct {
 		A [4]uint8
 		B struct{ C, D, E, F, G int8 }
@@ -104,6 +107,7 @@ func TestIntegerCodecRefuses(t *testing.T) {
 		"more than 8 integers and":       func() { IntegerCodec[wide]("wide") },
 		"more than 8 integers and bools": func() { IntegerCodec[huge]("huge") },
 		"has no fields":                  func() { IntegerCodec[struct{}]("none") },
+		"hollow has no fields":           func() { IntegerCodec[hollow]("hollow") },
 		"is not a struct":                func() { IntegerCodec[int32]("bare") },
 	} {
 		msg := func() (msg string) {
