@@ -99,10 +99,17 @@ func TestListenAndDial(t *testing.T) {
 		if err != nil {
 			t.Fatalf("dialing with %q: %v", line, err)
 		}
-		conn.Close(transport.CloseNormal, "")
-		if err := <-accepted; err != nil {
-			t.Fatal(err)
+		// The host takes the connection before the client lets it go (one
+		// closed first might never be handed to Accept).
+		select {
+		case err := <-accepted:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("the host did not accept the connection dialed with %q", line)
 		}
+		conn.Close(transport.CloseNormal, "")
 	}
 	other := strings.Repeat("ab", 32)
 	c, err := parse([]string{"-join", h.Listener.Addr().String(), "-pin", other}, false)
