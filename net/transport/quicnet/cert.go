@@ -177,7 +177,7 @@ func (t *Transport) clientTLS(serverName string, pc *pinCheck) *tls.Config {
 		}
 	case t.cfg.InsecureSkipVerify:
 		conf.InsecureSkipVerify = true
-		t.cfg.Logger.Warn("quicnet: dialing without verifying the host's certificate; anyone on the path can impersonate the host. Pin its fingerprint (Config.Fingerprint) instead.",
+		t.cfg.Logger.Warn("quicnet: dialing without verifying the host's certificate; anyone on the path can impersonate the host. Pin its fingerprint instead: join with the host's join line (joincode; -join HOST:PORT/CODE on a launch command line) or give Config.Fingerprint (-pin).",
 			"server", serverName)
 	}
 	return conf
