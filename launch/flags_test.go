@@ -15,6 +15,13 @@ import (
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
+// newFlagSet is a quiet flag set for a test.
+func newFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
 // parse registers a game's flags, parses args and checks them, as a
 // game's main does.
 func parse(args []string, later bool) (*Flags, error) {
