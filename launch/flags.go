@@ -31,7 +31,7 @@ type Flags struct {
 	// as an Agones game server (ServeFleet). Set it before Register.
 	Fleet bool
 
-	Host     bool           // -host: host a match and play in it
+	Host     bool           // -host: host a match (HostConfig says whether its own player plays)
 	Join     string         // -join: after Check, the host's address
 	Code     *joincode.Code // the join line or short code -join gave, nil for a bare address
 	Addr     string         // -addr: the host's UDP address (default ":4242")
