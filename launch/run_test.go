@@ -129,7 +129,7 @@ func TestListenAndDial(t *testing.T) {
 }
 
 // A save opens where -save says, holds the host's identity, and points the
-// host at its world; -save ” keeps the world in memory, with a nil Save
+// host at its world; an empty -save keeps the world in memory, with a nil Save
 // whose methods do nothing. An error of a save made by another version of
 // the game says what to do.
 func TestOpenSave(t *testing.T) {

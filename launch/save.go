@@ -30,9 +30,9 @@ func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 	return hc
 }
 
-// SavePath returns where the host saves: -save's file or URL when given (”
-// keeps the world in memory), else App/world.db in the user's state
-// directory (tandem.DefaultSavePath).
+// SavePath returns where the host saves: -save's file or URL when given
+// (an empty one keeps the world in memory), else App/world.db in the
+// user's state directory (tandem.DefaultSavePath).
 func (f *Flags) SavePath() (string, error) {
 	if f.Save != "" || f.Given("save") {
 		return f.Save, nil
