@@ -250,6 +250,11 @@ type HostStats struct {
 	// again while it has no receipt for it (on a new admission, and after a
 	// growing wait), gets it then.
 	Unsent int
+	// Unreported counts the writes and additions of replicated components
+	// made without a report (ecs.MutateComponent) that the host's audit
+	// found and sent (Replication.Audit): anything but zero is a bug in a
+	// system of the game, which Replication.OnUnreported names.
+	Unreported int
 }
 
 // NewHost builds g's world as the host's and the session around it. With a
@@ -493,6 +498,7 @@ func (h *Host[I]) statsNow() HostStats {
 	s.Peers = len(h.names)
 	s.Players, s.Spectators = h.people.counts()
 	if h.session != nil {
+		s.Unreported = int(h.session.Replicator().Unreported())
 		h.away = h.session.AppendAway(h.away[:0])
 		for _, id := range h.away {
 			s.Away++

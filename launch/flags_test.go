@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
@@ -232,5 +233,31 @@ func TestCommand(t *testing.T) {
 		if got := packageDir("example.com/mygame/demo", "example.com/mygame", c.wd); got != c.want {
 			t.Errorf("from %s: %q, want %q", c.wd, got, c.want)
 		}
+	}
+}
+
+// The host's audit findings are logged: each component's first in full,
+// then its count at each power of ten.
+func TestLogUnreported(t *testing.T) {
+	var b strings.Builder
+	log := logUnreported("mygame", &b)
+	for range 120 {
+		log(&replicate.UnreportedError{Component: "Transform", ID: 7, Audit: true})
+	}
+	log(&replicate.UnreportedError{Component: "Score", ID: 9, Audit: true})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("logged %d lines, want the first Transform, 10, 100 and the first Score:\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{"mygame: a bug in the game: replicate: component Transform of networked entity 7", "mygame: 10 writes of Transform", "mygame: 100 writes of Transform", "component Score of networked entity 9"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %q, want it to hold %q", i, lines[i], want)
+		}
+	}
+	if !strings.Contains(lines[0], "-check-writes") || !strings.Contains(lines[0], "MutateComponent") {
+		t.Errorf("the first line does not say what to do: %q", lines[0])
+	}
+	if hc := (&Flags{App: "mygame"}).HostConfig(false); hc.Replication.OnUnreported == nil {
+		t.Error("the host's settings do not log the audit's findings")
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store"
@@ -14,8 +16,10 @@ import (
 
 // HostConfig returns the host's settings the flags give: MaxPeers,
 // MaxPeersPerAddress, Grace (-grace 0: no resumes), SaveEvery and, with
-// -check-writes, Replication.CheckReports; and Name when the host's own
-// player plays (plays). A game adds its own: Spectators (none by default,
+// -check-writes, Replication.CheckReports; Replication.OnUnreported,
+// which says on stderr what the host's audit finds (a write without a
+// report, sent when found); and Name when the host's own player plays
+// (plays). A game adds its own: Spectators (none by default,
 // so -spectate is refused until the game takes some), a save
 // (Save.Configure).
 func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
@@ -27,7 +31,30 @@ func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 		hc.Name = f.Name
 	}
 	hc.Replication.CheckReports = f.CheckWrites
+	hc.Replication.OnUnreported = logUnreported(f.App, os.Stderr)
 	return hc
+}
+
+// logUnreported says on stderr what the host's audit found: each
+// component's first write without a report, then its count at each power
+// of ten.
+func logUnreported(app string, stderr io.Writer) func(*replicate.UnreportedError) {
+	counts := map[string]int{}
+	return func(e *replicate.UnreportedError) {
+		counts[e.Component]++
+		n := counts[e.Component]
+		for n%10 == 0 {
+			n /= 10
+		}
+		if n != 1 {
+			return
+		}
+		if counts[e.Component] == 1 {
+			fmt.Fprintf(stderr, "%s: a bug in the game: %v (run the host with -check-writes to stop at the first)\n", app, e)
+			return
+		}
+		fmt.Fprintf(stderr, "%s: %d writes of %s without a report found and sent so far\n", app, counts[e.Component], e.Component)
+	}
 }
 
 // SavePath returns where the host saves: -save's file or URL when given

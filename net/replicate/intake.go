@@ -206,6 +206,9 @@ type UnreportedError struct {
 	Entity    arche.Entity // the entity
 	Frame     ecs.Frame    // the step that found it
 	Added     bool         // the component was added, not written
+	// Audit: found by the host's audit (HostConfig.Audit), which sent the
+	// write; false: by CheckReports, which panics.
+	Audit bool
 }
 
 func (e *UnreportedError) Error() string {
@@ -213,7 +216,11 @@ func (e *UnreportedError) Error() string {
 	if e.Added {
 		what = "added"
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
+	found := "found by HostConfig.CheckReports"
+	if e.Audit {
+		found = "found and sent by the host's audit, HostConfig.Audit"
+	}
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (%s at frame %d)", e.Component, e.ID, e.Entity, what, found, e.Frame)
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with

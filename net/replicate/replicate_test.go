@@ -188,7 +188,12 @@ func checkImage(t *testing.T, host *scene, client *ecs.World, creg *Registry) {
 			t.Fatalf("client lacks network id %d", id)
 		}
 		for c := range host.reg.comps {
-			n := host.reg.comps[c].fields
+			n, cid := host.reg.comps[c].fields, host.reg.comps[c].id
+			if has := host.w.Arche().Has(e, cid); has != client.Arche().Has(ce, creg.comps[c].id) {
+				t.Fatalf("entity %d component %s: held by the host %v, by the client %v", id, host.reg.Name(Component(c)), has, !has)
+			} else if !has {
+				continue
+			}
 			host.reg.Quantize(e, Component(c), qh[:n])
 			creg.Quantize(ce, Component(c), qc[:n])
 			if qh != qc {

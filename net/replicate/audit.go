@@ -1,0 +1,76 @@
+package replicate
+
+import "github.com/tandem-go/tandem/ecs"
+
+// The audit: a host in play looks at a few networked entities each step,
+// in turn, for a replicated component written or added without a report
+// (ecs.MutateComponent). No peer would ever be sent such a write, so the
+// clients would hold another world than the host's and nothing would say
+// so. What the audit finds it takes in as if it had been reported (the
+// peers are sent it), counts (HostReplicator.Unreported) and passes to
+// HostConfig.OnUnreported. Its cost is the entities it looks at, not the
+// world's size; CheckReports, for tests and debugging, looks at every
+// entity every step and stops the host instead.
+
+// defaultAudit is HostConfig.Audit's default: 8 entities a step, 480 a
+// second at 60 steps a second, for about half a microsecond a step.
+const defaultAudit = 8
+
+// audit looks at the next n entity slots, from where the last audit
+// stopped, and takes in each replicated component whose value no longer
+// quantizes to its shared image, or that the entity holds without having
+// been reported to.
+func (h *HostReplicator) audit(w *ecs.World, n int) {
+	if len(h.ents) == 0 {
+		return
+	}
+	reg := h.reg
+	a := w.Arche()
+	stride := 2 * reg.fields
+	for range min(n, len(h.ents)) {
+		slot := h.auditAt
+		h.auditAt++
+		if h.auditAt >= len(h.ents) {
+			h.auditAt = 0
+		}
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 {
+			continue
+		}
+		ent, _, ok := w.SlotEntity(int32(slot))
+		if !ok {
+			continue
+		}
+		for c := range reg.comps {
+			comp := &reg.comps[c]
+			// The entity is alive (the network index holds only live
+			// ones); nil: it has no such component.
+			v := a.GetUnchecked(ent, comp.id)
+			if v == nil {
+				continue
+			}
+			added := e.has&(1<<c) == 0
+			if !added {
+				q := h.scratch[:comp.fields:comp.fields]
+				comp.quant(v, q)
+				at := slot*stride + reg.offset[c]
+				if equalImage(q, h.img[at:at+comp.fields]) {
+					continue
+				}
+			}
+			h.unreported++
+			h.found[0] = ecs.Change{Entity: ent, ID: e.id, Component: comp.id, Slot: int32(slot), Bit: comp.bit}
+			h.intake(h.found[:])
+			if fn := h.cfg.OnUnreported; fn != nil {
+				fn(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Audit: true})
+			}
+		}
+	}
+}
+
+// Unreported returns how many writes and additions of replicated
+// components made without a report (ecs.MutateComponent) the host's audit
+// has found, and sent, since the host started (HostConfig.Audit). Anything
+// but zero is a bug in a system of the game: HostConfig.OnUnreported names
+// the component.
+func (h *HostReplicator) Unreported() uint64 { return h.unreported }
