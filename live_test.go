@@ -115,3 +115,49 @@ func TestPressesSurviveABreak(t *testing.T) {
 		}
 	})
 }
+
+// A client that stops sending without closing its connection (stalled,
+// suspended, or gone) stands still on the host a quarter of a second
+// later: its last input is repeated for a moment, then the host gives it
+// the zero input, not live, long before its connection is declared broken.
+func TestStalledPlayerLetsGo(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	c := r.join("ann", ClientConfig[push]{})
+	c.SetInput(push{X: 3})
+	r.step(20)
+	held := func() (in Input[push]) {
+		r.host.Do(func(w *World) {
+			q := generic.NewFilter1[Input[push]]().Query(w.ECS.Arche())
+			for q.Next() {
+				in = *q.Get()
+			}
+		})
+		return in
+	}
+	if in := held(); in.Value.X != 3 || !in.Live {
+		t.Fatalf("a playing client's input on the host: %+v, want X 3, live", in)
+	}
+	// The client stops: only the host steps on.
+	released := 0
+	for f := 1; f <= 60 && released == 0; f++ {
+		r.clk.Advance(ecs.DefaultStep)
+		r.host.Advance()
+		if in := held(); in.Value.X == 0 && !in.Live {
+			released = f
+		}
+	}
+	// The inputs the client sent ahead (its lead and the link's delay), then
+	// 15 repeats.
+	if released == 0 || released > 30 {
+		t.Fatalf("the stalled player's input was still %+v after 60 host steps, want it let go within 30", held())
+	}
+	if st := r.host.Stats(); st.Left != 0 {
+		t.Fatalf("the stalled player was dropped (%+v): letting go is not leaving", st)
+	}
+	// It plays again as soon as it steps again.
+	r.step(20)
+	if in := held(); in.Value.X != 3 || !in.Live {
+		t.Fatalf("after the client came back: %+v, want X 3, live", in)
+	}
+	t.Logf("let go after %d host steps", released)
+}

@@ -60,6 +60,16 @@ type HostInputConfig[I any] struct {
 	// Window-MaxAhead-2 frames are dropped as stale. MaxAhead must be below
 	// Window/2.
 	MaxAhead int
+	// MaxRepeat is how many frames in a row the peer's last input is
+	// repeated while its next inputs are missing (late on the way, or lost
+	// with their redundant copies); past it the peer's input is the zero
+	// input, with Live false, until its inputs come again (counted in
+	// InputStats.Released). A client that stalls or vanishes without
+	// closing its connection then stands still a moment after, rather than
+	// running on its last input until the host declares its connection
+	// broken (the transport's idle timeout: seconds). Default 15 (a
+	// quarter of a second at 60 Hz); negative: repeat without end.
+	MaxRepeat int
 	// MaxMessagesPerFrame is how many input messages of one peer are taken
 	// per host frame; further ones are dropped and counted
 	// (InputStats.Excess, ErrTooMany). A client sends one per frame, a few
@@ -80,6 +90,9 @@ func (c *HostInputConfig[I]) defaults() {
 	if c.MaxRollback <= 0 {
 		c.MaxRollback = 30
 	}
+	if c.MaxRepeat == 0 {
+		c.MaxRepeat = 15
+	}
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
 	}
@@ -99,8 +112,10 @@ type InputStats struct {
 	Received, Duplicates uint64
 	// Exact counts frames applied with their own input; Repeated frames
 	// applied with the last input because theirs had not arrived;
-	// LateApplied frames given a late input at once (LateInput Apply).
-	Exact, Repeated, LateApplied uint64
+	// LateApplied frames given a late input at once (LateInput Apply);
+	// Released frames given the zero input because the peer's inputs had
+	// been missing for more than MaxRepeat frames.
+	Exact, Repeated, LateApplied, Released uint64
 	// Late counts inputs that arrived after their frame was simulated.
 	// Unrewound (LateInput Rollback) counts what MaxRollback kept from
 	// OnLate: each late input later than MaxRollback frames, and each
@@ -283,6 +298,7 @@ type PeerInputs[I any] struct {
 	aligned    bool      // an aligned message came: unaligned ones are dropped
 	inputFrame ecs.Frame // the host frame an input was last applied at
 	newest     ecs.Frame // the newest frame received
+	repeats    int       // frames in a row without an input of their own (MaxRepeat)
 
 	late      I
 	lateFrame ecs.Frame
@@ -392,6 +408,7 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 			}
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], g, true, live
+				p.repeats = 0
 			}
 			continue
 		}
@@ -422,7 +439,8 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 }
 
 // take makes the input for frame f the one in force: the exact one, else a
-// pending late one, else the last one again.
+// pending late one, else the last one again, for MaxRepeat frames in a row,
+// then the zero input.
 func (p *PeerInputs[I]) take(f ecs.Frame) {
 	if f <= p.applied {
 		return
@@ -445,12 +463,24 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 	case p.frames[slot] == f:
 		p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], f, true, p.live[slot]
 		p.hasLate = false
+		p.repeats = 0
 		p.stats.Exact++
 	case p.hasLate:
 		p.cur, p.curFrame, p.has, p.curLive = p.late, p.lateFrame, true, p.lateLive
 		p.hasLate = false
+		p.repeats = 0
 		p.stats.LateApplied++
 	case p.has:
+		p.repeats++
+		if limit := p.h.cfg.MaxRepeat; limit >= 0 && p.repeats > limit {
+			// Its inputs stopped coming: the player lets go. (curFrame
+			// stays the last input's, so a late one newer than it is
+			// still taken.)
+			var zero I
+			p.cur, p.curLive = zero, false
+			p.stats.Released++
+			break
+		}
 		p.stats.Repeated++
 	default:
 		return

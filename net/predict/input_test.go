@@ -416,3 +416,53 @@ func TestInputMessageMatchesProtocol(t *testing.T) {
 		t.Fatalf("decoding the document: newest %d count %d err %v inputs %+v", newest, k, err, got[:3])
 	}
 }
+
+// A peer whose inputs stop coming (a client stalled, or gone without
+// closing) has its last input repeated for MaxRepeat frames, then stands
+// still: the zero input, Live false, until its inputs come again. A
+// negative MaxRepeat repeats without end.
+func TestMissingInputsReleasedAfterMaxRepeat(t *testing.T) {
+	r := newHostRig(HostInputConfig[pad]{MaxRepeat: 3})
+	r.send(t, 100, pad{DX: 5})
+	r.frame() // 100, exact
+	p := r.h.Peer(1)
+	for f := 101; f <= 103; f++ {
+		if in := r.frame(); in.DX != 5 || !p.Live() {
+			t.Fatalf("frame %d: %+v live %v, want DX 5 repeated", f, in, p.Live())
+		}
+	}
+	for f := 104; f <= 110; f++ {
+		if in := r.frame(); in.DX != 0 || p.Live() || p.AppliedFrame() != ecs.Frame(f) {
+			t.Fatalf("frame %d: %+v live %v applied %d, want the zero input, not live", f, in, p.Live(), p.AppliedFrame())
+		}
+	}
+	if st := p.Stats(); st.Exact != 1 || st.Repeated != 3 || st.Released != 7 {
+		t.Fatalf("stats %+v, want 1 exact, 3 repeated, 7 released", st)
+	}
+	// A late input newer than the last one comes: it applies, and its
+	// repeats start over.
+	r.send(t, 110, pad{DX: 6})
+	if in := r.frame(); in.DX != 6 || !p.Live() {
+		t.Fatalf("frame 111: %+v live %v, want the late DX 6", in, p.Live())
+	}
+	r.send(t, 112, pad{DX: 7})
+	if in := r.frame(); in.DX != 7 || !p.Live() {
+		t.Fatalf("frame 112: %+v, want DX 7", in)
+	}
+	for range 3 {
+		if in := r.frame(); in.DX != 7 {
+			t.Fatalf("a repeat after the inputs came back: %+v, want DX 7", in)
+		}
+	}
+	if in := r.frame(); in.DX != 0 {
+		t.Fatalf("the fourth missing frame: %+v, want the zero input", in)
+	}
+
+	endless := newHostRig(HostInputConfig[pad]{MaxRepeat: -1})
+	endless.send(t, 100, pad{DX: 5})
+	for range 100 {
+		if in := endless.frame(); in.DX != 5 {
+			t.Fatalf("with no bound: %+v, want DX 5 repeated", in)
+		}
+	}
+}
