@@ -394,14 +394,16 @@ func (r *Rig[I]) Step(n int) {
 
 // advanceHost runs the host's steps that are due; a write the game did not
 // report (replicate.UnreportedError, or save.UnreportedError for a saved
-// component), and a command handler that panicked (unless the test set
-// HostConfig.OnCommandPanic), fail the test at its line.
+// component), a codec that loses what it is given
+// (replicate.LossyCodecError), and a command handler that panicked (unless
+// the test set HostConfig.OnCommandPanic), fail the test at its line.
 func (r *Rig[I]) advanceHost() {
 	r.t.Helper()
 	defer func() {
+		r.t.Helper()
 		if p := recover(); p != nil {
 			switch p.(type) {
-			case *replicate.UnreportedError, *save.UnreportedError:
+			case *replicate.UnreportedError, *save.UnreportedError, *replicate.LossyCodecError:
 				r.t.Fatalf("tandemtest: %v", p)
 			}
 			panic(p)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -335,5 +336,46 @@ func TestUnreportedSavedWrite(t *testing.T) {
 	rec.end()
 	if len(rec.errs) == 0 || !strings.Contains(rec.errs[0], "steps") || !strings.Contains(rec.errs[0], "MutateComponent") {
 		t.Fatalf("a saved write without a report: %q, want the test failed naming steps and MutateComponent", rec.errs)
+	}
+}
+
+// health is a component whose codec below leaves Max out.
+type health struct{ HP, Max int32 }
+
+// A codec that loses a field (here Max, which Quantize and Dequantize leave
+// out, while Equal compares it) fails the test naming the component, as an
+// unreported write does, rather than ending the test binary.
+func TestLossyCodecFailsTheTest(t *testing.T) {
+	lossy := replicate.Codec[health]{
+		Name: "health", Fields: 1,
+		Quantize:   func(v *health, q []int32) { q[0] = v.HP },
+		Dequantize: func(q []int32, v *health) { v.HP = q[0] },
+		Equal:      func(a, b *health) bool { return *a == *b },
+	}
+	hurt := &tandem.Game[Walk]{
+		Components: append(slices.Clone(walkers.Components), tandem.Replicate(lossy, tandem.HostValue)),
+		Input:      walkers.Input, Setup: walkers.Setup,
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			for _, e := range w.ECS.Owned(p.ID) {
+				w.ECS.Arche().Add(e, arche.ComponentID[health](w.ECS.Arche()))
+				*(*health)(w.ECS.Arche().Get(e, arche.ComponentID[health](w.ECS.Arche()))) = health{HP: 10, Max: 100}
+			}
+			return nil
+		},
+	}
+	rec := &recorder{TB: t}
+	r := tandemtest.New(rec, hurt, tandem.HostConfig{}, tandemtest.Config{})
+	joined := make(chan struct{})
+	go func() {
+		defer close(joined)
+		r.Join("ann", tandem.ClientConfig[Walk]{})
+	}()
+	<-joined
+	rec.end()
+	if len(rec.errs) == 0 || !strings.Contains(rec.errs[0], "health") || !strings.Contains(rec.errs[0], "does not survive its codec") {
+		t.Fatalf("a codec that leaves a field out: %q, want the test failed naming health", rec.errs)
 	}
 }

@@ -56,7 +56,9 @@ type HostConfig struct {
 	// its codec's precision is not a change. It panics with a
 	// *LossyCodecError when a value differs, by its codec's Equal, from what
 	// its wire image gives back: a field the codec does not carry, or a
-	// value beyond its range. (A
+	// value beyond its range. (Without an Equal, a value of whole numbers
+	// must come back exactly; one holding a float, which the wire may round
+	// by design, is checked only by an Equal with its tolerance.) (A
 	// tandem host that saves
 	// checks its saved components too: save.Tracker.CheckReports.) It costs
 	// a pass over the world each step: for tests and debugging (package

@@ -216,6 +216,16 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 			quant((*T)(b), qb[:n])
 			return qa == qb
 		}
+		if t := reflect.TypeFor[T](); wholeValues(t) {
+			// Without Equal a value of whole numbers must come back as it
+			// was: a field the codec leaves out is found too.
+			back := new(T)
+			comp.survives = func(p unsafe.Pointer, q []int32) bool {
+				*back = *new(T)
+				dequant(q, back)
+				return reflect.ValueOf(back).Elem().Equal(reflect.ValueOf((*T)(p)).Elem())
+			}
+		}
 	}
 	if c.Blend != nil {
 		bl := c.Blend
@@ -368,6 +378,27 @@ func (r *Registry) AppendExact(dst []byte, e arche.Entity, c Component) []byte {
 func (r *Registry) ReadExact(rd *wire.Reader, e arche.Entity, c Component) {
 	comp := &r.comps[c]
 	comp.read(rd, r.world.Arche().Get(e, comp.id))
+}
+
+// wholeValues reports whether t holds only integers and booleans (in
+// structs and arrays): a value whose codec, without an Equal, must give it
+// back exactly. One with a float may be rounded on the wire by design.
+func wholeValues(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	case reflect.Array:
+		return wholeValues(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !wholeValues(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // fromBit returns the registry index of an ecs journal bit, or -1.
