@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
@@ -259,5 +261,36 @@ func TestLogUnreported(t *testing.T) {
 	}
 	if hc := (&Flags{App: "mygame"}).HostConfig(false); hc.Replication.OnUnreported == nil {
 		t.Error("the host's settings do not log the audit's findings")
+	}
+}
+
+// Failed saves are said without flooding the log: a failure in full, the
+// same one again in a row only at its 10th, 100th, ... time, another one in
+// full, and the save that lands after them.
+func TestSaveLog(t *testing.T) {
+	var b strings.Builder
+	l := &saveLog{app: "mygame", w: &b}
+	full := errors.New("store: disk full")
+	for range 25 {
+		l.failed(full)
+	}
+	l.failed(errors.New("store: lease lost"))
+	l.saved(tandem.SavedReport{Seq: 9, Frame: 600})
+	l.failed(full)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{
+		"mygame: save failed (the world goes on; retrying): store: disk full",
+		"mygame: save failed 10 times in a row, the same way",
+		"mygame: save failed (the world goes on; retrying): store: lease lost",
+		"mygame: saved again (save 9, frame 600) after 26 failed tries",
+		"mygame: save failed (the world goes on; retrying): store: disk full",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("logged %d lines, want %d:\n%s", len(lines), len(want), b.String())
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("line %d: %q, want %q", i, lines[i], want[i])
+		}
 	}
 }

@@ -97,7 +97,8 @@ func (f *Flags) fleetHostConfig(target, world string, stderr io.Writer) tandem.H
 	if world != "" && target != "" {
 		hc.SaveTo, hc.World = target, world
 		hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "%s: world %s: %v\n", f.App, world, r) }
-		hc.OnSaveError = saveFailed(f.App, stderr)
+		log := &saveLog{app: f.App, w: stderr}
+		hc.OnSaveError, hc.OnSave = log.failed, log.saved
 	}
 	return hc
 }

@@ -103,34 +103,69 @@ func (f *Flags) OpenSave(world string, stderr io.Writer) (*Save, error) {
 }
 
 // Configure points the host's settings at the save, and logs to stderr each
-// restore, each failed save, and each save that knows another number of
-// players than the one before.
+// restore, each failed save (the same failure again in a row only at its
+// 10th, 100th, ... time), the first save that lands after failures, and each
+// save that knows another number of players than the one before.
 func (s *Save) Configure(hc *tandem.HostConfig, stderr io.Writer) {
 	if s == nil {
 		return
 	}
 	hc.Store = s.World
 	hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "%s: %v\n", s.app, r) }
+	log := &saveLog{app: s.app, w: stderr}
+	hc.OnSaveError = log.failed
 	players := -1
 	hc.OnSave = func(r tandem.SavedReport) {
+		log.saved(r)
 		if r.Players == players {
 			return // a line when who the save knows changes, not at every save
 		}
 		players = r.Players
-		people := "players"
-		if r.Players == 1 {
-			people = "player"
-		}
-		fmt.Fprintf(stderr, "%s: save %d (frame %d) holds %d %s\n", s.app, r.Seq, r.Frame, r.Players, people)
+		fmt.Fprintf(stderr, "%s: save %d (frame %d) holds %d %s\n", s.app, r.Seq, r.Frame, r.Players, plural(r.Players, "player", "players"))
 	}
-	hc.OnSaveError = saveFailed(s.app, stderr)
 }
 
-// saveFailed says on stderr that a save failed (the host retries).
-func saveFailed(app string, stderr io.Writer) func(error) {
-	return func(err error) {
-		fmt.Fprintf(stderr, "%s: save failed (the world goes on; retrying): %v\n", app, err)
+// saveLog says on stderr that saves fail (the host retries them): a
+// failure in full, the same failure again only at its 10th, 100th, ...
+// time in a row, and the first save that lands after failures.
+type saveLog struct {
+	app   string
+	w     io.Writer
+	last  string // the failure said last
+	n     int    // failures in a row
+	again int    // of them, the same as last in a row
+}
+
+func (l *saveLog) failed(err error) {
+	l.n++
+	if msg := err.Error(); msg != l.last {
+		l.last, l.again = msg, 1
+		fmt.Fprintf(l.w, "%s: save failed (the world goes on; retrying): %v\n", l.app, err)
+		return
 	}
+	l.again++
+	k := l.again
+	for k%10 == 0 {
+		k /= 10
+	}
+	if k == 1 {
+		fmt.Fprintf(l.w, "%s: save failed %d times in a row, the same way (the world goes on; retrying)\n", l.app, l.again)
+	}
+}
+
+func (l *saveLog) saved(r tandem.SavedReport) {
+	if l.n > 0 {
+		fmt.Fprintf(l.w, "%s: saved again (save %d, frame %d) after %d failed %s\n", l.app, r.Seq, r.Frame, l.n, plural(l.n, "try", "tries"))
+	}
+	l.n, l.again, l.last = 0, 0, ""
+}
+
+// plural returns one for n == 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Identity is the host's identity kept in the save, for Listen; nil for a
