@@ -576,7 +576,10 @@ func (c *Client[I]) SetInput(in I) { c.keys.set(in) }
 // is done (it returns nil) or the session ends: ErrClosed after Close,
 // ErrHostClosed (an ErrClosed too) after the host shut down,
 // ErrHostRestarting (an ErrHostClosed) after it asked its players to come
-// back and this one could not, else what Err says.
+// back and this one could not, else what Err says. A Run ended by ctx
+// leaves the session as it is: call Close to leave the game (the host then
+// lets the player go at once, rather than keeping it through its idle
+// timeout and grace window as a broken connection).
 func (c *Client[I]) Run(ctx context.Context) error { return c.run(ctx) }
 
 // ErrHostClosed is returned by a client's Run when the host ended the

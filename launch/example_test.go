@@ -79,8 +79,8 @@ func ExampleRunHost() {
 
 // A client's main with the flags: it dials the host -join names (again
 // after a break), logs its joins and breaks, and plays until the session
-// ends. LogClient has said why a session ended: Run's error is for the
-// exit code.
+// ends or Ctrl-C, which leaves the game (Close). LogClient has said why a
+// session ended: Run's error is for the exit code.
 func ExampleLogClient() {
 	f := launch.Flags{App: "mygame"}
 	f.Register(flag.CommandLine)
@@ -104,7 +104,11 @@ func ExampleLogClient() {
 		os.Exit(1)
 	}
 	launch.LogClient(c, f.App, f.Join, os.Stderr)
-	if err := c.Run(context.Background()); err != nil && !errors.Is(err, tandem.ErrClosed) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = c.Run(ctx)
+	c.Close() // leave the game: the host lets the player go now
+	if err != nil && !errors.Is(err, tandem.ErrClosed) {
 		os.Exit(1)
 	}
 }
