@@ -176,6 +176,8 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-idle-timeout is for a networked game: use it with -host or -join")
 	case given("grace") && f.Grace < 0, f.IdleTimeout < 0:
 		return errors.New("-grace and -idle-timeout must not be negative")
+	case f.IdleTimeout > 0 && f.IdleTimeout < time.Second:
+		return fmt.Errorf("-idle-timeout %v would end connections at every hiccup of the network (and ping many times a second): give 1s or more", f.IdleTimeout)
 	case f.Join != "" && given("addr"):
 		return errors.New("-addr is the host's: a client dials the address in -join")
 	case !f.Networked() && !later && (f.Conditioned() || given("addr")):

@@ -80,6 +80,7 @@ func TestCheck(t *testing.T) {
 		"-join 127.0.0.1:4242 -grace 5s":                "use it with -host",
 		"-idle-timeout 1s":                              "use it with -host or -join",
 		"-host -grace -1s":                              "must not be negative",
+		"-host -idle-timeout 1ms":                       "give 1s or more",
 		"-join 127.0.0.1:4242 -addr :5000":              "-addr is the host's",
 		"-lag 100ms":                                    "use them with -host or -join",
 		"-host -lag -5ms":                               "must not be negative",

@@ -68,10 +68,19 @@ type Event struct {
 	Frame ecs.Frame
 }
 
-// String describes the event for logs.
+// String describes the event for logs: "peer 3 (ann) joined", or for a
+// connection never admitted (no peer id) "a connection (ann) rejected:
+// ...".
 func (e Event) String() string {
-	if e.Err != nil {
-		return fmt.Sprintf("peer %d (%s) %s: %v", e.Peer, e.Name, e.Kind, e.Err)
+	who := fmt.Sprintf("peer %d (%s)", e.Peer, e.Name)
+	switch {
+	case e.Peer == 0 && e.Name == "":
+		who = "a connection"
+	case e.Peer == 0:
+		who = fmt.Sprintf("a connection (%s)", e.Name)
 	}
-	return fmt.Sprintf("peer %d (%s) %s", e.Peer, e.Name, e.Kind)
+	if e.Err != nil {
+		return fmt.Sprintf("%s %s: %v", who, e.Kind, e.Err)
+	}
+	return fmt.Sprintf("%s %s", who, e.Kind)
 }
