@@ -121,6 +121,18 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Slot: slot, Bit: uint8(b)})
 }
 
+// Reported reports whether a write of component id of networked entity e
+// was reported this frame (MutateComponent); false for an entity that is not
+// networked or a component that is not replicated.
+func (w *World) Reported(e arche.Entity, id arche.ID) bool {
+	_, en, ok := w.index.entryOf(e)
+	if !ok || en.epoch != w.journal.epoch {
+		return false
+	}
+	b := w.journal.bitOf[componentIndex(id)]
+	return b >= 0 && en.mask&(1<<uint(b)) != 0
+}
+
 // ReportTeleport reports that networked entity e's pose jumped this frame
 // instead of moving: a client draws the jump as one, never as a slide. The
 // physics bridge's SetPose calls it; call it after writing a teleport to a

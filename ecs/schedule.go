@@ -60,6 +60,11 @@ type Schedule struct {
 	// MaxCatchUp bounds the steps one Advance runs after a stall (default 8);
 	// time beyond it is dropped rather than simulated in a burst.
 	MaxCatchUp int
+	// Watch, if set, is called at the start of each step with an empty name
+	// and after each system with the system's name: a debugging aid (a host
+	// replicator checking reports sets it to name the system that wrote a
+	// component without a report). It costs what it does.
+	Watch func(system string)
 }
 
 // NewSchedule returns a schedule for w stepping every step (DefaultStep if
@@ -115,8 +120,14 @@ func (s *Schedule) World() *World { return s.world }
 func (s *Schedule) Step() {
 	w := s.world
 	w.frame++
+	if s.Watch != nil {
+		s.Watch("")
+	}
 	for i := range s.systems {
 		s.systems[i].sys.Update(w)
+		if s.Watch != nil {
+			s.Watch(s.systems[i].name)
+		}
 	}
 	w.journal.endFrame()
 }

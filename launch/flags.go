@@ -118,7 +118,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ResetKey, "reset-key", f.ResetKey, "with -host: the `file` of the host's stateless-reset key (made on first run, mode 0600), so that the clients of a host restarted on the same address learn at once that it is gone (default: the one kept in the save, or without one "+f.App+"/reset-key in the user's config directory)")
 	fs.StringVar(&f.Save, "save", f.Save, "with -host: save the world to `FILE` (bbolt, or a postgres:// URL) and restore it from there at the next start, with the host's certificate and reset key; '' keeps the world in memory only (default: "+f.App+"/world.db in the user's state directory)")
 	fs.DurationVar(&f.SaveEvery, "save-every", f.SaveEvery, "with -host and a save: how often the host saves what changed (a command's change is saved at the end of its frame in any case)")
-	fs.BoolVar(&f.CheckWrites, "check-writes", f.CheckWrites, "with -host: check at every step that each write of a replicated or saved component was reported (ecs.MutateComponent), and that each codec gives back what it was given; one that was not stops the host with a panic naming the component. It reads the whole world every step: for development")
+	fs.BoolVar(&f.CheckWrites, "check-writes", f.CheckWrites, "with -host: check at every step that each write of a replicated or saved component was reported (ecs.MutateComponent), and that each codec gives back what it was given; one that was not stops the host with a panic naming the component and the system that wrote it. It reads the whole world after every system: for development")
 	if !f.Fleet {
 		return
 	}

@@ -260,7 +260,8 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 
 // The rig's host checks that every write of a replicated component was
 // reported: a system that moves the figures without ecs.MutateComponent
-// fails the test at the Step that finds it, naming the component.
+// fails the test at the Step that finds it, naming the component and the
+// system.
 func TestUnreportedWrite(t *testing.T) {
 	drift := false
 	sneaky := &tandem.Game[Walk]{
@@ -285,8 +286,9 @@ func TestUnreportedWrite(t *testing.T) {
 	rec.stepThenEnd(r)
 	drift = false
 	rec.end()
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Transform") || !strings.Contains(rec.errs[0], "MutateComponent") {
-		t.Fatalf("a write without a report: %q, want the test failed naming Transform and MutateComponent", rec.errs)
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Transform") || !strings.Contains(rec.errs[0], "MutateComponent") ||
+		!strings.Contains(rec.errs[0], `by system "drift"`) {
+		t.Fatalf("a write without a report: %q, want the test failed naming Transform, the system drift and MutateComponent", rec.errs)
 	}
 }
 

@@ -173,3 +173,52 @@ func TestCheckReportsFindsAClampedValue(t *testing.T) {
 		t.Fatalf("a velocity past MaxSpeed: %v, want a *LossyCodecError naming Velocity and its range", le)
 	}
 }
+
+// With the schedule watched (ecs.Schedule.Watch), CheckReports names the
+// system that wrote without a report, beside one that writes and reports,
+// and a write made between steps as such.
+func TestCheckReportsNamesTheSystem(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.Arche())
+	e := m.NewWith(&ecs.Transform{X: 1}, &ecs.NetworkIdentity{})
+	e2 := m.NewWith(&ecs.Transform{X: 9}, &ecs.NetworkIdentity{})
+	h := NewHost(reg, HostConfig{CheckReports: true})
+	sneak := false
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("steer", ecs.SystemFunc(func(w *ecs.World) {
+		tf.Get(e).X++
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+	})).Add("nudge", ecs.SystemFunc(func(w *ecs.World) {
+		if sneak {
+			tf.Get(e2).Y += 3
+		}
+	})).AddTo(ecs.StageOutput, "replicate", h)
+	sched.Watch = h.WatchSystem
+	step := func() (ue *UnreportedError) {
+		defer func() {
+			if p := recover(); p != nil {
+				if ue, _ = p.(*UnreportedError); ue == nil {
+					panic(p)
+				}
+			}
+		}()
+		sched.Step()
+		return nil
+	}
+	for range 3 {
+		if ue := step(); ue != nil {
+			t.Fatalf("reported writes: %v", ue)
+		}
+	}
+	sneak = true
+	if ue := step(); ue == nil || ue.System != "nudge" || !strings.Contains(ue.Error(), `written by system "nudge" without a report`) {
+		t.Fatalf("an unreported write in nudge: %v, want nudge named", ue)
+	}
+	sneak = false
+	tf.Get(e2).Y += 3 // between steps, not reported
+	if ue := step(); ue == nil || ue.System != betweenSteps || !strings.Contains(ue.Error(), "between steps") {
+		t.Fatalf("an unreported write between steps: %v, want it named as such", ue)
+	}
+}

@@ -58,12 +58,13 @@ type HostConfig struct {
 	// its wire image gives back: a field the codec does not carry, or a
 	// value beyond its range. (Without an Equal, a value of whole numbers
 	// must come back exactly; one holding a float, which the wire may round
-	// by design, is checked only by an Equal with its tolerance.) (A
-	// tandem host that saves
-	// checks its saved components too: save.Tracker.CheckReports.) It costs
-	// a pass over the world each step: for tests and debugging (package
-	// tandemtest turns it on), not for a host in play, which Audit looks
-	// after.
+	// by design, is checked only by an Equal with its tolerance.) A tandem
+	// host that saves checks its saved components too
+	// (save.Tracker.CheckReports). It costs a pass over the world each
+	// step, and one after each system where the schedule is watched to
+	// name the system that made the write (WatchSystem, which a session's
+	// host sets): for tests and debugging (package tandemtest turns it on),
+	// not for a host in play, which Audit looks after.
 	CheckReports bool
 	// Audit is how many networked entities the host looks at each step, in
 	// turn, for a replicated component written or added without a report
@@ -193,6 +194,7 @@ type HostReplicator struct {
 	auditAt    int
 	unreported uint64
 	found      [1]ecs.Change
+	watch      watch // CheckReports: who wrote what (watch.go)
 }
 
 // change is one entry of a send tick's list of changed entities, shared by

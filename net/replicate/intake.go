@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"fmt"
+	"strconv"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -188,7 +189,7 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 			comp.quant(a.Get(ent, comp.id), q)
 			at := slot*stride + reg.offset[c]
 			if !equalImage(q, h.img[at:at+comp.fields]) {
-				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
+				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), System: h.watched(int32(slot), c)})
 			}
 			if comp.survives != nil && !comp.survives(a.Get(ent, comp.id), q) {
 				panic(&LossyCodecError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
@@ -209,12 +210,24 @@ type UnreportedError struct {
 	// Audit: found by the host's audit (HostConfig.Audit), which sent the
 	// write; false: by CheckReports, which panics.
 	Audit bool
+	// System names the system that made the write, when CheckReports saw
+	// it (HostReplicator.WatchSystem: the schedule's Watch), or is
+	// "between steps" for one made in a Do, View or hook; "" when not
+	// known.
+	System string
 }
 
 func (e *UnreportedError) Error() string {
 	what := "written"
 	if e.Added {
 		what = "added"
+	}
+	switch e.System {
+	case "":
+	case betweenSteps:
+		what += " between steps (in a Do, View or hook)"
+	default:
+		what += " by system " + strconv.Quote(e.System)
 	}
 	found := "found by HostConfig.CheckReports"
 	if e.Audit {
