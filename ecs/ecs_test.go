@@ -2,6 +2,7 @@ package ecs
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -375,5 +376,33 @@ func TestResourceAbsentIsNil(t *testing.T) {
 	AddResource(w, &health{HP: 3})
 	if r := Resource[health](w); r == nil || r.HP != 3 {
 		t.Fatalf("resource %v", r)
+	}
+}
+
+// A watched schedule calls its Watch at each step's start and after each
+// system, by name, in the order they run; World.Reported says which writes
+// were reported this frame.
+func TestScheduleWatch(t *testing.T) {
+	w := NewWorld()
+	w.SetReplicated(w.IDs.Transform)
+	e := w.Arche().NewEntity(w.IDs.Transform, w.IDs.NetworkIdentity)
+	s := NewSchedule(w, nil, 0)
+	var seen []string
+	var reported []bool
+	s.AddTo(StageOutput, "send", SystemFunc(func(*World) {}))
+	s.Add("move", SystemFunc(func(w *World) { MutateComponent(w, e, w.IDs.Transform) }))
+	s.Watch = func(name string) {
+		seen = append(seen, name)
+		reported = append(reported, w.Reported(e, w.IDs.Transform))
+	}
+	s.Step()
+	if want := []string{"", "move", "send"}; !slices.Equal(seen, want) {
+		t.Fatalf("watched %q, want %q", seen, want)
+	}
+	if want := []bool{false, true, true}; !slices.Equal(reported, want) {
+		t.Fatalf("reported %v at each watch, want %v", reported, want)
+	}
+	if w.Reported(e, w.IDs.Velocity) {
+		t.Fatal("a component that is not replicated reads as reported")
 	}
 }
