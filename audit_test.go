@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mlange-42/arche/generic"
 
@@ -9,11 +10,11 @@ import (
 )
 
 // A host in play finds a system's writes made without a report: it sends
-// them (the client ends up with the host's values), counts them in its
-// figures and names the component to the game.
+// them (the client ends up with the host's values), saves them, counts them
+// in its figures and names the component to the game.
 func TestHostFindsUnreportedWrites(t *testing.T) {
 	var found []*replicate.UnreportedError
-	cfg := HostConfig{}
+	cfg := HostConfig{SaveTo: savePath(t), SaveEvery: time.Second}
 	cfg.Replication.OnUnreported = func(e *replicate.UnreportedError) { found = append(found, e) }
 	r := newRig(t, cfg)
 	c := r.join("ann", ClientConfig[push]{})
@@ -47,4 +48,18 @@ func TestHostFindsUnreportedWrites(t *testing.T) {
 			}
 		}
 	})
+	r.step(120) // past a save
+	r.restart()
+	restored := 0
+	r.host.Do(func(w *World) {
+		q := generic.NewFilter1[tally]().Query(w.ECS.Arche())
+		for q.Next() {
+			if q.Get().N >= 1000 {
+				restored++
+			}
+		}
+	})
+	if restored != written {
+		t.Fatalf("the restarted host holds %d of the %d tallies written without a report: the save missed them", restored, written)
+	}
 }

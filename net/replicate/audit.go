@@ -6,8 +6,9 @@ import "github.com/tandem-go/tandem/ecs"
 // in turn, for a replicated component written or added without a report
 // (ecs.MutateComponent). No peer would ever be sent such a write, so the
 // clients would hold another world than the host's and nothing would say
-// so. What the audit finds it takes in as if it had been reported (the
-// peers are sent it), counts (HostReplicator.Unreported) and passes to
+// so. What the audit finds it reports itself, before the step's reports
+// are taken in (the peers are sent it, and a save that keeps the component
+// saves it), counts (HostReplicator.Unreported) and passes to
 // HostConfig.OnUnreported. Its cost is the entities it looks at, not the
 // world's size; CheckReports, for tests and debugging, looks at every
 // entity every step and stops the host instead.
@@ -17,9 +18,10 @@ import "github.com/tandem-go/tandem/ecs"
 const defaultAudit = 8
 
 // audit looks at the next n entity slots, from where the last audit
-// stopped, and takes in each replicated component whose value no longer
-// quantizes to its shared image, or that the entity holds without having
-// been reported to.
+// stopped, and reports each replicated component not reported this step
+// whose value no longer quantizes to its shared image, or that the entity
+// holds without having been reported to. It runs before the step's reports
+// are taken in (intake).
 func (h *HostReplicator) audit(w *ecs.World, n int) {
 	if len(h.ents) == 0 {
 		return
@@ -49,6 +51,9 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 			if v == nil {
 				continue
 			}
+			if w.Reported(ent, comp.id) {
+				continue // taken in with the step's reports
+			}
 			added := e.has&(1<<c) == 0
 			if !added {
 				q := h.scratch[:comp.fields:comp.fields]
@@ -59,8 +64,7 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 				}
 			}
 			h.unreported++
-			h.found[0] = ecs.Change{Entity: ent, ID: e.id, Component: comp.id, Slot: int32(slot), Bit: comp.bit}
-			h.intake(h.found[:])
+			ecs.MutateComponent(w, ent, comp.id)
 			if fn := h.cfg.OnUnreported; fn != nil {
 				fn(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Audit: true})
 			}

@@ -193,7 +193,6 @@ type HostReplicator struct {
 	// and the change it takes in.
 	auditAt    int
 	unreported uint64
-	found      [1]ecs.Change
 	watch      watch // CheckReports: who wrote what (watch.go)
 }
 
@@ -358,11 +357,12 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	for _, e := range j.Reowned(w) {
 		h.reown(e)
 	}
+	if !h.cfg.CheckReports && h.cfg.Audit > 0 {
+		h.audit(w, h.cfg.Audit)
+	}
 	h.intake(j.Changes(w))
 	if h.cfg.CheckReports {
 		h.checkReports(w)
-	} else if h.cfg.Audit > 0 {
-		h.audit(w, h.cfg.Audit)
 	}
 	for _, e := range j.Teleported(w) {
 		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {

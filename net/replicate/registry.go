@@ -90,7 +90,6 @@ type component struct {
 	name    string
 	typ     string // T's Go type and its codec's Layout, for the schema
 	id      arche.ID
-	bit     uint8 // its ecs journal bit
 	fields  int
 	delta   bool
 	wrap    [MaxFields]int32
@@ -170,7 +169,6 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 		name:    c.Name,
 		typ:     reflect.TypeFor[T]().String() + c.Layout,
 		id:      id,
-		bit:     bit,
 		fields:  c.Fields,
 		delta:   c.Delta,
 		quant:   func(p unsafe.Pointer, q []int32) { quant((*T)(p), q) },
