@@ -68,9 +68,10 @@ type HostConfig struct {
 	CheckReports bool
 	// Audit is how many networked entities the host looks at each step, in
 	// turn, for a replicated component written or added without a report
-	// (ecs.MutateComponent), which no peer would be sent: what it finds is
-	// sent as if it had been reported, counted (HostReplicator.Unreported)
-	// and passed to OnUnreported. It costs the entities looked at (a
+	// (ecs.MutateComponent), which no peer would be sent: what it finds it
+	// reports itself before the step's reports are taken in (peers are
+	// sent it, a save keeps it), counts (HostReplicator.Unreported) and
+	// passes to OnUnreported. It costs the entities looked at (a
 	// quantization of each of their replicated components), not the
 	// world's size (about 60 ns an entity of two components): at the
 	// default of 8 a step and 60 steps a second, a world of 20,000 entities
