@@ -13,9 +13,9 @@ import "github.com/tandem-go/tandem/ecs"
 // world's size; CheckReports, for tests and debugging, looks at every
 // entity every step and stops the host instead.
 
-// defaultAudit is HostConfig.Audit's default: 8 entities a step, 480 a
-// second at 60 steps a second, for about half a microsecond a step.
-const defaultAudit = 8
+// defaultAudit is HostConfig.Audit's default: 4 entities a step, 240 a
+// second at 60 steps a second, for about a quarter of a microsecond a step.
+const defaultAudit = 4
 
 // audit looks at the next n entity slots, from where the last audit
 // stopped, and reports each replicated component not reported this step
@@ -51,9 +51,6 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 			if v == nil {
 				continue
 			}
-			if w.Reported(ent, comp.id) {
-				continue // taken in with the step's reports
-			}
 			added := e.has&(1<<c) == 0
 			if !added {
 				q := h.scratch[:comp.fields:comp.fields]
@@ -62,6 +59,9 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 				if equalImage(q, h.img[at:at+comp.fields]) {
 					continue
 				}
+			}
+			if w.Reported(ent, comp.id) {
+				continue // taken in with the step's reports
 			}
 			h.unreported++
 			ecs.MutateComponent(w, ent, comp.id)

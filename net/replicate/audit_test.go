@@ -75,8 +75,8 @@ func TestAuditSendsUnreportedWrites(t *testing.T) {
 		t.Fatalf("the audit found %d unreported writes among reported ones: %v", n, s.found)
 	}
 	s.unreported()
-	// 301 slots at 8 a step: a pass takes 38 steps; then the link's delay.
-	s.steps(t, 38+10)
+	// 301 slots at 4 a step: a pass takes 76 steps; then the link's delay.
+	s.steps(t, 76+10)
 	if n := s.h.Unreported(); n != 6 || len(s.found) != 6 {
 		t.Fatalf("the audit found %d (%d passed on), want the 5 writes and the addition", n, len(s.found))
 	}
@@ -97,7 +97,7 @@ func TestAuditSendsUnreportedWrites(t *testing.T) {
 		t.Fatalf("found %d writes and %d additions, want 5 and 1", written, added)
 	}
 	checkImage(t, s.scene, s.cw, s.creg)
-	s.steps(t, 80) // two more passes: each write found once
+	s.steps(t, 160) // two more passes: each write found once
 	if n := s.h.Unreported(); n != 6 {
 		t.Fatalf("the audit counts %d after two more passes, want the same 6", n)
 	}

@@ -200,7 +200,7 @@ func BenchmarkClientJoin(b *testing.B) {
 }
 
 // BenchmarkAudit measures one step's audit (HostConfig.Audit, at its
-// default of 8 entities) in a world of 20,000 entities whose writes were
+// default of 4 entities) in a world of 20,000 entities whose writes were
 // all reported: what the audit adds to every step, whatever the world's
 // size.
 func BenchmarkAudit(b *testing.B) {
