@@ -368,6 +368,27 @@ const drainWait = 250 * time.Millisecond
 // drainPoll is how often Close looks whether the receipts left.
 const drainPoll = 2 * time.Millisecond
 
+// Abandon gives up a host whose Close (or CloseForRestart) returned a
+// failed final save: it closes the store without saving again, and what
+// that save would have held is lost. For a process or a test that ends
+// there (a host that may still save keeps its store open for Save to try
+// again). It does nothing before a Close, after one that saved, or twice.
+// Safe from any goroutine, except from inside a View or Do callback, a
+// system, a hook or an observer (there it returns ErrWorldHeld after two
+// seconds and does nothing).
+func (h *Host[I]) Abandon() error {
+	if err := h.mu.outside("Host.Abandon", "abandon after Close returns"); err != nil {
+		return err
+	}
+	if !h.life.closeRan.Load() {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.finishClose()
+	return nil
+}
+
 // finishClose closes the store once nothing more will be saved.
 func (h *Host[I]) finishClose() {
 	if h.saves == nil || h.life.finished {

@@ -34,7 +34,10 @@
 // handler that panics on the host fails the test at that Step too, with
 // the panic and its stack (a host in a game recovers and refuses the
 // command: tandem.CommandPanic); a test of that refusal sets
-// HostConfig.OnCommandPanic, which the rig then leaves to it.
+// HostConfig.OnCommandPanic, which the rig then leaves to it. So does a
+// save that fails during play (a component nothing saves, met by the save:
+// a host in a game goes on and tries again), unless the test set
+// HostConfig.OnSaveError.
 //
 // At the test's end the rig closes the clients and the host: a host whose
 // Close fails there (its final save: a component nothing saves, a store
@@ -133,6 +136,7 @@ type Rig[I comparable] struct {
 	listener transport.Listener
 	links    map[*tandem.Client[I]]*link
 	panics   []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
+	saveErrs []error                // heard by the host's OnSaveError, unless the test set its own
 }
 
 // link is one client's name, its connections (the first and each
@@ -186,6 +190,9 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 	}
 	if host.OnCommandPanic == nil {
 		host.OnCommandPanic = func(p *tandem.CommandPanic) { r.panics = append(r.panics, p) }
+	}
+	if host.OnSaveError == nil {
+		host.OnSaveError = func(err error) { r.saveErrs = append(r.saveErrs, err) }
 	}
 	r.hostCfg = host
 	if r.Host, err = tandem.NewHost(g, host); err != nil {
@@ -269,6 +276,7 @@ func closeHost[I comparable](t testing.TB, h *tandem.Host[I]) {
 		} else {
 			t.Errorf("tandemtest: closing the host at the test's end: %v", err)
 		}
+		_ = h.Abandon() // the store's goroutines end with the test
 	}
 }
 
@@ -412,6 +420,9 @@ func (r *Rig[I]) advanceHost() {
 	r.Host.Advance()
 	if len(r.panics) > 0 {
 		r.t.Fatalf("tandemtest: %v", r.panics[0])
+	}
+	if len(r.saveErrs) > 0 {
+		r.t.Fatalf("tandemtest: a save failed: %v (a test of failing saves sets HostConfig.OnSaveError, which the rig then leaves to it)", r.saveErrs[0])
 	}
 }
 

@@ -381,3 +381,63 @@ func TestLossyCodecFailsTheTest(t *testing.T) {
 		t.Fatalf("a codec that leaves a field out: %q, want the test failed naming health", rec.errs)
 	}
 }
+
+// In a synctest bubble too, a host whose final save fails fails the test at
+// its end, and lets go of its store, so that the bubble ends with no
+// goroutine left behind (which would end the test binary).
+func TestFinalSaveFailsInABubble(t *testing.T) {
+	moody := &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
+			return nil
+		},
+	}
+	bubble.Test(t, func(t *testing.T) {
+		rec := &recorder{TB: t}
+		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{Bubble: true})
+		r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Step(5)
+		rec.end()
+		if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
+			t.Errorf("the rig's end reported %q, want the failed final save naming Mood", rec.errs)
+		}
+	})
+}
+
+// A save that fails during play (a component nothing saves) fails the test
+// at the Step that hears it, naming the component, rather than at the
+// test's end (its receipts would wait meanwhile, with nothing said).
+func TestFailedSaveFailsTheStep(t *testing.T) {
+	moody := &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
+			return nil
+		},
+	}
+	bubble.Test(t, func(t *testing.T) {
+		rec := &recorder{TB: t}
+		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db"), SaveEvery: time.Second}, tandemtest.Config{Bubble: true})
+		r.Join("ann", tandem.ClientConfig[Walk]{})
+		stepped := make(chan int)
+		go func() {
+			n := 0
+			defer func() { stepped <- n }()
+			for ; n < 180; n++ {
+				r.Step(1)
+			}
+		}()
+		n := <-stepped
+		rec.end()
+		if n >= 180 || len(rec.errs) == 0 || !strings.Contains(rec.errs[0], "a save failed") || !strings.Contains(rec.errs[0], "Mood") {
+			t.Errorf("after %d steps: %q, want the test failed at the step of the first save, naming Mood", n, rec.errs)
+		}
+	})
+}
