@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/command"
@@ -78,8 +79,8 @@ func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p 
 		if codec.Read != nil {
 			codec.Read(&r, &v)
 		}
-		if r.Finish() != nil {
-			return nil, true
+		if err := r.Finish(); err != nil {
+			return fmt.Errorf("the host's %s codec refuses this command (%v): this client may run another build of the game than the host", strconv.Quote(name), err), true
 		}
 		return run(w, p, v), false
 	}}
@@ -87,9 +88,9 @@ func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p 
 }
 
 // encode returns cmd's payload, once the codec's Read takes it back as the
-// host's will: a command the host would refuse as malformed (and answer
-// with no receipt, the client sending it again until the host drops it) is
-// refused here, with what Read said, and nothing is sent.
+// host's will: a command the host would count malformed (and refuse, with
+// what its Read said) is refused here, with what Read said, and nothing is
+// sent.
 func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 	if k.codec.Append == nil {
 		return nil, nil
@@ -203,8 +204,8 @@ var ErrTooManyCommands = command.ErrTooMany
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
 // limit of commands without a receipt (ErrTooManyCommands), for a payload
 // over wire.MaxCommandSize, and for one the kind's own codec's Read refuses
-// (r.Fail, a short read, bytes left over): the host would take it for
-// malformed and answer nothing, so nothing is sent. Safe from any goroutine, inside
+// (r.Fail, a short read, bytes left over): the host would count it
+// malformed against the client's connection, so nothing is sent. Safe from any goroutine, inside
 // callbacks, hooks and observers too: a command sent while the world is
 // locked (from an observer, a View or Do callback, a system) leaves as the
 // world is let go at the end of that step or call, at the latest with the

@@ -61,3 +61,25 @@ func TestCommandPanicIsRefused(t *testing.T) {
 		t.Fatalf("after a restart, op 1 is %v with receipt %+v; want its refusal kept", v, rc)
 	}
 }
+
+// A command whose codec's Read refuses it on the host (a client of another
+// build, whose own Read took it) is refused with Read's word, and its
+// refusal kept like any other (sent again, the same answer); it counts
+// against the peer's connection as malformed.
+func TestCommandTheHostCannotReadIsRefused(t *testing.T) {
+	r := newRigOf(t, ledgerGame(), HostConfig{SaveTo: savePath(t)})
+	p := r.dialRaw("bob")
+	p.send(t, 1, 0, u32(maxAdd+1)) // the host's add codec refuses more than maxAdd
+	r.step(10)
+	p.send(t, 1, 0, u32(maxAdd+1)) // sent again
+	p.send(t, 2, 0, u32(5))        // the player's next command runs
+	r.step(10)
+	rs := p.receipts(t)
+	if len(rs) != 3 || rs[0].Status != wire.ReceiptRefused || !strings.Contains(rs[0].Reason, errAddTooMuch.Error()) ||
+		!strings.Contains(rs[0].Reason, "another build") || rs[1] != rs[0] || rs[2].Status != wire.ReceiptDone {
+		t.Fatalf("receipts %+v; want op 1 refused with what the codec said, the same again, op 2 done", rs)
+	}
+	if st := r.host.Stats(); st.Malformed != 1 || st.Commands != 2 || st.Again != 1 {
+		t.Fatalf("host counts %+v; want 1 malformed among 2 commands run, 1 again", st)
+	}
+}

@@ -227,10 +227,11 @@ type HostStats struct {
 	// them).
 	Players, Spectators int
 	// Malformed counts the peers' messages left to the game that were
-	// refused as malformed: inputs and commands that did not decode, a
-	// spectator's, and messages of kinds no Game takes (a game datagram or
-	// lane kind, a command off its lane); past the connection's limit the
-	// peer is dropped.
+	// refused as malformed: inputs and commands that did not decode (a
+	// command its kind's Read refused is answered, refused, and counted
+	// here too), a spectator's, and messages of kinds no Game takes (a game
+	// datagram or lane kind, a command off its lane); past the connection's
+	// limit the peer is dropped.
 	Malformed int
 	// Commands counts the commands run, Again those answered with their
 	// kept receipt, Conflicts and Expired those answered without running,

@@ -98,9 +98,11 @@ func (h *Host[I]) runCommands() {
 		case command.Run:
 			err, malformed := h.runHandler(c.kind, c.op, Peer{ID: pl.id, Name: pl.name}, c.payload)
 			if malformed {
+				// The codec's Read refused it: counted against the peer's
+				// connection, and refused with Read's word (a client of
+				// another build learns why rather than sending it again).
 				h.stats.Malformed++
 				h.session.ReportMalformed(c.peer, errMalformedCommand)
-				continue
 			}
 			r := wire.Receipt{Op: c.op, Status: wire.ReceiptDone, Frame: uint32(frame)}
 			if err != nil {

@@ -175,7 +175,7 @@ func testReceipts(t *testing.T, s saveStore) {
 // TestSendRefusesWhatItsCodecRefuses: a command whose own codec's Read
 // refuses it (a value the game does not take) is refused by Send, SendOwn
 // and Give with Read's error, and nothing is sent: the host would count it
-// malformed and answer nothing, the client sending it again until dropped.
+// malformed against the client's connection.
 func TestSendRefusesWhatItsCodecRefuses(t *testing.T) {
 	r := newRig(t, HostConfig{})
 	ann := r.join("ann", ClientConfig[push]{})
