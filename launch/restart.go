@@ -95,7 +95,10 @@ type Runner interface {
 // then closes it: for a restart when the signal asked and h can restart,
 // else with Close. It returns why h stopped on its own, else what closing
 // it returned (its final save's error); nil for an orderly end. A headless
-// host's main is then: open, Serve, RunHost.
+// host's main is then: open, Serve, RunHost. A Close lets every player go,
+// and what they own in the world with them: a service manager that sends
+// SIGTERM for a restart (systemd, Docker, Kubernetes) ends the game; send
+// the restart signal (SIGHUP) for a restart that keeps the players.
 func RunHost(ctx context.Context, h Runner, app string, out io.Writer) error {
 	ctx, restart := WatchRestart(ctx, h, app, out)
 	runErr := h.Run(ctx)

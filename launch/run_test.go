@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -152,7 +153,13 @@ func TestOpenSave(t *testing.T) {
 	if id := s.Identity(); id == nil || len(id.Certificate.Certificate) == 0 {
 		t.Fatalf("the save's identity: %+v", id)
 	}
-	var hc tandem.HostConfig
+	// The game's own hooks, set before, are called too.
+	var heard []string
+	hc := tandem.HostConfig{
+		OnRestore:   func(tandem.RestoreReport) { heard = append(heard, "restore") },
+		OnSave:      func(tandem.SavedReport) { heard = append(heard, "save") },
+		OnSaveError: func(error) { heard = append(heard, "error") },
+	}
 	s.Configure(&hc, &log)
 	if hc.Store == nil || hc.OnRestore == nil || hc.OnSave == nil || hc.OnSaveError == nil {
 		t.Fatalf("Configure: %+v; want the store and its reports", hc)
@@ -161,6 +168,11 @@ func TestOpenSave(t *testing.T) {
 	hc.OnSave(tandem.SavedReport{Seq: 4, Frame: 120, Players: 1})
 	if n := strings.Count(log.String(), "holds 1 player\n"); n != 1 {
 		t.Errorf("%d lines of a save holding one player, want 1 (a line when who it holds changes):\n%s", n, log.String())
+	}
+	hc.OnRestore(tandem.RestoreReport{})
+	hc.OnSaveError(errors.New("disk full"))
+	if want := []string{"save", "save", "restore", "error"}; !slices.Equal(heard, want) {
+		t.Errorf("the game's hooks heard %v, want %v", heard, want)
 	}
 	mismatch := fmt.Errorf("tandem: restore: %w", save.ErrMismatch)
 	if err := s.Explain(mismatch); !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), "another version of this game") || !strings.Contains(err.Error(), path) {

@@ -105,17 +105,33 @@ func (f *Flags) OpenSave(world string, stderr io.Writer) (*Save, error) {
 // Configure points the host's settings at the save, and logs to stderr each
 // restore, each failed save (the same failure again in a row only at its
 // 10th, 100th, ... time), the first save that lands after failures, and each
-// save that knows another number of players than the one before.
+// save that knows another number of players than the one before. Hooks the
+// game set before (OnRestore, OnSave, OnSaveError) are called too, after
+// the line logged.
 func (s *Save) Configure(hc *tandem.HostConfig, stderr io.Writer) {
 	if s == nil {
 		return
 	}
 	hc.Store = s.World
-	hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "%s: %v\n", s.app, r) }
+	gameRestore, gameSave, gameError := hc.OnRestore, hc.OnSave, hc.OnSaveError
+	hc.OnRestore = func(r tandem.RestoreReport) {
+		fmt.Fprintf(stderr, "%s: %v\n", s.app, r)
+		if gameRestore != nil {
+			gameRestore(r)
+		}
+	}
 	log := &saveLog{app: s.app, w: stderr}
-	hc.OnSaveError = log.failed
+	hc.OnSaveError = func(err error) {
+		log.failed(err)
+		if gameError != nil {
+			gameError(err)
+		}
+	}
 	players := -1
 	hc.OnSave = func(r tandem.SavedReport) {
+		if gameSave != nil {
+			defer gameSave(r)
+		}
 		log.saved(r)
 		if r.Players == players {
 			return // a line when who the save knows changes, not at every save

@@ -283,7 +283,7 @@ func (l *loader) entity(key, value []byte) error {
 			cr := wire.NewReader(l.parts[k])
 			c.read(&cr, p)
 			if err := cr.Finish(); err != nil && l.bad == nil {
-				l.bad = mismatchf(key, "component %s of entity %d does not read with this game's codec: %v", c.name, id, err)
+				l.bad = mismatchf(key, "component %s of entity %d does not read with this game's codec (%s): the save was written with another encoding of it; restore with the game that wrote the save, or give the component a codec that reads the saved encoding (with a Layout, which names such a change)", c.name, id, readFailure(err))
 			}
 		}
 	}, l.ids...)
@@ -310,7 +310,7 @@ func (l *loader) state(key, value []byte) error {
 	r := wire.NewReader(value)
 	s.read(&r, p)
 	if err := r.Finish(); err != nil {
-		return mismatchf(key, "state %q does not read with this game's codec: %v", name, err)
+		return mismatchf(key, "state %q does not read with this game's codec (%s): the save was written with another encoding of it; restore with the game that wrote the save, or give the state a codec that reads the saved encoding (with a Layout, which names such a change)", name, readFailure(err))
 	}
 	s.last = append(s.last[:0], value...)
 	s.fresh, s.stored = true, true
@@ -335,4 +335,16 @@ func (l *loader) finish() error {
 	l.t.w.SetFrame(h.frame)
 	l.t.w.SetNextNetID(h.nextID)
 	return nil
+}
+
+// readFailure says in a save's terms why a record did not read: the wire's
+// errors speak of messages.
+func readFailure(err error) string {
+	switch {
+	case errors.Is(err, wire.ErrTruncated):
+		return "its record is shorter than the codec reads"
+	case errors.Is(err, wire.ErrTrailing):
+		return "its record is longer than the codec reads"
+	}
+	return err.Error()
 }

@@ -773,3 +773,40 @@ func TestSaveWithoutLayouts(t *testing.T) {
 		t.Fatalf("restore with a codec of no Layout: %v", err)
 	}
 }
+
+// TestEncodingChangedSaysWhatToDo: a save read by a game whose unchecked
+// codec (no Layout) reads more, or less, than was written is refused in a
+// save's terms (the record shorter or longer than the codec reads), saying
+// what to do, not in a network message's.
+func TestEncodingChangedSaysWhatToDo(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(2)
+	r.t.Start()
+	commit(t, r, st)
+	plain := save.Plain[health]().Read
+	for _, tc := range []struct {
+		name string
+		read func(rd *wire.Reader, v *health)
+		says string
+	}{
+		{"reads more", func(rd *wire.Reader, v *health) { plain(rd, v); rd.U32() }, "shorter than the codec reads"},
+		{"reads less", func(rd *wire.Reader, v *health) {}, "longer than the codec reads"},
+	} {
+		w := ecs.NewWorld()
+		s := save.NewSchema(w)
+		save.Component(s, save.Plain[ecs.Transform]())
+		save.Component(s, save.Plain[ecs.Velocity]())
+		c := save.Plain[health]()
+		c.Layout, c.Read = "", tc.read
+		save.Component(s, c)
+		ecs.AddResource(w, &score{})
+		save.State(s, save.Plain[score]())
+		save.Skip[sprite](s)
+		_, err := save.NewTracker(s).Load(context.Background(), st, nil, nil)
+		if !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "restore with the game that wrote the save") ||
+			strings.Contains(err.Error(), "drop it") || strings.Contains(err.Error(), "protocol") {
+			t.Errorf("a codec that %s: %v; want ErrMismatch saying %q and what to do", tc.name, err, tc.says)
+		}
+	}
+}
