@@ -120,6 +120,14 @@ type HostConfig struct {
 	// the peer at once (a restore still holds the save's players for 30 s:
 	// the restart was the host's, not their connections breaking).
 	Grace time.Duration
+	// MaxInputRepeat is for how many frames after its stamp a player's
+	// last input is repeated while its next inputs are missing (late, or
+	// lost with their copies); then its Input is the zero input, not Live,
+	// until its inputs come again, so a client that stalls or vanishes
+	// without closing stands still rather than running on until its
+	// connection times out. Default 15 (a quarter of a second at 60 Hz);
+	// negative: repeated without end (predict.HostInputConfig.MaxRepeat).
+	MaxInputRepeat int
 	// Admit, if set, decides on a connection that asks to be let in (a new
 	// player's Hello, or a Resume) before anything is given to it: nil lets
 	// it on (Game.Join then runs for a new player), an error refuses it with
@@ -358,7 +366,7 @@ func (h *Host[I]) build(restoring bool) error {
 		OnLaneMessage:        h.laneMessage,
 		OnEvent:              h.event,
 	})
-	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator()})
+	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	h.routeLocal(h.input)
 	h.roster = nil
@@ -396,8 +404,9 @@ func (h *Host[I]) open() error {
 // input is the input of peer p for the frame: the host's own for HostPeer,
 // else what p sent (live once its client's frame is in step with the
 // host's); the zero input, not live, before its first one, while its
-// connection is broken (its last input is not repeated) and after it
-// resumes until its next one.
+// connection is broken (its last input is not repeated), after it resumes
+// until its next one, and once its inputs have been missing for
+// HostConfig.MaxInputRepeat frames.
 func (h *Host[I]) input(p ecs.PeerID) (in I, live, ok bool) {
 	if p == ecs.HostPeer {
 		return h.keys.get(), true, true

@@ -160,4 +160,17 @@ func TestStalledPlayerLetsGo(t *testing.T) {
 		t.Fatalf("after the client came back: %+v, want X 3, live", in)
 	}
 	t.Logf("let go after %d host steps", released)
+
+	// A game that wants the last input held on (MaxInputRepeat negative).
+	r = newRig(t, HostConfig{MaxInputRepeat: -1})
+	c = r.join("ann", ClientConfig[push]{})
+	c.SetInput(push{X: 3})
+	r.step(20)
+	for range 60 {
+		r.clk.Advance(ecs.DefaultStep)
+		r.host.Advance()
+	}
+	if in := held(); in.Value.X != 3 || !in.Live {
+		t.Fatalf("with MaxInputRepeat -1, after 60 steps without inputs: %+v, want X 3 held", in)
+	}
 }

@@ -12,7 +12,8 @@
 //     carrying the last Redundancy inputs, so a lost datagram loses no input.
 //     On the host, HostInputs keeps a bounded buffer per peer and, once per
 //     host frame, gives each peer the input stamped with that frame: exact if
-//     it arrived, else the last one repeated; a late input is applied at once
+//     it arrived, else the last one repeated (for MaxRepeat frames after its
+//     stamp at most, then the zero input); a late input is applied at once
 //     (Apply) or reported for rollback (Rollback).
 //   - Time. Input stamped F is applied at host frame F, so the client runs
 //     ahead of the host by half a round trip plus a small buffer. TimeSync

@@ -20,7 +20,8 @@ const (
 	// Rollback reports late inputs to HostInputConfig.OnLate, once per
 	// message with the oldest, so a game that can rewind simulates again from
 	// that frame. The newest late input also becomes the one repeated while
-	// the peer's next inputs are missing.
+	// the peer's next inputs are missing (MaxRepeat frames after its stamp
+	// at most).
 	Rollback
 )
 
@@ -34,7 +35,9 @@ type HostInputConfig[I any] struct {
 	// input; in is valid only during the call. The game rewinds to f and
 	// simulates again: each frame after f up to the present uses the peer's
 	// input for it where one is held (PeerInputs.InputAt), else the last one
-	// before it. MaxRollback bounds what one peer makes it simulate again.
+	// before it, up to MaxRepeat frames after that one's frame, then the
+	// zero input (as the frames played forward did). MaxRollback bounds what
+	// one peer makes it simulate again.
 	OnLate func(peer ecs.PeerID, f ecs.Frame, in *I)
 	// MaxRollback, with LateInput Rollback, bounds the frames one peer's
 	// late inputs make the game simulate again: an input more than this
@@ -60,11 +63,12 @@ type HostInputConfig[I any] struct {
 	// Window-MaxAhead-2 frames are dropped as stale. MaxAhead must be below
 	// Window/2.
 	MaxAhead int
-	// MaxRepeat is how many frames in a row the peer's last input is
-	// repeated while its next inputs are missing (late on the way, or lost
-	// with their redundant copies); past it the peer's input is the zero
-	// input, with Live false, until its inputs come again (counted in
-	// InputStats.Released). A client that stalls or vanishes without
+	// MaxRepeat is for how many frames after its stamp the peer's last
+	// input is repeated while its next inputs are missing (late on the way,
+	// or lost with their redundant copies); past it the peer's input is the
+	// zero input, with Live false, until its inputs come again (counted in
+	// InputStats.Released). A late input is applied once however old, then
+	// counts from its own stamp. A client that stalls or vanishes without
 	// closing its connection then stands still a moment after, rather than
 	// running on its last input until the host declares its connection
 	// broken (the transport's idle timeout: seconds). Default 15 (a
@@ -298,7 +302,6 @@ type PeerInputs[I any] struct {
 	aligned    bool      // an aligned message came: unaligned ones are dropped
 	inputFrame ecs.Frame // the host frame an input was last applied at
 	newest     ecs.Frame // the newest frame received
-	repeats    int       // frames in a row without an input of their own (MaxRepeat)
 
 	late      I
 	lateFrame ecs.Frame
@@ -408,7 +411,6 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 			}
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], g, true, live
-				p.repeats = 0
 			}
 			continue
 		}
@@ -463,16 +465,13 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 	case p.frames[slot] == f:
 		p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], f, true, p.live[slot]
 		p.hasLate = false
-		p.repeats = 0
 		p.stats.Exact++
 	case p.hasLate:
 		p.cur, p.curFrame, p.has, p.curLive = p.late, p.lateFrame, true, p.lateLive
 		p.hasLate = false
-		p.repeats = 0
 		p.stats.LateApplied++
 	case p.has:
-		p.repeats++
-		if limit := p.h.cfg.MaxRepeat; limit >= 0 && p.repeats > limit {
+		if limit := p.h.cfg.MaxRepeat; limit >= 0 && int64(f)-int64(p.curFrame) > int64(limit) {
 			// Its inputs stopped coming: the player lets go. (curFrame
 			// stays the last input's, so a late one newer than it is
 			// still taken.)

@@ -457,6 +457,24 @@ func TestMissingInputsReleasedAfterMaxRepeat(t *testing.T) {
 	if in := r.frame(); in.DX != 0 {
 		t.Fatalf("the fourth missing frame: %+v, want the zero input", in)
 	}
+	// A late input stamped long ago (a trickle of stale inputs) is applied
+	// once, then counts from its own stamp: it does not bring the player
+	// back for MaxRepeat more frames.
+	r.send(t, 114, pad{DX: 8})
+	if in := r.frame(); in.DX != 8 || !p.Live() {
+		t.Fatalf("frame 117: %+v, want the late DX 8 once", in)
+	}
+	if in := r.frame(); in.DX != 0 || p.Live() {
+		t.Fatalf("frame 118: %+v live %v, want the zero input: DX 8's stamp is 4 frames back", in, p.Live())
+	}
+	// Frames the host simulated without taking inputs count too.
+	r.send(t, 119, pad{DX: 9})
+	r.frame() // 119, exact
+	skipped := p.Stats().Skipped
+	r.w.SetFrame(r.w.Frame() + 5)
+	if in := r.frame(); in.DX != 0 || p.Stats().Skipped-skipped != 5 {
+		t.Fatalf("after 5 frames skipped: %+v, skipped %d; want the zero input", in, p.Stats().Skipped-skipped)
+	}
 
 	endless := newHostRig(HostInputConfig[pad]{MaxRepeat: -1})
 	endless.send(t, 100, pad{DX: 5})
