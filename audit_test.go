@@ -15,7 +15,7 @@ import (
 func TestHostFindsUnreportedWrites(t *testing.T) {
 	var found []*replicate.UnreportedError
 	cfg := HostConfig{SaveTo: savePath(t), SaveEvery: time.Second}
-	cfg.Replication.OnUnreported = func(e *replicate.UnreportedError) { found = append(found, e) }
+	cfg.Replication.OnUnreported = func(e *replicate.UnreportedError) { c := *e; found = append(found, &c) } // e is valid during the call
 	r := newRig(t, cfg)
 	c := r.join("ann", ClientConfig[push]{})
 	r.step(30)

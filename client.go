@@ -401,9 +401,7 @@ func firstDial(dial func(ctx context.Context) (transport.Conn, error), timeout t
 	}
 	tc, err := dial(ctx)
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		// The dial's own deadline is not the caller's: the error is an
-		// ErrJoinTimeout, not a context.DeadlineExceeded.
-		return nil, fmt.Errorf("%w: %v", ErrJoinTimeout, err)
+		return nil, fmt.Errorf("%w: %w", ErrJoinTimeout, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tandem: join: %w", err)

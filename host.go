@@ -508,7 +508,7 @@ func (h *Host[I]) statsNow() HostStats {
 	s.Peers = len(h.names)
 	s.Players, s.Spectators = h.people.counts()
 	if h.session != nil {
-		s.Unreported = int(h.session.Replicator().Unreported())
+		s.Unreported += int(h.session.Replicator().Unreported())
 		h.away = h.session.AppendAway(h.away[:0])
 		for _, id := range h.away {
 			s.Away++

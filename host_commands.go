@@ -100,7 +100,8 @@ func (h *Host[I]) runCommands() {
 			if malformed {
 				// The codec's Read refused it: counted against the peer's
 				// connection, and refused with Read's word (a client of
-				// another build learns why rather than sending it again).
+				// another build learns why rather than sending it again),
+				// but not counted as a command run.
 				h.stats.Malformed++
 				h.session.ReportMalformed(c.peer, errMalformedCommand)
 			}
@@ -120,7 +121,9 @@ func (h *Host[I]) runCommands() {
 					h.putPlayer(pl) // its floor rose, or the own player's first receipt needs its record
 				}
 			}
-			h.stats.Commands++
+			if !malformed {
+				h.stats.Commands++
+			}
 		case command.Again:
 			msg = kept.Receipt
 			h.stats.Again++

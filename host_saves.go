@@ -540,6 +540,9 @@ func (h *Host[I]) Save(ctx context.Context) error {
 	if err := h.life.failed(); err != nil {
 		return err // it stopped on its own
 	}
+	if h.life.abandoned {
+		return fmt.Errorf("tandem: save: the host was abandoned after its final save failed: nothing more is saved: %w", ErrClosed)
+	}
 	if h.life.finished {
 		return fmt.Errorf("tandem: save: the host closed, its world saved as it closed: %w", ErrClosed)
 	}

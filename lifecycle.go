@@ -28,6 +28,7 @@ type lifecycle struct {
 	seen      atomic.Pointer[error] // err, for Err to read without the lock
 	halted    bool                  // the stop on err was carried out
 	finished  bool                  // the store is closed
+	abandoned bool                  // by Abandon, after a failed final save
 	done      chan struct{}
 	doneOnce  sync.Once
 	idleSince time.Time
@@ -208,6 +209,7 @@ func (h *Host[I]) unload() {
 
 // release lets the world go, with its session: nothing is connected to it.
 func (h *Host[I]) release() {
+	h.stats.Unreported += int(h.session.Replicator().Unreported()) // what its replicator found stays counted
 	h.session.Close()
 	h.w, h.ip, h.tracks = nil, nil, nil
 	h.session, h.inputs = nil, nil
@@ -372,7 +374,8 @@ const drainPoll = 2 * time.Millisecond
 // failed final save: it closes the store without saving again, and what
 // that save would have held is lost. For a process or a test that ends
 // there (a host that may still save keeps its store open for Save to try
-// again). It does nothing before a Close, after one that saved, or twice.
+// again); a Save after it fails. It returns what closing the store
+// returned. It does nothing before a Close, after one that saved, or twice.
 // Safe from any goroutine, except from inside a View or Do callback, a
 // system, a hook or an observer (there it returns ErrWorldHeld after two
 // seconds and does nothing).
@@ -385,17 +388,21 @@ func (h *Host[I]) Abandon() error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.finishClose()
-	return nil
+	if h.saves == nil || h.life.finished {
+		return nil
+	}
+	h.life.abandoned = true
+	return h.finishClose()
 }
 
-// finishClose closes the store once nothing more will be saved.
-func (h *Host[I]) finishClose() {
+// finishClose closes the store once nothing more will be saved, and
+// returns what closing it returned.
+func (h *Host[I]) finishClose() error {
 	if h.saves == nil || h.life.finished {
-		return
+		return nil
 	}
 	h.life.finished = true
-	h.saves.close()
+	return h.saves.close()
 }
 
 // Done is closed when the host has stopped: Close returned, or the host

@@ -63,7 +63,8 @@ type Schedule struct {
 	// Watch, if set, is called at the start of each step with an empty name
 	// and after each system with the system's name: a debugging aid (a host
 	// replicator checking reports sets it to name the system that wrote a
-	// component without a report). It costs what it does.
+	// component without a report, a pass over the world each call). Nil:
+	// nothing is called.
 	Watch func(system string)
 }
 

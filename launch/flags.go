@@ -111,7 +111,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.MaxPlayers, "max-players", f.MaxPlayers, "with -host: the most people in the match, the host's own player included")
 	fs.IntVar(&f.PerAddress, "per-address", f.PerAddress, "with -host: the most players and spectators from one IP address (0: the engine's 4); raise it to load a host with clients from one machine")
 	fs.DurationVar(&f.Grace, "grace", f.Grace, "with -host: how long a player whose connection broke is kept for its client to come back on a new connection; 0 turns that off")
-	fs.DurationVar(&f.IdleTimeout, "idle-timeout", f.IdleTimeout, "networked: end a connection that brought nothing for this long (default 10s); a client whose connection ends so reconnects to the host by itself")
+	fs.DurationVar(&f.IdleTimeout, "idle-timeout", f.IdleTimeout, "networked: end a connection that brought nothing for this long (default 10s, at least 1s); a client whose connection ends so reconnects to the host by itself")
 	fs.DurationVar(&f.Lag, "lag", f.Lag, "networked: add this much round-trip `delay`, half each way, on this machine's socket")
 	fs.DurationVar(&f.Jitter, "jitter", f.Jitter, "networked: vary each packet's delay by up to ± this `duration` (half each way)")
 	fs.Var(&f.Loss, "loss", "networked: lose this `fraction` of packets each way, e.g. 0.05 or 5%")

@@ -281,7 +281,7 @@ func TestSaveLog(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	want := []string{
 		"mygame: save failed (the world goes on; retrying): store: disk full",
-		"mygame: save failed 10 times in a row, the same way",
+		"mygame: save failed 10 times since the last save that landed, the same way",
 		"mygame: save failed (the world goes on; retrying): store: lease lost",
 		"mygame: saved again (save 9, frame 600) after 26 failed tries",
 		"mygame: save failed (the world goes on; retrying): store: disk full",
@@ -293,5 +293,17 @@ func TestSaveLog(t *testing.T) {
 		if !strings.HasPrefix(lines[i], want[i]) {
 			t.Errorf("line %d: %q, want %q", i, lines[i], want[i])
 		}
+	}
+
+	// Two failures in turn are each said once, then at their 10th time.
+	b.Reset()
+	l = &saveLog{app: "mygame", w: &b}
+	lost := errors.New("store: lease lost")
+	for range 10 {
+		l.failed(full)
+		l.failed(lost)
+	}
+	if got := strings.Count(b.String(), "\n"); got != 4 {
+		t.Errorf("two failures in turn, ten times each: %d lines, want 4:\n%s", got, b.String())
 	}
 }

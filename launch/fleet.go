@@ -94,6 +94,7 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 // given.
 func (f *Flags) fleetHostConfig(target, world string, stderr io.Writer) tandem.HostConfig {
 	hc := f.HostConfig(false)
+	hc.Replication.OnUnreported = logUnreported(f.App, stderr)
 	if world != "" && target != "" {
 		hc.SaveTo, hc.World = target, world
 		hc.OnRestore = func(r tandem.RestoreReport) { fmt.Fprintf(stderr, "%s: world %s: %v\n", f.App, world, r) }

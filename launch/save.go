@@ -141,31 +141,48 @@ func (s *Save) Configure(hc *tandem.HostConfig, stderr io.Writer) {
 	}
 }
 
-// saveLog says on stderr that saves fail (the host retries them): a
-// failure in full, the same failure again only at its 10th, 100th, ...
-// time in a row, and the first save that lands after failures.
+// saveLog says on stderr that saves fail (the host retries them): each
+// failure in full the first time, the same failure again (among the
+// failures since the last save that landed) only at its 10th, 100th, ...
+// time, and the first save that lands after failures.
 type saveLog struct {
 	app   string
 	w     io.Writer
-	last  string // the failure said last
-	n     int    // failures in a row
-	again int    // of them, the same as last in a row
+	n     int            // failures since the last save that landed
+	seen  map[string]int // of them, how many of each (at most maxSaveErrors kinds)
+	other int            // those past maxSaveErrors kinds, counted together
 }
+
+// maxSaveErrors bounds the failures a saveLog tells apart: past it, a new
+// one is said at its first time only while counting.
+const maxSaveErrors = 16
 
 func (l *saveLog) failed(err error) {
 	l.n++
-	if msg := err.Error(); msg != l.last {
-		l.last, l.again = msg, 1
+	msg := err.Error()
+	if l.seen == nil {
+		l.seen = map[string]int{}
+	}
+	k, known := l.seen[msg]
+	switch {
+	case known:
+		k++
+		l.seen[msg] = k
+	case len(l.seen) < maxSaveErrors:
+		l.seen[msg] = 1
 		fmt.Fprintf(l.w, "%s: save failed (the world goes on; retrying): %v\n", l.app, err)
 		return
+	default:
+		l.other++
+		k = l.other
 	}
-	l.again++
-	k := l.again
 	for k%10 == 0 {
 		k /= 10
 	}
-	if k == 1 {
-		fmt.Fprintf(l.w, "%s: save failed %d times in a row, the same way (the world goes on; retrying)\n", l.app, l.again)
+	if k == 1 && known {
+		fmt.Fprintf(l.w, "%s: save failed %d times since the last save that landed, the same way (the world goes on; retrying): %v\n", l.app, l.seen[msg], err)
+	} else if k == 1 {
+		fmt.Fprintf(l.w, "%s: save failed (the world goes on; retrying): %v\n", l.app, err)
 	}
 }
 
@@ -173,7 +190,8 @@ func (l *saveLog) saved(r tandem.SavedReport) {
 	if l.n > 0 {
 		fmt.Fprintf(l.w, "%s: saved again (save %d, frame %d) after %d failed %s\n", l.app, r.Seq, r.Frame, l.n, plural(l.n, "try", "tries"))
 	}
-	l.n, l.again, l.last = 0, 0, ""
+	l.n, l.other = 0, 0
+	clear(l.seen)
 }
 
 // plural returns one for n == 1, else many.

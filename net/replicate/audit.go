@@ -65,11 +65,16 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 			}
 			h.unreported++
 			ecs.MutateComponent(w, ent, comp.id)
-			if fn := h.cfg.OnUnreported; fn != nil {
-				fn(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Audit: true})
+			if h.cfg.OnUnreported != nil {
+				h.auditFound = append(h.auditFound, UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Audit: true})
 			}
 		}
 	}
+	// Told once the walk is done: the game may change the world then.
+	for i := range h.auditFound {
+		h.cfg.OnUnreported(&h.auditFound[i])
+	}
+	h.auditFound = h.auditFound[:0]
 }
 
 // Unreported returns how many writes and additions of replicated

@@ -30,7 +30,7 @@ func newAuditScene(t *testing.T, audit int) *auditScene {
 	s := &auditScene{scene: newScene(11, 300)}
 	m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](s.w.Arche())
 	s.bare = m.NewWith(&ecs.Transform{X: 5}, &ecs.NetworkIdentity{})
-	s.h = NewHost(s.reg, HostConfig{Audit: audit, OnUnreported: func(e *UnreportedError) { s.found = append(s.found, e) }})
+	s.h = NewHost(s.reg, HostConfig{Audit: audit, OnUnreported: func(e *UnreportedError) { c := *e; s.found = append(s.found, &c) }})
 	s.sched = ecs.NewSchedule(s.w, nil, 0)
 	s.sched.Add("scene", s.scene).Add("replicate", s.h)
 	s.cw = ecs.NewWorld()

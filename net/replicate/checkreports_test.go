@@ -221,4 +221,42 @@ func TestCheckReportsNamesTheSystem(t *testing.T) {
 	if ue := step(); ue == nil || ue.System != betweenSteps || !strings.Contains(ue.Error(), "between steps") {
 		t.Fatalf("an unreported write between steps: %v, want it named as such", ue)
 	}
+	ecs.MutateComponent(w, e2, w.IDs.Transform) // the write reported at last
+	if ue := step(); ue != nil {
+		t.Fatalf("after the report: %v", ue)
+	}
+
+	// A component added without a report names its system too, and so does
+	// a write by a system that runs after the replicator, found a step later.
+	add, late := false, false
+	sched.Add("arm", ecs.SystemFunc(func(w *ecs.World) {
+		if add {
+			w.Arche().Add(e2, w.IDs.Velocity)
+			add = false
+		}
+	})).AddTo(ecs.StageOutput, "tidy", ecs.SystemFunc(func(w *ecs.World) {
+		if late {
+			tf.Get(e2).Angle += 1
+			late = false
+		}
+	}))
+	add = true
+	if ue := step(); ue == nil || !ue.Added || ue.Component != "Velocity" || ue.System != "arm" {
+		t.Fatalf("a component added without a report: %v, want Velocity named as added by arm", ue)
+	}
+	ecs.MutateComponent(w, e2, w.IDs.Velocity)
+	if ue := step(); ue != nil {
+		t.Fatalf("after the addition's report: %v", ue)
+	}
+	late = true
+	if ue := step(); ue != nil {
+		t.Fatalf("the step of a write after the replicator ran: %v, want it found at the next", ue)
+	}
+	if ue := step(); ue == nil || ue.System != "tidy" {
+		t.Fatalf("a write after the replicator ran: %v, want tidy named", ue)
+	}
+	// A write in one of the engine's systems was made by a hook it ran.
+	if msg := (&UnreportedError{Component: "Transform", System: "net.receive"}).Error(); !strings.Contains(msg, "Game.Join") {
+		t.Fatalf("a write in net.receive: %q, want the hooks it runs named", msg)
+	}
 }

@@ -82,9 +82,10 @@ type HostConfig struct {
 	// everything, is on.
 	Audit int
 	// OnUnreported, if set, is called on the simulation goroutine with each
-	// write or addition the audit found (Audit): a bug in the game to fix,
-	// the error names the component and the entity. The write was sent
-	// when found, so clients caught up; they drifted until then.
+	// write or addition the audit found (Audit), once the step's audit is
+	// done: a bug in the game to fix, the error names the component and the
+	// entity (valid during the call). The write was sent when found, so
+	// clients caught up; they drifted until then.
 	OnUnreported func(*UnreportedError)
 }
 
@@ -194,6 +195,7 @@ type HostReplicator struct {
 	// The audit (audit.go): the slot it looks at next, the writes it found,
 	// and the change it takes in.
 	auditAt    int
+	auditFound []UnreportedError // this step's, told after the walk
 	unreported uint64
 	watch      watch // CheckReports: who wrote what (watch.go)
 }
@@ -336,7 +338,9 @@ func (h *HostReplicator) Lost(id ecs.PeerID, token uint32) {
 // reported component once) and the peers' spawn and removal records,
 // advances joins, and on send steps measures the urgency of what changed
 // once, then packs and sends each peer's updates. Cost: the step's reports,
-// plus per peer what changed in its scope and what it is sent; nothing in the
+// plus per peer what changed in its scope and what it is sent, plus the
+// audit's few entities (HostConfig.Audit, which reports what it finds into
+// the journal: systems after this one see those reports); nothing in the
 // size of the world (but with HostConfig.CheckReports, a debugging aid).
 func (h *HostReplicator) Update(w *ecs.World) {
 	h.steps++

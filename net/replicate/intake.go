@@ -3,6 +3,7 @@ package replicate
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -183,7 +184,7 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 				continue
 			}
 			if e.has&(1<<c) == 0 {
-				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: true})
+				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: true, System: h.watched(int32(slot), c)})
 			}
 			q := h.scratch[:comp.fields:comp.fields]
 			comp.quant(a.Get(ent, comp.id), q)
@@ -222,18 +223,19 @@ func (e *UnreportedError) Error() string {
 	if e.Added {
 		what = "added"
 	}
-	switch e.System {
-	case "":
-	case betweenSteps:
+	switch {
+	case e.System == "":
+	case e.System == betweenSteps:
 		what += " between steps (in a Do, View or hook)"
+	case engineSystem(e.System):
+		what += " in the engine's system " + strconv.Quote(e.System) + ", by a hook or command handler of the game it ran (Game.Join, Game.Leave, a command)"
 	default:
 		what += " by system " + strconv.Quote(e.System)
 	}
-	found := "found by HostConfig.CheckReports"
 	if e.Audit {
-		found = "found and sent by the host's audit, HostConfig.Audit"
+		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (%s at frame %d)", e.Component, e.ID, e.Entity, what, found, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with
@@ -253,4 +255,16 @@ type LossyCodecError struct {
 
 func (e *LossyCodecError) Error() string {
 	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, keep the value within the codec's range (beyond it, it arrives clamped), or give Equal the codec's precision as its tolerance (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, e.Frame)
+}
+
+// engineSystem reports whether a system of that name is one of the
+// engine's, which run the game's hooks and command handlers: net.*,
+// predict.*, save.*, tandem.*.
+func engineSystem(name string) bool {
+	for _, p := range []string{"net.", "predict.", "save.", "tandem."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

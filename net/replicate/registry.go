@@ -68,6 +68,11 @@ type Codec[T any] struct {
 	// so with the default they drift a wire step apart again and again, and
 	// each time it is corrected: give such a component a tolerance of a step
 	// or more (TransformCodec allows one step in position and angle).
+	// HostConfig.CheckReports checks with it that a value survives the
+	// codec; without it, a T of whole numbers (integers and booleans only)
+	// must come back from Quantize and Dequantize exactly (a field left out,
+	// masked, clamped or wrapped is found), and a T with a float is not
+	// checked.
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
 	// interpolation. Default: a until alpha reaches 1, then b.
@@ -98,7 +103,8 @@ type component struct {
 	dequant func(q []int32, p unsafe.Pointer)
 	equal   func(a, b unsafe.Pointer) bool
 	// survives reports whether the value at p equals, by the codec's own
-	// Equal, what its image q dequantizes to; nil without an Equal
+	// Equal, what its image q dequantizes to (exactly, for a T of whole
+	// numbers without an Equal); nil for a T with a float without an Equal
 	// (CheckReports).
 	survives func(p unsafe.Pointer, q []int32) bool
 	exact    func(dst []byte, p unsafe.Pointer) []byte
