@@ -30,7 +30,8 @@
 // The rig's host checks at every step that each write of a replicated
 // component, and of a saved one when it saves, was reported
 // (ecs.MutateComponent): one that was not fails the test at that Step,
-// naming the component (Config.Unchecked turns the check off). A command
+// naming the component and the system (Config.Unchecked turns the check
+// off). A command
 // handler that panics on the host fails the test at that Step too, with
 // the panic and its stack (a host in a game recovers and refuses the
 // command: tandem.CommandPanic); a test of that refusal sets
@@ -105,10 +106,11 @@ type Config struct {
 	// replicated component, or of a saved one (with a store), was reported
 	// (replicate.HostConfig's CheckReports, on by default in a rig: a
 	// write the game did not report with ecs.MutateComponent fails the test
-	// at the Step that finds it, naming the component; no peer would ever
-	// be sent it, no save would keep it). The check looks at every
-	// networked entity each step: turn it off for a world too large for
-	// that.
+	// at the Step that finds it, naming the component and the system that
+	// made it; no peer would ever be sent it, no save would keep it). The
+	// check looks at every networked entity after each system of a step:
+	// turn it off for a world too large for that (the host's audit, a few
+	// entities a step, then looks instead: HostConfig.Replication.Audit).
 	Unchecked bool
 	// JoinSteps bounds how many Steps Join waits for a client to play.
 	// Zero: ten seconds of steps.
