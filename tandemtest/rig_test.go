@@ -187,6 +187,21 @@ func TestSave(t *testing.T) {
 // Mood is a component the walkers' save knows nothing of.
 type Mood struct{ Glad bool }
 
+// moodyGame is the walkers whose players have a Mood: a saving host cannot
+// save them.
+func moodyGame() *tandem.Game[Walk] {
+	return &tandem.Game[Walk]{
+		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			if err := walkers.Join(w, p); err != nil {
+				return err
+			}
+			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
+			return nil
+		},
+	}
+}
+
 // recorder is a test's TB that keeps what the rig reports at its end.
 type recorder struct {
 	testing.TB
@@ -238,16 +253,7 @@ func (r *recorder) end() {
 // A host whose final save fails at the test's end (an entity holds a
 // component nothing saves) fails the test, which would otherwise pass.
 func TestFinalSaveFailsTheTest(t *testing.T) {
-	moody := &tandem.Game[Walk]{
-		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
-		Join: func(w *tandem.World, p tandem.Peer) error {
-			if err := walkers.Join(w, p); err != nil {
-				return err
-			}
-			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
-			return nil
-		},
-	}
+	moody := moodyGame()
 	rec := &recorder{TB: t}
 	r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{})
 	r.Join("ann", tandem.ClientConfig[Walk]{})
@@ -386,16 +392,7 @@ func TestLossyCodecFailsTheTest(t *testing.T) {
 // its end, and lets go of its store, so that the bubble ends with no
 // goroutine left behind (which would end the test binary).
 func TestFinalSaveFailsInABubble(t *testing.T) {
-	moody := &tandem.Game[Walk]{
-		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
-		Join: func(w *tandem.World, p tandem.Peer) error {
-			if err := walkers.Join(w, p); err != nil {
-				return err
-			}
-			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
-			return nil
-		},
-	}
+	moody := moodyGame()
 	bubble.Test(t, func(t *testing.T) {
 		rec := &recorder{TB: t}
 		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{Bubble: true})
@@ -412,16 +409,7 @@ func TestFinalSaveFailsInABubble(t *testing.T) {
 // at the Step that hears it, naming the component, rather than at the
 // test's end (its receipts would wait meanwhile, with nothing said).
 func TestFailedSaveFailsTheStep(t *testing.T) {
-	moody := &tandem.Game[Walk]{
-		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
-		Join: func(w *tandem.World, p tandem.Peer) error {
-			if err := walkers.Join(w, p); err != nil {
-				return err
-			}
-			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
-			return nil
-		},
-	}
+	moody := moodyGame()
 	bubble.Test(t, func(t *testing.T) {
 		rec := &recorder{TB: t}
 		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db"), SaveEvery: time.Second}, tandemtest.Config{Bubble: true})
