@@ -441,8 +441,8 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 }
 
 // take makes the input for frame f the one in force: the exact one, else a
-// pending late one, else the last one again, for MaxRepeat frames in a row,
-// then the zero input.
+// pending late one, else the last one again, up to MaxRepeat frames after
+// its stamp, then the zero input.
 func (p *PeerInputs[I]) take(f ecs.Frame) {
 	if f <= p.applied {
 		return
