@@ -538,6 +538,16 @@ func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
 	}
 }
 
+// SnapCorrection implements predict.Snapper: e's pose jumped (a teleport
+// the host reported), so it is drawn from its new pose, with no offset and
+// no blend from where it was.
+func (r relay) SnapCorrection(e arche.Entity) {
+	r.l.w.drawn.atRest(r.l.w.ECS, []arche.Entity{e}, false)
+	if r.l.ip != nil {
+		r.l.ip.SnapCorrection(e)
+	}
+}
+
 // stopped is Run's end: the session closed.
 func (c *Client[I]) stopped() error {
 	if c.session.State() != session.Closed {

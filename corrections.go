@@ -41,6 +41,14 @@ type correctionLog struct {
 	stats CorrectionStats
 }
 
+// SnapCorrection implements predict.Snapper: a jump, not counted as a
+// correction.
+func (l *correctionLog) SnapCorrection(e arche.Entity) {
+	if s, ok := l.next.(predict.Snapper); ok {
+		s.SnapCorrection(e)
+	}
+}
+
 // AddCorrection implements predict.Smoother.
 func (l *correctionLog) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
 	l.next.AddCorrection(e, dx, dy, dAngle)

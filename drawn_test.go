@@ -286,3 +286,68 @@ func TestNewEntitiesAreDrawnWhereTheyAppear(t *testing.T) {
 	}
 	check("made by a system in step 3", inStep)
 }
+
+// A teleport the host reports of a client's own player is drawn on that
+// client as a jump, not hidden as a correction: no frame shows it between
+// where it was and where it landed, and it counts as a teleport, not as a
+// pose correction.
+func TestOwnTeleportIsDrawnAsAJump(t *testing.T) {
+	g, _ := walkGame(false, false)
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined {
+			return
+		}
+		players := generic.NewFilter2[ecs.Transform, Input[push]]()
+		w.Schedule.Add("warp", ecs.SystemFunc(func(ew *ecs.World) {
+			if ew.Frame() != 90 {
+				return
+			}
+			q := players.Query(ew.Arche())
+			var warped []arche.Entity
+			for q.Next() {
+				tf, _ := q.Get()
+				tf.X += 2000
+				warped = append(warped, q.Entity())
+			}
+			for _, e := range warped {
+				ecs.MutateComponent(ew, e, ew.IDs.Transform)
+				ecs.ReportTeleport(ew, e)
+			}
+		}))
+	}
+	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
+	p.client.SetInput(push{X: 1})
+	p.run(time.Second / 2)
+	own, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no player")
+	}
+	var before, after, between int
+	last := math.NaN()
+	for range 240 { // two seconds, the host's warp at frame 90 among them
+		p.run(time.Second / 120)
+		p.client.View(p.clk.Now(), func(v *View) {
+			drawn, now, _ := drawnAt(t, v, own)
+			switch d := drawn.X - last; {
+			case d > 1900:
+				after++ // the jump, in one frame
+			case d > 1.5 || d < -1e-9:
+				t.Fatalf("frame %d: drawn at x %.3f after %.3f (Transform %.3f, offset %.3f): a slide or a step back of %.3f",
+					v.World.ECS.Frame(), drawn.X, last, now.X, v.ip.Offset(own).X, d)
+			case now.X < 1000:
+				before++
+			default:
+				between++
+			}
+			last = drawn.X
+		})
+	}
+	if after != 1 || before == 0 || between == 0 {
+		t.Fatalf("%d frames before the warp, %d jumps, %d frames after: want one jump between frames on both sides", before, after, between)
+	}
+	if st := p.client.NetStats().Predict; st.Teleports != 1 || st.MaxPose > 100 {
+		t.Fatalf("prediction stats %+v: want one teleport and no pose correction of its size", st)
+	}
+}

@@ -40,6 +40,21 @@ func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
 	ip.addOffset(s, ecs.Transform{X: -dx, Y: -dy, Angle: -dAngle})
 }
 
+// SnapCorrection tells the Interpolator that entity e's simulated pose jumped
+// (a teleport the host reported, or a prediction thrown away) rather than
+// being corrected: what is left of its offset is dropped, so it is drawn at
+// its pose from the next frame, not sliding there. Draw the jump from where
+// the entity is by giving Interpolated.Prev its new Transform too. It does
+// nothing for an entity that is not networked; predict.Snapper.
+func (ip *Interpolator) SnapCorrection(e arche.Entity) {
+	s, ok := ip.w.NetSlot(e)
+	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+		return
+	}
+	ip.slots[s].off = ecs.Transform{}
+	ip.stats.Snaps++
+}
+
 // Offset returns what is left of entity e's visual offset: the drawn pose is
 // the interpolated or blended pose plus it.
 func (ip *Interpolator) Offset(e arche.Entity) ecs.Transform {

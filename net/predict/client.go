@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/conn"
@@ -102,6 +104,12 @@ type Client[I any] struct {
 	checkedOK    bool
 	rebase       bool      // Rebase: the next AUTH_STATE is taken as it is
 	rebaseFrame  ecs.Frame // the frame of that AUTH_STATE, once it came
+	// teleports is, by owned entity, the host frame of the teleport whose
+	// correction was drawn as a jump (snapped), so that the AUTH_STATEs
+	// that keep saying so afterwards are compared as usual; snaps are the
+	// entities whose replay pending is of a teleport.
+	teleports map[arche.Entity]ecs.Frame
+	snaps     []arche.Entity
 
 	stats    ClientStats
 	poseSum  float64

@@ -63,6 +63,19 @@ type Smoother interface {
 	AddCorrection(e arche.Entity, dx, dy, dAngle float64)
 }
 
+// Snapper is a Smoother that is also told of a pose correction that is no
+// error of the prediction but a jump of the entity: the host teleported it
+// (ecs.ReportTeleport; replicate.State.Teleport), or the prediction was
+// thrown away (Client.Rebase). The client moved e to the host's pose as for
+// any correction, then calls SnapCorrection instead of AddCorrection: e is
+// drawn at its new pose from the next frame, with no offset left and no
+// slide from where it was. A Smoother without it is not told (the jump is
+// drawn as the blend between steps makes it). *interp.Interpolator
+// implements it.
+type Snapper interface {
+	SnapCorrection(e arche.Entity)
+}
+
 // Link is where the client's input messages go, how long a round trip takes
 // and how many datagrams are lost. *conn.Conn implements it.
 type Link interface {

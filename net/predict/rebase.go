@@ -15,8 +15,8 @@ import (
 // the client's frame again; that first alignment is not counted as a jump),
 // and takes the next AUTH_STATE of each owned entity as it is: every tracked
 // component is set to the host's value (Pose and Velocity through the
-// Corrector, drawn as a jump: no Smoother offset), not compared with a
-// prediction. Reconciliation goes on as usual from the AUTH_STATE after.
+// Corrector; the pose drawn as a jump: no Smoother offset, and a Snapper is
+// told), not compared with a prediction. Reconciliation goes on as usual from the AUTH_STATE after.
 func (c *Client[I]) Rebase() {
 	var zero I
 	c.last = zero
@@ -30,6 +30,7 @@ func (c *Client[I]) Rebase() {
 	c.sync = NewTimeSync(c.sync.Config())
 	c.sched.SetDilation(1)
 	c.rebase, c.rebaseFrame = true, 0
+	c.snaps = c.snaps[:0]
 	c.stats.Rebases++
 }
 
@@ -75,6 +76,7 @@ func (c *Client[I]) take(e arche.Entity, st replicate.State) {
 			} else {
 				cp.X, cp.Y, cp.Angle = cp.X+dx, cp.Y+dy, cp.Angle+da
 			}
+			c.snapped(e)
 		case Velocity:
 			hv, cv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(a.Get(e, t.id))
 			dx, dy, da := hv.X-cv.X, hv.Y-cv.Y, hv.Angular-cv.Angular

@@ -50,14 +50,48 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	}
 	c.hint = k + 1
 	at := s*c.hist.stride + k
+	snap := c.teleported(f, e, st)
 	if c.cfg.Reconcile == Replay {
 		if c.replayable(f) {
-			c.markReplay(f, at, st)
+			c.markReplay(f, at, e, st, snap)
 			return
 		}
 		c.stats.ReplayFallbacks++
 	}
-	c.correct(f, k, at, e, st)
+	c.correct(f, k, at, e, st, snap)
+}
+
+// teleported reports whether the AUTH_STATE st of entity e, of frame f, is
+// the first compared that says e's pose is of a teleport: its correction is
+// then drawn as a jump. The teleports of entities no AUTH_STATE said so of
+// for 256 frames are forgotten (the host says so for 128).
+func (c *Client[I]) teleported(f ecs.Frame, e arche.Entity, st replicate.State) bool {
+	for k, t := range c.teleports {
+		if f > t+2*teleportWindow {
+			delete(c.teleports, k)
+		}
+	}
+	t, ok := st.Teleport()
+	if !ok || c.teleports[e] == t {
+		return false
+	}
+	if c.teleports == nil {
+		c.teleports = map[arche.Entity]ecs.Frame{}
+	}
+	c.teleports[e] = t
+	return true
+}
+
+// teleportWindow is how many frames after a teleport the host says so in
+// the entity's AUTH_STATEs.
+const teleportWindow = 128
+
+// snapped tells the Smoother, if it is a Snapper, that entity e's pose
+// jumped (its correction is no error to hide).
+func (c *Client[I]) snapped(e arche.Entity) {
+	if s, ok := c.cfg.Smoother.(Snapper); ok {
+		s.SnapCorrection(e)
+	}
 }
 
 // differs loads the host's value of t from s and reports whether it
@@ -74,8 +108,8 @@ func (c *Client[I]) differs(t *tracker, at int, s replicate.State) bool {
 }
 
 // correct applies Correct mode to entity e, entry k of frame f (history
-// entry at).
-func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate.State) {
+// entry at); snap: the pose's correction is a teleport's, drawn as a jump.
+func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate.State, snap bool) {
 	a := c.w.Arche()
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
@@ -97,11 +131,18 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					v.Y += d.Y
 					v.Angle += d.Angle
 				}
-				if c.cfg.Smoother != nil {
+				switch {
+				case snap:
+					c.snapped(e)
+				case c.cfg.Smoother != nil:
 					c.cfg.Smoother.AddCorrection(e, d.X, d.Y, d.Angle)
 				}
 			}
-			c.countPose(math.Hypot(d.X, d.Y))
+			if snap {
+				c.stats.Teleports++
+			} else {
+				c.countPose(math.Hypot(d.X, d.Y))
+			}
 		case Velocity:
 			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
 			d := ecs.Velocity{X: hv.X - pv.X, Y: hv.Y - pv.Y, Angular: hv.Angular - pv.Angular}

@@ -3,6 +3,9 @@ package predict
 import (
 	"errors"
 	"math"
+	"slices"
+
+	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
@@ -13,9 +16,10 @@ import (
 // client has no Step. Correct mode does not need any of these.
 var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is not recorded, or the owned entities changed since, or ClientConfig.Step is not set")
 
-// markReplay writes the host's differing values into the prediction of frame
-// f (history entry at) and asks for a replay from f.
-func (c *Client[I]) markReplay(f ecs.Frame, at int, st replicate.State) {
+// markReplay writes the host's differing values of entity e into the
+// prediction of frame f (history entry at) and asks for a replay from f;
+// snap: e's pose is of a teleport, drawn as a jump after the replay.
+func (c *Client[I]) markReplay(f ecs.Frame, at int, e arche.Entity, st replicate.State, snap bool) {
 	n := 0
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
@@ -31,6 +35,11 @@ func (c *Client[I]) markReplay(f ecs.Frame, at int, st replicate.State) {
 			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
 		case HostValue:
 			c.stats.ValueCorrections++
+		case Pose:
+			if snap {
+				c.snaps = append(c.snaps, e)
+				c.stats.Teleports++
+			}
 		}
 		t.assign(t.store.at(at), t.host)
 		n++
@@ -127,6 +136,10 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			}
 			b, n := (*ecs.Transform)(t.before.at(k)), (*ecs.Transform)(p)
 			d := ecs.Transform{X: n.X - b.X, Y: n.Y - b.Y, Angle: ecs.AngleDiff(b.Angle, n.Angle)}
+			if slices.Contains(c.snaps, e) {
+				c.snapped(e) // a teleport: drawn as a jump, counted as one
+				continue
+			}
 			if d == (ecs.Transform{}) {
 				continue
 			}
@@ -136,4 +149,5 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			c.countPose(math.Hypot(d.X, d.Y))
 		}
 	}
+	c.snaps = c.snaps[:0]
 }

@@ -33,6 +33,11 @@ type ClientStats struct {
 	// Rebases counts Rebase calls; Taken the entity states taken as they
 	// are after one.
 	Rebases, Taken uint64
+	// Teleports counts pose corrections that were the host's teleports
+	// (replicate.State.Teleport), drawn as jumps (Snapper): counted in
+	// Corrections, not in PoseCorrections, MaxPose or MeanPose, which say
+	// how far the prediction erred.
+	Teleports uint64
 }
 
 // Stats returns the counters.

@@ -7,6 +7,14 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
+// The low bits of an AUTH_STATE item's flags, below its component mask.
+const (
+	// authTeleport: the entity's pose is of a teleport, whose host frame
+	// follows the flags.
+	authTeleport = 1
+	authReserved = (1<<itemShift - 1) &^ authTeleport
+)
+
 // sendAuth sends the owner the state of its entities when it changed or a
 // newer input frame was applied: the shared images, byte-coded (PROTOCOL.md
 // §9.4).
@@ -40,7 +48,14 @@ func (p *HostPeer) sendAuth() {
 			again = true
 		}
 		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
-		b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
+		if h.snapAge(e) != 0 {
+			// The pose is of a teleport: said, with the teleport's frame,
+			// in every AUTH_STATE of the entity for snapWindow frames.
+			b = wire.AppendUvarint(b, uint64(e.has)<<itemShift|authTeleport)
+			b = wire.AppendUvarint(b, uint64(e.tele))
+		} else {
+			b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
+		}
 		img := h.image(slot)
 		for c := range reg.comps {
 			if e.has&(1<<uint(c)) != 0 {
@@ -80,9 +95,22 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 	q := c.q
 	for r.Err() == nil && r.Len() > 0 {
 		id := ecs.NetID(r.Uvarint32())
-		mask := r.Uvarint() >> itemShift
+		flags := r.Uvarint()
+		mask := flags >> itemShift
 		if mask>>uint(len(reg.comps)) != 0 {
 			return ErrUnknownComponent
+		}
+		var tele uint32
+		if flags&authTeleport != 0 {
+			if c.pose < 0 || mask&(1<<uint(c.pose)) == 0 {
+				return fmt.Errorf("%w: auth state: a teleport on an item without a Transform", ErrMalformed)
+			}
+			if tele = r.Uvarint32(); tele == 0 && r.Err() == nil {
+				return fmt.Errorf("%w: auth state: a teleport at frame 0", ErrMalformed)
+			}
+		}
+		if flags&authReserved != 0 {
+			return fmt.Errorf("%w: auth state: an item flag this version does not know", ErrMalformed)
 		}
 		for ci := range reg.comps {
 			if mask&(1<<uint(ci)) != 0 {
@@ -98,7 +126,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			continue
 		}
 		if c.cfg.Auth != nil {
-			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q})
+			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q, tele: tele})
 			continue
 		}
 		slot, _ := c.w.NetSlot(e)

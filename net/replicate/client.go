@@ -83,6 +83,7 @@ type State struct {
 	reg    *Registry
 	mask   uint16
 	images []int32
+	tele   uint32 // host frame of the entity's last teleport, sent with an AUTH_STATE; 0: none
 }
 
 // NewState returns the state whose wire images are images, each registered
@@ -118,6 +119,23 @@ func (s State) Without(c Component) State {
 // Only returns s with only component c present (if it was).
 func (s State) Only(c Component) State {
 	s.mask &= 1 << uint(c)
+	return s
+}
+
+// Teleport returns the host frame of the entity's newest teleport
+// (ecs.ReportTeleport) when an AUTH_STATE says its pose is of one: the host
+// says so for snapWindow (128) frames after the teleport, in every
+// AUTH_STATE of the entity, so that a prediction that compares with one of
+// them draws the jump as a jump, not as a correction to hide. ok is false
+// without one (and for the states of STATE messages, whose teleports reach
+// the interpolation as Interpolated.Snap).
+func (s State) Teleport() (f ecs.Frame, ok bool) { return ecs.Frame(s.tele), s.tele != 0 }
+
+// WithTeleport returns s saying its pose is of a teleport at host frame f
+// (0: of none), as an AUTH_STATE says it: for handlers and tests that make
+// one.
+func (s State) WithTeleport(f ecs.Frame) State {
+	s.tele = uint32(f)
 	return s
 }
 

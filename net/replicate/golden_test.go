@@ -68,7 +68,7 @@ func goldenScript(t *testing.T) map[string][]byte {
 	got["state-age"] = out.msgs[2]
 
 	w.Arche().RemoveEntity(crate)
-	m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	player := m.NewWith(&ecs.Transform{X: 4}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	s.Step() // frame 5: the crate's removal and a spawn of the peer's player
 	got["state-spawn-removal"] = out.msgs[3]
 	got["auth-state"] = out.msgs[4]
@@ -98,6 +98,19 @@ func goldenScript(t *testing.T) map[string][]byte {
 	ecs.ReportTeleport(w, ball)
 	s.Step()
 	got["state-snap"] = out.msgs[state()]
+
+	// Frame 8: the peer's player is teleported to x = 50; its AUTH_STATE
+	// says so, with the teleport's frame.
+	tf.Get(player).X = 50
+	ecs.MutateComponent(w, player, w.IDs.Transform)
+	ecs.ReportTeleport(w, player)
+	s.Step()
+	for i := len(out.msgs) - 1; i >= 0; i-- {
+		if wire.Kind(out.msgs[i][0]) == wire.KindAuthState {
+			got["auth-teleport"] = out.msgs[i]
+			break
+		}
+	}
 	return got
 }
 
@@ -168,6 +181,15 @@ func TestGoldenReplication(t *testing.T) {
 		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
 	}
 	dgram("auth-state")
+	// The teleport's AUTH_STATE, to a prediction: the pose of frame 8, of
+	// a teleport at frame 8.
+	auth := &authRecorder{}
+	c.cfg.Auth = auth
+	dgram("auth-teleport")
+	c.cfg.Auth = nil
+	if len(auth.seen) != 1 || auth.seen[0] != (authSeen{x: 50 * PositionScale, tele: 8, ok: true}) {
+		t.Fatalf("auth-teleport reads %+v, want x 50 of a teleport at frame 8", auth.seen)
+	}
 
 	// A client draws entity 3 interpolated: the snap head marks its new pose
 	// a teleport, and a later copy of the same teleport (resent, or

@@ -239,6 +239,8 @@ func FuzzClientDatagram(f *testing.F) {
 	for _, p := range l.inflight {
 		f.Add(byte(p.kind), p.payload)
 	}
+	// An AUTH_STATE of entity 1 with a teleport (PROTOCOL.md §9.4).
+	f.Add(byte(wire.KindAuthState), []byte{5, 1, 0x0d, 3, 0, 0, 0, 0, 0, 0})
 	var seedJoin [][]byte // the pages and FINAL
 	for _, m := range l.lane {
 		f.Add(m[0], m)

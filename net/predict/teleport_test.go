@@ -1,0 +1,71 @@
+package predict
+
+import (
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// snapRecorder is a recorder that is also a Snapper.
+type snapRecorder struct {
+	recorder
+	snaps []arche.Entity
+}
+
+func (r *snapRecorder) SnapCorrection(e arche.Entity) { r.snaps = append(r.snaps, e) }
+
+// TestTeleportCorrectionIsSnapped: an AUTH_STATE whose pose is of a
+// teleport moves the predicted entity to the host's pose as any correction
+// does, but the Smoother is told it is a jump (SnapCorrection, no offset
+// to hide it) and it is counted as a teleport, not as a pose error; the
+// AUTH_STATEs that go on saying so of the same teleport are compared as
+// usual, and a new teleport is snapped again. In both reconciliation modes.
+func TestTeleportCorrectionIsSnapped(t *testing.T) {
+	for name, mode := range map[string]Reconcile{"correct": Correct, "replay": Replay} {
+		t.Run(name, func(t *testing.T) {
+			rec := &snapRecorder{}
+			r := newRig(t, 2, ClientConfig[pad]{Smoother: rec, Reconcile: mode})
+			r.steps(20)
+			e := r.ents[1]
+			auth := func(f ecs.Frame, dx float64, tele ecs.Frame) {
+				t.Helper()
+				pt := predicted[ecs.Transform](t, r.pred, f, e, cTransform)
+				pv := predicted[ecs.Velocity](t, r.pred, f, e, cVelocity)
+				pc := predicted[charge](t, r.pred, f, e, cCharge)
+				ht := ecs.Transform{X: pt.X + dx, Y: pt.Y, Angle: pt.Angle}
+				r.pred.AuthState(f, e, replicate.NewState(r.reg, images(r.reg, ht, pv, pc)).WithTeleport(tele))
+				if mode == Replay {
+					r.steps(1) // the pending replay runs
+				}
+			}
+			x0 := r.g.tf.Get(e).X
+			auth(12, 2000, 11)
+			if got := r.g.tf.Get(e).X; got < x0+1990 {
+				t.Fatalf("x %v after the teleport, want about %v", got, x0+2000)
+			}
+			if len(rec.snaps) != 1 || rec.snaps[0] != e || len(rec.smooth) != 0 {
+				t.Fatalf("snapped %v, smoothed %+v: want e snapped and nothing smoothed", rec.snaps, rec.smooth)
+			}
+			st := r.pred.Stats()
+			if st.Teleports != 1 || st.PoseCorrections != 0 || st.MaxPose != 0 {
+				t.Fatalf("stats %+v: want one teleport and no pose correction", st)
+			}
+			// The same teleport said again, with a small error: smoothed.
+			auth(r.w.Frame()-2, 0.5, 11)
+			if len(rec.snaps) != 1 || len(rec.smooth) != 1 {
+				t.Fatalf("snapped %d, smoothed %d: want 1 and 1", len(rec.snaps), len(rec.smooth))
+			}
+			// A new teleport is snapped.
+			auth(r.w.Frame()-2, 300, r.w.Frame()-3)
+			if len(rec.snaps) != 2 || len(rec.smooth) != 1 {
+				t.Fatalf("snapped %d, smoothed %d: want 2 and 1", len(rec.snaps), len(rec.smooth))
+			}
+			if st := r.pred.Stats(); st.Teleports != 2 || st.PoseCorrections != 1 {
+				t.Fatalf("stats %+v: want two teleports and one pose correction", st)
+			}
+		})
+	}
+}
