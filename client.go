@@ -570,7 +570,8 @@ func (c *Client[I]) stopped() error {
 
 // OnEvent adds fn to the observers of the client's events (admitted, ready,
 // closed); they run in the order added, on the simulation goroutine, with
-// the world locked. Safe from any goroutine, inside callbacks, hooks and
+// the world locked: an observer reads the world directly (Client.World,
+// Client.Local), never through Do or View, which would wait for itself. Safe from any goroutine, inside callbacks, hooks and
 // observers too (one added by an observer hears the events that come after).
 // It returns the function that removes fn: from the next event on, it is
 // not called (one under way on the simulation goroutine as another

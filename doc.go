@@ -130,7 +130,10 @@
 // (OnEvent, OnReceipt). The methods fall in four groups.
 //
 // Run, Advance, Step, View and Do take the world: call them from any
-// goroutine but from inside that code (there they wait for themselves).
+// goroutine, but not from inside that code, where the world is held
+// already: there they wait for themselves and the game stands still (after
+// two seconds they say so through slog's default logger). Inside it, read
+// and change the world directly.
 //
 // Save, a Host's Close and CloseForRestart, a Client's Close, and a game
 // alone's Give and RunAlone wait for the world too, from any goroutine;

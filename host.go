@@ -464,7 +464,9 @@ func (h *Host[I]) event(e Event) {
 // OnEvent adds fn to the observers of the host's events (a peer joined, is
 // ready, left, was refused); they run in the order added, on the simulation
 // goroutine, with the world locked (the PeerLeft of players Close lets go:
-// on the goroutine that called Close, the world locked too). Safe from any
+// on the goroutine that called Close, the world locked too): an observer
+// reads and changes the world directly (Host.World, Host.AppendPlayers), never
+// through Do or View, which would wait for itself. Safe from any
 // goroutine, inside callbacks, hooks and observers too (one added by an
 // observer hears the events that come after). It returns the function that
 // removes fn: from the next event on, it is not called (one under way on

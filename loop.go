@@ -74,7 +74,7 @@ func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
 func (l *loop) Advance() int {
 	defer l.ticks.Add(1)
-	l.mu.Lock()
+	l.mu.lockFor("Advance")
 	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
@@ -103,7 +103,7 @@ func (l *loop) Advance() int {
 // for games stepped by hand.
 func (l *loop) Step() {
 	defer l.ticks.Add(1)
-	l.mu.Lock()
+	l.mu.lockFor("Step")
 	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
@@ -190,7 +190,7 @@ func (l *loop) runBetween() bool {
 // It may be called from any goroutine, typically a window's draw callback,
 // while Run steps the world on another.
 func (l *loop) View(now time.Time, draw func(v *View)) {
-	l.mu.Lock()
+	l.mu.lockFor("View")
 	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()
@@ -215,7 +215,7 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 // outside the simulation (a menu, a test) or a read that must see one frame
 // whole. On a host that failed (Host.Err) it does not call fn.
 func (l *loop) Do(fn func(w *World)) {
-	l.mu.Lock()
+	l.mu.lockFor("Do")
 	defer l.mu.Unlock()
 	if l.publish != nil {
 		defer l.publish()

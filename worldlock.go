@@ -3,6 +3,8 @@ package tandem
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -40,6 +42,11 @@ type worldLock struct {
 	// a world released or loaded) is not marked.
 	running atomic.Int32
 	calls   atomic.Uint64
+	// timers are lockFor's, reused: a View that waits for a batch of
+	// steps, every frame, allocates nothing. They are the lock's own, made
+	// where it lives (a timer made in a testing/synctest bubble serves only
+	// there).
+	timers sync.Pool
 }
 
 // Lock takes the world.
@@ -48,6 +55,56 @@ func (l *worldLock) Lock() {
 		panic("tandem: use NewLocal, NewHost or NewClient")
 	}
 	l.ch <- struct{}{}
+}
+
+// lockFor takes the world for a method (what: "Do", "View", "Step",
+// "Advance") that waits for it however long it is held. When one call of
+// the game's code keeps the world over worldHeldLimit meanwhile, most often
+// because the method was called from inside it, where it waits for itself
+// forever, it says so once through slog's default logger, naming the
+// method, and goes on waiting: a method called from another goroutine
+// while the game's code stalled gets the world when that code returns.
+func (l *worldLock) lockFor(what string) {
+	if l.TryLock() {
+		return
+	}
+	if l.ch == nil {
+		panic("tandem: use NewLocal, NewHost or NewClient")
+	}
+	t, _ := l.timers.Get().(*time.Timer)
+	if t == nil {
+		t = time.NewTimer(worldHeldLimit / 8)
+	} else {
+		t.Reset(worldHeldLimit / 8)
+	}
+	defer func() {
+		t.Stop()
+		l.timers.Put(t)
+	}()
+	seen, since := l.calls.Load(), time.Now()
+	for {
+		select {
+		case l.ch <- struct{}{}:
+			return
+		case now := <-t.C:
+			t.Reset(worldHeldLimit / 8)
+			calls := l.calls.Load()
+			if calls != seen || l.running.Load() == 0 {
+				seen, since = calls, now
+				continue
+			}
+			if held := now.Sub(since); held >= worldHeldLimit {
+				slog.Default().Warn("tandem: " + what + " has waited " + held.Round(time.Millisecond).String() +
+					" for the world, held all along by one call of the game's code (a system, a View or Do callback, a hook or an observer): if " +
+					what + " was called from inside that code, it waits for itself and the game stands still; the world is held there already: read and change it directly (World, Host.World, the World a hook is given), and ask for work after it with World.SaveSoon or Host.SaveSoon")
+				// Said once; now wait as a plain lock does (a test's
+				// bubble sees a wait that never ends as a deadlock).
+				t.Stop()
+				l.ch <- struct{}{}
+				return
+			}
+		}
+	}
 }
 
 // Unlock gives the world back.

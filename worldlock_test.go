@@ -3,8 +3,10 @@ package tandem
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -358,3 +360,70 @@ func TestStatusInsideCallbacks(t *testing.T) {
 		}
 	})
 }
+
+// A Do (or View, Step, Advance) that waits while one call of the game's
+// code holds the world for worldHeldLimit, as one called from inside that
+// code does forever, says so once through slog's default logger, naming
+// itself and what to do instead, and goes on waiting: it takes the world
+// when the call returns. Calls that each hold the world briefly, however
+// many in a row, are not reported.
+func TestLockForSaysItWaitsForItself(t *testing.T) {
+	logged := &lockedText{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(logged, nil)))
+	defer slog.SetDefault(prev)
+	bubble.Test(t, func(t *testing.T) {
+		l := &worldLock{ch: make(chan struct{}, 1)}
+		got := make(chan struct{})
+		// Brief holds, one after another, for three times the limit.
+		l.Lock()
+		go func() {
+			l.lockFor("Do")
+			close(got)
+		}()
+		for range 30 {
+			l.enter()
+			time.Sleep(worldHeldLimit / 10)
+			l.exit()
+		}
+		if logged.Len() != 0 {
+			t.Fatalf("brief holds reported: %s", logged.String())
+		}
+		// One call that holds on.
+		l.enter()
+		time.Sleep(3 * worldHeldLimit)
+		select {
+		case <-got:
+			t.Fatal("lockFor took a held world")
+		default:
+		}
+		out := logged.String()
+		if strings.Count(out, "level=WARN") != 1 || !strings.Contains(out, "Do has waited") || !strings.Contains(out, "waits for itself") {
+			t.Fatalf("logged %q, want one warning naming Do and saying it waits for itself", out)
+		}
+		l.exit()
+		l.Unlock()
+		<-got // it takes the world once the call returns
+		l.Unlock()
+	})
+}
+
+// lockedText is a log's text, written and read from any goroutine.
+type lockedText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *lockedText) Len() int { return len(l.String()) }
