@@ -12,7 +12,9 @@ type EventKind = session.EventKind
 const (
 	// PeerJoined: a peer was admitted (host), or this client was.
 	PeerJoined = session.PeerJoined
-	// PeerReady: a join finished: the peer holds the world.
+	// PeerReady: a join finished: the peer holds the world. The host tells
+	// it once a peer; a client also after each resume, once it holds the
+	// world again.
 	PeerReady = session.PeerReady
 	// PeerLeft: a peer left or was dropped, or this client's session
 	// ended; Event.Err says why (nil for an orderly leave: a peer's own,
@@ -24,7 +26,10 @@ const (
 	// joins afresh.
 	PeerRejected = session.PeerRejected
 	// PeerDisconnected: a connection broke; the host keeps the peer for its
-	// grace window, a client with ClientConfig.Dial reconnects.
+	// grace window, a client with ClientConfig.Dial reconnects. On the host
+	// every PeerResumed follows one: when the client noticed the break
+	// first and resumed while the host still held its old connection, it
+	// comes right before the PeerResumed (Err: session.ErrResumedElsewhere).
 	PeerDisconnected = session.PeerDisconnected
 	// PeerResumed: a peer came back on a new connection (host), or this
 	// client resumed its peer.

@@ -12,7 +12,9 @@ type EventKind uint8
 const (
 	// PeerJoined: a peer was admitted (host), or this client was (client).
 	PeerJoined EventKind = iota + 1
-	// PeerReady: a peer's join finished: it holds the world (host and client).
+	// PeerReady: a peer's join finished: it holds the world (host and
+	// client). The host tells it once a peer; a client also after each
+	// resume, once the world is joined again.
 	PeerReady
 	// PeerLeft: a peer left or was dropped; Err says why.
 	PeerLeft
@@ -25,6 +27,9 @@ const (
 	// PeerDisconnected: a peer's connection broke; Err says why. On the host
 	// the peer is kept for the grace window (its id, its entities, neutral
 	// input) and may resume; on a client the session reconnects by itself.
+	// Every PeerResumed on the host follows one: when the client resumed
+	// before the host saw the break, it comes right before the PeerResumed,
+	// with ErrResumedElsewhere.
 	PeerDisconnected
 	// PeerResumed: a peer whose connection broke is bound to a new one
 	// (host), or this client resumed its peer (client). Frame is the

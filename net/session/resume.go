@@ -25,6 +25,12 @@ import (
 // and that did not resume within the host's grace window.
 var ErrGraceExpired = errors.New("session: the peer's connection broke and it did not resume within the grace window")
 
+// ErrResumedElsewhere is the Err of the PeerDisconnected of a peer that
+// resumed on a new connection while the host still held its old one (the
+// client noticed the break first): the event comes right before its
+// PeerResumed, so that every resume follows a PeerDisconnected.
+var ErrResumedElsewhere = errors.New("session: the peer's connection broke and it resumed on a new one before the host noticed")
+
 // resumable reports whether a connection that ended with err may be resumed:
 // it broke (the peer stopped answering, the transport failed, a reset),
 // rather than being ended on purpose by either side (a leave, a kick, a
@@ -152,11 +158,15 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	}
 	if old := k.conn; old != nil {
 		// The host still held the old connection: it is over, and its
-		// in-flight datagrams are reported lost before the peer moves.
+		// in-flight datagrams are reported lost before the peer moves. The
+		// break is told as if the host had seen it first.
 		old.c.Close(transport.CloseReplaced, "the peer resumed on a newer connection")
 		old.stage = stageReplaced
 		old.kp = nil
 		h.repl.ParkPeer(k.Peer)
+		k.conn = nil
+		h.stats.Disconnected++
+		h.emit(Event{Kind: PeerDisconnected, Peer: k.Peer, Name: k.Name, Err: ErrResumedElsewhere})
 	}
 	k.conn = p
 	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
