@@ -61,8 +61,9 @@ type CommandCodec[T any] struct {
 // says why; the player is told). Either answer is the operation's for good:
 // it is saved with the world the command changed, and the receipt goes to the
 // player once that save is durable. A command is not predicted: what it
-// changes of a client's own predicted entities (a boost, a teleport) reaches
-// that client as a correction, some round trip after it gave it; a game
+// changes of a client's own predicted entities (a boost) reaches that
+// client as a correction, some round trip after it gave it (a teleport
+// reported with ecs.ReportTeleport, as a jump); a game
 // that wants it felt at once does the same in a system from the player's
 // Input, and keeps the command for what must be decided by the host.
 func NewCommand[T any](name string, codec CommandCodec[T], run func(w *World, p Peer, cmd T) error) *CommandKind[T] {

@@ -192,15 +192,17 @@ type Peer struct {
 	Name string
 }
 
-// Refusal is the error a Join hook returns to refuse a peer: its Reason is
-// what the client is shown (Client.Err wraps ErrRefused with it).
+// Refusal is the error a Join hook returns to refuse a peer, or a
+// command's handler to refuse the command: its Reason is what the client
+// is shown (Client.Err wraps ErrRefused with it; a receipt carries it as
+// Receipt.Reason).
 type Refusal struct{ Reason string }
 
 // Error returns the reason.
 func (r *Refusal) Error() string { return r.Reason }
 
-// Refuse returns a Refusal with reason, for a Join hook: "the game is full",
-// "that name is taken".
+// Refuse returns a Refusal with reason, for a Join hook ("the game is full",
+// "that name is taken") or a command's handler ("not enough gold").
 func Refuse(reason string) error { return &Refusal{Reason: reason} }
 
 // ErrRefused is what Client.Err wraps when the host refused this client (a

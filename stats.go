@@ -72,7 +72,9 @@ type NetStats struct {
 	Steps, Views time.Duration
 	// Resumes counts the times the connection broke and the client came
 	// back as the same player; ReconnectLeft is, while State is
-	// Reconnecting, how much of the host's grace window is left.
+	// Reconnecting, how much of the host's grace window is left, counted
+	// from when the client noticed the break (it tries for 5 s more after,
+	// as the host may have noticed later).
 	Resumes       int
 	ReconnectLeft time.Duration
 }

@@ -80,7 +80,9 @@ func (c *Client) Resumes() int { return c.re.resumes }
 
 // ReconnectLeft returns how much of the host's grace window is left for the
 // client to resume, counted from when it noticed the break (0 when the
-// client is not Reconnecting).
+// client is not Reconnecting). At 0 the client still tries for 5 s more
+// (the host may have noticed the break later, and counts from then); a
+// resume that comes too late is refused and the client joins afresh.
 func (c *Client) ReconnectLeft() time.Duration {
 	if c.state != Reconnecting {
 		return 0
