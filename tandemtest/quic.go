@@ -23,8 +23,9 @@ import (
 // would end the test binary from the host's goroutine): test the game's
 // rules on a Rig.
 //
-// A Loopback belongs to the test's goroutine; the host and the clients are
-// safe to use from it as everywhere (package tandem).
+// Cut breaks a client's network, for a test of reconnection over real
+// QUIC. A Loopback belongs to the test's goroutine; the host and the
+// clients are safe to use from it as everywhere (package tandem).
 type Loopback[I comparable] struct {
 	// Host is the host, running; its listener is on Addr.
 	Host *tandem.Host[I]
@@ -38,10 +39,12 @@ type Loopback[I comparable] struct {
 
 	t       testing.TB
 	game    *tandem.Game[I]
-	dial    *quicnet.Transport
+	dial    quicnet.Config // a client's transport's, pinned by the join line
 	ctx     context.Context
 	stop    context.CancelFunc
 	running sync.WaitGroup
+	mu      sync.Mutex
+	sockets map[*tandem.Client[I]]*sockets // what each client dialed, for Cut
 }
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
@@ -91,12 +94,8 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 		l.Close()
 		t.Fatalf("tandemtest: the join line: %v", err)
 	}
-	var cfg quicnet.Config
-	code.Apply(&cfg)
-	if lb.dial, err = quicnet.New(cfg); err != nil {
-		l.Close()
-		t.Fatalf("tandemtest: the clients' transport: %v", err)
-	}
+	code.Apply(&lb.dial)
+	lb.sockets = map[*tandem.Client[I]]*sockets{}
 	lb.ctx, lb.stop = context.WithCancel(context.Background())
 	t.Cleanup(func() { lb.close(l) })
 	h.Serve(l)
@@ -124,7 +123,14 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		lb.t.Fatal("tandemtest: leave ClientConfig.Dial and Clock unset: a Loopback's client dials its host and runs at the real rate")
 	}
 	deadline := time.Now().Add(JoinWait)
-	cfg.Name, cfg.Dial = name, lb.dial.Dialer(lb.Addr, JoinWait)
+	socks := &sockets{}
+	qc := lb.dial
+	qc.WrapPacketConn = socks.wrap
+	tr, err := quicnet.New(qc)
+	if err != nil {
+		lb.t.Fatalf("tandemtest: %s's transport: %v", name, err)
+	}
+	cfg.Name, cfg.Dial = name, tr.Dialer(lb.Addr, JoinWait)
 	if cfg.JoinTimeout <= 0 || cfg.JoinTimeout > JoinWait {
 		cfg.JoinTimeout = JoinWait
 	}
@@ -142,6 +148,9 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		}
 	})
 	lb.Clients = append(lb.Clients, c)
+	lb.mu.Lock()
+	lb.sockets[c] = socks
+	lb.mu.Unlock()
 	ended := make(chan error, 1)
 	lb.run(func(ctx context.Context) error {
 		err := c.Run(ctx)

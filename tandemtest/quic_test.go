@@ -154,3 +154,36 @@ func TestLoopbackSimultaneousJoins(t *testing.T) {
 		}
 	}
 }
+
+// A client whose network stops carrying anything (Cut) notices, dials
+// again on a new socket and resumes its peer over real QUIC: the same peer
+// and player, playing again; the host tells the break, then the resume.
+func TestLoopbackCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits some 5 s of real time for the client to notice the cut")
+	}
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	var mu sync.Mutex
+	var events []tandem.EventKind
+	lb.Host.OnEvent(func(e tandem.Event) {
+		if e.Kind == tandem.PeerDisconnected || e.Kind == tandem.PeerResumed {
+			mu.Lock()
+			events = append(events, e.Kind)
+			mu.Unlock()
+		}
+	})
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	peer := ann.Peer()
+	lb.Cut(ann)
+	waitFor(t, "ann to notice the cut and resume", func() bool {
+		return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing
+	})
+	if ann.Peer() != peer || ann.NetStats().Resumes != 1 {
+		t.Fatalf("ann is peer %d (was %d) after %d resumes, want the same peer after one", ann.Peer(), peer, ann.NetStats().Resumes)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 2 || events[0] != tandem.PeerDisconnected || events[1] != tandem.PeerResumed {
+		t.Fatalf("the host told %v, want the break, then the resume", events)
+	}
+}

@@ -1,0 +1,94 @@
+package tandemtest
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tandem-go/tandem"
+)
+
+// Cut breaks client c's connection to the host as a network that stops
+// carrying anything would (a cable pulled, a phone out of reach): from now
+// on no packet of the sockets it dialed so far goes or arrives, and nothing
+// closes. Both sides find out as they would over such a network: the
+// client within about 5 s (its acknowledgements stop, or its transport's
+// idle timeout), the host by its own idle timeout or when the client comes
+// back. A client with a way to dial again (a Loopback's does) dials on a
+// new socket, which carries packets, and resumes its peer within the host's
+// grace window: a test of a game's reconnection over real QUIC. The test
+// fails if c is not one of the Loopback's clients.
+func (lb *Loopback[I]) Cut(c *tandem.Client[I]) {
+	lb.t.Helper()
+	lb.mu.Lock()
+	s := lb.sockets[c]
+	lb.mu.Unlock()
+	if s == nil {
+		lb.t.Fatal("tandemtest: Cut of a client this Loopback did not join")
+	}
+	s.cut()
+}
+
+// sockets are the UDP sockets a Loopback client's dials opened.
+type sockets struct {
+	mu   sync.Mutex
+	open []*cuttable
+}
+
+// wrap is the client's quicnet.Config.WrapPacketConn: it keeps each socket
+// a dial opens, to cut it.
+func (s *sockets) wrap(pc net.PacketConn) (net.PacketConn, error) {
+	c := &cuttable{PacketConn: pc}
+	s.mu.Lock()
+	s.open = append(s.open, c)
+	s.mu.Unlock()
+	return c, nil
+}
+
+// cut cuts every socket opened so far.
+func (s *sockets) cut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.open {
+		c.dark.Store(true)
+	}
+}
+
+// cuttable is a UDP socket that carries nothing once cut: what is written
+// is dropped, what arrives is read and dropped.
+type cuttable struct {
+	net.PacketConn
+	dark atomic.Bool
+}
+
+func (c *cuttable) ReadFrom(p []byte) (int, net.Addr, error) {
+	for {
+		n, addr, err := c.PacketConn.ReadFrom(p)
+		if err != nil || !c.dark.Load() {
+			return n, addr, err
+		}
+	}
+}
+
+func (c *cuttable) WriteTo(p []byte, addr net.Addr) (int, error) {
+	if c.dark.Load() {
+		return len(p), nil
+	}
+	return c.PacketConn.WriteTo(p, addr)
+}
+
+// SetReadBuffer and SetWriteBuffer pass through to the socket, which
+// quic-go sizes through them.
+func (c *cuttable) SetReadBuffer(n int) error {
+	if s, ok := c.PacketConn.(interface{ SetReadBuffer(int) error }); ok {
+		return s.SetReadBuffer(n)
+	}
+	return nil
+}
+
+func (c *cuttable) SetWriteBuffer(n int) error {
+	if s, ok := c.PacketConn.(interface{ SetWriteBuffer(int) error }); ok {
+		return s.SetWriteBuffer(n)
+	}
+	return nil
+}
