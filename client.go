@@ -235,6 +235,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.auth = c.pred
 	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }
 	c.phys.smooth = relay{&c.loop}.AddCorrection
+	c.phys.snap = relay{&c.loop}.SnapCorrection
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
 		Name:      cfg.Name,

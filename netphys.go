@@ -112,6 +112,7 @@ type netPhysics struct {
 	auth    replicate.AuthHandler
 	synced  func() bool
 	smooth  func(e arche.Entity, dx, dy, da float64)
+	snap    func(e arche.Entity) // a jump of e's pose, drawn as one
 	reg     *replicate.Registry
 	poseC   replicate.Component
 	velC    replicate.Component
@@ -140,6 +141,11 @@ type restState struct {
 	rest      bool          // the host's newest AUTH_STATE has it at rest
 	restFrame ecs.Frame     // its frame
 	restPose  ecs.Transform // the host's pose then
+	// tele is the host frame of the newest teleport an AUTH_STATE of the
+	// body named; jump says the newest AUTH_STATE was the first to name
+	// it: its move is drawn as a jump, not smoothed.
+	tele ecs.Frame
+	jump bool
 }
 
 func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Component) *netPhysics {

@@ -14,7 +14,10 @@ import (
 // lock's to apply: the predictor, which would carry each difference into the
 // frames it predicted since, gets the state without them (once its clock is
 // in step: until then the host frames of AUTH_STATE are what it sets the
-// clock by). Every other host value goes on to the predictor.
+// clock by), but for the first state that names a teleport of the body
+// (replicate.State.Teleport), which the predictor draws as a jump (and the
+// lock too, if the predictor could not compare it). Every other host value
+// goes on to the predictor.
 func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, s replicate.State) {
 	if n.enabled && !n.cfg.NoRest && n.pose != nil && n.w.ECS.Arche().Has(e, n.bodyID) {
 		r := n.rest(e)
@@ -25,7 +28,12 @@ func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, s replicate.State) {
 			if r.rest {
 				n.pose(q, &r.restPose)
 			}
-			if n.holds(r) && n.synced() {
+			tele, ok := s.Teleport()
+			r.jump = ok && tele != r.tele
+			if ok {
+				r.tele = tele
+			}
+			if n.holds(r) && n.synced() && !r.jump {
 				s = s.Without(n.poseC).Without(n.velC)
 			}
 		}
@@ -86,11 +94,15 @@ func (n *netPhysics) holdRests() {
 		dx, dy, da := p.X-t.X, p.Y-t.Y, ecs.AngleDiff(t.Angle, p.Angle)
 		if dx != 0 || dy != 0 || da != 0 {
 			n.w.Physics.Move(r.e, p)
-			if math.Hypot(dx, dy) > n.poseTol {
+			switch {
+			case r.jump:
+				n.snap(r.e) // a teleport: drawn as a jump
+			case math.Hypot(dx, dy) > n.poseTol:
 				n.smooth(r.e, dx, dy, da)
 			}
 			n.stats.Rests++
 		}
+		r.jump = false
 		n.w.Physics.SetVelocity(r.e, ecs.Velocity{})
 	}
 }

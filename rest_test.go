@@ -2,6 +2,7 @@ package tandem
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -160,5 +161,56 @@ func TestRestLockPassesHostValues(t *testing.T) {
 	cw := p.client.World().ECS
 	if got := (*label)(cw.Arche().Get(e, arche.ComponentID[label](cw.Arche()))).N; got != 42 {
 		t.Fatalf("the host's label 42 of a resting predicted disc reached the client as %d", got)
+	}
+}
+
+// A host's teleport of a client's own body that rests, held on the host's
+// pose by the rest lock, is drawn as a jump on that client, as one of a
+// body in motion is: no offset is left to slide it there, and the body is
+// where the host put it. With the lock off the same holds.
+func TestRestingTeleportIsDrawnAsAJump(t *testing.T) {
+	for _, noRest := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rest-lock", true: "no-rest"}[noRest], func(t *testing.T) {
+			g := testGame()
+			g.Net.NoRest = noRest
+			p := newPair(t, g, condition.Config{Latency: 40 * time.Millisecond})
+			p.client.SetInput(push{X: 1})
+			p.run(time.Second / 4)
+			p.client.SetInput(push{})
+			p.run(3 * time.Second) // at rest
+			e, ok := p.client.Local()
+			if !ok {
+				t.Fatal("the client has no player")
+			}
+			held := false
+			for i := range p.client.phys.rests {
+				if r := &p.client.phys.rests[i]; r.e == e && p.client.phys.holds(r) {
+					held = true
+				}
+			}
+			if held == noRest {
+				t.Fatalf("held by the rest lock: %v; want %v: the test tests nothing", held, !noRest)
+			}
+			var to float64
+			p.host.Do(func(w *World) {
+				he := w.ECS.Owned(p.client.Peer())[0]
+				tf := *(*ecs.Transform)(w.ECS.Arche().Get(he, w.ECS.IDs.Transform))
+				tf.X += 2000
+				to = tf.X
+				physics.SetPose(w.ECS, he, tf)
+			})
+			biggest := 0.0
+			for range 120 {
+				p.run(time.Second / 120)
+				p.client.View(p.clk.Now(), func(v *View) {
+					biggest = max(biggest, math.Abs(v.ip.Offset(e).X))
+				})
+			}
+			var at float64
+			p.client.Do(func(w *World) { at = ecs.Get[ecs.Transform](w.ECS, e).X })
+			if biggest > 1 || math.Abs(at-to) > 1 {
+				t.Fatalf("after the teleport to x %.1f the body is at x %.1f, drawn with offsets up to %.1f: want it there, with none", to, at, biggest)
+			}
+		})
 	}
 }

@@ -109,6 +109,7 @@ type Client[I any] struct {
 	// that keep saying so afterwards are compared as usual; snaps are the
 	// entities whose replay pending is of a teleport.
 	teleports map[arche.Entity]ecs.Frame
+	prunedAt  ecs.Frame // the frame teleports was last pruned at
 	snaps     []arche.Entity
 
 	stats    ClientStats

@@ -109,6 +109,7 @@ func (c *Client[I]) begin(w *ecs.World) {
 		if c.replayable(c.pendingFrom) {
 			c.replay(c.pendingFrom)
 		}
+		c.dropSnaps()
 	}
 	var rtt time.Duration
 	var loss float64
@@ -127,6 +128,7 @@ func (c *Client[I]) begin(w *ecs.World) {
 		c.lastRecorded = 0
 		c.sendFrom = 0
 		c.pending = false
+		c.dropSnaps()
 	}
 }
 

@@ -30,7 +30,7 @@ func (c *Client[I]) Rebase() {
 	c.sync = NewTimeSync(c.sync.Config())
 	c.sched.SetDilation(1)
 	c.rebase, c.rebaseFrame = true, 0
-	c.snaps = c.snaps[:0]
+	c.dropSnaps()
 	c.stats.Rebases++
 }
 
@@ -53,6 +53,11 @@ func (c *Client[I]) rebased(f ecs.Frame, e arche.Entity, st replicate.State) boo
 		c.lastRecorded = 0
 	}
 	c.newestAuth = f
+	if t, ok := st.Teleport(); ok {
+		// Taken as a jump: the states that go on naming the teleport
+		// are compared as usual.
+		c.noteTeleport(f, e, t)
+	}
 	c.take(e, st)
 	return true
 }

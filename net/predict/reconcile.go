@@ -66,20 +66,40 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 // then drawn as a jump. The teleports of entities no AUTH_STATE said so of
 // for 256 frames are forgotten (the host says so for 128).
 func (c *Client[I]) teleported(f ecs.Frame, e arche.Entity, st replicate.State) bool {
-	for k, t := range c.teleports {
-		if f > t+2*teleportWindow {
-			delete(c.teleports, k)
-		}
-	}
 	t, ok := st.Teleport()
 	if !ok || c.teleports[e] == t {
 		return false
 	}
+	c.noteTeleport(f, e, t)
+	return true
+}
+
+// noteTeleport keeps the teleport of frame t as entity e's, drawn as a jump
+// by the AUTH_STATE of frame f, and forgets, once a frame, those no
+// AUTH_STATE names any more.
+func (c *Client[I]) noteTeleport(f ecs.Frame, e arche.Entity, t ecs.Frame) {
 	if c.teleports == nil {
 		c.teleports = map[arche.Entity]ecs.Frame{}
 	}
+	if f != c.prunedAt {
+		c.prunedAt = f
+		for k, old := range c.teleports {
+			if f > old+2*teleportWindow {
+				delete(c.teleports, k)
+			}
+		}
+	}
 	c.teleports[e] = t
-	return true
+}
+
+// dropSnaps forgets the teleports whose jump a replay was to draw and did
+// not (the replay was dropped): the next AUTH_STATE that names one draws
+// it.
+func (c *Client[I]) dropSnaps() {
+	for _, e := range c.snaps {
+		delete(c.teleports, e)
+	}
+	c.snaps = c.snaps[:0]
 }
 
 // teleportWindow is how many frames after a teleport the host says so in

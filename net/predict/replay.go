@@ -38,7 +38,6 @@ func (c *Client[I]) markReplay(f ecs.Frame, at int, e arche.Entity, st replicate
 		case Pose:
 			if snap {
 				c.snaps = append(c.snaps, e)
-				c.stats.Teleports++
 			}
 		}
 		t.assign(t.store.at(at), t.host)
@@ -138,6 +137,7 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			d := ecs.Transform{X: n.X - b.X, Y: n.Y - b.Y, Angle: ecs.AngleDiff(b.Angle, n.Angle)}
 			if slices.Contains(c.snaps, e) {
 				c.snapped(e) // a teleport: drawn as a jump, counted as one
+				c.stats.Teleports++
 				continue
 			}
 			if d == (ecs.Transform{}) {

@@ -69,3 +69,28 @@ func TestTeleportCorrectionIsSnapped(t *testing.T) {
 		})
 	}
 }
+
+// A teleport taken by a Rebase (its AUTH_STATE taken as it is, drawn as a
+// jump) is the entity's: the AUTH_STATEs after that go on naming it are
+// compared as usual, a small error smoothed, not snapped again.
+func TestRebaseTakesTheTeleport(t *testing.T) {
+	rec := &snapRecorder{}
+	r := newRig(t, 1, ClientConfig[pad]{Smoother: rec})
+	r.steps(20)
+	e := r.ents[0]
+	r.pred.Rebase()
+	r.steps(1)
+	hf := r.w.Frame() - 1
+	r.pred.AuthState(hf, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: 900}, ecs.Velocity{}, charge{})).WithTeleport(hf-1))
+	if len(rec.snaps) != 1 || r.pred.Stats().Taken != 1 {
+		t.Fatalf("the rebase's state: %d snaps, %+v; want it taken as a jump", len(rec.snaps), r.pred.Stats())
+	}
+	r.steps(10)
+	f := r.pred.lastRecorded - 2
+	pt := predicted[ecs.Transform](t, r.pred, f, e, cTransform)
+	pt.X += 0.5
+	r.pred.AuthState(f, e, replicate.NewState(r.reg, images(r.reg, pt, predicted[ecs.Velocity](t, r.pred, f, e, cVelocity), predicted[charge](t, r.pred, f, e, cCharge))).WithTeleport(hf-1))
+	if st := r.pred.Stats(); len(rec.snaps) != 1 || len(rec.smooth) != 1 || st.Teleports != 0 || st.PoseCorrections != 1 {
+		t.Fatalf("the same teleport named again: %d snaps, %d smoothed, %+v; want it smoothed as a correction", len(rec.snaps), len(rec.smooth), st)
+	}
+}

@@ -48,7 +48,7 @@ func (p *HostPeer) sendAuth() {
 			again = true
 		}
 		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
-		if h.snapAge(e) != 0 {
+		if h.pose >= 0 && e.has&(1<<uint(h.pose)) != 0 && h.snapAge(e) != 0 {
 			// The pose is of a teleport: said, with the teleport's frame,
 			// in every AUTH_STATE of the entity for snapWindow frames.
 			b = wire.AppendUvarint(b, uint64(e.has)<<itemShift|authTeleport)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
@@ -22,7 +23,11 @@ type authRecorder struct{ seen []authSeen }
 
 func (a *authRecorder) AuthState(_ ecs.Frame, _ arche.Entity, s State) {
 	f, ok := s.Teleport()
-	a.seen = append(a.seen, authSeen{x: s.Image(0)[0], tele: f, ok: ok})
+	var x int32
+	if img := s.Image(0); img != nil {
+		x = img[0]
+	}
+	a.seen = append(a.seen, authSeen{x: x, tele: f, ok: ok})
 }
 
 // TestAuthStateSaysTeleport: the owner's AUTH_STATEs say its entity's pose
@@ -113,6 +118,29 @@ func TestAuthStateTeleportMalformed(t *testing.T) {
 	} {
 		if _, err := r.c.HandleDatagram(wire.KindAuthState, msg); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+// A teleport reported of an owned entity without a Transform is not said in
+// its AUTH_STATEs (there is no pose to draw as a jump): the client takes
+// them, none malformed.
+func TestAuthStateTeleportWithoutTransform(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	rec := &authRecorder{}
+	r.c.cfg.Auth = rec
+	m := generic.NewMap2[ecs.Velocity, ecs.NetworkIdentity](r.w.Arche())
+	e := m.NewWith(&ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	ecs.Mutate[ecs.Velocity](r.w, e).X = 3
+	ecs.ReportTeleport(r.w, e)
+	r.settle() // the rig fails the test on a message the client refuses
+	if st := r.c.Stats(); st.Malformed != 0 || len(rec.seen) == 0 {
+		t.Fatalf("%d malformed messages, %d AUTH_STATEs taken", st.Malformed, len(rec.seen))
+	}
+	for _, s := range rec.seen {
+		if s.ok {
+			t.Fatalf("an AUTH_STATE says a teleport of an entity without a Transform: %+v", s)
 		}
 	}
 }

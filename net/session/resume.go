@@ -167,6 +167,13 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		k.conn = nil
 		h.stats.Disconnected++
 		h.emit(Event{Kind: PeerDisconnected, Peer: k.Peer, Name: k.Name, Err: ErrResumedElsewhere})
+		if h.known(k.Peer) != k {
+			// An observer of the break ended the peer (a kick): it is
+			// over, and this connection joins afresh if it wants in.
+			h.stats.ResumeRefused++
+			h.reject(p, wire.RejectResume, transport.CloseNormal, "no session to resume: the peer was ended when its connection broke; join afresh")
+			return
+		}
 	}
 	k.conn = p
 	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator

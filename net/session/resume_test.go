@@ -519,3 +519,46 @@ func TestBreakDuringTheRejoinResumesAgain(t *testing.T) {
 		sameImage(t, "resumed twice", r.hw, r.hreg, a.w, a.reg)
 	})
 }
+
+// A host whose observer ends a peer when its connection breaks (a kick on
+// PeerDisconnected: no reconnects in this game) is obeyed when the client
+// resumed before the host saw the break: the break is told, the peer
+// leaves, and its resume is refused; the client joins afresh as a new
+// peer. It is never resumed after it left.
+func TestKickOnABreakRefusesTheResume(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 30 * time.Millisecond}, HostConfig{})
+		told := r.host.cfg.OnEvent
+		r.host.cfg.OnEvent = func(e Event) {
+			told(e)
+			if e.Kind == PeerDisconnected {
+				r.host.Kick(e.Peer, "no reconnects in this game")
+			}
+		}
+		a := r.join("a")
+		r.steps(30 * time.Millisecond)
+		peer := a.cl.Peer()
+		old := a.conn()
+		old.Cut()
+		r.steps(100 * time.Millisecond)
+		old.Close(transport.CloseTimeout, "the host stopped answering") // the client notices first
+		for i := 0; a.cl.State() != Playing || a.count(PeerRejected) == 0; i++ {
+			if i > 10*60 {
+				t.Fatalf("not refused and playing again after 10 s: %v, %d refusals, %v", a.cl.State(), a.count(PeerRejected), a.cl.Err())
+			}
+			r.step()
+		}
+		var kinds []EventKind
+		for _, e := range r.events {
+			if e.Peer == peer && e.Kind != PeerJoined && e.Kind != PeerReady {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+		if !slices.Equal(kinds, []EventKind{PeerDisconnected, PeerLeft}) {
+			t.Fatalf("host events of the kicked peer %v: want disconnected, then left, never resumed", kinds)
+		}
+		if a.cl.Resumes() != 0 || r.host.Stats().Resumed != 0 || r.host.Stats().ResumeRefused != 1 {
+			t.Fatalf("the client resumed %d times, the host %+v: want the resume refused", a.cl.Resumes(), r.host.Stats())
+		}
+	})
+}
