@@ -96,6 +96,20 @@ func walkGame(teleport, nudge bool) (*Game[push], *arche.Entity) {
 	return g, &drifter
 }
 
+// walking starts game g with a client 30 ms from its host whose player
+// walks on for d, and returns them and the client's player.
+func walking(t *testing.T, g *Game[push], d time.Duration) (*pair, arche.Entity) {
+	t.Helper()
+	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
+	p.client.SetInput(push{X: 1})
+	p.run(d)
+	own, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no player")
+	}
+	return p, own
+}
+
 // drawnAt returns where v draws e, its Transform and the view's alpha.
 func drawnAt(t *testing.T, v *View, e arche.Entity) (drawn, now ecs.Transform, alpha float64) {
 	t.Helper()
@@ -185,13 +199,7 @@ func TestReportedTeleportIsDrawnAsAJump(t *testing.T) {
 // behind by what it travelled since it arrived, and never going back.
 func TestPredictedEntityWithoutPhysicsIsDrawnWhereItIs(t *testing.T) {
 	g, _ := walkGame(false, false)
-	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
-	p.client.SetInput(push{X: 1})
-	p.run(time.Second)
-	own, ok := p.client.Local()
-	if !ok {
-		t.Fatal("the client has no player")
-	}
+	p, own := walking(t, g, time.Second)
 	step := walkSpeed * g.step().Seconds()
 	last := math.Inf(-1)
 	for i := range 120 {
@@ -216,13 +224,7 @@ func TestPredictedEntityWithoutPhysicsIsDrawnWhereItIs(t *testing.T) {
 // interpolator's decaying offset, never jumping back and forth.
 func TestCorrectionWithoutPhysicsIsDrawnWithoutAJump(t *testing.T) {
 	g, _ := walkGame(false, true)
-	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
-	p.client.SetInput(push{X: 1})
-	p.run(time.Second / 2)
-	own, ok := p.client.Local()
-	if !ok {
-		t.Fatal("the client has no player")
-	}
+	p, own := walking(t, g, time.Second/2)
 	last := math.NaN()
 	for range 240 { // two seconds, the host's nudge at frame 90 among them
 		p.run(time.Second / 120)
@@ -317,13 +319,7 @@ func TestOwnTeleportIsDrawnAsAJump(t *testing.T) {
 			}
 		}))
 	}
-	p := newPair(t, g, condition.Config{Latency: 30 * time.Millisecond})
-	p.client.SetInput(push{X: 1})
-	p.run(time.Second / 2)
-	own, ok := p.client.Local()
-	if !ok {
-		t.Fatal("the client has no player")
-	}
+	p, own := walking(t, g, time.Second/2)
 	var before, after, between int
 	last := math.NaN()
 	for range 240 { // two seconds, the host's warp at frame 90 among them
