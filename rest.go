@@ -28,12 +28,16 @@ func (n *netPhysics) AuthState(f ecs.Frame, e arche.Entity, s replicate.State) {
 			if r.rest {
 				n.pose(q, &r.restPose)
 			}
+			// A state that names a new teleport goes to the predictor
+			// whole, and the lock's next move of the body is a jump:
+			// kept until that move, through the states after it.
 			tele, ok := s.Teleport()
-			r.jump = ok && tele != r.tele
+			first := ok && tele != r.tele
 			if ok {
 				r.tele = tele
 			}
-			if n.holds(r) && n.synced() && !r.jump {
+			r.jump = r.jump || first
+			if n.holds(r) && n.synced() && !first {
 				s = s.Without(n.poseC).Without(n.velC)
 			}
 		}
@@ -86,6 +90,8 @@ func (n *netPhysics) holdRests() {
 	w := n.w.ECS
 	for i := range n.rests {
 		r := &n.rests[i]
+		jump := r.jump // a frame's chance: a body the lock does not hold moves on its own
+		r.jump = false
 		if !n.holds(r) || !w.Alive(r.e) || !w.Arche().Has(r.e, n.bodyID) {
 			continue
 		}
@@ -95,14 +101,13 @@ func (n *netPhysics) holdRests() {
 		if dx != 0 || dy != 0 || da != 0 {
 			n.w.Physics.Move(r.e, p)
 			switch {
-			case r.jump:
+			case jump:
 				n.snap(r.e) // a teleport: drawn as a jump
 			case math.Hypot(dx, dy) > n.poseTol:
 				n.smooth(r.e, dx, dy, da)
 			}
 			n.stats.Rests++
 		}
-		r.jump = false
 		n.w.Physics.SetVelocity(r.e, ecs.Velocity{})
 	}
 }

@@ -167,10 +167,16 @@ func TestRestLockPassesHostValues(t *testing.T) {
 // A host's teleport of a client's own body that rests, held on the host's
 // pose by the rest lock, is drawn as a jump on that client, as one of a
 // body in motion is: no offset is left to slide it there, and the body is
-// where the host put it. With the lock off the same holds.
+// where the host put it. With the lock off the same holds; and when the
+// client stalled meanwhile (the host's states reach it together, too late
+// for its prediction to compare them).
 func TestRestingTeleportIsDrawnAsAJump(t *testing.T) {
-	for _, noRest := range []bool{false, true} {
-		t.Run(map[bool]string{false: "rest-lock", true: "no-rest"}[noRest], func(t *testing.T) {
+	for name, c := range map[string]struct {
+		noRest bool
+		stall  int // host frames the client stands still after the teleport
+	}{"rest-lock": {}, "no-rest": {noRest: true}, "rest-lock-stalled": {stall: 200}} {
+		t.Run(name, func(t *testing.T) {
+			noRest := c.noRest
 			g := testGame()
 			g.Net.NoRest = noRest
 			p := newPair(t, g, condition.Config{Latency: 40 * time.Millisecond})
@@ -199,6 +205,10 @@ func TestRestingTeleportIsDrawnAsAJump(t *testing.T) {
 				to = tf.X
 				physics.SetPose(w.ECS, he, tf)
 			})
+			for range c.stall {
+				p.clk.Advance(time.Second / 120)
+				p.host.Advance()
+			}
 			biggest := 0.0
 			for range 120 {
 				p.run(time.Second / 120)

@@ -31,6 +31,8 @@ func (c *Client[I]) Rebase() {
 	c.sched.SetDilation(1)
 	c.rebase, c.rebaseFrame = true, 0
 	c.dropSnaps()
+	clear(c.teleports) // the host's frames may be numbered otherwise now
+	c.prunedAt = 0
 	c.stats.Rebases++
 }
 

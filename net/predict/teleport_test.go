@@ -94,3 +94,30 @@ func TestRebaseTakesTheTeleport(t *testing.T) {
 		t.Fatalf("the same teleport named again: %d snaps, %d smoothed, %+v; want it smoothed as a correction", len(rec.snaps), len(rec.smooth), st)
 	}
 }
+
+// A Rebase forgets the teleports drawn before it (the host's frames may be
+// numbered otherwise after it): a teleport named by the same frame after
+// it is drawn as a jump again.
+func TestRebaseForgetsTeleports(t *testing.T) {
+	rec := &snapRecorder{}
+	r := newRig(t, 1, ClientConfig[pad]{Smoother: rec})
+	r.steps(20)
+	e := r.ents[0]
+	auth := func(f ecs.Frame, dx float64, tele ecs.Frame) {
+		t.Helper()
+		pt := predicted[ecs.Transform](t, r.pred, f, e, cTransform)
+		pt.X += dx
+		r.pred.AuthState(f, e, replicate.NewState(r.reg, images(r.reg, pt, predicted[ecs.Velocity](t, r.pred, f, e, cVelocity), predicted[charge](t, r.pred, f, e, cCharge))).WithTeleport(tele))
+	}
+	auth(12, 500, 11)
+	r.pred.Rebase()
+	r.steps(1)
+	hf := r.w.Frame() - 1
+	r.pred.AuthState(hf, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: 900}, ecs.Velocity{}, charge{}))) // taken
+	r.steps(10)
+	snaps := len(rec.snaps)
+	auth(r.pred.lastRecorded-2, 500, 11)
+	if len(rec.snaps) != snaps+1 || len(rec.smooth) != 0 {
+		t.Fatalf("a teleport of frame 11 after the rebase: %d snaps (was %d), %d smoothed; want it drawn as a jump", len(rec.snaps), snaps, len(rec.smooth))
+	}
+}
