@@ -144,12 +144,7 @@ func TestRestLockPassesHostValues(t *testing.T) {
 	if !ok {
 		t.Fatal("the client has no disc")
 	}
-	held := false
-	for i := range p.client.phys.rests {
-		if r := &p.client.phys.rests[i]; r.e == e && p.client.phys.holds(r) {
-			held = true
-		}
-	}
+	held := p.client.heldAtRest(e)
 	if !held {
 		t.Fatal("the resting disc is not held by the rest lock: the test tests nothing")
 	}
@@ -188,12 +183,7 @@ func TestRestingTeleportIsDrawnAsAJump(t *testing.T) {
 			if !ok {
 				t.Fatal("the client has no player")
 			}
-			held := false
-			for i := range p.client.phys.rests {
-				if r := &p.client.phys.rests[i]; r.e == e && p.client.phys.holds(r) {
-					held = true
-				}
-			}
+			held := p.client.heldAtRest(e)
 			if held == noRest {
 				t.Fatalf("held by the rest lock: %v; want %v: the test tests nothing", held, !noRest)
 			}
@@ -223,4 +213,14 @@ func TestRestingTeleportIsDrawnAsAJump(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heldAtRest reports whether the rest lock holds the client's body e.
+func (c *Client[I]) heldAtRest(e arche.Entity) bool {
+	for i := range c.phys.rests {
+		if r := &c.phys.rests[i]; r.e == e && c.phys.holds(r) {
+			return true
+		}
+	}
+	return false
 }
