@@ -62,11 +62,25 @@ func (l *worldLock) Lock() {
 // the game's code keeps the world over worldHeldLimit meanwhile, most often
 // because the method was called from inside it, where it waits for itself
 // forever, it says so once through slog's default logger, naming the
-// method, and goes on waiting: a method called from another goroutine
-// while the game's code stalled gets the world when that code returns.
+// method, and goes on waiting as a plain lock does (a test's bubble sees a
+// wait that never ends as a deadlock): a method called from another
+// goroutine while the game's code stalled gets the world when that code
+// returns.
 func (l *worldLock) lockFor(what string) {
+	if l.take() != 0 {
+		slog.Default().Warn("tandem: " + what + " has waited " + worldHeldLimit.String() +
+			" for the world, held all along by one call of the game's code (a system, a View or Do callback, a hook or an observer): if " +
+			what + " was called from inside that code, it waits for itself and the game stands still; the world is held there already: read and change it directly (World, Host.World, the World a hook is given), and ask for work after it with World.SaveSoon or Host.SaveSoon")
+		l.Lock()
+	}
+}
+
+// take takes the world and returns 0, or returns how long one call of the
+// game's code held it, without taking it, once that reached worldHeldLimit
+// while take waited.
+func (l *worldLock) take() time.Duration {
 	if l.TryLock() {
-		return
+		return 0
 	}
 	if l.ch == nil {
 		panic("tandem: use NewLocal, NewHost or NewClient")
@@ -85,7 +99,7 @@ func (l *worldLock) lockFor(what string) {
 	for {
 		select {
 		case l.ch <- struct{}{}:
-			return
+			return 0
 		case now := <-t.C:
 			t.Reset(worldHeldLimit / 8)
 			calls := l.calls.Load()
@@ -94,14 +108,7 @@ func (l *worldLock) lockFor(what string) {
 				continue
 			}
 			if held := now.Sub(since); held >= worldHeldLimit {
-				slog.Default().Warn("tandem: " + what + " has waited " + held.Round(time.Millisecond).String() +
-					" for the world, held all along by one call of the game's code (a system, a View or Do callback, a hook or an observer): if " +
-					what + " was called from inside that code, it waits for itself and the game stands still; the world is held there already: read and change it directly (World, Host.World, the World a hook is given), and ask for work after it with World.SaveSoon or Host.SaveSoon")
-				// Said once; now wait as a plain lock does (a test's
-				// bubble sees a wait that never ends as a deadlock).
-				t.Stop()
-				l.ch <- struct{}{}
-				return
+				return held
 			}
 		}
 	}
@@ -149,30 +156,9 @@ func (l *worldLock) exit() {
 // outside every callback, so what it does next waits only for others'
 // holds.
 func (l *worldLock) outside(what, instead string) error {
-	if l.TryLock() {
-		l.Unlock()
-		return nil
+	if held := l.take(); held != 0 {
+		return fmt.Errorf("%w: %s waited %v; if it was called from inside a callback, system, hook or observer, %s", ErrWorldHeld, what, held.Round(time.Millisecond), instead)
 	}
-	if l.ch == nil {
-		panic("tandem: use NewLocal, NewHost or NewClient")
-	}
-	tick := time.NewTicker(worldHeldLimit / 8)
-	defer tick.Stop()
-	seen, since := l.calls.Load(), time.Now()
-	for {
-		select {
-		case l.ch <- struct{}{}:
-			l.Unlock()
-			return nil
-		case now := <-tick.C:
-			calls := l.calls.Load()
-			if calls != seen || l.running.Load() == 0 {
-				seen, since = calls, now
-				continue
-			}
-			if held := now.Sub(since); held >= worldHeldLimit {
-				return fmt.Errorf("%w: %s waited %v; if it was called from inside a callback, system, hook or observer, %s", ErrWorldHeld, what, held.Round(time.Millisecond), instead)
-			}
-		}
-	}
+	l.Unlock()
+	return nil
 }
