@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"reflect"
 	"sync"
@@ -94,6 +95,13 @@ type ClientConfig[I comparable] struct {
 	// replicate.ErrTooManyEntities. Default replicate.DefaultMaxEntities
 	// (1,048,576); raise it for a larger world.
 	MaxEntities int
+	// Logger hears what the client has to say that no call returns:
+	// prediction's notices (a jump of its frame to the host's, unless
+	// Predict.Logger is set) and Run, View, Do, Step or Advance waiting
+	// for the world while one call of the game's code has held it for
+	// seconds (a warning). The transport logs through its own
+	// (quicnet.Config's Logger). Nil: slog.Default().
+	Logger *slog.Logger
 	// JoinTimeout bounds how long the first join may take, from NewClient
 	// to Playing, on Clock (and a fresh join after the host refused a
 	// resume, from the refusal): past it the client gives up, closing the
@@ -196,6 +204,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c := &Client[I]{g: g, cfg: cfg, started: started, joining: true}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
+	c.mu.log = cfg.Logger
 	c.w = g.newWorld(Joined, cfg.Clock, false)
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
@@ -216,6 +225,9 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		pc.Sync.MissRate = 1e-6
 	}
 	pc.Clock = cfg.Clock
+	if pc.Logger == nil {
+		pc.Logger = cfg.Logger
+	}
 	if w.Physics != nil {
 		pc.Corrector = w.Physics
 	}

@@ -3,7 +3,6 @@ package tandem
 import (
 	"errors"
 	"fmt"
-	"log"
 	"runtime/debug"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -58,7 +57,9 @@ func (h *Host[I]) runHandler(kind uint8, op uint64, p Peer, payload []byte) (err
 		if fn := h.cfg.OnCommandPanic; fn != nil {
 			fn(cp)
 		} else {
-			log.Print(cp.Error())
+			h.mu.logger().Error("tandem: a command panicked; the host refused it and goes on",
+				"command", cp.Command, "op", cp.Op, "player", cp.Player.ID, "name", cp.Player.Name,
+				"frame", cp.Frame, "panic", fmt.Sprint(cp.Value), "stack", string(cp.Stack))
 		}
 		err, malformed = errCommandFailed, false
 	}()

@@ -1,6 +1,8 @@
 package tandem
 
 import (
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -81,5 +83,32 @@ func TestCommandTheHostCannotReadIsRefused(t *testing.T) {
 	}
 	if st := r.host.Stats(); st.Malformed != 1 || st.Commands != 1 || st.Again != 1 {
 		t.Fatalf("host counts %+v; want 1 malformed, 1 command run, 1 again", st)
+	}
+}
+
+// With OnCommandPanic unset, a command that panics is written to the host's
+// Logger: one error naming the command, its operation and player, the
+// panic, and the stack where it panicked.
+func TestCommandPanicIsLogged(t *testing.T) {
+	g := ledgerGame()
+	g.Commands = append(g.Commands, faultyCommand)
+	logged := &lockedText{}
+	r := newRigOf(t, g, HostConfig{Logger: slog.New(slog.NewJSONHandler(logged, nil))})
+	p := r.dialRaw("bob")
+	p.send(t, 7, 2, nil)
+	r.step(10)
+	if rs := p.receipts(t); len(rs) != 1 || rs[0].Status != wire.ReceiptRefused {
+		t.Fatalf("receipts %+v; want op 7 refused", rs)
+	}
+	var rec struct {
+		Level, Command, Name, Panic, Stack string
+		Op                                 uint64
+	}
+	if err := json.Unmarshal([]byte(logged.String()), &rec); err != nil {
+		t.Fatalf("the Logger heard %q, want one record: %v", logged.String(), err)
+	}
+	if rec.Level != "ERROR" || rec.Command != "faulty" || rec.Op != 7 || rec.Name != "bob" ||
+		!strings.Contains(rec.Panic, "integer divide by zero") || !strings.Contains(rec.Stack, "command_panic_test.go") {
+		t.Fatalf("the Logger heard %+v; want an error of faulty op 7 from bob, with the panic and its stack", rec)
 	}
 }

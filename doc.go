@@ -132,7 +132,7 @@
 // Run, Advance, Step, View and Do take the world: call them from any
 // goroutine, but not from inside that code, where the world is held
 // already: there they wait for themselves and the game stands still (after
-// two seconds they say so through slog's default logger). Inside it, read
+// two seconds they say so through the config's Logger). Inside it, read
 // and change the world directly.
 //
 // Save, a Host's Close and CloseForRestart, a Client's Close, and a game

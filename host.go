@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -63,6 +64,13 @@ type HostConfig struct {
 	// (Game.Roster). Empty: the host has no roster entry (nobody plays at
 	// it).
 	Name string
+	// Logger hears what the host has to say that no call returns: a
+	// command that panicked, when OnCommandPanic is nil (an error, with the
+	// panic and its stack), and Run, View, Do, Step or Advance waiting for
+	// the world while one call of the game's code has held it for seconds
+	// (a warning). The transport logs through its own (quicnet.Config's
+	// Logger). Nil: slog.Default().
+	Logger *slog.Logger
 
 	// SaveTo is where the world is saved: the path of a bbolt file
 	// (created when missing; its directory must exist) or a postgres:// URL
@@ -153,12 +161,12 @@ type HostConfig struct {
 	// (see CommandPanic), so that one faulty command, which its client
 	// sends again until answered, cannot stop the host, nor every host
 	// restarted after it. Nil: the host writes the panic and its stack to
-	// the standard logger (package log), as net/http does for its
-	// handlers. A panic that leaves the world locked by a query the handler
-	// had not closed (inside its loop) is not recovered: nothing can undo
-	// the lock, and the host stops, as on any other panic of the game's;
-	// the command, unanswered, is sent again to the next host. Collect in
-	// the loop, act after it.
+	// Logger (an error), as net/http logs its handlers' panics. A panic
+	// that leaves the world locked by a query the handler had not closed
+	// (inside its loop) is not recovered: nothing can undo the lock, and
+	// the host stops, as on any other panic of the game's; the command,
+	// unanswered, is sent again to the next host. Collect in the loop, act
+	// after it.
 	OnCommandPanic func(*CommandPanic)
 }
 
@@ -284,6 +292,7 @@ func NewHost[I comparable](g *Game[I], cfg HostConfig) (*Host[I], error) {
 	h.clk = cfg.Clock
 	h.period = g.step()
 	h.mu.ch = make(chan struct{}, 1)
+	h.mu.log = cfg.Logger
 	h.people.init()
 	h.initOwn()
 	h.life.init()

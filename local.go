@@ -3,6 +3,7 @@ package tandem
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/tandem-go/tandem/clock"
@@ -41,6 +42,11 @@ type LocalConfig struct {
 	// Name is the name of the player at this machine in the roster
 	// (Game.Roster) of a game played alone. Default "player".
 	Name string
+	// Logger hears what the engine has to say that no call returns: Run,
+	// View, Do, Step or Advance waiting for the world while one call of the
+	// game's code has held it for seconds (most often a call from inside
+	// that code, which waits for itself). Nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // NewLocal builds g's world for play on this machine: the world, the
@@ -71,6 +77,7 @@ func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], err
 	l := &Local[I]{g: g}
 	l.clk = cfg.Clock
 	l.mu.ch = make(chan struct{}, 1)
+	l.mu.log = cfg.Logger
 	l.w = g.newWorld(r, cfg.Clock, false)
 	// An entity made between steps (a Join hook answering a handshake, a
 	// Do) with its Prev unset is drawn where it was made, not at the

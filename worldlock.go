@@ -47,6 +47,16 @@ type worldLock struct {
 	// where it lives (a timer made in a testing/synctest bubble serves only
 	// there).
 	timers sync.Pool
+	// log hears lockFor's warning; nil: slog.Default().
+	log *slog.Logger
+}
+
+// logger returns the logger the lock's warning goes to.
+func (l *worldLock) logger() *slog.Logger {
+	if l.log != nil {
+		return l.log
+	}
+	return slog.Default()
 }
 
 // Lock takes the world.
@@ -61,14 +71,14 @@ func (l *worldLock) Lock() {
 // "Advance") that waits for it however long it is held. When one call of
 // the game's code keeps the world over worldHeldLimit meanwhile, most often
 // because the method was called from inside it, where it waits for itself
-// forever, it says so once through slog's default logger, naming the
-// method, and goes on waiting as a plain lock does (a test's bubble sees a
-// wait that never ends as a deadlock): a method called from another
-// goroutine while the game's code stalled gets the world when that code
-// returns.
+// forever, it says so once through the game's logger (its config's Logger,
+// or slog's default), naming the method, and goes on waiting as a plain
+// lock does (a test's bubble sees a wait that never ends as a deadlock): a
+// method called from another goroutine while the game's code stalled gets
+// the world when that code returns.
 func (l *worldLock) lockFor(what string) {
 	if l.take() != 0 {
-		slog.Default().Warn("tandem: " + what + " has waited " + worldHeldLimit.String() +
+		l.logger().Warn("tandem: " + what + " has waited " + worldHeldLimit.String() +
 			" for the world, held all along by one call of the game's code (a system, a View or Do callback, a hook or an observer): if " +
 			what + " was called from inside that code, it waits for itself and the game stands still; the world is held there already: read and change it directly (World, Host.World, the World a hook is given), and ask for work after it with World.SaveSoon or Host.SaveSoon")
 		l.Lock()
