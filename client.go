@@ -503,6 +503,7 @@ func (c *Client[I]) input(w *ecs.World) {
 	}
 	var zero I
 	f := c.pred.SetInput(in)
+	in = *c.pred.Input() // the zero input, if its codec refuses in
 	c.phys.input(f, in == zero)
 	c.playing.Add(1)
 }

@@ -88,6 +88,14 @@ type Client[I any] struct {
 	last    I // the newest input set or repeated
 	scratch []I
 	msg     []byte
+	// probe is SetInput's check that the codec reads back each input
+	// (readable): an input and a reader of its own, so that nothing
+	// escapes to the codec's functions.
+	probe struct {
+		buf []byte
+		r   wire.Reader
+		in  I
+	}
 	// sendFrom is the first frame whose input was set since the client's
 	// frame was last aligned with the host's (TimeSync's Synced, a jump),
 	// 0 before it: messages of inputs set before go unaligned.

@@ -23,12 +23,23 @@ import (
 // own (PeerInputs.Live). Once aligned, a message carries the inputs set
 // since, none from before (after a jump of the client's frame too: the
 // inputs set since the jump).
+//
+// An input the codec's Read would refuse, whole, once its Append wrote it
+// (Read fails, or leaves bytes unread) is taken as the zero input instead,
+// counted (ClientStats.RefusedInputs) and logged the first time: sent, the
+// host would refuse each message that carries it (this frame's and the
+// Redundancy-1 after it) as malformed, and drop the client after a few.
+// Input returns what was taken.
 func (c *Client[I]) SetInput(in I) ecs.Frame {
 	f := c.w.Frame()
 	s := c.hist.claim(f)
 	c.hist.inputs[s] = in
+	if !c.readable(&c.hist.inputs[s]) {
+		var zero I
+		c.hist.inputs[s] = zero
+	}
 	c.hist.flags[s] |= recInput
-	c.last = in
+	c.last = c.hist.inputs[s]
 	if _, ok := c.local(); ok && c.cfg.Link != nil {
 		aligned := c.cfg.HostFrame == nil || c.sync.Stats().Synced
 		if aligned && c.sendFrom == 0 {
@@ -37,6 +48,24 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 		c.send(f, aligned)
 	}
 	return f
+}
+
+// readable reports whether the codec's Read takes back, whole, what its
+// Append writes of *in; if not, it counts the input as refused and says so
+// through the logger the first time.
+func (c *Client[I]) readable(in *I) bool {
+	c.probe.buf = c.codec.Append(c.probe.buf[:0], in)
+	c.probe.r.Reset(c.probe.buf)
+	c.codec.Read(&c.probe.r, &c.probe.in)
+	err := c.probe.r.Finish()
+	if err == nil {
+		return true
+	}
+	c.stats.RefusedInputs++
+	if c.stats.RefusedInputs == 1 {
+		c.logger().Error("predict: the game's input codec refuses an input its own Append wrote; the zero input is sent in its place (and in every such input's): make Read accept every value Append writes, or keep such values out of SetInput (counted in ClientStats.RefusedInputs)", "error", err)
+	}
+	return false
 }
 
 // InputLive reports whether the input recorded for frame f went to the

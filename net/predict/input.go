@@ -16,7 +16,9 @@ type InputCodec[I any] struct {
 	Append func(dst []byte, in *I) []byte
 	// Read reads one input written by Append into in. On data Append never
 	// writes (a value out of range, say) it calls r.Fail(wire.ErrInvalid):
-	// the host then refuses the whole message.
+	// the host then refuses the whole message. A client reads back each
+	// input it sets before sending it: one Read refuses there goes as the
+	// zero input (Client.SetInput).
 	Read func(r *wire.Reader, in *I)
 	// MaxSize is the most bytes Append writes for one input. Default 32.
 	MaxSize int

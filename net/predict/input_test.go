@@ -3,10 +3,15 @@ package predict
 import (
 	"bytes"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/net/wire/wiretest"
 )
@@ -482,5 +487,62 @@ func TestMissingInputsReleasedAfterMaxRepeat(t *testing.T) {
 		if in := endless.frame(); in.DX != 5 {
 			t.Fatalf("with no bound: %+v, want DX 5 repeated", in)
 		}
+	}
+}
+
+// An input the codec's own Read refuses once its Append wrote it is taken,
+// and sent, as the zero input: each message the host gets decodes (the
+// host would drop a client whose messages kept failing), the client
+// predicts with what the host applies, and the refusal is counted and
+// logged, once.
+func TestSetInputTheCodecRefusesGoesAsZero(t *testing.T) {
+	strict := padCodec
+	strict.Read = func(r *wire.Reader, in *pad) {
+		padCodec.Read(r, in)
+		if in.DX == 99 && r.Err() == nil {
+			r.Fail(wire.ErrInvalid) // a rule of the game's Read that its Append does not keep
+		}
+	}
+	var logged bytes.Buffer
+	w := ecs.NewWorld()
+	sched := ecs.NewSchedule(w, clock.NewFake(time.Unix(0, 0)), 0)
+	link := &fakeLink{keep: true}
+	pred := NewClient(sched, replicate.NewRegistry(w), strict, ClientConfig[pad]{
+		Local:  func() ecs.PeerID { return localPeer },
+		Link:   link,
+		Logger: slog.New(slog.NewTextHandler(&logged, nil)),
+	})
+	for f, in := range []pad{{DX: 1}, {DX: 99, Boost: true}, {DX: 2}, {DX: 99}} {
+		w.SetFrame(ecs.Frame(f + 1))
+		pred.SetInput(in)
+		want := in
+		if in.DX == 99 {
+			want = pad{}
+		}
+		if got := *pred.Input(); got != want {
+			t.Fatalf("frame %d: set %+v, took %+v; want %+v", f+1, in, got, want)
+		}
+	}
+	if st := pred.Stats(); st.RefusedInputs != 2 || st.InputMessages != 4 {
+		t.Fatalf("stats %+v; want 2 inputs refused, 4 messages sent", st)
+	}
+	got := make([]pad, MaxPerMessage)
+	for i, msg := range link.msgs {
+		if _, _, err := readInputs(msg, &strict, got); err != nil {
+			t.Fatalf("message %d does not decode on the host: %v", i+1, err)
+		}
+	}
+	if n := strings.Count(logged.String(), "level=ERROR"); n != 1 || !strings.Contains(logged.String(), "RefusedInputs") {
+		t.Fatalf("logged %q; want one error naming the count", logged.String())
+	}
+	// The check costs no allocation a frame.
+	link.keep = false
+	f := w.Frame()
+	if a := testing.AllocsPerRun(100, func() {
+		f++
+		w.SetFrame(f)
+		pred.SetInput(pad{DX: int8(f % 5)})
+	}); a != 0 {
+		t.Fatalf("SetInput allocates %.1f times a frame", a)
 	}
 }

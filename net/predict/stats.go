@@ -9,6 +9,10 @@ type ClientStats struct {
 	// before the client's frame was in step with the host's (SetInput);
 	// SendErrors those the connection refused.
 	InputMessages, Unaligned, SendErrors uint64
+	// RefusedInputs counts inputs given to SetInput that the codec's Read
+	// refuses once its Append wrote them: each was taken, and sent, as the
+	// zero input.
+	RefusedInputs uint64
 	// AuthStates counts AUTH_STATE entity states received; Stale those
 	// older than the newest handled (ignored); Unmatched those with no
 	// prediction to compare with (frame not recorded, entity not owned then).
