@@ -184,7 +184,9 @@ func (l *loop) runBetween() bool {
 }
 
 // View lets draw look at the world between two steps, after advancing
-// interpolation to now: draw runs with the world locked, so it may read
+// interpolation to now, a time of the config's Clock (time.Now() on the
+// real clock; a fake clock's Now in a test), no earlier than the last
+// View's: draw runs with the world locked, so it may read
 // anything in it, and must not keep pointers into it after it returns. Keep
 // it short (read what is drawn, draw it after): the simulation waits for it.
 // It may be called from any goroutine, typically a window's draw callback,

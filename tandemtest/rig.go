@@ -13,7 +13,13 @@
 //	ann := r.Join("ann", tandem.ClientConfig[Keys]{})
 //	ann.SetInput(Keys{Right: true})
 //	r.Step(30)
-//	// ... look at r.Host and ann through View and Do.
+//	// ... look at r.Host and ann through Do, and at what they draw
+//	// through View at the rig's time: ann.View(r.Clock.Now(), ...).
+//
+// View's time is the rig's clock (r.Clock.Now()), which Step advances: a
+// drawing at time.Now() in a bubble, whose time does not move with the
+// steps, draws what is interpolated at a standstill, and one at a time
+// before the last drawing's goes back.
 //
 // Clients reconnect by themselves on a goroutine of their own (a broken
 // connection: Cut; a host that restarts: Restart), and a host that saves
