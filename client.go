@@ -537,6 +537,12 @@ func (r relay) Applied(e arche.Entity, f ecs.Frame) {
 }
 
 // Removed implements replicate.Observer.
+func (r relay) Heard(f ecs.Frame) {
+	if r.l.ip != nil {
+		r.l.ip.Heard(f)
+	}
+}
+
 func (r relay) Removed(e arche.Entity) {
 	if r.l.ip != nil {
 		r.l.ip.Removed(e)

@@ -234,6 +234,14 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 }
 
 // Removed implements replicate.Observer.
+// Heard passes the frame of a state that arrived on to drawing (it is the
+// replicate.FrameObserver method).
+func (n *netPhysics) Heard(f ecs.Frame) {
+	if fo, ok := n.next.(replicate.FrameObserver); ok {
+		fo.Heard(f)
+	}
+}
+
 func (n *netPhysics) Removed(e arche.Entity) {
 	if st := n.slot(e); st != nil {
 		*st = remoteState{}

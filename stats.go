@@ -55,7 +55,9 @@ type NetStats struct {
 	// changes go in a newer one. So a game or a test waits for the change
 	// itself. (Its own entities are predicted: the host's values reach them
 	// as corrections.) A host sends state when something the client holds
-	// changed: while nothing does, HostFrame stays where it is.
+	// changed, and a few empty states as its world falls still (up to 8 send
+	// ticks after the last state): then, while nothing changes, HostFrame
+	// stays where it is.
 	HostFrame ecs.Frame
 	// Received and Total are the join's progress, entities.
 	Received, Total int

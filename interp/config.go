@@ -34,7 +34,9 @@ type Config struct {
 	Resync time.Duration
 	// MaxExtrapolation is how long past its newest state a moving entity is
 	// extrapolated when states are late; after that it slides back to its
-	// newest state and is held there. An entity the host sends less often
+	// newest state and is held there. One that stopped is not: states of
+	// later frames without it (Heard; a host whose world falls still sends
+	// empty ones) say it rests. An entity the host sends less often
 	// than every send interval (see MaxDeferral) is extrapolated for as long
 	// as its last two states were apart, if that is longer. Default 100 ms;
 	// negative turns extrapolation off.

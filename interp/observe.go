@@ -28,17 +28,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	if !ok {
 		return
 	}
-	now := ip.clk.Now()
-	if ip.tl.restarted(f, now) {
-		// The host started its frames again: what was kept belongs to the
-		// old run of frames.
-		ip.Reset()
-	}
-	if ip.tl.isNew(f) {
-		ip.tl.arrive(f, now)
-	} else {
-		ip.tl.mark(f)
-	}
+	ip.Heard(f)
 	ip.grow(s)
 	st := &ip.slots[s]
 	if st.ent != e {
@@ -141,6 +131,26 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		ip.addOffset(s, diff(old, nw))
 		st.raw = nw
 		st.mode = mode
+	}
+}
+
+// Heard records that a state of host frame f arrived (it is the
+// replicate.FrameObserver method): an entity whose newest state is older,
+// left out of it, is taken as resting once f is as far past that state as
+// its states were apart (at most MaxDeferral), rather than extrapolated. A
+// host whose world falls still sends empty states for this. Applied hears
+// the frame of each state it records itself.
+func (ip *Interpolator) Heard(f ecs.Frame) {
+	now := ip.clk.Now()
+	if ip.tl.restarted(f, now) {
+		// The host started its frames again: what was kept belongs to the
+		// old run of frames.
+		ip.Reset()
+	}
+	if ip.tl.isNew(f) {
+		ip.tl.arrive(f, now)
+	} else {
+		ip.tl.mark(f)
 	}
 }
 

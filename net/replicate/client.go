@@ -69,6 +69,17 @@ type Observer interface {
 	Removed(e arche.Entity)
 }
 
+// FrameObserver is an Observer that also hears the host frame of each
+// STATE message, after its items were applied, and of the empty ones too:
+// the host had reached that frame, and had nothing newer of the entities
+// the message left out to send, or not yet. A host whose world falls still
+// sends a few empty ones (quiet ticks), so that an interpolator tells an
+// entity that stopped from one whose states are late.
+type FrameObserver interface {
+	Observer
+	Heard(f ecs.Frame)
+}
+
 // AuthHandler receives AUTH_STATE: the host's state s of this client's own
 // entity e at frame f, the frame of the newest input the host applied.
 type AuthHandler interface {

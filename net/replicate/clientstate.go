@@ -85,6 +85,9 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 	if frame > c.frame {
 		c.frame = frame
 	}
+	if fo, ok := c.cfg.Observer.(FrameObserver); ok {
+		fo.Heard(frame)
+	}
 	if sr.missed {
 		return ErrNoBaseline
 	}

@@ -20,7 +20,10 @@
 // marks the items dirty again, so the newest state goes out, never the stale
 // one. Spawns and removals are repeated until acknowledged. Owners get
 // AUTH_STATE for the entities they own. A joining peer gets the world as
-// pages on the join lane, paced by the lane's flow control.
+// pages on the join lane, paced by the lane's flow control. As the world
+// falls still, a peer gets a few empty STATEs (quiet ticks), so
+// that its client tells an entity that stopped from one whose states are
+// late.
 //
 // Interest (InterestConfig, on by default) decides which entities each peer
 // receives and how urgent their changes are, by distance on a grid from what

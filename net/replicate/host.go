@@ -254,7 +254,7 @@ func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
 	if h.Peer(id) != nil {
 		panic(fmt.Sprintf("replicate: peer %d added twice", id))
 	}
-	p := &HostPeer{h: h, id: id, out: out}
+	p := &HostPeer{h: h, id: id, out: out, quiet: quietMarks + 1}
 	p.grow(h.w.NetSlots())
 	p.join = newJoin(h, p)
 	h.joins++
@@ -405,7 +405,9 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		if send {
 			p.refill()
 			h.keepPicks = i < lastPacker
+			sent := p.stats.Messages
 			p.pack(h.grid.changesFor(p, h.changes))
+			p.tellQuiet(p.stats.Messages != sent)
 			p.sendAuth()
 		}
 	}

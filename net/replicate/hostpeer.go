@@ -60,6 +60,7 @@ type HostPeer struct {
 	despawns   []despawnEntry
 	recs       records
 	tokens     uint32 // budget bytes available
+	quiet      uint8  // send ticks in a row the peer was sent no STATE (quiet.go)
 	authDirty  bool
 	inputFrame ecs.Frame
 	join       *joinState
@@ -83,6 +84,10 @@ type PeerStats struct {
 	JoinEntities           uint64 // entities the join sent
 	JoinRounds             int
 	Deferred               uint64 // dirty items left for a later tick by the budget
+	// Quiet counts the empty STATE messages that told the peer nothing it
+	// holds changed (quiet.go); they are not in Messages, their bytes are
+	// in Bytes.
+	Quiet uint64
 	// Entered and Left count the entities that came into and went out of
 	// the peer's scope: once its join is done, and during it those a page
 	// had sent that left (the join takes them back). What the join finds

@@ -1,0 +1,54 @@
+package replicate
+
+import "github.com/tandem-go/tandem/net/wire"
+
+// Quiet ticks. A host sends a peer state only when something it holds
+// changed, so when the world falls still the peer hears nothing, and cannot
+// tell an entity that stopped from one whose states are late: a client
+// drawing a moving entity goes on along its last two states (interp's
+// MaxExtrapolation) past where it stopped, then slides back. What tells
+// them apart is a newer frame heard without the entity: a client takes an
+// entity left out of the states of later frames as resting, once they are
+// as far past its newest state as its states were apart (interp's due,
+// at most MaxDeferral). In a busy world the other entities' states carry
+// those frames; in a quiet one, the host sends them: after a send tick
+// that sent the peer a STATE, the send ticks that send it none send an
+// empty STATE of their frame on the 1st, 2nd, 4th and 8th quiet tick (8
+// covers the longest a small change waits, MaxDeferral's default), then
+// nothing. Four datagrams of a few bytes each time the world falls still;
+// a peer that keeps receiving states gets none. One lost is not sent
+// again: the next one, or the next state, tells the same. A peer is sent
+// none before its first STATE after it joined: nothing it holds was moving
+// in its eyes, and a client aligning its clock on the host's frames as its
+// join ends is better off without them (the join's held states apply at
+// once).
+
+// quietMarks is the last quiet send tick that sends an empty STATE.
+const quietMarks = 8
+
+// tellQuiet ends the peer's send tick: sent says whether it was sent a
+// STATE. On the quiet ticks that tell it (1, 2, 4, 8), it is sent an empty
+// STATE of this frame.
+func (p *HostPeer) tellQuiet(sent bool) {
+	if sent {
+		p.quiet = 0
+		return
+	}
+	if p.quiet > quietMarks {
+		return
+	}
+	p.quiet++
+	if n := p.quiet; n&(n-1) != 0 || n > quietMarks {
+		return
+	}
+	h := p.h
+	var st itemStreams
+	h.buf = h.assemble(h.buf[:0], 0, &st, 0, nil, 0)
+	if p.out.QueueDatagram(wire.KindState, h.buf, 0) != nil {
+		return
+	}
+	p.stats.Quiet++
+	p.stats.Bytes += uint64(len(h.buf))
+	cost := len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead
+	p.tokens -= uint32(min(cost, int(p.tokens)))
+}
