@@ -536,13 +536,14 @@ func (r relay) Applied(e arche.Entity, f ecs.Frame) {
 	}
 }
 
-// Removed implements replicate.Observer.
+// Heard implements replicate.FrameObserver.
 func (r relay) Heard(f ecs.Frame) {
 	if r.l.ip != nil {
 		r.l.ip.Heard(f)
 	}
 }
 
+// Removed implements replicate.Observer.
 func (r relay) Removed(e arche.Entity) {
 	if r.l.ip != nil {
 		r.l.ip.Removed(e)

@@ -233,7 +233,6 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	n.put(e, st, now)
 }
 
-// Removed implements replicate.Observer.
 // Heard passes the frame of a state that arrived on to drawing (it is the
 // replicate.FrameObserver method).
 func (n *netPhysics) Heard(f ecs.Frame) {
@@ -242,6 +241,7 @@ func (n *netPhysics) Heard(f ecs.Frame) {
 	}
 }
 
+// Removed implements replicate.Observer.
 func (n *netPhysics) Removed(e arche.Entity) {
 	if st := n.slot(e); st != nil {
 		*st = remoteState{}

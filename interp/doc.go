@@ -30,10 +30,13 @@
 // nothing. So an entity left out of some sends is blended straight from its
 // previous state to its next, and moved on at its own speed while its next
 // state is due; it is taken to rest only once the host sent newer frames
-// without it for longer than its states came apart, and to have rested in a
-// silence only up to MaxDeferral before its next state. When the states stop
-// coming the entity is extrapolated for a bounded time, then slides back to
-// its newest state and is held there.
+// without it for longer than its states came apart (states of other
+// entities, or, as a world falls still, the empty states a Tandem host
+// sends then, which the replicator passes to Heard), and to have rested in
+// a silence only up to MaxDeferral before its next state. When the states
+// stop coming with no newer frame heard (late, or lost) the entity is
+// extrapolated for a bounded time, then slides back to its newest state and
+// is held there.
 //
 // Local entities (simulated here: the host's, or a client's predicted ones)
 // are drawn between the last two simulation steps, blending

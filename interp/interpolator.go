@@ -12,7 +12,9 @@ import (
 // computes, once per drawn frame (Update), where each remote entity is drawn.
 //
 // Wire it as the client replicator's observer (it has the method set of
-// replicate.Observer: Applied and Removed), call Update once per drawn frame
+// replicate.FrameObserver: Applied, Removed and Heard; a wrapper that
+// passes only Applied and Removed on loses what Heard tells: that an entity
+// left out of newer frames rests), call Update once per drawn frame
 // before drawing, and ask Pose where to draw each entity. Prediction calls
 // AddCorrection when it moves a predicted entity. Create it with New.
 //

@@ -8,7 +8,8 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// In a quiet world the host sends nothing once an entity stops: it is
+// With nothing heard once an entity stops (no newer frame: its states late,
+// or a host that sends nothing as its world falls still), it is
 // extrapolated past its last state for at most MaxExtrapolation, then slides
 // back to that state instead of staying where the guess left it.
 func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
@@ -45,5 +46,41 @@ func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
 	halfLife := r.ip.Config().HalfLife.Seconds()
 	if limit := max(m.speed()/hz*1.12, overshoot*(1-math.Exp2(-1.0/hz/halfLife))*1.01); maxStep > limit {
 		t.Errorf("moved %.2f in one frame, limit %.2f: the slide back was not smooth", maxStep, limit)
+	}
+}
+
+// Frames heard past its last state without it (Heard: the empty states of
+// a host whose world fell still) say the entity rests: it is drawn stopping
+// where it stopped, never past it.
+func TestStoppedEntityHeardOfIsNotDrawnPastItsStop(t *testing.T) {
+	r := newRig(t, Config{})
+	m := mover{vx: 300, vy: -40}
+	const stopAt = 240
+	e := r.spawn(ecs.HostPeer, true, m.at(0))
+	l := link{latency: 50 * time.Millisecond}
+	final := m.at(stopAt)
+	// States each send (two frames) until the stop, then the frames of the
+	// empty states, 1, 2, 4 and 8 sends after.
+	arrivals := l.sends(2, stopAt, 2)
+	for _, k := range []ecs.Frame{1, 2, 4, 8} {
+		arrivals = append(arrivals, arrival{at: time.Duration(stopAt+2*k)*step + l.latency, f: stopAt + 2*k})
+	}
+	var maxPast float64
+	r.play(arrivals, 144, 8*time.Second, func(f ecs.Frame) {
+		if f <= stopAt {
+			r.apply(e, f, m.at(f))
+		} else {
+			r.ip.Heard(f)
+		}
+	}, func(now time.Duration) {
+		if p := r.pose(e); p.X > final.X {
+			maxPast = max(maxPast, dist(p, final))
+		}
+	})
+	if p := r.pose(e); dist(p, final) > 1e-3 {
+		t.Errorf("drawn at %v at the end, %.3f from where it stopped", p, dist(p, final))
+	}
+	if maxPast > 1e-6 {
+		t.Errorf("drawn %.2f past where it stopped", maxPast)
 	}
 }

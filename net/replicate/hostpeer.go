@@ -84,9 +84,10 @@ type PeerStats struct {
 	JoinEntities           uint64 // entities the join sent
 	JoinRounds             int
 	Deferred               uint64 // dirty items left for a later tick by the budget
-	// Quiet counts the empty STATE messages that told the peer nothing it
-	// holds changed (quiet.go); they are not in Messages, their bytes are
-	// in Bytes.
+	// Quiet counts the empty STATE messages sent on quiet ticks, as the
+	// peer's world fell still: nothing it holds changed, nothing waited to
+	// go to it (quiet.go). They are not in Messages; their bytes are in
+	// Bytes.
 	Quiet uint64
 	// Entered and Left count the entities that came into and went out of
 	// the peer's scope: once its join is done, and during it those a page

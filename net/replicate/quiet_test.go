@@ -17,64 +17,130 @@ func (f *frames) Applied(arche.Entity, ecs.Frame) {}
 func (f *frames) Removed(arche.Entity)            {}
 func (f *frames) Heard(fr ecs.Frame)              { f.heard = append(f.heard, fr) }
 
-// When the world falls still, a peer that was being sent states gets an
-// empty STATE on the 1st, 2nd, 4th and 8th send tick that sends it nothing,
-// and then nothing; its client applies them, hearing their frames. A peer
-// is sent none before its first STATE after its join, and one that keeps
-// receiving states gets none.
-func TestQuietTicksTellTheWorldFellStill(t *testing.T) {
-	host := newScene(5, 50)
-	host.still = true
-	h := NewHost(host.reg, HostConfig{})
-	host.sched = ecs.NewSchedule(host.w, nil, 0)
-	host.sched.Add("scene", host).Add("replicate", h)
-	cw := ecs.NewWorld()
-	heard := &frames{}
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, Observer: heard})
-	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
-	h.AddPeer(1, l)
-	steps := func(n int) {
-		for range n {
-			host.sched.Step()
-			l.step(t, h, c)
+// quietRig is a host scene of 50 still entities with two peers joined on
+// links alike (the second packs from the first's tape), whose clients hear
+// the frames of the states they apply.
+type quietRig struct {
+	t     *testing.T
+	host  *scene
+	h     *HostReplicator
+	links [2]*link
+	cs    [2]*ClientReplicator
+	heard [2]*frames
+}
+
+func newQuietRig(t *testing.T) *quietRig {
+	r := &quietRig{t: t, host: newScene(5, 50)}
+	r.host.still = true
+	r.h = NewHost(r.host.reg, HostConfig{})
+	r.host.sched = ecs.NewSchedule(r.host.w, nil, 0)
+	r.host.sched.Add("scene", r.host).Add("replicate", r.h)
+	for i := range r.cs {
+		r.heard[i] = &frames{}
+		r.cs[i] = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1), Observer: r.heard[i]})
+		r.links[i] = &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: ecs.PeerID(i + 1)}
+		r.h.AddPeer(ecs.PeerID(i+1), r.links[i])
+	}
+	return r
+}
+
+func (r *quietRig) steps(n int) {
+	for range n {
+		r.host.sched.Step()
+		for i := range r.cs {
+			r.links[i].step(r.t, r.h, r.cs[i])
 		}
 	}
-	steps(120) // the join, then a still world
-	if !c.Joined() {
-		t.Fatal("the client never joined")
-	}
-	if st := h.Peer(1).Stats(); st.Quiet != 0 || st.Messages != 0 || len(heard.heard) != 0 {
-		t.Fatalf("a still world since the join: %d empty states, %d states sent, frames heard %v; want none", st.Quiet, st.Messages, heard.heard)
+}
+
+// stats returns peer i's counts.
+func (r *quietRig) stats(i int) PeerStats { return r.h.Peer(ecs.PeerID(i + 1)).Stats() }
+
+// When the world falls still, a peer that was being sent states gets an
+// empty STATE on the 1st, 2nd, 4th and 8th send tick that sends it nothing
+// with nothing waiting for it, and then nothing; its client applies them,
+// hearing their frames. A peer is sent none before its first STATE after
+// its join. Peers alike (the second takes the first's packing from the
+// tape) are told alike.
+func TestQuietTicksTellTheWorldFellStill(t *testing.T) {
+	r := newQuietRig(t)
+	r.steps(120) // the joins, then a still world
+	for i := range r.cs {
+		if !r.cs[i].Joined() {
+			t.Fatalf("client %d never joined", i+1)
+		}
+		if st := r.stats(i); st.Quiet != 0 || st.Messages != 0 || len(r.heard[i].heard) != 0 {
+			t.Fatalf("peer %d, a still world since its join: %d empty states, %d states sent, frames heard %v; want none", i+1, st.Quiet, st.Messages, r.heard[i].heard)
+		}
 	}
 	// It moves for a second: states every send tick, no empty one.
-	host.still = false
-	steps(60)
-	st := h.Peer(1).Stats()
-	if st.Quiet != 0 || st.Messages < 25 {
-		t.Fatalf("a moving world: %d empty states, %d states; want none and a state each send tick", st.Quiet, st.Messages)
+	r.host.still = false
+	r.steps(60)
+	for i := range r.cs {
+		if st := r.stats(i); st.Quiet != 0 || st.Messages < 25 {
+			t.Fatalf("peer %d, a moving world: %d empty states, %d states; want none and a state each send tick", i+1, st.Quiet, st.Messages)
+		}
+		r.heard[i].heard = r.heard[i].heard[:0]
 	}
-	heard.heard = heard.heard[:0]
-	host.still = true
-	moved := host.w.Frame()
-	steps(120)
-	st2 := h.Peer(1).Stats()
-	if st2.Quiet != 4 || c.Stats().Malformed != 0 {
-		t.Fatalf("the world fell still: %d empty states sent (%d malformed on the client), want 4", st2.Quiet, c.Stats().Malformed)
+	// The world stops, but for a small change of one entity, which waits
+	// for a few send ticks to add up (ticks that send nothing but are not
+	// quiet: its STATE is to come).
+	r.host.still = true
+	r.host.sched.Step()
+	e := r.host.live[0]
+	r.host.tf.Get(e).X += 0.01
+	ecs.MutateComponent(r.host.w, e, r.host.w.IDs.Transform)
+	for i := range r.cs {
+		r.links[i].step(r.t, r.h, r.cs[i])
 	}
-	// The frames heard since: the last states' (sent as the world stopped),
-	// then the empty states', 1, 2, 4 and 8 send ticks (of 2 frames) after
-	// the last one.
-	n := len(heard.heard)
-	if n < 4 {
-		t.Fatalf("heard frames %v, want the four empty states'", heard.heard)
+	r.steps(120)
+	var sent [2]PeerStats
+	for i := range r.cs {
+		sent[i] = r.stats(i)
+		if sent[i].Quiet != 4 || r.cs[i].Stats().Malformed != 0 {
+			t.Fatalf("peer %d, the world fell still: %d empty states sent (%d malformed on the client), want 4", i+1, sent[i].Quiet, r.cs[i].Stats().Malformed)
+		}
+		// The frames heard last: the last state's, then the empty
+		// states', 1, 2, 4 and 8 send ticks (of 2 frames) after it.
+		h := r.heard[i].heard
+		if len(h) < 5 {
+			t.Fatalf("peer %d heard frames %v, want a state's and the four empty states'", i+1, h)
+		}
+		last := h[len(h)-5]
+		if want := []ecs.Frame{last, last + 2, last + 4, last + 8, last + 16}; !slices.Equal(h[len(h)-5:], want) {
+			t.Fatalf("peer %d heard frames %v last, want %v: its last state's, then the empty states'", i+1, h[len(h)-5:], want)
+		}
 	}
-	quiet := heard.heard[n-4:]
-	last := quiet[0] - 2
-	if want := []ecs.Frame{last + 2, last + 4, last + 8, last + 16}; !slices.Equal(quiet, want) || last < ecs.Frame(moved) {
-		t.Fatalf("the empty states' frames %v (the world still from frame %d), want %v", quiet, moved, want)
+	if sent[1].Reused == 0 {
+		t.Fatal("the second peer never took the first's packing: the tape is not tested")
 	}
-	steps(600)
-	if st3 := h.Peer(1).Stats(); st3.Quiet != 4 || st3.Messages != st2.Messages {
-		t.Fatalf("ten seconds more of a still world: %d empty states, %d states more; want nothing", st3.Quiet-4, st3.Messages-st2.Messages)
+	r.steps(600)
+	for i := range r.cs {
+		if st := r.stats(i); st.Quiet != 4 || st.Messages != sent[i].Messages {
+			t.Fatalf("peer %d, ten seconds more of a still world: %d empty states, %d states more; want nothing", i+1, st.Quiet-4, st.Messages-sent[i].Messages)
+		}
+	}
+}
+
+// A peer sent states every few ticks, its entity's small changes waiting
+// to add up, gets no empty STATE between them: something waits for it.
+func TestQuietTicksWaitForWhatWaits(t *testing.T) {
+	r := newQuietRig(t)
+	r.steps(120)
+	e := r.host.live[0]
+	r.host.sched.AddTo(ecs.StageInput, "creep", ecs.SystemFunc(func(w *ecs.World) {
+		r.host.tf.Get(e).X += 0.005 // a few wire steps a frame: a small change
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+	}))
+	r.steps(10)
+	before := r.stats(0)
+	const steps = 600
+	r.steps(steps)
+	st := r.stats(0)
+	if sent := st.Messages - before.Messages; sent == 0 || sent > steps/2/3 {
+		t.Fatalf("%d states in %d send ticks: want a state every few ticks, or the test tests nothing", sent, steps/2)
+	}
+	if st.Quiet != 0 {
+		t.Fatalf("%d empty states between states of a creeping entity, want none", st.Quiet)
 	}
 }
