@@ -96,8 +96,9 @@ type ClientConfig[I comparable] struct {
 	// (1,048,576); raise it for a larger world.
 	MaxEntities int
 	// Logger hears what the client has to say that no call returns:
-	// prediction's notices (a jump of its frame to the host's, unless
-	// Predict.Logger is set) and Run, View, Do, Step or Advance waiting
+	// prediction's notices, unless Predict.Logger is set (a jump of its
+	// frame to the host's; an input the game's codec refuses to read back,
+	// sent as the zero input), and Run, View, Do, Step or Advance waiting
 	// for the world while one call of the game's code has held it for
 	// seconds (a warning). The transport logs through its own
 	// (quicnet.Config's Logger). Nil: slog.Default().
