@@ -347,3 +347,40 @@ func TestOwnTeleportIsDrawnAsAJump(t *testing.T) {
 		t.Fatalf("prediction stats %+v: want one teleport and no pose correction of its size", st)
 	}
 }
+
+// A window that draws between two steps of a loop stepped on a timer (Run
+// on another goroutine) sees what it draws move at every View: the blend
+// between the last two steps is by the View's time, not fixed at the last
+// step's.
+func TestViewsBetweenStepsBlendByTheirTime(t *testing.T) {
+	g, drifter := walkGame(false, false)
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	l, err := NewLocal(g, LocalConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := g.step()
+	l.Advance() // starts the clock
+	for range 60 {
+		clk.Advance(step)
+		l.Advance()
+	}
+	var last float64
+	for i := range 6 {
+		l.View(clk.Now(), func(v *View) {
+			drawn, now, alpha := drawnAt(t, v, *drifter)
+			want := min(float64(i)/4, 1) // a quarter of a step a View, up to the next step
+			if math.Abs(alpha-want) > 1e-6 {
+				t.Fatalf("View %d, %v after the last step: alpha %.3f, want %.3f", i, time.Duration(i)*step/4, alpha, want)
+			}
+			if i > 0 && i <= 4 && drawn.X <= last {
+				t.Fatalf("View %d: drawn at x %.4f, the View before at %.4f: it did not move", i, drawn.X, last)
+			}
+			if i >= 4 && math.Abs(drawn.X-now.X) > 1e-6 {
+				t.Fatalf("View %d, a step or more after the last: drawn at x %.4f, want its Transform's %.4f", i, drawn.X, now.X)
+			}
+			last = drawn.X
+		})
+		clk.Advance(step / 4)
+	}
+}

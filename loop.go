@@ -207,7 +207,7 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 	if l.ip != nil {
 		l.ip.Update(now)
 	}
-	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.Alpha()}
+	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.AlphaAt(now)}
 	l.mu.call(func() { draw(&l.view) })
 	l.view = View{}
 	l.views.note(time.Since(start))
@@ -263,7 +263,8 @@ type View struct {
 }
 
 // Alpha is how far, from 0 to 1, time has gone from the last step to the
-// next: what entities simulated here are blended by.
+// next as of the View's time (ecs.Schedule.AlphaAt): what entities simulated
+// here are blended by.
 func (v *View) Alpha() float64 { return v.alpha }
 
 // Pose returns where to draw entity e: remote entities where interpolation

@@ -406,3 +406,35 @@ func TestScheduleWatch(t *testing.T) {
 		t.Fatal("a component that is not replicated reads as reported")
 	}
 }
+
+// AlphaAt counts the time since the last Advance, at the schedule's
+// dilation, up to the next step; a time before the last Advance counts as
+// it, and before the first Advance nothing counts.
+func TestAlphaAtCountsTheTimeSinceTheLastAdvance(t *testing.T) {
+	w := NewWorld()
+	clk := clock.NewFake(time.Unix(0, 0))
+	s := NewSchedule(w, clk, 100*time.Millisecond)
+	if a := s.AlphaAt(clk.Now().Add(time.Hour)); a != 0 {
+		t.Fatalf("before the first Advance: alpha %v, want 0", a)
+	}
+	s.Advance()
+	clk.Advance(130 * time.Millisecond)
+	s.Advance() // one step, 30 ms over
+	at := clk.Now()
+	for _, c := range []struct {
+		after time.Duration
+		scale float64
+		want  float64
+	}{
+		{0, 1, 0.3}, {20 * time.Millisecond, 1, 0.5}, {-time.Second, 1, 0.3}, {time.Second, 1, 1},
+		{20 * time.Millisecond, 1.5, 0.6},
+	} {
+		s.SetDilation(c.scale)
+		if a := s.AlphaAt(at.Add(c.after)); a < c.want-1e-9 || a > c.want+1e-9 {
+			t.Fatalf("%v after the last Advance, dilation %v: alpha %v, want %v", c.after, c.scale, a, c.want)
+		}
+	}
+	if a := s.Alpha(); a < 0.3-1e-9 || a > 0.3+1e-9 {
+		t.Fatalf("Alpha %v, want the last Advance's 0.3", a)
+	}
+}

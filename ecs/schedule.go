@@ -185,8 +185,24 @@ func (s *Schedule) Skip() {
 }
 
 // Alpha returns how far, from 0 to 1, time has gone from the last step to the
-// next: drawing blends the last two simulated states by it.
+// next, as of the last Advance: drawing blends the last two simulated states
+// by it.
 func (s *Schedule) Alpha() float64 {
 	a := float64(s.acc) / float64(s.step)
+	return min(max(a, 0), 1)
+}
+
+// AlphaAt returns Alpha as of now, a time of the schedule's clock: the time
+// since the last Advance counts too (at the schedule's dilation), up to the
+// next step (1). A window that draws more often than the schedule advances
+// (its simulation stepped on a timer, on another goroutine) blends by it,
+// so what it draws moves every frame, not once a step; a time before the
+// last Advance counts as it.
+func (s *Schedule) AlphaAt(now time.Time) float64 {
+	acc := s.acc
+	if d := now.Sub(s.last); s.started && d > 0 {
+		acc += time.Duration(float64(d) * s.scale)
+	}
+	a := float64(acc) / float64(s.step)
 	return min(max(a, 0), 1)
 }
