@@ -79,9 +79,14 @@ type HostConfig struct {
 	// that does not read: see NewHost), saves as the world changes, and
 	// closes it at Close. Close lets the players go (Leave, their entities
 	// removed) before its final save, so a host started on that save has
-	// none of them; CloseForRestart keeps them in it, to resume. Empty,
-	// with Store nil: the world lives in memory only, and receipts go out
-	// at once.
+	// none of them; CloseForRestart keeps them in it, to resume. Players
+	// come back over QUIC only to the same host: one whose certificate
+	// matches the pin they hold. SaveTo keeps the world, not the
+	// certificate: a host restarted on a new one is refused by them (its
+	// fingerprint is not the pinned one). For restarts, open the save with
+	// OpenSave, give its World to Store and its Identity to the transport
+	// (Identity.Apply). Empty, with Store nil: the world lives in memory
+	// only, and receipts go out at once.
 	SaveTo string
 	// Store, instead of SaveTo, is a world already opened (its lease taken)
 	// to save to; the host restores from it and never closes it.

@@ -45,6 +45,13 @@ type Loopback[I comparable] struct {
 	running sync.WaitGroup
 	mu      sync.Mutex
 	sockets map[*tandem.Client[I]]*sockets // what each client dialed, for Cut
+	runs    map[*tandem.Client[I]]*runEnd  // how each client's Run ended, for Ended
+}
+
+// runEnd is what a client's Run returned, once done is closed.
+type runEnd struct {
+	done chan struct{}
+	err  error
 }
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
@@ -96,11 +103,35 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 	}
 	code.Apply(&lb.dial)
 	lb.sockets = map[*tandem.Client[I]]*sockets{}
+	lb.runs = map[*tandem.Client[I]]*runEnd{}
 	lb.ctx, lb.stop = context.WithCancel(context.Background())
 	t.Cleanup(func() { lb.close(l) })
 	h.Serve(l)
 	lb.run(func(ctx context.Context) error { return h.Run(ctx) })
 	return lb
+}
+
+// Ended waits up to within for the Run of c, a client Join made, to
+// return, and returns what it returned, with ended false if it still runs:
+// tandem.ErrHostClosed after the host shut down (Host.Close),
+// tandem.ErrHostRestarting after a CloseForRestart it could not follow,
+// tandem.ErrClosed after c's own Close, else what c.Err says. (Err is nil
+// after the first three: Ended tells them apart.)
+func (lb *Loopback[I]) Ended(c *tandem.Client[I], within time.Duration) (ended bool, err error) {
+	lb.mu.Lock()
+	end := lb.runs[c]
+	lb.mu.Unlock()
+	if end == nil {
+		lb.t.Fatal("tandemtest: Ended: a client this loopback's Join did not make")
+	}
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case <-end.done:
+		return true, end.err
+	case <-t.C:
+		return false, nil
+	}
 }
 
 // run runs fn on a goroutine of its own until the test ends.
@@ -148,12 +179,16 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		}
 	})
 	lb.Clients = append(lb.Clients, c)
+	end := &runEnd{done: make(chan struct{})}
 	lb.mu.Lock()
 	lb.sockets[c] = socks
+	lb.runs[c] = end
 	lb.mu.Unlock()
 	ended := make(chan error, 1)
 	lb.run(func(ctx context.Context) error {
 		err := c.Run(ctx)
+		end.err = err
+		close(end.done)
 		ended <- err
 		return err
 	})

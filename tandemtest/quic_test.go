@@ -2,6 +2,7 @@ package tandemtest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -46,6 +47,21 @@ func TestLoopback(t *testing.T) {
 	})
 	if st := lb.Host.Stats(); st.Players != 2 {
 		t.Fatalf("the host has %d players, want ann and bob", st.Players)
+	}
+	// How each Run ended tells ann's own Close from the host's shutting
+	// down, which Err (nil for both) does not.
+	if ended, _ := lb.Ended(ann, 0); ended {
+		t.Fatal("Ended says ann's Run returned while she plays")
+	}
+	ann.Close()
+	if ended, err := lb.Ended(ann, 10*time.Second); !ended || !errors.Is(err, tandem.ErrClosed) || errors.Is(err, tandem.ErrHostClosed) {
+		t.Fatalf("ann closed: Run ended %v with %v; want ErrClosed, not ErrHostClosed", ended, err)
+	}
+	if err := lb.Host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ended, err := lb.Ended(bob, 10*time.Second); !ended || !errors.Is(err, tandem.ErrHostClosed) || bob.Err() != nil {
+		t.Fatalf("the host closed: bob's Run ended %v with %v (Err %v); want ErrHostClosed, and Err nil", ended, err, bob.Err())
 	}
 }
 
