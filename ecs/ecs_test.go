@@ -437,4 +437,19 @@ func TestAlphaAtCountsTheTimeSinceTheLastAdvance(t *testing.T) {
 	if a := s.Alpha(); a < 0.3-1e-9 || a > 0.3+1e-9 {
 		t.Fatalf("Alpha %v, want the last Advance's 0.3", a)
 	}
+	// Held still (Skip, a step's time at a time): nothing counts until an
+	// Advance runs again.
+	s.SetDilation(1)
+	for range 3 {
+		clk.Advance(100 * time.Millisecond)
+		s.Skip()
+		if a := s.AlphaAt(clk.Now().Add(70 * time.Millisecond)); a != 0 {
+			t.Fatalf("70 ms after a Skip: alpha %v, want 0", a)
+		}
+	}
+	clk.Advance(50 * time.Millisecond)
+	s.Advance()
+	if a := s.AlphaAt(clk.Now().Add(20 * time.Millisecond)); a < 0.7-1e-9 || a > 0.7+1e-9 {
+		t.Fatalf("20 ms after the Advance that ended the hold (50 ms after it): alpha %v, want 0.7", a)
+	}
 }

@@ -56,6 +56,7 @@ type Schedule struct {
 	acc     time.Duration
 	last    time.Time
 	started bool
+	skipped bool // the last call was Skip: the world is held still
 	scale   float64
 	// MaxCatchUp bounds the steps one Advance runs after a stall (default 8);
 	// time beyond it is dropped rather than simulated in a burst.
@@ -155,6 +156,7 @@ func (s *Schedule) Advance() int {
 	}
 	d := now.Sub(s.last)
 	s.last = now
+	s.skipped = false
 	if d < 0 {
 		d = 0
 	}
@@ -182,6 +184,7 @@ func (s *Schedule) Skip() {
 		s.last = now
 	}
 	s.acc = 0
+	s.skipped = true
 }
 
 // Alpha returns how far, from 0 to 1, time has gone from the last step to the
@@ -197,10 +200,11 @@ func (s *Schedule) Alpha() float64 {
 // next step (1). A window that draws more often than the schedule advances
 // (its simulation stepped on a timer, on another goroutine) blends by it,
 // so what it draws moves every frame, not once a step; a time before the
-// last Advance counts as it.
+// last Advance counts as it. After Skip, until the next Advance, no time
+// counts: the world is held still, and so is what is drawn of it.
 func (s *Schedule) AlphaAt(now time.Time) float64 {
 	acc := s.acc
-	if d := now.Sub(s.last); s.started && d > 0 {
+	if d := now.Sub(s.last); s.started && !s.skipped && d > 0 {
 		acc += time.Duration(float64(d) * s.scale)
 	}
 	a := float64(acc) / float64(s.step)

@@ -124,6 +124,11 @@ func (lb *Loopback[I]) Ended(c *tandem.Client[I], within time.Duration) (ended b
 	if end == nil {
 		lb.t.Fatal("tandemtest: Ended: a client this loopback's Join did not make")
 	}
+	select {
+	case <-end.done:
+		return true, end.err
+	default:
+	}
 	t := time.NewTimer(within)
 	defer t.Stop()
 	select {

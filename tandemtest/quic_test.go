@@ -57,6 +57,9 @@ func TestLoopback(t *testing.T) {
 	if ended, err := lb.Ended(ann, 10*time.Second); !ended || !errors.Is(err, tandem.ErrClosed) || errors.Is(err, tandem.ErrHostClosed) {
 		t.Fatalf("ann closed: Run ended %v with %v; want ErrClosed, not ErrHostClosed", ended, err)
 	}
+	if ended, _ := lb.Ended(ann, 0); !ended {
+		t.Fatal("Ended with no time to wait says ann's Run, which returned, still runs")
+	}
 	if err := lb.Host.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -144,3 +144,45 @@ func TestQuietTicksWaitForWhatWaits(t *testing.T) {
 		t.Fatalf("%d empty states between states of a creeping entity, want none", st.Quiet)
 	}
 }
+
+// A peer whose budget holds back what is due (an item a send tick, every
+// other tick) gets no empty STATE while items wait: only once all went.
+func TestQuietTicksWaitForTheBudget(t *testing.T) {
+	host := newScene(5, 50)
+	host.still = true
+	h := NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
+	h.AddPeer(1, l)
+	steps := func(n int) {
+		for range n {
+			host.sched.Step()
+			l.step(t, h, c)
+		}
+	}
+	steps(1200) // the join, at this budget
+	if !c.Joined() {
+		t.Fatal("the client never joined")
+	}
+	for _, e := range host.live {
+		host.tf.Get(e).X += 100 // every entity moves far: all due at once
+		ecs.MutateComponent(host.w, e, host.w.IDs.Transform)
+	}
+	steps(1)
+	p := h.Peer(1)
+	held := 0
+	for range 600 {
+		steps(1)
+		if len(p.dirty) > 0 && p.stats.Quiet > 0 {
+			t.Fatalf("an empty STATE went with %d items held back by the budget", len(p.dirty))
+		}
+		if len(p.dirty) > 0 {
+			held++
+		}
+	}
+	if st := p.Stats(); held == 0 || st.Deferred == 0 || st.Quiet != 4 {
+		t.Fatalf("%d steps with items held back (%d deferred), %d empty states after; want items held back, then 4", held, st.Deferred, st.Quiet)
+	}
+}
