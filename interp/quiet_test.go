@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -13,12 +15,7 @@ import (
 // extrapolated past its last state for at most MaxExtrapolation, then slides
 // back to that state instead of staying where the guess left it.
 func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
-	r := newRig(t, Config{})
-	m := mover{vx: 300, vy: -40}
-	const stopAt = 240
-	e := r.spawn(ecs.HostPeer, true, m.at(0))
-	l := link{latency: 50 * time.Millisecond}
-	final := m.at(stopAt)
+	r, m, e, l, final := stopping(t)
 	overshoot := m.speed() * r.ip.Config().MaxExtrapolation.Seconds()
 	const hz = 144
 	var prev ecs.Transform
@@ -53,12 +50,7 @@ func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
 // a host whose world fell still) say the entity rests: it is drawn stopping
 // where it stopped, never past it.
 func TestStoppedEntityHeardOfIsNotDrawnPastItsStop(t *testing.T) {
-	r := newRig(t, Config{})
-	m := mover{vx: 300, vy: -40}
-	const stopAt = 240
-	e := r.spawn(ecs.HostPeer, true, m.at(0))
-	l := link{latency: 50 * time.Millisecond}
-	final := m.at(stopAt)
+	r, m, e, l, final := stopping(t)
 	// States each send (two frames) until the stop, then the frames of the
 	// empty states, 1, 2, 4 and 8 sends after.
 	arrivals := l.sends(2, stopAt, 2)
@@ -83,4 +75,16 @@ func TestStoppedEntityHeardOfIsNotDrawnPastItsStop(t *testing.T) {
 	if maxPast > 1e-6 {
 		t.Errorf("drawn %.2f past where it stopped", maxPast)
 	}
+}
+
+// stopAt is the frame the entity of stopping stops at.
+const stopAt = 240
+
+// stopping returns a rig with a remote entity moving at 300 units a second
+// until stopAt, how it moves, the entity, a link of 50 ms and where it
+// stops.
+func stopping(t *testing.T) (*rig, mover, arche.Entity, link, ecs.Transform) {
+	r := newRig(t, Config{})
+	m := mover{vx: 300, vy: -40}
+	return r, m, r.spawn(ecs.HostPeer, true, m.at(0)), link{latency: 50 * time.Millisecond}, m.at(stopAt)
 }
