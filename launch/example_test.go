@@ -30,7 +30,7 @@ func ExampleFlags() {
 	}
 	hc := f.HostConfig(true) // the host's own player plays
 	fmt.Println(f.Host, hc.MaxPeers, hc.Grace < 0, hc.Name, *bots)
-	// Output: true 16 true ann 2
+	// Output: true 15 true ann 2
 }
 
 // mygame is a game's definition (its components, systems and input).

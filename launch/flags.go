@@ -39,7 +39,7 @@ type Flags struct {
 	Name     string         // -name: the player's name (default "player")
 	Spectate bool           // -spectate: join to watch, not to play
 
-	MaxPlayers  int           // -max-players: the host's MaxPeers (default 8)
+	MaxPlayers  int           // -max-players: the most people in the match, the host's own player included (default 8)
 	PerAddress  int           // -per-address: players from one IP address (0: the engine's)
 	Grace       time.Duration // -grace: how long a broken player is kept (default 30 s; 0: none; a negative default: none)
 	IdleTimeout time.Duration // -idle-timeout: a silent connection's end (0: the transport's)

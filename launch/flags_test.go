@@ -15,6 +15,7 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
 
@@ -186,11 +187,21 @@ func TestHostConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	hc := f.HostConfig(true)
-	if hc.MaxPeers != 12 || hc.MaxPeersPerAddress != 64 || hc.Grace >= 0 || hc.SaveEvery != 2*time.Second || hc.Name != "ann" || !hc.Replication.CheckReports {
-		t.Fatalf("host settings %+v; want 12 people, 64 from one address, no resumes, a save every 2 s, ann playing, writes checked", hc)
+	if hc.MaxPeers != 11 || hc.MaxPeersPerAddress != 64 || hc.Grace >= 0 || hc.SaveEvery != 2*time.Second || hc.Name != "ann" || !hc.Replication.CheckReports {
+		t.Fatalf("host settings %+v; want 12 people (11 beside the host's ann), 64 from one address, no resumes, a save every 2 s, ann playing, writes checked", hc)
 	}
-	if hc := f.HostConfig(false); hc.Name != "" {
-		t.Fatalf("a host that does not play: its own player %q", hc.Name)
+	if hc := f.HostConfig(false); hc.Name != "" || hc.MaxPeers != 12 {
+		t.Fatalf("a host that does not play: its own player %q, %d player slots; want none and 12", hc.Name, hc.MaxPeers)
+	}
+	// -max-players 1 with the host playing: it plays alone; spectators
+	// may still watch.
+	alone, err := parse([]string{"-host", "-max-players", "1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc = alone.HostConfig(true)
+	if hc.Admit == nil || hc.Admit(session.Arrival{Name: "bob"}) == nil || hc.Admit(session.Arrival{Name: "eve", Spectator: true}) != nil {
+		t.Fatal("-max-players 1 with the host playing: want every player refused, spectators let in")
 	}
 	// A game whose host keeps no one by default; -grace still sets one.
 	for args, want := range map[string]time.Duration{"-host": -1, "-host -grace 5s": 5 * time.Second} {

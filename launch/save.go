@@ -9,13 +9,16 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store"
 )
 
-// HostConfig returns the host's settings the flags give: MaxPeers,
-// MaxPeersPerAddress, Grace (-grace 0: no resumes), SaveEvery and, with
+// HostConfig returns the host's settings the flags give: MaxPeers (the
+// -max-players people, less the host's own player when it plays: with
+// -max-players 1 it plays alone, every player refused as the match being
+// full), MaxPeersPerAddress, Grace (-grace 0: no resumes), SaveEvery and, with
 // -check-writes, Replication.CheckReports; Replication.OnUnreported,
 // which says on stderr what the host's audit finds (a write without a
 // report, sent when found); and Name when the host's own player plays
@@ -29,6 +32,17 @@ func (f *Flags) HostConfig(plays bool) tandem.HostConfig {
 	}
 	if plays {
 		hc.Name = f.Name
+		hc.MaxPeers = f.MaxPlayers - 1 // the host's own player is one of them
+		if hc.MaxPeers < 1 {
+			// Alone by the flags: MaxPeers 0 would be the engine's default.
+			hc.MaxPeers = 1
+			hc.Admit = func(a session.Arrival) error {
+				if a.Spectator {
+					return nil
+				}
+				return errors.New("host full (-max-players 1: the host plays alone); try again later")
+			}
+		}
 	}
 	hc.Replication.CheckReports = f.CheckWrites
 	hc.Replication.OnUnreported = logUnreported(f.App, os.Stderr)

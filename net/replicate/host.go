@@ -41,7 +41,8 @@ type HostConfig struct {
 	// peer p: 1 is the default, 0.25 makes a change wait four times as long
 	// (a body far from the peer's player, say), 2 makes it due twice as fast.
 	// Clamped to [1/16, 4], and multiplied with Interest's weight by distance.
-	// Called for each dirty entity each send tick.
+	// Called when a change of e is listed for p (its wait is set then, by
+	// the weight of that moment), not each send tick.
 	Priority func(p ecs.PeerID, e arche.Entity) float64
 	// Interest is the spatial scope: which entities each peer receives, and
 	// how urgent by distance from what it owns. On by default; see
