@@ -32,9 +32,10 @@ type HostConfig struct {
 	Clock clock.Clock
 	// MaxPeers is the number of player slots: player MaxPeers+1 is refused
 	// as the game being full, with a Reject before anything is given to it
-	// (its client's Err wraps a *session.RejectError: errors.As). A known player holds its
-	// slot and gets back into it at capacity: one whose connection broke,
-	// within Grace, and one a restored save lists, not yet back. Default 8.
+	// (its client's Err wraps a *session.RejectError: errors.As). A known
+	// player holds its slot and gets back into it at capacity: one whose
+	// connection broke, within Grace, and one a restored save lists, not
+	// yet back. The host's own player (Name) takes none. Default 8.
 	MaxPeers int
 	// Spectators is how many peers may watch (ClientConfig.Spectator)
 	// beside the players: they take no player slot, own nothing, and their
