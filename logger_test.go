@@ -15,10 +15,7 @@ import (
 // a game alone, a host and a client alike, and nothing of it reaches slog's
 // default logger.
 func TestLoggerHearsTheWorldHeld(t *testing.T) {
-	def := &lockedText{}
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(def, nil)))
-	defer slog.SetDefault(prev)
+	def := captureDefaultLog(t)
 	bubble.Test(t, func(t *testing.T) {
 		aloneLog, hostLog, clientLog := &lockedText{}, &lockedText{}, &lockedText{}
 		alone, err := NewLocal(ledgerGame(), LocalConfig{Logger: slog.New(slog.NewTextHandler(aloneLog, nil))})

@@ -368,10 +368,7 @@ func TestStatusInsideCallbacks(t *testing.T) {
 // when the call returns. Calls that each hold the world briefly, however
 // many in a row, are not reported.
 func TestLockForSaysItWaitsForItself(t *testing.T) {
-	logged := &lockedText{}
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(logged, nil)))
-	defer slog.SetDefault(prev)
+	logged := captureDefaultLog(t)
 	bubble.Test(t, func(t *testing.T) {
 		l := &worldLock{ch: make(chan struct{}, 1)}
 		got := make(chan struct{})
@@ -406,6 +403,16 @@ func TestLockForSaysItWaitsForItself(t *testing.T) {
 		<-got // it takes the world once the call returns
 		l.Unlock()
 	})
+}
+
+// captureDefaultLog makes slog's default logger write text to the
+// returned log until the test ends.
+func captureDefaultLog(t *testing.T) *lockedText {
+	logged := &lockedText{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(logged, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return logged
 }
 
 // lockedText is a log's text, written and read from any goroutine.

@@ -62,9 +62,10 @@ func (p *HostPeer) tellQuiet(sent bool) {
 // idle reports whether nothing waits to be sent to the peer: no item due or
 // left by the budget, none waiting in the wheel (stale entries, of entities
 // placed again or unlisted since, aside), no removal unsent. It stops at
-// the first that waits.
+// the first that waits. It runs after the send tick's packing, which took
+// in what was listed since the last (added).
 func (p *HostPeer) idle() bool {
-	if len(p.dirty) > 0 || len(p.added) > 0 {
+	if len(p.dirty) > 0 {
 		return false
 	}
 	for i := range p.despawns {
