@@ -19,7 +19,10 @@ type HostConfig struct {
 	// Welcome; the session sets it). Default 60.
 	StepRate float64
 	// BitsPerSecond is each peer's budget for state, counting payloads,
-	// message framing and DatagramOverhead. Default 256,000.
+	// message framing and DatagramOverhead. Default 256,000. A budget too
+	// small for one message still sends: once it has saved up its most (two
+	// send intervals' worth), a tick's first removal or item goes whatever
+	// its size.
 	BitsPerSecond int
 	// DatagramOverhead is the bytes each datagram costs beyond its messages
 	// (the connection's header and QUIC's), counted in the budget. Default 48.

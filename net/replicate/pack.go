@@ -107,7 +107,10 @@ func (p *HostPeer) pack(changes []change) {
 			continue
 		}
 		c := sp.cost(kindRemovalBits)
-		if sp.est+c > budget {
+		// The first removal of a tick goes once the budget is full, as
+		// the first item does: a budget smaller than a message's framing
+		// would otherwise hold every removal back forever.
+		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
 			full = true
 			break
 		}

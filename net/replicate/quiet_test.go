@@ -186,3 +186,63 @@ func TestQuietTicksWaitForTheBudget(t *testing.T) {
 		t.Fatalf("%d steps with items held back (%d deferred), %d empty states after; want items held back, then 4", held, st.Deferred, st.Quiet)
 	}
 }
+
+// A peer whose budget holds back removals (entities removed at once, sent
+// a few a send tick) gets no empty STATE while one waits unsent, though no
+// item waits: only once all went.
+func TestQuietTicksWaitForRemovals(t *testing.T) {
+	host := newScene(5, 50)
+	host.still = true
+	h := NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
+	h.AddPeer(1, l)
+	steps := func(n int) {
+		for range n {
+			host.sched.Step()
+			l.step(t, h, c)
+		}
+	}
+	steps(1200) // the join, at this budget
+	if !c.Joined() {
+		t.Fatal("the client never joined")
+	}
+	for _, e := range host.live[:40] {
+		host.w.Arche().RemoveEntity(e)
+	}
+	host.live = host.live[40:]
+	p := h.Peer(1)
+	unsent := func() int {
+		n := 0
+		for _, d := range p.despawns {
+			if !d.flying {
+				n++
+			}
+		}
+		return n
+	}
+	held, idleOtherwise := 0, 0
+	for range 600 {
+		steps(1)
+		if unsent() > 0 {
+			held++
+			if len(p.dirty) == 0 {
+				idleOtherwise++ // nothing else waits: only the removals say it is not quiet
+			}
+			if p.stats.Quiet > 0 {
+				t.Fatalf("an empty STATE went with %d removals held back by the budget", unsent())
+			}
+		}
+	}
+	if held == 0 || idleOtherwise == 0 {
+		t.Fatalf("%d steps with removals held back, %d of them with no item waiting: the test tests nothing", held, idleOtherwise)
+	}
+	if st := p.Stats(); st.Quiet != 4 || len(p.despawns) != 0 {
+		t.Fatalf("%d empty states, %d removals left after the removals went; want 4 and none", st.Quiet, len(p.despawns))
+	}
+	if got := c.w.Networked(); got != 10 {
+		t.Fatalf("the client holds %d entities, want the 10 left", got)
+	}
+}

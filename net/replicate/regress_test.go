@@ -160,19 +160,32 @@ func TestLostAuthStateIsSentAgain(t *testing.T) {
 	}
 }
 
+// A budget smaller than a message's framing still sends, the first item
+// or removal of a tick once the budget is full: spawns, then removals.
 func TestTinyBudgetStillSends(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 500, SendEvery: 2})
+	var made []arche.Entity
 	for range 3 {
-		r.m.NewWith(&ecs.Transform{X: 1e6}, &ecs.Velocity{X: 100}, &ecs.NetworkIdentity{})
+		made = append(made, r.m.NewWith(&ecs.Transform{X: 1e6}, &ecs.Velocity{X: 100}, &ecs.NetworkIdentity{}))
 	}
-	for range 600 {
-		r.s.Step()
-		for _, i := range r.next() {
-			r.deliver(i)
+	run := func() {
+		for range 600 {
+			r.s.Step()
+			for _, i := range r.next() {
+				r.deliver(i)
+			}
 		}
 	}
+	run()
 	if r.cw.Networked() != 3 {
 		t.Fatalf("client holds %d of 3 entities after 10 s at 500 bit/s", r.cw.Networked())
+	}
+	for _, e := range made[:2] {
+		r.w.Arche().RemoveEntity(e)
+	}
+	run()
+	if r.cw.Networked() != 1 {
+		t.Fatalf("client holds %d entities 10 s after 2 of 3 were removed at 500 bit/s, want 1", r.cw.Networked())
 	}
 }
 
