@@ -190,6 +190,12 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		cfg.JoinTimeout = DefaultJoinTimeout
 	}
 	started := cfg.Clock.Now()
+	// The world first: a Setup that spawns networked entities on a client
+	// is refused before a connection (the join could never finish).
+	world := g.newWorld(Joined, cfg.Clock, false)
+	if n := world.ECS.Networked(); n > 0 {
+		return nil, fmt.Errorf("tandem: join: Game.Setup spawned %d networked entities on a client (World.Role is Joined), where every networked entity comes from the host and the join would never finish: spawn them only when w.Role is not Joined", n)
+	}
 	dialed := false
 	if tc == nil {
 		// A name the session would refuse is refused before a connection.
@@ -206,7 +212,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
 	c.mu.log = cfg.Logger
-	c.w = g.newWorld(Joined, cfg.Clock, false)
+	c.w = world
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()

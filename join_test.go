@@ -449,6 +449,20 @@ func TestNewClientDialsFirst(t *testing.T) {
 	}}); !errors.Is(err, wire.ErrBadName) {
 		t.Fatalf("a bad name: %v, want wire.ErrBadName before any dial", err)
 	}
+	// A Setup that spawns networked entities on a client too is refused
+	// before any dial, saying so.
+	g := testGame()
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		w.ECS.Arche().NewEntity(w.ECS.IDs.Transform, w.ECS.IDs.NetworkIdentity)
+	}
+	if _, err := NewClient(g, nil, ClientConfig[push]{Dial: func(context.Context) (transport.Conn, error) {
+		t.Fatal("dialed with a Setup that spawns networked entities on a client")
+		return nil, nil
+	}}); err == nil || !strings.Contains(err.Error(), "Game.Setup spawned 1 networked entities on a client") {
+		t.Fatalf("a Setup that spawns a networked entity on a client: %v, want an error naming Setup", err)
+	}
 	refused := errors.New("the address is not a host's")
 	if _, err := NewClient(testGame(), nil, ClientConfig[push]{Dial: func(context.Context) (transport.Conn, error) { return nil, refused }}); !errors.Is(err, refused) || errors.Is(err, ErrJoinTimeout) {
 		t.Fatalf("a first dial that fails: %v, want its error, not a timeout", err)

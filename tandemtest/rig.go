@@ -509,7 +509,7 @@ func (r *Rig[I]) Restart() {
 	r.t.Helper()
 	r.needBubble("Restart")
 	if !r.Host.Restartable() {
-		r.t.Fatal("tandemtest: Restart of a host that cannot restart: give HostConfig a SaveTo (or Store) and a positive Grace")
+		r.t.Fatal("tandemtest: Restart of a host that cannot restart: give HostConfig a SaveTo (or Store), and leave Grace at its default or positive (a negative Grace keeps no one)")
 	}
 	if err := r.Host.CloseForRestart(); err != nil {
 		r.t.Fatalf("tandemtest: the host's close for a restart: %v", err)
