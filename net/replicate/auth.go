@@ -46,6 +46,12 @@ func (p *HostPeer) sendAuth() {
 			// who owns it, is on its way) and would drop its state: it goes
 			// again until the spawn arrives.
 			again = true
+			if p.slots[slot].flags&(fKnown|fSpawning|fSent) == 0 {
+				// Not even sent: its state would only be dropped, and
+				// would take the budget the spawn waits for (a budget
+				// smaller than a message sends once it is full).
+				continue
+			}
 		}
 		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
 		if h.pose >= 0 && e.has&(1<<uint(h.pose)) != 0 && h.snapAge(e) != 0 {

@@ -31,7 +31,9 @@ type HostConfig struct {
 	// are built only while less is queued, so the lane's flow control paces
 	// them. Default 4 MiB (what quicnet queues on a lane by default).
 	JoinWindow int
-	// JoinPage is the size a join page is filled to, in bytes. Default 16 KiB.
+	// JoinPage is the size a join page is filled to, in bytes. Default 16
+	// KiB; at least 64 (a smaller one is taken as 64), so that every page
+	// carries a removal or an entity past its head.
 	JoinPage int
 	// JoinBytesPerStep bounds the join pages all joining peers together get
 	// built in one step, so that joins do not stretch the host's tick (a
@@ -93,6 +95,11 @@ type HostConfig struct {
 	OnUnreported func(*UnreportedError)
 }
 
+// minJoinPage is the smallest HostConfig.JoinPage: a page's head (kind,
+// frame, count of entities, count of removals) takes at most 16 bytes, and a
+// page of 64 holds at least a removal, or an entity, past it.
+const minJoinPage = 64
+
 func (c *HostConfig) defaults() {
 	if c.SendEvery <= 0 {
 		c.SendEvery = 2
@@ -112,6 +119,7 @@ func (c *HostConfig) defaults() {
 	if c.JoinPage <= 0 {
 		c.JoinPage = 16 << 10
 	}
+	c.JoinPage = max(c.JoinPage, minJoinPage)
 	if c.JoinBytesPerStep <= 0 {
 		c.JoinBytesPerStep = 4 << 20
 	}

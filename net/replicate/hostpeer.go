@@ -344,7 +344,11 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 		}
 		if !delivered {
 			p.stats.Resent++
-			if it.kind == itemSpawn && s.flags&fKnown == 0 {
+			if it.kind == itemSpawn {
+				// A spawn goes again even to a peer that holds the entity
+				// (an earlier spawn arrived): this one may have carried what
+				// only a spawn says (a new owner, a component that is not
+				// delta-coded added since), which no update would.
 				s.flags = s.flags&^fSpawning | fNeedSpawn
 			} else {
 				s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has

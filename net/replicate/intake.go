@@ -36,8 +36,12 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 		}
 		comp := &reg.comps[c]
 		n := comp.fields
+		v := a.GetUnchecked(ch.Entity, comp.id)
+		if v == nil {
+			continue // reported, then removed within the step
+		}
 		q := h.scratch[:n:n]
-		comp.quant(a.GetUnchecked(ch.Entity, comp.id), q)
+		comp.quant(v, q)
 		at := int(slot)*stride + reg.offset[c]
 		img := h.img[at : at+len(q) : at+len(q)]
 		bit := uint16(1) << c

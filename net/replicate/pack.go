@@ -42,10 +42,12 @@ func (p *HostPeer) refill() {
 	p.tokens = min(p.tokens+p.maxTokens()/2, p.maxTokens())
 }
 
-// maxTokens is the most budget a peer saves up: two send intervals' worth.
+// maxTokens is the most budget a peer saves up: two send intervals' worth,
+// and at least two bytes, so that a budget under a byte a send interval
+// still has to fill up before a tick's first item goes.
 func (p *HostPeer) maxTokens() uint32 {
 	cfg := &p.h.cfg
-	return 2 * uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate)
+	return max(2, 2*uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate))
 }
 
 // messageHeaderBits is the most a State message's head takes beyond its

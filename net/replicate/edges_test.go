@@ -1,0 +1,151 @@
+package replicate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Configurations and orders of events at the edges: each test here once
+// failed.
+
+// run steps the rig n times, delivering everything.
+func (r *rig) run(n int) {
+	for range n {
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+}
+
+// At a budget smaller than a message, an entity the peer owns still
+// arrives: its AUTH_STATE, which the peer would drop before the spawn, does
+// not take the budget the spawn waits for.
+func TestTinyBudgetSendsAnOwnedSpawn(t *testing.T) {
+	for _, cfg := range []HostConfig{{BitsPerSecond: 500, SendEvery: 1}, {BitsPerSecond: 2000, SendEvery: 1}, {BitsPerSecond: 2000, SendEvery: 3}, {BitsPerSecond: 5000, SendEvery: 1}} {
+		r := newRig(t, cfg)
+		r.m.NewWith(&ecs.Transform{X: 1}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.m.NewWith(&ecs.Transform{X: 2}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+		r.run(600)
+		if got := r.cw.Networked(); got != 2 {
+			t.Fatalf("%d bit/s, a send every %d steps: the client holds %d of 2 entities after 10 s (%+v)", cfg.BitsPerSecond, cfg.SendEvery, got, r.h.Peer(1).Stats())
+		}
+	}
+}
+
+// A spawn lost after an earlier one arrived goes again: it carried what
+// only a spawn says, here a new owner, both when the first spawn arrived
+// before and when the peer held the entity long before.
+func TestLostSecondSpawnGoesAgain(t *testing.T) {
+	t.Run("first in flight", func(t *testing.T) {
+		r := newRig(t, HostConfig{})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.s.Step()
+		first := r.next()
+		ecs.SetOwner(r.w, e, 2)
+		r.s.Step()
+		second := r.next()
+		for _, i := range first {
+			r.deliver(i)
+		}
+		for _, i := range second {
+			r.lose(i)
+		}
+		r.settle()
+		wantOwner(t, r, e, 2)
+	})
+	t.Run("held long before", func(t *testing.T) {
+		r := newRig(t, HostConfig{})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.settle()
+		ecs.SetOwner(r.w, e, 2)
+		r.s.Step()
+		for _, i := range r.next() {
+			r.lose(i)
+		}
+		r.settle()
+		wantOwner(t, r, e, 2)
+	})
+}
+
+// wantOwner fails t unless the client sees the host's entity e owned by
+// owner.
+func wantOwner(t *testing.T, r *rig, e arche.Entity, owner ecs.PeerID) {
+	t.Helper()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the client does not hold the entity")
+	}
+	if ni, _ := r.cw.Identity(ce); ni.Owner != owner {
+		t.Fatalf("the client sees owner %d, want %d", ni.Owner, owner)
+	}
+}
+
+// A replicated component written and reported, then removed in the same
+// step, is skipped: the host neither panics nor sends it.
+func TestReportedThenRemovedInAStep(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	ecs.Mutate[ecs.Velocity](r.w, e).X = 5
+	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	r.w.Arche().Remove(e, r.w.IDs.Velocity)
+	r.move(e, 3)
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(r.w, e))
+	if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 3 {
+		t.Fatalf("the client holds x=%v, want the move after the removal, 3", got)
+	}
+	if v := (*ecs.Velocity)(r.cw.Arche().Get(ce, r.cw.IDs.Velocity)); v != nil && v.X == 5 {
+		t.Fatal("the client was sent the velocity removed in the step it was written")
+	}
+}
+
+// A JoinPage smaller than a page's head is taken as the smallest that
+// carries something: the join ends.
+func TestTinyJoinPageJoins(t *testing.T) {
+	for _, page := range []int{1, 4, 8, 63} {
+		w := ecs.NewWorld()
+		h := NewHost(NewRegistry(w), HostConfig{JoinPage: page})
+		if got := h.Config().JoinPage; got != minJoinPage {
+			t.Fatalf("JoinPage %d taken as %d, want %d", page, got, minJoinPage)
+		}
+		s := ecs.NewSchedule(w, nil, 0)
+		s.Add("replicate", h)
+		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+		for range 20 {
+			m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		}
+		c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+		l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 1, peer: 1}
+		h.AddPeer(1, l)
+		for range 600 {
+			s.Step()
+			l.step(t, h, c)
+		}
+		if !c.Joined() || c.w.Networked() != 20 {
+			t.Fatalf("JoinPage %d: joined %v with %d of 20 entities after 10 s", page, c.Joined(), c.w.Networked())
+		}
+	}
+}
+
+// A budget under a byte a send interval waits to fill up as a larger one
+// does: a tick's first item goes every other send tick, not every one.
+func TestBudgetUnderAByteAnInterval(t *testing.T) {
+	for _, bps := range []int{200, 479, 480, 1000} {
+		r := newRig(t, HostConfig{BitsPerSecond: bps, SendEvery: 1})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		for range 600 {
+			r.move(e, 100)
+			r.run(1)
+		}
+		if st := r.h.Peer(1).Stats(); st.Messages > 301 {
+			t.Fatalf("%d bit/s: %d states in 600 send ticks, want one every other tick at most", bps, st.Messages)
+		}
+	}
+}
