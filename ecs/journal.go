@@ -86,7 +86,11 @@ func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
 // MutateComponent reports that component id of entity e was written, so the
 // network replicates its new value. It is the engine's net_mutate_component:
 // every system that writes a replicated component outside the network's own
-// apply paths calls it after the write.
+// apply paths calls it after the write. Adding a replicated component to a
+// live networked entity, or removing one from it, is reported the same way,
+// after the change: the clients add or remove it too (but a client that
+// predicts the entity, its owner, keeps the components it has; it is told
+// their values).
 //
 // A report for an entity without NetworkIdentity, or for a component not marked
 // replicated, is ignored: local state stays local. Reports are deduplicated

@@ -4,7 +4,8 @@ import "github.com/tandem-go/tandem/ecs"
 
 // The audit: a host in play looks at a few networked entities each step,
 // in turn, for a replicated component written or added without a report
-// (ecs.MutateComponent). No peer would ever be sent such a write, so the
+// (ecs.MutateComponent), or removed without one. No peer would ever be
+// sent such a write, so the
 // clients would hold another world than the host's and nothing would say
 // so. What the audit finds it reports itself, before the step's reports
 // are taken in (the peers are sent it, and a save that keeps the component
@@ -19,8 +20,8 @@ const defaultAudit = 4
 
 // audit looks at the next n entity slots, from where the last audit
 // stopped, and reports each replicated component not reported this step
-// whose value no longer quantizes to its shared image, or that the entity
-// holds without having been reported to. It runs before the step's reports
+// whose value no longer quantizes to its shared image, that the entity
+// holds without having been reported to, or that it no longer holds. It runs before the step's reports
 // are taken in (intake).
 func (h *HostReplicator) audit(w *ecs.World, n int) {
 	if len(h.ents) == 0 {
@@ -48,11 +49,13 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 			// The entity is alive (the network index holds only live
 			// ones); nil: it has no such component.
 			v := a.GetUnchecked(ent, comp.id)
-			if v == nil {
+			added, removed := e.has&(1<<c) == 0, false
+			switch {
+			case v == nil && added:
 				continue
-			}
-			added := e.has&(1<<c) == 0
-			if !added {
+			case v == nil:
+				removed = true // the image holds it: removed without a report
+			case !added:
 				q := h.scratch[:comp.fields:comp.fields]
 				comp.quant(v, q)
 				at := slot*stride + reg.offset[c]
@@ -66,7 +69,7 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 			h.unreported++
 			ecs.MutateComponent(w, ent, comp.id)
 			if h.cfg.OnUnreported != nil {
-				h.auditFound = append(h.auditFound, UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Audit: true})
+				h.auditFound = append(h.auditFound, UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: added, Removed: removed, Audit: true})
 			}
 		}
 	}
@@ -77,7 +80,7 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 	h.auditFound = h.auditFound[:0]
 }
 
-// Unreported returns how many writes and additions of replicated
+// Unreported returns how many writes, additions and removals of replicated
 // components made without a report (ecs.MutateComponent) the host's audit
 // has found, and sent, since the host started (HostConfig.Audit). Anything
 // but zero is a bug in a system of the game: HostConfig.OnUnreported names

@@ -207,6 +207,10 @@ type ClientStats struct {
 	// Swept counts the entities a rejoin's FINAL removed: held before the
 	// join, and not brought by it (Rejoin).
 	Swept uint64
+	// Dropped counts the replicated components removed from entities held
+	// because a newer spawn of the entity left them out (the host's entity
+	// lost them).
+	Dropped uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's

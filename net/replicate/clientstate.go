@@ -328,6 +328,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 
 // spawn creates (or, if present, updates) entity id from a whole image q
 // (components of mask) of frame; jump draws an entity held as a jump to it.
+// A newer spawn of an entity held removes the replicated components mask
+// leaves out (the host's entity lost them), but from an entity this client
+// predicts, whose spawns it skips.
 func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32, jump bool) error {
 	reg := c.reg
 	if mask&^reg.all != 0 {
@@ -370,6 +373,9 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
 	fresh := uint32(frame) > s.applied || !ok
+	if ok && fresh {
+		c.dropAbsent(e, mask)
+	}
 	c.remember(slot, uint32(frame), mask&reg.delta, q)
 	for ci := range reg.comps {
 		bit := uint16(1) << ci
@@ -416,5 +422,17 @@ func (c *ClientReplicator) jump(e arche.Entity) {
 		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
 		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
 		ip.Snap = true
+	}
+}
+
+// dropAbsent removes from e the replicated components that mask, the
+// components of a newer spawn of it, leaves out.
+func (c *ClientReplicator) dropAbsent(e arche.Entity, mask uint16) {
+	a := c.w.Arche()
+	for ci := range c.reg.comps {
+		if id := c.reg.comps[ci].id; mask&(1<<uint(ci)) == 0 && a.Has(e, id) {
+			a.Remove(e, id)
+			c.stats.Dropped++
+		}
 	}
 }

@@ -149,3 +149,107 @@ func TestBudgetUnderAByteAnInterval(t *testing.T) {
 		}
 	}
 }
+
+// velocityOf returns the client's Velocity of the host's entity e, nil if
+// the client's entity has none.
+func velocityOf(t *testing.T, r *rig, e arche.Entity) *ecs.Velocity {
+	t.Helper()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the client does not hold the entity")
+	}
+	return (*ecs.Velocity)(r.cw.Arche().Get(ce, r.cw.IDs.Velocity))
+}
+
+// A replicated component removed from a live entity and reported is
+// removed on the client, through a lost datagram too; added again, it
+// comes back with its value; the entity's other components go on.
+func TestComponentRemovalReachesClients(t *testing.T) {
+	for _, lose := range []bool{false, true} {
+		r := newRig(t, HostConfig{})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+		r.settle()
+		if v := velocityOf(t, r, e); v == nil || v.X != 1 {
+			t.Fatalf("the client's velocity %v, want x=1", v)
+		}
+		r.w.Arche().Remove(e, r.w.IDs.Velocity)
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.s.Step()
+		for _, i := range r.next() {
+			if lose {
+				r.lose(i)
+			} else {
+				r.deliver(i)
+			}
+		}
+		r.settle()
+		if v := velocityOf(t, r, e); v != nil {
+			t.Fatalf("lost %v: the client still holds the removed velocity %+v", lose, *v)
+		}
+		if got := r.c.Stats().Dropped; got != 1 {
+			t.Fatalf("lost %v: the client counts %d components dropped, want 1", lose, got)
+		}
+		r.move(e, 4)
+		r.settle()
+		ce, _ := r.cw.EntityOf(mustID(r.w, e))
+		if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 4 {
+			t.Fatalf("lost %v: after the removal the client holds x=%v, want 4", lose, got)
+		}
+		r.w.Arche().Add(e, r.w.IDs.Velocity)
+		ecs.Mutate[ecs.Velocity](r.w, e).X = 7
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.settle()
+		if v := velocityOf(t, r, e); v == nil || v.X != 7 {
+			t.Fatalf("lost %v: the velocity added again arrived as %v, want x=7", lose, v)
+		}
+	}
+}
+
+// A removal made without a report is found by the audit, which sends it
+// and says so; CheckReports stops the host on it.
+func TestUnreportedRemovalIsFound(t *testing.T) {
+	var found []UnreportedError
+	r := newRig(t, HostConfig{OnUnreported: func(err *UnreportedError) { found = append(found, *err) }})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+	r.settle()
+	r.w.Arche().Remove(e, r.w.IDs.Velocity)
+	r.settle()
+	if len(found) != 1 || !found[0].Removed || found[0].Added || r.h.Unreported() != 1 {
+		t.Fatalf("the audit found %+v (%d unreported), want the one removal", found, r.h.Unreported())
+	}
+	if v := velocityOf(t, r, e); v != nil {
+		t.Fatal("the client still holds the velocity the audit found removed")
+	}
+
+	r = newRig(t, HostConfig{CheckReports: true})
+	e = r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+	r.settle()
+	r.w.Arche().Remove(e, r.w.IDs.Velocity)
+	defer func() {
+		err, ok := recover().(*UnreportedError)
+		if !ok || !err.Removed {
+			t.Fatalf("CheckReports panicked with %v, want an UnreportedError of a removal", err)
+		}
+	}()
+	r.s.Step()
+	t.Fatal("CheckReports let an unreported removal pass")
+}
+
+// A replicated component added to an entity a client owns reaches that
+// client (its AUTH_STATE writes only what the client's entity holds).
+func TestComponentAddedToAnOwnedEntityReachesItsOwner(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.w.Arche().NewEntity(r.w.IDs.Transform, r.w.IDs.NetworkIdentity)
+	ecs.SetOwner(r.w, e, 1)
+	r.settle()
+	if v := velocityOf(t, r, e); v != nil {
+		t.Fatal("the client's entity has a velocity before one was added")
+	}
+	r.w.Arche().Add(e, r.w.IDs.Velocity)
+	ecs.Mutate[ecs.Velocity](r.w, e).X = 3
+	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	r.settle()
+	if v := velocityOf(t, r, e); v == nil || v.X != 3 {
+		t.Fatalf("the owner's entity has velocity %v, want x=3", v)
+	}
+}

@@ -224,8 +224,9 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 	}
 }
 
-// onReown notes that the entity in slot got a new owner: every peer learns it
-// through a spawn, which carries the owner; the new owner gets AUTH_STATE.
+// onReown notes that the entity in slot got a new owner, or lost a
+// component: every peer learns it through a spawn, which carries the owner
+// and the entity's components; the owner gets AUTH_STATE.
 func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
 	if int(slot) >= len(p.slots) {
 		return

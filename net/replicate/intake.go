@@ -38,7 +38,13 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 		n := comp.fields
 		v := a.GetUnchecked(ch.Entity, comp.id)
 		if v == nil {
-			continue // reported, then removed within the step
+			// Removed (and reported, or written, reported and then
+			// removed, within the step): every peer is sent the entity
+			// whole, without it.
+			if bit := uint16(1) << c; e.has&bit != 0 {
+				h.dropComponent(slot, e, bit)
+			}
+			continue
 		}
 		q := h.scratch[:n:n]
 		comp.quant(v, q)
@@ -67,6 +73,14 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			e.changed = frame
 		}
 		copy(img, q)
+		if e.has&bit == 0 && e.owner != ecs.HostPeer {
+			// Added to an entity a peer owns: its AUTH_STATE writes only
+			// what the owner's entity holds, so the owner is sent the
+			// entity whole (the others get the component in an update).
+			if p := h.Peer(e.owner); p != nil {
+				p.onReown(slot, e.owner)
+			}
+		}
 		e.has |= bit
 		if c == h.grid.pos && !h.grid.stayed(e.cell, img) {
 			h.grid.moved(h, slot)
@@ -79,6 +93,18 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 		if h.joins > 0 || e.owner != ecs.HostPeer {
 			h.tell(slot, e.owner)
 		}
+	}
+}
+
+// dropComponent takes a component the entity in slot no longer has out of
+// its shared image: each peer that holds the entity, its owner too, is sent
+// it again as a spawn, whose mask lists the entity's components, so a
+// client removes it; a join under way pages it again.
+func (h *HostReplicator) dropComponent(slot int32, e *entState, bit uint16) {
+	e.has &^= bit
+	e.pend &^= bit
+	for _, p := range h.peers {
+		p.onReown(slot, e.owner)
 	}
 }
 
@@ -185,6 +211,9 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 		for c := range reg.comps {
 			comp := &reg.comps[c]
 			if !a.Has(ent, comp.id) {
+				if e.has&(1<<c) != 0 {
+					panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Removed: true, System: h.watched(int32(slot), c)})
+				}
 				continue
 			}
 			if e.has&(1<<c) == 0 {
@@ -204,14 +233,15 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 }
 
 // UnreportedError is what a host with HostConfig.CheckReports panics with
-// when a replicated component of a networked entity was written, or added,
-// without a report (ecs.MutateComponent): no peer would be sent it.
+// when a replicated component of a networked entity was written, added or
+// removed without a report (ecs.MutateComponent): no peer would be sent it.
 type UnreportedError struct {
 	Component string       // the component's codec name
 	ID        ecs.NetID    // the entity's network id
 	Entity    arche.Entity // the entity
 	Frame     ecs.Frame    // the step that found it
 	Added     bool         // the component was added, not written
+	Removed   bool         // the component was removed, not written
 	// Audit: found by the host's audit (HostConfig.Audit), which sent the
 	// write; false: by CheckReports, which panics.
 	Audit bool
@@ -224,8 +254,11 @@ type UnreportedError struct {
 
 func (e *UnreportedError) Error() string {
 	what := "written"
-	if e.Added {
+	switch {
+	case e.Added:
 		what = "added"
+	case e.Removed:
+		what = "removed"
 	}
 	switch {
 	case e.System == "":
@@ -237,9 +270,9 @@ func (e *UnreportedError) Error() string {
 		what += " by system " + strconv.Quote(e.System)
 	}
 	if e.Audit {
-		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
+		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing or adding a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with
