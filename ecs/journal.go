@@ -88,9 +88,7 @@ func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
 // every system that writes a replicated component outside the network's own
 // apply paths calls it after the write. Adding a replicated component to a
 // live networked entity, or removing one from it, is reported the same way,
-// after the change: the clients add or remove it too (but a client that
-// predicts the entity, its owner, keeps the components it has; it is told
-// their values).
+// after the change: the clients add or remove it too, its owner's included.
 //
 // A report for an entity without NetworkIdentity, or for a component not marked
 // replicated, is ignored: local state stays local. Reports are deduplicated

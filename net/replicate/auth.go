@@ -3,6 +3,8 @@ package replicate
 import (
 	"fmt"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -131,20 +133,24 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			c.stats.UnknownEntity++
 			continue
 		}
+		slot, _ := c.w.NetSlot(e)
+		st := c.slots.at(slot)
 		if c.cfg.Auth != nil {
+			if uint32(frame) >= st.applied && c.matchAuth(e, uint16(mask)) {
+				st.applied = uint32(frame) // no older state undoes it
+			}
 			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q, tele: tele})
 			continue
 		}
-		slot, _ := c.w.NetSlot(e)
-		if st := c.slots.at(slot); uint32(frame) < st.applied {
+		if uint32(frame) < st.applied {
 			continue // overtaken by a newer state of the entity
-		} else {
-			st.applied = uint32(frame)
 		}
+		st.applied = uint32(frame)
+		c.matchAuth(e, uint16(mask))
 		a := c.w.Arche()
 		for ci := range reg.comps {
 			comp := &reg.comps[ci]
-			if mask&(1<<uint(ci)) != 0 && a.Has(e, comp.id) {
+			if mask&(1<<uint(ci)) != 0 {
 				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 			}
 		}
@@ -153,4 +159,30 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		return fmt.Errorf("%w: auth state: %v", ErrMalformed, err)
 	}
 	return nil
+}
+
+// matchAuth gives e, an entity this client owns, the replicated components
+// of an AUTH_STATE of it (mask: every one the host's entity has), and
+// reports whether it added or removed any: the host's entity gained one
+// (added with the state's value) or lost one. Called with the newest state
+// of the entity only.
+func (c *ClientReplicator) matchAuth(e arche.Entity, mask uint16) bool {
+	a := c.w.Arche()
+	reg := c.reg
+	changed := false
+	for ci := range reg.comps {
+		comp := &reg.comps[ci]
+		switch has := a.Has(e, comp.id); {
+		case mask&(1<<uint(ci)) != 0 && !has:
+			a.Add(e, comp.id)
+			comp.dequant(c.q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
+			c.stats.Gained++
+			changed = true
+		case mask&(1<<uint(ci)) == 0 && has:
+			a.Remove(e, comp.id)
+			c.stats.Dropped++
+			changed = true
+		}
+	}
+	return changed
 }

@@ -208,9 +208,10 @@ type ClientStats struct {
 	// join, and not brought by it (Rejoin).
 	Swept uint64
 	// Dropped counts the replicated components removed from entities held
-	// because a newer spawn of the entity left them out (the host's entity
-	// lost them).
-	Dropped uint64
+	// because a newer spawn, or AUTH_STATE, of the entity left them out (the
+	// host's entity lost them); Gained those an AUTH_STATE added to an
+	// entity the client owns (a spawn's are not counted).
+	Dropped, Gained uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's

@@ -235,21 +235,46 @@ func TestUnreportedRemovalIsFound(t *testing.T) {
 	t.Fatal("CheckReports let an unreported removal pass")
 }
 
-// A replicated component added to an entity a client owns reaches that
-// client (its AUTH_STATE writes only what the client's entity holds).
-func TestComponentAddedToAnOwnedEntityReachesItsOwner(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	e := r.w.Arche().NewEntity(r.w.IDs.Transform, r.w.IDs.NetworkIdentity)
-	ecs.SetOwner(r.w, e, 1)
-	r.settle()
-	if v := velocityOf(t, r, e); v != nil {
-		t.Fatal("the client's entity has a velocity before one was added")
-	}
-	r.w.Arche().Add(e, r.w.IDs.Velocity)
-	ecs.Mutate[ecs.Velocity](r.w, e).X = 3
-	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-	r.settle()
-	if v := velocityOf(t, r, e); v == nil || v.X != 3 {
-		t.Fatalf("the owner's entity has velocity %v, want x=3", v)
+// authSink is an AuthHandler that counts the states it is given.
+type authSink struct{ n int }
+
+func (a *authSink) AuthState(ecs.Frame, arche.Entity, State) { a.n++ }
+
+// A replicated component added to, or removed from, an entity a client
+// owns is added or removed there too (its AUTH_STATE lists every component
+// the host's entity has), whether the client predicts it (an Auth handler,
+// which still gets every state) or not.
+func TestOwnedEntityGainsAndLosesComponents(t *testing.T) {
+	for _, predicts := range []bool{false, true} {
+		r := newRig(t, HostConfig{})
+		sink := &authSink{}
+		if predicts {
+			r.c.cfg.Auth = sink
+		}
+		e := r.w.Arche().NewEntity(r.w.IDs.Transform, r.w.IDs.NetworkIdentity)
+		ecs.SetOwner(r.w, e, 1)
+		r.settle()
+		if v := velocityOf(t, r, e); v != nil {
+			t.Fatal("the client's entity has a velocity before one was added")
+		}
+		r.w.Arche().Add(e, r.w.IDs.Velocity)
+		ecs.Mutate[ecs.Velocity](r.w, e).X = 3
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.settle()
+		if v := velocityOf(t, r, e); v == nil || v.X != 3 {
+			t.Fatalf("predicts %v: the owner's entity has velocity %v, want x=3", predicts, v)
+		}
+		r.w.Arche().Remove(e, r.w.IDs.Velocity)
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.settle()
+		if v := velocityOf(t, r, e); v != nil {
+			t.Fatalf("predicts %v: the owner's entity keeps the removed velocity %+v", predicts, *v)
+		}
+		if st := r.c.Stats(); st.Gained != 1 || st.Dropped != 1 {
+			t.Fatalf("predicts %v: %d components gained, %d dropped; want 1 and 1", predicts, st.Gained, st.Dropped)
+		}
+		if predicts && sink.n == 0 {
+			t.Fatal("the Auth handler was given no state")
+		}
 	}
 }

@@ -73,14 +73,6 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			e.changed = frame
 		}
 		copy(img, q)
-		if e.has&bit == 0 && e.owner != ecs.HostPeer {
-			// Added to an entity a peer owns: its AUTH_STATE writes only
-			// what the owner's entity holds, so the owner is sent the
-			// entity whole (the others get the component in an update).
-			if p := h.Peer(e.owner); p != nil {
-				p.onReown(slot, e.owner)
-			}
-		}
 		e.has |= bit
 		if c == h.grid.pos && !h.grid.stayed(e.cell, img) {
 			h.grid.moved(h, slot)
