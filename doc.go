@@ -41,6 +41,12 @@
 //     client makes or removes its copy when the state that says so arrives
 //     (its physics body goes with it). A client never spawns or removes
 //     networked entities itself.
+//   - Every write of a replicated component is reported, after it, with
+//     ecs.MutateComponent (or made through ecs.Mutate); so is adding one to
+//     a live networked entity, or removing one from it, which the clients,
+//     the owner's predicting one included, then do too. A write nobody
+//     reports is never sent: a tandemtest rig fails the test at it, a host
+//     in play finds it later by its audit (HostConfig.Replication).
 //
 // Then NewLocal plays it alone, NewHost hosts it (Serve a listener from
 // net/transport/quicnet, or Accept connections), and NewClient joins a host

@@ -67,7 +67,8 @@ type NetStats struct {
 	Bodies RemoteStats
 	// Replication counts what the client's replicator applied: spawns and
 	// removals (entities entering and leaving its scope among them),
-	// updates.
+	// updates, components an entity lost (Dropped) or, on an entity this
+	// client owns, gained (Gained) as the host's did.
 	Replication replicate.ClientStats
 	// Steps and Views are the longest time the simulation held the world
 	// for a batch of steps, and drawing for a View.

@@ -10,8 +10,8 @@
 //     world indexes networked entities by id and by owner through arche's
 //     listener, never by scanning, so per-tick work walks only the index.
 //   - MutateComponent reports that a replicated component of a networked
-//     entity was written. The journal keeps, for the current frame, each
-//     (entity, component) written, once. The host replicates exactly what was
+//     entity was written, added or removed. The journal keeps, for the
+//     current frame, each (entity, component) reported, once. The host replicates exactly what was
 //     reported: a write nobody reports stays on the host. Mutate hands out a
 //     component for writing and reports it in one call; Get reads one.
 //   - Schedule runs ordered systems at a fixed step from an injectable clock.

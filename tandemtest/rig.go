@@ -108,10 +108,10 @@ type Config struct {
 	// test's) have run before the next. Cut and Restart need it; New fails
 	// the test when it is set outside a bubble.
 	Bubble bool
-	// Unchecked turns off the host's check that every write of a
-	// replicated component, or of a saved one (with a store), was reported
-	// (replicate.HostConfig's CheckReports, on by default in a rig: a
-	// write the game did not report with ecs.MutateComponent fails the test
+	// Unchecked turns off the host's check that every write (addition,
+	// removal) of a replicated component, or of a saved one (with a store),
+	// was reported (replicate.HostConfig's CheckReports, on by default in a
+	// rig: a write the game did not report with ecs.MutateComponent fails the test
 	// at the Step that finds it, naming the component and the system that
 	// made it; no peer would ever be sent it, no save would keep it). The
 	// check looks at every networked entity after each system of a step,
