@@ -136,8 +136,9 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		slot, _ := c.w.NetSlot(e)
 		st := c.slots.at(slot)
 		if c.cfg.Auth != nil {
-			if uint32(frame) >= st.applied && c.matchAuth(e, uint16(mask)) {
-				st.applied = uint32(frame) // no older state undoes it
+			if uint32(frame) >= st.applied {
+				st.applied = uint32(frame) // no older state undoes what this one does
+				c.matchAuth(e, slot, uint16(mask), frame)
 			}
 			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q, tele: tele})
 			continue
@@ -146,7 +147,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			continue // overtaken by a newer state of the entity
 		}
 		st.applied = uint32(frame)
-		c.matchAuth(e, uint16(mask))
+		c.matchAuth(e, slot, uint16(mask), frame)
 		a := c.w.Arche()
 		for ci := range reg.comps {
 			comp := &reg.comps[ci]
@@ -161,15 +162,14 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 	return nil
 }
 
-// matchAuth gives e, an entity this client owns, the replicated components
-// of an AUTH_STATE of it (mask: every one the host's entity has), and
-// reports whether it added or removed any: the host's entity gained one
-// (added with the state's value) or lost one. Called with the newest state
-// of the entity only.
-func (c *ClientReplicator) matchAuth(e arche.Entity, mask uint16) bool {
+// matchAuth gives e (in slot), an entity this client owns, the replicated
+// components of an AUTH_STATE of it of frame (mask: every one the host's
+// entity has): one the host's entity gained is added with the state's
+// value, one it lost is removed. Called with the newest state of the
+// entity only.
+func (c *ClientReplicator) matchAuth(e arche.Entity, slot int32, mask uint16, frame ecs.Frame) {
 	a := c.w.Arche()
 	reg := c.reg
-	changed := false
 	for ci := range reg.comps {
 		comp := &reg.comps[ci]
 		switch has := a.Has(e, comp.id); {
@@ -177,12 +177,9 @@ func (c *ClientReplicator) matchAuth(e arche.Entity, mask uint16) bool {
 			a.Add(e, comp.id)
 			comp.dequant(c.q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 			c.stats.Gained++
-			changed = true
 		case mask&(1<<uint(ci)) == 0 && has:
 			a.Remove(e, comp.id)
-			c.stats.Dropped++
-			changed = true
+			c.dropped(slot, ci, frame)
 		}
 	}
-	return changed
 }

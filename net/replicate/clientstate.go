@@ -307,6 +307,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 			continue
 		}
 		if !a.Has(e, comp.id) {
+			if mask&bit == 0 {
+				continue // of the baseline only: the entity lost it since
+			}
 			a.Add(e, comp.id)
 		}
 		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
@@ -374,7 +377,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	s := c.slots.at(slot)
 	fresh := uint32(frame) > s.applied || !ok
 	if ok && fresh {
-		c.dropAbsent(e, mask)
+		c.dropAbsent(e, slot, mask, frame)
 	}
 	c.remember(slot, uint32(frame), mask&reg.delta, q)
 	for ci := range reg.comps {
@@ -383,11 +386,13 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 			continue
 		}
 		comp := &reg.comps[ci]
-		if !a.Has(e, comp.id) {
-			a.Add(e, comp.id)
-		}
+		// An older spawn, arriving late, neither writes nor adds a
+		// component: the entity may have lost it since.
 		if reg.delta&bit != 0 && !fresh || reg.delta&bit == 0 && !c.freshND(slot, ci, frame) {
 			continue
+		}
+		if !a.Has(e, comp.id) {
+			a.Add(e, comp.id)
 		}
 		comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 	}
@@ -425,14 +430,25 @@ func (c *ClientReplicator) jump(e arche.Entity) {
 	}
 }
 
-// dropAbsent removes from e the replicated components that mask, the
-// components of a newer spawn of it, leaves out.
-func (c *ClientReplicator) dropAbsent(e arche.Entity, mask uint16) {
+// dropAbsent removes from e (in slot) the replicated components that mask,
+// the components of a newer spawn of it, of frame, leaves out.
+func (c *ClientReplicator) dropAbsent(e arche.Entity, slot int32, mask uint16, frame ecs.Frame) {
 	a := c.w.Arche()
 	for ci := range c.reg.comps {
 		if id := c.reg.comps[ci].id; mask&(1<<uint(ci)) == 0 && a.Has(e, id) {
 			a.Remove(e, id)
-			c.stats.Dropped++
+			c.dropped(slot, ci, frame)
 		}
+	}
+}
+
+// dropped counts component ci of the entity in slot removed as of frame: a
+// state of it from before (one not delta-coded is applied by its own
+// frame, freshND) no longer adds it back.
+func (c *ClientReplicator) dropped(slot int32, ci int, frame ecs.Frame) {
+	c.stats.Dropped++
+	if c.reg.delta&(1<<uint(ci)) == 0 {
+		row := c.nd.at(slot)
+		row[ci] = max(row[ci], int32(frame))
 	}
 }

@@ -278,3 +278,114 @@ func TestOwnedEntityGainsAndLosesComponents(t *testing.T) {
 		}
 	}
 }
+
+// deliverIn delivers the messages of each batch, the batches in the order
+// given.
+func (r *rig) deliverIn(batches ...[]int) {
+	for _, b := range batches {
+		for _, i := range b {
+			r.deliver(i)
+		}
+	}
+}
+
+// A spawn sent before a component's removal and arriving after the
+// removal's spawn does not add it back: for an entity new to the client and
+// for one it held long before (an owner change's spawn in flight).
+func TestLateSpawnDoesNotAddBackARemovedComponent(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		r := newRig(t, HostConfig{})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+		if held {
+			r.settle()
+			ecs.SetOwner(r.w, e, 2)
+		}
+		r.s.Step()
+		first := r.next()
+		r.w.Arche().Remove(e, r.w.IDs.Velocity)
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.s.Step()
+		second := r.next()
+		r.deliverIn(second, first)
+		r.settle()
+		if v := velocityOf(t, r, e); v != nil {
+			t.Fatalf("held %v: the client holds the removed velocity %+v", held, *v)
+		}
+	}
+}
+
+// hitPoints is a component that is not delta-coded.
+type hitPoints struct{ HP int32 }
+
+// An update of a component that is not delta-coded, sent before its
+// removal and arriving after the removal's spawn, does not add it back.
+func TestLateUpdateDoesNotAddBackARemovedComponent(t *testing.T) {
+	r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
+	w := r.w
+	hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	w.Arche().Add(e, hp)
+	r.settle()
+	(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
+	ecs.MutateComponent(w, e, hp)
+	r.s.Step()
+	update := r.next()
+	w.Arche().Remove(e, hp)
+	ecs.MutateComponent(w, e, hp)
+	r.s.Step()
+	removal := r.next()
+	r.deliverIn(removal)
+	ce, _ := r.cw.EntityOf(mustID(w, e))
+	if r.cw.Arche().Has(ce, chp) {
+		t.Fatal("the removal's spawn did not remove the hit points")
+	}
+	r.deliverIn(update)
+	r.settle()
+	if r.cw.Arche().Has(ce, chp) {
+		t.Fatalf("the client holds hp=%d, which the host removed", (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
+	}
+}
+
+// At a predicting owner, an AUTH_STATE older than one applied does not undo
+// it: a component removed and added back stays.
+func TestLateAuthStateDoesNotUndoANewerOne(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authSink{}
+	e := r.w.Arche().NewEntity(r.w.IDs.Transform, r.w.IDs.Velocity, r.w.IDs.NetworkIdentity)
+	ecs.SetOwner(r.w, e, 1)
+	r.settle()
+	r.w.Arche().Remove(e, r.w.IDs.Velocity)
+	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	r.s.Step()
+	first := r.next()
+	r.w.Arche().Add(e, r.w.IDs.Velocity)
+	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	r.s.Step()
+	second := r.next()
+	r.deliverIn(second, first)
+	if velocityOf(t, r, e) == nil {
+		t.Fatalf("the late AUTH_STATE undid the newer one: the velocity is gone (%+v)", r.c.Stats())
+	}
+	r.settle()
+	if velocityOf(t, r, e) == nil {
+		t.Fatal("the client lost the velocity the host's entity has")
+	}
+}
+
+// An entity whose position is removed leaves the interest grid: like one
+// that never had a position, it is in every peer's scope.
+func TestRemovedPositionLeavesTheGrid(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	far := r.m.NewWith(&ecs.Transform{X: 100000}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+	r.settle()
+	if _, ok := r.cw.EntityOf(mustID(r.w, far)); ok {
+		t.Fatal("the far entity is in the peer's scope at first: the test tests nothing")
+	}
+	r.w.Arche().Remove(far, r.w.IDs.Transform)
+	ecs.MutateComponent(r.w, far, r.w.IDs.Transform)
+	r.settle()
+	if v := velocityOf(t, r, far); v == nil || v.X != 1 {
+		t.Fatalf("the entity that lost its position arrived with velocity %v, want x=1", v)
+	}
+}

@@ -41,8 +41,8 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			// Removed (and reported, or written, reported and then
 			// removed, within the step): every peer is sent the entity
 			// whole, without it.
-			if bit := uint16(1) << c; e.has&bit != 0 {
-				h.dropComponent(slot, e, bit)
+			if e.has&(1<<c) != 0 {
+				h.dropComponent(slot, e, c)
 			}
 			continue
 		}
@@ -88,13 +88,23 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 	}
 }
 
-// dropComponent takes a component the entity in slot no longer has out of
-// its shared image: each peer that holds the entity, its owner too, is sent
-// it again as a spawn, whose mask lists the entity's components, so a
-// client removes it; a join under way pages it again.
-func (h *HostReplicator) dropComponent(slot int32, e *entState, bit uint16) {
-	e.has &^= bit
-	e.pend &^= bit
+// dropComponent takes component c, which the entity in slot no longer has,
+// out of its shared image: each peer that holds the entity, its owner too,
+// is sent it again as a spawn, whose mask lists the entity's components, so
+// a client removes it; a join under way pages it again. An entity that lost
+// its position leaves the interest grid: without one it is in every peer's
+// scope.
+func (h *HostReplicator) dropComponent(slot int32, e *entState, c int) {
+	e.has &^= 1 << c
+	e.pend &^= 1 << c
+	if g := &h.grid; c == g.pos && e.cell >= 0 {
+		g.remove(h, slot)
+		for _, p := range h.peers {
+			if int(slot) < len(p.slots) && p.slots[slot].flags&fOut != 0 {
+				p.enter(slot)
+			}
+		}
+	}
 	for _, p := range h.peers {
 		p.onReown(slot, e.owner)
 	}

@@ -27,9 +27,18 @@ type rig struct {
 	scoped map[arche.Entity]bool
 }
 
-func newRig(t *testing.T, cfg HostConfig) *rig {
+func newRig(t *testing.T, cfg HostConfig) *rig { return newRigWith(t, cfg, nil) }
+
+// newRigWith is newRig with register, if not nil, registering the game's
+// components after the core ones, on the host and on the client.
+func newRigWith(t *testing.T, cfg HostConfig, register func(*Registry)) *rig {
 	w := ecs.NewWorld()
 	r := &rig{t: t, w: w, reg: NewRegistry(w), out: &capture{}, scoped: map[arche.Entity]bool{}}
+	creg := NewRegistry(ecs.NewWorld())
+	if register != nil {
+		register(r.reg)
+		register(creg)
+	}
 	if cfg.SendEvery == 0 {
 		cfg.SendEvery = 1
 	}
@@ -38,8 +47,8 @@ func newRig(t *testing.T, cfg HostConfig) *rig {
 	r.s.Add("replicate", r.h)
 	r.m = generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 	r.tf = generic.NewMap[ecs.Transform](w.Arche())
-	r.cw = ecs.NewWorld()
-	r.c = NewClient(NewRegistry(r.cw), ClientConfig{Local: 1})
+	r.cw = creg.world
+	r.c = NewClient(creg, ClientConfig{Local: 1})
 	r.h.AddPeer(1, r.out)
 	r.s.Step()
 	for _, m := range r.out.lane {
