@@ -177,9 +177,12 @@ func (c *ClientReplicator) matchAuth(e arche.Entity, slot int32, mask uint16, fr
 			a.Add(e, comp.id)
 			comp.dequant(c.q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 			c.stats.Gained++
-		case mask&(1<<uint(ci)) == 0 && has:
-			a.Remove(e, comp.id)
-			c.dropped(slot, ci, frame)
+		case mask&(1<<uint(ci)) == 0:
+			if has {
+				a.Remove(e, comp.id)
+				c.stats.Dropped++
+			}
+			c.absentSince(slot, ci, frame)
 		}
 	}
 }

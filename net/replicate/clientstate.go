@@ -370,7 +370,11 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		ecs.SetOwner(c.w, e, owner)
 	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
 		// A repeated spawn of an entity this client predicts: its state comes
-		// through AUTH_STATE and reconciliation, never as a snap back.
+		// through AUTH_STATE and reconciliation, never as a snap back. Its
+		// image is kept all the same: the host, told it arrived, may code a
+		// later update against it (once the entity is another's).
+		slot, _ := c.w.NetSlot(e)
+		c.remember(slot, uint32(frame), mask&reg.delta, q)
 		return nil
 	}
 	slot, _ := c.w.NetSlot(e)
@@ -431,22 +435,28 @@ func (c *ClientReplicator) jump(e arche.Entity) {
 }
 
 // dropAbsent removes from e (in slot) the replicated components that mask,
-// the components of a newer spawn of it, of frame, leaves out.
+// the components of a newer spawn of it, of frame, leaves out, and dates
+// their absence (absentSince), held or not.
 func (c *ClientReplicator) dropAbsent(e arche.Entity, slot int32, mask uint16, frame ecs.Frame) {
 	a := c.w.Arche()
 	for ci := range c.reg.comps {
-		if id := c.reg.comps[ci].id; mask&(1<<uint(ci)) == 0 && a.Has(e, id) {
-			a.Remove(e, id)
-			c.dropped(slot, ci, frame)
+		if mask&(1<<uint(ci)) != 0 {
+			continue
 		}
+		if id := c.reg.comps[ci].id; a.Has(e, id) {
+			a.Remove(e, id)
+			c.stats.Dropped++
+		}
+		c.absentSince(slot, ci, frame)
 	}
 }
 
-// dropped counts component ci of the entity in slot removed as of frame: a
-// state of it from before (one not delta-coded is applied by its own
-// frame, freshND) no longer adds it back.
-func (c *ClientReplicator) dropped(slot int32, ci int, frame ecs.Frame) {
-	c.stats.Dropped++
+// absentSince notes that the entity in slot had no component ci as of
+// frame: a state of it from before does not add it (back). One not
+// delta-coded is applied by its own frame (freshND), which this moves on; a
+// delta-coded one goes by the entity's newest frame, which the caller moves
+// on.
+func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 	if c.reg.delta&(1<<uint(ci)) == 0 {
 		row := c.nd.at(slot)
 		row[ci] = max(row[ci], int32(frame))

@@ -389,3 +389,59 @@ func TestRemovedPositionLeavesTheGrid(t *testing.T) {
 		t.Fatalf("the entity that lost its position arrived with velocity %v, want x=1", v)
 	}
 }
+
+// A component not delta-coded, added and then removed, whose addition's
+// update arrives after the removal's spawn, is not added: the spawn dates
+// its absence though the client never held it.
+func TestLateAdditionAfterItsRemoval(t *testing.T) {
+	r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
+	w := r.w
+	hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	w.Arche().Add(e, hp)
+	(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
+	ecs.MutateComponent(w, e, hp)
+	r.s.Step()
+	added := r.next()
+	w.Arche().Remove(e, hp)
+	ecs.MutateComponent(w, e, hp)
+	r.s.Step()
+	removed := r.next()
+	r.deliverIn(removed, added)
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(w, e))
+	if r.cw.Arche().Has(ce, chp) {
+		t.Fatalf("the client holds hp=%d, which the host added and removed", (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
+	}
+}
+
+// A predicting owner keeps the image of a spawn it skips: the host, told
+// it arrived, codes later updates against it once the entity is another's.
+func TestSkippedSpawnIsABaseline(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authSink{}
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	r.w.Arche().Remove(e, r.w.IDs.Velocity)
+	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	r.s.Step()
+	removal := r.next()
+	ecs.SetOwner(r.w, e, ecs.HostPeer)
+	r.s.Step()
+	given := r.next()
+	r.deliverIn(removal)
+	for _, i := range given { // arrives, its notice does not
+		r.arrive(i)
+	}
+	for range 30 {
+		r.move(e, 5)
+		r.s.Step()
+		for _, i := range r.next() {
+			r.arrive(i)
+		}
+	}
+	if st := r.c.Stats(); st.DeltaMisses != 0 {
+		t.Fatalf("%d updates coded against an image the client did not keep", st.DeltaMisses)
+	}
+}

@@ -75,12 +75,17 @@ func (r *rig) next() []int {
 }
 
 func (r *rig) deliver(i int) {
-	m := r.out.msgs[i]
-	if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
-		r.t.Fatalf("message %d: %v", i, err)
-	}
+	r.arrive(i)
 	if r.out.tokens[i] != 0 {
 		r.h.Delivered(1, r.out.tokens[i])
+	}
+}
+
+// arrive hands message i to the client, the host told nothing of it.
+func (r *rig) arrive(i int) {
+	m := r.out.msgs[i]
+	if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
+		r.t.Fatalf("message %d: %v (%+v)", i, err, r.c.Stats())
 	}
 }
 
