@@ -366,16 +366,23 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		c.stats.Spawns++
 		slot, _ := c.w.NetSlot(e)
 		c.forgetSlot(slot)
-	} else if ni, _ := c.w.Identity(e); ni.Owner != owner {
-		ecs.SetOwner(c.w, e, owner)
-	} else if owner == c.cfg.Local && c.cfg.Auth != nil {
-		// A repeated spawn of an entity this client predicts: its state comes
-		// through AUTH_STATE and reconciliation, never as a snap back. Its
-		// image is kept all the same: the host, told it arrived, may code a
-		// later update against it (once the entity is another's).
-		slot, _ := c.w.NetSlot(e)
-		c.remember(slot, uint32(frame), mask&reg.delta, q)
-		return nil
+	} else {
+		// An older spawn than one applied (an owner change overtaken by the
+		// next) does not set the owner back; the rest goes by freshness.
+		stale := c.staleSpawn(e, frame)
+		switch ni, _ := c.w.Identity(e); {
+		case ni.Owner != owner && !stale:
+			ecs.SetOwner(c.w, e, owner)
+		case ni.Owner == c.cfg.Local && c.cfg.Auth != nil:
+			// A repeated spawn of an entity this client predicts: its
+			// state comes through AUTH_STATE and reconciliation, never as
+			// a snap back. Its image is kept all the same: the host, told
+			// it arrived, may code a later update against it (once the
+			// entity is another's).
+			slot, _ := c.w.NetSlot(e)
+			c.remember(slot, uint32(frame), mask&reg.delta, q)
+			return nil
+		}
 	}
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
@@ -461,4 +468,15 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 		row := c.nd.at(slot)
 		row[ci] = max(row[ci], int32(frame))
 	}
+}
+
+// staleSpawn notes a spawn of frame of e, an entity the client holds, and
+// reports whether a newer spawn of it came first.
+func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame) bool {
+	slot, _ := c.w.NetSlot(e)
+	if f, ok := c.respawned[slot]; ok && frame < f {
+		return true
+	}
+	c.respawned[slot] = frame
+	return false
 }

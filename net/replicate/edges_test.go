@@ -445,3 +445,22 @@ func TestSkippedSpawnIsABaseline(t *testing.T) {
 		t.Fatalf("%d updates coded against an image the client did not keep", st.DeltaMisses)
 	}
 }
+
+// Of two owner changes whose spawns arrive in the wrong order, the newer
+// one stands: to another peer and back, and to this client last.
+func TestOwnerChangesOvertaken(t *testing.T) {
+	for _, last := range []ecs.PeerID{ecs.HostPeer, 1} {
+		r := newRig(t, HostConfig{})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.settle()
+		ecs.SetOwner(r.w, e, 2)
+		r.s.Step()
+		first := r.next()
+		ecs.SetOwner(r.w, e, last)
+		r.s.Step()
+		second := r.next()
+		r.deliverIn(second, first)
+		r.settle()
+		wantOwner(t, r, e, last)
+	}
+}
