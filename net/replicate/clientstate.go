@@ -471,10 +471,11 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 }
 
 // staleSpawn notes a spawn of frame of e, an entity the client holds, and
-// reports whether a newer spawn of it came first.
+// reports whether a newer spawn of it came first: one that spawned it again
+// (respawned), or the one it was made from (its anchor image's).
 func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame) bool {
 	slot, _ := c.w.NetSlot(e)
-	if f, ok := c.respawned[slot]; ok && frame < f {
+	if f, ok := c.respawned[slot]; ok && frame < f || uint32(frame) < c.slots.at(slot).anchor {
 		return true
 	}
 	c.respawned[slot] = frame

@@ -464,3 +464,18 @@ func TestOwnerChangesOvertaken(t *testing.T) {
 		wantOwner(t, r, e, last)
 	}
 }
+
+// The spawn that makes an entity, overtaken by the spawn of an owner change
+// made while it was on its way, does not set the owner back.
+func TestFirstSpawnOvertakenByAnOwnerChange(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.s.Step()
+	first := r.next()
+	ecs.SetOwner(r.w, e, 2)
+	r.s.Step()
+	second := r.next()
+	r.deliverIn(second, first)
+	r.settle()
+	wantOwner(t, r, e, 2)
+}
