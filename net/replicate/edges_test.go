@@ -43,13 +43,7 @@ func TestTinyBudgetSendsAnOwnedSpawn(t *testing.T) {
 // before and when the peer held the entity long before.
 func TestLostSecondSpawnGoesAgain(t *testing.T) {
 	t.Run("first in flight", func(t *testing.T) {
-		r := newRig(t, HostConfig{})
-		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-		r.s.Step()
-		first := r.next()
-		ecs.SetOwner(r.w, e, 2)
-		r.s.Step()
-		second := r.next()
+		r, e, first, second := ownerChangeInFlight(t)
 		for _, i := range first {
 			r.deliver(i)
 		}
@@ -71,6 +65,18 @@ func TestLostSecondSpawnGoesAgain(t *testing.T) {
 		r.settle()
 		wantOwner(t, r, e, 2)
 	})
+}
+
+// ownerChangeInFlight spawns an entity on a rig's host and, its spawn on
+// its way, gives it to peer 2: the messages of each of the two steps.
+func ownerChangeInFlight(t *testing.T) (r *rig, e arche.Entity, first, second []int) {
+	r = newRig(t, HostConfig{})
+	e = r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.s.Step()
+	first = r.next()
+	ecs.SetOwner(r.w, e, 2)
+	r.s.Step()
+	return r, e, first, r.next()
 }
 
 // wantOwner fails t unless the client sees the host's entity e owned by
@@ -195,10 +201,7 @@ func TestComponentRemovalReachesClients(t *testing.T) {
 		if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 4 {
 			t.Fatalf("lost %v: after the removal the client holds x=%v, want 4", lose, got)
 		}
-		r.w.Arche().Add(e, r.w.IDs.Velocity)
-		ecs.Mutate[ecs.Velocity](r.w, e).X = 7
-		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-		r.settle()
+		r.addVelocity(e, 7)
 		if v := velocityOf(t, r, e); v == nil || v.X != 7 {
 			t.Fatalf("lost %v: the velocity added again arrived as %v, want x=7", lose, v)
 		}
@@ -257,10 +260,7 @@ func TestOwnedEntityGainsAndLosesComponents(t *testing.T) {
 		if v := velocityOf(t, r, e); v != nil {
 			t.Fatal("the client's entity has a velocity before one was added")
 		}
-		r.w.Arche().Add(e, r.w.IDs.Velocity)
-		ecs.Mutate[ecs.Velocity](r.w, e).X = 3
-		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-		r.settle()
+		r.addVelocity(e, 3)
 		if v := velocityOf(t, r, e); v == nil || v.X != 3 {
 			t.Fatalf("predicts %v: the owner's entity has velocity %v, want x=3", predicts, v)
 		}
@@ -277,6 +277,21 @@ func TestOwnedEntityGainsAndLosesComponents(t *testing.T) {
 			t.Fatal("the Auth handler was given no state")
 		}
 	}
+}
+
+// addVelocity adds a Velocity of x to the host's entity e, reports it and
+// settles.
+func (r *rig) addVelocity(e arche.Entity, x float64) {
+	toggle(r.w, e, r.w.IDs.Velocity, func() { (*ecs.Velocity)(r.w.Arche().Get(e, r.w.IDs.Velocity)).X = x })
+	r.settle()
+}
+
+// stepToggling adds component id to the host's entity e, or removes it
+// (toggle), and steps: the step's messages.
+func (r *rig) stepToggling(e arche.Entity, id arche.ID) []int {
+	toggle(r.w, e, id, func() {})
+	r.s.Step()
+	return r.next()
 }
 
 // deliverIn delivers the messages of each batch, the batches in the order
@@ -302,10 +317,7 @@ func TestLateSpawnDoesNotAddBackARemovedComponent(t *testing.T) {
 		}
 		r.s.Step()
 		first := r.next()
-		r.w.Arche().Remove(e, r.w.IDs.Velocity)
-		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-		r.s.Step()
-		second := r.next()
+		second := r.stepToggling(e, r.w.IDs.Velocity)
 		r.deliverIn(second, first)
 		r.settle()
 		if v := velocityOf(t, r, e); v != nil {
@@ -317,35 +329,6 @@ func TestLateSpawnDoesNotAddBackARemovedComponent(t *testing.T) {
 // hitPoints is a component that is not delta-coded.
 type hitPoints struct{ HP int32 }
 
-// An update of a component that is not delta-coded, sent before its
-// removal and arriving after the removal's spawn, does not add it back.
-func TestLateUpdateDoesNotAddBackARemovedComponent(t *testing.T) {
-	r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
-	w := r.w
-	hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	w.Arche().Add(e, hp)
-	r.settle()
-	(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
-	ecs.MutateComponent(w, e, hp)
-	r.s.Step()
-	update := r.next()
-	w.Arche().Remove(e, hp)
-	ecs.MutateComponent(w, e, hp)
-	r.s.Step()
-	removal := r.next()
-	r.deliverIn(removal)
-	ce, _ := r.cw.EntityOf(mustID(w, e))
-	if r.cw.Arche().Has(ce, chp) {
-		t.Fatal("the removal's spawn did not remove the hit points")
-	}
-	r.deliverIn(update)
-	r.settle()
-	if r.cw.Arche().Has(ce, chp) {
-		t.Fatalf("the client holds hp=%d, which the host removed", (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
-	}
-}
-
 // At a predicting owner, an AUTH_STATE older than one applied does not undo
 // it: a component removed and added back stays.
 func TestLateAuthStateDoesNotUndoANewerOne(t *testing.T) {
@@ -354,14 +337,8 @@ func TestLateAuthStateDoesNotUndoANewerOne(t *testing.T) {
 	e := r.w.Arche().NewEntity(r.w.IDs.Transform, r.w.IDs.Velocity, r.w.IDs.NetworkIdentity)
 	ecs.SetOwner(r.w, e, 1)
 	r.settle()
-	r.w.Arche().Remove(e, r.w.IDs.Velocity)
-	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-	r.s.Step()
-	first := r.next()
-	r.w.Arche().Add(e, r.w.IDs.Velocity)
-	ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-	r.s.Step()
-	second := r.next()
+	first := r.stepToggling(e, r.w.IDs.Velocity)  // removed
+	second := r.stepToggling(e, r.w.IDs.Velocity) // added back
 	r.deliverIn(second, first)
 	if velocityOf(t, r, e) == nil {
 		t.Fatalf("the late AUTH_STATE undid the newer one: the velocity is gone (%+v)", r.c.Stats())
@@ -390,29 +367,37 @@ func TestRemovedPositionLeavesTheGrid(t *testing.T) {
 	}
 }
 
-// A component not delta-coded, added and then removed, whose addition's
-// update arrives after the removal's spawn, is not added: the spawn dates
-// its absence though the client never held it.
-func TestLateAdditionAfterItsRemoval(t *testing.T) {
-	r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
-	w := r.w
-	hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	r.settle()
-	w.Arche().Add(e, hp)
-	(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
-	ecs.MutateComponent(w, e, hp)
-	r.s.Step()
-	added := r.next()
-	w.Arche().Remove(e, hp)
-	ecs.MutateComponent(w, e, hp)
-	r.s.Step()
-	removed := r.next()
-	r.deliverIn(removed, added)
-	r.settle()
-	ce, _ := r.cw.EntityOf(mustID(w, e))
-	if r.cw.Arche().Has(ce, chp) {
-		t.Fatalf("the client holds hp=%d, which the host added and removed", (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
+// An update of a component that is not delta-coded, sent before its
+// removal and arriving after the removal's spawn, does not add it back:
+// whether the client held it (a write's update) or never did (the
+// addition's update; the spawn dates its absence all the same).
+func TestLateUpdateDoesNotAddBackARemovedComponent(t *testing.T) {
+	for _, held := range []bool{true, false} {
+		r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
+		w := r.w
+		hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		if held {
+			w.Arche().Add(e, hp)
+		}
+		r.settle()
+		if !held {
+			w.Arche().Add(e, hp)
+		}
+		(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
+		ecs.MutateComponent(w, e, hp)
+		r.s.Step()
+		update := r.next()
+		w.Arche().Remove(e, hp)
+		ecs.MutateComponent(w, e, hp)
+		r.s.Step()
+		removal := r.next()
+		r.deliverIn(removal, update)
+		r.settle()
+		ce, _ := r.cw.EntityOf(mustID(w, e))
+		if r.cw.Arche().Has(ce, chp) {
+			t.Fatalf("held %v: the client holds hp=%d, which the host removed", held, (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
+		}
 	}
 }
 
@@ -468,13 +453,7 @@ func TestOwnerChangesOvertaken(t *testing.T) {
 // The spawn that makes an entity, overtaken by the spawn of an owner change
 // made while it was on its way, does not set the owner back.
 func TestFirstSpawnOvertakenByAnOwnerChange(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	r.s.Step()
-	first := r.next()
-	ecs.SetOwner(r.w, e, 2)
-	r.s.Step()
-	second := r.next()
+	r, e, first, second := ownerChangeInFlight(t)
 	r.deliverIn(second, first)
 	r.settle()
 	wantOwner(t, r, e, 2)

@@ -145,18 +145,18 @@ func TestQuietTicksWaitForWhatWaits(t *testing.T) {
 	}
 }
 
-// A peer whose budget holds back what is due (an item a send tick, every
-// other tick) gets no empty STATE while items wait: only once all went.
-func TestQuietTicksWaitForTheBudget(t *testing.T) {
-	host := newScene(5, 50)
+// newBudgetScene is a still scene of 50 entities joined by one peer at a
+// budget of 2,000 bit/s, and a function that steps it n times.
+func newBudgetScene(t *testing.T) (host *scene, h *HostReplicator, c *ClientReplicator, steps func(n int)) {
+	host = newScene(5, 50)
 	host.still = true
-	h := NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
+	h = NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
 	h.AddPeer(1, l)
-	steps := func(n int) {
+	steps = func(n int) {
 		for range n {
 			host.sched.Step()
 			l.step(t, h, c)
@@ -166,6 +166,13 @@ func TestQuietTicksWaitForTheBudget(t *testing.T) {
 	if !c.Joined() {
 		t.Fatal("the client never joined")
 	}
+	return host, h, c, steps
+}
+
+// A peer whose budget holds back what is due (an item a send tick, every
+// other tick) gets no empty STATE while items wait: only once all went.
+func TestQuietTicksWaitForTheBudget(t *testing.T) {
+	host, h, _, steps := newBudgetScene(t)
 	for _, e := range host.live {
 		host.tf.Get(e).X += 100 // every entity moves far: all due at once
 		ecs.MutateComponent(host.w, e, host.w.IDs.Transform)
@@ -191,24 +198,7 @@ func TestQuietTicksWaitForTheBudget(t *testing.T) {
 // a few a send tick) gets no empty STATE while one waits unsent, though no
 // item waits: only once all went.
 func TestQuietTicksWaitForRemovals(t *testing.T) {
-	host := newScene(5, 50)
-	host.still = true
-	h := NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
-	host.sched = ecs.NewSchedule(host.w, nil, 0)
-	host.sched.Add("scene", host).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
-	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
-	h.AddPeer(1, l)
-	steps := func(n int) {
-		for range n {
-			host.sched.Step()
-			l.step(t, h, c)
-		}
-	}
-	steps(1200) // the join, at this budget
-	if !c.Joined() {
-		t.Fatal("the client never joined")
-	}
+	host, h, c, steps := newBudgetScene(t)
 	for _, e := range host.live[:40] {
 		host.w.Arche().RemoveEntity(e)
 	}
