@@ -11,9 +11,10 @@
 //     listener, never by scanning, so per-tick work walks only the index.
 //   - MutateComponent reports that a replicated component of a networked
 //     entity was written, added or removed. The journal keeps, for the
-//     current frame, each (entity, component) reported, once. The host replicates exactly what was
-//     reported: a write nobody reports stays on the host. Mutate hands out a
-//     component for writing and reports it in one call; Get reads one.
+//     current frame, each (entity, component) reported, once. The host
+//     replicates exactly what was reported: a write nobody reports stays on
+//     the host. Mutate hands out a component for writing and reports it in
+//     one call; Get reads one.
 //   - Schedule runs ordered systems at a fixed step from an injectable clock.
 //
 // Threads: a World, its journal, index and schedule belong to one goroutine,

@@ -3,13 +3,12 @@ package replicate
 import "github.com/tandem-go/tandem/ecs"
 
 // The audit: a host in play looks at a few networked entities each step,
-// in turn, for a replicated component written or added without a report
-// (ecs.MutateComponent), or removed without one. No peer would ever be
-// sent such a write, so the
-// clients would hold another world than the host's and nothing would say
-// so. What the audit finds it reports itself, before the step's reports
-// are taken in (the peers are sent it, and a save that keeps the component
-// saves it), counts (HostReplicator.Unreported) and passes to
+// in turn, for a replicated component written, added or removed without a
+// report (ecs.MutateComponent). No peer would ever be sent such a change,
+// so the clients would hold another world than the host's and nothing
+// would say so. What the audit finds it reports itself, before the step's
+// reports are taken in (the peers are sent it, and a save that keeps the
+// component saves it), counts (HostReplicator.Unreported) and passes to
 // HostConfig.OnUnreported. Its cost is the entities it looks at, not the
 // world's size; CheckReports, for tests and debugging, looks at every
 // entity every step and stops the host instead.
@@ -21,8 +20,8 @@ const defaultAudit = 4
 // audit looks at the next n entity slots, from where the last audit
 // stopped, and reports each replicated component not reported this step
 // whose value no longer quantizes to its shared image, that the entity
-// holds without having been reported to, or that it no longer holds. It runs before the step's reports
-// are taken in (intake).
+// holds without having been reported to, or that it no longer holds. It
+// runs before the step's reports are taken in (intake).
 func (h *HostReplicator) audit(w *ecs.World, n int) {
 	if len(h.ents) == 0 {
 		return
