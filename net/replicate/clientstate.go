@@ -472,8 +472,13 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 
 // staleSpawn notes a spawn of frame of e, an entity the client holds, and
 // reports whether a newer spawn of it came first: one that spawned it again
-// (respawned), or the one it was made from (its anchor image's).
+// (respawned), or the one it was made from (its anchor image's). A join
+// page's is neither noted nor stale: the join lane keeps its order, and a
+// rejoin's pages, one for each entity held, would fill the notes.
 func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame) bool {
+	if c.paging {
+		return false
+	}
 	slot, _ := c.w.NetSlot(e)
 	if f, ok := c.respawned[slot]; ok && frame < f || uint32(frame) < c.slots.at(slot).anchor {
 		return true
