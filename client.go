@@ -384,8 +384,10 @@ func (c *Client[I]) event(e Event) {
 		c.joining = false
 	case session.PeerRejected:
 		// The host refused a resume and the client joins afresh: a join
-		// as bounded as the first.
+		// as bounded as the first, by a new player, which must not run
+		// what the one let go was sent.
 		c.joining, c.started = true, c.clk.Now()
+		c.orphanCommands()
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
 		// join after a refused resume): every command without a receipt

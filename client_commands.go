@@ -61,7 +61,9 @@ type CommandStats struct {
 	// the client did not hold (answers to a copy sent twice), Malformed
 	// the host's lane messages left to the game that were not a receipt on
 	// the commands lane (each also counts against the connection).
-	Sent, Resent, Receipts, Stray, Malformed uint64
+	// Unknown counts the commands answered ReceiptUnknown by the client
+	// itself (among Receipts).
+	Sent, Resent, Receipts, Stray, Malformed, Unknown uint64
 }
 
 func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
@@ -163,9 +165,15 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 		cc.mu.Unlock()
 		return
 	}
-	delete(cc.sent, r.Op)
+	c.answer(s, Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason})
+}
+
+// answer ends the held command s with its receipt rc, with cc.mu held, which
+// it lets go, and tells the receipt's observers.
+func (c *Client[I]) answer(s command.Sent, rc Receipt) {
+	cc := &c.cmds
+	delete(cc.sent, rc.Op)
 	cc.stats.Receipts++
-	rc := Receipt{Op: r.Op, Status: r.Status, Frame: ecs.Frame(r.Frame), Reason: r.Reason}
 	if int(s.Kind) < len(c.g.Commands) {
 		rc.Command = c.g.Commands[s.Kind].def().name
 	}
@@ -175,6 +183,35 @@ func (c *Client[I]) laneMessage(lane transport.Lane, msg []byte) {
 	defer c.mu.exit()
 	for _, fn := range cc.observe.list() {
 		fn(rc)
+	}
+}
+
+// unknownReason is the Reason of a ReceiptUnknown.
+const unknownReason = "the host let this player go before answering, and the client joined again as a new player: the command may have run or not, and was not sent again"
+
+// orphanCommands answers ReceiptUnknown to every command sent to the
+// player the host let go (a refused resume) and not answered: sent to the
+// new player, it would run again. Those never sent go as usual.
+func (c *Client[I]) orphanCommands() {
+	cc := &c.cmds
+	for {
+		cc.mu.Lock()
+		var op uint64
+		for o := range cc.sent {
+			op = o
+			break
+		}
+		s, ok := cc.out.Receipt(op)
+		if op == 0 || !ok {
+			delete(cc.sent, op)
+			cc.mu.Unlock()
+			if op == 0 {
+				return
+			}
+			continue
+		}
+		cc.stats.Unknown++
+		c.answer(s, Receipt{Op: op, Status: ReceiptUnknown, Reason: unknownReason})
 	}
 }
 

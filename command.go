@@ -136,7 +136,8 @@ func (e *unreadCommand) Error() string {
 func (e *unreadCommand) Unwrap() error { return e.err }
 
 // ReceiptStatus says what became of a command: ReceiptDone, ReceiptRefused,
-// ReceiptConflict or ReceiptExpired.
+// ReceiptConflict or ReceiptExpired from the host, ReceiptUnknown from the
+// client.
 type ReceiptStatus = wire.ReceiptStatus
 
 // The statuses of a receipt.
@@ -151,6 +152,14 @@ const (
 	// ReceiptExpired: its operation id is older than every receipt the host
 	// keeps; it did not run and will not.
 	ReceiptExpired = wire.ReceiptExpired
+	// ReceiptUnknown: the client's own answer, for a command it had sent
+	// when the host let its player go unanswered (a resume refused: the
+	// grace window passed, or the connection broke before the join
+	// finished, or the host restarted then) and the client joined afresh
+	// as a new player. The command may have run or not (look at the world:
+	// the state it would have changed); it is not sent again, for the new
+	// player would run it a second time. Reason says so.
+	ReceiptUnknown = wire.ReceiptUnknown
 )
 
 // Receipt is the host's answer to a command, as the client that sent it
@@ -196,7 +205,11 @@ var ErrTooManyCommands = command.ErrTooMany
 // Send sends a command of kind k with payload cmd to c's host, and returns
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
-// same id, if the connection is replaced; the host runs it once. A command
+// same id, if the connection is replaced; the host runs it once. If the host
+// let the player go before answering (a resume it refused) and the client
+// joins afresh as a new player, a command already sent is not sent again
+// (the new player would run it once more): the client answers it
+// ReceiptUnknown itself. A command
 // sent before the host admitted the client goes when it does. A host that
 // saves sends the receipt once the save holding the command is durable:
 // saves run at the disk's pace on a goroutine of their own, so a test whose

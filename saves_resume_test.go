@@ -357,3 +357,64 @@ func memberNames(w *World) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// TestCommandsOfAPlayerLetGoAreNotRunAgain: a command the host ran whose
+// receipt waits for a slow store; the player's connection breaks and stays
+// down past the grace window, so the host lets the player go. The client's
+// resume is refused and it joins afresh as a new player, whose receipts
+// start anew: the command, sent to the player let go, is not sent again
+// (it would run twice) but answered by the client itself, ReceiptUnknown.
+// A command sent after goes as usual.
+func TestCommandsOfAPlayerLetGoAreNotRunAgain(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		_, st := openStore(t, savePath(t))
+		faulty := storetest.NewFaulty(st)
+		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Store: faulty, Grace: 2 * time.Second})
+		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
+		var receipts []Receipt
+		ann.OnReceipt(func(r Receipt) { receipts = append(receipts, r) })
+
+		release := faulty.Block()
+		op, err := Send(ann.Client, addCommand, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.until(time.Second, "the command run", func() bool { return p.host.Stats().Commands == 1 })
+		ann.mu.Lock()
+		ann.block = true // no route back until the grace window has passed
+		ann.mu.Unlock()
+		ann.conn().Close(transport.CloseTimeout, "the link went down")
+		p.until(time.Second, "reconnecting", func() bool { return ann.State() == session.Reconnecting })
+		release()
+		p.until(5*time.Second, "the player let go", func() bool { return len(p.left) == 1 })
+		ann.mu.Lock()
+		ann.block = false
+		ann.mu.Unlock()
+		p.until(30*time.Second, "playing again, nothing pending", func() bool {
+			return ann.State() == session.Playing && ann.PendingCommands() == 0
+		})
+		p.run(time.Second)
+		if hs := p.host.Stats(); hs.Commands != 1 {
+			t.Fatalf("the host ran %d commands, want the one, once", hs.Commands)
+		}
+		if len(receipts) != 1 || receipts[0].Op != op || receipts[0].Status != ReceiptUnknown || receipts[0].Reason == "" {
+			t.Fatalf("receipts %+v, want one for op %d, unknown, saying why", receipts, op)
+		}
+		if cs := ann.CommandStats(); cs.Unknown != 1 {
+			t.Fatalf("command stats %+v, want one unknown", cs)
+		}
+		next, err := Send(ann.Client, addCommand, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.until(5*time.Second, "the next command's receipt", func() bool { return len(receipts) == 2 })
+		if r := receipts[1]; r.Op != next || r.Status != ReceiptDone {
+			t.Fatalf("the command after the fresh join: %+v, want done", r)
+		}
+		p.host.Do(func(w *World) {
+			if l := ecs.Resource[ledger](w.ECS); l.Count != 2 || l.Sum != 10 {
+				t.Fatalf("the ledger %+v: each command was to run once", *l)
+			}
+		})
+	})
+}

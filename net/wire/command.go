@@ -84,6 +84,12 @@ const (
 	// keeps for the player; the command did not run and will not. Give a new
 	// operation a new, higher id.
 	ReceiptExpired ReceiptStatus = 4
+	// ReceiptUnknown is never sent: a client gives it to a command it sent
+	// to a player the host let go before answering (its resume was
+	// refused, and it joined afresh as a new player): the command may have
+	// run or not, and is not sent again, for the new player would run it
+	// once more.
+	ReceiptUnknown ReceiptStatus = 5
 )
 
 // String names the status.
@@ -97,6 +103,8 @@ func (s ReceiptStatus) String() string {
 		return "conflict"
 	case ReceiptExpired:
 		return "expired"
+	case ReceiptUnknown:
+		return "unknown"
 	}
 	return "receipt-status(" + strconv.Itoa(int(s)) + ")"
 }
