@@ -691,7 +691,8 @@ func (c *Client[I]) publish() {
 // Err returns why the session ended, or nil while it runs and after an
 // orderly end (Close, or the host shutting down). A refusal by the host wraps
 // ErrRefused with the host's reason; a first join that outlasted
-// ClientConfig.JoinTimeout wraps ErrJoinTimeout. Joined tells a session that
+// ClientConfig.JoinTimeout wraps ErrJoinTimeout; a first connection that
+// ended before the host answered wraps ErrNoAnswer. Joined tells a session that
 // ended after playing from one that never got in. Safe from any goroutine,
 // inside callbacks, hooks and observers too.
 func (c *Client[I]) Err() error {
@@ -715,9 +716,20 @@ func (c *Client[I]) errLocked() error {
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting || ce.Code == transport.CloseNormal):
 		return nil
+	case !c.joined.Load() && c.session.Peer() == 0 && errors.As(err, &ce) && !ce.Remote:
+		// Closed here before the host said a word (Welcome): nothing to
+		// come back to.
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	return err
 }
+
+// ErrNoAnswer is wrapped by Err when the first connection ended before the
+// host answered it (its Welcome), this end giving up on it: the host went
+// silent (the link broke, or the host stopped) while the client waited to
+// be let in. There is no player to come back to: join again (NewClient), or
+// check that the host runs at that address.
+var ErrNoAnswer = errors.New("tandem: the connection ended before the host answered; join again, or check that the host runs at that address")
 
 // Close leaves the game. Safe from any goroutine, except from inside a View
 // or Do callback, a system, a hook or an observer (there it returns

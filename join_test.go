@@ -315,6 +315,7 @@ func TestSchemaFollowsTheWire(t *testing.T) {
 // ErrJoinTimeout (on its own clock, as it is stepped), never Joined; without
 // a bound it waits on. A client that joined is not timed out later.
 func TestJoinTimeout(t *testing.T) {
+	var link *mem.Conn // the last silent client's end
 	silent := func(timeout time.Duration) (*Client[push], *clock.Fake) {
 		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 		n, err := mem.NewNetwork(clk, mem.Config{})
@@ -328,6 +329,7 @@ func TestJoinTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		link = tc.(*mem.Conn)
 		c, err := NewClient(testGame(), tc, ClientConfig[push]{Clock: clk, JoinTimeout: timeout})
 		if err != nil {
 			t.Fatal(err)
@@ -363,6 +365,16 @@ func TestJoinTimeout(t *testing.T) {
 	var ce *transport.CloseError
 	if !errors.Is(ended, ErrJoinTimeout) || !errors.As(left, &ce) || ce.Code != transport.CloseTimeout {
 		t.Fatalf("Run would return %v; the session left with %v; want ErrJoinTimeout, closed as a timeout", ended, left)
+	}
+
+	// A link that goes dark before the host answers: the connection ends
+	// by its idle timeout, and the error says there is nothing to come
+	// back to.
+	c, clk = silent(time.Minute)
+	link.Cut()
+	stepFor(c, clk, 15*time.Second)
+	if st, err := c.State(), c.Err(); st != Closed || !errors.Is(err, ErrNoAnswer) || errors.Is(err, ErrJoinTimeout) {
+		t.Fatalf("a link cut before the Welcome: %v, %v; want closed with ErrNoAnswer", st, err)
 	}
 
 	c, clk = silent(-1)
