@@ -293,6 +293,37 @@ func equalTallies(a, b map[ecs.NetID]int64) bool {
 	return true
 }
 
+// awaitingSave is a player, ann, of a ledger game whose host saves to a
+// store that holds its writes back: the command the player sent (op) ran,
+// and its receipt waits for the save until release; the receipts ann
+// hears are kept.
+type awaitingSave struct {
+	p        *resumePair
+	ann      *rclient
+	release  func()
+	op       uint64
+	receipts *[]Receipt
+}
+
+// commandAwaitingItsSave sets up an awaitingSave whose host runs with cfg
+// (its Store is the holding one).
+func commandAwaitingItsSave(t *testing.T, cfg HostConfig) awaitingSave {
+	_, st := openStore(t, savePath(t))
+	faulty := storetest.NewFaulty(st)
+	cfg.Store = faulty
+	c := awaitingSave{receipts: new([]Receipt)}
+	c.p = newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, cfg)
+	c.ann = c.p.joinAs(ClientConfig[push]{Name: "ann"})
+	c.ann.OnReceipt(func(r Receipt) { *c.receipts = append(*c.receipts, r) })
+	c.release = faulty.Block()
+	var err error
+	if c.op, err = Send(c.ann.Client, addCommand, 9); err != nil {
+		t.Fatal(err)
+	}
+	c.p.until(time.Second, "the command run", func() bool { return c.p.host.Stats().Commands == 1 })
+	return c
+}
+
 // TestCommandsGoAgainOnAResume: a command the host ran whose receipt waits
 // for a slow store; the player's connection breaks and its receipt, freed
 // while it is away, reaches nobody. On the resume the client sends the
@@ -301,19 +332,8 @@ func equalTallies(a, b map[ecs.NetID]int64) bool {
 // once, one receipt, done.
 func TestCommandsGoAgainOnAResume(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		_, st := openStore(t, savePath(t))
-		faulty := storetest.NewFaulty(st)
-		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Store: faulty})
-		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
-		var receipts []Receipt
-		ann.OnReceipt(func(r Receipt) { receipts = append(receipts, r) })
-
-		release := faulty.Block()
-		op, err := Send(ann.Client, addCommand, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.until(time.Second, "the command run", func() bool { return p.host.Stats().Commands == 1 })
+		c := commandAwaitingItsSave(t, HostConfig{})
+		p, ann, release, op := c.p, c.ann, c.release, c.op
 		if p.host.Withheld() != 1 {
 			t.Fatalf("%d receipts withheld, want the command's", p.host.Withheld())
 		}
@@ -323,17 +343,17 @@ func TestCommandsGoAgainOnAResume(t *testing.T) {
 		p.until(time.Second, "reconnecting", func() bool { return ann.State() == session.Reconnecting })
 		release()
 		p.until(time.Second, "the receipt freed", func() bool { return p.host.Withheld() == 0 })
-		if len(receipts) != 0 {
-			t.Fatalf("a receipt reached the client while it was away: %+v", receipts)
+		if len(*c.receipts) != 0 {
+			t.Fatalf("a receipt reached the client while it was away: %+v", *c.receipts)
 		}
 
-		p.until(5*time.Second, "a receipt after the resume", func() bool { return len(receipts) == 1 })
+		p.until(5*time.Second, "a receipt after the resume", func() bool { return len(*c.receipts) == 1 })
 		if ann.NetStats().Resumes != 1 {
 			t.Fatalf("the receipt came without a resume (%d)", ann.NetStats().Resumes)
 		}
 		p.run(time.Second)
-		if len(receipts) != 1 || receipts[0].Op != op || receipts[0].Status != ReceiptDone {
-			t.Fatalf("receipts %+v, want one, done, for op %d", receipts, op)
+		if len(*c.receipts) != 1 || (*c.receipts)[0].Op != op || (*c.receipts)[0].Status != ReceiptDone {
+			t.Fatalf("receipts %+v, want one, done, for op %d", *c.receipts, op)
 		}
 		if hs := p.host.Stats(); hs.Commands != 1 || hs.Again != 1 {
 			t.Fatalf("the host ran %d commands and answered %d from its book; want 1 and 1", hs.Commands, hs.Again)
@@ -367,19 +387,8 @@ func memberNames(w *World) string {
 // A command sent after goes as usual.
 func TestCommandsOfAPlayerLetGoAreNotRunAgain(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		_, st := openStore(t, savePath(t))
-		faulty := storetest.NewFaulty(st)
-		p := newResumePairOf(t, ledgerGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Store: faulty, Grace: 2 * time.Second})
-		ann := p.joinAs(ClientConfig[push]{Name: "ann"})
-		var receipts []Receipt
-		ann.OnReceipt(func(r Receipt) { receipts = append(receipts, r) })
-
-		release := faulty.Block()
-		op, err := Send(ann.Client, addCommand, 9)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.until(time.Second, "the command run", func() bool { return p.host.Stats().Commands == 1 })
+		c := commandAwaitingItsSave(t, HostConfig{Grace: 2 * time.Second})
+		p, ann, release, op := c.p, c.ann, c.release, c.op
 		ann.mu.Lock()
 		ann.block = true // no route back until the grace window has passed
 		ann.mu.Unlock()
@@ -397,8 +406,8 @@ func TestCommandsOfAPlayerLetGoAreNotRunAgain(t *testing.T) {
 		if hs := p.host.Stats(); hs.Commands != 1 {
 			t.Fatalf("the host ran %d commands, want the one, once", hs.Commands)
 		}
-		if len(receipts) != 1 || receipts[0].Op != op || receipts[0].Status != ReceiptUnknown || receipts[0].Reason == "" {
-			t.Fatalf("receipts %+v, want one for op %d, unknown, saying why", receipts, op)
+		if len(*c.receipts) != 1 || (*c.receipts)[0].Op != op || (*c.receipts)[0].Status != ReceiptUnknown || (*c.receipts)[0].Reason == "" {
+			t.Fatalf("receipts %+v, want one for op %d, unknown, saying why", *c.receipts, op)
 		}
 		if cs := ann.CommandStats(); cs.Unknown != 1 {
 			t.Fatalf("command stats %+v, want one unknown", cs)
@@ -407,8 +416,8 @@ func TestCommandsOfAPlayerLetGoAreNotRunAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.until(5*time.Second, "the next command's receipt", func() bool { return len(receipts) == 2 })
-		if r := receipts[1]; r.Op != next || r.Status != ReceiptDone {
+		p.until(5*time.Second, "the next command's receipt", func() bool { return len(*c.receipts) == 2 })
+		if r := (*c.receipts)[1]; r.Op != next || r.Status != ReceiptDone {
 			t.Fatalf("the command after the fresh join: %+v, want done", r)
 		}
 		p.host.Do(func(w *World) {
