@@ -2,6 +2,8 @@ package tandem
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,25 +191,20 @@ func (c *Client[I]) answer(s command.Sent, rc Receipt) {
 // unknownReason is the Reason of a ReceiptUnknown.
 const unknownReason = "the host let this player go before answering, and the client joined again as a new player: the command may have run or not, and was not sent again"
 
-// orphanCommands answers ReceiptUnknown to every command sent to the
-// player the host let go (a refused resume) and not answered: sent to the
-// new player, it would run again. Those never sent go as usual.
+// orphanCommands answers ReceiptUnknown, in id order, to every command sent
+// to the player the host let go (a refused resume) and not answered: sent
+// to the new player, it would run again. Those never sent go as usual.
 func (c *Client[I]) orphanCommands() {
 	cc := &c.cmds
-	for {
+	cc.mu.Lock()
+	ops := slices.Sorted(maps.Keys(cc.sent))
+	cc.mu.Unlock()
+	for _, op := range ops {
 		cc.mu.Lock()
-		var op uint64
-		for o := range cc.sent {
-			op = o
-			break
-		}
 		s, ok := cc.out.Receipt(op)
-		if op == 0 || !ok {
+		if !ok {
 			delete(cc.sent, op)
 			cc.mu.Unlock()
-			if op == 0 {
-				return
-			}
 			continue
 		}
 		cc.stats.Unknown++

@@ -103,9 +103,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 			continue // nothing the peer lacks
 		}
 		c := sp.cost(int(pk.bits))
-		// The first item of a tick always goes once the budget is full, even
-		// if larger than the budget holds, so nothing waits behind it forever.
-		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
+		if p.overBudget(sp, c, budget) {
 			full = true
 			p.stats.Deferred++
 			continue

@@ -50,6 +50,15 @@ func (p *HostPeer) maxTokens() uint32 {
 	return max(2, 2*uint32(float64(cfg.BitsPerSecond)/8*float64(cfg.SendEvery)/cfg.StepRate))
 }
 
+// overBudget reports whether a removal or item costing c does not fit the
+// tick's budget (bits) beside what sp holds. The first of a tick always goes
+// once the budget is full, even if larger than the budget holds, so that
+// nothing waits behind it forever (a budget smaller than a message's
+// framing would hold everything back).
+func (p *HostPeer) overBudget(sp *spend, c, budget int) bool {
+	return sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens())
+}
+
 // messageHeaderBits is the most a State message's head takes beyond its
 // code block: the frame (5 bytes at most) and the item count.
 const messageHeaderBits = 5*8 + 2*16 + 1
@@ -109,10 +118,7 @@ func (p *HostPeer) pack(changes []change) {
 			continue
 		}
 		c := sp.cost(kindRemovalBits)
-		// The first removal of a tick goes once the budget is full, as
-		// the first item does: a budget smaller than a message's framing
-		// would otherwise hold every removal back forever.
-		if sp.est+c > budget && (sp.est > 0 || p.tokens < p.maxTokens()) {
+		if p.overBudget(&sp, c, budget) {
 			full = true
 			break
 		}
