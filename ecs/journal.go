@@ -120,7 +120,15 @@ func MutateComponent(w *World, e arche.Entity, id arche.ID) {
 		return
 	}
 	en.mask |= bit
-	j.changes = append(j.changes, Change{Entity: e, ID: en.id, Component: id, Slot: slot, Bit: uint8(b)})
+	// Field by field into the slice: a literal appended whole is built on
+	// the stack and copied with wide loads that wait on its narrow stores.
+	n := len(j.changes)
+	if n == cap(j.changes) {
+		j.changes = append(j.changes, Change{})
+	}
+	j.changes = j.changes[:n+1]
+	c := &j.changes[n]
+	c.Entity, c.ID, c.Component, c.Slot, c.Bit = e, en.id, id, slot, uint8(b)
 }
 
 // Reported reports whether a write of component id of networked entity e

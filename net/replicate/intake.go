@@ -153,7 +153,9 @@ func (h *HostReplicator) prepareTick() {
 			// carries: the usual item of a peer that acknowledges.
 			masks.add((e.dprev | e.pend&nd) & e.has)
 		}
-		h.changes = append(h.changes, change{slot: slot, id: e.id, comp: e.pend, owner: e.owner, urg: e.urg})
+		// Field by field (see appendChange).
+		ch := h.appendChange()
+		ch.slot, ch.id, ch.comp, ch.owner, ch.urg = slot, e.id, e.pend, e.owner, e.urg
 		e.pend = 0
 	}
 	h.pending = h.pending[:0]
@@ -167,6 +169,18 @@ func (h *HostReplicator) prepareTick() {
 		h.setCodes()
 	}
 	h.enc.reset()
+}
+
+// appendChange extends the tick's changes by one and returns it, for its
+// fields to be written one by one: a literal appended whole is built on the
+// stack and copied with a wide load that waits on its narrow stores.
+func (h *HostReplicator) appendChange() *change {
+	n := len(h.changes)
+	if n == cap(h.changes) {
+		h.changes = append(h.changes, change{})
+	}
+	h.changes = h.changes[:n+1]
+	return &h.changes[n]
 }
 
 // sortChanges orders the tick's changes by network id.

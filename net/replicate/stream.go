@@ -92,7 +92,8 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 				if rec == nil {
 					rec, token = p.record(h.frame, false)
 				}
-				*p.recs.push(rec) = sentItem{slot: slot, id: e.id, send: s.sends, epoch: s.epoch}
+				it := p.recs.push(rec) // field by field (see appendChange)
+				it.slot, it.id, it.mask, it.kind, it.send, it.epoch = slot, e.id, 0, 0, s.sends, s.epoch
 				st.res |= common
 				count++
 				prev = e.id
@@ -117,7 +118,8 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 		if rec == nil {
 			rec, token = p.record(h.frame, false)
 		}
-		*p.recs.push(rec) = sentItem{slot: slot, id: pk.id, kind: pk.kind, mask: pk.nd, send: s.sends, epoch: s.epoch}
+		it := p.recs.push(rec)
+		it.slot, it.id, it.mask, it.kind, it.send, it.epoch = slot, pk.id, pk.nd, pk.kind, s.sends, s.epoch
 		st.add(&pk.head, delta)
 		count++
 		prev = pk.id
