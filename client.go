@@ -80,7 +80,9 @@ type ClientConfig[I comparable] struct {
 	// Dial, if set, opens a new connection to the same host: with it a
 	// client whose connection breaks reconnects by itself (with backoff and
 	// jitter, for as long as the host's grace window lasts) and resumes as
-	// the same player, with the same entities. Meanwhile its State is
+	// the same player, with the same entities; a first connection that
+	// breaks before the host lets the client in is dialed again too (for
+	// 10 s, within JoinTimeout), to join. Meanwhile its State is
 	// Reconnecting and its world is held still: nothing is
 	// simulated, View draws the world as it was. It runs on a goroutine of
 	// its own; with quicnet, a Transport's Dialer for the host's address.
@@ -716,9 +718,9 @@ func (c *Client[I]) errLocked() error {
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting || ce.Code == transport.CloseNormal):
 		return nil
-	case !c.joined.Load() && c.session.Peer() == 0 && errors.As(err, &ce) && !ce.Remote:
-		// Closed here before the host said a word (Welcome): nothing to
-		// come back to.
+	case !c.joined.Load() && c.session.Peer() == 0 && (errors.Is(err, session.ErrHostLost) || errors.As(err, &ce) && !ce.Remote):
+		// Closed here before the host said a word (Welcome), or dialed
+		// again without an answer: nothing to come back to.
 		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	return err
@@ -727,8 +729,10 @@ func (c *Client[I]) errLocked() error {
 // ErrNoAnswer is wrapped by Err when the first connection ended before the
 // host answered it (its Welcome), this end giving up on it: the host went
 // silent (the link broke, or the host stopped) while the client waited to
-// be let in. There is no player to come back to: join again (NewClient), or
-// check that the host runs at that address.
+// be let in. With ClientConfig.Dial the client dials again by itself first,
+// saying Hello on each new connection, for 10 s (within JoinTimeout). There
+// is no player to come back to: join again (NewClient), or check that the
+// host runs at that address.
 var ErrNoAnswer = errors.New("tandem: the connection ended before the host answered; join again, or check that the host runs at that address")
 
 // Close leaves the game. Safe from any goroutine, except from inside a View

@@ -117,8 +117,9 @@
 // Connections that break: a host keeps a peer whose connection broke for
 // HostConfig.Grace (30 s): its id, its entities, the zero input meanwhile.
 // A client given a ClientConfig.Dial reconnects by itself and resumes as the
-// same player with the same entities; while it reconnects its State is
-// Reconnecting and its world is held still (nothing is simulated;
+// same player with the same entities (and one whose first connection broke
+// before the host let it in dials again to join); while it reconnects its
+// State is Reconnecting and its world is held still (nothing is simulated;
 // View draws it as it was). A game writes nothing for it; the events
 // (PeerDisconnected, PeerResumed) and the counts (HostStats.Away,
 // NetStats.Resumes, ReconnectLeft) say what happens.

@@ -48,9 +48,11 @@ type ClientConfig struct {
 	OnEvent func(Event)
 	// Dial, if set, opens a new connection to the same host (a new QUIC
 	// dial): with it the client reconnects by itself when its connection
-	// breaks and resumes its peer (see Reconnecting). It runs on a goroutine
-	// of its own, one at a time, and should return when ctx ends. Nil: a
-	// broken connection ends the session.
+	// breaks and resumes its peer (see Reconnecting); a first connection
+	// that breaks before the host's Welcome is dialed again too, saying
+	// Hello, for 10 s. It runs on a goroutine of its own, one at a time,
+	// and should return when ctx ends. Nil: a broken connection ends the
+	// session.
 	Dial func(ctx context.Context) (transport.Conn, error)
 	// AckTimeout closes the connection as broken when a datagram sent to the
 	// host has been neither acknowledged nor reported lost for this long (the
@@ -73,7 +75,9 @@ const (
 	Closed
 	// Reconnecting: the connection broke; the client dials the host again
 	// (ClientConfig.Dial) to resume its peer, for as long as the host's grace
-	// window lasts. The world is the one held when the connection broke.
+	// window lasts. The world is the one held when the connection broke. A
+	// connection that broke before the Welcome is dialed again to say Hello
+	// (Peer is 0 until a Welcome comes).
 	Reconnecting
 )
 

@@ -25,7 +25,9 @@ import (
 // with Hello on a new connection, into the same world. RejectFull (busy) and
 // a connection that fails or does not answer are tried again. Any other
 // refusal, a host that is not the one joined (transport.ErrUntrusted), or
-// the window running out, ends the session.
+// the window running out, ends the session. A first connection that breaks
+// before the host's Welcome has no peer to resume: the client dials again
+// the same way, each new connection saying Hello, for freshWindow.
 
 // Timing of reconnection.
 const (
@@ -35,7 +37,8 @@ const (
 	// the client joins afresh, which is what it would do anyway.
 	resumeMargin = 5 * time.Second
 	// freshWindow is how long a client refused a resume tries to join
-	// afresh, at least.
+	// afresh, at least, and how long one whose first connection broke
+	// before the Welcome dials again.
 	freshWindow = 10 * time.Second
 	// answerTimeout bounds how long a new connection waits for the host's
 	// answer before it is given up and another dialed.
@@ -140,17 +143,29 @@ func (c *Client) broke(now time.Time) {
 		c.schedule(now)
 	case (c.state == Joining || c.state == Playing) && c.cfg.Dial != nil && c.welcome.GraceMillis > 0 && (resumable(err) || hostRestarting(err)):
 		c.lose(now, err)
+	case c.state == Connecting && c.cfg.Dial != nil && (resumable(err) || hostRestarting(err)):
+		// Broken before the host's Welcome: no peer to resume, so a new
+		// connection says Hello again.
+		c.startRedial(now, err, true, freshWindow)
 	default:
 		c.closed()
 	}
 }
 
-// lose starts reconnecting after the connection broke with err.
+// lose starts reconnecting after the connection broke with err, to resume
+// the peer within the host's grace window.
 func (c *Client) lose(now time.Time, err error) {
 	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
+	c.startRedial(now, err, false, grace+resumeMargin)
+}
+
+// startRedial makes the client Reconnecting after its connection broke
+// with err: it dials at once, then again after growing delays, for window;
+// each new connection says Hello if fresh, else Resume.
+func (c *Client) startRedial(now time.Time, err error, fresh bool, window time.Duration) {
 	c.state = Reconnecting
-	c.re.lost, c.re.until, c.re.next = now, now.Add(grace+resumeMargin), now
-	c.re.attempt, c.re.fresh, c.re.last = 0, false, err
+	c.re.lost, c.re.until, c.re.next = now, now.Add(window), now
+	c.re.attempt, c.re.fresh, c.re.last = 0, fresh, err
 	if c.re.rng == nil {
 		c.re.rng = rand.New(rand.NewPCG(uint64(c.welcome.PeerID), uint64(now.UnixNano())))
 	}
