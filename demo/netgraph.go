@@ -27,8 +27,11 @@ func (r *renderer) drawNet(screen *ebiten.Image) {
 		switch played := st.Frames > 0; {
 		case st.State == tandem.Closed && played:
 			r.text.draw(screen, "the game has ended", screenW/2, float32(r.cfg.Field.MinY)+14, styleBody, colWarn, alignCenter)
-		case st.State == tandem.Reconnecting:
+		case st.State == tandem.Reconnecting && played:
 			r.drawReconnecting(screen, st)
+		// Reconnecting before it ever played (its first connection broke
+		// before the host let it in): still connecting, as far as the
+		// player is concerned.
 		case st.State != tandem.Playing:
 			r.drawProgress(screen, st)
 		}
