@@ -36,6 +36,7 @@ func (p *HostPeer) sendAuth() {
 		frame = w.Frame()
 	}
 	reg := h.reg
+	p.auth.sending(frame)
 	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	header := len(h.buf)
 	var tmp [16 + MaxComponents*MaxFields*5]byte
@@ -84,6 +85,7 @@ func (p *HostPeer) sendAuth() {
 
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	h := p.h
+	p.auth.flying++
 	_, token := p.record(uint32(frame), true)
 	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, token); err == nil {
 		p.stats.AuthMessages++
@@ -92,6 +94,38 @@ func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	}
 	cost := uint32(len(h.buf) + wire.MessageOverhead(len(h.buf)) + h.cfg.DatagramOverhead)
 	p.tokens -= min(cost, p.tokens)
+}
+
+// authFlight is what a peer's AUTH_STATEs in flight ask of the next. A
+// client applies the state of the newest input frame it has seen, and of
+// two of one frame (the owner's input stalled while its entities changed)
+// the one that arrives last: if they were reordered on the way, the older.
+// So when a state goes while another of its frame is in flight, the state
+// goes once more after every one in flight is settled: sent after they all
+// arrived (or were lost), it is applied last.
+type authFlight struct {
+	flying int       // AUTH_STATE messages whose fate is not known
+	frame  ecs.Frame // the frame of the last state sent
+	again  bool      // a state went beside another of its frame in flight
+}
+
+// sending notes a state of frame about to go (in one message or more).
+func (a *authFlight) sending(frame ecs.Frame) {
+	if a.flying > 0 && frame == a.frame {
+		a.again = true
+	}
+	a.frame = frame
+}
+
+// settled notes the fate of one message known, and reports whether the
+// state must go once more now.
+func (a *authFlight) settled() bool {
+	a.flying = max(a.flying-1, 0)
+	if a.flying == 0 && a.again {
+		a.again = false
+		return true
+	}
+	return false
 }
 
 // applyAuth applies an AUTH_STATE message on the client: to the Auth

@@ -63,6 +63,7 @@ type HostPeer struct {
 	quiet      uint8  // send ticks in a row the peer was sent no STATE (quiet.go)
 	authDirty  bool
 	inputFrame ecs.Frame
+	auth       authFlight
 	join       *joinState
 	err        error
 	stats      PeerStats
@@ -325,6 +326,9 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	if r.auth {
 		if !delivered {
 			p.authDirty = true // the owner gets its state again, at its newest
+		}
+		if p.auth.settled() {
+			p.authDirty = true // once more, after all of a frame (authFlight)
 		}
 		return
 	}

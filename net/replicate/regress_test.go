@@ -477,3 +477,41 @@ func TestAddPeerBeforeReownCountsOnce(t *testing.T) {
 		t.Fatalf("after its only entity went: %d squares, held %v; want 0, held", p.scope.focus, p.scope.held)
 	}
 }
+
+// AUTH_STATEs of one input frame (the owner's input stalled) that arrive
+// out of order leave the owner with the older state, as the client applies
+// the newest frame it has seen: once every one of them is settled, the host
+// sends the state once more, which arrives after them all.
+func TestAuthStatesOfOneFrameReorderedEndNewest(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.h.Peer(1).SetInputFrame(7)
+	r.settle()
+	sent := r.h.Peer(1).Stats().AuthMessages
+	r.move(e, 10)
+	r.s.Step()
+	older := r.next()
+	r.move(e, 5)
+	r.s.Step()
+	newer := r.next()
+	if len(older) != 1 || len(newer) != 1 {
+		t.Fatalf("sent %d then %d messages, want one AUTH_STATE each", len(older), len(newer))
+	}
+	r.deliver(newer[0])
+	r.deliver(older[0]) // overtaken on the way: applied last, at the same frame
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(r.w, e))
+	if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 15 {
+		t.Fatalf("the owner holds x=%v, the host 15", got)
+	}
+	if got := r.h.Peer(1).Stats().AuthMessages - sent; got != 3 {
+		t.Fatalf("%d AUTH_STATEs sent, want the two and one more", got)
+	}
+	// In order, nothing more goes.
+	sent = r.h.Peer(1).Stats().AuthMessages
+	r.move(e, 1)
+	r.settle()
+	if got := r.h.Peer(1).Stats().AuthMessages - sent; got != 1 {
+		t.Fatalf("%d AUTH_STATEs sent for one change, want 1", got)
+	}
+}
