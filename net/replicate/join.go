@@ -96,13 +96,29 @@ func (j *joinState) onChange(p *HostPeer, slot int32) {
 	}
 }
 
-// onEnter: an entity entered the peer's scope while it joins.
+// onEnter: an entity entered the peer's scope while it joins. A removal of
+// it still queued (it left since its page, and comes back before the
+// removal went) is taken back: sent after the entity's new page, or in a
+// page of the same frame, it would remove the entity from the peer for
+// good.
 func (j *joinState) onEnter(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
+	j.takeBackRemoval(p.h.ents[slot].id)
 	if j.round == 1 && slot >= j.cursor && s.flags&fPaged == 0 {
 		return
 	}
 	j.flag(s)
+}
+
+// takeBackRemoval drops the queued removal of id, if there is one. The
+// queue is searched from its end, where the entities that left lately are.
+func (j *joinState) takeBackRemoval(id ecs.NetID) {
+	for i := len(j.despawns) - 1; i >= 0; i-- {
+		if j.despawns[i] == id {
+			j.despawns = append(j.despawns[:i], j.despawns[i+1:]...)
+			return
+		}
+	}
 }
 
 // onLeave: an entity left the peer's scope while it joins; one that was

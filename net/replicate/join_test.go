@@ -1124,3 +1124,63 @@ func pageAPump(t *testing.T, lane [][]byte) (*ClientReplicator, *ecs.World) {
 	}
 	return c, cw
 }
+
+// An entity already paged to a joining peer that leaves its scope and comes
+// back within a step (one of the peer's entities moves away from it as
+// another moves next to it) is held by the peer when the join ends: its
+// removal, still queued, is taken back, where it went after the entity's
+// new page, or in a page of the same frame, which the client ignores as
+// older than the removal: the join ended incomplete.
+func TestJoinTakesBackARemovalOfAnEntityBackInScope(t *testing.T) {
+	w := ecs.NewWorld()
+	h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1, JoinPage: 64, JoinBytesPerStep: 256, Interest: InterestConfig{CellSize: 100, Radius: 100}})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	x := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{}) // paged first
+	for i := range 40 {
+		m.NewWith(&ecs.Transform{X: 10 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	near := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	far := m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	s.Step()
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	out := &capture{}
+	h.AddPeer(1, out)
+	swapped := false
+	for range 100 {
+		if p := h.Peer(1); !swapped && p.join != nil && p.join.cursor >= 32 {
+			// The two trade places: x leaves the peer's scope and is back.
+			tf.Get(near).X, tf.Get(far).X = 60, 5060
+			ecs.MutateComponent(w, near, w.IDs.Transform)
+			ecs.MutateComponent(w, far, w.IDs.Transform)
+			swapped = true
+		}
+		s.Step()
+		for _, msg := range out.lane {
+			if _, err := c.HandleLane(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+		for k, msg := range out.msgs {
+			if _, err := c.HandleDatagram(wire.Kind(msg[0]), msg[1:]); err != nil {
+				t.Fatal(err)
+			}
+			if out.tokens[k] != 0 {
+				h.Delivered(1, out.tokens[k])
+			}
+		}
+		out.lane, out.msgs, out.tokens = nil, nil, nil
+	}
+	if !swapped {
+		t.Fatal("the join ended before the two traded places")
+	}
+	if _, held := cw.EntityOf(mustID(w, x)); !c.Joined() || !held || cw.Networked() != w.Networked() {
+		t.Fatalf("joined %v, holds x %v, %d of the host's %d entities", c.Joined(), held, cw.Networked(), w.Networked())
+	}
+}
