@@ -231,7 +231,7 @@ func (p *predictor) predict(mo *motions, cur, bimg []int32, age uint32) {
 // deltaWord appends to the n bits of acc the codes of an update's fields
 // against its baseline (less the predicted motion for a Motion's pose), and
 // reports whether they fit: not when a field changed by more than a turn of
-// its wrap, a residual passes 32 bits, or the word 64 bits; writeFields' general path writes those. pair is the current image,
+// its wrap, a change or residual passes 32 bits, or the word 64 bits; writeFields' general path writes those. pair is the current image,
 // with the baseline right after it within its capacity (pairOf); the values
 // coded go to dc.us, for the streams' counts. Its loop calls nothing.
 func deltaWord(acc uint64, n uint, fields []fieldPlan, pair []int32, dc *deltaContext) (uint64, uint, bool) {
@@ -243,6 +243,9 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, pair []int32, dc *deltaCo
 		v := cur[f.off]
 		if f.delta {
 			b := bimg[f.off]
+			if d := int64(v) - int64(b); d != int64(int32(d)) {
+				return acc, n, false // past 32 bits
+			}
 			v -= b
 			if m := f.wrap; m > 0 {
 				if v <= -m || v >= m {
@@ -300,16 +303,11 @@ func deltaWord(acc uint64, n uint, fields []fieldPlan, pair []int32, dc *deltaCo
 func residuals(us []uint64, fields []fieldPlan, cur, bimg []int32) {
 	for i := range us {
 		f := &fields[i]
-		v := cur[f.off]
 		if f.delta {
-			b := bimg[f.off]
-			if f.wrap > 0 {
-				v = wrapDiff(v, b, f.wrap)
-			} else {
-				v -= b
-			}
+			us[i] = wire.ZigZag(fieldDiff(cur[f.off], bimg[f.off], f.wrap))
+			continue
 		}
-		us[i] = wire.ZigZag(int64(v))
+		us[i] = wire.ZigZag(int64(cur[f.off]))
 	}
 }
 

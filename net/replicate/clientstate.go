@@ -213,6 +213,13 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 				f = frame - uint32(age)
 			}
 			base, bhas, bframe = c.baseline(slot, f)
+			if newest && base != nil && bframe >= frame {
+				// The newest image held is not older than the item: a
+				// later item overtook it, and the image the host coded it
+				// against (the newest then) was replaced. Its values
+				// cannot be known: read past it, as without a baseline.
+				base = nil
+			}
 			if base == nil {
 				// Read past it. An update older than what the entity holds
 				// (sent before the entity left the peer's scope and came

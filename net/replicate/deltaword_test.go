@@ -168,14 +168,18 @@ func TestDeltaWordIsTheGeneralPath(t *testing.T) {
 }
 
 // refusable reports whether deltaWord may refuse an item that fits a word:
-// a delta-coded field that changed by a turn of its wrap or more, or a
-// predicted residual past 32 bits.
+// a delta-coded field that changed by more than 32 bits hold, or by a turn
+// of its wrap or more, or a predicted residual past 32 bits.
 func refusable(fields []fieldPlan, cur, bimg []int32, dc *deltaContext) bool {
 	for _, f := range fields {
 		if !f.delta {
 			continue
 		}
-		d := cur[f.off] - bimg[f.off]
+		full := int64(cur[f.off]) - int64(bimg[f.off])
+		if full != int64(int32(full)) {
+			return true // a change past 32 bits
+		}
+		d := int32(full)
 		if f.wrap > 0 && (d <= -f.wrap || d >= f.wrap) {
 			return true
 		}

@@ -43,6 +43,16 @@ func appendAbsolute(dst []byte, q []int32) []byte {
 	return dst
 }
 
+// fieldDiff returns a-b, the short way round when the field wraps at mod
+// (mod > 0), else in full: two images of a field may lie further apart than
+// an int32 holds (a jump across the world's whole range).
+func fieldDiff(a, b, mod int32) int64 {
+	if mod > 0 {
+		return int64(wrapDiff(a, b, mod))
+	}
+	return int64(a) - int64(b)
+}
+
 // wrapDiff returns a-b, the short way round when the field wraps at mod.
 func wrapDiff(a, b, mod int32) int32 {
 	d := a - b

@@ -43,7 +43,7 @@ func (h *HostReplicator) urgency(slot int32) int {
 		if pend&f.bit == 0 {
 			continue
 		}
-		d := int64(wrapDiff(cur[f.off], ref[f.off], f.wrap))
+		d := fieldDiff(cur[f.off], ref[f.off], f.wrap)
 		if d < 0 {
 			d = -d
 		}
@@ -89,7 +89,7 @@ func (h *HostReplicator) measurePrev(e *entState, slot int32) bool {
 		if f.t == 0 || pend&f.bit == 0 {
 			continue
 		}
-		d := int64(wrapDiff(a, b, f.wrap))
+		d := fieldDiff(a, b, f.wrap)
 		if d < 0 {
 			d = -d
 		}
