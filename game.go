@@ -73,7 +73,13 @@ type Game[I comparable] struct {
 	// component the host sent, and what the engine gave it: ecs.Interpolated
 	// on one this client does not own (drawn from received states), Input
 	// (and Interpolated, with a Transform) on one it owns. Do not add those
-	// again (arche panics on a component added twice).
+	// again (arche panics on a component added twice). Input is not
+	// replicated, so the client gives it to every entity that arrives owned
+	// by its peer: remove it here from one the player does not drive (a
+	// projectile, a planted flag: the host's has no Input), or systems that
+	// read Input move it on the owner's screen alone, corrected back at
+	// every state. An entity given to the peer after it arrived
+	// (ecs.SetOwner) gets none.
 	Arrived func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value is what a game with bodies wants.
