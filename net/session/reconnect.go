@@ -24,8 +24,9 @@ import (
 // Rejoin). RejectResume (the session is over) makes the client join afresh,
 // with Hello on a new connection, into the same world. RejectFull (busy) and
 // a connection that fails or does not answer are tried again. Any other
-// refusal, a host that is not the one joined (transport.ErrUntrusted), or
-// the window running out, ends the session. A first connection that breaks
+// refusal, a host that is not the one joined (transport.ErrUntrusted), one
+// that answers it shuts down (CloseHostShutdown), or the window running
+// out, ends the session. A first connection that breaks
 // before the host's Welcome has no peer to resume: the client dials again
 // the same way, each new connection saying Hello, for freshWindow.
 
@@ -136,6 +137,10 @@ func (c *Client) broke(now time.Time) {
 	err := c.c.Err()
 	switch {
 	case c.err != nil || c.left:
+		c.closed()
+	case c.state == Reconnecting && hostShutdown(err):
+		// The host answered the new connection that it shuts down: there
+		// is nothing to come back to.
 		c.closed()
 	case c.state == Reconnecting:
 		// A dial that did not lead anywhere: the next one.

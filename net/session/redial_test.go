@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
@@ -108,4 +109,32 @@ func (r *resumeRig) welcomeSent() bool {
 		}
 	}
 	return false
+}
+
+// A client reconnecting whose new connection the host closes as shutting
+// down (CloseHostShutdown) stops: it does not dial again for the rest of
+// the window, and its error is the host's close.
+func TestReconnectingStopsAtAHostShuttingDown(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{})
+		a := r.join("a")
+		a.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		accepted := len(r.accepts)
+		for i := 0; len(r.accepts) == accepted; i++ {
+			if i > 60 {
+				t.Fatalf("no new connection reached the host: %v", a.cl.State())
+			}
+			r.step()
+		}
+		r.accepts[len(r.accepts)-1].Close(transport.CloseHostShutdown, "host shutting down")
+		dialed := len(a.conns)
+		r.steps(5 * time.Second)
+		var ce *transport.CloseError
+		if a.cl.State() != Closed || !errors.As(a.cl.Err(), &ce) || ce.Code != transport.CloseHostShutdown || !ce.Remote {
+			t.Fatalf("after the host said it shuts down: %v, %v; want closed by it", a.cl.State(), a.cl.Err())
+		}
+		if len(a.conns) != dialed {
+			t.Fatalf("the client dialed %d more times", len(a.conns)-dialed)
+		}
+	})
 }

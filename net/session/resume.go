@@ -50,6 +50,13 @@ func resumable(err error) bool {
 	return err != nil // the path broke: a reset, a socket error
 }
 
+// hostShutdown reports whether err is the host's closing the connection
+// because it shuts down (CloseHostShutdown).
+func hostShutdown(err error) bool {
+	var ce *transport.CloseError
+	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseHostShutdown
+}
+
 // hostRestarting reports whether err is the host's closing the connection
 // to start again from its save (CloseHostRestarting): its client comes back
 // as after a break.
