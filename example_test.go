@@ -65,8 +65,10 @@ var discs = &tandem.Game[Thrust]{
 			}
 		}))
 		w.Schedule.Add("physics", w.Physics)
-		if w.Role != tandem.Joined {
-			spawn(w, ecs.HostPeer, 200, 100, false) // the ball
+		if w.Role != tandem.Joined && !w.Restoring {
+			// The ball, on a host or alone; a host restored from its
+			// save has it back from there.
+			spawn(w, ecs.HostPeer, 200, 100, false)
 		}
 	},
 	Input: thrustCodec,

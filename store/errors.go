@@ -21,8 +21,9 @@ var (
 	ErrInvalid = errors.New("store: invalid argument")
 	// ErrClosed: the World or DB was closed.
 	ErrClosed = errors.New("store: closed")
-	// ErrLocked: another process holds the bbolt file.
-	ErrLocked = errors.New("store: file in use by another process")
+	// ErrLocked: another holder, in this process or another, has the bbolt
+	// file open.
+	ErrLocked = errors.New("store: file in use")
 )
 
 // FencedError is the error of a write refused because the world's lease was

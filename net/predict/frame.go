@@ -63,7 +63,7 @@ func (c *Client[I]) readable(in *I) bool {
 	}
 	c.stats.RefusedInputs++
 	if c.stats.RefusedInputs == 1 {
-		c.logger().Error("predict: the game's input codec refuses an input its own Append wrote; the zero input is sent in its place (and in every such input's): make Read accept every value Append writes, or keep such values out of SetInput (counted in ClientStats.RefusedInputs)", "error", err)
+		c.logger().Error("predict: the game's input codec refuses an input its own Append wrote; the zero input is sent in its place (and in every such input's): make Read accept every value Append writes, or keep such values out of SetInput (counted in ClientStats.RefusedInputs; tandem.NetStats.Predict.RefusedInputs)", "error", err)
 	}
 	return false
 }
