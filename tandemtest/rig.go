@@ -75,6 +75,7 @@ package tandemtest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -155,10 +156,11 @@ type Rig[I comparable] struct {
 // redial's: the last is the one in use; a redial adds to it on the client's
 // goroutine) and the receipts it heard, by operation id.
 type link struct {
-	name     string
-	mu       sync.Mutex
-	conns    []*mem.Conn
-	receipts map[uint64]tandem.Receipt // by operation id
+	name        string
+	mu          sync.Mutex
+	conns       []*mem.Conn
+	receipts    map[uint64]tandem.Receipt // by operation id
+	unreachable bool                      // dials fail (Rig.Unreachable)
 }
 
 // HostAddr is the host's name on the rig's network: a test dials it
@@ -304,6 +306,12 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 	cfg.Name, cfg.Clock = name, r.Clock
 	l := &link{name: name}
 	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
+		l.mu.Lock()
+		away := l.unreachable
+		l.mu.Unlock()
+		if away {
+			return nil, errUnreachable
+		}
 		tc, err := r.Network.Dial(ctx, HostAddr)
 		if err != nil {
 			return nil, err
@@ -497,6 +505,24 @@ func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 	}
 	conn.Cut()
 }
+
+// Unreachable makes every dial of client c fail (on) as a host it cannot
+// reach would, or succeed again (off): with Cut, a player kept away for as
+// long as a test needs, past the host's grace window, say, or while the
+// host restarts. Dials under way are not stopped.
+func (r *Rig[I]) Unreachable(c *tandem.Client[I], on bool) {
+	r.t.Helper()
+	l := r.links[c]
+	if l == nil {
+		r.t.Fatal("tandemtest: Unreachable of a client the rig did not make")
+	}
+	l.mu.Lock()
+	l.unreachable = on
+	l.mu.Unlock()
+}
+
+// errUnreachable is the error of a dial of a client made Unreachable.
+var errUnreachable = errors.New("tandemtest: no route to the host (Rig.Unreachable)")
 
 // Restart closes the host for a restart (Host.CloseForRestart: its world
 // saved, its clients told to come back) and starts a new one with the same

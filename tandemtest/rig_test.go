@@ -429,3 +429,39 @@ func TestFailedSaveFailsTheStep(t *testing.T) {
 		}
 	})
 }
+
+// A player kept away (Unreachable) dials in vain, and resumes once it can
+// reach the host again; one kept away past its window ends, the host out of
+// reach.
+func TestUnreachable(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := tandemtest.New(t, walkers, tandem.HostConfig{Grace: 2 * time.Second}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		first := r.Conn(ann)
+		r.Unreachable(ann, true)
+		r.Cut(ann)
+		if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Reconnecting }) {
+			t.Fatalf("ann never noticed the cut: %v", ann.State())
+		}
+		r.Step(60)
+		if st := ann.State(); st != tandem.Reconnecting || r.Conn(ann) != first {
+			t.Fatalf("ann, kept away: %v (%v), a new connection %v; want reconnecting, none", st, ann.Err(), r.Conn(ann) != first)
+		}
+		r.Unreachable(ann, false)
+		if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the host can be reached again: %v (%v)", ann.State(), ann.Err())
+		}
+		if st := r.Host.Stats(); st.Resumed != 1 || st.Joined != 1 {
+			t.Fatalf("host %+v: want ann resumed", st)
+		}
+
+		r.Unreachable(ann, true)
+		r.Cut(ann)
+		if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Closed }) {
+			t.Fatalf("ann kept away for good: %v", ann.State())
+		}
+		if err := ann.Err(); err == nil || !strings.Contains(err.Error(), "Rig.Unreachable") {
+			t.Fatalf("ann ended with %v; want the host out of reach", err)
+		}
+	})
+}
