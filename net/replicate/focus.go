@@ -86,7 +86,7 @@ func (h *HostReplicator) Unfocus(peer ecs.PeerID) {
 	}
 	sc.pinned = false
 	switch {
-	case sc.focus == 0 && sc.last && !sc.held:
+	case len(sc.own) == 0 && sc.last && !sc.held:
 		// Held where the last entity it owned was, as if the game's square
 		// had never stood in for it.
 		sc.held = true

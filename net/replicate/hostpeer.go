@@ -426,7 +426,7 @@ func (p *HostPeer) cancelRemoval(id ecs.NetID) (found bool) {
 func (p *HostPeer) Memory() int {
 	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{}))
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
-	n += cap(p.scope.cover)*2 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
+	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
 	for i := range p.wheel {
 		n += cap(p.wheel[i]) * 8
 	}

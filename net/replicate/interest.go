@@ -141,7 +141,12 @@ const minEmptyCells = 256
 
 // peerScope is a peer's view of the grid.
 type peerScope struct {
-	focus int // owned entities with a position
+	// own are the slots of the entities it owns that are in a cell, by the
+	// host's records (entState.owner, cell): one square each. The steps
+	// add and take away squares by those records (place, remove, reown),
+	// so a new cell's cover is counted from them too (covering), not from
+	// the world's owners, which may have changed since the last step.
+	own []int32
 	// held is set while the peer owns nothing with a position but did:
 	// the square of the last one stays, around cell (hx, hy), until it
 	// owns one again. last is set while it owns nothing with a position
@@ -271,7 +276,7 @@ func (g *grid) cellAt(x, y int32) int32 {
 // squared reports whether the peer has squares (it owns something with a
 // position, or did: held; or the game gave it one: pinned); without any,
 // every entity is in its scope.
-func (sc *peerScope) squared() bool { return sc.focus > 0 || sc.held || sc.pinned }
+func (sc *peerScope) squared() bool { return len(sc.own) > 0 || sc.held || sc.pinned }
 
 // tidy gives back the empty cells once they outnumber both minEmptyCells
 // and the cells holding entities, so the grid's memory follows where the
@@ -297,20 +302,16 @@ func (g *grid) tidy() {
 
 // covering counts the peer's squares that hold cell (x, y).
 func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
-	h := p.h
+	sc := &p.scope
 	n := uint16(0)
-	if sc := &p.scope; sc.held && abs32(sc.hx-x) <= g.r && abs32(sc.hy-y) <= g.r {
+	if sc.held && abs32(sc.hx-x) <= g.r && abs32(sc.hy-y) <= g.r {
 		n++
 	}
-	if sc := &p.scope; sc.pinned && abs32(sc.px-x) <= g.r && abs32(sc.py-y) <= g.r {
+	if sc.pinned && abs32(sc.px-x) <= g.r && abs32(sc.py-y) <= g.r {
 		n++
 	}
-	for _, ent := range h.w.Owned(p.id) {
-		slot, _ := h.w.NetSlot(ent)
-		if int(slot) >= len(h.ents) || h.ents[slot].owner != p.id {
-			continue // (given to the peer since the step: reown will count it)
-		}
-		if c := h.ents[slot].cell; c >= 0 && g.near(&g.cells[c], x, y) {
+	for _, slot := range sc.own {
+		if g.near(&g.cells[p.h.ents[slot].cell], x, y) {
 			n++
 		}
 	}
@@ -340,7 +341,7 @@ func (g *grid) place(h *HostReplicator, slot int32) {
 	g.insert(h, slot, ci)
 	if e.owner != ecs.HostPeer {
 		if p := h.Peer(e.owner); p != nil {
-			g.addSquare(p, x, y, 1)
+			g.ownSquare(p, slot)
 		}
 	}
 }
@@ -374,10 +375,9 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 	if e.cell < 0 {
 		return
 	}
-	c := g.cells[e.cell]
 	if e.owner != ecs.HostPeer {
 		if p := h.Peer(e.owner); p != nil {
-			g.addSquare(p, c.x, c.y, -1)
+			g.disownSquare(p, slot)
 		}
 	}
 	g.unlink(h, slot)
@@ -455,12 +455,11 @@ func (g *grid) reown(h *HostReplicator, slot int32, old ecs.PeerID) {
 	if e.cell < 0 {
 		return
 	}
-	c := g.cells[e.cell]
 	if p := h.Peer(old); p != nil && old != ecs.HostPeer {
-		g.addSquare(p, c.x, c.y, -1)
+		g.disownSquare(p, slot)
 	}
 	if p := h.Peer(e.owner); p != nil && e.owner != ecs.HostPeer {
-		g.addSquare(p, c.x, c.y, 1)
+		g.ownSquare(p, slot)
 	}
 }
 
@@ -484,14 +483,9 @@ func (g *grid) focusCells(p *HostPeer) {
 	if sc.pinned {
 		sc.at = append(sc.at, [2]int32{sc.px, sc.py})
 	}
-	h := p.h
-	for _, ent := range h.w.Owned(p.id) {
-		slot, _ := h.w.NetSlot(ent)
-		if int(slot) < len(h.ents) && h.ents[slot].owner == p.id {
-			if ci := h.ents[slot].cell; ci >= 0 {
-				sc.at = append(sc.at, [2]int32{g.cells[ci].x, g.cells[ci].y})
-			}
-		}
+	for _, slot := range sc.own {
+		c := &g.cells[p.h.ents[slot].cell]
+		sc.at = append(sc.at, [2]int32{c.x, c.y})
 	}
 }
 

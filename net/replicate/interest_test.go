@@ -13,6 +13,10 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
+// The package's tests run with the interest grid's checks of its own
+// bookkeeping on: a fault panics where it happens.
+func init() { strictGrid = true }
+
 // scopeWorld is a world of entities wandering over a grid, some owned by
 // peers, for checking the interest grid against its definition.
 type scopeWorld struct {

@@ -468,13 +468,13 @@ func TestAddPeerBeforeReownCountsOnce(t *testing.T) {
 	ecs.SetOwner(r.w, ship, 2)
 	p := r.h.AddPeer(2, &capture{})
 	r.settle()
-	if p.scope.focus != 1 {
-		t.Fatalf("the peer given the ship counts %d squares, want 1", p.scope.focus)
+	if len(p.scope.own) != 1 {
+		t.Fatalf("the peer given the ship counts %d squares, want 1", len(p.scope.own))
 	}
 	r.w.Arche().RemoveEntity(ship)
 	r.settle()
-	if p.scope.focus != 0 || !p.scope.held {
-		t.Fatalf("after its only entity went: %d squares, held %v; want 0, held", p.scope.focus, p.scope.held)
+	if len(p.scope.own) != 0 || !p.scope.held {
+		t.Fatalf("after its only entity went: %d squares, held %v; want 0, held", len(p.scope.own), p.scope.held)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestScopeChangesArePeersChanges(t *testing.T) {
 					t.Fatalf("step %d: peer %d, cell %d: seen %v, cover %d", step, p.id, ci, seen, sc.cover[ci])
 				}
 			}
-			if joining[p.id] || sc.focus == 0 {
+			if joining[p.id] || len(sc.own) == 0 {
 				continue
 			}
 			if sc.tick != h.tick {

@@ -43,6 +43,7 @@ type entState struct {
 	ctick                uint32 // send tick of cache
 	cell                 int32  // interest cell; -1: none (no position, always in scope)
 	cellPos              int32  // position in the cell's list
+	ownPos               int32  // position in its owner's list of squares (peerScope.own), while in it
 	owner                ecs.PeerID
 	has                  uint16 // registered components the entity has
 	pend                 uint16 // components whose image changed since the last send tick

@@ -23,6 +23,19 @@ func (g *grid) setCover(p *HostPeer, ci int32, n uint16) {
 	sc.cover[ci] = n
 }
 
+// strictGrid, set by the package's tests, makes the grid panic where its
+// bookkeeping finds itself wrong (wrong), instead of going on as well as it
+// can.
+var strictGrid bool
+
+// wrong reports a fault of the grid's bookkeeping: a panic with strictGrid,
+// else nothing (the caller goes on as well as it can).
+func (g *grid) wrong(what string) {
+	if strictGrid {
+		panic("replicate: interest grid: " + what)
+	}
+}
+
 // clearCover sets every cover of the peer to 0.
 func (g *grid) clearCover(p *HostPeer) {
 	sc := &p.scope
@@ -33,40 +46,64 @@ func (g *grid) clearCover(p *HostPeer) {
 	clear(sc.cover)
 }
 
-// addSquare adds (d = 1) or takes away (d = −1) the square of radius r around
-// cell (x, y) to the peer's cover, that of an entity it owns; cells that come
-// into or go out of it bring their entities into or out of the peer's scope.
-// A peer whose first square arrives stops seeing the whole world. One whose
-// last goes keeps it where it was (held), until its next square arrives and
-// takes its place; unless the game gives it a square of its own (Focus).
-func (g *grid) addSquare(p *HostPeer, x, y int32, d int) {
+// ownSquare gives the peer the square of radius r around the cell of the
+// entity in slot, which it now owns by the host's records; cells that come
+// into its cover bring their entities into its scope. A peer whose first
+// square arrives stops seeing the whole world; one holding the square of its
+// last entity (held) lets that go once the new one stands.
+func (g *grid) ownSquare(p *HostPeer, slot int32) {
 	sc := &p.scope
-	switch {
-	case d > 0 && !sc.squared():
-		sc.focus = 1
+	e := &p.h.ents[slot]
+	x, y := g.cells[e.cell].x, g.cells[e.cell].y
+	first := !sc.squared()
+	e.ownPos = int32(len(sc.own))
+	sc.own = append(sc.own, slot)
+	sc.last = false
+	if first {
 		g.coverSquare(p, x, y)
 		g.refocus(p)
 		return
-	case d < 0 && sc.focus == 1 && !sc.pinned:
-		sc.focus = 0
-		sc.held, sc.last, sc.hx, sc.hy = true, true, x, y
+	}
+	g.shiftSquare(p, x, y, 1)
+	if sc.held {
+		// The new square first, then the held one goes: the cells both
+		// cover stay in scope.
+		sc.held = false
+		g.shiftSquare(p, sc.hx, sc.hy, -1)
+	}
+}
+
+// disownSquare takes away the square of the entity in slot, which the peer
+// no longer owns or which leaves the grid; cells that go out of its cover
+// take their entities out of its scope. The square of its last one stays
+// where it was (held), until its next arrives and takes its place; unless
+// the game gives the peer a square of its own (Focus), which stands in for
+// it. Only a square the peer has (in own) is taken away: one never given
+// to it was never counted in its cover.
+func (g *grid) disownSquare(p *HostPeer, slot int32) {
+	sc := &p.scope
+	ents := p.h.ents
+	i := ents[slot].ownPos
+	if i < 0 || int(i) >= len(sc.own) || sc.own[i] != slot {
+		g.wrong("a square taken away that the peer was never given")
 		return
-	case d < 0 && sc.focus == 1:
+	}
+	last := sc.own[len(sc.own)-1]
+	sc.own[i] = last
+	ents[last].ownPos = i
+	sc.own = sc.own[:len(sc.own)-1]
+	c := &g.cells[ents[slot].cell]
+	x, y := c.x, c.y
+	if len(sc.own) == 0 {
+		sc.last, sc.hx, sc.hy = true, x, y
+		if !sc.pinned {
+			sc.held = true
+			return
+		}
 		// The game's square stays; where this one was is remembered, for
 		// Unfocus to hold it.
-		sc.last, sc.hx, sc.hy = true, x, y
 	}
-	sc.focus += d
-	g.shiftSquare(p, x, y, d)
-	if d > 0 {
-		sc.last = false
-		if sc.held {
-			// The new square first, then the held one goes: the cells
-			// both cover stay in scope.
-			sc.held = false
-			g.shiftSquare(p, sc.hx, sc.hy, -1)
-		}
-	}
+	g.shiftSquare(p, x, y, -1)
 }
 
 // coverSquare adds the square around (x, y) to the peer's cover, bringing
@@ -93,7 +130,7 @@ func (g *grid) shiftSquare(p *HostPeer, x, y int32, d int) {
 // moveSquare moves one of the peer's squares from cell (ox, oy) to (x, y).
 func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 	sc := &p.scope
-	if sc.focus == 0 {
+	if len(sc.own) == 0 {
 		return
 	}
 	step := func(cx, cy int32, d int) {
@@ -202,26 +239,24 @@ func (g *grid) addPeer(p *HostPeer) {
 	p.scope.cover = make([]uint16, len(g.cells))
 	h := p.h
 	sc := &p.scope
-	for _, ent := range h.w.Owned(p.id) {
-		slot, _ := h.w.NetSlot(ent)
-		if int(slot) < len(h.ents) && h.ents[slot].flags&eLive != 0 && h.ents[slot].owner == p.id {
-			// (An entity spawned since the last step is placed, and the
-			// peer's square with it, when the step takes in its spawn;
-			// one given to the peer since, when the step takes in its new
-			// owner: reown.)
-			if c := h.ents[slot].cell; c >= 0 {
-				sc.focus++
-				cl := g.cells[c]
-				g.coverSquare(p, cl.x, cl.y)
-			}
+	// Its squares by the host's records, as the steps add and take them
+	// away: an entity spawned, removed, given to the peer or given away
+	// since the last step is counted, or no longer, when the step takes
+	// that in (place, remove, reown), as for a peer that was there. O(world),
+	// once.
+	for slot := range h.ents {
+		if e := &h.ents[slot]; e.flags&eLive != 0 && e.owner == p.id && e.cell >= 0 {
+			e.ownPos = int32(len(sc.own))
+			sc.own = append(sc.own, int32(slot))
+			g.coverSquare(p, g.cells[e.cell].x, g.cells[e.cell].y)
 		}
 	}
 	// The squares of its own it had when it was parked (ParkPeer).
 	if k, ok := g.parked[p.id]; ok {
 		delete(g.parked, p.id)
 		sc.pinned, sc.px, sc.py = k.pinned, k.px, k.py
-		sc.last, sc.hx, sc.hy = k.last && sc.focus == 0, k.hx, k.hy
-		sc.held = k.held && sc.focus == 0 && !sc.pinned
+		sc.last, sc.hx, sc.hy = k.last && len(sc.own) == 0, k.hx, k.hy
+		sc.held = k.held && len(sc.own) == 0 && !sc.pinned
 		if sc.pinned {
 			g.coverSquare(p, sc.px, sc.py)
 		}
