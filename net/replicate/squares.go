@@ -120,11 +120,23 @@ func (g *grid) shiftSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
 	g.eachSquareCell(x, y, func(ci int32) {
 		was := sc.cover[ci] > 0
-		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
+		g.setCover(p, ci, g.shifted(sc, ci, d))
 		if in := sc.cover[ci] > 0; in != was {
 			g.scopeCell(p, ci, in)
 		}
 	})
+}
+
+// shifted returns the peer's cover of cell ci plus d. Below 0 (a square
+// taken away that was never counted) it would wrap and hold the cell in the
+// peer's scope for good: it stays 0, a fault (wrong).
+func (g *grid) shifted(sc *peerScope, ci int32, d int) uint16 {
+	n := int(sc.cover[ci]) + d
+	if n < 0 {
+		g.wrong("a cover gone below 0")
+		return 0
+	}
+	return uint16(n)
 }
 
 // moveSquare moves one of the peer's squares from cell (ox, oy) to (x, y).
@@ -139,7 +151,7 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 			return
 		}
 		was := sc.cover[ci] > 0
-		g.setCover(p, ci, uint16(int(sc.cover[ci])+d))
+		g.setCover(p, ci, g.shifted(sc, ci, d))
 		if in := sc.cover[ci] > 0; in != was {
 			g.scopeCell(p, ci, in)
 		}

@@ -75,3 +75,29 @@ func TestAddPeerAfterOwnedEntityGoesCountsItTillTheStep(t *testing.T) {
 		})
 	}
 }
+
+// A cover that would go below 0 (a square taken away that was never given)
+// stays 0, where it wrapped to 65535 and held the cell in the peer's scope
+// for good; in the package's tests (strictGrid) it panics.
+func TestCoverStaysAtZero(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 100}})
+	r.m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	far := r.m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	p, g := r.h.Peer(1), &r.h.grid
+	slot, _ := r.w.NetSlot(far)
+	ci := r.h.ents[slot].cell
+	defer func(was bool) { strictGrid = was }(strictGrid)
+	strictGrid = false
+	g.shiftSquare(p, 50, 0, -1)
+	if n := p.scope.cover[ci]; n != 0 || r.inScopeOf(1, far) {
+		t.Errorf("a square never given taken away: cover %d, in scope %v; want 0, out", n, r.inScopeOf(1, far))
+	}
+	strictGrid = true
+	defer func() {
+		if recover() == nil {
+			t.Error("strictGrid: a cover gone below 0 did not panic")
+		}
+	}()
+	g.shiftSquare(p, 50, 0, -1)
+}
