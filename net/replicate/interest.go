@@ -46,11 +46,15 @@ import (
 type InterestConfig struct {
 	// Off puts every entity in every peer's scope at full urgency.
 	Off bool
-	// CellSize is the side of a cell in world units. Default 256.
+	// CellSize is the side of a cell in world units. Default 256; at least
+	// a wire step (1/StepsPerUnit), at most the position range (2^32 wire
+	// steps: 8,388,608 units at the default StepsPerUnit).
 	CellSize float64
 	// Radius is how far, in world units (rounded up to whole cells, measured
 	// cell to cell along each axis), an entity is in scope of what a peer
-	// owns. Default 4,096.
+	// owns. Default 4,096; at most 65,536 cells (CellSize × 65,536): a
+	// larger one, infinite too, is taken as that, which with the default
+	// CellSize and StepsPerUnit reaches past the ends of the position range.
 	Radius float64
 	// Near is the distance within which an entity's changes are as urgent as
 	// they come; beyond it their urgency falls with the distance, to
@@ -69,23 +73,37 @@ type InterestConfig struct {
 	StepsPerUnit float64
 }
 
+// maxRadiusCells is the most cells InterestConfig.Radius reaches: the
+// urgency weights are a table by distance in cells (grid.weight).
+const maxRadiusCells = 1 << 16
+
+// defaults fills in what is unset (zero, negative or not a number; steps
+// per unit, not finite either) and brings what is out of range to its
+// bound.
 func (c *InterestConfig) defaults() {
-	if c.CellSize <= 0 {
-		c.CellSize = 256
-	}
-	if c.Radius <= 0 {
-		c.Radius = 4096
-	}
-	if c.Near <= 0 {
-		c.Near = 1024
-	}
-	if c.FarWeight <= 0 || c.FarWeight > 1 {
-		c.FarWeight = 0.25
-	}
-	if c.StepsPerUnit <= 0 {
+	if !(c.StepsPerUnit > 0) || math.IsInf(c.StepsPerUnit, 1) {
 		c.StepsPerUnit = PositionScale
 	}
-	if c.Margin == 0 {
+	if !(c.CellSize > 0) {
+		c.CellSize = 256
+	}
+	// A cell of a wire step at least, so cells' coordinates fit an int32
+	// as positions in wire steps do; of the position range at most (two
+	// cells hold it all), so it is a number of units.
+	c.CellSize = min(max(c.CellSize, 1/c.StepsPerUnit), (1<<32)/c.StepsPerUnit)
+	if !(c.Radius > 0) {
+		c.Radius = 4096
+	}
+	if !(c.Radius/c.CellSize <= maxRadiusCells) {
+		c.Radius = c.CellSize * maxRadiusCells
+	}
+	if !(c.Near > 0) {
+		c.Near = 1024
+	}
+	if !(c.FarWeight > 0 && c.FarWeight <= 1) {
+		c.FarWeight = 0.25
+	}
+	if c.Margin == 0 || math.IsNaN(c.Margin) {
 		c.Margin = c.CellSize / 8
 	}
 	c.Margin = min(c.Margin, c.CellSize/2) // negative stays so: none
@@ -174,7 +192,7 @@ func (g *grid) init(cfg *InterestConfig) {
 	g.cfg = cfg
 	g.pos = -1
 	g.index = make(map[uint64]int32)
-	g.r = int32(math.Ceil(cfg.Radius / cfg.CellSize))
+	g.r = int32(math.Ceil(cfg.Radius / cfg.CellSize)) // at most maxRadiusCells (defaults)
 	g.steps = cfg.CellSize * cfg.StepsPerUnit
 	margin := max(cfg.Margin, 0)
 	g.fmargin = margin / cfg.CellSize

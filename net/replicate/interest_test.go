@@ -588,3 +588,35 @@ func TestCellMargin(t *testing.T) {
 		}
 	}
 }
+
+// Settings out of range are brought to their bounds, as NewHost does with
+// the others, and the grid works with them: a radius past 65,536 cells,
+// infinite too (it panicked, making a table of weights as long), one or a
+// cell size that is not a number (their defaults), a cell smaller than a
+// wire step (one step).
+func TestInterestConfigBounds(t *testing.T) {
+	for name, cfg := range map[string]InterestConfig{
+		"radius 1e12":    {Radius: 1e12},
+		"radius +Inf":    {Radius: math.Inf(1)},
+		"radius NaN":     {Radius: math.NaN()},
+		"cell NaN":       {CellSize: math.NaN()},
+		"cell +Inf":      {CellSize: math.Inf(1), Radius: math.Inf(1)},
+		"cell 1e-9":      {CellSize: 1e-9, Radius: 1},
+		"cell and 1e300": {CellSize: 1e300, Radius: 1e300},
+		"steps +Inf":     {StepsPerUnit: math.Inf(1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRig(t, HostConfig{Interest: cfg})
+			r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			near := r.m.NewWith(&ecs.Transform{X: 1.0 / PositionScale}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			r.settle()
+			got := r.h.Config().Interest
+			if !(got.Radius/got.CellSize <= maxRadiusCells) || got.CellSize < 1.0/PositionScale || r.h.grid.r > maxRadiusCells {
+				t.Errorf("radius %v, cell size %v (%d cells); want at most %d cells, of a wire step at least", got.Radius, got.CellSize, r.h.grid.r, maxRadiusCells)
+			}
+			if _, held := r.cw.EntityOf(mustID(r.w, near)); !held {
+				t.Error("the entity a wire step from the peer's own is not held")
+			}
+		})
+	}
+}
