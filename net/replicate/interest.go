@@ -119,7 +119,7 @@ type grid struct {
 	isteps  int64   // the same when it is a whole number, else 0
 	margin  int64   // InterestConfig.Margin in whole wire steps, when isteps is set
 	fmargin float64 // InterestConfig.Margin in cells (of those steps, when isteps is set)
-	r       int32   // radius in cells
+	r       int64   // radius in cells
 	cells   []cell
 	index   map[uint64]int32 // the live cells by coordinates
 	free    []int32          // cells given back (tidy), for cellAt to reuse
@@ -192,7 +192,7 @@ func (g *grid) init(cfg *InterestConfig) {
 	g.cfg = cfg
 	g.pos = -1
 	g.index = make(map[uint64]int32)
-	g.r = int32(math.Ceil(cfg.Radius / cfg.CellSize)) // at most maxRadiusCells (defaults)
+	g.r = int64(math.Ceil(cfg.Radius / cfg.CellSize)) // at most maxRadiusCells (defaults)
 	g.steps = cfg.CellSize * cfg.StepsPerUnit
 	margin := max(cfg.Margin, 0)
 	g.fmargin = margin / cfg.CellSize
@@ -322,10 +322,10 @@ func (g *grid) tidy() {
 func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 	sc := &p.scope
 	n := uint16(0)
-	if sc.held && abs32(sc.hx-x) <= g.r && abs32(sc.hy-y) <= g.r {
+	if sc.held && dist(sc.hx, x) <= g.r && dist(sc.hy, y) <= g.r {
 		n++
 	}
-	if sc.pinned && abs32(sc.px-x) <= g.r && abs32(sc.py-y) <= g.r {
+	if sc.pinned && dist(sc.px, x) <= g.r && dist(sc.py, y) <= g.r {
 		n++
 	}
 	for _, slot := range sc.own {
@@ -337,14 +337,23 @@ func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 }
 
 func (g *grid) near(c *cell, x, y int32) bool {
-	return abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
+	return dist(c.x, x) <= g.r && dist(c.y, y) <= g.r
 }
 
-func abs32(v int32) int32 {
-	if v < 0 {
-		return -v
+// dist returns how far apart two cells' coordinates along an axis are: in
+// an int64, as the coordinates span the int32s (cells of a wire step) and
+// their difference may not fit one.
+func dist(a, b int32) int64 {
+	if d := int64(a) - int64(b); d >= 0 {
+		return d
 	}
-	return v
+	return int64(b) - int64(a)
+}
+
+// span returns the coordinates along an axis of the cells within the
+// radius of coordinate c, as far as coordinates go (the int32s).
+func (g *grid) span(c int32) (lo, hi int64) {
+	return max(int64(c)-g.r, math.MinInt32), min(int64(c)+g.r, math.MaxInt32)
 }
 
 // place puts a new entity in its cell (or none, without a position).
@@ -520,9 +529,9 @@ func (g *grid) weightOf(p *HostPeer, slot int32) float64 {
 		return 1
 	}
 	c := &g.cells[ci]
-	best := int32(math.MaxInt32)
+	best := int64(math.MaxInt64)
 	for _, o := range sc.at {
-		best = min(best, max(abs32(o[0]-c.x), abs32(o[1]-c.y)))
+		best = min(best, max(dist(o[0], c.x), dist(o[1], c.y)))
 	}
 	return g.weight[min(best, g.r)]
 }

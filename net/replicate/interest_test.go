@@ -620,3 +620,46 @@ func TestInterestConfigBounds(t *testing.T) {
 		})
 	}
 }
+
+// Cells of a wire step span the int32s: the cells at the two ends of the
+// position range are near 2^32 apart, not neighbours (their difference
+// wrapped), and a square at an end of the int32s, walked cell by cell,
+// holds the cells within the radius on the inner side (the walk stopped at
+// once, its last coordinate wrapped past the end).
+func TestCellsAtTheEndsOfTheRange(t *testing.T) {
+	const step = 1.0 / PositionScale
+	t.Run("ends apart", func(t *testing.T) {
+		r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: step, Radius: 2}})
+		r.m.NewWith(&ecs.Transform{X: 5e6}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+		other := r.m.NewWith(&ecs.Transform{X: -5e6}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.settle()
+		if r.inScopeOf(1, other) {
+			t.Error("the entity at one end of the range is in scope of the peer's own at the other")
+		}
+	})
+	t.Run("square at an end", func(t *testing.T) {
+		cfg := InterestConfig{CellSize: step, Radius: step}
+		cfg.defaults()
+		var g grid
+		g.init(&cfg)
+		xs := []int32{math.MinInt32, math.MinInt32 + 1, math.MaxInt32 - 2, math.MaxInt32 - 1, math.MaxInt32}
+		for x := range int32(10) { // more cells than a square's 9: it is walked cell by cell
+			xs = append(xs, x)
+		}
+		for _, x := range xs {
+			g.cellAt(x, 0)
+		}
+		for _, end := range []int32{math.MaxInt32, math.MinInt32} {
+			var got []int32
+			g.eachSquareCell(end, 0, func(ci int32) { got = append(got, g.cells[ci].x) })
+			slices.Sort(got)
+			want := []int32{end - 1, end}
+			if end < 0 {
+				want = []int32{end, end + 1}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("the square around cell (%d, 0) holds the cells at x %v, want %v", end, got, want)
+			}
+		}
+	})
+}

@@ -162,8 +162,8 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 			if !c.live {
 				continue
 			}
-			was := abs32(c.x-ox) <= g.r && abs32(c.y-oy) <= g.r
-			in := abs32(c.x-x) <= g.r && abs32(c.y-y) <= g.r
+			was := dist(c.x, ox) <= g.r && dist(c.y, oy) <= g.r
+			in := dist(c.x, x) <= g.r && dist(c.y, y) <= g.r
 			if was != in {
 				d := 1
 				if was {
@@ -174,17 +174,21 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 		}
 		return
 	}
-	for cx := x - g.r; cx <= x+g.r; cx++ {
-		for cy := y - g.r; cy <= y+g.r; cy++ {
-			if abs32(cx-ox) > g.r || abs32(cy-oy) > g.r {
-				step(cx, cy, 1)
+	x0, x1 := g.span(x)
+	y0, y1 := g.span(y)
+	for cx := x0; cx <= x1; cx++ {
+		for cy := y0; cy <= y1; cy++ {
+			if dist(int32(cx), ox) > g.r || dist(int32(cy), oy) > g.r {
+				step(int32(cx), int32(cy), 1)
 			}
 		}
 	}
-	for cx := ox - g.r; cx <= ox+g.r; cx++ {
-		for cy := oy - g.r; cy <= oy+g.r; cy++ {
-			if abs32(cx-x) > g.r || abs32(cy-y) > g.r {
-				step(cx, cy, -1)
+	x0, x1 = g.span(ox)
+	y0, y1 = g.span(oy)
+	for cx := x0; cx <= x1; cx++ {
+		for cy := y0; cy <= y1; cy++ {
+			if dist(int32(cx), x) > g.r || dist(int32(cy), y) > g.r {
+				step(int32(cx), int32(cy), -1)
 			}
 		}
 	}
@@ -201,9 +205,11 @@ func (g *grid) eachSquareCell(x, y int32, fn func(ci int32)) {
 		}
 		return
 	}
-	for cx := x - g.r; cx <= x+g.r; cx++ {
-		for cy := y - g.r; cy <= y+g.r; cy++ {
-			if ci, ok := g.index[cellKey(cx, cy)]; ok {
+	x0, x1 := g.span(x)
+	y0, y1 := g.span(y)
+	for cx := x0; cx <= x1; cx++ {
+		for cy := y0; cy <= y1; cy++ {
+			if ci, ok := g.index[cellKey(int32(cx), int32(cy))]; ok {
 				fn(ci)
 			}
 		}
