@@ -137,10 +137,13 @@ type grid struct {
 	bits  []*HostPeer
 }
 
-// parkedSquares are a parked peer's squares of its own (grid.parkPeer).
+// parkedSquares are a parked peer's squares of its own (grid.parkPeer):
+// the game's (pinned, around (px, py)), and where the last entity it owned
+// with a position was (last, around (hx, hy)), for the square held between
+// lives, which it holds when it is back unless the game's stands in for it.
 type parkedSquares struct {
-	pinned, held, last bool
-	px, py, hx, hy     int32
+	pinned, last   bool
+	px, py, hx, hy int32
 }
 
 // cell is one grid cell and the entities in it.

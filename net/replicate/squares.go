@@ -274,7 +274,7 @@ func (g *grid) addPeer(p *HostPeer) {
 		delete(g.parked, p.id)
 		sc.pinned, sc.px, sc.py = k.pinned, k.px, k.py
 		sc.last, sc.hx, sc.hy = k.last && len(sc.own) == 0, k.hx, k.hy
-		sc.held = k.held && len(sc.own) == 0 && !sc.pinned
+		sc.held = sc.last && !sc.pinned
 		if sc.pinned {
 			g.coverSquare(p, sc.px, sc.py)
 		}
@@ -300,7 +300,7 @@ func (g *grid) parkPeer(p *HostPeer) {
 		if g.parked == nil {
 			g.parked = map[ecs.PeerID]parkedSquares{}
 		}
-		g.parked[p.id] = parkedSquares{pinned: sc.pinned, px: sc.px, py: sc.py, held: sc.held, last: sc.last || sc.held, hx: sc.hx, hy: sc.hy}
+		g.parked[p.id] = parkedSquares{pinned: sc.pinned, px: sc.px, py: sc.py, last: sc.last || sc.held, hx: sc.hx, hy: sc.hy}
 	}
 	g.removePeer(p)
 }

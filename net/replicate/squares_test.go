@@ -101,3 +101,24 @@ func TestCoverStaysAtZero(t *testing.T) {
 	}()
 	g.shiftSquare(p, 50, 0, -1)
 }
+
+// A peer parked with the game's square standing in for the one it held
+// between lives, whose square Unfocus takes away while it is away, comes
+// back holding the square where its last entity was, as Unfocus does for a
+// peer that is there (it came back seeing the whole world).
+func TestUnfocusWhileParkedHoldsTheLastSquare(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	avatar := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	far := r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	r.w.Arche().RemoveEntity(avatar)
+	r.settle()
+	r.h.Focus(1, 5000, 0)
+	r.h.ParkPeer(1)
+	r.h.Unfocus(1)
+	p := r.h.AddPeer(1, &capture{})
+	if !p.scope.held || p.scope.pinned || !r.inScopeOf(1, near) || r.inScopeOf(1, far) {
+		t.Errorf("back: held %v, pinned %v, near in scope %v, far %v; want held, near only", p.scope.held, p.scope.pinned, r.inScopeOf(1, near), r.inScopeOf(1, far))
+	}
+}
