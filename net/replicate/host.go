@@ -288,8 +288,10 @@ func (h *HostReplicator) RemovePeer(id ecs.PeerID) {
 // ParkPeer stops replicating to peer id, whose connection broke and which
 // may come back on a new one, and keeps what the game gave it for then: its
 // squares of interest of its own (Focus, and the one held between lives),
-// which AddPeer of the same id gives back. DropParked forgets them, for a
-// peer that will not come back.
+// which AddPeer of the same id gives back. Meanwhile Focus and Unfocus
+// still move them, and if the last entity it owns with a position goes, it
+// comes back holding that entity's square, as it would have had it been
+// there. DropParked forgets them, for a peer that will not come back.
 func (h *HostReplicator) ParkPeer(id ecs.PeerID) {
 	h.removePeer(id, true)
 }

@@ -127,7 +127,8 @@ type grid struct {
 	peers   []*HostPeer
 	weight  []float64 // by distance in cells, 0 … r
 	// parked are the squares of their own of the peers parked (ParkPeer),
-	// by id, until they are added again or dropped.
+	// by id, until they are added again or dropped: every peer parked has
+	// one, even without squares, for those it gets while away.
 	parked map[ecs.PeerID]parkedSquares
 
 	// seen holds, by cell, words of bits by peerScope.bit: the peers whose
@@ -140,7 +141,9 @@ type grid struct {
 // parkedSquares are a parked peer's squares of its own (grid.parkPeer):
 // the game's (pinned, around (px, py)), and where the last entity it owned
 // with a position was (last, around (hx, hy)), for the square held between
-// lives, which it holds when it is back unless the game's stands in for it.
+// lives, which it holds when it is back unless the game's stands in for it:
+// as of when it was parked, or, once one of its entities goes while it is
+// away, where that one was.
 type parkedSquares struct {
 	pinned, last   bool
 	px, py, hx, hy int32
@@ -408,6 +411,8 @@ func (g *grid) remove(h *HostReplicator, slot int32) {
 	if e.owner != ecs.HostPeer {
 		if p := h.Peer(e.owner); p != nil {
 			g.disownSquare(p, slot)
+		} else {
+			g.goneWhileParked(e.owner, e.cell)
 		}
 	}
 	g.unlink(h, slot)
@@ -487,6 +492,8 @@ func (g *grid) reown(h *HostReplicator, slot int32, old ecs.PeerID) {
 	}
 	if p := h.Peer(old); p != nil && old != ecs.HostPeer {
 		g.disownSquare(p, slot)
+	} else if old != ecs.HostPeer {
+		g.goneWhileParked(old, e.cell)
 	}
 	if p := h.Peer(e.owner); p != nil && e.owner != ecs.HostPeer {
 		g.ownSquare(p, slot)

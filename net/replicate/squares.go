@@ -293,16 +293,29 @@ func (g *grid) addPeer(p *HostPeer) {
 }
 
 // parkPeer removes the peer, keeping its squares of its own (held,
-// pinned) for the next addPeer of its id.
+// pinned) for the next addPeer of its id; while it is away, the game may
+// give it a square (Focus), and its entities that go note where they were
+// (goneWhileParked).
 func (g *grid) parkPeer(p *HostPeer) {
 	sc := &p.scope
-	if sc.pinned || sc.held || sc.last {
-		if g.parked == nil {
-			g.parked = map[ecs.PeerID]parkedSquares{}
-		}
-		g.parked[p.id] = parkedSquares{pinned: sc.pinned, px: sc.px, py: sc.py, last: sc.last || sc.held, hx: sc.hx, hy: sc.hy}
+	if g.parked == nil {
+		g.parked = map[ecs.PeerID]parkedSquares{}
 	}
+	g.parked[p.id] = parkedSquares{pinned: sc.pinned, px: sc.px, py: sc.py, last: sc.last || sc.held, hx: sc.hx, hy: sc.hy}
 	g.removePeer(p)
+}
+
+// goneWhileParked notes, for a parked peer, the cell ci of its entity that
+// goes (removed, given away, or without a position now): should it be the
+// last it owned with a position, the peer holds that square once it is back
+// (addPeer), as it would have had it been there.
+func (g *grid) goneWhileParked(id ecs.PeerID, ci int32) {
+	k, ok := g.parked[id]
+	if !ok {
+		return
+	}
+	k.last, k.hx, k.hy = true, g.cells[ci].x, g.cells[ci].y
+	g.parked[id] = k
 }
 
 func (g *grid) removePeer(p *HostPeer) {

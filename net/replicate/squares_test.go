@@ -102,6 +102,41 @@ func TestCoverStaysAtZero(t *testing.T) {
 	g.shiftSquare(p, 50, 0, -1)
 }
 
+// A peer whose last entity with a position goes while it is parked comes
+// back holding that entity's square, as it would have had it been there
+// (it came back seeing the whole world); one whose entities all go while it
+// is away holds the square of the last to go.
+func TestParkedPeerLosesItsLastEntity(t *testing.T) {
+	for _, how := range []string{"removed", "given away", "one of two"} {
+		t.Run(how, func(t *testing.T) {
+			r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+			avatar := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			far := r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			var ship arche.Entity
+			if how == "one of two" {
+				ship = r.m.NewWith(&ecs.Transform{X: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			}
+			r.settle()
+			r.h.ParkPeer(1)
+			if how == "given away" {
+				ecs.SetOwner(r.w, avatar, ecs.HostPeer)
+			} else {
+				if how == "one of two" {
+					r.w.Arche().RemoveEntity(ship) // the ship first, then the avatar
+					r.s.Step()
+				}
+				r.w.Arche().RemoveEntity(avatar)
+			}
+			r.s.Step()
+			p := r.h.AddPeer(1, &capture{})
+			if !p.scope.held || p.scope.hx != 0 || !r.inScopeOf(1, near) || r.inScopeOf(1, far) {
+				t.Errorf("back: held %v at (%d, %d), near in scope %v, far %v; want held at (0, 0), near only", p.scope.held, p.scope.hx, p.scope.hy, r.inScopeOf(1, near), r.inScopeOf(1, far))
+			}
+		})
+	}
+}
+
 // A peer parked with the game's square standing in for the one it held
 // between lives, whose square Unfocus takes away while it is away, comes
 // back holding the square where its last entity was, as Unfocus does for a
