@@ -376,7 +376,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	} else {
 		// An older spawn than one applied (an owner change overtaken by the
 		// next) does not set the owner back; the rest goes by freshness.
-		stale := c.staleSpawn(e, frame)
+		stale := c.staleSpawn(e, frame, owner)
 		switch ni, _ := c.w.Identity(e); {
 		case ni.Owner != owner && !stale:
 			ecs.SetOwner(c.w, e, owner)
@@ -479,15 +479,21 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 
 // staleSpawn notes a spawn of frame of e, an entity the client holds, and
 // reports whether a newer spawn of it came first: one that spawned it again
-// (respawned), or the one it was made from (its anchor image's). A join
+// (respawned), or the one it was made from (its anchor image's), or, for
+// a spawn giving the entity to another peer (owner), one that a newer state
+// applied followed: while a spawn of an entity is on its way to a peer, the
+// host sends it no other state of the entity, so a newer one came after a
+// newer spawn, or was sent once this one had arrived. (To the entity's
+// owner the host also sends AUTH_STATE meanwhile, of later frames.) A join
 // page's is neither noted nor stale: the join lane keeps its order, and a
 // rejoin's pages, one for each entity held, would fill the notes.
-func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame) bool {
+func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame, owner ecs.PeerID) bool {
 	if c.paging {
 		return false
 	}
 	slot, _ := c.w.NetSlot(e)
-	if f, ok := c.respawned[slot]; ok && frame < f || uint32(frame) < c.slots.at(slot).anchor {
+	s := c.slots.at(slot)
+	if f, ok := c.respawned[slot]; ok && frame < f || uint32(frame) < s.anchor || owner != c.cfg.Local && uint32(frame) < s.applied {
 		return true
 	}
 	c.respawned[slot] = frame

@@ -515,3 +515,37 @@ func TestAuthStatesOfOneFrameReorderedEndNewest(t *testing.T) {
 		t.Fatalf("%d AUTH_STATEs sent for one change, want 1", got)
 	}
 }
+
+// A spawn that gave an entity to another peer, overtaken by the next one,
+// which made the entity on this client, does not set the owner back when it
+// arrives after states of the entity built its history (its anchor image,
+// the one it was made from, is gone by then).
+func TestOvertakenSpawnAfterHistoryKeepsTheOwner(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 9})
+	r.s.Step()
+	first := r.next() // its spawn, owner 9: overtaken on the way
+	ecs.SetOwner(r.w, e, 7)
+	r.s.Step()
+	for _, i := range r.next() {
+		r.deliver(i) // the spawn of owner 7 makes the entity here
+	}
+	for range 4 {
+		r.move(e, 10)
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+	for _, i := range first {
+		r.deliver(i)
+	}
+	r.settle()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the client does not hold the entity")
+	}
+	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
+		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	}
+}
