@@ -82,6 +82,7 @@ func (r *rows) at(slot int32) []int32 {
 type clientSlot struct {
 	applied uint32 // host frame of the image its delta-coded components hold
 	anchor  uint32 // host frame of the anchor image (rows anchor); 0: none
+	spawned uint32 // host frame of the newest spawn (or join page) of it applied; an older one is stale (staleSpawn)
 	ahas    uint16 // components of the anchor image
 	next    uint8  // history: where the next image goes
 	newest  uint8  // history: where the newest image (by frame) is

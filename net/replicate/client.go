@@ -218,7 +218,7 @@ type ClientStats struct {
 // world. Not safe for concurrent use: call it from the simulation goroutine.
 //
 // Its memory per entity is what the entity needs: its components in the
-// world, a 16-byte record and an anchor image (the one it arrived with),
+// world, a 20-byte record and an anchor image (the one it arrived with),
 // kept in chunks of 4,096 entities allocated as entities arrive; an entity
 // that is updated gets a history of its last DeltaHistory images, from a
 // pool.
@@ -262,15 +262,11 @@ type ClientReplicator struct {
 	owning   bool
 	stage    joinStage
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
-	// respawned holds, by slot, the frame of the newest spawn of an entity
-	// the client held already: an older one (an owner change overtaken by
-	// the next) does not set its owner back.
-	respawned map[int32]ecs.Frame
-	tombFIFO  []ecs.NetID
-	tombNext  int
-	stats     ClientStats
-	pose      int                            // the registry index of ecs.Transform, or -1
-	itemHook  func(id ecs.NetID, kind uint8) // tests: every State item
+	tombFIFO []ecs.NetID
+	tombNext int
+	stats    ClientStats
+	pose     int                            // the registry index of ecs.Transform, or -1
+	itemHook func(id ecs.NetID, kind uint8) // tests: every State item
 }
 
 // NewClient returns a client replicator for reg's world.
@@ -297,15 +293,14 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 		cfg.Clock = clock.Real{}
 	}
 	c := &ClientReplicator{
-		reg:       reg,
-		w:         reg.world,
-		cfg:       cfg,
-		q:         make([]int32, max(reg.fields, 1)),
-		bq:        make([]int32, max(reg.fields, 1)),
-		tomb:      make(map[ecs.NetID]ecs.Frame),
-		respawned: make(map[int32]ecs.Frame),
-		tombFIFO:  make([]ecs.NetID, cfg.Tombstones),
-		pred:      newPredictor(reg, cfg.StepRate),
+		reg:      reg,
+		w:        reg.world,
+		cfg:      cfg,
+		q:        make([]int32, max(reg.fields, 1)),
+		bq:       make([]int32, max(reg.fields, 1)),
+		tomb:     make(map[ecs.NetID]ecs.Frame),
+		tombFIFO: make([]ecs.NetID, cfg.Tombstones),
+		pred:     newPredictor(reg, cfg.StepRate),
 	}
 	c.anchors.n = max(reg.fields, 1)
 	c.nd.n = len(reg.comps)
@@ -434,7 +429,6 @@ func (c *ClientReplicator) forgetSlot(slot int32) {
 		c.hist.release(s.hist - 1)
 	}
 	*s = clientSlot{}
-	delete(c.respawned, slot)
 	if len(c.reg.comps) > 0 && c.reg.delta != c.reg.all {
 		clear(c.nd.at(slot))
 	}

@@ -386,7 +386,7 @@ func mostOwner(owners []ecs.PeerID) ecs.PeerID {
 // first page's word (toCome: reserveAnnounced, ownersWithPage,
 // reserveOwners, reserveAhead), which a host's claim cannot push past: per
 // entity arche's 16-byte record and 8-byte id, the owner list's and the
-// network index's few words, a 16-byte slot and the anchor image (4 bytes a
+// network index's few words, a 20-byte slot and the anchor image (4 bytes a
 // registered field), some 26 MiB for the default components, more for a
 // registry of many fields (at most MaxComponents·MaxFields of them).
 // (arche's index and pool, if already larger than what is asked, grow to

@@ -373,6 +373,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		c.stats.Spawns++
 		slot, _ := c.w.NetSlot(e)
 		c.forgetSlot(slot)
+		c.slots.at(slot).spawned = uint32(frame)
 	} else {
 		// An older spawn than one applied (an owner change overtaken by the
 		// next) does not set the owner back; the rest goes by freshness.
@@ -478,24 +479,21 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 }
 
 // staleSpawn notes a spawn of frame of e, an entity the client holds, and
-// reports whether a newer spawn of it came first: one that spawned it again
-// (respawned), or the one it was made from (its anchor image's), or, for
-// a spawn giving the entity to another peer (owner), one that a newer state
-// applied followed: while a spawn of an entity is on its way to a peer, the
-// host sends it no other state of the entity, so a newer one came after a
-// newer spawn, or was sent once this one had arrived. (To the entity's
+// reports whether a newer spawn of it came first (clientSlot.spawned: the
+// one that made it here, a join page of it, or one that spawned it again;
+// or the one its anchor image is of),
+// or, for a spawn giving the entity to another peer (owner), a newer state
+// of it was applied: while a spawn of an entity is on its way to a peer,
+// the host sends it no other state of the entity, so a newer one came after
+// a newer spawn, or was sent once this one had arrived. (To the entity's
 // owner the host also sends AUTH_STATE meanwhile, of later frames.) A join
-// page's is neither noted nor stale: the join lane keeps its order, and a
-// rejoin's pages, one for each entity held, would fill the notes.
+// page's is noted, never stale: the join lane keeps its order.
 func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame, owner ecs.PeerID) bool {
-	if c.paging {
-		return false
-	}
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
-	if f, ok := c.respawned[slot]; ok && frame < f || uint32(frame) < s.anchor || owner != c.cfg.Local && uint32(frame) < s.applied {
+	if !c.paging && (uint32(frame) < max(s.spawned, s.anchor) || owner != c.cfg.Local && uint32(frame) < s.applied) {
 		return true
 	}
-	c.respawned[slot] = frame
+	s.spawned = max(s.spawned, uint32(frame))
 	return false
 }

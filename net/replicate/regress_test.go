@@ -549,3 +549,43 @@ func TestOvertakenSpawnAfterHistoryKeepsTheOwner(t *testing.T) {
 		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
 	}
 }
+
+// The same for a spawn giving the entity to this client, overtaken by one
+// giving it away, which made the entity here: once its history replaced
+// the anchor image, the late one does not make the client its owner (the
+// newest spawn's frame is kept beside the entity).
+func TestOvertakenSpawnToThisClientKeepsTheOwner(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.s.Step()
+	first := r.next() // its spawn, owner 1 (this client): overtaken on the way
+	ecs.SetOwner(r.w, e, 7)
+	r.s.Step()
+	var second []int
+	for _, i := range r.next() {
+		if wire.Kind(r.out.msgs[i][0]) == wire.KindState {
+			second = append(second, i)
+		}
+	}
+	for _, i := range second {
+		r.deliver(i) // the spawn of owner 7 makes the entity here
+	}
+	for range 4 {
+		r.move(e, 10)
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+	}
+	for _, i := range first {
+		r.deliver(i)
+	}
+	r.settle()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the client does not hold the entity")
+	}
+	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
+		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	}
+}

@@ -58,7 +58,6 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 		clear(ch)
 	}
 	c.hist.reset()
-	clear(c.respawned)
 	clear(c.tomb)
 	clear(c.tombFIFO)
 	c.tombNext = 0
