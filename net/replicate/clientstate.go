@@ -377,7 +377,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	} else {
 		// An older spawn than one applied (an owner change overtaken by the
 		// next) does not set the owner back; the rest goes by freshness.
-		stale := c.staleSpawn(e, frame, owner)
+		stale := c.staleSpawn(e, frame)
 		switch ni, _ := c.w.Identity(e); {
 		case ni.Owner != owner && !stale:
 			ecs.SetOwner(c.w, e, owner)
@@ -481,17 +481,14 @@ func (c *ClientReplicator) absentSince(slot int32, ci int, frame ecs.Frame) {
 // staleSpawn notes a spawn of frame of e, an entity the client holds, and
 // reports whether a newer spawn of it came first (clientSlot.spawned: the
 // one that made it here, a join page of it, or one that spawned it again;
-// or the one its anchor image is of),
-// or, for a spawn giving the entity to another peer (owner), a newer state
-// of it was applied: while a spawn of an entity is on its way to a peer,
-// the host sends it no other state of the entity, so a newer one came after
-// a newer spawn, or was sent once this one had arrived. (To the entity's
-// owner the host also sends AUTH_STATE meanwhile, of later frames.) A join
+// or the one its anchor image is of). A newer update does not make a spawn
+// stale: an update may go while a later spawn of the entity is still on
+// its way (once an earlier one was acknowledged) and overtake it. A join
 // page's is noted, never stale: the join lane keeps its order.
-func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame, owner ecs.PeerID) bool {
+func (c *ClientReplicator) staleSpawn(e arche.Entity, frame ecs.Frame) bool {
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
-	if !c.paging && (uint32(frame) < max(s.spawned, s.anchor) || owner != c.cfg.Local && uint32(frame) < s.applied) {
+	if !c.paging && uint32(frame) < max(s.spawned, s.anchor) {
 		return true
 	}
 	s.spawned = max(s.spawned, uint32(frame))
