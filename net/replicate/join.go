@@ -103,22 +103,28 @@ func (j *joinState) onChange(p *HostPeer, slot int32) {
 // good.
 func (j *joinState) onEnter(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
-	j.takeBackRemoval(p.h.ents[slot].id)
+	if j.takeBackRemoval(p.h.ents[slot].id) {
+		// The peer still holds it, as of its page: paged, so a removal
+		// goes again if it leaves before its new page.
+		j.markPaged(s)
+	}
 	if j.round == 1 && slot >= j.cursor && s.flags&fPaged == 0 {
 		return
 	}
 	j.flag(s)
 }
 
-// takeBackRemoval drops the queued removal of id, if there is one. The
-// queue is searched from its end, where the entities that left lately are.
-func (j *joinState) takeBackRemoval(id ecs.NetID) {
+// takeBackRemoval drops the queued removal of id, if there is one, and
+// reports whether there was. The queue is searched from its end, where the
+// entities that left lately are.
+func (j *joinState) takeBackRemoval(id ecs.NetID) bool {
 	for i := len(j.despawns) - 1; i >= 0; i-- {
 		if j.despawns[i] == id {
 			j.despawns = append(j.despawns[:i], j.despawns[i+1:]...)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // onLeave: an entity left the peer's scope while it joins; one that was
