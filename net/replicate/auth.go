@@ -36,6 +36,7 @@ func (p *HostPeer) sendAuth() {
 		frame = w.Frame()
 	}
 	reg := h.reg
+	p.authDirty = false // a message lost on the way (settle) sets it again
 	p.auth.sending(frame)
 	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	header := len(h.buf)
@@ -80,7 +81,7 @@ func (p *HostPeer) sendAuth() {
 	if len(h.buf) > header {
 		p.sendAuthMessage(frame)
 	}
-	p.authDirty = again
+	p.authDirty = p.authDirty || again
 }
 
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
