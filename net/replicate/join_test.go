@@ -1184,3 +1184,81 @@ func TestJoinTakesBackARemovalOfAnEntityBackInScope(t *testing.T) {
 		t.Fatalf("joined %v, holds x %v, %d of the host's %d entities", c.Joined(), held, cw.Networked(), w.Networked())
 	}
 }
+
+// An entity whose removal a join took back (it came back into the peer's
+// scope) and that then goes, removed from the world or out of the scope
+// again before its new page, is removed from the peer: the join ends
+// complete, without it.
+func TestJoinTakenBackRemovalGoesAgain(t *testing.T) {
+	for _, mode := range []string{"removed", "left"} {
+		t.Run(mode, func(t *testing.T) {
+			w := ecs.NewWorld()
+			h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1, JoinPage: 64, JoinBytesPerStep: 256, Interest: InterestConfig{CellSize: 100, Radius: 100}})
+			s := ecs.NewSchedule(w, nil, 0)
+			s.Add("replicate", h)
+			m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+			tf := generic.NewMap[ecs.Transform](w.Arche())
+			x := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			xid := mustID(w, x)
+			for i := range 200 {
+				m.NewWith(&ecs.Transform{X: 10 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+			}
+			near := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			far := m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+			s.Step()
+			cw := ecs.NewWorld()
+			c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+			out := &capture{}
+			h.AddPeer(1, out)
+			stage := 0
+			for range 400 {
+				switch p := h.Peer(1); {
+				case stage == 0 && p.join != nil && p.join.cursor >= 32:
+					// The two trade places: x leaves the scope and is back.
+					tf.Get(near).X, tf.Get(far).X = 60, 5060
+					ecs.MutateComponent(w, near, w.IDs.Transform)
+					ecs.MutateComponent(w, far, w.IDs.Transform)
+					stage = 1
+				case stage == 1:
+					if p.join == nil || p.join.round != 1 {
+						t.Fatal("the join moved on before x could go again")
+					}
+					if mode == "removed" {
+						w.Arche().RemoveEntity(x)
+					} else {
+						tf.Get(far).X = 50 // x leaves again
+						ecs.MutateComponent(w, far, w.IDs.Transform)
+					}
+					stage = 2
+				}
+				s.Step()
+				for _, msg := range out.lane {
+					if _, err := c.HandleLane(msg); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := c.Pump(); err != nil {
+					t.Fatal(err)
+				}
+				for k, msg := range out.msgs {
+					if _, err := c.HandleDatagram(wire.Kind(msg[0]), msg[1:]); err != nil {
+						t.Fatal(err)
+					}
+					if out.tokens[k] != 0 {
+						h.Delivered(1, out.tokens[k])
+					}
+				}
+				out.lane, out.msgs, out.tokens = nil, nil, nil
+			}
+			if stage != 2 || !c.Joined() {
+				t.Fatalf("stage %d, joined %v", stage, c.Joined())
+			}
+			if _, held := cw.EntityOf(xid); held {
+				t.Fatal("the client still holds x, gone from its scope")
+			}
+			if got, want := cw.Networked(), h.Peer(1).Held(); got != want {
+				t.Fatalf("the client holds %d entities, the host counts %d", got, want)
+			}
+		})
+	}
+}

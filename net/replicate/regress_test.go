@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"errors"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -587,5 +588,94 @@ func TestOvertakenSpawnToThisClientKeepsTheOwner(t *testing.T) {
 	}
 	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
 		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	}
+}
+
+// A spawn giving an entity to a new owner, overtaken by an update sent once
+// the spawn before it was acknowledged, still sets the owner: a newer
+// update does not make a spawn stale (it goes while a later spawn of the
+// entity is still on its way).
+func TestSpawnOvertakenByAnUpdateSetsTheOwner(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 9})
+	r.s.Step()
+	first := r.next()
+	ecs.SetOwner(r.w, e, 7)
+	r.s.Step()
+	second := r.next() // the spawn with owner 7: overtaken on the way
+	for _, i := range first {
+		r.deliver(i)
+	}
+	r.move(e, 10)
+	r.s.Step()
+	for _, i := range r.next() {
+		r.deliver(i)
+	}
+	for _, i := range second {
+		r.deliver(i)
+	}
+	r.settle()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the client does not hold the entity")
+	}
+	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
+		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	}
+}
+
+// refusingOut is a capture that, once armed, refuses the next AUTH_STATE
+// it is given, as a connection whose queue is full would.
+type refusingOut struct {
+	capture
+	armed   bool
+	refused int
+}
+
+func (o *refusingOut) QueueDatagram(kind wire.Kind, payload []byte, token uint32) error {
+	if kind == wire.KindAuthState && o.armed {
+		o.armed = false
+		o.refused++
+		return errors.New("queue full")
+	}
+	return o.capture.QueueDatagram(kind, payload, token)
+}
+
+// An AUTH_STATE the connection refused goes again at the next send tick,
+// though nothing of the entity changed since.
+func TestRefusedAuthStateGoesAgain(t *testing.T) {
+	w := ecs.NewWorld()
+	h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	out := &refusingOut{}
+	h.AddPeer(1, out)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	e := m.NewWith(&ecs.Transform{X: 3}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	step := func() (auths int) {
+		s.Step()
+		for k, msg := range out.msgs {
+			if wire.Kind(msg[0]) == wire.KindAuthState {
+				auths++
+			}
+			if out.tokens[k] != 0 {
+				h.Delivered(1, out.tokens[k])
+			}
+		}
+		out.msgs, out.tokens = nil, nil
+		return auths
+	}
+	for range 5 {
+		step() // the spawn and the first states go and are acknowledged
+	}
+	out.armed = true
+	tf := generic.NewMap[ecs.Transform](w.Arche())
+	tf.Get(e).X = 4
+	ecs.MutateComponent(w, e, w.IDs.Transform)
+	if n := step(); n != 0 || out.refused != 1 {
+		t.Fatalf("%d AUTH_STATEs sent, %d refused; want the one refused", n, out.refused)
+	}
+	if n := step() + step(); n != 1 {
+		t.Fatalf("%d AUTH_STATEs sent after the refused one; want it again, once", n)
 	}
 }
