@@ -714,13 +714,20 @@ func (c *Client[I]) errLocked() error {
 		return nil
 	case errors.Is(err, session.ErrRejected):
 		return fmt.Errorf("%w: %w", ErrRefused, err)
+	case errors.Is(err, session.ErrHostLost) && !c.joined.Load() && c.session.Peer() == 0:
+		// Dialed again after the first connection broke before the
+		// host's Welcome, without an answer: nothing to come back to.
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	case errors.Is(err, session.ErrHostLost):
+		// Not an orderly close, whatever the last error it wraps.
+		return err
 	case errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseKicked && c.playing.Load() == 0:
 		return fmt.Errorf("%w: %s", ErrRefused, ce.Reason)
 	case errors.As(err, &ce) && (ce.Code == transport.CloseHostShutdown || ce.Code == transport.CloseHostRestarting || ce.Code == transport.CloseNormal):
 		return nil
-	case !c.joined.Load() && c.session.Peer() == 0 && (errors.Is(err, session.ErrHostLost) || errors.As(err, &ce) && !ce.Remote):
-		// Closed here before the host said a word (Welcome), or dialed
-		// again without an answer: nothing to come back to.
+	case !c.joined.Load() && c.session.Peer() == 0 && errors.As(err, &ce) && !ce.Remote:
+		// Closed here before the host said a word (Welcome): nothing to
+		// come back to.
 		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	return err

@@ -66,3 +66,24 @@ func TestClientDialsAgainWhenCutBeforeTheWelcome(t *testing.T) {
 		}
 	})
 }
+
+// A client whose first link went dark before the host let it in, and whose
+// new connections the host refuses as full until its window ends, ends with
+// ErrNoAnswer (wrapping what the last refusal closed), not a nil Err as an
+// orderly close would have.
+func TestClientDialingAgainToAFullHostSaysSo(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{MaxPeers: 1})
+		p.join(nil) // the one slot
+		c := p.dialUnwelcomed()
+		for i := 0; c.State() != session.Closed; i++ {
+			if i > 40*120 {
+				t.Fatalf("still %v", c.State())
+			}
+			p.run(time.Second / 120)
+		}
+		if err := c.Err(); !errors.Is(err, ErrNoAnswer) || c.Joined() || len(c.conns) < 3 {
+			t.Fatalf("%v after %d connections, joined %v; want ErrNoAnswer after dialing again", err, len(c.conns), c.Joined())
+		}
+	})
+}
