@@ -18,7 +18,8 @@ const (
 	Playing = session.Playing
 	// Reconnecting: the connection broke, or the host restarts
 	// (Host.CloseForRestart); the client dials again to resume its peer,
-	// its world held still meanwhile.
+	// its world held still meanwhile (or, when the first connection broke
+	// before the host let it in, to join: for 10 s, Peer still 0).
 	Reconnecting = session.Reconnecting
 	// Closed: the session ended; Client.Err says why (nil for an orderly
 	// end).

@@ -77,7 +77,8 @@ type NetStats struct {
 	// back as the same player; ReconnectLeft is, while State is
 	// Reconnecting, how much of the host's grace window is left, counted
 	// from when the client noticed the break (it tries for 5 s more after,
-	// as the host may have noticed later).
+	// as the host may have noticed later); 0 for a client dialing again
+	// before the host ever let it in (no window holds a player for it).
 	Resumes       int
 	ReconnectLeft time.Duration
 }

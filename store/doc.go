@@ -21,8 +21,9 @@
 // lease expiry: whoever starts a world (an allocation, a restarted host) takes
 // it.
 //
-// With bbolt the file is locked by the process that opened it (a second
-// process waits Options.Timeout, then gets an error matching ErrLocked), so
+// With bbolt the file is locked by whoever opened it (a second opener, in
+// this process or another, waits Options.Timeout, then gets an error
+// matching ErrLocked), so
 // leases order the worlds of one process and the processes that open the file
 // one after the other. With PostgreSQL any number of hosts share the
 // database and the lease is what keeps a world to one of them.

@@ -91,8 +91,9 @@ type Options struct {
 	// default is the host name and the process id.
 	Holder string
 	// Timeout bounds the wait for the bbolt file lock held by another
-	// process (then Open fails with ErrLocked) and for connecting to
-	// PostgreSQL. Default 1 s for bbolt, 10 s for PostgreSQL.
+	// opener, in this process or another (then Open fails with
+	// ErrLocked), and for connecting to PostgreSQL. Default 1 s for bbolt,
+	// 10 s for PostgreSQL.
 	Timeout time.Duration
 }
 

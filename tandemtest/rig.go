@@ -22,7 +22,8 @@
 // before the last drawing's goes back.
 //
 // Clients reconnect by themselves on a goroutine of their own (a broken
-// connection: Cut; a host that restarts: Restart), and a host that saves
+// connection: Cut, kept broken with Unreachable; a host that restarts:
+// Restart), and a host that saves
 // commits on one of its own. Outside a synctest bubble the steps do not
 // wait for those goroutines, and how many steps a reconnect or a receipt
 // takes changes from run to run (a hundredfold was seen): Cut and Restart

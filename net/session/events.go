@@ -26,7 +26,9 @@ const (
 	PeerRejected
 	// PeerDisconnected: a peer's connection broke; Err says why. On the host
 	// the peer is kept for the grace window (its id, its entities, neutral
-	// input) and may resume; on a client the session reconnects by itself.
+	// input) and may resume; on a client the session reconnects by itself
+	// (with Peer 0 and no PeerJoined before it when the connection broke
+	// before the host's Welcome: the client dials again to join).
 	// Every PeerResumed on the host follows one: when the client resumed
 	// before the host saw the break, it comes right before the PeerResumed,
 	// with ErrResumedElsewhere.
