@@ -1125,6 +1125,71 @@ func pageAPump(t *testing.T, lane [][]byte) (*ClientReplicator, *ecs.World) {
 	return c, cw
 }
 
+// tradeScene is a host with interest whose peer 1, joining in small pages,
+// owns two entities: near, beside x (the first entity paged), and far,
+// among n props. Trading their places takes x out of the peer's scope and
+// brings it back within one step.
+type tradeScene struct {
+	w            *ecs.World
+	h            *HostReplicator
+	s            *ecs.Schedule
+	tf           generic.Map[ecs.Transform]
+	x, near, far arche.Entity
+	cw           *ecs.World
+	c            *ClientReplicator
+	out          *capture
+}
+
+func newTradeScene(props int) *tradeScene {
+	w := ecs.NewWorld()
+	sc := &tradeScene{w: w, h: NewHost(NewRegistry(w), HostConfig{SendEvery: 1, JoinPage: 64, JoinBytesPerStep: 256, Interest: InterestConfig{CellSize: 100, Radius: 100}})}
+	sc.s = ecs.NewSchedule(w, nil, 0)
+	sc.s.Add("replicate", sc.h)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	sc.tf = generic.NewMap[ecs.Transform](w.Arche())
+	sc.x = m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	for i := range props {
+		m.NewWith(&ecs.Transform{X: 10 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	sc.near = m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	sc.far = m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	sc.s.Step()
+	sc.cw = ecs.NewWorld()
+	sc.c = NewClient(NewRegistry(sc.cw), ClientConfig{Local: 1})
+	sc.out = &capture{}
+	sc.h.AddPeer(1, sc.out)
+	return sc
+}
+
+// put moves e to x and reports it.
+func (sc *tradeScene) put(e arche.Entity, x float64) {
+	sc.tf.Get(e).X = x
+	ecs.MutateComponent(sc.w, e, sc.w.IDs.Transform)
+}
+
+// step steps the host and hands the client all it sent, acknowledged.
+func (sc *tradeScene) step(t *testing.T) {
+	t.Helper()
+	sc.s.Step()
+	for _, msg := range sc.out.lane {
+		if _, err := sc.c.HandleLane(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sc.c.Pump(); err != nil {
+		t.Fatal(err)
+	}
+	for k, msg := range sc.out.msgs {
+		if _, err := sc.c.HandleDatagram(wire.Kind(msg[0]), msg[1:]); err != nil {
+			t.Fatal(err)
+		}
+		if sc.out.tokens[k] != 0 {
+			sc.h.Delivered(1, sc.out.tokens[k])
+		}
+	}
+	sc.out.lane, sc.out.msgs, sc.out.tokens = nil, nil, nil
+}
+
 // An entity already paged to a joining peer that leaves its scope and comes
 // back within a step (one of the peer's entities moves away from it as
 // another moves next to it) is held by the peer when the join ends: its
@@ -1132,56 +1197,21 @@ func pageAPump(t *testing.T, lane [][]byte) (*ClientReplicator, *ecs.World) {
 // new page, or in a page of the same frame, which the client ignores as
 // older than the removal: the join ended incomplete.
 func TestJoinTakesBackARemovalOfAnEntityBackInScope(t *testing.T) {
-	w := ecs.NewWorld()
-	h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1, JoinPage: 64, JoinBytesPerStep: 256, Interest: InterestConfig{CellSize: 100, Radius: 100}})
-	s := ecs.NewSchedule(w, nil, 0)
-	s.Add("replicate", h)
-	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
-	tf := generic.NewMap[ecs.Transform](w.Arche())
-	x := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{}) // paged first
-	for i := range 40 {
-		m.NewWith(&ecs.Transform{X: 10 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	}
-	near := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-	far := m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-	s.Step()
-	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
-	out := &capture{}
-	h.AddPeer(1, out)
-	swapped := false
+	sc := newTradeScene(40)
+	traded := false
 	for range 100 {
-		if p := h.Peer(1); !swapped && p.join != nil && p.join.cursor >= 32 {
-			// The two trade places: x leaves the peer's scope and is back.
-			tf.Get(near).X, tf.Get(far).X = 60, 5060
-			ecs.MutateComponent(w, near, w.IDs.Transform)
-			ecs.MutateComponent(w, far, w.IDs.Transform)
-			swapped = true
+		if p := sc.h.Peer(1); !traded && p.join != nil && p.join.cursor >= 32 {
+			sc.put(sc.near, 60)
+			sc.put(sc.far, 5060)
+			traded = true
 		}
-		s.Step()
-		for _, msg := range out.lane {
-			if _, err := c.HandleLane(msg); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := c.Pump(); err != nil {
-			t.Fatal(err)
-		}
-		for k, msg := range out.msgs {
-			if _, err := c.HandleDatagram(wire.Kind(msg[0]), msg[1:]); err != nil {
-				t.Fatal(err)
-			}
-			if out.tokens[k] != 0 {
-				h.Delivered(1, out.tokens[k])
-			}
-		}
-		out.lane, out.msgs, out.tokens = nil, nil, nil
+		sc.step(t)
 	}
-	if !swapped {
+	if !traded {
 		t.Fatal("the join ended before the two traded places")
 	}
-	if _, held := cw.EntityOf(mustID(w, x)); !c.Joined() || !held || cw.Networked() != w.Networked() {
-		t.Fatalf("joined %v, holds x %v, %d of the host's %d entities", c.Joined(), held, cw.Networked(), w.Networked())
+	if _, held := sc.cw.EntityOf(mustID(sc.w, sc.x)); !sc.c.Joined() || !held || sc.cw.Networked() != sc.w.Networked() {
+		t.Fatalf("joined %v, holds x %v, %d of the host's %d entities", sc.c.Joined(), held, sc.cw.Networked(), sc.w.Networked())
 	}
 }
 
@@ -1192,71 +1222,35 @@ func TestJoinTakesBackARemovalOfAnEntityBackInScope(t *testing.T) {
 func TestJoinTakenBackRemovalGoesAgain(t *testing.T) {
 	for _, mode := range []string{"removed", "left"} {
 		t.Run(mode, func(t *testing.T) {
-			w := ecs.NewWorld()
-			h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1, JoinPage: 64, JoinBytesPerStep: 256, Interest: InterestConfig{CellSize: 100, Radius: 100}})
-			s := ecs.NewSchedule(w, nil, 0)
-			s.Add("replicate", h)
-			m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
-			tf := generic.NewMap[ecs.Transform](w.Arche())
-			x := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-			xid := mustID(w, x)
-			for i := range 200 {
-				m.NewWith(&ecs.Transform{X: 10 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-			}
-			near := m.NewWith(&ecs.Transform{X: 5050, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-			far := m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-			s.Step()
-			cw := ecs.NewWorld()
-			c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
-			out := &capture{}
-			h.AddPeer(1, out)
+			sc := newTradeScene(200)
+			xid := mustID(sc.w, sc.x)
 			stage := 0
 			for range 400 {
-				switch p := h.Peer(1); {
+				switch p := sc.h.Peer(1); {
 				case stage == 0 && p.join != nil && p.join.cursor >= 32:
-					// The two trade places: x leaves the scope and is back.
-					tf.Get(near).X, tf.Get(far).X = 60, 5060
-					ecs.MutateComponent(w, near, w.IDs.Transform)
-					ecs.MutateComponent(w, far, w.IDs.Transform)
+					sc.put(sc.near, 60)
+					sc.put(sc.far, 5060)
 					stage = 1
 				case stage == 1:
 					if p.join == nil || p.join.round != 1 {
 						t.Fatal("the join moved on before x could go again")
 					}
 					if mode == "removed" {
-						w.Arche().RemoveEntity(x)
+						sc.w.Arche().RemoveEntity(sc.x)
 					} else {
-						tf.Get(far).X = 50 // x leaves again
-						ecs.MutateComponent(w, far, w.IDs.Transform)
+						sc.put(sc.far, 50) // x leaves again
 					}
 					stage = 2
 				}
-				s.Step()
-				for _, msg := range out.lane {
-					if _, err := c.HandleLane(msg); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := c.Pump(); err != nil {
-					t.Fatal(err)
-				}
-				for k, msg := range out.msgs {
-					if _, err := c.HandleDatagram(wire.Kind(msg[0]), msg[1:]); err != nil {
-						t.Fatal(err)
-					}
-					if out.tokens[k] != 0 {
-						h.Delivered(1, out.tokens[k])
-					}
-				}
-				out.lane, out.msgs, out.tokens = nil, nil, nil
+				sc.step(t)
 			}
-			if stage != 2 || !c.Joined() {
-				t.Fatalf("stage %d, joined %v", stage, c.Joined())
+			if stage != 2 || !sc.c.Joined() {
+				t.Fatalf("stage %d, joined %v", stage, sc.c.Joined())
 			}
-			if _, held := cw.EntityOf(xid); held {
+			if _, held := sc.cw.EntityOf(xid); held {
 				t.Fatal("the client still holds x, gone from its scope")
 			}
-			if got, want := cw.Networked(), h.Peer(1).Held(); got != want {
+			if got, want := sc.cw.Networked(), sc.h.Peer(1).Held(); got != want {
 				t.Fatalf("the client holds %d entities, the host counts %d", got, want)
 			}
 		})

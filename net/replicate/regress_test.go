@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -517,77 +518,35 @@ func TestAuthStatesOfOneFrameReorderedEndNewest(t *testing.T) {
 	}
 }
 
-// A spawn that gave an entity to another peer, overtaken by the next one,
-// which made the entity on this client, does not set the owner back when it
-// arrives after states of the entity built its history (its anchor image,
-// the one it was made from, is gone by then).
+// A spawn that gave an entity to a peer (another, or this client),
+// overtaken by the next one, which gave it to another and made the entity
+// on this client, does not set the owner back when it arrives after states
+// of the entity built its history: the anchor image, the one the entity was
+// made from, is gone by then; the frame of its newest spawn is kept beside
+// it.
 func TestOvertakenSpawnAfterHistoryKeepsTheOwner(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 9})
-	r.s.Step()
-	first := r.next() // its spawn, owner 9: overtaken on the way
-	ecs.SetOwner(r.w, e, 7)
-	r.s.Step()
-	for _, i := range r.next() {
-		r.deliver(i) // the spawn of owner 7 makes the entity here
-	}
-	for range 4 {
-		r.move(e, 10)
-		r.s.Step()
-		for _, i := range r.next() {
-			r.deliver(i)
-		}
-	}
-	for _, i := range first {
-		r.deliver(i)
-	}
-	r.settle()
-	ce, ok := r.cw.EntityOf(mustID(r.w, e))
-	if !ok {
-		t.Fatal("the client does not hold the entity")
-	}
-	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
-		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
-	}
-}
-
-// The same for a spawn giving the entity to this client, overtaken by one
-// giving it away, which made the entity here: once its history replaced
-// the anchor image, the late one does not make the client its owner (the
-// newest spawn's frame is kept beside the entity).
-func TestOvertakenSpawnToThisClientKeepsTheOwner(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-	r.s.Step()
-	first := r.next() // its spawn, owner 1 (this client): overtaken on the way
-	ecs.SetOwner(r.w, e, 7)
-	r.s.Step()
-	var second []int
-	for _, i := range r.next() {
-		if wire.Kind(r.out.msgs[i][0]) == wire.KindState {
-			second = append(second, i)
-		}
-	}
-	for _, i := range second {
-		r.deliver(i) // the spawn of owner 7 makes the entity here
-	}
-	for range 4 {
-		r.move(e, 10)
-		r.s.Step()
-		for _, i := range r.next() {
-			r.deliver(i)
-		}
-	}
-	for _, i := range first {
-		r.deliver(i)
-	}
-	r.settle()
-	ce, ok := r.cw.EntityOf(mustID(r.w, e))
-	if !ok {
-		t.Fatal("the client does not hold the entity")
-	}
-	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
-		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	for _, first := range []ecs.PeerID{9, 1} {
+		t.Run(fmt.Sprintf("owner-%d-first", first), func(t *testing.T) {
+			r := newRig(t, HostConfig{})
+			e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: first})
+			r.s.Step()
+			late := r.next() // its spawn: overtaken on the way
+			ecs.SetOwner(r.w, e, 7)
+			r.s.Step()
+			for _, i := range r.next() {
+				if wire.Kind(r.out.msgs[i][0]) == wire.KindState {
+					r.deliver(i) // the spawn of owner 7 makes the entity here
+				}
+			}
+			for range 4 {
+				r.moveDelivered(e)
+			}
+			for _, i := range late {
+				r.deliver(i)
+			}
+			r.settle()
+			r.wantOwner(e, 7)
+		})
 	}
 }
 
@@ -606,21 +565,32 @@ func TestSpawnOvertakenByAnUpdateSetsTheOwner(t *testing.T) {
 	for _, i := range first {
 		r.deliver(i)
 	}
+	r.moveDelivered(e)
+	for _, i := range second {
+		r.deliver(i)
+	}
+	r.settle()
+	r.wantOwner(e, 7)
+}
+
+// moveDelivered moves e, steps, and delivers what the step sent.
+func (r *rig) moveDelivered(e arche.Entity) {
 	r.move(e, 10)
 	r.s.Step()
 	for _, i := range r.next() {
 		r.deliver(i)
 	}
-	for _, i := range second {
-		r.deliver(i)
-	}
-	r.settle()
+}
+
+// wantOwner fails the test unless the client holds e, owned by want.
+func (r *rig) wantOwner(e arche.Entity, want ecs.PeerID) {
+	r.t.Helper()
 	ce, ok := r.cw.EntityOf(mustID(r.w, e))
 	if !ok {
-		t.Fatal("the client does not hold the entity")
+		r.t.Fatal("the client does not hold the entity")
 	}
-	if ni, _ := r.cw.Identity(ce); ni.Owner != 7 {
-		t.Fatalf("the client says owner %d, the host 7", ni.Owner)
+	if ni, _ := r.cw.Identity(ce); ni.Owner != want {
+		r.t.Fatalf("the client says owner %d, the host %d", ni.Owner, want)
 	}
 }
 
