@@ -57,7 +57,7 @@ func TestRunAnswersAHandshakeAtOnce(t *testing.T) {
 		w := ecs.NewWorld()
 		sched := ecs.NewSchedule(w, clock.Real{}, 0)
 		reg := replicate.NewEmptyRegistry(w)
-		for _, c := range g.Components {
+		for _, c := range g.replicated() {
 			c.register(reg)
 		}
 		start := time.Now()

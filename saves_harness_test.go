@@ -299,7 +299,7 @@ func (r *rig) dialRaw(name string) *rawPlayer {
 	p := &rawPlayer{w: ecs.NewWorld()}
 	p.sched = ecs.NewSchedule(p.w, r.clk, 0)
 	reg := replicate.NewEmptyRegistry(p.w)
-	for _, c := range r.g.Components {
+	for _, c := range r.g.replicated() {
 		c.register(reg)
 	}
 	p.cl, err = session.NewClient(p.sched, reg, tc, session.ClientConfig{Name: name, Clock: r.clk, Schema: r.g.Schema(),

@@ -80,7 +80,7 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	tc, _ := r.net.Dial(context.Background(), "host")
 	w := ecs.NewWorld()
 	reg := replicate.NewEmptyRegistry(w)
-	for _, c := range r.g.Components {
+	for _, c := range r.g.replicated() {
 		c.register(reg)
 	}
 	sched := ecs.NewSchedule(w, r.clk, 0)
