@@ -287,6 +287,10 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		return nil
 	}
 	if skip {
+		// Its delta-coded components cannot be known; those that are not
+		// (absolute) still apply if newer than what the entity holds of
+		// them: a component added to the entity rides this update alone.
+		c.applyAbsolute(e, slot, mask&^reg.delta, sr.frame, q)
 		return nil
 	}
 	c.stats.Updates++
@@ -336,6 +340,28 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	return nil
 }
 
+// applyAbsolute applies the components of mask (none delta-coded) that q
+// holds to the entity e in slot, each one newer than what e holds of it
+// (freshND), adding it if e lacks it.
+func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16, frame ecs.Frame, q []int32) {
+	if mask == 0 {
+		return
+	}
+	reg := c.reg
+	a := c.w.Arche()
+	for ci := range reg.comps {
+		if mask&(1<<uint(ci)) == 0 || !c.freshND(slot, ci, frame) {
+			continue
+		}
+		comp := &reg.comps[ci]
+		if !a.Has(e, comp.id) {
+			a.Add(e, comp.id)
+		}
+		off := reg.offset[ci]
+		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
+	}
+}
+
 // spawn creates (or, if present, updates) entity id from a whole image q
 // (components of mask) of frame; jump draws an entity held as a jump to it.
 // A newer spawn of an entity held removes the replicated components mask
@@ -374,6 +400,13 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		slot, _ := c.w.NetSlot(e)
 		c.forgetSlot(slot)
 		c.slots.at(slot).spawned = uint32(frame)
+		for ci := range reg.comps {
+			if mask&(1<<uint(ci)) == 0 {
+				// The host's entity lacks it as of frame: an older state
+				// that carries it, arriving late, does not add it.
+				c.absentSince(slot, ci, frame)
+			}
+		}
 	} else {
 		// An older spawn than one applied (an owner change overtaken by the
 		// next) does not set the owner back; the rest goes by freshness.
