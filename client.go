@@ -520,10 +520,15 @@ func (c *Client[I]) input(w *ecs.World) {
 }
 
 // routed gives the frame's input to the entities this client predicts:
-// live once its inputs go to the host.
+// live once its inputs go to the host. One with Input it no longer owns (the
+// host gave it to another, or took it back) gets the zero input, not live:
+// no one's input moves it here.
 func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
-	if p != c.peer() || p == ecs.HostPeer || c.session.State() != session.Playing {
+	if c.session.State() != session.Playing {
 		return in, false, false
+	}
+	if p != c.peer() || p == ecs.HostPeer {
+		return in, false, true
 	}
 	return *c.pred.Input(), c.pred.InputLive(c.w.ECS.Frame()), true
 }
