@@ -407,10 +407,12 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 				c.absentSince(slot, ci, frame)
 			}
 		}
-	} else {
+	}
+	stale := false
+	if ok {
 		// An older spawn than one applied (an owner change overtaken by the
 		// next) does not set the owner back; the rest goes by freshness.
-		stale := c.staleSpawn(e, frame)
+		stale = c.staleSpawn(e, frame)
 		switch ni, _ := c.w.Identity(e); {
 		case ni.Owner != owner && !stale:
 			ecs.SetOwner(c.w, e, owner)
@@ -428,8 +430,14 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
 	fresh := uint32(frame) > s.applied || !ok
-	if ok && fresh {
+	switch {
+	case ok && fresh:
 		c.dropAbsent(e, slot, mask, frame)
+	case ok && !stale:
+		// Overtaken by an update (which says nothing of the components
+		// it does not carry): what is not delta-coded goes by its own
+		// frame.
+		c.dropAbsentND(e, slot, mask, frame)
 	}
 	c.remember(slot, uint32(frame), mask&reg.delta, q)
 	for ci := range reg.comps {
@@ -496,6 +504,22 @@ func (c *ClientReplicator) dropAbsent(e arche.Entity, slot int32, mask uint16, f
 			c.stats.Dropped++
 		}
 		c.absentSince(slot, ci, frame)
+	}
+}
+
+// dropAbsentND removes from e (in slot) the replicated components that are
+// not delta-coded, that mask, of a spawn of frame, leaves out, and that e
+// holds as of an older frame (freshND), dating their absence.
+func (c *ClientReplicator) dropAbsentND(e arche.Entity, slot int32, mask uint16, frame ecs.Frame) {
+	a := c.w.Arche()
+	for ci := range c.reg.comps {
+		if mask&(1<<uint(ci)) != 0 || c.reg.delta&(1<<uint(ci)) != 0 || !c.freshND(slot, ci, frame) {
+			continue
+		}
+		if id := c.reg.comps[ci].id; a.Has(e, id) {
+			a.Remove(e, id)
+			c.stats.Dropped++
+		}
 	}
 }
 

@@ -458,3 +458,38 @@ func TestFirstSpawnOvertakenByAnOwnerChange(t *testing.T) {
 	r.settle()
 	wantOwner(t, r, e, 2)
 }
+
+// A component removed (its spawn on the way), then the entity moved, the
+// move's update overtaking the spawn: the update says nothing of what it
+// does not carry, and the spawn, older than the update the client applied,
+// still takes away the component that is not delta-coded, which the client
+// held as of an older frame. (Updates may go while a later spawn of the
+// entity is on its way, once an earlier one was acknowledged.)
+func TestRemovalOvertakenByAMoveStillRemoves(t *testing.T) {
+	r := newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[hitPoints]("hp")) })
+	w := r.w
+	hp, chp := arche.ComponentID[hitPoints](w.Arche()), arche.ComponentID[hitPoints](r.cw.Arche())
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	w.Arche().Add(e, hp)
+	(*hitPoints)(w.Arche().Get(e, hp)).HP = 5
+	r.settle()
+	w.Arche().Remove(e, hp)
+	ecs.MutateComponent(w, e, hp)
+	r.s.Step()
+	removal := r.next()
+	for _, i := range removal {
+		r.h.Delivered(1, r.out.tokens[i]) // acknowledged: the next change goes as an update
+	}
+	r.move(e, 50)
+	r.s.Step()
+	move := r.next()
+	r.deliverIn(move)
+	for _, i := range removal {
+		r.arrive(i) // the spawn, after the move
+	}
+	r.settle()
+	ce, _ := r.cw.EntityOf(mustID(w, e))
+	if r.cw.Arche().Has(ce, chp) {
+		t.Fatalf("the client holds hp=%d, which the host removed", (*hitPoints)(r.cw.Arche().Get(ce, chp)).HP)
+	}
+}
