@@ -18,11 +18,7 @@ import (
 // badge is a component a host adds to and removes from a crate.
 type badge struct{ N int32 }
 
-var badgeCodec = replicate.Codec[badge]{
-	Name: "badge", Fields: 1,
-	Quantize:   func(v *badge, q []int32) { q[0] = v.N },
-	Dequantize: func(q []int32, v *badge) { v.N = q[0] },
-}
+var badgeCodec = replicate.IntegerCodec[badge]("badge")
 
 // stepperGame: each player's figure steps 2 units a frame along its input; a
 // badge may come and go on any entity.
