@@ -26,9 +26,9 @@ import (
 // a connection that fails or does not answer are tried again. Any other
 // refusal, a host that is not the one joined (transport.ErrUntrusted), one
 // that answers it shuts down (CloseHostShutdown), or the window running
-// out, ends the session. A first connection that breaks
-// before the host's Welcome has no peer to resume: the client dials again
-// the same way, each new connection saying Hello, for freshWindow.
+// out, ends the session. A first connection that breaks before the host's
+// Welcome has no peer to resume: the client dials again the same way, each
+// new connection saying Hello, for freshWindow.
 
 // Timing of reconnection.
 const (
