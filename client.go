@@ -153,6 +153,7 @@ type Client[I comparable] struct {
 	events  observers[Event]
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
+	driven  *drivenFilters // Input for the entities the host marks driven (driven.go)
 	status  clientStatus
 	// replay routes a replayed frame's input (ClientConfig.Replay).
 	replay struct {
@@ -226,6 +227,9 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		comp.register(c.reg)
 		tracks = append(tracks, comp.track())
 	}
+	// After the registry: the mark's component id comes after the game's,
+	// as on the host.
+	c.driven = newDrivenFilters[I](w.ECS)
 	c.corr.clk = cfg.Clock
 	c.corr.next = relay{&c.loop}
 
@@ -293,6 +297,11 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
+	w.Schedule.AddTo(ecs.StageInput, "tandem.driven", ecs.SystemFunc(func(ew *ecs.World) {
+		if p := c.peer(); p != ecs.HostPeer {
+			c.driven.drivenInputs(ew, p)
+		}
+	}))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
 	w.Schedule.Add("tandem.bodies", c.phys)
 	c.done = c.stopped
@@ -470,14 +479,15 @@ func (c *Client[I]) fail(err error) {
 }
 
 // arrived gives a received entity what the engine needs of it: an entity this
-// client predicts gets Input (and Interpolated, to be drawn between steps);
-// then the Game's Arrived hook adds the game's own.
+// client predicts gets Interpolated, to be drawn between steps, and Input if
+// the host's has it (it carries the mark: driven.go); then the Game's
+// Arrived hook adds the game's own.
 func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 	w := c.w.ECS
 	a := w.Arche()
 	if owner == c.peer() && owner != ecs.HostPeer {
-		if !c.inputs.Has(e) {
-			a.Add(e, arche.ComponentID[Input[I]](a))
+		if !c.inputs.Has(e) && a.Has(e, c.driven.mark) {
+			a.Add(e, c.driven.input)
 		}
 		if a.Has(e, w.IDs.Transform) && !a.Has(e, w.IDs.Interpolated) {
 			a.Add(e, w.IDs.Interpolated)

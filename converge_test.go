@@ -178,3 +178,60 @@ func TestFigureTakenFromItsPlayerStops(t *testing.T) {
 		}
 	})
 }
+
+// A client gives Input to the entities it owns that the host's world gives
+// Input, and to no other: a flag the player owns but does not drive stays
+// put on its screen while it walks; a crate the host gives it later with
+// Input gets it; a figure whose Input the host takes away loses it.
+func TestOnlyDrivenEntitiesGetInput(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePairOf(t, stepperGame, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		right := false
+		c := p.joinWalker(func(*World) push {
+			if right {
+				return push{X: 1}
+			}
+			return push{}
+		})
+		peer := c.Peer()
+		var flag, crate, fig ecs.NetID
+		var ce, fe arche.Entity
+		p.host.Do(func(w *World) {
+			a := w.ECS.Arche()
+			fe = w.ECS.Owned(peer)[0]
+			m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](a)
+			fl := m.NewWith(&ecs.Transform{X: 300}, &ecs.NetworkIdentity{Owner: peer})
+			ce = m.NewWith(&ecs.Transform{X: 500}, &ecs.NetworkIdentity{})
+			a.Add(ce, arche.ComponentID[Input[push]](a))
+			for e, id := range map[arche.Entity]*ecs.NetID{fl: &flag, ce: &crate, fe: &fig} {
+				ni, _ := w.ECS.Identity(e)
+				*id = ni.ID
+			}
+		})
+		right = true
+		p.run(time.Second)
+		hasInput := func(w *World, id ecs.NetID) bool {
+			e, ok := w.ECS.EntityOf(id)
+			return ok && w.ECS.Arche().Has(e, arche.ComponentID[Input[push]](w.ECS.Arche()))
+		}
+		c.Do(func(w *World) {
+			if hasInput(w, flag) || hasInput(w, crate) || !hasInput(w, fig) {
+				t.Fatalf("Input on the flag %v, the host's crate %v, the figure %v; want the figure's alone", hasInput(w, flag), hasInput(w, crate), hasInput(w, fig))
+			}
+			if x, _, _ := crateOf(w, flag); x != 300 {
+				t.Fatalf("the flag moved to x %.0f on its owner's screen", x)
+			}
+		})
+		right = false
+		p.host.Do(func(w *World) {
+			ecs.SetOwner(w.ECS, ce, peer)
+			w.ECS.Arche().Remove(fe, arche.ComponentID[Input[push]](w.ECS.Arche()))
+		})
+		p.run(time.Second)
+		c.Do(func(w *World) {
+			if !hasInput(w, crate) || hasInput(w, fig) {
+				t.Fatalf("Input on the crate given %v, the figure taken %v; want the crate's alone", hasInput(w, crate), hasInput(w, fig))
+			}
+		})
+	})
+}

@@ -71,15 +71,13 @@ type Game[I comparable] struct {
 	// host, right after it was created: it adds what the wire does not
 	// carry (a physics body, what to draw it with). The entity holds every
 	// component the host sent, and what the engine gave it: ecs.Interpolated
-	// on one this client does not own (drawn from received states), Input
-	// (and Interpolated, with a Transform) on one it owns. Do not add those
-	// again (arche panics on a component added twice). Input is not
-	// replicated, so the client gives it to every entity that arrives owned
-	// by its peer: remove it here from one the player does not drive (a
-	// projectile, a planted flag: the host's has no Input), or systems that
-	// read Input move it on the owner's screen alone, corrected back at
-	// every state. An entity given to the peer after it arrived
-	// (ecs.SetOwner) gets none.
+	// on one this client does not own (drawn from received states), and on
+	// one it owns Interpolated (with a Transform) and, if the host's entity
+	// has Input (the player drives it, as the host's world says), Input. Do
+	// not add those again (arche panics on a component added twice). An
+	// entity the player owns and does not drive (a projectile, a planted
+	// flag) gets no Input; one given to the player later, or whose Input the
+	// host adds or removes, gets or loses it at the client's next step.
 	Arrived func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value is what a game with bodies wants.

@@ -221,6 +221,7 @@ type Host[I comparable] struct {
 	inputs  *predict.HostInputs[I]
 	names   map[ecs.PeerID]string
 	roster  *roster            // nil without Game.Roster
+	driven  *drivenFilters     // marks the entities a player drives (driven.go)
 	resumed map[ecs.PeerID]int // resumes of each peer
 	stats   HostStats
 	status  hostStatus
@@ -383,6 +384,8 @@ func (h *Host[I]) build(restoring bool) error {
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
+	h.driven = newDrivenFilters[I](w.ECS)
+	w.Schedule.AddTo(ecs.StageInput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
 	h.routeLocal(h.input)
 	h.roster = nil
 	if g.Roster {

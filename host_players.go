@@ -78,7 +78,12 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	if h.g.Join != nil {
 		var err error
 		h.joining = joiningFocus{peer: peer}
-		h.mu.call(func() { err = h.g.Join(h.w, Peer{ID: peer, Name: name}) })
+		h.mu.call(func() {
+			if err = h.g.Join(h.w, Peer{ID: peer, Name: name}); err == nil {
+				// Marked before the peer's join pages them.
+				h.driven.drivenMarks(h.w.ECS)
+			}
+		})
 		if err != nil {
 			h.joining = joiningFocus{}
 			h.stats.Refused++

@@ -210,6 +210,8 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 		// players come back.
 		save.Exclude[memberInfo](s)
 	}
+	// Made again from the restored Input (driven.go).
+	save.Skip[drivenMark](s)
 	return s
 }
 

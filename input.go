@@ -60,9 +60,10 @@ type Input[I any] struct {
 // for HostPeer on the host or alone, one with Input[I] and no
 // NetworkIdentity (this machine's alone, which its player drives); ok is
 // false when it has none. On a host any peer's (HostPeer: the player at the
-// host's own machine), on a client its own (World.Peer; the client's own
-// entities get Input on arrival), alone the player's (HostPeer): the entity
-// a command acts on, a camera follows, a HUD reads. I is the Game's input
+// host's own machine), on a client its own (World.Peer; the client gives
+// Input to those of its own the host's world gives it), alone the player's
+// (HostPeer): the entity a command acts on, a camera follows, a HUD reads.
+// I is the Game's input
 // type; for another, nothing is found. Cost: the entities with Input[I], not
 // the world; it allocates nothing. Call it on the simulation goroutine (in a
 // system or hook, inside View or Do).

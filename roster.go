@@ -88,12 +88,14 @@ func rosterNameCodec() replicate.Codec[memberName] {
 }
 
 // replicated returns the components a session of g replicates: the game's,
-// then the roster's when g.Roster is set.
+// then the roster's when g.Roster is set, then the mark of the entities a
+// player drives (driven.go).
 func (g *Game[I]) replicated() []Component {
-	if !g.Roster {
-		return g.Components
+	all := slices.Clip(g.Components)
+	if g.Roster {
+		all = append(all, rosterComponents()...)
 	}
-	return append(slices.Clip(g.Components), rosterComponents()...)
+	return append(all, drivenComponent())
 }
 
 // Members appends the members of the session w belongs to, in peer order,
