@@ -37,7 +37,9 @@ type Game[I comparable] struct {
 	// with this configuration; its Step is the Game's. Nil: no physics.
 	Physics *physics.Config
 	// Components are the replicated components, in the order they go on
-	// the wire: the same on every machine. Make each with Replicate.
+	// the wire: the same on every machine. Make each with Replicate. At most
+	// replicate.MaxComponents less the engine's own: one (the mark of the
+	// entities a player drives), three with Roster.
 	Components []Component
 	// Setup builds a world's content before anything joins or arrives: its
 	// static geometry, its systems (added to w.Schedule in the order they
