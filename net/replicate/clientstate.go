@@ -309,13 +309,8 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		bit := uint16(1) << ci
 		comp := &reg.comps[ci]
 		off := reg.offset[ci]
-		switch {
-		case reg.delta&bit != 0:
-			if !fresh || has&bit == 0 || mask&bit == 0 && s.applied == bframe {
-				continue
-			}
-		case mask&bit == 0 || !c.freshND(slot, ci, sr.frame):
-			continue
+		if reg.delta&bit == 0 || !fresh || has&bit == 0 || mask&bit == 0 && s.applied == bframe {
+			continue // (what is not delta-coded: applyAbsolute, below)
 		}
 		if !a.Has(e, comp.id) {
 			if mask&bit == 0 {
@@ -325,6 +320,7 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		}
 		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
 	}
+	c.applyAbsolute(e, slot, mask&^reg.delta, sr.frame, q)
 	if fresh {
 		s.applied = frame
 	}
