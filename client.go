@@ -227,8 +227,6 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		comp.register(c.reg)
 		tracks = append(tracks, comp.track())
 	}
-	// After the registry: the mark's component id comes after the game's,
-	// as on the host.
 	c.driven = newDrivenFilters[I](w.ECS)
 	c.corr.clk = cfg.Clock
 	c.corr.next = relay{&c.loop}

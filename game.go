@@ -45,7 +45,11 @@ type Game[I comparable] struct {
 	// static geometry, its systems (added to w.Schedule in the order they
 	// run), its resources. It runs on every machine, so it must not spawn
 	// networked entities on a client (check w.Role): those come from the
-	// host. Required.
+	// host. A query kept from frame to frame (an arche generic filter) is
+	// made here, one for each world: it keeps the component ids of the
+	// first world it queries, and two worlds of one Game (a host and a
+	// client in one process) may number their components differently.
+	// Required.
 	Setup func(w *World)
 	// Input is how I travels to the host. Required for a host or a client.
 	Input InputCodec[I]
