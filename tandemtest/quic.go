@@ -2,7 +2,9 @@ package tandemtest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -23,11 +25,13 @@ import (
 // would end the test binary from the host's goroutine): test the game's
 // rules on a Rig.
 //
-// Cut breaks a client's network, for a test of reconnection over real
-// QUIC. A Loopback belongs to the test's goroutine; the host and the
-// clients are safe to use from it as everywhere (package tandem).
+// Cut breaks a client's network, and Restart restarts the host on its save,
+// for a test of reconnection over real QUIC. A Loopback belongs to the
+// test's goroutine; the host and the clients are safe to use from it as
+// everywhere (package tandem).
 type Loopback[I comparable] struct {
-	// Host is the host, running; its listener is on Addr.
+	// Host is the host, running; its listener is on Addr. Restart
+	// replaces it.
 	Host *tandem.Host[I]
 	// Addr is where the host listens (127.0.0.1 and a free port), and Line
 	// the join line a player would be given for it (package joincode:
@@ -37,25 +41,32 @@ type Loopback[I comparable] struct {
 	// until it is closed.
 	Clients []*tandem.Client[I]
 
-	t       testing.TB
-	game    *tandem.Game[I]
-	dial    quicnet.Config // a client's transport's, pinned by the join line
-	ctx     context.Context
-	stop    context.CancelFunc
-	running sync.WaitGroup
-	mu      sync.Mutex
-	sockets map[*tandem.Client[I]]*sockets // what each client dialed, for Cut
-	runs    map[*tandem.Client[I]]*runEnd  // how each client's Run ended, for Ended
+	t        testing.TB
+	game     *tandem.Game[I]
+	hostCfg  tandem.HostConfig  // as NewLoopback completed it, for Restart's host too
+	serve    quicnet.Config     // the host's transport's: its certificate and reset key, kept across Restart
+	listener transport.Listener // the running host's
+	socket   net.PacketConn     // its UDP socket
+	dial     quicnet.Config     // a client's transport's, pinned by the join line
+	ctx      context.Context
+	stop     context.CancelFunc
+	running  sync.WaitGroup
+	mu       sync.Mutex
+	sockets  map[*tandem.Client[I]]*sockets // what each client dialed, for Cut
+	runs     map[*tandem.Client[I]]*runEnd  // how each client's Run ended, for Ended
 }
 
-// runEnd is what a client's Run returned, once done is closed.
+// runEnd is a client's name, and what its Run returned, once done is
+// closed.
 type runEnd struct {
+	name string
 	done chan struct{}
 	err  error
 }
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
-// listener on loopback, with a certificate of its own, and runs it (leave
+// listener on loopback, with a certificate of its own (kept for Restart),
+// and runs it (leave
 // its Clock unset, and its Replication.CheckReports off). Every client
 // comes from 127.0.0.1: unless set, the host's MaxPeersPerAddress takes
 // them all (its MaxPeers, 8 unless set, and its Spectators). A command
@@ -78,37 +89,72 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 	if host.OnCommandPanic == nil {
 		host.OnCommandPanic = func(p *tandem.CommandPanic) { t.Errorf("tandemtest: %v", p) }
 	}
-	ht, err := quicnet.New(quicnet.Config{})
+	// The host's identity, kept for Restart as a game keeps its own
+	// (tandem.OpenSave): the certificate its clients pin, and the key of
+	// its stateless resets.
+	cert, err := quicnet.NewCertificate()
 	if err != nil {
-		t.Fatalf("tandemtest: the host's transport: %v", err)
+		t.Fatalf("tandemtest: the host's certificate: %v", err)
 	}
-	l, err := ht.Listen("127.0.0.1:0")
+	var resetKey [32]byte
+	if _, err := rand.Read(resetKey[:]); err != nil {
+		t.Fatalf("tandemtest: the host's reset key: %v", err)
+	}
+	lb := &Loopback[I]{t: t, game: g, hostCfg: host, serve: quicnet.Config{Certificate: &cert, StatelessResetKey: &resetKey}}
+	fingerprint, err := lb.listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("tandemtest: listen on loopback: %v", err)
 	}
 	h, err := tandem.NewHost(g, host)
 	if err != nil {
-		l.Close()
+		lb.listener.Close()
 		t.Fatalf("tandemtest: the host: %v", err)
 	}
-	lb := &Loopback[I]{Host: h, Addr: quicnet.ReachableAddr(l.Addr()), t: t, game: g}
-	if lb.Line, _, err = joincode.Lines(lb.Addr, ht.Fingerprint()); err != nil {
-		l.Close()
+	lb.Host, lb.Addr = h, quicnet.ReachableAddr(lb.listener.Addr())
+	if lb.Line, _, err = joincode.Lines(lb.Addr, fingerprint); err != nil {
+		lb.listener.Close()
 		t.Fatalf("tandemtest: the join line: %v", err)
 	}
 	code, err := joincode.Parse(lb.Line)
 	if err != nil {
-		l.Close()
+		lb.listener.Close()
 		t.Fatalf("tandemtest: the join line: %v", err)
 	}
 	code.Apply(&lb.dial)
 	lb.sockets = map[*tandem.Client[I]]*sockets{}
 	lb.runs = map[*tandem.Client[I]]*runEnd{}
 	lb.ctx, lb.stop = context.WithCancel(context.Background())
-	t.Cleanup(func() { lb.close(l) })
-	h.Serve(l)
-	lb.run(func(ctx context.Context) error { return h.Run(ctx) })
+	t.Cleanup(lb.close)
+	lb.start(h)
 	return lb
+}
+
+// listen opens the host's listener at addr with the loopback's identity,
+// keeping it and its UDP socket, and returns the certificate's
+// fingerprint.
+func (lb *Loopback[I]) listen(addr string) (fingerprint string, err error) {
+	cfg := lb.serve
+	var socket net.PacketConn
+	cfg.WrapPacketConn = func(pc net.PacketConn) (net.PacketConn, error) {
+		socket = pc // Listen calls it before it returns
+		return pc, nil
+	}
+	ht, err := quicnet.New(cfg)
+	if err != nil {
+		return "", err
+	}
+	l, err := ht.Listen(addr)
+	if err != nil {
+		return "", err
+	}
+	lb.listener, lb.socket = l, socket
+	return ht.Fingerprint(), nil
+}
+
+// start serves the listener with h and runs h until the test ends.
+func (lb *Loopback[I]) start(h *tandem.Host[I]) {
+	h.Serve(lb.listener)
+	lb.run(func(ctx context.Context) error { return h.Run(ctx) })
 }
 
 // Ended waits up to within for the Run of c, a client Join made, to
@@ -184,7 +230,7 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		}
 	})
 	lb.Clients = append(lb.Clients, c)
-	end := &runEnd{done: make(chan struct{})}
+	end := &runEnd{name: name, done: make(chan struct{})}
 	lb.mu.Lock()
 	lb.sockets[c] = socks
 	lb.runs[c] = end
@@ -215,18 +261,21 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 	return c
 }
 
-// JoinWait bounds how long Loopback.Join waits for a client to play.
+// JoinWait bounds how long Loopback.Join waits for a client to play, and
+// Loopback.Restart for the clients to play again on the new host.
 const JoinWait = 10 * time.Second
 
 // close closes every client, then the host, and waits for their Runs. A
 // host the test did not close or stop, whose Close fails (its final save),
 // fails the test.
-func (lb *Loopback[I]) close(l transport.Listener) {
+func (lb *Loopback[I]) close() {
 	for _, c := range lb.Clients {
 		_ = c.Close()
 	}
 	closeHost(lb.t, lb.Host)
 	lb.stop()
 	lb.running.Wait()
-	_ = l.Close()
+	if lb.listener != nil {
+		_ = lb.listener.Close()
+	}
 }

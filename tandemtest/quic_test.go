@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -205,4 +206,103 @@ func TestLoopbackCut(t *testing.T) {
 	if len(events) != 2 || events[0] != tandem.PeerDisconnected || events[1] != tandem.PeerResumed {
 		t.Fatalf("the host told %v, want the break, then the resume", events)
 	}
+}
+
+// A host restarted on its save over QUIC (Restart) takes its players back:
+// ann and bob resume as the same peers (not a fresh join), on the same
+// address and certificate, into the world as it was saved, where ann had
+// walked; what bob walks then reaches the new host and both of them.
+func TestLoopbackRestart(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "walkers.db")})
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := lb.Join("bob", tandem.ClientConfig[Walk]{})
+	at := func(do func(func(*tandem.World)), peer ecs.PeerID) float64 {
+		x := -1000.0
+		do(func(w *tandem.World) {
+			if owned := w.ECS.Owned(peer); len(owned) == 1 {
+				x = ecs.Get[ecs.Transform](w.ECS, owned[0]).X
+			}
+		})
+		return x
+	}
+	// agree waits until the host, ann and bob have peer's figure at the
+	// same place, which want accepts, and returns it.
+	agree := func(what string, peer ecs.PeerID, want func(float64) bool) float64 {
+		t.Helper()
+		var x float64
+		waitFor(t, what, func() bool {
+			x = at(lb.Host.Do, peer)
+			return want(x) && at(ann.Do, peer) == x && at(bob.Do, peer) == x
+		})
+		return x
+	}
+	ann.SetInput(Walk{X: 1})
+	waitFor(t, "the host to move ann's figure", func() bool { return at(lb.Host.Do, ann.Peer()) >= 20 })
+	ann.SetInput(Walk{})
+	annAt := agree("the three to agree where ann stopped", ann.Peer(), func(x float64) bool { return x >= 20 })
+
+	old, line, annPeer, bobPeer := lb.Host, lb.Line, ann.Peer(), bob.Peer()
+	lb.Restart()
+	if lb.Host == old || lb.Line != line {
+		t.Fatalf("Restart kept the host (%v) or changed the join line (%q, was %q)", lb.Host == old, lb.Line, line)
+	}
+	if rep := lb.Host.Restored(); rep.Seq == 0 || rep.Players != 2 {
+		t.Fatalf("the new host restored %v, want ann and bob", rep)
+	}
+	for _, c := range []*tandem.Client[Walk]{ann, bob} {
+		if ns := c.NetStats(); c.State() != tandem.Playing || ns.Resumes != 1 || c.Err() != nil {
+			t.Fatalf("peer %d after the restart: %v, %d resumes, error %v; want playing after one resume", c.Peer(), c.State(), ns.Resumes, c.Err())
+		}
+	}
+	if ann.Peer() != annPeer || bob.Peer() != bobPeer {
+		t.Fatalf("ann is peer %d (was %d), bob %d (was %d): a fresh join, not a resume", ann.Peer(), annPeer, bob.Peer(), bobPeer)
+	}
+	if x := agree("the three to agree where ann was saved", annPeer, func(float64) bool { return true }); x != annAt {
+		t.Fatalf("after the restart ann's figure is at %.0f, it was saved at %.0f", x, annAt)
+	}
+
+	bob.SetInput(Walk{X: -1})
+	waitFor(t, "the new host to move bob's figure", func() bool { return at(lb.Host.Do, bobPeer) <= -20 })
+	bob.SetInput(Walk{})
+	agree("the three to agree where bob stopped", bobPeer, func(x float64) bool { return x <= -20 })
+	if x := at(lb.Host.Do, annPeer); x != annAt {
+		t.Fatalf("ann's figure moved to %.0f while bob walked", x)
+	}
+	if st := lb.Host.Stats(); st.Players != 2 || st.Away != 0 {
+		t.Fatalf("the new host has %d players, %d away; want ann and bob, playing", st.Players, st.Away)
+	}
+}
+
+// Restart of a host that does not save fails the test, saying what to set.
+func TestLoopbackRestartNeedsASave(t *testing.T) {
+	rec := &recorder{TB: t}
+	lb := tandemtest.NewLoopback(rec, walkers, tandem.HostConfig{})
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		lb.Restart()
+	}()
+	<-restarted
+	rec.end()
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "cannot restart") || !strings.Contains(rec.errs[0], "SaveTo") {
+		t.Fatalf("Restart without a save reported %q, want it to fail once naming SaveTo", rec.errs)
+	}
+}
+
+// A test restarts a host that saves, over QUIC, and finds its player back
+// where she was.
+func ExampleLoopback_Restart() {
+	test := func(t *testing.T) {
+		lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "world.db")})
+		ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+		peer := ann.Peer()
+		// ... ann plays; the host saves as the world changes.
+		lb.Restart() // returns once ann resumed on the new host
+		if ann.Peer() != peer || ann.NetStats().Resumes != 1 {
+			t.Fatalf("ann is peer %d after %d resumes, want peer %d after one", ann.Peer(), ann.NetStats().Resumes, peer)
+		}
+		// ... the new host restored the world the old one saved: look at
+		// it through lb.Host.Do, and at ann's through ann.Do.
+	}
+	_ = test
 }

@@ -72,6 +72,9 @@
 // this machine's loopback, each running at its real rate on a goroutine of
 // its own, as in a game. It exercises what the in-memory rig leaves out
 // (the transport and real time), and its tests wait for states, not frames.
+// Its Cut and Restart do over real QUIC what the Rig's do: a client's
+// network that stops carrying anything, a host restarted on its save (at
+// the same address, with the same certificate), which the clients resume.
 package tandemtest
 
 import (
