@@ -271,6 +271,16 @@ func (h *Host[I]) CloseForRestart() error { return h.close(true) }
 // CloseForRestart then shuts down instead and returns that error. For saying
 // which a restart will be before it begins. Safe from any goroutine, inside
 // callbacks, hooks and observers too.
+//
+// It does not say that the players will be let back in: over QUIC their
+// clients take only a host at the same address with the certificate they
+// pinned, which the host does not see (its transport is the game's: Serve,
+// Accept), so Restartable reports true with HostConfig.SaveTo alone. Keep
+// the transport's identity for the next host: OpenSave keeps it in the save
+// (SaveFile.Identity, for quicnet's Identity.Apply); with SaveTo alone, keep
+// it yourself (quicnet.Config's Certificate and StatelessResetKey). A host
+// started with a new certificate restores the players' places, and their
+// clients refuse it (transport.ErrUntrusted) and end.
 func (h *Host[I]) Restartable() bool {
 	return !h.life.shut.Load() && h.saves != nil && h.cfg.Grace > 0
 }

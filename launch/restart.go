@@ -21,7 +21,9 @@ var RestartSignal os.Signal = syscall.SIGHUP
 // Restartable is what WatchRestart asks of a host: tandem.Host has it.
 type Restartable interface {
 	// Restartable reports whether the host's players can come back to a
-	// host started again: it has a save and a grace window.
+	// host started again: it has a save and a grace window. (The address
+	// and certificate they come back to are the transport's: Flags.Listen
+	// presents the one the save keeps, given Save.Identity.)
 	Restartable() bool
 }
 
