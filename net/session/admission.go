@@ -151,17 +151,9 @@ func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
 	return 0, ""
 }
 
-// freePeerID returns the lowest peer id that no open connection holds
-// (admitted or offered in a Welcome) and no known peer (away ones
-// included), or 0 if none is free.
-func (h *Host) freePeerID() ecs.PeerID {
-	for id := ecs.PeerID(1); id != 0; id++ {
-		if !h.connected(id) && h.known(id) == nil {
-			return id
-		}
-	}
-	return 0
-}
+// holds reports whether peer id is held: by an open connection (admitted
+// or offered it in a Welcome) or a known peer (away ones included).
+func (h *Host) holds(id ecs.PeerID) bool { return h.connected(id) || h.known(id) != nil }
 
 // rates returns the tick and send rates a Welcome or Resumed announces.
 func (h *Host) rates() (tick, send uint16) {
@@ -209,7 +201,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 			return
 		}
 	}
-	id := h.freePeerID()
+	id := h.ids.take(h.holds)
 	if id == 0 {
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "host full: no peer id free; try again later")
 		return

@@ -41,11 +41,13 @@ type HostConfig struct {
 	// ban list, a spectator quota, a restored world's own players only.
 	Admit func(a Arrival) error
 	// OnJoin is called when a new peer is to be admitted (it answered the
-	// Welcome), before its join starts: the game spawns the player's
-	// entities there, owned by peer. name follows wire.CheckName. An error
-	// refuses the peer instead, with Reject RejectDenied and the error's text
-	// as the reason; entities it owns are removed. Not called for a resume:
-	// the peer's entities are in the world.
+	// Welcome), before its join starts: the game spawns the player's entities
+	// there, owned by peer. peer is the id free the longest (see ecs.PeerID):
+	// never one a connected or away peer holds (an away one may resume), nor
+	// one of a peer that just left while another is free. name follows
+	// wire.CheckName. An error refuses the peer instead, with Reject
+	// RejectDenied and the error's text as the reason; entities it owns are
+	// removed. Not called for a resume: the peer's entities are in the world.
 	OnJoin func(peer ecs.PeerID, name string) error
 	// OnLeave is called when a peer left (its connection ended, or it did
 	// not resume within Grace), after its owned entities were removed (or
@@ -206,6 +208,7 @@ type Host struct {
 
 	// knownPeers are the peers admitted and not gone, connected or away.
 	knownPeers []*knownPeer
+	ids        peerIDs // the peer ids, free the longest first
 	resumeRate bucket
 	noHash     [32]byte // what a Resume naming no known peer is compared with
 
@@ -520,6 +523,7 @@ func (h *Host) reap() {
 			continue
 		}
 		h.leave(p)
+		h.ids.release(p.id, h.holds) // if nothing else holds it
 	}
 	for i := len(kept); i < len(h.peers); i++ {
 		h.peers[i] = nil

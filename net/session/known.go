@@ -74,15 +74,17 @@ func (h *Host) known(id ecs.PeerID) *knownPeer {
 	return nil
 }
 
-// forgetKnown drops k from the known peers.
+// forgetKnown drops k from the known peers. Its peer id is free once no
+// connection holds it either.
 func (h *Host) forgetKnown(k *knownPeer) {
 	h.repl.DropParked(k.Peer)
 	for i, x := range h.knownPeers {
 		if x == k {
 			h.knownPeers = append(h.knownPeers[:i], h.knownPeers[i+1:]...)
-			return
+			break
 		}
 	}
+	h.ids.release(k.Peer, h.holds)
 }
 
 // KnownPeers appends to dst every peer the host knows, connected or away
@@ -151,6 +153,7 @@ func (h *Host) RestorePeers(peers []KnownPeer, window time.Duration) error {
 	until := h.cfg.Clock.Now().Add(window)
 	for _, p := range peers {
 		h.knownPeers = append(h.knownPeers, &knownPeer{KnownPeer: p, until: until})
+		h.ids.claim(p.Peer)
 	}
 	return nil
 }

@@ -114,21 +114,6 @@ func TestKickFromSystemLeavesNoGhost(t *testing.T) {
 	sameImage(t, "b", wd.hw, wd.hreg, b.w, b.reg)
 }
 
-func TestPeerIDsAreReused(t *testing.T) {
-	wd := newWorld(t, condition.Config{}, HostConfig{MaxPeers: 2})
-	for range 5 {
-		c := wd.join("again")
-		if c.cl.Peer() != 1 {
-			t.Fatalf("peer id %d, want the lowest free id, 1", c.cl.Peer())
-		}
-		c.cl.Close()
-		for range 10 {
-			wd.step()
-		}
-		wd.clients = wd.clients[:0]
-	}
-}
-
 // A host's steps after Close change nothing: the world stays as it was
 // (its peers' entities included), and no peer is reported gone.
 func TestStepsAfterCloseKeepTheWorld(t *testing.T) {

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"slices"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Peer ids. A new peer gets the id that has been free the longest: first
+// the ids the host never gave, in increasing order, then the ids given
+// before and free again, in the order they became free. An id is free when
+// nothing holds it: no open connection (admitted, or offered the id in a
+// Welcome) and no known peer (one away within its grace window, which may
+// resume, or one RestorePeers reserved). So a player who leaves does not
+// hand its id to the next one to join: whatever still names it (an event
+// or a message in flight, an entity not removed yet on a client, a game's
+// table keyed by peer id that missed the leave) does not name the newcomer:
+// the id comes back only once every id free before it was given (the space
+// is 1 to 65,535).
+
+// peerIDs hands out peer ids, free the longest first.
+type peerIDs struct {
+	// top is the highest id there is (^ecs.PeerID(0) unless a test narrows
+	// the space).
+	top ecs.PeerID
+	// fresh is the lowest id never given: those from it to top are free
+	// and never given, but for the ones in claimed.
+	fresh uint32
+	// claimed are ids at or past fresh that RestorePeers reserved: held,
+	// or, once their peer is gone, in free.
+	claimed map[ecs.PeerID]struct{}
+	// free are the ids given before and free again, the one free the
+	// longest first.
+	free []ecs.PeerID
+}
+
+// take returns the id free the longest, which held does not hold, or 0 if
+// every id is held.
+func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
+	s.init()
+	for s.fresh <= uint32(s.top) {
+		id := ecs.PeerID(s.fresh)
+		s.fresh++
+		if _, ok := s.claimed[id]; ok {
+			delete(s.claimed, id) // held, or waiting in free
+			continue
+		}
+		if !held(id) {
+			return id
+		}
+	}
+	for len(s.free) > 0 {
+		id := s.free[0]
+		s.free = s.free[1:]
+		if !held(id) {
+			return id
+		}
+		// Held after all: its release queues it again.
+	}
+	return 0
+}
+
+// release queues id at the back of the free ids, if held holds it no more
+// and it is not free already. Call it whenever something that held id lets
+// it go: the last of them queues it.
+func (s *peerIDs) release(id ecs.PeerID, held func(ecs.PeerID) bool) {
+	s.init()
+	if id == ecs.HostPeer || held(id) {
+		return
+	}
+	if _, ok := s.claimed[id]; !ok && uint32(id) >= s.fresh {
+		return // never given: free already
+	}
+	if slices.Contains(s.free, id) {
+		return
+	}
+	s.free = append(s.free, id)
+}
+
+// claim reserves id for a known peer RestorePeers restores: it is not
+// given while held, and, once released, waits its turn as any id given
+// before.
+func (s *peerIDs) claim(id ecs.PeerID) {
+	s.init()
+	if uint32(id) >= s.fresh {
+		if s.claimed == nil {
+			s.claimed = map[ecs.PeerID]struct{}{}
+		}
+		s.claimed[id] = struct{}{}
+		return
+	}
+	if i := slices.Index(s.free, id); i >= 0 {
+		s.free = slices.Delete(s.free, i, i+1)
+	}
+}
+
+func (s *peerIDs) init() {
+	if s.fresh == 0 {
+		s.fresh = 1
+		if s.top == 0 {
+			s.top = ^ecs.PeerID(0)
+		}
+	}
+}
