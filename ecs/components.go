@@ -27,11 +27,17 @@ type Velocity struct {
 type NetID uint32
 
 // PeerID names a participant of a session. HostPeer (zero) is the host itself;
-// joined peers are numbered from 1. An id is free again once its peer has
-// left for good (PeerLeft): the next peer to join may get it, so what
-// outlives a peer (a score table, an account) is keyed by the game's own
-// account id (or the player's name, where trusting it is enough), not by
-// PeerID.
+// joined peers are numbered from 1. A host gives a new peer the id free the
+// longest: first the ids it never gave, in increasing order, then those of
+// peers gone for good (PeerLeft), in the order they left. An id is never
+// given while its peer may come back: connected, away within its grace
+// window (it may resume), or reserved for a restored save's player. So a
+// departed peer's id goes to a newcomer only once every id free before it
+// was given, not at once. Still, ids are reused, and a host that loads its
+// world from a save (a restart, a world released while idle) counts from 1
+// again, past the ids of the save's players: what outlives a peer (a score
+// table, an account) is keyed by the game's own account id (or the
+// player's name, where trusting it is enough), not by PeerID.
 type PeerID uint16
 
 // HostPeer is the peer id of the host: entities it owns are simulated by the
