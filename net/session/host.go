@@ -42,9 +42,9 @@ type HostConfig struct {
 	Admit func(a Arrival) error
 	// OnJoin is called when a new peer is to be admitted (it answered the
 	// Welcome), before its join starts: the game spawns the player's entities
-	// there, owned by peer. peer is the id free the longest (see ecs.PeerID):
-	// never one a connected or away peer holds (an away one may resume), nor
-	// one of a peer that just left while another is free. name follows
+	// there, owned by peer. peer is a fresh id or one free long (see
+	// ecs.PeerID): never one a connected or away peer holds (an away one
+	// may resume), nor one of a peer that left less than 32 ids ago. name follows
 	// wire.CheckName. An error refuses the peer instead, with Reject
 	// RejectDenied and the error's text as the reason; entities it owns are
 	// removed. Not called for a resume: the peer's entities are in the world.
@@ -208,7 +208,7 @@ type Host struct {
 
 	// knownPeers are the peers admitted and not gone, connected or away.
 	knownPeers []*knownPeer
-	ids        peerIDs // the peer ids, free the longest first
+	ids        peerIDs // the peer ids: fresh, then free the longest first
 	resumeRate bucket
 	noHash     [32]byte // what a Resume naming no known peer is compared with
 

@@ -6,19 +6,27 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// Peer ids. A new peer gets the id that has been free the longest: first
-// the ids the host never gave, in increasing order, then the ids given
-// before and free again, in the order they became free. An id is free when
-// nothing holds it: no open connection (admitted, or offered the id in a
-// Welcome) and no known peer (one away within its grace window, which may
-// resume, or one RestorePeers reserved). So a player who leaves does not
-// hand its id to the next one to join: whatever still names it (an event
-// or a message in flight, an entity not removed yet on a client, a game's
-// table keyed by peer id that missed the leave) does not name the newcomer:
-// the id comes back only once every id free before it was given (the space
-// is 1 to 65,535).
+// Peer ids. A new peer gets the id that has been free the longest among
+// the ids given before, once more than reuseAfter of them are free; until
+// then it gets the lowest id never given. An id is free when nothing holds
+// it: no open connection (admitted, or offered the id in a Welcome) and no
+// known peer (one away within its grace window, which may resume, or one
+// RestorePeers reserved). So a player who leaves does not hand its id to
+// the next one to join: whatever still names it (an event or a message in
+// flight, an entity not removed yet on a client, a game's table keyed by
+// peer id that missed the leave) does not name the newcomer: the id comes
+// back only after at least reuseAfter other ids were given. And ids stay
+// small, at most the most ids held at once plus reuseAfter + 1: tables
+// indexed by peer id stay short, and a spawn's owner field a few bits. The
+// space is 1 to 65,535; once every id was given, the free ids go in order
+// whatever their number.
 
-// peerIDs hands out peer ids, free the longest first.
+// reuseAfter is how many ids given before stay free, at least, behind the
+// one free the longest when it is given again.
+const reuseAfter = 32
+
+// peerIDs hands out peer ids: fresh ones until more than reuseAfter given
+// ones are free, then those, free the longest first.
 type peerIDs struct {
 	// top is the highest id there is (^ecs.PeerID(0) unless a test narrows
 	// the space).
@@ -38,6 +46,14 @@ type peerIDs struct {
 // every id is held.
 func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
 	s.init()
+	for len(s.free) > reuseAfter {
+		id := s.free[0]
+		s.free = s.free[1:]
+		if !held(id) {
+			return id
+		}
+		// Held after all: its release queues it again.
+	}
 	for s.fresh <= uint32(s.top) {
 		id := ecs.PeerID(s.fresh)
 		s.fresh++

@@ -186,3 +186,46 @@ func TestRestoredPeerIDsWaitTheirTurn(t *testing.T) {
 		t.Fatalf("take gave %d; want 3, free again", id)
 	}
 }
+
+// Ids given before come back, free the longest first, once more than
+// reuseAfter of them are free, before any id never given: a host whose
+// players come and go keeps its ids small, and a freed id is given again
+// only after reuseAfter others.
+func TestPeerIDsStaySmall(t *testing.T) {
+	held := map[ecs.PeerID]bool{}
+	holds := func(id ecs.PeerID) bool { return held[id] }
+	var s peerIDs
+	take := func() ecs.PeerID {
+		id := s.take(holds)
+		held[id] = true
+		return id
+	}
+	free := func(id ecs.PeerID) {
+		delete(held, id)
+		s.release(id, holds)
+	}
+	// Eight players at once, each leaving as the next joins, a thousand
+	// times over.
+	var playing []ecs.PeerID
+	var top ecs.PeerID
+	freed := map[ecs.PeerID]int{} // by id: the join it was freed at
+	for i := range 1000 {
+		if len(playing) == 8 {
+			free(playing[0])
+			freed[playing[0]] = i
+			playing = playing[1:]
+		}
+		id := take()
+		if at, ok := freed[id]; ok && i-at < reuseAfter {
+			t.Fatalf("join %d got id %d, freed at join %d: back too soon", i, id, at)
+		}
+		playing = append(playing, id)
+		top = max(top, id)
+	}
+	if limit := ecs.PeerID(8 + reuseAfter + 1); top > limit {
+		t.Fatalf("the highest id given was %d; want at most %d (8 held, %d free before reuse)", top, limit, reuseAfter)
+	}
+	if top <= 8 {
+		t.Fatalf("the highest id given was %d: ids were reused at once", top)
+	}
+}
