@@ -7,26 +7,30 @@ import (
 )
 
 // Peer ids. A new peer gets the id that has been free the longest among
-// the ids given before, once more than reuseAfter of them are free; until
-// then it gets the lowest id never given. An id is free when nothing holds
+// the ids given before, once more than reuseAfter of them are free and
+// reuseAfter ids were given since it was freed; until then it gets the
+// lowest id never given. An id is free when nothing holds
 // it: no open connection (admitted, or offered the id in a Welcome) and no
 // known peer (one away within its grace window, which may resume, or one
 // RestorePeers reserved). So a player who leaves does not hand its id to
 // the next one to join: whatever still names it (an event or a message in
 // flight, an entity not removed yet on a client, a game's table keyed by
 // peer id that missed the leave) does not name the newcomer: the id comes
-// back only after at least reuseAfter other ids were given. And ids stay
+// back only after at least reuseAfter other ids were given, even when many
+// peers left at once. And ids stay
 // small, at most the most ids held at once plus reuseAfter + 1: tables
 // indexed by peer id stay short, and a spawn's owner field a few bits. The
 // space is 1 to 65,535; once every id was given, the free ids go in order
 // whatever their number.
 
 // reuseAfter is how many ids given before stay free, at least, behind the
-// one free the longest when it is given again.
+// one free the longest when it is given again, and how many ids are given,
+// at least, between its release and that.
 const reuseAfter = 32
 
 // peerIDs hands out peer ids: fresh ones until more than reuseAfter given
-// ones are free, then those, free the longest first.
+// ones are free, then those, free the longest first, each once reuseAfter
+// ids were given since it was freed.
 type peerIDs struct {
 	// top is the highest id there is (^ecs.PeerID(0) unless a test narrows
 	// the space).
@@ -39,15 +43,32 @@ type peerIDs struct {
 	claimed map[ecs.PeerID]struct{}
 	// free are the ids given before and free again, the one free the
 	// longest first.
-	free []ecs.PeerID
+	free []freedID
+	// given counts the ids given (fresh or again).
+	given uint64
+}
+
+// freedID is a free id given before.
+type freedID struct {
+	id ecs.PeerID
+	at uint64 // given when it was freed
 }
 
 // take returns the id free the longest, which held does not hold, or 0 if
 // every id is held.
 func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
+	id := s.pick(held)
+	if id != 0 {
+		s.given++
+	}
+	return id
+}
+
+// pick is take but for the count of ids given.
+func (s *peerIDs) pick(held func(ecs.PeerID) bool) ecs.PeerID {
 	s.init()
-	for len(s.free) > reuseAfter {
-		id := s.free[0]
+	for len(s.free) > reuseAfter && s.given-s.free[0].at >= reuseAfter {
+		id := s.free[0].id
 		s.free = s.free[1:]
 		if !held(id) {
 			return id
@@ -66,7 +87,7 @@ func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
 		}
 	}
 	for len(s.free) > 0 {
-		id := s.free[0]
+		id := s.free[0].id
 		s.free = s.free[1:]
 		if !held(id) {
 			return id
@@ -87,10 +108,10 @@ func (s *peerIDs) release(id ecs.PeerID, held func(ecs.PeerID) bool) {
 	if _, ok := s.claimed[id]; !ok && uint32(id) >= s.fresh {
 		return // never given: free already
 	}
-	if slices.Contains(s.free, id) {
+	if slices.ContainsFunc(s.free, func(f freedID) bool { return f.id == id }) {
 		return
 	}
-	s.free = append(s.free, id)
+	s.free = append(s.free, freedID{id, s.given})
 }
 
 // claim reserves id for a known peer RestorePeers restores: it is not
@@ -105,7 +126,7 @@ func (s *peerIDs) claim(id ecs.PeerID) {
 		s.claimed[id] = struct{}{}
 		return
 	}
-	if i := slices.Index(s.free, id); i >= 0 {
+	if i := slices.IndexFunc(s.free, func(f freedID) bool { return f.id == id }); i >= 0 {
 		s.free = slices.Delete(s.free, i, i+1)
 	}
 }

@@ -229,3 +229,38 @@ func TestPeerIDsStaySmall(t *testing.T) {
 		t.Fatalf("the highest id given was %d: ids were reused at once", top)
 	}
 }
+
+// Many peers leaving at once (a round's end, a kick of many) free more than
+// reuseAfter ids in one go: still, none of them is given to the next
+// newcomers until reuseAfter ids were given after it was freed, as the
+// docs promise (ecs.PeerID, tandem.Peer, PROTOCOL.md): the first newcomer
+// does not get the id of one who left in the same step.
+func TestManyLeavingAtOnceDoNotHandTheirIDsOn(t *testing.T) {
+	held := map[ecs.PeerID]bool{}
+	holds := func(id ecs.PeerID) bool { return held[id] }
+	var s peerIDs
+	var playing []ecs.PeerID
+	for range 40 {
+		id := s.take(holds)
+		held[id] = true
+		playing = append(playing, id)
+	}
+	for _, id := range playing {
+		delete(held, id)
+		s.release(id, holds)
+	}
+	left := map[ecs.PeerID]bool{}
+	for _, id := range playing {
+		left[id] = true
+	}
+	for i := range reuseAfter {
+		id := s.take(holds)
+		held[id] = true
+		if left[id] {
+			t.Fatalf("newcomer %d after 40 left at once got %d, one of theirs: back after %d ids given, want %d", i+1, id, i, reuseAfter)
+		}
+	}
+	if id := s.take(holds); !left[id] {
+		t.Fatalf("after %d newcomers the next got %d; want the id free the longest, 1", reuseAfter, id)
+	}
+}
