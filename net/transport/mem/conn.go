@@ -59,7 +59,13 @@ type Conn struct {
 	closedAt time.Time // when err was set
 	done     chan struct{}
 	admitted bool // the configured lane limits apply to what this end receives
+	// darkFrom and darkUntil bound this end's last blackout (Blackout).
+	darkFrom, darkUntil time.Time
 }
+
+// dark reports whether a blackout of this end holds at t. The pipe is
+// locked.
+func (c *Conn) dark(t time.Time) bool { return !t.Before(c.darkFrom) && t.Before(c.darkUntil) }
 
 var _ transport.Conn = (*Conn)(nil)
 
@@ -87,7 +93,7 @@ func (c *Conn) SendDatagram(p []byte) error {
 	if c.err != nil {
 		return transport.ErrClosed
 	}
-	if c.p.cut {
+	if c.p.cut || c.dark(c.p.clk.Now()) {
 		c.stats.DatagramsSent++
 		return nil // into the dark
 	}
@@ -105,9 +111,18 @@ func (c *Conn) RecvDatagram() ([]byte, bool) {
 	if c.err != nil || c.p.cut {
 		return nil, false
 	}
-	p, _, ok := c.in.Pop(c.p.clk.Now())
-	if !ok {
-		return nil, false
+	now := c.p.clk.Now()
+	var p []byte
+	for {
+		due, ok := c.in.Next()
+		if !ok || due.After(now) {
+			return nil, false
+		}
+		p, _, _ = c.in.Pop(now)
+		if !c.dark(due) {
+			break
+		}
+		// Due in a blackout of this end: lost.
 	}
 	c.stats.DatagramsReceived++
 	c.stats.BytesReceived += uint64(len(p))
@@ -145,7 +160,11 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 	if len(msg) > size || q.n >= msgs || (q.cost+mc > cost && (!c.peer.admitted || q.n > 0)) {
 		return transport.ErrLaneQueueFull
 	}
-	due := c.p.clk.Now().Add(c.peer.in.Config().Latency + c.p.cfg.LaneDelay[lane])
+	now := c.p.clk.Now()
+	if c.dark(now) {
+		now = c.darkUntil // sent again once the blackout ends
+	}
+	due := now.Add(c.peer.in.Config().Latency + c.p.cfg.LaneDelay[lane])
 	if due.Before(q.lastDue) {
 		due = q.lastDue
 	}
@@ -164,7 +183,7 @@ func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	if c.err != nil {
 		now = c.closedAt
 	}
-	if c.p.cut {
+	if c.p.cut || c.err == nil && c.dark(now) {
 		return 0, nil, false
 	}
 	for i := range c.lanes {
@@ -220,6 +239,27 @@ func (c *Conn) Cut() {
 	c.p.mu.Lock()
 	if !c.p.cut {
 		c.p.cut, c.p.cutAt = true, c.p.clk.Now()
+	}
+	c.p.mu.Unlock()
+}
+
+// Blackout makes this end's link carry nothing for d from now, as a
+// network that drops everything for a while (a Wi-Fi hand-over, a burst of
+// loss) and then carries again: the datagrams this end sends meanwhile are
+// lost, and so are those that would reach it meanwhile; lane messages
+// either way wait and arrive once it ends (a reliable stream sends them
+// again). Neither end is told: each finds out by its own timeouts if d
+// outlasts them (a client's ack timeout; the transport's idle timeout,
+// which this transport does not apply to a blackout: a longer break is a
+// Cut). A blackout that ends before the current one does nothing.
+func (c *Conn) Blackout(d time.Duration) {
+	c.p.mu.Lock()
+	now := c.p.clk.Now()
+	if until := now.Add(d); until.After(c.darkUntil) {
+		if !c.dark(now) {
+			c.darkFrom = now
+		}
+		c.darkUntil = until
 	}
 	c.p.mu.Unlock()
 }

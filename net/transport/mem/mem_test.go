@@ -494,3 +494,52 @@ func TestCutLinkIdlesOut(t *testing.T) {
 		t.Fatalf("with IdleTimeout < 0 a cut link closed: %v, %v", c2.Err(), h2.Err())
 	}
 }
+
+// A blackout of one end loses the datagrams it sends during it and those
+// that would reach it during it, holds lane messages either way until it
+// ends, closes neither end, and then the link carries again.
+func TestBlackoutLosesDatagramsAndHoldsLanes(t *testing.T) {
+	lat := condition.Config{Latency: 10 * time.Millisecond}
+	clk, client, host := connect(t, Config{ToHost: lat, ToClient: lat})
+	client.SendDatagram([]byte("on its way"))
+	host.SendDatagram([]byte("on its way back"))
+	client.Blackout(100 * time.Millisecond)
+	client.SendDatagram([]byte("sent in it"))
+	host.SendDatagram([]byte("reaching it in it"))
+	client.SendMessage(transport.LaneControl, []byte{0x80, 1})
+	host.SendMessage(transport.LaneControl, []byte{0x81, 2})
+	clk.Advance(50 * time.Millisecond)
+	if p, ok := host.RecvDatagram(); !ok || string(p) != "on its way" {
+		t.Fatalf("the host received %q, %v; want the datagram sent before the blackout", p, ok)
+	}
+	if _, m, ok := host.RecvMessage(); ok {
+		t.Fatalf("the host received % x sent in the blackout", m)
+	}
+	if _, m, ok := client.RecvMessage(); ok {
+		t.Fatalf("the client received % x in its blackout", m)
+	}
+	clk.Advance(50 * time.Millisecond)
+	for _, end := range []*Conn{client, host} {
+		if p, ok := end.RecvDatagram(); ok {
+			t.Fatalf("%q arrived after the blackout, sent in it or due in it", p)
+		}
+	}
+	if _, m, ok := client.RecvMessage(); !ok || !bytes.Equal(m, []byte{0x81, 2}) {
+		t.Fatalf("the client's lane message after the blackout: % x, %v", m, ok)
+	}
+	if _, m, ok := host.RecvMessage(); ok {
+		t.Fatalf("the host received % x as the blackout ended, before the latency", m)
+	}
+	clk.Advance(10 * time.Millisecond)
+	if _, m, ok := host.RecvMessage(); !ok || !bytes.Equal(m, []byte{0x80, 1}) {
+		t.Fatalf("the host's lane message after the blackout: % x, %v", m, ok)
+	}
+	client.SendDatagram([]byte("after"))
+	clk.Advance(10 * time.Millisecond)
+	if p, ok := host.RecvDatagram(); !ok || string(p) != "after" {
+		t.Fatalf("the host received %q, %v after the blackout; want the datagram sent after it", p, ok)
+	}
+	if client.Err() != nil || host.Err() != nil {
+		t.Fatalf("a blackout closed the link: client %v, host %v", client.Err(), host.Err())
+	}
+}
