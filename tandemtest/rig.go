@@ -23,7 +23,8 @@
 //
 // Clients reconnect by themselves on a goroutine of their own (a broken
 // connection: Cut, kept broken with Unreachable; a host that restarts:
-// Restart), and a host that saves
+// Restart; a link that drops everything for a while and carries again,
+// Blackout, breaks nothing shorter than 5 s), and a host that saves
 // commits on one of its own. Outside a synctest bubble the steps do not
 // wait for those goroutines, and how many steps a reconnect or a receipt
 // takes changes from run to run (a hundredfold was seen): Cut and Restart
@@ -508,6 +509,22 @@ func (r *Rig[I]) Cut(c *tandem.Client[I]) {
 		r.t.Fatal("tandemtest: Cut of a client that never dialed")
 	}
 	conn.Cut()
+}
+
+// Blackout makes client c's link carry nothing for d from now
+// (mem.Conn.Blackout of its end), then carry again: what it sends and what
+// would reach it meanwhile is lost (lane messages wait), as over a network
+// that drops everything for a while without breaking (a Wi-Fi hand-over, a
+// burst of loss). Neither side is told; a blackout that outlasts the
+// client's ack timeout (5 s) breaks the connection as Cut does (the client
+// then dials again, which needs Config.Bubble), a shorter one does not.
+func (r *Rig[I]) Blackout(c *tandem.Client[I], d time.Duration) {
+	r.t.Helper()
+	conn := r.Conn(c)
+	if conn == nil {
+		r.t.Fatal("tandemtest: Blackout of a client that never dialed")
+	}
+	conn.Blackout(d)
 }
 
 // Unreachable makes every dial of client c fail (on) as a host it cannot

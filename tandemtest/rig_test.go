@@ -465,3 +465,23 @@ func TestUnreachable(t *testing.T) {
 		}
 	})
 }
+
+// A player whose link carries nothing for a second (Blackout) stays
+// connected: the host does not hear her walk meanwhile, and does again
+// after, without a resume.
+func TestBlackout(t *testing.T) {
+	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	peer := ann.Peer()
+	first := r.Conn(ann)
+	r.Blackout(ann, time.Second)
+	ann.SetInput(Walk{X: 1})
+	r.Step(50)
+	if x := hostX(t, r, peer); x != 0 {
+		t.Fatalf("the host has ann at %.0f while her link is dark, want 0", x)
+	}
+	r.Step(60)
+	if x := hostX(t, r, peer); x < 50 || ann.State() != tandem.Playing || r.Conn(ann) != first || ann.NetStats().Resumes != 0 {
+		t.Fatalf("after the blackout: the host has ann at %.0f, she is %v on a new connection %v; want walking on, playing on the same", x, ann.State(), r.Conn(ann) != first)
+	}
+}
