@@ -66,8 +66,10 @@ type Conn struct {
 	lastAckSize    int         // bytes of the last ack frame sent
 
 	// Receiving.
-	recv recvWindow
-	rhdr wire.Header // scratch for parsing headers
+	recv    recvWindow
+	rhdr    wire.Header   // scratch for parsing headers
+	heard   bool          // something well-formed came from the peer
+	heardAt time.Duration // when the newest of it was taken (LastHeard)
 
 	rtt       rttEstimator
 	loss      float64

@@ -122,3 +122,35 @@ func TestOldestInFlightShowsAPeerAckingOnlyItsNewest(t *testing.T) {
 		t.Fatalf("delivered %d, in flight %d: the peer should look alive and leave the rest", s.PacketsDelivered, s.InFlight)
 	}
 }
+
+// LastHeard is the Poll that took the peer's newest well-formed datagram
+// (an acknowledgement alone counts) or lane message; a malformed one does
+// not count, and neither does a Poll that takes nothing.
+func TestLastHeard(t *testing.T) {
+	a, b, _, _, _, lb, clk := fakePair(t, Config{})
+	if _, ok := a.LastHeard(); ok {
+		t.Fatal("LastHeard before anything came")
+	}
+	must(t, a.Queue(wire.KindState, []byte{1}, 0))
+	must(t, a.Flush())
+	clk.Advance(10 * time.Millisecond)
+	must(t, b.Poll())
+	must(t, b.Flush()) // the acknowledgement alone
+	clk.Advance(10 * time.Millisecond)
+	must(t, a.Poll())
+	heard := clk.Now()
+	if at, ok := a.LastHeard(); !ok || !at.Equal(heard) {
+		t.Fatalf("LastHeard = %v %v after an acknowledgement, want %v", at, ok, heard)
+	}
+	clk.Advance(time.Second)
+	must(t, lb.SendDatagram([]byte{0xff})) // not a header
+	must(t, a.Poll())
+	if at, _ := a.LastHeard(); !at.Equal(heard) {
+		t.Fatalf("LastHeard = %v after a malformed datagram and a second of nothing, want %v", at, heard)
+	}
+	must(t, b.SendLane(transport.LaneControl, []byte{byte(wire.KindHello), 1}))
+	must(t, a.Poll())
+	if at, _ := a.LastHeard(); !at.Equal(clk.Now()) {
+		t.Fatalf("LastHeard = %v after a lane message, want %v", at, clk.Now())
+	}
+}

@@ -138,6 +138,19 @@ func (c *Conn) LossRate() float64 { return c.loss }
 // InFlight returns the number of numbered datagrams whose fate is unknown.
 func (c *Conn) InFlight() int { return c.inFlight }
 
+// LastHeard returns when the peer was last heard from: the Poll that took
+// the newest well-formed datagram (an acknowledgement alone counts) or lane
+// message from it, by the Conn's clock; ok is false before the first. A
+// peer that sends nothing while this side sends nothing is silent too: it
+// tells of a peer that answers, as a host answers every datagram of a
+// client that sends each tick.
+func (c *Conn) LastHeard() (at time.Time, ok bool) {
+	if !c.heard {
+		return time.Time{}, false
+	}
+	return c.start.Add(c.heardAt), true
+}
+
 // OldestInFlight returns when the oldest numbered datagram whose fate is
 // unknown was sent, by the Conn's clock; ok is false when none is in
 // flight. An honest peer settles every datagram within a round trip and its
