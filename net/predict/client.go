@@ -22,7 +22,8 @@ type ClientConfig[I any] struct {
 	Reconcile Reconcile
 	// Step is the game's predicted step, required with Replay: it simulates
 	// frame f of the owned entities with input in, as the game's systems do
-	// in a normal frame. World.Frame reads f during the call.
+	// in a normal frame (in is the zero input for a held frame: see
+	// HoldAfter). World.Frame reads f during the call.
 	Step func(w *ecs.World, f ecs.Frame, in *I)
 	// Components lists the tracked components. Every component of the
 	// Registry must be tracked; ecs.Transform (Pose) and ecs.Velocity
@@ -45,6 +46,21 @@ type ClientConfig[I any] struct {
 	History int
 	// Sync tunes the time synchronization; its Step is the schedule's.
 	Sync SyncConfig
+	// HoldAfter bounds how far the client predicts its own entities past
+	// what it last heard from the host: once the host has been silent for
+	// longer (it sent nothing, neither a state nor an acknowledgement of
+	// the client's inputs, which it acknowledges every frame; and it has
+	// left an input message unanswered for longer than a round trip and
+	// HoldAfter), each frame is held (Held): the owned entities get the
+	// zero input, not live, as the host gives a player whose inputs
+	// stopped coming (HostInputConfig.MaxRepeat), instead of running on
+	// with inputs the host may never get. The client goes on sending them,
+	// and the first word from the host ends the hold. Counted in
+	// ClientStats (Holds, HeldFrames). Default: DefaultHoldAfter plus four
+	// times the host frames' measured arrival jitter (SyncStats.Jitter);
+	// negative: never held. It needs a Link that tells when the host was
+	// last heard from (see Link).
+	HoldAfter time.Duration
 	// Logger receives a line for every frame jump after the first alignment
 	// (the client fell out of step with the host: a stall, a clock change).
 	// Default slog.Default(); set a discarding logger to silence it.
@@ -120,12 +136,20 @@ type Client[I any] struct {
 	prunedAt  ecs.Frame // the frame teleports was last pruned at
 	snaps     []arche.Entity
 
+	heldIn  I    // the zero input, given to a held frame's replay
+	holding bool // the last frame whose input was set was held
+
 	stats    ClientStats
 	poseSum  float64
 	velSum   float64
 	secStart time.Time
 	secCount uint64
 }
+
+// DefaultHoldAfter is the least default of ClientConfig.HoldAfter: the
+// host's default MaxRepeat (15 frames at 60 Hz), so that a client whose link
+// goes dark stops its player about when the host stops it.
+const DefaultHoldAfter = 250 * time.Millisecond
 
 // NewClient returns the predictor of sched's world, replicating reg's
 // components (all registered already), decoding and encoding inputs with
@@ -256,3 +280,11 @@ func (l sessionLink) RTT() time.Duration { return l.s.Conn().RTT() }
 
 // LossRate implements Link.
 func (l sessionLink) LossRate() float64 { return l.s.Conn().LossRate() }
+
+// LastHeard tells when the host was last heard from on the connection of
+// the moment.
+func (l sessionLink) LastHeard() (time.Time, bool) { return l.s.Conn().LastHeard() }
+
+// OldestInFlight tells when the oldest datagram the host has not answered
+// on the connection of the moment was sent.
+func (l sessionLink) OldestInFlight() (time.Time, bool) { return l.s.Conn().OldestInFlight() }

@@ -30,6 +30,10 @@ import (
 // host would refuse each message that carries it (this frame's and the
 // Redundancy-1 after it) as malformed, and drop the client after a few.
 // Input returns what was taken.
+//
+// It decides too whether the frame is held (Held): the host silent for
+// longer than ClientConfig.HoldAfter. A held frame's input is recorded and
+// sent all the same.
 func (c *Client[I]) SetInput(in I) ecs.Frame {
 	f := c.w.Frame()
 	s := c.hist.claim(f)
@@ -38,9 +42,10 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 		var zero I
 		c.hist.inputs[s] = zero
 	}
-	c.hist.flags[s] |= recInput
+	c.hist.flags[s] = c.hist.flags[s]&^recHeld | recInput
 	c.last = c.hist.inputs[s]
 	if _, ok := c.local(); ok && c.cfg.Link != nil {
+		c.hold(s)
 		aligned := c.cfg.HostFrame == nil || c.sync.Stats().Synced
 		if aligned && c.sendFrom == 0 {
 			c.sendFrom = f
@@ -48,6 +53,66 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 		c.send(f, aligned)
 	}
 	return f
+}
+
+// hold marks the frame in slot s held if the host has been silent for
+// longer than HoldAfter, and counts it.
+func (c *Client[I]) hold(s int) {
+	if !c.silent() {
+		c.holding = false
+		return
+	}
+	c.hist.flags[s] |= recHeld
+	c.stats.HeldFrames++
+	if !c.holding {
+		c.holding = true
+		c.stats.Holds++
+	}
+}
+
+// silent reports whether the host has been silent for longer than
+// HoldAfter: nothing heard from it, and a datagram of the client's
+// unanswered past the round trip.
+func (c *Client[I]) silent() bool {
+	if c.cfg.HoldAfter < 0 {
+		return false
+	}
+	h, ok := c.cfg.Link.(hearing)
+	if !ok {
+		return false
+	}
+	sent, ok := h.OldestInFlight()
+	if !ok {
+		return false // nothing owed an answer
+	}
+	now, limit := c.clk.Now(), c.HoldAfter()
+	if now.Sub(sent)-c.cfg.Link.RTT() <= limit {
+		return false
+	}
+	at, ok := h.LastHeard()
+	return !ok || now.Sub(at) > limit
+}
+
+// HoldAfter returns the silence of the host past which the client holds
+// its own entities: ClientConfig.HoldAfter, or its default for the jitter
+// measured now (negative: never held).
+func (c *Client[I]) HoldAfter() time.Duration {
+	if c.cfg.HoldAfter != 0 {
+		return c.cfg.HoldAfter
+	}
+	jitter := c.sync.Stats().Jitter * float64(c.cfg.Sync.Step)
+	return DefaultHoldAfter + time.Duration(4*jitter)
+}
+
+// Held reports whether frame f is held: when its input was set, the host
+// had been silent for longer than ClientConfig.HoldAfter. The owned
+// entities then get the zero input, not live, in the frame and in a replay
+// of it; the input recorded, the player's, went to the host all the same
+// (Input and InputAt return it). A game that routes inputs itself gives a
+// held frame's entities the zero input; tandem's client does.
+func (c *Client[I]) Held(f ecs.Frame) bool {
+	_, ok := c.hist.find(f, recHeld)
+	return ok
 }
 
 // readable reports whether the codec's Read takes back, whole, what its

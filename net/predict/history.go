@@ -10,6 +10,7 @@ import (
 const (
 	recInput = 1 << iota // the frame's input is recorded
 	recState             // the owned entities' state after the frame is recorded
+	recHeld              // the frame was held: the zero input applied (Held)
 )
 
 // history is the client's ring of predicted frames: per frame, the input

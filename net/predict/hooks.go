@@ -78,6 +78,12 @@ type Snapper interface {
 
 // Link is where the client's input messages go, how long a round trip takes
 // and how many datagrams are lost. *conn.Conn implements it.
+//
+// A Link that also tells when the host was last heard from and when the
+// oldest datagram it has not answered was sent (the methods LastHeard() and
+// OldestInFlight(), each (at time.Time, ok bool)), as *conn.Conn does, lets
+// the client hold its own entities while the host is silent
+// (ClientConfig.HoldAfter); over another they are never held.
 type Link interface {
 	// Queue queues a datagram message; the payload is copied.
 	Queue(kind wire.Kind, payload []byte, tok conn.Token) error
@@ -85,6 +91,13 @@ type Link interface {
 	RTT() time.Duration
 	// LossRate returns the fraction (0..1) of datagrams sent that were lost.
 	LossRate() float64
+}
+
+// hearing is a Link that tells when the host was last heard from, and
+// what it has not answered.
+type hearing interface {
+	LastHeard() (at time.Time, ok bool)
+	OldestInFlight() (sent time.Time, ok bool)
 }
 
 // Session is the client session the predictor works with; *session.Client

@@ -20,6 +20,7 @@ import (
 func (c *Client[I]) Rebase() {
 	var zero I
 	c.last = zero
+	c.holding = false
 	c.hist.clear()
 	c.lastRecorded = 0
 	c.sendFrom = 0

@@ -78,7 +78,8 @@ func (c *Client[I]) checkReplay(f ecs.Frame) bool {
 
 // Replay restores the prediction recorded for frame from into the owned
 // entities and runs ClientConfig.Step for every frame after it up to the
-// last recorded, with the inputs recorded for them, recording again. It
+// last recorded, with the inputs recorded for them (the zero input for a
+// held frame: Held), recording again. It
 // returns ErrCannotReplay when that is impossible. A game calls it to force
 // a replay; Replay mode runs it on its own.
 func (c *Client[I]) Replay(from ecs.Frame) error {
@@ -118,7 +119,13 @@ func (c *Client[I]) replay(from ecs.Frame) {
 	for g := from + 1; g <= last; g++ {
 		s, _ := h.find(g, recInput)
 		w.SetFrame(g)
-		c.cfg.Step(w, g, &h.inputs[s])
+		in := &h.inputs[s]
+		if h.flags[s]&recHeld != 0 {
+			var zero I
+			c.heldIn = zero
+			in = &c.heldIn
+		}
+		c.cfg.Step(w, g, in)
 		c.recordState(s, w.Owned(p))
 	}
 	w.SetFrame(now)

@@ -42,11 +42,18 @@ type ClientStats struct {
 	// Corrections, not in PoseCorrections, MaxPose or MeanPose, which say
 	// how far the prediction erred.
 	Teleports uint64
+	// HeldFrames counts frames held: the host silent for longer than
+	// ClientConfig.HoldAfter, the owned entities given the zero input
+	// (Held); Holds the runs of them (each silence). Holding reports that
+	// the newest frame was held.
+	HeldFrames, Holds uint64
+	Holding           bool
 }
 
 // Stats returns the counters.
 func (c *Client[I]) Stats() ClientStats {
 	st := c.stats
+	st.Holding = c.holding
 	if st.PoseCorrections > 0 {
 		st.MeanPose = c.poseSum / float64(st.PoseCorrections)
 	}
