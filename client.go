@@ -40,7 +40,9 @@ type ClientConfig[I comparable] struct {
 	Interp interp.Config
 	// Predict tunes prediction: reconciliation mode, input redundancy, time
 	// synchronization (its MissRate defaults to 1e-6 here: an input missing
-	// its frame for loss alone once in hours). Its session and
+	// its frame for loss alone once in hours), how long the host may be
+	// silent before the client holds its own entities (HoldAfter; see
+	// NetStats.HoldAfter). Its session and
 	// correction fields are set by the Client, and its Reconcile and Step
 	// by Replay when that is set.
 	Predict predict.ClientConfig[I]
@@ -530,21 +532,23 @@ func (c *Client[I]) input(w *ecs.World) {
 // routed gives the frame's input to the entities this client predicts:
 // live once its inputs go to the host. One with Input it no longer owns (the
 // host gave it to another, or took it back) gets the zero input, not live:
-// no one's input moves it here.
+// no one's input moves it here; so do its own in a frame held while the
+// host is silent (predict.Client.Held).
 func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
 	if c.session.State() != session.Playing {
 		return in, false, false
 	}
-	if p != c.peer() || p == ecs.HostPeer {
+	f := c.w.ECS.Frame()
+	if p != c.peer() || p == ecs.HostPeer || c.pred.Held(f) {
 		return in, false, true
 	}
-	return *c.pred.Input(), c.pred.InputLive(c.w.ECS.Frame()), true
+	return *c.pred.Input(), c.pred.InputLive(f), true
 }
 
 // replayStep is the predicted step of a client with ClientConfig.Replay: the
 // frame's input to the entities it drives, then the game's Replay.
 func (c *Client[I]) replayStep(w *ecs.World, f ecs.Frame, in *I) {
-	c.replay.in, c.replay.live = *in, c.pred.InputLive(f)
+	c.replay.in, c.replay.live = *in, c.pred.InputLive(f) && !c.pred.Held(f)
 	c.replay.route.Update(w)
 	c.cfg.Replay(c.w)
 }

@@ -41,6 +41,13 @@ type NetStats struct {
 	// Lead is how many frames the client runs ahead of the host, and
 	// LeadTarget the lead it steers to.
 	Lead, LeadTarget float64
+	// HoldAfter is how long the host may stay silent (no state, no
+	// acknowledgement of this client's inputs) before the client holds
+	// its own entities, their Input the zero input, not live, until the
+	// host is heard again (ClientConfig.Predict.HoldAfter, or its default
+	// for the jitter measured); Predict.HeldFrames counts the frames held,
+	// Predict.Holding says whether the last one was.
+	HoldAfter time.Duration
 	// Frame is the client's frame; Frames those simulated since the join
 	// finished.
 	Frame  ecs.Frame
@@ -118,6 +125,7 @@ func (c *Client[I]) Stats() NetStats {
 		Predict:       c.pred.Stats(),
 		Lead:          sy.Lead,
 		LeadTarget:    sy.Target,
+		HoldAfter:     c.pred.HoldAfter(),
 		Frame:         c.w.ECS.Frame(),
 		Frames:        int(c.playing.Load()),
 		Received:      rec,
