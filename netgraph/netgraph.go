@@ -104,7 +104,9 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 	return x.per
 }
 
-// Client renews the graph from a client's figures (Client.NetStats) at now.
+// Client renews the graph from a client's figures (Client.NetStats) at now;
+// a last line appears once the client held its own entities while the host
+// was silent (predict's HoldAfter), and says so while it does.
 func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	g.RTT.Add(float32(st.RTT.Seconds() * 1000))
 	g.In.Add(float32(st.KbitIn))
@@ -124,6 +126,22 @@ func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 		fmt.Sprintf("%d entities   sim held %.1f ms, draw %.1f ms   resumes %d", st.Entities, st.Steps.Seconds()*1000, st.Views.Seconds()*1000, st.Resumes),
 		fmt.Sprintf("scope: %d held   updates %.0f/s   in %.0f/s   out %.0f/s", st.Entities, rt[0], rt[1], rt[2]),
 	)
+	if h := held(st); h != "" {
+		g.Lines = append(g.Lines, h)
+	}
+}
+
+// held is a line that says the client holds its own entities while the
+// host is silent (predict's HoldAfter), or how often it did; "" if never.
+func held(st tandem.NetStats) string {
+	ps := st.Predict
+	switch {
+	case ps.Holding:
+		return fmt.Sprintf("PREDICTION HELD: host silent past %.0f ms", st.HoldAfter.Seconds()*1000)
+	case ps.Holds > 0:
+		return fmt.Sprintf("prediction held: %s, %s", count(int(ps.Holds), "hold", "holds"), count(int(ps.HeldFrames), "frame", "frames"))
+	}
+	return ""
 }
 
 // Host renews the graph from a host's peers (Host.AppendPeerStats, read

@@ -45,6 +45,21 @@ func TestClient(t *testing.T) {
 	if g.Title != "client" {
 		t.Errorf("title %q", g.Title)
 	}
+	if text := strings.Join(g.Lines, "\n"); strings.Contains(strings.ToLower(text), "prediction held") {
+		t.Errorf("never held, the lines speak of holds:\n%s", text)
+	}
+	// Held while the host is silent, then how often it was.
+	st.HoldAfter = 250 * time.Millisecond
+	st.Predict.Holding, st.Predict.Holds, st.Predict.HeldFrames = true, 1, 12
+	g.Client(start.Add(2*time.Second), st)
+	if text := strings.Join(g.Lines, "\n"); !strings.Contains(text, "PREDICTION HELD: host silent past 250 ms") {
+		t.Errorf("held: the lines do not say so:\n%s", text)
+	}
+	st.Predict.Holding = false
+	g.Client(start.Add(2*time.Second), st)
+	if text := strings.Join(g.Lines, "\n"); strings.Contains(text, "PREDICTION HELD") || !strings.Contains(text, "prediction held: 1 hold, 12 frames") {
+		t.Errorf("after the hold: the lines should count it, not say it goes on:\n%s", text)
+	}
 	// Within the second the rates stay as they were.
 	st.Replication.Updates = 10_000
 	g.Client(start.Add(2500*time.Millisecond), st)
