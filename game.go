@@ -73,6 +73,14 @@ type Game[I comparable] struct {
 	// (Host.Close lets every player go, on the goroutine that called it;
 	// CloseForRestart keeps them).
 	Leave func(w *World, p Peer)
+	// Keep, if set, runs on the host for each networked entity a player who
+	// leaves for good owns, before Leave: true keeps the entity in the
+	// world, given to the host (ecs.HostPeer), with its network id, its
+	// components and its place in saves; false removes it, as every one is
+	// removed without Keep. A flag or a vehicle a player held stays for the
+	// next one; the player's own figure goes with her. It may change the
+	// world (an entity it removes or gives away is not asked about again).
+	Keep func(w *World, p Peer, e arche.Entity) bool
 	// Arrived, if set, runs on a client for every entity received from the
 	// host, right after it was created: it adds what the wire does not
 	// carry (a physics body, what to draw it with). The entity holds every

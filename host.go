@@ -378,6 +378,7 @@ func (h *Host[I]) build(restoring bool) error {
 		Schema:               g.schemaOf(reg),
 		OnJoin:               h.join,
 		OnLeave:              h.leave,
+		Keep:                 h.keepFunc(),
 		OnMessage:            h.message,
 		OnLaneMessage:        h.laneMessage,
 		OnEvent:              h.event,

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/command"
 	"github.com/tandem-go/tandem/net/session"
@@ -134,6 +136,18 @@ func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 		h.mu.enter()
 		defer h.mu.exit()
 		h.g.Leave(h.w, Peer{ID: peer, Name: name})
+	}
+}
+
+// keepFunc is the session's Keep for the Game's: nil without one.
+func (h *Host[I]) keepFunc() func(ecs.PeerID, arche.Entity) bool {
+	if h.g.Keep == nil {
+		return nil
+	}
+	return func(peer ecs.PeerID, e arche.Entity) bool {
+		h.mu.enter()
+		defer h.mu.exit()
+		return h.g.Keep(h.w, Peer{ID: peer, Name: h.names[peer]}, e)
 	}
 }
 

@@ -57,6 +57,13 @@ type HostConfig struct {
 	// KeepEntities keeps a leaving peer's entities in the world, given to the
 	// host; by default they are removed.
 	KeepEntities bool
+	// Keep, if set, is asked about each entity a peer that leaves for good
+	// owns, before OnLeave: true keeps it in the world, given to the host,
+	// false removes it (KeepEntities keeps them all without asking). Called
+	// on the host's goroutine, once an entity, in the order of the peer's
+	// owned entities; it may change the world (an entity it removes or
+	// gives away is not asked about again).
+	Keep func(peer ecs.PeerID, e arche.Entity) bool
 	// OnMessage receives the datagram messages of admitted peers that are
 	// input (wire.KindInput) or of the game's own kinds (0x40–0x7f);
 	// payload is valid only during the call. A peer's datagram message of
@@ -562,19 +569,45 @@ func (h *Host) leave(p *hostPeer) {
 // gone ends peer id for good: its owned entities are removed (or given to
 // the host, with KeepEntities), then PeerLeft and OnLeave.
 func (h *Host) gone(id ecs.PeerID, name string, err error) {
-	if h.cfg.KeepEntities {
+	switch {
+	case h.cfg.KeepEntities:
 		owned := h.w.Owned(id)
 		for len(owned) > 0 {
 			ecs.SetOwner(h.w, owned[len(owned)-1], ecs.HostPeer)
 			owned = h.w.Owned(id)
 		}
-	} else {
+	case h.cfg.Keep != nil:
+		h.keepOrRemove(id)
+	default:
 		h.removeOwned(id)
 	}
 	h.left++
 	h.emit(Event{Kind: PeerLeft, Peer: id, Name: name, Err: err})
 	if h.cfg.OnLeave != nil {
 		h.cfg.OnLeave(id, err)
+	}
+}
+
+// keepOrRemove gives the host each entity peer id owns that Keep keeps,
+// and removes the others.
+func (h *Host) keepOrRemove(id ecs.PeerID) {
+	owns := func(e arche.Entity) bool {
+		ni, ok := h.w.Identity(e)
+		return ok && ni.Owner == id
+	}
+	for _, e := range append([]arche.Entity(nil), h.w.Owned(id)...) {
+		if !owns(e) {
+			continue // Keep, asked about another, removed it or gave it away
+		}
+		keep := h.cfg.Keep(id, e)
+		if !owns(e) {
+			continue
+		}
+		if keep {
+			ecs.SetOwner(h.w, e, ecs.HostPeer)
+		} else {
+			h.w.Arche().RemoveEntity(e)
+		}
 	}
 }
 
