@@ -203,7 +203,8 @@ type drivenFilter struct {
 // Peer is a participant of a session as the host's Join and Leave hooks see
 // it. ID is the peer's while it plays (a peer that resumes after a broken
 // connection or a restart keeps it); after Leave it may be given to another
-// peer, not at once: only after 32 other ids were given (see ecs.PeerID). Name is what the client's ClientConfig.Name said (the host
+// peer, not at once: only after 32 other ids were given and a minute
+// passed (see ecs.PeerID). Name is what the client's ClientConfig.Name said (the host
 // does not check it is unique).
 type Peer struct {
 	ID   ecs.PeerID

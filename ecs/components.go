@@ -30,12 +30,14 @@ type NetID uint32
 // joined peers are numbered from 1. A host gives a new peer the lowest id
 // it never gave, or, once more than 32 ids of peers gone for good
 // (PeerLeft, or offered in a Welcome never answered) are free, the one of
-// those free the longest if 32 ids were given since it was freed. An id is
+// those free the longest if 32 ids were given and a minute passed since it
+// was freed. An id is
 // never given while its peer may come back: connected, away within its
 // grace window (it may resume), or reserved for a restored save's player.
 // So a departed peer's id goes to a newcomer only after at least 32 other
-// ids were given, not at once, and ids stay small (at most the most peers
-// at once plus 33). Still, ids are reused, and a host that loads its world
+// ids were given and a minute passed, not at once, and ids stay small (at
+// most the most peers at once, plus those freed in the last minute, plus
+// 33). Still, ids are reused, and a host that loads its world
 // from a save (a restart, a world released while idle) counts from 1 again,
 // past the ids of the save's players: what outlives a peer (a score table,
 // an account) is keyed by the game's own account id (or the player's name,

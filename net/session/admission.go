@@ -201,7 +201,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 			return
 		}
 	}
-	id := h.ids.take(h.holds)
+	id := h.ids.take(h.holds, h.cfg.Clock.Now())
 	if id == 0 {
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "host full: no peer id free; try again later")
 		return

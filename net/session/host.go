@@ -44,7 +44,8 @@ type HostConfig struct {
 	// Welcome), before its join starts: the game spawns the player's entities
 	// there, owned by peer. peer is a fresh id or one free long (see
 	// ecs.PeerID): never one a connected or away peer holds (an away one
-	// may resume), nor one of a peer that left less than 32 ids ago. name follows
+	// may resume), nor one of a peer that left less than 32 ids or a
+	// minute ago. name follows
 	// wire.CheckName. An error refuses the peer instead, with Reject
 	// RejectDenied and the error's text as the reason; entities it owns are
 	// removed. Not called for a resume: the peer's entities are in the world.
@@ -530,7 +531,7 @@ func (h *Host) reap() {
 			continue
 		}
 		h.leave(p)
-		h.ids.release(p.id, h.holds) // if nothing else holds it
+		h.ids.release(p.id, h.holds, h.cfg.Clock.Now()) // if nothing else holds it
 	}
 	for i := len(kept); i < len(h.peers); i++ {
 		h.peers[i] = nil

@@ -84,7 +84,7 @@ func (h *Host) forgetKnown(k *knownPeer) {
 			break
 		}
 	}
-	h.ids.release(k.Peer, h.holds)
+	h.ids.release(k.Peer, h.holds, h.cfg.Clock.Now())
 }
 
 // KnownPeers appends to dst every peer the host knows, connected or away

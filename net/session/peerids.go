@@ -2,31 +2,38 @@ package session
 
 import (
 	"slices"
+	"time"
 
 	"github.com/tandem-go/tandem/ecs"
 )
 
 // Peer ids. A new peer gets the id that has been free the longest among
-// the ids given before, once more than reuseAfter of them are free and
-// reuseAfter ids were given since it was freed; until then it gets the
-// lowest id never given. An id is free when nothing holds
+// the ids given before, once more than reuseAfter of them are free, and
+// reuseAfter ids were given and reuseAge passed since it was freed; until
+// then it gets the lowest id never given. An id is free when nothing holds
 // it: no open connection (admitted, or offered the id in a Welcome) and no
 // known peer (one away within its grace window, which may resume, or one
 // RestorePeers reserved). So a player who leaves does not hand its id to
 // the next one to join: whatever still names it (an event or a message in
 // flight, an entity not removed yet on a client, a game's table keyed by
 // peer id that missed the leave) does not name the newcomer: the id comes
-// back only after at least reuseAfter other ids were given, even when many
-// peers left at once. And ids stay
-// small, at most the most ids held at once plus reuseAfter + 1: tables
-// indexed by peer id stay short, and a spawn's owner field a few bits. The
-// space is 1 to 65,535; once every id was given, the free ids go in order
-// whatever their number.
+// back only after at least reuseAfter other ids were given and a minute
+// passed, even when many peers left at once or many joins were refused.
+// And ids stay small, at most the most ids held at once plus those freed
+// within the last reuseAge plus reuseAfter + 1: tables indexed by peer id
+// stay short, and a spawn's owner field a few bits. The space is 1 to
+// 65,535; once every id was given, the free ids go in order whatever their
+// number and age.
 
 // reuseAfter is how many ids given before stay free, at least, behind the
 // one free the longest when it is given again, and how many ids are given,
-// at least, between its release and that.
-const reuseAfter = 32
+// at least, between its release and that; reuseAge is how long, at least,
+// it has been free (refused joins, which take ids and free them at once,
+// do not bring a leaver's id back sooner).
+const (
+	reuseAfter = 32
+	reuseAge   = time.Minute
+)
 
 // peerIDs hands out peer ids: fresh ones until more than reuseAfter given
 // ones are free, then those, free the longest first, each once reuseAfter
@@ -50,14 +57,15 @@ type peerIDs struct {
 
 // freedID is a free id given before.
 type freedID struct {
-	id ecs.PeerID
-	at uint64 // given when it was freed
+	id   ecs.PeerID
+	at   uint64    // given when it was freed
+	when time.Time // when it was freed
 }
 
 // take returns the id free the longest, which held does not hold, or 0 if
 // every id is held.
-func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
-	id := s.pick(held)
+func (s *peerIDs) take(held func(ecs.PeerID) bool, now time.Time) ecs.PeerID {
+	id := s.pick(held, now)
 	if id != 0 {
 		s.given++
 	}
@@ -65,9 +73,9 @@ func (s *peerIDs) take(held func(ecs.PeerID) bool) ecs.PeerID {
 }
 
 // pick is take but for the count of ids given.
-func (s *peerIDs) pick(held func(ecs.PeerID) bool) ecs.PeerID {
+func (s *peerIDs) pick(held func(ecs.PeerID) bool, now time.Time) ecs.PeerID {
 	s.init()
-	for len(s.free) > reuseAfter && s.given-s.free[0].at >= reuseAfter {
+	for len(s.free) > reuseAfter && s.given-s.free[0].at >= reuseAfter && now.Sub(s.free[0].when) >= reuseAge {
 		id := s.free[0].id
 		s.free = s.free[1:]
 		if !held(id) {
@@ -100,7 +108,7 @@ func (s *peerIDs) pick(held func(ecs.PeerID) bool) ecs.PeerID {
 // release queues id at the back of the free ids, if held holds it no more
 // and it is not free already. Call it whenever something that held id lets
 // it go: the last of them queues it.
-func (s *peerIDs) release(id ecs.PeerID, held func(ecs.PeerID) bool) {
+func (s *peerIDs) release(id ecs.PeerID, held func(ecs.PeerID) bool, now time.Time) {
 	s.init()
 	if id == ecs.HostPeer || held(id) {
 		return
@@ -111,7 +119,7 @@ func (s *peerIDs) release(id ecs.PeerID, held func(ecs.PeerID) bool) {
 	if slices.ContainsFunc(s.free, func(f freedID) bool { return f.id == id }) {
 		return
 	}
-	s.free = append(s.free, freedID{id, s.given})
+	s.free = append(s.free, freedID{id, s.given, now})
 }
 
 // claim reserves id for a known peer RestorePeers restores: it is not

@@ -150,19 +150,20 @@ func TestRestoredPeerIDsWaitTheirTurn(t *testing.T) {
 	held := map[ecs.PeerID]bool{}
 	holds := func(id ecs.PeerID) bool { return held[id] }
 	s := peerIDs{top: 6}
+	var now time.Time // the space runs out: age does not matter
 	for _, id := range []ecs.PeerID{2, 5} {
 		s.claim(id)
 		held[id] = true
 	}
 	take := func() ecs.PeerID {
-		id := s.take(holds)
+		id := s.take(holds, now)
 		held[id] = true
 		return id
 	}
 	free := func(id ecs.PeerID) {
 		delete(held, id)
-		s.release(id, holds)
-		s.release(id, holds) // twice is once
+		s.release(id, holds, now)
+		s.release(id, holds, now) // twice is once
 	}
 	if a, b := take(), take(); a != 1 || b != 3 {
 		t.Fatalf("with 2 and 5 restored, the first ids are %d %d; want 1 3", a, b)
@@ -172,13 +173,13 @@ func TestRestoredPeerIDsWaitTheirTurn(t *testing.T) {
 	if got := []ecs.PeerID{take(), take(), take(), take()}; got[0] != 4 || got[1] != 6 || got[2] != 5 || got[3] != 1 {
 		t.Fatalf("after 5 then 1 were freed, the ids are %v; want 4 6 5 1", got)
 	}
-	if id := s.take(holds); id != 0 {
+	if id := s.take(holds, now); id != 0 {
 		t.Fatalf("every id held, take gave %d; want 0", id)
 	}
 	free(3)
 	s.claim(3) // restored again while it waits
 	held[3] = true
-	if id := s.take(holds); id != 0 {
+	if id := s.take(holds, now); id != 0 {
 		t.Fatalf("every id held again, take gave %d; want 0", id)
 	}
 	free(3)
@@ -195,14 +196,15 @@ func TestPeerIDsStaySmall(t *testing.T) {
 	held := map[ecs.PeerID]bool{}
 	holds := func(id ecs.PeerID) bool { return held[id] }
 	var s peerIDs
+	now := time.Unix(1000, 0)
 	take := func() ecs.PeerID {
-		id := s.take(holds)
+		id := s.take(holds, now)
 		held[id] = true
 		return id
 	}
 	free := func(id ecs.PeerID) {
 		delete(held, id)
-		s.release(id, holds)
+		s.release(id, holds, now)
 	}
 	// Eight players at once, each leaving as the next joins, a thousand
 	// times over.
@@ -210,6 +212,7 @@ func TestPeerIDsStaySmall(t *testing.T) {
 	var top ecs.PeerID
 	freed := map[ecs.PeerID]int{} // by id: the join it was freed at
 	for i := range 1000 {
+		now = now.Add(5 * time.Second) // a join every 5 s: a minute is 12 joins
 		if len(playing) == 8 {
 			free(playing[0])
 			freed[playing[0]] = i
@@ -239,28 +242,56 @@ func TestManyLeavingAtOnceDoNotHandTheirIDsOn(t *testing.T) {
 	held := map[ecs.PeerID]bool{}
 	holds := func(id ecs.PeerID) bool { return held[id] }
 	var s peerIDs
+	now := time.Unix(1000, 0)
 	var playing []ecs.PeerID
 	for range 40 {
-		id := s.take(holds)
+		id := s.take(holds, now)
 		held[id] = true
 		playing = append(playing, id)
 	}
 	for _, id := range playing {
 		delete(held, id)
-		s.release(id, holds)
+		s.release(id, holds, now)
 	}
 	left := map[ecs.PeerID]bool{}
 	for _, id := range playing {
 		left[id] = true
 	}
+	now = now.Add(reuseAge) // long enough: only the count holds them back
 	for i := range reuseAfter {
-		id := s.take(holds)
+		id := s.take(holds, now)
 		held[id] = true
 		if left[id] {
 			t.Fatalf("newcomer %d after 40 left at once got %d, one of theirs: back after %d ids given, want %d", i+1, id, i, reuseAfter)
 		}
 	}
-	if id := s.take(holds); !left[id] {
+	if id := s.take(holds, now); !left[id] {
 		t.Fatalf("after %d newcomers the next got %d; want the id free the longest, 1", reuseAfter, id)
+	}
+}
+
+// Joins refused at once (the game's Join refusing a full match, again and
+// again) take ids and free them in the same step: they do not bring a
+// leaver's id back sooner; it waits a minute as well.
+func TestRefusedJoinsDoNotHurryALeaversID(t *testing.T) {
+	held := map[ecs.PeerID]bool{}
+	holds := func(id ecs.PeerID) bool { return held[id] }
+	var s peerIDs
+	now := time.Unix(1000, 0)
+	ann := s.take(holds, now)
+	held[ann] = true
+	delete(held, ann)
+	s.release(ann, holds, now) // ann leaves
+	for i := range 100 {
+		now = now.Add(100 * time.Millisecond)
+		id := s.take(holds, now)
+		if id == ann {
+			t.Fatalf("refused join %d, %v after ann left, got her id %d", i+1, 100*time.Millisecond*time.Duration(i+1), ann)
+		}
+		s.release(id, holds, now) // refused
+	}
+	now = now.Add(reuseAge)
+	if id := s.take(holds, now); id != ann {
+		t.Fatalf("a minute later, after 100 refused joins, the next got %d; want ann's %d, free the longest", id, ann)
 	}
 }
