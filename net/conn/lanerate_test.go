@@ -136,11 +136,17 @@ func TestLastHeard(t *testing.T) {
 	clk.Advance(10 * time.Millisecond)
 	must(t, b.Poll())
 	must(t, b.Flush()) // the acknowledgement alone
+	if n := a.RTTSamples(); n != 0 {
+		t.Fatalf("RTTSamples = %d before an acknowledgement", n)
+	}
 	clk.Advance(10 * time.Millisecond)
 	must(t, a.Poll())
 	heard := clk.Now()
 	if at, ok := a.LastHeard(); !ok || !at.Equal(heard) {
 		t.Fatalf("LastHeard = %v %v after an acknowledgement, want %v", at, ok, heard)
+	}
+	if n := a.RTTSamples(); n != 1 {
+		t.Fatalf("RTTSamples = %d after the first acknowledgement, want 1", n)
 	}
 	clk.Advance(time.Second)
 	must(t, lb.SendDatagram([]byte{0xff})) // not a header

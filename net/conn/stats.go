@@ -138,6 +138,11 @@ func (c *Conn) LossRate() float64 { return c.loss }
 // InFlight returns the number of numbered datagrams whose fate is unknown.
 func (c *Conn) InFlight() int { return c.inFlight }
 
+// RTTSamples returns how many round-trip samples RTT is made of: 0 until
+// the peer first acknowledged a datagram, when RTT is still
+// Config.InitialRTT, a guess.
+func (c *Conn) RTTSamples() uint64 { return c.rtt.samples }
+
 // LastHeard returns when the peer was last heard from: the Poll that took
 // the newest well-formed datagram (an acknowledgement alone counts) or lane
 // message from it, by the Conn's clock; ok is false before the first. A

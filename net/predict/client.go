@@ -59,7 +59,8 @@ type ClientConfig[I any] struct {
 	// ClientStats (Holds, HeldFrames). Default: DefaultHoldAfter plus four
 	// times the host frames' measured arrival jitter (SyncStats.Jitter);
 	// negative: never held. It needs a Link that tells when the host was
-	// last heard from (see Link).
+	// last heard from (see Link; over a connection, not before it measured
+	// a round trip).
 	HoldAfter time.Duration
 	// Logger receives a line for every frame jump after the first alignment
 	// (the client fell out of step with the host: a stall, a clock change).
@@ -288,3 +289,7 @@ func (l sessionLink) LastHeard() (time.Time, bool) { return l.s.Conn().LastHeard
 // OldestInFlight tells when the oldest datagram the host has not answered
 // on the connection of the moment was sent.
 func (l sessionLink) OldestInFlight() (time.Time, bool) { return l.s.Conn().OldestInFlight() }
+
+// RTTSamples tells how many samples the round trip of the connection of
+// the moment is made of.
+func (l sessionLink) RTTSamples() uint64 { return l.s.Conn().RTTSamples() }

@@ -72,7 +72,7 @@ func (c *Client[I]) hold(s int) {
 
 // silent reports whether the host has been silent for longer than
 // HoldAfter: nothing heard from it, and a datagram of the client's
-// unanswered past the round trip.
+// unanswered past the round trip (once the link measured one).
 func (c *Client[I]) silent() bool {
 	if c.cfg.HoldAfter < 0 {
 		return false
@@ -80,6 +80,9 @@ func (c *Client[I]) silent() bool {
 	h, ok := c.cfg.Link.(hearing)
 	if !ok {
 		return false
+	}
+	if m, ok := c.cfg.Link.(measuring); ok && m.RTTSamples() == 0 {
+		return false // the round trip is a guess: a slow link is not silent
 	}
 	sent, ok := h.OldestInFlight()
 	if !ok {

@@ -125,6 +125,35 @@ func TestSilenceNeedsBoth(t *testing.T) {
 	}
 }
 
+// measuringLink is a hearingLink that tells how many samples its RTT is
+// made of.
+type measuringLink struct {
+	hearingLink
+	samples uint64
+}
+
+func (l *measuringLink) RTTSamples() uint64 { return l.samples }
+
+// Until its link measured a round trip (its RTT a guess, as a connection's
+// before the first acknowledgement), a wait for the host's first answer is
+// not taken for a silence, however long: a round trip longer than the
+// guess is not one. Once the link has a sample, the rule applies.
+func TestNoHoldBeforeARoundTripIsMeasured(t *testing.T) {
+	link := &measuringLink{hearingLink: hearingLink{fakeLink: fakeLink{rtt: 200 * time.Millisecond}}}
+	r := newRig(t, 1, ClientConfig[pad]{Link: link})
+	r.next = func(ecs.Frame) pad { return pad{DX: 1} }
+	link.heard, link.sent = r.clk.Now(), r.clk.Now() // the join's last word, the first input
+	r.steps(60)
+	if st := r.pred.Stats(); st.HeldFrames != 0 {
+		t.Fatalf("%d frames held with no round trip measured", st.HeldFrames)
+	}
+	link.samples = 1
+	r.steps(1)
+	if !r.pred.Held(r.w.Frame()) {
+		t.Fatal("not held with a round trip measured and the host silent for a second")
+	}
+}
+
 // The default HoldAfter grows with the measured jitter of the host's
 // frames: four times it.
 func TestHoldAfterGrowsWithJitter(t *testing.T) {

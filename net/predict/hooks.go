@@ -83,7 +83,11 @@ type Snapper interface {
 // oldest datagram it has not answered was sent (the methods LastHeard() and
 // OldestInFlight(), each (at time.Time, ok bool)), as *conn.Conn does, lets
 // the client hold its own entities while the host is silent
-// (ClientConfig.HoldAfter); over another they are never held.
+// (ClientConfig.HoldAfter); over another they are never held. One that
+// also tells how many samples its RTT is made of (RTTSamples() uint64), as
+// *conn.Conn does, holds them only once it has one: until then its RTT is
+// a guess (conn.Config.InitialRTT), and a round trip longer than the guess
+// would look like a silence.
 type Link interface {
 	// Queue queues a datagram message; the payload is copied.
 	Queue(kind wire.Kind, payload []byte, tok conn.Token) error
@@ -98,6 +102,11 @@ type Link interface {
 type hearing interface {
 	LastHeard() (at time.Time, ok bool)
 	OldestInFlight() (sent time.Time, ok bool)
+}
+
+// measuring is a Link that tells whether its RTT is measured yet.
+type measuring interface {
+	RTTSamples() uint64
 }
 
 // Session is the client session the predictor works with; *session.Client
