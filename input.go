@@ -40,12 +40,14 @@ import (
 // (after joining or resuming), when the client sends
 // the zero input marked as not the player's; and on a client that has
 // heard nothing from the host for a while (ClientConfig.Predict's
-// HoldAfter, 250 ms by default), which holds its own entities until the
-// host is heard again rather than run them ahead of a host that may not
-// be getting the player's inputs (it sends them all the same). The zero input stops a player
-// that moves; a system that compared a count with it would see every press
-// undone, then made again. It keeps what it kept until Live comes back,
-// and the presses made meanwhile are in the count then.
+// HoldAfter: by default 250 ms plus four times the jitter measured,
+// NetStats.HoldAfter), which holds its own entities until the host is
+// heard again rather than run them ahead of a host that may not be
+// getting the player's inputs (it sends them all the same). The zero
+// input stops a player that moves; a system that compared a count with
+// it would see every press undone, then made again. It keeps what it kept
+// until Live comes back, and the presses made meanwhile are in the count
+// then.
 type Input[I any] struct {
 	// Value is the input for the frame being simulated.
 	Value I
