@@ -525,7 +525,8 @@ func (c *Client[I]) input(w *ecs.World) {
 	var zero I
 	f := c.pred.SetInput(in)
 	in = *c.pred.Input() // the zero input, if its codec refuses in
-	c.phys.input(f, in == zero)
+	// A held frame drives nothing (the host silent: predict's HoldAfter).
+	c.phys.input(f, in == zero || c.pred.Held(f))
 	c.playing.Add(1)
 }
 

@@ -56,8 +56,9 @@ type ClientConfig[I any] struct {
 	// stopped coming (HostInputConfig.MaxRepeat), instead of running on
 	// with inputs the host may never get. The client goes on sending them,
 	// and the first word from the host ends the hold. Counted in
-	// ClientStats (Holds, HeldFrames). Default: DefaultHoldAfter plus four
-	// times the host frames' measured arrival jitter (SyncStats.Jitter);
+	// ClientStats (Holds, HeldFrames). Default: DefaultHoldAfter, or
+	// DefaultMaxRepeat steps if longer (a game slower than 60 Hz), plus
+	// four times the host frames' measured arrival jitter (SyncStats.Jitter);
 	// negative: never held. It needs a Link that tells when the host was
 	// last heard from (see Link; over a connection, not before it measured
 	// a round trip).
@@ -147,10 +148,14 @@ type Client[I any] struct {
 	secCount uint64
 }
 
-// DefaultHoldAfter is the least default of ClientConfig.HoldAfter: the
-// host's default MaxRepeat (15 frames at 60 Hz), so that a client whose link
-// goes dark stops its player about when the host stops it.
+// DefaultHoldAfter is the least default of ClientConfig.HoldAfter, which
+// is at least the host's default MaxRepeat in time (DefaultMaxRepeat
+// frames: 250 ms at 60 Hz, 500 ms at 30), so that a client whose link goes
+// dark stops its player about when the host stops it.
 const DefaultHoldAfter = 250 * time.Millisecond
+
+// DefaultMaxRepeat is HostInputConfig.MaxRepeat's default, in frames.
+const DefaultMaxRepeat = 15
 
 // NewClient returns the predictor of sched's world, replicating reg's
 // components (all registered already), decoding and encoding inputs with

@@ -104,7 +104,7 @@ func (c *Client[I]) HoldAfter() time.Duration {
 		return c.cfg.HoldAfter
 	}
 	jitter := c.sync.Stats().Jitter * float64(c.cfg.Sync.Step)
-	return DefaultHoldAfter + time.Duration(4*jitter)
+	return max(DefaultHoldAfter, DefaultMaxRepeat*c.cfg.Sync.Step) + time.Duration(4*jitter)
 }
 
 // Held reports whether frame f is held: when its input was set, the host

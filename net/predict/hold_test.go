@@ -155,7 +155,7 @@ func TestNoHoldBeforeARoundTripIsMeasured(t *testing.T) {
 }
 
 // The default HoldAfter grows with the measured jitter of the host's
-// frames: four times it.
+// frames: four times it; and with the step, for a game slower than 60 Hz.
 func TestHoldAfterGrowsWithJitter(t *testing.T) {
 	var r *rig
 	r, _ = holdRig(t, ClientConfig[pad]{HostFrame: func() ecs.Frame { return r.w.Frame() - 10 }})
@@ -167,6 +167,14 @@ func TestHoldAfterGrowsWithJitter(t *testing.T) {
 	set, _ := holdRig(t, ClientConfig[pad]{HoldAfter: time.Second})
 	if d := set.pred.HoldAfter(); d != time.Second {
 		t.Fatalf("HoldAfter = %v, set to 1s", d)
+	}
+	// A game at 30 Hz: the host repeats a missing input for
+	// DefaultMaxRepeat of its steps, half a second, and so the client waits.
+	slow, _ := holdRig(t, ClientConfig[pad]{})
+	slow.pred.cfg.Sync.Step = time.Second / 30
+	slow.pred.sync.dev = 0
+	if d, want := slow.pred.HoldAfter(), DefaultMaxRepeat*(time.Second/30); d != want || d <= DefaultHoldAfter {
+		t.Fatalf("HoldAfter = %v at 30 Hz, want %v", d, want)
 	}
 }
 

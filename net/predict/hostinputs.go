@@ -71,8 +71,9 @@ type HostInputConfig[I any] struct {
 	// counts from its own stamp. A client that stalls or vanishes without
 	// closing its connection then stands still a moment after, rather than
 	// running on its last input until the host declares its connection
-	// broken (the transport's idle timeout: seconds). Default 15 (a
-	// quarter of a second at 60 Hz); negative: repeat without end.
+	// broken (the transport's idle timeout: seconds). Default
+	// DefaultMaxRepeat (a quarter of a second at 60 Hz); negative: repeat
+	// without end.
 	MaxRepeat int
 	// MaxMessagesPerFrame is how many input messages of one peer are taken
 	// per host frame; further ones are dropped and counted
@@ -95,7 +96,7 @@ func (c *HostInputConfig[I]) defaults() {
 		c.MaxRollback = 30
 	}
 	if c.MaxRepeat == 0 {
-		c.MaxRepeat = 15
+		c.MaxRepeat = DefaultMaxRepeat
 	}
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
