@@ -176,7 +176,9 @@ const HostAddr = "host"
 // New makes the rig and its host for game g with host's configuration
 // (leave its Clock unset: the rig's clock is given). The test fails if the
 // host cannot be made. The host and every client are closed when the test
-// ends (Close: a host with a store saves then).
+// ends (Close: a host with a store saves then). What the host and the
+// clients log (a HostConfig or ClientConfig without a Logger) goes to the
+// test's log, named, without the fake clock's time.
 func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, cfg Config) *Rig[I] {
 	t.Helper()
 	if host.Clock != nil {
@@ -204,6 +206,9 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 		t.Fatalf("tandemtest: %v", err)
 	}
 	host.Clock = r.Clock
+	if host.Logger == nil {
+		host.Logger = testLogger(t, "host")
+	}
 	if !cfg.Unchecked {
 		host.Replication.CheckReports = true
 	}
@@ -309,6 +314,9 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 		r.t.Fatal("tandemtest: leave ClientConfig.Clock and Dial unset: the rig's client runs on the rig's clock and dials the rig's host")
 	}
 	cfg.Name, cfg.Clock = name, r.Clock
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(r.t, name)
+	}
 	l := &link{name: name}
 	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
 		l.mu.Lock()
