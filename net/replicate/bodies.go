@@ -20,13 +20,13 @@ import (
 const (
 	kindUpdate      = 0b0   // "0"
 	kindUpdateBits  = 1     //
-	kindSpawn       = 0b01  // "1" then "0"
+	kindSpawn       = 0b01  // "1" then "0"; owner, mask, then "0", or "1" and the snap age of a teleport its pose is of
 	kindSpawnBits   = 2     //
 	kindRemoval     = 0b011 // "1", "1", "0"
 	kindRemovalBits = 3
 	kindSnap        = 0b111 // "1", "1", "1": an update whose pose is of a teleport, snap-age first
 	kindSnapBits    = 3
-	snapAgeBits     = 7 // the snap age, 0 … snapWindow−1
+	snapAgeBits     = 7 // the snap age, 0 … snapWindow−1 (a spawn's, after its mask and a "1")
 )
 
 // Head flags of an update.
@@ -43,7 +43,7 @@ type head struct {
 	mask  uint16 // components it carries
 	nd    uint16 // components that are not delta-coded riding in it
 	base  uint32 // baseline frame (0: none)
-	snap  uint8  // an update carrying the pose of a teleport: its age + 1; 0: none
+	snap  uint8  // an update or spawn carrying the pose of a teleport: its age + 1; 0: none
 }
 
 // encoding is one entity's item fields encoded this send tick.

@@ -198,7 +198,11 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 	default:
 		hd.flags, hd.mask = bodyAbsolute, e.has&h.reg.delta|hd.nd
 	}
-	if hd.kind == 0 && h.pose >= 0 && hd.mask&(1<<uint(h.pose)) != 0 {
+	if h.pose >= 0 && hd.mask&(1<<uint(h.pose)) != 0 {
+		// An item whose pose is of a teleport says so, a spawn too: the
+		// peer may hold the entity already (the spawn is of an owner
+		// change or a lost component, or goes again while one is in
+		// flight), and draws the teleport as a jump.
 		hd.snap = h.snapAge(e)
 	}
 	if hd.base != 0 {
@@ -222,7 +226,11 @@ func (p *HostPeer) headBits(hd *head) uint32 {
 	n := uint32(len(p.h.reg.comps)) + 1
 	switch hd.kind {
 	case itemSpawn:
-		return n + kindSpawnBits + 17
+		n += kindSpawnBits + 17 + 1
+		if hd.snap != 0 {
+			n += snapAgeBits
+		}
+		return n
 	case itemDespawn:
 		return 1 + kindRemovalBits
 	}

@@ -203,7 +203,7 @@ type ClientStats struct {
 	JoinSlices                uint64 // Pumps that applied join pages
 	LongestSlice              time.Duration
 	JoinBytes                 uint64 // bytes of join messages received
-	Snaps                     uint64 // teleports marked on arrival (the snap head)
+	Snaps                     uint64 // teleports marked on arrival (a snap head, a spawn's snap age)
 	// Swept counts the entities a rejoin's FINAL removed: held before the
 	// join, and not brought by it (Rejoin).
 	Swept uint64

@@ -581,9 +581,9 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 			q := st.imgs[i*reg.fields : (i+1)*reg.fields]
 			switch {
 			case c.rejoin == nil || c.rejoined(e):
-				c.spawn(id, st.owners[i], st.masks[i], frame, q, false)
+				c.spawn(id, st.owners[i], st.masks[i], frame, q, false, 0)
 			case c.keep(e, st.owners[i]):
-				c.spawn(id, st.owners[i], st.masks[i], frame, q, true)
+				c.spawn(id, st.owners[i], st.masks[i], frame, q, true, 0)
 			}
 			c.received++
 			continue

@@ -96,11 +96,12 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 
 // Meter streams beyond the code streams: what an item's fixed codes say.
 const (
-	meterKind  = maxStreams + iota // 0 update, 1 spawn, 2 removal
-	meterBase                      // 1: the newest image is the baseline
-	meterMask                      // the component mask
-	meterOwner                     // a spawn's owner
-	meterSnap                      // a snap head's age
+	meterKind      = maxStreams + iota // 0 update, 1 spawn, 2 removal
+	meterBase                          // 1: the newest image is the baseline
+	meterMask                          // the component mask
+	meterOwner                         // a spawn's owner
+	meterSnap                          // a snap head's age
+	meterSpawnSnap                     // a spawn's snap age + 1 (0: none)
 	meterStreams
 )
 
@@ -126,10 +127,18 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		sr.meter(meterKind, 1)
 		owner := r.ReadExpGolomb(0)
 		mask := r.ReadBits(ncomp)
+		var snap uint32 // the age + 1 of a teleport its pose is of; 0: none
+		if r.ReadBool() {
+			snap = uint32(r.ReadBits(snapAgeBits)) + 1
+		}
 		sr.meter(meterOwner, owner)
 		sr.meter(meterMask, mask)
+		sr.meter(meterSpawnSnap, uint64(snap))
 		if owner > math.MaxUint16 {
 			return fmt.Errorf("%w: owner %d is not a peer id", ErrMalformed, owner)
+		}
+		if snap != 0 && (c.pose < 0 || mask&(1<<uint(c.pose)) == 0) {
+			return fmt.Errorf("%w: a spawn of a teleport without a Transform", ErrMalformed)
 		}
 		q := c.q
 		for _, ci := range c.reg.order {
@@ -145,7 +154,7 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		if err := r.Err(); err != nil {
 			return fmt.Errorf("%w: spawn: %v", ErrMalformed, err)
 		}
-		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q, false)
+		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q, false, snap)
 	case !r.ReadBool():
 		sr.meter(meterKind, 2)
 		if r.Err() == nil {
@@ -359,11 +368,14 @@ func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16
 }
 
 // spawn creates (or, if present, updates) entity id from a whole image q
-// (components of mask) of frame; jump draws an entity held as a jump to it.
+// (components of mask) of frame; jump draws an entity held as a jump to it,
+// and so does snap, the age + 1 of a teleport its pose is of (0: none), if
+// no state of the entity from the teleport's frame or later was applied
+// yet, as an update's snap head does.
 // A newer spawn of an entity held removes the replicated components mask
 // leaves out (the host's entity lost them), but from an entity this client
 // predicts, whose spawns it skips.
-func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32, jump bool) error {
+func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, frame ecs.Frame, q []int32, jump bool, snap uint32) error {
 	reg := c.reg
 	if mask&^reg.all != 0 {
 		return ErrUnknownComponent
@@ -426,6 +438,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	slot, _ := c.w.NetSlot(e)
 	s := c.slots.at(slot)
 	fresh := uint32(frame) > s.applied || !ok
+	snapped := ok && snap != 0 && uint64(s.applied)+uint64(snap-1) < uint64(frame)
 	switch {
 	case ok && fresh:
 		c.dropAbsent(e, slot, mask, frame)
@@ -457,8 +470,8 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	}
 	if !ok {
 		c.spawned(e, owner)
-	} else if jump {
-		c.jump(e)
+	} else if (jump || snapped) && c.jump(e) && snapped {
+		c.stats.Snaps++
 	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, frame)
@@ -476,14 +489,17 @@ func (c *ClientReplicator) spawned(e arche.Entity, owner ecs.PeerID) {
 }
 
 // jump marks entity e's pose as one drawn without a blend from the poses
-// before it (a spawn's, a rejoin's, a teleport's).
-func (c *ClientReplicator) jump(e arche.Entity) {
+// before it (a spawn's, a rejoin's, a teleport's), and reports whether it
+// did: not for an entity drawn without interpolation, or without a pose.
+func (c *ClientReplicator) jump(e arche.Entity) bool {
 	a := c.w.Arche()
-	if a.Has(e, c.w.IDs.Interpolated) && a.Has(e, c.w.IDs.Transform) {
-		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
-		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
-		ip.Snap = true
+	if !a.Has(e, c.w.IDs.Interpolated) || !a.Has(e, c.w.IDs.Transform) {
+		return false
 	}
+	ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
+	ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
+	ip.Snap = true
+	return true
 }
 
 // dropAbsent removes from e (in slot) the replicated components that mask,

@@ -121,13 +121,21 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 		case !r.ReadBool():
 			update(from, "  head: update")
 		case !r.ReadBool():
-			field(from, "  head: spawn", "owner and mask follow")
+			field(from, "  head: spawn", "owner, mask and snap follow")
 			from = at()
 			owner := r.ReadExpGolomb(0)
 			field(from, "  owner (EG0)", owner)
 			from = at()
 			mask := r.ReadBits(ncomp)
 			field(from, "  mask", fmt.Sprintf("%0*b", ncomp, mask))
+			from = at()
+			if r.ReadBool() {
+				field(from, "  snap", "a teleport's pose; its age follows")
+				from = at()
+				field(from, "  snap age", r.ReadBits(snapAgeBits))
+			} else {
+				field(from, "  snap", "none")
+			}
 			fields(mask, true)
 		case !r.ReadBool():
 			field(from, "  head: removal", "nothing follows")

@@ -111,6 +111,17 @@ func goldenScript(t *testing.T) map[string][]byte {
 			break
 		}
 	}
+
+	// Frame 9: the ball loses its Velocity and is teleported to x = 200 in
+	// the same frame. The peer is sent the ball again as a spawn (its mask
+	// says what the ball has left), which says its pose is of a teleport.
+	w.Arche().Remove(ball, w.IDs.Velocity)
+	ecs.MutateComponent(w, ball, w.IDs.Velocity)
+	tf.Get(ball).X = 200
+	ecs.MutateComponent(w, ball, w.IDs.Transform)
+	ecs.ReportTeleport(w, ball)
+	s.Step()
+	got["state-spawn-snap"] = out.msgs[state()]
 	return got
 }
 
@@ -223,6 +234,18 @@ func TestGoldenReplication(t *testing.T) {
 	}
 	if ip.Snap || other.Stats().Snaps != 1 {
 		t.Fatalf("the same teleport again marked a second one (snaps %d)", other.Stats().Snaps)
+	}
+	// The ball's spawn of frame 9, to a client that holds it, marks its
+	// new pose a teleport too, and takes its Velocity away.
+	if _, err := other.HandleDatagram(wire.Kind(blocks["state-spawn-snap"][0]), blocks["state-spawn-snap"][1:]); err != nil {
+		t.Fatal(err)
+	}
+	ip = (*ecs.Interpolated)(ow.Arche().Get(e, ow.IDs.Interpolated)) // moved with the Velocity's removal
+	if p := *(*ecs.Transform)(ow.Arche().Get(e, ow.IDs.Transform)); p.X != 200 || !ip.Snap || ip.Prev != p || other.Stats().Snaps != 2 {
+		t.Fatalf("after state-spawn-snap: pose %v, %+v, snaps %d; want x 200 marked as a teleport", p, *ip, other.Stats().Snaps)
+	}
+	if ow.Arche().Has(e, ow.IDs.Velocity) {
+		t.Fatal("after state-spawn-snap the ball still has its Velocity")
 	}
 
 	// The bit tables of the State examples are what the messages say.

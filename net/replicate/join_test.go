@@ -241,6 +241,9 @@ func FuzzClientDatagram(f *testing.F) {
 	}
 	// An AUTH_STATE of entity 1 with a teleport (PROTOCOL.md §9.4).
 	f.Add(byte(wire.KindAuthState), []byte{5, 1, 0x0d, 3, 0, 0, 0, 0, 0, 0})
+	// A spawn of entity 3, which the client holds, whose pose is of a
+	// teleport (PROTOCOL.md §9.3, state-spawn-snap).
+	f.Add(byte(wire.KindState), []byte{9, 0x0a, 0x00, 0x22, 0x91, 0x08, 0xb2, 0x16, 0x00, 0x00, 0x42, 0x80, 0x0c, 0x01})
 	var seedJoin [][]byte // the pages and FINAL
 	for _, m := range l.lane {
 		f.Add(m[0], m)

@@ -154,6 +154,11 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 		w.WriteBits(kindSpawn<<1, kindSpawnBits+1)
 		w.WriteExpGolomb(uint64(h.ents[pk.slot].owner), 0)
 		w.WriteBits(uint64(hd.mask), n)
+		if hd.snap != 0 {
+			w.WriteBits(1|uint64(hd.snap-1)<<1, 1+snapAgeBits) // its pose is of a teleport
+		} else {
+			w.WriteBits(0, 1)
+		}
 	default:
 		if hd.snap != 0 {
 			w.WriteBits(kindSnap<<1, kindSnapBits+1)
