@@ -144,46 +144,66 @@ func TestAnAwayPeersIDIsHeldThenWaitsItsTurn(t *testing.T) {
 	})
 }
 
+// idsInUse is a peerIDs as a host uses it: an id take gives is held until
+// free lets it go; now is the host's clock.
+type idsInUse struct {
+	s    peerIDs
+	held map[ecs.PeerID]bool
+	now  time.Time
+}
+
+func newIDsInUse(top ecs.PeerID) *idsInUse {
+	return &idsInUse{s: peerIDs{top: top}, held: map[ecs.PeerID]bool{}, now: time.Unix(1000, 0)}
+}
+
+func (u *idsInUse) holds(id ecs.PeerID) bool { return u.held[id] }
+
+// take gives an id and holds it (0: none free).
+func (u *idsInUse) take() ecs.PeerID {
+	id := u.s.take(u.holds, u.now)
+	if id != 0 {
+		u.held[id] = true
+	}
+	return id
+}
+
+// free lets id go.
+func (u *idsInUse) free(id ecs.PeerID) {
+	delete(u.held, id)
+	u.s.release(id, u.holds, u.now)
+}
+
 // Ids RestorePeers reserves are not given while held, and once free wait
 // their turn behind the ids never given, as any id given before.
 func TestRestoredPeerIDsWaitTheirTurn(t *testing.T) {
-	held := map[ecs.PeerID]bool{}
-	holds := func(id ecs.PeerID) bool { return held[id] }
-	s := peerIDs{top: 6}
-	var now time.Time // the space runs out: age does not matter
+	u := newIDsInUse(6) // the space runs out: age does not matter
 	for _, id := range []ecs.PeerID{2, 5} {
-		s.claim(id)
-		held[id] = true
-	}
-	take := func() ecs.PeerID {
-		id := s.take(holds, now)
-		held[id] = true
-		return id
+		u.s.claim(id)
+		u.held[id] = true
 	}
 	free := func(id ecs.PeerID) {
-		delete(held, id)
-		s.release(id, holds, now)
-		s.release(id, holds, now) // twice is once
+		u.free(id)
+		u.s.release(id, u.holds, u.now) // twice is once
 	}
-	if a, b := take(), take(); a != 1 || b != 3 {
+	if a, b := u.take(), u.take(); a != 1 || b != 3 {
 		t.Fatalf("with 2 and 5 restored, the first ids are %d %d; want 1 3", a, b)
 	}
 	free(5)
 	free(1)
-	if got := []ecs.PeerID{take(), take(), take(), take()}; got[0] != 4 || got[1] != 6 || got[2] != 5 || got[3] != 1 {
+	if got := []ecs.PeerID{u.take(), u.take(), u.take(), u.take()}; got[0] != 4 || got[1] != 6 || got[2] != 5 || got[3] != 1 {
 		t.Fatalf("after 5 then 1 were freed, the ids are %v; want 4 6 5 1", got)
 	}
-	if id := s.take(holds, now); id != 0 {
+	if id := u.take(); id != 0 {
 		t.Fatalf("every id held, take gave %d; want 0", id)
 	}
 	free(3)
-	s.claim(3) // restored again while it waits
-	held[3] = true
-	if id := s.take(holds, now); id != 0 {
+	u.s.claim(3) // restored again while it waits
+	u.held[3] = true
+	if id := u.take(); id != 0 {
 		t.Fatalf("every id held again, take gave %d; want 0", id)
 	}
 	free(3)
-	if id := take(); id != 3 {
+	if id := u.take(); id != 3 {
 		t.Fatalf("take gave %d; want 3, free again", id)
 	}
 }
@@ -193,32 +213,20 @@ func TestRestoredPeerIDsWaitTheirTurn(t *testing.T) {
 // players come and go keeps its ids small, and a freed id is given again
 // only after reuseAfter others.
 func TestPeerIDsStaySmall(t *testing.T) {
-	held := map[ecs.PeerID]bool{}
-	holds := func(id ecs.PeerID) bool { return held[id] }
-	var s peerIDs
-	now := time.Unix(1000, 0)
-	take := func() ecs.PeerID {
-		id := s.take(holds, now)
-		held[id] = true
-		return id
-	}
-	free := func(id ecs.PeerID) {
-		delete(held, id)
-		s.release(id, holds, now)
-	}
+	u := newIDsInUse(0)
 	// Eight players at once, each leaving as the next joins, a thousand
 	// times over.
 	var playing []ecs.PeerID
 	var top ecs.PeerID
 	freed := map[ecs.PeerID]int{} // by id: the join it was freed at
 	for i := range 1000 {
-		now = now.Add(5 * time.Second) // a join every 5 s: a minute is 12 joins
+		u.now = u.now.Add(5 * time.Second) // a join every 5 s: a minute is 12 joins
 		if len(playing) == 8 {
-			free(playing[0])
+			u.free(playing[0])
 			freed[playing[0]] = i
 			playing = playing[1:]
 		}
-		id := take()
+		id := u.take()
 		if at, ok := freed[id]; ok && i-at < reuseAfter {
 			t.Fatalf("join %d got id %d, freed at join %d: back too soon", i, id, at)
 		}
@@ -239,34 +247,25 @@ func TestPeerIDsStaySmall(t *testing.T) {
 // docs promise (ecs.PeerID, tandem.Peer, PROTOCOL.md): the first newcomer
 // does not get the id of one who left in the same step.
 func TestManyLeavingAtOnceDoNotHandTheirIDsOn(t *testing.T) {
-	held := map[ecs.PeerID]bool{}
-	holds := func(id ecs.PeerID) bool { return held[id] }
-	var s peerIDs
-	now := time.Unix(1000, 0)
+	u := newIDsInUse(0)
 	var playing []ecs.PeerID
-	for range 40 {
-		id := s.take(holds, now)
-		held[id] = true
-		playing = append(playing, id)
-	}
-	for _, id := range playing {
-		delete(held, id)
-		s.release(id, holds, now)
-	}
 	left := map[ecs.PeerID]bool{}
-	for _, id := range playing {
+	for range 40 {
+		id := u.take()
+		playing = append(playing, id)
 		left[id] = true
 	}
-	now = now.Add(reuseAge) // long enough: only the count holds them back
+	for _, id := range playing {
+		u.free(id)
+	}
+	u.now = u.now.Add(reuseAge) // long enough: only the count holds them back
 	for i := range reuseAfter {
-		id := s.take(holds, now)
-		held[id] = true
-		if left[id] {
+		if id := u.take(); left[id] {
 			t.Fatalf("newcomer %d after 40 left at once got %d, one of theirs: back after %d ids given, want %d", i+1, id, i, reuseAfter)
 		}
 	}
-	if id := s.take(holds, now); !left[id] {
-		t.Fatalf("after %d newcomers the next got %d; want the id free the longest, 1", reuseAfter, id)
+	if id := u.take(); id != playing[0] {
+		t.Fatalf("after %d newcomers the next got %d; want %d, free the longest", reuseAfter, id, playing[0])
 	}
 }
 
@@ -274,24 +273,19 @@ func TestManyLeavingAtOnceDoNotHandTheirIDsOn(t *testing.T) {
 // again) take ids and free them in the same step: they do not bring a
 // leaver's id back sooner; it waits a minute as well.
 func TestRefusedJoinsDoNotHurryALeaversID(t *testing.T) {
-	held := map[ecs.PeerID]bool{}
-	holds := func(id ecs.PeerID) bool { return held[id] }
-	var s peerIDs
-	now := time.Unix(1000, 0)
-	ann := s.take(holds, now)
-	held[ann] = true
-	delete(held, ann)
-	s.release(ann, holds, now) // ann leaves
+	u := newIDsInUse(0)
+	ann := u.take()
+	u.free(ann) // ann leaves
 	for i := range 100 {
-		now = now.Add(100 * time.Millisecond)
-		id := s.take(holds, now)
+		u.now = u.now.Add(100 * time.Millisecond)
+		id := u.take()
 		if id == ann {
 			t.Fatalf("refused join %d, %v after ann left, got her id %d", i+1, 100*time.Millisecond*time.Duration(i+1), ann)
 		}
-		s.release(id, holds, now) // refused
+		u.free(id) // refused
 	}
-	now = now.Add(reuseAge)
-	if id := s.take(holds, now); id != ann {
+	u.now = u.now.Add(reuseAge)
+	if id := u.take(); id != ann {
 		t.Fatalf("a minute later, after 100 refused joins, the next got %d; want ann's %d, free the longest", id, ann)
 	}
 }
