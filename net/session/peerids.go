@@ -62,8 +62,8 @@ type freedID struct {
 	when time.Time // when it was freed
 }
 
-// take returns the id free the longest, which held does not hold, or 0 if
-// every id is held.
+// take returns the id the rule above gives at now (a fresh one, or the one
+// free the longest), which held does not hold, or 0 if every id is held.
 func (s *peerIDs) take(held func(ecs.PeerID) bool, now time.Time) ecs.PeerID {
 	id := s.pick(held, now)
 	if id != 0 {
