@@ -26,13 +26,14 @@
 //   - Silence. The client predicts its own entities only so far past the
 //     host's last word: once the host has sent nothing (no state, no
 //     acknowledgement of the inputs the client sends every frame) for
-//     ClientConfig.HoldAfter, 250 ms plus four times the measured jitter
-//     by default, and left an input message unanswered as long past a
-//     round trip, each frame is held (Client.Held): the owned entities get
-//     the zero input, not live, as the host gives a player whose inputs
-//     stopped (HostInputConfig.MaxRepeat), rather than running ahead of a
-//     host that may never get their inputs. The inputs still go out; the
-//     first word from the host ends the hold.
+//     ClientConfig.HoldAfter (by default DefaultHoldAfter, 250 ms, or
+//     DefaultMaxRepeat steps of a game slower than 60 Hz, plus four times
+//     the measured jitter), and left an input message unanswered as long
+//     past a round trip, each frame is held (Client.Held): the owned
+//     entities get the zero input, not live, as the host gives a player
+//     whose inputs stopped (HostInputConfig.MaxRepeat), rather than running
+//     ahead of a host that may never get their inputs. The inputs still go
+//     out; the first word from the host ends the hold.
 //   - Reconciliation. Client is the replicate.AuthHandler: on AUTH_STATE for
 //     frame S it compares the host's state with the prediction for S within
 //     each component's tolerance. In Correct mode (the default) a differing
