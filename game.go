@@ -68,18 +68,23 @@ type Game[I comparable] struct {
 	// nothing spawned.
 	Join func(w *World, p Peer) error
 	// Leave, if set, runs on the host after a peer left and its entities were
-	// removed: it closed its connection, was dropped, did not come back
-	// within HostConfig.Grace after its connection broke, or the host closed
-	// (Host.Close lets every player go, on the goroutine that called it;
-	// CloseForRestart keeps them).
+	// removed (but those Keep kept): it closed its connection, was dropped,
+	// did not come back within HostConfig.Grace after its connection broke,
+	// or the host closed (Host.Close lets every player go, on the goroutine
+	// that called it; CloseForRestart keeps them).
 	Leave func(w *World, p Peer)
 	// Keep, if set, runs on the host for each networked entity a player who
 	// leaves for good owns, before Leave: true keeps the entity in the
 	// world, given to the host (ecs.HostPeer), with its network id, its
 	// components and its place in saves; false removes it, as every one is
 	// removed without Keep. A flag or a vehicle a player held stays for the
-	// next one; the player's own figure goes with her. It may change the
-	// world (an entity it removes or gives away is not asked about again).
+	// next one; the player's own figure goes with her. A kept entity keeps
+	// its Input, if it has one, and is then driven as every entity the host
+	// owns with Input is: by the host's own input (Host.SetInput), live;
+	// take its Input away here for one no one should drive until the next
+	// player is given it. It may change the world (an entity it removes or
+	// gives away is not asked about again). Like Leave, it runs on the
+	// goroutine that called Host.Close for the players Close lets go.
 	Keep func(w *World, p Peer, e arche.Entity) bool
 	// Arrived, if set, runs on a client for every entity received from the
 	// host, right after it was created: it adds what the wire does not

@@ -612,9 +612,9 @@ func (h *Host[I]) KnownPeers(dst []session.KnownPeer) []session.KnownPeer {
 // RestorePeers reserves the known peers of a restored world: each may
 // resume with the token its client kept, within window (HostConfig.Grace if
 // 0) from now, as the peer that owns its entities in the world; one that does
-// not leaves then, its entities removed, Game.Leave called. Their entities
-// are the restored world's. Call it on the simulation goroutine, before
-// serving; see session.Host.RestorePeers.
+// not leaves then, its entities removed (but those Game.Keep keeps),
+// Game.Leave called. Their entities are the restored world's. Call it on
+// the simulation goroutine, before serving; see session.Host.RestorePeers.
 func (h *Host[I]) RestorePeers(peers []session.KnownPeer, window time.Duration) error {
 	if err := h.session.RestorePeers(peers, window); err != nil {
 		return err

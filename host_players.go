@@ -237,9 +237,10 @@ func (r *restoredPeople) record(key, value []byte) error {
 // holds its peer id and slot (RestorePeers) for HostConfig.Grace, so that
 // its client, which kept its token, resumes into the restored world as the
 // same peer with the same entities. One that does not come back in time
-// leaves as any away player does (Game.Leave, its entities removed). With
-// Grace negative (no resumes after a broken connection) they are held for
-// restoreGrace: the restart was the host's, not their connections breaking.
+// leaves as any away player does (Game.Leave, its entities removed but
+// those Game.Keep keeps). With Grace negative (no resumes after a broken
+// connection) they are held for restoreGrace: the restart was the host's,
+// not their connections breaking.
 func (h *Host[I]) adopt(r *restoredPeople) error {
 	for id := range r.receipts {
 		if r.players[id] == nil {

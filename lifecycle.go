@@ -233,11 +233,12 @@ func (h *Host[I]) reload() error {
 // frees, tells every peer the host is shutting down, and lets every player
 // and spectator go, those away included: each leaves as after its own
 // leave (Game.Leave, PeerLeft with session.ErrHostShutDown, its entities
-// removed), and that is saved too, so a host started on the save holds no
-// place for anyone told the game ended (CloseForRestart keeps them). Their
-// Game.Leave and the PeerLeft observers run on the goroutine that called
-// Close, the world held (an observer must not wait for that goroutine). Both
-// saves share one deadline, twice HostConfig.SaveTimeout. Then it returns;
+// removed but those Game.Keep keeps), and that is saved too, so a host
+// started on the save holds no place for anyone told the game ended
+// (CloseForRestart keeps them). Their Game.Keep, Game.Leave and the
+// PeerLeft observers run on the goroutine that called Close, the world held
+// (an observer must not wait for that goroutine). Both saves share one
+// deadline, twice HostConfig.SaveTimeout. Then it returns;
 // the world stays in memory as Close left it, without its players. A failed
 // final save is returned, the store left open so that Save may try again (a
 // Save that lands finishes the Close, the players' leaving with it); a host

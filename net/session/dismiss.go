@@ -9,7 +9,7 @@ var ErrHostShutDown = errors.New("session: the host shut down and ended the peer
 // Dismiss ends, for good, every peer the host knows, after Close: each
 // connected peer (its connection closed already) and each away one leaves
 // as a peer whose connection ended does — its owned entities removed (or
-// given to the host, with KeepEntities), then PeerLeft and OnLeave with
+// given to the host, with KeepEntities or Keep), then PeerLeft and OnLeave with
 // ErrHostShutDown — so that the world, saved afterwards, holds no one its
 // host told it was shutting down, and a host restoring that save holds no
 // slot for them. A peer whose connection had ended on its own before Close

@@ -52,7 +52,7 @@ type HostConfig struct {
 	OnJoin func(peer ecs.PeerID, name string) error
 	// OnLeave is called when a peer left (its connection ended, or it did
 	// not resume within Grace), after its owned entities were removed (or
-	// kept, see KeepEntities). Not called for a peer that disconnected and
+	// kept, see KeepEntities and Keep). Not called for a peer that disconnected and
 	// may resume: that one is PeerDisconnected.
 	OnLeave func(peer ecs.PeerID, err error)
 	// KeepEntities keeps a leaving peer's entities in the world, given to the
@@ -568,7 +568,8 @@ func (h *Host) leave(p *hostPeer) {
 }
 
 // gone ends peer id for good: its owned entities are removed (or given to
-// the host, with KeepEntities), then PeerLeft and OnLeave.
+// the host, with KeepEntities, or those Keep keeps), then PeerLeft and
+// OnLeave.
 func (h *Host) gone(id ecs.PeerID, name string, err error) {
 	switch {
 	case h.cfg.KeepEntities:

@@ -126,7 +126,7 @@ var ErrPeerTaken = errors.New("session: the peer id is held already; restore kno
 // The resumed peer is joined to the world as the host holds it. Past the
 // window the peer leaves as any away peer does: PeerLeft with
 // ErrGraceExpired, OnLeave, its owned entities removed (or kept, with
-// KeepEntities). The world's entities owned by a restored peer are the
+// KeepEntities or Keep). The world's entities owned by a restored peer are the
 // caller's to restore. A peer id held already, 0, or given twice refuses
 // the whole call (ErrPeerTaken); a name that breaks wire.CheckName too. Call
 // it on the simulation goroutine.
