@@ -22,7 +22,7 @@ func (r *recordingTB) Log(args ...any) {
 func TestLoggerWritesToTheTest(t *testing.T) {
 	rec := &recordingTB{TB: t}
 	var stops []func()
-	log := testLogger(cleanups{rec, &stops}, "ann")
+	log := newTestWriter(cleanups{rec, &stops}).logger("ann")
 	log.Warn("predict: client frame jumped", "from", 10)
 	if len(rec.lines) != 1 || !strings.Contains(rec.lines[0], `msg="predict: client frame jumped"`) ||
 		!strings.Contains(rec.lines[0], "rig=ann") || strings.Contains(rec.lines[0], "time=") {

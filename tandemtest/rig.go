@@ -152,6 +152,7 @@ type Rig[I comparable] struct {
 	hostCfg  tandem.HostConfig
 	cfg      Config
 	listener transport.Listener
+	logs     *testWriter // the host's and the clients' loggers write here
 	links    map[*tandem.Client[I]]*link
 	panics   []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
 	saveErrs []error                // heard by the host's OnSaveError, unless the test set its own
@@ -206,8 +207,9 @@ func New[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig, 
 		t.Fatalf("tandemtest: %v", err)
 	}
 	host.Clock = r.Clock
+	r.logs = newTestWriter(t) // before the rig's close: it stops after it
 	if host.Logger == nil {
-		host.Logger = testLogger(t, "host")
+		host.Logger = r.logs.logger("host")
 	}
 	if !cfg.Unchecked {
 		host.Replication.CheckReports = true
@@ -315,7 +317,7 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 	}
 	cfg.Name, cfg.Clock = name, r.Clock
 	if cfg.Logger == nil {
-		cfg.Logger = testLogger(r.t, name)
+		cfg.Logger = r.logs.logger(name)
 	}
 	l := &link{name: name}
 	cfg.Dial = func(ctx context.Context) (transport.Conn, error) {
