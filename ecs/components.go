@@ -28,20 +28,21 @@ type NetID uint32
 
 // PeerID names a participant of a session. HostPeer (zero) is the host itself;
 // joined peers are numbered from 1. A host gives a new peer the lowest id
-// it never gave, or, once more than 32 ids of peers gone for good
-// (PeerLeft, or offered in a Welcome never answered) are free, the one of
-// those free the longest if 32 ids were given and a minute passed since it
-// was freed. An id is
-// never given while its peer may come back: connected, away within its
-// grace window (it may resume), or reserved for a restored save's player.
-// So a departed peer's id goes to a newcomer only after at least 32 other
-// ids were given and a minute passed, not at once, and ids stay small (at
-// most the most peers at once, plus those freed in the last minute, plus
-// 33). Still, ids are reused, and a host that loads its world
-// from a save (a restart, a world released while idle) counts from 1 again,
-// past the ids of the save's players: what outlives a peer (a score table,
-// an account) is keyed by the game's own account id (or the player's name,
-// where trusting it is enough), not by PeerID.
+// it never gave, or, once more than 32 ids given before are free (their
+// peer gone for good, PeerLeft, or offered in a Welcome to a peer never
+// admitted: it did not answer, or was refused), the one of those free the
+// longest if 32 ids were given and a minute passed since it was freed. An
+// id is never given while its peer may come back: connected, away within
+// its grace window (it may resume), or reserved for a restored save's
+// player. So a departed peer's id goes to a newcomer only after at least
+// 32 other ids were given and a minute passed, not at once (until all
+// 65,535 were given: then the free ones go in the order they were freed),
+// and ids stay small (at most the most peers at once, plus those freed in
+// the last minute, plus 33). Still, ids are reused, and a host that loads
+// its world from a save (a restart, a world released while idle) counts
+// from 1 again, past the ids of the save's players: what outlives a peer
+// (a score table, an account) is keyed by the game's own account id (or
+// the player's name, where trusting it is enough), not by PeerID.
 type PeerID uint16
 
 // HostPeer is the peer id of the host: entities it owns are simulated by the
