@@ -44,10 +44,10 @@ type ClientStats struct {
 	Teleports uint64
 	// HeldFrames counts frames held: the host silent for longer than
 	// ClientConfig.HoldAfter, the owned entities given the zero input
-	// (Held); Holds the runs of them (each silence). Holding reports that
-	// the newest frame was held.
+	// (Held); Holds the runs of them (each silence).
 	HeldFrames, Holds uint64
-	Holding           bool
+	// Holding reports that the newest frame was held.
+	Holding bool
 }
 
 // Stats returns the counters.
