@@ -78,11 +78,11 @@ type Game[I comparable] struct {
 	// world, given to the host (ecs.HostPeer), with its network id, its
 	// components and its place in saves; false removes it, as every one is
 	// removed without Keep. A flag or a vehicle a player held stays for the
-	// next one; the player's own figure goes with her. A kept entity keeps
-	// its Input, if it has one, and is then driven as every entity the host
-	// owns with Input is: by the host's own input (Host.SetInput), live;
-	// take its Input away here for one no one should drive until the next
-	// player is given it. It may change the world (an entity it removes or
+	// next one; the player's own figure goes with her. A kept entity loses
+	// its Input, if it has one, once Keep returned: no one drives it (with
+	// it, the host's own input would, as it drives every entity the host
+	// owns with Input); give it an Input again with the entity, to the next
+	// player. It may change the world (an entity it removes or
 	// gives away is not asked about again). Like Leave, it runs on the
 	// goroutine that called Host.Close for the players Close lets go.
 	Keep func(w *World, p Peer, e arche.Entity) bool

@@ -146,8 +146,14 @@ func (h *Host[I]) keepFunc() func(ecs.PeerID, arche.Entity) bool {
 	}
 	return func(peer ecs.PeerID, e arche.Entity) bool {
 		h.mu.enter()
-		defer h.mu.exit()
-		return h.g.Keep(h.w, Peer{ID: peer, Name: h.names[peer]}, e)
+		keep := h.g.Keep(h.w, Peer{ID: peer, Name: h.names[peer]}, e)
+		h.mu.exit()
+		// No one drives what is kept: with its Input, the host's own
+		// input would (every entity the host owns with Input is its).
+		if a := h.w.ECS.Arche(); keep && a.Alive(e) && a.Has(e, h.driven.input) {
+			a.Remove(e, h.driven.input)
+		}
+		return keep
 	}
 }
 

@@ -85,3 +85,33 @@ func TestKeepKeepsWhatALeaverHeld(t *testing.T) {
 	r.Host.Do(func(w *tandem.World) { held("host", w) })
 	bob.Do(func(w *tandem.World) { held("bob", w) })
 }
+
+// A kept entity that a player drove loses its Input: on a host where
+// someone plays too, the host's own input would drive it otherwise.
+func TestKeptFiguresAreDrivenByNoOne(t *testing.T) {
+	g := *walkers
+	g.Keep = func(*tandem.World, tandem.Peer, arche.Entity) bool { return true }
+	r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(5)
+	var figure arche.Entity
+	r.Host.Do(func(w *tandem.World) { figure = w.ECS.Owned(ann.Peer())[0] })
+	ann.Close()
+	if !r.StepUntil(60, func() bool { return r.Host.Stats().Players == 0 }) {
+		t.Fatal("the host did not see ann leave")
+	}
+	r.Host.SetInput(Walk{X: 1})
+	r.Step(20)
+	r.Host.Do(func(w *tandem.World) {
+		a := w.ECS.Arche()
+		if !a.Alive(figure) {
+			t.Fatal("ann's kept figure is gone")
+		}
+		if a.Has(figure, arche.ComponentID[tandem.Input[Walk]](a)) {
+			t.Fatal("ann's kept figure still has an Input")
+		}
+		if x := (*ecs.Transform)(a.Get(figure, w.ECS.IDs.Transform)).X; x != 0 {
+			t.Fatalf("ann's kept figure walked to %v with the host's input; want it still at 0", x)
+		}
+	})
+}
