@@ -115,3 +115,35 @@ func TestKeptFiguresAreDrivenByNoOne(t *testing.T) {
 		}
 	})
 }
+
+// Keep may change the world: an entity it removes while asked about
+// another is not asked about afterwards.
+func TestKeepIsNotAskedAboutWhatItRemoved(t *testing.T) {
+	var asked []string
+	g := flagGame(&asked)
+	g.Keep = func(w *tandem.World, p tandem.Peer, e arche.Entity) bool {
+		asked = append(asked, p.Name)
+		for _, o := range w.ECS.Owned(p.ID) {
+			if o != e {
+				w.ECS.Arche().RemoveEntity(o) // the other one goes now
+				break
+			}
+		}
+		return true
+	}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(5)
+	ann.Close()
+	if !r.StepUntil(60, func() bool { return r.Host.Stats().Players == 0 }) {
+		t.Fatal("the host did not see ann leave")
+	}
+	if len(asked) != 2 || asked[0] != "ann" || asked[1] != "left:ann" {
+		t.Fatalf("hooks ran %q; want Keep asked once (it removed ann's other entity), then Leave", asked)
+	}
+	r.Host.Do(func(w *tandem.World) {
+		if n := w.ECS.Networked(); n != 1 {
+			t.Fatalf("the host holds %d networked entities; want the one kept", n)
+		}
+	})
+}
