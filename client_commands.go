@@ -189,7 +189,7 @@ func (c *Client[I]) answer(s command.Sent, rc Receipt) {
 }
 
 // unknownReason is the Reason of a ReceiptUnknown.
-const unknownReason = "the host let this player go before answering, and the client joined again as a new player: the command may have run or not, and was not sent again"
+const unknownReason = "the host let this player go before answering, and the client joins again as a new player: the command may have run or not, and is not sent again"
 
 // orphanCommands answers ReceiptUnknown, in id order, to every command sent
 // to the player the host let go (a refused resume) and not answered: sent
