@@ -8,6 +8,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
@@ -47,14 +48,36 @@ func TestBlendedComponentWithoutAPose(t *testing.T) {
 	}
 }
 
+// A component whose values do not blend (replicate.Discrete) is drawn at
+// the drawn time too: one of the values received, older than the newest,
+// never a value between two.
+func TestDiscreteComponentIsDrawnWithThePose(t *testing.T) {
+	g := counterGameBlended(func(w *World) arche.Entity {
+		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, label](w.ECS.Arche())
+		return m.NewWith(&ecs.Transform{Y: 500}, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{}, &label{})
+	}, replicate.Discrete[label])
+	drawn, newest, ok, _ := drawnCounter(t, g)
+	if !ok || drawn.N <= 0 || drawn.N >= newest.N {
+		t.Fatalf("Blended gave %d (ok %t) with the newest state %d: want a value drawn in the past, below the newest", drawn.N, ok, newest.N)
+	}
+	if drawn.N%10 != 0 {
+		t.Fatalf("Blended gave %d: want one of the values the host had (multiples of 10), not a blend of two", drawn.N)
+	}
+}
+
 // counterGame is the test game with label blended, whose host spawns one
 // more entity (spawn) and counts up in its label, 10 a step.
 func counterGame(spawn func(w *World) arche.Entity) *Game[push] {
+	return counterGameBlended(spawn, func(a, b *label, alpha float64) label {
+		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
+	})
+}
+
+// counterGameBlended is counterGame with label blended by blend.
+func counterGameBlended(spawn func(w *World) arche.Entity, blend func(a, b *label, alpha float64) label) *Game[push] {
 	g := testGame()
 	blended := labelCodec
-	blended.Blend = func(a, b *label, alpha float64) label {
-		return label{N: a.N + int32(float64(b.N-a.N)*alpha)}
-	}
+	blended.Blend = blend
 	g.Components[2] = Replicate(blended, HostValue)
 	setup := g.Setup
 	g.Setup = func(w *World) {

@@ -154,3 +154,17 @@ func VelocityCodec() Codec[ecs.Velocity] {
 		},
 	}
 }
+
+// Discrete is a Codec.Blend for a value that does not blend (a team, a
+// flag's carrier, an animation's state): a until alpha reaches 1, then b.
+// It is what a codec without a Blend does; set it to have a client draw the
+// value of a remote entity at the time its pose is drawn (tandem.Blended),
+// some tens of milliseconds in the past, rather than the newest received:
+// a flag is drawn on its carrier when the carrier reaches it, not before.
+// Memory: the client keeps nine values of T per networked entity for it.
+func Discrete[T any](a, b *T, alpha float64) T {
+	if alpha >= 1 {
+		return *b
+	}
+	return *a
+}

@@ -75,7 +75,12 @@ type Codec[T any] struct {
 	// checked.
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
-	// interpolation. Default: a until alpha reaches 1, then b.
+	// interpolation. Default: a until alpha reaches 1, then b. A client
+	// keeps the received values of a component with a Blend beside the
+	// poses of the entities it draws in the past (tandem.Blended gives the
+	// one at the drawn time); Discrete is that default, set so that a
+	// value that does not blend (a team, a carrier) is drawn in step with
+	// the poses too.
 	Blend func(a, b *T, alpha float64) T
 	// Layout describes what the wire image's fields are, where the Go type
 	// and Fields do not say it (IntegerCodec: the struct's fields, as
