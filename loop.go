@@ -287,7 +287,9 @@ func (v *View) Interpolator() *interp.Interpolator { return v.ip }
 
 // Blended returns the value of component T to draw entity e with: for a
 // remote entity blended between received states when T was registered with
-// a blend (Replicate), else the component as it is; false if e has no T.
+// a blend (Replicate; replicate.Discrete for a value that does not blend:
+// the one the entity had at the drawn time), else the component as it is,
+// the newest received; false if e has no T.
 func Blended[T any](v *View, e arche.Entity) (T, bool) {
 	if tr, ok := v.tracks[reflect.TypeFor[T]()].(*interp.Track[T]); ok {
 		return tr.Get(e)
