@@ -41,7 +41,8 @@ type ClientConfig[I comparable] struct {
 	// Predict tunes prediction: reconciliation mode, input redundancy, time
 	// synchronization (its MissRate defaults to 1e-6 here: an input missing
 	// its frame for loss alone once in hours), how long the host may be
-	// silent before the client holds its own entities (HoldAfter; see
+	// silent (or deaf to the client) before the client holds its own
+	// entities (HoldAfter; see
 	// NetStats.HoldAfter). Its session and
 	// correction fields are set by the Client, and its Reconcile and Step
 	// by Replay when that is set.
@@ -525,7 +526,7 @@ func (c *Client[I]) input(w *ecs.World) {
 	var zero I
 	f := c.pred.SetInput(in)
 	in = *c.pred.Input() // the zero input, if its codec refuses in
-	// A held frame drives nothing (the host silent: predict's HoldAfter).
+	// A held frame drives nothing (the inputs unanswered: predict's HoldAfter).
 	c.phys.input(f, in == zero || c.pred.Held(f))
 	c.playing.Add(1)
 }
@@ -534,7 +535,7 @@ func (c *Client[I]) input(w *ecs.World) {
 // live once its inputs go to the host. One with Input it no longer owns (the
 // host gave it to another, or took it back) gets the zero input, not live:
 // no one's input moves it here; so do its own in a frame held while the
-// host is silent (predict.Client.Held).
+// host leaves the client's inputs unanswered (predict.Client.Held).
 func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
 	if c.session.State() != session.Playing {
 		return in, false, false

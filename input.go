@@ -38,12 +38,12 @@ import (
 // and after it resumes until its next input arrives; on the host and its
 // client alike while the client's frame is not yet in step with the host's
 // (after joining or resuming), when the client sends the zero input
-// marked as not the player's; and on a client that has heard nothing from
-// the host for a while (ClientConfig.Predict's HoldAfter: by default
-// 250 ms, or 15 steps of a slower game, plus four times the jitter
-// measured, NetStats.HoldAfter), which holds its own entities until the
-// host is heard again rather than run them ahead of a host that may not be
-// getting the player's inputs (it sends them all the same). The zero
+// marked as not the player's; and on a client whose inputs the host has
+// left unanswered for a while (ClientConfig.Predict's HoldAfter: by default
+// 250 ms past a round trip, or 15 steps of a slower game, plus four times
+// the jitter measured, NetStats.HoldAfter), which holds its own entities
+// until the host answers again rather than run them ahead of a host that
+// is not getting the player's inputs (it sends them all the same). The zero
 // input stops a player that moves; a system that compared a count with
 // it would see every press undone, then made again. It keeps what it kept
 // until Live comes back, and the presses made meanwhile are in the count

@@ -41,11 +41,12 @@ type NetStats struct {
 	// Lead is how many frames the client runs ahead of the host, and
 	// LeadTarget the lead it steers to.
 	Lead, LeadTarget float64
-	// HoldAfter is how long the host may stay silent (no state, no
-	// acknowledgement of this client's inputs) before the client holds
-	// its own entities, their Input the zero input, not live, until the
-	// host is heard again (ClientConfig.Predict.HoldAfter, or its default
-	// for the jitter measured); Predict.HeldFrames counts the frames held,
+	// HoldAfter is how long past a round trip the host may leave this
+	// client's inputs unacknowledged (it is silent, or does not hear the
+	// client) before the client holds its own entities, their Input the
+	// zero input, not live, until the host answers again
+	// (ClientConfig.Predict.HoldAfter, or its default for the jitter
+	// measured); Predict.HeldFrames counts the frames held,
 	// Predict.Holding says whether the last one was.
 	HoldAfter time.Duration
 	// Frame is the client's frame; Frames those simulated since the join

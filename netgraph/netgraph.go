@@ -106,7 +106,7 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 
 // Client renews the graph from a client's figures (Client.NetStats) at now;
 // a last line appears once the client held its own entities while the host
-// was silent (predict's HoldAfter), and says so while it does.
+// left it unanswered (predict's HoldAfter), and says so while it does.
 func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	g.RTT.Add(float32(st.RTT.Seconds() * 1000))
 	g.In.Add(float32(st.KbitIn))
@@ -132,12 +132,13 @@ func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 }
 
 // held is a line that says the client holds its own entities while the
-// host is silent (predict's HoldAfter), or how often it did; "" if never.
+// host leaves it unanswered (predict's HoldAfter), or how often it did; ""
+// if never.
 func held(st tandem.NetStats) string {
 	ps := st.Predict
 	switch {
 	case ps.Holding:
-		return fmt.Sprintf("PREDICTION HELD: host silent past %.0f ms", st.HoldAfter.Seconds()*1000)
+		return fmt.Sprintf("PREDICTION HELD: no answer from the host past %.0f ms", st.HoldAfter.Seconds()*1000)
 	case ps.Holds > 0:
 		return fmt.Sprintf("prediction held: %s, %s", count(int(ps.Holds), "hold", "holds"), count(int(ps.HeldFrames), "frame", "frames"))
 	}

@@ -52,7 +52,7 @@ func TestClient(t *testing.T) {
 	st.HoldAfter = 250 * time.Millisecond
 	st.Predict.Holding, st.Predict.Holds, st.Predict.HeldFrames = true, 1, 12
 	g.Client(start.Add(2*time.Second), st)
-	if text := strings.Join(g.Lines, "\n"); !strings.Contains(text, "PREDICTION HELD: host silent past 250 ms") {
+	if text := strings.Join(g.Lines, "\n"); !strings.Contains(text, "PREDICTION HELD: no answer from the host past 250 ms") {
 		t.Errorf("held: the lines do not say so:\n%s", text)
 	}
 	st.Predict.Holding = false

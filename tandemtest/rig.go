@@ -537,6 +537,22 @@ func (r *Rig[I]) Blackout(c *tandem.Client[I], d time.Duration) {
 	conn.Blackout(d)
 }
 
+// Mute makes what client c sends lost for d from now (mem.Conn.Mute of its
+// end), while what the host sends still reaches it: a link dark from the
+// client to the host only. The host hears nothing of the player (it
+// repeats her last input for a while, then stops her); a mute that
+// outlasts the client's ack timeout (5 s) breaks the connection as Cut
+// does (the client then dials again, which needs Config.Bubble), a
+// shorter one does not.
+func (r *Rig[I]) Mute(c *tandem.Client[I], d time.Duration) {
+	r.t.Helper()
+	conn := r.Conn(c)
+	if conn == nil {
+		r.t.Fatal("tandemtest: Mute of a client that never dialed")
+	}
+	conn.Mute(d)
+}
+
 // Unreachable makes every dial of client c fail (on) as a host it cannot
 // reach would, or succeed again (off): with Cut, a player kept away for as
 // long as a test needs, past the host's grace window, say, or while the

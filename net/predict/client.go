@@ -47,21 +47,20 @@ type ClientConfig[I any] struct {
 	// Sync tunes the time synchronization; its Step is the schedule's.
 	Sync SyncConfig
 	// HoldAfter bounds how far the client predicts its own entities past
-	// what it last heard from the host: once the host has been silent for
-	// longer (it sent nothing, neither a state nor an acknowledgement of
-	// the client's inputs, which it acknowledges every frame; and it has
-	// left an input message unanswered for longer than a round trip and
-	// HoldAfter), each frame is held (Held): the owned entities get the
-	// zero input, not live, as the host gives a player whose inputs
-	// stopped coming (HostInputConfig.MaxRepeat), instead of running on
-	// with inputs the host may never get. The client goes on sending them,
-	// and the first word from the host ends the hold. Counted in
-	// ClientStats (Holds, HeldFrames). Default: DefaultHoldAfter, or
-	// DefaultMaxRepeat steps if longer (a game slower than 60 Hz), plus
-	// four times the host frames' measured arrival jitter (SyncStats.Jitter);
-	// negative: never held. It needs a Link that tells when the host was
-	// last heard from (see Link; over a connection, not before it measured
-	// a round trip).
+	// what the host answered: once an input message has gone unanswered
+	// for longer than a round trip and HoldAfter (the host acknowledges
+	// them every frame; its silence, or a link dark from the client to the
+	// host only, leaves them unanswered), each frame is held (Held): the
+	// owned entities get the zero input, not live, as the host gives a
+	// player whose inputs stopped coming (HostInputConfig.MaxRepeat),
+	// instead of running on with inputs the host may never get. The client
+	// goes on sending them, and the host's first answer ends the hold.
+	// Counted in ClientStats (Holds, HeldFrames). Default:
+	// DefaultHoldAfter, or DefaultMaxRepeat steps if longer (a game slower
+	// than 60 Hz), plus four times the host frames' measured arrival
+	// jitter (SyncStats.Jitter); negative: never held. It needs a Link
+	// that tells what the host has not answered (see Link; over a
+	// connection, not before it measured a round trip).
 	HoldAfter time.Duration
 	// Logger receives a line for every frame jump after the first alignment
 	// (the client fell out of step with the host: a stall, a clock change).
@@ -286,10 +285,6 @@ func (l sessionLink) RTT() time.Duration { return l.s.Conn().RTT() }
 
 // LossRate implements Link.
 func (l sessionLink) LossRate() float64 { return l.s.Conn().LossRate() }
-
-// LastHeard tells when the host was last heard from on the connection of
-// the moment.
-func (l sessionLink) LastHeard() (time.Time, bool) { return l.s.Conn().LastHeard() }
 
 // OldestInFlight tells when the oldest datagram the host has not answered
 // on the connection of the moment was sent.

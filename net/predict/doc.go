@@ -24,16 +24,16 @@
 //     entity the client owns (exact component values, by tracked component)
 //     and the input of the frame, in a bounded ring.
 //   - Silence. The client predicts its own entities only so far past the
-//     host's last word: once the host has sent nothing (no state, no
-//     acknowledgement of the inputs the client sends every frame) for
-//     ClientConfig.HoldAfter (by default DefaultHoldAfter, 250 ms, or
-//     DefaultMaxRepeat steps of a game slower than 60 Hz, plus four times
-//     the measured jitter), and left an input message unanswered as long
-//     past a round trip, each frame is held (Client.Held): the owned
-//     entities get the zero input, not live, as the host gives a player
-//     whose inputs stopped (HostInputConfig.MaxRepeat), rather than running
-//     ahead of a host that may never get their inputs. The inputs still go
-//     out; the first word from the host ends the hold.
+//     host's last answer: once an input message (the client sends one every
+//     frame, the host acknowledges each) has gone unanswered for longer
+//     than a round trip and ClientConfig.HoldAfter (by default
+//     DefaultHoldAfter, 250 ms, or DefaultMaxRepeat steps of a game slower
+//     than 60 Hz, plus four times the measured jitter), each frame is held
+//     (Client.Held): the owned entities get the zero input, not live, as
+//     the host gives a player whose inputs stopped (HostInputConfig.MaxRepeat),
+//     rather than running ahead of a host that may never get their inputs:
+//     the host is silent, or the link is dark from the client to the host
+//     only. The inputs still go out; the host's first answer ends the hold.
 //   - Reconciliation. Client is the replicate.AuthHandler: on AUTH_STATE for
 //     frame S it compares the host's state with the prediction for S within
 //     each component's tolerance. In Correct mode (the default) a differing

@@ -31,8 +31,8 @@ import (
 // Redundancy-1 after it) as malformed, and drop the client after a few.
 // Input returns what was taken.
 //
-// It decides too whether the frame is held (Held): the host silent for
-// longer than ClientConfig.HoldAfter. A held frame's input is recorded and
+// It decides too whether the frame is held (Held): the client unanswered
+// for longer than ClientConfig.HoldAfter. A held frame's input is recorded and
 // sent all the same.
 func (c *Client[I]) SetInput(in I) ecs.Frame {
 	f := c.w.Frame()
@@ -55,8 +55,8 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 	return f
 }
 
-// hold marks the frame in slot s held if the host has been silent for
-// longer than HoldAfter, and counts it.
+// hold marks the frame in slot s held if the client has been unanswered
+// for longer than HoldAfter, and counts it.
 func (c *Client[I]) hold(s int) {
 	if !c.silent() {
 		c.holding = false
@@ -70,14 +70,18 @@ func (c *Client[I]) hold(s int) {
 	}
 }
 
-// silent reports whether the host has been silent for longer than
-// HoldAfter: nothing heard from it, and a datagram of the client's
-// unanswered past the round trip (once the link measured one).
+// silent reports whether the host has left the client unanswered for
+// longer than HoldAfter past a round trip: a datagram of the client's in
+// flight that long, its fate unknown (once the link measured a round
+// trip). The host is then silent, or it does not hear the client (a link
+// dark one way, from the client): either way the player's inputs do not
+// reach its simulation, which repeats her last one for a while and then
+// stops her (HostInputConfig.MaxRepeat).
 func (c *Client[I]) silent() bool {
 	if c.cfg.HoldAfter < 0 {
 		return false
 	}
-	h, ok := c.cfg.Link.(hearing)
+	h, ok := c.cfg.Link.(answering)
 	if !ok {
 		return false
 	}
@@ -88,16 +92,11 @@ func (c *Client[I]) silent() bool {
 	if !ok {
 		return false // nothing owed an answer
 	}
-	now, limit := c.clk.Now(), c.HoldAfter()
-	if now.Sub(sent)-c.cfg.Link.RTT() <= limit {
-		return false
-	}
-	at, ok := h.LastHeard()
-	return !ok || now.Sub(at) > limit
+	return c.clk.Now().Sub(sent)-c.cfg.Link.RTT() > c.HoldAfter()
 }
 
-// HoldAfter returns the silence of the host past which the client holds
-// its own entities: ClientConfig.HoldAfter, or its default for the jitter
+// HoldAfter returns how long past a round trip the client goes unanswered
+// before it holds its own entities: ClientConfig.HoldAfter, or its default for the jitter
 // measured now (negative: never held).
 func (c *Client[I]) HoldAfter() time.Duration {
 	if c.cfg.HoldAfter != 0 {
@@ -107,8 +106,9 @@ func (c *Client[I]) HoldAfter() time.Duration {
 	return max(DefaultHoldAfter, DefaultMaxRepeat*c.cfg.Sync.Step) + time.Duration(4*jitter)
 }
 
-// Held reports whether frame f is held: when its input was set, the host
-// had been silent for longer than ClientConfig.HoldAfter. The owned
+// Held reports whether frame f is held: when its input was set, the client
+// had been unanswered for longer than ClientConfig.HoldAfter (the host
+// silent, or not hearing it). The owned
 // entities then get the zero input, not live, in the frame and in a replay
 // of it; the input recorded, the player's, went to the host all the same
 // (Input and InputAt return it). A game that routes inputs itself gives a

@@ -79,11 +79,11 @@ type Snapper interface {
 // Link is where the client's input messages go, how long a round trip takes
 // and how many datagrams are lost. *conn.Conn implements it.
 //
-// A Link that also tells when the host was last heard from and when the
-// oldest datagram it has not answered was sent (the methods LastHeard() and
-// OldestInFlight(), each (at time.Time, ok bool)), as *conn.Conn does, lets
-// the client hold its own entities while the host is silent
-// (ClientConfig.HoldAfter); over another they are never held. One that
+// A Link that also tells when the oldest datagram the host has not
+// answered was sent (OldestInFlight() (at time.Time, ok bool)), as
+// *conn.Conn does, lets the client hold its own entities while the host
+// leaves it unanswered (ClientConfig.HoldAfter); over another they are
+// never held. One that
 // also tells how many samples its RTT is made of (RTTSamples() uint64), as
 // *conn.Conn does, holds them only once it has one: until then its RTT is
 // a guess (conn.Config.InitialRTT), and a round trip longer than the guess
@@ -97,10 +97,8 @@ type Link interface {
 	LossRate() float64
 }
 
-// hearing is a Link that tells when the host was last heard from, and
-// what it has not answered.
-type hearing interface {
-	LastHeard() (at time.Time, ok bool)
+// answering is a Link that tells what the host has not answered.
+type answering interface {
 	OldestInFlight() (sent time.Time, ok bool)
 }
 

@@ -42,9 +42,10 @@ type ClientStats struct {
 	// Corrections, not in PoseCorrections, MaxPose or MeanPose, which say
 	// how far the prediction erred.
 	Teleports uint64
-	// HeldFrames counts frames held: the host silent for longer than
-	// ClientConfig.HoldAfter, the owned entities given the zero input
-	// (Held); Holds the runs of them (each silence).
+	// HeldFrames counts frames held: the client's inputs unanswered for
+	// longer than ClientConfig.HoldAfter past a round trip, the owned
+	// entities given the zero input (Held); Holds the runs of them (each
+	// silence).
 	HeldFrames, Holds uint64
 	// Holding reports that the newest frame was held.
 	Holding bool

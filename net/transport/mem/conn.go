@@ -61,11 +61,32 @@ type Conn struct {
 	admitted bool // the configured lane limits apply to what this end receives
 	// darkFrom and darkUntil bound this end's last blackout (Blackout).
 	darkFrom, darkUntil time.Time
+	// muteFrom and muteUntil bound this end's last mute (Mute).
+	muteFrom, muteUntil time.Time
 }
 
 // dark reports whether a blackout of this end holds at t. The pipe is
 // locked.
 func (c *Conn) dark(t time.Time) bool { return !t.Before(c.darkFrom) && t.Before(c.darkUntil) }
+
+// muted reports whether what this end sends at t is lost: a blackout or a
+// mute of it holds. The pipe is locked.
+func (c *Conn) muted(t time.Time) bool {
+	return c.dark(t) || !t.Before(c.muteFrom) && t.Before(c.muteUntil)
+}
+
+// silentUntil is when what this end sends at t, muted, gets through again.
+// The pipe is locked.
+func (c *Conn) silentUntil(t time.Time) time.Time {
+	until := t
+	if c.dark(t) {
+		until = c.darkUntil
+	}
+	if !t.Before(c.muteFrom) && t.Before(c.muteUntil) && c.muteUntil.After(until) {
+		until = c.muteUntil
+	}
+	return until
+}
 
 var _ transport.Conn = (*Conn)(nil)
 
@@ -93,7 +114,7 @@ func (c *Conn) SendDatagram(p []byte) error {
 	if c.err != nil {
 		return transport.ErrClosed
 	}
-	if c.p.cut || c.dark(c.p.clk.Now()) {
+	if c.p.cut || c.muted(c.p.clk.Now()) {
 		c.stats.DatagramsSent++
 		return nil // into the dark
 	}
@@ -161,8 +182,8 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 		return transport.ErrLaneQueueFull
 	}
 	now := c.p.clk.Now()
-	if c.dark(now) {
-		now = c.darkUntil // sent again once the blackout ends
+	if c.muted(now) {
+		now = c.silentUntil(now) // sent again once the blackout or mute ends
 	}
 	due := now.Add(c.peer.in.Config().Latency + c.p.cfg.LaneDelay[lane])
 	if due.Before(q.lastDue) {
@@ -260,6 +281,24 @@ func (c *Conn) Blackout(d time.Duration) {
 			c.darkFrom = now
 		}
 		c.darkUntil = until
+	}
+	c.p.mu.Unlock()
+}
+
+// Mute makes what this end sends lost for d from now, while what reaches
+// it still arrives: a link dark one way (an uplink that fails, a firewall
+// that drops one direction). Lane messages it sends meanwhile wait and
+// arrive once it ends (a reliable stream sends them again). Neither end is
+// told; the peer finds out by its own timeouts if d outlasts them. A mute
+// that ends before the current one does nothing.
+func (c *Conn) Mute(d time.Duration) {
+	c.p.mu.Lock()
+	now := c.p.clk.Now()
+	if until := now.Add(d); until.After(c.muteUntil) {
+		if now.Before(c.muteFrom) || !now.Before(c.muteUntil) {
+			c.muteFrom = now // not muted now: a new mute
+		}
+		c.muteUntil = until
 	}
 	c.p.mu.Unlock()
 }

@@ -543,3 +543,44 @@ func TestBlackoutLosesDatagramsAndHoldsLanes(t *testing.T) {
 		t.Fatalf("a blackout closed the link: client %v, host %v", client.Err(), host.Err())
 	}
 }
+
+// A muted end's datagrams are lost and its lane messages wait for the end
+// of the mute, while what the peer sends reaches it as usual.
+func TestMuteLosesOneDirection(t *testing.T) {
+	lat := condition.Config{Latency: 10 * time.Millisecond}
+	clk, client, host := connect(t, Config{ToHost: lat, ToClient: lat})
+	client.Mute(100 * time.Millisecond)
+	client.SendDatagram([]byte("sent muted"))
+	host.SendDatagram([]byte("reaching it"))
+	client.SendMessage(transport.LaneControl, []byte{0x80, 1})
+	host.SendMessage(transport.LaneControl, []byte{0x81, 2})
+	clk.Advance(20 * time.Millisecond)
+	if p, ok := client.RecvDatagram(); !ok || string(p) != "reaching it" {
+		t.Fatalf("the muted client received %q, %v; want the host's datagram", p, ok)
+	}
+	if _, m, ok := client.RecvMessage(); !ok || !bytes.Equal(m, []byte{0x81, 2}) {
+		t.Fatalf("the muted client's lane message: % x, %v; want the host's", m, ok)
+	}
+	if p, ok := host.RecvDatagram(); ok {
+		t.Fatalf("the host received %q sent muted", p)
+	}
+	if _, m, ok := host.RecvMessage(); ok {
+		t.Fatalf("the host received % x sent muted, before the mute ended", m)
+	}
+	client.Mute(50 * time.Millisecond) // ends before the current one: nothing
+	clk.Advance(90 * time.Millisecond) // 10 ms past the mute's end
+	if _, m, ok := host.RecvMessage(); !ok || !bytes.Equal(m, []byte{0x80, 1}) {
+		t.Fatalf("the host's lane message after the mute: % x, %v", m, ok)
+	}
+	if p, ok := host.RecvDatagram(); ok {
+		t.Fatalf("%q arrived after the mute, sent in it", p)
+	}
+	client.SendDatagram([]byte("after"))
+	clk.Advance(10 * time.Millisecond)
+	if p, ok := host.RecvDatagram(); !ok || string(p) != "after" {
+		t.Fatalf("the host received %q, %v after the mute; want the datagram sent after it", p, ok)
+	}
+	if client.Err() != nil || host.Err() != nil {
+		t.Fatalf("a mute closed the link: client %v, host %v", client.Err(), host.Err())
+	}
+}
