@@ -35,13 +35,27 @@ type peerSlot struct {
 
 // despawnEntry is a removal a peer must learn of.
 type despawnEntry struct {
-	id     ecs.NetID
-	at     uint32 // the frame of the message carrying it, while flying
+	id ecs.NetID
+	at uint32 // the frame of the message carrying its newest copy, while flying
+	// from is the frame of its first copy (0 until it goes): the fate of a
+	// copy sent before (of a removal taken back since) does not count.
+	from   uint32
+	copies uint8 // copies in flight with no fate known (at most maxRemovalCopies)
 	flying bool
 	// back: the entity came back into scope while its removal was in
-	// flight: its fate, either way, ends the removal.
+	// flight: its fate, either way, ends the removal, and it is not sent
+	// again meanwhile.
 	back bool
 }
+
+// A removal in flight is sent again at each later send tick, up to
+// maxRemovalCopies copies whose fate is unknown, as long as the copies take
+// at most half the tick's budget: the connection learns that a datagram was
+// lost a round trip and its reorder window after sending it, and a removal
+// waiting that long for its loss to be known (an entity a client still
+// draws: a shot that hit) shows. The first copy delivered ends it; the loss
+// of the newest sends it again at once.
+const maxRemovalCopies = 4
 
 // HostPeer is the host's replication state for one peer. Create it with
 // HostReplicator.AddPeer.
@@ -80,11 +94,14 @@ type PeerStats struct {
 	Shared                 uint64 // items whose encoded fields were another peer's
 	Reused                 uint64 // messages whose bytes were another peer's
 	Resent                 uint64 // items marked dirty again after a loss
-	AuthMessages           uint64
-	JoinPages, JoinBytes   uint64
-	JoinEntities           uint64 // entities the join sent
-	JoinRounds             int
-	Deferred               uint64 // dirty items left for a later tick by the budget
+	// Repeats counts the copies of removals sent while an earlier copy
+	// was in flight (maxRemovalCopies); Despawns counts them too.
+	Repeats              uint64
+	AuthMessages         uint64
+	JoinPages, JoinBytes uint64
+	JoinEntities         uint64 // entities the join sent
+	JoinRounds           int
+	Deferred             uint64 // dirty items left for a later tick by the budget
 	// Quiet counts the empty STATE messages sent on quiet ticks, as the
 	// peer's world fell still: nothing it holds changed, nothing waited to
 	// go to it (quiet.go). They are not in Messages; their bytes are in
@@ -215,7 +232,7 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 			// what the peer was sent since (and so ignored there): it goes
 			// again, and the fate of the old one no longer counts.
 			if d.back {
-				d.back, d.flying = false, false
+				d.back, d.flying, d.copies, d.from = false, false, 0, 0
 			}
 			return
 		}
@@ -377,8 +394,12 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 		if d.id != id {
 			continue
 		}
-		if !d.flying || d.at != frame {
-			return // the fate of an earlier send of it, which no longer counts
+		if !d.flying || frame < d.from || frame > d.at {
+			return // the fate of a send of a removal taken back since
+		}
+		d.copies--
+		if !delivered && frame != d.at {
+			return // a newer copy is on its way
 		}
 		if delivered || d.back {
 			// Done: delivered, or lost when the entity had come back (the

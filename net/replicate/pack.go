@@ -112,9 +112,11 @@ func (p *HostPeer) pack(changes []change) {
 	budget := int(p.tokens) * 8 // bits
 	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
 	full := false
+	repeats := false
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.flying {
+			repeats = repeats || !d.back && d.copies < maxRemovalCopies && d.at < h.frame
 			continue
 		}
 		c := sp.cost(kindRemovalBits)
@@ -123,8 +125,23 @@ func (p *HostPeer) pack(changes []change) {
 			break
 		}
 		sp.add(c)
-		d.flying, d.at = true, h.frame
-		ps.picks = append(ps.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
+		p.sendRemoval(d)
+	}
+	if repeats && !full {
+		// Copies of removals in flight, within half the budget.
+		for i := range p.despawns {
+			d := &p.despawns[i]
+			if !d.flying || d.back || d.copies >= maxRemovalCopies || d.at == h.frame {
+				continue
+			}
+			c := sp.cost(kindRemovalBits)
+			if sp.est+c > budget/2 {
+				break
+			}
+			sp.add(c)
+			p.sendRemoval(d)
+			p.stats.Repeats++
+		}
 	}
 	removals := len(ps.picks)
 
@@ -213,7 +230,10 @@ func (p *HostPeer) pack(changes []change) {
 		ps.avgBits = 64
 	}
 	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
-	if fast && removals == 0 && !h.keepPicks && !p.taping() && !h.noStream {
+	if fast && !h.keepPicks && !p.taping() && !h.noStream {
+		if removals > 1 {
+			p.sortPicks() // the removals, in id order
+		}
 		p.streamInOrder(&sp, budget)
 		return
 	}
@@ -233,6 +253,17 @@ func (p *HostPeer) pack(changes []change) {
 		return
 	}
 	p.write()
+}
+
+// sendRemoval picks a copy of removal d for this send tick.
+func (p *HostPeer) sendRemoval(d *despawnEntry) {
+	h := p.h
+	if d.from == 0 {
+		d.from = h.frame
+	}
+	d.flying, d.at = true, h.frame
+	d.copies++
+	p.pk.picks = append(p.pk.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
 }
 
 // ticksToDue is, by priority gain g below urgent (g ≥ 1), the send ticks

@@ -46,6 +46,9 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 	count, kept, spent := 0, 0, 0
 	avg := int(ps.avgBits) // choosing without encoding leaves it as it is
 	slots, ents := p.slots, h.ents
+	// The tick's removals, picked already and in id order, go among the
+	// items by their ids.
+	removals := ps.picks
 	h.streamed++
 	for _, k := range p.dirty {
 		slot := int32(uint32(k))
@@ -64,6 +67,10 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 			kept++
 			p.stats.Deferred++
 			continue
+		}
+		for len(removals) > 0 && removals[0].id <= e.id {
+			spent += p.streamRemoval(&removals[0], &rec, &token, &count, &st, &prev, limit, common, idCode)
+			removals = removals[1:]
 		}
 		if quick {
 			switch acc, n, ok := p.commonItem(s, e, slot, prev, common, &cf); {
@@ -124,11 +131,39 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 		count++
 		prev = pk.id
 	}
+	for i := range removals {
+		spent += p.streamRemoval(&removals[i], &rec, &token, &count, &st, &prev, limit, common, idCode)
+	}
 	p.dirty = p.dirty[:kept]
 	if count > 0 {
 		spent += p.sendStreamed(token, count, &st, ps.items.BitLen())
 	}
 	p.tokens -= uint32(min(spent, int(p.tokens)))
+}
+
+// streamRemoval writes the removal pk into the message being filled, as
+// streamInOrder writes an item (rec, token, count, st and prev are its
+// message's), and returns the budget a message it completed took.
+func (p *HostPeer) streamRemoval(pk *pick, rec **sentRecord, token *uint32, count *int, st *itemStreams, prev *ecs.NetID, limit int, common uint16, idCode code) (spent int) {
+	ps := &p.pk
+	mark := ps.items.BitLen()
+	p.writeItem(&ps.items, pk, *prev, common, idCode)
+	if ps.items.BitLen() > limit && *count > 0 {
+		ps.items.Truncate(mark)
+		spent = p.sendStreamed(*token, *count, st, mark)
+		*count, *st, *rec = 0, itemStreams{}, nil
+		ps.items.Reset(ps.buf)
+		p.writeItem(&ps.items, pk, 0, common, idCode)
+	}
+	if *rec == nil {
+		*rec, *token = p.record(p.h.frame, false)
+	}
+	it := p.recs.push(*rec)
+	*it = sentItem{id: pk.id, kind: itemDespawn}
+	p.stats.Despawns++
+	*count++
+	*prev = pk.id
+	return spent
 }
 
 // commonItem decides whether the due entity in slot goes as the common

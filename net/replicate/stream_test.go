@@ -179,8 +179,8 @@ func TestStreamedPackingIsTheSame(t *testing.T) {
 			}
 		}
 		st := a.Stats()
-		t.Logf("case %d: %d items in %d messages, %d send ticks, %d packed in one pass, %d common items; %d resent, %d deferred, %d spawns, %d removals",
-			i, st.Items, st.Messages, one.h.tick, one.h.streamed, one.h.quick, st.Resent, st.Deferred, st.Spawns, st.Despawns)
+		t.Logf("case %d: %d items in %d messages, %d send ticks, %d packed in one pass, %d common items; %d resent, %d deferred, %d spawns, %d removals (%d repeated)",
+			i, st.Items, st.Messages, one.h.tick, one.h.streamed, one.h.quick, st.Resent, st.Deferred, st.Spawns, st.Despawns, st.Repeats)
 		if two.h.streamed != 0 || st.Messages < uint64(one.h.tick)*3/2 ||
 			!c.short && one.h.quick < st.Items/4 || c.short && (one.h.quick == 0 || st.Deferred == 0) {
 			t.Errorf("case %d: %d of %d items went as the common item (two passes: %d streamed packings): in %d messages over %d send ticks: the test does not test what it says", i, one.h.quick, st.Items, two.h.streamed, st.Messages, one.h.tick)
