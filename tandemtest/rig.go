@@ -100,7 +100,9 @@ import (
 type Config struct {
 	// Link is the in-memory network's configuration: each direction's
 	// latency, jitter, loss and bandwidth (ToHost, ToClient). Zero:
-	// messages arrive at once, none lost.
+	// messages arrive at once, none lost (a round trip still measures a
+	// step or so, as each side reads what arrived, and answers, at its own
+	// steps).
 	Link mem.Config
 	// Start is the fake clock's time at first. Zero: 2030-01-01 UTC.
 	Start time.Time
