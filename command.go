@@ -185,8 +185,8 @@ type Receipt struct {
 // String describes the receipt for a log: "switch-team #1796228363367635:
 // done" (a client's operation ids count up from its clock in microseconds
 // when it was made: ClientConfig.FirstOp; those of the host's own player,
-// SendOwn and Give, and of a game alone count up from 1, past any its
-// save holds). A HUD shows Command, Status and Reason.
+// SendOwn and Give, count up from 1, past any its save holds, and a game
+// alone's from 1 each run). A HUD shows Command, Status and Reason.
 func (r Receipt) String() string {
 	s := fmt.Sprintf("%s #%d: %v", r.Command, r.Op, r.Status)
 	if r.Reason != "" {
