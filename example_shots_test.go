@@ -33,7 +33,7 @@ type Shot struct{ Until ecs.Frame }
 var shooting = &tandem.Game[Trigger]{
 	Components: []tandem.Component{
 		tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
-		tandem.Replicate(tandem.Exact(replicate.IntegerCodec[Shot]("Shot")), tandem.HostValue),
+		tandem.Replicate(replicate.IntegerCodec[Shot]("Shot"), tandem.HostValue),
 	},
 	Setup: func(w *tandem.World) {
 		if w.Role == tandem.Joined {

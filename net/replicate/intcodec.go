@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"unsafe"
+
+	"github.com/tandem-go/tandem/save/plain"
 )
 
 // IntegerCodec returns a codec for a component T that is a struct of
@@ -19,8 +21,9 @@ import (
 // differences, and every change is urgent (set Delta and Significant on the
 // result for a field that creeps). Its Layout names the fields and their
 // kinds, so a host and a client built with different structs are refused as
-// different games. A host that saves wraps the codec in tandem.Exact, as
-// any other.
+// different games. It carries its exact encoding (AppendExact, ReadExact:
+// package plain's, what tandem.Exact would give it), so a host saves the
+// component as it is.
 //
 // It panics if T is not a struct, has a field of another kind (a float, a
 // string, a pointer, a slice: write a Codec of your own for those), or has
@@ -30,10 +33,17 @@ import (
 // low bits of a wide value).
 func IntegerCodec[T any](name string) Codec[T] {
 	fields, layout := integerFields(reflect.TypeFor[T](), name)
+	exact, err := plain.Of[T]()
+	if err != nil {
+		panic(fmt.Sprintf("replicate: IntegerCodec %q: %v", name, err)) // integerFields lets only plain types by
+	}
 	return Codec[T]{
-		Name:   name,
-		Fields: len(fields),
-		Layout: layout,
+		Name:        name,
+		Fields:      len(fields),
+		Layout:      layout,
+		AppendExact: exact.Append,
+		ReadExact:   exact.Read,
+		ExactLayout: exact.Layout,
 		Quantize: func(v *T, q []int32) {
 			for i, f := range fields {
 				q[i] = f.get(unsafe.Add(unsafe.Pointer(v), f.off))

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
 )
 
 // everyInteger has fields of most kinds IntegerCodec sends (wideInteger
@@ -203,5 +205,28 @@ func TestIntegerCodecLayoutInSchema(t *testing.T) {
 		if schema(other) == same {
 			t.Errorf("layout %s states the same schema as the struct's own", other)
 		}
+	}
+}
+
+// An IntegerCodec carries its exact encoding, the one save.Plain (and so
+// tandem.Exact) gives its struct: a host saves it as it is, every value
+// whole, 64-bit ones beyond 32 bits too, and a save written with the codec
+// wrapped in tandem.Exact reads the same.
+func TestIntegerCodecIsExact(t *testing.T) {
+	c := IntegerCodec[everyInteger]("every")
+	p := save.Plain[everyInteger]()
+	if c.AppendExact == nil || c.ReadExact == nil || c.ExactLayout != p.Layout {
+		t.Fatalf("exact encoding: append set %v, read set %v, layout %q; want save.Plain's, %q", c.AppendExact != nil, c.ReadExact != nil, c.ExactLayout, p.Layout)
+	}
+	v := everyInteger{true, -128, -32768, math.MinInt32, math.MinInt64, 65535, math.MaxUint32, math.MaxUint64}
+	b := c.AppendExact(nil, &v)
+	if want := p.Append(nil, &v); !slices.Equal(b, want) {
+		t.Fatalf("exact bytes % x, save.Plain's % x", b, want)
+	}
+	var back everyInteger
+	r := wire.NewReader(b)
+	c.ReadExact(&r, &back)
+	if err := r.Finish(); err != nil || back != v {
+		t.Fatalf("read back %+v (%v), want %+v", back, err, v)
 	}
 }

@@ -1,4 +1,4 @@
-package save
+package plain
 
 import (
 	"fmt"
