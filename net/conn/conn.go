@@ -51,14 +51,18 @@ type Conn struct {
 	estFill   int // bytes in the last of those
 
 	// Sending: numbered datagrams and what became of them.
-	next           uint32 // next packet number
-	floor          uint32 // oldest packet whose fate is unknown (next when none)
-	reorderFloor   uint32 // oldest packet sent within the reorder window of now
-	sent           [wire.AckWindow]sentPacket
-	toks           tokenRing
-	inFlight       int
-	largestAcked   uint32
-	anyAcked       bool
+	next         uint32 // next packet number
+	floor        uint32 // oldest packet whose fate is unknown (next when none)
+	reorderFloor uint32 // oldest packet sent within the reorder window of now
+	sent         [wire.AckWindow]sentPacket
+	toks         tokenRing
+	inFlight     int
+	largestAcked uint32
+	anyAcked     bool
+	// answeredPN is the newest packet the peer acknowledged (answered set):
+	// what UnansweredSince counts from.
+	answeredPN     uint32
+	answered       bool
 	lastNumberedAt time.Duration
 	probes         int
 	dgram          []byte

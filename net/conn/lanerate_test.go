@@ -160,3 +160,46 @@ func TestLastHeard(t *testing.T) {
 		t.Fatalf("LastHeard = %v after a lane message, want %v", at, clk.Now())
 	}
 }
+
+// UnansweredSince counts from the newest datagram the peer acknowledged:
+// the older ones it left unsettled (lost, their loss not known yet) do not
+// make it older, and it is the first datagram sent after the newest
+// acknowledged one while none since is answered.
+func TestUnansweredSinceCountsFromTheNewestAnswered(t *testing.T) {
+	a, _, _, _, _, lb, clk := fakePair(t, Config{})
+	if _, ok := a.UnansweredSince(); ok {
+		t.Fatal("UnansweredSince with nothing sent")
+	}
+	for i := range 10 {
+		must(t, a.Queue(wire.KindState, []byte{byte(i)}, 0))
+		must(t, a.Flush())
+		clk.Advance(16 * time.Millisecond)
+		for {
+			if _, ok := lb.RecvDatagram(); !ok {
+				break
+			}
+		}
+	}
+	// The peer acknowledges packet 9 alone: 0 to 8 stay in flight.
+	h := wire.Header{HasAck: true, Ack: wire.AckFrame{First: 9, DiscardFloor: 9, NumRuns: 1}}
+	h.Ack.Runs[0] = 1
+	ack, err := h.Append(nil)
+	must(t, err)
+	must(t, lb.SendDatagram(ack))
+	must(t, a.Poll())
+	if _, ok := a.OldestInFlight(); !ok {
+		t.Fatal("packets 0 to 8 should be in flight")
+	}
+	if at, ok := a.UnansweredSince(); ok {
+		t.Fatalf("UnansweredSince = %v with nothing sent after the newest answered", at)
+	}
+	first := clk.Now()
+	for i := range 5 {
+		must(t, a.Queue(wire.KindState, []byte{byte(i)}, 0))
+		must(t, a.Flush())
+		clk.Advance(16 * time.Millisecond)
+	}
+	if at, ok := a.UnansweredSince(); !ok || !at.Equal(first) {
+		t.Fatalf("UnansweredSince = %v %v, want %v: the first sent after the newest answered", at, ok, first)
+	}
+}

@@ -270,6 +270,9 @@ func (c *Conn) settle(pn uint32, delivered bool) {
 	if delivered {
 		c.counts.PacketsDelivered++
 		c.loss -= c.loss * gain
+		if !c.answered || pn > c.answeredPN {
+			c.answered, c.answeredPN = true, pn
+		}
 	} else {
 		c.counts.PacketsLost++
 		c.loss += (1 - c.loss) * gain

@@ -156,6 +156,30 @@ func (c *Conn) LastHeard() (at time.Time, ok bool) {
 	return c.start.Add(c.heardAt), true
 }
 
+// UnansweredSince returns when the oldest numbered datagram in flight that
+// went after the newest one the peer acknowledged was sent, by the Conn's
+// clock: since when the peer has answered nothing this side sent. ok is
+// false when nothing sent after that one is in flight. While the peer hears
+// this side it is about a round trip old, whatever was lost before: a lost
+// datagram keeps OldestInFlight where it was until its loss is known (a
+// round trip and the reorder window later), not this. O(datagrams in
+// flight after the newest acknowledged), a handful while the peer answers.
+func (c *Conn) UnansweredSince() (sent time.Time, ok bool) {
+	if c.closed {
+		return time.Time{}, false
+	}
+	from := c.floor
+	if c.answered && c.answeredPN+1 > from {
+		from = c.answeredPN + 1
+	}
+	for pn := from; pn != c.next; pn++ {
+		if s := &c.sent[pn%wire.AckWindow]; s.state == stateInFlight {
+			return c.start.Add(s.sentAt), true
+		}
+	}
+	return time.Time{}, false
+}
+
 // OldestInFlight returns when the oldest numbered datagram whose fate is
 // unknown was sent, by the Conn's clock; ok is false when none is in
 // flight. An honest peer settles every datagram within a round trip and its

@@ -286,9 +286,9 @@ func (l sessionLink) RTT() time.Duration { return l.s.Conn().RTT() }
 // LossRate implements Link.
 func (l sessionLink) LossRate() float64 { return l.s.Conn().LossRate() }
 
-// OldestInFlight tells when the oldest datagram the host has not answered
-// on the connection of the moment was sent.
-func (l sessionLink) OldestInFlight() (time.Time, bool) { return l.s.Conn().OldestInFlight() }
+// UnansweredSince tells since when the host has answered nothing sent on
+// the connection of the moment.
+func (l sessionLink) UnansweredSince() (time.Time, bool) { return l.s.Conn().UnansweredSince() }
 
 // RTTSamples tells how many samples the round trip of the connection of
 // the moment is made of.

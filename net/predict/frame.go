@@ -72,11 +72,14 @@ func (c *Client[I]) hold(s int) {
 
 // silent reports whether the host has left the client unanswered for
 // longer than HoldAfter past a round trip: a datagram of the client's in
-// flight that long, its fate unknown (once the link measured a round
-// trip). The host is then silent, or it does not hear the client (a link
-// dark one way, from the client): either way the player's inputs do not
-// reach its simulation, which repeats her last one for a while and then
-// stops her (HostInputConfig.MaxRepeat).
+// flight that long, none sent after it answered (one lost while the host
+// answers those after it is no silence, though its loss is known only a
+// round trip and the reorder window after it went); and once the link
+// measured a round trip. The host is then silent,
+// or it does not hear the client (a link dark one way, from the client):
+// either way the player's inputs do not reach its simulation, which
+// repeats her last one for a while and then stops her
+// (HostInputConfig.MaxRepeat).
 func (c *Client[I]) silent() bool {
 	if c.cfg.HoldAfter < 0 {
 		return false
@@ -88,7 +91,7 @@ func (c *Client[I]) silent() bool {
 	if m, ok := c.cfg.Link.(measuring); ok && m.RTTSamples() == 0 {
 		return false // the round trip is a guess: a slow link is not silent
 	}
-	sent, ok := h.OldestInFlight()
+	sent, ok := h.UnansweredSince()
 	if !ok {
 		return false // nothing owed an answer
 	}

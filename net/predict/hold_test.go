@@ -7,17 +7,17 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// answeringLink is a fakeLink that tells when the oldest datagram the host
-// has not answered was sent.
+// answeringLink is a fakeLink that tells since when the host has answered
+// nothing the client sent.
 type answeringLink struct {
 	fakeLink
 	sent time.Time
 }
 
-func (l *answeringLink) OldestInFlight() (time.Time, bool) { return l.sent, !l.sent.IsZero() }
+func (l *answeringLink) UnansweredSince() (time.Time, bool) { return l.sent, !l.sent.IsZero() }
 
 // answered says the host answered, now, every datagram sent a round trip
-// ago or before.
+// ago or before: what is unanswered went since.
 func (l *answeringLink) answered(now time.Time) {
 	l.sent = now.Add(-l.rtt)
 }

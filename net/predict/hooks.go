@@ -79,9 +79,10 @@ type Snapper interface {
 // Link is where the client's input messages go, how long a round trip takes
 // and how many datagrams are lost. *conn.Conn implements it.
 //
-// A Link that also tells when the oldest datagram the host has not
-// answered was sent (OldestInFlight() (at time.Time, ok bool)), as
-// *conn.Conn does, lets the client hold its own entities while the host
+// A Link that also tells since when the host has answered nothing the
+// client sent (UnansweredSince() (at time.Time, ok bool): when the oldest
+// datagram in flight sent after the newest one the host acknowledged went),
+// as *conn.Conn does, lets the client hold its own entities while the host
 // leaves it unanswered (ClientConfig.HoldAfter); over another they are
 // never held. One that
 // also tells how many samples its RTT is made of (RTTSamples() uint64), as
@@ -97,9 +98,10 @@ type Link interface {
 	LossRate() float64
 }
 
-// answering is a Link that tells what the host has not answered.
+// answering is a Link that tells since when the host has answered nothing
+// the client sent.
 type answering interface {
-	OldestInFlight() (sent time.Time, ok bool)
+	UnansweredSince() (sent time.Time, ok bool)
 }
 
 // measuring is a Link that tells whether its RTT is measured yet.

@@ -199,7 +199,7 @@ type ClientStats struct {
 	Spawns, Despawns, Updates uint64
 	Malformed, UnknownEntity  uint64
 	DeltaMisses               uint64
-	Ignored                   uint64 // spawns of removed entities, removals of unknown ones
+	Ignored                   uint64 // spawns of removed entities, removals of unknown ones (a removal's later copies among them)
 	JoinSlices                uint64 // Pumps that applied join pages
 	LongestSlice              time.Duration
 	JoinBytes                 uint64 // bytes of join messages received

@@ -161,6 +161,7 @@ func VelocityCodec() Codec[ecs.Velocity] {
 // value of a remote entity at the time its pose is drawn (tandem.Blended),
 // some tens of milliseconds in the past, rather than the newest received:
 // a flag is drawn on its carrier when the carrier reaches it, not before.
+// (tandem keeps such values for a component replicated with HostValue.)
 // Memory: the client keeps nine values of T per networked entity for it.
 func Discrete[T any](a, b *T, alpha float64) T {
 	if alpha >= 1 {

@@ -394,12 +394,17 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 		if d.id != id {
 			continue
 		}
-		if !d.flying || frame < d.from || frame > d.at {
+		if d.from == 0 || frame < d.from || frame > d.at {
 			return // the fate of a send of a removal taken back since
 		}
-		d.copies--
-		if !delivered && frame != d.at {
-			return // a newer copy is on its way
+		// Counted off whether or not a copy is flying: the newest one's
+		// loss may be known before an older one's (a datagram the
+		// connection refused is lost at once).
+		if d.copies > 0 {
+			d.copies--
+		}
+		if !delivered && (frame != d.at || !d.flying) {
+			return // a newer copy is on its way, or goes at the next send tick
 		}
 		if delivered || d.back {
 			// Done: delivered, or lost when the entity had come back (the

@@ -1,7 +1,11 @@
 package replicate
 
 import (
+	"math/rand/v2"
 	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -88,4 +92,149 @@ func (r *rig) items(msgs []int) []int {
 		}
 	}
 	return with
+}
+
+// The newest copy's loss known first (a datagram the connection refuses is
+// lost at once, while older copies are in flight), then the older ones':
+// each is counted off all the same, so the removal goes again with its
+// copies, four in flight at most. (Counted only while a copy was flying,
+// the count stayed at four with one in flight, and the removal waited for
+// each loss to be known again.)
+func TestRemovalCopiesCountedOffWhenTheNewestIsLostFirst(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	r.w.Arche().RemoveEntity(e)
+	var sent []int
+	for range maxRemovalCopies {
+		r.s.Step()
+		sent = append(sent, r.items(r.next())...)
+	}
+	if len(sent) != maxRemovalCopies {
+		t.Fatalf("%d copies, want %d", len(sent), maxRemovalCopies)
+	}
+	p := r.h.Peer(1)
+	r.lose(sent[len(sent)-1]) // the newest, first
+	for _, i := range sent[:len(sent)-1] {
+		r.lose(i) // then the older ones
+	}
+	var again []int
+	for range 12 {
+		r.s.Step()
+		again = append(again, r.items(r.next())...)
+	}
+	t.Logf("despawn entry after all %d copies were lost: %+v; copies sent in 12 ticks after: %d", maxRemovalCopies, p.despawns, len(again))
+	if len(again) != maxRemovalCopies {
+		t.Fatalf("%d copies went in 12 send ticks with none in flight before them: want %d (entry %+v)", len(again), maxRemovalCopies, p.despawns)
+	}
+}
+
+// A peer packed from the tape of the peer before it (the same state) sends
+// the same copies of removals, and counts them in PeerStats.Repeats alike.
+func TestTapeFollowerCountsRepeats(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	h := NewHost(reg, HostConfig{SendEvery: 1})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	var es []arche.Entity
+	for i := range 20 {
+		es = append(es, m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
+	}
+	outs := []*fatedOut{
+		{rng: rand.New(rand.NewPCG(1, 1)), delay: 3},
+		{rng: rand.New(rand.NewPCG(1, 1)), delay: 3},
+	}
+	for i, o := range outs {
+		h.AddPeer(ecs.PeerID(i+1), o)
+	}
+	step := 0
+	run := func(n int) {
+		for range n {
+			step++
+			for _, o := range outs {
+				o.now = step
+			}
+			s.Step()
+			for i, o := range outs {
+				keep := o.pending[:0]
+				for _, f := range o.pending {
+					if f.at > step {
+						keep = append(keep, f)
+						continue
+					}
+					if f.delivered {
+						h.Delivered(ecs.PeerID(i+1), f.token)
+					} else {
+						h.Lost(ecs.PeerID(i+1), f.token)
+					}
+				}
+				o.pending = keep
+			}
+		}
+	}
+	run(60)
+	for _, e := range es[:5] {
+		w.Arche().RemoveEntity(e)
+	}
+	run(20)
+	a, b := h.Peer(1).Stats(), h.Peer(2).Stats()
+	t.Logf("followed %d tapes; peer 1: despawns %d, repeats %d; peer 2: despawns %d, repeats %d", h.tape.followed, a.Despawns, a.Repeats, b.Despawns, b.Repeats)
+	if outs[0].sum != outs[1].sum || a.Despawns != b.Despawns || a.Repeats == 0 {
+		t.Fatalf("the peers did not send alike, or nothing was repeated: the test does not test what it says")
+	}
+	if a.Repeats != b.Repeats {
+		t.Fatalf("peer 2 sent the same %d removals as peer 1 but counts %d repeats, peer 1 %d", b.Despawns, b.Repeats, a.Repeats)
+	}
+}
+
+// An entity that leaves the peer's scope and comes back while copies of its
+// removal are in flight gets no more copies, and the copies arriving late,
+// before, around or after the spawn that brought it back, leave it on the
+// client.
+func TestNoRemovalCopyAfterScopeReentry(t *testing.T) {
+	for _, order := range []string{"spawn first", "copy between", "copies first"} {
+		r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+		r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+		e := r.m.NewWith(&ecs.Transform{X: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.settle()
+		id := mustID(r.w, e)
+		r.move(e, 1000)
+		r.s.Step()
+		c1 := r.items(r.next())
+		r.s.Step()
+		c2 := r.items(r.next())
+		r.move(e, -1000)
+		r.s.Step()
+		back := r.items(r.next())
+		var later []int
+		for range 8 {
+			r.s.Step()
+			later = append(later, r.items(r.next())...)
+		}
+		p := r.h.Peer(1)
+		if p.Stats().Repeats != 1 || len(p.despawns) != 1 || !p.despawns[0].back {
+			t.Fatalf("%s: repeats %d, removals %+v: want one repeat before the entity came back, none after", order, p.Stats().Repeats, p.despawns)
+		}
+		var seq []int
+		switch order {
+		case "spawn first":
+			seq = append(append(append(seq, back...), c1...), c2...)
+		case "copy between":
+			seq = append(append(append(seq, c1...), back...), c2...)
+		case "copies first":
+			seq = append(append(append(seq, c1...), c2...), back...)
+		}
+		for _, i := range append(seq, later...) {
+			r.deliver(i)
+		}
+		r.settle()
+		if _, ok := r.cw.EntityOf(id); !ok {
+			t.Fatalf("%s: the client lost the entity that came back", order)
+		}
+		if len(p.despawns) != 0 {
+			t.Fatalf("%s: removals left: %+v", order, p.despawns)
+		}
+	}
 }

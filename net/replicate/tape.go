@@ -188,6 +188,7 @@ func statsSince(a, b PeerStats) PeerStats {
 		Deltas:   a.Deltas - b.Deltas,
 		Shared:   a.Shared - b.Shared,
 		Deferred: a.Deferred - b.Deferred,
+		Repeats:  a.Repeats - b.Repeats,
 	}
 }
 
@@ -252,6 +253,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	st.Spawns += t.stats.Spawns
 	st.Deltas += t.stats.Deltas
 	st.Deferred += t.stats.Deferred
+	st.Repeats += t.stats.Repeats
 	st.Shared += t.finds // every encoded item it would look up is the tape's
 	t.followed++
 	p.sendTape()
