@@ -36,7 +36,7 @@ type peerSlot struct {
 // despawnEntry is a removal a peer must learn of.
 type despawnEntry struct {
 	id ecs.NetID
-	at uint32 // the frame of the message carrying its newest copy, while flying
+	at uint32 // the frame of the message carrying its newest copy (once one went)
 	// from is the frame of its first copy (0 until it goes): the fate of a
 	// copy sent before (of a removal taken back since) does not count.
 	from   uint32
@@ -95,7 +95,9 @@ type PeerStats struct {
 	Reused                 uint64 // messages whose bytes were another peer's
 	Resent                 uint64 // items marked dirty again after a loss
 	// Repeats counts the copies of removals sent while an earlier copy
-	// was in flight (maxRemovalCopies); Despawns counts them too.
+	// was in flight with its fate unknown (maxRemovalCopies); one sent
+	// because the newest copy was lost counts in Resent instead. Despawns
+	// counts both.
 	Repeats              uint64
 	AuthMessages         uint64
 	JoinPages, JoinBytes uint64

@@ -25,3 +25,19 @@ func TestWideLayoutIsADigest(t *testing.T) {
 		t.Fatalf("a narrow type's layout is %q", d)
 	}
 }
+
+// An array of elements that take no space is not walked through, however
+// many: nothing of it is written, and nothing in it can be refused.
+func TestEmptyElementsAreNotWalked(t *testing.T) {
+	type flagged struct {
+		On   bool
+		Tags [1 << 40]struct{}
+	}
+	e, err := Of[flagged]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := e.Append(nil, &flagged{On: true}); len(b) != 1 || b[0] != 1 {
+		t.Fatalf("encoded % x, want the bool alone", b)
+	}
+}

@@ -152,6 +152,9 @@ func planPlain(t reflect.Type, off uintptr, out *[]plainField) error {
 	case reflect.Int, reflect.Uint, reflect.Uintptr:
 		*out = append(*out, plainField{off: off, size: 8, wide: true})
 	case reflect.Array:
+		if t.Elem().Size() == 0 {
+			return nil // nothing to write, however many (and nothing to refuse)
+		}
 		for i := range t.Len() {
 			if err := planPlain(t.Elem(), off+uintptr(i)*t.Elem().Size(), out); err != nil {
 				return err
