@@ -93,47 +93,38 @@ func TestPredictionHoldsThroughASilence(t *testing.T) {
 	link := condition.Config{Latency: 50 * time.Millisecond}
 	links := tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}}
 
-	t.Run("blackout", func(t *testing.T) {
-		r := tandemtest.New(t, walkers, tandem.HostConfig{}, links)
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		s := walkThrough(t, r, ann, func(i int) {
-			if i == 0 {
-				r.Blackout(ann, 3*time.Second)
+	// Dark both ways (a blackout), or from her to the host only (mute):
+	// then the host's states keep coming, but none of her inputs reach it,
+	// and it stops her as above; her client, its inputs unanswered, holds
+	// her. (Before, hearing the host through a mute, it walked her on for
+	// the whole silence, and the host's states pulled her back every few
+	// frames: 82 corrections, her figure stuttering in place, where holding
+	// makes 12.)
+	for _, tc := range []struct {
+		name string
+		dark func(r *tandemtest.Rig[Walk], c *tandem.Client[Walk], d time.Duration)
+	}{
+		{"blackout", (*tandemtest.Rig[Walk]).Blackout},
+		{"mute", (*tandemtest.Rig[Walk]).Mute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tandemtest.New(t, walkers, tandem.HostConfig{}, links)
+			ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+			s := walkThrough(t, r, ann, func(i int) {
+				if i == 0 {
+					tc.dark(r, ann, 3*time.Second)
+				}
+			})
+			t.Logf("usual lead %.0f units, ahead %.0f at most, largest drawn step %.1f; held %d frames after %v unanswered; %+v",
+				s.usual, s.ahead, s.jump, s.stats.Predict.HeldFrames, s.stats.HoldAfter, s.stats.Corrections)
+			if b := s.bound(); s.ahead > b || s.jump > b {
+				t.Errorf("ann ran %.0f units ahead of the host, her drawn figure moved %.0f in a step: want %.0f at most", s.ahead, s.jump, b)
+			}
+			if st := s.stats; st.Predict.Holds != 1 || st.Predict.HeldFrames < 150 || st.Resumes != 0 {
+				t.Errorf("holds %d, %d frames held, %d resumes: want one hold of most of the 3 s, no resume", st.Predict.Holds, st.Predict.HeldFrames, st.Resumes)
 			}
 		})
-		t.Logf("usual lead %.0f units, ahead %.0f at most, largest drawn step %.1f; held %d frames after %v of silence; %+v",
-			s.usual, s.ahead, s.jump, s.stats.Predict.HeldFrames, s.stats.HoldAfter, s.stats.Corrections)
-		if b := s.bound(); s.ahead > b || s.jump > b {
-			t.Errorf("ann ran %.0f units ahead of the host, her drawn figure moved %.0f in a step: want %.0f at most", s.ahead, s.jump, b)
-		}
-		if st := s.stats; st.Predict.Holds != 1 || st.Predict.HeldFrames < 150 || st.Resumes != 0 {
-			t.Errorf("holds %d, %d frames held, %d resumes: want one hold of most of the 3 s, no resume", st.Predict.Holds, st.Predict.HeldFrames, st.Resumes)
-		}
-	})
-
-	// Dark from her to the host only: the host's states keep coming, but
-	// none of her inputs reach it, and it stops her as above; her client,
-	// its inputs unanswered, holds her. (Before, hearing the host, it
-	// walked her on for the whole silence, and the host's states pulled
-	// her back every few frames: 82 corrections, her figure stuttering in
-	// place, where holding makes 12.)
-	t.Run("mute", func(t *testing.T) {
-		r := tandemtest.New(t, walkers, tandem.HostConfig{}, links)
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		s := walkThrough(t, r, ann, func(i int) {
-			if i == 0 {
-				r.Mute(ann, 3*time.Second)
-			}
-		})
-		t.Logf("usual lead %.0f units, ahead %.0f at most, largest drawn step %.1f; held %d frames after %v unanswered; %+v",
-			s.usual, s.ahead, s.jump, s.stats.Predict.HeldFrames, s.stats.HoldAfter, s.stats.Corrections)
-		if b := s.bound(); s.ahead > b || s.jump > b {
-			t.Errorf("ann ran %.0f units ahead of the host, her drawn figure moved %.0f in a step: want %.0f at most", s.ahead, s.jump, b)
-		}
-		if st := s.stats; st.Predict.Holds != 1 || st.Predict.HeldFrames < 150 || st.Resumes != 0 {
-			t.Errorf("holds %d, %d frames held, %d resumes: want one hold of most of the 3 s, no resume", st.Predict.Holds, st.Predict.HeldFrames, st.Resumes)
-		}
-	})
+	}
 
 	t.Run("cut", func(t *testing.T) {
 		bubble.Test(t, func(t *testing.T) {
