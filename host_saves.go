@@ -142,12 +142,12 @@ func openSaves(cfg HostConfig) (*hostSaves, error) {
 		defer cancel()
 		db, err := store.Open(ctx, cfg.SaveTo, store.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("tandem: open the save %s: %w", cfg.SaveTo, err)
+			return nil, fmt.Errorf("tandem: open the save %s: %w", store.Describe(cfg.SaveTo), err)
 		}
 		w, err := db.OpenWorld(ctx, cfg.World)
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("tandem: open world %q of the save %s: %w", cfg.World, cfg.SaveTo, err)
+			return nil, fmt.Errorf("tandem: open world %q of the save %s: %w", cfg.World, store.Describe(cfg.SaveTo), err)
 		}
 		s.db, s.st = db, w
 	}

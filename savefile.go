@@ -32,7 +32,8 @@ func DefaultSavePath(app string) (string, error) {
 // is the same host to them. Give World to HostConfig.Store and Identity to
 // the transport (Identity.Apply); close the SaveFile after the host.
 type SaveFile struct {
-	// Target is the file or URL the save was opened at.
+	// Target is the file or URL the save was opened at; print it through
+	// store.Describe, which leaves a PostgreSQL URL's password out.
 	Target string
 	// DB is the store the save lives in; closing the SaveFile closes it.
 	DB store.DB
@@ -56,20 +57,20 @@ func OpenSave(ctx context.Context, target, world string, hosts ...string) (*Save
 	}
 	db, err := store.Open(ctx, target, store.Options{})
 	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("tandem: the save %s is in use by another host; stop it, or give this one another save: %w", target, err)
+		return nil, fmt.Errorf("tandem: the save %s is in use by another host; stop it, or give this one another save: %w", store.Describe(target), err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tandem: open the save %s: %w", target, err)
+		return nil, fmt.Errorf("tandem: open the save %s: %w", store.Describe(target), err)
 	}
 	w, err := db.OpenWorld(ctx, world)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("tandem: open world %q of the save %s: %w", world, target, err)
+		return nil, fmt.Errorf("tandem: open world %q of the save %s: %w", world, store.Describe(target), err)
 	}
 	id, err := quicnet.LoadIdentity(ctx, w, hosts...)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("tandem: the host's identity in the save %s: %w", target, err)
+		return nil, fmt.Errorf("tandem: the host's identity in the save %s: %w", store.Describe(target), err)
 	}
 	return &SaveFile{Target: target, DB: db, World: w, Identity: id}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tandem-go/tandem/agones"
 	"github.com/tandem-go/tandem/fleet"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
+	"github.com/tandem-go/tandem/store"
 )
 
 // ServeFleet runs the host as a game server of an Agones fleet (-host
@@ -79,7 +80,7 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 			case target == "":
 				fmt.Fprintf(stdout, "%s: world %s, in memory only (give -save postgres://… to keep it)\n", f.App, world)
 			default:
-				fmt.Fprintf(stdout, "%s: world %s, saved to %s\n", f.App, world, target)
+				fmt.Fprintf(stdout, "%s: world %s, saved to %s\n", f.App, world, store.Describe(target))
 			}
 		}
 	}

@@ -107,12 +107,12 @@ func (f *Flags) OpenSave(world string, stderr io.Writer) (*Save, error) {
 	}
 	sf, err := tandem.OpenSave(context.Background(), target, world)
 	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("save %s is in use by another host; give another with -save", target)
+		return nil, fmt.Errorf("save %s is in use by another host; give another with -save", store.Describe(target))
 	}
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "%s: saving the world to %s (-save FILE to choose, -save '' for none)\n", f.App, target)
+	fmt.Fprintf(stderr, "%s: saving the world to %s (-save FILE to choose, -save '' for none)\n", f.App, store.Describe(target))
 	return &Save{SaveFile: sf, app: f.App}, nil
 }
 
@@ -232,7 +232,7 @@ func (s *Save) Explain(err error) error {
 	if s == nil || !errors.Is(err, save.ErrMismatch) {
 		return err
 	}
-	return fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again (it holds the host's certificate too: the join line changes)", err, s.Target)
+	return fmt.Errorf("%w; the save %s was made by another version of this game: start with -save '' (or another file) to play without it, or remove the file to begin again (it holds the host's certificate too: the join line changes)", err, store.Describe(s.Target))
 }
 
 // Close closes the store: call it after the host's Close, which saves last.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -121,6 +122,26 @@ func Open(ctx context.Context, target string, opts Options) (DB, error) {
 	default:
 		return OpenBolt(target, opts)
 	}
+}
+
+// Describe returns target as a log line or an error may show it: a
+// PostgreSQL URL without its password (in the user part or the query,
+// "xxxxx" in its place), anything else as it is. Print a target only
+// through it: a fleet's URL comes from a secret, and its logs are read by
+// more people than the secret is.
+func Describe(target string) string {
+	if !IsPostgres(target) {
+		return target
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return "a PostgreSQL URL that does not parse"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 // IsPostgres reports whether Open would treat target as a PostgreSQL URL.
