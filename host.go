@@ -11,6 +11,7 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/interp"
+	"github.com/tandem-go/tandem/net/command"
 	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
@@ -150,7 +151,10 @@ type HostConfig struct {
 
 	// Receipts is how many receipts the host keeps per player: a command
 	// sent again within that many newer ones gets its first answer, an older
-	// one is refused as expired. Default 64.
+	// one is refused as expired. Default and least: 64, the most commands a
+	// client holds without a receipt (command.DefaultPending), any of which
+	// it may send again after a restart: a smaller book would answer one
+	// that ran "expired", which says it did not.
 	Receipts int
 	// CommandRate is how many commands a second the host takes from one
 	// player (a burst of as many); more are dropped without a receipt, to
@@ -195,9 +199,7 @@ func (c *HostConfig) defaults() {
 	if c.Grace == 0 {
 		c.Grace = 30 * time.Second
 	}
-	if c.Receipts <= 0 {
-		c.Receipts = 64
-	}
+	c.Receipts = max(c.Receipts, command.DefaultPending)
 	if c.CommandRate <= 0 {
 		c.CommandRate = 30
 	}

@@ -11,6 +11,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
@@ -302,13 +303,15 @@ func TestHostCountsWhatAGameDoesNotTake(t *testing.T) {
 
 // TestFewerReceiptsKeptAfterARestart: a save holding more receipts of a
 // player than the restarted host keeps (HostConfig.Receipts lowered) loses
-// the oldest from the save too, not only from memory.
+// the oldest from the save too, not only from memory. (A host keeps at
+// least command.DefaultPending.)
 func TestFewerReceiptsKeptAfterARestart(t *testing.T) {
-	r := newRig(t, HostConfig{SaveTo: savePath(t), Receipts: 4})
+	keep := command.DefaultPending + 4
+	r := newRig(t, HostConfig{SaveTo: savePath(t), Receipts: keep})
 	p := r.dialRaw("bob")
-	for op := uint64(1); op <= 4; op++ {
+	for op := uint64(1); op <= uint64(keep); op++ {
 		p.send(t, op, 0, u32(uint32(op)))
-		r.step(2)
+		r.step(3)
 	}
 	receiptRecords := func() (n int) {
 		for k := range records(t, r.host) {
@@ -318,20 +321,28 @@ func TestFewerReceiptsKeptAfterARestart(t *testing.T) {
 		}
 		return n
 	}
-	if n := receiptRecords(); n != 4 {
-		t.Fatalf("%d receipt records saved, want 4", n)
+	if n := receiptRecords(); n != keep {
+		t.Fatalf("%d receipt records saved, want %d", n, keep)
 	}
-	r.cfg.Receipts = 2
+	r.cfg.Receipts = keep - 2
 	r.restart()
 	if err := r.host.Save(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := receiptRecords(); n != 2 {
-		t.Fatalf("%d receipt records in the save after a restart keeping 2", n)
+	if n := receiptRecords(); n != keep-2 {
+		t.Fatalf("%d receipt records in the save after a restart keeping %d", n, keep-2)
 	}
 	r.restart()
-	if rp := r.host.Restored(); rp.Receipts != 2 || rp.Players != 1 {
-		t.Fatalf("restored %+v, want bob and his 2 newest receipts", rp)
+	if rp := r.host.Restored(); rp.Receipts != keep-2 || rp.Players != 1 {
+		t.Fatalf("restored %+v, want bob and his %d newest receipts", rp, keep-2)
+	}
+	r.cfg.Receipts = 2 // raised to what a client may send again
+	r.restart()
+	if err := r.host.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := receiptRecords(); n != command.DefaultPending {
+		t.Fatalf("%d receipt records in the save after a restart keeping \"2\": want %d, as many as a client may send again", n, command.DefaultPending)
 	}
 }
 
