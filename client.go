@@ -399,7 +399,7 @@ func (c *Client[I]) event(e Event) {
 		// as bounded as the first, by a new player, which must not run
 		// what the one let go was sent.
 		c.joining, c.started = true, c.clk.Now()
-		c.orphanCommands()
+		c.orphanCommands(unknownReason)
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
 		// join after a refused resume): every command without a receipt
@@ -410,6 +410,14 @@ func (c *Client[I]) event(e Event) {
 	case session.PeerLeft:
 		if c.left {
 			e.Err = nil // this client's own Close: an orderly leave
+		}
+		// No receipt comes now: what was sent is answered unknown (the
+		// host shut down before the save that held it landed, or its world
+		// was taken, or the link broke for good), rather than left
+		// waiting; after this client's own Close, WaitReceipt says
+		// ErrClosed as before.
+		if !c.left {
+			c.orphanCommands(endedReason)
 		}
 	}
 	c.publish() // what the observers may ask of State, Peer and Err

@@ -188,13 +188,19 @@ func (c *Client[I]) answer(s command.Sent, rc Receipt) {
 	}
 }
 
-// unknownReason is the Reason of a ReceiptUnknown.
-const unknownReason = "the host let this player go before answering, and the client joins again as a new player: the command may have run or not, and is not sent again"
+// The Reasons of a ReceiptUnknown: the host let the player go (a refused
+// resume), or the session ended (the host shut down, the connection broke
+// for good, or the client closed) before the host answered.
+const (
+	unknownReason = "the host let this player go before answering, and the client joins again as a new player: the command may have run or not, and is not sent again"
+	endedReason   = "the session ended before the host answered: the command may have run or not"
+)
 
-// orphanCommands answers ReceiptUnknown, in id order, to every command sent
-// to the player the host let go (a refused resume) and not answered: sent
-// to the new player, it would run again. Those never sent go as usual.
-func (c *Client[I]) orphanCommands() {
+// orphanCommands answers ReceiptUnknown with reason, in id order, to every
+// command sent and not answered: to the player the host let go (a refused
+// resume: sent to the new player, it would run again), or when the session
+// ended. Those never sent go as usual, or never.
+func (c *Client[I]) orphanCommands(reason string) {
 	cc := &c.cmds
 	cc.mu.Lock()
 	ops := slices.Sorted(maps.Keys(cc.sent))
@@ -208,7 +214,7 @@ func (c *Client[I]) orphanCommands() {
 			continue
 		}
 		cc.stats.Unknown++
-		c.answer(s, Receipt{Op: op, Status: ReceiptUnknown, Reason: unknownReason})
+		c.answer(s, Receipt{Op: op, Status: ReceiptUnknown, Reason: reason})
 	}
 }
 

@@ -156,9 +156,12 @@ const (
 	// when the host let its player go unanswered (a resume refused: the
 	// grace window passed, or the connection broke before the join
 	// finished, or the host restarted then) and the client joined afresh
-	// as a new player. The command may have run or not (look at the world:
-	// the state it would have changed); it is not sent again, for the new
-	// player would run it a second time. Reason says so.
+	// as a new player, or when the session ended before the host answered
+	// (the host shut down before the save that held the command landed,
+	// its world was taken by another host, the link broke for good; not
+	// after the client's own Close). The command may have run or not (look
+	// at the world: the state it would have changed); it is not sent again,
+	// for a new player would run it a second time. Reason says which.
 	ReceiptUnknown = wire.ReceiptUnknown
 )
 

@@ -241,8 +241,11 @@ func (h *Host[I]) reload() error {
 // deadline, twice HostConfig.SaveTimeout. Then it returns;
 // the world stays in memory as Close left it, without its players. A failed
 // final save is returned, the store left open so that Save may try again (a
-// Save that lands finishes the Close, the players' leaving with it); a host
-// that stopped on its own (Err) lets no one go. A second Close returns what
+// Save that lands finishes the Close, the players' leaving with it); the
+// players are told all the same, and what they sent that the failed save
+// held is answered ReceiptUnknown by their clients (the receipts a Save
+// that lands later frees have no one to go to). A host that stopped on its
+// own (Err) lets no one go. A second Close returns what
 // the first did. Safe from any goroutine, except from inside a View or Do
 // callback, a system, a hook or an observer (there it returns ErrWorldHeld
 // after two seconds and does nothing).

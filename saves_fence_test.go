@@ -18,8 +18,8 @@ import (
 // given the same world. The second takes the world's lease as it starts:
 // it restores what the first saved, the first host's next save is refused
 // with a fencing error, and the first stops: no receipt for the command
-// that save held, its player told, its world closed (its Run and Close say
-// why). The world goes on in the second host, which saves as it should.
+// that save held (its player's client answers it unknown), its player
+// told, its world closed (its Run and Close say why). The world goes on in the second host, which saves as it should.
 func TestSecondHostTakesTheWorld(t *testing.T) {
 	url := storetest.PostgresURL(t)
 	r := newRig(t, HostConfig{SaveTo: url})
@@ -67,8 +67,8 @@ func TestSecondHostTakesTheWorld(t *testing.T) {
 		t.Fatalf("Save of the fenced host: %v", err)
 	}
 	r.step(10)
-	if ann.State() != session.Closed || ann.CommandStats().Receipts != 1 {
-		t.Fatalf("ann is %v with %d receipts; want closed, with the first receipt only", ann.State(), ann.CommandStats().Receipts)
+	if st := ann.CommandStats(); ann.State() != session.Closed || st.Receipts != 2 || st.Unknown != 1 {
+		t.Fatalf("ann is %v with %d receipts, %d unknown; want closed, with the first receipt, and the second answered unknown by her client", ann.State(), st.Receipts, st.Unknown)
 	}
 
 	// The second host holds the world: it saves, and the save is there.

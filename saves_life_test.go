@@ -365,8 +365,8 @@ func testFencedHostStops(t *testing.T, s saveStore) {
 		t.Fatalf("Run of a fenced host: %v", err)
 	}
 	r.step(10)
-	if ann.State() != session.Closed || ann.CommandStats().Receipts != 0 {
-		t.Fatalf("ann is %v with %d receipts; want closed with none", ann.State(), ann.CommandStats().Receipts)
+	if st := ann.CommandStats(); ann.State() != session.Closed || st.Receipts != 1 || st.Unknown != 1 {
+		t.Fatalf("ann is %v with %d receipts, %d unknown; want closed, her command answered unknown by her client", ann.State(), st.Receipts, st.Unknown)
 	}
 	if err := r.host.Close(); !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("Close of a fenced host: %v", err)

@@ -62,3 +62,32 @@ func TestReceiptBookHoldsWhatAClientMaySendAgain(t *testing.T) {
 		}
 	})
 }
+
+// A command whose receipt has not come when the session ends (the host
+// shut down, its answer still on the way) is answered ReceiptUnknown by the
+// client, which says so, rather than left without an answer.
+func TestCommandsUnansweredAtTheEndAreUnknown(t *testing.T) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, walkersWith(step), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	peer := ann.Peer()
+	var got []tandem.Receipt
+	ann.OnReceipt(func(rc tandem.Receipt) { got = append(got, rc) })
+	op, err := tandem.Send(ann, step, struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.StepUntil(60, func() bool { return hostX(t, r, peer) == 1 }) {
+		t.Fatal("the host never ran the step")
+	}
+	if err := r.Host.Close(); err != nil { // its receipt 50 ms away
+		t.Fatal(err)
+	}
+	r.StepUntil(60, func() bool { return ann.State() == tandem.Closed })
+	if len(got) != 1 || got[0].Op != op || got[0].Status != tandem.ReceiptUnknown || ann.PendingCommands() != 0 {
+		t.Fatalf("receipts %v, %d pending, client %v: want op %d unknown, none pending", got, ann.PendingCommands(), ann.State(), op)
+	}
+	if st := ann.CommandStats(); st.Unknown != 1 {
+		t.Fatalf("command stats %+v: want one unknown", st)
+	}
+}
