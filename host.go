@@ -122,8 +122,11 @@ type HostConfig struct {
 	// View or Do wants it); World returns nil meanwhile. A store that cannot
 	// be read just then is tried again after a growing pause while the
 	// connections wait (View and Do skip their callback meanwhile); a save
-	// that no longer loads stops the host (Err). It needs a store.
-	// Default 0: the world stays.
+	// that no longer loads stops the host (Err). Released, the host holds
+	// its world's lease but checks it only as it loads the world again: a
+	// world another host took meanwhile stops this one then (Err, a
+	// store.ErrFenced), not before. It needs a store. Default 0: the world
+	// stays.
 	IdleUnload time.Duration
 	// Grace is how long a peer whose connection broke is kept for it to
 	// come back on a new one (its client reconnects by itself): its peer id
@@ -131,7 +134,10 @@ type HostConfig struct {
 	// peers keep seeing them, its Input is the zero input meanwhile. Then it
 	// leaves (Game.Leave). The players a restored save lists are kept so
 	// for Grace from the restore, their clients resuming into the restored
-	// world (see NewHost). Default 30 s; negative: a broken connection ends
+	// world (see NewHost): a world that moves to another host of a fleet
+	// needs Grace to outlast the old host's noticing it lost the world (a
+	// second or so), its players' redial and their way to the new host, or
+	// they come back as new players. Default 30 s; negative: a broken connection ends
 	// the peer at once (a restore still holds the save's players for 30 s:
 	// the restart was the host's, not their connections breaking).
 	Grace time.Duration
