@@ -128,9 +128,41 @@ func (c *Client) GameServer(ctx context.Context) (*GameServer, error) {
 }
 
 // SetLabel sets the label SDKPrefix+key on the GameServer. Keys and values
-// follow Kubernetes' label rules (63 characters of [A-Za-z0-9_.-]).
+// follow Kubernetes' label rules: the key's name (its last part, after the
+// "sdk-" the prefix ends with) and the value at most 63 characters of
+// [A-Za-z0-9_.-], beginning and ending with a letter or digit (the value
+// may be empty); others are refused here, sending nothing.
 func (c *Client) SetLabel(ctx context.Context, key, value string) error {
+	if err := checkLabel(key, value); err != nil {
+		return err
+	}
 	return c.do(ctx, "PUT", "/metadata/label", map[string]string{"key": key, "value": value}, nil)
+}
+
+// checkLabel reports a label key or value Kubernetes would refuse.
+func checkLabel(key, value string) error {
+	name := SDKPrefix[strings.LastIndexByte(SDKPrefix, '/')+1:] + key
+	if key == "" || !labelText(name) {
+		return fmt.Errorf("agones: label key %q: give at most %d characters of A-Z, a-z, 0-9, '-', '_' and '.', ending with a letter or digit (Kubernetes' label rules; the key is the label's name after %q)", key, 63-len(name)+len(key), SDKPrefix)
+	}
+	if value != "" && !labelText(value) {
+		return fmt.Errorf("agones: label %q's value %q: give at most 63 characters of A-Z, a-z, 0-9, '-', '_' and '.', beginning and ending with a letter or digit, or none (Kubernetes' label rules)", key, value)
+	}
+	return nil
+}
+
+// labelText reports whether s is a label name or a non-empty value.
+func labelText(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	alnum := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' }
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; !alnum(b) && b != '-' && b != '_' && b != '.' {
+			return false
+		}
+	}
+	return alnum(s[0]) && alnum(s[len(s)-1])
 }
 
 // SetAnnotation sets the annotation SDKPrefix+key on the GameServer.

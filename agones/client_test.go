@@ -224,3 +224,32 @@ func TestPortFromEnvironment(t *testing.T) {
 		t.Errorf("New with %s=nine: %v, want an error naming the variable", agones.PortEnv, err)
 	}
 }
+
+// A label Kubernetes would refuse is refused by SetLabel, naming the rule,
+// and nothing is sent; one at the limits goes.
+func TestSetLabelFollowsKubernetesRules(t *testing.T) {
+	side := agonestest.New()
+	c := newClient(t, side, agones.Options{})
+	ctx := context.Background()
+	for _, bad := range [][2]string{
+		{"has space", "x"},
+		{"", "x"},
+		{"ends-", "x"},
+		{strings.Repeat("k", 60), "x"}, // "sdk-" and 60: past 63
+		{"world", "has space"},
+		{"world", "-dash"},
+		{"world", strings.Repeat("v", 64)},
+	} {
+		if err := c.SetLabel(ctx, bad[0], bad[1]); err == nil || !strings.Contains(err.Error(), "Kubernetes' label rules") {
+			t.Errorf("SetLabel(%q, %q) = %v, want it refused by the label rules", bad[0], bad[1], err)
+		}
+	}
+	if gs, err := c.GameServer(ctx); err != nil || len(gs.ObjectMeta.Labels) != 0 {
+		t.Fatalf("labels after refused calls: %v, %v; want none", gs.ObjectMeta.Labels, err)
+	}
+	for _, good := range [][2]string{{"world", "arena-1"}, {strings.Repeat("k", 59), strings.Repeat("v", 63)}, {"a.b_c-d", ""}} {
+		if err := c.SetLabel(ctx, good[0], good[1]); err != nil {
+			t.Errorf("SetLabel(%q, %q) = %v", good[0], good[1], err)
+		}
+	}
+}
