@@ -411,14 +411,16 @@ func (c *Client[I]) event(e Event) {
 		if c.left {
 			e.Err = nil // this client's own Close: an orderly leave
 		}
+	}
+	if e.Kind == session.PeerLeft && !c.left {
 		// No receipt comes now: what was sent is answered unknown (the
 		// host shut down before the save that held it landed, or its world
 		// was taken, or the link broke for good), rather than left
-		// waiting; after this client's own Close, WaitReceipt says
-		// ErrClosed as before.
-		if !c.left {
-			c.orphanCommands(endedReason)
-		}
+		// waiting, its observers finding the client closed, and a
+		// WaitReceipt of it taking the answer before the waits end; after
+		// this client's own Close, WaitReceipt says ErrClosed as before.
+		c.publishStatus()
+		c.orphanCommands(endedReason)
 	}
 	c.publish() // what the observers may ask of State, Peer and Err
 	c.mu.enter()
@@ -691,13 +693,9 @@ type clientStatus struct {
 	closed bool // err was taken when the session closed
 }
 
-// publish copies the session's state, peer, error and figures into
-// c.status. It allocates nothing. It runs with the world locked: at the end
-// of every Advance, Step, View, Do and handshake turn, before the game's
-// observers hear an event, at Close, and in NetStats when the world is free.
-// The error is taken once the session closed (it does not change after, but
-// for Close).
-func (c *Client[I]) publish() {
+// publishStatus is publish without ending the receipt waits: the commands
+// due, then the figures, state, peer and error. It returns the state.
+func (c *Client[I]) publishStatus() session.ClientState {
 	c.flushDue()
 	st := c.session.State()
 	figures := c.Stats()
@@ -708,7 +706,17 @@ func (c *Client[I]) publish() {
 		s.closed, s.err = true, c.errLocked()
 	}
 	s.mu.Unlock()
-	if st == session.Closed {
+	return st
+}
+
+// publish copies the session's state, peer, error and figures into
+// c.status. It allocates nothing. It runs with the world locked: at the end
+// of every Advance, Step, View, Do and handshake turn, before the game's
+// observers hear an event, at Close, and in NetStats when the world is free.
+// The error is taken once the session closed (it does not change after, but
+// for Close); then no receipt comes, and every WaitReceipt ends.
+func (c *Client[I]) publish() {
+	if c.publishStatus() == session.Closed {
 		c.cmds.mu.Lock()
 		if !c.cmds.waits.ended {
 			c.cmds.waits.end() // no receipt comes now

@@ -83,6 +83,12 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	if c.cfg.Spectator {
 		return 0, ErrSpectator
 	}
+	c.status.mu.Lock()
+	closed := c.status.closed
+	c.status.mu.Unlock()
+	if closed {
+		return 0, ErrClosed // nothing would send it, nor answer it
+	}
 	cc := &c.cmds
 	cc.mu.Lock()
 	s, err := cc.out.Add(kind, payload)

@@ -219,7 +219,8 @@ var ErrTooManyCommands = command.ErrTooMany
 // saves run at the disk's pace on a goroutine of their own, so a test whose
 // fake clock runs ahead of the disk sees receipts late (Host.Save saves now
 // and waits). It fails for
-// a kind not in the Game's Commands, on a spectator (ErrSpectator), at the
+// a kind not in the Game's Commands, on a spectator (ErrSpectator), once
+// the session ended (ErrClosed), at the
 // limit of commands without a receipt (ErrTooManyCommands), for a payload
 // over wire.MaxCommandSize, and for one the kind's own codec's Read refuses
 // (r.Fail, a short read, bytes left over): the host would count it

@@ -10,6 +10,7 @@ func TestDescribeHidesThePassword(t *testing.T) {
 		{"postgres://tandem:s3cret@db:5432/tandem?sslmode=disable", "postgres://tandem:xxxxx@db:5432/tandem?sslmode=disable"},
 		{"postgresql://tandem@db/tandem?password=s3cret&sslmode=disable", "postgresql://tandem@db/tandem?password=xxxxx&sslmode=disable"},
 		{"postgres://db/tandem", "postgres://db/tandem"},
+		{"postgres://tandem@db/tandem?sslkey=/k.pem&sslpassword=K3y&sslmode=verify-full", "postgres://tandem@db/tandem?sslkey=%2Fk.pem&sslmode=verify-full&sslpassword=xxxxx"},
 		{"postgres://tandem:s3cret@db:bad port/x", "a PostgreSQL URL that does not parse"},
 	} {
 		if got := Describe(tc.in); got != tc.want {

@@ -125,8 +125,9 @@ func Open(ctx context.Context, target string, opts Options) (DB, error) {
 }
 
 // Describe returns target as a log line or an error may show it: a
-// PostgreSQL URL without its password (in the user part or the query,
-// "xxxxx" in its place), anything else as it is. Print a target only
+// PostgreSQL URL without its passwords (the user's, in the user part or
+// the query, and a client key's sslpassword: "xxxxx" in their place),
+// anything else as it is. Print a target only
 // through it: a fleet's URL comes from a secret, and its logs are read by
 // more people than the secret is.
 func Describe(target string) string {
@@ -137,8 +138,14 @@ func Describe(target string) string {
 	if err != nil {
 		return "a PostgreSQL URL that does not parse"
 	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
+	q, hidden := u.Query(), false
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") { // password, sslpassword
+			q.Set(k, "xxxxx")
+			hidden = true
+		}
+	}
+	if hidden {
 		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
