@@ -360,3 +360,18 @@ func TestRunHost(t *testing.T) {
 		t.Fatalf("RunHost at its context's end: %v, said %q; want nil, nothing", err, out.String())
 	}
 }
+
+// -save env:NAME takes the save from the environment variable NAME, out of
+// the command line; one unset or empty is an error that names it.
+func TestSaveFromTheEnvironment(t *testing.T) {
+	const url = "postgres://tandem:s3cret@db/tandem"
+	t.Setenv("TANDEM_TEST_SAVE", url)
+	f, _ := parse([]string{"-host", "-save", "env:TANDEM_TEST_SAVE"}, false)
+	if got, err := f.SavePath(); got != url || err != nil {
+		t.Fatalf("-save env:TANDEM_TEST_SAVE: %q, %v; want %q", got, err, url)
+	}
+	t.Setenv("TANDEM_TEST_SAVE", "")
+	if _, err := f.SavePath(); err == nil || !strings.Contains(err.Error(), "TANDEM_TEST_SAVE") {
+		t.Fatalf("an empty variable: %v; want an error naming it", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/replicate"
@@ -72,9 +73,20 @@ func logUnreported(app string, stderr io.Writer) func(*replicate.UnreportedError
 }
 
 // SavePath returns where the host saves: -save's file or URL when given
-// (an empty one keeps the world in memory), else App/world.db in the
-// user's state directory (tandem.DefaultSavePath).
+// (an empty one keeps the world in memory; "env:NAME", the one environment
+// variable NAME holds, which keeps a database password out of the command
+// line), else App/world.db in the user's state directory
+// (tandem.DefaultSavePath).
 func (f *Flags) SavePath() (string, error) {
+	if name, ok := strings.CutPrefix(f.Save, "env:"); ok {
+		// A target kept out of the command line (and the process list): a
+		// database URL with its password, from a secret.
+		target, set := os.LookupEnv(name)
+		if !set || target == "" {
+			return "", fmt.Errorf("-save %s: the environment variable %s is not set or empty: set it to a file or a postgres:// URL, or give -save another", f.Save, name)
+		}
+		return target, nil
+	}
 	if f.Save != "" || f.Given("save") {
 		return f.Save, nil
 	}
