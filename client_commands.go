@@ -195,8 +195,8 @@ func (c *Client[I]) answer(s command.Sent, rc Receipt) {
 }
 
 // The Reasons of a ReceiptUnknown: the host let the player go (a refused
-// resume), or the session ended (the host shut down, the connection broke
-// for good, or the client closed) before the host answered.
+// resume), or the session ended (the host shut down, its world was taken,
+// the connection broke for good) before the host answered.
 const (
 	unknownReason = "the host let this player go before answering, and the client joins again as a new player: the command may have run or not, and is not sent again"
 	endedReason   = "the session ended before the host answered: the command may have run or not"

@@ -75,11 +75,10 @@ func (c *Client[I]) hold(s int) {
 // flight that long, none sent after it answered (one lost while the host
 // answers those after it is no silence, though its loss is known only a
 // round trip and the reorder window after it went); and once the link
-// measured a round trip. The host is then silent,
-// or it does not hear the client (a link dark one way, from the client):
-// either way the player's inputs do not reach its simulation, which
-// repeats her last one for a while and then stops her
-// (HostInputConfig.MaxRepeat).
+// measured a round trip. The host is then silent, or it does not hear the
+// client (a link dark one way, from the client): either way the player's
+// inputs do not reach its simulation, which repeats her last one for a
+// while and then stops her (HostInputConfig.MaxRepeat).
 func (c *Client[I]) silent() bool {
 	if c.cfg.HoldAfter < 0 {
 		return false
@@ -99,8 +98,8 @@ func (c *Client[I]) silent() bool {
 }
 
 // HoldAfter returns how long past a round trip the client goes unanswered
-// before it holds its own entities: ClientConfig.HoldAfter, or its default for the jitter
-// measured now (negative: never held).
+// before it holds its own entities: ClientConfig.HoldAfter, or its default
+// for the jitter measured now (negative: never held).
 func (c *Client[I]) HoldAfter() time.Duration {
 	if c.cfg.HoldAfter != 0 {
 		return c.cfg.HoldAfter
