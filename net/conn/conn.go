@@ -70,10 +70,8 @@ type Conn struct {
 	lastAckSize    int         // bytes of the last ack frame sent
 
 	// Receiving.
-	recv    recvWindow
-	rhdr    wire.Header   // scratch for parsing headers
-	heard   bool          // something well-formed came from the peer
-	heardAt time.Duration // when the newest of it was taken (LastHeard)
+	recv recvWindow
+	rhdr wire.Header // scratch for parsing headers
 
 	rtt       rttEstimator
 	loss      float64

@@ -64,7 +64,6 @@ func (c *Conn) Poll() error {
 		case !c.laneRateOK(lane, len(msg), now):
 		default:
 			c.counts.LaneMessagesReceived++
-			c.heard, c.heardAt = true, now
 			c.counts.BytesReceived += uint64(len(msg))
 			c.bytesIn.add(now, uint64(len(msg)))
 			c.h.LaneMessage(lane, msg)
@@ -172,7 +171,6 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 		c.fail(&LimitError{Limit: "messages per datagram", Max: c.cfg.MaxMessagesPerDatagram, Got: n})
 		return
 	}
-	c.heard, c.heardAt = true, now
 	if h.HasAck {
 		c.onAck(&h.Ack, now)
 		if c.closed {

@@ -143,19 +143,6 @@ func (c *Conn) InFlight() int { return c.inFlight }
 // Config.InitialRTT, a guess.
 func (c *Conn) RTTSamples() uint64 { return c.rtt.samples }
 
-// LastHeard returns when the peer was last heard from: the Poll that took
-// the newest well-formed datagram (an acknowledgement alone counts) or lane
-// message from it, by the Conn's clock; ok is false before the first. A
-// peer that sends nothing while this side sends nothing is silent too: it
-// tells of a peer that answers, as a host answers every datagram of a
-// client that sends each tick.
-func (c *Conn) LastHeard() (at time.Time, ok bool) {
-	if !c.heard {
-		return time.Time{}, false
-	}
-	return c.start.Add(c.heardAt), true
-}
-
 // UnansweredSince returns when the oldest numbered datagram in flight that
 // went after the newest one the peer acknowledged was sent, by the Conn's
 // clock: since when the peer has answered nothing this side sent. ok is
