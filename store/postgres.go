@@ -77,7 +77,7 @@ type pgDB struct {
 // Unix socket directory) and creates the store's tables when missing. Open
 // calls it for postgres:// and postgresql:// targets.
 func OpenPostgres(ctx context.Context, url string, opts Options) (DB, error) {
-	cfg, err := pgx.ParseConfig(url)
+	cfg, err := pgx.ParseConfig(lowerScheme(url))
 	if err != nil {
 		return nil, invalidf("PostgreSQL URL: %v", err)
 	}

@@ -110,7 +110,7 @@ func (o Options) holder() string {
 }
 
 // Open opens the store a target names: a URL starting with postgres:// or
-// postgresql:// opens that PostgreSQL database (pgx's connection string; the
+// postgresql:// (in any case) opens that PostgreSQL database (pgx's connection string; the
 // tables are created when missing); anything else is the path of a bbolt
 // file, created when missing (its directory must exist).
 func Open(ctx context.Context, target string, opts Options) (DB, error) {
@@ -134,7 +134,7 @@ func Describe(target string) string {
 	if !IsPostgres(target) {
 		return target
 	}
-	u, err := url.Parse(target)
+	u, err := url.Parse(lowerScheme(target))
 	if err != nil {
 		return "a PostgreSQL URL that does not parse"
 	}
@@ -151,9 +151,29 @@ func Describe(target string) string {
 	return u.Redacted()
 }
 
-// IsPostgres reports whether Open would treat target as a PostgreSQL URL.
+// IsPostgres reports whether Open would treat target as a PostgreSQL URL:
+// one whose scheme is postgres or postgresql, in any case (a URL's scheme
+// is case-insensitive: POSTGRES://db/x is the database, not a file).
 func IsPostgres(target string) bool {
-	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+	return postgresScheme(target) != ""
+}
+
+// postgresScheme returns target's scheme and its "://", as written, when
+// it names PostgreSQL, and "" otherwise.
+func postgresScheme(target string) string {
+	for _, s := range [...]string{"postgres://", "postgresql://"} {
+		if len(target) >= len(s) && strings.EqualFold(target[:len(s)], s) {
+			return target[:len(s)]
+		}
+	}
+	return ""
+}
+
+// lowerScheme returns a PostgreSQL target with its scheme in lower case,
+// the only spelling pgx takes for a URL.
+func lowerScheme(target string) string {
+	s := postgresScheme(target)
+	return strings.ToLower(s) + target[len(s):]
 }
 
 // maxWorldName is the longest world name, in bytes.
