@@ -203,7 +203,9 @@ var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a 
 
 // ErrTooManyCommands is what Send returns while the client holds its limit
 // of commands without a receipt (the host's store is slow, or the link
-// down): wait for receipts to come back.
+// down), or while the oldest of them is that many operations behind the
+// next (one the host dropped past its CommandRate waits to be sent again):
+// wait for receipts to come back. 64 (command.DefaultPending).
 var ErrTooManyCommands = command.ErrTooMany
 
 // Send sends a command of kind k with payload cmd to c's host, and returns
@@ -221,7 +223,8 @@ var ErrTooManyCommands = command.ErrTooMany
 // and waits). It fails for
 // a kind not in the Game's Commands, on a spectator (ErrSpectator), once
 // the session ended (ErrClosed), at the
-// limit of commands without a receipt (ErrTooManyCommands), for a payload
+// limit of commands without a receipt, or 64 operations past the oldest of
+// them (ErrTooManyCommands), for a payload
 // over wire.MaxCommandSize, and for one the kind's own codec's Read refuses
 // (r.Fail, a short read, bytes left over): the host would count it
 // malformed against the client's connection, so nothing is sent. Safe from any goroutine, inside

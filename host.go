@@ -155,12 +155,14 @@ type HostConfig struct {
 	// a Reject whose reason is the error's text. See session.Arrival.
 	Admit func(a session.Arrival) error
 
-	// Receipts is how many receipts the host keeps per player: a command
-	// sent again within that many newer ones gets its first answer, an older
-	// one is refused as expired. Default and least: 64, the most commands a
-	// client holds without a receipt (command.DefaultPending), any of which
-	// it may send again after a restart: a smaller book would answer one
-	// that ran "expired", which says it did not.
+	// Receipts is how many receipts the host keeps per player, those of
+	// the highest operation ids that ran: a command sent again within that
+	// many newer ones gets its first answer, an older one is refused as
+	// expired. Default and least: 64 (command.DefaultPending), the span of
+	// the ids a client holds without a receipt (it sends none 64 past the
+	// oldest it holds), any of which it may send again after a restart: a
+	// smaller book would answer one that ran "expired", which says it did
+	// not.
 	Receipts int
 	// CommandRate is how many commands a second the host takes from one
 	// player (a burst of as many); more are dropped without a receipt, to

@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -107,11 +108,62 @@ func TestOutbox(t *testing.T) {
 	if err := c.Decode(p[1].Msg); err != nil || c.Op != 102 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
 		t.Fatalf("the held message: %+v, %v", c, err)
 	}
-	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); err == nil {
-		t.Fatal("an oversized payload was taken")
+	// Two held, but 100 is three ids behind the next: a book of three would
+	// let 100 go when 103 ran, and answer it expired if its receipt were
+	// lost and it came again.
+	if _, err := o.Add(0, nil); !errors.Is(err, ErrTooMany) {
+		t.Fatalf("with the oldest held a limit behind: %v", err)
 	}
-	if o.Next() != 103 {
+	if _, ok := o.Receipt(100); !ok {
+		t.Fatal("the receipt of 100 found nothing")
+	}
+	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); err == nil || errors.Is(err, ErrTooMany) {
+		t.Fatalf("an oversized payload: %v", err)
+	}
+	if s, err := o.Add(3, nil); err != nil || s.Op != 103 {
+		t.Fatalf("after the oldest's receipt: %+v, %v", s, err)
+	}
+	if o.Next() != 104 {
 		t.Fatalf("next %d", o.Next())
+	}
+}
+
+// A book of an outbox's limit answers each command the outbox holds, in
+// whatever order they ran, as their first answer: the ids held span fewer
+// than the limit, and the book keeps the highest that ran.
+func TestBookAnswersWhatAnOutboxHolds(t *testing.T) {
+	const limit = 8
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		o := NewOutbox(1, limit)
+		b := NewBook(limit)
+		ran := map[uint64]bool{}
+		for range 300 {
+			switch rng.IntN(3) {
+			case 0: // the game sends a command, when the outbox takes one
+				o.Add(0, nil)
+			case 1: // the host runs one held (a resend, in any order)
+				if p := o.Pending(); len(p) > 0 {
+					s := p[rng.IntN(len(p))]
+					if v, _ := b.Check(s.Op, Sum{}); v == Run {
+						b.Add(Entry{Op: s.Op})
+						ran[s.Op] = true
+					}
+				}
+			case 2: // a receipt of one that ran comes back, or is lost
+				if p := o.Pending(); len(p) > 0 {
+					if s := p[rng.IntN(len(p))]; ran[s.Op] && rng.IntN(2) == 0 {
+						o.Receipt(s.Op)
+					}
+				}
+			}
+			for _, s := range o.Pending() {
+				v, _ := b.Check(s.Op, Sum{})
+				if ran[s.Op] && v != Again || !ran[s.Op] && v != Run {
+					t.Fatalf("round %d: held op %d (ran %v) is answered %v; held %d, floor %d", round, s.Op, ran[s.Op], v, len(o.Pending()), b.Floor())
+				}
+			}
+		}
 	}
 }
 

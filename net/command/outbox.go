@@ -12,9 +12,10 @@ import (
 // default: as many as a host withholds for one player by default.
 const DefaultPending = 64
 
-// ErrTooMany: the client holds its limit of commands without a receipt;
+// ErrTooMany: the client holds its limit of commands without a receipt, or
+// its oldest command without one is that many operations behind the next;
 // wait for some to come back.
-var ErrTooMany = errors.New("command: too many commands wait for their receipts; wait for some to come back")
+var ErrTooMany = errors.New("command: too many commands wait for their receipts, or the oldest of them is too far behind; wait for some to come back")
 
 // Sent is a command an Outbox holds until its receipt comes.
 type Sent struct {
@@ -28,6 +29,13 @@ type Sent struct {
 // one, in id order, to send again on a new connection. Ids keep increasing
 // across the Outbox's life; a client that outlives its process starts its
 // next Outbox above every id it used (NewOutbox's first).
+//
+// The ids of the commands it holds span fewer than its limit: a command
+// waits (ErrTooMany) while the oldest without a receipt is limit ids behind.
+// A host's Book keeps the receipts of the highest ids that ran, so a book
+// of the limit or more answers every held command that ran, even one that
+// ran after newer ones (a host drops commands past its rate, and takes them
+// again when they are sent again) whose receipt was lost with a connection.
 type Outbox struct {
 	next    uint64
 	limit   int
@@ -46,9 +54,10 @@ func NewOutbox(first uint64, limit int) *Outbox {
 
 // Add makes a command of kind with payload under the next operation id, holds
 // it, and returns its id and the message to send. It fails with ErrTooMany
-// at the limit, and for a payload over wire.MaxCommandSize.
+// at the limit, or while the oldest command held is limit ids behind the
+// next, and for a payload over wire.MaxCommandSize.
 func (o *Outbox) Add(kind uint8, payload []byte) (Sent, error) {
-	if len(o.pending) >= o.limit {
+	if len(o.pending) >= o.limit || len(o.pending) > 0 && o.next-o.pending[0].Op >= uint64(o.limit) {
 		return Sent{}, ErrTooMany
 	}
 	msg, err := wire.Command{Op: o.next, Kind: kind, Payload: payload}.Encode(nil)

@@ -1,0 +1,196 @@
+package tandemtest_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// A command the host's rate limit dropped runs when it is sent again, after
+// newer ones; its receipt is lost with the connection, and the resumed
+// client sends it again. The host's book keeps the 64 highest ids that ran,
+// so it must still hold that receipt: the client sends no command 64 ids
+// past one it holds without a receipt (Send says ErrTooManyCommands). Before
+// that bound a player who kept clicking had 64 newer commands run, the book
+// let the old one go, and its resend was answered "expired", which says it
+// did not run, though it had. Over a slow link (its receipt in flight at
+// the cut) and behind a slow save (its receipt withheld until after it).
+func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		latency time.Duration
+		slow    bool // a store whose commits wait while the test holds them
+	}{
+		{"slow link", 400 * time.Millisecond, false},
+		{"slow save", 50 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				ran := map[uint32]int{} // runs of each mark, by the test's index
+				runs := func(i uint32) int { mu.Lock(); defer mu.Unlock(); return ran[i] }
+				above := func(i uint32) (n int) {
+					mu.Lock()
+					defer mu.Unlock()
+					for k := range ran {
+						if k > i {
+							n++
+						}
+					}
+					return n
+				}
+				mark := tandem.NewCommand("mark", tandem.CommandCodec[uint32]{
+					Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
+					Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
+				}, func(w *tandem.World, p tandem.Peer, i uint32) error {
+					mu.Lock()
+					ran[i]++
+					mu.Unlock()
+					return nil
+				})
+				cfg := tandem.HostConfig{} // 30 commands a second, 64 receipts
+				var g *gatedWorld
+				if tc.slow {
+					db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), store.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { db.Close() }) // after the rig's close, its final save
+					w, err := db.OpenWorld(context.Background(), "world")
+					if err != nil {
+						t.Fatal(err)
+					}
+					g = &gatedWorld{World: w}
+					cfg.Store = g
+				}
+				link := condition.Config{Latency: tc.latency}
+				r := tandemtest.New(t, walkersWith(mark), cfg, tandemtest.Config{Bubble: true, Link: mem.Config{ToHost: link, ToClient: link}})
+				if g != nil {
+					t.Cleanup(g.open) // before the rig's close
+				}
+				ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+				heard := map[uint64]tandem.Receipt{}
+				ann.OnReceipt(func(rc tandem.Receipt) { heard[rc.Op] = rc })
+				var next uint32
+				ops := map[uint32]uint64{}
+				refused := false
+				send := func(n int) {
+					t.Helper()
+					for range n {
+						op, err := tandem.Send(ann, mark, next)
+						if errors.Is(err, tandem.ErrTooManyCommands) {
+							refused = true
+							return
+						}
+						if err != nil {
+							t.Fatalf("send mark %d: %v", next, err)
+						}
+						ops[next] = op
+						next++
+					}
+				}
+				// 30 take the rate's burst; the 31st, X, is dropped.
+				s0 := r.Clock.Now()
+				send(31)
+				const x = 30
+				if !r.StepUntil(120, func() bool { return runs(x-1) == 1 }) || runs(x) != 0 || r.Host.Stats().Dropped != 1 {
+					t.Fatalf("setup: mark %d ran %d times, X %d, %d dropped", x-1, runs(x-1), runs(x), r.Host.Stats().Dropped)
+				}
+				// A second later 29 newer run, and are answered.
+				r.StepUntil(120, func() bool { return r.Clock.Now().Sub(s0) >= time.Second })
+				send(29)
+				if !r.StepUntil(60, func() bool { return above(x) == 29 && ann.PendingCommands() == 1 }) || runs(x) != 0 {
+					t.Fatalf("setup: %d newer ran, X %d times, %d held", above(x), runs(x), ann.PendingCommands())
+				}
+				if g != nil {
+					g.hold() // the disk slows down: receipts wait
+				}
+				// X goes again, and the player keeps clicking, one a step
+				// while fewer than 60 wait for their receipts: what stops
+				// her is how far behind X is, not how many wait.
+				if !r.StepUntil(120, func() bool { return ann.CommandStats().Resent > 0 }) {
+					t.Fatal("setup: X was never sent again")
+				}
+				send(29)
+				if !r.StepUntil(120, func() bool {
+					if runs(x) == 1 && (refused || above(x) >= 64) {
+						return true
+					}
+					if ann.PendingCommands() < 60 { // under the count's limit
+						send(1)
+					}
+					return false
+				}) {
+					t.Fatalf("setup: X ran %d times, %d newer", runs(x), above(x))
+				}
+				if _, ok := heard[ops[x]]; ok {
+					t.Fatalf("setup: X's receipt came before the cut: %v", heard[ops[x]])
+				}
+				r.Cut(ann)
+				r.Step(1)
+				if g != nil {
+					g.open()
+				}
+				if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Playing && ann.PendingCommands() == 0 }) {
+					t.Fatalf("after the cut: %v, %d commands without a receipt", ann.State(), ann.PendingCommands())
+				}
+				for i := range next {
+					if rc := heard[ops[i]]; rc.Status != tandem.ReceiptDone || runs(i) != 1 {
+						t.Errorf("mark %d ran %d times and is answered %v, want once and done", i, runs(i), rc)
+					}
+				}
+				if !refused {
+					t.Errorf("Send never said ErrTooManyCommands: %d newer than X ran while X was without a receipt", above(x))
+				}
+			})
+		})
+	}
+}
+
+// gatedWorld is a store.World whose commits wait while held: a slow disk.
+type gatedWorld struct {
+	store.World
+	mu   sync.Mutex
+	gate chan struct{} // nil: open
+}
+
+func (g *gatedWorld) Commit(ctx context.Context, b *store.Batch) (uint64, error) {
+	g.mu.Lock()
+	gate := g.gate
+	g.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	return g.World.Commit(ctx, b)
+}
+
+func (g *gatedWorld) hold() {
+	g.mu.Lock()
+	g.gate = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gatedWorld) open() {
+	g.mu.Lock()
+	if g.gate != nil {
+		close(g.gate)
+		g.gate = nil
+	}
+	g.mu.Unlock()
+}
