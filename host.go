@@ -650,8 +650,12 @@ type acceptor struct {
 	listeners []transport.Listener
 	wg        sync.WaitGroup
 	closed    bool
-	to        func(transport.Conn) // the session's Accept; nil while released
-	waiting   []transport.Conn
+	// restarting: closed to come back to the next host (CloseForRestart, a
+	// fenced host), as its players are told; connections arriving after
+	// are refused the same way, so a client dialing again keeps dialing.
+	restarting bool
+	to         func(transport.Conn) // the session's Accept; nil while released
+	waiting    []transport.Conn
 	// arrived receives (one value, coalesced) when a connection was handed
 	// to the session: the host's loop wakes on it to answer the handshake.
 	arrived chan struct{}
@@ -691,7 +695,7 @@ func (a *acceptor) take(tc transport.Conn) {
 	defer a.mu.Unlock()
 	switch {
 	case a.closed:
-		tc.Close(transport.CloseHostShutdown, "host shutting down")
+		a.refuse(tc)
 	case a.to != nil:
 		a.to(tc)
 		select {
@@ -705,6 +709,24 @@ func (a *acceptor) take(tc transport.Conn) {
 		}
 		a.waiting = append(a.waiting, tc)
 	}
+}
+
+// refuse closes tc, a connection that came to a closed host, as the
+// host's players were told it closed. Under a.mu.
+func (a *acceptor) refuse(tc transport.Conn) {
+	if a.restarting {
+		tc.Close(transport.CloseHostRestarting, "host restarting: dial again")
+		return
+	}
+	tc.Close(transport.CloseHostShutdown, "host shutting down")
+}
+
+// shutDown makes a closed acceptor refuse as a host that shuts down: a
+// close for a restart that the final save did not allow.
+func (a *acceptor) shutDown() {
+	a.mu.Lock()
+	a.restarting = false
+	a.mu.Unlock()
 }
 
 // open points new connections at to and hands it those waiting.
@@ -744,15 +766,19 @@ func (a *acceptor) pending() bool {
 }
 
 // close stops the listeners and refuses every connection from now on.
-func (a *acceptor) close() {
+// close stops taking connections and refuses those waiting and those
+// that arrive after: with CloseHostRestarting when restarting (the host's
+// players are told to come back to the next host), else CloseHostShutdown.
+func (a *acceptor) close(restarting bool) {
 	a.mu.Lock()
 	a.closed = true
+	a.restarting = restarting
 	a.cancel()
 	for _, l := range a.listeners {
 		l.Close()
 	}
 	for _, tc := range a.waiting {
-		tc.Close(transport.CloseHostShutdown, "host shutting down")
+		a.refuse(tc)
 	}
 	a.waiting = nil
 	a.to = nil

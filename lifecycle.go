@@ -176,9 +176,10 @@ func (h *Host[I]) halt() {
 		why += ": " + h.life.err.Error()
 	}
 	h.dropOwn(why)
-	h.accept.close()
+	fenced := errors.Is(h.life.err, store.ErrFenced)
+	h.accept.close(fenced)
 	if h.session != nil {
-		if errors.Is(h.life.err, store.ErrFenced) {
+		if fenced {
 			h.session.CloseRestarting()
 		} else {
 			h.session.Close()
@@ -309,7 +310,7 @@ func (h *Host[I]) close(restart bool) error {
 	}
 	h.life.closeOnce.Do(func() {
 		h.life.shut.Store(true)
-		h.accept.close()
+		h.accept.close(restart)
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.life.closing = true
@@ -322,9 +323,13 @@ func (h *Host[I]) close(restart bool) error {
 		if err == nil && h.saves != nil && h.w != nil {
 			err = h.saveNow(ctx)
 		}
+		restarting := restart && h.restartable(err)
+		if !restarting {
+			h.accept.shutDown()
+		}
 		if h.session != nil {
 			h.drain()
-			if restart && h.restartable(err) {
+			if restarting {
 				h.session.CloseRestarting()
 			} else {
 				h.session.Close()

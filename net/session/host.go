@@ -326,10 +326,10 @@ func (h *Host) Serve(l transport.Listener) {
 // goroutine.
 func (h *Host) Accept(tc transport.Conn) {
 	h.mu.Lock()
-	closed := h.closed
+	closed, restarting := h.closed, h.restarting
 	h.mu.Unlock()
 	if closed {
-		tc.Close(transport.CloseHostShutdown, "the game has ended")
+		refuse(tc, restarting)
 		return
 	}
 	for {
@@ -347,6 +347,17 @@ func (h *Host) Accept(tc transport.Conn) {
 	}
 }
 
+// refuse closes tc, a connection that came to a closed host: with
+// CloseHostRestarting after CloseRestarting (a client dialing again keeps
+// dialing, for the next host), else CloseHostShutdown.
+func refuse(tc transport.Conn, restarting bool) {
+	if restarting {
+		tc.Close(transport.CloseHostRestarting, "come back to the next host, which restores this world")
+		return
+	}
+	tc.Close(transport.CloseHostShutdown, "the game has ended")
+}
+
 // Close stops accepting and closes every connection with
 // CloseHostShutdown. Call it on the simulation goroutine (or once the
 // simulation has stopped): closing reports in-flight datagrams lost to the
@@ -360,7 +371,8 @@ func (h *Host) Close() error {
 // its first join done) reconnects as after a broken connection, for the
 // grace window, and resumes its peer on a host that restored this host's
 // save (which keeps its players). Other clients end as with Close;
-// connections not admitted yet are closed with CloseHostShutdown.
+// connections not admitted yet, and those that arrive after, are closed
+// with CloseHostRestarting too.
 func (h *Host) CloseRestarting() error {
 	return h.closeWith(transport.CloseHostRestarting, "come back to the next host, which restores this world")
 }
@@ -388,8 +400,8 @@ func (h *Host) closeWith(code transport.CloseCode, reason string) error {
 	for {
 		select {
 		case tc := <-h.incoming:
-			// Not admitted: nothing to come back to.
-			tc.Close(transport.CloseHostShutdown, "the game has ended")
+			// Not admitted: told as the players are.
+			refuse(tc, h.restarting)
 		default:
 			return nil
 		}
