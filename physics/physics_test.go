@@ -1,6 +1,7 @@
 package physics_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -313,4 +314,43 @@ func TestSecondSpacePanics(t *testing.T) {
 		}
 	}()
 	physics.New(r.w, physics.Config{})
+}
+
+// A networked body's Transform written and reported by a system (a
+// teleport by hand: MutateComponent and ReportTeleport), or its Velocity,
+// moves the body before the step: asleep, the body stayed where it was
+// while every client drew it at the written pose; awake, the step put the
+// Transform back where the body was.
+func TestWrittenPoseAndVelocityMoveTheBody(t *testing.T) {
+	for _, asleep := range []bool{true, false} {
+		r, e := fallingRig(t)
+		if asleep {
+			sleepAll(t, r)
+		} else {
+			r.sched.Step()
+		}
+		to := ecs.Transform{X: 50, Y: -40, Angle: 1}
+		*(*ecs.Transform)(r.w.Arche().Get(e, r.w.IDs.Transform)) = to
+		ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+		ecs.ReportTeleport(r.w, e)
+		r.sched.Step()
+		b := r.s.BodyOf(e)
+		got := r.transform(e)
+		if got != bodyPose(b) || math.Abs(got.X-to.X) > 1e-9 || got.Y < to.Y || got.Y > to.Y+5 || math.Abs(got.Angle-to.Angle) > 1e-9 {
+			t.Errorf("asleep %v: after the step the Transform is %v and the body %v, want both at %v, fallen a little", asleep, got, bodyPose(b), to)
+		}
+		if ip := r.interp(e); !ip.Snap || ip.Prev != to {
+			t.Errorf("asleep %v: Interpolated %+v, want a jump drawn from %v", asleep, *ip, to)
+		}
+
+		// A velocity written and reported is the body's.
+		v := (*ecs.Velocity)(r.w.Arche().Get(e, r.w.IDs.Velocity))
+		v.X = 300
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		x := r.transform(e).X
+		r.sched.Step()
+		if moved := r.transform(e).X - x; moved < 4 || moved > 5 {
+			t.Errorf("asleep %v: a velocity of 300 units/s moved the body %.2f units in a step, want 5", asleep, moved)
+		}
+	}
 }
