@@ -23,11 +23,10 @@
 // cp body or the components, so both stay equal and the network hears of the
 // change: SetPose for teleports, Move to place a body, SetVelocity, and
 // CorrectPose/CorrectVelocity for the small corrections a predicting client
-// applies. A networked entity's ecs.Transform or ecs.Velocity that a system
-// wrote and reported (ecs.MutateComponent, with ecs.ReportTeleport for a
-// jump) is taken by its body at the next step too, as Move (SetPose for a
-// reported teleport) and SetVelocity would have; an entity that is not
-// networked reports nothing, and a write of its components is lost.
+// applies. A teleport written by hand to a networked entity's ecs.Transform
+// (reported with ecs.MutateComponent and ecs.ReportTeleport) is taken by its
+// body at the next step too, as SetPose would have; any other write of the
+// components is lost at the body's next move.
 // Mass and moment are the cp body's (Body.CP.SetMass, SetMoment): set them
 // alike on the host and on every client that simulates the body, from a
 // replicated component of the game's, or prediction disagrees with the host.

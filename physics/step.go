@@ -1,8 +1,6 @@
 package physics
 
 import (
-	"slices"
-
 	"github.com/jakecoffman/cp/v2"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -83,36 +81,26 @@ func (s *Space) Update(w *ecs.World) {
 	s.movedNow, s.movedLast = s.movedLast, s.movedNow
 }
 
-// adopt puts each body of a networked entity whose Transform or Velocity a
-// system wrote and reported this frame, before the step, where the
-// component says: a pose as Move does, a teleport written by hand
-// (ecs.ReportTeleport) as SetPose does (drawn as a jump), a velocity as
-// SetVelocity does. Without it the body stayed where it was and undid the
-// write at its next move, or, asleep, stayed apart from what every client
-// drew. This package's writes, and the step's own, leave the components
-// equal to the body: nothing to do. Cost: the frame's reports.
+// adopt puts the body of each networked entity reported teleported this
+// frame before the step (ecs.ReportTeleport after a Transform written by
+// hand) where its Transform says, as SetPose does: drawn as a jump. Without
+// it the body stayed where it was: asleep, apart from what every client
+// drew; awake, undoing the teleport at its next move. A teleport of
+// SetPose's left the two equal: nothing to do. Other writes are not taken
+// (a client keeps a remote body apart from its Transform on purpose: the
+// host's pose carried forward). Cost: the frame's teleports.
 func (s *Space) adopt(w *ecs.World) {
-	ids := &w.IDs
-	for _, ch := range w.Journal().Changes(w) {
-		e := ch.Entity
-		if ch.Component != ids.Transform && ch.Component != ids.Velocity || !s.bodies.Has(e) {
+	for _, e := range w.Journal().Teleported(w) {
+		if !s.bodies.Has(e) {
 			continue
 		}
 		b := s.bodies.Get(e).CP
-		if ch.Component == ids.Velocity {
-			v := *s.velocities.Get(e)
-			if b.Velocity() != (cp.Vector{X: v.X, Y: v.Y}) || b.AngularVelocity() != v.Angular {
-				b.SetVelocity(v.X, v.Y)
-				b.SetAngularVelocity(v.Angular)
-			}
-			continue
-		}
 		t := *s.transforms.Get(e)
 		if b.Position() == (cp.Vector{X: t.X, Y: t.Y}) && b.Angle() == t.Angle {
 			continue
 		}
 		s.moveBody(b, t) // and wakes it
-		if s.interps.Has(e) && slices.Contains(w.Journal().Teleported(w), e) {
+		if s.interps.Has(e) {
 			ip := s.interps.Get(e)
 			ip.Prev, ip.Snap = t, true
 			s.snapped = append(s.snapped, e)
