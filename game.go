@@ -308,6 +308,10 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 	if w.Physics != nil && !slices.Contains(w.Schedule.Systems(), physicsSystem) {
 		w.Schedule.Add(physicsSystem, w.Physics)
 	}
+	if w.Physics != nil {
+		// A teleport a system wrote after the physics step moves its body.
+		w.Schedule.AddTo(ecs.StageOutput, "tandem.teleports", w.Physics.Teleports())
+	}
 	w.Schedule.AddTo(ecs.StageOutput, "tandem.drawn.end", ecs.SystemFunc(w.drawn.end))
 	w.drawn.atRest(w.ECS, w.ECS.Journal().Spawned(w.ECS), true)
 	return w

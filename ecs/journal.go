@@ -146,8 +146,9 @@ func (w *World) Reported(e arche.Entity, id arche.ID) bool {
 // ReportTeleport reports that networked entity e's pose jumped this frame
 // instead of moving: a client draws the jump as one, never as a slide. The
 // physics bridge's SetPose calls it; call it after writing a teleport to a
-// Transform of your own (with MutateComponent for the write itself): an
-// entity with a physics body is put there by the bridge's next step. A report
+// Transform of your own (with MutateComponent for the write itself): the
+// physics bridge puts an entity's body there (its step, or its Teleports
+// system for a teleport after the step). A report
 // for an entity without NetworkIdentity is ignored. Reports are kept until
 // the end of the step, each entity once per call. O(1). It panics if e is not
 // alive.

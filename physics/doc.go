@@ -25,8 +25,9 @@
 // CorrectPose/CorrectVelocity for the small corrections a predicting client
 // applies. A teleport written by hand to a networked entity's ecs.Transform
 // (reported with ecs.MutateComponent and ecs.ReportTeleport) is taken by its
-// body at the next step too, as SetPose would have; any other write of the
-// components is lost at the body's next move.
+// body too, as SetPose would have: by the step, for one reported before it,
+// and by the Teleports system, late in the frame, for one reported after;
+// any other write of the components is lost at the body's next move.
 // Mass and moment are the cp body's (Body.CP.SetMass, SetMoment): set them
 // alike on the host and on every client that simulates the body, from a
 // replicated component of the game's, or prediction disagrees with the host.

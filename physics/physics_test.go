@@ -317,30 +317,57 @@ func TestSecondSpacePanics(t *testing.T) {
 }
 
 // A networked body teleported by hand (its Transform written, then
-// MutateComponent and ReportTeleport) goes there at the next step, drawn
-// as a jump: asleep, the body stayed where it was while every client drew
-// it at the written pose; awake, the step put the Transform back where the
-// body was.
+// MutateComponent and ReportTeleport) goes there, drawn as a jump: between
+// steps or by a system before the physics step, at the step; by a system
+// after it, at the end of the frame (Space.Teleports). Asleep, the body
+// stayed where it was while every client drew it at the written pose;
+// awake, the step put the Transform back where the body was.
 func TestATeleportWrittenByHandMovesTheBody(t *testing.T) {
-	for _, asleep := range []bool{true, false} {
-		r, e := fallingRig(t)
-		if asleep {
-			sleepAll(t, r)
-		} else {
+	to := ecs.Transform{X: 50, Y: -40, Angle: 1}
+	teleport := func(w *ecs.World, e arche.Entity) {
+		*(*ecs.Transform)(w.Arche().Get(e, w.IDs.Transform)) = to
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+		ecs.ReportTeleport(w, e)
+	}
+	for _, after := range []bool{false, true} {
+		for _, asleep := range []bool{true, false} {
+			r, e := fallingRig(t)
+			now := false // the later system teleports at this step
+			r.sched.Add("later", ecs.SystemFunc(func(w *ecs.World) {
+				if now {
+					now = false
+					teleport(w, e)
+				}
+			}))
+			r.sched.AddTo(ecs.StageOutput, "physics.teleports", r.s.Teleports())
+			if asleep {
+				sleepAll(t, r)
+			} else {
+				r.sched.Step()
+			}
+			if after {
+				now = true
+			} else {
+				teleport(r.w, e)
+			}
 			r.sched.Step()
-		}
-		to := ecs.Transform{X: 50, Y: -40, Angle: 1}
-		*(*ecs.Transform)(r.w.Arche().Get(e, r.w.IDs.Transform)) = to
-		ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
-		ecs.ReportTeleport(r.w, e)
-		r.sched.Step()
-		b := r.s.BodyOf(e)
-		got := r.transform(e)
-		if got != bodyPose(b) || math.Abs(got.X-to.X) > 1e-9 || got.Y < to.Y || got.Y > to.Y+5 || math.Abs(got.Angle-to.Angle) > 1e-9 {
-			t.Errorf("asleep %v: after the step the Transform is %v and the body %v, want both at %v, fallen a little", asleep, got, bodyPose(b), to)
-		}
-		if ip := r.interp(e); !ip.Snap || ip.Prev != to {
-			t.Errorf("asleep %v: Interpolated %+v, want a jump drawn from %v", asleep, *ip, to)
+			b := r.s.BodyOf(e)
+			got := r.transform(e)
+			fell := 5.0
+			if after {
+				fell = 0 // no step since
+			}
+			if got != bodyPose(b) || math.Abs(got.X-to.X) > 1e-9 || got.Y < to.Y || got.Y > to.Y+fell+1e-9 || math.Abs(got.Angle-to.Angle) > 1e-9 {
+				t.Errorf("after %v, asleep %v: the Transform is %v and the body %v, want both at %v, fallen at most %v", after, asleep, got, bodyPose(b), to, fell)
+			}
+			if ip := r.interp(e); !ip.Snap || ip.Prev != to {
+				t.Errorf("after %v, asleep %v: Interpolated %+v, want a jump drawn from %v", after, asleep, *ip, to)
+			}
+			r.sched.Step()
+			r.sched.Step() // a body woken at rest moves at its second step
+			if got := r.transform(e); got.X != to.X || got.Y <= to.Y || got != bodyPose(b) {
+				t.Errorf("after %v, asleep %v: two steps later the Transform is %v and the body %v, want both fallen from %v", after, asleep, got, bodyPose(b), to)
+			}
 		}
 	}
 }

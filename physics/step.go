@@ -82,13 +82,15 @@ func (s *Space) Update(w *ecs.World) {
 }
 
 // adopt puts the body of each networked entity reported teleported this
-// frame before the step (ecs.ReportTeleport after a Transform written by
-// hand) where its Transform says, as SetPose does: drawn as a jump. Without
-// it the body stayed where it was: asleep, apart from what every client
-// drew; awake, undoing the teleport at its next move. A teleport of
-// SetPose's left the two equal: nothing to do. Other writes are not taken
-// (a client keeps a remote body apart from its Transform on purpose: the
-// host's pose carried forward). Cost: the frame's teleports.
+// frame (ecs.ReportTeleport after a Transform written by hand) where its
+// Transform says, as SetPose does: drawn as a jump. Without it the body
+// stayed where it was: asleep, apart from what every client drew; awake,
+// undoing the teleport at its next move. A teleport of SetPose's, or one
+// taken already, left the two equal: nothing to do. Other writes are not
+// taken (a client keeps a remote body apart from its Transform on purpose:
+// the host's pose carried forward). Update calls it first, for what was
+// reported before the step; Teleports, late in the frame, for what was
+// reported after it. Cost: the frame's teleports.
 func (s *Space) adopt(w *ecs.World) {
 	for _, e := range w.Journal().Teleported(w) {
 		if !s.bodies.Has(e) {
@@ -106,4 +108,19 @@ func (s *Space) adopt(w *ecs.World) {
 			s.snapped = append(s.snapped, e)
 		}
 	}
+}
+
+// Teleports returns the system that puts each body teleported by hand
+// after the physics step (by a system later in the frame: a Transform
+// written, ecs.MutateComponent and ecs.ReportTeleport) where its Transform
+// says, as SetPose would have: the frame's reports are gone by the next
+// step. Add it at the end of the frame, as
+// sched.AddTo(ecs.StageOutput, "physics.teleports", space.Teleports());
+// the tandem package's games have it. Update itself takes the teleports
+// reported before it.
+func (s *Space) Teleports() ecs.System {
+	return ecs.SystemFunc(func(w *ecs.World) {
+		s.checkWorld(w)
+		s.adopt(w)
+	})
 }
