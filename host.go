@@ -650,6 +650,9 @@ type acceptor struct {
 	listeners []transport.Listener
 	wg        sync.WaitGroup
 	closed    bool
+	// deciding: closed, and whether the host restarts is not known yet
+	// (CloseForRestart's final save runs): connections arriving are held.
+	deciding bool
 	// restarting: closed to come back to the next host (CloseForRestart, a
 	// fenced host), as its players are told; connections arriving after
 	// are refused the same way, so a client dialing again keeps dialing.
@@ -694,7 +697,7 @@ func (a *acceptor) take(tc transport.Conn) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
-	case a.closed:
+	case a.closed && !a.deciding:
 		a.refuse(tc)
 	case a.to != nil:
 		a.to(tc)
@@ -721,18 +724,13 @@ func (a *acceptor) refuse(tc transport.Conn) {
 	tc.Close(transport.CloseHostShutdown, "host shutting down")
 }
 
-// shutDown makes a closed acceptor refuse as a host that shuts down: a
-// close for a restart that the final save did not allow.
-func (a *acceptor) shutDown() {
-	a.mu.Lock()
-	a.restarting = false
-	a.mu.Unlock()
-}
-
 // open points new connections at to and hands it those waiting.
 func (a *acceptor) open(to func(transport.Conn)) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.closed {
+		return // the host closes: what waits is refused by close or decide
+	}
 	a.to = to
 	for _, tc := range a.waiting {
 		to(tc)
@@ -765,23 +763,49 @@ func (a *acceptor) pending() bool {
 	return len(a.waiting) > 0
 }
 
-// close stops the listeners and refuses every connection from now on.
-// close stops taking connections and refuses those waiting and those
-// that arrive after: with CloseHostRestarting when restarting (the host's
-// players are told to come back to the next host), else CloseHostShutdown.
-func (a *acceptor) close(restarting bool) {
+// close stops taking connections. Those waiting, and those that arrive
+// after, are refused as the host's players are told it closed: with
+// CloseHostShutdown, or, once decide says the host restarts,
+// CloseHostRestarting; when restart may follow (CloseForRestart, whose
+// final save decides), they are held until decide. A second close changes
+// nothing.
+func (a *acceptor) close(restart bool) {
 	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return
+	}
 	a.closed = true
-	a.restarting = restarting
+	a.deciding = restart
 	a.cancel()
 	for _, l := range a.listeners {
 		l.Close()
 	}
+	if !restart {
+		a.refuseWaiting()
+	}
+	a.to = nil
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+// decide ends a close that a restart may follow: the host restarts or not,
+// and the connections held are refused as its players are told. It does
+// nothing after a close that decided already.
+func (a *acceptor) decide(restarting bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.deciding {
+		return
+	}
+	a.deciding, a.restarting = false, restarting
+	a.refuseWaiting()
+}
+
+// refuseWaiting refuses the connections held. Under a.mu.
+func (a *acceptor) refuseWaiting() {
 	for _, tc := range a.waiting {
 		a.refuse(tc)
 	}
 	a.waiting = nil
-	a.to = nil
-	a.mu.Unlock()
-	a.wg.Wait()
 }

@@ -178,6 +178,7 @@ func (h *Host[I]) halt() {
 	h.dropOwn(why)
 	fenced := errors.Is(h.life.err, store.ErrFenced)
 	h.accept.close(fenced)
+	h.accept.decide(fenced)
 	if h.session != nil {
 		if fenced {
 			h.session.CloseRestarting()
@@ -324,9 +325,7 @@ func (h *Host[I]) close(restart bool) error {
 			err = h.saveNow(ctx)
 		}
 		restarting := restart && h.restartable(err)
-		if !restarting {
-			h.accept.shutDown()
-		}
+		h.accept.decide(restarting) // after a halt, decided there
 		if h.session != nil {
 			h.drain()
 			if restarting {

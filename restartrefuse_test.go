@@ -2,6 +2,7 @@ package tandem_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/store"
 )
 
 // A client told that its host restarts dials again; a dial that reaches the
@@ -112,4 +114,88 @@ func TestARedialToTheClosedHostKeepsReconnecting(t *testing.T) {
 			t.Fatalf("after the restart: %v as peer %d, want playing as %d (%v)", client.State(), client.Peer(), peer, client.Err())
 		}
 	})
+}
+
+// blockingWorld is a store.World whose commits, once armed, say they
+// began and wait for the test's answer: nil commits, an error fails.
+type blockingWorld struct {
+	store.World
+	armed   atomic.Bool
+	began   chan struct{}
+	answers chan error
+}
+
+func (b *blockingWorld) Commit(ctx context.Context, batch *store.Batch) (uint64, error) {
+	if b.armed.Load() {
+		b.began <- struct{}{}
+		if err := <-b.answers; err != nil {
+			return 0, err
+		}
+	}
+	return b.World.Commit(ctx, batch)
+}
+
+// A connection that reaches a host closing for a restart while its final
+// save runs waits for the save's outcome, and is refused as the players
+// are told: come back if it landed, shut down if it failed.
+func TestAConnectionDuringTheFinalSaveIsToldItsOutcome(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "shop.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := db.OpenWorld(context.Background(), "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw := &blockingWorld{World: w, began: make(chan struct{}), answers: make(chan error)}
+		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+		network, err := mem.NewNetwork(clk, mem.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		listener, err := network.Listen("host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, Store: bw})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host.Advance()
+		bw.armed.Store(true)
+		closed := make(chan error, 1)
+		go func() { closed <- host.CloseForRestart() }()
+		<-bw.began // the final save runs
+		tc, err := network.Dial(context.Background(), "host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc, err := listener.Accept(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		host.Accept(hc)
+		select {
+		case <-tc.Done():
+			t.Fatalf("fails %v: refused before the save decided the restart: %v", fails, tc.Err())
+		default:
+		}
+		bw.armed.Store(false) // the saves after this one go through
+		want := transport.CloseHostRestarting
+		if fails {
+			want = transport.CloseHostShutdown
+			bw.answers <- errors.New("the disk is full")
+		} else {
+			bw.answers <- nil
+		}
+		<-closed
+		clk.Advance(time.Second)
+		<-tc.Done()
+		var ce *transport.CloseError
+		if !errors.As(tc.Err(), &ce) || ce.Code != want {
+			t.Errorf("fails %v: the connection ended with %v, want %v", fails, tc.Err(), want)
+		}
+		db.Close()
+	}
 }

@@ -124,4 +124,21 @@ func TestFencedHostStopsBetweenSaves(t *testing.T) {
 	if !errors.As(ann.session.Err(), &ce) || ce.Code != transport.CloseHostRestarting {
 		t.Fatalf("ann's session ended with %v, want the close of a restart (come back)", ann.session.Err())
 	}
+	// Closed after, as every host is, it refuses a redial as it told its
+	// players: come back (to the host that took the world).
+	r.host.Close()
+	tc, err := r.net.Dial(context.Background(), "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := r.l.Accept(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.host.Accept(hc)
+	r.clk.Advance(time.Second)
+	<-tc.Done()
+	if !errors.As(tc.Err(), &ce) || ce.Code != transport.CloseHostRestarting {
+		t.Fatalf("a redial to the fenced host, closed, ended with %v, want the close of a restart", tc.Err())
+	}
 }

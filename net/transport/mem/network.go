@@ -217,7 +217,9 @@ func (l *Listener) Accept(ctx context.Context) (transport.Conn, error) {
 func (l *Listener) Addr() net.Addr { return l.addr }
 
 // Close frees the name. Connections dialed and not yet accepted are closed
-// with transport.CloseHostShutdown; accepted ones stay open.
+// with transport.CloseNormal, as a socket that stops listening tells its
+// dialers nothing of the host's fate (a client dialing again goes on);
+// accepted ones stay open.
 func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
 		l.net.mu.Lock()
@@ -227,7 +229,7 @@ func (l *Listener) Close() error {
 		for {
 			select {
 			case c := <-l.pending:
-				_ = c.Close(transport.CloseHostShutdown, "the host stopped listening")
+				_ = c.Close(transport.CloseNormal, "the host stopped listening")
 			default:
 				return
 			}
