@@ -92,6 +92,9 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	cc := &c.cmds
 	cc.mu.Lock()
 	s, err := cc.out.Add(kind, payload)
+	if errors.Is(err, command.ErrTooMany) {
+		cc.hasten()
+	}
 	cc.mu.Unlock()
 	if err != nil {
 		return 0, err
@@ -102,6 +105,22 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 		c.mu.Unlock()
 	}
 	return s.Op, nil
+}
+
+// hasten brings the next send of the oldest command held, which keeps a
+// new one waiting (its receipt is what frees the outbox), to at most
+// resendAfter since its last: its wait may have doubled to resendMax while
+// the host dropped it. Under cc.mu.
+func (cc *clientCommands) hasten() {
+	p := cc.out.Pending()
+	if len(p) == 0 {
+		return
+	}
+	if on, ok := cc.sent[p[0].Op]; ok && on.wait > resendAfter {
+		on.wait = resendAfter
+		cc.sent[p[0].Op] = on
+		cc.due.Store(true)
+	}
 }
 
 // flushDue sends the commands added while someone else held the world. The

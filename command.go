@@ -204,8 +204,9 @@ var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a 
 // ErrTooManyCommands is what Send returns while the client holds its limit
 // of commands without a receipt (the host's store is slow, or the link
 // down), or while the oldest of them is that many operations behind the
-// next (one the host dropped past its CommandRate waits to be sent again):
-// wait for receipts to come back. 64 (command.DefaultPending).
+// next (one the host dropped past its CommandRate waits to be sent again;
+// a Send it refuses has it sent again within 2 s): wait for receipts to
+// come back. 64 (command.DefaultPending).
 var ErrTooManyCommands = command.ErrTooMany
 
 // Send sends a command of kind k with payload cmd to c's host, and returns
