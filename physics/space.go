@@ -66,6 +66,9 @@ type Space struct {
 	movedLast []arche.Entity
 	// snapped are the entities whose Snap flag the next step clears.
 	snapped []arche.Entity
+	// seen are the teleports reported before this frame's step, which
+	// Update took: Teleports takes only those reported after.
+	seen []arche.Entity
 	// integrate is the position hook shared by every body (one closure).
 	integrate cp.BodyPositionFunc
 	shapes    []*cp.Shape // scratch for removals

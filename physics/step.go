@@ -1,7 +1,10 @@
 package physics
 
 import (
+	"slices"
+
 	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -34,7 +37,7 @@ func (s *Space) Update(w *ecs.World) {
 		}
 	}
 	s.snapped = s.snapped[:0]
-	s.adopt(w)
+	s.adopt(w, false)
 
 	s.moved = s.moved[:0]
 	s.stepping = true
@@ -89,10 +92,23 @@ func (s *Space) Update(w *ecs.World) {
 // taken already, left the two equal: nothing to do. Other writes are not
 // taken (a client keeps a remote body apart from its Transform on purpose:
 // the host's pose carried forward). Update calls it first, for what was
-// reported before the step; Teleports, late in the frame, for what was
-// reported after it. Cost: the frame's teleports.
-func (s *Space) adopt(w *ecs.World) {
-	for _, e := range w.Journal().Teleported(w) {
+// reported before the step, and keeps the reports it saw; Teleports, late
+// in the frame, for those reported after the step (late), each report
+// once. Cost: the frame's teleports.
+func (s *Space) adopt(w *ecs.World, late bool) {
+	reports := w.Journal().Teleported(w)
+	if !late {
+		s.seen = append(s.seen[:0], reports...)
+	}
+	for _, e := range reports {
+		if late {
+			// A report Update took is not taken again: a client has put a
+			// remote body ahead of its Transform since, on purpose.
+			if i := slices.Index(s.seen, e); i >= 0 {
+				s.seen[i] = arche.Entity{}
+				continue
+			}
+		}
 		if !s.bodies.Has(e) {
 			continue
 		}
@@ -108,6 +124,9 @@ func (s *Space) adopt(w *ecs.World) {
 			s.snapped = append(s.snapped, e)
 		}
 	}
+	if late {
+		s.seen = s.seen[:0]
+	}
 }
 
 // Teleports returns the system that puts each body teleported by hand
@@ -121,6 +140,6 @@ func (s *Space) adopt(w *ecs.World) {
 func (s *Space) Teleports() ecs.System {
 	return ecs.SystemFunc(func(w *ecs.World) {
 		s.checkWorld(w)
-		s.adopt(w)
+		s.adopt(w, true)
 	})
 }
