@@ -1,5 +1,11 @@
 package replicate
 
+import (
+	"slices"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
 // Choosing a peer's items for a send tick: in network-id order when the
 // budget holds them all (takeInOrder), highest priority first when it does
 // not (takeByPriority). choose decides an item's kind, baseline and mask;
@@ -90,6 +96,12 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 			start[pr]++
 		}
 	}
+	// The items waiting longest (their priority at its top) take turns by
+	// id, from after the last of them taken: in id order alone, once more
+	// waited that long than a tick's budget holds, the lowest ids went
+	// every tick and the others never.
+	turns := ps.order[:count[255]]
+	rotateFrom(turns, p.turn)
 	for _, k := range ps.order {
 		slot := int32(uint32(k))
 		s := &p.slots[slot]
@@ -97,6 +109,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 			p.stats.Deferred++
 			continue
 		}
+		longest := s.prio == 255
 		pk := ps.nextPick()
 		if !p.choose(slot, true, pk) {
 			s.unlist()
@@ -111,6 +124,9 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 		sp.add(c)
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
+		if longest {
+			p.turn = pk.id
+		}
 	}
 	// What went is no longer listed; the rest keeps its place by id.
 	kept := 0
@@ -256,4 +272,24 @@ func (p *HostPeer) commit(slot int32, pk *pick) {
 	}
 	s.unlist()
 	p.h.markSent(slot)
+}
+
+// rotateFrom turns keys, due items in id order, to begin with the first
+// whose id is above after (at its start if none is), in place.
+func rotateFrom(keys []uint64, after ecs.NetID) {
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ecs.NetID(keys[m]>>32) <= after {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 || lo == len(keys) {
+		return
+	}
+	slices.Reverse(keys[:lo])
+	slices.Reverse(keys[lo:])
+	slices.Reverse(keys)
 }

@@ -64,17 +64,20 @@ const maxRemovalCopies = 4
 // slot per networked entity, its dirty list, and a record of each message
 // whose fate is not known yet, with 16 bytes per item it carried.
 type HostPeer struct {
-	h          *HostReplicator
-	id         ecs.PeerID
-	out        Out
-	slots      []peerSlot
-	dirty      []uint64 // dirtyKey of each entity due and left by the budget, by network id
-	added      []uint64 // listed since the last send tick (due at once), in no order
-	wheel      [wheelLen][]uint64
-	despawns   []despawnEntry
-	recs       records
-	tokens     uint32 // budget bytes available
-	quiet      uint8  // send ticks in a row the peer was sent no STATE (quiet.go)
+	h        *HostReplicator
+	id       ecs.PeerID
+	out      Out
+	slots    []peerSlot
+	dirty    []uint64 // dirtyKey of each entity due and left by the budget, by network id
+	added    []uint64 // listed since the last send tick (due at once), in no order
+	wheel    [wheelLen][]uint64
+	despawns []despawnEntry
+	recs     records
+	tokens   uint32 // budget bytes available
+	// turn is the id of the last item taken of those waiting longest
+	// (takeByPriority): the next tick's turn begins after it.
+	turn       ecs.NetID
+	quiet      uint8 // send ticks in a row the peer was sent no STATE (quiet.go)
 	authDirty  bool
 	inputFrame ecs.Frame
 	auth       authFlight

@@ -31,7 +31,8 @@ type packTape struct {
 	nchanges int
 	tokens   uint32
 	avgBits  float64
-	owned    bool // some change of the tick has an owner other than the host
+	turn     ecs.NetID // where the turn among the longest waiting stood
+	owned    bool      // some change of the tick has an owner other than the host
 	dirty    []uint64
 	added    []uint64
 	bucket   []uint64
@@ -49,6 +50,7 @@ type packTape struct {
 	waitKeys    []uint64            // the same, by bucket
 	waitAt      [wheelLen + 1]int32 // where each bucket's start in waitKeys
 	avgOut      float64
+	turnOut     ecs.NetID
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
 	npicks      int        // its items (h.lastMsgs holds their messages)
@@ -83,7 +85,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	}
 	t.leader = p
 	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
-	t.tokens, t.avgBits = p.tokens, p.pk.avgBits
+	t.tokens, t.avgBits, t.turn = p.tokens, p.pk.avgBits, p.turn
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
 	bucket := p.wheel[h.tick%wheelLen]
@@ -152,7 +154,7 @@ func (p *HostPeer) endTape() {
 	}
 	t.outDirty = append(t.outDirty[:0], p.dirty...)
 	t.outDespawns = append(t.outDespawns[:0], p.despawns...)
-	t.avgOut = p.pk.avgBits
+	t.avgOut, t.turnOut = p.pk.avgBits, p.turn
 	t.groupWaits()
 	t.stats = statsSince(p.stats, t.stats)
 	t.finds = p.pk.finds
@@ -212,7 +214,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || ps.avgBits != t.avgBits || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
@@ -248,7 +250,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 		}
 	}
 	p.despawns = append(p.despawns[:0], t.outDespawns...)
-	ps.avgBits = t.avgOut
+	ps.avgBits, p.turn = t.avgOut, t.turnOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns
 	st.Deltas += t.stats.Deltas
