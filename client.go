@@ -100,6 +100,12 @@ type ClientConfig[I comparable] struct {
 	// replicate.ErrTooManyEntities. Default replicate.DefaultMaxEntities
 	// (1,048,576); raise it for a larger world.
 	MaxEntities int
+	// JoinSlice is the most time the client spends applying the pages of
+	// a join at a time, between steps or in one (a loading screen's frame
+	// stays short; NetStats.Replication.LongestSlice says what it took).
+	// Default 1 ms. Timed on Clock: on a fake clock that does not move
+	// while the client works, a slice applies every page waiting.
+	JoinSlice time.Duration
 	// Logger hears what the client has to say that no call returns:
 	// prediction's notices, unless Predict.Logger is set (a jump of its
 	// frame to the host's; an input the game's codec refuses to read back,
@@ -273,6 +279,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			Observer:    c.phys,
 			Auth:        c.phys,
 			MaxEntities: cfg.MaxEntities,
+			JoinSlice:   cfg.JoinSlice,
 		},
 		OnEvent:       c.event,
 		OnLaneMessage: c.laneMessage,

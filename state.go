@@ -12,7 +12,8 @@ type ClientState = session.ClientState
 const (
 	// Connecting: the client asked to come in; no answer yet.
 	Connecting = session.Connecting
-	// Joining: admitted; the world is arriving (Client.Progress).
+	// Joining: admitted; the world is arriving (NetStats.Received of
+	// NetStats.Total).
 	Joining = session.Joining
 	// Playing: the world is current; the client predicts and draws.
 	Playing = session.Playing

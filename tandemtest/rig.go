@@ -56,7 +56,10 @@
 // Step turns only what Advance does: what a Run does between steps (a
 // handshake answered at once, a large join's pages topped up as its lane
 // drains) waits for the next Step, so a large join takes more steps here
-// than frames in a game.
+// than frames in a game. The join's slices (tandem.ClientConfig.JoinSlice)
+// are timed on the rig's fake clock, which does not move while a client
+// works: each Step applies every page waiting, and a join's frame lengths
+// are not measured here (over real QUIC, Loopback runs on the real clock).
 //
 // What a test compares: every machine's world is at its own frame. A
 // client runs its own entities ahead of the host (predicted by the one-way
