@@ -67,7 +67,8 @@ type NetStats struct {
 	// ticks after the last state): then, while nothing changes, HostFrame
 	// stays where it is.
 	HostFrame ecs.Frame
-	// Received and Total are the join's progress, entities.
+	// Received and Total are the join's progress, entities: Total is what
+	// the join brings, the entities in the client's scope on the host.
 	Received, Total int
 	// Entities is the number of networked entities held.
 	Entities int

@@ -317,8 +317,9 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 // page before it and the state held back while joining.
 func (c *ClientReplicator) Joined() bool { return c.joined }
 
-// Progress returns the entities applied from join pages and the host's count
-// of networked entities, for a progress bar.
+// Progress returns the entities applied from join pages and what the join
+// brings, the host's count of networked entities in the peer's scope, for a
+// progress bar.
 func (c *ClientReplicator) Progress() (received, total int) {
 	return min(c.received, c.total), c.total
 }

@@ -144,11 +144,11 @@ func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 
 // Held returns how many networked entities the host counts the peer as
 // holding or about to hold: those in its scope. Once the peer has
-// acknowledged everything sent, it holds exactly these. O(world): for tests
-// and tools, not for every tick.
+// acknowledged everything sent, it holds exactly these. O(world): for tests,
+// tools and a join's start, not for every tick.
 func (p *HostPeer) Held() int {
 	n := 0
-	for i := range p.slots {
+	for i := range min(len(p.slots), len(p.h.ents)) {
 		if p.h.ents[i].flags&eLive != 0 && p.slots[i].flags&fOut == 0 {
 			n++
 		}

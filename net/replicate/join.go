@@ -29,6 +29,11 @@ type joinState struct {
 	page     []byte
 	paged    []int32 // the slots of the page being built
 	paced    bool    // StartJoin was called: the first round is sent in top-ups
+	// scoped counts the live entities in the peer's scope: what the join
+	// brings, which its pages announce (their total) for the client's
+	// progress and the room it makes. Counted when the join begins (and
+	// when the peer's scope is first drawn), kept by the join's notices.
+	scoped int
 }
 
 // window returns the most bytes of pages to keep queued on the join lane
@@ -41,7 +46,7 @@ func (j *joinState) window(h *HostReplicator) int {
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
-	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024)}
+	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024), scoped: p.Held()}
 }
 
 // flag marks s to be paged again in the next round (fCatchUp).
@@ -71,6 +76,9 @@ func setCounted(s *peerSlot, f uint8, count *int, on bool) {
 
 func (j *joinState) onSpawn(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
+	if s.flags&fOut == 0 {
+		j.scoped++
+	}
 	j.unflag(s)
 	j.unmarkPaged(s)
 	*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
@@ -82,6 +90,9 @@ func (j *joinState) onSpawn(p *HostPeer, slot int32) {
 
 func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32) {
 	s := &p.slots[slot]
+	if s.flags&fOut == 0 {
+		j.scoped--
+	}
 	if s.flags&fPaged != 0 {
 		j.despawns = append(j.despawns, id)
 	}
@@ -103,6 +114,7 @@ func (j *joinState) onChange(p *HostPeer, slot int32) {
 // good.
 func (j *joinState) onEnter(p *HostPeer, slot int32) {
 	s := &p.slots[slot]
+	j.scoped++
 	if j.takeBackRemoval(p.h.ents[slot].id) {
 		// The peer still holds it, as of its page: paged, so a removal
 		// goes again if it leaves before its new page.
@@ -131,6 +143,7 @@ func (j *joinState) takeBackRemoval(id ecs.NetID) bool {
 // paged is removed from the peer.
 func (j *joinState) onLeave(p *HostPeer, id ecs.NetID, slot int32) {
 	s := &p.slots[slot]
+	j.scoped--
 	if s.flags&fPaged != 0 {
 		j.despawns = append(j.despawns, id)
 	}
@@ -206,12 +219,11 @@ func (j *joinState) nextRound(p *HostPeer) bool {
 // sendPage builds and sends one page; false when the lane refused it.
 func (j *joinState) sendPage(p *HostPeer) bool {
 	h := p.h
-	w := h.w
 	// Removals ride at the front of pages, a bounded number per page.
 	removals := min(len(j.despawns), h.cfg.JoinPage/wire.MaxVarintLen32)
 	b := append(j.page[:0], byte(wire.KindJoinPage))
 	b = wire.AppendUvarint(b, uint64(h.frame))
-	b = wire.AppendUvarint(b, uint64(w.Networked()))
+	b = wire.AppendUvarint(b, uint64(max(j.scoped, 0)))
 	b = wire.AppendUvarint(b, uint64(removals))
 	for _, id := range j.despawns[:removals] {
 		b = wire.AppendUvarint(b, uint64(id))
@@ -264,11 +276,10 @@ func (j *joinState) sendPage(p *HostPeer) bool {
 // the peer holding, so the client knows whether it has them all.
 func (j *joinState) finish(p *HostPeer) {
 	h := p.h
-	w := h.w
 	b := append(j.page[:0], byte(wire.KindJoinFinal))
 	b = wire.AppendUvarint(b, uint64(h.frame))
 	b = wire.AppendUvarint(b, uint64(j.pages))
-	b = wire.AppendUvarint(b, uint64(w.Networked()))
+	b = wire.AppendUvarint(b, uint64(max(j.scoped, 0)))
 	b = wire.AppendUvarint(b, uint64(j.held))
 	if err := p.out.SendLane(transport.LaneJoin, b); err != nil {
 		p.err = err

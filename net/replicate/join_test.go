@@ -1259,3 +1259,46 @@ func TestJoinTakenBackRemovalGoesAgain(t *testing.T) {
 		})
 	}
 }
+
+// A join into a world larger than the peer's scope announces what it
+// brings, the entities in that scope, not the host's whole count: the
+// client's progress ends full (it stopped at 325 of 100,001 in a trial's
+// world of props, and the client made room for all of them).
+func TestAScopedJoinAnnouncesItsScope(t *testing.T) {
+	w, reg, sched := bigWorld(20000, 0)
+	h := NewHost(reg, HostConfig{Interest: InterestConfig{CellSize: 10, Radius: 30}})
+	sched.Add("replicate", h)
+	sched.Step()
+	e, _, _ := w.SlotEntity(0)
+	ecs.SetOwner(w, e, 1)
+	out := &capture{}
+	p := h.AddPeer(1, out)
+	for i := 0; p.Joining(); i++ {
+		if i > 600 {
+			t.Fatal("the join did not end in 600 steps")
+		}
+		sched.Step()
+	}
+	held := p.Held()
+	if held == 0 || held >= 20000/2 {
+		t.Fatalf("the peer holds %d of 20,000 entities; want its square's share", held)
+	}
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, JoinSlice: time.Hour, Clock: &stepClock{now: time.Unix(0, 0)}})
+	for _, m := range out.lane {
+		if _, err := c.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+		if _, total := c.Progress(); total > held {
+			t.Fatalf("a page announced %d entities for a peer whose scope holds %d", total, held)
+		}
+	}
+	for range 8 {
+		if err := c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, total := c.Progress(); !c.Joined() || got != held || total != held {
+		t.Fatalf("joined %v with progress %d of %d; the peer's scope holds %d", c.Joined(), got, total, held)
+	}
+}

@@ -290,6 +290,9 @@ func (g *grid) addPeer(p *HostPeer) {
 			p.slots[slot].flags |= fOut
 		}
 	}
+	if p.join != nil {
+		p.join.scoped = p.Held() // what the join brings now
+	}
 }
 
 // parkPeer removes the peer, keeping its squares of its own (held,

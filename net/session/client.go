@@ -206,8 +206,8 @@ func (c *Client) Replicator() *replicate.ClientReplicator { return c.repl }
 // keep it.
 func (c *Client) Conn() *conn.Conn { return c.c }
 
-// Progress returns the join's progress: entities received and the host's
-// total.
+// Progress returns the join's progress: entities received and the total
+// the join brings (the entities in the client's scope on the host).
 func (c *Client) Progress() (received, total int) {
 	if c.repl == nil {
 		return 0, 0
