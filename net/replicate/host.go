@@ -459,9 +459,11 @@ func (h *HostReplicator) snapAge(e *entState) uint8 {
 }
 
 func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
+	live := false // the host held the entity (one made and removed in a step it never did)
 	if int(slot) < len(h.ents) {
 		e := &h.ents[slot]
 		if e.id == id {
+			live = e.flags&eLive != 0
 			e.flags &^= eLive
 			h.grid.remove(h, slot)
 			h.forgetHistory(e)
@@ -470,7 +472,7 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 		}
 	}
 	for _, p := range h.peers {
-		p.onDespawn(id, slot)
+		p.onDespawn(id, slot, live)
 	}
 }
 

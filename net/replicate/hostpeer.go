@@ -205,13 +205,14 @@ func (p *HostPeer) onSpawn(slot int32) {
 	p.list(slot)
 }
 
-// onDespawn notes that the entity id left slot.
-func (p *HostPeer) onDespawn(id ecs.NetID, slot int32) {
+// onDespawn notes that the entity id left slot; live: the host held it (an
+// entity made and removed within a step it never did).
+func (p *HostPeer) onDespawn(id ecs.NetID, slot int32, live bool) {
 	if int(slot) >= len(p.slots) {
 		return
 	}
 	if p.join != nil {
-		p.join.onDespawn(p, id, slot)
+		p.join.onDespawn(p, id, slot, live)
 		return
 	}
 	p.forget(slot, id)

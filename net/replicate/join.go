@@ -88,9 +88,9 @@ func (j *joinState) onSpawn(p *HostPeer, slot int32) {
 	j.flag(s)
 }
 
-func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32) {
+func (j *joinState) onDespawn(p *HostPeer, id ecs.NetID, slot int32, live bool) {
 	s := &p.slots[slot]
-	if s.flags&fOut == 0 {
+	if live && s.flags&fOut == 0 {
 		j.scoped--
 	}
 	if s.flags&fPaged != 0 {
