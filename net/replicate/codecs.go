@@ -68,7 +68,10 @@ func dequantizeAngle(q int32) float64 {
 // TransformCodec returns the default codec of ecs.Transform: position to
 // 1/512 unit, angle to 14 bits, delta-coded, blended linearly (the angle the
 // short way), equal within a wire step, with the exact encoding (the
-// float64 bits) a host's save needs.
+// float64 bits) a host's save needs. A client receives the angle wrapped
+// to [-π, π): a body that spun to 43.88 rad on the host is at -0.10 rad on
+// its clients, the same direction; compare angles across machines by their
+// difference wrapped (wire.WrapAngle), not as numbers.
 func TransformCodec() Codec[ecs.Transform] {
 	const posLimit = math.MaxInt32 / PositionScale
 	return Codec[ecs.Transform]{
