@@ -28,15 +28,7 @@ import (
 func TestARedialToTheClosedHostKeepsReconnecting(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		save := filepath.Join(t.TempDir(), "shop.db")
-		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		network, err := mem.NewNetwork(clk, mem.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		listener, err := network.Listen("host")
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, network, listener := memNetwork(t)
 		dial := func(ctx context.Context) (transport.Conn, error) { return network.Dial(ctx, "host") }
 		gate := make(chan struct{}) // a redial waits here while held
 		var held atomic.Bool
@@ -149,15 +141,7 @@ func TestAConnectionDuringTheFinalSaveIsToldItsOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		bw := &blockingWorld{World: w, began: make(chan struct{}), answers: make(chan error)}
-		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		network, err := mem.NewNetwork(clk, mem.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		listener, err := network.Listen("host")
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, network, listener := memNetwork(t)
 		host, err := tandem.NewHost(shop, tandem.HostConfig{Clock: clk, Store: bw})
 		if err != nil {
 			t.Fatal(err)
@@ -198,4 +182,20 @@ func TestAConnectionDuringTheFinalSaveIsToldItsOutcome(t *testing.T) {
 		}
 		db.Close()
 	}
+}
+
+// memNetwork returns a fake clock, an in-memory network on it and a
+// listener at "host".
+func memNetwork(t *testing.T) (*clock.Fake, *mem.Network, transport.Listener) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	network, err := mem.NewNetwork(clk, mem.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener, err := network.Listen("host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clk, network, listener
 }
