@@ -212,7 +212,11 @@ var ErrTooManyCommands = command.ErrTooMany
 // Send sends a command of kind k with payload cmd to c's host, and returns
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
-// same id, if the connection is replaced; the host runs it once. If the host
+// same id, if the connection is replaced; the host runs it once. Commands
+// may run in another order than sent: one the host dropped (past
+// HostConfig.CommandRate or MaxWithheld) runs when it comes again, after
+// newer ones; send a command that needs another's effect (remove what a
+// place builds) once that one's receipt came. If the host
 // let the player go before answering (a resume it refused) and the client
 // joins afresh as a new player, a command already sent is not sent again
 // (the new player would run it once more): the client answers it

@@ -100,7 +100,8 @@ type HostConfig struct {
 	// they ran in). Default 5 s.
 	SaveEvery time.Duration
 	// SaveTimeout bounds one commit; a commit that takes longer fails and is
-	// retried. Default 10 s.
+	// retried. Default 10 s, of the machine's time (a context deadline), not
+	// Clock's: a test on a fake clock whose store hangs sees no timeout.
 	SaveTimeout time.Duration
 	// OnRestore, if set, hears of each restore (at NewHost, and whenever a
 	// released world is loaded again), on the goroutine that restores; a

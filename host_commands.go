@@ -127,6 +127,12 @@ func (h *Host[I]) runCommands() {
 		case command.Again:
 			msg = kept.Receipt
 			h.stats.Again++
+			if pl.held.Holds(msg) {
+				// Its first answer waits for the save still, and goes
+				// with it: a second would take a place of MaxWithheld
+				// from a command not yet run.
+				continue
+			}
 		case command.Conflict:
 			msg, _ = wire.Receipt{Op: c.op, Status: wire.ReceiptConflict}.Encode(nil)
 			h.stats.Conflicts++

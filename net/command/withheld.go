@@ -1,6 +1,9 @@
 package command
 
-import "time"
+import (
+	"bytes"
+	"time"
+)
 
 // Withheld holds one player's answers until the save that holds their
 // commands is durable, and lets them go in the order they were made: an
@@ -29,6 +32,18 @@ func (w *Withheld) Release(durable uint64, send func(msg []byte)) int {
 	}
 	w.q = w.q[:copy(w.q, w.q[n:])]
 	return n
+}
+
+// Holds reports whether an answer with msg's bytes waits: a command sent
+// again while its first answer waits for the save needs no second one (an
+// answer names its operation).
+func (w *Withheld) Holds(msg []byte) bool {
+	for i := range w.q {
+		if bytes.Equal(w.q[i].msg, msg) {
+			return true
+		}
+	}
+	return false
 }
 
 // Len returns how many answers wait.
