@@ -428,6 +428,7 @@ func (c *Client[I]) event(e Event) {
 		// this client's own Close, WaitReceipt says ErrClosed as before.
 		c.publishStatus()
 		c.orphanCommands(endedReason)
+		c.expireUnsent() // and what never went did not run
 	}
 	c.publish() // what the observers may ask of State, Peer and Err
 	c.mu.enter()

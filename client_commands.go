@@ -64,8 +64,9 @@ type CommandStats struct {
 	// the host's lane messages left to the game that were not a receipt on
 	// the commands lane (each also counts against the connection).
 	// Unknown counts the commands answered ReceiptUnknown by the client
-	// itself (among Receipts).
-	Sent, Resent, Receipts, Stray, Malformed, Unknown uint64
+	// itself (among Receipts), Unsent those it answered ReceiptExpired
+	// itself, never sent when the session ended (among Receipts too).
+	Sent, Resent, Receipts, Stray, Malformed, Unknown, Unsent uint64
 }
 
 func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {
@@ -240,6 +241,29 @@ func (c *Client[I]) orphanCommands(reason string) {
 		}
 		cc.stats.Unknown++
 		c.answer(s, Receipt{Op: op, Status: ReceiptUnknown, Reason: reason})
+	}
+}
+
+// unsentReason is the Reason of the client's own ReceiptExpired, for a
+// command still held, never sent, when the session ended.
+const unsentReason = "the session ended before the command was sent: it did not run"
+
+// expireUnsent answers ReceiptExpired, in id order, to every command the
+// client holds that never went (sent while the link was down, then the
+// session ended): it did not run and will not. Those sent are answered by
+// orphanCommands before it.
+func (c *Client[I]) expireUnsent() {
+	for {
+		cc := &c.cmds
+		cc.mu.Lock()
+		p := cc.out.Pending()
+		if len(p) == 0 {
+			cc.mu.Unlock()
+			return
+		}
+		s, _ := cc.out.Receipt(p[0].Op)
+		cc.stats.Unsent++
+		c.answer(s, Receipt{Op: s.Op, Status: ReceiptExpired, Reason: unsentReason}) // lets cc.mu go
 	}
 }
 

@@ -150,7 +150,8 @@ const (
 	// not run.
 	ReceiptConflict = wire.ReceiptConflict
 	// ReceiptExpired: its operation id is older than every receipt the host
-	// keeps; it did not run and will not.
+	// keeps; it did not run and will not. The client answers it too, to a
+	// command it never sent when the session ended (Reason says so).
 	ReceiptExpired = wire.ReceiptExpired
 	// ReceiptUnknown: the client's own answer, for a command it had sent
 	// when the host let its player go unanswered (a resume refused: the

@@ -91,3 +91,39 @@ func TestCommandsUnansweredAtTheEndAreUnknown(t *testing.T) {
 		t.Fatalf("command stats %+v: want one unknown", st)
 	}
 }
+
+// A command sent while the connection is down, held for the next one, is
+// answered ReceiptExpired when the session ends instead (the host shut
+// down meanwhile): it never went, so it did not run. It was left without
+// an answer, PendingCommands 1 on a closed client.
+func TestACommandNeverSentIsAnsweredAtTheEnd(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := tandemtest.New(t, walkersWith(step), tandem.HostConfig{}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		var got []tandem.Receipt
+		ann.OnReceipt(func(rc tandem.Receipt) { got = append(got, rc) })
+		r.Cut(ann)
+		if !r.StepUntil(60*10, func() bool { return ann.State() == tandem.Reconnecting }) {
+			t.Fatalf("ann after the cut: %v", ann.State())
+		}
+		op, err := tandem.Send(ann, step, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Host.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !r.StepUntil(60*60, func() bool { return ann.State() == tandem.Closed }) {
+			t.Fatalf("ann after the host closed: %v", ann.State())
+		}
+		if len(got) != 1 || got[0].Op != op || got[0].Status != tandem.ReceiptExpired || ann.PendingCommands() != 0 {
+			t.Fatalf("receipts %v, %d pending: want op %d expired (never sent), none pending", got, ann.PendingCommands(), op)
+		}
+		if n := r.Host.Stats().Commands; n != 0 {
+			t.Errorf("the host ran %d commands", n)
+		}
+		if st := ann.CommandStats(); st.Unsent != 1 || st.Sent != 0 {
+			t.Errorf("command stats %+v: want one unsent, none sent", st)
+		}
+	})
+}
