@@ -49,7 +49,9 @@ type sentOn struct {
 // A command without a receipt is sent again after resendAfter, then after
 // twice as long each time, up to resendMax: the host dropped it unanswered
 // (it was closing, or took too many), or its store is slow (the copy is
-// then answered from the host's book, and costs a few bytes).
+// then known from the host's book, and costs a few bytes: answered with
+// the kept receipt, or, while that first answer waits for the save, by
+// that answer when it goes).
 const (
 	resendAfter = 2 * time.Second
 	resendMax   = 30 * time.Second
@@ -99,6 +101,20 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	cc.mu.Unlock()
 	if err != nil {
 		return 0, err
+	}
+	c.status.mu.Lock()
+	closed = c.status.closed
+	c.status.mu.Unlock()
+	if closed {
+		// The session ended meanwhile, perhaps after its end answered what
+		// the client held: taken back unless that answer took it.
+		cc.mu.Lock()
+		_, held := cc.out.Receipt(s.Op)
+		cc.mu.Unlock()
+		if held {
+			return 0, ErrClosed
+		}
+		return s.Op, nil
 	}
 	cc.due.Store(true)
 	if c.mu.TryLock() { // the world was free: send now

@@ -72,8 +72,9 @@ func (rw *receiptWaits) drop(op uint64, ch chan Receipt) {
 // ctx's error if ctx ends first, ErrClosed once the session ended (Err
 // says why), and an error at once for an op the client neither holds nor
 // heard of lately. A command sent when the session ended unanswered gets
-// the client's own ReceiptUnknown then (see ReceiptUnknown); after the
-// client's own Close a wait ends with ErrClosed.
+// the client's own ReceiptUnknown then (see ReceiptUnknown), one held and
+// never sent its own ReceiptExpired; after the client's own Close a wait
+// ends with ErrClosed.
 //
 // It is for a goroutine other than the one that runs the client (a tool, a
 // bot, a menu's goroutine, a test over QUIC): receipts arrive on the

@@ -136,8 +136,8 @@ func (e *unreadCommand) Error() string {
 func (e *unreadCommand) Unwrap() error { return e.err }
 
 // ReceiptStatus says what became of a command: ReceiptDone, ReceiptRefused,
-// ReceiptConflict or ReceiptExpired from the host, ReceiptUnknown from the
-// client.
+// ReceiptConflict or ReceiptExpired from the host, ReceiptUnknown (and
+// ReceiptExpired, for a command never sent) from the client.
 type ReceiptStatus = wire.ReceiptStatus
 
 // The statuses of a receipt.
@@ -183,7 +183,7 @@ type Receipt struct {
 	Command string // the command kind's name
 	Status  ReceiptStatus
 	Frame   ecs.Frame // the host frame it ran (or was refused) at
-	Reason  string    // why it was refused
+	Reason  string    // why it was refused, or, of the client's own answers, why it gave one
 }
 
 // String describes the receipt for a log: "switch-team #1796228363367635:

@@ -267,8 +267,9 @@ type HostStats struct {
 	// datagram or lane kind, a command off its lane); past the connection's
 	// limit the peer is dropped.
 	Malformed int
-	// Commands counts the commands run, Again those answered with their
-	// kept receipt, Conflicts and Expired those answered without running,
+	// Commands counts the commands run, Again the copies known from the
+	// book (answered with their kept receipt, or by the first answer, which
+	// still waited for its save), Conflicts and Expired those answered without running,
 	// Dropped those taken without an answer (rate, withheld receipts, a
 	// closing host), to be sent again. A saving host holds each receipt
 	// until the save that holds it lands: one stepped faster than its store
