@@ -298,6 +298,11 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		c.checkJoin()
 	}
 	c.after = c.checkJoin
+	// Once the session ended, Advance and Step run nothing: the game's
+	// systems stop with it (they walked the player on its last input, and
+	// its frame ran away from the host's it would meet again), as after a
+	// Local's Close; View and Do still look at the world as it was left.
+	c.ready = func(look bool) bool { return look || sc.State() != session.Closed }
 	c.loop.publish = c.publish
 	c.publish()
 	c.between = c.joinBetween

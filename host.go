@@ -43,6 +43,12 @@ type HostConfig struct {
 	// inputs and commands are refused. Past it a spectator gets a Reject.
 	// Default 0: none (a spectator is refused, with a reason that says so).
 	Spectators int
+	// AcceptBacklog bounds the connections that arrived and wait for the
+	// host's next step to start their handshakes: past it the oldest is
+	// closed (transport.CloseLimit, "host busy: too many connections at
+	// once; try again"). Default MaxPeers and Spectators, at least 16: a
+	// whole match may connect between two steps.
+	AcceptBacklog int
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an
 	// IPv6 one, its /64): past it a peer is refused, its client told the
@@ -195,6 +201,9 @@ func (c *HostConfig) defaults() {
 	}
 	if c.MaxPeers <= 0 {
 		c.MaxPeers = 8
+	}
+	if c.AcceptBacklog <= 0 {
+		c.AcceptBacklog = max(16, c.MaxPeers+c.Spectators)
 	}
 	if c.World == "" {
 		c.World = "world"
@@ -380,6 +389,7 @@ func (h *Host[I]) build(restoring bool) error {
 		Clock:              h.clk,
 		MaxPeers:           h.cfg.MaxPeers,
 		MaxSpectators:      h.cfg.Spectators,
+		AcceptBacklog:      h.cfg.AcceptBacklog,
 		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
 		// As many may be joining at once from an address as may play from
 		// it (0: the session's 4).

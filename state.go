@@ -23,6 +23,7 @@ const (
 	// before the host let it in, to join: for 10 s, Peer still 0).
 	Reconnecting = session.Reconnecting
 	// Closed: the session ended; Client.Err says why (nil for an orderly
-	// end).
+	// end). Advance and Step run nothing from then on (View and Do look at
+	// the world as the session left it).
 	Closed = session.Closed
 )
