@@ -63,16 +63,7 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 				cfg := tandem.HostConfig{} // 30 commands a second, 64 receipts
 				var g *gatedWorld
 				if tc.slow {
-					db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), store.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { db.Close() }) // after the rig's close, its final save
-					w, err := db.OpenWorld(context.Background(), "world")
-					if err != nil {
-						t.Fatal(err)
-					}
-					g = &gatedWorld{World: w}
+					g = newGatedWorld(t)
 					cfg.Store = g
 				}
 				link := condition.Config{Latency: tc.latency}
@@ -159,6 +150,23 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 	}
 }
 
+// newGatedWorld opens a world in a bbolt file of the test's, its commits
+// open until held. Call it before the rig: the store closes after the rig's
+// close, which saves a last time; open the gate before that close.
+func newGatedWorld(t *testing.T) *gatedWorld {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w, err := db.OpenWorld(context.Background(), "world")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gatedWorld{World: w}
+}
+
 // gatedWorld is a store.World whose commits wait while held: a slow disk.
 type gatedWorld struct {
 	store.World
@@ -202,16 +210,7 @@ func (g *gatedWorld) open() {
 // waiting for the resend's doubled timer, beside 30 copies).
 func TestCopiesWaitingForASaveTakeNoPlace(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "w.db"), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		w, err := db.OpenWorld(context.Background(), "world")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := &gatedWorld{World: w}
+		g := newGatedWorld(t)
 		link := condition.Config{Latency: 20 * time.Millisecond}
 		r := tandemtest.New(t, walkersWith(step), tandem.HostConfig{Store: g, CommandRate: 1000},
 			tandemtest.Config{Bubble: true, Link: mem.Config{ToHost: link, ToClient: link}})
