@@ -583,8 +583,14 @@ type PeerStats struct {
 	// Inputs counts the peer's inputs since it joined or last resumed.
 	Inputs predict.InputStats
 	// Replication counts what the host's replicator sent the peer: items,
-	// spawns and removals, entities that entered and left its scope.
+	// spawns and removals, entities that entered and left its scope, the
+	// rounds of its join.
 	Replication replicate.PeerStats
+	// Memory is the bytes of host memory the peer's replication holds now
+	// (replicate.HostPeer.Memory): its record of each entity and of what is
+	// in flight, beyond the world's own state and the connection's buffers,
+	// which the connection bounds.
+	Memory int
 	// Resumes counts the times the peer's connection broke and it came
 	// back on a new one.
 	Resumes int
@@ -611,6 +617,9 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 			KbitOut:     cs.BytesOutPerSec * 8 / 1000,
 			Replication: rs,
 			Resumes:     h.resumed[peer],
+		}
+		if rp := h.session.Replicator().Peer(peer); rp != nil {
+			s.Memory = rp.Memory()
 		}
 		if in := h.inputs.Peer(peer); in != nil {
 			s.Buffered = in.Buffered()

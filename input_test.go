@@ -42,5 +42,8 @@ func TestInputTheCodecRefusesKeepsThePlayer(t *testing.T) {
 		if len(ps) != 1 || ps[0].Inputs.Malformed != 0 || ps[0].Inputs.Messages < 100 {
 			t.Fatalf("the host's figures of its peers %+v; want ann's input messages taken, none malformed", ps)
 		}
+		if ps[0].Memory <= 0 || ps[0].Replication.JoinRounds != 1 {
+			t.Fatalf("the host holds %d bytes for ann, its join took %d rounds; want its memory counted and one round", ps[0].Memory, ps[0].Replication.JoinRounds)
+		}
 	})
 }

@@ -105,8 +105,11 @@ type PeerStats struct {
 	AuthMessages         uint64
 	JoinPages, JoinBytes uint64
 	JoinEntities         uint64 // entities the join sent
-	JoinRounds           int
-	Deferred             uint64 // dirty items left for a later tick by the budget
+	// JoinRounds counts the rounds of the peer's join: 1 from its start,
+	// one more each time it pages again what changed during the round
+	// before.
+	JoinRounds int
+	Deferred   uint64 // dirty items left for a later tick by the budget
 	// Quiet counts the empty STATE messages sent on quiet ticks, as the
 	// peer's world fell still: nothing it holds changed, nothing waited to
 	// go to it (quiet.go). They are not in Messages; their bytes are in

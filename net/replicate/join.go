@@ -46,6 +46,7 @@ func (j *joinState) window(h *HostReplicator) int {
 }
 
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
+	p.stats.JoinRounds = 1
 	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024), scoped: p.Held()}
 }
 

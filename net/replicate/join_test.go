@@ -171,9 +171,15 @@ func TestJoinSmallWorldInOneTick(t *testing.T) {
 	c := NewClient(creg, ClientConfig{Local: 1, Clock: clock.NewFake(time.Unix(0, 0))})
 	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 1 << 30}
 	p := h.AddPeer(1, l)
+	if r := p.Stats().JoinRounds; r != 1 {
+		t.Fatalf("a join begun reads %d rounds, want 1", r)
+	}
 	sched.Step()
 	if p.Joining() {
 		t.Fatal("a world within one tick's window must join in one tick")
+	}
+	if r := p.Stats().JoinRounds; r != 1 {
+		t.Fatalf("a join in one round reads %d rounds, want 1", r)
 	}
 	l.drain(t, c)
 	if !c.Joined() {
