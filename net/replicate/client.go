@@ -235,7 +235,6 @@ type ClientReplicator struct {
 	final    bool // FINAL arrived (it may still wait in the queue)
 	held     [][]byte
 	heldKind []wire.Kind
-	received int
 	total    int
 	joinHeld int64 // entities join pages created, less those they removed
 	// joinPages counts the pages of the join under way.
@@ -317,11 +316,12 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 // page before it and the state held back while joining.
 func (c *ClientReplicator) Joined() bool { return c.joined }
 
-// Progress returns the entities applied from join pages and what the join
-// brings, the host's count of networked entities in the peer's scope, for a
-// progress bar.
+// Progress returns the entities the join's pages brought that the client
+// holds (one paged again counts once, one the host removed since no more)
+// and what the join brings, the host's count of networked entities in the
+// peer's scope, for a progress bar.
 func (c *ClientReplicator) Progress() (received, total int) {
-	return min(c.received, c.total), c.total
+	return int(min(max(c.joinHeld, 0), int64(c.total))), c.total
 }
 
 // Frame returns the newest host frame whose state was applied.

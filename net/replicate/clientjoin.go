@@ -585,7 +585,6 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 			case c.keep(e, st.owners[i]):
 				c.spawn(id, st.owners[i], st.masks[i], frame, q, true, 0)
 			}
-			c.received++
 			continue
 		}
 		if len(c.tomb) > 0 {
@@ -713,7 +712,6 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 	}
 	st.made = made
 	c.stats.Spawns += uint64(len(made))
-	c.received += len(made)
 	// What the game and the Observer do runs with the batch ended: OnSpawn
 	// may add components.
 	if c.rejoin == nil && c.cfg.OnSpawn == nil && c.cfg.Observer == nil {

@@ -135,7 +135,8 @@ func TestJoinLargeWorldWhileChanging(t *testing.T) {
 			t.Fatalf("peer dropped: %v", p.Err())
 		}
 		if steps++; steps > 2000 {
-			t.Fatalf("join not finished after %d steps: %d of %d", steps, c.received, c.total)
+			got, total := c.Progress()
+			t.Fatalf("join not finished after %d steps: %d of %d", steps, got, total)
 		}
 	}
 	if got, total := c.Progress(); got < n || total != n {
@@ -1306,5 +1307,56 @@ func TestAScopedJoinAnnouncesItsScope(t *testing.T) {
 	}
 	if got, total := c.Progress(); !c.Joined() || got != held || total != held {
 		t.Fatalf("joined %v with progress %d of %d; the peer's scope holds %d", c.Joined(), got, total, held)
+	}
+}
+
+// TestJoinProgressCountsWhatTheClientHolds: a join's progress is of the
+// entities its pages brought that the client still holds: one paged again
+// in a catch-up round counts once, one the host removed meanwhile no more.
+// (It counted every entity a page applied: with a world replacing its
+// entities as the join ran, the bar read full while the join still had
+// entities to bring.)
+func TestJoinProgressCountsWhatTheClientHolds(t *testing.T) {
+	const n = 20_000
+	_, reg, sched := bigWorld(n, 0)
+	rng := rand.New(rand.NewPCG(7, 8))
+	sched.Add("churn", ecs.SystemFunc(func(w *ecs.World) {
+		// Each step 100 entities go and 100 come.
+		var gone []arche.Entity
+		q := w.Arche().Query(arche.All(w.IDs.NetworkIdentity))
+		for q.Next() {
+			if rng.IntN(n/100) == 0 {
+				gone = append(gone, q.Entity())
+			}
+		}
+		for _, e := range gone {
+			w.Arche().RemoveEntity(e)
+		}
+		b := w.NewNetworked(len(gone)+1, w.IDs.Transform, w.IDs.NetworkIdentity)
+		for b.Next() {
+			(*ecs.Transform)(b.Get(w.IDs.Transform)).X = rng.Float64() * 1000
+		}
+	}))
+	h := NewHost(reg, HostConfig{JoinWindow: 16 << 10, JoinPage: 4 << 10})
+	sched.Add("replicate", h)
+	cw := ecs.NewWorld()
+	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1, Clock: clock.NewFake(time.Unix(0, 0))})
+	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 32 << 10}
+	p := h.AddPeer(1, l)
+	for steps := 0; !c.Joined(); steps++ {
+		sched.Step()
+		l.drain(t, c)
+		if p.Err() != nil || steps > 5000 {
+			t.Fatalf("after %d steps: %v", steps, p.Err())
+		}
+		if got, total := c.Progress(); !c.Joined() && got != cw.Networked() {
+			t.Fatalf("step %d: progress %d of %d while the client holds %d entities", steps, got, total, cw.Networked())
+		}
+	}
+	if got, total := c.Progress(); got != total || got != cw.Networked() {
+		t.Fatalf("joined: progress %d of %d, the client holds %d entities", got, total, cw.Networked())
+	}
+	if st := p.Stats(); st.JoinRounds < 2 || c.Stats().Despawns == 0 {
+		t.Fatalf("%d rounds, %d removals: the world did not change under the join", st.JoinRounds, c.Stats().Despawns)
 	}
 }

@@ -43,7 +43,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	c.joined, c.final = false, false
 	c.held, c.heldKind = nil, nil
 	c.queue.drop()
-	c.received, c.total = 0, 0
+	c.total = 0
 	c.joinHeld, c.joinPages = 0, 0
 	c.lastPage = 0 // the entities a page brings: the last join's say nothing of this one's
 	c.owning = false
