@@ -126,7 +126,7 @@ func (c *Client[I]) Held(f ecs.Frame) bool {
 func (c *Client[I]) readable(in *I) bool {
 	c.probe.buf = c.codec.Append(c.probe.buf[:0], in)
 	c.probe.r.Reset(c.probe.buf)
-	c.codec.Read(&c.probe.r, &c.probe.in)
+	c.codec.read(&c.probe.r, &c.probe.in)
 	err := c.probe.r.Finish()
 	if err == nil {
 		return true

@@ -3,6 +3,7 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
@@ -16,12 +17,19 @@ type InputCodec[I any] struct {
 	Append func(dst []byte, in *I) []byte
 	// Read reads one input written by Append into in. On data Append never
 	// writes (a value out of range, say) it calls r.Fail(wire.ErrInvalid):
-	// the host then refuses the whole message. A client reads back each
-	// input it sets before sending it: one Read refuses there goes as the
-	// zero input (Client.SetInput).
+	// the host then refuses the whole message. An input whose float32 or
+	// float64 fields (in nested structs and arrays too) are not all finite
+	// is refused as well, whatever Read says, and so is one whose Read
+	// panics (the host recovers). A client reads back each input it sets
+	// before sending it: one refused there goes as the zero input
+	// (Client.SetInput).
 	Read func(r *wire.Reader, in *I)
 	// MaxSize is the most bytes Append writes for one input. Default 32.
 	MaxSize int
+
+	// floats are I's floating point fields, which a decoded input must
+	// hold finite (finite.go).
+	floats []floatField
 }
 
 func (c *InputCodec[I]) check() {
@@ -30,6 +38,23 @@ func (c *InputCodec[I]) check() {
 	}
 	if c.MaxSize <= 0 {
 		c.MaxSize = 32
+	}
+	c.floats = floatFields(reflect.TypeFor[I](), 0, "", nil)
+}
+
+// read reads one input through the game's Read into in and refuses it (r
+// fails with wire.ErrInvalid) if a floating point field of it is NaN or
+// infinite, or if Read panicked: a peer's bytes that crash the game's
+// codec are a malformed message, not the end of the host.
+func (c *InputCodec[I]) read(r *wire.Reader, in *I) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.Fail(fmt.Errorf("%w: the game's input codec panicked reading an input: %v; make Read fail the reader (r.Fail) on data it does not take", wire.ErrInvalid, p))
+		}
+	}()
+	c.Read(r, in)
+	if r.Err() == nil {
+		checkFinite(c.floats, in, r)
 	}
 }
 
@@ -137,7 +162,7 @@ func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I],
 		}
 	}
 	for i := 0; i < n && r.Err() == nil; i++ {
-		codec.Read(r, &dst[i])
+		codec.read(r, &dst[i])
 	}
 	if err := r.Finish(); err != nil {
 		return 0, 0, false, fmt.Errorf("%w: %w", ErrMalformed, err)
