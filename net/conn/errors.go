@@ -62,17 +62,19 @@ func (e *LimitError) Error() string {
 // Unwrap returns ErrLimit.
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
-// ProtocolError says that the peer sent more malformed input than
-// Config.MaxMalformed allows. It matches ErrProtocol, and the last decoding
-// error (e.g. wire.ErrTruncated), with errors.Is.
+// ProtocolError says that the peer sent more malformed datagrams and
+// messages (of any kind: packet headers and acknowledgements, lane
+// messages, inputs, commands) than Config.MaxMalformed allows. It matches
+// ErrProtocol, and the last decoding error (e.g. wire.ErrTruncated), with
+// errors.Is.
 type ProtocolError struct {
-	Count int   // malformed inputs counted
+	Count int   // malformed datagrams and messages counted
 	Last  error // the last one's error
 }
 
 // Error describes the violation.
 func (e *ProtocolError) Error() string {
-	return fmt.Sprintf("conn: peer sent %d malformed inputs (last: %v); the connection was closed; check both sides run the same build of the game (its protocol version and codecs), or the peer is hostile", e.Count, e.Last)
+	return fmt.Sprintf("conn: peer sent %d malformed datagrams or messages (last: %v); the connection was closed: the peer runs another build of the game (its protocol version or codecs differ), has a bug, or is hostile", e.Count, e.Last)
 }
 
 // Unwrap returns ErrProtocol and the last decoding error.
