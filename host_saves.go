@@ -106,6 +106,9 @@ type RestoreReport struct {
 	// so no restored entity has them. Give them in Game.Restored to the
 	// entities that need them; a system that expects them finds nothing.
 	Missing []string
+	// Retired names the components and states the save held that the game
+	// retired (Retired): the restore left them out.
+	Retired []string
 	// Took is how long the restore took.
 	Took time.Duration
 }
@@ -122,6 +125,9 @@ func (r RestoreReport) String() string {
 		counted(r.Receipts, "receipt", "receipts"), r.Took.Round(time.Millisecond))
 	if len(r.Missing) > 0 {
 		s += fmt.Sprintf("; the save holds none of %s (saved before this game had them: Game.Restored gives them)", strings.Join(r.Missing, ", "))
+	}
+	if len(r.Retired) > 0 {
+		s += fmt.Sprintf("; left out %s (retired)", strings.Join(r.Retired, ", "))
 	}
 	return s
 }
@@ -305,7 +311,7 @@ func (h *Host[I]) load() error {
 	h.saves.tracker.Start()
 	h.saves.lastFrame = res.Frame
 	h.saves.last = h.clk.Now()
-	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Missing: res.Missing, Took: time.Since(start)}
+	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Missing: res.Missing, Retired: res.Retired, Took: time.Since(start)}
 	if _, ok := rp.players[ecs.HostPeer]; ok {
 		rep.Players-- // the host's own: not one of the players
 	}

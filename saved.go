@@ -31,8 +31,9 @@ func Exact[T any](c replicate.Codec[T]) replicate.Codec[T] {
 
 // Saved is something a host's save holds beside the replicated components
 // (which it holds through their exact codecs): a host-only component, the
-// game's state, or a component a restore rebuilds. Make it with
-// SaveComponent, SaveState or Rebuilt and list it in Game.Saved.
+// game's state, or a component a restore rebuilds; or something saves of an
+// earlier version held that this one drops. Make it with SaveComponent,
+// SaveState, Rebuilt or Retired and list it in Game.Saved.
 type Saved struct {
 	name string
 	typ  reflect.Type
@@ -48,6 +49,7 @@ const (
 	savedComponent savedKind = iota
 	savedState
 	savedRebuilt
+	savedRetired
 )
 
 // SaveComponent makes T, a component of networked entities that does not
@@ -84,6 +86,19 @@ func Rebuilt[T any]() Saved {
 	return Saved{name: reflect.TypeFor[T]().String(), typ: reflect.TypeFor[T](), kind: savedRebuilt, add: func(s *save.Schema) { save.Skip[T](s) }}
 }
 
+// Retired says that saves written by an earlier version of the game may
+// hold a component or a state called name (its codec's Name, by default its
+// Go type's name, as "game.Health") that this version neither replicates
+// nor saves: a restore leaves it out (the entities come back without it,
+// the state is not read; RestoreReport.Retired names what it met), and the
+// first save after it writes every entity again without it. Without it
+// such a save is refused (NewHost fails with save.ErrMismatch naming it),
+// so nothing is dropped unasked. List it while a save from before may be
+// restored.
+func Retired(name string) Saved {
+	return Saved{name: name, kind: savedRetired, add: func(s *save.Schema) { save.Retire(s, name) }}
+}
+
 func nameOr[T any](name string) string {
 	if name != "" {
 		return name
@@ -100,10 +115,16 @@ func (g *Game[I]) checkSaved() error {
 		}
 	}
 	seen := map[reflect.Type]bool{}
+	retired := map[string]bool{}
 	for i, s := range g.Saved {
 		switch {
 		case s.add == nil:
-			return fmt.Errorf("tandem: Game.Saved[%d] is empty; make it with SaveComponent, SaveState or Rebuilt", i)
+			return fmt.Errorf("tandem: Game.Saved[%d] is empty; make it with SaveComponent, SaveState, Rebuilt or Retired", i)
+		case s.kind == savedRetired && retired[s.name]:
+			return fmt.Errorf("tandem: %s is retired twice in Game.Saved; list each once", s.name)
+		case s.kind == savedRetired:
+			retired[s.name] = true
+			continue
 		case seen[s.typ]:
 			return fmt.Errorf("tandem: %s is listed twice in Game.Saved; list each once", s.name)
 		}
@@ -112,6 +133,16 @@ func (g *Game[I]) checkSaved() error {
 			if c.rtype == s.typ && s.kind != savedState {
 				return fmt.Errorf("tandem: %s is replicated (Game.Components) and listed in Game.Saved; a replicated component is saved through its codec already", s.name)
 			}
+		}
+	}
+	for _, c := range g.Components {
+		if retired[c.name] {
+			return fmt.Errorf("tandem: %s is replicated (Game.Components) and retired (Game.Saved); retire only what the game no longer saves", c.name)
+		}
+	}
+	for _, s := range g.Saved {
+		if s.kind != savedRetired && s.kind != savedRebuilt && retired[s.name] {
+			return fmt.Errorf("tandem: %s is saved and retired (Game.Saved); retire only what the game no longer saves", s.name)
 		}
 	}
 	return nil

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.etcd.io/bbolt"
 
+	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store"
@@ -283,5 +286,73 @@ func TestRestoreReportSaysWhatTheSaveLacks(t *testing.T) {
 	r.Entities, r.Players, r.Receipts = 1, 1, 1
 	if s := r.String(); !strings.Contains(s, "1 entity, 1 player, 1 receipt,") {
 		t.Fatalf("the restore line %q does not count one of each in the singular", s)
+	}
+}
+
+// TestRetiredSavesRestoreWithout: a version of the ledger game that dropped
+// its memo component and its ledger state restores the saves of the one
+// before once it lists them as Retired (the restore names them, the discs
+// come back with the rest of their state), is refused without, saying
+// what to do, and its own saves hold neither.
+func TestRetiredSavesRestoreWithout(t *testing.T) {
+	path := savePath(t)
+	r := newRig(t, HostConfig{SaveTo: path})
+	ann := r.join("ann", ClientConfig[push]{})
+	if _, err := Send(ann, addCommand, uint32(3)); err != nil {
+		t.Fatal(err)
+	}
+	r.step(30)
+	var before int
+	r.host.Do(func(w *World) { before = w.ECS.Networked() })
+	if err := r.host.CloseForRestart(); err != nil {
+		t.Fatal(err)
+	}
+	memoName, ledgerName := Plain[memo]().Name, Plain[ledger]().Name
+	v2 := func(saved ...Saved) *Game[push] {
+		g := ledgerGame()
+		g.Saved = saved
+		g.Join = nil // its discs would hold the memo it no longer saves
+		return g
+	}
+	cfg := HostConfig{SaveTo: path, Clock: clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))}
+	if h, err := NewHost(v2(), cfg); err == nil || !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), "tandem.Retired") {
+		if h != nil {
+			h.Close()
+		}
+		t.Fatalf("a host without the retirement: %v; want save.ErrMismatch saying to retire it", err)
+	}
+	h, err := NewHost(v2(Retired(memoName), Retired(ledgerName)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := h.Restored()
+	if rep.Entities != before || !slices.Contains(rep.Retired, memoName) || !slices.Contains(rep.Retired, ledgerName) || !strings.Contains(rep.String(), "retired") {
+		t.Fatalf("restored %+v (%s); want %d entities, memo and ledger left out", rep, rep, before)
+	}
+	if err := h.Save(context.Background()); err != nil {
+		t.Fatalf("the first save without them: %v", err)
+	}
+	if err := h.CloseForRestart(); err != nil {
+		t.Fatal(err)
+	}
+	h, err = NewHost(v2(), cfg)
+	if err != nil {
+		t.Fatalf("restoring the save written since, retiring nothing: %v", err)
+	}
+	defer h.Close()
+	if rep := h.Restored(); rep.Entities != before || len(rep.Retired) != 0 {
+		t.Fatalf("restored %+v; want %d entities and nothing left out", rep, before)
+	}
+}
+
+// TestRetiredNameMustBeGone: a name the game saves or replicates cannot be
+// retired too.
+func TestRetiredNameMustBeGone(t *testing.T) {
+	for _, name := range []string{Plain[memo]().Name, replicate.TransformCodec().Name} {
+		g := ledgerGame()
+		g.Saved = append(g.Saved, Retired(name))
+		if err := g.checkSaved(); err == nil || !strings.Contains(err.Error(), "retire only what") {
+			t.Errorf("retiring %s, which the game saves: %v", name, err)
+		}
 	}
 }

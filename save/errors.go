@@ -1,6 +1,7 @@
 package save
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -24,9 +25,26 @@ type MismatchError struct {
 
 func (e *MismatchError) Error() string {
 	if e.Key != nil {
-		return fmt.Sprintf("save: record %x: %s", e.Key, e.Reason)
+		return fmt.Sprintf("save: %s: %s", recordName(e.Key), e.Reason)
 	}
 	return "save: " + e.Reason
+}
+
+// recordName names the record at key for a person: the head, the schema,
+// an entity by network id, a state by name, or a record of the layer above
+// by its key in hex.
+func recordName(key []byte) string {
+	switch {
+	case len(key) == 1 && key[0] == keyHead:
+		return "the head record"
+	case len(key) == 1 && key[0] == keySchema:
+		return "the schema record"
+	case len(key) == 5 && key[0] == keyEntity:
+		return fmt.Sprintf("the record of entity %d", binary.BigEndian.Uint32(key[1:]))
+	case len(key) > 1 && key[0] == keyState:
+		return fmt.Sprintf("the record of state %q", key[1:])
+	}
+	return fmt.Sprintf("record %x", key)
 }
 
 // Is reports whether target is ErrMismatch.

@@ -34,6 +34,9 @@ type Restored struct {
 	// written before the game saved them): no restored entity has them, so
 	// the game gives them where it expects them (Load's entity callback).
 	Missing []string
+	// Retired names the components and states the save held that the
+	// schema retired (Retire): the restore left them out.
+	Retired []string
 }
 
 // Load restores the newest save in st into the tracker's world, which must
@@ -77,14 +80,19 @@ func (t *Tracker) Load(ctx context.Context, st store.World, user func(key, value
 		return Restored{}, nil
 	}
 	t.full = l.rewrite
-	t.schemaSaved = !l.rewrite && l.described
+	t.schemaSaved = !l.rewrite && l.described && len(l.retiredKeys) == 0
+	t.retiredKeys = l.retiredKeys
 	for slot := range int32(t.w.NetSlots()) {
 		if e, _, ok := t.w.SlotEntity(slot); ok && entity != nil {
 			entity(e)
 		}
 	}
-	return Restored{Seq: seq, Frame: l.head.frame, NextID: l.head.nextID, Entities: l.entities, States: l.states, Rewrite: l.rewrite, Missing: l.missing}, nil
+	return Restored{Seq: seq, Frame: l.head.frame, NextID: l.head.nextID, Entities: l.entities, States: l.states, Rewrite: l.rewrite, Missing: l.missing, Retired: l.retired}, nil
 }
+
+// retiredComp marks, in loader.schema, a component of the save the schema
+// retired: its bytes are skipped.
+const retiredComp = -2
 
 // loader reads one save's records in key order.
 type loader struct {
@@ -92,7 +100,7 @@ type loader struct {
 	user    func(key, value []byte) error
 	head    head
 	hasHead bool
-	schema  []int // the save's component index → the schema's, -1: none
+	schema  []int // the save's component index → the schema's, or retiredComp
 	rewrite bool
 	// stateLayouts holds the layouts the schema record gives its states;
 	// described says it gives every layout the schema has (a save written
@@ -101,6 +109,8 @@ type loader struct {
 	stateLayouts map[string]string
 	described    bool
 	missing      []string // the schema's components the save's schema lacks
+	retired      []string // the save's components and states the schema retired
+	retiredKeys  [][]byte // the records of the retired states, to delete
 	entities     int
 	states       int
 	users        int
@@ -193,8 +203,19 @@ func (l *loader) readSchema(key, value []byte) error {
 				l.schema[i] = j
 			}
 		}
+		if l.schema[i] < 0 && l.t.s.retired[name] {
+			if slices.Contains(l.retired, name) {
+				return mismatchf(key, "the schema record lists component %q twice", name)
+			}
+			// Left out of every entity, which the next save writes
+			// again without it.
+			l.schema[i] = retiredComp
+			l.retired = append(l.retired, name)
+			l.rewrite = true
+			continue
+		}
 		if l.schema[i] < 0 {
-			return mismatchf(key, "the save holds component %q, which this game does not save: register it (with the codec it was saved with) or restore with the game that wrote the save", name)
+			return mismatchf(key, "the save holds component %q, which this game does not save: register it (with the codec it was saved with, under the same name), retire it to restore the world without it (save.Retire; tandem.Retired), or restore with the game that wrote the save", name)
 		}
 		if slices.Contains(l.schema[:i], l.schema[i]) {
 			return mismatchf(key, "the schema record lists component %q twice", name)
@@ -266,8 +287,12 @@ func (l *loader) entity(key, value []byte) error {
 		if bits&(1<<uint(i)) == 0 {
 			continue
 		}
+		part := r.LenBytes(store.MaxValueSize)
+		if l.schema[i] == retiredComp {
+			continue
+		}
 		l.ids = append(l.ids, s.comps[l.schema[i]].id)
-		l.parts = append(l.parts, r.LenBytes(store.MaxValueSize))
+		l.parts = append(l.parts, part)
 	}
 	if err := r.Finish(); err != nil {
 		return mismatchf(key, "entity %d does not read: %v", id, err)
@@ -298,8 +323,14 @@ func (l *loader) entity(key, value []byte) error {
 func (l *loader) state(key, value []byte) error {
 	name := string(key[1:])
 	i := slices.IndexFunc(l.t.s.states, func(s state) bool { return s.name == name })
+	if i < 0 && l.t.s.retired[name] {
+		// Not read; the next save deletes its record.
+		l.retired = append(l.retired, name)
+		l.retiredKeys = append(l.retiredKeys, slices.Clone(key))
+		return nil
+	}
 	if i < 0 {
-		return mismatchf(key, "the save holds state %q, which this game does not save: register it or restore with the game that wrote the save", name)
+		return mismatchf(key, "the save holds state %q, which this game does not save: register it (under the same name), retire it to restore the world without it (save.Retire; tandem.Retired), or restore with the game that wrote the save", name)
 	}
 	s := &l.t.s.states[i]
 	p := s.get()
@@ -326,7 +357,7 @@ func (l *loader) finish() error {
 		return mismatchf(nil, "the store holds records but no head: it is not a save, or not one of this version")
 	case l.schema == nil:
 		return mismatchf(nil, "the save has no schema record")
-	case l.entities != h.entities || l.states != h.states || l.users != h.user:
+	case l.entities != h.entities || l.states+len(l.retiredKeys) != h.states || l.users != h.user:
 		return mismatchf(nil, "the head counts %d entities, %d states and %d other records, the save holds %d, %d and %d",
 			h.entities, h.states, h.user, l.entities, l.states, l.users)
 	case h.nextID <= l.maxID:

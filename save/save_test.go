@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -808,5 +810,88 @@ func TestEncodingChangedSaysWhatToDo(t *testing.T) {
 			strings.Contains(err.Error(), "drop it") || strings.Contains(err.Error(), "protocol") {
 			t.Errorf("a codec that %s: %v; want ErrMismatch saying %q and what to do", tc.name, err, tc.says)
 		}
+	}
+}
+
+// TestRetiredComponentAndState: a game that no longer has a component or a
+// state its saves hold restores them once it retires their names: every
+// entity comes back with the rest of its components bit for bit and
+// without the retired one, the first save writes every entity again and
+// deletes the retired state's record, and from then on the game restores
+// without retiring anything. Without the retirement the restore is refused,
+// saying what to do.
+func TestRetiredComponentAndState(t *testing.T) {
+	type round struct{ N uint32 }
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	v1 := newRig(func(s *save.Schema) { save.State(s, save.Plain[round]()) })
+	ecs.AddResource(v1.w, &round{N: 7})
+	v1.populate(9)
+	v1.t.Start()
+	commit(t, v1, st)
+	want := entities(v1)
+	healthName, roundName := save.Plain[health]().Name, save.Plain[round]().Name
+
+	// Version 2 saves neither health nor round.
+	v2 := func(retire bool) (*save.Tracker, *ecs.World) {
+		w := ecs.NewWorld()
+		ecs.AddResource(w, &score{})
+		s := save.NewSchema(w)
+		save.Component(s, save.Plain[ecs.Transform]())
+		save.Component(s, save.Plain[ecs.Velocity]())
+		save.State(s, save.Plain[score]())
+		save.Skip[sprite](s)
+		if retire {
+			save.Retire(s, healthName)
+			save.Retire(s, roundName)
+		}
+		return save.NewTracker(s), w
+	}
+	tr, _ := v2(false)
+	_, err := tr.Load(context.Background(), st, nil, nil)
+	if !errors.Is(err, save.ErrMismatch) || !strings.Contains(err.Error(), "the schema record") || !strings.Contains(err.Error(), "save.Retire") {
+		t.Fatalf("restore without the retirement: %v, want ErrMismatch naming the schema record and save.Retire", err)
+	}
+	tr, w := v2(true)
+	res, err := tr.Load(context.Background(), st, nil, nil)
+	if err != nil || !res.Rewrite || res.Entities != 9 || res.States != 1 {
+		t.Fatalf("restore with health and round retired: %+v, %v", res, err)
+	}
+	if !slices.Equal(res.Retired, []string{healthName, roundName}) {
+		t.Fatalf("the restore says it left out %q, want health and round", res.Retired)
+	}
+	got := entities(&rig{w: w})
+	for id, s := range want {
+		if i := strings.Index(s, " health"); i >= 0 {
+			s = s[:i] // the retired component is left out
+		}
+		if got[id] != s {
+			t.Fatalf("entity %d restored as %q, want %q", id, got[id], s)
+		}
+	}
+	q := w.Arche().Query(arche.All(arche.ComponentID[health](w.Arche())))
+	if n := q.Count(); n != 0 {
+		t.Fatalf("%d restored entities hold the retired component", n)
+	}
+	q.Close()
+	tr.Start()
+	var b store.Batch
+	fs, err := tr.Fill(&b)
+	if err != nil || fs.Entities != 9 || fs.Retired != 1 {
+		t.Fatalf("the first save after it: %+v, %v; want every entity and the state's record deleted", fs, err)
+	}
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	tr.Committed()
+	if _, ok := records(t, st)[string(append([]byte{0x04}, roundName...))]; ok {
+		t.Fatal("the retired state's record is still saved")
+	}
+	// Version 3 retires nothing: the save holds neither any more.
+	tr3, w3 := v2(false)
+	if res, err := tr3.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 9 || len(res.Retired) != 0 {
+		t.Fatalf("restore of the save written since: %+v, %v", res, err)
+	}
+	if got := entities(&rig{w: w3}); !maps.Equal(got, entities(&rig{w: w})) {
+		t.Fatalf("version 3 restored %v, version 2 held %v", got, entities(&rig{w: w}))
 	}
 }

@@ -32,9 +32,10 @@ type Schema struct {
 	byBit   [ecs.MaxReplicated]int8
 	states  []state
 	names   map[string]bool
-	known   arche.Mask // saved, skipped, and NetworkIdentity
-	others  arche.Mask // the complement of known
-	left    arche.Mask // entities holding one of these are left out
+	retired map[string]bool // Retire's names
+	known   arche.Mask      // saved, skipped, and NetworkIdentity
+	others  arche.Mask      // the complement of known
+	left    arche.Mask      // entities holding one of these are left out
 	leftIDs []arche.ID
 	// leftFilter finds them; tracked says a tracker was made (Exclude is
 	// too late then).
@@ -70,7 +71,7 @@ type state struct {
 
 // NewSchema returns an empty schema for w.
 func NewSchema(w *ecs.World) *Schema {
-	s := &Schema{w: w, names: map[string]bool{}}
+	s := &Schema{w: w, names: map[string]bool{}, retired: map[string]bool{}}
 	s.leftFilter.s = s
 	for i := range s.byID {
 		s.byID[i] = -1
@@ -111,6 +112,7 @@ func Component[T any](s *Schema, c Codec[T]) {
 	if s.byID[index(id)] >= 0 || s.names[name] {
 		panic(fmt.Sprintf("save: component %s is saved twice; register each once", name))
 	}
+	s.checkRetired(name)
 	checkLayout(name, c.Layout)
 	s.names[name] = true
 	ap, rd := c.Append, c.Read
@@ -142,6 +144,7 @@ func State[T any](s *Schema, c Codec[T]) {
 	if s.names[name] {
 		panic(fmt.Sprintf("save: state %s is saved twice; register each once", name))
 	}
+	s.checkRetired(name)
 	if len(s.states) == maxStates {
 		panic(fmt.Sprintf("save: more than %d saved states; merge small ones", maxStates))
 	}
@@ -169,6 +172,30 @@ func State[T any](s *Schema, c Codec[T]) {
 func checkLayout(name, layout string) {
 	if len(layout) > MaxLayout {
 		panic(fmt.Sprintf("save: %s's codec has a Layout of %d bytes, past MaxLayout (%d); describe it shorter (a version, a digest)", name, len(layout), MaxLayout))
+	}
+}
+
+// Retire says that a save may hold a component or a state called name
+// (its codec's Name, or its Go type's name by default) that an earlier
+// version of the game saved and this one no longer has: a restore leaves it
+// out (every entity comes back without it, the state is not read), and the
+// first save after the restore writes every entity again without it and
+// deletes the state's record (Restored.Rewrite, Restored.Retired). Keep
+// retiring it while a save from before may be restored; once every save was
+// written since, the name may go. A save's component or state of a name
+// neither saved nor retired fails the restore with ErrMismatch, so nothing
+// is dropped unasked. It panics on a name the schema saves.
+func Retire(s *Schema, name string) {
+	if s.names[name] {
+		panic(fmt.Sprintf("save: %s is saved and retired; retire only what this game no longer saves", name))
+	}
+	s.retired[name] = true
+}
+
+// checkRetired panics if name was retired: it cannot be saved too.
+func (s *Schema) checkRetired(name string) {
+	if s.retired[name] {
+		panic(fmt.Sprintf("save: %s is retired and saved; retire only what this game no longer saves", name))
 	}
 }
 

@@ -43,6 +43,11 @@ type Tracker struct {
 	user       map[string]userOp   // the layer above's records, queued
 	userFilled map[string]userOp   // in the batch being committed
 	userKeys   map[string]struct{} // the records the store holds
+	// retiredKeys are the records of retired states a restore found
+	// (Retire), deleted by the next fill; retiredFilled says that fill's
+	// batch holds the deletes.
+	retiredKeys   [][]byte
+	retiredFilled bool
 
 	schemaSaved, schemaFilled bool
 
@@ -77,13 +82,14 @@ type FillStats struct {
 	Deleted  int // entity records deleted
 	States   int // state records written
 	User     int // the layer above's records put or deleted
+	Retired  int // records of retired states deleted (Retire)
 	Bytes    int // keys and values in the batch
 }
 
 // Empty reports whether the batch holds nothing but the head record (and,
 // the first time, the schema): the world changed in nothing a save holds
 // but its frame.
-func (f FillStats) Empty() bool { return f.Entities+f.Deleted+f.States+f.User == 0 }
+func (f FillStats) Empty() bool { return f.Entities+f.Deleted+f.States+f.User+f.Retired == 0 }
 
 // NewTracker returns the tracker of s's world. Add it to the world's schedule
 // as the last system (ecs.StageOutput) and Start it once the world holds what
@@ -299,6 +305,11 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 		delete(t.user, k)
 		st.User++
 	}
+	for _, k := range t.retiredKeys {
+		b.Delete(k)
+		t.retiredFilled = true
+		st.Retired++
+	}
 	if !t.schemaSaved {
 		b.Put([]byte{keySchema}, t.schemaRecord())
 		t.schemaFilled = true
@@ -378,6 +389,9 @@ func (t *Tracker) Committed() {
 	if t.schemaFilled {
 		t.schemaSaved, t.schemaFilled = true, false
 	}
+	if t.retiredFilled {
+		t.retiredKeys, t.retiredFilled = nil, false
+	}
 	for i := range t.s.states {
 		if s := &t.s.states[i]; s.filled {
 			s.stored, s.filled = true, false
@@ -406,6 +420,7 @@ func (t *Tracker) Failed() {
 		t.s.states[i].fresh, t.s.states[i].filled = false, false
 	}
 	t.schemaFilled = false
+	t.retiredFilled = false
 }
 
 // listener marks the networked entities that gain or lose a saved component
