@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 	"go.etcd.io/bbolt"
 
 	"github.com/tandem-go/tandem/clock"
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/save"
@@ -354,5 +357,49 @@ func TestRetiredNameMustBeGone(t *testing.T) {
 		if err := g.checkSaved(); err == nil || !strings.Contains(err.Error(), "retire only what") {
 			t.Errorf("retiring %s, which the game saves: %v", name, err)
 		}
+	}
+}
+
+// TestALargeWorldsFirstSaveIsSpread: the first save of a new world of
+// 20,000 entities is written a slice a step (4,096 entities), not in one
+// step, and holds the whole world.
+func TestALargeWorldsFirstSaveIsSpread(t *testing.T) {
+	const props = 20_000
+	g := ledgerGame()
+	setup := g.Setup
+	g.Setup = func(w *World) {
+		setup(w)
+		if w.Role == Joined || w.Restoring {
+			return
+		}
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+		q := m.NewBatchQ(props)
+		for i := 0; q.Next(); i++ {
+			tf, _ := q.Get()
+			tf.X, tf.Y = float64(i%200)*10, float64(i/200)*10
+		}
+	}
+	arrived := g.Arrived
+	g.Arrived = func(w *World, e arche.Entity) {
+		if a := w.ECS.Arche(); a.Has(e, arche.ComponentID[tally](a)) {
+			arrived(w, e) // a disc; the props have no body
+		}
+	}
+	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t)})
+	var world int
+	r.host.Do(func(w *World) { world = w.ECS.Networked() })
+	for i := 0; r.host.SaveStats().Commits == 0; i++ {
+		if i > 100 {
+			t.Fatalf("no save after %d steps: %+v", i, r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	st := r.host.SaveStats()
+	if want := uint64((world - saveSliceFrom + saveSlice - 1) / saveSlice); st.Slices < want || st.Entities < uint64(world) {
+		t.Fatalf("the first save: %+v; want at least %d slices ahead of it and %d entities", st, want, world)
+	}
+	r.restart()
+	if rep := r.host.Restored(); rep.Entities != world {
+		t.Fatalf("restored %d entities, the world held %d", rep.Entities, world)
 	}
 }

@@ -895,3 +895,111 @@ func TestRetiredComponentAndState(t *testing.T) {
 		t.Fatalf("version 3 restored %v, version 2 held %v", got, entities(&rig{w: w}))
 	}
 }
+
+// TestPrefillSpreadsASave: a new world's first save taken a slice at a
+// time over steps in which entities already taken change, go and come is
+// the world as the Fill that ends it finds it: restored, every entity bit
+// for bit, none of those removed, every one spawned; and the commit holds
+// each entity once in the head's count.
+func TestPrefillSpreadsASave(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(5000)
+	r.t.Start()
+	a := r.w.Arche()
+	tm := generic.NewMap[ecs.Transform](a)
+	var b store.Batch
+	for step := 1; r.t.Queued() > 1000; step++ {
+		n, err := r.t.Prefill(&b, 1000)
+		if err != nil || n != 1000 {
+			t.Fatalf("step %d: prefill took %d, %v", step, n, err)
+		}
+		// What the slices took changes, goes and comes back as new
+		// entities.
+		for i := range 40 {
+			id := ecs.NetID(1 + (step*97+i*31)%5000)
+			e, ok := r.w.EntityOf(id)
+			if !ok {
+				continue
+			}
+			switch i % 4 {
+			case 0:
+				a.RemoveEntity(e)
+			default:
+				tm.Get(e).X += float64(step)
+				ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+			}
+		}
+		r.populate(3)
+		r.score.Left = step
+		r.t.Update(r.w)
+		r.w.EndFrame()
+	}
+	fs, err := r.t.Fill(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	r.t.Committed()
+	if fs.Entities < r.w.Networked() {
+		t.Fatalf("the save wrote %d entities, the world holds %d", fs.Entities, r.w.Networked())
+	}
+	r2 := newRig()
+	res, err := r2.t.Load(context.Background(), st, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entities != r.w.Networked() || *r2.score != *r.score {
+		t.Fatalf("restored %d entities and score %+v; the world holds %d, score %+v", res.Entities, *r2.score, r.w.Networked(), *r.score)
+	}
+	if got, want := entities(r2), entities(r); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the restored world differs from the one saved: %d entities, %d", len(got), len(want))
+	}
+	// The next save, nothing changed, is the head alone: nothing stayed
+	// queued, and the prefilled entities were taken as saved.
+	if fs := commit(t, r, st); !fs.Empty() {
+		t.Fatalf("a save after it wrote %+v", fs)
+	}
+}
+
+// TestPrefillThatFailsKeepsEverythingQueued: an entity no save can hold,
+// met by a Prefill, fails it with an UnsavedError and leaves every entity
+// queued, those already taken too: once the entity is fixed, the save
+// holds the whole world.
+func TestPrefillThatFailsKeepsEverythingQueued(t *testing.T) {
+	type stray struct{ N int }
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(3000)
+	r.t.Start()
+	var b store.Batch
+	if n, err := r.t.Prefill(&b, 1000); err != nil || n != 1000 {
+		t.Fatalf("prefill: %d, %v", n, err)
+	}
+	bad := mustEntity(t, r, 1)
+	r.w.Arche().Add(bad, arche.ComponentID[stray](r.w.Arche()))
+	r.t.Update(r.w)
+	r.w.EndFrame()
+	var err error
+	for err == nil && r.t.Queued() > 0 {
+		_, err = r.t.Prefill(&b, 1000)
+	}
+	if !errors.Is(err, save.ErrUnsaved) {
+		t.Fatalf("prefill with an entity the save cannot hold: %v, want ErrUnsaved", err)
+	}
+	if q := r.t.Queued(); q < 3000 {
+		t.Fatalf("%d entities queued after the failure, want all 3000", q)
+	}
+	r.w.Arche().Remove(bad, arche.ComponentID[stray](r.w.Arche()))
+	r.t.Update(r.w)
+	r.w.EndFrame()
+	if fs := commit(t, r, st); fs.Entities != 3000 {
+		t.Fatalf("the save after it wrote %d entities, want 3000", fs.Entities)
+	}
+	r2 := newRig()
+	if res, err := r2.t.Load(context.Background(), st, nil, nil); err != nil || res.Entities != 3000 {
+		t.Fatalf("restored %+v, %v", res, err)
+	}
+}

@@ -39,6 +39,10 @@ type Tracker struct {
 	gone       []ecs.NetID // entities to delete at the next fill
 	filled     []mark      // the entities of the batch being committed
 	filledGone []ecs.NetID
+	// pre are the entities Prefill put in the batch the next Fill ends;
+	// prefilled says that batch was begun.
+	pre       []mark
+	prefilled bool
 
 	user       map[string]userOp   // the layer above's records, queued
 	userFilled map[string]userOp   // in the batch being committed
@@ -224,12 +228,67 @@ func (t *Tracker) checkKey(key []byte) {
 	}
 }
 
-// Fill empties b and fills it with the next save: every entity queued since
-// the last fill as it is now, the removals, the states whose encoding changed,
+// Queued returns how many entities wait to be written by the next save (an
+// entity queued twice, removed since, counts until that save).
+func (t *Tracker) Queued() int { return len(t.dirty) }
+
+// Prefill writes up to n of the entities queued for the next save into b,
+// as they are now, ahead of the Fill that ends that save, and returns how
+// many it took: a save of many entities (a new world's first, one after the
+// schema changed, MarkAll) spread over steps, a slice a step, instead of
+// costing one step all of it. The first Prefill after a Fill empties b;
+// the Fill after it adds the rest to b rather than emptying it, so b must
+// be left to them in between. An entity written after Prefill took it is
+// queued again by the tracker's Update and written again by the Fill; the
+// store keeps that later record, so the save is of the frame of the Fill,
+// as one without Prefill. An error (an *UnsavedError) leaves everything
+// queued again, as Fill's does, and b is begun anew.
+func (t *Tracker) Prefill(b *store.Batch, n int) (int, error) {
+	if !t.prefilled {
+		b.Reset()
+		t.prefilled = true
+	}
+	k := min(n, len(t.dirty))
+	take := t.dirty[len(t.dirty)-k:]
+	a := t.w.Arche()
+	for i, m := range take {
+		if t.marks[m.slot] == m.id {
+			t.marks[m.slot] = 0
+		}
+		e, id, ok := t.w.SlotEntity(m.slot)
+		if !ok || id != m.id {
+			continue // removed since: its removal is queued
+		}
+		rec, err := t.entity(a, e, id)
+		if err != nil {
+			// Every entity taken stays queued (and is marked so once).
+			for _, m := range take[:i+1] {
+				if _, id, ok := t.w.SlotEntity(m.slot); ok && id == m.id {
+					t.marks[m.slot] = m.id
+				}
+			}
+			t.Failed()
+			return 0, err
+		}
+		if rec == nil {
+			continue // left out
+		}
+		t.key = entityKey(t.key[:0], id)
+		b.Put(t.key, rec)
+		t.pre = append(t.pre, m)
+	}
+	t.dirty = t.dirty[:len(t.dirty)-k]
+	return k, nil
+}
+
+// Fill empties b (unless Prefill began it) and fills it with the next save:
+// every entity queued since the last fill as it is now, the removals, the states whose encoding changed,
 // the layer above's records, and the head. An error (an *UnsavedError) leaves
 // everything queued for the next fill; b is then not to be committed.
 func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
-	b.Reset()
+	if !t.prefilled {
+		b.Reset()
+	}
 	t.filled, t.dirty = t.dirty, t.filled[:0]
 	t.filledGone, t.gone = t.gone, t.filledGone[:0]
 	var st FillStats
@@ -259,6 +318,16 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 		b.Put(t.key, rec)
 		st.Entities++
 	}
+	// What Prefill put in the batch is the save's too: an entity of it
+	// written since is queued again, and put again above, the later put
+	// the one the store keeps.
+	for _, m := range t.pre {
+		if _, id, ok := t.w.SlotEntity(m.slot); ok && id == m.id {
+			st.Entities++
+		}
+	}
+	t.filled = append(t.filled, t.pre...)
+	t.pre, t.prefilled = t.pre[:0], false
 	for _, id := range t.filledGone {
 		if e, ok := t.w.EntityOf(id); ok {
 			if m := a.Mask(e); !t.s.excluded(&m) {
@@ -407,6 +476,12 @@ func (t *Tracker) Failed() {
 			t.mark(m.slot, m.id)
 		}
 	}
+	for _, m := range t.pre {
+		if _, id, ok := t.w.SlotEntity(m.slot); ok && id == m.id {
+			t.mark(m.slot, m.id)
+		}
+	}
+	t.pre, t.prefilled = t.pre[:0], false
 	t.filled = t.filled[:0]
 	t.gone = append(t.gone, t.filledGone...)
 	t.filledGone = t.filledGone[:0]
