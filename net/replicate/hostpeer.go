@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -40,7 +41,7 @@ type despawnEntry struct {
 	// from is the frame of its first copy (0 until it goes): the fate of a
 	// copy sent before (of a removal taken back since) does not count.
 	from   uint32
-	copies uint8 // copies in flight with no fate known (at most maxRemovalCopies)
+	copies uint8 // copies in flight with no fate known (at most removalCopies)
 	flying bool
 	// back: the entity came back into scope while its removal was in
 	// flight: its fate, either way, ends the removal, and it is not sent
@@ -48,14 +49,35 @@ type despawnEntry struct {
 	back bool
 }
 
-// A removal in flight is sent again at each later send tick, up to
-// maxRemovalCopies copies whose fate is unknown, as long as the copies take
-// at most half the tick's budget: the connection learns that a datagram was
-// lost a round trip and its reorder window after sending it, and a removal
-// waiting that long for its loss to be known (an entity a client still
-// draws: a shot that hit) shows. The first copy delivered ends it; the loss
-// of the newest sends it again at once.
-const maxRemovalCopies = 4
+// A removal in flight is sent again at each later send tick, up to as many
+// copies whose fate is unknown as the send ticks of a round trip and its
+// reorder window (a quarter more) and one, from minRemovalCopies to
+// maxRemovalCopies, as long as the copies take at most half the tick's
+// budget: the connection learns that a datagram was lost a round trip and
+// its reorder window after sending it, and a removal waiting that long for
+// its loss to be known (an entity a client still draws: a shot that hit)
+// shows. The first copy delivered ends it; the loss of the newest sends it
+// again at once. (Four copies whatever the round trip left one removal in
+// 500 drawn half a second late at 150 ms each way and 20% loss: all four
+// lost before the first loss was known.) An Out that does not say its round
+// trip (an RTT method) gets minRemovalCopies.
+const (
+	minRemovalCopies = 4
+	maxRemovalCopies = 16
+)
+
+// removalCopies returns how many copies of a removal may be in flight to
+// the peer with their fate unknown (see minRemovalCopies).
+func (p *HostPeer) removalCopies() uint8 {
+	rt, ok := p.out.(interface{ RTT() time.Duration })
+	if !ok {
+		return minRemovalCopies
+	}
+	cfg := &p.h.cfg
+	tick := time.Duration(float64(time.Second) * float64(cfg.SendEvery) / cfg.StepRate)
+	rtt := rt.RTT()
+	return uint8(min(max(int((rtt+rtt/4)/max(tick, time.Millisecond))+1, minRemovalCopies), maxRemovalCopies))
+}
 
 // HostPeer is the host's replication state for one peer. Create it with
 // HostReplicator.AddPeer.
@@ -72,8 +94,10 @@ type HostPeer struct {
 	added    []uint64 // listed since the last send tick (due at once), in no order
 	wheel    [wheelLen][]uint64
 	despawns []despawnEntry
-	recs     records
-	tokens   uint32 // budget bytes available
+	// copyLimit is removalCopies as this send tick's packing took it.
+	copyLimit uint8
+	recs      records
+	tokens    uint32 // budget bytes available
 	// turn is the id of the last item taken of those waiting longest
 	// (takeByPriority): the next tick's turn begins after it.
 	turn       ecs.NetID
@@ -98,7 +122,7 @@ type PeerStats struct {
 	Reused                 uint64 // messages whose bytes were another peer's
 	Resent                 uint64 // items marked dirty again after a loss
 	// Repeats counts the copies of removals sent while an earlier copy
-	// was in flight with its fate unknown (maxRemovalCopies); one sent
+	// was in flight with its fate unknown (minRemovalCopies); one sent
 	// because the newest copy was lost counts in Resent instead. Despawns
 	// counts both.
 	Repeats              uint64

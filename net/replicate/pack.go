@@ -101,6 +101,7 @@ func (p *HostPeer) pack(changes []change) {
 		t.packTick, t.packed = h.tick, 0
 	}
 	t.packed++
+	p.copyLimit = p.removalCopies()
 	if p.follow(changes, weighed) {
 		return
 	}
@@ -116,7 +117,7 @@ func (p *HostPeer) pack(changes []change) {
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.flying {
-			repeats = repeats || !d.back && d.copies < maxRemovalCopies && d.at < h.frame
+			repeats = repeats || !d.back && d.copies < p.copyLimit && d.at < h.frame
 			continue
 		}
 		c := sp.cost(kindRemovalBits)
@@ -131,7 +132,7 @@ func (p *HostPeer) pack(changes []change) {
 		// Copies of removals in flight, within half the budget.
 		for i := range p.despawns {
 			d := &p.despawns[i]
-			if !d.flying || d.back || d.copies >= maxRemovalCopies || d.at == h.frame {
+			if !d.flying || d.back || d.copies >= p.copyLimit || d.at == h.frame {
 				continue
 			}
 			c := sp.cost(kindRemovalBits)

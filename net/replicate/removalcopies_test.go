@@ -3,6 +3,7 @@ package replicate
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -48,7 +49,7 @@ func TestRemovalGoesAgainBeforeItsFateIsKnown(t *testing.T) {
 	}
 }
 
-// A removal no copy of which is answered goes maxRemovalCopies times, and
+// A removal no copy of which is answered goes minRemovalCopies times, and
 // again once copies are known lost.
 func TestRemovalCopiesAreBounded(t *testing.T) {
 	r := newRig(t, HostConfig{})
@@ -61,8 +62,8 @@ func TestRemovalCopiesAreBounded(t *testing.T) {
 		r.s.Step()
 		sent = append(sent, r.items(r.next())...)
 	}
-	if len(sent) != maxRemovalCopies {
-		t.Fatalf("%d messages in 12 send ticks with no fate known: want %d copies of the removal", len(sent), maxRemovalCopies)
+	if len(sent) != minRemovalCopies {
+		t.Fatalf("%d messages in 12 send ticks with no fate known: want %d copies of the removal", len(sent), minRemovalCopies)
 	}
 	for _, i := range sent[:len(sent)-1] {
 		r.lose(i) // older copies lost
@@ -106,12 +107,12 @@ func TestRemovalCopiesCountedOffWhenTheNewestIsLostFirst(t *testing.T) {
 	r.settle()
 	r.w.Arche().RemoveEntity(e)
 	var sent []int
-	for range maxRemovalCopies {
+	for range minRemovalCopies {
 		r.s.Step()
 		sent = append(sent, r.items(r.next())...)
 	}
-	if len(sent) != maxRemovalCopies {
-		t.Fatalf("%d copies, want %d", len(sent), maxRemovalCopies)
+	if len(sent) != minRemovalCopies {
+		t.Fatalf("%d copies, want %d", len(sent), minRemovalCopies)
 	}
 	p := r.h.Peer(1)
 	r.lose(sent[len(sent)-1]) // the newest, first
@@ -123,9 +124,9 @@ func TestRemovalCopiesCountedOffWhenTheNewestIsLostFirst(t *testing.T) {
 		r.s.Step()
 		again = append(again, r.items(r.next())...)
 	}
-	t.Logf("despawn entry after all %d copies were lost: %+v; copies sent in 12 ticks after: %d", maxRemovalCopies, p.despawns, len(again))
-	if len(again) != maxRemovalCopies {
-		t.Fatalf("%d copies went in 12 send ticks with none in flight before them: want %d (entry %+v)", len(again), maxRemovalCopies, p.despawns)
+	t.Logf("despawn entry after all %d copies were lost: %+v; copies sent in 12 ticks after: %d", minRemovalCopies, p.despawns, len(again))
+	if len(again) != minRemovalCopies {
+		t.Fatalf("%d copies went in 12 send ticks with none in flight before them: want %d (entry %+v)", len(again), minRemovalCopies, p.despawns)
 	}
 }
 
@@ -235,6 +236,42 @@ func TestNoRemovalCopyAfterScopeReentry(t *testing.T) {
 		}
 		if len(p.despawns) != 0 {
 			t.Fatalf("%s: removals left: %+v", order, p.despawns)
+		}
+	}
+}
+
+// rttOut is a rig's capture that says its connection's round trip.
+type rttOut struct {
+	*capture
+	rtt time.Duration
+}
+
+func (o rttOut) RTT() time.Duration { return o.rtt }
+
+// TestRemovalCopiesCoverTheRoundTrip: over a link whose round trip is
+// longer than four send ticks, a removal goes again at every send tick until
+// its first copy's fate can be known (the round trip and its reorder
+// window), up to maxRemovalCopies; over a short one, minRemovalCopies.
+// (Four copies at 30 Hz cover 133 ms: at 300 ms of round trip and 20% loss,
+// one removal in 500 waited for its loss to be known, a shot drawn half a
+// second after it hit.)
+func TestRemovalCopiesCoverTheRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		rtt  time.Duration
+		want int
+	}{{20 * time.Millisecond, minRemovalCopies}, {100 * time.Millisecond, 8}, {time.Second, maxRemovalCopies}} {
+		r := newRig(t, HostConfig{}) // 60 sends a second
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+		r.settle()
+		r.h.Peer(1).out = rttOut{capture: r.out, rtt: c.rtt}
+		r.w.Arche().RemoveEntity(e)
+		var sent []int
+		for range 40 {
+			r.s.Step()
+			sent = append(sent, r.items(r.next())...)
+		}
+		if len(sent) != c.want {
+			t.Errorf("round trip %v: the removal went %d times with no fate known, want %d", c.rtt, len(sent), c.want)
 		}
 	}
 }

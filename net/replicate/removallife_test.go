@@ -29,7 +29,7 @@ func (o *fullQueueOut) QueueDatagram(kind wire.Kind, payload []byte, token uint3
 // Entities going in and out of the peer's scope, removed and made again,
 // their messages' fates late, out of order, lost or refused at once: after
 // every step and every fate each removal counts exactly the copies of it in
-// flight (at most maxRemovalCopies), one taken back stays flying, no copy
+// flight (at most removalCopies), one taken back stays flying, no copy
 // goes while its entity is in scope; and after a quiet, lossless while no
 // removal is left and the client holds exactly what is in scope.
 func TestRemovalLifeCycle(t *testing.T) {
@@ -90,7 +90,7 @@ func removalLife(t *testing.T, seed uint64) {
 			if d.back && !d.flying {
 				t.Fatalf("seed %d step %d %s: back without flying: %+v", seed, step, when, d)
 			}
-			if d.copies > maxRemovalCopies {
+			if d.copies > p.removalCopies() {
 				t.Fatalf("seed %d step %d %s: copies %d > max: %+v", seed, step, when, d.copies, d)
 			}
 			n := 0

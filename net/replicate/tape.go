@@ -27,20 +27,21 @@ type packTape struct {
 	leader *HostPeer
 
 	// What the packing read.
-	changes  *change // the change list it was handed (its first element) and its length
-	nchanges int
-	tokens   uint32
-	avgBits  float64
-	turn     ecs.NetID // where the turn among the longest waiting stood
-	owned    bool      // some change of the tick has an owner other than the host
-	dirty    []uint64
-	added    []uint64
-	bucket   []uint64
-	despawns []despawnEntry
-	slots    []int32  // every entity record the packing may read or write, once
-	mark     []uint32 // by slot: the stamp of the last tape that took it
-	stamp    uint32
-	pre      []peerSlot
+	changes   *change // the change list it was handed (its first element) and its length
+	nchanges  int
+	tokens    uint32
+	avgBits   float64
+	turn      ecs.NetID // where the turn among the longest waiting stood
+	copyLimit uint8     // removalCopies of the peer that packed it
+	owned     bool      // some change of the tick has an owner other than the host
+	dirty     []uint64
+	added     []uint64
+	bucket    []uint64
+	despawns  []despawnEntry
+	slots     []int32  // every entity record the packing may read or write, once
+	mark      []uint32 // by slot: the stamp of the last tape that took it
+	stamp     uint32
+	pre       []peerSlot
 
 	// What it wrote (its messages are h.lastMsgs's).
 	post        []peerSlot
@@ -85,7 +86,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	}
 	t.leader = p
 	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
-	t.tokens, t.avgBits, t.turn = p.tokens, p.pk.avgBits, p.turn
+	t.tokens, t.avgBits, t.turn, t.copyLimit = p.tokens, p.pk.avgBits, p.turn, p.copyLimit
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
 	bucket := p.wheel[h.tick%wheelLen]
@@ -214,7 +215,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || p.copyLimit != t.copyLimit || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false

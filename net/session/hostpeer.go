@@ -237,3 +237,7 @@ func (p *hostPeer) check(now time.Time) {
 		}
 	}
 }
+
+// RTT returns the connection's smoothed round trip: the replicator sends a
+// removal as often as its fate takes to be known.
+func (p *hostPeer) RTT() time.Duration { return p.c.RTT() }
