@@ -14,7 +14,8 @@ const (
 	PeerJoined = session.PeerJoined
 	// PeerReady: a join finished: the peer holds the world. The host tells
 	// it once a peer; a client also after each resume, once it holds the
-	// world again.
+	// world again (its own entities are brought current by the host's next
+	// word on them, a step or two later: ClientState Playing says so).
 	PeerReady = session.PeerReady
 	// PeerLeft: a peer left or was dropped, or this client's session
 	// ended; Event.Err says why (nil for an orderly leave: a peer's own,

@@ -197,13 +197,22 @@ type ClientConfig struct {
 type ClientStats struct {
 	States, AuthStates, Pages uint64
 	Spawns, Despawns, Updates uint64
-	Malformed, UnknownEntity  uint64
-	DeltaMisses               uint64
-	Ignored                   uint64 // spawns of removed entities, removals of unknown ones (a removal's later copies among them)
-	JoinSlices                uint64 // Pumps that applied join pages
-	LongestSlice              time.Duration
-	JoinBytes                 uint64 // bytes of join messages received
-	Snaps                     uint64 // teleports marked on arrival (a snap head, a spawn's snap age)
+	// Malformed counts the messages that did not decode. UnknownEntity
+	// counts updates (and AUTH_STATE entries) of entities the client does
+	// not hold: mostly an update that left before a removal of the entity
+	// and arrived after it (reordered, or a removal's copy that overtook
+	// it), or one of an entity whose spawn has not arrived; nothing is lost
+	// (a spawn goes until one is delivered), and over a link that reorders
+	// datagrams (latency with jitter) a few a second are ordinary.
+	Malformed, UnknownEntity uint64
+	// DeltaMisses counts updates coded against a baseline the client no
+	// longer holds: read past, and the entity marked to be sent whole.
+	DeltaMisses  uint64
+	Ignored      uint64 // spawns of removed entities, removals of unknown ones (a removal's later copies among them)
+	JoinSlices   uint64 // Pumps that applied join pages
+	LongestSlice time.Duration
+	JoinBytes    uint64 // bytes of join messages received
+	Snaps        uint64 // teleports marked on arrival (a snap head, a spawn's snap age)
 	// Swept counts the entities a rejoin's FINAL removed: held before the
 	// join, and not brought by it (Rejoin).
 	Swept uint64

@@ -69,7 +69,12 @@ const (
 	Connecting ClientState = iota
 	// Joining: admitted; the world is arriving.
 	Joining
-	// Playing: the join finished; the world is current.
+	// Playing: the join finished; the world is current, but for the
+	// entities this client predicts after a resume: those the resume left
+	// as they were (a predicted entity is not set back to the host's frame),
+	// and the host's first AUTH_STATE after it, a step or two later, brings
+	// them current (a HUD that reads the player's own values at PeerReady
+	// reads them a moment after).
 	Playing
 	// Closed: the connection closed; Err says why.
 	Closed
