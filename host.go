@@ -238,6 +238,7 @@ type Host[I comparable] struct {
 	*Local[I]
 	cfg     HostConfig
 	session *session.Host
+	reg     *replicate.Registry // the replicated components
 	inputs  *predict.HostInputs[I]
 	names   map[ecs.PeerID]string
 	roster  *roster            // nil without Game.Roster
@@ -300,6 +301,12 @@ type HostStats struct {
 	// found and sent (Replication.Audit): anything but zero is a bug in a
 	// system of the game, which Replication.OnUnreported names.
 	Unreported int
+	// Lossy counts the values of replicated components the host's audit
+	// found that do not survive their codec (beyond its range, a value
+	// arrives clamped): clients hold another value than the host's.
+	// Replication.OnLossy names them; a restore counts those of the world
+	// it restored (RestoreReport.Lossy).
+	Lossy int
 }
 
 // NewHost builds g's world as the host's and the session around it. With a
@@ -382,6 +389,7 @@ func (h *Host[I]) build(restoring bool) error {
 	for _, c := range g.replicated() {
 		c.register(reg)
 	}
+	h.reg = reg
 	rc := h.cfg.Replication
 	rc.SendEvery = h.cfg.SendEvery
 	rc.StepRate = 1 / g.step().Seconds()
@@ -552,6 +560,7 @@ func (h *Host[I]) statsNow() HostStats {
 	s.Players, s.Spectators = h.people.counts()
 	if h.session != nil {
 		s.Unreported += int(h.session.Replicator().Unreported())
+		s.Lossy += int(h.session.Replicator().Lossy())
 		h.away = h.session.AppendAway(h.away[:0])
 		for _, id := range h.away {
 			s.Away++

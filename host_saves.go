@@ -117,6 +117,14 @@ type RestoreReport struct {
 	// Retired names the components and states the save held that the game
 	// retired (Retired): the restore left them out.
 	Retired []string
+	// Lossy counts the restored values of replicated components that do
+	// not survive their codec, LossyFirst names the first: a value beyond
+	// the codec's range (a version of the game that narrowed it restores
+	// values saved before) arrives clamped, so the clients hold another
+	// value than the host's. Only codecs with Equal, or of whole numbers,
+	// are checked.
+	Lossy      int
+	LossyFirst string
 	// Took is how long the restore took.
 	Took time.Duration
 }
@@ -136,6 +144,9 @@ func (r RestoreReport) String() string {
 	}
 	if len(r.Retired) > 0 {
 		s += fmt.Sprintf("; left out %s (retired)", strings.Join(r.Retired, ", "))
+	}
+	if r.Lossy > 0 {
+		s += fmt.Sprintf("; %d values do not survive their codec, the clients get them otherwise (the first: %s)", r.Lossy, r.LossyFirst)
 	}
 	return s
 }
@@ -319,7 +330,11 @@ func (h *Host[I]) load() error {
 	h.saves.tracker.Start()
 	h.saves.lastFrame = res.Frame
 	h.saves.last = h.clk.Now()
-	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Missing: res.Missing, Retired: res.Retired, Took: time.Since(start)}
+	rep := RestoreReport{Seq: res.Seq, Frame: res.Frame, Entities: res.Entities, Players: len(rp.players), Missing: res.Missing, Retired: res.Retired}
+	if n, first := h.reg.CheckCodecs(); n > 0 {
+		rep.Lossy, rep.LossyFirst = n, first.Error()
+	}
+	rep.Took = time.Since(start)
 	if _, ok := rp.players[ecs.HostPeer]; ok {
 		rep.Players-- // the host's own: not one of the players
 	}

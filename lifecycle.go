@@ -212,6 +212,7 @@ func (h *Host[I]) unload() {
 // release lets the world go, with its session: nothing is connected to it.
 func (h *Host[I]) release() {
 	h.stats.Unreported += int(h.session.Replicator().Unreported()) // what its replicator found stays counted
+	h.stats.Lossy += int(h.session.Replicator().Lossy())
 	h.session.Close()
 	h.w, h.ip, h.tracks = nil, nil, nil
 	h.session, h.inputs = nil, nil

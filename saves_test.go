@@ -403,3 +403,34 @@ func TestALargeWorldsFirstSaveIsSpread(t *testing.T) {
 		t.Fatalf("restored %d entities, the world held %d", rep.Entities, world)
 	}
 }
+
+// TestRestoreReportsValuesItsCodecsCannotCarry: a restored value beyond its
+// codec's range (a velocity past replicate.MaxSpeed, as a version that
+// narrowed a range restores) is counted and named in the restore report,
+// and the audit of the host in play counts it too.
+func TestRestoreReportsValuesItsCodecsCannotCarry(t *testing.T) {
+	g := ledgerGame()
+	arrived := g.Arrived
+	g.Arrived = func(w *World, e arche.Entity) {
+		if a := w.ECS.Arche(); a.Has(e, arche.ComponentID[tally](a)) {
+			arrived(w, e) // a disc; the stray has no body
+		}
+	}
+	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t)})
+	r.host.Do(func(w *World) {
+		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 2 * replicate.MaxSpeed}, &ecs.NetworkIdentity{})
+	})
+	r.step(2)
+	r.restart()
+	rep := r.host.Restored()
+	if rep.Lossy != 1 || !strings.Contains(rep.LossyFirst, "Velocity") || !strings.Contains(rep.String(), "do not survive their codec") {
+		t.Fatalf("restored %+v (%s); want the one velocity past MaxSpeed counted and named", rep, rep)
+	}
+	for i := 0; r.host.Stats().Lossy == 0; i++ {
+		if i > 600 {
+			t.Fatal("the host's audit did not find the velocity in 600 steps")
+		}
+		r.step(1)
+	}
+}

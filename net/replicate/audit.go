@@ -59,6 +59,9 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 				comp.quant(v, q)
 				at := slot*stride + reg.offset[c]
 				if equalImage(q, h.img[at:at+comp.fields]) {
+					if comp.survives != nil && !comp.survives(v, q) {
+						h.lossyFound(comp, e.id, w, slot)
+					}
 					continue
 				}
 			}
@@ -77,6 +80,10 @@ func (h *HostReplicator) audit(w *ecs.World, n int) {
 		h.cfg.OnUnreported(&h.auditFound[i])
 	}
 	h.auditFound = h.auditFound[:0]
+	for i := range h.lossyList {
+		h.cfg.OnLossy(&h.lossyList[i])
+	}
+	h.lossyList = h.lossyList[:0]
 }
 
 // Unreported returns how many writes, additions and removals of replicated

@@ -260,3 +260,35 @@ func TestCheckReportsNamesTheSystem(t *testing.T) {
 		t.Fatalf("a write in net.receive: %q, want the hooks it runs named", msg)
 	}
 }
+
+// A host in play (no CheckReports) finds a value beyond its codec's range
+// with its audit, counts it (Lossy) and names it (OnLossy), without
+// stopping; CheckCodecs finds every such value of a world at once (a
+// restore's).
+func TestAuditFindsAClampedValue(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	var found []LossyCodecError
+	h := NewHost(reg, HostConfig{Audit: 4, OnLossy: func(le *LossyCodecError) { found = append(found, *le) }})
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	for i := range 20 {
+		m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{})
+	}
+	fast := m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 2 * MaxSpeed}, &ecs.NetworkIdentity{})
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("replicate", h)
+	if n, first := reg.CheckCodecs(); n != 1 || first == nil || first.Component != "Velocity" || first.Entity != fast || !first.Audit {
+		t.Fatalf("CheckCodecs: %d, %+v; want the one fast velocity", n, first)
+	}
+	for range 10 { // 21 entities, 4 a step: the audit has looked at each
+		sched.Step()
+	}
+	if h.Lossy() == 0 || int(h.Lossy()) != len(found) || found[0].Component != "Velocity" || found[0].Entity != fast || !strings.Contains(found[0].Error(), "the host's audit") {
+		t.Fatalf("the audit found %d lossy values, told %+v; want the fast velocity, each time it is looked at", h.Lossy(), found)
+	}
+	for _, le := range found {
+		if le.Entity != fast {
+			t.Fatalf("the audit found %+v, a velocity within range", le)
+		}
+	}
+}

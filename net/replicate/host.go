@@ -93,6 +93,13 @@ type HostConfig struct {
 	// entity (valid during the call). The write was sent when found, so
 	// clients caught up; they drifted until then.
 	OnUnreported func(*UnreportedError)
+	// OnLossy, if set, is called on the simulation goroutine with each value
+	// the audit (Audit) found that does not survive its codec (a value
+	// beyond the codec's range arrives clamped), once the step's audit is
+	// done: clients hold another value than the host's. The error names the
+	// component and the entity (valid during the call). Only codecs with
+	// Equal, or of whole numbers, are checked.
+	OnLossy func(*LossyCodecError)
 }
 
 // minJoinPage is the smallest HostConfig.JoinPage: a page's head (kind,
@@ -209,6 +216,8 @@ type HostReplicator struct {
 	auditAt    int
 	auditFound []UnreportedError // this step's, told after the walk
 	unreported uint64
+	lossyList  []LossyCodecError // this step's values the audit found lossy, told after the walk
+	lossy      uint64
 	watch      watch // CheckReports: who wrote what (watch.go)
 }
 
