@@ -313,6 +313,10 @@ func (h *Host[I]) close(restart bool) error {
 	h.life.closeOnce.Do(func() {
 		h.life.shut.Store(true)
 		h.accept.close(restart)
+		// A panic out of the final save (a game's codec) leaves no
+		// restart to wait for: the connections held for its outcome are
+		// refused as for a shutdown, not left open.
+		defer h.accept.decide(false)
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.life.closing = true

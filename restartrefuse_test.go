@@ -2,6 +2,7 @@ package tandem_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -10,11 +11,16 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mlange-42/arche/generic"
+
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
 )
 
@@ -198,4 +204,61 @@ func memNetwork(t *testing.T) (*clock.Fake, *mem.Network, transport.Listener) {
 		t.Fatal(err)
 	}
 	return clk, network, listener
+}
+
+// A final save that panics (a game's codec) leaves no restart to wait for:
+// a connection that arrived while it ran is refused as for a shutdown, not
+// held open until its client gives up.
+func TestAPanicInTheFinalSaveRefusesWhatWaited(t *testing.T) {
+	var armed atomic.Bool
+	game := *shop
+	game.Components = []tandem.Component{tandem.Replicate(replicate.Codec[Coins]{
+		Name: "coins", Fields: 1,
+		Quantize:   func(v *Coins, q []int32) { q[0] = v.N },
+		Dequantize: func(q []int32, v *Coins) { v.N = q[0] },
+		AppendExact: func(dst []byte, v *Coins) []byte {
+			if armed.Load() {
+				panic("the coins codec broke")
+			}
+			return binary.LittleEndian.AppendUint32(dst, uint32(v.N))
+		},
+		ReadExact: func(r *wire.Reader, v *Coins) { v.N = int32(r.U32()) },
+	}, tandem.HostValue)}
+	clk, network, listener := memNetwork(t)
+	host, err := tandem.NewHost(&game, tandem.HostConfig{Clock: clk, SaveTo: filepath.Join(t.TempDir(), "shop.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host.Do(func(w *tandem.World) {
+		m := generic.NewMap2[Coins, ecs.NetworkIdentity](w.ECS.Arche())
+		m.NewWith(&Coins{N: 3}, &ecs.NetworkIdentity{})
+	})
+	armed.Store(true)
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatal("the final save did not panic")
+			}
+		}()
+		host.CloseForRestart()
+	}()
+	tc, err := network.Dial(context.Background(), "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := listener.Accept(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host.Accept(hc)
+	clk.Advance(time.Second)
+	select {
+	case <-tc.Done():
+	default:
+		t.Fatal("a connection to the host whose final save panicked is held open")
+	}
+	var ce *transport.CloseError
+	if !errors.As(tc.Err(), &ce) || ce.Code != transport.CloseHostShutdown {
+		t.Fatalf("the connection ended with %v, want the host's shutdown", tc.Err())
+	}
 }
