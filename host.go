@@ -301,11 +301,12 @@ type HostStats struct {
 	// found and sent (Replication.Audit): anything but zero is a bug in a
 	// system of the game, which Replication.OnUnreported names.
 	Unreported int
-	// Lossy counts the values of replicated components the host's audit
-	// found that do not survive their codec (beyond its range, a value
-	// arrives clamped): clients hold another value than the host's.
-	// Replication.OnLossy names them; a restore counts those of the world
-	// it restored (RestoreReport.Lossy).
+	// Lossy counts the times the host's audit found a value of a
+	// replicated component that does not survive its codec (beyond its
+	// range, a value arrives clamped): clients hold another value than the
+	// host's. A value that stays so is counted at each pass of the audit
+	// over the world. Replication.OnLossy names them; a restore counts
+	// those of the world it restored (RestoreReport.Lossy).
 	Lossy int
 }
 

@@ -208,7 +208,7 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 		c.save(s)
 	}
 	save.Component(s, save.Codec[Input[I]]{
-		Name:   "tandem.Input",
+		Name:   inputSaveName,
 		Layout: "{Bot bool}",
 		Append: func(dst []byte, v *Input[I]) []byte {
 			if v.Bot {
@@ -219,7 +219,7 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 		Read: func(r *wire.Reader, v *Input[I]) { v.Bot = r.Bool() },
 	})
 	save.Component(s, save.Codec[ecs.Interpolated]{
-		Name:   "tandem.Interpolated",
+		Name:   interpolatedSaveName,
 		Layout: "{}",
 		Append: func(dst []byte, _ *ecs.Interpolated) []byte { return dst },
 		Read:   func(*wire.Reader, *ecs.Interpolated) {},
@@ -455,8 +455,8 @@ func (h *Host[I]) saveStep() {
 		}
 		return
 	}
-	if s.tracker.Queued() > saveSliceFrom && s.slices < maxSaveSlices {
-		// A save of many entities (a new world's first, the first after
+	if s.tracker.Backlog() > saveSliceFrom && s.slices < maxSaveSlices {
+		// A save of the whole world (a new world's first, the first after
 		// the game's saved components changed) takes a slice a step, the
 		// Fill the rest: no step pays for the whole world.
 		s.slices++
@@ -470,6 +470,7 @@ func (h *Host[I]) saveStep() {
 	s.soon.Store(false)
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
+		s.slices = 0
 		_ = h.unsaved(err)
 		return
 	}
@@ -480,12 +481,12 @@ func (h *Host[I]) saveStep() {
 	h.submit(fs)
 }
 
-// A save that finds more than saveSliceFrom entities queued writes them
-// saveSlice a step (save.Tracker.Prefill), for at most maxSaveSlices steps,
-// before it fills the rest and is handed over: at some 0.5 µs an entity on
-// the simulation goroutine, the first save of a 100,000-entity world cost
-// its step 50–70 ms at once, some 2 ms a step so. (A world that queues more
-// than a slice a step, every step, is saved at once after the last slice.)
+// A save of the whole world with more than saveSliceFrom entities to write
+// (save.Tracker.Backlog) writes them saveSlice a step (Prefill), for at most
+// maxSaveSlices steps, before it fills the rest and is handed over: at some
+// 0.5 µs an entity on the simulation goroutine, the first save of a
+// 100,000-entity world cost its step 50–70 ms at once, some 2 ms a step so.
+// Other saves hold what changed since the last, at once.
 const (
 	saveSlice     = 4096
 	saveSliceFrom = 2 * saveSlice

@@ -43,7 +43,7 @@ type (
 // rosterComponents are the roster's replicated components, after the game's.
 func rosterComponents() []Component {
 	info := replicate.Codec[memberInfo]{
-		Name:   "tandem.MemberInfo",
+		Name:   memberInfoSaveName,
 		Fields: 2,
 		Quantize: func(v *memberInfo, q []int32) {
 			q[0], q[1] = int32(v.peer), int32(min(v.rtt.Milliseconds(), 1<<30))
@@ -60,7 +60,7 @@ func rosterComponents() []Component {
 // decodes to no valid name is shown as "?".
 func rosterNameCodec() replicate.Codec[memberName] {
 	return replicate.Codec[memberName]{
-		Name:   "tandem.MemberName",
+		Name:   memberNameSaveName,
 		Fields: wire.MaxNameLen / 4,
 		Quantize: func(v *memberName, q []int32) {
 			var b [wire.MaxNameLen]byte

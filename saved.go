@@ -99,6 +99,17 @@ func Retired(name string) Saved {
 	return Saved{name: name, kind: savedRetired, add: func(s *save.Schema) { save.Retire(s, name) }}
 }
 
+// The names of what a host's save holds for the engine itself.
+const (
+	inputSaveName        = "tandem.Input"
+	interpolatedSaveName = "tandem.Interpolated"
+	memberInfoSaveName   = "tandem.MemberInfo"
+	memberNameSaveName   = "tandem.MemberName"
+)
+
+// engineSaved lists them: a game cannot retire them.
+var engineSaved = []string{inputSaveName, interpolatedSaveName, memberInfoSaveName, memberNameSaveName}
+
 func nameOr[T any](name string) string {
 	if name != "" {
 		return name
@@ -133,6 +144,11 @@ func (g *Game[I]) checkSaved() error {
 			if c.rtype == s.typ && s.kind != savedState {
 				return fmt.Errorf("tandem: %s is replicated (Game.Components) and listed in Game.Saved; a replicated component is saved through its codec already", s.name)
 			}
+		}
+	}
+	for _, name := range engineSaved {
+		if retired[name] {
+			return fmt.Errorf("tandem: %s is the engine's (its saves hold it whatever the game); retire only a component or state of the game", name)
 		}
 	}
 	for _, c := range g.Components {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
@@ -387,6 +389,8 @@ func TestIdleUnload(t *testing.T) { forEachStore(t, testIdleUnload) }
 
 func testIdleUnload(t *testing.T, s saveStore) {
 	r := newRig(t, HostConfig{SaveTo: s.target(t), IdleUnload: 2 * time.Second})
+	var world weak.Pointer[ecs.World]
+	r.host.Do(func(w *World) { world = weak.Make(w.ECS) })
 	ann := r.join("ann", ClientConfig[push]{})
 	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
 		t.Fatal(err)
@@ -411,6 +415,12 @@ func testIdleUnload(t *testing.T, s saveStore) {
 	before := untilReleased()
 	if st := r.host.SaveStats(); st.Unloads != 1 || r.host.World() != nil {
 		t.Fatalf("released: %+v", st)
+	}
+	// Released is dropped from memory: nothing of the host holds it.
+	runtime.GC()
+	runtime.GC()
+	if world.Value() != nil {
+		t.Fatal("the released world is still in memory")
 	}
 	r.step(60) // released, nothing steps
 	// The world was saved as it was after the step that released it, one

@@ -358,8 +358,8 @@ func (l *loader) finish() error {
 	case l.schema == nil:
 		return mismatchf(nil, "the save has no schema record")
 	case l.entities != h.entities || l.states+len(l.retiredKeys) != h.states || l.users != h.user:
-		return mismatchf(nil, "the head counts %d entities, %d states and %d other records, the save holds %d, %d and %d",
-			h.entities, h.states, h.user, l.entities, l.states, l.users)
+		return mismatchf(nil, "the head counts %d entities, %d states and %d other records, the save holds %d, %d (%d of them retired) and %d",
+			h.entities, h.states, h.user, l.entities, l.states+len(l.retiredKeys), len(l.retiredKeys), l.users)
 	case h.nextID <= l.maxID:
 		return mismatchf(nil, "the network-id counter %d is not above the highest id saved, %d", h.nextID, l.maxID)
 	}

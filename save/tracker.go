@@ -40,9 +40,11 @@ type Tracker struct {
 	filled     []mark      // the entities of the batch being committed
 	filledGone []ecs.NetID
 	// pre are the entities Prefill put in the batch the next Fill ends;
-	// prefilled says that batch was begun.
+	// prefilled says that batch was begun. backlog counts the entries at
+	// the front of dirty that MarkAll queued and Prefill may take.
 	pre       []mark
 	prefilled bool
+	backlog   int
 
 	user       map[string]userOp   // the layer above's records, queued
 	userFilled map[string]userOp   // in the batch being committed
@@ -133,13 +135,15 @@ func (t *Tracker) Start() {
 	}
 }
 
-// MarkAll queues every networked entity for the next save.
+// MarkAll queues every networked entity for the next save: a save of the
+// whole world, which Prefill may write a slice at a time (Backlog).
 func (t *Tracker) MarkAll() {
 	for slot := range int32(t.w.NetSlots()) {
 		if _, id, ok := t.w.SlotEntity(slot); ok {
 			t.mark(slot, id)
 		}
 	}
+	t.backlog = len(t.dirty)
 	for i := range t.s.states {
 		t.s.states[i].fresh = false
 	}
@@ -232,24 +236,30 @@ func (t *Tracker) checkKey(key []byte) {
 // entity queued twice, removed since, counts until that save).
 func (t *Tracker) Queued() int { return len(t.dirty) }
 
-// Prefill writes up to n of the entities queued for the next save into b,
-// as they are now, ahead of the Fill that ends that save, and returns how
-// many it took: a save of many entities (a new world's first, one after the
-// schema changed, MarkAll) spread over steps, a slice a step, instead of
-// costing one step all of it. The first Prefill after a Fill empties b;
-// the Fill after it adds the rest to b rather than emptying it, so b must
-// be left to them in between. An entity written after Prefill took it is
-// queued again by the tracker's Update and written again by the Fill; the
-// store keeps that later record, so the save is of the frame of the Fill,
-// as one without Prefill. An error (an *UnsavedError) leaves everything
-// queued again, as Fill's does, and b is begun anew.
+// Backlog returns how many of the entities a save of the whole world
+// queued (MarkAll: a new world's first save, the first after the schema
+// changed) wait for Prefill or the Fill.
+func (t *Tracker) Backlog() int { return t.backlog }
+
+// Prefill writes up to n of the entities a save of the whole world queued
+// (Backlog), as they are now, oldest first, into b, ahead of the Fill that
+// ends that save, and returns how many it took: the save spread over steps,
+// a slice a step, instead of costing one step all of it. Entities queued
+// since by their changes are left to the Fill, and so is one written after
+// Prefill took it: queued again by the tracker's Update, it is written
+// again by the Fill, and the store keeps that later record, so the save is
+// of the frame of the Fill, as one without Prefill. The first Prefill after
+// a Fill empties b; the Fill after it adds the rest to b rather than
+// emptying it, so b must be left to them in between. An error (an
+// *UnsavedError) leaves everything queued again, as Fill's does, and b is
+// begun anew.
 func (t *Tracker) Prefill(b *store.Batch, n int) (int, error) {
 	if !t.prefilled {
 		b.Reset()
 		t.prefilled = true
 	}
-	k := min(n, len(t.dirty))
-	take := t.dirty[len(t.dirty)-k:]
+	k := min(n, t.backlog)
+	take := t.dirty[:k]
 	a := t.w.Arche()
 	for i, m := range take {
 		if t.marks[m.slot] == m.id {
@@ -277,7 +287,8 @@ func (t *Tracker) Prefill(b *store.Batch, n int) (int, error) {
 		b.Put(t.key, rec)
 		t.pre = append(t.pre, m)
 	}
-	t.dirty = t.dirty[:len(t.dirty)-k]
+	t.dirty = t.dirty[k:]
+	t.backlog -= k
 	return k, nil
 }
 
@@ -289,6 +300,7 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 	if !t.prefilled {
 		b.Reset()
 	}
+	t.backlog = 0
 	t.filled, t.dirty = t.dirty, t.filled[:0]
 	t.filledGone, t.gone = t.gone, t.filledGone[:0]
 	var st FillStats

@@ -132,6 +132,14 @@ func (c *Conn) ByteRates() (in, out float64) {
 // first sample).
 func (c *Conn) RTT() time.Duration { return c.rtt.smoothed }
 
+// FateAfter returns how long after a numbered datagram leaves its fate is
+// known, delivered or lost, when the link behaves as it has: the smoothed
+// round trip, the reorder window (4 × RTT variance, within its bounds) and
+// the peer's acknowledgement delay (Config.PeerAckDelay).
+func (c *Conn) FateAfter() time.Duration {
+	return c.rtt.smoothed + c.reorderWindow() + c.cfg.PeerAckDelay
+}
+
 // LossRate returns the recent fraction of numbered datagrams lost.
 func (c *Conn) LossRate() float64 { return c.loss }
 

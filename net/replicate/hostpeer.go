@@ -50,17 +50,16 @@ type despawnEntry struct {
 }
 
 // A removal in flight is sent again at each later send tick, up to as many
-// copies whose fate is unknown as the send ticks of a round trip and its
-// reorder window (a quarter more) and one, from minRemovalCopies to
-// maxRemovalCopies, as long as the copies take at most half the tick's
-// budget: the connection learns that a datagram was lost a round trip and
-// its reorder window after sending it, and a removal waiting that long for
-// its loss to be known (an entity a client still draws: a shot that hit)
-// shows. The first copy delivered ends it; the loss of the newest sends it
-// again at once. (Four copies whatever the round trip left one removal in
-// 500 drawn half a second late at 150 ms each way and 20% loss: all four
-// lost before the first loss was known.) An Out that does not say its round
-// trip (an RTT method) gets minRemovalCopies.
+// copies whose fate is unknown as the send ticks the connection takes to
+// learn a datagram's fate (its round trip, reorder window and the peer's
+// acknowledgement delay: an Out's FateAfter) and one, from minRemovalCopies
+// to maxRemovalCopies, as long as the copies take at most half the tick's
+// budget: a removal waiting for its loss to be known (an entity a client
+// still draws: a shot that hit) shows. The first copy delivered ends it;
+// the loss of the newest sends it again at once. (Four copies whatever the
+// link left one removal in 500 drawn half a second late at 150 ms each way
+// and 20% loss: all four lost before the first loss was known.) An Out
+// that does not say how long a fate takes gets minRemovalCopies.
 const (
 	minRemovalCopies = 4
 	maxRemovalCopies = 16
@@ -69,14 +68,13 @@ const (
 // removalCopies returns how many copies of a removal may be in flight to
 // the peer with their fate unknown (see minRemovalCopies).
 func (p *HostPeer) removalCopies() uint8 {
-	rt, ok := p.out.(interface{ RTT() time.Duration })
+	fa, ok := p.out.(interface{ FateAfter() time.Duration })
 	if !ok {
 		return minRemovalCopies
 	}
 	cfg := &p.h.cfg
-	tick := time.Duration(float64(time.Second) * float64(cfg.SendEvery) / cfg.StepRate)
-	rtt := rt.RTT()
-	return uint8(min(max(int((rtt+rtt/4)/max(tick, time.Millisecond))+1, minRemovalCopies), maxRemovalCopies))
+	tick := max(time.Duration(float64(time.Second)*float64(cfg.SendEvery)/cfg.StepRate), time.Millisecond)
+	return uint8(min(max(int(fa.FateAfter()/tick)+1, minRemovalCopies), maxRemovalCopies))
 }
 
 // HostPeer is the host's replication state for one peer. Create it with
@@ -122,7 +120,7 @@ type PeerStats struct {
 	Reused                 uint64 // messages whose bytes were another peer's
 	Resent                 uint64 // items marked dirty again after a loss
 	// Repeats counts the copies of removals sent while an earlier copy
-	// was in flight with its fate unknown (minRemovalCopies); one sent
+	// was in flight with its fate unknown (removalCopies); one sent
 	// because the newest copy was lost counts in Resent instead. Despawns
 	// counts both.
 	Repeats              uint64

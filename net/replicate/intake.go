@@ -304,15 +304,19 @@ type LossyCodecError struct {
 	ID        ecs.NetID    // the entity's network id
 	Entity    arche.Entity // the entity
 	Frame     ecs.Frame    // the step that found it
-	// Audit: found by the host's audit (HostConfig.Audit, OnLossy), or by
-	// Registry.CheckCodecs; false: by CheckReports, which panics.
-	Audit bool
+	// Audit: found by the host's audit (HostConfig.Audit, OnLossy);
+	// Restore: by Registry.CheckCodecs, a restore's look at its world;
+	// neither: by CheckReports, which panics.
+	Audit, Restore bool
 }
 
 func (e *LossyCodecError) Error() string {
 	by := "HostConfig.CheckReports"
-	if e.Audit {
+	switch {
+	case e.Audit:
 		by = "the host's audit"
+	case e.Restore:
+		by = "the check of the restored world"
 	}
 	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, keep the value within the codec's range (beyond it, it arrives clamped), or give Equal the codec's precision as its tolerance (found by %s at frame %d)", e.Component, e.ID, e.Entity, by, e.Frame)
 }

@@ -41,17 +41,19 @@ func (r *Registry) CheckCodecs() (n int, first *LossyCodecError) {
 				continue
 			}
 			if n++; first == nil {
-				first = &LossyCodecError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame(), Audit: true}
+				first = &LossyCodecError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame(), Restore: true}
 			}
 		}
 	}
 	return n, first
 }
 
-// Lossy returns how many values the host's audit (HostConfig.Audit) found
-// that do not survive their codec: a value beyond the codec's range (a
-// velocity past MaxSpeed), a field the codec leaves out. Clients hold
-// another value than the host's for each; HostConfig.OnLossy names them.
+// Lossy returns how many times the host's audit (HostConfig.Audit) found a
+// value that does not survive its codec: a value beyond the codec's range
+// (a velocity past MaxSpeed), a field the codec leaves out. Clients hold
+// another value than the host's for each; HostConfig.OnLossy names them. A
+// value that stays so is found again at each pass of the audit over the
+// world.
 func (h *HostReplicator) Lossy() uint64 { return h.lossy }
 
 // lossyFound notes a value the audit found that does not survive its codec.

@@ -7,9 +7,9 @@ import (
 
 // Out carries one peer's messages from the host replicator: a session adapts
 // its net/conn connection to it. An Out that also has a method
-// RTT() time.Duration, the connection's smoothed round trip, has each
-// removal sent as many times as the fate of its first copy takes to be known
-// (up to 16; 4 without it).
+// FateAfter() time.Duration, how long its connection takes to learn a
+// datagram's fate (net/conn's Conn.FateAfter), has each removal sent again
+// at every send tick for as long (up to 16 copies; 4 without it).
 type Out interface {
 	// QueueDatagram queues an unreliable message to leave at the connection's next
 	// flush. A non-zero token comes back exactly once, through the

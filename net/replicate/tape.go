@@ -215,7 +215,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || p.copyLimit != t.copyLimit || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false

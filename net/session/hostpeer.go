@@ -238,6 +238,6 @@ func (p *hostPeer) check(now time.Time) {
 	}
 }
 
-// RTT returns the connection's smoothed round trip: the replicator sends a
-// removal as often as its fate takes to be known.
-func (p *hostPeer) RTT() time.Duration { return p.c.RTT() }
+// FateAfter returns how long the connection takes to learn a datagram's
+// fate: the replicator sends a removal again for as long.
+func (p *hostPeer) FateAfter() time.Duration { return p.c.FateAfter() }
