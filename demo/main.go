@@ -59,7 +59,7 @@ type options struct {
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o := options{Flags: launch.Flags{App: appName, MaxPlayers: game.MaxPlayers, Fleet: true}, bots: 3, crates: game.DefaultConfig().Crates}
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs := flag.NewFlagSet(appName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: demo [-host | -join HOST:PORT] [flags]\n\n"+
@@ -139,19 +139,19 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "demo:", err)
+		fmt.Fprintln(stderr, appName+":", err)
 		return 2
 	}
 	if o.startScreen() {
 		if err := runWindow(nil, o, stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, "demo:", err)
+			fmt.Fprintln(stderr, appName+":", err)
 			return 1
 		}
 		return 0
 	}
 	if o.Agones {
 		if err := runAgones(o, stdout, stderr); err != nil {
-			fmt.Fprintln(stderr, "demo:", err)
+			fmt.Fprintln(stderr, appName+":", err)
 			return 1
 		}
 		return 0
@@ -166,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		m, err = newLocalMatch(o)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "demo:", err)
+		fmt.Fprintln(stderr, appName+":", err)
 		return 1
 	}
 	defer func() {
@@ -183,7 +183,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = runWindow(m, o, stdout, stderr)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "demo:", err)
+		fmt.Fprintln(stderr, appName+":", err)
 		if o.ticks > 0 || m.Ended() {
 			fmt.Fprintln(stdout, m.Summary())
 		}

@@ -279,7 +279,7 @@ func (m *menu) drawJoin(screen *ebiten.Image, t *textWriter) {
 	t.draw(screen, line+caret, float32(f.Min.X+16), float32(f.Min.Y+15), styleBody, colText, alignLeft)
 	for i, l := range []string{
 		"Paste the join line the host shows (Ctrl+V), or type the address and code it reads out,",
-		"like 192.168.1.20:4242/K7Q2-M9XD-PA3F. The code proves it is your friend's game.",
+		"like 192.168.1.20:4242/C63K-2XDP-JE3M. The code proves it is your friend's game.",
 		"Enter join  ·  Esc back",
 	} {
 		t.draw(screen, l, screenW/2, float32(f.Max.Y+24+i*24), styleBody, colTextDim, alignCenter)

@@ -20,15 +20,15 @@ func ExampleLines() {
 	fmt.Println("paste:   ", full)
 	fmt.Println("read out:", short)
 	// Output:
-	// paste:    192.168.1.20:4242/C63K2XDPJE3ZCJ0M3GMG5XQZ0J8G46VGHY65TNNET7GPK8Z6SHMGA
-	// read out: 192.168.1.20:4242/C63K-2XDP-JE36
+	// paste:    192.168.1.20:4242/C63K2XDPJE3ZCJ0M3GMG5XQZ0J8G46VGHY65TNNET7GPK8Z6SHMGY
+	// read out: 192.168.1.20:4242/C63K-2XDP-JE3M
 }
 
 // A client reads what the player typed, pins the host on the configuration
 // it dials with, and dials the code's address; a damaged code is refused
 // with a message for the player.
 func ExampleParse() {
-	code, err := joincode.Parse("192.168.1.20:4242/c63k 2xdp je36") // as it was heard
+	code, err := joincode.Parse("192.168.1.20:4242/c63k 2xdp je3m") // as it was heard
 	if err != nil {
 		log.Fatal(err)
 	}
