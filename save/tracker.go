@@ -262,14 +262,7 @@ func (t *Tracker) Prefill(b *store.Batch, n int) (int, error) {
 	take := t.dirty[:k]
 	a := t.w.Arche()
 	for i, m := range take {
-		if t.marks[m.slot] == m.id {
-			t.marks[m.slot] = 0
-		}
-		e, id, ok := t.w.SlotEntity(m.slot)
-		if !ok || id != m.id {
-			continue // removed since: its removal is queued
-		}
-		rec, err := t.entity(a, e, id)
+		put, err := t.write(a, b, m)
 		if err != nil {
 			// Every entity taken stays queued (and is marked so once).
 			for _, m := range take[:i+1] {
@@ -280,16 +273,34 @@ func (t *Tracker) Prefill(b *store.Batch, n int) (int, error) {
 			t.Failed()
 			return 0, err
 		}
-		if rec == nil {
-			continue // left out
+		if put {
+			t.pre = append(t.pre, m)
 		}
-		t.key = entityKey(t.key[:0], id)
-		b.Put(t.key, rec)
-		t.pre = append(t.pre, m)
 	}
 	t.dirty = t.dirty[k:]
 	t.backlog -= k
 	return k, nil
+}
+
+// write takes queued entity m off the queue and puts its record in b, and
+// reports whether it did: not for an entity removed since (its removal is
+// queued) nor one the schema leaves out. An error (an *UnsavedError) is
+// the caller's to undo.
+func (t *Tracker) write(a *arche.World, b *store.Batch, m mark) (bool, error) {
+	if t.marks[m.slot] == m.id {
+		t.marks[m.slot] = 0
+	}
+	e, id, ok := t.w.SlotEntity(m.slot)
+	if !ok || id != m.id {
+		return false, nil
+	}
+	rec, err := t.entity(a, e, id)
+	if err != nil || rec == nil {
+		return false, err
+	}
+	t.key = entityKey(t.key[:0], id)
+	b.Put(t.key, rec)
+	return true, nil
 }
 
 // Fill empties b (unless Prefill began it) and fills it with the next save:
@@ -306,14 +317,7 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 	var st FillStats
 	a := t.w.Arche()
 	for i, m := range t.filled {
-		if t.marks[m.slot] == m.id {
-			t.marks[m.slot] = 0
-		}
-		e, id, ok := t.w.SlotEntity(m.slot)
-		if !ok || id != m.id {
-			continue // removed since: its removal is queued
-		}
-		rec, err := t.entity(a, e, id)
+		put, err := t.write(a, b, m)
 		if err != nil {
 			for _, m := range t.filled[i+1:] {
 				if t.marks[m.slot] == m.id {
@@ -323,12 +327,9 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 			t.Failed()
 			return FillStats{}, err
 		}
-		if rec == nil {
-			continue // left out
+		if put {
+			st.Entities++
 		}
-		t.key = entityKey(t.key[:0], id)
-		b.Put(t.key, rec)
-		st.Entities++
 	}
 	// What Prefill put in the batch is the save's too: an entity of it
 	// written since is queued again, and put again above, the later put
