@@ -18,17 +18,23 @@ import (
 // whose join takes many pages.
 func propsGame(n int) *Game[push] {
 	g, _ := walkGame(false, false)
+	return withProps(g, n, 1)
+}
+
+// withProps adds to g's new worlds n static networked props (a Transform
+// and a NetworkIdentity), spaced apart on a grid 200 wide, and returns g.
+func withProps(g *Game[push], n int, spacing float64) *Game[push] {
 	setup := g.Setup
 	g.Setup = func(w *World) {
 		setup(w)
-		if w.Role == Joined || w.Restoring {
+		if w.Role == Joined || w.Restoring || n == 0 {
 			return
 		}
 		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
 		q := m.NewBatchQ(n)
 		for i := 0; q.Next(); i++ {
 			tf, _ := q.Get()
-			tf.X, tf.Y = float64(i%200), float64(i/200)
+			tf.X, tf.Y = float64(i%200)*spacing, float64(i/200)*spacing
 		}
 	}
 	return g

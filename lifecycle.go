@@ -215,7 +215,7 @@ func (h *Host[I]) release() {
 	h.stats.Lossy += int(h.session.Replicator().Lossy())
 	h.session.Close()
 	h.w, h.ip, h.tracks = nil, nil, nil
-	h.session, h.inputs, h.reg = nil, nil, nil
+	h.session, h.inputs, h.reg, h.roster = nil, nil, nil, nil
 	h.saves.schema, h.saves.tracker = nil, nil
 	clear(h.names)
 }

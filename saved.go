@@ -99,7 +99,7 @@ func Retired(name string) Saved {
 	return Saved{name: name, kind: savedRetired, add: func(s *save.Schema) { save.Retire(s, name) }}
 }
 
-// The names of what a host's save holds for the engine itself.
+// The names the engine registers in a host's save schema for itself.
 const (
 	inputSaveName        = "tandem.Input"
 	interpolatedSaveName = "tandem.Interpolated"
@@ -107,7 +107,7 @@ const (
 	memberNameSaveName   = "tandem.MemberName"
 )
 
-// engineSaved lists them: a game cannot retire them.
+// engineSaved lists them: a game cannot retire them (nor need to).
 var engineSaved = []string{inputSaveName, interpolatedSaveName, memberInfoSaveName, memberNameSaveName}
 
 func nameOr[T any](name string) string {
@@ -148,7 +148,7 @@ func (g *Game[I]) checkSaved() error {
 	}
 	for _, name := range engineSaved {
 		if retired[name] {
-			return fmt.Errorf("tandem: %s is the engine's (its saves hold it whatever the game); retire only a component or state of the game", name)
+			return fmt.Errorf("tandem: %s is the engine's name in a host's save; retire only a component or state of the game", name)
 		}
 	}
 	for _, c := range g.Components {

@@ -871,3 +871,29 @@ func (r *rig) stepUntilReleased() {
 		r.step(1)
 	}
 }
+
+// A world released while idle is dropped from memory with a roster too
+// (the roster held it).
+func TestIdleUnloadWithARosterDropsTheWorld(t *testing.T) {
+	g := ledgerProps(0) // the roster's entities have no body
+	g.Roster = true
+	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t), IdleUnload: 2 * time.Second})
+	var world weak.Pointer[ecs.World]
+	r.host.Do(func(w *World) { world = weak.Make(w.ECS) })
+	for i := 0; r.host.SaveStats().Unloads == 0; i++ {
+		if i > 10*60 {
+			t.Fatalf("an idle world is still loaded after 10 s: %+v", r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	runtime.GC()
+	runtime.GC()
+	if world.Value() != nil {
+		t.Fatal("the released world is still in memory")
+	}
+	ann := r.join("ann", ClientConfig[push]{}) // loaded again, its roster with it
+	r.step(30)
+	if ann.State() != session.Playing {
+		t.Fatalf("a player joining the released world: %v (%v)", ann.State(), ann.Err())
+	}
+}

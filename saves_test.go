@@ -364,28 +364,7 @@ func TestRetiredNameMustBeGone(t *testing.T) {
 // 20,000 entities is written a slice a step (4,096 entities), not in one
 // step, and holds the whole world.
 func TestALargeWorldsFirstSaveIsSpread(t *testing.T) {
-	const props = 20_000
-	g := ledgerGame()
-	setup := g.Setup
-	g.Setup = func(w *World) {
-		setup(w)
-		if w.Role == Joined || w.Restoring {
-			return
-		}
-		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
-		q := m.NewBatchQ(props)
-		for i := 0; q.Next(); i++ {
-			tf, _ := q.Get()
-			tf.X, tf.Y = float64(i%200)*10, float64(i/200)*10
-		}
-	}
-	arrived := g.Arrived
-	g.Arrived = func(w *World, e arche.Entity) {
-		if a := w.ECS.Arche(); a.Has(e, arche.ComponentID[tally](a)) {
-			arrived(w, e) // a disc; the props have no body
-		}
-	}
-	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t)})
+	r := newRigOf(t, ledgerProps(20_000), HostConfig{SaveTo: savePath(t)})
 	var world int
 	r.host.Do(func(w *World) { world = w.ECS.Networked() })
 	for i := 0; r.host.SaveStats().Commits == 0; i++ {
@@ -421,14 +400,7 @@ func TestALargeWorldsFirstSaveIsSpread(t *testing.T) {
 // narrowed a range restores) is counted and named in the restore report,
 // and the audit of the host in play counts it too.
 func TestRestoreReportsValuesItsCodecsCannotCarry(t *testing.T) {
-	g := ledgerGame()
-	arrived := g.Arrived
-	g.Arrived = func(w *World, e arche.Entity) {
-		if a := w.ECS.Arche(); a.Has(e, arche.ComponentID[tally](a)) {
-			arrived(w, e) // a disc; the stray has no body
-		}
-	}
-	r := newRigOf(t, g, HostConfig{SaveTo: savePath(t)})
+	r := newRigOf(t, ledgerProps(0), HostConfig{SaveTo: savePath(t)}) // the stray below has no body
 	r.host.Do(func(w *World) {
 		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.ECS.Arche())
 		m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 2 * replicate.MaxSpeed}, &ecs.NetworkIdentity{})
@@ -444,5 +416,53 @@ func TestRestoreReportsValuesItsCodecsCannotCarry(t *testing.T) {
 			t.Fatal("the host's audit did not find the velocity in 600 steps")
 		}
 		r.step(1)
+	}
+}
+
+// ledgerProps is the ledger game with props static networked entities more
+// in a new world (without bodies).
+func ledgerProps(props int) *Game[push] {
+	g := withProps(ledgerGame(), props, 10)
+	arrived := g.Arrived
+	g.Arrived = func(w *World, e arche.Entity) {
+		if a := w.ECS.Arche(); a.Has(e, arche.ComponentID[tally](a)) {
+			arrived(w, e) // a disc; the props have no body
+		}
+	}
+	return g
+}
+
+// TestARefusedFirstSaveIsSpreadAgain: a new world's first save refused at
+// its last step (an entity the save cannot hold, among those left to it)
+// is taken a slice a step again once the game fixed the entity, not in
+// one step.
+func TestARefusedFirstSaveIsSpreadAgain(t *testing.T) {
+	type stray struct{ N int }
+	r := newRigOf(t, ledgerProps(20_000), HostConfig{SaveTo: savePath(t)})
+	var last arche.Entity
+	r.host.Do(func(w *World) {
+		for slot := range int32(w.ECS.NetSlots()) {
+			if e, _, ok := w.ECS.SlotEntity(slot); ok {
+				last = e // the last the slices come to: left to the step that ends the save
+			}
+		}
+		w.ECS.Arche().Add(last, arche.ComponentID[stray](w.ECS.Arche()))
+	})
+	for i := 0; r.host.SaveStats().Unsaved == 0; i++ {
+		if i > 100 {
+			t.Fatalf("no refusal after %d steps: %+v", i, r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	refused := r.host.SaveStats().Slices
+	r.host.Do(func(w *World) { w.ECS.Arche().Remove(last, arche.ComponentID[stray](w.ECS.Arche())) })
+	for i := 0; r.host.SaveStats().Commits == 0; i++ {
+		if i > 600 {
+			t.Fatalf("no save after %d steps: %+v", i, r.host.SaveStats())
+		}
+		r.step(1)
+	}
+	if st := r.host.SaveStats(); refused < 3 || st.Slices-refused < 3 {
+		t.Fatalf("%d slices before the refusal, %d after: want the save spread both times", refused, st.Slices-refused)
 	}
 }

@@ -173,7 +173,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		// A host's close saves the world last: a failure is the run's.
 		// (A client's close ends a session that may have ended already.)
 		if err := m.Close(); err != nil && o.Host {
-			fmt.Fprintln(stderr, "demo: closing the host (its final save, its store):", err)
+			fmt.Fprintln(stderr, appName+": closing the host (its final save, its store):", err)
 			code = max(code, 1)
 		}
 	}()

@@ -989,8 +989,8 @@ func TestPrefillThatFailsKeepsEverythingQueued(t *testing.T) {
 	if !errors.Is(err, save.ErrUnsaved) {
 		t.Fatalf("prefill with an entity the save cannot hold: %v, want ErrUnsaved", err)
 	}
-	if q := r.t.Queued(); q < 3000 {
-		t.Fatalf("%d entities queued after the failure, want all 3000", q)
+	if q, b := r.t.Queued(), r.t.Backlog(); q < 3000 || b != q {
+		t.Fatalf("%d entities queued after the failure, a backlog of %d; want all 3000, a whole-world save's backlog again", q, b)
 	}
 	r.w.Arche().Remove(bad, arche.ComponentID[stray](r.w.Arche()))
 	r.t.Update(r.w)
@@ -1061,5 +1061,42 @@ func TestPrefillWorksThroughTheBacklog(t *testing.T) {
 	move()
 	if r.t.Backlog() != 0 || r.t.Queued() != movers {
 		t.Fatalf("after a save, a backlog of %d and %d queued; want none, and the movers", r.t.Backlog(), r.t.Queued())
+	}
+}
+
+// TestFailedWholeSaveIsSlicedAgain: a whole-world save whose commit failed
+// leaves the whole world its backlog again, for the next save's slices
+// (with none, the retry wrote the world in one step).
+func TestFailedWholeSaveIsSlicedAgain(t *testing.T) {
+	r := newRig()
+	r.populate(5000)
+	r.t.Start()
+	r.w.EndFrame() // the spawns are queued, as the whole world
+	var b store.Batch
+	if _, err := r.t.Prefill(&b, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.t.Fill(&b); err != nil {
+		t.Fatal(err)
+	}
+	r.t.Failed() // the commit did not land
+	if q, bl := r.t.Queued(), r.t.Backlog(); q != 5000 || bl != 5000 {
+		t.Fatalf("after the failed commit: %d queued, a backlog of %d; want the world, 5000, both", q, bl)
+	}
+	// A save of what changed that fails is not whole.
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	commit(t, r, st)
+	e := mustEntity(t, r, 7)
+	tm := generic.NewMap[ecs.Transform](r.w.Arche())
+	tm.Get(e).X++
+	ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+	r.t.Update(r.w)
+	r.w.EndFrame()
+	if _, err := r.t.Fill(&b); err != nil {
+		t.Fatal(err)
+	}
+	r.t.Failed()
+	if q, bl := r.t.Queued(), r.t.Backlog(); q != 1 || bl != 0 {
+		t.Fatalf("after a failed save of one change: %d queued, a backlog of %d; want 1 and none", q, bl)
 	}
 }

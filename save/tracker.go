@@ -45,6 +45,9 @@ type Tracker struct {
 	pre       []mark
 	prefilled bool
 	backlog   int
+	// wholeFilled says the batch being committed is a save of the whole
+	// world (it had a backlog): one that fails is sliced again.
+	wholeFilled bool
 
 	user       map[string]userOp   // the layer above's records, queued
 	userFilled map[string]userOp   // in the batch being committed
@@ -311,6 +314,7 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 	if !t.prefilled {
 		b.Reset()
 	}
+	t.wholeFilled = t.backlog > 0 || t.prefilled
 	t.backlog = 0
 	t.filled, t.dirty = t.dirty, t.filled[:0]
 	t.filledGone, t.gone = t.gone, t.filledGone[:0]
@@ -474,6 +478,7 @@ func (t *Tracker) Committed() {
 	if t.retiredFilled {
 		t.retiredKeys, t.retiredFilled = nil, false
 	}
+	t.wholeFilled = false
 	for i := range t.s.states {
 		if s := &t.s.states[i]; s.filled {
 			s.stored, s.filled = true, false
@@ -484,6 +489,8 @@ func (t *Tracker) Committed() {
 // Failed reports that the batch of the last Fill may not have been saved:
 // what it held is queued again, to be written as it is at the next fill.
 func (t *Tracker) Failed() {
+	whole := t.wholeFilled || t.prefilled
+	t.wholeFilled = false
 	for _, m := range t.filled {
 		if _, id, ok := t.w.SlotEntity(m.slot); ok && id == m.id {
 			t.mark(m.slot, m.id)
@@ -509,6 +516,11 @@ func (t *Tracker) Failed() {
 	}
 	t.schemaFilled = false
 	t.retiredFilled = false
+	if whole {
+		// A save of the whole world that failed, or whose slices did: the
+		// next is one again, every entity queued its backlog.
+		t.backlog = len(t.dirty)
+	}
 }
 
 // listener marks the networked entities that gain or lose a saved component
