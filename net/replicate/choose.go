@@ -102,28 +102,20 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 	// every tick and the others never.
 	turns := ps.order[:count[255]]
 	rotateFrom(turns, p.turn)
-	// Among those, spawns go first (what the peer does not hold at all
-	// before what it holds stale), within half the budget.
-	spawns := p.spawnsFirst(turns)
-	spawnBits := 0
-	for i, k := range ps.order {
+	for _, k := range ps.order {
 		slot := int32(uint32(k))
 		s := &p.slots[slot]
 		if full {
 			p.stats.Deferred++
 			continue
 		}
-		longest, spawn := s.prio == 255, i < spawns
+		longest := s.prio == 255
 		pk := ps.nextPick()
 		if !p.choose(slot, true, pk) {
 			s.unlist()
 			continue // nothing the peer lacks
 		}
 		c := sp.cost(int(pk.bits))
-		if spawn && spawnBits > 0 && spawnBits+c > budget/2 {
-			p.stats.Deferred++
-			continue // the spawns' half is spent: the others' turn
-		}
 		if p.overBudget(sp, c, budget) {
 			full = true
 			p.stats.Deferred++
@@ -132,9 +124,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 		sp.add(c)
 		p.commit(slot, pk)
 		ps.picks = ps.picks[:len(ps.picks)+1]
-		if spawn {
-			spawnBits += c
-		} else if longest {
+		if longest {
 			p.turn = pk.id
 		}
 	}
@@ -147,25 +137,6 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 		}
 	}
 	p.dirty = p.dirty[:kept]
-}
-
-// spawnsFirst moves the spawns among keys (fNeedSpawn) to their front,
-// each part in the order it had, and returns how many there are.
-func (p *HostPeer) spawnsFirst(keys []uint64) int {
-	ps := &p.pk
-	rest := ps.tmp[:0]
-	n := 0
-	for _, k := range keys {
-		if p.slots[uint32(k)].flags&fNeedSpawn != 0 {
-			keys[n] = k
-			n++
-		} else {
-			rest = append(rest, k)
-		}
-	}
-	copy(keys[n:], rest)
-	ps.tmp = rest
-	return n
 }
 
 // sortPicks puts the picks in network-id order.

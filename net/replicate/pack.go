@@ -158,11 +158,6 @@ func (p *HostPeer) pack(changes []change) {
 	for _, k := range p.added {
 		s := &p.slots[uint32(k)]
 		s.prio = max(s.prio, urgent)
-		if s.flags&fNeedSpawn != 0 {
-			// A spawn (a new entity, one entering the peer's scope, one
-			// whose spawn was lost) is due first: the peer lacks it.
-			s.prio = 255
-		}
 		s.wait = s.wait &^ waiting
 		due = append(due, k)
 	}
