@@ -213,7 +213,10 @@ type HostReplicator struct {
 	streamed, quick uint64
 	// The audit (audit.go): the slot it looks at next, the writes it found,
 	// and the change it takes in.
-	auditAt    int
+	auditAt int
+	// live counts the entities of ents the host holds (eLive): what a new
+	// peer's join brings before its scope is drawn.
+	live       int
 	auditFound []UnreportedError // this step's, told after the walk
 	unreported uint64
 	lossyList  []LossyCodecError // this step's values the audit found lossy, told after the walk
@@ -473,6 +476,9 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 		e := &h.ents[slot]
 		if e.id == id {
 			live = e.flags&eLive != 0
+			if live {
+				h.live--
+			}
 			e.flags &^= eLive
 			h.grid.remove(h, slot)
 			h.forgetHistory(e)
@@ -491,6 +497,9 @@ func (h *HostReplicator) spawn(ent arche.Entity) {
 	ni, _ := w.Identity(ent)
 	h.growShared(int(slot) + 1)
 	e := &h.ents[slot]
+	if e.flags&eLive == 0 {
+		h.live++
+	}
 	*e = entState{id: ni.ID, owner: ni.Owner, since: h.frame, changed: h.frame, flags: eLive, cell: -1}
 	h.ids[slot] = ni.ID
 	reg := h.reg

@@ -162,6 +162,15 @@ func TestEntityLeavingScopeDuringJoinIsTakenBack(t *testing.T) {
 // holds by its pages (FINAL's) is that of its slots marked paged.
 func checkHeld(t *testing.T, p *HostPeer) {
 	t.Helper()
+	live := 0
+	for i := range p.h.ents {
+		if p.h.ents[i].flags&eLive != 0 {
+			live++
+		}
+	}
+	if p.h.live != live {
+		t.Fatalf("the host counts %d entities live, its records %d", p.h.live, live)
+	}
 	if p.join == nil {
 		return
 	}

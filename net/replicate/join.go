@@ -45,9 +45,12 @@ func (j *joinState) window(h *HostReplicator) int {
 	return h.cfg.JoinWindow
 }
 
+// newJoin starts the join of p, a peer just added: it holds nothing yet
+// and sees the whole world until its scope is drawn (grid.addPeer), so its
+// join brings every entity the host holds.
 func newJoin(h *HostReplicator, p *HostPeer) *joinState {
 	p.stats.JoinRounds = 1
-	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024), scoped: p.Held()}
+	return &joinState{round: 1, page: make([]byte, 0, h.cfg.JoinPage+1024), scoped: h.live}
 }
 
 // flag marks s to be paged again in the next round (fCatchUp).

@@ -285,13 +285,19 @@ func (g *grid) addPeer(p *HostPeer) {
 	if !sc.squared() {
 		return // no square: every entity is in scope
 	}
+	held := 0
 	for slot := range h.ents {
-		if h.ents[slot].flags&eLive != 0 && !g.inScope(p, int32(slot)) {
+		if h.ents[slot].flags&eLive == 0 {
+			continue
+		}
+		if g.inScope(p, int32(slot)) {
+			held++
+		} else {
 			p.slots[slot].flags |= fOut
 		}
 	}
 	if p.join != nil {
-		p.join.scoped = p.Held() // what the join brings now
+		p.join.scoped = held // what the join brings now
 	}
 }
 
