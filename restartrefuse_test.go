@@ -157,15 +157,7 @@ func TestAConnectionDuringTheFinalSaveIsToldItsOutcome(t *testing.T) {
 		closed := make(chan error, 1)
 		go func() { closed <- host.CloseForRestart() }()
 		<-bw.began // the final save runs
-		tc, err := network.Dial(context.Background(), "host")
-		if err != nil {
-			t.Fatal(err)
-		}
-		hc, err := listener.Accept(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		host.Accept(hc)
+		tc := dialHost(t, network, listener, host)
 		select {
 		case <-tc.Done():
 			t.Fatalf("fails %v: refused before the save decided the restart: %v", fails, tc.Err())
@@ -242,15 +234,7 @@ func TestAPanicInTheFinalSaveRefusesWhatWaited(t *testing.T) {
 		}()
 		host.CloseForRestart()
 	}()
-	tc, err := network.Dial(context.Background(), "host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc, err := listener.Accept(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	host.Accept(hc)
+	tc := dialHost(t, network, listener, host)
 	clk.Advance(time.Second)
 	select {
 	case <-tc.Done():
@@ -261,4 +245,20 @@ func TestAPanicInTheFinalSaveRefusesWhatWaited(t *testing.T) {
 	if !errors.As(tc.Err(), &ce) || ce.Code != transport.CloseHostShutdown {
 		t.Fatalf("the connection ended with %v, want the host's shutdown", tc.Err())
 	}
+}
+
+// dialHost dials the host at "host" on network and hands the host its end
+// of the connection, as its loop would; it returns the client's end.
+func dialHost(t *testing.T, network *mem.Network, listener transport.Listener, host *tandem.Host[Thrust]) transport.Conn {
+	t.Helper()
+	tc, err := network.Dial(context.Background(), "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := listener.Accept(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host.Accept(hc)
+	return tc
 }
