@@ -199,6 +199,7 @@ func (o churnRun) run(t *testing.T) {
 	if cw.Networked() != held {
 		t.Errorf("the client holds %d entities, want the %d in its scope", cw.Networked(), held)
 	}
+	checkOwned(t, h)
 }
 
 // Entities whose components come and go, whose owners change, which move

@@ -52,7 +52,7 @@ func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 		// Its first square: it stops seeing the whole world.
 		g.coverSquare(p, cx, cy)
 		sc.pinned, sc.px, sc.py = true, cx, cy
-		g.refocus(p)
+		g.narrow(p)
 		return
 	default:
 		g.shiftSquare(p, cx, cy, 1)

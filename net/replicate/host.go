@@ -216,7 +216,11 @@ type HostReplicator struct {
 	auditAt int
 	// live counts the entities of ents the host holds (eLive): what a new
 	// peer's join brings before its scope is drawn.
-	live       int
+	live int
+	// owned counts the live entities of ents each peer owns (not the
+	// host's), so a new peer's admission looks for its own only when it
+	// has some (a resume, a restored world).
+	owned      map[ecs.PeerID]int32
 	auditFound []UnreportedError // this step's, told after the walk
 	unreported uint64
 	lossyList  []LossyCodecError // this step's values the audit found lossy, told after the walk
@@ -470,6 +474,22 @@ func (h *HostReplicator) snapAge(e *entState) uint8 {
 	return uint8(h.frame-e.tele) + 1
 }
 
+// countOwned adds d to the entities peer owns (h.owned); the host's own
+// are not counted.
+func (h *HostReplicator) countOwned(peer ecs.PeerID, d int32) {
+	if peer == ecs.HostPeer {
+		return
+	}
+	if h.owned == nil {
+		h.owned = map[ecs.PeerID]int32{}
+	}
+	if n := h.owned[peer] + d; n > 0 {
+		h.owned[peer] = n
+	} else {
+		delete(h.owned, peer)
+	}
+}
+
 func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 	live := false // the host held the entity (one made and removed in a step it never did)
 	if int(slot) < len(h.ents) {
@@ -478,6 +498,7 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 			live = e.flags&eLive != 0
 			if live {
 				h.live--
+				h.countOwned(e.owner, -1)
 			}
 			e.flags &^= eLive
 			h.grid.remove(h, slot)
@@ -499,7 +520,10 @@ func (h *HostReplicator) spawn(ent arche.Entity) {
 	e := &h.ents[slot]
 	if e.flags&eLive == 0 {
 		h.live++
+	} else {
+		h.countOwned(e.owner, -1)
 	}
+	h.countOwned(ni.Owner, 1)
 	*e = entState{id: ni.ID, owner: ni.Owner, since: h.frame, changed: h.frame, flags: eLive, cell: -1}
 	h.ids[slot] = ni.ID
 	reg := h.reg
@@ -529,6 +553,8 @@ func (h *HostReplicator) reown(ent arche.Entity) {
 	ni, _ := h.w.Identity(ent)
 	old := h.ents[slot].owner
 	h.ents[slot].owner = ni.Owner
+	h.countOwned(old, -1)
+	h.countOwned(ni.Owner, 1)
 	h.grid.reown(h, slot, old)
 	for _, p := range h.peers {
 		if in := h.grid.inScope(p, slot); in && p.slots[slot].flags&fOut != 0 {

@@ -92,6 +92,7 @@ type HostPeer struct {
 	added    []uint64 // listed since the last send tick (due at once), in no order
 	wheel    [wheelLen][]uint64
 	despawns []despawnEntry
+	rmIndex  removalIndex // despawns by network id, past removalScan of them
 	// copyLimit is removalCopies as this send tick's packing took it.
 	copyLimit uint8
 	recs      records
@@ -257,19 +258,17 @@ func (p *HostPeer) forget(slot int32, id ecs.NetID) {
 // entity (held) or a removal of it is still queued: one in flight that was
 // taken back (the entity had come back) stands again.
 func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
-	for i := range p.despawns {
-		if d := &p.despawns[i]; d.id == id {
-			// One in flight from before the entity came back is older than
-			// what the peer was sent since (and so ignored there): it goes
-			// again, and the fate of the old one no longer counts.
-			if d.back {
-				d.back, d.flying, d.copies, d.from = false, false, 0, 0
-			}
-			return
+	if i := p.findRemoval(id); i >= 0 {
+		// One in flight from before the entity came back is older than
+		// what the peer was sent since (and so ignored there): it goes
+		// again, and the fate of the old one no longer counts.
+		if d := &p.despawns[i]; d.back {
+			d.back, d.flying, d.copies, d.from = false, false, 0, 0
 		}
+		return
 	}
 	if held {
-		p.despawns = append(p.despawns, despawnEntry{id: id})
+		p.pushRemoval(id)
 	}
 }
 
@@ -420,11 +419,8 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 }
 
 func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
-	for i := range p.despawns {
+	if i := p.findRemoval(id); i >= 0 {
 		d := &p.despawns[i]
-		if d.id != id {
-			continue
-		}
 		if d.from == 0 || frame < d.from || frame > d.at {
 			return // the fate of a send of a removal taken back since
 		}
@@ -443,14 +439,11 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 			// is older than the state the peer was sent since, which the
 			// peer keeps (a client ignores a removal older than what it
 			// holds).
-			last := len(p.despawns) - 1
-			p.despawns[i] = p.despawns[last]
-			p.despawns = p.despawns[:last]
+			p.dropRemoval(i)
 		} else {
 			d.flying = false
 			p.stats.Resent++
 		}
-		return
 	}
 }
 
@@ -459,21 +452,16 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 // one in flight is marked so that its fate, either way, ends it (the peer
 // keeps the newer spawn). It reports whether there was one.
 func (p *HostPeer) cancelRemoval(id ecs.NetID) (found bool) {
-	for i := range p.despawns {
-		d := &p.despawns[i]
-		if d.id != id {
-			continue
-		}
-		if !d.flying {
-			last := len(p.despawns) - 1
-			p.despawns[i] = p.despawns[last]
-			p.despawns = p.despawns[:last]
-			return true
-		}
-		d.back = true
-		return true
+	i := p.findRemoval(id)
+	switch {
+	case i < 0:
+		return false
+	case !p.despawns[i].flying:
+		p.dropRemoval(i)
+	default:
+		p.despawns[i].back = true
 	}
-	return false
+	return true
 }
 
 // Memory returns the bytes of host memory the peer's replication state
@@ -481,7 +469,7 @@ func (p *HostPeer) cancelRemoval(id ecs.NetID) (found bool) {
 // scratch, by their capacity. It is what the peer costs beyond the shared
 // state of the world (and the connection's buffers, which net/conn bounds).
 func (p *HostPeer) Memory() int {
-	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{}))
+	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{})) + p.rmIndex.memory()
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
 	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
 	for i := range p.wheel {

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"testing"
 
@@ -171,6 +172,7 @@ func checkHeld(t *testing.T, p *HostPeer) {
 	if p.h.live != live {
 		t.Fatalf("the host counts %d entities live, its records %d", p.h.live, live)
 	}
+	checkOwned(t, p.h)
 	if p.join == nil {
 		return
 	}
@@ -211,5 +213,20 @@ func TestJoinCountsMatchWhenTheLaneRefusesPages(t *testing.T) {
 	}
 	if cw.Networked() != host.w.Networked() {
 		t.Fatalf("client holds %d entities, the host %d", cw.Networked(), host.w.Networked())
+	}
+}
+
+// checkOwned fails the test unless the host's count of the entities each
+// peer owns is that of its records.
+func checkOwned(t *testing.T, h *HostReplicator) {
+	t.Helper()
+	owned := map[ecs.PeerID]int32{}
+	for i := range h.ents {
+		if e := &h.ents[i]; e.flags&eLive != 0 && e.owner != ecs.HostPeer {
+			owned[e.owner]++
+		}
+	}
+	if !maps.Equal(owned, h.owned) {
+		t.Fatalf("the host counts the entities peers own as %v, its records %v", h.owned, owned)
 	}
 }

@@ -649,3 +649,36 @@ func TestRefusedAuthStateGoesAgain(t *testing.T) {
 		t.Fatalf("%d AUTH_STATEs sent after the refused one; want it again, once", n)
 	}
 }
+
+// A peer that has seen the whole world, given its first square, has the
+// many entities it puts out of its scope removed, the client left holding
+// what the square covers: past removalScan removals at once, the queue is
+// found by its index, and every one of them is delivered and settled.
+func TestFirstSquareRemovesTheRest(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	const far = 5 * removalScan
+	for i := range far {
+		r.m.NewWith(&ecs.Transform{X: 5000 + float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	near := r.m.NewWith(&ecs.Transform{X: 200}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	if got := r.cw.Networked(); got != far+1 {
+		t.Fatalf("owning nothing, the client holds %d entities, want all %d", got, far+1)
+	}
+	r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.s.Step()
+	p := r.h.Peer(1)
+	if len(p.despawns) != far {
+		t.Fatalf("%d removals queued by the first square, want %d", len(p.despawns), far)
+	}
+	r.settle()
+	if got := r.cw.Networked(); got != 2 {
+		t.Fatalf("the client holds %d entities, want its own and the near one", got)
+	}
+	if _, ok := r.cw.EntityOf(mustID(r.w, near)); !ok {
+		t.Fatal("the client lost the near entity")
+	}
+	if st := p.Stats(); st.Left != far || len(p.despawns) != 0 || p.rmIndex.valid {
+		t.Fatalf("left %d, removals queued %d, index in use %v: want %d, none and no", st.Left, len(p.despawns), p.rmIndex.valid, far)
+	}
+}

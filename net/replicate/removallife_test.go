@@ -34,15 +34,33 @@ func (o *fullQueueOut) QueueDatagram(kind wire.Kind, payload []byte, token uint3
 // removal is left and the client holds exactly what is in scope.
 func TestRemovalLifeCycle(t *testing.T) {
 	for seed := uint64(1); seed <= 40; seed++ {
-		removalLife(t, seed)
+		removalLife(t, seed, 6)
 		if t.Failed() {
 			return
 		}
 	}
 }
 
-// removalLife is one run of TestRemovalLifeCycle.
-func removalLife(t *testing.T, seed uint64) {
+// The same with enough entities that the peer's queue of removals is found
+// by its index (past removalScan), which must follow the queue through
+// every change.
+func TestRemovalLifeCycleIndexed(t *testing.T) {
+	indexed := false
+	for seed := uint64(1); seed <= 6; seed++ {
+		indexed = removalLife(t, seed, 4*removalScan) || indexed
+		if t.Failed() {
+			return
+		}
+	}
+	if !indexed {
+		t.Fatalf("no run queued more than %d removals: the index was never used", removalScan)
+	}
+}
+
+// removalLife is one run of TestRemovalLifeCycle with n entities going in
+// and out of scope; it reports whether the queue of removals was ever found
+// by its index.
+func removalLife(t *testing.T, seed uint64, n int) (indexed bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
@@ -66,7 +84,7 @@ func removalLife(t *testing.T, seed uint64) {
 	}
 	m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	var ents []arche.Entity
-	for range 6 {
+	for range n {
 		ents = append(ents, m.NewWith(&ecs.Transform{X: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
 	}
 	p := h.Peer(1)
@@ -86,6 +104,17 @@ func removalLife(t *testing.T, seed uint64) {
 	}
 	check := func(step int, when string) {
 		t.Helper()
+		if ix := &p.rmIndex; ix.valid {
+			indexed = true
+			if len(ix.at) != len(p.despawns) {
+				t.Fatalf("seed %d step %d %s: the index holds %d removals, the queue %d", seed, step, when, len(ix.at), len(p.despawns))
+			}
+			for i, d := range p.despawns {
+				if at, ok := ix.at[d.id]; !ok || int(at) != i {
+					t.Fatalf("seed %d step %d %s: the index has removal %d at %d (%v), the queue at %d", seed, step, when, d.id, at, ok, i)
+				}
+			}
+		}
 		for _, d := range p.despawns {
 			if d.back && !d.flying {
 				t.Fatalf("seed %d step %d %s: back without flying: %+v", seed, step, when, d)
@@ -196,6 +225,8 @@ func removalLife(t *testing.T, seed uint64) {
 			t.Fatalf("seed %d: entity %d in scope %v, held by the client %v", seed, id, in, held)
 		}
 	}
+	checkOwned(t, h)
 	st := p.Stats()
 	t.Logf("seed %d: despawns %d repeats %d resent %d", seed, st.Despawns, st.Repeats, st.Resent)
+	return indexed
 }

@@ -61,7 +61,7 @@ func (g *grid) ownSquare(p *HostPeer, slot int32) {
 	sc.last = false
 	if first {
 		g.coverSquare(p, x, y)
-		g.refocus(p)
+		g.narrow(p)
 		return
 	}
 	g.shiftSquare(p, x, y, 1)
@@ -231,8 +231,25 @@ func (g *grid) scopeCell(p *HostPeer, ci int32, in bool) {
 	}
 }
 
-// refocus sets the scope of every entity for a peer that gained its first
-// square or lost its last: O(world), once.
+// narrow draws the scope of a peer that gained its first square: until
+// then it saw every entity, so those of the cells its cover leaves out,
+// other than its own, leave its scope; the others stay. O(world), once, in
+// slot order (the host's records are read in the order they lie: walking
+// the cells' lists instead read them at random, four times slower with
+// 100,000 entities).
+func (g *grid) narrow(p *HostPeer) {
+	p.grow(len(p.h.ents))
+	cover := p.scope.cover
+	for slot := range p.h.ents {
+		e := &p.h.ents[slot]
+		if e.flags&eLive != 0 && e.cell >= 0 && cover[e.cell] == 0 && e.owner != p.id {
+			p.leave(int32(slot))
+		}
+	}
+}
+
+// refocus sets the scope of every entity for a peer that lost its last
+// square: O(world), once.
 func (g *grid) refocus(p *HostPeer) {
 	h := p.h
 	p.grow(len(h.ents))
@@ -260,10 +277,16 @@ func (g *grid) addPeer(p *HostPeer) {
 	// Its squares by the host's records, as the steps add and take them
 	// away: an entity spawned, removed, given to the peer or given away
 	// since the last step is counted, or no longer, when the step takes
-	// that in (place, remove, reown), as for a peer that was there. O(world),
-	// once.
-	for slot := range h.ents {
-		if e := &h.ents[slot]; e.flags&eLive != 0 && e.owner == p.id && e.cell >= 0 {
+	// that in (place, remove, reown), as for a peer that was there.
+	// O(world), once, and only for a peer that owns some already (a resume,
+	// a restored world); the walk stops at the last of them.
+	for slot, left := 0, h.owned[p.id]; left > 0 && slot < len(h.ents); slot++ {
+		e := &h.ents[slot]
+		if e.flags&eLive == 0 || e.owner != p.id {
+			continue
+		}
+		left--
+		if e.cell >= 0 {
 			e.ownPos = int32(len(sc.own))
 			sc.own = append(sc.own, int32(slot))
 			g.coverSquare(p, g.cells[e.cell].x, g.cells[e.cell].y)

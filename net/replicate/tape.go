@@ -250,7 +250,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 			p.wheel[b] = append(p.wheel[b], t.waitKeys[from:to]...)
 		}
 	}
-	p.despawns = append(p.despawns[:0], t.outDespawns...)
+	p.setRemovals(t.outDespawns)
 	ps.avgBits, p.turn = t.avgOut, t.turnOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns

@@ -1,0 +1,105 @@
+package replicate
+
+import "github.com/tandem-go/tandem/ecs"
+
+// A peer's queued removals (HostPeer.despawns) are found by network id:
+// when an entity leaves the peer's scope, comes back into it, or a message
+// that carried its removal is delivered or lost. A short queue is searched;
+// past removalScan entries an index by id answers, so a peer that stops
+// seeing most of a large world at once (its first square of interest, a
+// jump across the world) queues and settles its removals in time
+// proportional to their number, not its square. The index is built when a
+// search first needs it and kept while the queue changes only here. When
+// the queue empties, an index that held more than removalKeep entries is
+// let go (a map does not shrink); a smaller one is kept for the next time,
+// so a peer whose scope jumps now and then allocates nothing for it.
+const (
+	removalScan = 64
+	removalKeep = 4096
+)
+
+// removalIndex maps the network id of each queued removal to its position
+// in HostPeer.despawns, while valid.
+type removalIndex struct {
+	at    map[ecs.NetID]int32
+	valid bool
+	peak  int // most entries at has held: what it keeps (Memory)
+}
+
+// memory returns the bytes the index holds, by its most entries: a key and
+// a value each, and about as much again for the table's control bytes and
+// slack.
+func (ix *removalIndex) memory() int { return ix.peak * 16 }
+
+// findRemoval returns the position of id's queued removal, or -1.
+func (p *HostPeer) findRemoval(id ecs.NetID) int {
+	if len(p.despawns) <= removalScan {
+		for i := range p.despawns {
+			if p.despawns[i].id == id {
+				return i
+			}
+		}
+		return -1
+	}
+	ix := &p.rmIndex
+	if !ix.valid {
+		if ix.at == nil {
+			ix.at = make(map[ecs.NetID]int32, len(p.despawns))
+		}
+		clear(ix.at)
+		for i := range p.despawns {
+			ix.at[p.despawns[i].id] = int32(i)
+		}
+		ix.valid = true
+		ix.peak = max(ix.peak, len(ix.at))
+	}
+	if i, ok := ix.at[id]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// pushRemoval queues the removal of id, which has none queued.
+func (p *HostPeer) pushRemoval(id ecs.NetID) {
+	if ix := &p.rmIndex; ix.valid {
+		ix.at[id] = int32(len(p.despawns))
+		ix.peak = max(ix.peak, len(ix.at))
+	}
+	p.despawns = append(p.despawns, despawnEntry{id: id})
+}
+
+// dropRemoval takes the queued removal at position i out of the queue (the
+// last takes its place).
+func (p *HostPeer) dropRemoval(i int) {
+	last := len(p.despawns) - 1
+	if ix := &p.rmIndex; ix.valid {
+		delete(ix.at, p.despawns[i].id)
+		if i != last {
+			ix.at[p.despawns[last].id] = int32(i)
+		}
+	}
+	p.despawns[i] = p.despawns[last]
+	p.despawns = p.despawns[:last]
+	if last == 0 {
+		p.rmIndex.emptied()
+	}
+}
+
+// emptied lets the index go, or keeps it for the next time, once the
+// queue is empty.
+func (ix *removalIndex) emptied() {
+	if ix.peak > removalKeep {
+		*ix = removalIndex{}
+		return
+	}
+	ix.valid = false
+}
+
+// setRemovals replaces the queue (a tape's outcome, tape.go).
+func (p *HostPeer) setRemovals(list []despawnEntry) {
+	p.despawns = append(p.despawns[:0], list...)
+	p.rmIndex.valid = false
+	if len(list) == 0 {
+		p.rmIndex.emptied()
+	}
+}
