@@ -240,11 +240,21 @@ func (g *grid) scopeCell(p *HostPeer, ci int32, in bool) {
 func (g *grid) narrow(p *HostPeer) {
 	p.grow(len(p.h.ents))
 	cover := p.scope.cover
+	// A join that has paged nothing yet (the player the game gave the peer
+	// as it came in) holds none of them: each just leaves the round, as
+	// leave would have it, without the call.
+	fresh := p.join != nil && p.join.held == 0 && p.join.pending == 0 && len(p.join.despawns) == 0
 	for slot := range p.h.ents {
 		e := &p.h.ents[slot]
-		if e.flags&eLive != 0 && e.cell >= 0 && cover[e.cell] == 0 && e.owner != p.id {
-			p.leave(int32(slot))
+		if e.flags&eLive == 0 || e.cell < 0 || cover[e.cell] > 0 || e.owner == p.id {
+			continue
 		}
+		if s := &p.slots[slot]; fresh && s.flags&fOut == 0 {
+			*s = peerSlot{flags: fOut, epoch: s.epoch + 1}
+			p.join.scoped--
+			continue
+		}
+		p.leave(int32(slot))
 	}
 }
 
