@@ -225,6 +225,35 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 		h.reject(p, wire.RejectProtocol, transport.CloseProtocol, errAckMismatch.Error())
 		return
 	}
+	if limit := h.cfg.AdmitPerStep; limit > 0 && (h.admissions >= limit || len(h.admitQueue) > 0) {
+		p.acked = true
+		h.admitQueue = append(h.admitQueue, p)
+		return
+	}
+	h.admit(p)
+}
+
+// admitQueued admits the peers whose WelcomeAck waits its turn, oldest
+// first, as many as AdmitPerStep leaves room for. One whose connection
+// closed meanwhile is dropped from the queue. A peer admitted here between
+// steps (Handshake) begins its join there.
+func (h *Host) admitQueued() {
+	q := h.admitQueue
+	n := 0
+	for ; n < len(q) && (h.cfg.AdmitPerStep <= 0 || h.admissions < h.cfg.AdmitPerStep); n++ {
+		p := q[n]
+		p.acked = false
+		if !p.c.Closed() && p.stage == stageWelcomed {
+			h.admit(p)
+			p.topUp = p.admitted()
+		}
+	}
+	h.admitQueue = q[:copy(q, q[n:])]
+	clear(q[len(h.admitQueue):])
+}
+
+// admit admits a peer that answered its Welcome, if there is still room.
+func (h *Host) admit(p *hostPeer) {
 	if code, why := h.full(p.addr, p.spectator); why != "" {
 		h.reject(p, code, transport.CloseNormal, why)
 		return
@@ -240,6 +269,7 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 	p.stage = stageAdmitted
 	p.c.Admit()
 	h.stats.Admitted++
+	h.admissions++
 	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:]), Spectator: p.spectator}, conn: p}
 	clear(p.token[:]) // only its hash is kept
 	h.knownPeers = append(h.knownPeers, p.kp)

@@ -10,7 +10,7 @@ package session
 // since; after each step too (a step queues no more of a join's first round
 // than a call does). The rules are those of a step (the same checks, limits
 // and order; OnJoin runs here, and what it spawns is journaled into the next
-// frame); admitted peers are not polled: what they send waits for the step
+// frame; its admissions count toward the next step's AdmitPerStep); admitted peers are not polled: what they send waits for the step
 // (but what came in the same poll as a peer's WelcomeAck is taken then, as
 // an admitted peer's, against the last step's frame), and datagrams go at
 // the step's flush (lane messages, which the handshake and the join use,
@@ -30,6 +30,7 @@ func (h *Host) Handshake() (more bool) {
 	}
 	now := h.cfg.Clock.Now()
 	h.takeIncoming(now)
+	h.admitQueued()
 	for _, p := range h.peers {
 		if p.c.Closed() {
 			continue

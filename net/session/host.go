@@ -86,6 +86,14 @@ type HostConfig struct {
 	// after the host took it; until then it holds no player slot. Default 3 s:
 	// two round trips and a few ticks, with room for a lossy link.
 	HandshakeTimeout time.Duration
+	// AdmitPerStep bounds the peers admitted in one step (their WelcomeAck
+	// taken in, OnJoin run, their join begun): each draws its scope and
+	// begins its join in the step that follows, which with a large world
+	// costs the host a millisecond or more (about 2 for 100,000 entities), so
+	// a crowd that arrives at once is let in a few a step, in the order they
+	// answered, instead of holding one step for all of them. Resumes are not
+	// held back. Default 4; negative: no bound.
+	AdmitPerStep int
 	// AckTimeout drops an admitted peer whose oldest datagram in flight has
 	// been neither acknowledged nor reported lost for this long: a peer that
 	// stopped answering, or one that acknowledges only its newest packets.
@@ -166,6 +174,9 @@ func (c *HostConfig) defaults() {
 	if c.HandshakeTimeout <= 0 {
 		c.HandshakeTimeout = 3 * time.Second
 	}
+	if c.AdmitPerStep == 0 {
+		c.AdmitPerStep = 4
+	}
 	if c.AckTimeout <= 0 {
 		c.AckTimeout = 10 * time.Second
 	}
@@ -211,8 +222,12 @@ type Host struct {
 
 	incoming chan transport.Conn
 	peers    []*hostPeer
-	events   []Event
-	stats    HostStats
+	// The peers whose WelcomeAck waits its turn (AdmitPerStep), oldest
+	// first, and the admissions since the last step's end.
+	admitQueue []*hostPeer
+	admissions int
+	events     []Event
+	stats      HostStats
 
 	// knownPeers are the peers admitted and not gone, connected or away.
 	knownPeers []*knownPeer
@@ -499,6 +514,7 @@ func (h *Host) receive(w *ecs.World) {
 	}
 	now := h.cfg.Clock.Now()
 	h.takeIncoming(now)
+	h.admitQueued()
 	for _, p := range h.peers {
 		if !p.c.Closed() {
 			p.c.Poll()
@@ -532,6 +548,7 @@ func (h *Host) send(w *ecs.World) {
 		// up), also after a step that spent the budget or began the join.
 		p.topUp = p.admitted() && p.rp != nil && p.rp.Joining() && !p.c.Closed()
 	}
+	h.admissions = 0
 }
 
 // reap removes closed peers and their entities.

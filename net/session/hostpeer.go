@@ -58,6 +58,7 @@ type hostPeer struct {
 	since     time.Time // when the host took the connection
 	joinStart time.Time
 	topUp     bool // Handshake queues more of its join's first pages as the lane drains
+	acked     bool // its WelcomeAck waits its turn in the host's admitQueue
 
 	// closedFirst: its connection had ended on its own when the host
 	// closed; Dismiss lets it go with that connection's reason.
@@ -137,6 +138,9 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	case kind == wire.KindHello || kind == wire.KindResume:
 		p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
 		return
+	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed && p.acked:
+		p.c.Close(transport.CloseProtocol, "the Welcome was answered twice")
+		return
 	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed:
 		var ack wire.WelcomeAck
 		if err := ack.Decode(msg); err != nil || lane != transport.LaneControl {
@@ -148,11 +152,12 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	case p.stage == stageHello:
 		p.c.Close(transport.CloseProtocol, "the first message must be Hello or Resume")
 		return
-	case p.stage == stageWelcomed && lane == transport.LaneControl:
+	case p.stage == stageWelcomed && lane == transport.LaneControl && !p.acked:
 		p.c.Close(transport.CloseProtocol, "the answer to the Welcome must be WelcomeAck")
 		return
 	case p.stage == stageWelcomed:
-		// Sent after the WelcomeAck on another lane, it may overtake it.
+		// Sent after the WelcomeAck on another lane, it may overtake it;
+		// or the WelcomeAck waits its turn (AdmitPerStep).
 		if len(p.early) >= maxEarlyHeld || p.earlyBytes+len(msg) > maxEarlyHeldBytes {
 			p.c.Close(transport.CloseProtocol, "too many messages before the WelcomeAck")
 			return
@@ -203,7 +208,7 @@ func (p *hostPeer) check(now time.Time) {
 	cfg := &p.h.cfg
 	switch p.stage {
 	case stageHello, stageWelcomed:
-		if now.Sub(p.since) > cfg.HandshakeTimeout {
+		if now.Sub(p.since) > cfg.HandshakeTimeout && !p.acked {
 			what := "no Hello"
 			if p.stage == stageWelcomed {
 				what = "no WelcomeAck for the Welcome"
