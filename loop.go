@@ -240,17 +240,49 @@ func (l *loop) LockStats() (steps, views time.Duration) {
 	return l.steps.get(), l.views.get()
 }
 
-// longest is the longest of the durations noted: noted with the world
-// locked, read from anywhere.
-type longest struct{ d atomic.Int64 }
+// longest is the longest of the durations noted, since the start and
+// lately: noted with the world locked, read from anywhere.
+type longest struct {
+	d atomic.Int64
+	// Lately: the longest of the current second and of the one before it,
+	// by the real clock's Unix seconds (sec), which a spike (a join's)
+	// leaves after two seconds.
+	cur, prev, sec atomic.Int64
+}
 
 func (m *longest) note(d time.Duration) {
 	if int64(d) > m.d.Load() {
 		m.d.Store(int64(d))
 	}
+	now := time.Now().Unix()
+	if s := m.sec.Load(); now != s {
+		prev := int64(0)
+		if now == s+1 {
+			prev = m.cur.Load()
+		}
+		m.prev.Store(prev)
+		m.cur.Store(0)
+		m.sec.Store(now)
+	}
+	if int64(d) > m.cur.Load() {
+		m.cur.Store(int64(d))
+	}
 }
 
+// get returns the longest since the start.
 func (m *longest) get() time.Duration { return time.Duration(m.d.Load()) }
+
+// lately returns the longest noted in the last one to two seconds.
+func (m *longest) lately() time.Duration {
+	now := time.Now().Unix()
+	switch m.sec.Load() {
+	case now:
+		return time.Duration(max(m.cur.Load(), m.prev.Load()))
+	case now - 1:
+		return time.Duration(m.cur.Load())
+	}
+	return 0
+}
 
 // View is what drawing sees of a world for one drawn frame: the world itself,
 // between two steps, and where to draw each entity.

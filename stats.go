@@ -80,7 +80,10 @@ type NetStats struct {
 	// client owns, gained (Gained) as the host's did.
 	Replication replicate.ClientStats
 	// Steps and Views are the longest time the simulation held the world
-	// for a batch of steps, and drawing for a View.
+	// for a batch of steps, and drawing for a View, in the last one to two
+	// seconds (0 when neither held it since): what the net graph shows now,
+	// which a join's long steps leave after two seconds. The longest since
+	// the client started: Client.LockStats.
 	Steps, Views time.Duration
 	// Resumes counts the times the connection broke and the client came
 	// back as the same player; ReconnectLeft is, while State is
@@ -134,8 +137,8 @@ func (c *Client[I]) Stats() NetStats {
 		Total:         tot,
 		Entities:      c.w.ECS.Networked(),
 		Bodies:        c.phys.stats,
-		Steps:         c.steps.get(),
-		Views:         c.views.get(),
+		Steps:         c.steps.lately(),
+		Views:         c.views.lately(),
 		Resumes:       c.resumes,
 		ReconnectLeft: c.session.ReconnectLeft(),
 	}

@@ -257,10 +257,11 @@ func (m *clientMatch) Summary() string {
 			own = g.Pose(e)
 		}
 		s := g.ScoreNow()
+		simlock, drawlock := m.LockStats() // the longest since the start
 		line = fmt.Sprintf(appName+": joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
 			m.Joined(), ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.travel,
 			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
-			ns.Steps.Round(10*time.Microsecond), ns.Views.Round(10*time.Microsecond), ns.Resumes, w.Peer)
+			simlock.Round(10*time.Microsecond), drawlock.Round(10*time.Microsecond), ns.Resumes, w.Peer)
 	})
 	return line
 }
