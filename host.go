@@ -60,7 +60,7 @@ type HostConfig struct {
 	// listener bounds the handshakes in progress from an address as well
 	// (quicnet.Config.MaxHandshakesPerAddress), proving each past it.
 	MaxPeersPerAddress int
-	// AdmitPerStep bounds the players let in per step: each begins its
+	// AdmitPerStep bounds the players (and spectators) let in per step: each begins its
 	// join in the step after, drawing its scope of the world and its first
 	// pages, which with a large world costs the host a millisecond or more,
 	// so a crowd that answers at once comes in a few a step, in the order

@@ -107,8 +107,8 @@ func (g *grid) disownSquare(p *HostPeer, slot int32) {
 }
 
 // coverSquare adds the square around (x, y) to the peer's cover, bringing
-// nothing into or out of its scope: for a peer whose scope is set whole
-// after (refocus, addPeer).
+// nothing into or out of its scope: for a peer whose scope is drawn whole
+// after (narrow, refocus, addPeer).
 func (g *grid) coverSquare(p *HostPeer, x, y int32) {
 	g.eachSquareCell(x, y, func(ci int32) { g.setCover(p, ci, p.scope.cover[ci]+1) })
 }

@@ -70,11 +70,12 @@ func (h *Host) evict(p *hostPeer, reason string) {
 }
 
 // pending counts the open connections from addr ("" for any) whose
-// handshake has not finished (rejected ones lingering included).
+// handshake has not finished (rejected ones lingering included; those
+// whose WelcomeAck waits its turn have finished theirs).
 func (h *Host) pending(addr string) int {
 	n := 0
 	for _, p := range h.peers {
-		if !p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+		if !p.admitted() && !p.acked && !p.c.Closed() && (addr == "" || p.addr == addr) {
 			n++
 		}
 	}
@@ -85,11 +86,12 @@ func (h *Host) pending(addr string) int {
 // evict first, or nil: the oldest that has not said Hello, else the oldest
 // refused one, else the oldest welcomed one. A connection that has spoken is
 // kept over silent ones, so a flood of silent connections cannot push out a
-// client whose handshake is under way, however slow.
+// client whose handshake is under way, however slow; one whose WelcomeAck
+// waits its turn (AdmitPerStep) is not pending.
 func (h *Host) oldestPending(addr string) *hostPeer {
 	var rejected, welcomed *hostPeer
 	for _, p := range h.peers { // in the order the host took them
-		if p.admitted() || p.c.Closed() || (addr != "" && p.addr != addr) {
+		if p.admitted() || p.acked || p.c.Closed() || (addr != "" && p.addr != addr) {
 			continue
 		}
 		switch p.stage {
@@ -225,7 +227,14 @@ func (h *Host) welcomeAck(p *hostPeer, ack wire.WelcomeAck) {
 		h.reject(p, wire.RejectProtocol, transport.CloseProtocol, errAckMismatch.Error())
 		return
 	}
+	h.admitQueued() // those waiting first
 	if limit := h.cfg.AdmitPerStep; limit > 0 && (h.admissions >= limit || len(h.admitQueue) > 0) {
+		if len(h.admitQueue) >= h.cfg.MaxPeers+h.cfg.MaxSpectators {
+			// More are waiting than the host has places: this one could
+			// only be refused when its turn came.
+			h.reject(p, wire.RejectFull, transport.CloseNormal, "host full: more are joining than it has places; try again later")
+			return
+		}
 		p.acked = true
 		h.admitQueue = append(h.admitQueue, p)
 		return

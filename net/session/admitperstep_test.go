@@ -141,8 +141,8 @@ func TestHandshakeAdmitsAFewAStep(t *testing.T) {
 	if st := wd.host.Stats(); st.Admitted != 4 || pages() != 4 {
 		t.Fatalf("between two steps: %d admitted, %d joins sent; want 4 of 6", st.Admitted, pages())
 	}
-	if !wd.host.Handshake() {
-		t.Fatal("Handshake reports nothing to do with two WelcomeAcks waiting")
+	if wd.host.Handshake() {
+		t.Fatal("Handshake reports more to do with only WelcomeAcks waiting for the next step")
 	}
 	wd.hsched.Step()
 	for range 20 {
@@ -150,5 +150,77 @@ func TestHandshakeAdmitsAFewAStep(t *testing.T) {
 	}
 	if st := wd.host.Stats(); st.Admitted != 6 || pages() != 6 {
 		t.Fatalf("after the step: %d admitted, %d joins sent; want all 6", st.Admitted, pages())
+	}
+}
+
+// A peer whose WelcomeAck waits its turn has finished its handshake: the
+// connections that arrive after it do not push it out as a pending one
+// (MaxPending), and it comes in at its turn, as it would with no bound.
+func TestWaitingPeerIsNotEvicted(t *testing.T) {
+	for _, limit := range []int{-1, 1} {
+		wd := stillWorld(t, 50, nil)
+		cfg := &wd.host.cfg
+		cfg.AdmitPerStep, cfg.MaxPending = limit, 5
+		cfg.MaxPeers, cfg.MaxPeersPerAddress, cfg.MaxPendingPerAddress = 16, 16, 16
+		var peers []*rawPeer
+		for _, name := range []string{"a", "b", "c", "d", "e"} {
+			peers = append(peers, wd.dialRaw(name, wire.Version))
+		}
+		acceptPending(wd.l, wd.host)
+		wd.host.Handshake()
+		for _, p := range peers {
+			p.read()
+			answer(p.tc, p.got[0])
+		}
+		wd.host.Handshake() // a comes in; with the bound, b to e wait their turn
+		for _, name := range []string{"f", "g"} {
+			wd.dialRaw(name, wire.Version)
+			acceptPending(wd.l, wd.host)
+			wd.host.Handshake()
+		}
+		for range 5 {
+			wd.hsched.Step()
+		}
+		for _, p := range peers {
+			p.read()
+			if err := p.tc.Err(); err != nil {
+				t.Fatalf("AdmitPerStep %d: a peer that answered its Welcome before two more arrived was closed: %v", limit, err)
+			}
+		}
+		if st := wd.host.Stats(); st.Admitted != 5 || st.Evicted != 0 {
+			t.Fatalf("AdmitPerStep %d: %d admitted, %d evicted; want the 5 that answered, none", limit, st.Admitted, st.Evicted)
+		}
+	}
+}
+
+// More WelcomeAcks waiting than the host has places: the one past them is
+// refused as the host being full, at once, rather than held to be refused
+// at its turn.
+func TestWaitingPastThePlacesIsRefused(t *testing.T) {
+	wd := stillWorld(t, 50, nil)
+	cfg := &wd.host.cfg
+	cfg.AdmitPerStep, cfg.MaxPeers = 1, 3
+	cfg.MaxPeersPerAddress, cfg.MaxPendingPerAddress = 16, 16
+	var peers []*rawPeer
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		peers = append(peers, wd.dialRaw(name, wire.Version))
+	}
+	acceptPending(wd.l, wd.host)
+	wd.host.Handshake()
+	for _, p := range peers {
+		p.read()
+		answer(p.tc, p.got[0])
+	}
+	wd.host.Handshake() // a comes in, b to d wait (3 places), e is refused
+	e := peers[4]
+	e.read()
+	if rj, ok := e.reject(); !ok || rj.Code != wire.RejectFull {
+		t.Fatalf("the fifth WelcomeAck with three waiting for three places: reject %+v (%v); want RejectFull", rj, ok)
+	}
+	for range 5 {
+		wd.hsched.Step()
+	}
+	if st := wd.host.Stats(); st.Admitted != 3 || st.Rejected != 2 {
+		t.Fatalf("%d admitted, %d refused; want 3 (the places) and 2", st.Admitted, st.Rejected)
 	}
 }

@@ -9,7 +9,9 @@
 // the client takes with a WelcomeAck. Only then is the peer admitted: it gets
 // a player slot, the game's OnJoin, its transport's full limits, and the
 // replicator (net/replicate), which joins it in paged rounds and then keeps
-// it current. Until then a connection holds nothing but a bounded pending
+// it current. A crowd that answers at once is admitted HostConfig.AdmitPerStep
+// a step, in the order it answered; one whose WelcomeAck waits its turn has
+// finished its handshake. Until then a connection holds nothing but a bounded pending
 // slot: it is dropped when its handshake is overdue and evicted, oldest
 // first, by newer ones (per address and in all), so silent connections can
 // neither fill the host nor keep a real player out. A refusal is a Reject
@@ -37,8 +39,9 @@
 // Both install their work as systems of the game's ecs.Schedule: receiving in
 // ecs.StageInput, replication and sending in ecs.StageOutput. Between steps a
 // host's loop may call Host.Handshake, which answers Hello, Resume and
-// WelcomeAck as they arrive and starts an admitted peer's join at once, so a
-// join does not wait for the host's next steps. Everything that
+// WelcomeAck as they arrive (a WelcomeAck past AdmitPerStep waits for the
+// next step) and starts an admitted peer's join at once, so a join does not
+// wait for the host's next steps. Everything that
 // touches the world happens on the simulation goroutine; the network's
 // goroutines (the transport's, and the host's accept loop) only move bytes
 // through bounded queues.

@@ -4,7 +4,7 @@ package session
 // between steps, instead of at the next step: it takes the connections
 // accepted since, and polls those not yet admitted, so a Hello gets its
 // Welcome (or Reject), a Resume its Resumed, and a WelcomeAck its admission
-// as they arrive; an admitted peer's join sends its first pages at once
+// as they arrive (past AdmitPerStep, at the next step); an admitted peer's join sends its first pages at once
 // (replicate.HostReplicator.StartJoin), and more at each call as its lane
 // drains, until the round is sent, with FINAL when nothing it paged changed
 // since; after each step too (a step queues no more of a join's first round
@@ -19,7 +19,8 @@ package session
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
 // pending connections. It reports whether it has more to do soon: a
-// handshake under way (a connection taken but not admitted yet), or a join
+// handshake under way (a connection taken but not admitted yet, its
+// WelcomeAck not waiting for the next step), or a join
 // whose first pages it is still queuing as the lane drains (StartJoin keeps a
 // bounded amount queued, so the transport sends while the host builds the
 // next ones). While it does, call it again soon; when it does not, nothing
@@ -46,8 +47,8 @@ func (h *Host) Handshake() (more bool) {
 		if p.admitted() {
 			p.topUp = h.repl.StartJoin(p.id)
 			more = more || p.topUp
-		} else if !p.c.Closed() {
-			more = true
+		} else if !p.c.Closed() && !p.acked {
+			more = true // one waiting its turn waits for the next step
 		}
 	}
 	return more || len(h.incoming) > 0

@@ -89,7 +89,8 @@ type HostConfig struct {
 	// AdmitPerStep bounds the peers admitted in one step (their WelcomeAck
 	// taken in, OnJoin run, their join begun): each draws its scope and
 	// begins its join in the step that follows, which with a large world
-	// costs the host a millisecond or more (about 2 for 100,000 entities), so
+	// costs the host a millisecond or more (about 2 with 100,000 entities:
+	// 0.9 to draw its scope, the rest its join's first pages), so
 	// a crowd that arrives at once is let in a few a step, in the order they
 	// answered, instead of holding one step for all of them. Resumes are not
 	// held back. Default 4; negative: no bound.
@@ -109,7 +110,9 @@ type HostConfig struct {
 	// new one past it closes the oldest of them that has not said Hello (else
 	// the oldest refused, else the oldest welcomed), so a flood of silent
 	// connections never refuses the newest, which may be a real player, nor
-	// pushes out one whose handshake is under way. Default 32.
+	// pushes out one whose handshake is under way. One whose WelcomeAck
+	// waits its turn (AdmitPerStep) has finished its handshake: it is not
+	// counted, nor pushed out. Default 32.
 	MaxPending int
 	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
 	// address (an IPv6 one by its /64: transport.AddressKey); a new one past

@@ -159,7 +159,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		// Sent after the WelcomeAck on another lane, it may overtake it;
 		// or the WelcomeAck waits its turn (AdmitPerStep).
 		if len(p.early) >= maxEarlyHeld || p.earlyBytes+len(msg) > maxEarlyHeldBytes {
-			p.c.Close(transport.CloseProtocol, "too many messages before the WelcomeAck")
+			p.c.Close(transport.CloseProtocol, "too many messages before the host let the peer in")
 			return
 		}
 		p.early = append(p.early, earlyMessage{lane, append([]byte(nil), msg...)})
