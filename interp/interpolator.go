@@ -18,9 +18,9 @@ import (
 // before drawing, and ask Pose where to draw each entity. Prediction calls
 // AddCorrection when it moves a predicted entity. Create it with New.
 //
-// Memory: a few slices indexed by network slot, grown to the largest slot
-// seen, about 290 bytes per slot; nothing is allocated per entity, state or
-// frame once they have grown. Not safe for concurrent use: it belongs to the
+// Memory: about 290 bytes per network slot, in blocks of 1,024 slots made
+// as the slots are first seen, never copied; nothing is allocated per
+// entity, state or frame once they have grown. Not safe for concurrent use: it belongs to the
 // goroutine that owns the world.
 type Interpolator struct {
 	w   *ecs.World
@@ -28,9 +28,8 @@ type Interpolator struct {
 	cfg Config
 	tl  timeline
 
-	slots  []slotState
-	frames []ecs.Frame     // slot*ringSize + k
-	poses  []ecs.Transform // slot*ringSize + k
+	blocks []*block // slot s in blocks[s>>blockBits]
+	top    int32    // the highest slot grown for + 1: what the sweep covers
 	tracks []track
 
 	offsets []int32 // slots whose offset may be non-zero
@@ -110,10 +109,10 @@ func (ip *Interpolator) RenderFrame() float64 { return ip.lastRender }
 // Reset forgets every entity, state, offset and timing measurement, for a new
 // connection. Capacity is kept; SetLocal, SetLoss and SetEnabled stay.
 func (ip *Interpolator) Reset() {
-	clear(ip.slots)
-	ip.slots = ip.slots[:0]
-	ip.frames = ip.frames[:0]
-	ip.poses = ip.poses[:0]
+	for _, b := range ip.blocks {
+		clear(b.slots[:]) // a ring is read only up to its slot's count
+	}
+	ip.top = 0
 	ip.offsets = ip.offsets[:0]
 	ip.active = ip.active[:0]
 	ip.settled = 0

@@ -224,8 +224,8 @@ func TestStaleStateIgnored(t *testing.T) {
 		t.Fatalf("stats %+v, want 1 stale of 3", st)
 	}
 	s, _ := r.w.NetSlot(e)
-	sl := r.ip.slots[s]
-	if sl.n != 2 || r.ip.frames[int(s)*ringSize+int(sl.head)] != 12 {
+	sl := *r.ip.slot(s)
+	if frames, _ := r.ip.ring(s); sl.n != 2 || frames[sl.head] != 12 {
 		t.Fatalf("ring %+v changed by a stale state", sl)
 	}
 }

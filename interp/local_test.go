@@ -215,7 +215,7 @@ func TestRemovalFreesSlot(t *testing.T) {
 		if p != (ecs.Transform{X: -500, Y: 7}) {
 			t.Fatalf("recycled slot drawn at %v: the old entity leaked into it", p)
 		}
-		sl := r.ip.slots[slot]
+		sl := *r.ip.slot(slot)
 		if sl.n != 1 || sl.off != (ecs.Transform{}) {
 			t.Fatalf("recycled slot not clean: %+v", sl)
 		}

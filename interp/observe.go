@@ -30,7 +30,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	ip.Heard(f)
 	ip.grow(s)
-	st := &ip.slots[s]
+	st, frames, poses := ip.view(s)
 	if st.ent != e {
 		ip.clearSlot(s)
 		st.ent = e
@@ -81,20 +81,19 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		return
 	}
 	h := int(st.head)
-	base := int(s) * ringSize
-	newest := ip.frames[base+h]
+	newest := frames[h]
 	if f < newest {
 		ip.stats.Stale++
 		return
 	}
 	if !snap && ip.cfg.SnapDistance > 0 {
-		p := &ip.poses[base+h]
+		p := &poses[h]
 		snap = math.Hypot(pose.X-p.X, pose.Y-p.Y) > ip.cfg.SnapDistance
 	}
 	if snap {
 		ip.stats.Snaps++
 		if f == newest {
-			ip.poses[base+h] = pose
+			poses[h] = pose
 			st.snaps |= 1 << h
 			ip.record(s, h, e)
 		} else {
@@ -109,7 +108,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	// goes on from where it was.
 	past := !ip.disabled && st.mode >= modeExtrapolating
 	if f == newest {
-		ip.poses[base+h] = pose
+		poses[h] = pose
 		ip.record(s, h, e)
 	} else {
 		// The host leaves a moving entity out of its sends for up to
@@ -120,14 +119,14 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		// still until the newest such frame.
 		if f-newest > ip.stillGap {
 			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
-				ip.hold(s, h, ip.push(s, k, ip.poses[base+h], false))
+				ip.hold(s, h, ip.push(s, k, poses[h], false))
 			}
 		}
 		ip.record(s, ip.push(s, f, pose, false), e)
 	}
 	if past {
 		old := st.raw
-		nw, mode, _, _, _ := ip.sample(s, ip.lastRender, ip.tl.newest)
+		nw, mode, _, _, _ := ip.sample(st, frames, poses, ip.lastRender, ip.tl.newest)
 		ip.addOffset(s, diff(old, nw))
 		st.raw = nw
 		st.mode = mode
@@ -158,7 +157,7 @@ func (ip *Interpolator) Heard(f ecs.Frame) {
 // clean for the next entity. It is the replicate.Observer method.
 func (ip *Interpolator) Removed(e arche.Entity) {
 	s, ok := ip.w.NetSlot(e)
-	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+	if !ok || ip.find(s, e) == nil {
 		return
 	}
 	ip.clearSlot(s)

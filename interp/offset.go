@@ -28,7 +28,7 @@ func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
 		return
 	}
 	ip.grow(s)
-	sl := &ip.slots[s]
+	sl := ip.slot(s)
 	if sl.ent != e {
 		ip.clearSlot(s)
 		sl.ent = e
@@ -48,10 +48,11 @@ func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
 // nothing for an entity that is not networked; predict.Snapper.
 func (ip *Interpolator) SnapCorrection(e arche.Entity) {
 	s, ok := ip.w.NetSlot(e)
-	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+	sl := ip.find(s, e)
+	if !ok || sl == nil {
 		return
 	}
-	ip.slots[s].off = ecs.Transform{}
+	sl.off = ecs.Transform{}
 	ip.stats.Snaps++
 }
 
@@ -59,10 +60,11 @@ func (ip *Interpolator) SnapCorrection(e arche.Entity) {
 // the interpolated or blended pose plus it.
 func (ip *Interpolator) Offset(e arche.Entity) ecs.Transform {
 	s, ok := ip.w.NetSlot(e)
-	if !ok || int(s) >= len(ip.slots) || ip.slots[s].ent != e {
+	sl := ip.find(s, e)
+	if !ok || sl == nil {
 		return ecs.Transform{}
 	}
-	return ip.slots[s].off
+	return sl.off
 }
 
 // addOffset adds d to slot s's visual offset and lists the slot for decay.
@@ -71,7 +73,7 @@ func (ip *Interpolator) addOffset(s int32, d ecs.Transform) {
 	if !finite(d) || math.Abs(d.X) < minOffset && math.Abs(d.Y) < minOffset && math.Abs(d.Angle) < minAngleOffset {
 		return
 	}
-	sl := &ip.slots[s]
+	sl := ip.slot(s)
 	sl.off = add(sl.off, d)
 	if m := ip.cfg.MaxOffset; !finite(sl.off) || m > 0 && math.Hypot(sl.off.X, sl.off.Y) > m {
 		sl.off = ecs.Transform{}
@@ -98,7 +100,7 @@ func (ip *Interpolator) decay(dt float64) {
 	k := math.Exp2(-dt / ip.cfg.HalfLife.Seconds())
 	for i := 0; i < len(ip.offsets); {
 		s := ip.offsets[i]
-		sl := &ip.slots[s]
+		sl := ip.slot(s)
 		o := &sl.off
 		o.X *= k
 		o.Y *= k

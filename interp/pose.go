@@ -18,11 +18,14 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 	w := ip.w
 	s, slotted := w.NetSlot(e)
 	var sl *slotState
-	if slotted && int(s) < len(ip.slots) && ip.slots[s].ent == e {
-		sl = &ip.slots[s]
+	if slotted {
+		sl = ip.find(s, e)
+	}
+	if sl != nil {
 		if sl.flags&(flagRemote|flagNoPose) == flagRemote && sl.n > 0 {
 			if ip.disabled {
-				return ip.poses[int(s)*ringSize+int(sl.head)], true
+				_, poses := ip.ring(s)
+				return poses[sl.head], true
 			}
 			return add(sl.raw, sl.off), true
 		}
@@ -58,11 +61,11 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 // an entity without a Transform its Tracks alone (Pose then says false).
 func (ip *Interpolator) Remote(e arche.Entity) bool {
 	s, ok := ip.w.NetSlot(e)
-	if !ok || int(s) >= len(ip.slots) {
+	if !ok {
 		return false
 	}
-	sl := &ip.slots[s]
-	return sl.ent == e && sl.flags&flagRemote != 0 && sl.n > 0
+	sl := ip.find(s, e)
+	return sl != nil && sl.flags&flagRemote != 0 && sl.n > 0
 }
 
 func add(a, b ecs.Transform) ecs.Transform {

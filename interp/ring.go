@@ -43,32 +43,69 @@ type slotState struct {
 	off   ecs.Transform // visual offset, decaying
 }
 
-// grow makes room for slot s.
-func (ip *Interpolator) grow(s int32) {
-	n := int(s) + 1
-	if n <= len(ip.slots) {
-		return
-	}
-	ip.slots = resize(ip.slots, n)
-	ip.frames = resize(ip.frames, n*ringSize)
-	ip.poses = resize(ip.poses, n*ringSize)
+// blockBits sets the blocks the per-slot state is kept in: 1,024 slots, a
+// block of about 290 KiB (a Track's blocks beside them). A block is made,
+// zeroed, when the first slot of its range is seen, so the state grows with
+// the world a block at a time and is never copied: a join of 100,000
+// entities adds a block every thousand or so, where doubling slices copied
+// up to 20 MiB at once in one of its frames.
+const (
+	blockBits = 10
+	blockLen  = 1 << blockBits
+	blockMask = blockLen - 1
+)
+
+// block is the state of blockLen slots: their records, and each one's ring
+// of states at slot*ringSize.
+type block struct {
+	slots  [blockLen]slotState
+	frames [blockLen * ringSize]ecs.Frame
+	poses  [blockLen * ringSize]ecs.Transform
 }
 
-// resize returns s with length n (n >= len(s)), the new elements zero.
-func resize[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		m := len(s)
-		s = s[:n]
-		clear(s[m:])
-		return s
+// grow makes room for slot s.
+func (ip *Interpolator) grow(s int32) {
+	if s < ip.top {
+		return
 	}
-	return append(s, make([]T, n-len(s))...)
+	for int(s>>blockBits) >= len(ip.blocks) {
+		ip.blocks = append(ip.blocks, new(block))
+	}
+	ip.top = s + 1
+}
+
+// find returns slot s's record if it holds entity e, else nil.
+func (ip *Interpolator) find(s int32, e arche.Entity) *slotState {
+	if s < 0 || int(s>>blockBits) >= len(ip.blocks) {
+		return nil
+	}
+	if sl := &ip.blocks[s>>blockBits].slots[s&blockMask]; sl.ent == e {
+		return sl
+	}
+	return nil
+}
+
+// slot returns slot s's record; s must have room.
+func (ip *Interpolator) slot(s int32) *slotState { return &ip.blocks[s>>blockBits].slots[s&blockMask] }
+
+// ring returns slot s's ring of states: their frames and poses.
+func (ip *Interpolator) ring(s int32) (frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) {
+	_, frames, poses = ip.view(s)
+	return frames, poses
+}
+
+// view returns slot s's record and ring, from one look at its block.
+func (ip *Interpolator) view(s int32) (sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) {
+	b := ip.blocks[s>>blockBits]
+	i := int(s & blockMask)
+	o := i * ringSize
+	return &b.slots[i], (*[ringSize]ecs.Frame)(b.frames[o : o+ringSize]), (*[ringSize]ecs.Transform)(b.poses[o : o+ringSize])
 }
 
 // push appends state (f, p) to slot s's ring, dropping the oldest when full,
 // and returns its ring position. f must be newer than the newest held.
 func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) int {
-	st := &ip.slots[s]
+	st, frames, poses := ip.view(s)
 	if st.n > 0 {
 		st.head = (st.head + 1) & (ringSize - 1)
 	}
@@ -76,9 +113,8 @@ func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) i
 		st.n++
 	}
 	k := int(st.head)
-	i := int(s)*ringSize + k
-	ip.frames[i] = f
-	ip.poses[i] = p
+	frames[k] = f
+	poses[k] = p
 	if snap {
 		st.snaps |= 1 << k
 	} else {
@@ -91,14 +127,14 @@ func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) i
 // listed until the next Update finds its offset zero, an active one until
 // the next Update finds it no longer remote.
 func (ip *Interpolator) clearSlot(s int32) {
-	st := &ip.slots[s]
+	st := ip.slot(s)
 	ip.unsettle(st)
 	*st = slotState{flags: st.flags & (flagListed | flagActive)}
 }
 
 // activate makes Update sample slot s again (a state arrived).
 func (ip *Interpolator) activate(s int32) {
-	st := &ip.slots[s]
+	st := ip.slot(s)
 	ip.unsettle(st)
 	if st.flags&flagActive == 0 {
 		st.flags |= flagActive

@@ -22,13 +22,28 @@ type track interface {
 // same); Transform itself needs none.
 //
 // Create it with NewTrack before states arrive. Memory: ringSize+1 values of
-// T per slot. Not safe for concurrent use, like its Interpolator.
+// T per slot, in blocks as the Interpolator's. Not safe for concurrent use,
+// like its Interpolator.
 type Track[T any] struct {
-	ip    *Interpolator
-	id    arche.ID
-	blend func(a, b T, alpha float64) T
-	vals  []T // slot*ringSize + k
-	drawn []T // by slot
+	ip     *Interpolator
+	id     arche.ID
+	blend  func(a, b T, alpha float64) T
+	blocks []*trackBlock[T] // slot s in blocks[s>>blockBits]
+}
+
+// trackBlock is a Track's values of blockLen slots: each one's ring, at
+// slot*ringSize, and its drawn value.
+type trackBlock[T any] struct {
+	vals  [blockLen * ringSize]T
+	drawn [blockLen]T
+}
+
+// ring returns slot s's ring of values and its drawn value; s must have
+// room (grow).
+func (t *Track[T]) ring(s int32) (vals *[ringSize]T, drawn *T) {
+	b := t.blocks[s>>blockBits]
+	o := int(s&blockMask) * ringSize
+	return (*[ringSize]T)(b.vals[o : o+ringSize]), &b.drawn[s&blockMask]
 }
 
 // NewTrack adds a Track of component T, registered in ip's world if it was
@@ -46,11 +61,12 @@ func NewTrack[T any](ip *Interpolator, blend func(a, b T, alpha float64) T) *Tra
 // is dead or has no T.
 func (t *Track[T]) Get(e arche.Entity) (T, bool) {
 	ip := t.ip
-	if s, ok := ip.w.NetSlot(e); ok && int(s) < len(t.drawn) && ip.Remote(e) {
+	if s, ok := ip.w.NetSlot(e); ok && int(s>>blockBits) < len(t.blocks) && ip.Remote(e) {
+		vals, drawn := t.ring(s)
 		if ip.disabled {
-			return t.vals[int(s)*ringSize+int(ip.slots[s].head)], true
+			return vals[ip.slot(s).head], true
 		}
-		return t.drawn[s], true
+		return *drawn, true
 	}
 	var zero T
 	a := ip.w.Arche()
@@ -65,53 +81,53 @@ func (t *Track[T]) Get(e arche.Entity) (T, bool) {
 }
 
 func (t *Track[T]) grow(s int32) {
-	n := int(s) + 1
-	if n <= len(t.drawn) {
-		return
+	for int(s>>blockBits) >= len(t.blocks) {
+		t.blocks = append(t.blocks, new(trackBlock[T]))
 	}
-	t.drawn = resize(t.drawn, n)
-	t.vals = resize(t.vals, n*ringSize)
 }
 
 func (t *Track[T]) record(s int32, k int, e arche.Entity) {
 	t.grow(s)
-	i := int(s)*ringSize + k
+	vals, drawn := t.ring(s)
+	n := t.ip.slot(s).n
 	if p := (*T)(t.ip.w.Arche().Get(e, t.id)); p != nil {
-		t.vals[i] = *p
-	} else if sl := &t.ip.slots[s]; sl.n > 1 {
-		t.vals[i] = t.vals[int(s)*ringSize+((k-1)&(ringSize-1))]
+		vals[k] = *p
+	} else if n > 1 {
+		vals[k] = vals[(k-1)&(ringSize-1)]
 	}
-	if t.ip.slots[s].n == 1 {
-		t.drawn[s] = t.vals[i]
+	if n == 1 {
+		*drawn = vals[k]
 	}
 }
 
 func (t *Track[T]) hold(s int32, from, to int) {
 	t.grow(s)
-	base := int(s) * ringSize
-	t.vals[base+to] = t.vals[base+from]
+	vals, _ := t.ring(s)
+	vals[to] = vals[from]
 }
 
 func (t *Track[T]) eval(s int32, a, b int, alpha float64) {
-	base := int(s) * ringSize
+	vals, drawn := t.ring(s)
 	if a == b {
-		t.drawn[s] = t.vals[base+a]
+		*drawn = vals[a]
 		return
 	}
-	t.drawn[s] = t.blend(t.vals[base+a], t.vals[base+b], alpha)
+	*drawn = t.blend(vals[a], vals[b], alpha)
 }
 
 func (t *Track[T]) clear(s int32) {
-	if int(s) < len(t.drawn) {
+	if int(s>>blockBits) < len(t.blocks) {
+		vals, drawn := t.ring(s)
 		var zero T
-		t.drawn[s] = zero
-		clear(t.vals[int(s)*ringSize : int(s+1)*ringSize])
+		*drawn = zero
+		clear(vals[:])
 	}
 }
 
 func (t *Track[T]) reset() {
-	clear(t.vals)
-	clear(t.drawn)
+	for _, b := range t.blocks {
+		*b = trackBlock[T]{}
+	}
 }
 
 // record has every Track take e's component into ring position k of slot s.

@@ -38,8 +38,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	ip.lastRender = r
 	for k := 0; k < len(ip.active); k++ {
 		s := ip.active[k]
-		i := int(s)
-		sl := &ip.slots[i]
+		sl, frames, poses := ip.view(s)
 		if sl.flags&flagRemote == 0 || sl.n == 0 {
 			sl.flags &^= flagActive
 			ip.dropActive(k)
@@ -49,14 +48,14 @@ func (ip *Interpolator) Update(now time.Time) {
 		st.Remote++
 		if ip.disabled {
 			h := int(sl.head)
-			sl.raw = ip.poses[i*ringSize+h]
+			sl.raw = poses[h]
 			sl.mode = modeNone
 			for _, t := range ip.tracks {
 				t.eval(s, h, h, 0)
 			}
 			continue
 		}
-		p, mode, a, b, alpha := ip.sample(s, r, g)
+		p, mode, a, b, alpha := ip.sample(sl, frames, poses, r, g)
 		switch mode {
 		case modeInterpolating:
 			st.Interpolating++
@@ -85,7 +84,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			// Extrapolated as far as it may be, or newer states came
 			// without e (it stopped): slide back to its newest state from
 			// where the guess left it.
-			ip.addOffset(s, diff(ip.guess(s, r), p))
+			ip.addOffset(s, diff(ip.guess(sl, frames, poses, r), p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -115,8 +114,8 @@ func (ip *Interpolator) dropActive(k int) {
 	ip.active = ip.active[:last]
 }
 
-// sample returns slot s's pose at render frame r when g is the newest host
-// frame received, how it was found, and the ring positions and fraction it
+// sample returns the pose of a slot (its record sl and its ring: view) at
+// render frame r when g is the newest host frame received, how it was found, and the ring positions and fraction it
 // blended (a == b: one state as is).
 //
 // Past e's newest state, at frame fn: the host sends e's next change within
@@ -126,19 +125,15 @@ func (ip *Interpolator) dropActive(k int) {
 // then it moves on along its last two states, for that long or
 // MaxExtrapolation, whichever is longer; past that it is drawn at fn (Update
 // slides it back there).
-func (ip *Interpolator) sample(s int32, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
-	sl := &ip.slots[s]
-	base := int(s) * ringSize
+func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	h := int(sl.head)
-	frames := ip.frames[base : base+ringSize]
-	poses := ip.poses[base : base+ringSize]
 	fn := frames[h]
 	if r >= float64(fn) {
 		past := r - float64(fn)
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
-		moving, prev, due := ip.lead(s)
+		moving, prev, due := ip.lead(sl, frames)
 		if fn < g && float64(g-fn) >= due {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
@@ -166,19 +161,18 @@ func (ip *Interpolator) sample(s int32, r float64, g ecs.Frame) (p ecs.Transform
 	return poses[o], modeInterpolating, o, o, 0
 }
 
-// lead returns whether slot s can be extrapolated (it has two states and
+// lead returns whether a slot (its record and its ring's frames) can be
+// extrapolated (it has two states and
 // the newest is no teleport), the ring position of the state before its
 // newest, and how many host frames after its newest state its next change
 // is due from the host.
-func (ip *Interpolator) lead(s int32) (moving bool, prev int, due float64) {
-	sl := &ip.slots[s]
+func (ip *Interpolator) lead(sl *slotState, frames *[ringSize]ecs.Frame) (moving bool, prev int, due float64) {
 	h := int(sl.head)
 	prev = (h - 1) & (ringSize - 1)
 	if sl.n < 2 || sl.snaps&(1<<h) != 0 {
 		return false, prev, ip.interval
 	}
-	base := int(s) * ringSize
-	gap := float64(ip.frames[base+h] - ip.frames[base+prev])
+	gap := float64(frames[h] - frames[prev])
 	return true, prev, clamp(gap, ip.interval, ip.deferral)
 }
 
@@ -191,36 +185,36 @@ func (ip *Interpolator) reach(due float64) float64 {
 	return max(ip.maxExt, due)
 }
 
-// guess returns slot s's pose extrapolated to render frame r, or as far
+// guess returns a slot's pose (its record and ring: view) extrapolated to
+// render frame r, or as far
 // towards it as extrapolation reaches; its newest pose if it cannot be
 // extrapolated.
-func (ip *Interpolator) guess(s int32, r float64) ecs.Transform {
-	base := int(s) * ringSize
-	h := int(ip.slots[s].head)
-	moving, prev, due := ip.lead(s)
-	fn := ip.frames[base+h]
+func (ip *Interpolator) guess(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64) ecs.Transform {
+	h := int(sl.head)
+	moving, prev, due := ip.lead(sl, frames)
+	fn := frames[h]
 	past := min(r-float64(fn), ip.reach(due))
 	if !moving || past <= 0 {
-		return ip.poses[base+h]
+		return poses[h]
 	}
-	return blend(ip.poses[base+prev], ip.poses[base+h], 1+past/float64(fn-ip.frames[base+prev]))
+	return blend(poses[prev], poses[h], 1+past/float64(fn-frames[prev]))
 }
 
 // snapWithin reports whether slot s holds a teleport whose frame lies
 // between render frames r0 and r1 (either order): drawing at r1 after r0
 // jumps, and should.
 func (ip *Interpolator) snapWithin(s int32, r0, r1 float64) bool {
-	sl := &ip.slots[s]
+	sl := ip.slot(s)
 	if sl.snaps == 0 {
 		return false
 	}
 	lo, hi := min(r0, r1), max(r0, r1)
-	base := int(s) * ringSize
+	frames, _ := ip.ring(s)
 	for k := range ringSize {
 		if sl.snaps&(1<<k) == 0 {
 			continue
 		}
-		if f := float64(ip.frames[base+k]); f > lo && f <= hi {
+		if f := float64(frames[k]); f > lo && f <= hi {
 			return true
 		}
 	}
@@ -230,14 +224,14 @@ func (ip *Interpolator) snapWithin(s int32, r0, r1 float64) bool {
 // sweepSlots checks a few remote slots a frame against the world and drops
 // those whose entity left it without Removed being called.
 func (ip *Interpolator) sweepSlots() {
-	n := len(ip.slots)
+	n := int(ip.top)
 	for range min(sweepPerUpdate, n) {
 		if ip.sweep >= n {
 			ip.sweep = 0
 		}
 		s := int32(ip.sweep)
 		ip.sweep++
-		sl := &ip.slots[s]
+		sl := ip.slot(s)
 		if sl.ent.IsZero() {
 			continue
 		}

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/interp"
 
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -158,45 +160,58 @@ func peerMemory(b testing.TB, n int) (mem, inflight, heapShare float64) {
 // the longest Pump (max-slice-ms), whose budget is ClientConfig.JoinSlice.
 // On Linux it also reports the CPU time of the thread the join ran on
 // (cpu-ms/join, the collector's work on other threads not counted), which a
-// loaded machine inflates far less than the wall time.
+// loaded machine inflates far less than the wall time. interpolated: with an
+// interp.Interpolator observing what the join applies, as a client of the
+// root package's has.
 func BenchmarkClientJoin(b *testing.B) {
-	b.Run("entities-100000", func(b *testing.B) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		const n = 100_000
-		out := joinedLane(n)
-		var longest time.Duration
-		var total, cpu time.Duration
-		cpuOK := true
-		for b.Loop() {
-			c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
-			start := time.Now()
-			cpu0, ok0 := threadCPU()
-			for _, m := range out.lane {
-				if _, err := c.HandleLane(m); err != nil {
-					b.Fatal(err)
-				}
-			}
-			for !c.Joined() {
-				if err := c.Pump(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			total += time.Since(start)
-			cpu1, ok1 := threadCPU()
-			cpu += cpu1 - cpu0
-			cpuOK = cpuOK && ok0 && ok1
-			longest = max(longest, c.Stats().LongestSlice)
-			if c.w.Networked() != n {
-				b.Fatalf("client holds %d entities", c.w.Networked())
+	b.Run("entities-100000", func(b *testing.B) { benchClientJoin(b, false) })
+	b.Run("entities-100000/interpolated", func(b *testing.B) { benchClientJoin(b, true) })
+}
+
+func benchClientJoin(b *testing.B, interpolated bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const n = 100_000
+	out := joinedLane(n)
+	var longest time.Duration
+	var total, cpu time.Duration
+	cpuOK := true
+	for b.Loop() {
+		w := ecs.NewWorld()
+		cfg := ClientConfig{Local: 1}
+		if interpolated {
+			cfg.Observer = interp.New(w, clock.Real{}, interp.Config{})
+		}
+		c := NewClient(NewRegistry(w), cfg)
+		start := time.Now()
+		cpu0, ok0 := threadCPU()
+		for _, m := range out.lane {
+			if _, err := c.HandleLane(m); err != nil {
+				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(total.Seconds()*1000/float64(b.N), "ms/join")
-		b.ReportMetric(longest.Seconds()*1000, "max-slice-ms")
-		if cpuOK {
-			b.ReportMetric(cpu.Seconds()*1000/float64(b.N), "cpu-ms/join")
+		for !c.Joined() {
+			if err := c.Pump(); err != nil {
+				b.Fatal(err)
+			}
 		}
-	})
+		total += time.Since(start)
+		cpu1, ok1 := threadCPU()
+		cpu += cpu1 - cpu0
+		cpuOK = cpuOK && ok0 && ok1
+		longest = max(longest, c.Stats().LongestSlice)
+		if c.w.Networked() != n {
+			b.Fatalf("client holds %d entities", c.w.Networked())
+		}
+		if ip, ok := cfg.Observer.(*interp.Interpolator); ok && ip.Stats().States < n {
+			b.Fatalf("the interpolator recorded %d states of %d entities", ip.Stats().States, n)
+		}
+	}
+	b.ReportMetric(total.Seconds()*1000/float64(b.N), "ms/join")
+	b.ReportMetric(longest.Seconds()*1000, "max-slice-ms")
+	if cpuOK {
+		b.ReportMetric(cpu.Seconds()*1000/float64(b.N), "cpu-ms/join")
+	}
 }
 
 // BenchmarkAudit measures one step's audit (HostConfig.Audit, at its
