@@ -91,8 +91,9 @@ type ClientConfig[I comparable] struct {
 	// its own; with quicnet, a Transport's Dialer for the host's address.
 	// (A test on a fake clock runs in a bubble, clock/bubble.Test, so that
 	// time waits for the dial: outside one the clock may outrun it.)
-	// NewClient dials with it first when given no connection. Nil: a broken
-	// connection ends the session.
+	// NewClient dials with it first when given no connection, again after a
+	// pause while the host says it is busy with other connections from this
+	// address (transport.ErrBusy). Nil: a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
 	// MaxEntities bounds the networked entities the host may make this
 	// client hold (a hostile host cannot grow it without end): past it the
@@ -445,7 +446,10 @@ func (c *Client[I]) event(e Event) {
 
 // firstDial makes a client's first connection with dial (ClientConfig.Dial),
 // for a NewClient given none, bounded by timeout (none when negative). A
-// host that did not answer is an ErrJoinTimeout.
+// host that did not answer is an ErrJoinTimeout. A host busy setting up
+// other connections from this address (transport.ErrBusy: players behind
+// one router joining together) is dialed again after 50 ms, then after
+// twice as long each time up to a second, within the timeout.
 func firstDial(dial func(ctx context.Context) (transport.Conn, error), timeout time.Duration) (transport.Conn, error) {
 	if dial == nil {
 		return nil, errors.New("tandem: NewClient needs a connection to the host: dial it first (a quicnet Transport's Dial), or set ClientConfig.Dial and pass none")
@@ -456,14 +460,28 @@ func firstDial(dial func(ctx context.Context) (transport.Conn, error), timeout t
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	tc, err := dial(ctx)
-	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		return nil, fmt.Errorf("%w: %w", ErrJoinTimeout, err)
+	wait := 50 * time.Millisecond
+	for {
+		tc, err := dial(ctx)
+		if errors.Is(err, transport.ErrBusy) {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+				wait = min(2*wait, time.Second)
+				continue
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("%w: the host stayed busy: %w", ErrJoinTimeout, err)
+			}
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			return nil, fmt.Errorf("%w: %w", ErrJoinTimeout, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tandem: join: %w", err)
+		}
+		return tc, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("tandem: join: %w", err)
-	}
-	return tc, nil
 }
 
 // checkJoin gives up a join (the first, or a fresh one after a refused

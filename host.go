@@ -58,7 +58,10 @@ type HostConfig struct {
 	// design: bots or a test on this machine's loopback
 	// (tandemtest.NewLoopback does), players behind one proxy; a QUIC
 	// listener bounds the handshakes in progress from an address as well
-	// (quicnet.Config.MaxHandshakesPerAddress), proving each past it.
+	// (quicnet.Config.MaxHandshakesPerAddress, 4): an attempt past it must
+	// prove its address, and one past it again is refused, its dial
+	// failing with transport.ErrBusy, which a client given
+	// ClientConfig.Dial dials again after a pause.
 	MaxPeersPerAddress int
 	// AdmitPerStep bounds the players (and spectators) let in per step: each begins its
 	// join in the step after, drawing its scope of the world and its first

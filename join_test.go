@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -514,6 +515,44 @@ func TestNewClientDialsFirst(t *testing.T) {
 	if dials != 1 {
 		t.Fatalf("%d dials for one join", dials)
 	}
+}
+
+// A first dial the host refuses as busy with other connections from this
+// address (transport.ErrBusy) is made again after 50 ms, then 100, ...;
+// one that stays busy past JoinTimeout is an ErrJoinTimeout that says so.
+func TestNewClientDialsAgainWhileTheHostIsBusy(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+		n, err := mem.NewNetwork(clk, mem.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := n.Listen("host")
+		defer l.Close()
+		var at []time.Duration
+		start := time.Now()
+		c, err := NewClient(testGame(), nil, ClientConfig[push]{Clock: clk, Dial: func(ctx context.Context) (transport.Conn, error) {
+			at = append(at, time.Since(start))
+			if len(at) <= 3 {
+				return nil, fmt.Errorf("dial: %w", transport.ErrBusy)
+			}
+			return n.Dial(ctx, "host")
+		}})
+		if err != nil {
+			t.Fatalf("a host busy three times, then free: %v", err)
+		}
+		c.Close()
+		want := []time.Duration{0, 50 * time.Millisecond, 150 * time.Millisecond, 350 * time.Millisecond}
+		if !slices.Equal(at, want) {
+			t.Fatalf("dialed at %v, want %v", at, want)
+		}
+		_, err = NewClient(testGame(), nil, ClientConfig[push]{JoinTimeout: 2 * time.Second, Dial: func(ctx context.Context) (transport.Conn, error) {
+			return nil, fmt.Errorf("dial: %w", transport.ErrBusy)
+		}})
+		if !errors.Is(err, ErrJoinTimeout) || !errors.Is(err, transport.ErrBusy) || !strings.Contains(err.Error(), "busy") {
+			t.Fatalf("a host busy for good: %v, want ErrJoinTimeout saying it stayed busy", err)
+		}
+	})
 }
 
 // A host that lets the client in and then never finishes its world (it stops

@@ -233,7 +233,10 @@ func (l *loop) Do(fn func(w *World)) {
 
 // LockStats returns the longest time a batch of steps (or the loop's work
 // between steps: a host's handshakes, a client's join) held the world, and
-// the longest a View held it: what drawing and simulating cost each other.
+// the longest a View held it, since the loop started, never reset (a
+// host's first step, which takes its world in, included): what drawing and
+// simulating cost each other. NetStats.Steps and Views are the same of the
+// last one to two seconds.
 // Safe from any goroutine, inside callbacks, hooks and observers too: two
 // atomic loads.
 func (l *loop) LockStats() (steps, views time.Duration) {

@@ -21,7 +21,9 @@ import (
 // around where its last entity was (the last it owned with a position: its
 // own body, or its last projectile if it owns those), not the whole world. The game may give a peer a
 // square of its own besides (HostReplicator.Focus: a camera). Entering scope sends the entity whole; leaving scope
-// removes it from the peer at once. On by default with a radius of 4,096
+// removes it from the peer, not on its next change: removals go ahead of
+// every change, within the peer's budget (some 600 a send tick at the
+// default 256 kbit/s). On by default with a radius of 4,096
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
 //

@@ -3,6 +3,7 @@ package quicnet
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -129,6 +130,20 @@ func TestHandshakesPerAddress(t *testing.T) {
 	})
 	if st := ln.Stats(); st.Retries < 6 {
 		t.Fatalf("%+v: the address past its cap was not asked to prove itself", st)
+	}
+	// A real client from the address is refused as the host being busy,
+	// an error that says to dial again.
+	me, err := New(Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx0, cancel0 := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel0()
+	if c, err := me.Dial(ctx0, ln.Addr().String()); !errors.Is(err, transport.ErrBusy) {
+		if c != nil {
+			c.Close(transport.CloseNormal, "")
+		}
+		t.Fatalf("a client past its address's cap: %v; want transport.ErrBusy", err)
 	}
 	// Another address is not held back by this one's cap.
 	other, err := New(Config{InsecureSkipVerify: true})

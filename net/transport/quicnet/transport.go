@@ -306,6 +306,10 @@ func (t *Transport) dial(ctx context.Context, ep *endpoint, addr net.Addr, serve
 		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 			return nil, fmt.Errorf("quicnet: dial %s: no answer from the host; check that it runs at that address and that its UDP port is reachable from here: %w", addr, err)
 		}
+		if te, ok := errors.AsType[*quic.TransportError](err); ok && te.Remote && te.ErrorCode == quic.ConnectionRefused {
+			// The listener's MaxHandshakesPerAddress (handshakes.go).
+			return nil, fmt.Errorf("quicnet: dial %s: %w: %w", addr, transport.ErrBusy, err)
+		}
 		return nil, fmt.Errorf("quicnet: dial %s: %w", addr, err)
 	}
 	return newConn(qc, ep, &t.cfg, true)
