@@ -106,11 +106,11 @@ func removalLife(t *testing.T, seed uint64, n int) (indexed bool) {
 		t.Helper()
 		if ix := &p.rmIndex; ix.valid {
 			indexed = true
-			if len(ix.at) != len(p.despawns) {
-				t.Fatalf("seed %d step %d %s: the index holds %d removals, the queue %d", seed, step, when, len(ix.at), len(p.despawns))
+			if ix.at.len() != len(p.despawns) {
+				t.Fatalf("seed %d step %d %s: the index holds %d removals, the queue %d", seed, step, when, ix.at.len(), len(p.despawns))
 			}
 			for i, d := range p.despawns {
-				if at, ok := ix.at[d.id]; !ok || int(at) != i {
+				if at, ok := ix.at.get(d.id); !ok || int(at) != i {
 					t.Fatalf("seed %d step %d %s: the index has removal %d at %d (%v), the queue at %d", seed, step, when, d.id, at, ok, i)
 				}
 			}

@@ -5,31 +5,29 @@ import "github.com/tandem-go/tandem/ecs"
 // A peer's queued removals (HostPeer.despawns) are found by network id:
 // when an entity leaves the peer's scope, comes back into it, or a message
 // that carried its removal is delivered or lost. A short queue is searched;
-// past removalScan entries an index by id answers, so a peer that stops
-// seeing most of a large world at once (its first square of interest, a
-// jump across the world) queues and settles its removals in time
-// proportional to their number, not its square. The index is built when a
-// search first needs it and kept while the queue changes only here. When
-// the queue empties, an index that held more than removalKeep entries is
-// let go (a map does not shrink); a smaller one is kept for the next time,
-// so a peer whose scope jumps now and then allocates nothing for it.
+// past removalScan entries an index by id (idIndex) answers, so a peer that
+// stops seeing most of a large world at once (its first square of
+// interest, a jump across the world) queues and settles its removals in
+// time proportional to their number, not its square. The index is built
+// when a search first needs it and kept while the queue changes only here.
+// When the queue empties, an index that held more than removalKeep entries
+// is let go; a smaller one is kept for the next time, so a peer whose scope
+// jumps now and then allocates nothing for it.
 const (
 	removalScan = 64
 	removalKeep = 4096
 )
 
-// removalIndex maps the network id of each queued removal to its position
-// in HostPeer.despawns, while valid.
+// removalIndex is the index of a peer's queued removals, while valid, and
+// the most entries it has held (what it keeps).
 type removalIndex struct {
-	at    map[ecs.NetID]int32
+	at    idIndex
 	valid bool
-	peak  int // most entries at has held: what it keeps (Memory)
+	peak  int
 }
 
-// memory returns the bytes the index holds, by its most entries: a key and
-// a value each, and about as much again for the table's control bytes and
-// slack.
-func (ix *removalIndex) memory() int { return ix.peak * 16 }
+// memory returns the bytes the index holds.
+func (ix *removalIndex) memory() int { return ix.at.memory() }
 
 // findRemoval returns the position of id's queued removal, or -1.
 func (p *HostPeer) findRemoval(id ecs.NetID) int {
@@ -43,27 +41,53 @@ func (p *HostPeer) findRemoval(id ecs.NetID) int {
 	}
 	ix := &p.rmIndex
 	if !ix.valid {
-		if ix.at == nil {
-			ix.at = make(map[ecs.NetID]int32, len(p.despawns))
-		}
-		clear(ix.at)
+		ix.at.clear()
+		ix.at.reserve(len(p.despawns))
 		for i := range p.despawns {
-			ix.at[p.despawns[i].id] = int32(i)
+			ix.at.put(p.despawns[i].id, int32(i))
 		}
 		ix.valid = true
-		ix.peak = max(ix.peak, len(ix.at))
+		ix.peak = max(ix.peak, ix.at.len())
 	}
-	if i, ok := ix.at[id]; ok {
+	if i, ok := ix.at.get(id); ok {
 		return int(i)
 	}
 	return -1
 }
 
+// reserveRemovals makes room for n more queued removals at once: in the
+// queue, and in its index when one is in use or will be, so that a bulk of
+// removals (narrow) grows neither on the way.
+func (p *HostPeer) reserveRemovals(n int) {
+	if n <= 0 {
+		return
+	}
+	total := len(p.despawns) + n
+	if cap(p.despawns) < total {
+		grown := make([]despawnEntry, len(p.despawns), total)
+		copy(grown, p.despawns)
+		p.despawns = grown
+	}
+	ix := &p.rmIndex
+	switch {
+	case ix.valid:
+		ix.at.reserve(total)
+	case total > removalScan:
+		ix.at.clear()
+		ix.at.reserve(total)
+		for i := range p.despawns {
+			ix.at.put(p.despawns[i].id, int32(i))
+		}
+		ix.valid = true
+	}
+	ix.peak = max(ix.peak, ix.at.len())
+}
+
 // pushRemoval queues the removal of id, which has none queued.
 func (p *HostPeer) pushRemoval(id ecs.NetID) {
 	if ix := &p.rmIndex; ix.valid {
-		ix.at[id] = int32(len(p.despawns))
-		ix.peak = max(ix.peak, len(ix.at))
+		ix.at.put(id, int32(len(p.despawns)))
+		ix.peak = max(ix.peak, ix.at.len())
 	}
 	p.despawns = append(p.despawns, despawnEntry{id: id})
 }
@@ -73,9 +97,9 @@ func (p *HostPeer) pushRemoval(id ecs.NetID) {
 func (p *HostPeer) dropRemoval(i int) {
 	last := len(p.despawns) - 1
 	if ix := &p.rmIndex; ix.valid {
-		delete(ix.at, p.despawns[i].id)
+		ix.at.del(p.despawns[i].id)
 		if i != last {
-			ix.at[p.despawns[last].id] = int32(i)
+			ix.at.put(p.despawns[last].id, int32(i))
 		}
 	}
 	p.despawns[i] = p.despawns[last]

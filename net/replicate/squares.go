@@ -244,6 +244,9 @@ func (g *grid) narrow(p *HostPeer) {
 	// as it came in) holds none of them: each just leaves the round, as
 	// leave would have it, without the call.
 	fresh := p.join != nil && p.join.held == 0 && p.join.pending == 0 && len(p.join.despawns) == 0
+	if p.join == nil {
+		p.reserveRemovals(p.h.live) // at most every entity leaves: room once
+	}
 	for slot := range p.h.ents {
 		e := &p.h.ents[slot]
 		if e.flags&eLive == 0 || e.cell < 0 || cover[e.cell] > 0 || e.owner == p.id {
