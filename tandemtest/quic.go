@@ -70,10 +70,11 @@ type runEnd struct {
 // its Clock unset, and its Replication.CheckReports off). Every client
 // comes from 127.0.0.1: unless set, the host's MaxPeersPerAddress takes
 // them all (its MaxPeers, 8 unless set, and its Spectators). The QUIC
-// listener still takes at most quicnet.Config.MaxHandshakesPerAddress (4)
-// handshakes at once from one address and refuses more (the client's
-// error then says to try again): join more clients than that one after
-// another, as Join does (it waits until each plays). A command
+// listener still sets up quicnet.Config.MaxHandshakesPerAddress (4)
+// connections at once from one address before it asks more to prove the
+// address, and refuses those past the limit again (transport.ErrBusy,
+// which a client with ClientConfig.Dial dials again after): Join joins one
+// after another (it waits until each plays). A command
 // handler that panics on the host fails the test (unless
 // HostConfig.OnCommandPanic is set). The test fails if it cannot start. When the test ends the clients close,
 // then the host (Close: a host with a store saves then); a host whose Close

@@ -402,10 +402,10 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 				// only a spawn says (a new owner, a component that is not
 				// delta-coded added since), which no update would.
 				s.flags = s.flags&^fSpawning | fNeedSpawn
-				s.prio = 255
-			} else {
-				s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has
+				p.urge(it.slot)
+				continue
 			}
+			s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has
 			p.list(it.slot)
 			continue
 		}

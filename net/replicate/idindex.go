@@ -7,7 +7,8 @@ import "github.com/tandem-go/tandem/ecs"
 // two kept at least twice its entries. It does what a Go map of the same
 // types does for a peer's queue of removals (removals.go) at about a third
 // of the time a lookup, an insertion or a deletion, with no growth on the
-// way to a size it was made for (reserve); 16 bytes an entry at most.
+// way to a size it was made for (reserve); 8 bytes a slot, 16 to 32 bytes
+// an entry as it grows by doubling (more when reserve made room ahead).
 //
 // Id 0 (no network id) is held apart, as the table's empty key.
 type idIndex struct {

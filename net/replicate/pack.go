@@ -72,6 +72,20 @@ func (p *HostPeer) list(slot int32) {
 	}
 }
 
+// urge lists the entity in slot due at the next send tick ahead of those
+// waiting (priority 255): a lost spawn goes again as urgently as a new one.
+// One waiting in the wheel leaves it (its entry there goes stale), where
+// its priority is the tick it is due.
+func (p *HostPeer) urge(slot int32) {
+	s := &p.slots[slot]
+	if s.flags&fListed != 0 && s.wait&waiting != 0 {
+		s.wait = (s.wait + 1) &^ waiting
+		s.flags &^= fListed
+	}
+	p.list(slot)
+	s.prio = 255
+}
+
 // pack takes a send tick's changes (shared by every peer, in network-id
 // order) into the peer's dirty set, and sends the peer's pending removals
 // and due entities within the budget, written in network-id order so each

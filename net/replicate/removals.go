@@ -10,20 +10,18 @@ import "github.com/tandem-go/tandem/ecs"
 // interest, a jump across the world) queues and settles its removals in
 // time proportional to their number, not its square. The index is built
 // when a search first needs it and kept while the queue changes only here.
-// When the queue empties, an index that held more than removalKeep entries
-// is let go; a smaller one is kept for the next time, so a peer whose scope
-// jumps now and then allocates nothing for it.
+// When the queue empties, a queue or an index with room for more than
+// removalKeep entries is let go; smaller ones are kept for the next time,
+// so a peer whose scope jumps now and then allocates nothing for it.
 const (
 	removalScan = 64
 	removalKeep = 4096
 )
 
-// removalIndex is the index of a peer's queued removals, while valid, and
-// the most entries it has held (what it keeps).
+// removalIndex is the index of a peer's queued removals, while valid.
 type removalIndex struct {
 	at    idIndex
 	valid bool
-	peak  int
 }
 
 // memory returns the bytes the index holds.
@@ -47,7 +45,6 @@ func (p *HostPeer) findRemoval(id ecs.NetID) int {
 			ix.at.put(p.despawns[i].id, int32(i))
 		}
 		ix.valid = true
-		ix.peak = max(ix.peak, ix.at.len())
 	}
 	if i, ok := ix.at.get(id); ok {
 		return int(i)
@@ -80,14 +77,12 @@ func (p *HostPeer) reserveRemovals(n int) {
 		}
 		ix.valid = true
 	}
-	ix.peak = max(ix.peak, ix.at.len())
 }
 
 // pushRemoval queues the removal of id, which has none queued.
 func (p *HostPeer) pushRemoval(id ecs.NetID) {
 	if ix := &p.rmIndex; ix.valid {
 		ix.at.put(id, int32(len(p.despawns)))
-		ix.peak = max(ix.peak, ix.at.len())
 	}
 	p.despawns = append(p.despawns, despawnEntry{id: id})
 }
@@ -105,14 +100,18 @@ func (p *HostPeer) dropRemoval(i int) {
 	p.despawns[i] = p.despawns[last]
 	p.despawns = p.despawns[:last]
 	if last == 0 {
-		p.rmIndex.emptied()
+		p.emptiedRemovals()
 	}
 }
 
-// emptied lets the index go, or keeps it for the next time, once the
-// queue is empty.
-func (ix *removalIndex) emptied() {
-	if ix.peak > removalKeep {
+// emptiedRemovals lets the queue's room and its index go, or keeps them for
+// the next time, once the queue is empty.
+func (p *HostPeer) emptiedRemovals() {
+	if cap(p.despawns) > removalKeep {
+		p.despawns = nil
+	}
+	ix := &p.rmIndex
+	if len(ix.at.keys) > 2*removalKeep {
 		*ix = removalIndex{}
 		return
 	}
@@ -124,6 +123,6 @@ func (p *HostPeer) setRemovals(list []despawnEntry) {
 	p.despawns = append(p.despawns[:0], list...)
 	p.rmIndex.valid = false
 	if len(list) == 0 {
-		p.rmIndex.emptied()
+		p.emptiedRemovals()
 	}
 }

@@ -245,7 +245,15 @@ func (g *grid) narrow(p *HostPeer) {
 	// leave would have it, without the call.
 	fresh := p.join != nil && p.join.held == 0 && p.join.pending == 0 && len(p.join.despawns) == 0
 	if p.join == nil {
-		p.reserveRemovals(p.h.live) // at most every entity leaves: room once
+		// Room once for the removals: at most the entities of the cells
+		// the cover leaves out.
+		in := 0
+		for ci := range g.cells {
+			if cover[ci] > 0 {
+				in += len(g.cells[ci].ents)
+			}
+		}
+		p.reserveRemovals(p.h.live - in)
 	}
 	for slot := range p.h.ents {
 		e := &p.h.ents[slot]

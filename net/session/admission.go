@@ -257,8 +257,18 @@ func (h *Host) admitQueued() {
 			p.topUp = p.admitted()
 		}
 	}
-	h.admitQueue = q[:copy(q, q[n:])]
-	clear(q[len(h.admitQueue):])
+	// The rest wait on, those whose connection closed meanwhile dropped:
+	// they hold no place in the queue.
+	kept := q[:0]
+	for _, p := range q[n:] {
+		if !p.c.Closed() && p.stage == stageWelcomed {
+			kept = append(kept, p)
+		} else {
+			p.acked = false
+		}
+	}
+	clear(q[len(kept):])
+	h.admitQueue = kept
 }
 
 // admit admits a peer that answered its Welcome, if there is still room.

@@ -176,11 +176,12 @@ var (
 	// framing (a bad length prefix, a lane stream that ends or repeats); the
 	// connection was closed with CloseProtocol. The peer is faulty or hostile.
 	ErrMalformed = errors.New("transport: peer sent malformed framing; the connection was closed")
-	// ErrBusy: a dial was refused because the host has its share of
-	// connections being set up from this address (players behind one
-	// router joining at once; quicnet.Config.MaxHandshakesPerAddress).
-	// Dialing again in a moment gets in once those are set up.
-	ErrBusy = errors.New("transport: the host is setting up too many connections from this address just now; dial again in a moment")
+	// ErrBusy: a dial was refused by a host busy setting up connections:
+	// its share of them from this address (players behind one router
+	// joining at once; quicnet.Config.MaxHandshakesPerAddress), or its
+	// queue of connections not yet taken. Dialing again in a moment gets
+	// in once those are set up.
+	ErrBusy = errors.New("transport: the host refused the connection, busy setting up others (from this address, or in all); dial again in a moment")
 )
 
 // Stats are a connection's counters as the transport sees them. Counts are
