@@ -25,19 +25,24 @@ type propWorld struct {
 const propSide, propCount = 40_000.0, 100_000
 
 func newPropWorld() *propWorld {
-	rng := rand.New(rand.NewPCG(1, 2))
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
 	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
-	q := m.NewBatchQ(propCount)
-	for q.Next() {
-		t, _, _ := q.Get()
-		t.X, t.Y = rng.Float64()*propSide, rng.Float64()*propSide
-	}
+	scatter(&m, rand.New(rand.NewPCG(1, 2)), propCount, propSide)
 	sw := &propWorld{w: w, h: NewHost(reg, HostConfig{}), s: ecs.NewSchedule(w, nil, 0), m: &m, out: &ackOut{}}
 	sw.s.Add("replicate", sw.h)
 	sw.s.Step()
 	return sw
+}
+
+// scatter makes n networked props of m's world at random over side × side
+// units.
+func scatter(m *generic.Map3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity], rng *rand.Rand, n int, side float64) {
+	q := m.NewBatchQ(n)
+	for q.Next() {
+		t, _, _ := q.Get()
+		t.X, t.Y = rng.Float64()*side, rng.Float64()*side
+	}
 }
 
 // player makes an entity of peer 1 at (x, y).

@@ -24,11 +24,7 @@ func BenchmarkHostReplicateScoped(b *testing.B) {
 		w := ecs.NewWorld()
 		reg := NewRegistry(w)
 		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
-		q := m.NewBatchQ(props)
-		for q.Next() {
-			t, _, _ := q.Get()
-			t.X, t.Y = rng.Float64()*side, rng.Float64()*side
-		}
+		scatter(&m, rng, props, side)
 		var moving []arche.Entity
 		for range bodies {
 			moving = append(moving, m.NewWith(&ecs.Transform{X: rng.Float64() * side, Y: rng.Float64() * side}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))

@@ -114,16 +114,7 @@ func TestWaitingPeerAnsweringTwiceIsClosed(t *testing.T) {
 func TestHandshakeAdmitsAFewAStep(t *testing.T) {
 	wd := stillWorld(t, 50, nil)
 	wd.host.cfg.MaxPeersPerAddress, wd.host.cfg.MaxPendingPerAddress = 8, 8
-	var peers []*rawPeer
-	for _, name := range []string{"a", "b", "c", "d", "e", "f"} {
-		peers = append(peers, wd.dialRaw(name, wire.Version))
-	}
-	acceptPending(wd.l, wd.host)
-	wd.host.Handshake()
-	for _, p := range peers {
-		p.read()
-		answer(p.tc, p.got[0])
-	}
+	peers := wd.answered("a", "b", "c", "d", "e", "f")
 	pages := func() (n int) {
 		for _, p := range peers {
 			p.read()
@@ -162,16 +153,7 @@ func TestWaitingPeerIsNotEvicted(t *testing.T) {
 		cfg := &wd.host.cfg
 		cfg.AdmitPerStep, cfg.MaxPending = limit, 5
 		cfg.MaxPeers, cfg.MaxPeersPerAddress, cfg.MaxPendingPerAddress = 16, 16, 16
-		var peers []*rawPeer
-		for _, name := range []string{"a", "b", "c", "d", "e"} {
-			peers = append(peers, wd.dialRaw(name, wire.Version))
-		}
-		acceptPending(wd.l, wd.host)
-		wd.host.Handshake()
-		for _, p := range peers {
-			p.read()
-			answer(p.tc, p.got[0])
-		}
+		peers := wd.answered("a", "b", "c", "d", "e")
 		wd.host.Handshake() // a comes in; with the bound, b to e wait their turn
 		for _, name := range []string{"f", "g"} {
 			wd.dialRaw(name, wire.Version)
@@ -201,16 +183,7 @@ func TestWaitingPastThePlacesIsRefused(t *testing.T) {
 	cfg := &wd.host.cfg
 	cfg.AdmitPerStep, cfg.MaxPeers = 1, 3
 	cfg.MaxPeersPerAddress, cfg.MaxPendingPerAddress = 16, 16
-	var peers []*rawPeer
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		peers = append(peers, wd.dialRaw(name, wire.Version))
-	}
-	acceptPending(wd.l, wd.host)
-	wd.host.Handshake()
-	for _, p := range peers {
-		p.read()
-		answer(p.tc, p.got[0])
-	}
+	peers := wd.answered("a", "b", "c", "d", "e")
 	wd.host.Handshake() // a comes in, b to d wait (3 places), e is refused
 	e := peers[4]
 	e.read()
@@ -223,4 +196,25 @@ func TestWaitingPastThePlacesIsRefused(t *testing.T) {
 	if st := wd.host.Stats(); st.Admitted != 3 || st.Rejected != 2 {
 		t.Fatalf("%d admitted, %d refused; want 3 (the places) and 2", st.Admitted, st.Rejected)
 	}
+}
+
+// answered dials the host with a raw peer for each name, lets the host
+// welcome them between steps (Handshake), and answers each Welcome with its
+// WelcomeAck, not yet read by the host.
+func (wd *world) answered(names ...string) []*rawPeer {
+	wd.t.Helper()
+	var peers []*rawPeer
+	for _, name := range names {
+		peers = append(peers, wd.dialRaw(name, wire.Version))
+	}
+	acceptPending(wd.l, wd.host)
+	wd.host.Handshake()
+	for i, p := range peers {
+		p.read()
+		if len(p.got) == 0 {
+			wd.t.Fatalf("%s got no Welcome", names[i])
+		}
+		answer(p.tc, p.got[0])
+	}
+	return peers
 }

@@ -16,16 +16,7 @@ func TestClosedWaitersLeaveTheQueue(t *testing.T) {
 	cfg := &wd.host.cfg
 	cfg.AdmitPerStep, cfg.MaxPeers = 1, 3
 	cfg.MaxPeersPerAddress, cfg.MaxPendingPerAddress = 16, 16
-	var peers []*rawPeer
-	for _, name := range []string{"a", "b", "c", "d"} {
-		peers = append(peers, wd.dialRaw(name, wire.Version))
-	}
-	acceptPending(wd.l, wd.host)
-	wd.host.Handshake()
-	for _, p := range peers {
-		p.read()
-		answer(p.tc, p.got[0])
-	}
+	peers := wd.answered("a", "b", "c", "d")
 	wd.host.Handshake() // a comes in, b to d wait
 	for _, p := range peers[1:] {
 		p.tc.Close(transport.CloseNormal, "gave up")
