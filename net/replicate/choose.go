@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"math"
 	"slices"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -58,6 +59,31 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 		g = max(1, int(float64(g)*weight+0.5))
 	}
 	return g
+}
+
+// moverFrames is how recently an entity changed, in steps, to count as
+// moving when it enters a peer's scope (a second at 60 Hz).
+const moverFrames = 60
+
+// entryPriority returns the priority an entity entering the peer's scope
+// starts with. Entries go ahead of changes, and when more enter than the
+// budget carries at once (a jump across the world, a camera cut into a
+// crowd), what moves goes ahead of what stands still, and the near and
+// what the game's HostConfig.Priority favours ahead of the rest: a mover
+// (changed within moverFrames) starts at the top (255), still decor two
+// ticks' gain below (223); each doubling of its weight (distance, Priority,
+// as weigh) adds a tick's gain, each halving takes one away. Those below
+// the top gain a tick's worth each send tick they wait, as every due item.
+func (p *HostPeer) entryPriority(slot int32) uint8 {
+	h := p.h
+	pr := 255 - 2*urgent
+	if h.frame-h.ents[slot].changed < moverFrames {
+		pr = 255 // one that came into the world lately counts too
+	}
+	if w := float64(p.weigh(slot, 1<<10)) / (1 << 10); w != 1 {
+		pr += int(math.Round(math.Log2(w) * urgent))
+	}
+	return uint8(min(max(pr, urgent), 255))
 }
 
 // takeByPriority chooses due items highest priority first until the

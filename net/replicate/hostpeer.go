@@ -312,7 +312,7 @@ func (p *HostPeer) enter(slot int32) {
 	if back {
 		s.flags |= fSent // it may still hold the entity: leaving again removes it
 	}
-	s.prio = 255
+	s.prio = p.entryPriority(slot)
 	p.list(slot)
 }
 
