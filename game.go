@@ -60,7 +60,10 @@ type Game[I comparable] struct {
 	// removes the networked entities Join spawned for it (what else it
 	// changed, a resource or a table of the game's, is the game's to undo
 	// before it refuses: decide, then change). It runs on the simulation goroutine,
-	// before the peer's join starts; not for a peer that resumes after its
+	// before the peer's join starts; not for a spectator (ClientConfig.
+	// Spectator: it owns nothing; give it its camera with Host.Focus from a
+	// PeerJoined observer, which runs as it is admitted, before its join
+	// starts), not for a peer that resumes after its
 	// connection broke (its entities are in the world), and not for the
 	// player at the host's own machine or of a game alone: spawn that one
 	// in Setup (when w.Role is not Joined and w.Restoring is not set), owned

@@ -551,7 +551,7 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 // steps it answers a connection as it arrives, and the handshakes under way
 // every millisecond (an idle host is not woken for them), so a joining
 // player waits for no step before its Welcome and its admission (its join's
-// pages start at the next step, which takes in what OnJoin spawned; a game
+// pages start at the next step, which takes in what Game.Join spawned; a game
 // that drives its own loop with Advance answers them at its steps).
 func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
@@ -595,7 +595,8 @@ type PeerStats struct {
 	// datagrams lost (0..1).
 	RTT  time.Duration
 	Loss float64
-	// KbitIn and KbitOut are the traffic of the last second, kbit/s.
+	// KbitIn and KbitOut are the traffic of the last second, kbit/s: in
+	// from the peer, out to it.
 	KbitIn, KbitOut float64
 	// Buffered is how many frames of the peer's input wait ahead of the
 	// host's frame (negative: they arrive late); Late counts the inputs that

@@ -3,14 +3,18 @@ package tandem
 import "github.com/tandem-go/tandem/ecs"
 
 // Focus gives peer a square of interest around the world position (x, y),
-// beside those around the entities it owns: the host's interest grid
+// as large as those around the entities it owns (the interest's Radius
+// each way), beside them: the host's interest grid
 // (HostConfig.Replication.Interest) then sends it what a camera there would
 // see: a spectator following a player, a scout's view, a camera that
 // drifts while the player waits to spawn again. Called again, it moves the
 // square; Unfocus takes it away. Without the grid (its Off set, or no
 // Transform replicated), or for a peer the host does not have, it does
-// nothing. From the game's Join hook it takes effect as the peer is
-// admitted (not if Join refuses it), and it outlasts a broken connection:
+// nothing. From the game's Join hook (a spectator's: a PeerJoined observer)
+// it takes effect as the peer is admitted, so its join brings the square,
+// not the whole world (not if Join refuses it); later, the peer holding
+// the whole world by then, what the square leaves out is removed within
+// its budget. It outlasts a broken connection:
 // a player that resumes has its square still. Call it on the simulation
 // goroutine: in a system, a hook or an observer, or inside Do.
 func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {

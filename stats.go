@@ -36,7 +36,8 @@ type NetStats struct {
 	Corrections CorrectionStats
 	// Predict counts prediction and reconciliation.
 	Predict predict.ClientStats
-	// RenderDelay is how far in the past remote entities are drawn.
+	// RenderDelay is how far in the past remote entities are drawn: the
+	// interpolator sets it as it draws (View), so it is 0 until the first.
 	RenderDelay time.Duration
 	// Lead is how many frames the client runs ahead of the host, and
 	// LeadTarget the lead it steers to.
