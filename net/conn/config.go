@@ -70,6 +70,14 @@ type Config struct {
 	// InitialRTT is the RTT assumed before the first measurement. Default
 	// 200 ms.
 	InitialRTT time.Duration
+	// KeepAlive, if set, has a side that sent nothing numbered for this
+	// long send a probe at its next Flush, one each KeepAlive while it has
+	// nothing else (whatever is in flight: a lost one is then known lost
+	// at the next, without the probe timeout's backoff): the peer's
+	// acknowledgements keep the round trip measured on a side that has
+	// nothing else to send (a spectator sends no input). 0: off (a side
+	// that sends nothing sends nothing). Conn.SetKeepAlive changes it.
+	KeepAlive time.Duration
 	// MinReorderWindow and MaxReorderWindow bound the reorder window: a
 	// datagram that arrives after one sent more than the window later is
 	// discarded and reported lost. The window is 4 × RTT variance within
@@ -131,7 +139,7 @@ func (c Config) withDefaults() (Config, error) {
 			return c, errors.New("conn: Config limits, BitsPerSecond and DatagramOverhead must not be negative; use 0 for the default")
 		}
 	}
-	durs := []*time.Duration{&c.AckDelay, &c.PeerAckDelay, &c.InitialRTT, &c.MinReorderWindow, &c.MaxReorderWindow, &c.BudgetBurst}
+	durs := []*time.Duration{&c.AckDelay, &c.PeerAckDelay, &c.InitialRTT, &c.KeepAlive, &c.MinReorderWindow, &c.MaxReorderWindow, &c.BudgetBurst}
 	for _, p := range durs {
 		if *p < 0 {
 			return c, errors.New("conn: Config durations must not be negative; use 0 for the default")

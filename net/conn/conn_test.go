@@ -70,6 +70,39 @@ func TestIdleConnectionSendsNothing(t *testing.T) {
 	}
 }
 
+// A side that has nothing to send, its keep-alive set, probes once a
+// KeepAlive and so measures its round trip; the other side, off, sends
+// only the acknowledgements the probes ask for.
+func TestKeepAliveMeasuresAnIdleSide(t *testing.T) {
+	a, b, _, _, la, lb, clk := fakePair(t, Config{})
+	a.SetKeepAlive(time.Second)
+	for range 250 { // 4 s of ticks
+		clk.Advance(16 * time.Millisecond)
+		must(t, a.Poll())
+		must(t, b.Poll())
+		must(t, a.Flush())
+		must(t, b.Flush())
+	}
+	if st := a.Stats(); st.ProbesSent < 3 || st.ProbesSent > 5 || st.RTTSamples < 3 {
+		t.Fatalf("in 4 s with a keep-alive of 1 s: %d probes sent, %d round trips measured; want about 4 of each", st.ProbesSent, st.RTTSamples)
+	}
+	if b.Stats().PacketsSent != 0 || lb.sent == 0 || la.sent == 0 {
+		t.Fatalf("the other side sent %d numbered datagrams (%d in all); want acknowledgements only", b.Stats().PacketsSent, lb.sent)
+	}
+	a.SetKeepAlive(0)
+	sa := la.sent
+	for range 250 {
+		clk.Advance(16 * time.Millisecond)
+		must(t, a.Poll())
+		must(t, b.Poll())
+		must(t, a.Flush())
+		must(t, b.Flush())
+	}
+	if la.sent != sa {
+		t.Fatalf("the keep-alive off, the idle side sent %d datagrams", la.sent-sa)
+	}
+}
+
 func TestBeginCommit(t *testing.T) {
 	a, b, _, rb, _, _, clk := fakePair(t, Config{})
 	w, err := a.Begin(wire.KindState, 1)

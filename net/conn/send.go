@@ -147,12 +147,18 @@ func (c *Conn) probeTimeout() time.Duration {
 	return pto << min(c.probes, maxProbeBackoff)
 }
 
+// SetKeepAlive sets Config.KeepAlive from now on: d > 0 probes after d with
+// nothing numbered sent, 0 stops it. (A session client sets it once it
+// plays: a host that has not let it in yet answers nothing.)
+func (c *Conn) SetKeepAlive(d time.Duration) { c.cfg.KeepAlive = max(d, 0) }
+
 // Flush sends the messages queued since the last Flush in as few datagrams
 // as fit, each numbered and the first carrying the acknowledgement of what
 // this side received. With nothing queued it sends an ack-only datagram if
 // something arrived that is not yet acknowledged (after Config.AckDelay), a
 // probe if datagrams are in flight and nothing was sent for the probe
-// timeout, and otherwise nothing. Call it once per tick.
+// timeout (or, with Config.KeepAlive, nothing numbered for that long), and
+// otherwise nothing. Call it once per tick.
 //
 // A full transport send queue drops the datagram (it is reported lost in due
 // course) and is not an error. It returns ErrMessageOpen while a message is
@@ -173,6 +179,9 @@ func (c *Conn) Flush() error {
 	ackWanted := hasAck && (c.recv.pending || c.recv.repeats > 0)
 	ackPlaced := false
 	probe := len(c.msgs) == 0 && c.inFlight > 0 && now-c.lastNumberedAt >= c.probeTimeout()
+	if ka := c.cfg.KeepAlive; ka > 0 && len(c.msgs) == 0 && now-c.lastNumberedAt >= ka {
+		probe = true
+	}
 
 	for i := 0; i < len(c.msgs) || probe; {
 		if c.next-c.floor >= wire.AckWindow {

@@ -306,6 +306,11 @@ func (c *Client) receive(w *ecs.World) {
 	}
 	if c.state == Joining && c.repl.Joined() {
 		c.state = Playing
+		if c.cfg.Conn.KeepAlive == 0 {
+			// Playing, a client with nothing to send (a spectator, no
+			// input) still measures its round trip.
+			c.c.SetKeepAlive(time.Second)
+		}
 		c.answered, c.holds = true, true
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
 	}
