@@ -66,24 +66,31 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 const moverFrames = 60
 
 // entryPriority returns the priority an entity entering the peer's scope
-// starts with. Entries go ahead of changes, and when more enter than the
-// budget carries at once (a jump across the world, a camera cut into a
-// crowd), what moves goes ahead of what stands still, and the near and
-// what the game's HostConfig.Priority favours ahead of the rest: a mover
-// (changed within moverFrames) starts at the top (255), still decor two
-// ticks' gain below (223); each doubling of its weight (distance, Priority,
-// as weigh) adds a tick's gain, each halving takes one away. Those below
-// the top gain a tick's worth each send tick they wait, as every due item.
+// starts with. When more enter than the budget carries at once (a jump
+// across the world, a camera cut into a crowd), what moves goes first and
+// the changes of what the peer holds go on, and still decor fills what
+// they leave: a mover (changed within moverFrames, or new) enters at the
+// top (255), ahead of everything; still decor at the bottom of what is
+// due (urgent), gaining a quarter of a tick's gain each send tick it waits
+// (pack), so the changes, which gain a whole one, go ahead of it, and
+// within two seconds at 30 Hz it is at the top too. Each doubling of its
+// weight (distance, the game's Priority, as weigh) adds a tick's gain,
+// each halving takes one away.
 func (p *HostPeer) entryPriority(slot int32) uint8 {
-	h := p.h
-	pr := 255 - 2*urgent
-	if h.frame-h.ents[slot].changed < moverFrames {
-		pr = 255 // one that came into the world lately counts too
+	pr := urgent
+	if !p.decor(slot) {
+		pr = 255
 	}
 	if w := float64(p.weigh(slot, 1<<10)) / (1 << 10); w != 1 {
 		pr += int(math.Round(math.Log2(w) * urgent))
 	}
 	return uint8(min(max(pr, urgent), 255))
+}
+
+// decor reports whether the entity in slot has stood still for
+// moverFrames (one that came into the world lately is no decor).
+func (p *HostPeer) decor(slot int32) bool {
+	return p.h.frame-p.h.ents[slot].changed >= moverFrames
 }
 
 // takeByPriority chooses due items highest priority first until the

@@ -166,7 +166,11 @@ func (p *HostPeer) pack(changes []change) {
 	due := ps.next[:0]
 	for _, k := range p.dirty {
 		s := &p.slots[uint32(k)]
-		s.prio = uint8(min(255, int(s.prio)+urgent))
+		gain := urgent
+		if s.flags&fNeedSpawn != 0 && s.prio < 255 && p.decor(int32(uint32(k))) {
+			gain = urgent / 4 // still decor entering: behind the changes (entryPriority)
+		}
+		s.prio = uint8(min(255, int(s.prio)+gain))
 		due = append(due, k)
 	}
 	for _, k := range p.added {

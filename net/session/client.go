@@ -306,9 +306,9 @@ func (c *Client) receive(w *ecs.World) {
 	}
 	if c.state == Joining && c.repl.Joined() {
 		c.state = Playing
-		if c.cfg.Conn.KeepAlive == 0 {
-			// Playing, a client with nothing to send (a spectator, no
-			// input) still measures its round trip.
+		if c.cfg.Conn.KeepAlive == 0 && c.cfg.Spectator {
+			// Playing, a spectator, which sends no input, still measures
+			// its round trip.
 			c.c.SetKeepAlive(time.Second)
 		}
 		c.answered, c.holds = true, true
