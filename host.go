@@ -319,6 +319,13 @@ type HostStats struct {
 	// over the world. Replication.OnLossy names them; a restore counts
 	// those of the world it restored (RestoreReport.Lossy).
 	Lossy int
+	// Steps and Views are the longest time the simulation held the world
+	// for a batch of steps (or Run's work between them: handshakes, joins'
+	// first pages), and drawing for a View, in the last one to two seconds:
+	// the host's step time on its net graph, a join's or a crowd's spike
+	// gone from it two seconds after. The longest since the start:
+	// LockStats.
+	Steps, Views time.Duration
 }
 
 // NewHost builds g's world as the host's and the session around it. With a
@@ -570,6 +577,7 @@ func (h *Host[I]) Stats() HostStats {
 func (h *Host[I]) statsNow() HostStats {
 	s := h.stats
 	s.Peers = len(h.names)
+	s.Steps, s.Views = h.steps.lately(), h.views.lately()
 	s.Players, s.Spectators = h.people.counts()
 	if h.session != nil {
 		s.Unreported += int(h.session.Replicator().Unreported())

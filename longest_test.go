@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
 // A long hold shows in the recent figure for one to two seconds, then
@@ -38,6 +39,29 @@ func TestLongestLately(t *testing.T) {
 		time.Sleep(time.Second)
 		if m.lately() != 0 {
 			t.Fatalf("two seconds after the last hold: lately %v", m.lately())
+		}
+	})
+}
+
+// A host's Stats give the longest hold of its world lately, as a client's
+// NetStats do. (In a bubble, where the real clock the holds are timed on
+// stands still: the steps' holds are 0, and one noted by hand is the
+// longest.)
+func TestHostStatsStepsLately(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newPair(t, testGame(), condition.Config{})
+		p.run(time.Second)
+		p.host.Do(func(*World) { p.host.steps.note(7 * time.Millisecond) })
+		if st := p.host.Stats(); st.Steps != 7*time.Millisecond {
+			t.Fatalf("after a hold of 7 ms the host's Stats say %v lately", st.Steps)
+		}
+		time.Sleep(3 * time.Second)
+		p.run(time.Second / 10)
+		if st := p.host.Stats(); st.Steps != 0 {
+			t.Fatalf("three seconds after the 7 ms hold the host's Stats say %v lately", st.Steps)
+		}
+		if steps, _ := p.host.LockStats(); steps != 7*time.Millisecond {
+			t.Fatalf("LockStats %v since the start, want the 7 ms hold", steps)
 		}
 	})
 }
