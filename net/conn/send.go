@@ -148,8 +148,8 @@ func (c *Conn) probeTimeout() time.Duration {
 }
 
 // SetKeepAlive sets Config.KeepAlive from now on: d > 0 probes after d with
-// nothing numbered sent, 0 stops it. (A session client sets it once it
-// plays: a host that has not let it in yet answers nothing.)
+// nothing numbered sent, 0 stops it. (A session spectator sets it once it
+// plays.)
 func (c *Conn) SetKeepAlive(d time.Duration) { c.cfg.KeepAlive = max(d, 0) }
 
 // Flush sends the messages queued since the last Flush in as few datagrams

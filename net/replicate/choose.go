@@ -71,20 +71,43 @@ const moverFrames = 60
 // the changes of what the peer holds go on, and still decor fills what
 // they leave: a mover (changed within moverFrames, or new) enters at the
 // top (255), ahead of everything; still decor at the bottom of what is
-// due (urgent), gaining a quarter of a tick's gain each send tick it waits
-// (pack), so the changes, which gain a whole one, go ahead of it, and
-// within two seconds at 30 Hz it is at the top too. Each doubling of its
-// weight (distance, the game's Priority, as weigh) adds a tick's gain,
-// each halving takes one away.
+// due (urgent), gaining at most a quarter of a tick's gain each send tick
+// it waits (decorGain: the near more than the far), so the changes, which
+// gain a whole one, go ahead of it, and within 60 send ticks (2 s at
+// 30 Hz; 240 at the radius's edge) it is at the top too. Each doubling of
+// its weight (distance from the square that brings it, the game's
+// Priority) adds a tick's gain to where it starts, each halving takes one
+// away (decor starts at the bottom: only a Priority above 1 raises it).
 func (p *HostPeer) entryPriority(slot int32) uint8 {
+	h := p.h
 	pr := urgent
 	if !p.decor(slot) {
 		pr = 255
 	}
-	if w := float64(p.weigh(slot, 1<<10)) / (1 << 10); w != 1 {
+	w := 1.0
+	if h.grid.on {
+		w = h.grid.entryWeight(p, slot)
+	}
+	if prio := h.cfg.Priority; prio != nil {
+		if ent, _, ok := h.w.SlotEntity(slot); ok {
+			w *= min(max(prio(p.id, ent), 1.0/16), 4)
+		}
+	}
+	if w != 1 {
 		pr += int(math.Round(math.Log2(w) * urgent))
 	}
 	return uint8(min(max(pr, urgent), 255))
+}
+
+// decorGain is what still decor entering the peer's scope gains a send tick
+// it waits: a quarter of a change's, weighed by its distance from what the
+// peer owns (at least 1), so the near comes before the far.
+func (p *HostPeer) decorGain(slot int32) int {
+	w := 1.0
+	if len(p.scope.at) > 0 {
+		w = p.h.grid.weightOf(p, slot)
+	}
+	return max(1, int(float64(urgent/4)*w+0.5))
 }
 
 // decor reports whether the entity in slot has stood still for

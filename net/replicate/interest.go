@@ -186,7 +186,12 @@ type peerScope struct {
 	px, py int32
 	cover  []uint16   // by cell: how many of the peer's squares hold it (see setCover)
 	at     [][2]int32 // the cells of what it owns, as of the last send tick
-	bit    int        // the peer's bit in grid.seen
+	// entering is set while a square around cell (ex, ey) is added or
+	// moved there: what enters the scope then is near that square, which
+	// at (as of the last send tick) may not have yet (entryPriority).
+	entering bool
+	ex, ey   int32
+	bit      int // the peer's bit in grid.seen
 
 	// changes are the send tick's changes in the peer's scope, in
 	// network-id order, when its tick is the send tick's (distribute).
@@ -526,6 +531,27 @@ func (g *grid) focusCells(p *HostPeer) {
 		c := &g.cells[p.h.ents[slot].cell]
 		sc.at = append(sc.at, [2]int32{c.x, c.y})
 	}
+}
+
+// enteringAround notes that entities entering the scope now come with a
+// square around cell (x, y), and returns the func that ends that.
+func (sc *peerScope) enteringAround(x, y int32) func() {
+	was, wx, wy := sc.entering, sc.ex, sc.ey
+	sc.entering, sc.ex, sc.ey = true, x, y
+	return func() { sc.entering, sc.ex, sc.ey = was, wx, wy }
+}
+
+// entryWeight returns the weight by distance of the entity in slot entering
+// the peer's scope: from the square that brings it, while one does
+// (enteringAround), else as weightOf.
+func (g *grid) entryWeight(p *HostPeer, slot int32) float64 {
+	sc := &p.scope
+	ci := p.h.ents[slot].cell
+	if !sc.entering || ci < 0 {
+		return g.weightOf(p, slot)
+	}
+	c := &g.cells[ci]
+	return g.weight[min(max(dist(sc.ex, c.x), dist(sc.ey, c.y)), g.r)]
 }
 
 // weightOf returns the urgency weight of the entity in slot for the peer:

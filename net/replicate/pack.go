@@ -72,10 +72,10 @@ func (p *HostPeer) list(slot int32) {
 	}
 }
 
-// urge lists the entity in slot due at the next send tick ahead of those
-// waiting (priority 255): a lost spawn goes again as urgently as a new one.
-// One waiting in the wheel leaves it (its entry there goes stale), where
-// its priority is the tick it is due.
+// urge lists the entity in slot due at the next send tick at the top
+// (priority 255, taking turns with what waited longest): a lost spawn goes
+// again as urgently as a new one. One waiting in the wheel leaves it (its
+// entry there goes stale), where its priority is the tick it is due.
 func (p *HostPeer) urge(slot int32) {
 	s := &p.slots[slot]
 	if s.flags&fListed != 0 && s.wait&waiting != 0 {
@@ -167,8 +167,8 @@ func (p *HostPeer) pack(changes []change) {
 	for _, k := range p.dirty {
 		s := &p.slots[uint32(k)]
 		gain := urgent
-		if s.flags&fNeedSpawn != 0 && s.prio < 255 && p.decor(int32(uint32(k))) {
-			gain = urgent / 4 // still decor entering: behind the changes (entryPriority)
+		if slot := int32(uint32(k)); s.flags&(fNeedSpawn|fKnown) == fNeedSpawn && s.prio < 255 && p.decor(slot) {
+			gain = p.decorGain(slot) // still decor entering (not one the peer holds): behind the changes (entryPriority)
 		}
 		s.prio = uint8(min(255, int(s.prio)+gain))
 		due = append(due, k)

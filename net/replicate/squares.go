@@ -118,6 +118,9 @@ func (g *grid) coverSquare(p *HostPeer, x, y int32) {
 // cover into or out of its scope.
 func (g *grid) shiftSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
+	if d > 0 {
+		defer sc.enteringAround(x, y)()
+	}
 	g.eachSquareCell(x, y, func(ci int32) {
 		was := sc.cover[ci] > 0
 		g.setCover(p, ci, g.shifted(sc, ci, d))
@@ -145,6 +148,7 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 	if len(sc.own) == 0 {
 		return
 	}
+	defer sc.enteringAround(x, y)()
 	step := func(cx, cy int32, d int) {
 		ci, ok := g.index[cellKey(cx, cy)]
 		if !ok {

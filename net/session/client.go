@@ -308,8 +308,10 @@ func (c *Client) receive(w *ecs.World) {
 		c.state = Playing
 		if c.cfg.Conn.KeepAlive == 0 && c.cfg.Spectator {
 			// Playing, a spectator, which sends no input, still measures
-			// its round trip.
-			c.c.SetKeepAlive(time.Second)
+			// its round trip: a probe each quarter second, so that over a
+			// lossy link one completes long before AckTimeout (one a
+			// second left a probe unsettled past 5 s at 20% loss).
+			c.c.SetKeepAlive(time.Second / 4)
 		}
 		c.answered, c.holds = true, true
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
