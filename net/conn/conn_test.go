@@ -76,13 +76,7 @@ func TestIdleConnectionSendsNothing(t *testing.T) {
 func TestKeepAliveMeasuresAnIdleSide(t *testing.T) {
 	a, b, _, _, la, lb, clk := fakePair(t, Config{})
 	a.SetKeepAlive(time.Second)
-	for range 250 { // 4 s of ticks
-		clk.Advance(16 * time.Millisecond)
-		must(t, a.Poll())
-		must(t, b.Poll())
-		must(t, a.Flush())
-		must(t, b.Flush())
-	}
+	idleTicks(t, a, b, clk, 250) // 4 s
 	if st := a.Stats(); st.ProbesSent < 3 || st.ProbesSent > 5 || st.RTTSamples < 3 {
 		t.Fatalf("in 4 s with a keep-alive of 1 s: %d probes sent, %d round trips measured; want about 4 of each", st.ProbesSent, st.RTTSamples)
 	}
@@ -91,13 +85,7 @@ func TestKeepAliveMeasuresAnIdleSide(t *testing.T) {
 	}
 	a.SetKeepAlive(0)
 	sa := la.sent
-	for range 250 {
-		clk.Advance(16 * time.Millisecond)
-		must(t, a.Poll())
-		must(t, b.Poll())
-		must(t, a.Flush())
-		must(t, b.Flush())
-	}
+	idleTicks(t, a, b, clk, 250)
 	if la.sent != sa {
 		t.Fatalf("the keep-alive off, the idle side sent %d datagrams", la.sent-sa)
 	}

@@ -63,3 +63,16 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// idleTicks runs n ticks of 16 ms of a and b with nothing queued: each
+// polls, then flushes.
+func idleTicks(t *testing.T, a, b *Conn, clk *clock.Fake, n int) {
+	t.Helper()
+	for range n {
+		clk.Advance(16 * time.Millisecond)
+		must(t, a.Poll())
+		must(t, b.Poll())
+		must(t, a.Flush())
+		must(t, b.Flush())
+	}
+}

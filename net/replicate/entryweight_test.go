@@ -24,20 +24,7 @@ func (r *rig) slotOfEntity(e arche.Entity) int32 {
 // radius's edge), so the bodies beside the camera, with the highest ids,
 // come at the first send tick.
 func TestEntryWeighsFromTheSquareThatBringsIt(t *testing.T) {
-	cfg := HostConfig{
-		Interest:      InterestConfig{CellSize: 100, Radius: 1000, Near: 200, FarWeight: 0.25},
-		BitsPerSecond: 64_000,
-	}
-	r := newRig(t, cfg)
-	r.h.Focus(1, 0, 0)
-	var far, near []arche.Entity
-	for i := range 150 { // created first: lower ids
-		far = append(far, r.m.NewWith(&ecs.Transform{X: 50_900 + float64(i%50), Y: float64(i / 50)}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
-	}
-	for i := range 5 {
-		near = append(near, r.m.NewWith(&ecs.Transform{X: 50_010 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
-	}
-	r.settle()
+	r, far, near := farAndNear(t, 150, 50, 5)
 	for range 30 { // all of them move: movers
 		for _, e := range append(far, near...) {
 			r.move(e, 0.5)
@@ -74,20 +61,7 @@ func TestEntryWeighsFromTheSquareThatBringsIt(t *testing.T) {
 // of those at most before them (those of the first send tick, in id
 // order).
 func TestDecorEntriesNearFirst(t *testing.T) {
-	cfg := HostConfig{
-		Interest:      InterestConfig{CellSize: 100, Radius: 1000, Near: 200, FarWeight: 0.25},
-		BitsPerSecond: 64_000,
-	}
-	r := newRig(t, cfg)
-	r.h.Focus(1, 0, 0)
-	var far, near []arche.Entity
-	for i := range 600 { // lower ids, 9 cells from where the camera goes
-		far = append(far, r.m.NewWith(&ecs.Transform{X: 50_900 + float64(i%60), Y: float64(i / 60)}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
-	}
-	for i := range 20 { // beside the camera
-		near = append(near, r.m.NewWith(&ecs.Transform{X: 50_010 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
-	}
-	r.settle()
+	r, far, near := farAndNear(t, 600, 60, 20)
 	for range 70 { // still for over moverFrames: decor
 		r.stepDeliver()
 	}
@@ -119,4 +93,25 @@ func TestDecorEntriesNearFirst(t *testing.T) {
 	if ticks > 8 || farFirst > len(far)/10 {
 		t.Fatalf("nearness does not order still decor: near and far props enter at %d and %d; the near all in after %d send ticks, %d of the 600 far props before them", np, fp, ticks+1, farFirst)
 	}
+}
+
+// farAndNear is a rig whose client sees only around (0, 0), and beyond its
+// sight nFar entities created first (lower ids), perRow to a row, nine
+// cells from (50,000, 0), and nNear beside that point: where a camera cut
+// goes.
+func farAndNear(t *testing.T, nFar, perRow, nNear int) (r *rig, far, near []arche.Entity) {
+	t.Helper()
+	r = newRig(t, HostConfig{
+		Interest:      InterestConfig{CellSize: 100, Radius: 1000, Near: 200, FarWeight: 0.25},
+		BitsPerSecond: 64_000,
+	})
+	r.h.Focus(1, 0, 0)
+	for i := range nFar {
+		far = append(far, r.m.NewWith(&ecs.Transform{X: 50_900 + float64(i%perRow), Y: float64(i / perRow)}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
+	}
+	for i := range nNear {
+		near = append(near, r.m.NewWith(&ecs.Transform{X: 50_010 + float64(i), Y: 10}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
+	}
+	r.settle()
+	return r, far, near
 }
