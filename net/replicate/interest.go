@@ -533,12 +533,24 @@ func (g *grid) focusCells(p *HostPeer) {
 	}
 }
 
+// entryNote is what enteringAround replaced, for endEntering.
+type entryNote struct {
+	entering bool
+	x, y     int32
+}
+
 // enteringAround notes that entities entering the scope now come with a
-// square around cell (x, y), and returns the func that ends that.
-func (sc *peerScope) enteringAround(x, y int32) func() {
-	was, wx, wy := sc.entering, sc.ex, sc.ey
+// square around cell (x, y), and returns what it replaced, for
+// endEntering to put back.
+func (sc *peerScope) enteringAround(x, y int32) entryNote {
+	was := entryNote{sc.entering, sc.ex, sc.ey}
 	sc.entering, sc.ex, sc.ey = true, x, y
-	return func() { sc.entering, sc.ex, sc.ey = was, wx, wy }
+	return was
+}
+
+// endEntering puts back what enteringAround replaced.
+func (sc *peerScope) endEntering(was entryNote) {
+	sc.entering, sc.ex, sc.ey = was.entering, was.x, was.y
 }
 
 // entryWeight returns the weight by distance of the entity in slot entering

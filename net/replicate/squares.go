@@ -119,7 +119,7 @@ func (g *grid) coverSquare(p *HostPeer, x, y int32) {
 func (g *grid) shiftSquare(p *HostPeer, x, y int32, d int) {
 	sc := &p.scope
 	if d > 0 {
-		defer sc.enteringAround(x, y)()
+		defer sc.endEntering(sc.enteringAround(x, y))
 	}
 	g.eachSquareCell(x, y, func(ci int32) {
 		was := sc.cover[ci] > 0
@@ -148,7 +148,7 @@ func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 	if len(sc.own) == 0 {
 		return
 	}
-	defer sc.enteringAround(x, y)()
+	defer sc.endEntering(sc.enteringAround(x, y))
 	step := func(cx, cy int32, d int) {
 		ci, ok := g.index[cellKey(cx, cy)]
 		if !ok {
