@@ -50,15 +50,25 @@ func (p *HostPeer) weigh(slot int32, g int) int {
 	if len(p.scope.at) > 0 {
 		weight = h.grid.weightOf(p, slot)
 	}
-	if prio := h.cfg.Priority; prio != nil {
-		if ent, _, ok := h.w.SlotEntity(slot); ok {
-			weight *= min(max(prio(p.id, ent), 1.0/16), 4)
-		}
-	}
+	weight *= p.gamePriority(slot)
 	if weight != 1 {
 		g = max(1, int(float64(g)*weight+0.5))
 	}
 	return g
+}
+
+// gamePriority returns the game's HostConfig.Priority of the entity in slot
+// for the peer, within 1/16 and 4; 1 without one.
+func (p *HostPeer) gamePriority(slot int32) float64 {
+	prio := p.h.cfg.Priority
+	if prio == nil {
+		return 1
+	}
+	ent, _, ok := p.h.w.SlotEntity(slot)
+	if !ok {
+		return 1
+	}
+	return min(max(prio(p.id, ent), 1.0/16), 4)
 }
 
 // moverFrames is how recently an entity changed, in steps, to count as
@@ -84,14 +94,9 @@ func (p *HostPeer) entryPriority(slot int32) uint8 {
 	if !p.decor(slot) {
 		pr = 255
 	}
-	w := 1.0
+	w := p.gamePriority(slot)
 	if h.grid.on {
-		w = h.grid.entryWeight(p, slot)
-	}
-	if prio := h.cfg.Priority; prio != nil {
-		if ent, _, ok := h.w.SlotEntity(slot); ok {
-			w *= min(max(prio(p.id, ent), 1.0/16), 4)
-		}
+		w *= h.grid.entryWeight(p, slot)
 	}
 	if w != 1 {
 		pr += int(math.Round(math.Log2(w) * urgent))
