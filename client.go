@@ -607,6 +607,13 @@ func (r relay) Applied(e arche.Entity, f ecs.Frame) {
 	}
 }
 
+// Born implements replicate.BirthObserver.
+func (r relay) Born(e arche.Entity, f ecs.Frame) {
+	if r.l.ip != nil {
+		r.l.ip.Born(e, f)
+	}
+}
+
 // Heard implements replicate.FrameObserver.
 func (r relay) Heard(f ecs.Frame) {
 	if r.l.ip != nil {

@@ -233,6 +233,14 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	n.put(e, st, now)
 }
 
+// Born passes the making of an entity on to drawing (it is the
+// replicate.BirthObserver method).
+func (n *netPhysics) Born(e arche.Entity, f ecs.Frame) {
+	if bo, ok := n.next.(replicate.BirthObserver); ok {
+		bo.Born(e, f)
+	}
+}
+
 // Heard passes the frame of a state that arrived on to drawing (it is the
 // replicate.FrameObserver method).
 func (n *netPhysics) Heard(f ecs.Frame) {

@@ -22,7 +22,10 @@
 // host that stalled longer than it catches up), and then every entity slides
 // from where it was drawn. A host that starts its frames again from a low
 // number is followed after two of its sends (Reset). A teleport
-// (Interpolated.Snap) is drawn as one jump, never as a slide.
+// (Interpolated.Snap) is drawn as one jump, never as a slide. An entity
+// the host made in play (Born) is not drawn until the render frame reaches
+// its first state, so it appears with the world drawn around it; one a
+// join brings, or one entering the client's interest, is drawn at once.
 //
 // The host does not send every entity every time: small changes wait until
 // they add up (up to Config.MaxDeferral), a tick's states may be split over

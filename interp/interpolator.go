@@ -11,10 +11,12 @@ import (
 // Interpolator keeps what is needed to draw a client's entities smoothly and
 // computes, once per drawn frame (Update), where each remote entity is drawn.
 //
-// Wire it as the client replicator's observer (it has the method set of
-// replicate.FrameObserver: Applied, Removed and Heard; a wrapper that
-// passes only Applied and Removed on loses what Heard tells: that an entity
-// left out of newer frames rests), call Update once per drawn frame
+// Wire it as the client replicator's observer (it has the method sets of
+// replicate.FrameObserver and replicate.BirthObserver: Applied, Removed,
+// Heard and Born; a wrapper that passes only Applied and Removed on loses
+// what Heard tells, that an entity left out of newer frames rests, and
+// what Born tells, that an entity the host made is not drawn before its
+// making), call Update once per drawn frame
 // before drawing, and ask Pose where to draw each entity. Prediction calls
 // AddCorrection when it moves a predicted entity. Create it with New.
 //

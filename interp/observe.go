@@ -50,7 +50,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	if !remote {
 		ip.unsettle(st)
-		st.flags &^= flagRemote
+		st.flags &^= flagRemote | flagEarly
 		st.n = 0
 		return
 	}
@@ -130,6 +130,26 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		ip.addOffset(s, diff(old, nw))
 		st.raw = nw
 		st.mode = mode
+	}
+}
+
+// Born records that the host made entity e in play, at host frame f, and
+// that the state Applied just recorded is its first (it is the
+// replicate.BirthObserver method): e is not drawn (Pose says false, Stats
+// counts it Early) until the render frame reaches that state, so that it
+// appears when the world drawn around it comes to its making (a shot leaves
+// the muzzle of a gun drawn firing it) instead of waiting, still, where it
+// will be. Entities a join brings and those entering the client's interest
+// were there before: they are drawn at once, at their first state until the
+// render frame reaches it. Born after a second state, or for an entity not
+// drawn from received states, changes nothing.
+func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
+	s, ok := ip.w.NetSlot(e)
+	if !ok {
+		return
+	}
+	if st := ip.find(s, e); st != nil && st.flags&flagRemote != 0 && st.n == 1 {
+		st.flags |= flagEarly
 	}
 }
 

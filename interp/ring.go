@@ -18,11 +18,13 @@ const (
 	flagActive                    // in Interpolator.active: Update samples it
 	flagSettled                   // remote and at rest: Update leaves it until its next state
 	flagNoPose                    // remote without an ecs.Transform: drawn for its Tracks alone
+	flagEarly                     // made by the host in play (Born), not drawn until the render frame reaches its first state
 )
 
 // What an entity's drawn pose came from in the last Update.
 const (
 	modeNone          uint8 = iota // not evaluated yet
+	modeEarly                      // born ahead of the render frame: not drawn yet (flagEarly)
 	modeInterpolating              // between two received states (or before the oldest)
 	modeExtrapolating              // past the newest, moving on from the last two
 	modeHolding                    // at the newest, being past it and the extrapolation bound, or with nothing to extrapolate from

@@ -31,6 +31,9 @@ type Stats struct {
 	// the extrapolation bound (or with nothing to extrapolate from), Resting
 	// at a newest state known to be current.
 	Remote, Interpolating, Extrapolating, Holding, Resting int
+	// Early counts the remote entities the host made in play whose first
+	// state the render frame has not reached (Born): held, not drawn.
+	Early int
 	// Offsets is the number of entities with a visual offset.
 	Offsets int
 

@@ -28,7 +28,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	ip.decay(dt)
 	ip.sweepSlots()
 	st := &ip.stats
-	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote = 0, 0, 0, 0, 0
+	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote, st.Early = 0, 0, 0, 0, 0, 0
 	if !ip.tl.started {
 		return
 	}
@@ -57,6 +57,9 @@ func (ip *Interpolator) Update(now time.Time) {
 		}
 		p, mode, a, b, alpha := ip.sample(sl, frames, poses, r, g)
 		switch mode {
+		case modeEarly:
+			st.Early++
+			st.Remote--
 		case modeInterpolating:
 			st.Interpolating++
 		case modeExtrapolating:
@@ -72,8 +75,11 @@ func (ip *Interpolator) Update(now time.Time) {
 		case modeResting:
 			st.Resting++
 		}
+		if mode != modeEarly {
+			sl.flags &^= flagEarly // drawn from now on
+		}
 		switch {
-		case sl.mode == modeNone:
+		case sl.mode == modeNone || sl.mode == modeEarly:
 		case jumped:
 			// The render clock jumped: e goes on from where it was drawn,
 			// unless the jump crosses a teleport.
@@ -158,6 +164,9 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		return blend(poses[a], poses[b], alpha), modeInterpolating, a, b, alpha
 	}
 	o := (h - int(sl.n) + 1) & (ringSize - 1)
+	if sl.flags&flagEarly != 0 {
+		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
+	}
 	return poses[o], modeInterpolating, o, o, 0
 }
 

@@ -279,8 +279,14 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 		// An item whose pose is of a teleport says so, a spawn too: the
 		// peer may hold the entity already (the spawn is of an owner
 		// change or a lost component, or goes again while one is in
-		// flight), and draws the teleport as a jump.
-		hd.snap = h.snapAge(e)
+		// flight), and draws the teleport as a jump. A spawn also says
+		// when the entity was made in play, for a peer it makes the
+		// entity on: drawn from then on (spawnSnap).
+		if hd.kind == itemSpawn {
+			hd.snap = h.spawnSnap(e)
+		} else {
+			hd.snap = h.snapAge(e)
+		}
 	}
 	if hd.base != 0 {
 		p.stats.Deltas++

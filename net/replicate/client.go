@@ -69,6 +69,18 @@ type Observer interface {
 	Removed(e arche.Entity)
 }
 
+// BirthObserver is an Observer that also hears which entities a spawn made
+// on this client that had no earlier place to be drawn: the host made them
+// at host frame f, in play (a shot, a new player's figure), or they jumped
+// there (a teleport) at f. Born is called after the Applied of the spawn
+// that made e, with f at most that spawn's frame. An entity that a join
+// brings, or that enters this client's interest without either, was
+// somewhere before: it gets no Born.
+type BirthObserver interface {
+	Observer
+	Born(e arche.Entity, f ecs.Frame)
+}
+
 // FrameObserver is an Observer that also hears the host frame of each
 // STATE message, after its items were applied, and of the empty ones too:
 // the host had reached that frame, and had nothing newer of the entities

@@ -371,7 +371,9 @@ func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16
 // (components of mask) of frame; jump draws an entity held as a jump to it,
 // and so does snap, the age + 1 of a teleport its pose is of (0: none), if
 // no state of the entity from the teleport's frame or later was applied
-// yet, as an update's snap head does.
+// yet, as an update's snap head does. On a spawn that makes the entity, snap
+// (of a teleport, or of the entity's making in play) is told to a
+// BirthObserver.
 // A newer spawn of an entity held removes the replicated components mask
 // leaves out (the host's entity lost them), but from an entity this client
 // predicts, whose spawns it skips.
@@ -475,6 +477,9 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, frame)
+		if bo, born := c.cfg.Observer.(BirthObserver); born && !ok && snap != 0 {
+			bo.Born(e, frame-min(frame, ecs.Frame(snap-1)))
+		}
 	}
 	return nil
 }

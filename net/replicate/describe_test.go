@@ -130,7 +130,7 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 			field(from, "  mask", fmt.Sprintf("%0*b", ncomp, mask))
 			from = at()
 			if r.ReadBool() {
-				field(from, "  snap", "a teleport's pose; its age follows")
+				field(from, "  snap", "a pose of a teleport or of the making; its age follows")
 				from = at()
 				field(from, "  snap age", r.ReadBits(snapAgeBits))
 			} else {

@@ -389,6 +389,9 @@ func (h *HostReplicator) Update(w *ecs.World) {
 			continue // taken in by adopt
 		}
 		h.spawn(e)
+		if !first {
+			h.born(e)
+		}
 	}
 	for _, e := range j.Reowned(w) {
 		h.reown(e)
@@ -403,6 +406,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	for _, e := range j.Teleported(w) {
 		if slot, ok := w.NetSlot(e); ok && int(slot) < len(h.ents) {
 			h.ents[slot].tele = h.frame
+			h.ents[slot].flags &^= eBorn
 		}
 	}
 	h.grid.tidy()
@@ -468,10 +472,31 @@ func (h *HostReplicator) known(e arche.Entity) bool {
 // snapAge returns the age + 1 of the entity's teleport if it is younger
 // than snapWindow frames, else 0.
 func (h *HostReplicator) snapAge(e *entState) uint8 {
+	if e.flags&eBorn != 0 {
+		return 0
+	}
+	return h.spawnSnap(e)
+}
+
+// spawnSnap is what a spawn of the entity says of its pose: the age + 1 of
+// its teleport, or of its making in play, if younger than snapWindow
+// frames, else 0. A client that the spawn makes the entity on draws it from
+// that state on, not before (BirthObserver); one that holds it already has
+// a state at least as new as the making, and ignores the mark.
+func (h *HostReplicator) spawnSnap(e *entState) uint8 {
 	if e.tele == 0 || h.frame-e.tele >= snapWindow {
 		return 0
 	}
 	return uint8(h.frame-e.tele) + 1
+}
+
+// born marks entity e, made in play this step, as made now: its spawns
+// carry the frame (spawnSnap) until a teleport replaces it.
+func (h *HostReplicator) born(e arche.Entity) {
+	if slot, ok := h.w.NetSlot(e); ok && int(slot) < len(h.ents) {
+		h.ents[slot].tele = h.frame
+		h.ents[slot].flags |= eBorn
+	}
 }
 
 // countOwned adds d to the entities peer owns (h.owned); the host's own

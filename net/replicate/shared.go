@@ -23,6 +23,9 @@ const (
 	// the last send tick, so only the components changed since (pend)
 	// can differ from it.
 	eSwapped
+	// eBorn: tele is the frame the entity was made in, in play, not a
+	// teleport: its spawns say so (spawnSnap), its updates do not.
+	eBorn
 )
 
 // entState is the shared record of the networked entity in one slot.

@@ -1,0 +1,84 @@
+package interp
+
+import (
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// An entity the host made in play (Born) is not drawn before the render
+// frame reaches its first state, then drawn moving from there, never held
+// still at it; one that entered the client's interest (no Born) is drawn at
+// once, at its first state until the render frame reaches it.
+func TestBornEntityIsDrawnFromItsMaking(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	shot := mover{x0: -1000, vx: 600} // 10 units a host frame
+	const made = ecs.Frame(300)
+	l := link{latency: 40 * time.Millisecond}
+	var fired, entered arche.Entity
+	hidden, early, drawn, still, enteredHidden := 0, 0, 0, 0, 0
+	var last ecs.Transform
+	r.play(l.sends(2, 600, 2), 120, 6*time.Second, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		switch {
+		case f == made:
+			fired = r.spawn(ecs.HostPeer, true, shot.at(f))
+			r.apply(fired, f, shot.at(f))
+			r.ip.Born(fired, f)
+			entered = r.spawn(ecs.HostPeer, true, shot.at(f))
+			r.apply(entered, f, shot.at(f))
+		case f > made:
+			r.apply(fired, f, shot.at(f))
+			r.apply(entered, f, shot.at(f))
+		}
+	}, func(time.Duration) {
+		if fired == (arche.Entity{}) {
+			return
+		}
+		rf := r.ip.Stats().RenderFrame
+		if _, ok := r.ip.Pose(entered, 0); !ok {
+			enteredHidden++
+		}
+		p, ok := r.ip.Pose(fired, 0)
+		if !ok {
+			if rf >= float64(made) {
+				t.Fatalf("at render frame %.2f, past its making (%d), the shot is not drawn", rf, made)
+			}
+			hidden++
+			early = max(early, r.ip.Stats().Early)
+			return
+		}
+		if rf < float64(made) {
+			t.Fatalf("at render frame %.2f the shot, made at %d, is drawn at %v", rf, made, p)
+		}
+		want := shot.at(0)
+		want.X += shot.vx * rf * step.Seconds()
+		if d := dist(p, want); d > 0.01 {
+			t.Fatalf("at render frame %.2f the shot is drawn at x = %.2f, %.2f from where it was then", rf, p.X, d)
+		}
+		if drawn > 0 && p == last {
+			still++
+		}
+		last = p
+		drawn++
+	})
+	if hidden == 0 || drawn < 100 {
+		t.Fatalf("the shot was hidden for %d drawn frames and drawn for %d: want some of each", hidden, drawn)
+	}
+	if early != 1 {
+		t.Fatalf("Stats.Early counted %d entities while the shot waited, want 1", early)
+	}
+	if still != 0 {
+		t.Fatalf("the shot was drawn still for %d drawn frames while it flew", still)
+	}
+	if enteredHidden != 0 {
+		t.Fatalf("the entity that entered (no Born) was hidden for %d drawn frames, want drawn at once", enteredHidden)
+	}
+	if got := r.ip.Stats().Early; got != 0 {
+		t.Fatalf("Stats.Early is %d once the render frame passed the making, want 0", got)
+	}
+}
