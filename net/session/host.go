@@ -142,9 +142,12 @@ type HostConfig struct {
 	// MaxResumesPerSecond bounds the resumes the host takes back host-wide
 	// (each rejoins a peer: its state is sent again), a token bucket holding
 	// one second; past it a Resume with a valid token gets Reject RejectFull
-	// and its client tries again. A Resume whose token is wrong is refused
-	// (RejectResume) after one hash and spends none of it, so strangers
-	// cannot use it up to keep players from resuming. Default 16.
+	// and its client tries again. Only a resume taken spends it: one whose
+	// token is wrong is refused (RejectResume) after one hash, and one
+	// refused for another reason (MaxResumesPerPeer, the address's bound,
+	// Admit) spends none either, so neither strangers nor a player
+	// resending its own Resumes can use it up to keep others from
+	// resuming. Default 16.
 	MaxResumesPerSecond int
 	// MaxResumesPerPeer bounds the resumes accepted for one peer a minute (a
 	// token bucket holding as many), so two clients sharing a token cannot

@@ -50,6 +50,15 @@ type bucket struct {
 
 // take takes one token at now, reporting whether there was one.
 func (b *bucket) take(now time.Time, capacity, rate float64) bool {
+	if !b.has(now, capacity, rate) {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// has reports whether a token is there at now, taking none.
+func (b *bucket) has(now time.Time, capacity, rate float64) bool {
 	if !b.init {
 		b.tokens, b.at, b.init = capacity, now, true
 	}
@@ -57,11 +66,7 @@ func (b *bucket) take(now time.Time, capacity, rate float64) bool {
 		b.tokens = min(capacity, b.tokens+d.Seconds()*rate)
 	}
 	b.at = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return b.tokens >= 1
 }
 
 // known returns the known peer id, or nil.

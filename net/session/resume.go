@@ -134,11 +134,6 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
 		return
 	}
-	if !h.resumeRate.take(now, float64(cfg.MaxResumesPerSecond), float64(cfg.MaxResumesPerSecond)) {
-		h.stats.ResumeLimited++
-		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
-		return
-	}
 	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
 		// It held part of a world at most: it joins afresh, and the peer
 		// it was is over.
@@ -152,9 +147,19 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			fmt.Sprintf("host full for your address (%d players from one address); try again later", cfg.MaxPeersPerAddress))
 		return
 	}
-	if !k.resumes.take(now, float64(cfg.MaxResumesPerPeer), float64(cfg.MaxResumesPerPeer)/60) {
+	// The two bounds are looked at first and spent only on a resume that
+	// is taken: one refused spends neither, so a player resending Resumes
+	// with its own token, past its own bound, cannot use up the host's and
+	// keep the others from coming back.
+	peerRate, hostRate := float64(cfg.MaxResumesPerPeer), float64(cfg.MaxResumesPerSecond)
+	if !k.resumes.has(now, peerRate, peerRate/60) {
 		h.stats.ResumeLimited++
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "this peer resumed too often; try again in a few seconds")
+		return
+	}
+	if !h.resumeRate.has(now, hostRate, hostRate) {
+		h.stats.ResumeLimited++
+		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
 		return
 	}
 	if cfg.Admit != nil {
@@ -163,6 +168,8 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			return
 		}
 	}
+	k.resumes.take(now, peerRate, peerRate/60)
+	h.resumeRate.take(now, hostRate, hostRate)
 	if old := k.conn; old != nil {
 		// The host still held the old connection: it is over, and its
 		// in-flight datagrams are reported lost before the peer moves. The
