@@ -84,8 +84,9 @@ type ClientConfig[I comparable] struct {
 	// client whose connection breaks reconnects by itself (with backoff and
 	// jitter, for as long as the host's grace window lasts) and resumes as
 	// the same player, with the same entities; a first connection that
-	// breaks before the host lets the client in is dialed again too (for
-	// 10 s, within JoinTimeout), to join. Meanwhile its State is
+	// breaks before the host lets the client in, or that a host busy with
+	// other handshakes closes before it (a crowd arriving at once), is
+	// dialed again too (for 10 s, within JoinTimeout), to join. Meanwhile its State is
 	// Reconnecting and its world is held still: nothing is
 	// simulated, View draws the world as it was. It runs on a goroutine of
 	// its own; with quicnet, a Transport's Dialer for the host's address.

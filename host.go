@@ -47,7 +47,10 @@ type HostConfig struct {
 	// host's next step to start their handshakes: past it the oldest is
 	// closed (transport.CloseLimit, "host busy: too many connections at
 	// once; try again"). Default MaxPeers and Spectators, at least 16: a
-	// whole match may connect between two steps.
+	// whole match may connect between two steps. As many handshakes may be
+	// under way at once (at least 32); past that the oldest silent one is
+	// closed as busy, and its client, given ClientConfig.Dial, says Hello
+	// again on a new connection after a pause.
 	AcceptBacklog int
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an
@@ -420,8 +423,10 @@ func (h *Host[I]) build(restoring bool) error {
 		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
 		AdmitPerStep:       h.cfg.AdmitPerStep,
 		// As many may be joining at once from an address as may play from
-		// it (0: the session's 4).
+		// it (0: the session's 4), and in all as may play (32 at least): a
+		// match that connects at once is not pushed out.
 		MaxPendingPerAddress: max(h.cfg.MaxPeersPerAddress, 4),
+		MaxPending:           max(h.cfg.MaxPeers+h.cfg.Spectators, 32),
 		Replication:          rc,
 		Grace:                h.cfg.Grace,
 		Admit:                h.cfg.Admit,

@@ -49,8 +49,9 @@ type ClientConfig struct {
 	// Dial, if set, opens a new connection to the same host (a new QUIC
 	// dial): with it the client reconnects by itself when its connection
 	// breaks and resumes its peer (see Reconnecting); a first connection
-	// that breaks before the host's Welcome is dialed again too, saying
-	// Hello, for 10 s. It runs on a goroutine of its own, one at a time,
+	// that breaks before the host's Welcome, or that a host busy with other
+	// handshakes closes before it (transport.CloseLimit), is dialed again
+	// too, saying Hello, for 10 s. It runs on a goroutine of its own, one at a time,
 	// and should return when ctx ends. Nil: a broken connection ends the
 	// session.
 	Dial func(ctx context.Context) (transport.Conn, error)

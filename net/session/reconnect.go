@@ -28,7 +28,9 @@ import (
 // that answers it shuts down (CloseHostShutdown), or the window running
 // out, ends the session. A first connection that breaks before the host's
 // Welcome has no peer to resume: the client dials again the same way, each
-// new connection saying Hello, for freshWindow.
+// new connection saying Hello, for freshWindow; so does one the host closes
+// before its Welcome as busy (CloseLimit: too many handshakes at once),
+// after a pause of about firstRetry.
 
 // Timing of reconnection.
 const (
@@ -151,7 +153,12 @@ func (c *Client) broke(now time.Time) {
 	case c.state == Connecting && c.cfg.Dial != nil && (resumable(err) || hostRestarting(err)):
 		// Broken before the host's Welcome: no peer to resume, so a new
 		// connection says Hello again.
-		c.startRedial(now, err, true, freshWindow)
+		c.startRedial(now, err, true, freshWindow, 0)
+	case c.state == Connecting && c.cfg.Dial != nil && hostBusy(err):
+		// Closed before the Welcome by a host busy with other handshakes
+		// (a crowd arriving at once): Hello again on a new connection,
+		// after a pause that differs from client to client.
+		c.startRedial(now, err, true, freshWindow, firstRetry)
 	default:
 		c.closed()
 	}
@@ -161,21 +168,26 @@ func (c *Client) broke(now time.Time) {
 // the peer within the host's grace window.
 func (c *Client) lose(now time.Time, err error) {
 	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
-	c.startRedial(now, err, false, grace+resumeMargin)
+	c.startRedial(now, err, false, grace+resumeMargin, 0)
 }
 
 // startRedial makes the client Reconnecting after its connection broke
-// with err: it dials at once, then again after growing delays, for window;
+// with err: it dials at once (after about pause, if not 0: between half and
+// one and a half times it), then again after growing delays, for window;
 // each new connection says Hello if fresh, else Resume.
-func (c *Client) startRedial(now time.Time, err error, fresh bool, window time.Duration) {
+func (c *Client) startRedial(now time.Time, err error, fresh bool, window, pause time.Duration) {
 	c.state = Reconnecting
 	c.re.lost, c.re.until, c.re.next = now, now.Add(window), now
 	c.re.attempt, c.re.fresh, c.re.last = 0, fresh, err
 	if c.re.rng == nil {
 		c.re.rng = rand.New(rand.NewPCG(uint64(c.welcome.PeerID), uint64(now.UnixNano())))
 	}
+	if pause > 0 {
+		c.re.next = now.Add(time.Duration(float64(pause) * (0.5 + c.re.rng.Float64())))
+		c.re.attempt = 1
+	}
 	c.emit(Event{Kind: PeerDisconnected, Peer: c.Peer(), Name: c.cfg.Name, Err: err})
-	c.redial(now) // the first dial at once
+	c.redial(now) // the first dial, at once unless paused
 }
 
 // schedule sets the next dial: after 0, then firstRetry doubling up to

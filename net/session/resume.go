@@ -57,6 +57,14 @@ func hostShutdown(err error) bool {
 	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseHostShutdown
 }
 
+// hostBusy reports whether err is the host's closing the connection as one
+// handshake too many (CloseLimit): before its Welcome, a crowd arriving at
+// once, and the client tries again.
+func hostBusy(err error) bool {
+	var ce *transport.CloseError
+	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseLimit
+}
+
 // hostRestarting reports whether err is the host's closing the connection
 // to start again from its save (CloseHostRestarting): its client comes back
 // as after a break.
