@@ -32,6 +32,7 @@ func (h *Host) Handshake() (more bool) {
 	now := h.cfg.Clock.Now()
 	h.takeIncoming(now)
 	h.admitQueued()
+	h.reap(true)
 	for _, p := range h.peers {
 		if p.c.Closed() {
 			continue

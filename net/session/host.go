@@ -277,6 +277,12 @@ type HostStats struct {
 	// join), ResumeLimited those refused by MaxResumesPerSecond or
 	// MaxResumesPerPeer. A refused resume also counts in Rejected.
 	Disconnected, Resumed, Expired, ResumeRefused, ResumeLimited uint64
+	// AfterReject counts the messages (datagrams and lane messages) a
+	// refused connection sent while its Reject was on its way and read,
+	// which the host ignores: a client's own, sent before it read the
+	// refusal, or a peer's that goes on regardless (bounded by the
+	// connection's receive limits and the two seconds it is kept open).
+	AfterReject uint64
 }
 
 // NewHost returns a host for sched's world replicating reg's components. It
@@ -527,7 +533,7 @@ func (h *Host) receive(w *ecs.World) {
 		}
 		p.check(now)
 	}
-	h.reap()
+	h.reap(false)
 	h.expire(now)
 }
 
@@ -557,11 +563,14 @@ func (h *Host) send(w *ecs.World) {
 	h.admissions = 0
 }
 
-// reap removes closed peers and their entities.
-func (h *Host) reap() {
+// reap removes closed peers and their entities; with handshakes, only the
+// connections closed in their handshake (never admitted: nothing of the
+// world is theirs), which Handshake lets go between steps, so that a flood
+// of connections closed past MaxPending holds no memory until the step.
+func (h *Host) reap(handshakes bool) {
 	kept := h.peers[:0]
 	for _, p := range h.peers {
-		if !p.c.Closed() {
+		if !p.c.Closed() || handshakes && (p.admitted() || p.stage == stageReplaced) {
 			kept = append(kept, p)
 			continue
 		}

@@ -96,6 +96,7 @@ func (p *hostPeer) admitted() bool { return p.stage == stageAdmitted }
 func (p *hostPeer) Message(kind wire.Kind, payload []byte) {
 	switch {
 	case p.stage == stageRejected:
+		p.h.stats.AfterReject++
 		return
 	case !p.admitted():
 		p.c.ReportMalformed(errUnexpected)
@@ -111,7 +112,8 @@ func (p *hostPeer) Message(kind wire.Kind, payload []byte) {
 // LaneMessage implements conn.Handler.
 func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	if p.stage == stageRejected {
-		return // the client is on its way out
+		p.h.stats.AfterReject++ // the client is on its way out
+		return
 	}
 	kind, err := wire.MessageKind(msg)
 	if err != nil {
