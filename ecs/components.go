@@ -49,7 +49,11 @@ type PeerID uint16
 // host alone.
 const HostPeer PeerID = 0
 
-// NetworkIdentity makes an entity networked and names its owner.
+// NetworkIdentity makes an entity networked and names its owner. The
+// owner's client predicts what it owns: it runs the game's systems on it
+// ahead of the host, which corrects it. An entity only the host's systems
+// move (a shot) stays the host's (HostPeer); who made it belongs in a
+// component of the game's.
 //
 // Add it with ID zero on the host and the world assigns the next network id
 // when the component is added; add it with a non-zero ID to adopt the host's id

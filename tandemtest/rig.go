@@ -94,6 +94,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/save"
 )
@@ -102,7 +103,8 @@ import (
 // starts at 2030-01-01 UTC and steps of the game's Step.
 type Config struct {
 	// Link is the in-memory network's configuration: each direction's
-	// latency, jitter, loss and bandwidth (ToHost, ToClient). Zero:
+	// latency, jitter, loss and bandwidth (ToHost, ToClient), every
+	// client's but those given one of their own (Rig.Link). Zero:
 	// messages arrive at once, none lost (a round trip still measures a
 	// step or so, as each side reads what arrived, and answers, at its own
 	// steps).
@@ -172,6 +174,21 @@ type link struct {
 	conns       []*mem.Conn
 	receipts    map[uint64]tandem.Receipt // by operation id
 	unreachable bool                      // dials fail (Rig.Unreachable)
+	// conditions is the client's own link (Rig.Link), applied to each
+	// connection it dials; nil: the rig's Config.Link.
+	conditions *[2]condition.Config // to the host, to the client
+}
+
+// apply gives connection tc (the client's end) the client's own link, if
+// it has one. l is locked.
+func (l *link) apply(tc *mem.Conn) error {
+	if l.conditions == nil {
+		return nil
+	}
+	if err := tc.SetConditions(l.conditions[0]); err != nil {
+		return err
+	}
+	return tc.SetReceiveConditions(l.conditions[1])
 }
 
 // HostAddr is the host's name on the rig's network: a test dials it
@@ -337,8 +354,12 @@ func (r *Rig[I]) Connect(name string, cfg tandem.ClientConfig[I]) *tandem.Client
 			return nil, err
 		}
 		l.mu.Lock()
+		defer l.mu.Unlock()
 		l.conns = append(l.conns, tc.(*mem.Conn))
-		l.mu.Unlock()
+		if err := l.apply(tc.(*mem.Conn)); err != nil {
+			tc.Close(transport.CloseNormal, "tandemtest: the client's link is refused")
+			return nil, err
+		}
 		return tc, nil
 	}
 	c, err := tandem.NewClient(r.game, nil, cfg)
@@ -571,6 +592,28 @@ func (r *Rig[I]) Unreachable(c *tandem.Client[I], on bool) {
 	l.mu.Lock()
 	l.unreachable = on
 	l.mu.Unlock()
+}
+
+// Link gives client c a link of its own, from now on and on every
+// connection it dials again: toHost conditions what it sends, toClient what
+// the host sends it (each direction's latency, jitter, loss, bandwidth), in
+// place of Config.Link, which the other clients keep: one player on a bad
+// link among good ones. The test fails on a configuration the conditioner
+// refuses.
+func (r *Rig[I]) Link(c *tandem.Client[I], toHost, toClient condition.Config) {
+	r.t.Helper()
+	l := r.links[c]
+	if l == nil {
+		r.t.Fatal("tandemtest: Link of a client the rig did not make")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.conditions = &[2]condition.Config{toHost, toClient}
+	if n := len(l.conns); n > 0 {
+		if err := l.apply(l.conns[n-1]); err != nil {
+			r.t.Fatalf("tandemtest: Link: %v", err)
+		}
+	}
 }
 
 // errUnreachable is the error of a dial of a client made Unreachable.

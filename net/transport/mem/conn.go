@@ -351,6 +351,16 @@ func (c *Conn) SetConditions(cfg condition.Config) error {
 	return c.peer.in.SetConfig(cfg)
 }
 
+// SetReceiveConditions changes the conditions of the datagrams sent to
+// this end from now on (those in flight keep their delivery times): with
+// SetConditions, one connection's link both ways, from either end. Seed is
+// ignored.
+func (c *Conn) SetReceiveConditions(cfg condition.Config) error {
+	c.p.mu.Lock()
+	defer c.p.mu.Unlock()
+	return c.in.SetConfig(cfg)
+}
+
 // LinkStats returns the conditioner's counters for the datagrams this end
 // sent (out) and those sent to it (in).
 func (c *Conn) LinkStats() (out, in condition.Stats) {
