@@ -615,6 +615,11 @@ func (r relay) Born(e arche.Entity, f ecs.Frame) {
 	}
 }
 
+// Drawing implements replicate.DrawnObserver.
+func (r relay) Drawing(e arche.Entity, f ecs.Frame) bool {
+	return r.l.ip != nil && r.l.ip.Drawing(e, f)
+}
+
 // Heard implements replicate.FrameObserver.
 func (r relay) Heard(f ecs.Frame) {
 	if r.l.ip != nil {

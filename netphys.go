@@ -241,6 +241,18 @@ func (n *netPhysics) Born(e arche.Entity, f ecs.Frame) {
 	}
 }
 
+// Drawing asks drawing whether an entity the host removed is still to be
+// drawn (it is the replicate.DrawnObserver method); a body the client's
+// physics holds goes at once: what the client predicts must not meet a
+// body the host no longer has.
+func (n *netPhysics) Drawing(e arche.Entity, f ecs.Frame) bool {
+	if n.w.Physics != nil && n.w.ECS.Arche().Has(e, n.bodyID) {
+		return false
+	}
+	do, ok := n.next.(replicate.DrawnObserver)
+	return ok && do.Drawing(e, f)
+}
+
 // Heard passes the frame of a state that arrived on to drawing (it is the
 // replicate.FrameObserver method).
 func (n *netPhysics) Heard(f ecs.Frame) {

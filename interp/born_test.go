@@ -82,3 +82,43 @@ func TestBornEntityIsDrawnFromItsMaking(t *testing.T) {
 		t.Fatalf("Stats.Early is %d once the render frame passed the making, want 0", got)
 	}
 }
+
+// A removed entity is drawn (Drawing) until the render frame reaches its
+// removal, and no longer once the newest frame heard is past it by more
+// than the render delay and two send intervals, drawn or not; one
+// simulated here is not drawn to a removal.
+func TestDrawingToARemoval(t *testing.T) {
+	r := newRig(t, Config{})
+	e := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	local := r.spawn(1, false, ecs.Transform{})
+	const gone = ecs.Frame(300)
+	l := link{latency: 40 * time.Millisecond}
+	sawDrawing, sawDone := false, false
+	r.play(l.sends(2, 400, 2), 60, 400*step, func(f ecs.Frame) {
+		r.apply(e, f, ecs.Transform{X: float64(f)})
+	}, func(time.Duration) {
+		rf := r.ip.Stats().RenderFrame
+		if rf == 0 {
+			return // the render clock not started yet
+		}
+		drawing := r.ip.Drawing(e, gone)
+		if drawing != (rf < float64(gone)) {
+			t.Fatalf("at render frame %.2f Drawing says %v of an entity removed at %d", rf, drawing, gone)
+		}
+		sawDrawing, sawDone = sawDrawing || drawing, sawDone || !drawing
+		if r.ip.Drawing(local, gone) {
+			t.Fatal("an entity simulated here is drawn to a removal")
+		}
+	})
+	if !sawDrawing || !sawDone {
+		t.Fatalf("Drawing was true %v, false %v: want both in turn", sawDrawing, sawDone)
+	}
+	// Frames heard far past a removal, nothing drawn since: it goes.
+	r.ip.Heard(600)
+	if r.ip.Drawing(e, 570) {
+		t.Fatal("an entity removed 30 frames (half a second) before the newest heard is still drawn to it")
+	}
+	if !r.ip.Drawing(e, 598) {
+		t.Fatal("an entity removed 2 frames before the newest heard, not drawn to it, is not kept")
+	}
+}

@@ -26,6 +26,8 @@
 // the host made in play (Born) is not drawn until the render frame reaches
 // its first state, so it appears with the world drawn around it; one a
 // join brings, or one entering the client's interest, is drawn at once.
+// One the host removed stays in the client's world until the render frame
+// reaches its removal (Drawing), so it is drawn to the end of its way.
 //
 // The host does not send every entity every time: small changes wait until
 // they add up (up to Config.MaxDeferral), a tick's states may be split over

@@ -12,11 +12,12 @@ import (
 // computes, once per drawn frame (Update), where each remote entity is drawn.
 //
 // Wire it as the client replicator's observer (it has the method sets of
-// replicate.FrameObserver and replicate.BirthObserver: Applied, Removed,
-// Heard and Born; a wrapper that passes only Applied and Removed on loses
-// what Heard tells, that an entity left out of newer frames rests, and
-// what Born tells, that an entity the host made is not drawn before its
-// making), call Update once per drawn frame
+// replicate.FrameObserver, replicate.BirthObserver and
+// replicate.DrawnObserver: Applied, Removed, Heard, Born and Drawing; a
+// wrapper that passes only Applied and Removed on loses what Heard tells,
+// that an entity left out of newer frames rests, what Born tells, that an
+// entity the host made is not drawn before its making, and what Drawing
+// answers, that a removed entity is drawn to its removal), call Update once per drawn frame
 // before drawing, and ask Pose where to draw each entity. Prediction calls
 // AddCorrection when it moves a predicted entity. Create it with New.
 //

@@ -153,6 +153,33 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 	}
 }
 
+// Drawing reports whether entity e, which the host removed at frame f, is
+// still to be drawn before its removal (it is the replicate.DrawnObserver
+// method): a remote entity drawn from received states whose render frame
+// (the last Update's) has not reached f. The client keeps it in its world
+// meanwhile, drawn past its last state as any entity whose next is late,
+// so a shot flies on to where the host removed it instead of vanishing a
+// render delay before. Bounded: once the newest frame heard is past f by
+// more than the render delay and two send intervals, where a client that
+// draws has drawn it, the answer is false, drawn or not (a client that
+// stopped drawing keeps nothing for long). One
+// not drawn yet (Born, ahead of the render frame) is kept too: a spark
+// that lives ten frames is drawn for those ten, from its making to its
+// removal, however long the render delay.
+func (ip *Interpolator) Drawing(e arche.Entity, f ecs.Frame) bool {
+	s, ok := ip.w.NetSlot(e)
+	if !ok || ip.disabled || !ip.tl.started {
+		return false
+	}
+	st := ip.find(s, e)
+	if st == nil || st.flags&flagRemote == 0 || st.n == 0 {
+		return false
+	}
+	tl := &ip.tl
+	reach := (tl.delay + 2*tl.interval) / tl.step // frames behind the newest a drawing reaches
+	return ip.lastRender < float64(f) && float64(tl.newest) <= float64(f)+reach
+}
+
 // Heard records that a state of host frame f arrived (it is the
 // replicate.FrameObserver method): an entity whose newest state is older,
 // left out of it, is taken as resting once f is as far past that state as

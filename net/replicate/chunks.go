@@ -83,6 +83,7 @@ type clientSlot struct {
 	applied uint32 // host frame of the image its delta-coded components hold
 	anchor  uint32 // host frame of the anchor image (rows anchor); 0: none
 	spawned uint32 // host frame of the newest spawn (or join page) of it applied; an older one is stale (staleSpawn)
+	leaving uint32 // host frame of its removal while it is kept to be drawn (DrawnObserver); 0: none
 	ahas    uint16 // components of the anchor image
 	next    uint8  // history: where the next image goes
 	newest  uint8  // history: where the newest image (by frame) is

@@ -228,6 +228,9 @@ type ClientStats struct {
 	// Swept counts the entities a rejoin's FINAL removed: held before the
 	// join, and not brought by it (Rejoin).
 	Swept uint64
+	// Departed counts the removals carried out after the Observer drew the
+	// entity to them (DrawnObserver); they count in Despawns too.
+	Departed uint64
 	// Dropped counts the replicated components removed from entities held
 	// because a newer spawn, or AUTH_STATE, of the entity left them out (the
 	// host's entity lost them); Gained those an AUTH_STATE added to an
@@ -284,6 +287,7 @@ type ClientReplicator struct {
 	tomb     map[ecs.NetID]ecs.Frame // removed ids and the host frame of the removal
 	tombFIFO []ecs.NetID
 	tombNext int
+	leaving  []departing // removed by the host, kept while drawn (DrawnObserver)
 	stats    ClientStats
 	pose     int                            // the registry index of ecs.Transform, or -1
 	itemHook func(id ecs.NetID, kind uint8) // tests: every State item
@@ -397,11 +401,13 @@ func (r *Registry) Offset(c Component) int { return r.offset[c] }
 // the removal so that a spawn sent before it and arriving after it is ignored.
 func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	e, ok := c.w.EntityOf(id)
+	var slot int32
 	if ok {
-		slot, _ := c.w.NetSlot(e)
-		if s := c.slots.peek(slot); s != nil && s.applied > uint32(f) {
+		slot, _ = c.w.NetSlot(e)
+		if s := c.slots.peek(slot); s != nil && (s.applied > uint32(f) || s.leaving != 0) {
 			// A state of a later frame arrived first: the entity came back
-			// into the peer's scope after this removal, which is no news.
+			// into the peer's scope after this removal, which is no news;
+			// or it is being drawn to a removal already.
 			c.stats.Ignored++
 			return
 		}
@@ -413,6 +419,9 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	}
 	if c.paging && c.rejoin != nil {
 		c.unjoined(e)
+	}
+	if c.keepDrawn(e, slot, f) {
+		return // removed once drawn to its removal (Depart)
 	}
 	c.remove(e)
 }

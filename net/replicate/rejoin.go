@@ -51,6 +51,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	// from: the host it rejoins may number its frames otherwise (a host
 	// restored from a save), and the join brings every entity's state anew.
 	c.frame = 0
+	c.departAll()
 	for _, ch := range c.slots.chunks {
 		clear(ch)
 	}

@@ -289,6 +289,11 @@ func (c *Client) receive(w *ecs.World) {
 			return
 		}
 	}
+	if c.state == Playing {
+		// What the host removed and the interpolator drew to its removal
+		// goes now (replicate.DrawnObserver).
+		c.repl.Depart()
+	}
 	c.c.Poll()
 	if !c.c.Closed() {
 		c.checkAlive(now)
