@@ -1,6 +1,10 @@
 package tandem
 
-import "github.com/tandem-go/tandem/ecs"
+import (
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
 
 // Focus gives peer a square of interest around the world position (x, y),
 // as large as those around the entities it owns (the interest's Radius
@@ -35,6 +39,18 @@ func (h *Host[I]) Unfocus(peer ecs.PeerID) {
 		return
 	}
 	h.session.Replicator().Unfocus(peer)
+}
+
+// InScope reports whether entity e is in peer's scope: the host sends it
+// to the peer and keeps it up to date there (with the interest grid off,
+// every networked entity is, for every peer); false for an entity outside
+// it, one that is not networked, and a peer the host does not have. What
+// the peer holds follows within its budget and a round trip. Call it on
+// the simulation goroutine: in a system, a hook or an observer, or inside
+// Do.
+func (h *Host[I]) InScope(peer ecs.PeerID, e arche.Entity) bool {
+	p := h.session.Replicator().Peer(peer)
+	return p != nil && p.InScope(e)
 }
 
 // joiningFocus is the peer whose Join hook runs, and the square of interest

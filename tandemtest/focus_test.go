@@ -118,3 +118,33 @@ func TestSpectatorNoticesACut(t *testing.T) {
 		}
 	})
 }
+
+// Host.InScope says what the host sends a player: her figure and the rock
+// around her, not the beacon far out, until a square of interest there
+// brings it; and nothing for a peer the host does not have.
+func TestInScopeFollowsTheSquare(t *testing.T) {
+	r := tandemtest.New(t, beacons(), tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	in := func(p ecs.PeerID, x float64) (got bool) {
+		r.Host.Do(func(w *tandem.World) {
+			q := generic.NewFilter1[ecs.Transform]().Query(w.ECS.Arche())
+			for q.Next() {
+				if q.Get().X == x {
+					got = r.Host.InScope(p, q.Entity())
+				}
+			}
+		})
+		return got
+	}
+	if !in(ann.Peer(), 0) || in(ann.Peer(), 20_000) {
+		t.Fatalf("ann's scope: the rock at 0 %v, the beacon far out %v; want the rock alone", in(ann.Peer(), 0), in(ann.Peer(), 20_000))
+	}
+	r.Host.Do(func(*tandem.World) { r.Host.Focus(ann.Peer(), 20_000, 0) })
+	r.Step(1)
+	if !in(ann.Peer(), 20_000) {
+		t.Fatal("focused on the beacon, ann's scope does not hold it")
+	}
+	if in(ann.Peer()+1, 0) {
+		t.Fatal("a peer the host does not have has the rock in its scope")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"time"
 	"unsafe"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -180,6 +182,19 @@ func (p *HostPeer) Held() int {
 		}
 	}
 	return n
+}
+
+// InScope reports whether the networked entity e is in the peer's scope:
+// the host sends it to the peer (it holds it, or it is on its way), and
+// keeps it up to date; false for one outside it (never sent, or removed
+// from the peer) and for an entity that is not networked. O(1).
+func (p *HostPeer) InScope(e arche.Entity) bool {
+	h := p.h
+	slot, ok := h.w.NetSlot(e)
+	if !ok || !h.known(e) || int(slot) >= len(p.slots) {
+		return false
+	}
+	return p.slots[slot].flags&fOut == 0
 }
 
 func (p *HostPeer) grow(n int) {
