@@ -68,7 +68,9 @@
 // both are at rest, or at the same frame; what it does not own it holds as
 // of tandem.NetStats.HostFrame or a little before (a small change waits its
 // turn: a test waits for the change, not a frame), and draws RenderDelay
-// later. A command's
+// later. An entity the host removed stays in a client's world until the
+// client has drawn it to its removal (View), or for the render delay and
+// two send intervals when it draws nothing meanwhile. A command's
 // receipt and the state that shows what it did travel apart, either first
 // (StepUntilReceipt).
 //
