@@ -122,3 +122,34 @@ func TestDrawingToARemoval(t *testing.T) {
 		t.Fatal("an entity removed 2 frames before the newest heard, not drawn to it, is not kept")
 	}
 }
+
+// An entity made before the render frame (Born with a frame the render
+// frame passed: a young entity entering the client's scope) is drawn at
+// once, not held back as one made ahead of the drawn world.
+func TestBornBeforeTheRenderFrameIsDrawnAtOnce(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	var entered arche.Entity
+	l := link{latency: 40 * time.Millisecond}
+	hidden, drawn := 0, 0
+	r.play(l.sends(2, 400, 2), 60, 400*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f == 300 {
+			entered = r.spawn(ecs.HostPeer, true, ecs.Transform{X: 5})
+			r.apply(entered, f, ecs.Transform{X: 5})
+			r.ip.Born(entered, 200) // made a hundred frames before it entered
+		}
+	}, func(time.Duration) {
+		if entered == (arche.Entity{}) {
+			return
+		}
+		if _, ok := r.ip.Pose(entered, 0); ok {
+			drawn++
+		} else {
+			hidden++
+		}
+	})
+	if hidden != 0 || drawn == 0 {
+		t.Fatalf("an entity made before the render frame was hidden %d drawn frames, drawn %d", hidden, drawn)
+	}
+}

@@ -139,13 +139,15 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 // counts it Early) until the render frame reaches that state, so that it
 // appears when the world drawn around it comes to its making (a shot leaves
 // the muzzle of a gun drawn firing it) instead of waiting, still, where it
-// will be. Entities a join brings and those entering the client's interest
-// were there before: they are drawn at once, at their first state until the
+// will be. One made before the render frame (its spawn late, or bringing it
+// into the client's interest after its making) was there already in the
+// world drawn: it is drawn at once, as entities a join brings and those
+// entering the client's interest are, at their first state until the
 // render frame reaches it. Born after a second state, or for an entity not
 // drawn from received states, changes nothing.
 func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 	s, ok := ip.w.NetSlot(e)
-	if !ok {
+	if !ok || float64(f) <= ip.lastRender {
 		return
 	}
 	if st := ip.find(s, e); st != nil && st.flags&flagRemote != 0 && st.n == 1 {

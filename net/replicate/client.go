@@ -70,11 +70,14 @@ type Observer interface {
 }
 
 // BirthObserver is an Observer that also hears which entities a spawn made
-// on this client that had no earlier place to be drawn: the host made them
-// at host frame f, in play (a shot, a new player's figure), or they jumped
-// there (a teleport) at f. Born is called after the Applied of the spawn
-// that made e, with f at most that spawn's frame. An entity that a join
-// brings, or that enters this client's interest without either, was
+// on this client that had no place to be drawn before host frame f: the
+// host made them at f, in play (a shot, a new player's figure), or they
+// jumped there (a teleport) at f, within the last 128 frames. Born is
+// called after the Applied of the spawn that made e, with f at most that
+// spawn's frame; one entering this client's interest some frames after its
+// making is told too, with the making's frame (an observer drawing the past
+// has drawn f already, then). An entity that a join brings, or that
+// enters this client's interest with neither in those frames, was
 // somewhere before: it gets no Born.
 type BirthObserver interface {
 	Observer
@@ -228,8 +231,10 @@ type ClientStats struct {
 	// Swept counts the entities a rejoin's FINAL removed: held before the
 	// join, and not brought by it (Rejoin).
 	Swept uint64
-	// Departed counts the removals carried out after the Observer drew the
-	// entity to them (DrawnObserver); they count in Despawns too.
+	// Departed counts the removals the client kept back while its
+	// Observer drew the entity (DrawnObserver), carried out since: once
+	// drawn to them, past the Observer's bound, to make room for a spawn
+	// at MaxEntities, or at a rejoin. They count in Despawns too.
 	Departed uint64
 	// Dropped counts the replicated components removed from entities held
 	// because a newer spawn, or AUTH_STATE, of the entity left them out (the
@@ -404,10 +409,16 @@ func (c *ClientReplicator) despawn(id ecs.NetID, f ecs.Frame) {
 	var slot int32
 	if ok {
 		slot, _ = c.w.NetSlot(e)
-		if s := c.slots.peek(slot); s != nil && (s.applied > uint32(f) || s.leaving != 0) {
+		if s := c.slots.peek(slot); s != nil && s.applied > uint32(f) {
 			// A state of a later frame arrived first: the entity came back
-			// into the peer's scope after this removal, which is no news;
-			// or it is being drawn to a removal already.
+			// into the peer's scope after this removal, which is no news.
+			c.stats.Ignored++
+			return
+		} else if s != nil && s.leaving != 0 {
+			// Drawn to a removal already: this one (a copy, or a later
+			// removal that overtook the spawn of a return into scope)
+			// raises what a late spawn must be newer than.
+			c.tombstone(id, f)
 			c.stats.Ignored++
 			return
 		}

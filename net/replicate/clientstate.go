@@ -391,8 +391,10 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	}
 	a := c.w.Arche()
 	e, ok := c.w.EntityOf(id)
-	if !ok && c.w.Networked() >= c.cfg.MaxEntities {
-		return ErrTooManyEntities
+	for !ok && c.w.Networked() >= c.cfg.MaxEntities {
+		if !c.departOne() {
+			return ErrTooManyEntities
+		}
 	}
 	if !ok {
 		c.ids = append(c.ids[:0], c.w.IDs.NetworkIdentity)

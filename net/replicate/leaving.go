@@ -81,6 +81,22 @@ func (c *ClientReplicator) departing(d departing) bool {
 	return s != nil && s.leaving == uint32(d.f)
 }
 
+// departOne removes at once the entity kept for drawing longest, and
+// reports whether there was one: a spawn at MaxEntities makes room so, the
+// host holding no more than the client may.
+func (c *ClientReplicator) departOne() bool {
+	for len(c.leaving) > 0 {
+		d := c.leaving[0]
+		c.leaving = c.leaving[:copy(c.leaving, c.leaving[1:])]
+		if c.departing(d) {
+			c.stats.Departed++
+			c.remove(d.e)
+			return true
+		}
+	}
+	return false
+}
+
 // departAll removes at once every entity kept for drawing (a rejoin starts
 // from the world the host has).
 func (c *ClientReplicator) departAll() {
