@@ -153,3 +153,45 @@ func TestBornBeforeTheRenderFrameIsDrawnAtOnce(t *testing.T) {
 		t.Fatalf("an entity made before the render frame was hidden %d drawn frames, drawn %d", hidden, drawn)
 	}
 }
+
+// An entity the host removed, kept while drawn (Drawing), moves on along
+// its last two states up to its removal, though newer frames came without
+// it, and is not drawn past the removal. (It rested at its last state, and
+// was drawn there, still, until the client removed it: a shot stopped short
+// of where it hit.)
+func TestDrawnOnToItsRemoval(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	shot := mover{vx: 600} // 10 units a host frame
+	e := r.spawn(ecs.HostPeer, true, shot.at(2))
+	const last, gone = ecs.Frame(290), ecs.Frame(296)
+	l := link{latency: 40 * time.Millisecond}
+	onTo, after, worst := 0, 0, 0.0
+	r.play(l.sends(2, 400, 2), 120, 400*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f <= last {
+			r.apply(e, f, shot.at(f))
+		}
+	}, func(time.Duration) {
+		rf := r.ip.Stats().RenderFrame
+		if rf == 0 || !r.ip.Drawing(e, gone) && rf < float64(gone) {
+			return
+		}
+		p, ok := r.ip.Pose(e, 0)
+		switch {
+		case rf >= float64(gone):
+			if ok {
+				t.Fatalf("at render frame %.2f, past the removal (%d), the shot is drawn at %v", rf, gone, p)
+			}
+			after++
+		case rf > float64(last):
+			want := shot.at(0)
+			want.X += shot.vx * rf * step.Seconds()
+			worst = max(worst, dist(p, want))
+			onTo++
+		}
+	})
+	if onTo == 0 || after == 0 || worst > 0.01 {
+		t.Fatalf("between its last state and its removal the shot was drawn %d times, at most %.2f off its way; past the removal %d times", onTo, worst, after)
+	}
+}

@@ -41,6 +41,10 @@ type Interpolator struct {
 	// a drawn frame costs the entities that move, not the world.
 	active  []int32
 	settled int // remote slots at rest, out of active
+	// leaving holds the host frame of the removal of each remote slot the
+	// client keeps while it is drawn (Drawing, flagLeaving): drawn moving
+	// on to it, and not past it.
+	leaving map[int32]ecs.Frame
 
 	local      ecs.PeerID
 	localSet   bool
@@ -59,7 +63,7 @@ type Interpolator struct {
 // New returns an Interpolator for world w that timestamps arrivals by clk.
 func New(w *ecs.World, clk clock.Clock, cfg Config) *Interpolator {
 	cfg.defaults()
-	ip := &Interpolator{w: w, clk: clk, cfg: cfg, tl: newTimeline(&cfg)}
+	ip := &Interpolator{w: w, clk: clk, cfg: cfg, tl: newTimeline(&cfg), leaving: map[int32]ecs.Frame{}}
 	ip.maxExt = cfg.MaxExtrapolation.Seconds() / cfg.Step.Seconds()
 	ip.interval = cfg.SendInterval.Seconds() / cfg.Step.Seconds()
 	d := math.Round(max(cfg.MaxDeferral.Seconds(), 0) / cfg.Step.Seconds())
@@ -119,6 +123,7 @@ func (ip *Interpolator) Reset() {
 	ip.offsets = ip.offsets[:0]
 	ip.active = ip.active[:0]
 	ip.settled = 0
+	clear(ip.leaving)
 	ip.tl.reset()
 	ip.updated = false
 	ip.lastRender = 0

@@ -38,6 +38,12 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 			t.clear(s)
 		}
 	}
+	if st.flags&flagLeaving != 0 && f > ip.leaving[s] {
+		// A state past its removal: it came back (into the client's
+		// scope), and is drawn on.
+		st.flags &^= flagLeaving
+		delete(ip.leaving, s)
+	}
 	a := w.Arche()
 	ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated))
 	tp := (*ecs.Transform)(a.Get(e, w.IDs.Transform))
@@ -176,6 +182,11 @@ func (ip *Interpolator) Drawing(e arche.Entity, f ecs.Frame) bool {
 	st := ip.find(s, e)
 	if st == nil || st.flags&flagRemote == 0 || st.n == 0 {
 		return false
+	}
+	if st.flags&flagLeaving == 0 || ip.leaving[s] != f {
+		st.flags |= flagLeaving
+		ip.leaving[s] = f
+		ip.activate(s) // one at rest moves on to its removal
 	}
 	tl := &ip.tl
 	reach := (tl.delay + 2*tl.interval) / tl.step // frames behind the newest a drawing reaches

@@ -8,8 +8,8 @@ import (
 
 // Pose returns where to draw entity e, and false if e is dead or has no
 // ecs.Transform, or is a remote entity the host made in play (Born) whose
-// first state the render frame has not reached: not there yet in the world
-// drawn. A remote entity is drawn where the last Update put it (alpha
+// first state the render frame has not reached, or one it removed whose
+// removal the render frame passed (Drawing): not there in the world drawn. A remote entity is drawn where the last Update put it (alpha
 // is not used). Any other is drawn between its last two simulated poses,
 // blending Interpolated.Prev to Transform by alpha (the schedule's Alpha;
 // Transform as is without Interpolated, or when Interpolated.Snap is set),
@@ -29,8 +29,8 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 				_, poses := ip.ring(s)
 				return poses[sl.head], true
 			}
-			if sl.flags&flagEarly != 0 {
-				return ecs.Transform{}, false // not made yet at the render frame
+			if sl.flags&flagEarly != 0 || sl.mode == modeGone {
+				return ecs.Transform{}, false // not made yet, or removed, at the render frame
 			}
 			return add(sl.raw, sl.off), true
 		}

@@ -19,6 +19,7 @@ const (
 	flagSettled                   // remote and at rest: Update leaves it until its next state
 	flagNoPose                    // remote without an ecs.Transform: drawn for its Tracks alone
 	flagEarly                     // made by the host in play (Born), not drawn until the render frame reaches its first state
+	flagLeaving                   // removed by the host, kept while drawn (Drawing): Interpolator.leaving has the removal's frame
 )
 
 // What an entity's drawn pose came from in the last Update.
@@ -29,6 +30,7 @@ const (
 	modeExtrapolating              // past the newest, moving on from the last two
 	modeHolding                    // at the newest, being past it and the extrapolation bound, or with nothing to extrapolate from
 	modeResting                    // past the newest, which is known to be current: the host sent newer frames without it
+	modeGone                       // past its removal (flagLeaving): not drawn
 )
 
 // slotState is the Interpolator's record of one network slot: 64 bytes, one
@@ -131,6 +133,9 @@ func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) i
 func (ip *Interpolator) clearSlot(s int32) {
 	st := ip.slot(s)
 	ip.unsettle(st)
+	if st.flags&flagLeaving != 0 {
+		delete(ip.leaving, s)
+	}
 	*st = slotState{flags: st.flags & (flagListed | flagActive)}
 }
 

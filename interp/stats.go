@@ -33,7 +33,10 @@ type Stats struct {
 	Remote, Interpolating, Extrapolating, Holding, Resting int
 	// Early counts the remote entities the host made in play whose first
 	// state the render frame has not reached (Born): held, not drawn.
-	Early int
+	// Leaving counts those the host removed that the client keeps while it
+	// draws them on to their removal (Drawing), and those past it, not
+	// drawn (and not counted in Remote), until the client removes them.
+	Early, Leaving int
 	// Offsets is the number of entities with a visual offset.
 	Offsets int
 

@@ -28,7 +28,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	ip.decay(dt)
 	ip.sweepSlots()
 	st := &ip.stats
-	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote, st.Early = 0, 0, 0, 0, 0, 0
+	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote, st.Early, st.Leaving = 0, 0, 0, 0, 0, 0, 0
 	if !ip.tl.started {
 		return
 	}
@@ -56,7 +56,13 @@ func (ip *Interpolator) Update(now time.Time) {
 			continue
 		}
 		p, mode, a, b, alpha := ip.sample(sl, frames, poses, r, g)
+		if sl.flags&flagLeaving != 0 {
+			p, mode, a, b, alpha = ip.leave(s, sl, frames, poses, r, p, mode, a, b, alpha)
+			st.Leaving++
+		}
 		switch mode {
+		case modeGone:
+			st.Remote--
 		case modeEarly:
 			st.Early++
 			st.Remote--
@@ -79,7 +85,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			sl.flags &^= flagEarly // drawn from now on
 		}
 		switch {
-		case sl.mode == modeNone || sl.mode == modeEarly:
+		case mode == modeGone || sl.mode == modeNone || sl.mode == modeEarly:
 		case jumped:
 			// The render clock jumped: e goes on from where it was drawn,
 			// unless the jump crosses a teleport.
@@ -168,6 +174,27 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
 	}
 	return poses[o], modeInterpolating, o, o, 0
+}
+
+// leave draws a slot the host removed (flagLeaving; p and the rest are
+// what sample found) on to its removal: past its newest state it moves on
+// along its last two, whatever frames came without it (it did not rest:
+// it went on until it was removed), and once the render frame reaches the
+// removal it is gone.
+func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, p ecs.Transform, mode uint8, a, b int, alpha float64) (ecs.Transform, uint8, int, int, float64) {
+	if r >= float64(ip.leaving[s]) {
+		return p, modeGone, a, b, alpha
+	}
+	if mode != modeResting && mode != modeHolding {
+		return p, mode, a, b, alpha
+	}
+	h := int(sl.head)
+	moving, prev, _ := ip.lead(sl, frames)
+	if !moving {
+		return p, mode, a, b, alpha
+	}
+	alpha = 1 + (r-float64(frames[h]))/float64(frames[h]-frames[prev])
+	return blend(poses[prev], poses[h], alpha), modeExtrapolating, prev, h, alpha
 }
 
 // lead returns whether a slot (its record and its ring's frames) can be

@@ -200,6 +200,21 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		s.dirty |= ch.comp
 		listed := s.flags&fListed != 0
+		if ch.urg == urgYoung {
+			// The entity is new in the world: its change goes at the top,
+			// as its spawn did, so a short-lived one (a shot) reaches the
+			// peer in states enough to be drawn moving.
+			s.prio = 255
+			switch {
+			case listed && s.wait&waiting == 0:
+				continue // due already
+			case listed:
+				s.wait = (s.wait + 1) &^ waiting // its place in the wheel goes stale
+			}
+			s.flags |= fListed
+			due = append(due, dirtyKey(ch.id, ch.slot))
+			continue
+		}
 		if listed && s.wait&waiting == 0 {
 			continue // due already
 		}
