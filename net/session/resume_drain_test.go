@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -23,7 +22,7 @@ func TestOwnResumesLeaveTheHostsBound(t *testing.T) {
 		m := r.join("mallory")
 		peerA := a.cl.Peer()
 		mr := wire.Resume{Version: wire.Version, Flags: wire.ResumeHoldsWorld, PeerID: uint32(m.cl.Peer()), Token: m.cl.Welcome().Token, Schema: r.schema}.Encode(nil)
-		var opened, asked []*rawPeer
+		var flood resumeFlood
 		broke := 2 * 60
 		end := broke + 20*60
 		i := 0
@@ -37,29 +36,7 @@ func TestOwnResumesLeaveTheHostsBound(t *testing.T) {
 			if a.cl.State() == Closed {
 				break
 			}
-			for k := 0; k < 5 && len(opened) > 10; k++ {
-				opened[0].tc.SendMessage(transport.LaneControl, mr)
-				asked = append(asked, opened[0])
-				opened = opened[1:]
-			}
-			for range 5 {
-				tc, err := r.net.Dial(context.Background(), "host")
-				if err != nil {
-					t.Fatal(err)
-				}
-				opened = append(opened, &rawPeer{tc: tc})
-			}
-			r.step()
-			kept := asked[:0]
-			for _, p := range asked {
-				p.read()
-				if _, ok := p.reject(); ok || p.tc.Err() != nil {
-					p.tc.Close(transport.CloseNormal, "")
-					continue
-				}
-				kept = append(kept, p)
-			}
-			asked = kept
+			flood.step(r, mr)
 		}
 		st := r.host.Stats()
 		t.Logf("after %v: player a %v as peer %d (was %d); host %+v", time.Duration(i-broke)*16*time.Millisecond, a.cl.State(), a.cl.Peer(), peerA, st)

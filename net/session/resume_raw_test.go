@@ -181,7 +181,7 @@ func TestStrangersResumesDoNotLockPlayersOut(t *testing.T) {
 		a := r.join("a")
 		peer := a.cl.Peer()
 		garbage := wire.Resume{Version: wire.Version, Flags: wire.ResumeHoldsWorld, PeerID: 9999}.Encode(nil)
-		var opened, asked []*rawPeer
+		var flood resumeFlood
 		broke := 2 * 60
 		for i := 0; ; i++ {
 			if i == broke {
@@ -194,31 +194,7 @@ func TestStrangersResumesDoNotLockPlayersOut(t *testing.T) {
 				t.Fatalf("the player did not resume within its grace window under a flood of strangers' Resumes: %v %v; host %+v",
 					a.cl.State(), a.cl.Err(), r.host.Stats())
 			}
-			// Five Resumes a step, on connections opened a few steps
-			// before, so that they reach the host beside the player's.
-			for k := 0; k < 5 && len(opened) > 10; k++ {
-				opened[0].tc.SendMessage(transport.LaneControl, garbage)
-				asked = append(asked, opened[0])
-				opened = opened[1:]
-			}
-			for range 5 {
-				tc, err := r.net.Dial(context.Background(), "host")
-				if err != nil {
-					t.Fatal(err)
-				}
-				opened = append(opened, &rawPeer{tc: tc})
-			}
-			r.step()
-			kept := asked[:0]
-			for _, p := range asked {
-				p.read()
-				if _, ok := p.reject(); ok || p.tc.Err() != nil {
-					p.tc.Close(transport.CloseNormal, "")
-					continue
-				}
-				kept = append(kept, p)
-			}
-			asked = kept
+			flood.step(r, garbage)
 		}
 		st := r.host.Stats()
 		if a.cl.Peer() != peer || st.Resumed != 1 || st.ResumeRefused < 100 {
@@ -562,4 +538,38 @@ func TestKnownPeersResumeIntoARestoredWorld(t *testing.T) {
 			t.Fatalf("after the window: away %v, host %+v", r2.host.Away(), r2.host.Stats())
 		}
 	})
+}
+
+// resumeFlood sends the host Resumes of one message, five a step, each on
+// a connection of its own opened a few steps before, so that they reach the
+// host beside a player's; it closes each as its answer comes.
+type resumeFlood struct{ opened, asked []*rawPeer }
+
+// step sends five of msg, opens five connections for the steps to come,
+// steps the rig and reads the answers.
+func (f *resumeFlood) step(r *resumeRig, msg []byte) {
+	r.t.Helper()
+	for k := 0; k < 5 && len(f.opened) > 10; k++ {
+		f.opened[0].tc.SendMessage(transport.LaneControl, msg)
+		f.asked = append(f.asked, f.opened[0])
+		f.opened = f.opened[1:]
+	}
+	for range 5 {
+		tc, err := r.net.Dial(context.Background(), "host")
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		f.opened = append(f.opened, &rawPeer{tc: tc})
+	}
+	r.step()
+	kept := f.asked[:0]
+	for _, p := range f.asked {
+		p.read()
+		if _, ok := p.reject(); ok || p.tc.Err() != nil {
+			p.tc.Close(transport.CloseNormal, "")
+			continue
+		}
+		kept = append(kept, p)
+	}
+	f.asked = kept
 }
