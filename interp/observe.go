@@ -165,15 +165,16 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 // still to be drawn before its removal (it is the replicate.DrawnObserver
 // method): a remote entity drawn from received states whose render frame
 // (the last Update's) has not reached f. The client keeps it in its world
-// meanwhile, drawn past its last state as any entity whose next is late,
-// so a shot flies on to where the host removed it instead of vanishing a
-// render delay before. Bounded: once the newest frame heard is past f by
-// more than the render delay and two send intervals, where a client that
-// draws has drawn it, the answer is false, drawn or not (a client that
-// stopped drawing keeps nothing for long). One
-// not drawn yet (Born, ahead of the render frame) is kept too: a spark
-// that lives ten frames is drawn for those ten, from its making to its
-// removal, however long the render delay.
+// meanwhile; Update moves it on along its last two states, whatever newer
+// frames came without it, up to f, and Pose says false past f, so a shot
+// flies on to where the host removed it instead of vanishing a render
+// delay before, or resting short of it. Bounded: once the newest frame
+// heard is past f by more than the render delay and two send intervals,
+// where a client that draws has drawn it, the answer is false, drawn or
+// not (a client that stopped drawing keeps nothing for long). One not
+// drawn yet (Born, ahead of the render frame) is kept too: a spark that
+// lives ten frames is drawn for those ten, from its making to its removal,
+// however long the render delay.
 func (ip *Interpolator) Drawing(e arche.Entity, f ecs.Frame) bool {
 	s, ok := ip.w.NetSlot(e)
 	if !ok || ip.disabled || !ip.tl.started {

@@ -9,8 +9,9 @@ import (
 // Pose returns where to draw entity e, and false if e is dead or has no
 // ecs.Transform, or is a remote entity the host made in play (Born) whose
 // first state the render frame has not reached, or one it removed whose
-// removal the render frame passed (Drawing): not there in the world drawn. A remote entity is drawn where the last Update put it (alpha
-// is not used). Any other is drawn between its last two simulated poses,
+// removal the render frame passed (Drawing): not there in the world drawn.
+// A remote entity is drawn where the last Update put it (alpha is not
+// used). Any other is drawn between its last two simulated poses,
 // blending Interpolated.Prev to Transform by alpha (the schedule's Alpha;
 // Transform as is without Interpolated, or when Interpolated.Snap is set),
 // plus what is left of its correction offset. A snapped entity loses its
