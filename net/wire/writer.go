@@ -5,7 +5,14 @@ import "math"
 // MaxVarintLen is the most bytes a 64-bit varint takes.
 const MaxVarintLen = 10
 
-// Writer appends encoded values to a caller-owned byte slice.
+// Writer appends encoded values to a caller-owned byte slice: what Reader
+// reads back, method for method (U32 for U32, LenBytes for LenBytes). A
+// codec's Append (an input's, a command's) writes with one:
+//
+//	w := wire.NewWriter(dst)
+//	w.U32(in.Tower)
+//	w.F32(in.X)
+//	return w.Bytes()
 //
 // It allocates only when the slice's capacity runs out (append semantics):
 // give it a buffer with room for a whole message and encoding allocates
