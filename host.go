@@ -49,9 +49,9 @@ type HostConfig struct {
 	// once; try again"). Default MaxPeers and Spectators, at least 16: a
 	// whole match may connect between two steps. As many handshakes may be
 	// under way at once (at least 32); past that the oldest silent one is
-	// closed as busy (never one the host welcomed: the newcomer then), and
-	// its client, given ClientConfig.Dial, says Hello again on a new
-	// connection after a pause.
+	// closed as busy (the oldest welcomed one when none is silent), and its
+	// client, given ClientConfig.Dial, says Hello again on a new connection
+	// after a pause.
 	AcceptBacklog int
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an

@@ -132,7 +132,10 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	if past {
 		old := st.raw
-		nw, mode, _, _, _ := ip.sample(st, frames, poses, ip.lastRender, ip.tl.newest)
+		nw, mode, a, b, alpha := ip.sample(st, frames, poses, ip.lastRender, ip.tl.newest)
+		if st.flags&flagLeaving != 0 {
+			nw, mode, _, _, _ = ip.leave(s, st, frames, poses, ip.lastRender, nw, mode, a, b, alpha)
+		}
 		ip.addOffset(s, diff(old, nw))
 		st.raw = nw
 		st.mode = mode

@@ -178,11 +178,15 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 
 // leave draws a slot the host removed (flagLeaving; p and the rest are
 // what sample found) on to its removal: past its newest state it moves on
-// along its last two, whatever frames came without it (it did not rest:
-// it went on until it was removed), and once the render frame reaches the
-// removal it is gone.
+// along its last two, whatever frames came without it, if it was moving
+// when it went (its removal within MaxDeferral of its newest state, the
+// longest a host leaves a moving entity unsent: a shot that hit
+// something); one that stood still before (no state came for longer) is
+// drawn where it stood. Either stays sampled, never settled, and once the
+// render frame reaches the removal it is gone.
 func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, p ecs.Transform, mode uint8, a, b int, alpha float64) (ecs.Transform, uint8, int, int, float64) {
-	if r >= float64(ip.leaving[s]) {
+	f := ip.leaving[s]
+	if r >= float64(f) {
 		return p, modeGone, a, b, alpha
 	}
 	if mode != modeResting && mode != modeHolding {
@@ -190,8 +194,8 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 	}
 	h := int(sl.head)
 	moving, prev, _ := ip.lead(sl, frames)
-	if !moving {
-		return p, mode, a, b, alpha
+	if !moving || f < frames[h] || float64(f-frames[h]) > ip.deferral {
+		return poses[h], modeHolding, h, h, 0
 	}
 	alpha = 1 + (r-float64(frames[h]))/float64(frames[h]-frames[prev])
 	return blend(poses[prev], poses[h], alpha), modeExtrapolating, prev, h, alpha

@@ -156,7 +156,7 @@ func (h *HostReplicator) prepareTick() {
 		// Field by field (see appendChange).
 		ch := h.appendChange()
 		ch.slot, ch.id, ch.comp, ch.owner, ch.urg = slot, e.id, e.pend, e.owner, e.urg
-		if e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery) {
+		if e.urg >= urgent && e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery) {
 			ch.urg = urgYoung
 		}
 		e.pend = 0

@@ -200,10 +200,13 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		s.dirty |= ch.comp
 		listed := s.flags&fListed != 0
-		if ch.urg == urgYoung {
+		young := ch.urg == urgYoung
+		if young && (h.cfg.Priority == nil || p.gamePriority(ch.slot) >= 1) {
 			// The entity is new in the world: its change goes at the top,
 			// as its spawn did, so a short-lived one (a shot) reaches the
-			// peer in states enough to be drawn moving.
+			// peer in states enough to be drawn moving, near or far in
+			// its scope; one the game gives the peer a lower Priority of
+			// goes as any urgent change, weighed.
 			s.prio = 255
 			switch {
 			case listed && s.wait&waiting == 0:
@@ -219,7 +222,7 @@ func (p *HostPeer) pack(changes []change) {
 			continue // due already
 		}
 		g := urgent
-		if s.flags&fNeedSpawn == 0 {
+		if s.flags&fNeedSpawn == 0 && !young {
 			g = int(ch.urg)
 		}
 		if weighed {

@@ -11,15 +11,16 @@ import "math/bits"
 const urgent = 16
 
 // A new entity's first changes go at the top, for every peer (change.urg
-// urgYoung): those of its first youngSends send ticks, so that one that
-// lives a few frames (a shot) reaches a client in two states at least,
-// drawn moving, whatever waits for the budget. (At the bottom of what was
-// due, behind changes that waited long, its flight waited until its
-// removal came: the client drew it still.) Two send ticks, not more: a
-// wave of new entities at the top holds back the changes of the others (in
-// a trial's waves of 200 creeps under a full budget, a creep's largest
-// error as drawn went from 1.3 units to 2.7 at the median at two send
-// ticks, to 4.0 at four).
+// urgYoung): those of its first youngSends send ticks that are urgent (past
+// a threshold: a shot's flight, not a creep's step), so that one that lives
+// a few frames reaches a client in two states at least, drawn moving,
+// whatever waits for the budget. (At the bottom of what was due, behind
+// changes that waited long, its flight waited until its removal came: the
+// client drew it still.) A peer the game gives the entity a lower Priority
+// of weighs them as any other. Urgent ones only, and two send ticks: in a
+// trial's waves of 200 creeps under a full budget, sending every new
+// entity's changes at the top for four send ticks drew the other creeps up
+// to twice as far off.
 const (
 	youngSends = 2
 	urgYoung   = 255 // a change.urg beyond any urgency: at the top

@@ -47,26 +47,11 @@ const (
 func (h *Host) take(tc transport.Conn, now time.Time) {
 	h.stats.Accepted++
 	addr := transport.AddressKey(tc.RemoteAddr())
-	for _, bound := range [...]struct {
-		addr  string
-		limit int
-		why   string
-	}{
-		{addr, h.cfg.MaxPendingPerAddress, "host busy: too many connections from your address are handshaking; try again"},
-		{"", h.cfg.MaxPending, "host busy: too many connections are handshaking; try again"},
-	} {
-		if h.pending(bound.addr) < bound.limit {
-			continue
-		}
-		oldest := h.oldestPending(bound.addr)
-		if oldest == nil {
-			// Every one under way was welcomed, its answer on its way:
-			// the newcomer is the one turned away, and comes back.
-			h.stats.Evicted++
-			tc.Close(transport.CloseLimit, bound.why)
-			return
-		}
-		h.evict(oldest, bound.why)
+	if oldest := h.oldestPending(addr); oldest != nil && h.pending(addr) >= h.cfg.MaxPendingPerAddress {
+		h.evict(oldest, "host busy: too many connections from your address are handshaking; try again")
+	}
+	if oldest := h.oldestPending(""); oldest != nil && h.pending("") >= h.cfg.MaxPending {
+		h.evict(oldest, "host busy: too many connections are handshaking; try again")
 	}
 	p := &hostPeer{h: h, since: now, addr: addr}
 	c, err := conn.New(tc, h.cfg.Clock, p, h.cfg.Conn)
@@ -99,13 +84,12 @@ func (h *Host) pending(addr string) int {
 
 // oldestPending returns the pending connection from addr ("" for any) to
 // evict first, or nil: the oldest that has not said Hello, else the oldest
-// refused one. A connection that has spoken is kept over silent ones, so a
-// flood of silent connections cannot push out a client whose handshake is
-// under way, however slow; a welcomed one (its client holds a Welcome, and
-// its WelcomeAck may be on its way) is never pushed out, and one whose
-// WelcomeAck waits its turn (AdmitPerStep) is not pending.
+// refused one, else the oldest welcomed one. A connection that has spoken is
+// kept over silent ones, so a flood of silent connections cannot push out a
+// client whose handshake is under way, however slow; one whose WelcomeAck
+// waits its turn (AdmitPerStep) is not pending.
 func (h *Host) oldestPending(addr string) *hostPeer {
-	var rejected *hostPeer
+	var rejected, welcomed *hostPeer
 	for _, p := range h.peers { // in the order the host took them
 		if p.admitted() || p.acked || p.c.Closed() || (addr != "" && p.addr != addr) {
 			continue
@@ -117,9 +101,16 @@ func (h *Host) oldestPending(addr string) *hostPeer {
 			if rejected == nil {
 				rejected = p
 			}
+		case stageWelcomed:
+			if welcomed == nil {
+				welcomed = p
+			}
 		}
 	}
-	return rejected
+	if rejected != nil {
+		return rejected
+	}
+	return welcomed
 }
 
 // admittedFrom counts the admitted peers from addr ("" for any).

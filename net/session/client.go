@@ -462,6 +462,9 @@ func (c *Client) welcomed(msg []byte) {
 	c.holds = false // a new peer: its join has to finish first
 	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
 	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {
+		if c.c.Closed() {
+			return // the step's end of the connection decides (broke): a busy host's is dialed again
+		}
 		c.fail(fmt.Errorf("session: answering the Welcome: %w", err), transport.CloseNormal, "")
 		return
 	}

@@ -107,15 +107,15 @@ type HostConfig struct {
 	// simulation. Default 16.
 	AcceptBacklog int
 	// MaxPending bounds the connections whose handshake has not finished; a
-	// new one past it closes the oldest of them that has not said Hello
-	// (else the oldest refused), so a flood of silent connections never
-	// refuses the newest, which may be a real player, nor pushes out one
-	// whose handshake is under way; when every one is welcomed (its
-	// client holds a Welcome), the newcomer is closed instead. Either is
-	// closed with transport.CloseLimit, "host busy", and a session client
-	// with Dial says Hello again after a pause. One whose WelcomeAck waits
-	// its turn (AdmitPerStep) has finished its handshake: it is not
-	// counted, nor pushed out. Default 32.
+	// new one past it closes the oldest of them that has not said Hello (else
+	// the oldest refused, else the oldest welcomed), so a flood of silent
+	// connections never refuses the newest, which may be a real player, nor
+	// pushes out one whose handshake is under way while there are others,
+	// and connections that take their Welcome and never answer cannot hold
+	// the places. The one closed gets transport.CloseLimit, "host busy", and
+	// a session client with Dial says Hello again after a pause. One whose
+	// WelcomeAck waits its turn (AdmitPerStep) has finished its handshake:
+	// it is not counted, nor pushed out. Default 32.
 	MaxPending int
 	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
 	// address (an IPv6 one by its /64: transport.AddressKey); a new one past
@@ -270,10 +270,8 @@ type HostStats struct {
 	// DroppedFull counts connections closed at accept because the backlog
 	// was full (the oldest waiting makes room for the newest).
 	DroppedFull uint64
-	// Evicted counts connections closed during their handshake as one too
-	// many (MaxPending, MaxPendingPerAddress): an older silent or refused
-	// one making room for a newer one, or the newcomer when all those under
-	// way were welcomed.
+	// Evicted counts connections closed during their handshake to make room
+	// for a newer one (MaxPending, MaxPendingPerAddress).
 	Evicted uint64
 	// Disconnected counts peers whose connection broke and that were kept
 	// for Grace; Resumed the resumes accepted; Expired the kept peers whose

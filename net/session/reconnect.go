@@ -29,8 +29,8 @@ import (
 // out, ends the session. A first connection that breaks before the host's
 // Welcome has no peer to resume: the client dials again the same way, each
 // new connection saying Hello, for freshWindow; so does one the host closes
-// before its Welcome as busy (CloseLimit: too many handshakes at once),
-// after a pause of about firstRetry.
+// in its handshake as busy (CloseLimit: too many handshakes at once), after
+// a pause of about firstRetry.
 
 // Timing of reconnection.
 const (
@@ -154,9 +154,11 @@ func (c *Client) broke(now time.Time) {
 		// Broken before the host's Welcome: no peer to resume, so a new
 		// connection says Hello again.
 		c.startRedial(now, err, true, freshWindow, 0)
-	case c.state == Connecting && c.cfg.Dial != nil && hostBusy(err):
-		// Closed before the Welcome by a host busy with other handshakes
-		// (a crowd arriving at once): Hello again on a new connection,
+	case (c.state == Connecting || c.state == Joining && !c.holds) && c.cfg.Dial != nil && hostBusy(err):
+		// Closed in its handshake by a host busy with other handshakes (a
+		// crowd arriving at once; a welcomed one is closed when all the
+		// others are, its WelcomeAck perhaps on its way): no peer to
+		// resume, the world not held, so Hello again on a new connection,
 		// after a pause that differs from client to client.
 		c.startRedial(now, err, true, freshWindow, firstRetry)
 	default:

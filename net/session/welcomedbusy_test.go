@@ -8,11 +8,10 @@ import (
 	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
-// A client the host welcomed, whose WelcomeAck is on its way, is not
-// pushed out by a newcomer past MaxPending: the newcomer is turned away as
-// busy and says Hello again, and both play. (The welcomed one was closed
-// as busy, and its session, past its Welcome, ended.)
-func TestAWelcomedClientIsNotPushedOut(t *testing.T) {
+// A client the host welcomed, closed as busy by a newcomer past
+// MaxPending (no silent one left to close) before its WelcomeAck was read,
+// says Hello again, and both play. (Past its Welcome, its session ended.)
+func TestAWelcomedClientPushedOutComesBack(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 10 * time.Millisecond}, HostConfig{MaxPeers: 8, MaxPending: 1})
 		a := r.dial("a", "host")
