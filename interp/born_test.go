@@ -164,7 +164,7 @@ func TestDrawnOnToItsRemoval(t *testing.T) {
 	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
 	shot := mover{vx: 600} // 10 units a host frame
 	e := r.spawn(ecs.HostPeer, true, shot.at(2))
-	const last, gone = ecs.Frame(290), ecs.Frame(296)
+	const last, gone = ecs.Frame(290), ecs.Frame(294) // removed before its next state was due, and a send interval
 	l := link{latency: 40 * time.Millisecond}
 	onTo, after, worst := 0, 0, 0.0
 	r.play(l.sends(2, 400, 2), 120, 400*step, func(f ecs.Frame) {

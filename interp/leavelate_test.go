@@ -17,7 +17,7 @@ func TestALateStateKeepsAKeptEntityOnItsWay(t *testing.T) {
 	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
 	shot := mover{vx: 600} // 10 units a host frame
 	e := r.spawn(ecs.HostPeer, true, shot.at(2))
-	const last, late, gone = ecs.Frame(288), ecs.Frame(292), ecs.Frame(296)
+	const last, late, gone = ecs.Frame(290), ecs.Frame(292), ecs.Frame(294)
 	l := link{latency: 40 * time.Millisecond}
 	heardGone, lateIn := false, false
 	worst, worstBefore, n := 0.0, 0.0, 0

@@ -179,11 +179,11 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 // leave draws a slot the host removed (flagLeaving; p and the rest are
 // what sample found) on to its removal: past its newest state it moves on
 // along its last two, whatever frames came without it, if it was moving
-// when it went (its removal within MaxDeferral of its newest state, the
-// longest a host leaves a moving entity unsent: a shot that hit
-// something); one that stood still before (no state came for longer) is
-// drawn where it stood. Either stays sampled, never settled, and once the
-// render frame reaches the removal it is gone.
+// when it went (removed before its next state was due, a send interval of
+// slack beside: a shot that hit something); one that stood still before
+// (no state came for longer: it stopped, then went) is drawn where it
+// stood. Either stays sampled, never settled, and once the render frame
+// reaches the removal it is gone.
 func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, p ecs.Transform, mode uint8, a, b int, alpha float64) (ecs.Transform, uint8, int, int, float64) {
 	f := ip.leaving[s]
 	if r >= float64(f) {
@@ -193,8 +193,8 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 		return p, mode, a, b, alpha
 	}
 	h := int(sl.head)
-	moving, prev, _ := ip.lead(sl, frames)
-	if !moving || f < frames[h] || float64(f-frames[h]) > ip.deferral {
+	moving, prev, due := ip.lead(sl, frames)
+	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
 	alpha = 1 + (r-float64(frames[h]))/float64(frames[h]-frames[prev])

@@ -48,10 +48,10 @@ func (h *Host) take(tc transport.Conn, now time.Time) {
 	h.stats.Accepted++
 	addr := transport.AddressKey(tc.RemoteAddr())
 	if oldest := h.oldestPending(addr); oldest != nil && h.pending(addr) >= h.cfg.MaxPendingPerAddress {
-		h.evict(oldest, "host busy: too many connections from your address are handshaking; try again")
+		h.evict(oldest, busyReason+"too many connections from your address are handshaking; try again")
 	}
 	if oldest := h.oldestPending(""); oldest != nil && h.pending("") >= h.cfg.MaxPending {
-		h.evict(oldest, "host busy: too many connections are handshaking; try again")
+		h.evict(oldest, busyReason+"too many connections are handshaking; try again")
 	}
 	p := &hostPeer{h: h, since: now, addr: addr}
 	c, err := conn.New(tc, h.cfg.Clock, p, h.cfg.Conn)

@@ -370,7 +370,7 @@ func (h *Host) Accept(tc transport.Conn) {
 		}
 		select {
 		case old := <-h.incoming:
-			old.Close(transport.CloseLimit, "host busy: too many connections at once; try again")
+			old.Close(transport.CloseLimit, busyReason+"too many connections at once; try again")
 			h.droppedFull.Add(1)
 		default:
 		}

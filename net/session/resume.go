@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tandem-go/tandem/net/conn"
@@ -57,12 +58,17 @@ func hostShutdown(err error) bool {
 	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseHostShutdown
 }
 
+// busyReason begins the reason of the host's closing a connection in its
+// handshake as one too many (CloseLimit): a crowd arriving at once, which
+// the client answers by dialing again. A limit an admitted peer broke is
+// CloseLimit too, with another reason: that one ends the session.
+const busyReason = "host busy: "
+
 // hostBusy reports whether err is the host's closing the connection as one
-// handshake too many (CloseLimit): before its Welcome, a crowd arriving at
-// once, and the client tries again.
+// handshake too many (busyReason).
 func hostBusy(err error) bool {
 	var ce *transport.CloseError
-	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseLimit
+	return errors.As(err, &ce) && ce.Remote && ce.Code == transport.CloseLimit && strings.HasPrefix(ce.Reason, busyReason)
 }
 
 // hostRestarting reports whether err is the host's closing the connection
