@@ -50,10 +50,10 @@ type ClientConfig struct {
 	// dial): with it the client reconnects by itself when its connection
 	// breaks and resumes its peer (see Reconnecting); a first connection
 	// that breaks before the host's Welcome, or that a host busy with other
-	// handshakes closes before it (transport.CloseLimit), is dialed again
-	// too, saying Hello, for 10 s. It runs on a goroutine of its own, one at a time,
-	// and should return when ctx ends. Nil: a broken connection ends the
-	// session.
+	// handshakes closes in its handshake (transport.CloseLimit, its reason
+	// beginning "host busy: "), is dialed again too, saying Hello, for 10 s.
+	// It runs on a goroutine of its own, one at a time, and should return
+	// when ctx ends. Nil: a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
 	// AckTimeout closes the connection as broken when a datagram sent to the
 	// host has been neither acknowledged nor reported lost for this long (the

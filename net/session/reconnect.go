@@ -156,10 +156,10 @@ func (c *Client) broke(now time.Time) {
 		c.startRedial(now, err, true, freshWindow, 0)
 	case (c.state == Connecting || c.state == Joining && !c.holds) && c.cfg.Dial != nil && hostBusy(err):
 		// Closed in its handshake by a host busy with other handshakes (a
-		// crowd arriving at once; a welcomed one is closed when all the
-		// others are, its WelcomeAck perhaps on its way): no peer to
-		// resume, the world not held, so Hello again on a new connection,
-		// after a pause that differs from client to client.
+		// crowd arriving at once; a welcomed one is closed when none is
+		// silent or refused, its WelcomeAck perhaps on its way): no peer
+		// to resume, the world not held, so Hello again on a new
+		// connection, after a pause that differs from client to client.
 		c.startRedial(now, err, true, freshWindow, firstRetry)
 	default:
 		c.closed()
