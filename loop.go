@@ -305,7 +305,10 @@ func (v *View) Alpha() float64 { return v.alpha }
 // Pose returns where to draw entity e: remote entities where interpolation
 // puts them in the past, entities simulated here between their last two
 // steps plus what is left of a correction; false if e is dead or has no
-// ecs.Transform.
+// ecs.Transform, and for a remote entity not there at the drawn time: one
+// the host made in play whose making the drawn time has not reached, or one
+// it removed whose removal the drawn time passed (the client keeps it until
+// drawn there). Draw what it gives true for.
 func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
 	if v.ip == nil {
 		if !v.World.ECS.Alive(e) || !v.World.ECS.Arche().Has(e, v.World.ECS.IDs.Transform) {
@@ -324,7 +327,8 @@ func (v *View) Interpolator() *interp.Interpolator { return v.ip }
 // remote entity blended between received states when T was registered with
 // a blend (Replicate; replicate.Discrete for a value that does not blend:
 // the one the entity had at the drawn time), else the component as it is,
-// the newest received; false if e has no T.
+// the newest received; false if e has no T. It does not say whether e is
+// there at the drawn time: Pose does.
 func Blended[T any](v *View, e arche.Entity) (T, bool) {
 	if tr, ok := v.tracks[reflect.TypeFor[T]()].(*interp.Track[T]); ok {
 		return tr.Get(e)

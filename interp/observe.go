@@ -173,8 +173,9 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 // flies on to where the host removed it instead of vanishing a render
 // delay before, or resting short of it. Bounded: once the newest frame
 // heard is past f by more than the render delay and two send intervals,
-// where a client that draws has drawn it, the answer is false, drawn or
-// not (a client that stopped drawing keeps nothing for long). One not
+// where a client that draws has drawn it, or no Update ran for that long
+// (a client that stopped drawing, in a world that fell quiet too), the
+// answer is false, drawn or not. One not
 // drawn yet (Born, ahead of the render frame) is kept too: a spark that
 // lives ten frames is drawn for those ten, from its making to its removal,
 // however long the render delay.
@@ -193,8 +194,11 @@ func (ip *Interpolator) Drawing(e arche.Entity, f ecs.Frame) bool {
 		ip.activate(s) // one at rest moves on to its removal
 	}
 	tl := &ip.tl
-	reach := (tl.delay + 2*tl.interval) / tl.step // frames behind the newest a drawing reaches
-	return ip.lastRender < float64(f) && float64(tl.newest) <= float64(f)+reach
+	keep := tl.delay + 2*tl.interval // seconds: how far behind the newest a drawing reaches
+	if ip.clk.Now().Sub(ip.lastNow).Seconds() > keep {
+		return false // the client stopped drawing (in a quiet world no newer frame comes)
+	}
+	return ip.lastRender < float64(f) && float64(tl.newest) <= float64(f)+keep/tl.step
 }
 
 // Heard records that a state of host frame f arrived (it is the

@@ -69,8 +69,9 @@
 // of tandem.NetStats.HostFrame or a little before (a small change waits its
 // turn: a test waits for the change, not a frame), and draws RenderDelay
 // later. An entity the host removed stays in a client's world until the
-// client has drawn it to its removal (View), or for the render delay and
-// two send intervals when it draws nothing meanwhile. A command's
+// client has drawn it to its removal (View); a client that never drew lets
+// it go at once, one that stopped drawing within the render delay and two
+// send intervals. A command's
 // receipt and the state that shows what it did travel apart, either first
 // (StepUntilReceipt).
 //
