@@ -316,12 +316,7 @@ func TestScopeHeldBetweenLives(t *testing.T) {
 // its first square puts out of scope during the join never were the
 // peer's, so they are not counted as having left it.
 func TestJoinScopeCountsNoLeaving(t *testing.T) {
-	w := ecs.NewWorld()
-	reg := NewRegistry(w)
-	h := NewHost(reg, HostConfig{SendEvery: 1, Interest: InterestConfig{CellSize: 100, Radius: 500}})
-	s := ecs.NewSchedule(w, nil, 0)
-	s.Add("replicate", h)
-	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	_, h, s, m := scopedHost()
 	for i := range 300 {
 		m.NewWith(&ecs.Transform{X: 5000 + float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
 	}
@@ -681,4 +676,15 @@ func TestFirstSquareRemovesTheRest(t *testing.T) {
 	if st := p.Stats(); st.Left != far || len(p.despawns) != 0 || p.rmIndex.valid {
 		t.Fatalf("left %d, removals queued %d, index in use %v: want %d, none and no", st.Left, len(p.despawns), p.rmIndex.valid, far)
 	}
+}
+
+// scopedHost makes an empty world with a host replicator whose interest
+// grid has cells of 100 and a radius of 500, sending every step, and the
+// map its tests make bodies with.
+func scopedHost() (*ecs.World, *HostReplicator, *ecs.Schedule, generic.Map3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity]) {
+	w := ecs.NewWorld()
+	h := NewHost(NewRegistry(w), HostConfig{SendEvery: 1, Interest: InterestConfig{CellSize: 100, Radius: 500}})
+	s := ecs.NewSchedule(w, nil, 0)
+	s.Add("replicate", h)
+	return w, h, s, generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 }

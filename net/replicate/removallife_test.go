@@ -62,13 +62,8 @@ func TestRemovalLifeCycleIndexed(t *testing.T) {
 // by its index.
 func removalLife(t *testing.T, seed uint64, n int) (indexed bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	w := ecs.NewWorld()
-	reg := NewRegistry(w)
+	w, h, s, m := scopedHost()
 	creg := NewRegistry(ecs.NewWorld())
-	h := NewHost(reg, HostConfig{SendEvery: 1, Interest: InterestConfig{CellSize: 100, Radius: 500}})
-	s := ecs.NewSchedule(w, nil, 0)
-	s.Add("replicate", h)
-	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 	tf := generic.NewMap[ecs.Transform](w.Arche())
 	c := NewClient(creg, ClientConfig{Local: 1})
 	out := &fullQueueOut{}

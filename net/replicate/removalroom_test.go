@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/mlange-42/arche/generic"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -16,12 +14,7 @@ import (
 // (past removalKeep, nothing).
 func TestRemovalRoomFollowsTheRemovals(t *testing.T) {
 	const near, far = 50_000, 300
-	w := ecs.NewWorld()
-	reg := NewRegistry(w)
-	h := NewHost(reg, HostConfig{SendEvery: 1, Interest: InterestConfig{CellSize: 100, Radius: 500}})
-	s := ecs.NewSchedule(w, nil, 0)
-	s.Add("replicate", h)
-	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	_, h, s, m := scopedHost()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range near {
 		m.NewWith(&ecs.Transform{X: rng.Float64() * 300, Y: rng.Float64() * 300}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
