@@ -12,7 +12,7 @@ import (
 // An entity the host made in play (Born) is not drawn before the render
 // frame reaches its first state, then drawn moving from there, never held
 // still at it; one that entered the client's interest (no Born) is drawn at
-// once, at its first state until the render frame reaches it.
+// once.
 func TestBornEntityIsDrawnFromItsMaking(t *testing.T) {
 	r := newRig(t, Config{})
 	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})

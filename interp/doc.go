@@ -25,7 +25,10 @@
 // (Interpolated.Snap) is drawn as one jump, never as a slide. An entity
 // the host made in play (Born) is not drawn until the render frame reaches
 // its first state, so it appears with the world drawn around it; one a
-// join brings, or one entering the client's interest, is drawn at once.
+// join brings, or one entering the client's interest, is drawn at once,
+// moved back from its first state along its motion (its first two states,
+// or its ecs.Velocity while it has one) until the render frame reaches it,
+// so it comes in moving rather than standing there for the render delay.
 // One the host removed stays in the client's world until the render frame
 // reaches its removal (Drawing), so it is drawn to the end of its way.
 //
@@ -40,8 +43,10 @@
 // sends then, which the replicator passes to Heard), and to have rested in
 // a silence only up to MaxDeferral before its next state. When the states
 // stop coming with no newer frame heard (late, or lost) the entity is
-// extrapolated for a bounded time, then slides back to its newest state and
-// is held there.
+// extrapolated for a bounded time (along its last two states, or by its
+// ecs.Velocity when it has one state alone: a shot that lived less than a
+// send interval flies on to its removal), then slides back to its newest
+// state and is held there.
 //
 // Local entities (simulated here: the host's, or a client's predicted ones)
 // are drawn between the last two simulation steps, blending

@@ -109,9 +109,9 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		st.mode = modeNone // nothing to carry on from: the teleport is drawn as a jump
 		return
 	}
-	// Drawn past the newest state: the new one changes what the last frame
-	// would have shown; keep the difference as an offset so the drawn pose
-	// goes on from where it was.
+	// Drawn past the newest state, or before the oldest: the new one changes
+	// what the last frame would have shown; keep the difference as an offset
+	// so the drawn pose goes on from where it was.
 	past := !ip.disabled && st.mode >= modeExtrapolating
 	if f == newest {
 		poses[h] = pose
@@ -151,8 +151,9 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 // will be. One made before the render frame (its spawn late, or bringing it
 // into the client's interest after its making) was there already in the
 // world drawn: it is drawn at once, as entities a join brings and those
-// entering the client's interest are, at their first state until the
-// render frame reaches it. Born after a second state, or for an entity not
+// entering the client's interest are, moved back from their first state
+// along their motion until the render frame reaches it (see
+// Config.IgnoreVelocity). Born after a second state, or for an entity not
 // drawn from received states, changes nothing.
 func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 	s, ok := ip.w.NetSlot(e)

@@ -31,6 +31,7 @@ const (
 	modeHolding                    // at the newest, being past it and the extrapolation bound, or with nothing to extrapolate from
 	modeResting                    // past the newest, which is known to be current: the host sent newer frames without it
 	modeGone                       // past its removal (flagLeaving): not drawn
+	modeBefore                     // before the oldest, moved back from it where it can be (see Interpolator.before)
 )
 
 // slotState is the Interpolator's record of one network slot: 64 bytes, one

@@ -37,6 +37,11 @@ type Stats struct {
 	// draws them on to their removal (Drawing), and those past it, not
 	// drawn (and not counted in Remote), until the client removes them.
 	Early, Leaving int
+	// Before counts those drawn before their oldest state (one that came
+	// into the client's interest, its first state ahead of the render
+	// frame): moved back from it along their first two states or their
+	// velocity, or at it where they cannot be.
+	Before int
 	// Offsets is the number of entities with a visual offset.
 	Offsets int
 

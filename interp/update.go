@@ -28,7 +28,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	ip.decay(dt)
 	ip.sweepSlots()
 	st := &ip.stats
-	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote, st.Early, st.Leaving = 0, 0, 0, 0, 0, 0, 0
+	st.Interpolating, st.Extrapolating, st.Holding, st.Resting, st.Remote, st.Early, st.Leaving, st.Before = 0, 0, 0, 0, 0, 0, 0, 0
 	if !ip.tl.started {
 		return
 	}
@@ -68,6 +68,8 @@ func (ip *Interpolator) Update(now time.Time) {
 			st.Remote--
 		case modeInterpolating:
 			st.Interpolating++
+		case modeBefore:
+			st.Before++
 		case modeExtrapolating:
 			st.Extrapolating++
 			if sl.mode != modeExtrapolating {
@@ -134,9 +136,10 @@ func (ip *Interpolator) dropActive(k int) {
 // about as many frames as e's last two states were apart (a send interval at
 // least, MaxDeferral at most), the longer the smaller the change. Once
 // frames that much newer than fn arrived without e, e rests at fn. Until
-// then it moves on along its last two states, for that long or
-// MaxExtrapolation, whichever is longer; past that it is drawn at fn (Update
-// slides it back there).
+// then it moves on along its last two states (by its velocity, with one
+// alone), for that long or MaxExtrapolation, whichever is longer; past that
+// it is drawn at fn (Update slides it back there). Before its oldest state
+// it is moved back from it the same way (see before).
 func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	h := int(sl.head)
 	fn := frames[h]
@@ -153,8 +156,8 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		if !moving || past > ip.reach(due) {
 			return poses[h], modeHolding, h, h, 0
 		}
-		alpha = 1 + past/float64(fn-frames[prev])
-		return blend(poses[prev], poses[h], alpha), modeExtrapolating, prev, h, alpha
+		p, a, b, alpha = ip.ahead(sl, frames, poses, prev, past)
+		return p, modeExtrapolating, a, b, alpha
 	}
 	for k := 1; k < int(sl.n); k++ {
 		a = (h - k) & (ringSize - 1)
@@ -173,7 +176,35 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 	if sl.flags&flagEarly != 0 {
 		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
 	}
-	return poses[o], modeInterpolating, o, o, 0
+	p, b, alpha = ip.before(sl, frames, poses, o, r)
+	return p, modeBefore, o, b, alpha
+}
+
+// before returns a slot's pose (its record and ring: view) at render frame
+// r, before its oldest state (ring position o): moved back from that state
+// along its first two, or by its velocity with one alone, by as much as
+// extrapolation reaches past a newest state, or at that state where it
+// cannot be moved; with the ring position and fraction (negative) its
+// Tracks blend from the oldest. An entity that came into the client's
+// interest is drawn coming in, not standing at its first state until the
+// render frame reaches it.
+func (ip *Interpolator) before(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, o int, r float64) (p ecs.Transform, b int, alpha float64) {
+	fo := float64(frames[o])
+	if sl.n == 1 {
+		back := min(fo-r, ip.reach(ip.interval))
+		if _, ok := ip.velocity(sl); !ok || back <= 0 {
+			return poses[o], o, 0
+		}
+		return ip.moved(sl, poses[o], -back), o, 0
+	}
+	b = (o + 1) & (ringSize - 1)
+	gap := float64(frames[b]) - fo
+	back := min(fo-r, ip.reach(clamp(gap, ip.interval, ip.deferral)))
+	if sl.snaps&(1<<b) != 0 || back <= 0 {
+		return poses[o], o, 0 // a teleport: nothing to move back along
+	}
+	alpha = -back / gap
+	return blend(poses[o], poses[b], alpha), b, alpha
 }
 
 // leave draws a slot the host removed (flagLeaving; p and the rest are
@@ -197,17 +228,22 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
-	alpha = 1 + (r-float64(frames[h]))/float64(frames[h]-frames[prev])
-	return blend(poses[prev], poses[h], alpha), modeExtrapolating, prev, h, alpha
+	p, a, b, alpha = ip.ahead(sl, frames, poses, prev, r-float64(frames[h]))
+	return p, modeExtrapolating, a, b, alpha
 }
 
 // lead returns whether a slot (its record and its ring's frames) can be
-// extrapolated (it has two states and
-// the newest is no teleport), the ring position of the state before its
-// newest, and how many host frames after its newest state its next change
-// is due from the host.
+// extrapolated (it has two states and the newest is no teleport, or one
+// alone and a velocity to move by), the ring position of the state before
+// its newest (the newest's own, to move by the velocity), and how many host
+// frames after its newest state its next change is due from the host.
 func (ip *Interpolator) lead(sl *slotState, frames *[ringSize]ecs.Frame) (moving bool, prev int, due float64) {
 	h := int(sl.head)
+	if sl.n == 1 {
+		// Its first state (marked a teleport: nothing before it to blend).
+		_, ok := ip.velocity(sl)
+		return ok, h, ip.interval
+	}
 	prev = (h - 1) & (ringSize - 1)
 	if sl.n < 2 || sl.snaps&(1<<h) != 0 {
 		return false, prev, ip.interval
@@ -237,7 +273,41 @@ func (ip *Interpolator) guess(sl *slotState, frames *[ringSize]ecs.Frame, poses 
 	if !moving || past <= 0 {
 		return poses[h]
 	}
-	return blend(poses[prev], poses[h], 1+past/float64(fn-frames[prev]))
+	p, _, _, _ := ip.ahead(sl, frames, poses, prev, past)
+	return p
+}
+
+// ahead returns a slot's pose (its record and ring: view) past host frames
+// after its newest state, moved on as lead found (prev the newest itself:
+// by its velocity), and the ring positions and fraction its Tracks blend.
+func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, prev int, past float64) (p ecs.Transform, a, b int, alpha float64) {
+	h := int(sl.head)
+	if prev == h {
+		return ip.moved(sl, poses[h], past), h, h, 0
+	}
+	alpha = 1 + past/float64(frames[h]-frames[prev])
+	return blend(poses[prev], poses[h], alpha), prev, h, alpha
+}
+
+// moved returns pose p moved by the velocity of the slot's entity for d
+// host frames (back, for d negative).
+func (ip *Interpolator) moved(sl *slotState, p ecs.Transform, d float64) ecs.Transform {
+	v, _ := ip.velocity(sl)
+	t := d * ip.tl.step
+	return ecs.Transform{X: p.X + v.X*t, Y: p.Y + v.Y*t, Angle: p.Angle + v.Angular*t}
+}
+
+// velocity returns the ecs.Velocity of the slot's entity, and false if
+// there is none to move it by: it has none, a zero one, or the Config
+// says to ignore it.
+func (ip *Interpolator) velocity(sl *slotState) (ecs.Velocity, bool) {
+	w := ip.w
+	a := w.Arche()
+	if ip.cfg.IgnoreVelocity || !a.Alive(sl.ent) || !a.Has(sl.ent, w.IDs.Velocity) {
+		return ecs.Velocity{}, false
+	}
+	v := *(*ecs.Velocity)(a.Get(sl.ent, w.IDs.Velocity))
+	return v, v != ecs.Velocity{}
 }
 
 // snapWithin reports whether slot s holds a teleport whose frame lies

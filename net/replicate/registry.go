@@ -75,7 +75,10 @@ type Codec[T any] struct {
 	// checked.
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
-	// interpolation. Default: a until alpha reaches 1, then b. A client
+	// interpolation; alpha is above 1 while the entity is extrapolated past
+	// its newest state and below 0 while it is drawn before its oldest, so
+	// clamp it where T cannot be extrapolated. Default: a until alpha
+	// reaches 1, then b. A client
 	// keeps the received values of a component with a Blend beside the
 	// poses of the entities it draws in the past (tandem.Blended gives the
 	// one at the drawn time); Discrete is that default, set so that a

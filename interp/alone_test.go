@@ -1,0 +1,203 @@
+package interp
+
+import (
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// spawnMoving creates a remote entity at pose with an ecs.Velocity, as the
+// client replicator does for one whose Velocity the host replicates.
+func (r *rig) spawnMoving(pose ecs.Transform, v ecs.Velocity) arche.Entity {
+	e := r.spawn(ecs.HostPeer, true, pose)
+	a := r.w.Arche()
+	a.Add(e, r.w.IDs.Velocity)
+	*(*ecs.Velocity)(a.Get(e, r.w.IDs.Velocity)) = v
+	return e
+}
+
+// entering plays a mover that comes into the client's interest at frame
+// in, drawing at 120 Hz; it returns, over the drawn frames before the
+// render frame reached its first state, how far the drawn pose was from
+// where the host had it at the render frame (the most), how many such
+// frames drew it where the frame before did, and the largest step between
+// two drawn frames over the whole run.
+func entering(t *testing.T, cfg Config, withVelocity bool) (worst float64, still, before int, leap float64) {
+	r := newRig(t, cfg)
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	walker := mover{x0: -300, vx: 60, vy: 30} // 1 unit a host frame, and a half
+	const in = ecs.Frame(300)
+	l := link{latency: 40 * time.Millisecond}
+	var e arche.Entity
+	var last ecs.Transform
+	drawn := 0
+	r.play(l.sends(2, 500, 2), 120, 500*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		switch {
+		case f == in && withVelocity:
+			e = r.spawnMoving(walker.at(f), ecs.Velocity{X: walker.vx, Y: walker.vy})
+			r.apply(e, f, walker.at(f))
+		case f == in:
+			e = r.spawn(ecs.HostPeer, true, walker.at(f))
+			r.apply(e, f, walker.at(f))
+		case f > in:
+			r.apply(e, f, walker.at(f))
+		}
+	}, func(time.Duration) {
+		if e == (arche.Entity{}) {
+			return
+		}
+		p, ok := r.ip.Pose(e, 0)
+		if !ok {
+			t.Fatal("an entity that entered the client's interest is not drawn")
+		}
+		rf := r.ip.Stats().RenderFrame
+		if rf < float64(in) {
+			before = max(before, r.ip.Stats().Before)
+			want := walker.at(0)
+			want.X += walker.vx * rf * step.Seconds()
+			want.Y += walker.vy * rf * step.Seconds()
+			worst = max(worst, dist(p, want))
+			if drawn > 0 && p == last {
+				still++
+			}
+		}
+		if drawn > 0 {
+			leap = max(leap, dist(p, last))
+		}
+		last = p
+		drawn++
+	})
+	if drawn < 100 {
+		t.Fatalf("the entity was drawn %d times, want more", drawn)
+	}
+	return worst, still, before, leap
+}
+
+// An entity that comes into the client's interest moving is drawn coming
+// in, where the host had it at the render frame, from its first drawn
+// frame: moved back from its first state by its velocity (it stood there,
+// still, for the render delay). One without a velocity stands at its first
+// state until its second comes, then moves back along the two without a
+// jump. (An entity's drawn step between frames at 120 Hz: 0.56 units.)
+func TestAnEntityEnteringIsDrawnComingIn(t *testing.T) {
+	worst, still, before, leap := entering(t, Config{}, true)
+	if worst > 0.01 || still != 0 || before != 1 || leap > 0.6 {
+		t.Fatalf("with a velocity, before its first state the entity was drawn up to %.2f units off, still in %d frames, counted Before %d (want 1); largest step %.2f", worst, still, before, leap)
+	}
+	worst, still, _, leap = entering(t, Config{}, false)
+	if still == 0 || leap > 0.6 {
+		t.Fatalf("without a velocity the entity was drawn still in %d frames before its first state (want some, until its second came), largest step %.2f", still, leap)
+	}
+	t.Logf("without a velocity: up to %.2f units off before the first state", worst)
+	_, still, before, _ = entering(t, Config{IgnoreVelocity: true}, true)
+	if still == 0 || before != 1 {
+		t.Fatalf("with IgnoreVelocity the entity was drawn still in %d frames (want some), counted Before %d", still, before)
+	}
+}
+
+// A shot that lives less than a send interval reaches the client as one
+// state and a removal; it is drawn from its making to where it was removed,
+// moving by its velocity, not still at its one state.
+func TestAShotOfOneStateFliesToItsRemoval(t *testing.T) {
+	for _, cfg := range []Config{{}, {IgnoreVelocity: true}} {
+		r := newRig(t, cfg)
+		anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+		shot := mover{vx: 600} // 10 units a host frame
+		const made, gone = ecs.Frame(300), ecs.Frame(303)
+		l := link{latency: 40 * time.Millisecond}
+		var e arche.Entity
+		drawn, worst, moved := 0, 0.0, 0.0
+		var first ecs.Transform
+		r.play(l.sends(2, 400, 2), 120, 400*step, func(f ecs.Frame) {
+			r.apply(anchor, f, ecs.Transform{})
+			if f == made {
+				e = r.spawnMoving(shot.at(f), ecs.Velocity{X: shot.vx})
+				r.apply(e, f, shot.at(f))
+				r.ip.Born(e, f)
+			}
+		}, func(time.Duration) {
+			if e == (arche.Entity{}) || !r.ip.Drawing(e, gone) {
+				return
+			}
+			p, ok := r.ip.Pose(e, 0)
+			if !ok {
+				return
+			}
+			rf := r.ip.Stats().RenderFrame
+			want := shot.at(0)
+			want.X += shot.vx * rf * step.Seconds()
+			worst = max(worst, dist(p, want))
+			if drawn == 0 {
+				first = p
+			}
+			moved = max(moved, dist(p, first))
+			drawn++
+		})
+		switch {
+		case drawn < 3:
+			t.Fatalf("%+v: the shot was drawn %d times in its three frames of life at 120 Hz", cfg, drawn)
+		case !cfg.IgnoreVelocity && worst > 0.01:
+			t.Fatalf("the shot was drawn up to %.2f units off its way", worst)
+		case !cfg.IgnoreVelocity && moved < 20:
+			t.Fatalf("the shot moved %.2f units as drawn, want about its 30 of flight", moved)
+		case cfg.IgnoreVelocity && moved != 0:
+			t.Fatalf("with IgnoreVelocity the shot moved %.2f units as drawn, want still", moved)
+		}
+	}
+}
+
+// A new entity whose second state is late moves on by its velocity while
+// that state is due, and a late state ends the guess without a jump.
+func TestAOneStateEntityMovesOnWhileItsNextIsLate(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	shot := mover{vx: 300} // 5 units a host frame
+	const made = ecs.Frame(300)
+	var e arche.Entity
+	// Every send arrives 40 ms after its frame, but the shot's second and
+	// third states (302, 304) come late, with 306's.
+	l := link{latency: 40 * time.Millisecond}
+	arrivals := l.sends(2, 500, 2)
+	for i := range arrivals {
+		if f := arrivals[i].f; f == 302 || f == 304 {
+			arrivals[i].at = time.Duration(306)*step + l.latency
+		}
+	}
+	sortArrivals(arrivals)
+	drawn, still := 0, 0
+	leap := 0.0
+	var last ecs.Transform
+	r.play(arrivals, 120, 500*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f == made {
+			e = r.spawnMoving(shot.at(f), ecs.Velocity{X: shot.vx})
+			r.apply(e, f, shot.at(f))
+			r.ip.Born(e, f)
+		} else if f > made {
+			r.apply(e, f, shot.at(f))
+		}
+	}, func(time.Duration) {
+		if e == (arche.Entity{}) {
+			return
+		}
+		p, ok := r.ip.Pose(e, 0)
+		if !ok {
+			return
+		}
+		if rf := r.ip.Stats().RenderFrame; drawn > 0 && rf < 320 {
+			if p == last {
+				still++
+			}
+			leap = max(leap, dist(p, last))
+		}
+		last = p
+		drawn++
+	})
+	if still != 0 || leap > 3 {
+		t.Fatalf("while its second state was late the shot was drawn still %d times, its largest step %.2f units (2.5 a drawn frame)", still, leap)
+	}
+}
