@@ -286,3 +286,27 @@ func TestReset(t *testing.T) {
 		t.Fatalf("after Reset: %+v", st)
 	}
 }
+
+// Corrections made before the first drawn frame moved nothing on screen:
+// the first Update draws the entity where it is, not behind by what
+// prediction corrected meanwhile (a client that drew nothing for two
+// seconds drew its own walking unit 630 units behind, then slid it).
+func TestCorrectionsBeforeAnythingIsDrawnHideNothing(t *testing.T) {
+	r := newRig(t, Config{})
+	e := r.spawn(1, true, ecs.Transform{X: 600})
+	r.interpolated(e).Snap = false
+	for range 120 {
+		r.ip.AddCorrection(e, 5, 0, 0)
+		r.clk.Advance(step)
+	}
+	r.ip.Update(r.clk.Now())
+	if off := r.ip.Offset(e); off != (ecs.Transform{}) {
+		t.Fatalf("the first drawn frame keeps an offset of %v from corrections made before it", off)
+	}
+	r.ip.AddCorrection(e, 5, 0, 0)
+	r.clk.Advance(step)
+	r.ip.Update(r.clk.Now())
+	if off := r.ip.Offset(e); off.X >= 0 || off.X < -5 {
+		t.Fatalf("a correction after the first drawn frame leaves an offset of %v, want some of minus it", off)
+	}
+}

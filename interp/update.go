@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -21,6 +22,10 @@ func (ip *Interpolator) Update(now time.Time) {
 	dt := 0.0
 	if ip.updated {
 		dt = max(now.Sub(ip.lastNow).Seconds(), 0)
+	} else {
+		// Nothing was drawn yet: the corrections made meanwhile moved
+		// nothing on screen, and hide nothing.
+		ip.decay(math.Inf(1))
 	}
 	ip.updated = true
 	ip.lastNow = now
