@@ -154,7 +154,12 @@ type HostConfig struct {
 	// come back on a new one (its client reconnects by itself): its peer id
 	// and slot stay reserved, its entities stay in the world and the other
 	// peers keep seeing them, its Input is the zero input meanwhile. Then it
-	// leaves (Game.Leave). The players a restored save lists are kept so
+	// leaves (Game.Leave). It counts from when the host notices the break:
+	// at once when the connection closes, else once a datagram the host sent
+	// has gone unanswered for 10 s (or the transport's idle timeout ends the
+	// connection, 10 s over QUIC by default), so a player whose link went
+	// dark stays in the world some 10 s and Grace (its client gives up on
+	// the link after 5 s and dials again). The players a restored save lists are kept so
 	// for Grace from the restore, their clients resuming into the restored
 	// world (see NewHost): a world that moves to another host of a fleet
 	// needs Grace to outlast the old host's noticing it lost the world (a
@@ -267,10 +272,13 @@ type Host[I comparable] struct {
 	people  people
 	cmds    hostCommands
 	joining joiningFocus // the peer whose Join hook runs
-	own     ownCommands
-	saves   *hostSaves // nil: the world lives in memory only
-	accept  acceptor
-	life    lifecycle
+	// refocused lists the players whose square of Focus moved since their
+	// record was put (player.refocus), for the next save.
+	refocused []ecs.PeerID
+	own       ownCommands
+	saves     *hostSaves // nil: the world lives in memory only
+	accept    acceptor
+	life      lifecycle
 }
 
 // HostStats counts a host's peers and commands.
@@ -525,6 +533,7 @@ func (h *Host[I]) event(e Event) {
 	case session.PeerJoined:
 		h.focusJoined(e.Peer)
 	case session.PeerResumed:
+		h.refocusResumed(e.Peer)
 		h.inputs.Resume(e.Peer, e.Frame)
 		h.stats.Resumed++
 		h.resumed[e.Peer]++

@@ -18,15 +18,17 @@ import (
 // it takes effect as the peer is admitted, so its join brings the square,
 // not the whole world (not if Join refuses it); later, the peer holding
 // the whole world by then, what the square leaves out is removed within
-// its budget. It outlasts a broken connection:
-// a player that resumes has its square still. Call it on the simulation
-// goroutine: in a system, a hook or an observer, or inside Do.
+// its budget. It outlasts a broken connection, and a player's outlasts a
+// restart too (it is in the player's record of a save): a player that
+// resumes has its square still. Call it on the simulation goroutine: in a
+// system, a hook or an observer, or inside Do.
 func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
 	if peer != ecs.HostPeer && peer == h.joining.peer {
 		h.joining.focus, h.joining.x, h.joining.y = true, x, y
 		return
 	}
 	h.session.Replicator().Focus(peer, x, y)
+	h.keepFocus(peer, focusSquare{set: true, x: x, y: y})
 }
 
 // Unfocus takes away peer's square of Focus: the peer sees again what is
@@ -39,6 +41,30 @@ func (h *Host[I]) Unfocus(peer ecs.PeerID) {
 		return
 	}
 	h.session.Replicator().Unfocus(peer)
+	h.keepFocus(peer, focusSquare{})
+}
+
+// keepFocus keeps a player's square of Focus for its record in the next
+// save.
+func (h *Host[I]) keepFocus(peer ecs.PeerID, sq focusSquare) {
+	pl := h.people.players[peer]
+	if pl == nil || pl.focus == sq {
+		return
+	}
+	pl.focus = sq
+	if !pl.refocus && h.saves != nil {
+		pl.refocus = true
+		h.refocused = append(h.refocused, peer)
+	}
+}
+
+// refocusResumed gives a player that resumed into a restored save the
+// square of Focus its record kept (one that resumed after a broken
+// connection has it still: giving it again changes nothing).
+func (h *Host[I]) refocusResumed(peer ecs.PeerID) {
+	if pl := h.people.players[peer]; pl != nil && pl.focus.set {
+		h.session.Replicator().Focus(peer, pl.focus.x, pl.focus.y)
+	}
 }
 
 // InScope reports whether entity e is in peer's scope: the host sends it
@@ -63,8 +89,9 @@ type joiningFocus struct {
 
 // focusJoined gives a peer just admitted the square its Join hook gave it.
 func (h *Host[I]) focusJoined(peer ecs.PeerID) {
-	if j := h.joining; j.peer == peer && j.focus {
-		h.session.Replicator().Focus(peer, j.x, j.y)
-	}
+	j := h.joining
 	h.joining = joiningFocus{}
+	if j.peer == peer && j.focus {
+		h.Focus(peer, j.x, j.y)
+	}
 }

@@ -38,6 +38,17 @@ type player struct {
 	// queued counts its commands taken this frame, not run yet.
 	queued int
 	limit  command.Limiter
+	// focus is its square of Host.Focus, kept in its record so that a
+	// restored save gives it back when the player resumes; refocus: moved
+	// since the record was last put.
+	focus   focusSquare
+	refocus bool
+}
+
+// focusSquare is a square of Host.Focus: its centre, if set.
+type focusSquare struct {
+	set  bool
+	x, y float64
 }
 
 func (p *people) init() {
@@ -188,17 +199,35 @@ func receiptKey(id ecs.PeerID, op uint64) []byte {
 	return command.OpKey(binary.BigEndian.AppendUint16([]byte{keyReceipt}, uint16(id)), op)
 }
 
-// putPlayer queues pl's record for the next save: its token's hash, its name
-// and its receipts' floor.
+// putPlayer queues pl's record for the next save: its token's hash, its
+// name, its receipts' floor and its square of Focus, if it has one (a
+// record without the square reads as one without: saves made before it
+// was kept read as they are).
 func (h *Host[I]) putPlayer(pl *player) {
 	if h.saves == nil {
 		return
 	}
+	pl.refocus = false
 	w := wire.NewWriter(nil)
 	w.Raw(pl.token[:])
 	w.String(pl.name)
 	w.Uvarint(pl.book.Floor())
+	if pl.focus.set {
+		w.F64(pl.focus.x)
+		w.F64(pl.focus.y)
+	}
 	h.saves.tracker.Put(playerKey(pl.id), w.Bytes())
+}
+
+// putFocus queues the records of the players whose square of Focus moved
+// since their record was put: once a save, however often a camera moved it.
+func (h *Host[I]) putFocus() {
+	for _, id := range h.refocused {
+		if pl := h.people.players[id]; pl != nil && pl.refocus {
+			h.putPlayer(pl)
+		}
+	}
+	h.refocused = h.refocused[:0]
 }
 
 // restoredPeople collects the players and receipts of a save as Load passes
@@ -218,6 +247,9 @@ func (r *restoredPeople) record(key, value []byte) error {
 		copy(pl.token[:], rd.Raw(sha256.Size))
 		pl.name = rd.String(wire.MaxNameLen)
 		floor := rd.Uvarint()
+		if rd.Len() > 0 {
+			pl.focus = focusSquare{set: true, x: rd.F64(), y: rd.F64()}
+		}
 		if err := rd.Finish(); err != nil {
 			return &save.MismatchError{Key: key, Reason: fmt.Sprintf("player %d's record does not read (%v)", id, err)}
 		}
@@ -269,7 +301,7 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 			continue
 		}
 		np := h.newPlayer(id, pl.name)
-		np.token = pl.token
+		np.token, np.focus = pl.token, pl.focus
 		h.people.players[id] = np
 		if gone := np.book.Restore(r.floors[id], r.receipts[id]); len(gone) > 0 {
 			// Saved with more receipts kept than now: the oldest go, from

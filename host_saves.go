@@ -468,6 +468,7 @@ func (h *Host[I]) saveStep() {
 		return
 	}
 	s.soon.Store(false)
+	h.putFocus()
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		s.slices = 0
@@ -556,6 +557,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// those entities once more (a write since, to the same component,
 	// is not journaled again); deletes are queued once.
 	s.tracker.UpdateBetweenSteps(h.w.ECS)
+	h.putFocus()
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		return h.unsaved(err)

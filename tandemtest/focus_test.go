@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func beacons() *tandem.Game[Walk] {
 	g := *walkers
 	g.Setup = func(w *tandem.World) {
 		walkers.Setup(w)
-		if w.Role == tandem.Joined {
+		if w.Role == tandem.Joined || w.Restoring {
 			return
 		}
 		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
@@ -96,6 +97,47 @@ func TestFocusOutlastsAResume(t *testing.T) {
 		r.Step(60)
 		if n := held(); n != 3 {
 			t.Fatalf("resumed, ann holds %d entities, want the beacon still (3)", n)
+		}
+	})
+}
+
+// A player's square of the game's is in its record of the save: after a
+// restart the player resumes into the restored world holding what the
+// square covers, the game calling Focus no more. (It held only what is
+// around its figure: a camera that stood still showed nothing of where it
+// looked until it moved.)
+func TestFocusOutlastsARestart(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		cfg := tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "beacons.db")}
+		r := tandemtest.New(t, beacons(), cfg, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		bob := r.Join("bob", tandem.ClientConfig[Walk]{})
+		held := func(c *tandem.Client[Walk]) int {
+			n := 0
+			c.Do(func(w *tandem.World) { n = w.ECS.Networked() })
+			return n
+		}
+		r.Host.Do(func(*tandem.World) {
+			r.Host.Focus(ann.Peer(), 20_000, 0)
+			r.Host.Focus(bob.Peer(), 20_000, 0)
+			r.Host.Unfocus(bob.Peer())
+		})
+		if !r.StepUntil(60, func() bool { return held(ann) == 4 }) {
+			t.Fatalf("focused on the beacon, ann holds %d entities, want the two figures, the rock and the beacon", held(ann))
+		}
+		resumes := ann.NetStats().Resumes
+		r.Restart()
+		if !r.StepUntil(60*60, func() bool {
+			return ann.NetStats().Resumes > resumes && ann.State() == tandem.Playing && bob.State() == tandem.Playing
+		}) {
+			t.Fatalf("ann after the restart: %v (%v), %d resumes", ann.State(), ann.Err(), ann.NetStats().Resumes)
+		}
+		r.Step(60)
+		if n := held(ann); n != 4 {
+			t.Fatalf("resumed into the restored world, ann holds %d entities, want the beacon still (4)", n)
+		}
+		if n := held(bob); n != 3 {
+			t.Fatalf("resumed into the restored world, bob, unfocused before, holds %d entities, want 3 (no beacon)", n)
 		}
 	})
 }

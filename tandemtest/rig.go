@@ -625,7 +625,9 @@ var errUnreachable = errors.New("tandemtest: no route to the host (Rig.Unreachab
 // Restart closes the host for a restart (Host.CloseForRestart: its world
 // saved, its clients told to come back) and starts a new one with the same
 // game and configuration, which restores that save; the clients reconnect
-// to it as Step turns. It needs Config.Bubble (see the package
+// to it as Step turns (until each has the old host's close, a step or so,
+// its State still says Playing: wait for NetStats.Resumes to rise). It
+// needs Config.Bubble (see the package
 // documentation). The host must be able to restart (Host.Restartable:
 // it saves, with SaveTo or Store, and keeps a grace window); the test fails
 // if it cannot, or if either host fails.
