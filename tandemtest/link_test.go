@@ -44,3 +44,45 @@ func TestAPlayersOwnLink(t *testing.T) {
 		}
 	})
 }
+
+// A player that joins over a slow link of its own (JoinOver) aligns its
+// clock on that link: once it plays, its inputs reach the host in time,
+// where one joined on the rig's perfect link and then given the slow one
+// (Join, then Link) sends late ones (115 in its first two seconds) until
+// its lead catches up.
+func TestJoinOverASlowLink(t *testing.T) {
+	slow := condition.Config{Latency: 150 * time.Millisecond}
+	late := func(join func(r *tandemtest.Rig[Walk]) *tandem.Client[Walk]) (n uint64) {
+		bubble.Test(t, func(t *testing.T) {
+			r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{Bubble: true})
+			fay := join(r)
+			count := func() (late uint64) {
+				r.Host.Do(func(*tandem.World) {
+					for _, st := range r.Host.AppendPeerStats(nil) {
+						if st.Peer == fay.Peer() {
+							late = st.Late
+						}
+					}
+				})
+				return late
+			}
+			r.Step(30) // what it sent before it aligned, on its way meanwhile
+			before := count()
+			fay.SetInput(Walk{X: 1})
+			r.Step(120)
+			n = count() - before
+		})
+		return n
+	}
+	over := late(func(r *tandemtest.Rig[Walk]) *tandem.Client[Walk] {
+		return r.JoinOver("fay", tandem.ClientConfig[Walk]{}, slow, slow)
+	})
+	then := late(func(r *tandemtest.Rig[Walk]) *tandem.Client[Walk] {
+		fay := r.Join("fay", tandem.ClientConfig[Walk]{})
+		r.Link(fay, slow, slow)
+		return fay
+	})
+	if over != 0 || then == 0 {
+		t.Fatalf("late inputs on the host once playing: %d joined over the slow link (want 0), %d joined then given it (want some)", over, then)
+	}
+}

@@ -435,15 +435,34 @@ func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc
 func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	r.t.Helper()
 	c := r.Connect(name, cfg)
+	r.joined(c, name, cfg.Spectator)
+	return c
+}
+
+// JoinOver joins a new client as Join does, over a link of its own from
+// its first datagram (Link): its clock aligns on that link, as a player's
+// on a bad line does. (Join, then Link, aligns it on Config.Link first: a
+// player on a slower link then starts with its inputs late.)
+func (r *Rig[I]) JoinOver(name string, cfg tandem.ClientConfig[I], toHost, toClient condition.Config) *tandem.Client[I] {
+	r.t.Helper()
+	c := r.Connect(name, cfg)
+	r.Link(c, toHost, toClient)
+	r.joined(c, name, cfg.Spectator)
+	return c
+}
+
+// joined steps until client c plays and, unless it is a spectator, its
+// clock is aligned (see Join).
+func (r *Rig[I]) joined(c *tandem.Client[I], name string, spectator bool) {
+	r.t.Helper()
 	if !r.StepUntil(r.cfg.JoinSteps, func() bool { return c.State() == tandem.Playing || c.State() == tandem.Closed }) ||
 		c.State() != tandem.Playing {
 		r.t.Fatalf("tandemtest: %s did not join: %v (%v)", name, c.State(), c.Err())
 	}
-	if !cfg.Spectator {
+	if !spectator {
 		// LeadTarget is 0 until the first alignment.
 		r.StepUntil(int(time.Second/r.cfg.Tick), func() bool { return c.State() != tandem.Playing || c.NetStats().LeadTarget > 0 })
 	}
-	return c
 }
 
 // Step turns the rig n times: the clock moves one Tick, the host takes the
