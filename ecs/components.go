@@ -67,6 +67,18 @@ type NetworkIdentity struct {
 	Owner PeerID
 }
 
+// Departing marks an entity the host removed that this client keeps in its
+// world while it draws the entity, in the past, on to its removal (see
+// replicate.DrawnObserver): at most a render delay and two send intervals,
+// then it goes. Frame is the host frame of the removal. A client's systems
+// that act on what the host has (a count of enemies, a minimap, targets)
+// skip it with a filter Without it; drawing asks the pose (tandem.View.Pose
+// says false past the removal). The client replicator adds it and takes it
+// away again if the entity comes back (into the client's interest).
+type Departing struct {
+	Frame Frame
+}
+
 // Interpolated makes an entity drawn smoothly between simulation states.
 //
 // Prev is the pose at the end of the previous simulation step; drawing blends

@@ -445,6 +445,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		// Kept to be drawn to its removal, it came back into scope (the
 		// tombstone let only a newer spawn through): it stays.
 		s.leaving = 0
+		c.stays(e)
 	}
 	fresh := uint32(frame) > s.applied || !ok
 	snapped := ok && snap != 0 && uint64(s.applied)+uint64(snap-1) < uint64(frame)

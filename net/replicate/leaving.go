@@ -12,7 +12,8 @@ import (
 // reached its removal: a shot cut short of where it flew. Its Observer, a
 // DrawnObserver, keeps such an entity in the world, its record of the
 // network ended (the removal is remembered, a newer spawn brings it back),
-// until the drawn time reaches the removal (Depart).
+// until the drawn time reaches the removal (Depart), marked ecs.Departing
+// meanwhile.
 
 // DrawnObserver is an Observer that draws entities in the past: the host's
 // removal of one it still draws is carried out when it has drawn the
@@ -44,7 +45,20 @@ func (c *ClientReplicator) keepDrawn(e arche.Entity, slot int32, f ecs.Frame) bo
 	}
 	c.slots.at(slot).leaving = uint32(f)
 	c.leaving = append(c.leaving, departing{e: e, slot: slot, f: f})
+	a, id := c.w.Arche(), c.w.IDs.Departing
+	if !a.Has(e, id) {
+		a.Add(e, id)
+	}
+	(*ecs.Departing)(a.Get(e, id)).Frame = f
 	return true
+}
+
+// stays takes the mark of a kept entity (ecs.Departing) off entity e, which
+// came back.
+func (c *ClientReplicator) stays(e arche.Entity) {
+	if a, id := c.w.Arche(), c.w.IDs.Departing; a.Has(e, id) {
+		a.Remove(e, id)
+	}
 }
 
 // Depart removes the entities the host removed that the Observer has

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -51,11 +52,22 @@ func TestRemovalWaitsUntilDrawn(t *testing.T) {
 	if !r.cw.Arche().Alive(ce) || d.removed[ce] != 0 {
 		t.Fatalf("the shot, removed by the host and not yet drawn to it, is gone from the client (alive %v, removed %d times)", r.cw.Arche().Alive(ce), d.removed[ce])
 	}
-	if _, ok := r.cw.EntityOf(walkerID); !ok {
+	we, ok := r.cw.EntityOf(walkerID)
+	if !ok {
 		t.Fatal("the walker that left the scope, not yet drawn to its removal, is gone from the client")
+	}
+	dep := generic.NewMap[ecs.Departing](r.cw.Arche())
+	if !dep.Has(ce) || !dep.Has(we) {
+		t.Fatalf("kept entities marked Departing: the shot %v, the walker %v; want both", dep.Has(ce), dep.Has(we))
+	}
+	if f := dep.Get(ce).Frame; f != removedAt {
+		t.Fatalf("the shot is marked Departing at frame %d, removed at %d", f, removedAt)
 	}
 	r.move(walker, -1000) // back into scope before it was drawn gone
 	r.settle()
+	if dep.Has(we) {
+		t.Fatal("the walker, back in scope, is still marked Departing")
+	}
 	d.drawnTo = removedAt - 1
 	r.c.Depart()
 	if !r.cw.Arche().Alive(ce) {
