@@ -210,7 +210,8 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	w := n.w.ECS
 	id, _ := w.Identity(e)
-	body := id.Owner != n.local() && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
+	remote := id.Owner != n.local() || w.Arche().Has(e, w.IDs.HostMoved)
+	body := remote && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
 	if !body {
 		*st = remoteState{}
 		return
@@ -334,7 +335,7 @@ func (n *netPhysics) Update(w *ecs.World) {
 	n.frame = w.Frame()
 	sp := n.w.Physics
 	for _, e := range w.Owned(n.local()) {
-		if b := sp.BodyOf(e); b != nil {
+		if b := sp.BodyOf(e); b != nil && !w.Arche().Has(e, w.IDs.HostMoved) {
 			n.localBody = b
 			b.EachArbiter(n.touch)
 			n.localBody = nil

@@ -67,6 +67,15 @@ type NetworkIdentity struct {
 	Owner PeerID
 }
 
+// HostMoved marks an entity its owner does not predict: only the host moves
+// it (a strategy game's unit walking to where its player sent it), so the
+// owner's client, like every other, draws it from the host's states,
+// interpolated, instead of running it ahead and being corrected at every
+// state. The owner still has what owning gives: the interest around it, the
+// game's own rules of who may command it. A client adds it (Game.Arrived);
+// it means nothing on the host.
+type HostMoved struct{}
+
 // Departing marks an entity the host removed that this client keeps in its
 // world while it draws the entity, in the past, on to its removal (see
 // replicate.DrawnObserver): at most a render delay and two send intervals,

@@ -13,7 +13,7 @@ type Frame uint32
 
 // CoreIDs are the arche component ids of the core components in one world.
 type CoreIDs struct {
-	Transform, Velocity, NetworkIdentity, Interpolated, Departing arche.ID
+	Transform, Velocity, NetworkIdentity, Interpolated, Departing, HostMoved arche.ID
 }
 
 // World is an arche world with Tandem's network index and change journal.
@@ -48,6 +48,7 @@ func NewWorld() *World {
 		NetworkIdentity: arche.ComponentID[NetworkIdentity](&w.arche),
 		Interpolated:    arche.ComponentID[Interpolated](&w.arche),
 		Departing:       arche.ComponentID[Departing](&w.arche),
+		HostMoved:       arche.ComponentID[HostMoved](&w.arche),
 	}
 	w.journal.init()
 	w.index.init(w)

@@ -77,8 +77,9 @@ func (ip *Interpolator) Config() Config { return ip.cfg }
 
 // SetLocal names this client's peer: entities it owns are simulated here
 // (predicted), so they are drawn as local entities even if they carry
-// ecs.Interpolated. Until it is called, every received entity with
-// ecs.Interpolated is remote.
+// ecs.Interpolated, but those marked ecs.HostMoved, which the host alone
+// moves. Until it is called, every received entity with ecs.Interpolated is
+// remote.
 func (ip *Interpolator) SetLocal(p ecs.PeerID) {
 	ip.local = p
 	ip.localSet = true

@@ -11,7 +11,8 @@ import (
 // Applied records the state of entity e that the replicator has just set from
 // host frame f: e's current ecs.Transform becomes e's state at f. It is the
 // replicate.Observer method. Entities without ecs.Interpolated, and those owned
-// by the local peer (SetLocal), are not recorded; one without an ecs.Transform
+// by the local peer (SetLocal) but the ones marked ecs.HostMoved, are not
+// recorded; one without an ecs.Transform
 // is recorded for the Tracks alone, when there are any (it has no pose to draw:
 // Pose says false, Remote true), and when it gains or loses one its states
 // start again, drawn where the new one is. A state older than e's newest is
@@ -50,7 +51,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	// One without a pose is drawn only for what the Tracks blend.
 	remote := ic != nil && (tp != nil || len(ip.tracks) > 0)
 	if remote && ip.localSet {
-		if id, ok := w.Identity(e); ok && id.Owner == ip.local {
+		if id, ok := w.Identity(e); ok && id.Owner == ip.local && !a.Has(e, w.IDs.HostMoved) {
 			remote = false
 		}
 	}

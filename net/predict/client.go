@@ -102,7 +102,10 @@ type Client[I any] struct {
 	hist   history[I]
 	tracks []*tracker
 
-	last    I // the newest input set or repeated
+	last I // the newest input set or repeated
+	// mine holds the owned entities this client predicts when some it owns
+	// are marked ecs.HostMoved (predicted).
+	mine    []arche.Entity
 	scratch []I
 	msg     []byte
 	// probe is SetInput's check that the codec reads back each input

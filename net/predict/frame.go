@@ -249,9 +249,30 @@ func (c *Client[I]) record(w *ecs.World) {
 		c.hist.inputs[s] = c.last
 		c.hist.flags[s] |= recInput
 	}
-	c.recordState(s, w.Owned(p))
+	c.recordState(s, c.predicted(w, p))
 	c.lastRecorded = f
 	c.stats.Frames++
+}
+
+// predicted returns the entities peer p predicts: those it owns, but the
+// ones marked ecs.HostMoved (the host alone moves them); w.Owned(p) itself
+// when none is, else a buffer of c's reused by the next call.
+func (c *Client[I]) predicted(w *ecs.World, p ecs.PeerID) []arche.Entity {
+	owned := w.Owned(p)
+	a, id := w.Arche(), w.IDs.HostMoved
+	for k, e := range owned {
+		if !a.Has(e, id) {
+			continue
+		}
+		c.mine = append(c.mine[:0], owned[:k]...)
+		for _, e := range owned[k+1:] {
+			if !a.Has(e, id) {
+				c.mine = append(c.mine, e)
+			}
+		}
+		return c.mine
+	}
+	return owned
 }
 
 // recordState records the tracked components of owned into slot s.

@@ -66,7 +66,7 @@ func (c *Client[I]) checkReplay(f ecs.Frame) bool {
 	if !ok || c.cfg.Step == nil || f == 0 || f > c.lastRecorded || int(c.lastRecorded-f) >= c.hist.size() {
 		return false
 	}
-	owned := c.w.Owned(p)
+	owned := c.predicted(c.w, p)
 	for g := f; g <= c.lastRecorded; g++ {
 		s, ok := c.hist.find(g, recInput|recState)
 		if !ok || !c.hist.sameEntities(s, owned) {
@@ -96,7 +96,7 @@ func (c *Client[I]) replay(from ecs.Frame) {
 	a := w.Arche()
 	h := &c.hist
 	p, _ := c.local()
-	owned := w.Owned(p)
+	owned := c.predicted(w, p)
 	for k, e := range owned {
 		for _, t := range c.tracks {
 			if p := a.GetUnchecked(e, t.id); p != nil {
@@ -126,7 +126,7 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			in = &c.heldIn
 		}
 		c.cfg.Step(w, g, in)
-		c.recordState(s, w.Owned(p))
+		c.recordState(s, c.predicted(w, p))
 	}
 	w.SetFrame(now)
 	c.stats.Replays++

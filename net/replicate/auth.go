@@ -130,7 +130,9 @@ func (a *authFlight) settled() bool {
 }
 
 // applyAuth applies an AUTH_STATE message on the client: to the Auth
-// handler, or, without one, to the entities, unless a newer one was applied.
+// handler, or, without one, to the entities, unless a newer one was
+// applied; a state of an entity marked ecs.HostMoved goes to the entity
+// and the Observer, as a state of another's entity does.
 func (c *ClientReplicator) applyAuth(payload []byte) error {
 	r := wire.NewReader(payload)
 	frame := ecs.Frame(r.Uvarint32())
@@ -170,7 +172,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		}
 		slot, _ := c.w.NetSlot(e)
 		st := c.slots.at(slot)
-		if c.cfg.Auth != nil {
+		if c.cfg.Auth != nil && !c.w.Arche().Has(e, c.w.IDs.HostMoved) {
 			if uint32(frame) >= st.applied {
 				st.applied = uint32(frame) // no older state undoes what this one does
 				c.matchAuth(e, slot, uint16(mask), frame)
@@ -189,6 +191,11 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 			if mask&(1<<uint(ci)) != 0 {
 				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 			}
+		}
+		if c.cfg.Observer != nil && a.Has(e, c.w.IDs.HostMoved) {
+			// Not predicted here: drawn from the host's states, as the
+			// entities of others are.
+			c.cfg.Observer.Applied(e, frame)
 		}
 	}
 	if err := r.Err(); err != nil {

@@ -1,0 +1,121 @@
+package tandemtest_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// Unit marks a strategy game's unit: its player owns it, the host alone
+// walks it.
+type Unit struct{}
+
+// units is walkers where each player is also given a unit at x = 100 that
+// the host walks 3 units a frame; a client marks its own units HostMoved
+// when mark is set.
+func units(mark bool) *tandem.Game[Walk] {
+	g := *walkers
+	g.Join = func(w *tandem.World, p tandem.Peer) error {
+		if err := walkers.Join(w, p); err != nil {
+			return err
+		}
+		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, Unit](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{X: 100}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
+		return nil
+	}
+	g.Setup = func(w *tandem.World) {
+		walkers.Setup(w)
+		if w.Role == tandem.Joined {
+			return
+		}
+		walk := generic.NewFilter2[ecs.Transform, Unit]()
+		w.Schedule.Add("units", ecs.SystemFunc(func(ew *ecs.World) {
+			q := walk.Query(ew.Arche())
+			var moved []arche.Entity
+			for q.Next() {
+				t, _ := q.Get()
+				t.X += 3
+				moved = append(moved, q.Entity())
+			}
+			for _, e := range moved {
+				ecs.MutateComponent(ew, e, ew.IDs.Transform)
+			}
+		}))
+	}
+	g.Arrived = func(w *tandem.World, e arche.Entity) {
+		a := w.ECS.Arche()
+		id, _ := w.ECS.Identity(e)
+		if mark && id.Owner != ecs.HostPeer && !a.Has(e, arche.ComponentID[tandem.Input[Walk]](a)) {
+			a.Add(e, w.ECS.IDs.HostMoved) // a player's own entity it does not drive: a unit
+		}
+	}
+	return &g
+}
+
+// A unit its player owns and the host alone walks, marked HostMoved on the
+// player's client, is drawn there as the other players draw it, from the
+// host's states, where the host had it at the drawn time, and is never
+// corrected; unmarked, the client predicts it standing still and corrects
+// it at every state.
+func TestAUnitTheHostMovesIsDrawnFromItsStates(t *testing.T) {
+	link := condition.Config{Latency: 40 * time.Millisecond}
+	for _, mark := range []bool{true, false} {
+		r := tandemtest.New(t, units(mark), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		before := ann.NetStats().Predict.PoseCorrections
+		worst := 0.0
+		drawn := 0
+		for range 120 {
+			r.Step(1)
+			ann.View(r.Clock.Now(), func(v *tandem.View) {
+				a := v.World.ECS.Arche()
+				for _, e := range v.World.ECS.Owned(ann.Peer()) {
+					if a.Has(e, arche.ComponentID[tandem.Input[Walk]](a)) {
+						continue // her figure
+					}
+					p, ok := v.Pose(e)
+					if !ok {
+						t.Fatal("ann does not draw her unit")
+					}
+					if !v.Interpolator().Remote(e) {
+						continue // predicted
+					}
+					rf := v.Interpolator().Stats().RenderFrame
+					worst = max(worst, math.Abs(p.X-unitAt(r, ann, rf)))
+					drawn++
+				}
+			})
+		}
+		corrections := ann.NetStats().Predict.PoseCorrections - before
+		switch {
+		case mark && (drawn < 100 || corrections != 0 || worst > 0.5):
+			t.Fatalf("marked HostMoved: drawn from states %d times, %d pose corrections, up to %.2f units from where the host had it", drawn, corrections, worst)
+		case !mark && (drawn != 0 || corrections < 30):
+			t.Fatalf("unmarked: drawn from states %d times (want 0: predicted), %d pose corrections (want many)", drawn, corrections)
+		}
+		t.Logf("HostMoved %v: drawn from states %d times, %d pose corrections, up to %.2f units off", mark, drawn, corrections, worst)
+	}
+}
+
+// unitAt returns where the host had peer c's unit at host frame f: 3 units
+// a frame on from where it is now.
+func unitAt(r *tandemtest.Rig[Walk], c *tandem.Client[Walk], f float64) (x float64) {
+	r.Host.Do(func(w *tandem.World) {
+		a := w.ECS.Arche()
+		for _, e := range w.ECS.Owned(c.Peer()) {
+			if a.Has(e, arche.ComponentID[Unit](a)) {
+				x = (*ecs.Transform)(a.Get(e, w.ECS.IDs.Transform)).X - 3*(float64(w.ECS.Frame())-f)
+			}
+		}
+	})
+	return x
+}
