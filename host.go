@@ -191,13 +191,14 @@ type HostConfig struct {
 	// smaller book would answer one that ran "expired", which says it did
 	// not.
 	Receipts int
-	// CommandRate is how many commands a second the host takes from one
-	// player (a burst of as many); more are dropped without a receipt, to
-	// be sent again. Default 30.
+	// CommandRate is how many commands a second the host runs of one
+	// player (a burst of as many); more wait their turn, and run in the
+	// order sent, up to a second's worth (at least 8); past that they are
+	// dropped without a receipt, to be sent again. Default 30.
 	CommandRate float64
 	// MaxWithheld is how many receipts of one player may wait for a save,
 	// counting its commands taken this frame and not run yet; commands past
-	// it are dropped without a receipt (the store is slow) to be sent again.
+	// it wait their turn as those past CommandRate do (the store is slow).
 	// Default 64.
 	MaxWithheld int
 	// OnCommandPanic, if set, hears of each command whose handler, or whose
@@ -302,13 +303,16 @@ type HostStats struct {
 	Malformed int
 	// Commands counts the commands run, Again the copies known from the
 	// book (answered with their kept receipt, or by the first answer, which
-	// still waited for its save), Conflicts and Expired those answered without running,
-	// Dropped those taken without an answer (rate, withheld receipts, a
-	// closing host), to be sent again. A saving host holds each receipt
-	// until the save that holds it lands: one stepped faster than its store
-	// writes (a test on a fake clock) holds more, drops past MaxWithheld and
-	// answers more Again; Save before reading the counts settles them.
-	Commands, Again, Conflicts, Expired, Dropped int
+	// still waited for its save), Conflicts and Expired those answered
+	// without running, Waited those that waited their turn past the
+	// player's CommandRate or MaxWithheld (run then, in the order sent),
+	// Dropped those taken without an answer (more waiting than a second's
+	// worth of CommandRate, at least 8; a closing host), to be sent again.
+	// A saving host holds each receipt until the save that holds it lands:
+	// one stepped faster than its store writes (a test on a fake clock)
+	// holds more, makes more wait past MaxWithheld and answers more Again;
+	// Save before reading the counts settles them.
+	Commands, Again, Conflicts, Expired, Waited, Dropped int
 	// CommandPanics counts the commands whose handler (or codec's Read)
 	// panicked on the host: each was refused, and counted in Commands too
 	// (HostConfig.OnCommandPanic).

@@ -12,10 +12,21 @@ import (
 )
 
 // hostCommands is the host's queue of commands taken this frame, run by the
-// commands system at the start of the frame, in the order they came.
+// commands system at the start of the frame, in the order they came, and
+// the players whose commands wait their turn (player.waiting).
 type hostCommands struct {
-	queue []queued
+	queue   []queued
+	waiters []ecs.PeerID
 }
+
+// waitingCommands is how many of a player's commands may wait their turn
+// past its rate (HostConfig.CommandRate) or its receipts waiting for a save
+// (MaxWithheld): a second's worth, at least minWaiting.
+func (h *Host[I]) waitingCommands() int {
+	return max(minWaiting, int(math.Ceil(h.cfg.CommandRate)))
+}
+
+const minWaiting = 8
 
 type queued struct {
 	peer    ecs.PeerID
@@ -35,9 +46,11 @@ var errMalformedCommand = errors.New("tandem: a command that does not decode, or
 
 // laneMessage takes a peer's lane messages the session leaves to the host:
 // commands on the commands lane. A command is queued for the frame's
-// commands system, or dropped without an answer (the player sends it again)
-// when the host is closing, the player sends too many, or too many of its
-// receipts wait for a save. What does not decode, a spectator's command,
+// commands system; past the player's rate, or with too many of its receipts
+// waiting for a save, or behind others that wait, it waits its turn
+// (waitingCommands of them), so the player's commands run in the order
+// sent; past that, or when the host is closing, it is dropped without an
+// answer (the player sends it again). What does not decode, a spectator's command,
 // and a message on another lane (a command elsewhere, a game lane kind: a
 // Game has none), counts as malformed.
 func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) {
@@ -62,12 +75,50 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		return
 	}
 	// Each command queued this frame will hold a receipt too.
-	if pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
-		h.stats.Dropped++
+	if len(pl.waiting) > 0 || pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
+		if len(pl.waiting) >= h.waitingCommands() {
+			h.stats.Dropped++
+			return
+		}
+		if len(pl.waiting) == 0 {
+			h.cmds.waiters = append(h.cmds.waiters, peer)
+		}
+		pl.waiting = append(pl.waiting, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+		h.stats.Waited++
 		return
 	}
 	pl.queued++
 	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+}
+
+// releaseWaiting queues, in the order they came, the waiting commands of
+// each player (laneMessage) that its rate and its receipts waiting for a
+// save now allow.
+func (h *Host[I]) releaseWaiting() {
+	if len(h.cmds.waiters) == 0 {
+		return
+	}
+	now := h.clk.Now()
+	kept := h.cmds.waiters[:0]
+	for _, id := range h.cmds.waiters {
+		pl := h.people.players[id]
+		if pl == nil || len(pl.waiting) == 0 {
+			continue // left since
+		}
+		n := 0
+		for n < len(pl.waiting) && pl.held.Len()+pl.queued < h.cfg.MaxWithheld && pl.limit.Allow(now) {
+			pl.queued++
+			h.cmds.queue = append(h.cmds.queue, pl.waiting[n])
+			n++
+		}
+		left := copy(pl.waiting, pl.waiting[n:])
+		clear(pl.waiting[left:])
+		pl.waiting = pl.waiting[:left]
+		if left > 0 {
+			kept = append(kept, id)
+		}
+	}
+	h.cmds.waiters = kept
 }
 
 // runCommands is the commands system: each command taken this frame is run
@@ -75,6 +126,7 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 // player's book; every answer waits for the save that holds it.
 func (h *Host[I]) runCommands() {
 	h.takeMail()
+	h.releaseWaiting()
 	q := h.cmds.queue
 	if len(q) == 0 {
 		return

@@ -38,6 +38,9 @@ type player struct {
 	// queued counts its commands taken this frame, not run yet.
 	queued int
 	limit  command.Limiter
+	// waiting holds its commands past its rate or its receipts waiting for
+	// a save, in the order they came, until their turn (releaseWaiting).
+	waiting []queued
 	// focus is its square of Host.Focus, kept in its record so that a
 	// restored save gives it back when the player resumes; refocus: moved
 	// since the record was last put.

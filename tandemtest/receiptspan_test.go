@@ -18,8 +18,8 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// A command the host's rate limit dropped runs when it is sent again, after
-// newer ones; its receipt is lost with the connection, and the resumed
+// A command the host's rate limit dropped (past the second's worth that
+// waits its turn) runs when it is sent again, after newer ones; its receipt is lost with the connection, and the resumed
 // client sends it again. The host's book keeps the 64 highest ids that ran,
 // so it must still hold that receipt: the client sends no command 64 ids
 // past one it holds without a receipt (Send says ErrTooManyCommands). Before
@@ -92,39 +92,34 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 						next++
 					}
 				}
-				// 30 take the rate's burst; the 31st, X, is dropped.
-				s0 := r.Clock.Now()
-				send(31)
-				const x = 30
-				if !r.StepUntil(120, func() bool { return runs(x-1) == 1 }) || runs(x) != 0 || r.Host.Stats().Dropped != 1 {
+				// 30 take the rate's burst, 30 wait their turn; the 61st,
+				// X, is dropped.
+				send(61)
+				const x = 60
+				if !r.StepUntil(180, func() bool { return runs(x-1) == 1 }) || runs(x) != 0 || r.Host.Stats().Dropped != 1 {
 					t.Fatalf("setup: mark %d ran %d times, X %d, %d dropped", x-1, runs(x-1), runs(x), r.Host.Stats().Dropped)
-				}
-				// A second later 29 newer run, and are answered.
-				r.StepUntil(120, func() bool { return r.Clock.Now().Sub(s0) >= time.Second })
-				send(29)
-				if !r.StepUntil(60, func() bool { return above(x) == 29 && ann.PendingCommands() == 1 }) || runs(x) != 0 {
-					t.Fatalf("setup: %d newer ran, X %d times, %d held", above(x), runs(x), ann.PendingCommands())
 				}
 				if g != nil {
 					g.hold() // the disk slows down: receipts wait
 				}
-				// X goes again, and the player keeps clicking, one a step
-				// while fewer than 60 wait for their receipts: what stops
-				// her is how far behind X is, not how many wait.
-				if !r.StepUntil(120, func() bool { return ann.CommandStats().Resent > 0 }) {
-					t.Fatal("setup: X was never sent again")
-				}
-				send(29)
-				if !r.StepUntil(120, func() bool {
+				// The player keeps clicking, one a step, twice the rate:
+				// the commands waiting their turn stay a full second's
+				// worth, and X, sent again (after two seconds, then four),
+				// is dropped again while newer ones run, until Send refuses
+				// her: how far behind X is stops her.
+				if !r.StepUntil(60*60, func() bool {
 					if runs(x) == 1 && (refused || above(x) >= 64) {
 						return true
 					}
-					if ann.PendingCommands() < 60 { // under the count's limit
+					if !refused {
 						send(1)
 					}
 					return false
 				}) {
 					t.Fatalf("setup: X ran %d times, %d newer", runs(x), above(x))
+				}
+				if ann.CommandStats().Resent == 0 {
+					t.Fatal("setup: X was never sent again")
 				}
 				if _, ok := heard[ops[x]]; ok {
 					t.Fatalf("setup: X's receipt came before the cut: %v", heard[ops[x]])
