@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -81,8 +82,8 @@ func entering(t *testing.T, cfg Config, withVelocity bool) (worst float64, still
 // in, where the host had it at the render frame, from its first drawn
 // frame: moved back from its first state by its velocity (it stood there,
 // still, for the render delay). One without a velocity stands at its first
-// state until its second comes, then moves back along the two without a
-// jump. (An entity's drawn step between frames at 120 Hz: 0.56 units.)
+// state until the render frame reaches it, then moves on without a jump.
+// (An entity's drawn step between frames at 120 Hz: 0.56 units.)
 func TestAnEntityEnteringIsDrawnComingIn(t *testing.T) {
 	worst, still, before, leap := entering(t, Config{}, true)
 	if worst > 0.01 || still != 0 || before != 1 || leap > 0.6 {
@@ -199,5 +200,148 @@ func TestAOneStateEntityMovesOnWhileItsNextIsLate(t *testing.T) {
 	})
 	if still != 0 || leap > 3 {
 		t.Fatalf("while its second state was late the shot was drawn still %d times, its largest step %.2f units (2.5 a drawn frame)", still, leap)
+	}
+}
+
+// An entity without a Velocity that enters the client's interest walking,
+// a Track on it, at render delays up to 150 ms: it is never drawn stepping
+// back between two drawn frames, nor its Track. (Moved back along its first
+// two states once they came, the jump hidden by a decaying offset, it was
+// drawn walking backwards, and its Track jumped back.)
+func TestAnEntityEnteringNeverWalksBackwards(t *testing.T) {
+	for _, cfg := range []Config{{}, {MinDelay: 100 * time.Millisecond}, {MinDelay: 150 * time.Millisecond}} {
+		t.Run("", func(t *testing.T) { enteringBackwards(t, cfg) })
+	}
+}
+
+func enteringBackwards(t *testing.T, cfg Config) {
+	r := newRig(t, cfg)
+	tr := NewTrack(r.ip, blendScale)
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	walker := mover{x0: -300, vx: 60} // +1 unit a host frame
+	const in = ecs.Frame(300)
+	l := link{latency: 40 * time.Millisecond}
+	var e arche.Entity
+	var last ecs.Transform
+	var lastS scale
+	drawn := 0
+	back, trackBack, total := 0.0, 0.0, 0.0
+	r.play(l.sends(2, 500, 2), 120, 500*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		switch {
+		case f == in:
+			e = r.spawn(ecs.HostPeer, true, walker.at(f))
+			r.w.Arche().Add(e, tr.id)
+			fallthrough
+		case f > in:
+			(*scale)(r.w.Arche().Get(e, tr.id)).S = walker.at(f).X
+			r.apply(e, f, walker.at(f))
+		}
+	}, func(time.Duration) {
+		if e == (arche.Entity{}) {
+			return
+		}
+		p, ok := r.ip.Pose(e, 0)
+		if !ok {
+			t.Fatal("not drawn")
+		}
+		s, _ := tr.Get(e)
+		if drawn > 0 {
+			back = max(back, last.X-p.X)
+			total += max(0, last.X-p.X)
+			trackBack = max(trackBack, lastS.S-s.S)
+		}
+		last, lastS = p, s
+		drawn++
+	})
+	if back > 1e-9 || trackBack > 1e-9 {
+		t.Errorf("MinDelay %v: a walker moving +X only was drawn stepping back by up to %.3f units between two drawn frames; its Track jumped back by up to %.3f; %.2f units walked backwards in all", cfg.MinDelay, back, trackBack, total)
+	}
+}
+
+// A Velocity that is not finite (a physics blow-up, a game's own codec)
+// moves nothing: the entity is drawn at its finite Transform.
+func TestANonFiniteVelocityMovesNothing(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1)} {
+		r := newRig(t, Config{})
+		anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+		var bad bool
+		r.play(link{latency: 40 * time.Millisecond}.sends(2, 320, 2), 120, 320*step, func(f ecs.Frame) {
+			r.apply(anchor, f, ecs.Transform{})
+			if f == 300 {
+				e := r.spawnMoving(ecs.Transform{X: 10}, ecs.Velocity{X: v})
+				r.apply(e, f, ecs.Transform{X: 10})
+			}
+		}, func(time.Duration) {
+			if e, ok := r.w.EntityOf(2); ok {
+				p, ok := r.ip.Pose(e, 0)
+				if ok && !finite(p) {
+					bad = true
+				}
+			}
+		})
+		if bad {
+			t.Errorf("Velocity.X = %v: an entity at a finite Transform was drawn at a non-finite pose", v)
+		}
+	}
+}
+
+// An entity that entered moving (drawn moving back from its first state by
+// its velocity) and that the host then teleports is drawn jumping once,
+// when the render frame reaches the teleport, not when the teleport's state
+// arrives.
+func TestAnEntityEnteringThenTeleportedJumpsOnlyAtTheTeleport(t *testing.T) {
+	r := newRig(t, Config{MinDelay: 100 * time.Millisecond})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	walker := mover{x0: -300, vx: 60}
+	const in, tp = ecs.Frame(300), ecs.Frame(302)
+	far := ecs.Transform{X: 5000}
+	l := link{latency: 40 * time.Millisecond}
+	var e arche.Entity
+	var last ecs.Transform
+	drawn, early := 0, 0
+	worst, stillAfterMoving := 0.0, 0
+	r.play(l.sends(2, 400, 2), 120, 400*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		switch {
+		case f == in:
+			e = r.spawnMoving(walker.at(f), ecs.Velocity{X: walker.vx})
+			r.apply(e, f, walker.at(f))
+		case f == tp:
+			r.interpolated(e).Snap = true
+			r.apply(e, f, far)
+		case f > tp:
+			r.apply(e, f, far)
+		}
+	}, func(time.Duration) {
+		if e == (arche.Entity{}) {
+			return
+		}
+		p, _ := r.ip.Pose(e, 0)
+		rf := r.ip.Stats().RenderFrame
+		if drawn > 0 && rf < float64(tp) {
+			if d := dist(p, last); d > 1 {
+				early++
+				worst = max(worst, d)
+			}
+			if p == last {
+				stillAfterMoving++
+			}
+		}
+		last = p
+		drawn++
+	})
+	if early != 0 {
+		t.Fatalf("before the render frame reached the teleport (%d) the entity was drawn jumping %d times, by up to %.2f units; then still for %d drawn frames", tp, early, worst, stillAfterMoving)
+	}
+}
+
+// With a render delay past MaxExtrapolation (200 ms here) an entity that
+// enters moving still comes in moving, where the host had it: it is moved
+// back from its first state as far as the render delay reaches.
+func TestAnEntityEnteringUnderALongRenderDelayComesInMoving(t *testing.T) {
+	worst, still, _, _ := entering(t, Config{MinDelay: 200 * time.Millisecond}, true)
+	if worst > 0.01 || still != 0 {
+		t.Fatalf("with a Velocity and a 200 ms render delay, before its first state the entity was drawn still in %d drawn frames, up to %.2f units from where the host had it", still, worst)
 	}
 }

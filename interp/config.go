@@ -62,16 +62,16 @@ type Config struct {
 	// further apart than this as a teleport even if Interpolated.Snap was not
 	// set. Zero turns the check off.
 	SnapDistance float64
-	// IgnoreVelocity draws an entity known by one received state alone
-	// still at it. By default one with an ecs.Velocity (the client's copy,
-	// which the host sends with its Transform; world units and radians a
-	// second) is moved by it where no second state reaches: on past its
-	// state while the next is due, as two states would move it (a shot that
+	// IgnoreVelocity draws an entity still where its states do not reach.
+	// By default one with an ecs.Velocity at its first state (the client's
+	// copy, which the host sends with its Transform; world units and
+	// radians a second) is moved by it: on past that state while it has no
+	// other and the next is due, as two states would move it (a shot that
 	// lived less than a send interval flies to where it hit), and back from
-	// it when drawn before it (one that entered the client's interest comes
-	// in moving instead of standing at its first state for the render
-	// delay). Set it for a game whose Velocity is not how fast its Transform
-	// moves.
+	// it while drawn before it, as far as the render delay reaches (one that
+	// entered the client's interest comes in moving instead of standing at
+	// its first state for the render delay). Set it for a game whose
+	// Velocity is not how fast its Transform moves.
 	IgnoreVelocity bool
 }
 

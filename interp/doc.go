@@ -26,9 +26,9 @@
 // the host made in play (Born) is not drawn until the render frame reaches
 // its first state, so it appears with the world drawn around it; one a
 // join brings, or one entering the client's interest, is drawn at once,
-// moved back from its first state along its motion (its first two states,
-// or its ecs.Velocity while it has one) until the render frame reaches it,
-// so it comes in moving rather than standing there for the render delay.
+// moved back from its first state by the ecs.Velocity it had there until
+// the render frame reaches it, so it comes in moving rather than standing
+// there for the render delay (one without a velocity stands there).
 // One the host removed stays in the client's world until the render frame
 // reaches its removal (Drawing), so it is drawn to the end of its way.
 //

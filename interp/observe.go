@@ -83,6 +83,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	if st.n == 0 {
 		k := ip.push(s, f, pose, true)
 		ip.record(s, k, e)
+		ip.keepFirstVel(s, e)
 		st.raw = pose
 		st.mode = modeNone
 		return
@@ -117,6 +118,9 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	if f == newest {
 		poses[h] = pose
 		ip.record(s, h, e)
+		if st.n == 1 {
+			ip.keepFirstVel(s, e) // more of the first state
+		}
 	} else {
 		// The host leaves a moving entity out of its sends for up to
 		// MaxDeferral (small changes wait; a datagram of the tick may be
@@ -133,7 +137,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	if past {
 		old := st.raw
-		nw, mode, a, b, alpha := ip.sample(st, frames, poses, ip.lastRender, ip.tl.newest)
+		nw, mode, a, b, alpha := ip.sample(st, frames, poses, ip.firstVel(s), ip.lastRender, ip.tl.newest)
 		if st.flags&flagLeaving != 0 {
 			nw, mode, _, _, _ = ip.leave(s, st, frames, poses, ip.lastRender, nw, mode, a, b, alpha)
 		}
@@ -152,8 +156,8 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 // will be. One made before the render frame (its spawn late, or bringing it
 // into the client's interest after its making) was there already in the
 // world drawn: it is drawn at once, as entities a join brings and those
-// entering the client's interest are, moved back from their first state
-// along their motion until the render frame reaches it (see
+// entering the client's interest are, moved back from their first state by
+// the velocity they had there until the render frame reaches it (see
 // Config.IgnoreVelocity). Born after a second state, or for an entity not
 // drawn from received states, changes nothing.
 func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {

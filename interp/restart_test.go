@@ -31,8 +31,8 @@ func TestHostRestartIsFollowed(t *testing.T) {
 		}
 		r.apply(e, f, m.at(f))
 	}, func(now time.Duration) {
-		if now < restart+2*time.Second {
-			return // the offset of the slide into the first states' motion decayed
+		if now < restart+time.Second {
+			return
 		}
 		st := r.ip.Stats()
 		if st.Newest > last || st.Interpolating != 1 {

@@ -49,7 +49,7 @@ type slotState struct {
 }
 
 // blockBits sets the blocks the per-slot state is kept in: 1,024 slots, a
-// block of about 290 KiB (a Track's blocks beside them). A block is made,
+// block of about 310 KiB (a Track's blocks beside them). A block is made,
 // zeroed, when the first slot of its range is seen, so the state grows with
 // the world a block at a time and is never copied: a join of 100,000
 // entities adds a block every thousand or so, where doubling slices copied
@@ -66,6 +66,7 @@ type block struct {
 	slots  [blockLen]slotState
 	frames [blockLen * ringSize]ecs.Frame
 	poses  [blockLen * ringSize]ecs.Transform
+	vels   [blockLen]ecs.Velocity // each slot's first state's (Interpolator.firstVel)
 }
 
 // grow makes room for slot s.

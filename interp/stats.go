@@ -39,8 +39,7 @@ type Stats struct {
 	Early, Leaving int
 	// Before counts those drawn before their oldest state (one that came
 	// into the client's interest, its first state ahead of the render
-	// frame): moved back from it along their first two states or their
-	// velocity, or at it where they cannot be.
+	// frame): moved back from it by the velocity they had there, or at it.
 	Before int
 	// Offsets is the number of entities with a visual offset.
 	Offsets int

@@ -29,8 +29,8 @@ func TestTrackBlendsWithPose(t *testing.T) {
 		(*scale)(sc.Get(e, id)).S = float64(f) / 10
 		r.apply(e, f, ecs.Transform{X: float64(f)})
 	}, func(now time.Duration) {
-		if now < 2*time.Second {
-			return // the offset of the slide into the first states' motion decayed
+		if now < time.Second {
+			return
 		}
 		p := r.pose(e)
 		s, ok := tr.Get(e)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -60,7 +62,8 @@ func (ip *Interpolator) Update(now time.Time) {
 			}
 			continue
 		}
-		p, mode, a, b, alpha := ip.sample(sl, frames, poses, r, g)
+		v := ip.firstVel(s)
+		p, mode, a, b, alpha := ip.sample(sl, frames, poses, v, r, g)
 		if sl.flags&flagLeaving != 0 {
 			p, mode, a, b, alpha = ip.leave(s, sl, frames, poses, r, p, mode, a, b, alpha)
 			st.Leaving++
@@ -103,7 +106,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			// Extrapolated as far as it may be, or newer states came
 			// without e (it stopped): slide back to its newest state from
 			// where the guess left it.
-			ip.addOffset(s, diff(ip.guess(sl, frames, poses, r), p))
+			ip.addOffset(s, diff(ip.guess(sl, frames, poses, v, r), p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -145,7 +148,7 @@ func (ip *Interpolator) dropActive(k int) {
 // alone), for that long or MaxExtrapolation, whichever is longer; past that
 // it is drawn at fn (Update slides it back there). Before its oldest state
 // it is moved back from it the same way (see before).
-func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
+func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	h := int(sl.head)
 	fn := frames[h]
 	if r >= float64(fn) {
@@ -153,7 +156,7 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
-		moving, prev, due := ip.lead(sl, frames)
+		moving, prev, due := ip.lead(sl, frames, v)
 		if fn < g && float64(g-fn) >= due {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
@@ -161,7 +164,7 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		if !moving || past > ip.reach(due) {
 			return poses[h], modeHolding, h, h, 0
 		}
-		p, a, b, alpha = ip.ahead(sl, frames, poses, prev, past)
+		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, past)
 		return p, modeExtrapolating, a, b, alpha
 	}
 	for k := 1; k < int(sl.n); k++ {
@@ -181,35 +184,22 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 	if sl.flags&flagEarly != 0 {
 		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
 	}
-	p, b, alpha = ip.before(sl, frames, poses, o, r)
-	return p, modeBefore, o, b, alpha
+	return ip.before(poses, v, o, float64(frames[o])-r), modeBefore, o, o, 0
 }
 
-// before returns a slot's pose (its record and ring: view) at render frame
-// r, before its oldest state (ring position o): moved back from that state
-// along its first two, or by its velocity with one alone, by as much as
-// extrapolation reaches past a newest state, or at that state where it
-// cannot be moved; with the ring position and fraction (negative) its
-// Tracks blend from the oldest. An entity that came into the client's
-// interest is drawn coming in, not standing at its first state until the
-// render frame reaches it.
-func (ip *Interpolator) before(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, o int, r float64) (p ecs.Transform, b int, alpha float64) {
-	fo := float64(frames[o])
-	if sl.n == 1 {
-		back := min(fo-r, ip.reach(ip.interval))
-		if _, ok := ip.velocity(sl); !ok || back <= 0 {
-			return poses[o], o, 0
-		}
-		return ip.moved(sl, poses[o], -back), o, 0
+// before returns a slot's pose (its ring's poses and first state's
+// velocity) back frames before its oldest state (ring position o): moved
+// back from that state by the velocity the entity had at its first state
+// (ecs.Velocity, a world unit a second), for as long as the render delay
+// reaches, so that an entity that came into the client's interest moving is
+// drawn coming in; at that state if it had none, or extrapolation is off.
+// It depends on nothing a later state brings, so a state arriving while the
+// entity is drawn before its first changes nothing drawn.
+func (ip *Interpolator) before(poses *[ringSize]ecs.Transform, v *ecs.Velocity, o int, back float64) ecs.Transform {
+	if *v == (ecs.Velocity{}) || ip.maxExt < 0 || back <= 0 {
+		return poses[o]
 	}
-	b = (o + 1) & (ringSize - 1)
-	gap := float64(frames[b]) - fo
-	back := min(fo-r, ip.reach(clamp(gap, ip.interval, ip.deferral)))
-	if sl.snaps&(1<<b) != 0 || back <= 0 {
-		return poses[o], o, 0 // a teleport: nothing to move back along
-	}
-	alpha = -back / gap
-	return blend(poses[o], poses[b], alpha), b, alpha
+	return ip.moved(poses[o], v, -min(back, ip.maxBack))
 }
 
 // leave draws a slot the host removed (flagLeaving; p and the rest are
@@ -229,11 +219,12 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 		return p, mode, a, b, alpha
 	}
 	h := int(sl.head)
-	moving, prev, due := ip.lead(sl, frames)
+	v := ip.firstVel(s)
+	moving, prev, due := ip.lead(sl, frames, v)
 	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
-	p, a, b, alpha = ip.ahead(sl, frames, poses, prev, r-float64(frames[h]))
+	p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, r-float64(frames[h]))
 	return p, modeExtrapolating, a, b, alpha
 }
 
@@ -242,12 +233,11 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 // alone and a velocity to move by), the ring position of the state before
 // its newest (the newest's own, to move by the velocity), and how many host
 // frames after its newest state its next change is due from the host.
-func (ip *Interpolator) lead(sl *slotState, frames *[ringSize]ecs.Frame) (moving bool, prev int, due float64) {
+func (ip *Interpolator) lead(sl *slotState, frames *[ringSize]ecs.Frame, v *ecs.Velocity) (moving bool, prev int, due float64) {
 	h := int(sl.head)
 	if sl.n == 1 {
 		// Its first state (marked a teleport: nothing before it to blend).
-		_, ok := ip.velocity(sl)
-		return ok, h, ip.interval
+		return *v != ecs.Velocity{}, h, ip.interval
 	}
 	prev = (h - 1) & (ringSize - 1)
 	if sl.n < 2 || sl.snaps&(1<<h) != 0 {
@@ -270,49 +260,61 @@ func (ip *Interpolator) reach(due float64) float64 {
 // render frame r, or as far
 // towards it as extrapolation reaches; its newest pose if it cannot be
 // extrapolated.
-func (ip *Interpolator) guess(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64) ecs.Transform {
+func (ip *Interpolator) guess(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, r float64) ecs.Transform {
 	h := int(sl.head)
-	moving, prev, due := ip.lead(sl, frames)
+	moving, prev, due := ip.lead(sl, frames, v)
 	fn := frames[h]
 	past := min(r-float64(fn), ip.reach(due))
 	if !moving || past <= 0 {
 		return poses[h]
 	}
-	p, _, _, _ := ip.ahead(sl, frames, poses, prev, past)
+	p, _, _, _ := ip.ahead(sl, frames, poses, v, prev, past)
 	return p
 }
 
 // ahead returns a slot's pose (its record and ring: view) past host frames
 // after its newest state, moved on as lead found (prev the newest itself:
 // by its velocity), and the ring positions and fraction its Tracks blend.
-func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, prev int, past float64) (p ecs.Transform, a, b int, alpha float64) {
+func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, prev int, past float64) (p ecs.Transform, a, b int, alpha float64) {
 	h := int(sl.head)
 	if prev == h {
-		return ip.moved(sl, poses[h], past), h, h, 0
+		return ip.moved(poses[h], v, past), h, h, 0
 	}
 	alpha = 1 + past/float64(frames[h]-frames[prev])
 	return blend(poses[prev], poses[h], alpha), prev, h, alpha
 }
 
-// moved returns pose p moved by the velocity of the slot's entity for d
-// host frames (back, for d negative).
-func (ip *Interpolator) moved(sl *slotState, p ecs.Transform, d float64) ecs.Transform {
-	v, _ := ip.velocity(sl)
+// moved returns pose p moved by velocity v for d host frames (back, for d
+// negative).
+func (ip *Interpolator) moved(p ecs.Transform, v *ecs.Velocity, d float64) ecs.Transform {
 	t := d * ip.tl.step
 	return ecs.Transform{X: p.X + v.X*t, Y: p.Y + v.Y*t, Angle: p.Angle + v.Angular*t}
 }
 
-// velocity returns the ecs.Velocity of the slot's entity, and false if
-// there is none to move it by: it has none, a zero one, or the Config
-// says to ignore it.
-func (ip *Interpolator) velocity(sl *slotState) (ecs.Velocity, bool) {
+// firstVel returns the velocity the entity of slot s had at its first
+// state, kept since: zero if it had none, or a velocity not finite, or the
+// Config says to ignore it.
+func (ip *Interpolator) firstVel(s int32) *ecs.Velocity {
+	return &ip.blocks[s>>blockBits].vels[s&blockMask]
+}
+
+// keepFirstVel keeps, as slot s's first state's, the velocity entity e has
+// now (see firstVel).
+func (ip *Interpolator) keepFirstVel(s int32, e arche.Entity) {
+	v := ip.firstVel(s)
+	*v = ecs.Velocity{}
 	w := ip.w
-	a := w.Arche()
-	if ip.cfg.IgnoreVelocity || !a.Alive(sl.ent) || !a.Has(sl.ent, w.IDs.Velocity) {
-		return ecs.Velocity{}, false
+	if ip.cfg.IgnoreVelocity {
+		return
 	}
-	v := *(*ecs.Velocity)(a.Get(sl.ent, w.IDs.Velocity))
-	return v, v != ecs.Velocity{}
+	if p := (*ecs.Velocity)(w.Arche().GetUnchecked(e, w.IDs.Velocity)); p != nil && finiteVel(*p) {
+		*v = *p
+	}
+}
+
+// finiteVel reports whether every field of v is a finite number.
+func finiteVel(v ecs.Velocity) bool {
+	return !math.IsNaN(v.X-v.X) && !math.IsNaN(v.Y-v.Y) && !math.IsNaN(v.Angular-v.Angular)
 }
 
 // snapWithin reports whether slot s holds a teleport whose frame lies
