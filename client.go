@@ -54,14 +54,24 @@ type ClientConfig[I comparable] struct {
 	// with the Input of every entity this client drives (Driven) set to that
 	// frame's. Replay runs the game's systems that move what the client
 	// predicts, as a step does, deterministically, reading and writing only
-	// the replicated components of the client's own entities. Not for
-	// entities with a physics body: a body's state is the physics engine's,
-	// which a replay does not run (their corrections stay PredictPose's and
-	// PredictVelocity's). It is what a value of the game's own that builds up
-	// frame after frame under input needs (a velocity a kinematic ship
-	// integrates): with the default reconciliation such a value, taken from
-	// the host's past frame into the present, differs again at the next
-	// state, and is corrected again and again. A value input changes by the
+	// the replicated components of the client's own entities. It is what a
+	// value of the game's own that builds up frame after frame under input
+	// needs (a velocity a kinematic ship integrates): with the default
+	// reconciliation such a value, taken from the host's past frame into the
+	// present, differs again at the next state, and is corrected again and
+	// again. With physics (Game.Physics) the engine replays the bodies too:
+	// it puts each body this client predicts at the restored frame's state,
+	// and after each call of Replay (the game's systems that push the
+	// bodies, not the physics step) puts every remote body where the host
+	// had it and steps the Space. So a body meets again what it met since (a
+	// floor a correction carried it into, a car), and a force of the game's
+	// that depends on the velocity (a car's grip, drag) acts on the
+	// corrected one: a bumped car with grip was corrected 190 times where
+	// replayed twice, and a platformer's player corrected into its floor
+	// stayed under it for hundreds of frames where replayed it never went.
+	// A replay steps the whole Space once a replayed frame (the round trip
+	// and the lead: 6 to 20 frames), so it costs that many steps of the
+	// physics on each correction. A value input changes by the
 	// same amount whatever it was (a cursor moved a cell a press, a counter)
 	// needs none: the default moves the present by the past frame's
 	// difference, which is exact there. Nil: each differing component
@@ -260,6 +270,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		c.replay.route = newInputRoute(func(p ecs.PeerID) (I, bool, bool) {
 			return c.replay.in, c.replay.live, p == c.peer() && p != ecs.HostPeer
 		})
+		if w.Physics != nil {
+			pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) { c.phys.replayBegin(ew, from) }
+			pc.ReplayEnd = func(ew *ecs.World) { c.phys.replayEnd(ew) }
+		}
 	}
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
 
@@ -590,11 +604,15 @@ func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
 }
 
 // replayStep is the predicted step of a client with ClientConfig.Replay: the
-// frame's input to the entities it drives, then the game's Replay.
+// frame's input to the entities it drives, then the game's Replay, then,
+// with physics, the physics step (netphys_replay.go).
 func (c *Client[I]) replayStep(w *ecs.World, f ecs.Frame, in *I) {
 	c.replay.in, c.replay.live = *in, c.pred.InputLive(f) && !c.pred.Held(f)
 	c.replay.route.Update(w)
 	c.cfg.Replay(c.w)
+	if c.w.Physics != nil {
+		c.phys.replayFrame(w, f)
+	}
 }
 
 // relay passes the replicator's and the predictor's notices on to a loop's

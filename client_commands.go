@@ -48,7 +48,8 @@ type sentOn struct {
 
 // A command without a receipt is sent again after resendAfter, then after
 // twice as long each time, up to resendMax: the host dropped it unanswered
-// (it was closing, or took too many), or its store is slow (the copy is
+// (it was closing, or more waited their turn than it keeps), or its store
+// is slow (the copy is
 // then known from the host's book, and costs a few bytes: answered with
 // the kept receipt, or, while that first answer waits for the save, by
 // that answer when it goes).

@@ -205,19 +205,22 @@ var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a 
 // ErrTooManyCommands is what Send returns while the client holds its limit
 // of commands without a receipt (the host's store is slow, or the link
 // down), or while the oldest of them is that many operations behind the
-// next (one the host dropped past its CommandRate waits to be sent again;
-// a Send it refuses has it sent again within 2 s): wait for receipts to
-// come back. 64 (command.DefaultPending).
+// next (one the host dropped, past the second's worth of its CommandRate
+// that waits its turn, waits to be sent again; a Send it refuses has it
+// sent again within 2 s): wait for receipts to come back. 64
+// (command.DefaultPending).
 var ErrTooManyCommands = command.ErrTooMany
 
 // Send sends a command of kind k with payload cmd to c's host, and returns
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
-// same id, if the connection is replaced; the host runs it once. Commands
-// may run in another order than sent: one the host dropped (past
-// HostConfig.CommandRate or MaxWithheld) runs when it comes again, after
-// newer ones; send a command that needs another's effect (remove what a
-// place builds) once that one's receipt came. If the host
+// same id, if the connection is replaced; the host runs it once. The host
+// runs a player's commands in the order sent, those past its
+// HostConfig.CommandRate or MaxWithheld waiting their turn, a second's
+// worth of them; but one it dropped past those (a flood), or lost with a
+// connection, or sent again to a restarted host, runs when it comes again,
+// after newer ones: send a command that needs another's effect (remove
+// what a place builds) once that one's receipt came. If the host
 // let the player go before answering (a resume it refused) and the client
 // joins afresh as a new player, a command already sent is not sent again
 // (the new player would run it once more): the client answers it

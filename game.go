@@ -100,9 +100,11 @@ type Game[I comparable] struct {
 	// entity the player owns and does not drive (a projectile, a planted
 	// flag) gets no Input; one given to the player later, or whose Input the
 	// host adds or removes, gets or loses it at the client's next step.
-	// Add ecs.HostMoved here to an entity the player owns that only the
-	// host moves (a strategy game's unit): this client then draws it from
-	// the host's states instead of predicting it.
+	// Add ecs.HostMoved here to the entities only the host moves that a
+	// player may own (a strategy game's units), whoever owns them now: on
+	// the one this client's player owns, now or once given it, the client
+	// then draws it from the host's states instead of predicting it; on
+	// another's it changes nothing.
 	Arrived func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value is what a game with bodies wants.

@@ -193,8 +193,8 @@ type HostConfig struct {
 	Receipts int
 	// CommandRate is how many commands a second the host runs of one
 	// player (a burst of as many); more wait their turn, and run in the
-	// order sent, up to a second's worth (at least 8); past that they are
-	// dropped without a receipt, to be sent again. Default 30.
+	// order sent, up to a second's worth (at least 8, at most 256); past
+	// that they are dropped without a receipt, to be sent again. Default 30.
 	CommandRate float64
 	// MaxWithheld is how many receipts of one player may wait for a save,
 	// counting its commands taken this frame and not run yet; commands past
@@ -305,7 +305,8 @@ type HostStats struct {
 	// book (answered with their kept receipt, or by the first answer, which
 	// still waited for its save), Conflicts and Expired those answered
 	// without running, Waited those that waited their turn past the
-	// player's CommandRate or MaxWithheld (run then, in the order sent),
+	// player's CommandRate or MaxWithheld (run then, in the order sent,
+	// unless the player left or the host closed first: then sent again),
 	// Dropped those taken without an answer (more waiting than a second's
 	// worth of CommandRate, at least 8; a closing host), to be sent again.
 	// A saving host holds each receipt until the save that holds it lands:

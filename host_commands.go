@@ -21,12 +21,13 @@ type hostCommands struct {
 
 // waitingCommands is how many of a player's commands may wait their turn
 // past its rate (HostConfig.CommandRate) or its receipts waiting for a save
-// (MaxWithheld): a second's worth, at least minWaiting.
+// (MaxWithheld): a second's worth, at least minWaiting, at most maxWaitingCommands
+// (a rate set high to take every command bounds no memory).
 func (h *Host[I]) waitingCommands() int {
-	return max(minWaiting, int(math.Ceil(h.cfg.CommandRate)))
+	return int(min(max(minWaiting, math.Ceil(h.cfg.CommandRate)), maxWaitingCommands))
 }
 
-const minWaiting = 8
+const minWaiting, maxWaitingCommands = 8, 256
 
 type queued struct {
 	peer    ecs.PeerID

@@ -118,6 +118,11 @@ type netPhysics struct {
 	velC    replicate.Component
 	pose    func(q []int32, v *ecs.Transform) // reads poseC's wire image
 	enabled bool
+	// A replay's (netphys_replay.go): the remote bodies' slots, the held
+	// ones' states, the predicted ones' Prev as it began.
+	replaying []int32
+	held      []heldBody
+	prevs     []predictedPrev
 
 	slots      []remoteState
 	transforms generic.Map[ecs.Transform]

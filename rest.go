@@ -92,7 +92,7 @@ func (n *netPhysics) holdRests() {
 		r := &n.rests[i]
 		jump := r.jump // a frame's chance: a body the lock does not hold moves on its own
 		r.jump = false
-		if !n.holds(r) || !w.Alive(r.e) || !w.Arche().Has(r.e, n.bodyID) {
+		if !n.holds(r) || !w.Alive(r.e) || !w.Arche().Has(r.e, n.bodyID) || w.Arche().Has(r.e, w.IDs.HostMoved) {
 			continue
 		}
 		t := *n.transforms.Get(r.e)

@@ -72,8 +72,10 @@ type NetworkIdentity struct {
 // owner's client, like every other, draws it from the host's states,
 // interpolated, instead of running it ahead and being corrected at every
 // state. The owner still has what owning gives: the interest around it, the
-// game's own rules of who may command it. A client adds it (Game.Arrived);
-// it means nothing on the host.
+// game's own rules of who may command it. A client adds it (Game.Arrived),
+// to such an entity whoever owns it (on another player's it changes
+// nothing), and may take it away to predict the entity again; it means
+// nothing on the host.
 type HostMoved struct{}
 
 // Departing marks an entity the host removed that this client keeps in its

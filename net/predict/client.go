@@ -25,6 +25,14 @@ type ClientConfig[I any] struct {
 	// in a normal frame (in is the zero input for a held frame: see
 	// HoldAfter). World.Frame reads f during the call.
 	Step func(w *ecs.World, f ecs.Frame, in *I)
+	// ReplayBegin, if set, is called once a replay has put the prediction
+	// of frame from (the host's values where they differ) into the owned
+	// entities, before the first Step; ReplayEnd after the last, the
+	// world's frame set back. What keeps a state of its own beside the
+	// components (a physics engine's bodies) takes the restored values in
+	// the first and settles in the second.
+	ReplayBegin func(w *ecs.World, from ecs.Frame)
+	ReplayEnd   func(w *ecs.World)
 	// Components lists the tracked components. Every component of the
 	// Registry must be tracked; ecs.Transform (Pose) and ecs.Velocity
 	// (Velocity) are tracked with replicate.TransformCodec and

@@ -114,6 +114,9 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			}
 		}
 	}
+	if c.cfg.ReplayBegin != nil {
+		c.cfg.ReplayBegin(w, from)
+	}
 	now := w.Frame()
 	last := c.lastRecorded
 	for g := from + 1; g <= last; g++ {
@@ -129,6 +132,9 @@ func (c *Client[I]) replay(from ecs.Frame) {
 		c.recordState(s, c.predicted(w, p))
 	}
 	w.SetFrame(now)
+	if c.cfg.ReplayEnd != nil {
+		c.cfg.ReplayEnd(w)
+	}
 	c.stats.Replays++
 	c.stats.ReplayedFrames += uint64(last - from)
 	for _, t := range c.tracks {

@@ -172,10 +172,13 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		}
 		slot, _ := c.w.NetSlot(e)
 		st := c.slots.at(slot)
-		if c.cfg.Auth != nil && !c.w.Arche().Has(e, c.w.IDs.HostMoved) {
+		a := c.w.Arche()
+		hostMoved := a.Has(e, c.w.IDs.HostMoved)
+		if c.cfg.Auth != nil && !hostMoved {
 			if uint32(frame) >= st.applied {
 				st.applied = uint32(frame) // no older state undoes what this one does
 				c.matchAuth(e, slot, uint16(mask), frame)
+				c.unmarked(e, slot, frame)
 			}
 			c.cfg.Auth.AuthState(frame, e, State{reg: reg, mask: uint16(mask), images: q, tele: tele})
 			continue
@@ -183,25 +186,57 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 		if uint32(frame) < st.applied {
 			continue // overtaken by a newer state of the entity
 		}
+		prev := st.applied
 		st.applied = uint32(frame)
 		c.matchAuth(e, slot, uint16(mask), frame)
-		a := c.w.Arche()
 		for ci := range reg.comps {
 			comp := &reg.comps[ci]
 			if mask&(1<<uint(ci)) != 0 {
 				comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
 			}
 		}
-		if c.cfg.Observer != nil && a.Has(e, c.w.IDs.HostMoved) {
-			// Not predicted here: drawn from the host's states, as the
-			// entities of others are.
-			c.cfg.Observer.Applied(e, frame)
+		if hostMoved {
+			c.hostMovedState(e, slot, frame, tele, prev)
 		}
 	}
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: auth state: %v", ErrMalformed, err)
 	}
 	return nil
+}
+
+// hostMovedState finishes the AUTH_STATE of frame of e (in slot), an entity
+// this client owns and does not predict (ecs.HostMoved), applied as a state
+// of another's entity is: a teleport after prev, the frame of the state
+// applied before, is drawn as a jump (the host names a teleport in the
+// states of the frames after it, for a while), and the Observer draws it.
+func (c *ClientReplicator) hostMovedState(e arche.Entity, slot int32, frame ecs.Frame, tele, prev uint32) {
+	if tele != 0 && tele > prev && c.jump(e) {
+		c.stats.Snaps++
+	}
+	if c.hostMoved == nil {
+		c.hostMoved = map[int32]struct{}{}
+	}
+	c.hostMoved[slot] = struct{}{}
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
+}
+
+// unmarked tells the Observer of a state of e (in slot), of frame, if e was
+// drawn from its states as ecs.HostMoved and is no longer marked: it is
+// predicted again, drawn as a simulated entity.
+func (c *ClientReplicator) unmarked(e arche.Entity, slot int32, frame ecs.Frame) {
+	if len(c.hostMoved) == 0 {
+		return
+	}
+	if _, was := c.hostMoved[slot]; !was {
+		return
+	}
+	delete(c.hostMoved, slot)
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
 }
 
 // matchAuth gives e (in slot), an entity this client owns, the replicated

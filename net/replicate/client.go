@@ -293,9 +293,13 @@ type ClientReplicator struct {
 	tombFIFO []ecs.NetID
 	tombNext int
 	leaving  []departing // removed by the host, kept while drawn (DrawnObserver)
-	stats    ClientStats
-	pose     int                            // the registry index of ecs.Transform, or -1
-	itemHook func(id ecs.NetID, kind uint8) // tests: every State item
+	// hostMoved holds the slots of entities this client owns whose
+	// AUTH_STATEs it applied as states (ecs.HostMoved), to tell the Observer
+	// when one is predicted again.
+	hostMoved map[int32]struct{}
+	stats     ClientStats
+	pose      int                            // the registry index of ecs.Transform, or -1
+	itemHook  func(id ecs.NetID, kind uint8) // tests: every State item
 }
 
 // NewClient returns a client replicator for reg's world.
@@ -466,6 +470,9 @@ func (c *ClientReplicator) remove(e arche.Entity) {
 
 // forgetSlot clears the client's record of the entity in slot.
 func (c *ClientReplicator) forgetSlot(slot int32) {
+	if len(c.hostMoved) > 0 {
+		delete(c.hostMoved, slot)
+	}
 	s := c.slots.at(slot)
 	if s.hist != 0 {
 		c.hist.release(s.hist - 1)

@@ -428,7 +428,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		switch ni, _ := c.w.Identity(e); {
 		case ni.Owner != owner && !stale:
 			ecs.SetOwner(c.w, e, owner)
-		case ni.Owner == c.cfg.Local && c.cfg.Auth != nil:
+		case ni.Owner == c.cfg.Local && c.cfg.Auth != nil && !a.Has(e, c.w.IDs.HostMoved):
 			// A repeated spawn of an entity this client predicts: its
 			// state comes through AUTH_STATE and reconciliation, never as
 			// a snap back. Its image is kept all the same: the host, told

@@ -67,12 +67,16 @@ func dequantizeAngle(q int32) float64 {
 
 // TransformCodec returns the default codec of ecs.Transform: position to
 // 1/512 unit, angle to 14 bits, delta-coded, blended linearly (the angle the
-// short way), equal within a wire step, with the exact encoding (the
+// short way), equal within poseTolerance wire steps (1/64 unit, 0.003 rad:
+// what no one sees; a client's physics drifts from the host's by a step or
+// two on its own, which at one step was corrected some six times a second
+// for a car driving straight), with the exact encoding (the
 // float64 bits) a host's save needs. A client receives the angle wrapped
 // to [-π, π): a body that spun to 43.88 rad on the host is at -0.10 rad on
 // its clients, the same direction; compare angles across machines by their
 // difference wrapped (wire.WrapAngle), not as numbers.
 func TransformCodec() Codec[ecs.Transform] {
+	const poseTolerance = 8.0 // wire steps
 	const posLimit = math.MaxInt32 / PositionScale
 	return Codec[ecs.Transform]{
 		Name:   "Transform",
@@ -104,8 +108,8 @@ func TransformCodec() Codec[ecs.Transform] {
 		},
 		ExactLayout: "{X float64; Y float64; Angle float64}",
 		Equal: func(a, b *ecs.Transform) bool {
-			return math.Abs(a.X-b.X) <= 1.0/PositionScale && math.Abs(a.Y-b.Y) <= 1.0/PositionScale &&
-				math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= 2*math.Pi/angleSteps
+			return math.Abs(a.X-b.X) <= poseTolerance/PositionScale && math.Abs(a.Y-b.Y) <= poseTolerance/PositionScale &&
+				math.Abs(ecs.AngleDiff(a.Angle, b.Angle)) <= poseTolerance*2*math.Pi/angleSteps
 		},
 		Blend: func(a, b *ecs.Transform, alpha float64) ecs.Transform { return ecs.Blend(*a, *b, alpha) },
 	}

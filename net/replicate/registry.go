@@ -67,7 +67,7 @@ type Codec[T any] struct {
 	// systems move) is exact where the host's arrives rounded to the wire,
 	// so with the default they drift a wire step apart again and again, and
 	// each time it is corrected: give such a component a tolerance of a step
-	// or more (TransformCodec allows one step in position and angle).
+	// or more (TransformCodec allows eight in position and angle).
 	// HostConfig.CheckReports checks with it that a value survives the
 	// codec; without it, a T of whole numbers (integers and booleans only)
 	// must come back from Quantize and Dequantize exactly (a field left out,

@@ -52,6 +52,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	// restored from a save), and the join brings every entity's state anew.
 	c.frame = 0
 	c.departAll()
+	clear(c.hostMoved)
 	for _, ch := range c.slots.chunks {
 		clear(ch)
 	}
