@@ -24,9 +24,13 @@ import (
 // off on the client's own account. A remote body that a predicted one
 // touches is held, if Hold allows: the client simulates it alone until a
 // host state from after the touch arrives, so a player can dribble a ball
-// without the host's late view of it getting in the way. (Kinematic bodies
-// would be simpler and wrong: their infinite mass stops the predicted body
-// dead on every contact, and the host corrects it each time.)
+// without the host's late view of it getting in the way. (Making remote
+// dynamic bodies kinematic would be simpler and wrong: their infinite mass
+// stops the predicted body dead on every contact, and the host corrects it
+// each time. A body kinematic on the host, a moving platform
+// (physics.Material.Kinematic), is kinematic on the client too, put on the
+// host's state carried forward as the others are; with ClientConfig.Replay a
+// player riding it is replayed against where it was.)
 //
 // A predicted body at rest stays where the host has it: the host's physics
 // lets a body fall asleep where it stopped, possibly pressed a little into a

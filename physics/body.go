@@ -35,6 +35,14 @@ type Material struct {
 	// Velocity, when set, replaces cp's velocity integrator for the body:
 	// GroundFriction, for example. It runs for awake bodies only.
 	Velocity cp.BodyVelocityFunc
+	// Kinematic makes AttachCircle and AttachBox give a kinematic body: it
+	// moves only by the velocity a system sets (SetVelocity: a moving
+	// platform, a door, a lift), nothing pushes it, and what it meets it
+	// pushes as an infinite mass would; Mass and Velocity are not used. A
+	// host's is replicated as any body (Transform and Velocity); attach it
+	// alike on a client (Game.Arrived), where the host's state puts it, and
+	// a predicted body standing on it rides it.
+	Kinematic bool
 }
 
 // newBodies serializes cp.NewBody, which counts bodies in a package-level
@@ -51,27 +59,46 @@ func NewBody(mass, moment float64) *cp.Body {
 	return cp.NewBody(mass, moment)
 }
 
-// AttachCircle gives entity e a dynamic circular body of radius r (world
-// units) centred on the entity, and returns the shape for filters and
-// collision types. See Attach for what e must have.
+// NewKinematicBody returns a new kinematic cp body for Attach (see
+// Material.Kinematic), safe as NewBody is.
+func NewKinematicBody() *cp.Body {
+	newBodies.Lock()
+	defer newBodies.Unlock()
+	return cp.NewKinematicBody()
+}
+
+// newBodyOf returns the body material m asks for: kinematic, or dynamic of
+// its mass and the moment moment gives.
+func newBodyOf(m Material, moment func() float64) *cp.Body {
+	if m.Kinematic {
+		return NewKinematicBody()
+	}
+	return NewBody(mustMass(m.Mass), moment())
+}
+
+// AttachCircle gives entity e a dynamic circular body (kinematic, with
+// m.Kinematic) of radius r (world units) centred on the entity, and returns
+// the shape for filters and collision types. See Attach for what e must
+// have.
 func (s *Space) AttachCircle(e arche.Entity, r float64, m Material) *cp.Shape {
-	b := NewBody(mustMass(m.Mass), cp.MomentForCircle(m.Mass, 0, r, cp.Vector{}))
+	b := newBodyOf(m, func() float64 { return cp.MomentForCircle(m.Mass, 0, r, cp.Vector{}) })
 	sh := cp.NewCircle(b, r, cp.Vector{})
 	s.Attach(e, b, m, sh)
 	return sh
 }
 
-// AttachBox gives entity e a dynamic box body of width w and height h with
-// corner radius r (world units), centred on the entity, and returns the
-// shape. See Attach for what e must have.
+// AttachBox gives entity e a dynamic box body (kinematic, with
+// m.Kinematic) of width w and height h with corner radius r (world units),
+// centred on the entity, and returns the shape. See Attach for what e must
+// have.
 func (s *Space) AttachBox(e arche.Entity, w, h, r float64, m Material) *cp.Shape {
-	b := NewBody(mustMass(m.Mass), cp.MomentForBox(m.Mass, w, h))
+	b := newBodyOf(m, func() float64 { return cp.MomentForBox(m.Mass, w, h) })
 	sh := cp.NewBox(b, w, h, r)
 	s.Attach(e, b, m, sh)
 	return sh
 }
 
-// Attach adds body b (made with NewBody) with its shapes to the space and
+// Attach adds body b (made with NewBody, or NewKinematicBody) with its shapes to the space and
 // links it to entity e, which must have ecs.Transform and ecs.Velocity and
 // no Body yet: the body starts at the entity's pose and velocity. m's friction and elasticity are
 // set on the shapes and m.Velocity, if set, on the body. Attach makes a

@@ -371,3 +371,28 @@ func TestATeleportWrittenByHandMovesTheBody(t *testing.T) {
 		}
 	}
 }
+
+// A kinematic body (Material.Kinematic) moves at the velocity set, under
+// gravity and against a falling body it carries, reporting its moves; the
+// body lands on it and rides it.
+func TestAKinematicPlatformCarriesABody(t *testing.T) {
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	platform := r.entity(0, 100)
+	r.s.AttachBox(platform, 200, 10, 0, physics.Material{Kinematic: true, Friction: 1})
+	if b := r.s.BodyOf(platform); b.GetType() != cp.BODY_KINEMATIC {
+		t.Fatalf("a Kinematic material gave a body of type %v", b.GetType())
+	}
+	physics.SetVelocity(r.w, platform, ecs.Velocity{X: 60})
+	rider := r.entity(0, 60)
+	r.s.AttachBox(rider, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	for range 120 {
+		r.tick()
+	}
+	p, q := r.transform(platform), r.transform(rider)
+	if math.Abs(p.X-120) > 1 || p.Y != 100 {
+		t.Fatalf("after 2 s at 60 units/s the platform is at %v, want (120, 100): a kinematic body moves at its velocity alone", p)
+	}
+	if v := r.s.BodyOf(rider).Velocity(); math.Abs(q.Y-(100-5-10)) > 1 || math.Abs(v.X-60) > 1 {
+		t.Fatalf("the rider is at %v moving at %v on a platform at %v: want it standing on it and carried along at 60 units/s", q, v, p)
+	}
+}
