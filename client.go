@@ -67,11 +67,14 @@ type ClientConfig[I comparable] struct {
 	// floor a correction carried it into, a car), and a force of the game's
 	// that depends on the velocity (a car's grip, drag) acts on the
 	// corrected one: a bumped car with grip was corrected 190 times where
-	// replayed twice, and a platformer's player corrected into its floor
-	// stayed under it for hundreds of frames where replayed it never went.
-	// A replay steps the whole Space once a replayed frame (the round trip
+	// replayed twice, and a trial's platformer player corrected into its
+	// floor stayed under it for hundreds of frames where replayed it never
+	// went. A replay steps the Space once a replayed frame (the round trip
 	// and the lead: 6 to 20 frames), so it costs that many steps of the
-	// physics on each correction. A value input changes by the
+	// bodies awake on each correction; the remote bodies asleep where the
+	// host has them stay asleep, the client's own bodies (not networked)
+	// get their state back, and without a predicted body nothing is
+	// stepped. A value input changes by the
 	// same amount whatever it was (a cursor moved a cell a press, a counter)
 	// needs none: the default moves the present by the past frame's
 	// difference, which is exact there. Nil: each differing component

@@ -122,10 +122,12 @@ type netPhysics struct {
 	velC    replicate.Component
 	pose    func(q []int32, v *ecs.Transform) // reads poseC's wire image
 	enabled bool
-	// A replay's (netphys_replay.go): the remote bodies' slots, the held
-	// ones' states, the predicted ones' Prev as it began.
+	// A replay's (netphys_replay.go): whether it steps the physics, the
+	// remote bodies' slots, the bodies it gives back their states, the
+	// predicted ones' Prev as it began.
+	stepping  bool
 	replaying []int32
-	held      []heldBody
+	kept      []keptBody
 	prevs     []predictedPrev
 
 	slots      []remoteState

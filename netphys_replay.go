@@ -1,9 +1,11 @@
 package tandem
 
 import (
+	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/physics"
 )
 
 // Replaying bodies. A client given ClientConfig.Replay replays a correction
@@ -17,12 +19,16 @@ import (
 // corrected velocity: the correction is what the frames since make of it,
 // not the past frame's difference carried into the present as it was.
 
-// heldBody is a remote body held (simulated by the client alone) as a
-// replay began, and its state then, which the replay gives back.
-type heldBody struct {
-	e    arche.Entity
+// keptBody is a body the replayed steps must not move on for good: a
+// remote body held (simulated by the client alone), or one of the client's
+// own that is not networked (debris); its state as the replay began, which
+// the replay gives back.
+type keptBody struct {
+	b    *cp.Body
+	e    arche.Entity // zero for a body of no entity's
 	pose ecs.Transform
 	vel  ecs.Velocity
+	held bool // a remote body held: its components hold the host's state
 }
 
 // predictedPrev is a body this client predicts and its Interpolated.Prev as
@@ -35,31 +41,12 @@ type predictedPrev struct {
 
 // replayBegin puts each body this client predicts where the restored
 // prediction of frame from says (its Transform and Velocity), lists the
-// remote bodies, and keeps the state of those held, which the replayed
-// steps would move on again.
+// remote bodies, and keeps the state of the bodies the replayed steps must
+// not move on for good (see keptBody). Without a predicted body the replay
+// leaves the physics alone (n.stepping false).
 func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 	sp := n.w.Physics
 	a := w.Arche()
-	n.replaying = n.replaying[:0]
-	n.held = n.held[:0]
-	for s := range n.slots {
-		st := &n.slots[s]
-		if !st.body {
-			continue
-		}
-		n.replaying = append(n.replaying, int32(s))
-		if st.touched == 0 {
-			continue
-		}
-		if e, _, ok := w.SlotEntity(int32(s)); ok {
-			if b := sp.BodyOf(e); b != nil {
-				p, v := b.Position(), b.Velocity()
-				n.held = append(n.held, heldBody{e: e,
-					pose: ecs.Transform{X: p.X, Y: p.Y, Angle: b.Angle()},
-					vel:  ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}})
-			}
-		}
-	}
 	n.prevs = n.prevs[:0]
 	for _, e := range w.Owned(n.local()) {
 		if a.Has(e, w.IDs.HostMoved) || sp.BodyOf(e) == nil {
@@ -71,24 +58,89 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		sp.Move(e, *n.transforms.Get(e))
 		sp.SetVelocity(e, *n.velocities.Get(e))
 	}
+	n.stepping = len(n.prevs) > 0
+	n.replaying = n.replaying[:0]
+	n.kept = n.kept[:0]
+	if !n.stepping {
+		return
+	}
+	for s := range n.slots {
+		if n.slots[s].body {
+			n.replaying = append(n.replaying, int32(s))
+		}
+	}
+	sp.CP().EachBody(n.keepBody)
+}
+
+// keepBody keeps the state of body b if the replayed steps must give it
+// back (keptBody): awake, and neither predicted nor a remote body the
+// replay puts on the host's state each frame, unless held.
+func (n *netPhysics) keepBody(b *cp.Body) {
+	if b.GetType() == cp.BODY_STATIC || b.IsSleeping() {
+		return
+	}
+	e, ok := physics.EntityOf(b)
+	held := false
+	if ok {
+		st := n.slot(e)
+		switch {
+		case st != nil && st.body:
+			if st.touched == 0 {
+				return // put on the host's state each frame, and after
+			}
+			held = true
+		case n.w.ECS.Alive(e):
+			if id, networked := n.w.ECS.Identity(e); networked && id.Owner == n.local() && !n.w.ECS.Arche().Has(e, n.w.ECS.IDs.HostMoved) {
+				return // predicted: the replay is for it
+			}
+		}
+	}
+	p, v := b.Position(), b.Velocity()
+	n.kept = append(n.kept, keptBody{b: b, e: e, held: held,
+		pose: ecs.Transform{X: p.X, Y: p.Y, Angle: b.Angle()},
+		vel:  ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}})
 }
 
 // replayFrame steps the physics for replayed frame f, after the game's
 // Replay pushed the bodies: every remote body first where the host had it
-// at the frame before, carried forward.
+// at the frame before, carried forward; then the remote entities'
+// components go back to the host's state, which the next frame's Replay
+// reads, as a step's systems do.
 func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
+	if !n.stepping {
+		return
+	}
 	n.placeRemote(w, f-1)
 	n.w.Physics.Update(w)
+	for _, s := range n.replaying {
+		st := &n.slots[s]
+		if e, _, ok := w.SlotEntity(s); ok && st.body {
+			*n.transforms.Get(e) = st.pose
+			*n.velocities.Get(e) = st.vel
+		}
+	}
 }
 
 // placeRemote puts every remote body listed by replayBegin where the host
-// had it, carried forward to frame f.
+// had it, carried forward to frame f; one asleep there, still, stays
+// asleep.
 func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 	for _, s := range n.replaying {
 		st := &n.slots[s]
-		if e, _, ok := w.SlotEntity(s); ok && st.body && n.w.Physics.BodyOf(e) != nil {
-			n.put(e, st, f)
+		e, _, ok := w.SlotEntity(s)
+		if !ok || !st.body {
+			continue
 		}
+		b := n.w.Physics.BodyOf(e)
+		if b == nil {
+			continue
+		}
+		if b.IsSleeping() && st.vel == (ecs.Velocity{}) {
+			if p := b.Position(); p.X == st.pose.X && p.Y == st.pose.Y && b.Angle() == st.pose.Angle {
+				continue
+			}
+		}
+		n.put(e, st, f)
 	}
 }
 
@@ -96,20 +148,27 @@ func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 // starts them (carried forward to the frame before it; those held as they
 // were), and gives the predicted bodies their Prev back.
 func (n *netPhysics) replayEnd(w *ecs.World) {
+	if !n.stepping {
+		return
+	}
+	n.stepping = false
 	sp := n.w.Physics
 	n.placeRemote(w, w.Frame()-1)
-	for _, h := range n.held {
-		if !w.Alive(h.e) || sp.BodyOf(h.e) == nil {
-			continue
-		}
-		st := n.slot(h.e)
-		sp.Move(h.e, h.pose)
-		sp.SetVelocity(h.e, h.vel)
-		if st != nil {
-			// Between steps a remote entity's components hold the host's
-			// state; its body is the client's.
-			*n.transforms.Get(h.e) = st.pose
-			*n.velocities.Get(h.e) = st.vel
+	for _, k := range n.kept {
+		switch {
+		case k.e == (arche.Entity{}):
+			setBody(k.b, k.pose, k.vel)
+		case !w.Alive(k.e) || sp.BodyOf(k.e) != k.b:
+			// Gone since.
+		default:
+			sp.Move(k.e, k.pose)
+			sp.SetVelocity(k.e, k.vel)
+			if st := n.slot(k.e); k.held && st != nil {
+				// Between steps a remote entity's components hold the
+				// host's state; its body is the client's.
+				*n.transforms.Get(k.e) = st.pose
+				*n.velocities.Get(k.e) = st.vel
+			}
 		}
 	}
 	a := w.Arche()
@@ -120,6 +179,14 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 			}
 		}
 	}
-	clear(n.held)
-	n.held = n.held[:0]
+	clear(n.kept)
+	n.kept = n.kept[:0]
+}
+
+// setBody puts body b, of no entity's, at pose with velocity v.
+func setBody(b *cp.Body, pose ecs.Transform, v ecs.Velocity) {
+	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
+	b.SetAngle(pose.Angle)
+	b.SetVelocity(v.X, v.Y)
+	b.SetAngularVelocity(v.Angular)
 }
