@@ -137,7 +137,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	if past {
 		old := st.raw
-		nw, mode, a, b, alpha := ip.sample(st, frames, poses, ip.firstVel(s), ip.lastRender, ip.tl.newest)
+		nw, mode, a, b, alpha := ip.sample(st, s, frames, poses, ip.lastRender, ip.tl.newest)
 		if st.flags&flagLeaving != 0 {
 			nw, mode, _, _, _ = ip.leave(s, st, frames, poses, ip.lastRender, nw, mode, a, b, alpha)
 		}

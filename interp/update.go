@@ -62,8 +62,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			}
 			continue
 		}
-		v := ip.firstVel(s)
-		p, mode, a, b, alpha := ip.sample(sl, frames, poses, v, r, g)
+		p, mode, a, b, alpha := ip.sample(sl, s, frames, poses, r, g)
 		if sl.flags&flagLeaving != 0 {
 			p, mode, a, b, alpha = ip.leave(s, sl, frames, poses, r, p, mode, a, b, alpha)
 			st.Leaving++
@@ -106,7 +105,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			// Extrapolated as far as it may be, or newer states came
 			// without e (it stopped): slide back to its newest state from
 			// where the guess left it.
-			ip.addOffset(s, diff(ip.guess(sl, frames, poses, v, r), p))
+			ip.addOffset(s, diff(ip.guess(sl, frames, poses, ip.firstVel(s), r), p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -136,7 +135,7 @@ func (ip *Interpolator) dropActive(k int) {
 	ip.active = ip.active[:last]
 }
 
-// sample returns the pose of a slot (its record sl and its ring: view) at
+// sample returns the pose of slot s (its record sl and its ring: view) at
 // render frame r when g is the newest host frame received, how it was found, and the ring positions and fraction it
 // blended (a == b: one state as is).
 //
@@ -148,7 +147,7 @@ func (ip *Interpolator) dropActive(k int) {
 // alone), for that long or MaxExtrapolation, whichever is longer; past that
 // it is drawn at fn (Update slides it back there). Before its oldest state
 // it is moved back from it the same way (see before).
-func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
+func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	h := int(sl.head)
 	fn := frames[h]
 	if r >= float64(fn) {
@@ -156,6 +155,7 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
+		v := ip.firstVel(s)
 		moving, prev, due := ip.lead(sl, frames, v)
 		if fn < g && float64(g-fn) >= due {
 			// Later frames arrived without a state of e: it has not moved.
@@ -184,7 +184,7 @@ func (ip *Interpolator) sample(sl *slotState, frames *[ringSize]ecs.Frame, poses
 	if sl.flags&flagEarly != 0 {
 		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
 	}
-	return ip.before(poses, v, o, float64(frames[o])-r), modeBefore, o, o, 0
+	return ip.before(poses, ip.firstVel(s), o, float64(frames[o])-r), modeBefore, o, o, 0
 }
 
 // before returns a slot's pose (its ring's poses and first state's
