@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
@@ -34,48 +35,67 @@ var pedalCodec = tandem.InputCodec[Pedal]{
 
 var carBody = physics.Material{Mass: 4}
 
-// drive is a car's own physics, a force of the game's that depends on the
-// velocity: the throttle pushes it along x, and its grip takes 15% of its
-// sideways (y) speed a step.
-func drive(w *tandem.World) {
-	q := generic.NewFilter2[tandem.Input[Pedal], physics.Body]().Query(w.ECS.Arche())
+// grip is a car's own physics, a force of the game's that depends on the
+// velocity: the throttle pushes body b along x, and its grip takes 15% of
+// its sideways (y) speed a step.
+func grip(b *cp.Body, in Pedal, dt float64) ecs.Velocity {
+	v := b.Velocity()
+	return ecs.Velocity{X: math.Max(-300, math.Min(300, v.X+float64(in.Throttle)*600*dt)), Y: v.Y * 0.85}
+}
+
+// driveWith returns the system that sets each car's velocity to what push
+// makes of its body and input: the game's step, and its Replay.
+func driveWith(push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity) func(w *tandem.World) {
 	type set struct {
 		e arche.Entity
 		v ecs.Velocity
 	}
-	var sets []set
-	for q.Next() {
-		in, body := q.Get()
-		v := body.CP.Velocity()
-		x := math.Max(-300, math.Min(300, v.X+float64(in.Value.Throttle)*600*w.Schedule.StepDuration().Seconds()))
-		sets = append(sets, set{q.Entity(), ecs.Velocity{X: x, Y: v.Y * 0.85}})
-	}
-	for _, s := range sets {
-		w.Physics.SetVelocity(s.e, s.v)
+	return func(w *tandem.World) {
+		dt := w.Schedule.StepDuration().Seconds()
+		q := generic.NewFilter2[tandem.Input[Pedal], physics.Body]().Query(w.ECS.Arche())
+		var sets []set
+		for q.Next() {
+			in, body := q.Get()
+			sets = append(sets, set{q.Entity(), push(body.CP, in.Value, dt)})
+		}
+		for _, s := range sets {
+			w.Physics.SetVelocity(s.e, s.v)
+		}
 	}
 }
 
-// cars is a car per player on an open floor.
-var cars = &tandem.Game[Pedal]{
-	Physics: &physics.Config{},
-	Components: []tandem.Component{
-		tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
-		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
-	},
-	Input: pedalCodec,
-	Setup: func(w *tandem.World) {
-		w.Schedule.Add("drive", ecs.SystemFunc(func(*ecs.World) { drive(w) }))
-		w.Schedule.Add("physics", w.Physics)
-	},
-	Join: func(w *tandem.World, p tandem.Peer) error {
-		a := w.ECS.Arche()
-		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, tandem.Input[Pedal]](a)
-		e := m.NewWith(&ecs.Transform{X: 1000, Y: 1000}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &ecs.Interpolated{Prev: ecs.Transform{X: 1000, Y: 1000}}, &tandem.Input[Pedal]{})
-		w.Physics.AttachBox(e, 40, 20, 2, carBody)
-		return nil
-	},
-	Arrived: func(w *tandem.World, e arche.Entity) { w.Physics.AttachBox(e, 40, 20, 2, carBody) },
+// carGame is a car per player, made at pose and driven by push, on an open
+// floor.
+func carGame(pose ecs.Transform, push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity) *tandem.Game[Pedal] {
+	return &tandem.Game[Pedal]{
+		Physics: &physics.Config{},
+		Components: []tandem.Component{
+			tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
+			tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
+		},
+		Input: pedalCodec,
+		Setup: func(w *tandem.World) {
+			drive := driveWith(push)
+			w.Schedule.Add("drive", ecs.SystemFunc(func(*ecs.World) { drive(w) }))
+			w.Schedule.Add("physics", w.Physics)
+		},
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			a := w.ECS.Arche()
+			m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, tandem.Input[Pedal]](a)
+			e := m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &ecs.Interpolated{Prev: pose}, &tandem.Input[Pedal]{})
+			w.Physics.AttachBox(e, 40, 20, 2, carBody)
+			return nil
+		},
+		Arrived: func(w *tandem.World, e arche.Entity) { w.Physics.AttachBox(e, 40, 20, 2, carBody) },
+	}
 }
+
+// cars is a car per player with grip on an open floor, and drive its
+// driving (its Replay).
+var (
+	cars  = carGame(ecs.Transform{X: 1000, Y: 1000}, grip)
+	drive = driveWith(grip)
+)
 
 // A car whose grip (a force of the game's that depends on its velocity)
 // the host bumps sideways once, over a 150 ms link: corrected by carrying

@@ -65,7 +65,7 @@ func TestAReplayLeavesSleepingRemoteBodiesAsleep(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		link := condition.Config{Latency: 100 * time.Millisecond}
 		r := tandemtest.New(t, carsAndCrates, tandem.HostConfig{}, tandemtest.Config{Bubble: true, Link: mem.Config{ToHost: link, ToClient: link}})
-		ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
+		ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: driveWith(grip)}, link, link)
 		ann.SetInput(Pedal{Throttle: 1})
 		r.Step(120)
 		rem, awake := remoteAwake(ann)

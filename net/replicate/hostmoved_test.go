@@ -16,21 +16,30 @@ type appliedRecorder struct{ applied map[arche.Entity]int }
 func (o *appliedRecorder) Applied(e arche.Entity, _ ecs.Frame) { o.applied[e]++ }
 func (o *appliedRecorder) Removed(arche.Entity)                {}
 
-// An AUTH_STATE of an entity its owner's client marked ecs.HostMoved goes to
-// the entity and the Observer, as another's state does, not to the Auth
-// handler: the client does not predict it.
-func TestAHostMovedEntitysStatesAreApplied(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	rec := &authRecorder{}
-	obs := &appliedRecorder{applied: map[arche.Entity]int{}}
+// hostMovedUnit is a rig whose client (peer 1) records the AUTH_STATEs its
+// prediction gets and the states its Observer is told of, with a unit the
+// client owns, marked ecs.HostMoved on the client (ce).
+func hostMovedUnit(t *testing.T) (r *rig, rec *authRecorder, obs *appliedRecorder, unit, ce arche.Entity) {
+	t.Helper()
+	r = newRig(t, HostConfig{})
+	rec = &authRecorder{}
+	obs = &appliedRecorder{applied: map[arche.Entity]int{}}
 	r.c.cfg.Auth, r.c.cfg.Observer = rec, obs
-	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	unit = r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	r.settle()
 	ce, ok := r.cw.EntityOf(mustID(r.w, unit))
 	if !ok {
 		t.Fatal("the unit never reached its owner")
 	}
 	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	return r, rec, obs, unit, ce
+}
+
+// An AUTH_STATE of an entity its owner's client marked ecs.HostMoved goes to
+// the entity and the Observer, as another's state does, not to the Auth
+// handler: the client does not predict it.
+func TestAHostMovedEntitysStatesAreApplied(t *testing.T) {
+	r, rec, obs, unit, ce := hostMovedUnit(t)
 	rec.seen, obs.applied[ce] = nil, 0
 	r.move(unit, 300)
 	r.settle()
@@ -130,17 +139,7 @@ func TestAHostMovedUnitComingBackStays(t *testing.T) {
 // it over) is predicted again: its next AUTH_STATE goes to prediction and
 // tells the Observer, which then draws it as a simulated entity.
 func TestAUnitUnmarkedIsPredictedAgain(t *testing.T) {
-	r := newRig(t, HostConfig{})
-	rec := &authRecorder{}
-	obs := &appliedRecorder{applied: map[arche.Entity]int{}}
-	r.c.cfg.Auth, r.c.cfg.Observer = rec, obs
-	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
-	r.settle()
-	ce, ok := r.cw.EntityOf(mustID(r.w, unit))
-	if !ok {
-		t.Fatal("the unit never reached its owner")
-	}
-	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	r, rec, obs, unit, ce := hostMovedUnit(t)
 	r.move(unit, 100)
 	r.settle()
 	r.cw.Arche().Remove(ce, r.cw.IDs.HostMoved)
