@@ -71,10 +71,10 @@ type ClientConfig[I comparable] struct {
 	// floor stayed under it for hundreds of frames where replayed it never
 	// went. A replay steps the Space once a replayed frame (the round trip
 	// and the lead: 6 to 20 frames), so it costs that many steps of the
-	// bodies awake on each correction; the remote bodies asleep where the
-	// host has them stay asleep, the client's own bodies (not networked)
-	// get their state back, and without a predicted body nothing is
-	// stepped. A value input changes by the
+	// bodies awake on each correction, and a look at every remote body once
+	// (some 0.15 µs each); the remote bodies asleep where the host has them
+	// stay asleep, the client's own bodies (not networked) get their state
+	// back, and without a predicted body nothing is stepped. A value input changes by the
 	// same amount whatever it was (a cursor moved a cell a press, a counter)
 	// needs none: the default moves the present by the past frame's
 	// difference, which is exact there. Nil: each differing component

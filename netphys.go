@@ -59,7 +59,8 @@ type NetPhysics struct {
 	// touches it. Default: the bodies the host owns; a body another peer
 	// owns is driven by inputs the client cannot guess, so holding it is no
 	// better than the host's state carried forward. Return false for the
-	// host's own players (bots) too.
+	// host's own players (bots) too. A kinematic body is never held, whatever
+	// Hold says: nothing a predicted body does moves it.
 	Hold func(w *World, e arche.Entity) bool
 	// NoRest turns off holding predicted bodies at rest on the host's pose.
 	NoRest bool
@@ -85,6 +86,8 @@ type remoteState struct {
 	// touched is the last client frame in which a predicted body touched
 	// the body (0: not held), heldSince the first of the hold.
 	touched, heldSince ecs.Frame
+	// replayed: listed in netPhysics.replaying, during a replay.
+	replayed bool
 }
 
 // RemoteStats counts what a client did with remote bodies.
@@ -311,8 +314,8 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 		a = b
 	}
 	e, ok := physics.EntityOf(a)
-	if !ok {
-		return
+	if !ok || a.GetType() != cp.BODY_DYNAMIC {
+		return // a kinematic body (a platform) goes where the host's does: nothing pushes it
 	}
 	st := n.slot(e)
 	if st == nil || !st.body {

@@ -64,41 +64,95 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 	if !n.stepping {
 		return
 	}
+	// The remote bodies the replayed steps move: those awake, or not on
+	// the host's state (a remote body asleep there, still, stays asleep,
+	// and costs the replay nothing); those a step wakes join them
+	// (listMoved).
 	for s := range n.slots {
-		if n.slots[s].body {
-			n.replaying = append(n.replaying, int32(s))
+		st := &n.slots[s]
+		if !st.body {
+			continue
+		}
+		if e, _, ok := w.SlotEntity(int32(s)); ok {
+			if b := sp.BodyOf(e); b != nil && !n.asleepOnHost(b, st) {
+				n.list(int32(s))
+			}
 		}
 	}
 	sp.CP().EachBody(n.keepBody)
 }
 
+// asleepOnHost reports whether remote body b (its record st) sleeps where
+// the host has it, still: nothing to put, and a replay leaves it asleep.
+func (n *netPhysics) asleepOnHost(b *cp.Body, st *remoteState) bool {
+	if !b.IsSleeping() || st.vel != (ecs.Velocity{}) {
+		return false
+	}
+	p := b.Position()
+	return p.X == st.pose.X && p.Y == st.pose.Y && b.Angle() == st.pose.Angle
+}
+
+// list adds remote slot s to the replay's remote bodies.
+func (n *netPhysics) list(s int32) {
+	if st := &n.slots[s]; !st.replayed {
+		st.replayed = true
+		n.replaying = append(n.replaying, s)
+	}
+}
+
+// listMoved lists the remote bodies the last step moved that the replay
+// did not list: woken by what it stepped.
+func (n *netPhysics) listMoved(w *ecs.World) {
+	for _, e := range n.w.Physics.Moved() {
+		if s, ok := w.NetSlot(e); ok && int(s) < len(n.slots) && n.slots[s].body {
+			n.list(s)
+		}
+	}
+}
+
 // keepBody keeps the state of body b if the replayed steps must give it
-// back (keptBody): awake, and neither predicted nor a remote body the
-// replay puts on the host's state each frame, unless held.
+// back (keptBody): a remote body held, asleep or not, and an awake one
+// neither predicted nor remote (one asleep stays so unless a replayed step
+// wakes it).
 func (n *netPhysics) keepBody(b *cp.Body) {
-	if b.GetType() == cp.BODY_STATIC || b.IsSleeping() {
+	if b.GetType() == cp.BODY_STATIC {
 		return
 	}
 	e, ok := physics.EntityOf(b)
-	held := false
 	if ok {
-		st := n.slot(e)
-		switch {
-		case st != nil && st.body:
-			if st.touched == 0 {
-				return // put on the host's state each frame, and after
+		if st := n.slot(e); st != nil && st.body {
+			if st.touched != 0 {
+				n.keep(b, e, true)
 			}
-			held = true
-		case n.w.ECS.Alive(e):
-			if id, networked := n.w.ECS.Identity(e); networked && id.Owner == n.local() && !n.w.ECS.Arche().Has(e, n.w.ECS.IDs.HostMoved) {
-				return // predicted: the replay is for it
-			}
+			return // else put on the host's state each frame, and after
+		}
+		if n.predicts(e) {
+			return // the replay is for it
 		}
 	}
+	if !b.IsSleeping() {
+		n.keep(b, e, false)
+	}
+}
+
+// keep keeps body b's state (of entity e, zero for none; held: a remote
+// body held) for replayEnd.
+func (n *netPhysics) keep(b *cp.Body, e arche.Entity, held bool) {
 	p, v := b.Position(), b.Velocity()
 	n.kept = append(n.kept, keptBody{b: b, e: e, held: held,
 		pose: ecs.Transform{X: p.X, Y: p.Y, Angle: b.Angle()},
 		vel:  ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}})
+}
+
+// predicts reports whether this client predicts entity e: its own, not
+// marked ecs.HostMoved.
+func (n *netPhysics) predicts(e arche.Entity) bool {
+	w := n.w.ECS
+	if !w.Alive(e) {
+		return false
+	}
+	id, networked := w.Identity(e)
+	return networked && id.Owner == n.local() && !w.Arche().Has(e, w.IDs.HostMoved)
 }
 
 // replayFrame steps the physics for replayed frame f, after the game's
@@ -112,6 +166,7 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	}
 	n.placeRemote(w, f-1)
 	n.w.Physics.Update(w)
+	n.listMoved(w)
 	for _, s := range n.replaying {
 		st := &n.slots[s]
 		if e, _, ok := w.SlotEntity(s); ok && st.body {
@@ -121,9 +176,8 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	}
 }
 
-// placeRemote puts every remote body listed by replayBegin where the host
-// had it, carried forward to frame f; one asleep there, still, stays
-// asleep.
+// placeRemote puts every remote body the replay lists where the host had
+// it, carried forward to frame f; one asleep there, still, stays asleep.
 func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 	for _, s := range n.replaying {
 		st := &n.slots[s]
@@ -131,16 +185,9 @@ func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 		if !ok || !st.body {
 			continue
 		}
-		b := n.w.Physics.BodyOf(e)
-		if b == nil {
-			continue
+		if b := n.w.Physics.BodyOf(e); b != nil && !n.asleepOnHost(b, st) {
+			n.put(e, st, f)
 		}
-		if b.IsSleeping() && st.vel == (ecs.Velocity{}) {
-			if p := b.Position(); p.X == st.pose.X && p.Y == st.pose.Y && b.Angle() == st.pose.Angle {
-				continue
-			}
-		}
-		n.put(e, st, f)
 	}
 }
 
@@ -181,6 +228,10 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 	}
 	clear(n.kept)
 	n.kept = n.kept[:0]
+	for _, s := range n.replaying {
+		n.slots[s].replayed = false
+	}
+	n.replaying = n.replaying[:0]
 }
 
 // setBody puts body b, of no entity's, at pose with velocity v.

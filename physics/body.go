@@ -38,7 +38,8 @@ type Material struct {
 	// Kinematic makes AttachCircle and AttachBox give a kinematic body: it
 	// moves only by the velocity a system sets (SetVelocity: a moving
 	// platform, a door, a lift), nothing pushes it, and what it meets it
-	// pushes as an infinite mass would; Mass and Velocity are not used. A
+	// pushes as an infinite mass would; Mass is not used, and leave
+	// Velocity unset (cp would run it on the body each step). A
 	// host's is replicated as any body (Transform and Velocity); attach it
 	// alike on a client (Game.Arrived), where the host's state puts it, and
 	// a predicted body standing on it rides it.

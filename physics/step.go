@@ -84,6 +84,11 @@ func (s *Space) Update(w *ecs.World) {
 	s.movedNow, s.movedLast = s.movedLast, s.movedNow
 }
 
+// Moved returns the entities whose bodies the last Update moved (cp
+// integrated them: they were awake), valid until the next Update; do not
+// change it.
+func (s *Space) Moved() []arche.Entity { return s.movedLast }
+
 // adopt puts the body of each networked entity reported teleported this
 // frame (ecs.ReportTeleport after a Transform written by hand) where its
 // Transform says, as SetPose does: drawn as a jump. Without it the body

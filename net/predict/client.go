@@ -26,8 +26,8 @@ type ClientConfig[I any] struct {
 	// HoldAfter). World.Frame reads f during the call.
 	Step func(w *ecs.World, f ecs.Frame, in *I)
 	// ReplayBegin, if set, is called once a replay has put the prediction
-	// of frame from (the host's values where they differ) into the owned
-	// entities, before the first Step; ReplayEnd after the last, the
+	// of frame from (the host's values where they differ) into the entities
+	// the client predicts, before the first Step; ReplayEnd after the last, the
 	// world's frame set back. What keeps a state of its own beside the
 	// components (a physics engine's bodies) takes the restored values in
 	// the first and settles in the second.
