@@ -51,36 +51,38 @@ type ClientConfig[I comparable] struct {
 	// frame differs from what this client predicted, the client restores that
 	// frame (the host's values where they differ) and replays every frame
 	// since, each with the input it had, by calling Replay once a frame with
-	// the Input of every entity this client drives (Driven) set to that
-	// frame's. Replay runs the game's systems that move what the client
-	// predicts, as a step does, deterministically, reading and writing only the
-	// replicated components of the client's own entities. It is what a value of
-	// the game's own that builds up frame after frame under input needs (a
-	// velocity a kinematic ship integrates): with the default reconciliation
-	// such a value, taken from the host's past frame into the present, differs
-	// again at the next state, and is corrected again and again. With physics
-	// (Game.Physics) the engine replays the bodies too: it puts each body this
-	// client predicts at the restored frame's state, and after each call of
-	// Replay (the game's systems that push the bodies, not the physics step)
-	// puts every remote body where the host had it and steps the Space. So a
-	// body meets again what it met since (a floor a correction carried it into,
-	// a car), and a force of the game's that depends on the velocity (a car's
-	// grip, drag) acts on the corrected one: a bumped car with grip was
-	// corrected 190 times where replayed twice, and a trial's platformer player
-	// corrected into its floor stayed under it for hundreds of frames where
-	// replayed it never went. A replay corrects the whole difference it finds
-	// at once, where correcting spreads it over many small corrections: fewer,
-	// and larger (a trial's six cars bumping each other, over a 150 ms link
-	// losing 10%: 441 corrections became 58, the largest 40 units became 153).
-	// A replay steps the Space once a replayed frame (the round trip and the
-	// lead: 6 to 20 frames), so it costs that many steps of the bodies awake on
-	// each correction, and a look at every remote body once (some 0.15 µs
-	// each); the remote bodies asleep where the host has them stay asleep, the
-	// client's own bodies (not networked) get their state back, and without a
-	// predicted body nothing is stepped. A value input changes by the same
-	// amount whatever it was (a cursor moved a cell a press, a counter) needs
-	// none: the default moves the present by the past frame's difference, which
-	// is exact there. Nil: each differing component is corrected by its
+	// the Input of every entity this client drives (Driven) set to that frame's
+	// (w.ECS.Frame() is the replayed frame). Replay runs the game's systems
+	// that move what the client predicts, as a step does, deterministically
+	// (call them from it: it takes the World, they the ecs.World), writing only
+	// what moves the client's own entities: their replicated components, and
+	// with physics their bodies (SetVelocity). It is what a value of the game's
+	// own that builds up frame after frame under input needs (a velocity a
+	// kinematic ship integrates): with the default reconciliation such a value,
+	// taken from the host's past frame into the present, differs again at the
+	// next state, and is corrected again and again. With physics (Game.Physics)
+	// the engine replays the bodies too: it puts each body this client predicts
+	// at the restored frame's state, and after each call of Replay (the game's
+	// systems that push the bodies, not the physics step) puts every remote
+	// body where the host had it and steps the Space. So a body meets again
+	// what it met since (a floor a correction carried it into, a car), and a
+	// force of the game's that depends on the velocity (a car's grip, drag)
+	// acts on the corrected one: a bumped car with grip was corrected 190 times
+	// where replayed twice, and a trial's platformer player corrected into its
+	// floor stayed under it for hundreds of frames where replayed it never
+	// went. A replay corrects the whole difference it finds at once, where
+	// correcting spreads it over many small corrections: fewer, and larger (a
+	// trial's six cars bumping each other, over a 150 ms link losing 10%: 441
+	// corrections became 58, the largest 40 units became 153). A replay steps
+	// the Space once a replayed frame (the round trip and the lead: 6 to 20
+	// frames), so it costs that many steps of the bodies awake on each
+	// correction, and a look at every remote body once (some 0.15 µs each); the
+	// remote bodies asleep where the host has them stay asleep, the client's
+	// own bodies (not networked) get their state back, and without a predicted
+	// body nothing is stepped. A value input changes by the same amount
+	// whatever it was (a cursor moved a cell a press, a counter) needs none:
+	// the default moves the present by the past frame's difference, which is
+	// exact there. Nil: each differing component is corrected by its
 	// Prediction. It runs on the simulation goroutine, with the world locked.
 	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and

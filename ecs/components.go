@@ -72,20 +72,25 @@ type NetworkIdentity struct {
 // owner's client, like every other, draws it from the host's states,
 // interpolated, instead of running it ahead and being corrected at every
 // state. The owner still has what owning gives: the interest around it, the
-// game's own rules of who may command it. A client adds it (Game.Arrived),
-// to such an entity whoever owns it (on another player's it changes
-// nothing), and may take it away to predict the entity again; it means
-// nothing on the host.
+// game's own rules of who may command it. A client adds it in
+// Game.Arrived to every such entity (a replicated component of the game's
+// tells them apart), whoever owns it: Arrived runs once for an entity, not
+// when it is given to another, and the mark changes nothing on an entity
+// the client does not own. It may take it away to predict the entity
+// again; it means nothing on the host.
 type HostMoved struct{}
 
 // Departing marks an entity the host removed that this client keeps in its
 // world while it draws the entity, in the past, on to its removal (see
 // replicate.DrawnObserver): at most a render delay and two send intervals,
 // then it goes. Frame is the host frame of the removal. A client's systems
-// that act on what the host has (a count of enemies, a minimap, targets)
-// skip it with a filter Without it; drawing asks the pose (tandem.View.Pose
-// says false past the removal). The client replicator adds it and takes it
-// away again if the entity comes back (into the client's interest).
+// that act on what the host has now (a count of enemies, targets, a list of
+// who is in the match) skip it with a filter Without it; what draws the
+// world in the past (the world itself, a minimap drawn from View.Pose)
+// draws it while tandem.View.Pose says true, which stops past the
+// removal. The client replicator adds it and takes it away again if the
+// entity comes back (into the client's interest); a host, or a world
+// played alone, never has it.
 type Departing struct {
 	Frame Frame
 }

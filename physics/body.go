@@ -39,10 +39,13 @@ type Material struct {
 	// moves only by the velocity a system sets (SetVelocity: a moving
 	// platform, a door, a lift), nothing pushes it, and what it meets it
 	// pushes as an infinite mass would; Mass is not used, and leave
-	// Velocity unset (cp would run it on the body each step). A
-	// host's is replicated as any body (Transform and Velocity); attach it
-	// alike on a client (Game.Arrived), where the host's state puts it, and
-	// a predicted body standing on it rides it.
+	// Velocity unset (cp would run it on the body each step). A host's is
+	// replicated as any body (Transform and Velocity); move it from a system
+	// that runs on the host alone, and attach it alike on a client
+	// (Game.Arrived), where the host's state puts it. A body standing on it
+	// rides it under gravity, with friction on both (cp multiplies the
+	// two), as long as the rider's own systems add to its velocity rather
+	// than set it.
 	Kinematic bool
 }
 

@@ -53,9 +53,8 @@ func units(mark bool) *tandem.Game[Walk] {
 	}
 	g.Arrived = func(w *tandem.World, e arche.Entity) {
 		a := w.ECS.Arche()
-		id, _ := w.ECS.Identity(e)
-		if mark && id.Owner != ecs.HostPeer && !a.Has(e, arche.ComponentID[tandem.Input[Walk]](a)) {
-			a.Add(e, w.ECS.IDs.HostMoved) // a player's own entity it does not drive: a unit
+		if mark && !a.Has(e, arche.ComponentID[tandem.Input[Walk]](a)) {
+			a.Add(e, w.ECS.IDs.HostMoved) // an entity no one drives: a unit, whoever owns it
 		}
 	}
 	return &g
