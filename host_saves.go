@@ -200,8 +200,9 @@ func (s *hostSaves) build(schema *save.Schema) {
 // saveSchema is what a host of g saves of world w: every replicated
 // component by its exact codec, the engine's Input (its Bot flag: the value
 // is each frame's) and Interpolated (rebuilt from the pose), the Game's
-// Saved, nothing of the physics body, which is rebuilt, and nothing of the
-// roster's entities.
+// Saved, nothing of the physics body, which is rebuilt, nothing of the
+// roster's entities, and nothing of a client's marks (ecs.HostMoved,
+// ecs.Departing) a game's Arrived put on the host's entities.
 func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	s := save.NewSchema(w.ECS)
 	for _, c := range g.Components {
@@ -237,6 +238,11 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	}
 	// Made again from the restored Input (driven.go).
 	save.Skip[drivenMark](s)
+	// A client's marks: a game that adds one in Game.Arrived (HostMoved, as
+	// the README does) adds it on the host too when Arrived stands in for a
+	// nil Game.Restored, and does again after the next restore.
+	save.Skip[ecs.HostMoved](s)
+	save.Skip[ecs.Departing](s)
 	return s
 }
 

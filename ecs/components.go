@@ -77,7 +77,9 @@ type NetworkIdentity struct {
 // tells them apart), whoever owns it: Arrived runs once for an entity, not
 // when it is given to another, and the mark changes nothing on an entity
 // the client does not own. It may take it away to predict the entity
-// again; it means nothing on the host.
+// again. It means nothing on the host, where Arrived marks the entities a
+// restore brings back when the game has no Restored hook, and saves leave
+// it out.
 type HostMoved struct{}
 
 // Departing marks an entity the host removed that this client keeps in its
