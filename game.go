@@ -60,7 +60,8 @@ type Game[I comparable] struct {
 	// removes the networked entities Join spawned for it (what else it
 	// changed, a resource or a table of the game's, is the game's to undo
 	// before it refuses: decide, then change). It runs on the simulation goroutine,
-	// before the peer's join starts; not for a spectator (ClientConfig.
+	// before the peer's join starts (World.Focus from it gives the peer a
+	// square of interest its join brings); not for a spectator (ClientConfig.
 	// Spectator: it owns nothing; give it its camera with Host.Focus from a
 	// PeerJoined observer, which runs as it is admitted, before its join
 	// starts), not for a peer that resumes after its
@@ -192,6 +193,33 @@ type World struct {
 	drawn    drawnPoses // keeps Interpolated.Prev of the entities a step moved
 	driven   drivenFilter
 	saveSoon *atomic.Bool // the host's request for a save (Host.SaveSoon); nil: none here
+	focus    focuser      // the host's Focus and Unfocus; nil: none here
+}
+
+// focuser is a host's Focus and Unfocus, for World's.
+type focuser interface {
+	Focus(peer ecs.PeerID, x, y float64)
+	Unfocus(peer ecs.PeerID)
+}
+
+// Focus gives peer a square of interest around the world position (x, y),
+// as Host.Focus does, from where the Host is not at hand: the Game's Join
+// hook (the peer's join then brings the square, not the whole world), a
+// PeerJoined observer, a system or a command. On a client and in a game
+// alone it does nothing. Call it on the simulation goroutine.
+func (w *World) Focus(peer ecs.PeerID, x, y float64) {
+	if w.focus != nil {
+		w.focus.Focus(peer, x, y)
+	}
+}
+
+// Unfocus takes away peer's square of Focus, as Host.Unfocus does. On a
+// client and in a game alone it does nothing. Call it on the simulation
+// goroutine.
+func (w *World) Unfocus(peer ecs.PeerID) {
+	if w.focus != nil {
+		w.focus.Unfocus(peer)
+	}
 }
 
 // SaveSoon asks the host for a save of what changed, made at the end of the

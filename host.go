@@ -413,6 +413,7 @@ func (h *Host[I]) build(restoring bool) error {
 		}
 	}
 	h.w = w
+	w.focus = h
 	if h.saves != nil {
 		w.saveSoon = &h.saves.soon
 	}

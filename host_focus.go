@@ -14,11 +14,11 @@ import (
 // drifts while the player waits to spawn again. Called again, it moves the
 // square; Unfocus takes it away. Without the grid (its Off set, or no
 // Transform replicated), or for a peer the host does not have, it does
-// nothing. From the game's Join hook (a spectator's: a PeerJoined observer)
-// it takes effect as the peer is admitted, so its join brings the square,
-// not the whole world (not if Join refuses it); later, the peer holding
-// the whole world by then, what the square leaves out is removed within
-// its budget. It outlasts a broken connection, and a player's outlasts a
+// nothing. From the game's Join hook (a spectator's: a PeerJoined
+// observer; World.Focus where the Host is not at hand) it takes effect as
+// the peer is admitted, so its join brings the square, not the whole world
+// (not if Join refuses it); later, the peer holding the whole world by
+// then, what the square leaves out is removed within its budget. It outlasts a broken connection, and a player's outlasts a
 // restart too (it is in the player's record of a save): a player that
 // resumes has its square still. Call it on the simulation goroutine: in a
 // system, a hook or an observer, or inside Do.

@@ -55,19 +55,28 @@ func beacons() *tandem.Game[Walk] {
 }
 
 // Focus from the game's Join hook takes effect as the player is admitted:
-// one spawned with no entity watches from the beacon.
+// one spawned with no entity watches from the beacon. The hook has the
+// World, whose Focus is the host's; a client's does nothing.
 func TestFocusFromJoin(t *testing.T) {
-	var r *tandemtest.Rig[Walk]
 	g := beacons()
 	g.Join = func(w *tandem.World, p tandem.Peer) error {
-		r.Host.Focus(p.ID, 20_000, 0)
+		w.Focus(p.ID, 20_000, 0)
 		return nil
 	}
-	r = tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
 	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-	n := 0
-	if !r.StepUntil(60, func() bool { ann.Do(func(w *tandem.World) { n = w.ECS.Networked() }); return n == 1 }) {
-		t.Fatalf("focused from Join on the beacon, ann holds %d entities, want the beacon alone", n)
+	held := func() int {
+		n := 0
+		ann.Do(func(w *tandem.World) { n = w.ECS.Networked() })
+		return n
+	}
+	if !r.StepUntil(60, func() bool { return held() == 1 }) {
+		t.Fatalf("focused from Join on the beacon, ann holds %d entities, want the beacon alone", held())
+	}
+	ann.Do(func(w *tandem.World) { w.Focus(ann.Peer(), 0, 0) })
+	r.Step(30)
+	if n := held(); n != 1 {
+		t.Fatalf("a client's own World.Focus changed what it holds: %d entities", n)
 	}
 }
 
