@@ -18,7 +18,10 @@ type Config struct {
 	// deviation of arrival times) in the render delay. Default 2.
 	JitterFactor float64
 	// MinDelay and MaxDelay bound the render delay. Defaults: one send
-	// interval and 500 ms.
+	// interval and 500 ms. Neither reaches back further than the states an
+	// entity keeps cover: six send intervals (200 ms at 30 Hz), to which
+	// both are lowered; further back, every entity would be drawn at its
+	// oldest state, stepping from one to the next as they come.
 	MinDelay, MaxDelay time.Duration
 	// DelaySlew is the fastest the render delay may change, in seconds of
 	// delay per second of local time. Default 0.05 (50 ms per second). Keep it
@@ -93,6 +96,10 @@ func (c *Config) defaults() {
 	}
 	if c.MaxDelay < c.MinDelay {
 		c.MaxDelay = c.MinDelay
+	}
+	if reach := keptIntervals * c.SendInterval; c.MaxDelay > reach {
+		c.MaxDelay = reach
+		c.MinDelay = min(c.MinDelay, reach)
 	}
 	if c.DelaySlew <= 0 {
 		c.DelaySlew = 0.05

@@ -7,9 +7,13 @@ import (
 )
 
 // ringSize is how many received states are kept per remote entity (a power
-// of two). At 30 Hz, 8 states span a quarter of a second, more than any
-// render delay reaches back.
+// of two). At 30 Hz, 8 states span a quarter of a second.
 const ringSize = 8
+
+// keptIntervals is how many send intervals the render delay reaches back at
+// most (Config.MaxDelay): what the ring of a moving entity covers, a state
+// each interval, less one for a state that comes late.
+const keptIntervals = ringSize - 2
 
 // Slot flags.
 const (
@@ -110,6 +114,8 @@ func (ip *Interpolator) view(s int32) (sl *slotState, frames *[ringSize]ecs.Fram
 
 // push appends state (f, p) to slot s's ring, dropping the oldest when full,
 // and returns its ring position. f must be newer than the newest held.
+// Dropping the first state drops its velocity (firstVel) too: the oldest
+// held is another's.
 func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) int {
 	st, frames, poses := ip.view(s)
 	if st.n > 0 {
@@ -117,6 +123,8 @@ func (ip *Interpolator) push(s int32, f ecs.Frame, p ecs.Transform, snap bool) i
 	}
 	if st.n < ringSize {
 		st.n++
+	} else {
+		*ip.firstVel(s) = ecs.Velocity{}
 	}
 	k := int(st.head)
 	frames[k] = f

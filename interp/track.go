@@ -48,9 +48,10 @@ func (t *Track[T]) ring(s int32) (vals *[ringSize]T, drawn *T) {
 
 // NewTrack adds a Track of component T, registered in ip's world if it was
 // not, to ip. blend returns the value a fraction alpha of the way from a to
-// b; alpha exceeds 1 while an entity is extrapolated, and is below 0 while
-// it is drawn before its oldest state (moved back from it: one that came into
-// the client's interest), so clamp it if T cannot be extrapolated.
+// b; alpha exceeds 1 while an entity is extrapolated, so clamp it if T
+// cannot be extrapolated. While the entity is drawn before its oldest state
+// (one that came into the client's interest), its value is the oldest's:
+// the pose may move back along its velocity, a value has nothing to go by.
 func NewTrack[T any](ip *Interpolator, blend func(a, b T, alpha float64) T) *Track[T] {
 	t := &Track[T]{ip: ip, id: arche.ComponentID[T](ip.w.Arche()), blend: blend}
 	ip.tracks = append(ip.tracks, t)

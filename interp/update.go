@@ -293,7 +293,7 @@ func (ip *Interpolator) moved(p ecs.Transform, v *ecs.Velocity, d float64) ecs.T
 
 // firstVel returns the velocity the entity of slot s had at its first
 // state, kept since: zero if it had none, or a velocity not finite, or the
-// Config says to ignore it.
+// Config says to ignore it, or the ring no longer holds that state (push).
 func (ip *Interpolator) firstVel(s int32) *ecs.Velocity {
 	return &ip.blocks[s>>blockBits].vels[s&blockMask]
 }

@@ -76,8 +76,8 @@ type Codec[T any] struct {
 	Equal func(a, b *T) bool
 	// Blend returns the value a fraction alpha (0..1) from a to b, for
 	// interpolation; alpha is above 1 while the entity is extrapolated past
-	// its newest state and below 0 while it is drawn before its oldest, so
-	// clamp it where T cannot be extrapolated. Default: a until alpha
+	// its newest state, so clamp it where T cannot be extrapolated (before
+	// its oldest state, the value is the oldest's). Default: a until alpha
 	// reaches 1, then b. A client
 	// keeps the received values of a component with a Blend beside the
 	// poses of the entities it draws in the past (tandem.Blended gives the
