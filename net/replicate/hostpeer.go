@@ -126,8 +126,11 @@ type PeerStats struct {
 	// was in flight with its fate unknown (removalCopies); one sent
 	// because the newest copy was lost counts in Resent instead. Despawns
 	// counts both.
-	Repeats              uint64
-	AuthMessages         uint64
+	Repeats      uint64
+	AuthMessages uint64
+	// JoinPages counts the pages of the peer's joins, JoinBytes their bytes
+	// and those of each join's FINAL: what the client counts as its
+	// ClientStats.Pages and JoinBytes once it has them all.
 	JoinPages, JoinBytes uint64
 	JoinEntities         uint64 // entities the join sent
 	// JoinRounds counts the rounds of the peer's join: 1 from its start,

@@ -298,7 +298,7 @@ func (j *joinState) finish(p *HostPeer) {
 			*s = peerSlot{flags: s.flags & fOut, epoch: s.epoch + 1}
 		}
 	}
-	p.stats.JoinPages++
+	p.stats.JoinBytes += uint64(len(b))
 	p.join = nil
 	p.authDirty = true
 }

@@ -26,8 +26,8 @@ import (
 // Config sets the conditions and limits of every connection of a Network.
 type Config struct {
 	// ToHost and ToClient condition datagrams in each direction. Each
-	// connection gets its own random sequence, derived from the Seed and the
-	// connection's dial order. Lane messages take Latency only (they are
+	// connection gets its own random sequence, derived from the direction's
+	// condition.Config.Seed and the connection's dial order. Lane messages take Latency only (they are
 	// reliable: never lost, duplicated or reordered, and not capped by
 	// Bandwidth).
 	ToHost, ToClient condition.Config
