@@ -78,8 +78,9 @@ type ClientConfig[I comparable] struct {
 	// frames), so it costs that many steps of the bodies awake on each
 	// correction, and a look at every remote body once (some 0.15 µs each); the
 	// remote bodies asleep where the host has them stay asleep, the client's
-	// own bodies (not networked) get their state back, and without a predicted
-	// body nothing is stepped. A value input changes by the same amount
+	// own bodies (not networked) awake as it begins get their state back
+	// (one a replayed step wakes keeps what the frames since did to it: it
+	// slept through them), and without a predicted body nothing is stepped. A value input changes by the same amount
 	// whatever it was (a cursor moved a cell a press, a counter) needs none:
 	// the default moves the present by the past frame's difference, which is
 	// exact there. Nil: each differing component is corrected by its
