@@ -1,0 +1,53 @@
+package tandemtest_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// A player kept away past the host's grace window comes back as a new
+// player: its resume refused, it joins afresh with a new peer id, the old
+// peer having left and its figure gone. Closing the connection as timed
+// out lets both sides learn of the break at once (a Cut leaves the host
+// to notice by its idle timeout, 10 s, by when the client's own window
+// may have ended).
+func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		const grace = 2 * time.Second
+		r := tandemtest.New(t, walkers, tandem.HostConfig{Grace: grace}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		old := ann.Peer()
+		r.Unreachable(ann, true)
+		if err := r.Conn(ann).Close(transport.CloseTimeout, "the test's network dropped her"); err != nil {
+			t.Fatal(err)
+		}
+		left := false
+		if !r.StepUntil(60*10, func() bool {
+			r.Host.Do(func(w *tandem.World) { left = len(w.ECS.Owned(old)) == 0 })
+			return left
+		}) {
+			t.Fatalf("the host still holds ann's figure past its grace of %v", grace)
+		}
+		if st := ann.State(); st != tandem.Reconnecting {
+			t.Fatalf("ann past the host's grace: %v (%v), want still trying", st, ann.Err())
+		}
+		r.Unreachable(ann, false)
+		if !r.StepUntil(60*10, func() bool { return ann.State() == tandem.Playing && ann.Peer() != old }) {
+			t.Fatalf("ann after the host can be reached again: %v as peer %d (%v), want playing as a new peer", ann.State(), ann.Peer(), ann.Err())
+		}
+		if st := r.Host.Stats(); st.Joined != 2 || st.Resumed != 0 {
+			t.Fatalf("host %+v: want ann joined twice, never resumed", st)
+		}
+		r.Step(30)
+		mine := 0
+		ann.Do(func(w *tandem.World) { mine = len(w.ECS.Owned(ann.Peer())) })
+		if mine != 1 {
+			t.Fatalf("ann, joined afresh, holds %d figures of her own, want the one Join gave her", mine)
+		}
+	})
+}
