@@ -315,7 +315,7 @@ func (p *HostPeer) headBits(hd *head) uint32 {
 		}
 		return n
 	case itemDespawn:
-		return 1 + kindRemovalBits
+		return 1 + removalBits(maxRemovalAge)
 	}
 	if hd.flags&bodyNewest == 0 {
 		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24

@@ -96,12 +96,13 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 
 // Meter streams beyond the code streams: what an item's fixed codes say.
 const (
-	meterKind      = maxStreams + iota // 0 update, 1 spawn, 2 removal
-	meterBase                          // 1: the newest image is the baseline
-	meterMask                          // the component mask
-	meterOwner                         // a spawn's owner
-	meterSnap                          // a snap head's age
-	meterSpawnSnap                     // a spawn's snap age + 1 (0: none)
+	meterKind       = maxStreams + iota // 0 update, 1 spawn, 2 removal
+	meterBase                           // 1: the newest image is the baseline
+	meterMask                           // the component mask
+	meterOwner                          // a spawn's owner
+	meterSnap                           // a snap head's age
+	meterSpawnSnap                      // a spawn's snap age + 1 (0: none)
+	meterRemovalAge                     // a removal's age
 	meterStreams
 )
 
@@ -157,9 +158,15 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		return c.spawn(id, ecs.PeerID(owner), uint16(mask), sr.frame, q, false, snap)
 	case !r.ReadBool():
 		sr.meter(meterKind, 2)
-		if r.Err() == nil {
-			c.despawn(id, sr.frame)
+		age := r.ReadExpGolomb(0)
+		sr.meter(meterRemovalAge, age)
+		if r.Err() != nil {
+			return nil // the message's error
 		}
+		if age > uint64(sr.frame) {
+			return fmt.Errorf("%w: a removal %d frames older than its message of frame %d", ErrMalformed, age, sr.frame)
+		}
+		c.despawn(id, sr.frame-ecs.Frame(age))
 		return nil
 	}
 	// An update whose pose is of a teleport, snap-age frames old.

@@ -138,7 +138,9 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 			}
 			fields(mask, true)
 		case !r.ReadBool():
-			field(from, "  head: removal", "nothing follows")
+			field(from, "  head: removal", "its age follows")
+			from = at()
+			field(from, "  removal age (EG0)", r.ReadExpGolomb(0))
 		default:
 			field(from, "  head: snap", "a teleport's pose; its age follows")
 			from = at()

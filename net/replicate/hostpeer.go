@@ -39,7 +39,10 @@ type peerSlot struct {
 // despawnEntry is a removal a peer must learn of.
 type despawnEntry struct {
 	id ecs.NetID
-	at uint32 // the frame of the message carrying its newest copy (once one went)
+	// frame is the host frame of the removal: the entity went, or left the
+	// peer's scope (its copies carry their age from it).
+	frame uint32
+	at    uint32 // the frame of the message carrying its newest copy (once one went)
 	// from is the frame of its first copy (0 until it goes): the fate of a
 	// copy sent before (of a removal taken back since) does not count.
 	from   uint32
@@ -281,7 +284,7 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 		// what the peer was sent since (and so ignored there): it goes
 		// again, and the fate of the old one no longer counts.
 		if d := &p.despawns[i]; d.back {
-			d.back, d.flying, d.copies, d.from = false, false, 0, 0
+			d.back, d.flying, d.copies, d.from, d.frame = false, false, 0, 0, p.h.frame
 		}
 		return
 	}

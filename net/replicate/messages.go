@@ -149,6 +149,7 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 		w.WriteBits(1, 1) // the common head
 	case hd.kind == itemDespawn:
 		w.WriteBits(kindRemoval<<1, kindRemovalBits+1)
+		w.WriteExpGolomb(removalAge(h.frame, hd.base), 0)
 		return
 	case hd.kind == itemSpawn:
 		w.WriteBits(kindSpawn<<1, kindSpawnBits+1)

@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"math/bits"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -134,7 +136,7 @@ func (p *HostPeer) pack(changes []change) {
 			repeats = repeats || !d.back && d.copies < p.copyLimit && d.at < h.frame
 			continue
 		}
-		c := sp.cost(kindRemovalBits)
+		c := sp.cost(int(removalBits(h.frame - d.frame)))
 		if p.overBudget(&sp, c, budget) {
 			full = true
 			break
@@ -149,7 +151,7 @@ func (p *HostPeer) pack(changes []change) {
 			if !d.flying || d.back || d.copies >= p.copyLimit || d.at == h.frame {
 				continue
 			}
-			c := sp.cost(kindRemovalBits)
+			c := sp.cost(int(removalBits(h.frame - d.frame)))
 			if sp.est+c > budget/2 {
 				break
 			}
@@ -300,7 +302,23 @@ func (p *HostPeer) sendRemoval(d *despawnEntry) {
 	}
 	d.flying, d.at = true, h.frame
 	d.copies++
-	p.pk.picks = append(p.pk.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn}, bits: kindRemovalBits + 1})
+	p.pk.picks = append(p.pk.picks, pick{id: d.id, enc: -1, head: head{kind: itemDespawn, base: d.frame}, bits: 1 + removalBits(h.frame-d.frame)})
+}
+
+// maxRemovalAge is the most frames a removal's copy says it is older than
+// its message: an older one says this (its client takes it as later than
+// it was, which is safe: a spawn newer than the removal is newer still).
+const maxRemovalAge = 127
+
+// removalAge returns the age a removal of frame removed carries in a
+// message of frame now (maxRemovalAge at most).
+func removalAge(now, removed uint32) uint64 { return uint64(min(now-removed, maxRemovalAge)) }
+
+// removalBits is a removal's head and its age of frames (order-0
+// Exp-Golomb, maxRemovalAge at most): 3 to 18 bits.
+func removalBits(age uint32) uint32 {
+	u := uint64(min(age, maxRemovalAge))
+	return kindRemovalBits + uint32(2*(bits.Len64(u+1)-1)+1)
 }
 
 // ticksToDue is, by priority gain g below urgent (g ≥ 1), the send ticks

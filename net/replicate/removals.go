@@ -84,7 +84,7 @@ func (p *HostPeer) pushRemoval(id ecs.NetID) {
 	if ix := &p.rmIndex; ix.valid {
 		ix.at.put(id, int32(len(p.despawns)))
 	}
-	p.despawns = append(p.despawns, despawnEntry{id: id})
+	p.despawns = append(p.despawns, despawnEntry{id: id, frame: p.h.frame})
 }
 
 // dropRemoval takes the queued removal at position i out of the queue (the
