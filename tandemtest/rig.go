@@ -604,7 +604,13 @@ func (r *Rig[I]) Mute(c *tandem.Client[I], d time.Duration) {
 // Unreachable makes every dial of client c fail (on) as a host it cannot
 // reach would, or succeed again (off): with Cut, a player kept away for as
 // long as a test needs, past the host's grace window, say, or while the
-// host restarts. Dials under way are not stopped.
+// host restarts. Dials under way are not stopped. The client tries for the
+// host's grace window and 5 s more from when it noticed the break, and a
+// Cut's host notices only by its idle timeout (10 s): to have a player come
+// back after its window ran out on the host (refused, it joins afresh as a
+// new player), close its connection as timed out instead
+// (Conn(c).Close(transport.CloseTimeout, ...)), which both sides learn of
+// at once, and turn Unreachable off once the host let it go.
 func (r *Rig[I]) Unreachable(c *tandem.Client[I], on bool) {
 	r.t.Helper()
 	l := r.links[c]
