@@ -396,3 +396,21 @@ func TestAKinematicPlatformCarriesABody(t *testing.T) {
 		t.Fatalf("the rider is at %v moving at %v on a platform at %v: want it standing on it and carried along at 60 units/s", q, v, p)
 	}
 }
+
+// A body teleported at rest from where it was pressed into the ground stays
+// where it was put: the push apart the ground's contact left for the next
+// step is for the old place, not the new (a pushed crate landed 0.24 units
+// off).
+func TestATeleportAtRestStaysPut(t *testing.T) {
+	r, e := fallingRig(t)
+	r.s.SetPose(e, ecs.Transform{Y: 95}) // 15 units into the ground
+	r.tick()                             // its contact pushes it out, and leaves a push for the next step
+	to := ecs.Transform{X: 150, Y: -300}
+	r.s.SetPose(e, to)
+	r.s.SetVelocity(e, ecs.Velocity{})
+	r.s.CP().SetGravity(cp.Vector{})
+	r.tick()
+	if got := bodyPose(r.s.BodyOf(e)); math.Hypot(got.X-to.X, got.Y-to.Y) > 1e-9 {
+		t.Fatalf("teleported at rest to %v, the body is at %v a step later", to, got)
+	}
+}
