@@ -156,17 +156,22 @@ var ErrJoinTooSlow = errors.New("replicate: the world changes faster than the jo
 // Not safe for concurrent use: it runs on the simulation goroutine, and so
 // must every call into it.
 type HostReplicator struct {
-	reg    *Registry
-	w      *ecs.World
-	cfg    HostConfig
-	peers  []*HostPeer
-	byID   []*HostPeer // by peer id
-	steps  uint64
-	frame  uint32 // the frame being stepped
-	tick   uint32 // send ticks so far
-	joins  int    // peers joining
-	budget int    // join bytes left this step
-	pose   int    // the registry index of ecs.Transform (teleports), or -1
+	reg   *Registry
+	w     *ecs.World
+	cfg   HostConfig
+	peers []*HostPeer
+	byID  []*HostPeer // by peer id
+	steps uint64
+	frame uint32 // the frame being stepped
+	// updating is set during Update: a removal queued then (an entity
+	// went, or left a scope) is of frame; one queued outside it (Focus
+	// between steps, a system of the step before Update) of the next
+	// Update's (removalFrame).
+	updating bool
+	tick     uint32 // send ticks so far
+	joins    int    // peers joining
+	budget   int    // join bytes left this step
+	pose     int    // the registry index of ecs.Transform (teleports), or -1
 
 	ents       []entState
 	ids        []ecs.NetID // by slot: the network id of the live entity, 0 for none (ents' id, 16 a cache line)
@@ -375,6 +380,8 @@ func (h *HostReplicator) Lost(id ecs.PeerID, token uint32) {
 func (h *HostReplicator) Update(w *ecs.World) {
 	h.steps++
 	h.frame = uint32(w.Frame())
+	h.updating = true
+	defer func() { h.updating = false }()
 	h.growShared(w.NetSlots())
 	j := w.Journal()
 	for _, d := range j.Despawned() {

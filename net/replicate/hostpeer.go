@@ -131,9 +131,10 @@ type PeerStats struct {
 	// counts both.
 	Repeats      uint64
 	AuthMessages uint64
-	// JoinPages counts the pages of the peer's joins, JoinBytes their bytes
-	// and those of each join's FINAL: what the client counts as its
-	// ClientStats.Pages and JoinBytes once it has them all.
+	// JoinPages counts the pages of the peer's join, JoinBytes their bytes
+	// and those of its FINAL: what the client counts as its ClientStats.Pages
+	// and JoinBytes once it has them all (a resume's join is another peer
+	// record's, where the client's counts add up every join).
 	JoinPages, JoinBytes uint64
 	JoinEntities         uint64 // entities the join sent
 	// JoinRounds counts the rounds of the peer's join: 1 from its start,
@@ -284,7 +285,7 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 		// what the peer was sent since (and so ignored there): it goes
 		// again, and the fate of the old one no longer counts.
 		if d := &p.despawns[i]; d.back {
-			d.back, d.flying, d.copies, d.from, d.frame = false, false, 0, 0, p.h.frame
+			d.back, d.flying, d.copies, d.from, d.frame = false, false, 0, 0, p.h.removalFrame()
 		}
 		return
 	}

@@ -314,8 +314,8 @@ const maxRemovalAge = 127
 // message of frame now (maxRemovalAge at most).
 func removalAge(now, removed uint32) uint64 { return uint64(min(now-removed, maxRemovalAge)) }
 
-// removalBits is a removal's head and its age of frames (order-0
-// Exp-Golomb, maxRemovalAge at most): 3 to 18 bits.
+// removalBits is a removal's head after its first bit, and its age of
+// frames (order-0 Exp-Golomb, maxRemovalAge at most): 4 to 18 bits.
 func removalBits(age uint32) uint32 {
 	u := uint64(min(age, maxRemovalAge))
 	return kindRemovalBits + uint32(2*(bits.Len64(u+1)-1)+1)

@@ -59,3 +59,27 @@ func TestARemovalCarriesItsFrame(t *testing.T) {
 		})
 	}
 }
+
+// An entity taken out of a peer's scope between steps (Focus elsewhere) is
+// in it until the next step, whose frame its removal carries (it carried
+// the frame of the step before, drawn a frame short).
+func TestARemovalBetweenStepsIsOfTheNextStep(t *testing.T) {
+	r := newRig(t, HostConfig{Interest: InterestConfig{CellSize: 100, Radius: 300}})
+	r.c.cfg.Observer = &drawer{removed: map[arche.Entity]int{}}
+	e := r.m.NewWith(&ecs.Transform{X: 100}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	r.settle()
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		t.Fatal("the entity never reached the client")
+	}
+	last := r.w.Frame()
+	r.h.Focus(1, 50_000, 0)
+	r.run(10)
+	dep := generic.NewMap[ecs.Departing](r.cw.Arche())
+	if !dep.Has(ce) {
+		t.Fatal("the entity out of scope is not kept Departing")
+	}
+	if f := dep.Get(ce).Frame; f != last+1 {
+		t.Errorf("out of scope between steps %d and %d, the entity is Departing at frame %d", last, last+1, f)
+	}
+}

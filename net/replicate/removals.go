@@ -79,12 +79,22 @@ func (p *HostPeer) reserveRemovals(n int) {
 	}
 }
 
+// removalFrame is the frame of a removal queued now: the frame Update
+// steps, or outside Update the next one's (an entity leaving a scope
+// between steps is in it until then).
+func (h *HostReplicator) removalFrame() uint32 {
+	if h.updating {
+		return h.frame
+	}
+	return h.frame + 1
+}
+
 // pushRemoval queues the removal of id, which has none queued.
 func (p *HostPeer) pushRemoval(id ecs.NetID) {
 	if ix := &p.rmIndex; ix.valid {
 		ix.at.put(id, int32(len(p.despawns)))
 	}
-	p.despawns = append(p.despawns, despawnEntry{id: id, frame: p.h.frame})
+	p.despawns = append(p.despawns, despawnEntry{id: id, frame: p.h.removalFrame()})
 }
 
 // dropRemoval takes the queued removal at position i out of the queue (the
