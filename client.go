@@ -292,6 +292,9 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }
 	c.phys.smooth = relay{&c.loop}.AddCorrection
 	c.phys.snap = relay{&c.loop}.SnapCorrection
+	c.phys.past = relay{&c.loop}.past
+	c.phys.slide = relay{&c.loop}.slide
+	c.loop.present, c.loop.held = c.phys.drawnPose, c.phys.ahead
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
 		Name:      cfg.Name,
@@ -666,6 +669,22 @@ func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
 	r.l.w.drawn.shift(r.l.w.ECS, e, dx, dy, da)
 	if r.l.ip != nil {
 		r.l.ip.AddCorrection(e, dx, dy, da)
+	}
+}
+
+// past returns where the interpolator drew remote entity e last.
+func (r relay) past(e arche.Entity) (ecs.Transform, bool) {
+	if r.l.ip == nil {
+		return ecs.Transform{}, false
+	}
+	return r.l.ip.Pose(e, 0)
+}
+
+// slide starts remote entity e drawn d away from where its states put it
+// (interp.Interpolator.Slide).
+func (r relay) slide(e arche.Entity, dx, dy, da float64) {
+	if r.l.ip != nil {
+		r.l.ip.Slide(e, dx, dy, da)
 	}
 }
 

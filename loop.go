@@ -28,6 +28,11 @@ type loop struct {
 	views  longest // the longest a View held the lock
 	// prepare, if set, runs under the lock before each View.
 	prepare func()
+	// present, if set, draws the entities it says true for where it says:
+	// a client's held bodies, in the present (netphys_draw.go); held says
+	// which those are.
+	present func(e arche.Entity, alpha float64) (ecs.Transform, bool)
+	held    func(e arche.Entity) bool
 	done    func() error // non-nil: Run returns it; called with the world locked
 	// ready, if set, runs under the lock before Advance, Step (look false),
 	// View and Do (look true) and says whether there is a world to step or
@@ -207,7 +212,7 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 	if l.ip != nil {
 		l.ip.Update(now)
 	}
-	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.AlphaAt(now)}
+	l.view = View{World: l.w, ip: l.ip, tracks: l.tracks, alpha: l.w.Schedule.AlphaAt(now), present: l.present, held: l.held}
 	l.mu.call(func() { draw(&l.view) })
 	l.view = View{}
 	l.views.note(time.Since(start))
@@ -295,6 +300,10 @@ type View struct {
 	ip     *interp.Interpolator
 	tracks map[reflect.Type]any // *interp.Track[T] by T
 	alpha  float64
+	// present draws a client's held bodies in the present (loop.present);
+	// held says which those are.
+	present func(e arche.Entity, alpha float64) (ecs.Transform, bool)
+	held    func(e arche.Entity) bool
 }
 
 // Alpha is how far, from 0 to 1, time has gone from the last step to the
@@ -304,12 +313,19 @@ func (v *View) Alpha() float64 { return v.alpha }
 
 // Pose returns where to draw entity e: remote entities where interpolation
 // puts them in the past, entities simulated here between their last two
-// steps plus what is left of a correction; false if e is dead or has no
+// steps plus what is left of a correction (so are remote bodies this
+// client's physics holds, a crate its player pushes: NetPhysics.DrawHeldPast
+// says otherwise); false if e is dead or has no
 // ecs.Transform, and for a remote entity not there at the drawn time: one
 // the host made in play whose making the drawn time has not reached, or one
 // it removed whose removal the drawn time passed (the client keeps it until
 // drawn there). Draw what it gives true for.
 func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
+	if v.present != nil {
+		if p, ok := v.present(e, v.alpha); ok {
+			return p, true
+		}
+	}
 	if v.ip == nil {
 		if !v.World.ECS.Alive(e) || !v.World.ECS.Arche().Has(e, v.World.ECS.IDs.Transform) {
 			return ecs.Transform{}, false
@@ -318,6 +334,12 @@ func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
 	}
 	return v.ip.Pose(e, v.alpha)
 }
+
+// Held reports whether e is a remote body this client's physics holds (a
+// predicted body touched it), drawn in the present where the client
+// simulates it rather than in the past (NetPhysics.DrawHeldPast): Pose
+// then moves it as it moves here, not as the host's states do.
+func (v *View) Held(e arche.Entity) bool { return v.held != nil && v.held(e) }
 
 // Interpolator returns the interpolator (its statistics, SetEnabled), nil on
 // a client before the host's Welcome.

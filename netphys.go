@@ -24,7 +24,8 @@ import (
 // off on the client's own account. A remote body that a predicted one
 // touches is held, if Hold allows: the client simulates it alone until a
 // host state from after the touch arrives, so a player can dribble a ball
-// without the host's late view of it getting in the way. (Making remote
+// without the host's late view of it getting in the way, and draws it where
+// it simulates it, in the present beside the player (DrawHeldPast). (Making remote
 // dynamic bodies kinematic would be simpler and wrong: their infinite mass
 // stops the predicted body dead on every contact, and the host corrects it
 // each time. A body kinematic on the host, a moving platform
@@ -64,6 +65,15 @@ type NetPhysics struct {
 	Hold func(w *World, e arche.Entity) bool
 	// NoRest turns off holding predicted bodies at rest on the host's pose.
 	NoRest bool
+	// DrawHeldPast draws held bodies in the past with the other remote
+	// entities. By default a held body is drawn where the client's physics
+	// has it, in the present beside what pushes it (View.Held), from the
+	// touch until it comes to rest (a second after the last touch at the
+	// soonest, ten at the latest), sliding there and back over about 200
+	// ms: drawn in the past, a crate a player pushes is drawn behind the
+	// player, who is drawn through it by the round trip and the render
+	// delay at their speed.
+	DrawHeldPast bool
 }
 
 func (n *NetPhysics) defaults() {
@@ -95,8 +105,9 @@ type RemoteStats struct {
 	// Put counts bodies put back on the host's state after a step moved
 	// them; Holds counts holds begun (a predicted body touched one); Rests
 	// counts the steps in which a resting predicted body was put back on
-	// the host's pose.
-	Put, Holds, Rests uint64
+	// the host's pose; DrawnAhead counts the held bodies drawn in the
+	// present (NetPhysics.DrawHeldPast), once each time one begins.
+	Put, Holds, Rests, DrawnAhead uint64
 }
 
 // netPhysics is a client's remote-body keeper and rest lock. It is the
@@ -112,19 +123,30 @@ type RemoteStats struct {
 // Memory: one remoteState per network slot, grown to the largest slot seen;
 // one restState per predicted body.
 type netPhysics struct {
-	w       *World
-	cfg     NetPhysics
-	local   func() ecs.PeerID
-	next    replicate.Observer
-	auth    replicate.AuthHandler
-	synced  func() bool
-	smooth  func(e arche.Entity, dx, dy, da float64)
-	snap    func(e arche.Entity) // a jump of e's pose, drawn as one
-	reg     *replicate.Registry
-	poseC   replicate.Component
-	velC    replicate.Component
-	pose    func(q []int32, v *ecs.Transform) // reads poseC's wire image
-	enabled bool
+	w      *World
+	cfg    NetPhysics
+	local  func() ecs.PeerID
+	next   replicate.Observer
+	auth   replicate.AuthHandler
+	synced func() bool
+	smooth func(e arche.Entity, dx, dy, da float64)
+	snap   func(e arche.Entity) // a jump of e's pose, drawn as one
+	// past is where the interpolator drew remote entity e last, slide
+	// starts it drawn away from there (netphys_draw.go); drawn lists the
+	// held bodies drawn in the present.
+	past  func(e arche.Entity) (ecs.Transform, bool)
+	slide func(e arche.Entity, dx, dy, da float64)
+	drawn []presentDraw
+	// kinTouch is kinematicTouch, made once; kinBody and kinMoving are its
+	// body and its finding (pushedByKinematic).
+	kinTouch  func(*cp.Arbiter)
+	kinBody   *cp.Body
+	kinMoving bool
+	reg       *replicate.Registry
+	poseC     replicate.Component
+	velC      replicate.Component
+	pose      func(q []int32, v *ecs.Transform) // reads poseC's wire image
+	enabled   bool
 	// A replay's (netphys_replay.go): whether it steps the physics, the
 	// remote bodies' slots, the bodies it gives back their states, the
 	// predicted ones' Prev as it began.
@@ -187,6 +209,7 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 		n.step = w.Physics.StepSeconds()
 	}
 	n.touch = n.touched
+	n.kinTouch = n.kinematicTouch
 	return n
 }
 
@@ -197,6 +220,8 @@ func (n *netPhysics) rebase() {
 	clear(n.slots)
 	n.rests = n.rests[:0]
 	n.neutral = 0
+	clear(n.drawn)
+	n.drawn = n.drawn[:0]
 }
 
 func (n *netPhysics) slot(e arche.Entity) *remoteState {
@@ -281,6 +306,7 @@ func (n *netPhysics) Removed(e arche.Entity) {
 	if st := n.slot(e); st != nil {
 		*st = remoteState{}
 	}
+	n.forgetDrawn(e)
 	for i := range n.rests {
 		if n.rests[i].e == e {
 			n.rests = append(n.rests[:i], n.rests[i+1:]...)
@@ -300,6 +326,9 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
 		pose.X += st.vel.X * dt
 		pose.Y += st.vel.Y * dt
 		pose.Angle += st.vel.Angular * dt
+	}
+	if len(n.drawn) > 0 && !n.stepping {
+		n.absorbPut(e, pose) // a replay's moves are absorbed at its end
 	}
 	n.w.Physics.Move(e, pose)
 	*n.transforms.Get(e) = st.pose
@@ -333,6 +362,7 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 		n.stats.Holds++
 	}
 	st.touched = n.frame
+	n.drawTouched(e)
 }
 
 // Update is the client system after the game's systems and the physics step.
@@ -380,4 +410,5 @@ func (n *netPhysics) Update(w *ecs.World) {
 		n.stats.Put++
 	}
 	n.holdRests()
+	n.updateDrawn()
 }

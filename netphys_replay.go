@@ -59,6 +59,9 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		sp.SetVelocity(e, *n.velocities.Get(e))
 	}
 	n.stepping = len(n.prevs) > 0
+	if n.stepping {
+		n.drawnReplayBegin()
+	}
 	n.replaying = n.replaying[:0]
 	n.kept = n.kept[:0]
 	if !n.stepping {
@@ -198,7 +201,6 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 	if !n.stepping {
 		return
 	}
-	n.stepping = false
 	sp := n.w.Physics
 	n.placeRemote(w, w.Frame()-1)
 	for _, k := range n.kept {
@@ -232,6 +234,8 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 		n.slots[s].replayed = false
 	}
 	n.replaying = n.replaying[:0]
+	n.drawnReplayEnd()
+	n.stepping = false
 }
 
 // setBody puts body b, of no entity's, at pose with velocity v.

@@ -3,6 +3,7 @@ package tandem
 import (
 	"math"
 
+	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -82,6 +83,29 @@ func (n *netPhysics) input(f ecs.Frame, neutral bool) {
 	}
 }
 
+// pushedByKinematic reports whether body b touches a kinematic body that
+// moves (a door closing on it, a platform carrying it).
+func (n *netPhysics) pushedByKinematic(b *cp.Body) bool {
+	if b == nil {
+		return false
+	}
+	n.kinBody, n.kinMoving = b, false
+	b.EachArbiter(n.kinTouch)
+	n.kinBody = nil
+	return n.kinMoving
+}
+
+// kinematicTouch is pushedByKinematic's arbiter callback.
+func (n *netPhysics) kinematicTouch(arb *cp.Arbiter) {
+	a, o := arb.Bodies()
+	if a == n.kinBody {
+		a = o
+	}
+	if a.GetType() == cp.BODY_KINEMATIC && (a.Velocity() != (cp.Vector{}) || a.AngularVelocity() != 0) {
+		n.kinMoving = true
+	}
+}
+
 // holdRests puts every held predicted body on the host's resting pose.
 func (n *netPhysics) holdRests() {
 	if n.cfg.NoRest {
@@ -93,6 +117,11 @@ func (n *netPhysics) holdRests() {
 		jump := r.jump // a frame's chance: a body the lock does not hold moves on its own
 		r.jump = false
 		if !n.holds(r) || !w.Alive(r.e) || !w.Arche().Has(r.e, n.bodyID) || w.Arche().Has(r.e, w.IDs.HostMoved) {
+			continue
+		}
+		if n.pushedByKinematic(n.w.Physics.BodyOf(r.e)) {
+			// A door or a platform moving into it: on this client, ahead
+			// of the host, it pushes before the host's does.
 			continue
 		}
 		t := *n.transforms.Get(r.e)

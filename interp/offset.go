@@ -23,6 +23,18 @@ const (
 // once the next simulation step ran (physics.CorrectPose before the physics
 // step does that). It does nothing for an entity that is not networked.
 func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
+	if _, ok := ip.w.NetSlot(e); ok {
+		ip.stats.Corrections++
+	}
+	ip.Slide(e, -dx, -dy, -dAngle)
+}
+
+// Slide draws entity e d away from where its states put it, the offset
+// decaying as a correction's does (Config.HalfLife): a pose that was drawn
+// elsewhere until now (a body the client's physics held, drawn in the
+// present) handed back to interpolation without a jump. It counts no
+// correction, and does nothing for an entity that is not networked.
+func (ip *Interpolator) Slide(e arche.Entity, dx, dy, dAngle float64) {
 	s, ok := ip.w.NetSlot(e)
 	if !ok {
 		return
@@ -36,8 +48,7 @@ func (ip *Interpolator) AddCorrection(e arche.Entity, dx, dy, dAngle float64) {
 			t.clear(s)
 		}
 	}
-	ip.stats.Corrections++
-	ip.addOffset(s, ecs.Transform{X: -dx, Y: -dy, Angle: -dAngle})
+	ip.addOffset(s, ecs.Transform{X: dx, Y: dy, Angle: dAngle})
 }
 
 // SnapCorrection tells the Interpolator that entity e's simulated pose jumped

@@ -1,0 +1,180 @@
+package tandemtest_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/physics"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// carAndCrate is the cars game with a crate of the host's, of material
+// crate, just ahead of the car, in its way.
+func carAndCrate(net tandem.NetPhysics, crate physics.Material) *tandem.Game[Pedal] {
+	g := *cars
+	g.Net = net
+	g.Setup = func(w *tandem.World) {
+		cars.Setup(w)
+		if w.Role == tandem.Joined || w.Restoring {
+			return
+		}
+		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
+		p := ecs.Transform{X: 1100, Y: 1000}
+		e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
+		w.Physics.AttachBox(e, 40, 20, 2, crate)
+	}
+	g.Arrived = func(w *tandem.World, e arche.Entity) {
+		if id, _ := w.ECS.Identity(e); id.Owner == ecs.HostPeer {
+			w.Physics.AttachBox(e, 40, 20, 2, crate)
+			return
+		}
+		cars.Arrived(w, e)
+	}
+	return &g
+}
+
+// pushing drives ann's car into the crate and on, over a 100 ms round trip,
+// and returns the least distance between the crate's centre and the car's
+// as each machine draws them once the car met the crate, and the largest
+// step of the crate between two frames ann drew, and the host's.
+func pushing(t *testing.T, net tandem.NetPhysics) (host, ann, annStep, hostStep float64) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, carAndCrate(net, carBody), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	c := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+	crate := func(w *tandem.World) ecs.NetID {
+		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		var id ecs.NetID
+		for q.Next() {
+			if q.Get().Owner == ecs.HostPeer {
+				id = q.Get().ID
+			}
+		}
+		return id
+	}
+	gaps := func(m interface {
+		View(time.Time, func(*tandem.View))
+	}, me ecs.PeerID, last *ecs.Transform, step *float64) (gap float64) {
+		gap = math.Inf(1)
+		m.View(r.Clock.Now(), func(v *tandem.View) {
+			e, ok := v.World.ECS.EntityOf(crate(v.World))
+			car := v.World.ECS.Owned(me)
+			if !ok || len(car) == 0 {
+				return
+			}
+			cp, _ := v.Pose(e)
+			mp, _ := v.Pose(car[0])
+			gap = cp.X - mp.X
+			if *last != (ecs.Transform{}) {
+				*step = max(*step, math.Hypot(cp.X-last.X, cp.Y-last.Y))
+			}
+			*last = cp
+		})
+		return gap
+	}
+	host, ann = math.Inf(1), math.Inf(1)
+	var lastAnn, lastHost ecs.Transform
+	c.SetInput(Pedal{Throttle: 1})
+	for range 150 {
+		r.Step(1)
+		host = min(host, gaps(r.Host, c.Peer(), &lastHost, &hostStep))
+		ann = min(ann, gaps(c, c.Peer(), &lastAnn, &annStep))
+	}
+	if st := c.NetStats().Bodies; st.Holds == 0 {
+		t.Fatal("ann's car never held the crate")
+	}
+	return host, ann, annStep, hostStep
+}
+
+// A crate the player pushes is drawn on her screen where her physics has it,
+// in the present beside her car, not in the past behind it: her car is not
+// drawn through the crate, and the crate slides into the present rather
+// than jumping, nor when its body is put back on the host's state. (Drawn
+// in the past, the car was drawn 70 units into it: their centres 30 units
+// apart the wrong way, where the host draws them 41.5 apart.)
+func TestAPushedCrateIsDrawnAhead(t *testing.T) {
+	host, ann, annStep, hostStep := pushing(t, tandem.NetPhysics{})
+	t.Logf("least centre distance drawn: host %.1f, ann %.1f; the crate's largest step drawn: ann %.1f, host %.1f", host, ann, annStep, hostStep)
+	if ann < host-3 {
+		t.Errorf("ann's car is drawn %.1f units into the crate it pushes (the host draws them %.1f apart)", host-ann, host)
+	}
+	if annStep > 1.5*hostStep+1 {
+		t.Errorf("the crate jumps %.1f units between two frames ann draws (the host's largest step %.1f)", annStep, hostStep)
+	}
+	_, past, _, _ := pushing(t, tandem.NetPhysics{DrawHeldPast: true})
+	t.Logf("drawn in the past: least centre distance %.1f", past)
+	if past > host-4 {
+		t.Errorf("with DrawHeldPast the crate is drawn %.1f from the car, the host %.1f: the test no longer shows what drawing ahead fixes", past, host)
+	}
+}
+
+// Once the pushed crate comes to rest (slowed by its friction on the
+// ground), the client draws it from the host's
+// states again (View.Held false), where the host has it, and it does not
+// jump on the way: it is handed back at rest, where the present and the
+// past agree.
+func TestAPushedCrateAtRestIsDrawnFromTheHostAgain(t *testing.T) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{}, physics.Material{Mass: 4, Velocity: physics.GroundFriction(300)}), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+	ann.SetInput(Pedal{Throttle: 1})
+	r.Step(60)
+	ann.SetInput(Pedal{Throttle: -1})
+	r.Step(30)
+	ann.SetInput(Pedal{})
+	var id ecs.NetID
+	r.Host.Do(func(w *tandem.World) {
+		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		for q.Next() {
+			if q.Get().Owner == ecs.HostPeer {
+				id = q.Get().ID
+			}
+		}
+	})
+	var last ecs.Transform
+	held, wasHeld, step := false, false, 0.0
+	drawn := func() (p ecs.Transform) {
+		ann.View(r.Clock.Now(), func(v *tandem.View) {
+			e, ok := v.World.ECS.EntityOf(id)
+			if !ok {
+				t.Fatal("ann lost the crate")
+			}
+			p, _ = v.Pose(e)
+			held = v.Held(e)
+		})
+		return p
+	}
+	for range 60 * 20 {
+		r.Step(1)
+		p := drawn()
+		wasHeld = wasHeld || held
+		if last != (ecs.Transform{}) {
+			step = max(step, math.Hypot(p.X-last.X, p.Y-last.Y))
+		}
+		last = p
+		if wasHeld && !held {
+			break
+		}
+	}
+	if !wasHeld || held {
+		t.Fatalf("the crate was drawn ahead %v, and still is %v after 20 s at rest", wasHeld, held)
+	}
+	r.Step(60)
+	p := drawn()
+	var h ecs.Transform
+	r.Host.View(r.Clock.Now(), func(v *tandem.View) {
+		e, _ := v.World.ECS.EntityOf(id)
+		h, _ = v.Pose(e)
+	})
+	t.Logf("the crate's largest drawn step %.2f; at rest ann draws it at %+v, the host at %+v", step, p, h)
+	if step > 3 || math.Hypot(p.X-h.X, p.Y-h.Y) > 0.01 {
+		t.Errorf("handed back, the crate stepped up to %.2f units in a frame, and is drawn %.3f from the host's", step, math.Hypot(p.X-h.X, p.Y-h.Y))
+	}
+}
