@@ -314,8 +314,8 @@ func (v *View) Alpha() float64 { return v.alpha }
 // Pose returns where to draw entity e: remote entities where interpolation
 // puts them in the past, entities simulated here between their last two
 // steps plus what is left of a correction (so are remote bodies this
-// client's physics holds, a crate its player pushes: NetPhysics.DrawHeldPast
-// says otherwise); false if e is dead or has no
+// client's physics holds, a crate its player pushes, with
+// NetPhysics.DrawHeldAhead); false if e is dead or has no
 // ecs.Transform, and for a remote entity not there at the drawn time: one
 // the host made in play whose making the drawn time has not reached, or one
 // it removed whose removal the drawn time passed (the client keeps it until
@@ -336,8 +336,8 @@ func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
 }
 
 // Held reports whether e is a remote body this client's physics holds (a
-// predicted body touched it), drawn in the present where the client
-// simulates it rather than in the past (NetPhysics.DrawHeldPast): Pose
+// predicted body touched it) and draws in the present where the client
+// simulates it rather than in the past (NetPhysics.DrawHeldAhead): Pose
 // then moves it as it moves here, not as the host's states do.
 func (v *View) Held(e arche.Entity) bool { return v.held != nil && v.held(e) }
 

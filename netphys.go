@@ -24,8 +24,9 @@ import (
 // off on the client's own account. A remote body that a predicted one
 // touches is held, if Hold allows: the client simulates it alone until a
 // host state from after the touch arrives, so a player can dribble a ball
-// without the host's late view of it getting in the way, and draws it where
-// it simulates it, in the present beside the player (DrawHeldPast). (Making remote
+// without the host's late view of it getting in the way (DrawHeldAhead
+// draws it there too, beside the player); a teleport of the host's ends
+// the hold. (Making remote
 // dynamic bodies kinematic would be simpler and wrong: their infinite mass
 // stops the predicted body dead on every contact, and the host corrects it
 // each time. A body kinematic on the host, a moving platform
@@ -65,15 +66,20 @@ type NetPhysics struct {
 	Hold func(w *World, e arche.Entity) bool
 	// NoRest turns off holding predicted bodies at rest on the host's pose.
 	NoRest bool
-	// DrawHeldPast draws held bodies in the past with the other remote
-	// entities. By default a held body is drawn where the client's physics
-	// has it, in the present beside what pushes it (View.Held), from the
-	// touch until it comes to rest (a second after the last touch at the
-	// soonest, ten at the latest), sliding there and back over about 200
-	// ms: drawn in the past, a crate a player pushes is drawn behind the
-	// player, who is drawn through it by the round trip and the render
-	// delay at their speed.
-	DrawHeldPast bool
+	// DrawHeldAhead draws a held body where the client's physics has it, in
+	// the present beside what pushes it (View.Held), from the touch until it
+	// comes to rest (a second after the last touch at the soonest, ten at
+	// the latest), sliding there and back over about 200 ms. Drawn in the
+	// past with the other remote entities (the default), a crate a player
+	// pushes is drawn behind the player, who is drawn through it by the
+	// round trip and the render delay at their speed (61 units in a trial
+	// over a 130 ms round trip; 4 drawn ahead). Drawn ahead, it is out of
+	// step with what it meets that is drawn in the past: a crate it pushes
+	// in turn (drawn 31 units into it), another player pushing it too (50
+	// units); so it suits a game where one player at a time pushes loose
+	// bodies (a ball dribbled, a box kicked), not one of crates in rows or
+	// crowds around a ball.
+	DrawHeldAhead bool
 }
 
 func (n *NetPhysics) defaults() {
@@ -106,7 +112,7 @@ type RemoteStats struct {
 	// them; Holds counts holds begun (a predicted body touched one); Rests
 	// counts the steps in which a resting predicted body was put back on
 	// the host's pose; DrawnAhead counts the held bodies drawn in the
-	// present (NetPhysics.DrawHeldPast), once each time one begins.
+	// present (NetPhysics.DrawHeldAhead), once each time one begins.
 	Put, Holds, Rests, DrawnAhead uint64
 }
 
@@ -239,6 +245,14 @@ func (n *netPhysics) slot(e arche.Entity) *remoteState {
 // state of frame f. The interpolator records the state; then the body is put
 // where the client's physics needs it.
 func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
+	// A teleport (the interpolator takes its mark) ends a hold: the host
+	// put the body elsewhere, whatever the client made of the touch.
+	snap := false
+	if n.enabled {
+		if s, ok := n.w.ECS.NetSlot(e); ok && int(s) < len(n.slots) && (n.slots[s].touched != 0 || len(n.drawn) > 0) {
+			snap = n.snapped(e)
+		}
+	}
 	n.next.Applied(e, f)
 	if !n.enabled {
 		return
@@ -264,7 +278,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	st.vel = *n.velocities.Get(e)
 	now := w.Frame() - 1 // the frame whose end the coming step starts from
-	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold {
+	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold && !snap {
 		// The host has not yet seen the predicted body's touch: the
 		// client's own simulation of the body is the better guess.
 		return

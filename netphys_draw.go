@@ -48,12 +48,15 @@ type presentDraw struct {
 	prev, cur ecs.Transform // its drawn pose at the end of the last two steps
 	off       ecs.Transform // from the body's pose to the drawn one, halving every heldHalfLife
 	body      ecs.Transform // the body's pose as a replay began
+	// snap: the host teleported it (Interpolated.Snap), and its next put
+	// is a jump; jumped: it was, and the step draws no blend across it.
+	snap, jumped bool
 }
 
 // drawTouched draws remote body e, which a predicted body touched this
 // step, in the present from now to heldLinger frames on.
 func (n *netPhysics) drawTouched(e arche.Entity) {
-	if n.cfg.DrawHeldPast || n.past == nil {
+	if !n.cfg.DrawHeldAhead || n.past == nil {
 		return
 	}
 	for i := range n.drawn {
@@ -96,6 +99,9 @@ func (n *netPhysics) updateDrawn() {
 		d.off = ecs.Transform{X: d.off.X * k, Y: d.off.Y * k, Angle: d.off.Angle * k}
 		p := bodyPose(b)
 		d.prev, d.cur = d.cur, ecs.Transform{X: p.X + d.off.X, Y: p.Y + d.off.Y, Angle: p.Angle + d.off.Angle}
+		if d.jumped {
+			d.prev, d.jumped = d.cur, false // drawn as a jump
+		}
 		kept = append(kept, d)
 	}
 	clear(n.drawn[len(kept):])
@@ -108,6 +114,10 @@ func (n *netPhysics) updateDrawn() {
 func (n *netPhysics) absorbPut(e arche.Entity, pose ecs.Transform) {
 	for i := range n.drawn {
 		if d := &n.drawn[i]; d.e == e {
+			if d.snap {
+				d.snap, d.jumped, d.off = false, true, ecs.Transform{}
+				return
+			}
 			if b := n.w.Physics.BodyOf(e); b != nil {
 				j := poseDiff(bodyPose(b), pose)
 				d.off = ecs.Transform{X: d.off.X + j.X, Y: d.off.Y + j.Y, Angle: d.off.Angle + j.Angle}
@@ -115,6 +125,23 @@ func (n *netPhysics) absorbPut(e arche.Entity, pose ecs.Transform) {
 			return
 		}
 	}
+}
+
+// snapped reports whether the state being applied to e is of a teleport
+// (its Interpolated.Snap, before the interpolator takes it); if e is drawn
+// in the present, its put is then drawn as a jump.
+func (n *netPhysics) snapped(e arche.Entity) bool {
+	a := n.w.ECS.Arche()
+	ic := (*ecs.Interpolated)(a.GetUnchecked(e, n.w.ECS.IDs.Interpolated))
+	if ic == nil || !ic.Snap {
+		return false
+	}
+	for i := range n.drawn {
+		if n.drawn[i].e == e {
+			n.drawn[i].snap = true
+		}
+	}
+	return true
 }
 
 // drawnReplayBegin notes where the bodies drawn in the present are as a
