@@ -335,10 +335,12 @@ func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
 	return v.ip.Pose(e, v.alpha)
 }
 
-// Held reports whether e is a remote body this client's physics holds (a
-// predicted body touched it) and draws in the present where the client
-// simulates it rather than in the past (NetPhysics.DrawHeldAhead): Pose
-// then moves it as it moves here, not as the host's states do.
+// Held reports whether e is a remote body drawn in the present, where this
+// client's physics has it, rather than in the past (NetPhysics.DrawHeldAhead):
+// one a predicted body touched, from the touch until it is drawn near
+// where interpolation would draw it (at rest); Pose then moves it as the
+// client's physics does (held, or carried forward from the host's states),
+// not as the interpolated states do.
 func (v *View) Held(e arche.Entity) bool { return v.held != nil && v.held(e) }
 
 // Interpolator returns the interpolator (its statistics, SetEnabled), nil on

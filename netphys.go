@@ -55,7 +55,8 @@ type NetPhysics struct {
 	MaxAhead time.Duration
 	// MaxHold bounds, in frames, how long a touched remote body is simulated
 	// by the client alone before it is put back on the host's state all the
-	// same. Default 20.
+	// same, whether or not a state came since (one the host never saw
+	// touched, at rest there, sends none). Default 20.
 	MaxHold int
 	// Hold says whether remote body e may be held when a predicted body
 	// touches it. Default: the bodies the host owns; a body another peer
@@ -68,8 +69,10 @@ type NetPhysics struct {
 	NoRest bool
 	// DrawHeldAhead draws a held body where the client's physics has it, in
 	// the present beside what pushes it (View.Held), from the touch until it
-	// comes to rest (a second after the last touch at the soonest, ten at
-	// the latest), sliding there and back over about 200 ms. Drawn in the
+	// is within half a unit of where interpolation draws it (at rest in
+	// both), 60 frames after the last touch at the soonest (a second at 60
+	// Hz) and 600 at the latest (handed back moving then, it is drawn
+	// going back), sliding there and back over about 200 ms. Drawn in the
 	// past with the other remote entities (the default), a crate a player
 	// pushes is drawn behind the player, who is drawn through it by the
 	// round trip and the render delay at their speed (61 units in a trial
@@ -104,6 +107,8 @@ type remoteState struct {
 	touched, heldSince ecs.Frame
 	// replayed: listed in netPhysics.replaying, during a replay.
 	replayed bool
+	// ahead: drawn in the present, listed in netPhysics.drawn.
+	ahead bool
 }
 
 // RemoteStats counts what a client did with remote bodies.
@@ -188,6 +193,9 @@ type restState struct {
 	// it: its move is drawn as a jump, not smoothed.
 	tele ecs.Frame
 	jump bool
+	// pushed is the last frame a moving kinematic body pushed it: a rest
+	// the host reports of that frame or an earlier one is past.
+	pushed ecs.Frame
 }
 
 func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Component) *netPhysics {
@@ -415,11 +423,14 @@ func (n *netPhysics) Update(w *ecs.World) {
 			continue
 		}
 		st.at = f
-		if st.touched != 0 {
+		if st.touched != 0 && int(f-st.heldSince) <= n.cfg.MaxHold {
 			*n.transforms.Get(e) = st.pose
 			*n.velocities.Get(e) = st.vel
 			continue
 		}
+		// Not held, or held MaxHold frames with no host state to end it
+		// (the host never had the touch, and its body rests): put back.
+		st.touched = 0
 		n.put(e, st, f)
 		n.stats.Put++
 	}

@@ -75,6 +75,9 @@ func (n *netPhysics) drawTouched(e arche.Entity) {
 		from = body
 	}
 	n.stats.DrawnAhead++
+	if st := n.slot(e); st != nil {
+		st.ahead = true
+	}
 	n.drawn = append(n.drawn, presentDraw{e: e, until: n.frame + heldLinger, prev: from, cur: from, off: poseDiff(from, body)})
 }
 
@@ -91,9 +94,13 @@ func (n *netPhysics) updateDrawn() {
 		b := n.w.Physics.BodyOf(d.e)
 		st := n.slot(d.e)
 		if b == nil || st == nil || !st.body {
+			if st != nil {
+				st.ahead = false
+			}
 			continue // gone, or this client's to predict now
 		}
 		if n.frame > d.until && n.handBack(&d) {
+			st.ahead = false
 			continue
 		}
 		d.off = ecs.Transform{X: d.off.X * k, Y: d.off.Y * k, Angle: d.off.Angle * k}
@@ -182,6 +189,9 @@ func (n *netPhysics) handBack(d *presentDraw) bool {
 
 // forgetDrawn stops drawing e in the present (it was removed).
 func (n *netPhysics) forgetDrawn(e arche.Entity) {
+	if st := n.slot(e); st != nil {
+		st.ahead = false
+	}
 	for i := range n.drawn {
 		if n.drawn[i].e == e {
 			n.drawn = append(n.drawn[:i], n.drawn[i+1:]...)
@@ -192,6 +202,9 @@ func (n *netPhysics) forgetDrawn(e arche.Entity) {
 
 // ahead reports whether e is a held body drawn in the present.
 func (n *netPhysics) ahead(e arche.Entity) bool {
+	if !n.aheadSlot(e) {
+		return false
+	}
 	for i := range n.drawn {
 		if n.drawn[i].e == e {
 			return true
@@ -203,6 +216,9 @@ func (n *netPhysics) ahead(e arche.Entity) bool {
 // drawnPose returns where to draw e if it is a held body drawn in the
 // present: between its drawn poses of the last two steps, alpha of the way.
 func (n *netPhysics) drawnPose(e arche.Entity, alpha float64) (ecs.Transform, bool) {
+	if !n.aheadSlot(e) {
+		return ecs.Transform{}, false
+	}
 	for i := range n.drawn {
 		if d := &n.drawn[i]; d.e == e {
 			return ecs.Blend(d.prev, d.cur, min(max(alpha, 0), 1)), true
@@ -215,6 +231,16 @@ func (n *netPhysics) drawnPose(e arche.Entity, alpha float64) (ecs.Transform, bo
 func bodyPose(b *cp.Body) ecs.Transform {
 	p := b.Position()
 	return ecs.Transform{X: p.X, Y: p.Y, Angle: b.Angle()}
+}
+
+// aheadSlot reports whether e's slot says it is drawn in the present: one
+// look, where most entities drawn are not.
+func (n *netPhysics) aheadSlot(e arche.Entity) bool {
+	if len(n.drawn) == 0 {
+		return false
+	}
+	s, ok := n.w.ECS.NetSlot(e)
+	return ok && int(s) < len(n.slots) && n.slots[s].ahead
 }
 
 // poseDiff returns a − b, the angle the short way round.

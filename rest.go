@@ -67,10 +67,11 @@ func (n *netPhysics) rest(e arche.Entity) *restState {
 	return &n.rests[len(n.rests)-1]
 }
 
-// holds reports whether the lock holds r's body: the host has it at rest and
-// no input was given since.
+// holds reports whether the lock holds r's body: the host has it at rest, as
+// of a frame after a moving kinematic body last pushed it, and no input was
+// given since.
 func (n *netPhysics) holds(r *restState) bool {
-	return r.rest && n.neutral != 0 && n.neutral <= r.restFrame
+	return r.rest && n.neutral != 0 && n.neutral <= r.restFrame && r.restFrame > r.pushed
 }
 
 // input notes whether the input of frame f was the zero value.
@@ -121,7 +122,10 @@ func (n *netPhysics) holdRests() {
 		}
 		if n.pushedByKinematic(n.w.Physics.BodyOf(r.e)) {
 			// A door or a platform moving into it: on this client, ahead
-			// of the host, it pushes before the host's does.
+			// of the host, it pushes before the host's does, and until the
+			// host has it at rest after the push (a contact that breaks
+			// for a frame does not put it back into the door).
+			r.pushed = n.frame
 			continue
 		}
 		t := *n.transforms.Get(r.e)

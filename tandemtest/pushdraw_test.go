@@ -262,3 +262,61 @@ func TestATeleportEndsAHold(t *testing.T) {
 		}
 	}
 }
+
+// A touch the host never had (it sent the car back just before the crate)
+// is let go after MaxHold: the crate, at rest on the host, sends no state
+// that would end the hold, and the client's physics puts it back on the
+// host's state all the same. (It stayed 1,624 units away for good.)
+func TestATouchTheHostNeverHadIsLetGo(t *testing.T) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{}, carBody), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+	var id ecs.NetID
+	r.Host.Do(func(w *tandem.World) {
+		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		for q.Next() {
+			if q.Get().Owner == ecs.HostPeer {
+				id = q.Get().ID
+			}
+		}
+	})
+	ann.SetInput(Pedal{Throttle: 1})
+	done := false
+	for i := range 600 {
+		if i == 40 {
+			ann.SetInput(Pedal{Throttle: -1})
+		}
+		if i == 70 {
+			ann.SetInput(Pedal{})
+		}
+		r.Step(1)
+		if !done {
+			r.Host.Do(func(w *tandem.World) {
+				e := w.ECS.Owned(ann.Peer())[0]
+				if w.Physics.BodyOf(e).Position().X >= 1040 {
+					w.Physics.SetPose(e, ecs.Transform{X: 600, Y: 1000})
+					w.Physics.SetVelocity(e, ecs.Velocity{})
+					done = true
+				}
+			})
+		}
+	}
+	var host, mine, drawn ecs.Transform
+	var held bool
+	r.Host.Do(func(w *tandem.World) {
+		e, _ := w.ECS.EntityOf(id)
+		p := w.Physics.BodyOf(e).Position()
+		host = ecs.Transform{X: p.X, Y: p.Y}
+	})
+	ann.View(r.Clock.Now(), func(v *tandem.View) {
+		e, _ := v.World.ECS.EntityOf(id)
+		p := v.World.Physics.BodyOf(e).Position()
+		mine = ecs.Transform{X: p.X, Y: p.Y}
+		drawn, _ = v.Pose(e)
+		held = v.Held(e)
+	})
+	t.Logf("10 s on: host's crate %v; ann's crate body %v, drawn %v (Held %v); bodies %+v", host, mine, drawn, held, ann.NetStats().Bodies)
+	if math.Hypot(host.X-mine.X, host.Y-mine.Y) > 1 {
+		t.Errorf("ann's physics has the crate %.1f units from the host's, 10 s after a touch the host never had (MaxHold 20 frames)", math.Hypot(host.X-mine.X, host.Y-mine.Y))
+	}
+}
