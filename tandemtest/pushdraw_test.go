@@ -41,22 +41,48 @@ func carAndCrate(net tandem.NetPhysics, crate physics.Material) *tandem.Game[Ped
 	return &g
 }
 
+// hostsOwn returns the entity of the host's own in w (the crate, the
+// door: the one each of these games has) and its network id.
+func hostsOwn(w *tandem.World) (e arche.Entity, id ecs.NetID) {
+	q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+	for q.Next() {
+		if q.Get().Owner == ecs.HostPeer {
+			e, id = q.Entity(), q.Get().ID
+		}
+	}
+	return e, id
+}
+
+// crateRig is a rig of g with ann joined, over a 100 ms round trip.
+func crateRig(t *testing.T, g *tandem.Game[Pedal]) (*tandemtest.Rig[Pedal], *tandem.Client[Pedal]) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	return r, r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+}
+
+// slowing is a crate whose friction on the ground stops it.
+var slowing = physics.Material{Mass: 4, Velocity: physics.GroundFriction(300)}
+
+// pushedAndLeft is a rig whose crate, slowing, is drawn ahead: ann drives
+// into it for a second, backs away for back frames and stops.
+func pushedAndLeft(t *testing.T, back int) (*tandemtest.Rig[Pedal], *tandem.Client[Pedal]) {
+	r, ann := crateRig(t, carAndCrate(tandem.NetPhysics{DrawHeldAhead: true}, slowing))
+	ann.SetInput(Pedal{Throttle: 1})
+	r.Step(60)
+	ann.SetInput(Pedal{Throttle: -1})
+	r.Step(back)
+	ann.SetInput(Pedal{})
+	return r, ann
+}
+
 // pushing drives ann's car into the crate and on, over a 100 ms round trip,
 // and returns the least distance between the crate's centre and the car's
 // as each machine draws them once the car met the crate, and the largest
 // step of the crate between two frames ann drew, and the host's.
 func pushing(t *testing.T, net tandem.NetPhysics) (host, ann, annStep, hostStep float64) {
-	link := condition.Config{Latency: 50 * time.Millisecond}
-	r := tandemtest.New(t, carAndCrate(net, carBody), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-	c := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+	r, c := crateRig(t, carAndCrate(net, carBody))
 	crate := func(w *tandem.World) ecs.NetID {
-		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-		var id ecs.NetID
-		for q.Next() {
-			if q.Get().Owner == ecs.HostPeer {
-				id = q.Get().ID
-			}
-		}
+		_, id := hostsOwn(w)
 		return id
 	}
 	gaps := func(m interface {
@@ -122,23 +148,9 @@ func TestAPushedCrateIsDrawnAhead(t *testing.T) {
 // jump on the way: it is handed back at rest, where the present and the
 // past agree.
 func TestAPushedCrateAtRestIsDrawnFromTheHostAgain(t *testing.T) {
-	link := condition.Config{Latency: 50 * time.Millisecond}
-	r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{DrawHeldAhead: true}, physics.Material{Mass: 4, Velocity: physics.GroundFriction(300)}), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
-	ann.SetInput(Pedal{Throttle: 1})
-	r.Step(60)
-	ann.SetInput(Pedal{Throttle: -1})
-	r.Step(30)
-	ann.SetInput(Pedal{})
+	r, ann := pushedAndLeft(t, 30)
 	var id ecs.NetID
-	r.Host.Do(func(w *tandem.World) {
-		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-		for q.Next() {
-			if q.Get().Owner == ecs.HostPeer {
-				id = q.Get().ID
-			}
-		}
-	})
+	r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
 	var last ecs.Transform
 	held, wasHeld, step := false, false, 0.0
 	drawn := func() (p ecs.Transform) {
@@ -183,27 +195,11 @@ func TestAPushedCrateAtRestIsDrawnFromTheHostAgain(t *testing.T) {
 // A crate drawn ahead that the host teleports is drawn jumping there, not
 // sliding across the floor.
 func TestATeleportOfACrateDrawnAheadIsAJump(t *testing.T) {
-	link := condition.Config{Latency: 50 * time.Millisecond}
-	r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{DrawHeldAhead: true}, physics.Material{Mass: 4, Velocity: physics.GroundFriction(300)}), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
-	ann.SetInput(Pedal{Throttle: 1})
-	r.Step(60)
-	ann.SetInput(Pedal{Throttle: -1})
-	r.Step(20)
-	ann.SetInput(Pedal{})
-	var crate arche.Entity
-	r.Host.Do(func(w *tandem.World) {
-		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-		for q.Next() {
-			if q.Get().Owner == ecs.HostPeer {
-				crate = q.Entity()
-			}
-		}
-	})
+	r, ann := pushedAndLeft(t, 20)
 	var id ecs.NetID
 	r.Host.Do(func(w *tandem.World) {
-		n, _ := w.ECS.Identity(crate)
-		id = n.ID
+		var crate arche.Entity
+		crate, id = hostsOwn(w)
 		w.Physics.SetPose(crate, ecs.Transform{X: 3000, Y: 1000})
 		w.Physics.SetVelocity(crate, ecs.Velocity{})
 	})
@@ -234,21 +230,15 @@ func TestATeleportOfACrateDrawnAheadIsAJump(t *testing.T) {
 // away in a trial, for as long as she pushed.)
 func TestATeleportEndsAHold(t *testing.T) {
 	for at := 40; at < 62; at += 3 {
-		link := condition.Config{Latency: 50 * time.Millisecond}
-		r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{}, carBody), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-		ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+		r, ann := crateRig(t, carAndCrate(tandem.NetPhysics{}, carBody))
 		ann.SetInput(Pedal{Throttle: 1})
 		r.Step(at)
 		var id ecs.NetID
 		r.Host.Do(func(w *tandem.World) {
-			q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-			for q.Next() {
-				if q.Get().Owner == ecs.HostPeer {
-					id = q.Get().ID
-					w.Physics.SetPose(q.Entity(), ecs.Transform{X: 5000, Y: 1000})
-					w.Physics.SetVelocity(q.Entity(), ecs.Velocity{})
-				}
-			}
+			var crate arche.Entity
+			crate, id = hostsOwn(w)
+			w.Physics.SetPose(crate, ecs.Transform{X: 5000, Y: 1000})
+			w.Physics.SetVelocity(crate, ecs.Velocity{})
 		})
 		holds := ann.NetStats().Bodies.Holds
 		r.Step(30)
@@ -268,18 +258,9 @@ func TestATeleportEndsAHold(t *testing.T) {
 // that would end the hold, and the client's physics puts it back on the
 // host's state all the same. (It stayed 1,624 units away for good.)
 func TestATouchTheHostNeverHadIsLetGo(t *testing.T) {
-	link := condition.Config{Latency: 50 * time.Millisecond}
-	r := tandemtest.New(t, carAndCrate(tandem.NetPhysics{}, carBody), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
+	r, ann := crateRig(t, carAndCrate(tandem.NetPhysics{}, carBody))
 	var id ecs.NetID
-	r.Host.Do(func(w *tandem.World) {
-		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-		for q.Next() {
-			if q.Get().Owner == ecs.HostPeer {
-				id = q.Get().ID
-			}
-		}
-	})
+	r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
 	ann.SetInput(Pedal{Throttle: 1})
 	done := false
 	for i := range 600 {

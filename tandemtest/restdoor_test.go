@@ -46,13 +46,7 @@ var carAndDoor = func() *tandem.Game[Pedal] {
 
 // sunk returns how far the door is into the car in w's physics.
 func sunk(w *tandem.World, car arche.Entity) float64 {
-	q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
-	var door arche.Entity
-	for q.Next() {
-		if q.Get().Owner == ecs.HostPeer {
-			door = q.Entity()
-		}
-	}
+	door, _ := hostsOwn(w)
 	c, d := w.Physics.BodyOf(car).Position(), w.Physics.BodyOf(door).Position()
 	return math.Max(0, (c.X+20)-(d.X-10))
 }
