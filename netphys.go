@@ -349,7 +349,7 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
 		pose.Y += st.vel.Y * dt
 		pose.Angle += st.vel.Angular * dt
 	}
-	if len(n.drawn) > 0 && !n.stepping {
+	if st.ahead && !n.stepping {
 		n.absorbPut(e, pose) // a replay's moves are absorbed at its end
 	}
 	n.w.Physics.Move(e, pose)
