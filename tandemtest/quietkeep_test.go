@@ -43,7 +43,9 @@ func crateGoneAt(gone ecs.Frame) *tandem.Game[Walk] {
 // its render delay: no newer frame comes to pass the removal by, but no
 // drawing came for longer than the render delay either. (With a render
 // delay longer than the quiet host's last empty States reach, the client
-// kept the crate for ever.)
+// kept the crate for ever. A render delay is now held within six send
+// intervals, under the eight send ticks those States reach, so the 450 ms
+// case runs at 200 ms: it checks that the bound keeps it so.)
 func TestAClientThatStoppedDrawingKeepsNothing(t *testing.T) {
 	for _, c := range []struct {
 		name string
