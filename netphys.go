@@ -255,17 +255,13 @@ func (n *netPhysics) slot(e arche.Entity) *remoteState {
 func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	// A teleport (the interpolator takes its mark) ends a hold: the host
 	// put the body elsewhere, whatever the client made of the touch.
+	var st *remoteState
 	snap := false
 	if n.enabled {
-		if s, ok := n.w.ECS.NetSlot(e); ok && int(s) < len(n.slots) && (n.slots[s].touched != 0 || len(n.drawn) > 0) {
-			snap = n.snapped(e)
-		}
+		st = n.slot(e)
+		snap = st != nil && (st.touched != 0 || st.ahead) && n.snapped(e)
 	}
 	n.next.Applied(e, f)
-	if !n.enabled {
-		return
-	}
-	st := n.slot(e)
 	if st == nil {
 		return
 	}
