@@ -475,12 +475,14 @@ func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
 	}
 }
 
-// Kick closes peer id's connection with CloseKicked and reason; a peer away
-// within its grace window leaves at once.
+// Kick closes peer id's connection with CloseKicked and reason, and the
+// peer leaves at the next step's reap, never kept for a resume: not if its
+// link had broken just before, nor if a Resume of it arrives first. A peer
+// away within its grace window leaves at once.
 func (h *Host) Kick(id ecs.PeerID, reason string) {
 	for _, p := range h.peers {
 		if p.id == id && p.admitted() {
-			p.c.Close(transport.CloseKicked, reason)
+			p.endFor(transport.CloseKicked, reason)
 		}
 	}
 	if k := h.known(id); k != nil && k.away() {
@@ -554,7 +556,7 @@ func (h *Host) send(w *ecs.World) {
 			if errors.Is(p.rp.Err(), replicate.ErrJoinTooSlow) {
 				code = transport.CloseJoinTooSlow
 			}
-			p.c.Close(code, p.rp.Err().Error())
+			p.endFor(code, p.rp.Err().Error())
 		}
 		if !p.c.Closed() {
 			p.c.Flush()
@@ -590,7 +592,7 @@ func (h *Host) leave(p *hostPeer) {
 	if p.stage == stageReplaced {
 		return // its peer lives on, on the connection that replaced it
 	}
-	err := p.c.Err()
+	err := p.cause()
 	var ce *transport.CloseError
 	if errors.As(err, &ce) && ce.Code == transport.CloseNormal {
 		err = nil

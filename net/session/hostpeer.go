@@ -63,6 +63,10 @@ type hostPeer struct {
 	// closedFirst: its connection had ended on its own when the host
 	// closed; Dismiss lets it go with that connection's reason.
 	closedFirst bool
+	// ended is the host's own reason for ending this admitted peer (a
+	// kick, a join too slow), which wins over whatever the transport said
+	// of the connection's end first (endFor).
+	ended error
 
 	// A rejected connection: when, and how it closes after the linger.
 	rejectedAt time.Time
@@ -233,7 +237,7 @@ func (p *hostPeer) check(now time.Time) {
 	}
 	if p.rp.Joining() {
 		if now.Sub(p.joinStart) > cfg.JoinTimeout {
-			p.c.Close(transport.CloseJoinTooSlow, "join did not finish in time")
+			p.endFor(transport.CloseJoinTooSlow, "join did not finish in time")
 		}
 		return
 	}
@@ -248,3 +252,23 @@ func (p *hostPeer) check(now time.Time) {
 // FateAfter returns how long the connection takes to learn a datagram's
 // fate: the replicator sends a removal again for as long.
 func (p *hostPeer) FateAfter() time.Duration { return p.c.FateAfter() }
+
+// endFor ends the admitted peer for what it did, or failed to do (code and
+// reason): its connection closes, if it has not already, and the peer is
+// not kept for a resume even if the transport saw the link break first
+// (cause).
+func (p *hostPeer) endFor(code transport.CloseCode, reason string) {
+	if p.ended == nil {
+		p.ended = &transport.CloseError{Code: code, Reason: reason}
+	}
+	p.c.Close(code, reason)
+}
+
+// cause is why the peer's connection ended: the host's own reason if it
+// ended the peer (endFor), else the connection's.
+func (p *hostPeer) cause() error {
+	if p.ended != nil {
+		return p.ended
+	}
+	return p.c.Err()
+}

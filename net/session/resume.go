@@ -92,7 +92,7 @@ func (p *hostPeer) holdsWorld() bool {
 // ended on purpose.
 func (h *Host) park(p *hostPeer, err error) bool {
 	k := p.kp
-	if k == nil || h.cfg.Grace <= 0 || !p.holdsWorld() || !resumable(err) {
+	if k == nil || !h.keeps(p, err) {
 		return false
 	}
 	h.repl.ParkPeer(p.id)
@@ -101,6 +101,13 @@ func (h *Host) park(p *hostPeer, err error) bool {
 	h.stats.Disconnected++
 	h.emit(Event{Kind: PeerDisconnected, Peer: p.id, Name: p.name, Err: err})
 	return true
+}
+
+// keeps reports whether the host keeps the peer of connection p, which
+// ended with err, for a resume: it resumes peers at all (Grace), the peer
+// held the world, and err is a broken link, not an end on purpose.
+func (h *Host) keeps(p *hostPeer, err error) bool {
+	return h.cfg.Grace > 0 && p.holdsWorld() && resumable(err)
 }
 
 // expire makes the away peers whose window ran out by now leave.
@@ -131,6 +138,11 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.reject(p, wire.RejectSchema, transport.CloseVersion, h.schemaReason(m.Schema))
 		return
 	}
+	if cfg.Grace <= 0 {
+		h.stats.ResumeRefused++
+		h.reject(p, wire.RejectResume, transport.CloseNormal, "this host keeps no one for a resume (no grace window); join afresh")
+		return
+	}
 	// One hash and one constant-time comparison, whatever the peer id names,
 	// before any limit is spent: a Resume without the token costs the host
 	// that hash (its connection's handshake, limited per address, cost
@@ -154,6 +166,15 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.stats.ResumeRefused++
 		h.end(k, "the peer joins afresh: its join had not finished")
 		h.reject(p, wire.RejectResume, transport.CloseNormal, "the join had not finished when the connection broke; join afresh")
+		return
+	}
+	if old := k.conn; old != nil && old.c.Closed() && !h.keeps(old, old.cause()) {
+		// The host closed the old connection for what the peer did (a
+		// kick, a broken rule or limit, a join too slow) and has not
+		// reaped it yet: the reap ends the peer, as it would have had
+		// this Resume come a step later.
+		h.stats.ResumeRefused++
+		h.reject(p, wire.RejectResume, transport.CloseNormal, "no session to resume: the host ended it ("+old.cause().Error()+"); join afresh")
 		return
 	}
 	if h.admittedFrom(p.addr)-h.from(k, p.addr) >= cfg.MaxPeersPerAddress {

@@ -1,0 +1,153 @@
+package session
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// acceptWaiting hands the host every connection dialed since the last step,
+// as step does, without stepping.
+func (r *resumeRig) acceptWaiting() {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 0)
+		tc, err := r.l.Accept(ctx)
+		cancel()
+		if err != nil {
+			return
+		}
+		r.host.Accept(tc)
+	}
+}
+
+// endedPeerLeft fails the test unless the host refused raw's Resume and the
+// peer left for good: no Resumed, not away, PeerLeft once, never resumed.
+func endedPeerLeft(t *testing.T, r *resumeRig, raw *rawPeer, peer ecs.PeerID) {
+	t.Helper()
+	for range 10 {
+		r.step()
+		raw.read()
+	}
+	k := raw.kinds()
+	if k[wire.KindResumed] != 0 || k[wire.KindReject] != 1 {
+		t.Fatalf("the host answered the Resume of an ended peer with %v, want one Reject", k)
+	}
+	for _, p := range append(r.host.Peers(), r.host.Away()...) {
+		if p == peer {
+			t.Fatalf("peer %d is still the host's (peers %v, away %v)", peer, r.host.Peers(), r.host.Away())
+		}
+	}
+	if l, res := r.hostCount(PeerLeft, peer), r.hostCount(PeerResumed, peer); l != 1 || res != 0 {
+		t.Fatalf("peer %d: %d PeerLeft and %d PeerResumed, want 1 and 0", peer, l, res)
+	}
+	if len(r.hw.Owned(peer)) != 0 {
+		t.Fatalf("peer %d left and still owns %d entities", peer, len(r.hw.Owned(peer)))
+	}
+}
+
+// A peer the host kicks is over even if a Resume with its token reaches the
+// host before the kicked connection is reaped: between steps (Handshake)
+// or in the next step's receive, ahead of the reap.
+func TestAKickedPeerDoesNotResume(t *testing.T) {
+	for _, between := range []bool{true, false} {
+		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
+		t.Run(name, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
+				r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
+				a := r.join("mallory")
+				peer, token := a.cl.Peer(), a.cl.Welcome().Token
+				r.steps(500 * time.Millisecond)
+				r.clients = nil // a is the raw peer from now on
+				r.host.Kick(peer, "cheating")
+				raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
+				r.clk.Advance(6 * time.Millisecond) // the Resume arrives
+				if between {
+					r.acceptWaiting()
+					r.host.Handshake()
+				}
+				endedPeerLeft(t, r, raw, peer)
+			})
+		})
+	}
+}
+
+// The same for a peer the host closes for a protocol violation in the very
+// receive that takes a Resume of it on another connection.
+func TestAViolatorDoesNotResume(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
+		a := r.join("mallory")
+		peer, token := a.cl.Peer(), a.cl.Welcome().Token
+		r.steps(500 * time.Millisecond)
+		r.clients = nil
+		for range 20 { // a lane message no one reads: malformed, past MaxMalformed
+			a.conn().SendMessage(transport.LaneCommands, []byte{0xc5, 1, 2, 3})
+		}
+		// The host's next receive polls the violator's connection, which
+		// closes, then the newer one, whose Resume comes before the reap.
+		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
+		r.clk.Advance(6 * time.Millisecond)
+		endedPeerLeft(t, r, raw, peer)
+		if st := r.host.Stats(); st.ResumeRefused == 0 || st.Dropped != 1 {
+			t.Fatalf("host stats %+v: want the resume refused and the violator dropped", st)
+		}
+	})
+}
+
+// A kick wins over a link break the transport saw first: the kicked peer
+// leaves at once and is not kept for its grace window.
+func TestAKickOnABrokenLinkEndsThePeer(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
+		a := r.join("mallory")
+		peer := a.cl.Peer()
+		r.steps(500 * time.Millisecond)
+		r.clients = nil
+		r.accepts[len(r.accepts)-1].Cut()
+		r.clk.Advance(11 * time.Second) // past the transport's idle timeout, no step
+		if r.accepts[len(r.accepts)-1].Err() == nil {
+			t.Fatal("the host's end did not see the link break")
+		}
+		r.host.Kick(peer, "cheating")
+		r.step()
+		for _, p := range r.host.Away() {
+			if p == peer {
+				t.Fatalf("kicked peer %d is kept for a resume", peer)
+			}
+		}
+		if r.hostCount(PeerLeft, peer) != 1 || r.hostCount(PeerDisconnected, peer) != 0 {
+			t.Fatalf("peer %d: %d PeerLeft, %d PeerDisconnected; want it to leave, not be kept", peer, r.hostCount(PeerLeft, peer), r.hostCount(PeerDisconnected, peer))
+		}
+	})
+}
+
+// A host that keeps no one for a resume (Grace negative: its Welcome says
+// no grace) refuses every Resume, even one naming a connected peer.
+func TestAHostWithoutGraceRefusesResumes(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{Grace: -1})
+		a := r.join("a")
+		peer, token := a.cl.Peer(), a.cl.Welcome().Token
+		if g := a.cl.Welcome().GraceMillis; g != 0 {
+			t.Fatalf("the Welcome says a grace of %d ms", g)
+		}
+		r.steps(500 * time.Millisecond)
+		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
+		for range 10 {
+			r.step()
+			raw.read()
+		}
+		if k := raw.kinds(); k[wire.KindResumed] != 0 || k[wire.KindReject] != 1 {
+			t.Fatalf("the host answered %v, want one Reject", k)
+		}
+		if a.cl.State() != Playing || r.hostCount(PeerResumed, peer) != 0 {
+			t.Fatalf("the player is %v after another connection's Resume, %d resumes", a.cl.State(), r.hostCount(PeerResumed, peer))
+		}
+	})
+}
