@@ -1,6 +1,8 @@
 package tandem
 
 import (
+	"math"
+
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -20,9 +22,14 @@ import (
 // (not if Join refuses it); later, the peer holding the whole world by
 // then, what the square leaves out is removed within its budget. It outlasts a broken connection, and a player's outlasts a
 // restart too (it is in the player's record of a save): a player that
-// resumes has its square still. Call it on the simulation goroutine: in a
-// system, a hook or an observer, or inside Do.
+// resumes has its square still. A position that is not a number (NaN:
+// check what a peer's command brings) leaves the square where it was. Call
+// it on the simulation goroutine: in a system, a hook or an observer, or
+// inside Do.
 func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
+	if math.IsNaN(x) || math.IsNaN(y) {
+		return
+	}
 	if peer != ecs.HostPeer && peer == h.joining.peer {
 		h.joining.focus, h.joining.x, h.joining.y = true, x, y
 		return

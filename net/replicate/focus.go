@@ -15,12 +15,14 @@ import (
 // With the interest grid off (InterestConfig.Off, or no Transform
 // replicated) it does nothing, and for a peer not added yet (from the
 // game's Join hook: call it once the peer joined) or gone, nothing either.
-// Call it on the simulation goroutine (in a system or a hook, or with the
-// world held); it costs what enters and leaves the square, as an owned
-// entity's move does.
+// A position that is not a number (a NaN, as from an unchecked peer's
+// command) leaves the square where it was; one past the wire's range is
+// taken at its edge. Call it on the simulation goroutine (in a system or a
+// hook, or with the world held); it costs what enters and leaves the
+// square, as an owned entity's move does.
 func (h *HostReplicator) Focus(peer ecs.PeerID, x, y float64) {
 	g := &h.grid
-	if !g.on {
+	if !g.on || math.IsNaN(x) || math.IsNaN(y) {
 		return
 	}
 	sx, sy := g.stepsAt(x), g.stepsAt(y)

@@ -3,6 +3,7 @@ package replicate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -370,6 +371,10 @@ func TestFocus(t *testing.T) {
 	r.h.Focus(1, 5050, 0)
 	r.settle()
 	check("focused on x=5050", false, true)
+	r.h.Focus(1, math.NaN(), 0) // not a place: the square stays
+	r.h.Focus(1, 0, math.NaN())
+	r.settle()
+	check("focus at NaN", false, true)
 	r.h.Focus(1, 100, -40)
 	r.settle()
 	check("focus moved to x=100", true, false)
