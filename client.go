@@ -866,15 +866,20 @@ func (c *Client[I]) errLocked() error {
 // host runs at that address.
 var ErrNoAnswer = errors.New("tandem: the connection ended before the host answered; join again, or check that the host runs at that address")
 
-// Close leaves the game. Safe from any goroutine, except from inside a View
-// or Do callback, a system, a hook or an observer (there it returns
-// ErrWorldHeld after two seconds and does nothing).
+// Close leaves the game. Commands still waiting for their receipt get none
+// (CommandStats.Abandoned counts them; WaitReceipt returns ErrClosed).
+// Safe from any goroutine, except from inside a View or Do callback, a
+// system, a hook or an observer (there it returns ErrWorldHeld after two
+// seconds and does nothing).
 func (c *Client[I]) Close() error {
 	if err := c.mu.outside("Client.Close", "close after it returns (a system may cancel the context of Run, and close after Run returns)"); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.left {
+		c.cmds.abandon()
+	}
 	c.left = true
 	err := c.session.Close()
 	c.status.mu.Lock()

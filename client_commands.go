@@ -69,7 +69,18 @@ type CommandStats struct {
 	// Unknown counts the commands answered ReceiptUnknown by the client
 	// itself (among Receipts), Unsent those it answered ReceiptExpired
 	// itself, never sent when the session ended (among Receipts too).
-	Sent, Resent, Receipts, Stray, Malformed, Unknown, Unsent uint64
+	// Abandoned counts the commands still waiting for their receipt when
+	// the game closed the client (Close): none comes for them (those sent
+	// may have run; look at the world when the player is back).
+	Sent, Resent, Receipts, Stray, Malformed, Unknown, Unsent, Abandoned uint64
+}
+
+// abandon counts the commands waiting for their receipt as abandoned: the
+// game closed the client.
+func (cc *clientCommands) abandon() {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.stats.Abandoned += uint64(len(cc.out.Pending()))
 }
 
 func (cc *clientCommands) init(first uint64, clk interface{ Now() time.Time }) {

@@ -106,6 +106,10 @@ func TestWaitReceipt(t *testing.T) {
 	if a := answered(got); !errors.Is(a.err, ErrClosed) {
 		t.Fatalf("WaitReceipt when the client closed: %+v, %v; want ErrClosed", a.rc, a.err)
 	}
+	ann.Close() // again: counted once
+	if st := ann.CommandStats(); st.Abandoned != 1 {
+		t.Fatalf("the command waiting at Close is counted %d times abandoned, want once: %+v", st.Abandoned, st)
+	}
 }
 
 // An observer removed (the function OnReceipt or OnEvent returned) hears
