@@ -55,12 +55,13 @@ type NetStats struct {
 	Frame  ecs.Frame
 	Frames int
 	// HostFrame is the newest host frame whose state the client applied (0
-	// before its join ends): how recent its picture of the entities it does
-	// not own is (drawn RenderDelay later). A change the host made at frame
+	// before its join ends) to an entity it does not predict: another's, or
+	// its own marked ecs.HostMoved. It says how recent its picture of those
+	// is (drawn RenderDelay later). A change the host made at frame
 	// F comes in a state of F or later, so not before HostFrame reaches F,
 	// and often after: a small change waits its turn (up to 8 send ticks
 	// by its urgency, 16 far from what the client owns or at a low
-	// HostConfig.Priority, longer when the budget is short), and a lost state's
+	// HostConfig.Replication.Priority, longer when the budget is short), and a lost state's
 	// changes go in a newer one. So a game or a test waits for the change
 	// itself. (Its own entities are predicted: the host's values reach them
 	// as corrections.) A host sends state when something the client holds
@@ -149,7 +150,7 @@ func (c *Client[I]) Stats() NetStats {
 	if r := c.session.Replicator(); r != nil {
 		s.Replication = r.Stats()
 		if r.Joined() {
-			s.HostFrame = r.Frame()
+			s.HostFrame = max(r.Frame(), r.HostMovedFrame())
 		}
 	}
 	return s

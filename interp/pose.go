@@ -11,10 +11,12 @@ import (
 // first state the render frame has not reached, or one it removed whose
 // removal the render frame passed (Drawing): not there in the world drawn.
 // A remote entity is drawn where the last Update put it (alpha is not
-// used). Any other is drawn between its last two simulated poses,
+// used). One simulated here is drawn between its last two simulated poses,
 // blending Interpolated.Prev to Transform by alpha (the schedule's Alpha;
 // Transform as is without Interpolated, or when Interpolated.Snap is set),
-// plus what is left of its correction offset. A snapped entity loses its
+// plus what is left of its correction offset; a remote one not drawn from
+// its states (none since a Reset yet) at its Transform, the newest
+// received. A snapped entity loses its
 // offset. With interpolation off (SetEnabled), a remote entity is drawn at
 // its newest received state and any other at its Transform.
 func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool) {
@@ -48,7 +50,7 @@ func (ip *Interpolator) Pose(e arche.Entity, alpha float64) (ecs.Transform, bool
 	if ip.disabled {
 		return t, true
 	}
-	if ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated)); ic != nil {
+	if ic := (*ecs.Interpolated)(a.Get(e, w.IDs.Interpolated)); ic != nil && ip.simulated(e) {
 		if ic.Snap {
 			if sl != nil {
 				sl.off = ecs.Transform{}
@@ -81,4 +83,19 @@ func add(a, b ecs.Transform) ecs.Transform {
 // diff returns a − b, the angle the short way.
 func diff(a, b ecs.Transform) ecs.Transform {
 	return ecs.Transform{X: a.X - b.X, Y: a.Y - b.Y, Angle: ecs.AngleDiff(b.Angle, a.Angle)}
+}
+
+// simulated reports whether e is simulated here, so that its
+// Interpolated.Prev follows its steps: every entity until SetLocal, then
+// those the local peer owns but the ones marked ecs.HostMoved. Another's
+// entity, or one the host alone moves, not drawn from its states now
+// (before its first state since a Reset) is drawn at its newest, not
+// blended from a Prev no step keeps.
+func (ip *Interpolator) simulated(e arche.Entity) bool {
+	if !ip.localSet {
+		return true
+	}
+	w := ip.w
+	id, ok := w.Identity(e)
+	return !ok || id.Owner == ip.local && !w.Arche().Has(e, w.IDs.HostMoved)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
@@ -117,4 +118,78 @@ func unitAt(r *tandemtest.Rig[Walk], c *tandem.Client[Walk], f float64) (x float
 		}
 	})
 	return x
+}
+
+// A client whose only moving entities are its own units, marked HostMoved,
+// gets their states in AuthStates, not States: its NetStats.HostFrame
+// follows those, as it follows the States of others' entities, so a game
+// waiting for HostFrame to reach a receipt's frame sees the order's effect.
+func TestHostFrameFollowsHostMovedUnits(t *testing.T) {
+	link := condition.Config{Latency: 30 * time.Millisecond}
+	r := tandemtest.New(t, units(true), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(60)
+	start := ann.NetStats().HostFrame
+	r.Step(120)
+	var host ecs.Frame
+	r.Host.Do(func(w *tandem.World) { host = w.ECS.Frame() })
+	got := ann.NetStats().HostFrame
+	// Two 30 ms legs and a send interval: the newest state is a few frames old.
+	if got < start+100 || got > host || host-got > 10 {
+		t.Fatalf("HostFrame %d (%d 120 frames before), the host's frame %d: want it following the unit's states, within 10 frames", got, start, host)
+	}
+}
+
+// A player's unit marked HostMoved, drawn from its states, is drawn forward
+// through a resume, never back where it was made: between the resume (which
+// forgets what was drawn) and the unit's first state of the new connection
+// it is drawn at its newest received pose, not blended from a Prev that no
+// step of the client keeps for it.
+func TestAHostMovedUnitIsNotDrawnBackAtAResume(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		link := condition.Config{Latency: 50 * time.Millisecond}
+		r := tandemtest.New(t, units(true), tandem.HostConfig{}, tandemtest.Config{Bubble: true, Link: mem.Config{ToHost: link, ToClient: link}})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Step(60)
+		furthest, back, drawn := 0.0, 0.0, 0
+		draw := func() {
+			ann.View(r.Clock.Now(), func(v *tandem.View) {
+				a := v.World.ECS.Arche()
+				for _, e := range v.World.ECS.Owned(ann.Peer()) {
+					if !a.Has(e, v.World.ECS.IDs.HostMoved) {
+						continue
+					}
+					if p, ok := v.Pose(e); ok {
+						drawn++
+						back = max(back, furthest-p.X)
+						furthest = max(furthest, p.X)
+					}
+				}
+			})
+		}
+		for range 30 {
+			r.Step(1)
+			draw()
+		}
+		first := r.Conn(ann)
+		r.Cut(ann)
+		resumed := false
+		for i := 0; i < 60*60 && !resumed; i++ {
+			r.Step(1)
+			draw()
+			resumed = r.Conn(ann) != first && ann.State() == tandem.Playing
+		}
+		if !resumed {
+			t.Fatalf("ann did not resume: %v (%v)", ann.State(), ann.Err())
+		}
+		for range 60 {
+			r.Step(1)
+			draw()
+		}
+		// The unit walks 3 units a frame: extrapolation while states stop
+		// may draw it a few frames ahead, then back (MaxExtrapolation).
+		if drawn == 0 || back > 20 {
+			t.Fatalf("the unit was drawn %.1f units back of where it had been drawn (furthest x %.1f, %d poses drawn)", back, furthest, drawn)
+		}
+	})
 }

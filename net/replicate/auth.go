@@ -211,6 +211,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 // applied before, is drawn as a jump (the host names a teleport in the
 // states of the frames after it, for a while), and the Observer draws it.
 func (c *ClientReplicator) hostMovedState(e arche.Entity, slot int32, frame ecs.Frame, tele, prev uint32) {
+	c.movedFrame = max(c.movedFrame, frame)
 	if tele != 0 && tele > prev && c.jump(e) {
 		c.stats.Snaps++
 	}

@@ -297,9 +297,12 @@ type ClientReplicator struct {
 	// AUTH_STATEs it applied as states (ecs.HostMoved), to tell the Observer
 	// when one is predicted again.
 	hostMoved map[int32]struct{}
-	stats     ClientStats
-	pose      int                            // the registry index of ecs.Transform, or -1
-	itemHook  func(id ecs.NetID, kind uint8) // tests: every State item
+	// movedFrame is the newest frame of an AUTH_STATE applied to an entity
+	// marked ecs.HostMoved (HostMovedFrame).
+	movedFrame ecs.Frame
+	stats      ClientStats
+	pose       int                            // the registry index of ecs.Transform, or -1
+	itemHook   func(id ecs.NetID, kind uint8) // tests: every State item
 }
 
 // NewClient returns a client replicator for reg's world.
@@ -360,6 +363,13 @@ func (c *ClientReplicator) Progress() (received, total int) {
 
 // Frame returns the newest host frame whose state was applied.
 func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
+
+// HostMovedFrame returns the newest host frame of a state applied to an
+// entity this client owns and draws from the host's states
+// (ecs.HostMoved), which come in AUTH_STATEs: 0 before one came. Frame and
+// it together say how recent the client's picture of what it does not
+// predict is.
+func (c *ClientReplicator) HostMovedFrame() ecs.Frame { return c.movedFrame }
 
 // Stats returns the counters.
 func (c *ClientReplicator) Stats() ClientStats { return c.stats }
