@@ -9,7 +9,7 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// The low bits of an AUTH_STATE item's flags, below its component mask.
+// The low bits of an AuthState item's flags, below its component mask.
 const (
 	// authTeleport: the entity's pose is of a teleport, whose host frame
 	// follows the flags.
@@ -17,9 +17,34 @@ const (
 	authReserved = (1<<itemShift - 1) &^ authTeleport
 )
 
-// sendAuth sends the owner the state of its entities when it changed or a
+// ownRefresh is what a peer's AuthStates have sent of its owned entities:
+// an owned entity goes in the next one if the host changed it since the last
+// was built, or in its turn (HostConfig.OwnRefresh), or with every one when
+// full is set.
+type ownRefresh struct {
+	full  bool   // the next AuthState carries every owned entity
+	built uint32 // the host frame the last AuthState was built at
+	turn  uint32 // AuthStates built: whose turn it is among the unchanged
+}
+
+// due reports whether the owned entity in slot, last changed at frame
+// changed, goes in the AuthState being built, of refresh turns.
+func (o *ownRefresh) due(slot int32, changed uint32, refresh int) bool {
+	// The slot's turn by a hash of it: entities made in a pattern (a unit
+	// and its parts, every few slots) still spread over the turns.
+	return o.full || changed > o.built || (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0
+}
+
+// ownAll is the most entities an owner may hold and be sent every one of
+// in every AuthState, changed or not: a player's avatar and its squad are
+// corrected at every send tick; beyond, an army's unchanged units take turns
+// (HostConfig.OwnRefresh).
+const ownAll = 16
+
+// sendAuth sends the owner the state of its entities when one changed or a
 // newer input frame was applied: the shared images, byte-coded (PROTOCOL.md
-// §9.4).
+// §9.4), of each owned entity the host changed since the last, and of the
+// others in turn (ownRefresh).
 func (p *HostPeer) sendAuth() {
 	if !p.authDirty {
 		return
@@ -35,17 +60,25 @@ func (p *HostPeer) sendAuth() {
 	if frame == 0 {
 		frame = w.Frame()
 	}
-	reg := h.reg
 	p.authDirty = false // a message lost on the way (settle) sets it again
 	p.auth.sending(frame)
 	h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	header := len(h.buf)
-	var tmp [16 + MaxComponents*MaxFields*5]byte
 	again := false
+	own := &p.own
+	refresh := h.cfg.OwnRefresh
+	if len(owned) <= ownAll {
+		refresh = 1
+	}
+	items := 0
 	for _, ent := range owned {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
-		if int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0 {
+		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
+		if !spawning && !own.due(slot, e.changed, refresh) {
+			continue
+		}
+		if spawning {
 			// The peer may not hold the entity yet (its spawn, which says
 			// who owns it, is on its way) and would drop its state: it goes
 			// again until the spawn arrives.
@@ -57,31 +90,53 @@ func (p *HostPeer) sendAuth() {
 				continue
 			}
 		}
-		b := wire.AppendUvarint(tmp[:0], uint64(e.id))
-		if h.pose >= 0 && e.has&(1<<uint(h.pose)) != 0 && h.snapAge(e) != 0 {
-			// The pose is of a teleport: said, with the teleport's frame,
-			// in every AUTH_STATE of the entity for snapWindow frames.
-			b = wire.AppendUvarint(b, uint64(e.has)<<itemShift|authTeleport)
-			b = wire.AppendUvarint(b, uint64(e.tele))
-		} else {
-			b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
+		p.putAuth(frame, header, slot)
+		items++
+	}
+	if items == 0 {
+		// Nothing changed and none's turn: one goes all the same, in turn,
+		// so the owner hears of every newer input frame the host applied.
+		if slot, _ := w.NetSlot(owned[int(own.turn)%len(owned)]); int(slot) >= len(p.slots) || p.slots[slot].flags&(fSpawning|fNeedSpawn) == 0 {
+			p.putAuth(frame, header, slot)
 		}
-		img := h.image(slot)
-		for c := range reg.comps {
-			if e.has&(1<<uint(c)) != 0 {
-				b = appendAbsolute(b, img[reg.offset[c]:reg.offset[c]+reg.comps[c].fields])
-			}
-		}
-		if len(h.buf)+len(b) > MaxStatePayload && len(h.buf) > header {
-			p.sendAuthMessage(frame)
-			h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
-		}
-		h.buf = append(h.buf, b...)
 	}
 	if len(h.buf) > header {
 		p.sendAuthMessage(frame)
 	}
+	own.full, own.built = false, h.frame
+	own.turn++
 	p.authDirty = p.authDirty || again
+}
+
+// putAuth adds the state of the owned entity in slot to the AuthState of
+// frame being built in h.buf (its frame taking header bytes), sending the
+// message first if the state does not fit.
+func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) {
+	h := p.h
+	reg := h.reg
+	e := &h.ents[slot]
+	var tmp [16 + MaxComponents*MaxFields*5]byte
+	b := wire.AppendUvarint(tmp[:0], uint64(e.id))
+	if h.pose >= 0 && e.has&(1<<uint(h.pose)) != 0 && h.snapAge(e) != 0 {
+		// The pose is of a teleport: said, with the teleport's frame,
+		// in every AuthState of the entity for snapWindow frames.
+		b = wire.AppendUvarint(b, uint64(e.has)<<itemShift|authTeleport)
+		b = wire.AppendUvarint(b, uint64(e.tele))
+	} else {
+		b = wire.AppendUvarint(b, uint64(e.has)<<itemShift)
+	}
+	img := h.image(slot)
+	for c := range reg.comps {
+		if e.has&(1<<uint(c)) != 0 {
+			b = appendAbsolute(b, img[reg.offset[c]:reg.offset[c]+reg.comps[c].fields])
+		}
+	}
+	if len(h.buf)+len(b) > MaxStatePayload && len(h.buf) > header {
+		p.sendAuthMessage(frame)
+		h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
+	}
+	h.buf = append(h.buf, b...)
+	p.stats.AuthItems++
 }
 
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
@@ -97,7 +152,7 @@ func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	p.tokens -= min(cost, p.tokens)
 }
 
-// authFlight is what a peer's AUTH_STATEs in flight ask of the next. A
+// authFlight is what a peer's AuthStates in flight ask of the next. A
 // client applies the state of the newest input frame it has seen, and of
 // two of one frame (the owner's input stalled while its entities changed)
 // the one that arrives last: if they were reordered on the way, the older.
@@ -105,7 +160,7 @@ func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 // goes once more after every one in flight is settled: sent after they all
 // arrived (or were lost), it is applied last.
 type authFlight struct {
-	flying int       // AUTH_STATE messages whose fate is not known
+	flying int       // AuthState messages whose fate is not known
 	frame  ecs.Frame // the frame of the last state sent
 	again  bool      // a state went beside another of its frame in flight
 }
@@ -129,7 +184,7 @@ func (a *authFlight) settled() bool {
 	return false
 }
 
-// applyAuth applies an AUTH_STATE message on the client: to the Auth
+// applyAuth applies an AuthState message on the client: to the Auth
 // handler, or, without one, to the entities, unless a newer one was
 // applied; a state of an entity marked ecs.HostMoved goes to the entity
 // and the Observer, as a state of another's entity does.
@@ -205,7 +260,7 @@ func (c *ClientReplicator) applyAuth(payload []byte) error {
 	return nil
 }
 
-// hostMovedState finishes the AUTH_STATE of frame of e (in slot), an entity
+// hostMovedState finishes the AuthState of frame of e (in slot), an entity
 // this client owns and does not predict (ecs.HostMoved), applied as a state
 // of another's entity is: a teleport after prev, the frame of the state
 // applied before, is drawn as a jump (the host names a teleport in the
@@ -241,7 +296,7 @@ func (c *ClientReplicator) unmarked(e arche.Entity, slot int32, frame ecs.Frame)
 }
 
 // matchAuth gives e (in slot), an entity this client owns, the replicated
-// components of an AUTH_STATE of it of frame (mask: every one the host's
+// components of an AuthState of it of frame (mask: every one the host's
 // entity has): one the host's entity gained is added with the state's
 // value, one it lost is removed. Called with the newest state of the
 // entity only.

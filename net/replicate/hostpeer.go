@@ -105,10 +105,11 @@ type HostPeer struct {
 	// turn is the id of the last item taken of those waiting longest
 	// (takeByPriority): the next tick's turn begins after it.
 	turn       ecs.NetID
-	quiet      uint8 // send ticks in a row the peer was sent no STATE (quiet.go)
+	quiet      uint8 // send ticks in a row the peer was sent no State (quiet.go)
 	authDirty  bool
 	inputFrame ecs.Frame
 	auth       authFlight
+	own        ownRefresh
 	join       *joinState
 	err        error
 	stats      PeerStats
@@ -119,7 +120,7 @@ type HostPeer struct {
 // PeerStats counts one peer's replication traffic. Totals since the peer was
 // added.
 type PeerStats struct {
-	Messages, Items, Bytes uint64 // STATE messages, items and payload bytes sent
+	Messages, Items, Bytes uint64 // State messages, items and payload bytes sent
 	Spawns, Despawns       uint64 // spawn and removal items sent
 	Deltas                 uint64 // items sent as deltas of a baseline
 	Shared                 uint64 // items whose encoded fields were another peer's
@@ -129,8 +130,11 @@ type PeerStats struct {
 	// was in flight with its fate unknown (removalCopies); one sent
 	// because the newest copy was lost counts in Resent instead. Despawns
 	// counts both.
-	Repeats      uint64
-	AuthMessages uint64
+	Repeats uint64
+	// AuthMessages counts AuthState messages, AuthItems the owned
+	// entities' states they carried (each owned entity the host changed,
+	// the others in turn: HostConfig.OwnRefresh).
+	AuthMessages, AuthItems uint64
 	// JoinPages counts the pages of the peer's join, JoinBytes their bytes
 	// and those of its FINAL: what the client counts as its ClientStats.Pages
 	// and JoinBytes once it has them all (a resume's join is another peer
@@ -142,7 +146,7 @@ type PeerStats struct {
 	// before.
 	JoinRounds int
 	Deferred   uint64 // dirty items left for a later tick by the budget
-	// Quiet counts the empty STATE messages sent on quiet ticks, as the
+	// Quiet counts the empty State messages sent on quiet ticks, as the
 	// peer's world fell still: nothing it holds changed, nothing waited to
 	// go to it (quiet.go). They are not in Messages; their bytes are in
 	// Bytes.
@@ -169,7 +173,7 @@ func (p *HostPeer) Joining() bool { return p.join != nil }
 func (p *HostPeer) Err() error { return p.err }
 
 // SetInputFrame records the newest frame of the peer's input the host has
-// applied: AUTH_STATE carries the owned entities' state at it.
+// applied: AuthState carries the owned entities' state at it.
 func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 	if f != p.inputFrame {
 		p.inputFrame = f
@@ -296,7 +300,7 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 
 // onReown notes that the entity in slot got a new owner, or lost a
 // component: every peer learns it through a spawn, which carries the owner
-// and the entity's components; the owner gets AUTH_STATE.
+// and the entity's components; the owner gets AuthState.
 func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
 	if int(slot) >= len(p.slots) {
 		return
@@ -306,7 +310,7 @@ func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
 		return
 	}
 	if owner == p.id {
-		p.authDirty = true
+		p.authDirty, p.own.full = true, true
 	}
 	s := &p.slots[slot]
 	if s.flags&fOut != 0 {
@@ -394,10 +398,13 @@ const maxNoticeAge = 128
 func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	if r.auth {
 		if !delivered {
-			p.authDirty = true // the owner gets its state again, at its newest
+			// The owner gets its state again, at its newest: every owned
+			// entity, for what the lost message carried.
+			p.authDirty, p.own.full = true, true
 		}
 		if p.auth.settled() {
-			p.authDirty = true // once more, after all of a frame (authFlight)
+			// Once more, after all of a frame (authFlight): whole.
+			p.authDirty, p.own.full = true, true
 		}
 		return
 	}

@@ -300,7 +300,7 @@ func (j *joinState) finish(p *HostPeer) {
 	}
 	p.stats.JoinBytes += uint64(len(b))
 	p.join = nil
-	p.authDirty = true
+	p.authDirty, p.own.full = true, true
 }
 
 // joinTopUp is the most bytes of pages StartJoin keeps queued on a join lane
