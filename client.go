@@ -68,11 +68,11 @@ type ClientConfig[I comparable] struct {
 	// what it met since (a floor a correction carried it into, a car), and a
 	// force of the game's that depends on the velocity (a car's grip, drag)
 	// acts on the corrected one: a bumped car with grip was corrected 190 times
-	// where replayed twice, and a trial's platformer player corrected into its
+	// where replayed twice, and a platformer's player corrected into its
 	// floor stayed under it for hundreds of frames where replayed it never
 	// went. A replay corrects the whole difference it finds at once, where
-	// correcting spreads it over many small corrections: fewer, and larger (a
-	// trial's six cars bumping each other, over a 150 ms link losing 10%: 441
+	// correcting spreads it over many small corrections: fewer, and larger
+	// (six cars bumping each other, over a 150 ms link losing 10%: 441
 	// corrections became 58, the largest 40 units became 153). A replay steps
 	// the Space once a replayed frame (the round trip and the lead: 6 to 20
 	// frames), so it costs that many steps of the bodies awake on each
@@ -866,7 +866,9 @@ func (c *Client[I]) errLocked() error {
 // host runs at that address.
 var ErrNoAnswer = errors.New("tandem: the connection ended before the host answered; join again, or check that the host runs at that address")
 
-// Close leaves the game. Commands still waiting for their receipt get none
+// Close leaves the game and returns what closing the connection returned;
+// a second call does nothing and returns nil, and Err is nil after it.
+// Commands still waiting for their receipt get none
 // (CommandStats.Abandoned counts them; WaitReceipt returns ErrClosed).
 // Safe from any goroutine, except from inside a View or Do callback, a
 // system, a hook or an observer (there it returns ErrWorldHeld after two

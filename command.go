@@ -179,11 +179,11 @@ const (
 // client a round trip after Send (a game that wants it sooner draws a local
 // stand-in at Send and drops it when the host's entity arrives).
 type Receipt struct {
-	Op      uint64 // the operation id Send returned
-	Command string // the command kind's name
-	Status  ReceiptStatus
-	Frame   ecs.Frame // the host frame it ran (or was refused) at
-	Reason  string    // why it was refused, or, of the client's own answers, why it gave one
+	Op      uint64        // the operation id Send returned
+	Command string        // the command kind's name
+	Status  ReceiptStatus // done, refused, conflict, expired or unknown
+	Frame   ecs.Frame     // the host frame it ran (or was refused) at
+	Reason  string        // why it was refused, or, of the client's own answers, why it gave one
 }
 
 // String describes the receipt for a log: "switch-team #1796228363367635:

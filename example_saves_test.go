@@ -3,6 +3,7 @@ package tandem_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,7 +26,13 @@ type Coins struct{ N int32 }
 // and the host refuses what the purse does not hold.
 var spend = tandem.NewCommand("spend", tandem.CommandCodec[int32]{
 	Append: func(dst []byte, n *int32) []byte { return wire.AppendUvarint(dst, uint64(*n)) },
-	Read:   func(r *wire.Reader, n *int32) { *n = int32(r.Uvarint32() & 0x7fffffff) },
+	Read: func(r *wire.Reader, n *int32) {
+		v := r.Uvarint32()
+		if v > math.MaxInt32 {
+			r.Fail(wire.ErrInvalid) // no client of this game sends it: refused
+		}
+		*n = int32(v)
+	},
 }, func(w *tandem.World, p tandem.Peer, n int32) error {
 	purse := generic.NewMap[Coins](w.ECS.Arche())
 	for _, e := range w.ECS.Owned(p.ID) {

@@ -189,9 +189,14 @@ func ExampleClientConfig_dial() {
 		panic(err)
 	}
 	go client.Run(context.Background())
-	if st := client.NetStats(); st.State == tandem.Reconnecting {
-		fmt.Printf("reconnecting… (%.0f s left)\n", st.ReconnectLeft.Seconds())
+	// Each drawn frame, the game shows a reconnect under way (the client
+	// dials again by itself when the connection breaks):
+	drawFrame := func() {
+		if st := client.NetStats(); st.State == tandem.Reconnecting {
+			fmt.Printf("reconnecting… (%.0f s left)\n", st.ReconnectLeft.Seconds())
+		}
 	}
+	drawFrame()
 }
 
 // A host and a client over QUIC on this machine's loopback, each stepping

@@ -166,7 +166,7 @@ func (r Role) String() string {
 // steps them, and the physics. Game.Setup receives it to build on.
 //
 // Everything here belongs to the simulation goroutine: a system, a Game hook,
-// or a View callback may use it; anything else must not.
+// an observer, or a View or Do callback may use it; anything else must not.
 type World struct {
 	// ECS holds the entities. Change an owner only with ecs.SetOwner.
 	ECS *ecs.World
@@ -285,7 +285,7 @@ func (g *Game[I]) check(r Role) error {
 	case r != Alone && (g.Input.Append == nil || g.Input.Read == nil):
 		return errors.New("tandem: Game.Input has no Append or Read; give the input's wire encoding (see predict.InputCodec)")
 	case g.Step < 0:
-		return errors.New("tandem: Game.Step is negative")
+		return errors.New("tandem: Game.Step is negative; give the fixed step (1/60 s if left 0)")
 	}
 	if len(g.Commands) > 256 {
 		return fmt.Errorf("tandem: %d command kinds; at most 256 fit", len(g.Commands))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -167,6 +168,9 @@ func openSaves(cfg HostConfig) (*hostSaves, error) {
 		defer cancel()
 		db, err := store.Open(ctx, cfg.SaveTo, store.Options{})
 		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("tandem: open the save %s: %w; make its directory first (OpenSave makes it)", store.Describe(cfg.SaveTo), err)
+			}
 			return nil, fmt.Errorf("tandem: open the save %s: %w", store.Describe(cfg.SaveTo), err)
 		}
 		w, err := db.OpenWorld(ctx, cfg.World)

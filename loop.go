@@ -73,7 +73,7 @@ type loop struct {
 func (l *loop) Ticks() uint64 { return l.ticks.Load() }
 
 // Advance runs the steps that the time elapsed since the last call holds
-// (Schedule.Advance) and returns how many ran. A client's clock runs a
+// (Schedule.Advance) and returns how many ran. On a client the clock runs a
 // little fast or slow to keep its lead on the host, so one call in many runs
 // none or two where a steady period would run one. A game that drives its own
 // loop calls it once per tick or per drawn frame; Run calls it on a timer.
@@ -220,7 +220,8 @@ func (l *loop) View(now time.Time, draw func(v *View)) {
 
 // Do runs fn with the world locked between steps: for a change made from
 // outside the simulation (a menu, a test) or a read that must see one frame
-// whole. On a host that failed (Host.Err) it does not call fn.
+// whole. On a host that failed (Host.Err) it does not call fn; on a client
+// and a game alone it always does.
 func (l *loop) Do(fn func(w *World)) {
 	l.mu.lockFor("Do")
 	defer l.mu.Unlock()
@@ -240,8 +241,9 @@ func (l *loop) Do(fn func(w *World)) {
 // between steps: a host's handshakes, a client's join) held the world, and
 // the longest a View held it, since the loop started, never reset (a
 // host's first step, which takes its world in, included): what drawing and
-// simulating cost each other. NetStats.Steps and Views are the same of the
-// last one to two seconds.
+// simulating cost each other. The same of the last one to two seconds: a
+// client's NetStats.Steps and Views, a host's HostStats.Steps and Views (a
+// game alone keeps only these).
 // Safe from any goroutine, inside callbacks, hooks and observers too: two
 // atomic loads.
 func (l *loop) LockStats() (steps, views time.Duration) {

@@ -38,7 +38,7 @@ import (
 // lets a body fall asleep where it stopped, possibly pressed a little into a
 // wall; the client's, woken by the correction, would push it back out, be
 // corrected again, and so on for ever. So while the host reports the body at
-// rest (AUTH_STATE with zero velocity) and the player has given no input
+// rest (AuthState with zero velocity) and the player has given no input
 // since, the client holds it on the host's pose after every step; every
 // other host value of the entity is taken as usual.
 //
@@ -75,8 +75,8 @@ type NetPhysics struct {
 	// going back), sliding there and back over about 200 ms. Drawn in the
 	// past with the other remote entities (the default), a crate a player
 	// pushes is drawn behind the player, who is drawn through it by the
-	// round trip and the render delay at their speed (61 units in a trial
-	// over a 130 ms round trip; 4 drawn ahead). Drawn ahead, it is out of
+	// round trip and the render delay at their speed (61 units over a 130 ms
+	// round trip; 4 drawn ahead: TestAPushedCrateIsDrawnAhead). Drawn ahead, it is out of
 	// step with what it meets that is drawn in the past: a crate it pushes
 	// in turn (drawn 31 units into it), another player pushing it too (50
 	// units); so it suits a game where one player at a time pushes loose
@@ -123,7 +123,7 @@ type RemoteStats struct {
 
 // netPhysics is a client's remote-body keeper and rest lock. It is the
 // client replicator's Observer (passing every notice on to next, the
-// interpolator) and its AuthHandler (passing every AUTH_STATE on to auth, the
+// interpolator) and its AuthHandler (passing every AuthState on to auth, the
 // predictor), and the system after the game's that puts bodies back.
 //
 // Between steps the Transform and Velocity of a remote entity hold the newest
@@ -185,11 +185,11 @@ type netPhysics struct {
 // restState is the rest lock of one predicted body.
 type restState struct {
 	e         arche.Entity
-	rest      bool          // the host's newest AUTH_STATE has it at rest
+	rest      bool          // the host's newest AuthState has it at rest
 	restFrame ecs.Frame     // its frame
 	restPose  ecs.Transform // the host's pose then
-	// tele is the host frame of the newest teleport an AUTH_STATE of the
-	// body named; jump says the newest AUTH_STATE was the first to name
+	// tele is the host frame of the newest teleport an AuthState of the
+	// body named; jump says the newest AuthState was the first to name
 	// it: its move is drawn as a jump, not smoothed.
 	tele ecs.Frame
 	jump bool

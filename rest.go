@@ -14,7 +14,7 @@ import (
 // NetPhysics). While the lock holds a body, its pose and velocity are the
 // lock's to apply: the predictor, which would carry each difference into the
 // frames it predicted since, gets the state without them (once its clock is
-// in step: until then the host frames of AUTH_STATE are what it sets the
+// in step: until then the host frames of AuthState are what it sets the
 // clock by), but for the first state that names a teleport of the body
 // (replicate.State.Teleport), which the predictor draws as a jump (and the
 // lock too, if the predictor could not compare it). Every other host value

@@ -18,6 +18,7 @@ import (
 // Game.Roster set: the peer, the name it joined with, and its round trip to
 // the host as the host measures it. Read them with Members.
 type Member struct {
+	// Peer is the player's peer id (ecs.HostPeer for the player at the host).
 	Peer ecs.PeerID
 	// Name is the name the peer joined with (wire.CheckName holds for it).
 	Name string

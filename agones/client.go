@@ -201,13 +201,14 @@ func (c *Client) RemoveListValue(ctx context.Context, name, value string) (remov
 
 // Error is a call the SDK server refused or that did not reach it.
 type Error struct {
-	Method, Path string
+	Method, Path string // the HTTP method and path called ("POST", "/ready")
 	Status       int    // the HTTP status; 0 if no answer came
 	Message      string // the server's message (grpc-gateway's "message")
 	Err          error  // the transport's error when no answer came
 	addr         string
 }
 
+// Error says which call failed, why, and what to do.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("agones: %s %s: the SDK server at %s did not answer (%v): run inside an Agones GameServer pod, run the local SDK server (sdk-server --local), or point %s at it",

@@ -58,7 +58,9 @@ func (j *Journal) init() {
 
 // SetReplicated marks component id as replicated, so reports of it are
 // journaled, and returns its bit (0..MaxReplicated-1). Marking twice returns the
-// same bit. It panics past MaxReplicated types.
+// same bit. It panics past MaxReplicated types. The registry calls it
+// (replicate.Register); a game built on package tandem registers its
+// components with tandem.Replicate instead.
 func (w *World) SetReplicated(id arche.ID) uint8 {
 	j := &w.journal
 	if b := j.bitOf[componentIndex(id)]; b >= 0 {
@@ -84,9 +86,9 @@ func (w *World) ReplicatedBit(id arche.ID) (bit uint8, ok bool) {
 func (w *World) ReplicatedIDs() []arche.ID { return w.journal.ids }
 
 // MutateComponent reports that component id of entity e was written, so the
-// network replicates its new value. It is the engine's net_mutate_component:
-// every system that writes a replicated component outside the network's own
-// apply paths calls it after the write. Adding a replicated component to a
+// network replicates its new value: every system that writes a replicated
+// component outside the network's own apply paths calls it after the
+// write. Adding a replicated component to a
 // live networked entity, or removing one from it, is reported the same way,
 // after the change: the clients add or remove it too, its owner's included.
 //
@@ -277,5 +279,6 @@ func (j *Journal) endFrame() {
 
 // EndFrame clears the journal: the frame's reports have been consumed. The
 // Schedule calls it after its last system; call it yourself only when stepping
-// the world without a Schedule.
+// the world without a Schedule (a game built on package tandem never does:
+// its Schedule is the engine's).
 func (w *World) EndFrame() { w.journal.endFrame() }

@@ -16,13 +16,13 @@ import (
 // claims. A layer that tracks writes by the journal (saves of host-only
 // components) marks what it tracks this way. It is SetReplicated under a name
 // that says what it does for such components; marking twice returns the same
-// bit, and both count towards MaxReplicated.
+// bit, and both count towards MaxReplicated. A game built on package tandem does not call it: the engine does.
 func (w *World) SetJournaled(id arche.ID) uint8 { return w.SetReplicated(id) }
 
 // SetNextNetID sets the network id the next entity added with ID zero gets,
 // for a host restoring a saved world: ids given before the save, including
 // those of entities removed since, are never given again. It panics if id is
-// zero or not above every id in use.
+// zero or not above every id in use. A game built on package tandem does not call it: the engine does.
 func (w *World) SetNextNetID(id NetID) {
 	if id == 0 {
 		panic("ecs: SetNextNetID(0); network ids start at 1")

@@ -66,7 +66,7 @@ func (w *World) Arche() *arche.World { return &w.arche }
 func (w *World) Frame() Frame { return w.frame }
 
 // SetFrame sets the frame counter, for a client adopting the host's frame when
-// it joins. It does not touch entities.
+// it joins. It does not touch entities. A game built on package tandem does not call it: the engine does.
 func (w *World) SetFrame(f Frame) { w.frame = f }
 
 // Journal returns the change journal: what was reported since the end of the

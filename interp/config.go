@@ -18,9 +18,9 @@ type Config struct {
 	// deviation of arrival times) in the render delay. Default 2.
 	JitterFactor float64
 	// MinDelay and MaxDelay bound the render delay. Defaults: one send
-	// interval and 500 ms. Neither reaches back further than the states an
-	// entity keeps cover: six send intervals (200 ms at 30 Hz), to which
-	// both are lowered; further back, every entity would be drawn at its
+	// interval, and the lesser of 500 ms and six send intervals (200 ms at
+	// 30 Hz). Neither reaches back further than the states an entity keeps
+	// cover, those six send intervals, to which both are lowered; further back, every entity would be drawn at its
 	// oldest state, stepping from one to the next as they come.
 	MinDelay, MaxDelay time.Duration
 	// DelaySlew is the fastest the render delay may change, in seconds of

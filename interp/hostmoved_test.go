@@ -23,7 +23,7 @@ func TestAHostMovedUnitUnmarkedIsDrawnLocal(t *testing.T) {
 		t.Fatal("setup: the HostMoved unit should be drawn from states")
 	}
 	r.w.Arche().Remove(e, r.w.IDs.HostMoved)
-	r.ip.Applied(e, 122) // the replicator's word on its next AUTH_STATE
+	r.ip.Applied(e, 122) // the replicator's word on its next AuthState
 	// Predicted from now on: the local simulation moves it.
 	for i := range 60 {
 		*r.transform(e) = ecs.Transform{X: 1000 + float64(i)}

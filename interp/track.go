@@ -21,7 +21,7 @@ type track interface {
 // of the game's own on entities without a Transform, drawn blended all the
 // same); Transform itself needs none.
 //
-// Create it with NewTrack before states arrive. Memory: ringSize+1 values of
+// Create it with NewTrack before states arrive. Memory: 9 values of
 // T per slot, in blocks as the Interpolator's. Not safe for concurrent use,
 // like its Interpolator.
 type Track[T any] struct {

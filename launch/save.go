@@ -22,8 +22,11 @@ import (
 // full), MaxPeersPerAddress, Grace (-grace 0: no resumes), SaveEvery and, with
 // -check-writes, Replication.CheckReports; Replication.OnUnreported,
 // which says on stderr what the host's audit finds (a write without a
-// report, sent when found); and Name when the host's own player plays
-// (plays). A game adds its own: Spectators (none by default,
+// report, sent when found); Name when the host's own player plays
+// (plays); and, when the host plays alone by the flags (-max-players 1),
+// Admit, which refuses every player as the match being full (a game that
+// sets its own Admit then keeps that refusal by calling this one first).
+// A game adds its own: Spectators (none by default,
 // so -spectate is refused until the game takes some), a save
 // (Save.Configure).
 func (f *Flags) HostConfig(plays bool) tandem.HostConfig {

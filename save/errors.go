@@ -23,6 +23,7 @@ type MismatchError struct {
 	Reason string
 }
 
+// Error names the record that does not fit the world, and why.
 func (e *MismatchError) Error() string {
 	if e.Key != nil {
 		return fmt.Sprintf("save: %s: %s", recordName(e.Key), e.Reason)
@@ -67,6 +68,7 @@ type UnsavedError struct {
 	Component string // the component's Go type
 }
 
+// Error names what could not be saved, and what to do.
 func (e *UnsavedError) Error() string {
 	return fmt.Sprintf("save: entity %d has component %s, which the save neither saves nor skips: register it with its exact codec (save.Component), or skip it (save.Skip) and rebuild it after a restore", e.Entity, e.Component)
 }

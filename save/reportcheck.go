@@ -48,6 +48,7 @@ type UnreportedError struct {
 	Frame     ecs.Frame    // the step that found it
 }
 
+// Error names the component, the entity and what to do.
 func (e *UnreportedError) Error() string {
 	return fmt.Sprintf("save: saved component %s of networked entity %d (%v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
 }

@@ -35,6 +35,7 @@ type FencedError struct {
 	Holder string // who holds it now (Options.Holder of the taker), if known
 }
 
+// Error says which host took the world, and what to do.
 func (e *FencedError) Error() string {
 	by := ""
 	if e.Holder != "" {
@@ -56,6 +57,7 @@ type CorruptError struct {
 	Err    error  // the underlying error or recovered panic, if any
 }
 
+// Error says what is corrupt, and what to do.
 func (e *CorruptError) Error() string {
 	where := "the store"
 	if e.World != "" {
@@ -85,8 +87,10 @@ type FormatError struct {
 	Want  string // the format this version reads
 }
 
+// Error says what was found and what to do: a save of another version is
+// opened with that version; a file that is no save at all is moved aside.
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("store: %s has format %s, this version reads %s: open it with the version of Tandem that wrote it, or give another store",
+	return fmt.Sprintf("store: %s has format %s, this version reads %s: if it is a save of another version of Tandem, open it with that version; if it is no save, give another path or move the file aside",
 		e.Where, e.Found, e.Want)
 }
 

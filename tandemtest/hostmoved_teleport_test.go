@@ -15,7 +15,7 @@ import (
 
 // The host teleports ann's unit (marked HostMoved on her client) 5,000
 // units on: ann, its owner, draws it jumping, as bob, another player, does.
-// (Ann drew it sliding across the 5,000 units: the AUTH_STATE's teleport
+// (Ann drew it sliding across the 5,000 units: the AuthState's teleport
 // was dropped.)
 func TestAHostMovedUnitTeleportedIsDrawnJumping(t *testing.T) {
 	link := condition.Config{Latency: 40 * time.Millisecond}

@@ -293,7 +293,7 @@ func chase(n int, stop *bool) func(w *tandem.World) game.Input {
 //     precision, except at a teleport (the probe is teleported every 20 s;
 //     the teleport travels with its pose), and its visual offset stays below
 //     maxOffset units (a teleport drawn as a slide would show there);
-//   - corrections: at most 30 a second (one per AUTH_STATE), at most
+//   - corrections: at most 30 a second (one per AuthState), at most
 //     maxLarge a second of 8 units or more, on average at most
 //     meanCorrection units, none above maxCorrection units; of the game's own
 //     components (HostValue), at most maxValueCorrections a second;

@@ -30,7 +30,7 @@ func BenchmarkPredictFrame(b *testing.B) {
 	}
 }
 
-// BenchmarkReconcile measures one AUTH_STATE of one owned entity handled,
+// BenchmarkReconcile measures one AuthState of one owned entity handled,
 // every component differing from the prediction: corrected (Correct), or
 // restored and replayed over 8 frames (Replay).
 func BenchmarkReconcile(b *testing.B) {
@@ -46,7 +46,7 @@ func BenchmarkReconcile(b *testing.B) {
 			i++
 		}
 		if st := r.pred.Stats(); st.Corrections < uint64(3*i) {
-			b.Fatalf("%d AUTH_STATEs, %d corrections", i, st.Corrections)
+			b.Fatalf("%d AuthStates, %d corrections", i, st.Corrections)
 		}
 	})
 	b.Run("replay-8", func(b *testing.B) {
@@ -62,7 +62,7 @@ func BenchmarkReconcile(b *testing.B) {
 			i++
 		}
 		if st := r.pred.Stats(); st.Replays != uint64(i) || st.ReplayedFrames != 8*uint64(i) {
-			b.Fatalf("%d AUTH_STATEs: %+v", i, st)
+			b.Fatalf("%d AuthStates: %+v", i, st)
 		}
 	})
 }

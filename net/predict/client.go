@@ -89,7 +89,7 @@ type ClientConfig[I any] struct {
 
 // Client predicts a client's own entities: it stamps and sends the game's
 // inputs, keeps the client's frame ahead of the host's, records what was
-// predicted and reconciles it with AUTH_STATE. It is the replicate.AuthHandler
+// predicted and reconciles it with AuthState. It is the replicate.AuthHandler
 // of the client replicator.
 //
 // Create it with NewClient before the session client (its AuthState goes in
@@ -138,10 +138,10 @@ type Client[I any] struct {
 	checkedFrom  ecs.Frame // replayable cache: from, through and answer
 	checkedLast  ecs.Frame
 	checkedOK    bool
-	rebase       bool      // Rebase: the next AUTH_STATE is taken as it is
-	rebaseFrame  ecs.Frame // the frame of that AUTH_STATE, once it came
+	rebase       bool      // Rebase: the next AuthState is taken as it is
+	rebaseFrame  ecs.Frame // the frame of that AuthState, once it came
 	// teleports is, by owned entity, the host frame of the teleport whose
-	// correction was drawn as a jump (snapped), so that the AUTH_STATEs
+	// correction was drawn as a jump (snapped), so that the AuthStates
 	// that keep saying so afterwards are compared as usual; snaps are the
 	// entities whose replay pending is of a teleport.
 	teleports map[arche.Entity]ecs.Frame

@@ -3,7 +3,7 @@
 // little ahead of the host's, records what the client predicted, and
 // reconciles that with the authoritative state the host sends back.
 //
-// It sits above net/replicate (which delivers AUTH_STATE) and below
+// It sits above net/replicate (which delivers AuthState) and below
 // net/session (which owns the connections):
 //
 //   - Inputs. The game defines an input value I and its InputCodec. Each client
@@ -34,7 +34,7 @@
 //     rather than running ahead of a host that may never get their inputs:
 //     the host is silent, or the link is dark from the client to the host
 //     only. The inputs still go out; the host's first answer ends the hold.
-//   - Reconciliation. Client is the replicate.AuthHandler: on AUTH_STATE for
+//   - Reconciliation. Client is the replicate.AuthHandler: on AuthState for
 //     frame S it compares the host's state with the prediction for S within
 //     each component's tolerance. In Correct mode (the default) a differing
 //     component is corrected by its Correction: Pose and Velocity carry the

@@ -197,7 +197,7 @@ func (c *Client[I]) InputAt(f ecs.Frame) (*I, bool) {
 // Sync returns the time synchronization.
 func (c *Client[I]) Sync() *TimeSync { return c.sync }
 
-// begin is the input-stage system: a replay AUTH_STATE asked for, then the
+// begin is the input-stage system: a replay AuthState asked for, then the
 // time synchronization (dilation, or a jump).
 func (c *Client[I]) begin(w *ecs.World) {
 	if _, ok := c.local(); !ok {

@@ -219,7 +219,7 @@ func (r *rig) steps(n int) {
 	}
 }
 
-// images returns AUTH_STATE images of the given values, laid out by reg.
+// images returns AuthState images of the given values, laid out by reg.
 func images(reg *replicate.Registry, tf ecs.Transform, v ecs.Velocity, c charge) []int32 {
 	q := make([]int32, 8)
 	replicate.TransformCodec().Quantize(&tf, q[reg.Offset(0):])

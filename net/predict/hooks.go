@@ -11,14 +11,14 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// Reconcile says how a client reconciles its prediction with AUTH_STATE.
+// Reconcile says how a client reconciles its prediction with AuthState.
 type Reconcile uint8
 
 const (
 	// Correct (the default) corrects each differing component by its
 	// Correction and keeps the rest of the prediction.
 	Correct Reconcile = iota
-	// Replay restores the frame of the AUTH_STATE (the host's values where
+	// Replay restores the frame of the AuthState (the host's values where
 	// they differ, the prediction's where they agree) and re-runs
 	// ClientConfig.Step with the recorded input of every frame since. For
 	// games whose predicted step is deterministic and reads and writes only

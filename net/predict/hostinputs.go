@@ -51,7 +51,7 @@ type HostInputConfig[I any] struct {
 	// 30 (half a second at 60 Hz).
 	MaxRollback int
 	// Replicator, if set, is told after each frame which frame's input was
-	// applied for each peer (replicate.HostPeer.SetInputFrame), so AUTH_STATE
+	// applied for each peer (replicate.HostPeer.SetInputFrame), so AuthState
 	// carries the state of that frame.
 	Replicator *replicate.HostReplicator
 	// Window is how many frames of inputs each peer's buffer holds. Default
@@ -340,7 +340,7 @@ func (p *PeerInputs[I]) Live() bool { return p.has && p.curLive }
 func (p *PeerInputs[I]) InputFrame() ecs.Frame { return p.curFrame }
 
 // AppliedFrame returns the host frame at which an input (exact, repeated or
-// late) was last applied, 0 before the first. It is the frame AUTH_STATE is
+// late) was last applied, 0 before the first. It is the frame AuthState is
 // for: replicate.HostPeer.SetInputFrame takes it (Update does that when
 // HostInputConfig.Replicator is set).
 func (p *PeerInputs[I]) AppliedFrame() ecs.Frame { return p.inputFrame }

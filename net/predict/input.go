@@ -74,7 +74,7 @@ const (
 var (
 	// ErrMalformed: an input message did not decode, or carried more inputs
 	// than MaxPerMessage. Nothing of it was used. Report it to the connection
-	// (conn.ReportMalformed): a peer that keeps sending them is dropped.
+	// (conn.Conn.ReportMalformed): a peer that keeps sending them is dropped.
 	ErrMalformed = errors.New("predict: malformed input message; the peer speaks another protocol or its input codec differs from the host's")
 	// ErrAhead: an input message was stamped too far ahead of the host's
 	// frame (more than HostInputConfig.MaxAhead); its inputs were dropped.

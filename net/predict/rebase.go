@@ -13,10 +13,10 @@ import (
 // every recorded frame and the input in force (the zero I until the next
 // SetInput), restarts the time synchronization (the next host frames align
 // the client's frame again; that first alignment is not counted as a jump),
-// and takes the next AUTH_STATE of each owned entity as it is: every tracked
+// and takes the next AuthState of each owned entity as it is: every tracked
 // component is set to the host's value (Pose and Velocity through the
 // Corrector; the pose drawn as a jump: no Smoother offset, and a Snapper is
-// told), not compared with a prediction. Reconciliation goes on as usual from the AUTH_STATE after.
+// told), not compared with a prediction. Reconciliation goes on as usual from the AuthState after.
 func (c *Client[I]) Rebase() {
 	var zero I
 	c.last = zero
@@ -37,7 +37,7 @@ func (c *Client[I]) Rebase() {
 	c.stats.Rebases++
 }
 
-// rebased handles the AUTH_STATE st of entity e at frame f after Rebase: the
+// rebased handles the AuthState st of entity e at frame f after Rebase: the
 // first frame's states are taken as they are; a later frame ends the
 // rebase. It reports whether it took st.
 func (c *Client[I]) rebased(f ecs.Frame, e arche.Entity, st replicate.State) bool {

@@ -10,9 +10,9 @@ import (
 )
 
 // After Rebase the prediction is gone: nothing recorded, the input in force
-// is zero, the time synchronization starts over, and the first AUTH_STATE's
+// is zero, the time synchronization starts over, and the first AuthState's
 // states are taken as they are (through the Corrector, with no Smoother
-// offset) whatever the prediction was; the AUTH_STATE after is compared as
+// offset) whatever the prediction was; the AuthState after is compared as
 // usual.
 func TestRebaseTakesTheHostsState(t *testing.T) {
 	rec := &recorder{}
@@ -65,7 +65,7 @@ func TestRebaseTakesTheHostsState(t *testing.T) {
 		t.Fatalf("stats after the rebase: %+v, want 1 rebase, 2 states taken, no corrections", st)
 	}
 
-	// From the next AUTH_STATE on, the prediction is compared again: a state
+	// From the next AuthState on, the prediction is compared again: a state
 	// of a frame recorded since agrees with it and corrects nothing; one
 	// that differs is corrected and smoothed.
 	r.steps(10)

@@ -17,10 +17,10 @@ import (
 // tolerance is corrected at once (see Correction), and the prediction
 // recorded for f and the frames after it is moved by the same correction
 // (HostValue: f takes the host's value, the frames after it are no longer
-// compared), so a later AUTH_STATE does not correct it twice. In Replay
+// compared), so a later AuthState does not correct it twice. In Replay
 // mode the differing values replace the prediction for f, and the next
 // "predict.begin" replays from f. After Rebase, the states of the first
-// AUTH_STATE frame are taken as they are instead (see Rebase). Allocates
+// AuthState frame are taken as they are instead (see Rebase). Allocates
 // nothing.
 func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	if _, ok := c.local(); !ok {
@@ -61,9 +61,9 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	c.correct(f, k, at, e, st, snap)
 }
 
-// teleported reports whether the AUTH_STATE st of entity e, of frame f, is
+// teleported reports whether the AuthState st of entity e, of frame f, is
 // the first compared that says e's pose is of a teleport: its correction is
-// then drawn as a jump. The teleports of entities no AUTH_STATE said so of
+// then drawn as a jump. The teleports of entities no AuthState said so of
 // for 256 frames are forgotten (the host says so for 128).
 func (c *Client[I]) teleported(f ecs.Frame, e arche.Entity, st replicate.State) bool {
 	t, ok := st.Teleport()
@@ -75,8 +75,8 @@ func (c *Client[I]) teleported(f ecs.Frame, e arche.Entity, st replicate.State) 
 }
 
 // noteTeleport keeps the teleport of frame t as entity e's, drawn as a jump
-// by the AUTH_STATE of frame f, and forgets, once a frame, those no
-// AUTH_STATE names any more.
+// by the AuthState of frame f, and forgets, once a frame, those no
+// AuthState names any more.
 func (c *Client[I]) noteTeleport(f ecs.Frame, e arche.Entity, t ecs.Frame) {
 	if c.teleports == nil {
 		c.teleports = map[arche.Entity]ecs.Frame{}
@@ -93,7 +93,7 @@ func (c *Client[I]) noteTeleport(f ecs.Frame, e arche.Entity, t ecs.Frame) {
 }
 
 // dropSnaps forgets the teleports whose jump a replay was to draw and did
-// not (the replay was dropped): the next AUTH_STATE that names one draws
+// not (the replay was dropped): the next AuthState that names one draws
 // it.
 func (c *Client[I]) dropSnaps() {
 	for _, e := range c.snaps {
@@ -103,7 +103,7 @@ func (c *Client[I]) dropSnaps() {
 }
 
 // teleportWindow is how many frames after a teleport the host says so in
-// the entity's AUTH_STATEs.
+// the entity's AuthStates.
 const teleportWindow = 128
 
 // snapped tells the Smoother, if it is a Snapper, that entity e's pose

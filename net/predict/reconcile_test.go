@@ -87,7 +87,7 @@ func TestCorrectByTheDifference(t *testing.T) {
 		t.Fatalf("pose sizes %g %g, want %g", st.MaxPose, st.MeanPose, math.Hypot(dx, dy))
 	}
 
-	// The prediction since S moved with the correction: a later AUTH_STATE
+	// The prediction since S moved with the correction: a later AuthState
 	// that agrees with the corrected course corrects nothing again.
 	if p := predicted[ecs.Transform](t, r.pred, 17, e, cTransform); !near(p.X, later.X+dx) {
 		t.Fatalf("prediction of frame 17 at %v, want %v moved by %g", p, later, dx)
@@ -115,7 +115,7 @@ func TestCorrectByTheDifference(t *testing.T) {
 		t.Fatalf("a difference of %g was corrected: %+v", qt.X-p18.X, st)
 	}
 
-	// An older AUTH_STATE than the newest handled is ignored.
+	// An older AuthState than the newest handled is ignored.
 	r.pred.AuthState(15, e, replicate.NewState(r.reg, images(r.reg, ecs.Transform{X: 1e4}, hv, hc)))
 	if st := r.pred.Stats(); st.Stale != 1 || st.Corrections != 3 {
 		t.Fatalf("stale state handled: %+v", st)
@@ -206,7 +206,7 @@ func TestReplayRestoresAndReplays(t *testing.T) {
 	before := *r.g.tf.Get(e)
 	r.pred.AuthState(S, e, replicate.NewState(r.reg, hostImg))
 	if st := r.pred.Stats(); st.Corrections != 3 || st.Replays != 0 {
-		t.Fatalf("after AUTH_STATE: %+v", st)
+		t.Fatalf("after AuthState: %+v", st)
 	}
 	r.pred.begin(r.w) // the next frame's input stage replays
 	if r.g.hash() != ref.g.hash() {

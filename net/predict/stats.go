@@ -13,7 +13,7 @@ type ClientStats struct {
 	// refuses once its Append wrote them: each was taken, and sent, as the
 	// zero input.
 	RefusedInputs uint64
-	// AuthStates counts AUTH_STATE entity states received; Stale those
+	// AuthStates counts AuthState entity states received; Stale those
 	// older than the newest handled (ignored); Unmatched those with no
 	// prediction to compare with (frame not recorded, entity not owned then).
 	AuthStates, Stale, Unmatched uint64
@@ -31,7 +31,7 @@ type ClientStats struct {
 	// PerSecond is the corrections counted in the last whole second.
 	PerSecond float64
 	// Replays counts replays run; ReplayedFrames the frames simulated again;
-	// ReplayFallbacks the AUTH_STATEs corrected instead because a replay was
+	// ReplayFallbacks the AuthStates corrected instead because a replay was
 	// impossible (see ErrCannotReplay).
 	Replays, ReplayedFrames, ReplayFallbacks uint64
 	// Rebases counts Rebase calls; Taken the entity states taken as they

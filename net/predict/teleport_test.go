@@ -17,11 +17,11 @@ type snapRecorder struct {
 
 func (r *snapRecorder) SnapCorrection(e arche.Entity) { r.snaps = append(r.snaps, e) }
 
-// TestTeleportCorrectionIsSnapped: an AUTH_STATE whose pose is of a
+// TestTeleportCorrectionIsSnapped: an AuthState whose pose is of a
 // teleport moves the predicted entity to the host's pose as any correction
 // does, but the Smoother is told it is a jump (SnapCorrection, no offset
 // to hide it) and it is counted as a teleport, not as a pose error; the
-// AUTH_STATEs that go on saying so of the same teleport are compared as
+// AuthStates that go on saying so of the same teleport are compared as
 // usual, and a new teleport is snapped again. In both reconciliation modes.
 func TestTeleportCorrectionIsSnapped(t *testing.T) {
 	for name, mode := range map[string]Reconcile{"correct": Correct, "replay": Replay} {
@@ -70,8 +70,8 @@ func TestTeleportCorrectionIsSnapped(t *testing.T) {
 	}
 }
 
-// A teleport taken by a Rebase (its AUTH_STATE taken as it is, drawn as a
-// jump) is the entity's: the AUTH_STATEs after that go on naming it are
+// A teleport taken by a Rebase (its AuthState taken as it is, drawn as a
+// jump) is the entity's: the AuthStates after that go on naming it are
 // compared as usual, a small error smoothed, not snapped again.
 func TestRebaseTakesTheTeleport(t *testing.T) {
 	rec := &snapRecorder{}

@@ -163,8 +163,8 @@ func (s *TimeSync) Stats() SyncStats {
 // alignment).
 func (s *TimeSync) Dilation() float64 { return s.dilation }
 
-// Observe records that the host's frame f arrived at time at (a STATE or
-// AUTH_STATE message of that frame). Frames not newer than the newest seen
+// Observe records that the host's frame f arrived at time at (a State or
+// AuthState message of that frame). Frames not newer than the newest seen
 // are ignored.
 func (s *TimeSync) Observe(f ecs.Frame, at time.Time) {
 	if f <= s.last {

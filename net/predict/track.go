@@ -53,7 +53,7 @@ type tracker struct {
 	id     arche.ID
 	name   string
 	corr   Correction
-	off, n int // the component's wire image in AUTH_STATE images
+	off, n int // the component's wire image in AuthState images
 	bit    uint16
 
 	idOf    func(w *arche.World) arche.ID

@@ -11,7 +11,7 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// authSeen is one AUTH_STATE an authRecorder was given.
+// authSeen is one AuthState an authRecorder was given.
 type authSeen struct {
 	x    int32     // the Transform's X image
 	tele ecs.Frame // State.Teleport's frame
@@ -30,7 +30,7 @@ func (a *authRecorder) AuthState(_ ecs.Frame, _ arche.Entity, s State) {
 	a.seen = append(a.seen, authSeen{x: x, tele: f, ok: ok})
 }
 
-// TestAuthStateSaysTeleport: the owner's AUTH_STATEs say its entity's pose
+// TestAuthStateSaysTeleport: the owner's AuthStates say its entity's pose
 // is of a teleport, with the teleport's host frame, from the teleport for
 // snapWindow frames, and not before or after.
 func TestAuthStateSaysTeleport(t *testing.T) {
@@ -42,11 +42,11 @@ func TestAuthStateSaysTeleport(t *testing.T) {
 	r.move(e, 1)
 	r.settle()
 	if len(rec.seen) == 0 {
-		t.Fatal("no AUTH_STATE reached the owner")
+		t.Fatal("no AuthState reached the owner")
 	}
 	for _, s := range rec.seen {
 		if s.ok {
-			t.Fatalf("an AUTH_STATE before any teleport says %+v", s)
+			t.Fatalf("an AuthState before any teleport says %+v", s)
 		}
 	}
 	rec.seen = nil
@@ -58,7 +58,7 @@ func TestAuthStateSaysTeleport(t *testing.T) {
 		r.deliver(i)
 	}
 	if len(rec.seen) != 1 || !rec.seen[0].ok || rec.seen[0].x != 5000*PositionScale {
-		t.Fatalf("the teleport's AUTH_STATE: %+v, want x %d with a teleport", rec.seen, 5000*PositionScale)
+		t.Fatalf("the teleport's AuthState: %+v, want x %d with a teleport", rec.seen, 5000*PositionScale)
 	}
 	tele := rec.seen[0].tele
 	if tele == 0 || tele > r.w.Frame() {
@@ -76,9 +76,9 @@ func TestAuthStateSaysTeleport(t *testing.T) {
 		s := rec.seen[len(rec.seen)-1]
 		switch {
 		case s.ok && s.tele != tele:
-			t.Fatalf("a later AUTH_STATE names the teleport of frame %d, want %d", s.tele, tele)
+			t.Fatalf("a later AuthState names the teleport of frame %d, want %d", s.tele, tele)
 		case s.ok && after > 0:
-			t.Fatal("an AUTH_STATE says teleport again after one that did not")
+			t.Fatal("an AuthState says teleport again after one that did not")
 		case s.ok:
 			said++
 		default:
@@ -86,7 +86,7 @@ func TestAuthStateSaysTeleport(t *testing.T) {
 		}
 	}
 	if said < snapWindow-2 || after == 0 {
-		t.Fatalf("%d AUTH_STATEs said the teleport, %d after did not; want about %d, then none", said, after, snapWindow)
+		t.Fatalf("%d AuthStates said the teleport, %d after did not; want about %d, then none", said, after, snapWindow)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestAuthStateTeleportMalformed(t *testing.T) {
 }
 
 // A teleport reported of an owned entity without a Transform is not said in
-// its AUTH_STATEs (there is no pose to draw as a jump): the client takes
+// its AuthStates (there is no pose to draw as a jump): the client takes
 // them, none malformed.
 func TestAuthStateTeleportWithoutTransform(t *testing.T) {
 	r := newRig(t, HostConfig{})
@@ -136,11 +136,11 @@ func TestAuthStateTeleportWithoutTransform(t *testing.T) {
 	ecs.ReportTeleport(r.w, e)
 	r.settle() // the rig fails the test on a message the client refuses
 	if st := r.c.Stats(); st.Malformed != 0 || len(rec.seen) == 0 {
-		t.Fatalf("%d malformed messages, %d AUTH_STATEs taken", st.Malformed, len(rec.seen))
+		t.Fatalf("%d malformed messages, %d AuthStates taken", st.Malformed, len(rec.seen))
 	}
 	for _, s := range rec.seen {
 		if s.ok {
-			t.Fatalf("an AUTH_STATE says a teleport of an entity without a Transform: %+v", s)
+			t.Fatalf("an AuthState says a teleport of an entity without a Transform: %+v", s)
 		}
 	}
 }

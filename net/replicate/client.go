@@ -85,7 +85,7 @@ type BirthObserver interface {
 }
 
 // FrameObserver is an Observer that also hears the host frame of each
-// STATE message, after its items were applied, and of the empty ones too:
+// State message, after its items were applied, and of the empty ones too:
 // the host had reached that frame, and had nothing newer of the entities
 // the message left out to send, or not yet. A host whose world falls still
 // sends a few empty ones (quiet ticks), so that an interpolator tells an
@@ -95,7 +95,7 @@ type FrameObserver interface {
 	Heard(f ecs.Frame)
 }
 
-// AuthHandler receives AUTH_STATE: the host's state s of this client's own
+// AuthHandler receives AuthState: the host's state s of this client's own
 // entity e at frame f, the frame of the newest input the host applied.
 type AuthHandler interface {
 	AuthState(f ecs.Frame, e arche.Entity, s State)
@@ -109,7 +109,7 @@ type State struct {
 	reg    *Registry
 	mask   uint16
 	images []int32
-	tele   uint32 // host frame of the entity's last teleport, sent with an AUTH_STATE; 0: none
+	tele   uint32 // host frame of the entity's last teleport, sent with an AuthState; 0: none
 }
 
 // NewState returns the state whose wire images are images, each registered
@@ -149,16 +149,16 @@ func (s State) Only(c Component) State {
 }
 
 // Teleport returns the host frame of the entity's newest teleport
-// (ecs.ReportTeleport) when an AUTH_STATE says its pose is of one: the host
+// (ecs.ReportTeleport) when an AuthState says its pose is of one: the host
 // says so for snapWindow (128) frames after the teleport, in every
-// AUTH_STATE of the entity, so that a prediction that compares with one of
+// AuthState of the entity, so that a prediction that compares with one of
 // them draws the jump as a jump, not as a correction to hide. ok is false
-// without one (and for the states of STATE messages, whose teleports reach
+// without one (and for the states of State messages, whose teleports reach
 // the interpolation as Interpolated.Snap).
 func (s State) Teleport() (f ecs.Frame, ok bool) { return ecs.Frame(s.tele), s.tele != 0 }
 
 // WithTeleport returns s saying its pose is of a teleport at host frame f
-// (0: of none), as an AUTH_STATE says it: for handlers and tests that make
+// (0: of none), as an AuthState says it: for handlers and tests that make
 // one.
 func (s State) WithTeleport(f ecs.Frame) State {
 	s.tele = uint32(f)
@@ -172,14 +172,14 @@ type ClientConfig struct {
 	// StepRate is the host's simulation steps per second (Welcome's tick
 	// rate), for the motion prediction of poses. Default 60.
 	StepRate float64
-	// MaxHeld bounds the STATE messages held while the join runs. Default 4096.
+	// MaxHeld bounds the State messages held while the join runs. Default 4096.
 	MaxHeld int
 	// OnSpawn, if set, is called after a replicated entity was created, so the
 	// game can add local components (what to draw it with, say).
 	OnSpawn func(e arche.Entity, owner ecs.PeerID)
 	// Observer, if set, learns of every applied state.
 	Observer Observer
-	// Auth, if set, receives AUTH_STATE instead of it being applied as is.
+	// Auth, if set, receives AuthState instead of it being applied as is.
 	Auth AuthHandler
 	// Tombstones is how many removed network ids are remembered so a spawn
 	// that arrives after its removal is ignored. Default 4096.
@@ -213,7 +213,7 @@ type ClientStats struct {
 	States, AuthStates, Pages uint64
 	Spawns, Despawns, Updates uint64
 	// Malformed counts the messages that did not decode. UnknownEntity
-	// counts updates (and AUTH_STATE entries) of entities the client does
+	// counts updates (and AuthState entries) of entities the client does
 	// not hold: mostly an update that left before a removal of the entity
 	// and arrived after it (reordered, or a removal's copy that overtook
 	// it), or one of an entity whose spawn has not arrived; nothing is lost
@@ -237,8 +237,8 @@ type ClientStats struct {
 	// at MaxEntities, or at a rejoin. They count in Despawns too.
 	Departed uint64
 	// Dropped counts the replicated components removed from entities held
-	// because a newer spawn, or AUTH_STATE, of the entity left them out (the
-	// host's entity lost them); Gained those an AUTH_STATE added to an
+	// because a newer spawn, or AuthState, of the entity left them out (the
+	// host's entity lost them); Gained those an AuthState added to an
 	// entity the client owns (a spawn's are not counted).
 	Dropped, Gained uint64
 }
@@ -294,10 +294,10 @@ type ClientReplicator struct {
 	tombNext int
 	leaving  []departing // removed by the host, kept while drawn (DrawnObserver)
 	// hostMoved holds the slots of entities this client owns whose
-	// AUTH_STATEs it applied as states (ecs.HostMoved), to tell the Observer
+	// AuthStates it applied as states (ecs.HostMoved), to tell the Observer
 	// when one is predicted again.
 	hostMoved map[int32]struct{}
-	// movedFrame is the newest frame of an AUTH_STATE applied to an entity
+	// movedFrame is the newest frame of an AuthState applied to an entity
 	// marked ecs.HostMoved (HostMovedFrame).
 	movedFrame ecs.Frame
 	stats      ClientStats
@@ -366,7 +366,7 @@ func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
 
 // HostMovedFrame returns the newest host frame of a state applied to an
 // entity this client owns and draws from the host's states
-// (ecs.HostMoved), which come in AUTH_STATEs: 0 before one came. Frame and
+// (ecs.HostMoved), which come in AuthStates: 0 before one came. Frame and
 // it together say how recent the client's picture of what it does not
 // predict is.
 func (c *ClientReplicator) HostMovedFrame() ecs.Frame { return c.movedFrame }
@@ -378,7 +378,7 @@ func (c *ClientReplicator) initEntity(e arche.Entity) {
 	*(*ecs.NetworkIdentity)(c.w.Arche().Get(e, c.w.IDs.NetworkIdentity)) = c.pending
 }
 
-// HandleDatagram applies a datagram message: STATE or AUTH_STATE. Other
+// HandleDatagram applies a datagram message: State or AuthState. Other
 // kinds are not replication's and return ok == false. Before the join ends,
 // messages are held (copied) and applied after FINAL.
 func (c *ClientReplicator) HandleDatagram(kind wire.Kind, payload []byte) (ok bool, err error) {

@@ -567,7 +567,7 @@ func (c *ClientReplicator) applyPage(body []byte) error {
 // makeStaged applies a decoded page: entities the client holds are updated
 // one by one, new ones are created a batch per archetype. In a rejoin, an
 // entity held before it stays where it is, updated to the page and drawn as
-// a jump to it (or, if this client predicts it, left for AUTH_STATE).
+// a jump to it (or, if this client predicts it, left for AuthState).
 func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 	reg := c.reg
 	st := &c.stage

@@ -437,7 +437,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 			ecs.SetOwner(c.w, e, owner)
 		case ni.Owner == c.cfg.Local && c.cfg.Auth != nil && !a.Has(e, c.w.IDs.HostMoved):
 			// A repeated spawn of an entity this client predicts: its
-			// state comes through AUTH_STATE and reconciliation, never as
+			// state comes through AuthState and reconciliation, never as
 			// a snap back. Its image is kept all the same: the host, told
 			// it arrived, may code a later update against it (once the
 			// entity is another's).

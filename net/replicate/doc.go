@@ -12,14 +12,14 @@
 // own: a 12-byte record per entity (the frame of the image the peer
 // acknowledged, what is dirty, its priority), its scope, and the messages in
 // flight. Each send tick it takes the peer's due items within its bandwidth
-// budget into bit-packed STATE messages coded against the images the peer
+// budget into bit-packed State messages coded against the images the peer
 // acknowledged; peers with the same baseline share the encoded fields, and a
 // peer in the same state as the peer packed before it (as peers that
 // acknowledge alike are) takes that peer's packing and messages by copying. A
 // delivery notice makes the sent image the peer's baseline; a loss notice
 // marks the items dirty again, so the newest state goes out, never the stale
 // one. Spawns and removals are repeated until acknowledged. Owners get
-// AUTH_STATE for the entities they own. A joining peer gets the world as
+// AuthState for the entities they own. A joining peer gets the world as
 // pages on the join lane, paced by the lane's flow control. As the world
 // falls still, a peer gets a few empty STATEs (quiet ticks), so
 // that its client tells an entity that stopped from one whose states are
@@ -32,7 +32,7 @@
 // send tick hands a peer only the changes in its scope, and cells are made
 // where entities go and given back when empty.
 //
-// On the client, ClientReplicator applies STATE, AUTH_STATE and join pages
+// On the client, ClientReplicator applies State, AuthState and join pages
 // (these in bounded slices a frame, Pump): it maps network ids to local
 // entities, writes components without reporting them, and remembers the host
 // frame each state belongs to.

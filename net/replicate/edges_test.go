@@ -24,7 +24,7 @@ func (r *rig) run(n int) {
 }
 
 // At a budget smaller than a message, an entity the peer owns still
-// arrives: its AUTH_STATE, which the peer would drop before the spawn, does
+// arrives: its AuthState, which the peer would drop before the spawn, does
 // not take the budget the spawn waits for.
 func TestTinyBudgetSendsAnOwnedSpawn(t *testing.T) {
 	for _, cfg := range []HostConfig{{BitsPerSecond: 500, SendEvery: 1}, {BitsPerSecond: 2000, SendEvery: 1}, {BitsPerSecond: 2000, SendEvery: 3}, {BitsPerSecond: 5000, SendEvery: 1}} {
@@ -244,7 +244,7 @@ type authSink struct{ n int }
 func (a *authSink) AuthState(ecs.Frame, arche.Entity, State) { a.n++ }
 
 // A replicated component added to, or removed from, an entity a client
-// owns is added or removed there too (its AUTH_STATE lists every component
+// owns is added or removed there too (its AuthState lists every component
 // the host's entity has), whether the client predicts it (an Auth handler,
 // which still gets every state) or not.
 func TestOwnedEntityGainsAndLosesComponents(t *testing.T) {
@@ -329,7 +329,7 @@ func TestLateSpawnDoesNotAddBackARemovedComponent(t *testing.T) {
 // hitPoints is a component that is not delta-coded.
 type hitPoints struct{ HP int32 }
 
-// At a predicting owner, an AUTH_STATE older than one applied does not undo
+// At a predicting owner, an AuthState older than one applied does not undo
 // it: a component removed and added back stays.
 func TestLateAuthStateDoesNotUndoANewerOne(t *testing.T) {
 	r := newRig(t, HostConfig{})
@@ -341,7 +341,7 @@ func TestLateAuthStateDoesNotUndoANewerOne(t *testing.T) {
 	second := r.stepToggling(e, r.w.IDs.Velocity) // added back
 	r.deliverIn(second, first)
 	if velocityOf(t, r, e) == nil {
-		t.Fatalf("the late AUTH_STATE undid the newer one: the velocity is gone (%+v)", r.c.Stats())
+		t.Fatalf("the late AuthState undid the newer one: the velocity is gone (%+v)", r.c.Stats())
 	}
 	r.settle()
 	if velocityOf(t, r, e) == nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/tandem-go/tandem/net/wire"
 )
 
-// Item flags of AUTH_STATE and join-page items (byte-coded). Wire-affecting:
+// Item flags of AuthState and join-page items (byte-coded). Wire-affecting:
 // see PROTOCOL.md, "Replication".
 const (
 	itemSpawn   = 1 << 0 // the entity is new to the peer: owner and every component follow, absolute
@@ -20,7 +20,7 @@ const (
 // short enough that its age fits seven bits.
 const snapWindow = 128
 
-// MaxStatePayload is the largest STATE or AUTH_STATE payload, in bytes: with
+// MaxStatePayload is the largest State or AuthState payload, in bytes: with
 // the message's kind and length and the largest packet header it fits a
 // transport datagram.
 const MaxStatePayload = 1100

@@ -77,7 +77,7 @@ func goldenScript(t *testing.T) map[string][]byte {
 	// Frame 6: a host-owned ball, entity 3, at x = 0. Frame 7: it is
 	// teleported to x = 100, and its item says so (the snap head), so a
 	// client draws the jump as one.
-	// (The peer's player's state goes again in AUTH_STATE at frame 6: its
+	// (The peer's player's state goes again in AuthState at frame 6: its
 	// spawn was on its way when frame 5's went.)
 	state := func() int {
 		for i := len(out.msgs) - 1; i >= 0; i-- {
@@ -99,7 +99,7 @@ func goldenScript(t *testing.T) map[string][]byte {
 	s.Step()
 	got["state-snap"] = out.msgs[state()]
 
-	// Frame 8: the peer's player is teleported to x = 50; its AUTH_STATE
+	// Frame 8: the peer's player is teleported to x = 50; its AuthState
 	// says so, with the teleport's frame.
 	tf.Get(player).X = 50
 	ecs.MutateComponent(w, player, w.IDs.Transform)
@@ -192,7 +192,7 @@ func TestGoldenReplication(t *testing.T) {
 		t.Fatalf("entity 2 owner %d, want 1", ni.Owner)
 	}
 	dgram("auth-state")
-	// The teleport's AUTH_STATE, to a prediction: the pose of frame 8, of
+	// The teleport's AuthState, to a prediction: the pose of frame 8, of
 	// a teleport at frame 8.
 	auth := &authRecorder{}
 	c.cfg.Auth = auth

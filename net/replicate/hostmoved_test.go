@@ -16,7 +16,7 @@ type appliedRecorder struct{ applied map[arche.Entity]int }
 func (o *appliedRecorder) Applied(e arche.Entity, _ ecs.Frame) { o.applied[e]++ }
 func (o *appliedRecorder) Removed(arche.Entity)                {}
 
-// hostMovedUnit is a rig whose client (peer 1) records the AUTH_STATEs its
+// hostMovedUnit is a rig whose client (peer 1) records the AuthStates its
 // prediction gets and the states its Observer is told of, with a unit the
 // client owns, marked ecs.HostMoved on the client (ce).
 func hostMovedUnit(t *testing.T) (r *rig, rec *authRecorder, obs *appliedRecorder, unit, ce arche.Entity) {
@@ -35,7 +35,7 @@ func hostMovedUnit(t *testing.T) (r *rig, rec *authRecorder, obs *appliedRecorde
 	return r, rec, obs, unit, ce
 }
 
-// An AUTH_STATE of an entity its owner's client marked ecs.HostMoved goes to
+// An AuthState of an entity its owner's client marked ecs.HostMoved goes to
 // the entity and the Observer, as another's state does, not to the Auth
 // handler: the client does not predict it.
 func TestAHostMovedEntitysStatesAreApplied(t *testing.T) {
@@ -52,7 +52,7 @@ func TestAHostMovedEntitysStatesAreApplied(t *testing.T) {
 }
 
 // A teleport of a unit its owner's client marked ecs.HostMoved is marked a
-// jump (Interpolated.Snap) on the owner's client, from its AUTH_STATE, as
+// jump (Interpolated.Snap) on the owner's client, from its AuthState, as
 // the same teleport of another player's entity is from its state. (It was
 // blended across the map on the owner's screen.)
 func TestAHostMovedTeleportIsAJump(t *testing.T) {
@@ -136,7 +136,7 @@ func TestAHostMovedUnitComingBackStays(t *testing.T) {
 }
 
 // A unit whose ecs.HostMoved mark the client takes away (its player takes
-// it over) is predicted again: its next AUTH_STATE goes to prediction and
+// it over) is predicted again: its next AuthState goes to prediction and
 // tells the Observer, which then draws it as a simulated entity.
 func TestAUnitUnmarkedIsPredictedAgain(t *testing.T) {
 	r, rec, obs, unit, ce := hostMovedUnit(t)

@@ -111,7 +111,7 @@ func (h *HostReplicator) dropComponent(slot int32, e *entState, c int) {
 }
 
 // tell passes a new image of the entity in slot to the joins under way,
-// and has its owner sent AUTH_STATE.
+// and has its owner sent AuthState.
 func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 	if h.joins > 0 {
 		for _, p := range h.peers {
@@ -271,6 +271,7 @@ type UnreportedError struct {
 	System string
 }
 
+// Error names the component, the entity and where the write was, and what to do.
 func (e *UnreportedError) Error() string {
 	what := "written"
 	switch {
@@ -289,9 +290,9 @@ func (e *UnreportedError) Error() string {
 		what += " by system " + strconv.Quote(e.System)
 	}
 	if e.Audit {
-		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
+		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit; a tandem host's HostConfig.Replication.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d)", e.Component, e.ID, e.Entity, what, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d; a tandem host's HostConfig.Replication.CheckReports)", e.Component, e.ID, e.Entity, what, e.Frame)
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with
@@ -313,6 +314,7 @@ type LossyCodecError struct {
 	Audit, Restore bool
 }
 
+// Error names the component, the entity and the values that differ.
 func (e *LossyCodecError) Error() string {
 	by := "HostConfig.CheckReports"
 	switch {

@@ -246,7 +246,7 @@ func FuzzClientDatagram(f *testing.F) {
 	for _, p := range l.inflight {
 		f.Add(byte(p.kind), p.payload)
 	}
-	// An AUTH_STATE of entity 1 with a teleport (PROTOCOL.md §9.4).
+	// An AuthState of entity 1 with a teleport (PROTOCOL.md §9.4).
 	f.Add(byte(wire.KindAuthState), []byte{5, 1, 0x0d, 3, 0, 0, 0, 0, 0, 0})
 	// A spawn of entity 3, which the client holds, whose pose is of a
 	// teleport (PROTOCOL.md §9.3, state-spawn-snap).

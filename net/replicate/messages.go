@@ -9,7 +9,7 @@ import (
 // and handing them to the peer's connection with the records their
 // delivery notices settle.
 
-// write writes the chosen items (in network-id order) into STATE messages
+// write writes the chosen items (in network-id order) into State messages
 // and hands them to the connection. A peer whose items are exactly the
 // previous peer's this send tick gets the same bytes.
 func (p *HostPeer) write() {

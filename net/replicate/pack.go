@@ -104,7 +104,7 @@ func (p *HostPeer) urge(slot int32) {
 // priority first.
 //
 // Changes of entities out of the peer's scope are left out, and those of its
-// own entities, which AUTH_STATE carries.
+// own entities, which AuthState carries.
 //
 // A peer whose state is what the packing of the peer before it read takes
 // that packing from the tape instead (tape.go).
@@ -376,7 +376,7 @@ const (
 )
 
 // MaxNetworked is the most networked entities (index slots) a host
-// replicates.
+// replicates: 16,777,216 (2^24).
 const MaxNetworked = 1 << slotBits
 
 // wait puts the listed entity in slot in the wheel, due at send tick at.

@@ -12,29 +12,29 @@ import "github.com/tandem-go/tandem/net/wire"
 // as far past its newest state as its states were apart (interp's due, at
 // most MaxDeferral). In a busy world the other entities' states carry those
 // frames; in a quiet one, the host sends them. After a send tick that sent
-// the peer a STATE, the send ticks that send it nothing with nothing
+// the peer a State, the send ticks that send it nothing with nothing
 // waiting to go to it count as quiet: no item due or held back by the
 // budget, none waiting in the wheel for its small change to add up (every
 // change of an entity it holds and does not own waits there or goes), no
-// removal unsent. The 1st, 2nd, 4th and 8th quiet tick send an empty STATE
+// removal unsent. The 1st, 2nd, 4th and 8th quiet tick send an empty State
 // of their frame (8 covers the longest a small change waits, MaxDeferral's
-// default); then nothing, until a STATE goes again. A tick that sends
-// nothing while something waits is not quiet: its STATE will come, and an
+// default); then nothing, until a State goes again. A tick that sends
+// nothing while something waits is not quiet: its State will come, and an
 // empty one before it would have the client take a moving entity for
 // resting. So a peer sent states every few ticks gets no empty one between
 // them, and each time its world falls still four datagrams of a few bytes.
 // One lost is not sent again: the next one, or the next state, tells the
-// same. A peer is sent none before its first STATE after its join: nothing
+// same. A peer is sent none before its first State after its join: nothing
 // it holds was moving in its eyes, and a client aligning its clock on the
 // host's frames as its join ends is better off without them (the join's
 // held states apply at once).
 
-// quietMarks is the last quiet send tick that sends an empty STATE.
+// quietMarks is the last quiet send tick that sends an empty State.
 const quietMarks = 8
 
 // tellQuiet ends the peer's send tick: sent says whether it was sent a
-// STATE. On the quiet ticks that tell it (1, 2, 4, 8), it is sent an empty
-// STATE of this frame.
+// State. On the quiet ticks that tell it (1, 2, 4, 8), it is sent an empty
+// State of this frame.
 func (p *HostPeer) tellQuiet(sent bool) {
 	switch {
 	case sent:

@@ -57,9 +57,9 @@ func (r *quietRig) steps(n int) {
 func (r *quietRig) stats(i int) PeerStats { return r.h.Peer(ecs.PeerID(i + 1)).Stats() }
 
 // When the world falls still, a peer that was being sent states gets an
-// empty STATE on the 1st, 2nd, 4th and 8th send tick that sends it nothing
+// empty State on the 1st, 2nd, 4th and 8th send tick that sends it nothing
 // with nothing waiting for it, and then nothing; its client applies them,
-// hearing their frames. A peer is sent none before its first STATE after
+// hearing their frames. A peer is sent none before its first State after
 // its join. Peers alike (the second takes the first's packing from the
 // tape) are told alike.
 func TestQuietTicksTellTheWorldFellStill(t *testing.T) {
@@ -84,7 +84,7 @@ func TestQuietTicksTellTheWorldFellStill(t *testing.T) {
 	}
 	// The world stops, but for a small change of one entity, which waits
 	// for a few send ticks to add up (ticks that send nothing but are not
-	// quiet: its STATE is to come).
+	// quiet: its State is to come).
 	r.host.still = true
 	r.host.sched.Step()
 	e := r.host.live[0]
@@ -123,7 +123,7 @@ func TestQuietTicksTellTheWorldFellStill(t *testing.T) {
 }
 
 // A peer sent states every few ticks, its entity's small changes waiting
-// to add up, gets no empty STATE between them: something waits for it.
+// to add up, gets no empty State between them: something waits for it.
 func TestQuietTicksWaitForWhatWaits(t *testing.T) {
 	r := newQuietRig(t)
 	r.steps(120)
@@ -170,7 +170,7 @@ func newBudgetScene(t *testing.T) (host *scene, h *HostReplicator, c *ClientRepl
 }
 
 // A peer whose budget holds back what is due (an item a send tick, every
-// other tick) gets no empty STATE while items wait: only once all went.
+// other tick) gets no empty State while items wait: only once all went.
 func TestQuietTicksWaitForTheBudget(t *testing.T) {
 	host, h, _, steps := newBudgetScene(t)
 	for _, e := range host.live {
@@ -183,7 +183,7 @@ func TestQuietTicksWaitForTheBudget(t *testing.T) {
 	for range 600 {
 		steps(1)
 		if len(p.dirty) > 0 && p.stats.Quiet > 0 {
-			t.Fatalf("an empty STATE went with %d items held back by the budget", len(p.dirty))
+			t.Fatalf("an empty State went with %d items held back by the budget", len(p.dirty))
 		}
 		if len(p.dirty) > 0 {
 			held++
@@ -195,7 +195,7 @@ func TestQuietTicksWaitForTheBudget(t *testing.T) {
 }
 
 // A peer whose budget holds back removals (entities removed at once, sent
-// a few a send tick) gets no empty STATE while one waits unsent, though no
+// a few a send tick) gets no empty State while one waits unsent, though no
 // item waits: only once all went.
 func TestQuietTicksWaitForRemovals(t *testing.T) {
 	host, h, c, steps := newBudgetScene(t)
@@ -222,7 +222,7 @@ func TestQuietTicksWaitForRemovals(t *testing.T) {
 				idleOtherwise++ // nothing else waits: only the removals say it is not quiet
 			}
 			if p.stats.Quiet > 0 {
-				t.Fatalf("an empty STATE went with %d removals held back by the budget", unsent())
+				t.Fatalf("an empty State went with %d removals held back by the budget", unsent())
 			}
 		}
 	}

@@ -2,7 +2,7 @@ package replicate
 
 import "github.com/tandem-go/tandem/ecs"
 
-// sentItem is one entity's part of a sent STATE message: 16 bytes.
+// sentItem is one entity's part of a sent State message: 16 bytes.
 type sentItem struct {
 	slot  int32
 	id    ecs.NetID
@@ -18,7 +18,7 @@ type sentRecord struct {
 	frame uint32
 	start uint64 // its first item in the item ring
 	n     uint32
-	auth  bool // an AUTH_STATE: a loss makes the owner's state due again
+	auth  bool // an AuthState: a loss makes the owner's state due again
 }
 
 // records keeps a peer's messages in flight: a ring of records, named by

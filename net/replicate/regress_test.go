@@ -168,12 +168,12 @@ func TestLostAuthStateIsSentAgain(t *testing.T) {
 	r.move(e, 11)
 	r.s.Step()
 	for _, i := range r.next() {
-		r.lose(i) // the AUTH_STATE with x = 11 never arrives
+		r.lose(i) // the AuthState with x = 11 never arrives
 	}
 	r.settle()
 	ce, _ := r.cw.EntityOf(mustID(r.w, e))
 	if got := (*ecs.Transform)(r.cw.Arche().Get(ce, r.cw.IDs.Transform)).X; got != 11 {
-		t.Fatalf("owner holds x=%v after a lost AUTH_STATE, want 11", got)
+		t.Fatalf("owner holds x=%v after a lost AuthState, want 11", got)
 	}
 }
 
@@ -480,7 +480,7 @@ func TestAddPeerBeforeReownCountsOnce(t *testing.T) {
 	}
 }
 
-// AUTH_STATEs of one input frame (the owner's input stalled) that arrive
+// AuthStates of one input frame (the owner's input stalled) that arrive
 // out of order leave the owner with the older state, as the client applies
 // the newest frame it has seen: once every one of them is settled, the host
 // sends the state once more, which arrives after them all.
@@ -497,7 +497,7 @@ func TestAuthStatesOfOneFrameReorderedEndNewest(t *testing.T) {
 	r.s.Step()
 	newer := r.next()
 	if len(older) != 1 || len(newer) != 1 {
-		t.Fatalf("sent %d then %d messages, want one AUTH_STATE each", len(older), len(newer))
+		t.Fatalf("sent %d then %d messages, want one AuthState each", len(older), len(newer))
 	}
 	r.deliver(newer[0])
 	r.deliver(older[0]) // overtaken on the way: applied last, at the same frame
@@ -507,14 +507,14 @@ func TestAuthStatesOfOneFrameReorderedEndNewest(t *testing.T) {
 		t.Fatalf("the owner holds x=%v, the host 15", got)
 	}
 	if got := r.h.Peer(1).Stats().AuthMessages - sent; got != 3 {
-		t.Fatalf("%d AUTH_STATEs sent, want the two and one more", got)
+		t.Fatalf("%d AuthStates sent, want the two and one more", got)
 	}
 	// In order, nothing more goes.
 	sent = r.h.Peer(1).Stats().AuthMessages
 	r.move(e, 1)
 	r.settle()
 	if got := r.h.Peer(1).Stats().AuthMessages - sent; got != 1 {
-		t.Fatalf("%d AUTH_STATEs sent for one change, want 1", got)
+		t.Fatalf("%d AuthStates sent for one change, want 1", got)
 	}
 }
 
@@ -594,7 +594,7 @@ func (r *rig) wantOwner(e arche.Entity, want ecs.PeerID) {
 	}
 }
 
-// refusingOut is a capture that, once armed, refuses the next AUTH_STATE
+// refusingOut is a capture that, once armed, refuses the next AuthState
 // it is given, as a connection whose queue is full would.
 type refusingOut struct {
 	capture
@@ -611,7 +611,7 @@ func (o *refusingOut) QueueDatagram(kind wire.Kind, payload []byte, token uint32
 	return o.capture.QueueDatagram(kind, payload, token)
 }
 
-// An AUTH_STATE the connection refused goes again at the next send tick,
+// An AuthState the connection refused goes again at the next send tick,
 // though nothing of the entity changed since.
 func TestRefusedAuthStateGoesAgain(t *testing.T) {
 	w := ecs.NewWorld()
@@ -643,10 +643,10 @@ func TestRefusedAuthStateGoesAgain(t *testing.T) {
 	tf.Get(e).X = 4
 	ecs.MutateComponent(w, e, w.IDs.Transform)
 	if n := step(); n != 0 || out.refused != 1 {
-		t.Fatalf("%d AUTH_STATEs sent, %d refused; want the one refused", n, out.refused)
+		t.Fatalf("%d AuthStates sent, %d refused; want the one refused", n, out.refused)
 	}
 	if n := step() + step(); n != 1 {
-		t.Fatalf("%d AUTH_STATEs sent after the refused one; want it again, once", n)
+		t.Fatalf("%d AuthStates sent after the refused one; want it again, once", n)
 	}
 }
 

@@ -24,7 +24,7 @@ type rejoinState struct {
 // join messages of a join cut short are dropped. Each page's entities are
 // updated where they are held (the same arche entity, its new state drawn as
 // a jump: nothing is removed and created again) or created if new; the
-// client's own entities keep their state for AUTH_STATE, as prediction wants.
+// client's own entities keep their state for AuthState, as prediction wants.
 // What the client knew of the old host's frames (the newest state applied
 // to each entity, the images deltas refer to, the removals remembered) is
 // forgotten: the host rejoined may number its frames otherwise, as one
@@ -109,7 +109,7 @@ func (c *ClientReplicator) unjoined(e arche.Entity) {
 // keep updates the identity of entity e, held before the rejoin, to owner:
 // its owner, and the Interpolated a remote entity is drawn with. It reports
 // whether the page's state is to be applied: not for an entity this client
-// predicts, whose state comes with AUTH_STATE.
+// predicts, whose state comes with AuthState.
 func (c *ClientReplicator) keep(e arche.Entity, owner ecs.PeerID) bool {
 	if ni, _ := c.w.Identity(e); ni.Owner != owner {
 		ecs.SetOwner(c.w, e, owner)

@@ -274,7 +274,7 @@ func (h *HostReplicator) growShared(n int) {
 		return
 	}
 	if n > MaxNetworked {
-		panic(fmt.Sprintf("replicate: more than %d networked entities", MaxNetworked))
+		panic(fmt.Sprintf("replicate: more than %d networked entities (MaxNetworked, what a State's slot numbers hold): keep what a world networks under it, local decor without a NetworkIdentity", MaxNetworked))
 	}
 	old := len(h.ents)
 	if cap(h.ents) >= n {

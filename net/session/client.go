@@ -73,7 +73,7 @@ const (
 	// Playing: the join finished; the world is current, but for the
 	// entities this client predicts after a resume: those the resume left
 	// as they were (a predicted entity is not set back to the host's frame),
-	// and the host's first AUTH_STATE after it, a step or two later, brings
+	// and the host's first AuthState after it, a step or two later, brings
 	// them current (a HUD that reads the player's own values at PeerReady
 	// reads them a moment after).
 	Playing
@@ -105,7 +105,7 @@ func (s ClientState) String() string {
 }
 
 // ErrEarlyJoin: the host sent more join-lane messages before its Welcome
-// than a client holds for it (maxEarlyMessages, maxEarlyBytes). A host that
+// than a client holds for it (64 messages, 4 MiB). A host that
 // follows the protocol sends none: the join begins after the WelcomeAck.
 var ErrEarlyJoin = errors.New("session: the host sent more of the join before its Welcome than a client holds; the host breaks the handshake")
 

@@ -1,8 +1,10 @@
-// Package session is the facade a game uses to network its world: a Host
+// Package session is the session layer under package tandem (the facade a
+// game is built on: tandem.Host and tandem.Client wire this for it): a Host
 // that admits peers and replicates to them, and a Client that joins a host and
 // holds its world.
 //
-// It sits on top of the stack. A Host takes connections from any
+// It sits above replication and the connections, below package tandem. A
+// Host takes connections from any
 // transport.Listener (QUIC, or in memory for tests), wraps each in a
 // net/conn.Conn and runs the handshake: Hello (protocol version, player name)
 // is answered by Welcome (peer id, session token, tick rate, frame), which

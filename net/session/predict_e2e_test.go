@@ -212,7 +212,7 @@ func TestPredictionOverConditionedLink(t *testing.T) {
 			t.Errorf("peer %d: %d jumps in play", peer, sy.Jumps-m.sync.Jumps)
 		}
 		if st.AuthStates-m.pred.AuthStates < frames/4 {
-			t.Errorf("peer %d: %d AUTH_STATEs in %d frames", peer, st.AuthStates-m.pred.AuthStates, frames)
+			t.Errorf("peer %d: %d AuthStates in %d frames", peer, st.AuthStates-m.pred.AuthStates, frames)
 		}
 		// Every input on time and a deterministic game: the prediction never
 		// needs correcting in play.

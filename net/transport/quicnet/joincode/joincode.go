@@ -69,8 +69,8 @@ const digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 // x^5 + x^2 + 1), of each character times a weight α^i (α = x, i its place):
 // any one character changed changes the sum (a weight is never 0), and so
 // do any two neighbours swapped (neighbouring weights differ), whichever the
-// characters. (A number mod 29, as the check was, missed 0/X, 1/Y and 2/Z
-// swapped: 29 apart, one in 170 codes by a trial's count.)
+// characters. (A number mod 29 would miss 0/X, 1/Y and 2/Z swapped: 29
+// apart, one code in 170.)
 const checkPoly = 0b100101
 
 // gfMul multiplies a and b in GF(2^5) modulo checkPoly.
