@@ -67,6 +67,13 @@ type HostConfig struct {
 	// failing with transport.ErrBusy, which a client given
 	// ClientConfig.Dial dials again after a pause.
 	MaxPeersPerAddress int
+	// MaxJoinsPerAddress bounds the joins (players and spectators let in;
+	// resumes are bounded apart) from one IP address a minute, so that a
+	// client that joins and leaves over and over cannot keep the host
+	// drawing scopes and building join pages: past it a join is refused,
+	// its client told to try again in a few seconds. Default 8 for each of
+	// MaxPeersPerAddress (32 with its default 4); negative: no bound.
+	MaxJoinsPerAddress int
 	// AdmitPerStep bounds the players (and spectators) let in per step: each begins its
 	// join in the step after, drawing its scope of the world and its first
 	// pages, which with a large world costs the host a millisecond or more,
@@ -436,6 +443,7 @@ func (h *Host[I]) build(restoring bool) error {
 		MaxSpectators:      h.cfg.Spectators,
 		AcceptBacklog:      h.cfg.AcceptBacklog,
 		MaxPeersPerAddress: h.cfg.MaxPeersPerAddress,
+		MaxJoinsPerAddress: h.cfg.MaxJoinsPerAddress,
 		AdmitPerStep:       h.cfg.AdmitPerStep,
 		// As many may be joining at once from an address as may play from
 		// it (0: the session's 4), and in all as may play (32 at least): a

@@ -197,6 +197,10 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 		h.reject(p, code, transport.CloseNormal, why)
 		return
 	}
+	if !h.joinsLeft(p.addr, h.cfg.Clock.Now()) {
+		h.refuseJoins(p)
+		return
+	}
 	if h.cfg.Admit != nil {
 		if err := h.cfg.Admit(Arrival{Name: hello.Name, Addr: p.c.Transport().RemoteAddr(), Spectator: hello.Spectator}); err != nil {
 			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
@@ -277,6 +281,11 @@ func (h *Host) admit(p *hostPeer) {
 		h.reject(p, code, transport.CloseNormal, why)
 		return
 	}
+	now := h.cfg.Clock.Now()
+	if !h.joinsLeft(p.addr, now) {
+		h.refuseJoins(p) // others from its address were let in meanwhile
+		return
+	}
 	if h.cfg.OnJoin != nil {
 		if err := h.cfg.OnJoin(p.id, p.name); err != nil {
 			// Whatever the hook gave the peer goes with the refusal.
@@ -285,6 +294,7 @@ func (h *Host) admit(p *hostPeer) {
 			return
 		}
 	}
+	h.spendJoin(p.addr, now)
 	p.stage = stageAdmitted
 	p.c.Admit()
 	h.stats.Admitted++

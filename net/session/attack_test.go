@@ -63,6 +63,10 @@ func startQUICHostWith(t testing.TB, n int, cfg HostConfig, qcfg quicnet.Config,
 	mv.still = true
 	hsched.Add("mover", mv)
 	cfg.Clock = clk
+	if cfg.MaxJoinsPerAddress == 0 {
+		// Every client here comes from 127.0.0.1, joining again and again.
+		cfg.MaxJoinsPerAddress = -1
+	}
 	cfg.OnEvent = func(e Event) {
 		qh.mu.Lock()
 		qh.events = append(qh.events, e)

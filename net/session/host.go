@@ -125,6 +125,16 @@ type HostConfig struct {
 	// household behind one router shares one; an IPv6 household, its /64);
 	// past it a Hello gets Reject RejectFull. Default 4.
 	MaxPeersPerAddress int
+	// MaxJoinsPerAddress bounds the fresh joins (peers admitted; resumes
+	// have bounds of their own) from one IP address a minute, an IPv6 one
+	// by its /64: a token bucket per address holding that many, refilled at
+	// that many a minute, so that a client joining and leaving over and
+	// over cannot keep the host drawing scopes and building join pages (a
+	// join of a large world costs the host a millisecond or more). Past it
+	// a Hello gets Reject RejectFull; only the joins admitted spend it.
+	// Default 8 for each of MaxPeersPerAddress (32 with its default 4);
+	// negative: no bound.
+	MaxJoinsPerAddress int
 	// MaxSpectators is how many peers may watch (their Hello's spectator
 	// flag, ClientConfig.Spectator) beside the players: a spectator takes no
 	// player slot, and the layer above gives it nothing to own. Past it a
@@ -204,6 +214,9 @@ func (c *HostConfig) defaults() {
 	if c.MaxPeersPerAddress <= 0 {
 		c.MaxPeersPerAddress = 4
 	}
+	if c.MaxJoinsPerAddress == 0 {
+		c.MaxJoinsPerAddress = 8 * c.MaxPeersPerAddress
+	}
 	if c.Grace == 0 {
 		c.Grace = 30 * time.Second
 	}
@@ -242,7 +255,8 @@ type Host struct {
 	knownPeers []*knownPeer
 	ids        peerIDs // the peer ids: fresh, then free the longest first
 	resumeRate bucket
-	noHash     [32]byte // what a Resume naming no known peer is compared with
+	joins      joinRates // the joins of each address lately (MaxJoinsPerAddress)
+	noHash     [32]byte  // what a Resume naming no known peer is compared with
 
 	droppedFull atomic.Uint64
 	shut        atomic.Bool // Close was called: the host's steps do nothing
@@ -280,6 +294,9 @@ type HostStats struct {
 	// join), ResumeLimited those refused by MaxResumesPerSecond or
 	// MaxResumesPerPeer. A refused resume also counts in Rejected.
 	Disconnected, Resumed, Expired, ResumeRefused, ResumeLimited uint64
+	// JoinLimited counts the joins refused for their address's
+	// MaxJoinsPerAddress (also counted in Rejected).
+	JoinLimited uint64
 	// AfterReject counts the messages (datagrams and lane messages) a
 	// refused connection sent while its Reject was on its way and read,
 	// which the host ignores: a client's own, sent before it read the
@@ -540,6 +557,7 @@ func (h *Host) receive(w *ecs.World) {
 	}
 	h.reap(false)
 	h.expire(now)
+	h.pruneJoins(now)
 }
 
 // send closes peers whose join failed and flushes every connection: the
