@@ -125,7 +125,9 @@ type HostConfig struct {
 	World string
 	// SaveEvery is how often the host saves what changed when no command
 	// asks for a save sooner (commands are saved at the end of the frame
-	// they ran in). Default 5 s.
+	// they ran in, and a player's joining or leaving at the end of its
+	// step: a host restarted after a crash knows who played, and holds no
+	// place for a player who had left and joined again). Default 5 s.
 	SaveEvery time.Duration
 	// SaveTimeout bounds one commit; a commit that takes longer fails and is
 	// retried. Default 10 s, of the machine's time (a context deadline), not

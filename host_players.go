@@ -113,7 +113,16 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	h.stats.Joined++
 	h.putPlayer(pl)
 	h.addMember(peer, name)
+	h.rosterChanged()
 	return nil
+}
+
+// rosterChanged asks for a save at the end of the step: a player joined or
+// left, which a restore after a crash must know (whose places it holds).
+func (h *Host[I]) rosterChanged() {
+	if h.saves != nil {
+		h.saves.soon.Store(true)
+	}
 }
 
 // addMember gives a player its roster entry (Game.Roster).
@@ -141,6 +150,7 @@ func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	}
 	if pl := h.people.players[peer]; pl != nil {
 		h.forget(pl)
+		h.rosterChanged()
 	}
 	if !ok {
 		return

@@ -490,3 +490,31 @@ func testCloseForRestartWithoutGrace(t *testing.T, s saveStore) {
 		t.Fatalf("restored %+v, want no player", rep)
 	}
 }
+
+// A player's joining and leaving are saved at the end of their step, not at
+// the next timed save: a host restored after a crash knows who played, and
+// holds no place for a player who had left (and maybe joined again, as a
+// new peer).
+func TestJoinsAndLeavesAreSavedAtOnce(t *testing.T) {
+	r := newRig(t, HostConfig{SaveTo: savePath(t), SaveEvery: time.Hour})
+	r.step(10)
+	commits := func() uint64 { return r.host.SaveStats().Commits }
+	before := commits()
+	ann := r.join("ann", ClientConfig[push]{})
+	if commits() == before {
+		t.Fatalf("ann joined and no save was made (%d commits)", before)
+	}
+	r.step(10)
+	before = commits()
+	ann.Close()
+	for i := 0; r.host.Stats().Players != 0; i++ {
+		if i > 120 {
+			t.Fatalf("ann did not leave: %+v", r.host.Stats())
+		}
+		r.step(1)
+	}
+	r.step(1)
+	if commits() == before {
+		t.Fatalf("ann left and no save was made (%d commits)", before)
+	}
+}

@@ -190,16 +190,18 @@ type Mood struct{ Glad bool }
 // moodyGame is the walkers whose players have a Mood: a saving host cannot
 // save them.
 func moodyGame() *tandem.Game[Walk] {
-	return &tandem.Game[Walk]{
-		Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup,
-		Join: func(w *tandem.World, p tandem.Peer) error {
-			if err := walkers.Join(w, p); err != nil {
-				return err
-			}
-			w.ECS.Arche().Add(w.ECS.Owned(p.ID)[0], arche.ComponentID[Mood](w.ECS.Arche()))
-			return nil
-		},
-	}
+	return &tandem.Game[Walk]{Components: walkers.Components, Input: walkers.Input, Setup: walkers.Setup, Join: walkers.Join}
+}
+
+// moodUp gives peer's figure on the rig's host a Mood, which nothing saves,
+// and reports it moved, so that the next save writes it, and fails: after
+// the join, whose own save (of the player's joining) holds no Mood.
+func moodUp(r *tandemtest.Rig[Walk], peer ecs.PeerID) {
+	r.Host.Do(func(w *tandem.World) {
+		e := w.ECS.Owned(peer)[0]
+		w.ECS.Arche().Add(e, arche.ComponentID[Mood](w.ECS.Arche()))
+		ecs.MutateComponent(w.ECS, e, w.ECS.IDs.Transform)
+	})
 }
 
 // recorder is a test's TB that keeps what the rig reports at its end.
@@ -256,7 +258,7 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 	moody := moodyGame()
 	rec := &recorder{TB: t}
 	r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{})
-	r.Join("ann", tandem.ClientConfig[Walk]{})
+	moodUp(r, r.Join("ann", tandem.ClientConfig[Walk]{}).Peer())
 	r.Step(5)
 	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
@@ -396,7 +398,7 @@ func TestFinalSaveFailsInABubble(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		rec := &recorder{TB: t}
 		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{Bubble: true})
-		r.Join("ann", tandem.ClientConfig[Walk]{})
+		moodUp(r, r.Join("ann", tandem.ClientConfig[Walk]{}).Peer())
 		r.Step(5)
 		rec.end()
 		if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
@@ -413,7 +415,7 @@ func TestFailedSaveFailsTheStep(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		rec := &recorder{TB: t}
 		r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db"), SaveEvery: time.Second}, tandemtest.Config{Bubble: true})
-		r.Join("ann", tandem.ClientConfig[Walk]{})
+		moodUp(r, r.Join("ann", tandem.ClientConfig[Walk]{}).Peer())
 		stepped := make(chan int)
 		go func() {
 			n := 0
