@@ -1,7 +1,9 @@
 package replicate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -17,22 +19,71 @@ const (
 	authReserved = (1<<itemShift - 1) &^ authTeleport
 )
 
-// ownRefresh is what a peer's AuthStates have sent of its owned entities:
-// an owned entity goes in the next one if the host changed it since the last
-// was built, or in its turn (HostConfig.OwnRefresh), or with every one when
-// full is set.
+// ownRefresh is what a peer's AuthStates have sent of its owned entities.
+// An owned entity goes in every one built until the peer has one built
+// after the entity last changed (or became the peer's, or lost a
+// component): so a client that takes only the newest AuthState it has
+// seen (predict's rule) misses no change when two arrive out of order. The
+// others go in their turn (HostConfig.OwnRefresh), and every one when full
+// is set (the peer's start, a loss).
 type ownRefresh struct {
 	full  bool   // the next AuthState carries every owned entity
-	built uint32 // the host frame the last AuthState was built at
+	acked uint32 // the host frame the newest AuthState the peer acknowledged was built at
 	turn  uint32 // AuthStates built: whose turn it is among the unchanged
+	// force lists the entities that became the peer's or lost a component
+	// (at the frame given), in slot order once sorted: due until acked
+	// passes that frame.
+	force []ownForce
+}
+
+// ownForce is an owned entity due in the peer's AuthStates until one built
+// after frame at is acknowledged.
+type ownForce struct {
+	slot int32
+	at   uint32
 }
 
 // due reports whether the owned entity in slot, last changed at frame
-// changed, goes in the AuthState being built, of refresh turns.
-func (o *ownRefresh) due(slot int32, changed uint32, refresh int) bool {
+// changed, goes in the AuthState being built, of refresh turns; full: every
+// one goes.
+func (o *ownRefresh) due(full bool, slot int32, changed uint32, refresh int) bool {
 	// The slot's turn by a hash of it: entities made in a pattern (a unit
 	// and its parts, every few slots) still spread over the turns.
-	return o.full || changed > o.built || (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0
+	return full || changed > o.acked || (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0 || o.forced(slot)
+}
+
+// forced reports whether slot is in the force list and not yet acknowledged.
+func (o *ownRefresh) forced(slot int32) bool {
+	if len(o.force) == 0 {
+		return false
+	}
+	i, ok := slices.BinarySearchFunc(o.force, slot, func(f ownForce, s int32) int { return cmp.Compare(f.slot, s) })
+	return ok && o.force[i].at > o.acked
+}
+
+// forceSlot makes slot due until an AuthState built after frame is
+// acknowledged.
+func (o *ownRefresh) forceSlot(slot int32, frame uint32) {
+	for i := range o.force {
+		if o.force[i].slot == slot {
+			o.force[i].at = frame
+			return
+		}
+	}
+	o.force = append(o.force, ownForce{slot: slot, at: frame})
+}
+
+// prune drops from the force list what was acknowledged, and sorts the
+// rest by slot for a build.
+func (o *ownRefresh) prune() {
+	kept := o.force[:0]
+	for _, f := range o.force {
+		if f.at > o.acked {
+			kept = append(kept, f)
+		}
+	}
+	o.force = kept
+	slices.SortFunc(o.force, func(a, b ownForce) int { return cmp.Compare(a.slot, b.slot) })
 }
 
 // ownAll is the most entities an owner may hold and be sent every one of
@@ -70,12 +121,17 @@ func (p *HostPeer) sendAuth() {
 	if len(owned) <= ownAll {
 		refresh = 1
 	}
+	// A loss noted while this one is built (a message the connection
+	// refused, a record pushed out) makes the next one full again.
+	full := own.full
+	own.full = false
+	own.prune()
 	items := 0
 	for _, ent := range owned {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
-		if !spawning && !own.due(slot, e.changed, refresh) {
+		if !spawning && !own.due(full, slot, e.changed, refresh) {
 			continue
 		}
 		if spawning {
@@ -96,14 +152,13 @@ func (p *HostPeer) sendAuth() {
 	if items == 0 {
 		// Nothing changed and none's turn: one goes all the same, in turn,
 		// so the owner hears of every newer input frame the host applied.
-		if slot, _ := w.NetSlot(owned[int(own.turn)%len(owned)]); int(slot) >= len(p.slots) || p.slots[slot].flags&(fSpawning|fNeedSpawn) == 0 {
+		if slot, _ := w.NetSlot(owned[own.turn%uint32(len(owned))]); int(slot) >= len(p.slots) || p.slots[slot].flags&(fSpawning|fNeedSpawn) == 0 {
 			p.putAuth(frame, header, slot)
 		}
 	}
 	if len(h.buf) > header {
 		p.sendAuthMessage(frame)
 	}
-	own.full, own.built = false, h.frame
 	own.turn++
 	p.authDirty = p.authDirty || again
 }
@@ -142,7 +197,7 @@ func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) {
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {
 	h := p.h
 	p.auth.flying++
-	_, token := p.record(uint32(frame), true)
+	_, token := p.record(h.frame, true) // the frame it was built at (ownRefresh.acked)
 	if err := p.out.QueueDatagram(wire.KindAuthState, h.buf, token); err == nil {
 		p.stats.AuthMessages++
 	} else {

@@ -93,17 +93,19 @@ type HostConfig struct {
 	// entity (valid during the call). The write was sent when found, so
 	// clients caught up; they drifted until then.
 	OnUnreported func(*UnreportedError)
-	// OwnRefresh is how many send ticks may pass between two states, in
-	// its owner's AuthState, of an owned entity the host did not change,
-	// when the peer owns more than 16 entities (an owner of fewer is sent
-	// every one in every AuthState): one the host changed goes in its
-	// owner's next AuthState, the others take turns, each once in
-	// OwnRefresh, so that an army standing still costs its owner an eighth
-	// of its states a tick, not all of them, and a client's misprediction of
-	// a unit the host holds still is corrected within that many send ticks.
-	// Every owned entity goes after an AuthState is lost, when the peer
-	// starts (its join, a resume) and when what it owns changes. Default 8
-	// (267 ms at 30 Hz); 1: every owned entity in every AuthState.
+	// OwnRefresh is how many of its owner's AuthStates (one a send tick
+	// while its inputs come) may pass between two that carry an owned
+	// entity the host did not change, when the peer owns more than 16
+	// entities (an owner of fewer is sent every one in every AuthState).
+	// One the host changed, made, gave the peer or took a component from
+	// goes in every AuthState until the peer acknowledges one built after
+	// that; the others take turns, each once in OwnRefresh, so that an
+	// army standing still costs its owner an eighth of its states a tick,
+	// not all of them, and a client's misprediction of a unit the host
+	// holds still is corrected within that many sends. Every owned entity
+	// goes when the peer starts (its join, a resume) and after an
+	// AuthState is lost. Default 8 (267 ms at 30 Hz); 1: every owned entity
+	// in every AuthState.
 	OwnRefresh int
 	// OnLossy, if set, is called on the simulation goroutine with each value
 	// the audit (Audit) found that does not survive its codec (a value
@@ -590,7 +592,7 @@ func (h *HostReplicator) spawn(ent arche.Entity) {
 	for _, p := range h.peers {
 		p.onSpawn(slot)
 		if ni.Owner == p.id {
-			p.authDirty, p.own.full = true, true
+			p.authDirty = true // changed at its spawn: due until acknowledged
 		}
 	}
 }

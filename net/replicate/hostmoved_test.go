@@ -152,3 +152,20 @@ func TestAUnitUnmarkedIsPredictedAgain(t *testing.T) {
 		t.Fatalf("unmarked: %d states to prediction (want some), %d to the Observer (want 1, to stop drawing it from states)", len(rec.seen), obs.applied[ce])
 	}
 }
+
+// Rejoin forgets the frames of the host the client held its world from,
+// HostMovedFrame as Frame: the host rejoined (one restored from a save)
+// may number its frames otherwise.
+func TestRejoinForgetsHostMovedFrame(t *testing.T) {
+	r, _, _, unit, _ := hostMovedUnit(t)
+	r.h.Peer(1).SetInputFrame(5000)
+	r.move(unit, 10)
+	r.settle()
+	if r.c.HostMovedFrame() != 5000 {
+		t.Fatalf("HostMovedFrame %d after a state of frame 5000", r.c.HostMovedFrame())
+	}
+	r.c.Rejoin(1, 60)
+	if f, m := r.c.Frame(), r.c.HostMovedFrame(); f != 0 || m != 0 {
+		t.Fatalf("after Rejoin: Frame %d, HostMovedFrame %d; want both 0", f, m)
+	}
+}

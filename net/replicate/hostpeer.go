@@ -310,7 +310,9 @@ func (p *HostPeer) onReown(slot int32, owner ecs.PeerID) {
 		return
 	}
 	if owner == p.id {
-		p.authDirty, p.own.full = true, true
+		// It goes in the owner's AuthStates until one is acknowledged.
+		p.authDirty = true
+		p.own.forceSlot(slot, p.h.frame)
 	}
 	s := &p.slots[slot]
 	if s.flags&fOut != 0 {
@@ -397,7 +399,9 @@ const maxNoticeAge = 128
 // items are marked to go again with their newest state.
 func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 	if r.auth {
-		if !delivered {
+		if delivered {
+			p.own.acked = max(p.own.acked, r.frame)
+		} else {
 			// The owner gets its state again, at its newest: every owned
 			// entity, for what the lost message carried.
 			p.authDirty, p.own.full = true, true

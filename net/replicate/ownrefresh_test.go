@@ -1,6 +1,8 @@
 package replicate
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -135,4 +137,169 @@ func TestOwnRefreshBoundsTheWait(t *testing.T) {
 		t.Logf("send %d: %d states, not the unit's", i, len(r.seen[f]))
 	}
 	t.Fatal("the unit's state did not come in four sends")
+}
+
+// refuseAuth is an Out that refuses, as a connection with a full queue
+// does, the next refuse AuthState messages; the rest go to the capture.
+type refuseAuth struct {
+	*capture
+	refuse int
+}
+
+func (o *refuseAuth) QueueDatagram(kind wire.Kind, payload []byte, token uint32) error {
+	if kind == wire.KindAuthState && o.refuse > 0 {
+		o.refuse--
+		return errors.New("queue full")
+	}
+	return o.capture.QueueDatagram(kind, payload, token)
+}
+
+// latest returns the owned entity whose turn comes last from the next
+// AuthState built.
+func (r *ownRig) latest() arche.Entity {
+	own := &r.h.Peer(1).own
+	refresh := uint32(r.h.cfg.OwnRefresh)
+	best, wait := r.owned[0], -1
+	for _, e := range r.owned {
+		slot, _ := r.w.NetSlot(e)
+		for k := range refresh {
+			if (own.turn+k+uint32(slot)*0x9e3779b1>>16)%refresh == 0 {
+				if int(k) > wait {
+					best, wait = e, int(k)
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// clientOf returns the client's entity of host entity e.
+func (r *ownRig) clientOf(e arche.Entity) arche.Entity {
+	ce, ok := r.cw.EntityOf(mustID(r.w, e))
+	if !ok {
+		r.t.Fatalf("the client does not hold %v", e)
+	}
+	return ce
+}
+
+// An AuthState the connection refuses while it is built is a loss: the
+// next carries the whole army, the unit it moved among them.
+func TestARefusedAuthStateIsSentAgainWhole(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 20 {
+		r.step(false)
+	}
+	r.h.Peer(1).out = &refuseAuth{capture: r.out, refuse: 1}
+	moved := r.latest()
+	r.move(moved, 50) // one change, then still
+	if f := r.step(false); len(r.seen[f]) != 0 {
+		t.Fatalf("the refused AuthState of frame %d arrived", f)
+	}
+	f := r.step(false)
+	if got := r.seen[f]; len(got) != n || !slices.Contains(got, r.clientOf(moved)) {
+		t.Fatalf("the AuthState after a refused one carries %d of %d, the moved unit among them: %v", len(got), n, slices.Contains(got, r.clientOf(moved)))
+	}
+}
+
+// newestOnly is an AuthHandler that takes, as predict does, no state of a
+// frame older than the newest it took, keeping what it took by frame.
+type newestOnly struct {
+	newest ecs.Frame
+	took   authFrames
+}
+
+func (p *newestOnly) AuthState(f ecs.Frame, e arche.Entity, _ State) {
+	if f < p.newest {
+		return
+	}
+	p.newest = f
+	p.took[f] = append(p.took[f], e)
+}
+
+// A unit the host changed once goes in every AuthState until one built
+// after the change is acknowledged: when the AuthState that first carried
+// it arrives after the next one, a client that takes only the newest
+// (predict) still has the change from that next one.
+func TestReorderedAuthStatesKeepAChange(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	took := &newestOnly{took: authFrames{}}
+	r.c.cfg.Auth = took
+	r.frame = 1000
+	for range 20 {
+		r.step(false)
+	}
+	moved := r.latest()
+	r.move(moved, 50)
+	r.frame++
+	r.h.Peer(1).SetInputFrame(r.frame)
+	r.s.Step()
+	var held []int // the first AuthState with the change, held back
+	for _, i := range r.next() {
+		if wire.Kind(r.out.msgs[i][0]) == wire.KindAuthState {
+			held = append(held, i)
+			continue
+		}
+		r.deliver(i)
+	}
+	f2 := r.step(false) // overtakes it
+	for _, i := range held {
+		r.deliver(i)
+	}
+	if !slices.Contains(took.took[f2], r.clientOf(moved)) {
+		t.Fatalf("the AuthState that overtook the change's does not carry the changed unit: %d states", len(took.took[f2]))
+	}
+}
+
+// An entity the owner gains (a shot, a unit made) goes in its AuthStates
+// until acknowledged, and does not make the rest of the army go again.
+func TestOwnedSpawnsLeaveTheArmyInTurn(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 20 {
+		r.step(false)
+	}
+	total := 0
+	var shots []arche.Entity
+	const sends = 32
+	for range sends {
+		shot := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+		shots = append(shots, shot)
+		if len(shots) > 4 { // a shot lives four sends
+			r.w.Arche().RemoveEntity(shots[0])
+			shots = shots[1:]
+		}
+		f := r.step(false)
+		if !slices.Contains(r.seen[f], r.clientOf(shot)) {
+			t.Fatalf("frame %d: the shot made this step is not in its owner's AuthState", f)
+		}
+		total += len(r.seen[f])
+	}
+	if avg := float64(total) / sends; avg > 2*float64(n)/float64(r.h.cfg.OwnRefresh) {
+		t.Fatalf("an idle army and a shot a send: %.1f states an AuthState, want about %d", avg, n/r.h.cfg.OwnRefresh+4)
+	}
+}
+
+// An entity that becomes the peer's goes in its AuthStates from the next
+// one until acknowledged, not in its turn.
+func TestAGivenEntityGoesAtOnce(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	gift := r.m.NewWith(&ecs.Transform{X: 7}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 2})
+	for range 20 {
+		r.step(false)
+	}
+	ecs.SetOwner(r.w, gift, 1)
+	for i := range 3 {
+		if f := r.step(false); slices.Contains(r.seen[f], r.clientOf(gift)) {
+			return
+		} else if i == 2 {
+			t.Fatalf("the entity given to the peer is not in its AuthStates after 3 sends")
+		}
+	}
 }

@@ -18,7 +18,7 @@ type sentRecord struct {
 	frame uint32
 	start uint64 // its first item in the item ring
 	n     uint32
-	auth  bool // an AuthState: a loss makes the owner's state due again
+	auth  bool // an AuthState (frame: the host frame it was built at): a loss makes the owner's state due again
 }
 
 // records keeps a peer's messages in flight: a ring of records, named by

@@ -50,7 +50,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	// What the client knows of the frames of the host it held the world
 	// from: the host it rejoins may number its frames otherwise (a host
 	// restored from a save), and the join brings every entity's state anew.
-	c.frame = 0
+	c.frame, c.movedFrame = 0, 0
 	c.departAll()
 	clear(c.hostMoved)
 	for _, ch := range c.slots.chunks {

@@ -131,7 +131,9 @@ type HostConfig struct {
 	// that many a minute, so that a client joining and leaving over and
 	// over cannot keep the host drawing scopes and building join pages (a
 	// join of a large world costs the host a millisecond or more). Past it
-	// a Hello gets Reject RejectFull; only the joins admitted spend it.
+	// a Hello gets Reject RejectFull (or its WelcomeAck does, when others
+	// from the address were let in since its Welcome); only the joins
+	// admitted spend it.
 	// Default 8 for each of MaxPeersPerAddress (32 with its default 4);
 	// negative: no bound.
 	MaxJoinsPerAddress int
@@ -494,7 +496,9 @@ func (h *Host) ReportMalformed(id ecs.PeerID, err error) {
 
 // Kick closes peer id's connection with CloseKicked and reason, and the
 // peer leaves at the next step's reap, never kept for a resume: not if its
-// link had broken just before, nor if a Resume of it arrives first. A peer
+// link had broken just before, nor if a Resume of it arrives first (that
+// Resume is refused, RejectResume, and a client that dials again by itself
+// joins afresh as a new peer: keep it out with HostConfig.Admit). A peer
 // away within its grace window leaves at once.
 func (h *Host) Kick(id ecs.PeerID, reason string) {
 	for _, p := range h.peers {

@@ -12,7 +12,8 @@ import (
 // and its join's pages built (a millisecond or more in a large world), so a
 // client that joins and leaves over and over, from one address, is held to
 // HostConfig.MaxJoinsPerAddress a minute: a token bucket per address that
-// joined lately, forgotten once full again.
+// joined lately, forgotten once full again (60/MaxJoinsPerAddress seconds
+// after its last join).
 
 // joinRates holds the buckets of the addresses that joined lately.
 type joinRates struct {
@@ -59,7 +60,8 @@ func (h *Host) spendJoin(addr string, now time.Time) {
 }
 
 // pruneJoins forgets, at most once a second, the buckets that are full
-// again: the map holds the addresses that joined within the last minute.
+// again: the map holds the addresses that joined lately, at most as many as
+// joined within the last minute.
 func (h *Host) pruneJoins(now time.Time) {
 	capacity, rate, bounded := h.joinBucket()
 	if !bounded || len(h.joins.by) == 0 || now.Sub(h.joins.pruned) < time.Second {
