@@ -18,7 +18,10 @@ package session
 //
 // Call it on the simulation goroutine between steps (with the world locked
 // where a lock guards it), as often as the loop likes: it costs a look at the
-// pending connections. It reports whether it has more to do soon: a
+// pending connections. A Resume naming a peer whose connection the host
+// has not closed is answered at the next step, which reads that connection
+// first (a peer that broke the rules on it is not taken back). It reports
+// whether it has more to do soon: a
 // handshake under way (a connection taken but not admitted yet, its
 // WelcomeAck not waiting for the next step), or a join
 // whose first pages it is still queuing as the lane drains (StartJoin keeps a
@@ -30,6 +33,8 @@ func (h *Host) Handshake() (more bool) {
 		return false
 	}
 	now := h.cfg.Clock.Now()
+	h.between = true
+	defer func() { h.between = false }()
 	h.takeIncoming(now)
 	h.admitQueued()
 	h.reap(true)

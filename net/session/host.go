@@ -258,6 +258,7 @@ type Host struct {
 	ids        peerIDs // the peer ids: fresh, then free the longest first
 	resumeRate bucket
 	joins      joinRates // the joins of each address lately (MaxJoinsPerAddress)
+	between    bool      // Handshake is under way (between steps)
 	noHash     [32]byte  // what a Resume naming no known peer is compared with
 
 	droppedFull atomic.Uint64
@@ -556,6 +557,12 @@ func (h *Host) receive(w *ecs.World) {
 	for _, p := range h.peers {
 		if !p.c.Closed() {
 			p.c.Poll()
+		}
+		if m := p.heldResume; m != nil && !p.c.Closed() {
+			// Taken between steps; the connection it replaces, earlier in
+			// the list, was read first.
+			p.heldResume = nil
+			h.resume(p, *m)
 		}
 		p.check(now)
 	}

@@ -63,6 +63,9 @@ type hostPeer struct {
 	// closedFirst: its connection had ended on its own when the host
 	// closed; Dismiss lets it go with that connection's reason.
 	closedFirst bool
+	// heldResume is a Resume taken between steps that names a peer whose
+	// connection is open: answered at the step, after that one is read.
+	heldResume *wire.Resume
 	// ended is the host's own reason for ending this admitted peer (a
 	// kick, a join too slow), which wins over whatever the transport said
 	// of the connection's end first (endFor).
@@ -125,6 +128,9 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		return
 	}
 	switch {
+	case (kind == wire.KindHello || kind == wire.KindResume) && p.heldResume != nil:
+		p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
+		return
 	case kind == wire.KindHello && p.stage == stageHello:
 		var hello wire.Hello
 		if err := hello.Decode(msg); err != nil || lane != transport.LaneControl {
@@ -137,6 +143,13 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 		var m wire.Resume
 		if err := m.Decode(msg); err != nil || lane != transport.LaneControl {
 			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello or Resume on the control lane")
+			return
+		}
+		if p.h.between && p.h.liveConnection(ecsPeer(m.PeerID)) {
+			// Between steps, admitted connections are not read: one that
+			// broke the rules is closed at the step, which polls it before
+			// this one. The Resume is answered there.
+			p.heldResume = &m
 			return
 		}
 		p.h.resume(p, m)

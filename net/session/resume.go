@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/conn"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -236,6 +237,13 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	tick, send := h.rates()
 	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis()}.Encode(nil))
 	h.emit(Event{Kind: PeerResumed, Peer: p.id, Name: p.name, Frame: f})
+}
+
+// liveConnection reports whether known peer id is bound to a connection the
+// host has not closed.
+func (h *Host) liveConnection(id ecs.PeerID) bool {
+	k := h.known(id)
+	return k != nil && k.conn != nil && !k.conn.c.Closed()
 }
 
 // from counts the admitted connections of k from addr (0 or 1): its own,
