@@ -128,10 +128,18 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		// After a longer silence, with states of other entities received in
 		// it, e was still until at least MaxDeferral before f: it is drawn
 		// still until the newest such frame.
-		if f-newest > ip.stillGap {
+		// An entity whose newest two states are alike was at rest at the
+		// newest: one the host sends even at rest, in turn (an owner's
+		// unit, in its AuthState), goes at every send once it moves, so it
+		// began to within the send before f: it is drawn still until then.
+		send := ecs.Frame(math.Round(ip.interval))
+		switch {
+		case f-newest > ip.stillGap:
 			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))
 			}
+		case st.n >= 2 && f-newest > send && poses[(h-1)&(ringSize-1)] == poses[h] && frames[(h-1)&(ringSize-1)] < newest:
+			ip.hold(s, h, ip.push(s, f-send, poses[h], false))
 		}
 		ip.record(s, ip.push(s, f, pose, false), e)
 	}
