@@ -77,25 +77,57 @@ func TestAKickedPeerDoesNotResume(t *testing.T) {
 	}
 }
 
-// The same for a peer the host closes for a protocol violation in the very
-// receive that takes a Resume of it on another connection.
+// The same for a peer the host closes for a protocol violation: in the
+// very receive that takes a Resume of it on another connection, or
+// between steps (Handshake), where the Resume waits for the step, which
+// reads the violator's connection first.
 func TestAViolatorDoesNotResume(t *testing.T) {
+	for _, between := range []bool{true, false} {
+		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
+		t.Run(name, func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
+				r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
+				a := r.join("mallory")
+				peer, token := a.cl.Peer(), a.cl.Welcome().Token
+				r.steps(500 * time.Millisecond)
+				r.clients = nil
+				for range 20 { // a lane message no one reads: malformed, past MaxMalformed
+					a.conn().SendMessage(transport.LaneCommands, []byte{0xc5, 1, 2, 3})
+				}
+				raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
+				r.clk.Advance(6 * time.Millisecond) // both arrive
+				if between {
+					r.acceptWaiting()
+					r.host.Handshake()
+				}
+				endedPeerLeft(t, r, raw, peer)
+				if st := r.host.Stats(); st.ResumeRefused == 0 || st.Dropped != 1 {
+					t.Fatalf("host stats %+v: want the resume refused and the violator dropped", st)
+				}
+			})
+		})
+	}
+}
+
+// A player whose link changed resumes from a new connection between steps
+// as at a step: its Resume waits for the step, which answers it.
+func TestAResumeBetweenStepsIsAnsweredAtTheStep(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
-		a := r.join("mallory")
+		a := r.join("ann")
 		peer, token := a.cl.Peer(), a.cl.Welcome().Token
 		r.steps(500 * time.Millisecond)
 		r.clients = nil
-		for range 20 { // a lane message no one reads: malformed, past MaxMalformed
-			a.conn().SendMessage(transport.LaneCommands, []byte{0xc5, 1, 2, 3})
-		}
-		// The host's next receive polls the violator's connection, which
-		// closes, then the newer one, whose Resume comes before the reap.
 		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
 		r.clk.Advance(6 * time.Millisecond)
-		endedPeerLeft(t, r, raw, peer)
-		if st := r.host.Stats(); st.ResumeRefused == 0 || st.Dropped != 1 {
-			t.Fatalf("host stats %+v: want the resume refused and the violator dropped", st)
+		r.acceptWaiting()
+		r.host.Handshake()
+		for range 10 {
+			r.step()
+			raw.read()
+		}
+		if k := raw.kinds(); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, peer) != 1 {
+			t.Fatalf("the Resume from a new connection was answered %v, the peer resumed %d times; want Resumed once", k, r.hostCount(PeerResumed, peer))
 		}
 	})
 }
