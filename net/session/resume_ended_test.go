@@ -26,6 +26,40 @@ func (r *resumeRig) acceptWaiting() {
 	}
 }
 
+// endedRig is a rig whose one player the test ends (kicks, or makes break
+// the rules) and then resumes on a connection of its own.
+type endedRig struct {
+	*resumeRig
+	ended struct {
+		peer  ecs.PeerID
+		token [wire.TokenLen]byte
+	}
+}
+
+// playing returns a rig whose player mallory has played half a second, and
+// its client, driven by the test from then on.
+func playing(t *testing.T) (*endedRig, *resumer) {
+	r := &endedRig{resumeRig: newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})}
+	a := r.join("mallory")
+	r.ended.peer, r.ended.token = a.cl.Peer(), a.cl.Welcome().Token
+	r.steps(500 * time.Millisecond)
+	r.clients = nil
+	return r, a
+}
+
+// resumeEnded sends a Resume of the ended player on a new connection,
+// answered between steps (Handshake) or at the next step, and checks that
+// it is refused and the player left (endedPeerLeft).
+func (r *endedRig) resumeEnded(between bool) {
+	raw := r.rawResume(r.ended.peer, r.ended.token, wire.ResumeHoldsWorld)
+	r.clk.Advance(6 * time.Millisecond) // it arrives
+	if between {
+		r.acceptWaiting()
+		r.host.Handshake()
+	}
+	endedPeerLeft(r.t, r.resumeRig, raw, r.ended.peer)
+}
+
 // endedPeerLeft fails the test unless the host refused raw's Resume and the
 // peer left for good: no Resumed, not away, PeerLeft once, never resumed.
 func endedPeerLeft(t *testing.T, r *resumeRig, raw *rawPeer, peer ecs.PeerID) {
@@ -59,19 +93,9 @@ func TestAKickedPeerDoesNotResume(t *testing.T) {
 		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
 		t.Run(name, func(t *testing.T) {
 			bubble.Test(t, func(t *testing.T) {
-				r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
-				a := r.join("mallory")
-				peer, token := a.cl.Peer(), a.cl.Welcome().Token
-				r.steps(500 * time.Millisecond)
-				r.clients = nil // a is the raw peer from now on
-				r.host.Kick(peer, "cheating")
-				raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
-				r.clk.Advance(6 * time.Millisecond) // the Resume arrives
-				if between {
-					r.acceptWaiting()
-					r.host.Handshake()
-				}
-				endedPeerLeft(t, r, raw, peer)
+				r, _ := playing(t)
+				r.host.Kick(r.ended.peer, "cheating")
+				r.resumeEnded(between)
 			})
 		})
 	}
@@ -86,21 +110,11 @@ func TestAViolatorDoesNotResume(t *testing.T) {
 		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
 		t.Run(name, func(t *testing.T) {
 			bubble.Test(t, func(t *testing.T) {
-				r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
-				a := r.join("mallory")
-				peer, token := a.cl.Peer(), a.cl.Welcome().Token
-				r.steps(500 * time.Millisecond)
-				r.clients = nil
+				r, a := playing(t)
 				for range 20 { // a lane message no one reads: malformed, past MaxMalformed
 					a.conn().SendMessage(transport.LaneCommands, []byte{0xc5, 1, 2, 3})
 				}
-				raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
-				r.clk.Advance(6 * time.Millisecond) // both arrive
-				if between {
-					r.acceptWaiting()
-					r.host.Handshake()
-				}
-				endedPeerLeft(t, r, raw, peer)
+				r.resumeEnded(between)
 				if st := r.host.Stats(); st.ResumeRefused == 0 || st.Dropped != 1 {
 					t.Fatalf("host stats %+v: want the resume refused and the violator dropped", st)
 				}
