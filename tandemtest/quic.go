@@ -59,9 +59,10 @@ type Loopback[I comparable] struct {
 // runEnd is a client's name, and what its Run returned, once done is
 // closed.
 type runEnd struct {
-	name string
-	done chan struct{}
-	err  error
+	name      string
+	spectator bool // joined to watch (ClientConfig.Spectator)
+	done      chan struct{}
+	err       error
 }
 
 // NewLoopback starts game g's host with host's configuration on a QUIC
@@ -235,7 +236,7 @@ func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Cli
 		}
 	})
 	lb.Clients = append(lb.Clients, c)
-	end := &runEnd{name: name, done: make(chan struct{})}
+	end := &runEnd{name: name, spectator: cfg.Spectator, done: make(chan struct{})}
 	lb.mu.Lock()
 	lb.sockets[c] = socks
 	lb.runs[c] = end

@@ -273,6 +273,25 @@ func TestLoopbackRestart(t *testing.T) {
 	}
 }
 
+// Restart waits for a spectator too: no save keeps one, so it watches the
+// new host as a new peer, where a player resumes as the peer it was.
+func TestLoopbackRestartWithASpectator(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "walkers.db"), Spectators: 1})
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	sam := lb.Join("sam", tandem.ClientConfig[Walk]{Spectator: true})
+	annPeer := ann.Peer()
+	lb.Restart()
+	if ann.State() != tandem.Playing || ann.Peer() != annPeer || ann.NetStats().Resumes != 1 {
+		t.Fatalf("ann after the restart: %v as peer %d (was %d), %d resumes", ann.State(), ann.Peer(), annPeer, ann.NetStats().Resumes)
+	}
+	if sam.State() != tandem.Playing {
+		t.Fatalf("the spectator after the restart: %v (%v)", sam.State(), sam.Err())
+	}
+	if st := lb.Host.Stats(); st.Players != 1 || st.Spectators != 1 {
+		t.Fatalf("the new host has %d players and %d spectators, want 1 and 1", st.Players, st.Spectators)
+	}
+}
+
 // Restart of a host that does not save fails the test, saying what to set.
 func TestLoopbackRestartNeedsASave(t *testing.T) {
 	rec := &recorder{TB: t}

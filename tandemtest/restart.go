@@ -1,6 +1,7 @@
 package tandemtest
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/tandem-go/tandem"
@@ -19,7 +20,8 @@ import (
 //
 // Then it waits until every client of Join that had not ended (closed, or
 // its Run returned) resumes its peer on the new host and plays again (State
-// Playing, NetStats.Resumes one more than before), checking every 5 ms, for
+// Playing, NetStats.Resumes one more than before; a spectator, which a save
+// does not keep, watches again as a new peer), checking every 5 ms, for
 // at most JoinWait from the new host's start. On loopback that takes some
 // 50 ms: told to come back, a client dials again at once. The clients run
 // on meanwhile, each on its goroutine, their worlds held still while they
@@ -62,6 +64,7 @@ func (lb *Loopback[I]) Restart() {
 		peer    ecs.PeerID
 		resumes int
 		end     *runEnd
+		joined  *atomic.Bool // a spectator's: let in again (PeerJoined)
 	}
 	var coming []back
 	lb.mu.Lock()
@@ -75,7 +78,17 @@ func (lb *Loopback[I]) Restart() {
 		if c.State() == tandem.Closed {
 			continue
 		}
-		coming = append(coming, back{c: c, peer: c.Peer(), resumes: c.NetStats().Resumes, end: end})
+		b := back{c: c, peer: c.Peer(), resumes: c.NetStats().Resumes, end: end}
+		if end.spectator {
+			joined := &atomic.Bool{}
+			b.joined = joined
+			defer c.OnEvent(func(e tandem.Event) {
+				if e.Kind == tandem.PeerJoined {
+					joined.Store(true)
+				}
+			})()
+		}
+		coming = append(coming, b)
 	}
 	lb.mu.Unlock()
 
@@ -97,7 +110,11 @@ func (lb *Loopback[I]) Restart() {
 				lb.t.Fatalf("tandemtest: %s did not resume after the restart: its Run ended with %v (its error: %v; the new host's: %v)", b.end.name, b.end.err, b.c.Err(), h.Err())
 			default:
 			}
-			if b.c.State() == tandem.Playing {
+			if b.joined != nil {
+				if b.c.State() == tandem.Playing && b.joined.Load() {
+					break // back, afresh: no save keeps a spectator
+				}
+			} else if b.c.State() == tandem.Playing {
 				if p := b.c.Peer(); p != b.peer {
 					lb.t.Fatalf("tandemtest: %s joined the restarted host afresh as peer %d instead of resuming peer %d: the restored save did not keep its player (was it past the host's Grace?)", b.end.name, p, b.peer)
 				}

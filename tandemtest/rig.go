@@ -655,7 +655,8 @@ var errUnreachable = errors.New("tandemtest: no route to the host (Rig.Unreachab
 // saved, its clients told to come back) and starts a new one with the same
 // game and configuration, which restores that save; the clients reconnect
 // to it as Step turns (until each has the old host's close, a step or so,
-// its State still says Playing: wait for NetStats.Resumes to rise). It
+// its State still says Playing: wait for NetStats.Resumes to rise; a
+// spectator, which no save keeps, joins the new host afresh). It
 // needs Config.Bubble (see the package
 // documentation). The host must be able to restart (Host.Restartable:
 // it saves, with SaveTo or Store, and keeps a grace window); the test fails
