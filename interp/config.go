@@ -49,8 +49,13 @@ type Config struct {
 	// the replicator's MinUrgency of 1/8). A state that comes no later than
 	// this after the entity's previous one is blended straight from it, even
 	// if the host sent other states in between; only a longer silence is taken
-	// for the entity resting, until MaxDeferral before the new state. Raise it
-	// for a host whose state budget often holds changes back for longer.
+	// for the entity resting, until MaxDeferral before the new state. Either
+	// way an entity with an ecs.Velocity (IgnoreVelocity unset) rests until
+	// its new speed would have taken it to its new state's pose, no sooner
+	// (a player knocked back or starting to walk from standing is not drawn
+	// creeping from its last state), and one whose two newest states are
+	// alike (sent at rest, in turn) until the send before the new one. Raise
+	// it for a host whose state budget often holds changes back for longer.
 	// Default 8 send intervals; negative: the host sends every change at once.
 	MaxDeferral time.Duration
 	// HalfLife is how fast visual offsets (corrections, and the catch-up after
@@ -73,8 +78,9 @@ type Config struct {
 	// lived less than a send interval flies to where it hit), and back from
 	// it while drawn before it, as far as the render delay reaches (one that
 	// entered the client's interest comes in moving instead of standing at
-	// its first state for the render delay). Set it for a game whose
-	// Velocity is not how fast its Transform moves.
+	// its first state for the render delay), and by its new speed after a
+	// silence (see MaxDeferral). Set it for a game whose Velocity is not how
+	// fast its Transform moves.
 	IgnoreVelocity bool
 }
 

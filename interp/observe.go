@@ -133,13 +133,23 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		// unit, in its AuthState), goes at every send once it moves, so it
 		// began to within the send before f: it is drawn still until then.
 		send := ecs.Frame(math.Round(ip.interval))
+		from := newest // the frame e is drawn still until
 		switch {
 		case f-newest > ip.stillGap:
 			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))
+				from = k
 			}
 		case st.n >= 2 && f-newest > send && poses[(h-1)&(ringSize-1)] == poses[h] && frames[(h-1)&(ringSize-1)] < newest:
 			ip.hold(s, h, ip.push(s, f-send, poses[h], false))
+			from = f - send
+		}
+		// Moving at its new velocity, e covered the way from its last pose
+		// in so many frames: it began no sooner (a player knocked back,
+		// or starting to walk, after standing still), and is drawn still
+		// until then rather than creeping from the last state.
+		if k := ip.setOff(e, poses[h], pose, f); k > from+send && k < f {
+			ip.hold(s, int(st.head), ip.push(s, k, poses[h], false))
 		}
 		ip.record(s, ip.push(s, f, pose, false), e)
 	}
@@ -246,4 +256,27 @@ func (ip *Interpolator) Removed(e arche.Entity) {
 	for _, t := range ip.tracks {
 		t.clear(s)
 	}
+}
+
+// setOff returns the frame entity e, found at pose at frame f and moving
+// at its Velocity, would have left from: f less the frames its speed takes
+// over the way from from to pose; 0 (no estimate) without a Velocity (or
+// with Config.IgnoreVelocity), one not finite or of no speed, or nothing
+// covered.
+func (ip *Interpolator) setOff(e arche.Entity, from, pose ecs.Transform, f ecs.Frame) ecs.Frame {
+	w := ip.w
+	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
+	if v == nil || ip.cfg.IgnoreVelocity {
+		return 0
+	}
+	perFrame := math.Hypot(v.X, v.Y) * ip.cfg.Step.Seconds()
+	way := math.Hypot(pose.X-from.X, pose.Y-from.Y)
+	if !(perFrame > 1e-9) || math.IsInf(perFrame, 0) || !(way > 0) || math.IsInf(way, 0) {
+		return 0
+	}
+	frames := math.Ceil(way/perFrame - 1e-6) // a whole number of frames' way stays whole
+	if frames >= float64(f) {
+		return 0
+	}
+	return f - ecs.Frame(frames)
 }
