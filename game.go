@@ -62,15 +62,22 @@ type Game[I comparable] struct {
 	// before it refuses: decide, then change). It runs on the simulation goroutine,
 	// before the peer's join starts (World.Focus from it gives the peer a
 	// square of interest its join brings); not for a spectator (ClientConfig.
-	// Spectator: it owns nothing; give it its camera with Host.Focus from a
-	// PeerJoined observer, which runs as it is admitted, before its join
-	// starts), not for a peer that resumes after its
+	// Spectator: it owns nothing; Watch gives it its camera), not for a peer
+	// that resumes after its
 	// connection broke (its entities are in the world), and not for the
 	// player at the host's own machine or of a game alone: spawn that one
 	// in Setup (when w.Role is not Joined and w.Restoring is not set), owned
 	// by ecs.HostPeer, with an Input. Nil: every peer is admitted with
 	// nothing spawned.
 	Join func(w *World, p Peer) error
+	// Watch, if set, runs on the host as a spectator is let in, before its
+	// join starts, on the simulation goroutine: World.Focus from it gives
+	// the spectator's camera its square of interest, which its join brings
+	// (the whole world without one); a spectator picks whom it follows by
+	// its name, say. No save keeps a spectator: one that comes back after a
+	// restart is let in afresh, and Watch runs again. Nil: spectators see
+	// the whole world until the game focuses them (Host.Focus).
+	Watch func(w *World, p Peer)
 	// Leave, if set, runs on the host after a peer left and its entities were
 	// removed (but those Keep kept): it closed its connection, was dropped,
 	// did not come back within HostConfig.Grace after its connection broke,
@@ -204,8 +211,8 @@ type focuser interface {
 
 // Focus gives peer a square of interest around the world position (x, y),
 // as Host.Focus does, from where the Host is not at hand: the Game's Join
-// hook (the peer's join then brings the square, not the whole world), a
-// PeerJoined observer, a system or a command. On a client and in a game
+// or Watch hook (the peer's join then brings the square, not the whole
+// world), a PeerJoined observer, a system or a command. On a client and in a game
 // alone it does nothing. Call it on the simulation goroutine.
 func (w *World) Focus(peer ecs.PeerID, x, y float64) {
 	if w.focus != nil {

@@ -89,6 +89,10 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 		h.people.spectators[peer] = name
 		h.names[peer] = name
 		h.stats.Joined++
+		if h.g.Watch != nil {
+			h.joining = joiningFocus{peer: peer}
+			h.mu.call(func() { h.g.Watch(h.w, Peer{ID: peer, Name: name}) })
+		}
 		return nil
 	}
 	if h.g.Join != nil {

@@ -199,3 +199,33 @@ func TestInScopeFollowsTheSquare(t *testing.T) {
 		t.Fatal("a peer the host does not have has the rock in its scope")
 	}
 }
+
+// The game's Watch hook gives a spectator its camera as it is let in: its
+// join brings what the square covers, never the whole world, and after a
+// restart (no save keeps a spectator: it is let in afresh) Watch gives it
+// the square again.
+func TestWatchFocusesASpectator(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		g := beacons()
+		watched := 0
+		g.Watch = func(w *tandem.World, p tandem.Peer) {
+			watched++
+			w.Focus(p.ID, 20_000, 0)
+		}
+		r := tandemtest.New(t, g, tandem.HostConfig{Spectators: 1, SaveTo: filepath.Join(t.TempDir(), "beacons.db")}, tandemtest.Config{Bubble: true})
+		r.Join("ann", tandem.ClientConfig[Walk]{})
+		sam := r.Join("sam", tandem.ClientConfig[Walk]{Spectator: true})
+		held := func() int {
+			n := 0
+			sam.Do(func(w *tandem.World) { n = w.ECS.Networked() })
+			return n
+		}
+		if n := held(); n != 1 || watched != 1 {
+			t.Fatalf("the spectator watched (%d times) holds %d entities, want the beacon alone", watched, n)
+		}
+		r.Restart()
+		if !r.StepUntil(60*60, func() bool { return watched == 2 && sam.State() == tandem.Playing && held() == 1 }) {
+			t.Fatalf("after the restart: watched %d times, %v, holding %d entities; want the beacon alone again", watched, sam.State(), held())
+		}
+	})
+}
