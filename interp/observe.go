@@ -79,6 +79,14 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	st.flags |= flagRemote
 	ip.activate(s)
 	ip.stats.States++
+	// Whether e stood still at its newest state before this one, and at this
+	// one (its Velocity says so), for the next (setOff).
+	wasStill := st.flags&flagStill != 0
+	if ip.standing(e) {
+		st.flags |= flagStill
+	} else {
+		st.flags &^= flagStill
+	}
 
 	if st.n == 0 {
 		k := ip.push(s, f, pose, true)
@@ -134,22 +142,29 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		// began to within the send before f: it is drawn still until then.
 		send := ecs.Frame(math.Round(ip.interval))
 		from := newest // the frame e is drawn still until
+		prev := (h - 1) & (ringSize - 1)
 		switch {
 		case f-newest > ip.stillGap:
 			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))
 				from = k
 			}
-		case st.n >= 2 && f-newest > send && poses[(h-1)&(ringSize-1)] == poses[h] && frames[(h-1)&(ringSize-1)] < newest:
+		case st.n >= 2 && poses[prev] == poses[h] && frames[prev] < newest &&
+			newest-frames[prev] > send && f-newest > send && f-newest <= newest-frames[prev]:
+			// Alike states further apart than a send, and this one within
+			// that again: sent at rest in turn, not at every send (where a
+			// gap is a loss, and blending from the last is right).
 			ip.hold(s, h, ip.push(s, f-send, poses[h], false))
 			from = f - send
 		}
-		// Moving at its new velocity, e covered the way from its last pose
-		// in so many frames: it began no sooner (a player knocked back,
-		// or starting to walk, after standing still), and is drawn still
-		// until then rather than creeping from the last state.
-		if k := ip.setOff(e, poses[h], pose, f); k > from+send && k < f {
-			ip.hold(s, int(st.head), ip.push(s, k, poses[h], false))
+		// Standing still at its last state (its Velocity said so) and
+		// moving at its new velocity now, e covered the way from its last
+		// pose in so many frames: it set off no sooner (a player knocked
+		// back, or starting to walk), and is drawn still until then rather
+		// than creeping from the last state.
+		if k := ip.setOff(e, poses[h], pose, f); wasStill && k > from+send && k < f {
+			held := int(st.head) // before the push moves it
+			ip.hold(s, held, ip.push(s, k, poses[h], false))
 		}
 		ip.record(s, ip.push(s, f, pose, false), e)
 	}
@@ -256,6 +271,14 @@ func (ip *Interpolator) Removed(e arche.Entity) {
 	for _, t := range ip.tracks {
 		t.clear(s)
 	}
+}
+
+// standing reports whether e has an ecs.Velocity of no speed (and velocities
+// are used: IgnoreVelocity unset).
+func (ip *Interpolator) standing(e arche.Entity) bool {
+	w := ip.w
+	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
+	return v != nil && !ip.cfg.IgnoreVelocity && v.X == 0 && v.Y == 0
 }
 
 // setOff returns the frame entity e, found at pose at frame f and moving

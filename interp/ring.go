@@ -24,6 +24,7 @@ const (
 	flagNoPose                    // remote without an ecs.Transform: drawn for its Tracks alone
 	flagEarly                     // made by the host in play (Born), not drawn until the render frame reaches its first state
 	flagLeaving                   // removed by the host, kept while drawn (Drawing): Interpolator.leaving has the removal's frame
+	flagStill                     // its newest state had an ecs.Velocity of no speed: it stood still there
 )
 
 // What an entity's drawn pose came from in the last Update.
