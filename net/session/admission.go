@@ -94,14 +94,16 @@ func (h *Host) oldestPending(addr string) *hostPeer {
 		if p.admitted() || p.acked || p.c.Closed() || (addr != "" && p.addr != addr) {
 			continue
 		}
-		switch p.stage {
-		case stageHello:
+		switch {
+		case p.stage == stageHello && p.heldResume == nil:
 			return p
-		case stageRejected:
+		case p.stage == stageRejected:
 			if rejected == nil {
 				rejected = p
 			}
-		case stageWelcomed:
+		case p.stage == stageWelcomed, p.stage == stageHello:
+			// Welcomed, or its Resume held for the step (Handshake): it has
+			// spoken.
 			if welcomed == nil {
 				welcomed = p
 			}

@@ -145,7 +145,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 			p.h.reject(p, wire.RejectProtocol, transport.CloseProtocol, "the first message must be a valid Hello or Resume on the control lane")
 			return
 		}
-		if p.h.between && p.h.liveConnection(ecsPeer(m.PeerID)) {
+		if p.h.between && p.h.liveConnection(ecsPeer(m.PeerID)) && p.h.tokenOf(m) {
 			// Between steps, admitted connections are not read: one that
 			// broke the rules is closed at the step, which polls it before
 			// this one. The Resume is answered there.

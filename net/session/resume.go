@@ -175,7 +175,11 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		// reaped it yet: the reap ends the peer, as it would have had
 		// this Resume come a step later.
 		h.stats.ResumeRefused++
-		h.reject(p, wire.RejectResume, transport.CloseNormal, "no session to resume: the host ended it ("+old.cause().Error()+"); join afresh")
+		why := "the host ended it"
+		if old.ended == nil {
+			why = "its connection ended" // closed by the peer, on purpose
+		}
+		h.reject(p, wire.RejectResume, transport.CloseNormal, "no session to resume: "+why+" ("+old.cause().Error()+"); join afresh")
 		return
 	}
 	if h.admittedFrom(p.addr)-h.from(k, p.addr) >= cfg.MaxPeersPerAddress {
@@ -237,6 +241,17 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	tick, send := h.rates()
 	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis()}.Encode(nil))
 	h.emit(Event{Kind: PeerResumed, Peer: p.id, Name: p.name, Frame: f})
+}
+
+// tokenOf reports whether Resume m carries the token of the known peer it
+// names (one hash and a constant-time comparison, as resume makes).
+func (h *Host) tokenOf(m wire.Resume) bool {
+	k := h.known(ecsPeer(m.PeerID))
+	if k == nil {
+		return false
+	}
+	sum := sha256.Sum256(m.Token[:])
+	return subtle.ConstantTimeCompare(sum[:], k.TokenHash[:]) == 1
 }
 
 // liveConnection reports whether known peer id is bound to a connection the

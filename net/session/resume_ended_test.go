@@ -197,3 +197,58 @@ func TestAHostWithoutGraceRefusesResumes(t *testing.T) {
 		}
 	})
 }
+
+// A Resume held between steps has spoken: silent connections that arrive
+// past MaxPending before the step push out one of theirs, not it, and the
+// step answers it.
+func TestAHeldResumeIsNotEvictedAsSilent(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{MaxPending: 4})
+		a := r.join("ann")
+		peer, token := a.cl.Peer(), a.cl.Welcome().Token
+		r.steps(500 * time.Millisecond)
+		r.clients = nil
+		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
+		r.clk.Advance(6 * time.Millisecond)
+		r.acceptWaiting()
+		r.host.Handshake()
+		for range 8 { // silent: they never say Hello
+			if _, err := r.net.Dial(context.Background(), "host"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.acceptWaiting()
+		r.host.Handshake()
+		for range 10 {
+			r.step()
+			raw.read()
+		}
+		if k := raw.kinds(); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, peer) != 1 {
+			t.Fatalf("the held Resume under 8 silent connections got %v (its connection: %v), want Resumed", k, raw.tc.Err())
+		}
+	})
+}
+
+// Between steps a Resume without the peer's token is answered at once,
+// whether the peer it names is connected or not: how soon tells a stranger
+// nothing.
+func TestAWrongTokenIsRefusedAtOnceBetweenSteps(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
+		a := r.join("ann")
+		peer := a.cl.Peer()
+		r.steps(100 * time.Millisecond)
+		var wrong [wire.TokenLen]byte
+		live := r.rawResume(peer, wrong, wire.ResumeHoldsWorld)
+		none := r.rawResume(peer+7, wrong, wire.ResumeHoldsWorld)
+		r.clk.Advance(6 * time.Millisecond)
+		r.acceptWaiting()
+		r.host.Handshake()
+		r.clk.Advance(6 * time.Millisecond) // the answers' way back, before the step
+		live.read()
+		none.read()
+		if len(live.got) != 1 || len(none.got) != 1 {
+			t.Fatalf("between steps, a wrong token naming connected peer %d got %d answers, naming no peer %d; want one each, at once", peer, len(live.got), len(none.got))
+		}
+	})
+}
