@@ -36,10 +36,10 @@ type endedRig struct {
 	}
 }
 
-// playing returns a rig whose player mallory has played half a second, and
-// its client, driven by the test from then on.
-func playing(t *testing.T) (*endedRig, *resumer) {
-	r := &endedRig{resumeRig: newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})}
+// playing returns a rig of a host with cfg whose player mallory has played
+// half a second, and its client, driven by the test from then on.
+func playing(t *testing.T, cfg HostConfig) (*endedRig, *resumer) {
+	r := &endedRig{resumeRig: newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, cfg)}
 	a := r.join("mallory")
 	r.ended.peer, r.ended.token = a.cl.Peer(), a.cl.Welcome().Token
 	r.steps(500 * time.Millisecond)
@@ -47,17 +47,32 @@ func playing(t *testing.T) (*endedRig, *resumer) {
 	return r, a
 }
 
-// resumeEnded sends a Resume of the ended player on a new connection,
-// answered between steps (Handshake) or at the next step, and checks that
-// it is refused and the player left (endedPeerLeft).
-func (r *endedRig) resumeEnded(between bool) {
+// resumeRaw sends a Resume of the rig's player, with its token, on a new
+// connection, taken between steps (Handshake) when between is set, else
+// left for the next step.
+func (r *endedRig) resumeRaw(between bool) *rawPeer {
 	raw := r.rawResume(r.ended.peer, r.ended.token, wire.ResumeHoldsWorld)
 	r.clk.Advance(6 * time.Millisecond) // it arrives
 	if between {
 		r.acceptWaiting()
 		r.host.Handshake()
 	}
-	endedPeerLeft(r.t, r.resumeRig, raw, r.ended.peer)
+	return raw
+}
+
+// resumeEnded resumes the ended player (resumeRaw) and checks that the
+// Resume is refused and the player left (endedPeerLeft).
+func (r *endedRig) resumeEnded(between bool) {
+	endedPeerLeft(r.t, r.resumeRig, r.resumeRaw(between), r.ended.peer)
+}
+
+// answered steps the rig ten times and returns the kinds of what raw got.
+func (r *endedRig) answered(raw *rawPeer) map[wire.Kind]int {
+	for range 10 {
+		r.step()
+		raw.read()
+	}
+	return raw.kinds()
 }
 
 // endedPeerLeft fails the test unless the host refused raw's Resume and the
@@ -93,7 +108,7 @@ func TestAKickedPeerDoesNotResume(t *testing.T) {
 		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
 		t.Run(name, func(t *testing.T) {
 			bubble.Test(t, func(t *testing.T) {
-				r, _ := playing(t)
+				r, _ := playing(t, HostConfig{})
 				r.host.Kick(r.ended.peer, "cheating")
 				r.resumeEnded(between)
 			})
@@ -110,7 +125,7 @@ func TestAViolatorDoesNotResume(t *testing.T) {
 		name := map[bool]string{true: "between-steps", false: "in-the-step"}[between]
 		t.Run(name, func(t *testing.T) {
 			bubble.Test(t, func(t *testing.T) {
-				r, a := playing(t)
+				r, a := playing(t, HostConfig{})
 				for range 20 { // a lane message no one reads: malformed, past MaxMalformed
 					a.conn().SendMessage(transport.LaneCommands, []byte{0xc5, 1, 2, 3})
 				}
@@ -127,21 +142,10 @@ func TestAViolatorDoesNotResume(t *testing.T) {
 // as at a step: its Resume waits for the step, which answers it.
 func TestAResumeBetweenStepsIsAnsweredAtTheStep(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{})
-		a := r.join("ann")
-		peer, token := a.cl.Peer(), a.cl.Welcome().Token
-		r.steps(500 * time.Millisecond)
-		r.clients = nil
-		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
-		r.clk.Advance(6 * time.Millisecond)
-		r.acceptWaiting()
-		r.host.Handshake()
-		for range 10 {
-			r.step()
-			raw.read()
-		}
-		if k := raw.kinds(); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, peer) != 1 {
-			t.Fatalf("the Resume from a new connection was answered %v, the peer resumed %d times; want Resumed once", k, r.hostCount(PeerResumed, peer))
+		r, _ := playing(t, HostConfig{})
+		raw := r.resumeRaw(true)
+		if k := r.answered(raw); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, r.ended.peer) != 1 {
+			t.Fatalf("the Resume from a new connection was answered %v, the peer resumed %d times; want Resumed once", k, r.hostCount(PeerResumed, r.ended.peer))
 		}
 	})
 }
@@ -203,15 +207,8 @@ func TestAHostWithoutGraceRefusesResumes(t *testing.T) {
 // step answers it.
 func TestAHeldResumeIsNotEvictedAsSilent(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		r := newResumeRig(t, condition.Config{Latency: 5 * time.Millisecond}, HostConfig{MaxPending: 4})
-		a := r.join("ann")
-		peer, token := a.cl.Peer(), a.cl.Welcome().Token
-		r.steps(500 * time.Millisecond)
-		r.clients = nil
-		raw := r.rawResume(peer, token, wire.ResumeHoldsWorld)
-		r.clk.Advance(6 * time.Millisecond)
-		r.acceptWaiting()
-		r.host.Handshake()
+		r, _ := playing(t, HostConfig{MaxPending: 4})
+		raw := r.resumeRaw(true)
 		for range 8 { // silent: they never say Hello
 			if _, err := r.net.Dial(context.Background(), "host"); err != nil {
 				t.Fatal(err)
@@ -219,11 +216,7 @@ func TestAHeldResumeIsNotEvictedAsSilent(t *testing.T) {
 		}
 		r.acceptWaiting()
 		r.host.Handshake()
-		for range 10 {
-			r.step()
-			raw.read()
-		}
-		if k := raw.kinds(); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, peer) != 1 {
+		if k := r.answered(raw); k[wire.KindResumed] != 1 || r.hostCount(PeerResumed, r.ended.peer) != 1 {
 			t.Fatalf("the held Resume under 8 silent connections got %v (its connection: %v), want Resumed", k, raw.tc.Err())
 		}
 	})
