@@ -34,6 +34,57 @@ type ownRefresh struct {
 	// (at the frame given), in slot order once sorted: due until acked
 	// passes that frame.
 	force []ownForce
+	// sent holds, for an owner of more than ownAll entities, the host frame
+	// of the last AuthState that carried each owned entity, by slot: the
+	// longest unsent go first when the due ones do not all fit (authShare).
+	sent map[int32]uint32
+	// catchUp, when not 0, is the host frame of a full AuthState that could
+	// not carry every owned entity: those that went in none since are due.
+	catchUp uint32
+	picks   []ownPick // scratch: the due entities that compete for the share
+}
+
+// ownPick is a due owned entity competing for an AuthState's share of the
+// budget: the lower its key, the sooner it goes.
+type ownPick struct {
+	slot int32
+	key  uint64
+}
+
+// pickKey orders the due entities of an owner of many: those the host
+// changed since the newest AuthState the peer acknowledged before the
+// others, each group the longest unsent first (never sent: first of all).
+func (o *ownRefresh) pickKey(slot int32, changed uint32) uint64 {
+	key := uint64(o.sent[slot])
+	if changed <= o.acked {
+		key |= 1 << 32
+	}
+	return key
+}
+
+// behind reports whether the owned entity in slot has gone in no AuthState
+// since a full one that could not carry every owned entity.
+func (o *ownRefresh) behind(slot int32) bool {
+	return o.catchUp != 0 && o.sent[slot] < o.catchUp
+}
+
+// pruneSent drops from sent the slots the peer no longer owns, once it
+// holds more than twice the entities the peer owns: a map that grows with
+// what the peer owns, not with all it ever did.
+func (o *ownRefresh) pruneSent(w *ecs.World, peer ecs.PeerID, owned int) {
+	if len(o.sent) <= 2*owned+ownAll {
+		return
+	}
+	for slot := range o.sent {
+		e, _, ok := w.SlotEntity(slot)
+		if !ok {
+			delete(o.sent, slot)
+			continue
+		}
+		if ni, _ := w.Identity(e); ni.Owner != peer {
+			delete(o.sent, slot)
+		}
+	}
 }
 
 // ownForce is an owned entity due in the peer's AuthStates until one built
@@ -95,7 +146,9 @@ const ownAll = 16
 // sendAuth sends the owner the state of its entities when one changed or a
 // newer input frame was applied: the shared images, byte-coded (PROTOCOL.md
 // §9.4), of each owned entity the host changed since the last, and of the
-// others in turn (ownRefresh).
+// others in turn (ownRefresh). An owner of more than ownAll entities is sent
+// of them what its share of the budget holds (authShare), the longest
+// unsent first.
 func (p *HostPeer) sendAuth() {
 	if !p.authDirty {
 		return
@@ -118,20 +171,30 @@ func (p *HostPeer) sendAuth() {
 	again := false
 	own := &p.own
 	refresh := h.cfg.OwnRefresh
-	if len(owned) <= ownAll {
+	many := len(owned) > ownAll
+	if !many {
 		refresh = 1
+	} else if own.sent == nil {
+		own.sent = make(map[int32]uint32, len(owned))
 	}
 	// A loss noted while this one is built (a message the connection
 	// refused, a record pushed out) makes the next one full again.
 	full := own.full
 	own.full = false
 	own.prune()
-	items := 0
+	if full && many {
+		// What the share leaves out of this one is due until it has gone.
+		own.catchUp = h.frame
+	}
+	// What the message costs the budget before its items: its frame, its
+	// framing and its datagram's.
+	items, spent, deferred := 0, header+wire.MessageOverhead(header)+h.cfg.DatagramOverhead, 0
+	picks := own.picks[:0]
 	for _, ent := range owned {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
-		if !spawning && !own.due(full, slot, e.changed, refresh) {
+		if !spawning && !own.due(full, slot, e.changed, refresh) && !(many && own.behind(slot)) {
 			continue
 		}
 		if spawning {
@@ -146,8 +209,32 @@ func (p *HostPeer) sendAuth() {
 				continue
 			}
 		}
-		p.putAuth(frame, header, slot)
+		if many && !spawning && !own.forced(slot) {
+			picks = append(picks, ownPick{slot: slot, key: own.pickKey(slot, e.changed)})
+			continue
+		}
+		spent += p.putAuth(frame, header, slot)
 		items++
+	}
+	if len(picks) > 0 {
+		slices.SortFunc(picks, func(a, b ownPick) int {
+			return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.slot, b.slot))
+		})
+		share := p.authShare()
+		for _, pk := range picks {
+			if spent >= share && items > 0 {
+				// The rest wait, still due: they go first in the next.
+				deferred++
+				continue
+			}
+			spent += p.putAuth(frame, header, pk.slot)
+			items++
+		}
+	}
+	own.picks = picks[:0]
+	p.stats.AuthDeferred += uint64(deferred)
+	if deferred == 0 {
+		own.catchUp = 0 // every one due went
 	}
 	if items == 0 {
 		// Nothing changed and none's turn: one goes all the same, in turn,
@@ -159,14 +246,29 @@ func (p *HostPeer) sendAuth() {
 	if len(h.buf) > header {
 		p.sendAuthMessage(frame)
 	}
+	if many {
+		own.pruneSent(w, p.id, len(owned))
+	}
 	own.turn++
 	p.authDirty = p.authDirty || again
 }
 
+// authShare is the most bytes of items an owner of more than ownAll
+// entities is sent in one AuthState beyond those that must go (a spawn on
+// its way, an entity given or changed in its components): what the tick's
+// State left of the budget, and at least half a send interval's worth, so
+// that a walking army, sent whole at every send, does not take the budget
+// its owner's view of the others needs (a State that spent everything
+// still leaves the owner's entities half an interval's worth).
+func (p *HostPeer) authShare() int {
+	return max(int(p.tokens), int(p.maxTokens()/4))
+}
+
 // putAuth adds the state of the owned entity in slot to the AuthState of
 // frame being built in h.buf (its frame taking header bytes), sending the
-// message first if the state does not fit.
-func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) {
+// message first if the state does not fit, and returns the state's size in
+// bytes.
+func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) int {
 	h := p.h
 	reg := h.reg
 	e := &h.ents[slot]
@@ -192,6 +294,10 @@ func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) {
 	}
 	h.buf = append(h.buf, b...)
 	p.stats.AuthItems++
+	if p.own.sent != nil {
+		p.own.sent[slot] = h.frame
+	}
+	return len(b)
 }
 
 func (p *HostPeer) sendAuthMessage(frame ecs.Frame) {

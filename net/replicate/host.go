@@ -105,7 +105,12 @@ type HostConfig struct {
 	// holds still is corrected within that many sends. Every owned entity
 	// goes when the peer starts (its join, a resume) and after an
 	// AuthState is lost. Default 8 (267 ms at 30 Hz); 1: every owned entity
-	// in every AuthState.
+	// in every AuthState. Past 16, what is due also keeps to the budget:
+	// beyond a spawn on its way and an entity given or changed in its
+	// components, an AuthState carries what the send's State left of
+	// BitsPerSecond, and at least half a send's worth, the longest unsent
+	// first; the rest wait, due (PeerStats.AuthDeferred). A walking army
+	// is corrected unit by unit in turn, not whole at every send.
 	OwnRefresh int
 	// OnLossy, if set, is called on the simulation goroutine with each value
 	// the audit (Audit) found that does not survive its codec (a value

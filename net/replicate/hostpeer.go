@@ -135,6 +135,11 @@ type PeerStats struct {
 	// entities' states they carried (each owned entity the host changed,
 	// the others in turn: HostConfig.OwnRefresh).
 	AuthMessages, AuthItems uint64
+	// AuthDeferred counts the owned entities' states that were due in an
+	// AuthState and waited for a later one: an owner of more than 16
+	// entities is sent what its share of the budget holds, the longest
+	// unsent first (HostConfig.BitsPerSecond).
+	AuthDeferred uint64
 	// JoinPages counts the pages of the peer's join, JoinBytes their bytes
 	// and those of its FINAL: what the client counts as its ClientStats.Pages
 	// and JoinBytes once it has them all (a resume's join is another peer
@@ -506,6 +511,9 @@ func (p *HostPeer) Memory() int {
 	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{})) + p.rmIndex.memory()
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
 	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
+	// The owned entities' AuthState stamps: a map's entry of 8 bytes and
+	// its share of the buckets' tophash and overflow, about 16 bytes.
+	n += len(p.own.sent)*16 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + cap(p.own.force)*int(unsafe.Sizeof(ownForce{}))
 	for i := range p.wheel {
 		n += cap(p.wheel[i]) * 8
 	}

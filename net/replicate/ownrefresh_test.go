@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -99,9 +100,7 @@ func TestAnIdleArmyTakesTurns(t *testing.T) {
 		}
 	}
 	r.step(true)
-	if f := r.step(false); len(r.seen[f]) != n {
-		t.Fatalf("after a lost AuthState the next carries %d of the army's %d", len(r.seen[f]), n)
-	}
+	r.wholeArmyWithin(3)
 
 	few := newOwnRig(t, ownAll, HostConfig{})
 	few.frame = 1000
@@ -198,10 +197,36 @@ func TestARefusedAuthStateIsSentAgainWhole(t *testing.T) {
 	if f := r.step(false); len(r.seen[f]) != 0 {
 		t.Fatalf("the refused AuthState of frame %d arrived", f)
 	}
-	f := r.step(false)
-	if got := r.seen[f]; len(got) != n || !slices.Contains(got, r.clientOf(moved)) {
-		t.Fatalf("the AuthState after a refused one carries %d of %d, the moved unit among them: %v", len(got), n, slices.Contains(got, r.clientOf(moved)))
+	if got := r.wholeArmyWithin(3); !slices.Contains(got, r.clientOf(moved)) {
+		t.Fatalf("the AuthState after a refused one carries %d of %d, not the moved unit", len(got), n)
 	}
+}
+
+// wholeArmyWithin steps until every owned entity has come in an AuthState
+// since the call, and fails if that takes more than sends sends or the
+// first of them carries no more than a turn's worth (a loss makes the
+// whole army due: it comes as fast as the owner's share of the budget
+// holds, not in its turns). It returns what the first carried.
+func (r *ownRig) wholeArmyWithin(sends int) (first []arche.Entity) {
+	r.t.Helper()
+	seen := map[arche.Entity]bool{}
+	for i := range sends {
+		f := r.step(false)
+		if i == 0 {
+			first = r.seen[f]
+			if len(first) <= len(r.owned)/r.h.cfg.OwnRefresh+1 {
+				r.t.Fatalf("the AuthState after a loss carries %d of %d, a turn's worth", len(first), len(r.owned))
+			}
+		}
+		for _, e := range r.seen[f] {
+			seen[e] = true
+		}
+		if len(seen) == len(r.owned) {
+			return first
+		}
+	}
+	r.t.Fatalf("after a loss, %d of the army's %d came in %d sends", len(seen), len(r.owned), sends)
+	return nil
 }
 
 // newestOnly is an AuthHandler that takes, as predict does, no state of a
@@ -301,5 +326,79 @@ func TestAGivenEntityGoesAtOnce(t *testing.T) {
 		} else if i == 2 {
 			t.Fatalf("the entity given to the peer is not in its AuthStates after 3 sends")
 		}
+	}
+}
+
+// An owner of a walking army (every unit changed every tick, so due in
+// every AuthState) is sent of it what its share of the budget holds, each
+// unit in turn, the longest unsent first: before, the army went whole at
+// every send (2.2 KB a send here, four times the budget's 533 bytes, 1
+// Mbit/s at 60 sends a second), whatever the budget. Its AuthStates take
+// what the State leaves of the budget, and at least half a send's worth.
+func TestAWalkingArmyKeepsToTheBudget(t *testing.T) {
+	for _, tc := range []struct {
+		others int
+		most   float64 // State and AuthState a send, in budgets
+	}{{100, 1.1}, {1000, 1.6}} {
+		t.Run(fmt.Sprintf("others-%d", tc.others), func(t *testing.T) {
+			const n = 200
+			r := newOwnRig(t, n, HostConfig{})
+			var rest []arche.Entity
+			for i := range tc.others {
+				rest = append(rest, r.m.NewWith(&ecs.Transform{Y: float64(i % 40)}, &ecs.Velocity{}, &ecs.NetworkIdentity{}))
+			}
+			r.settle()
+			r.frame = 1000
+			tick := 0
+			walk := func() {
+				tick++
+				for _, e := range r.owned {
+					r.move(e, 0.1)
+				}
+				for i, e := range rest {
+					r.move(e, float64((tick+i)%7)*0.05) // no Velocity says this
+				}
+			}
+			for range 30 {
+				walk()
+				r.step(false)
+			}
+			budget := float64(r.h.cfg.BitsPerSecond) / 8 * float64(r.h.cfg.SendEvery) / r.h.cfg.StepRate // bytes a send
+			from := len(r.out.msgs)
+			last := map[arche.Entity]int{}
+			for _, e := range r.owned {
+				last[r.clientOf(e)] = -1
+			}
+			gap := 0
+			const sends = 120
+			for i := range sends {
+				walk()
+				f := r.step(false)
+				for _, e := range r.seen[f] {
+					gap = max(gap, i-last[e]-1)
+					last[e] = i
+				}
+			}
+			for _, i := range last {
+				gap = max(gap, sends-1-i)
+			}
+			var state, auth float64
+			for _, m := range r.out.msgs[from:] {
+				cost := float64(len(m) + wire.MessageOverhead(len(m)) + r.h.cfg.DatagramOverhead)
+				switch wire.Kind(m[0]) {
+				case wire.KindState:
+					state += cost / sends
+				case wire.KindAuthState:
+					auth += cost / sends
+				}
+			}
+			t.Logf("a send: State %.0f bytes, AuthState %.0f, budget %.0f; a unit waited %d sends at most", state, auth, budget, gap)
+			if state+auth > tc.most*budget {
+				t.Errorf("State %.0f and AuthState %.0f bytes a send: more than %.1f budgets of %.0f", state, auth, tc.most, budget)
+			}
+			if gap > 10 {
+				t.Errorf("an owned unit went %d sends without an AuthState", gap)
+			}
+		})
 	}
 }
