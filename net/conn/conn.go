@@ -70,8 +70,9 @@ type Conn struct {
 	lastAckSize    int         // bytes of the last ack frame sent
 
 	// Receiving.
-	recv recvWindow
-	rhdr wire.Header // scratch for parsing headers
+	recv    recvWindow
+	heardAt time.Duration // when the last datagram from the peer that decoded came
+	rhdr    wire.Header   // scratch for parsing headers
 
 	rtt       rttEstimator
 	loss      float64

@@ -171,6 +171,7 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 		c.fail(&LimitError{Limit: "messages per datagram", Max: c.cfg.MaxMessagesPerDatagram, Got: n})
 		return
 	}
+	c.heardAt = now
 	if h.HasAck {
 		c.onAck(&h.Ack, now)
 		if c.closed {
@@ -193,7 +194,7 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 	}
 	c.counts.PacketsAccepted++
 	r.Reset(body)
-	for r.Len() > 0 && !c.closed {
+	for r.Len() > 0 && !c.closed && !wire.SkipPadding(&r) {
 		kind, payload := wire.ReadMessage(&r, MaxMessageSize)
 		c.h.Message(kind, payload)
 	}
@@ -204,7 +205,7 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 func countMessages(body []byte) (int, error) {
 	r := wire.NewReader(body)
 	n := 0
-	for r.Len() > 0 {
+	for r.Len() > 0 && !wire.SkipPadding(&r) {
 		wire.ReadMessage(&r, MaxMessageSize)
 		n++
 	}

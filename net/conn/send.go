@@ -142,10 +142,26 @@ func (c *Conn) reorderWindow() time.Duration {
 // never less than the reorder window (so a probe can settle what came
 // before it), doubled for each probe since the last progress.
 func (c *Conn) probeTimeout() time.Duration {
-	pto := c.rtt.smoothed + max(4*c.rtt.variance, time.Millisecond) + c.cfg.PeerAckDelay
-	pto = max(pto, c.reorderWindow()+time.Millisecond)
-	return pto << min(c.probes, maxProbeBackoff)
+	return c.answerTime() << min(c.probes, maxProbeBackoff)
 }
+
+// answerTime is the longest the peer's answer to a datagram should take:
+// a round trip, its variance, the peer's ack delay and the reorder window.
+func (c *Conn) answerTime() time.Duration {
+	pto := c.rtt.smoothed + max(4*c.rtt.variance, time.Millisecond) + c.cfg.PeerAckDelay
+	return max(pto, c.reorderWindow()+time.Millisecond)
+}
+
+// silentPad is the size numbered datagrams are padded to while the peer is
+// silent (nothing from it for answerTime): a QUIC packet carrying one is
+// then past the 42 bytes under which a QUIC stack sends no stateless reset,
+// so a host restarted on the same address with the same reset key ends the
+// old connection at its next datagram, however small the game's messages
+// (a held input, with version 9's repeats, is a few bytes).
+const silentPad = 48
+
+// padding is silentPad zero bytes: a datagram's padding (PROTOCOL.md §3.3).
+var padding [silentPad]byte
 
 // SetKeepAlive sets Config.KeepAlive from now on: d > 0 probes after d with
 // nothing numbered sent, 0 stops it. (A session spectator sets it once it
@@ -237,6 +253,10 @@ func (c *Conn) Flush() error {
 		if i == j {
 			c.counts.ProbesSent++
 			c.probes++
+		}
+		if len(b) < silentPad && now-c.heardAt >= c.answerTime() {
+			b = append(b, padding[:silentPad-len(b)]...)
+			c.counts.PaddedSent++
 		}
 		slot.state = stateInFlight
 		slot.sentAt = now

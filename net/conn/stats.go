@@ -10,6 +10,7 @@ import (
 // counters are a Conn's totals since it was made.
 type counters struct {
 	PacketsSent, ProbesSent, AckOnlySent             uint64
+	PaddedSent                                       uint64
 	DatagramsSent, DatagramsReceived                 uint64
 	PacketsAccepted, PacketsDelivered, PacketsLost   uint64
 	PacketsAbandoned                                 uint64
@@ -48,6 +49,9 @@ type Stats struct {
 	// probes, AckOnlySent the ack-only datagrams; DatagramsSent all datagrams
 	// the transport took, SendDropped those it dropped (queue full).
 	PacketsSent, ProbesSent, AckOnlySent, DatagramsSent, SendDropped uint64
+	// PaddedSent counts the numbered datagrams padded to be answerable by
+	// a stateless reset while the peer was silent (silentPad).
+	PaddedSent uint64
 	// PacketsDelivered and PacketsLost count the notices given;
 	// PacketsAbandoned the datagrams in flight when the connection closed,
 	// noticed as not delivered but left out of PacketsLost and LossRate
@@ -90,6 +94,7 @@ func (c *Conn) Stats() Stats {
 		InFlight:             c.inFlight,
 		PacketsSent:          k.PacketsSent,
 		ProbesSent:           k.ProbesSent,
+		PaddedSent:           k.PaddedSent,
 		AckOnlySent:          k.AckOnlySent,
 		DatagramsSent:        k.DatagramsSent,
 		SendDropped:          k.SendDropped,

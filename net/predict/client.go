@@ -201,7 +201,7 @@ func NewClient[I any](sched *ecs.Schedule, reg *replicate.Registry, codec InputC
 		clk:     cfg.Clock,
 		sync:    NewTimeSync(cfg.Sync),
 		scratch: make([]I, cfg.Redundancy),
-		msg:     make([]byte, 0, maxMessage+codec.MaxSize+16),
+		msg:     make([]byte, 0, maxMessage+codec.MaxSize+24),
 	}
 	c.hist.init(cfg.History)
 	c.bindTrackers()

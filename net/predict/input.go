@@ -98,7 +98,9 @@ var (
 //
 // Layout: newest frame (uvarint), count (u8: 1..MaxPerMessage, with
 // unalignedFlag set when the client's frame is not yet in step with the
-// host's), then count inputs, newest first.
+// host's), the repeats (repeatBytes(count) bytes: bit i set when input i+1
+// encodes as input i does, and is left out), then the inputs not left out,
+// newest first.
 func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I) ([]byte, int) {
 	return appendInputsOf(dst, codec, newest, ins, false)
 }
@@ -108,28 +110,58 @@ func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins
 // the game does not take them for the player's (PeerInputs.Live).
 const unalignedFlag = 0x80
 
+// repeatBytes is the size of an Input message's repeats for n inputs: a
+// bit for each input after the newest.
+func repeatBytes(n int) int { return (max(n, 1) - 1 + 7) / 8 }
+
+// maxRepeatBytes is repeatBytes(MaxPerMessage).
+const maxRepeatBytes = (MaxPerMessage - 1 + 7) / 8
+
 // appendInputsOf is appendInputs with the unaligned flag given.
 func appendInputsOf[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I, unaligned bool) ([]byte, int) {
 	start := len(dst)
 	dst = wire.AppendUvarint(dst, uint64(newest))
 	countAt := len(dst)
-	dst = append(dst, 0)
 	n := min(len(ins), MaxPerMessage)
 	if uint64(n) > uint64(newest) {
 		n = int(newest)
 	}
+	// The repeats' room for n inputs, filled once it is known how many
+	// fit: the inputs go after it, and move up if fewer fit.
+	var repeats [maxRepeatBytes]byte
+	room := repeatBytes(n)
+	dst = append(dst, 0)
+	dst = append(dst, repeats[:room]...)
+	at := len(dst)
+	last, lastEnd := at, at // the last input written
 	k := 0
 	for ; k < n; k++ {
 		before := len(dst)
 		dst = codec.Append(dst, &ins[k])
-		if len(dst)-start > maxMessage && k > 0 {
+		repeat := k > 0 && string(dst[before:]) == string(dst[last:lastEnd])
+		if repeat {
+			dst = dst[:before] // encodes as the one before it
+		}
+		if k > 0 && len(dst)-start-room+repeatBytes(k+1) > maxMessage {
 			dst = dst[:before]
 			break
+		}
+		if repeat {
+			repeats[(k-1)/8] |= 1 << ((k - 1) % 8)
+		} else {
+			last, lastEnd = before, len(dst)
 		}
 	}
 	dst[countAt] = byte(k)
 	if unaligned && k > 0 {
 		dst[countAt] |= unalignedFlag
+	}
+	// The repeats of the k inputs that fit, the inputs right after them.
+	used := repeatBytes(k)
+	copy(dst[countAt+1:], repeats[:used])
+	if room > used {
+		moved := copy(dst[countAt+1+used:], dst[at:])
+		dst = dst[:countAt+1+used+moved]
 	}
 	return dst, k
 }
@@ -161,8 +193,29 @@ func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I],
 			r.Fail(fmt.Errorf("%w: %d inputs up to frame %d reach frame 0", wire.ErrInvalid, n, newest))
 		}
 	}
+	var repeats []byte
+	if r.Err() == nil {
+		repeats = r.Raw(repeatBytes(n))
+		for b := max(n-1, 0); b < len(repeats)*8; b++ {
+			if repeats[b/8]&(1<<(b%8)) != 0 {
+				r.Fail(fmt.Errorf("%w: a repeat bit past the %d inputs", wire.ErrInvalid, n))
+				break
+			}
+		}
+	}
+	last, lastEnd := 0, 0 // the last input read, by its place in payload
 	for i := 0; i < n && r.Err() == nil; i++ {
+		if i > 0 && repeats[(i-1)/8]&(1<<((i-1)%8)) != 0 {
+			dst[i] = dst[i-1]
+			continue
+		}
+		before := r.Offset()
 		codec.read(r, &dst[i])
+		end := r.Offset()
+		if i > 0 && r.Err() == nil && string(payload[before:end]) == string(payload[last:lastEnd]) {
+			r.Fail(fmt.Errorf("%w: input %d encodes as the one before it, which a repeat says", wire.ErrInvalid, i))
+		}
+		last, lastEnd = before, end
 	}
 	if err := r.Finish(); err != nil {
 		return 0, 0, false, fmt.Errorf("%w: %w", ErrMalformed, err)

@@ -25,6 +25,7 @@ func TestInputMessageLayout(t *testing.T) {
 	want := []byte{
 		0xac, 0x02, // newest frame 300
 		3,          // three inputs, newest first
+		0,          // repeats: none
 		1, 0xff, 1, // frame 300
 		2, 0, 0, // frame 299
 		0, 3, 0, // frame 298
@@ -55,7 +56,7 @@ func TestInputMessageLayout(t *testing.T) {
 // aligned inputs.
 func TestUnalignedInputs(t *testing.T) {
 	msg, n := appendInputsOf(nil, &padCodec, 300, []pad{{DX: 1}, {DX: 2}}, true)
-	if want := []byte{0xac, 0x02, 0x82, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
+	if want := []byte{0xac, 0x02, 0x82, 0, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
 	}
 	var r wire.Reader
@@ -105,15 +106,60 @@ func TestUnalignedInputs(t *testing.T) {
 
 func TestInputMessageKeepsToItsSize(t *testing.T) {
 	big := InputCodec[pad]{
-		Append: func(dst []byte, in *pad) []byte { return append(dst, make([]byte, 100)...) },
-		Read:   func(r *wire.Reader, in *pad) { r.Raw(100) },
+		Append: func(dst []byte, in *pad) []byte { return append(append(dst, byte(in.DX)), make([]byte, 99)...) },
+		Read:   func(r *wire.Reader, in *pad) { in.DX = int8(r.U8()); r.Raw(99) },
 	}
-	msg, n := appendInputs(nil, &big, 1000, make([]pad, 8))
+	ins := make([]pad, 8)
+	for i := range ins {
+		ins[i].DX = int8(i)
+	}
+	msg, n := appendInputs(nil, &big, 1000, ins)
 	if len(msg) > maxMessage || n != 5 {
 		t.Fatalf("%d bytes with %d inputs; want at most %d bytes, 5 inputs", len(msg), n, maxMessage)
 	}
-	if _, k, err := readInputs(msg, &big, make([]pad, MaxPerMessage)); err != nil || k != n {
-		t.Fatalf("read back %d, %v", k, err)
+	got := make([]pad, MaxPerMessage)
+	if _, k, err := readInputs(msg, &big, got); err != nil || k != n || got[4].DX != 4 {
+		t.Fatalf("read back %d, %v, the oldest %+v", k, err, got[4])
+	}
+	// Held, the same input is written once: all 8 go in 104 bytes.
+	msg, n = appendInputs(nil, &big, 1000, make([]pad, 8))
+	if n != 8 || len(msg) != 2+1+1+100 {
+		t.Fatalf("8 inputs alike: %d in %d bytes, want 8 in 104", n, len(msg))
+	}
+}
+
+// Inputs alike are written once, the repeats' bits saying which frames
+// take the one before (a key held, the stick still): at 60 frames a second
+// the redundancy that keeps a lost datagram from losing an input costs
+// what changed, not 8 inputs a message.
+func TestRepeatedInputsAreWrittenOnce(t *testing.T) {
+	ins := []pad{{DX: 1}, {DX: 1}, {DX: 1}, {DY: 2}, {DY: 2}, {DX: 1}, {DX: 1}, {DX: 1}, {DX: 1}, {Boost: true}}
+	msg, n := appendInputs(nil, &padCodec, 500, ins)
+	want := []byte{
+		0xf4, 0x03, // newest frame 500
+		10,               // ten inputs
+		0b1110_1011, 0b0, // repeats: frames 499, 498, 496, 494, 493, 492 as the one after them
+		1, 0, 0, // frame 500
+		0, 2, 0, // frame 497
+		1, 0, 0, // frame 495
+		0, 0, 1, // frame 491
+	}
+	if n != 10 || !bytes.Equal(msg, want) {
+		t.Fatalf("layout\n got % x\nwant % x", msg, want)
+	}
+	got := make([]pad, MaxPerMessage)
+	if newest, k, err := readInputs(msg, &padCodec, got); err != nil || newest != 500 || k != 10 {
+		t.Fatalf("read: newest %d count %d err %v", newest, k, err)
+	}
+	for i := range ins {
+		if got[i] != ins[i] {
+			t.Fatalf("input %d: got %+v want %+v", i, got[i], ins[i])
+		}
+	}
+	// Eight inputs held: one written, where eight were.
+	held, _ := appendInputs(nil, &padCodec, 500, make([]pad, 8))
+	if len(held) != 2+1+1+3 {
+		t.Fatalf("8 inputs alike take %d bytes, want 7 (% x)", len(held), held)
 	}
 }
 
@@ -124,7 +170,10 @@ func TestInputDecoderRefusesMalformed(t *testing.T) {
 		"no count":        {50},
 		"zero count":      {50, 0},
 		"count too big":   append([]byte{50, MaxPerMessage + 1}, make([]byte, 3*(MaxPerMessage+1))...),
-		"below frame 1":   {1, 2, 0, 0, 0, 0, 0, 0},
+		"below frame 1":   {1, 2, 0, 0, 0, 0, 0, 0, 0},
+		"no repeats":      {50, 2},
+		"repeat past end": {50, 2, 0b10, 1, 0, 0, 2, 0, 0},
+		"unmarked repeat": {50, 2, 0, 1, 0, 0, 1, 0, 0},
 		"truncated":       valid[:len(valid)-1],
 		"trailing":        append(append([]byte(nil), valid...), 9),
 		"bad button":      {50, 1, 0, 0, 7},
@@ -419,6 +468,17 @@ func TestInputMessageMatchesProtocol(t *testing.T) {
 	got := make([]pad, MaxPerMessage)
 	if newest, k, err := readInputs(want, &padCodec, got); err != nil || newest != 300 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
 		t.Fatalf("decoding the document: newest %d count %d err %v inputs %+v", newest, k, err, got[:3])
+	}
+	held, ok := wiretest.Blocks(t, "../wire/PROTOCOL.md", "predict")["input-held"]
+	if !ok {
+		t.Fatal("PROTOCOL.md has no predict input-held block")
+	}
+	ins = []pad{{DX: 1}, {DX: 1}, {DX: 1}, {DX: 1}, {}, {}, {}, {}}
+	if msg, _ := appendInputs(nil, &padCodec, 300, ins); !bytes.Equal(msg, held) {
+		t.Fatalf("encoder writes % x, PROTOCOL.md shows % x", msg, held)
+	}
+	if newest, k, err := readInputs(held, &padCodec, got); err != nil || newest != 300 || k != 8 || got[3] != ins[3] || got[7] != ins[7] || got[4] != ins[4] {
+		t.Fatalf("decoding the document: newest %d count %d err %v inputs %+v", newest, k, err, got[:8])
 	}
 }
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -282,6 +283,25 @@ func AppendMessage(dst []byte, k Kind, payload []byte) []byte {
 	dst = append(dst, byte(k))
 	dst = AppendUvarint(dst, uint64(len(payload)))
 	return append(dst, payload...)
+}
+
+// SkipPadding reads a datagram's padding if r is at it: a 0x00 byte where a
+// message would begin, and every byte from it to the datagram's end 0x00
+// (one that is not fails r with ErrInvalid). It reports whether r was at
+// padding. A sender pads a datagram so that the packet carrying it is large
+// enough to be answered (PROTOCOL.md §3.3).
+func SkipPadding(r *Reader) bool {
+	if r.Len() == 0 || r.buf[r.off] != 0 {
+		return false
+	}
+	for _, b := range r.buf[r.off:] {
+		if b != 0 {
+			r.Fail(fmt.Errorf("%w: a datagram's padding holds a byte that is not 0x00", ErrInvalid))
+			return true
+		}
+	}
+	r.off = len(r.buf)
+	return true
 }
 
 // ReadMessage reads one datagram message from r: its kind (a datagram kind,
