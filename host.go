@@ -202,8 +202,9 @@ type HostConfig struct {
 	Receipts int
 	// CommandRate is how many commands a second the host runs of one
 	// player (a burst of as many); more wait their turn, and run in the
-	// order sent, up to a second's worth (at least 8, at most 256); past
-	// that they are dropped without a receipt, to be sent again. Default 30.
+	// order sent, up to a second's worth (at least the 64 a client holds
+	// without a receipt, at most 256); past that they are dropped without a
+	// receipt, to be sent again. Default 30.
 	CommandRate float64
 	// MaxWithheld is how many receipts of one player may wait for a save,
 	// counting its commands taken this frame and not run yet; commands past
@@ -312,12 +313,15 @@ type HostStats struct {
 	Malformed int
 	// Commands counts the commands run, Again the copies known from the
 	// book (answered with their kept receipt, or by the first answer, which
-	// still waited for its save), Conflicts and Expired those answered
+	// still waited for its save) or sent again while the first waited its
+	// turn, Conflicts and Expired those answered
 	// without running, Waited those that waited their turn past the
 	// player's CommandRate or MaxWithheld (run then, in the order sent,
 	// unless the player left or the host closed first: then sent again),
 	// Dropped those taken without an answer (more waiting than a second's
-	// worth of CommandRate, at least 8; a closing host), to be sent again.
+	// worth of CommandRate and at least the 64 a client holds without a
+	// receipt, which only a client past its limit sends; a closing host),
+	// to be sent again.
 	// A saving host holds each receipt until the save that holds it lands:
 	// one stepped faster than its store writes (a test on a fake clock)
 	// holds more, makes more wait past MaxWithheld and answers more Again;

@@ -21,13 +21,17 @@ type hostCommands struct {
 
 // waitingCommands is how many of a player's commands may wait their turn
 // past its rate (HostConfig.CommandRate) or its receipts waiting for a save
-// (MaxWithheld): a second's worth, at least minWaiting, at most maxWaitingCommands
-// (a rate set high to take every command bounds no memory).
+// (MaxWithheld): a second's worth, and at least the commands a client holds
+// without a receipt (command.DefaultPending), so that an honest client's,
+// all sent again at once when it resumes, wait and none is dropped (a
+// dropped one, sent again seconds later, ran after newer ones); at most
+// maxWaitingCommands (a rate set high to take every command bounds no
+// memory).
 func (h *Host[I]) waitingCommands() int {
-	return int(min(max(minWaiting, math.Ceil(h.cfg.CommandRate)), maxWaitingCommands))
+	return int(min(max(command.DefaultPending, math.Ceil(h.cfg.CommandRate)), maxWaitingCommands))
 }
 
-const minWaiting, maxWaitingCommands = 8, 256
+const maxWaitingCommands = 256
 
 type queued struct {
 	peer    ecs.PeerID
@@ -75,6 +79,20 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Dropped++
 		return
 	}
+	if h.taken(pl, peer, c.Op) {
+		// Sent again (a resume sends every command without a receipt)
+		// while the first waits or is queued: that one's receipt answers.
+		h.stats.Again++
+		return
+	}
+	if v, _ := pl.book.Check(c.Op, command.SumOf(c.Kind, c.Payload)); v != command.Run {
+		// One the book answers (it ran, its receipt lost or still on its
+		// way) runs nothing: it takes no turn and waits for none, so that
+		// copies sent again do not fill the waiting room ahead of new ones.
+		pl.queued++
+		h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+		return
+	}
 	// Each command queued this frame will hold a receipt too.
 	if len(pl.waiting) > 0 || pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
 		if len(pl.waiting) >= h.waitingCommands() {
@@ -90,6 +108,25 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 	}
 	pl.queued++
 	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+}
+
+// taken reports whether the player's command op waits its turn or is
+// queued for this frame's run.
+func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64) bool {
+	for i := range pl.waiting {
+		if pl.waiting[i].op == op {
+			return true
+		}
+	}
+	if pl.queued == 0 {
+		return false
+	}
+	for i := range h.cmds.queue {
+		if q := &h.cmds.queue[i]; q.peer == peer && q.op == op {
+			return true
+		}
+	}
+	return false
 }
 
 // releaseWaiting queues, in the order they came, the waiting commands of

@@ -18,22 +18,21 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// A command the host's rate limit dropped (past the second's worth that
-// waits its turn) runs when it is sent again, after newer ones; its receipt is lost with the connection, and the resumed
-// client sends it again. The host's book keeps the 64 highest ids that ran,
-// so it must still hold that receipt: the client sends no command 64 ids
-// past one it holds without a receipt (Send says ErrTooManyCommands). Before
-// that bound a player who kept clicking had 64 newer commands run, the book
-// let the old one go, and its resend was answered "expired", which says it
-// did not run, though it had. Over a slow link (its receipt in flight at
-// the cut) and behind a slow save (its receipt withheld until after it).
+// A command whose receipt is slow to come (a slow link, a slow save) while
+// the player keeps clicking has its receipt lost with the connection, and
+// the resumed client sends it again. The host's book keeps the 64 highest
+// ids that ran, so it must still hold that receipt: the client sends no
+// command 64 ids past one it holds without a receipt (Send says
+// ErrTooManyCommands). Before that bound a player who kept clicking had 64
+// newer commands run, the book let the old one go, and its resend was
+// answered "expired", which says it did not run, though it had.
 func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		latency time.Duration
 		slow    bool // a store whose commits wait while the test holds them
 	}{
-		{"slow link", 400 * time.Millisecond, false},
+		{"slow link", 700 * time.Millisecond, false},
 		{"slow save", 50 * time.Millisecond, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,21 +91,14 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 						next++
 					}
 				}
-				// 30 take the rate's burst, 30 wait their turn; the 61st,
-				// X, is dropped.
-				send(61)
-				const x = 60
-				if !r.StepUntil(180, func() bool { return runs(x-1) == 1 }) || runs(x) != 0 || r.Host.Stats().Dropped != 1 {
-					t.Fatalf("setup: mark %d ran %d times, X %d, %d dropped", x-1, runs(x-1), runs(x), r.Host.Stats().Dropped)
-				}
+				// X goes first, and its receipt does not come back before
+				// the player, clicking one a step (twice the rate: the rest
+				// wait their turn), has sent 64 newer: Send refuses her.
+				const x = 0
 				if g != nil {
 					g.hold() // the disk slows down: receipts wait
 				}
-				// The player keeps clicking, one a step, twice the rate:
-				// the commands waiting their turn stay a full second's
-				// worth, and X, sent again (after two seconds, then four),
-				// is dropped again while newer ones run, until Send refuses
-				// her: how far behind X is stops her.
+				send(1)
 				if !r.StepUntil(60*60, func() bool {
 					if runs(x) == 1 && (refused || above(x) >= 64) {
 						return true
@@ -117,9 +109,6 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 					return false
 				}) {
 					t.Fatalf("setup: X ran %d times, %d newer", runs(x), above(x))
-				}
-				if ann.CommandStats().Resent == 0 {
-					t.Fatal("setup: X was never sent again")
 				}
 				if _, ok := heard[ops[x]]; ok {
 					t.Fatalf("setup: X's receipt came before the cut: %v", heard[ops[x]])
