@@ -347,7 +347,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.done = c.stopped
 	c.prepare = func() {
 		if c.ip != nil {
-			c.ip.SetLoss(c.session.Conn().LossRate())
+			c.ip.SetLoss(c.session.Conn().InLossRate())
 		}
 	}
 	return c, nil

@@ -17,10 +17,13 @@ type NetStats struct {
 	// step of waiting in all (17 ms at 60 steps a second, on a link with no
 	// latency of its own). Before the first measurement it is the
 	// connection's assumed 200 ms (conn.Config.InitialRTT), a guess, as for
-	// a client refused at once. Loss is the recent fraction of datagrams
-	// lost (0..1).
-	RTT  time.Duration
-	Loss float64
+	// a client refused at once. Loss is the recent fraction of the
+	// client's datagrams lost on their way to the host (0..1), as the
+	// host's acknowledgements tell; LossIn that of the host's lost on their
+	// way here, as the client sees them arrive (what the render delay is
+	// sized for).
+	RTT          time.Duration
+	Loss, LossIn float64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s, as
 	// the game's connection counts it: the bytes of its datagrams and lane
 	// messages. What the transport adds is not in them: over QUIC some 55
@@ -126,6 +129,7 @@ func (c *Client[I]) Stats() NetStats {
 		State:         c.session.State(),
 		RTT:           cn.RTT(),
 		Loss:          cn.LossRate(),
+		LossIn:        cn.InLossRate(),
 		KbitIn:        in * 8 / 1000,
 		KbitOut:       out * 8 / 1000,
 		Corrections:   c.corr.get(),

@@ -88,8 +88,9 @@ func (ip *Interpolator) SetLocal(p ecs.PeerID) {
 }
 
 // SetLoss gives the fraction (0..1) of the host's datagrams that are lost, for
-// the render delay; pass the connection's estimate (conn.Stats().LossRate)
-// every frame or tick. The delay covers as many consecutive losses as happen
+// the render delay; pass the connection's estimate of what reaches it
+// (conn.Conn.InLossRate; its LossRate is of what the client sends) every
+// frame or tick. The delay covers as many consecutive losses as happen
 // more often than once in a thousand sends, at least one and at most three.
 func (ip *Interpolator) SetLoss(p float64) {
 	if math.IsNaN(p) {

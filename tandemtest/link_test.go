@@ -4,8 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlange-42/arche/generic"
+
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -84,5 +87,45 @@ func TestJoinOverASlowLink(t *testing.T) {
 	})
 	if over != 0 || then == 0 {
 		t.Fatalf("late inputs on the host once playing: %d joined over the slow link (want 0), %d joined then given it (want some)", over, then)
+	}
+}
+
+// A player whose link loses what the host sends and nothing of what she
+// sends is told so (NetStats.LossIn), and her render delay grows to cover
+// the losses, as for a link that loses both ways: it was sized by what her
+// own datagrams lost (none), and a trial's remote cars were drawn 45 units
+// off, moving backwards, where the same loss both ways kept them within 13.
+func TestLossTowardTheClientSizesTheRenderDelay(t *testing.T) {
+	drawn := *walkers // each figure drawn smoothly on the others' screens
+	drawn.Join = func(w *tandem.World, p tandem.Peer) error {
+		m := generic.NewMap4[ecs.Transform, ecs.NetworkIdentity, tandem.Input[Walk], ecs.Interpolated](w.ECS.Arche())
+		m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p.ID}, &tandem.Input[Walk]{}, &ecs.Interpolated{})
+		return nil
+	}
+	delays := map[string]time.Duration{}
+	for _, tc := range []struct {
+		name string
+		down float64
+	}{{"clean", 0}, {"lossy", 0.1}} {
+		bubble.Test(t, func(t *testing.T) {
+			r := tandemtest.New(t, &drawn, tandem.HostConfig{SendEvery: 4}, tandemtest.Config{Bubble: true}) // 15 sends a second
+			ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+			bob := r.Join("bob", tandem.ClientConfig[Walk]{})
+			r.Link(ann, condition.Config{Latency: 30 * time.Millisecond}, condition.Config{Latency: 30 * time.Millisecond, Loss: tc.down})
+			bob.SetInput(Walk{X: 1})
+			for range 60 * 20 {
+				r.Step(1)
+				ann.View(r.Clock.Now(), func(*tandem.View) {}) // a frame drawn
+			}
+			st := ann.NetStats()
+			t.Logf("%s: loss in %.3f, out %.3f, render delay %v", tc.name, st.LossIn, st.Loss, st.RenderDelay)
+			if st.Loss > 0.01 || (tc.down > 0) != (st.LossIn > tc.down/2) || st.LossIn > 2*tc.down+0.01 {
+				t.Fatalf("%s link (%.0f%% lost toward the client): loss in %.3f, out %.3f", tc.name, 100*tc.down, st.LossIn, st.Loss)
+			}
+			delays[tc.name] = st.RenderDelay
+		})
+	}
+	if delays["lossy"] <= delays["clean"] {
+		t.Fatalf("render delay %v with 10%% lost toward the client, %v with none: want it longer", delays["lossy"], delays["clean"])
 	}
 }

@@ -72,7 +72,10 @@ type Conn struct {
 	// Receiving.
 	recv    recvWindow
 	heardAt time.Duration // when the last datagram from the peer that decoded came
-	rhdr    wire.Header   // scratch for parsing headers
+	inTop   uint32        // the newest numbered packet accepted (inAny)
+	inAny   bool
+	inLoss  float64     // InLossRate
+	rhdr    wire.Header // scratch for parsing headers
 
 	rtt       rttEstimator
 	loss      float64

@@ -193,6 +193,7 @@ func (c *Conn) receive(p []byte, now time.Duration) {
 		return
 	}
 	c.counts.PacketsAccepted++
+	c.noteInbound(h.Packet)
 	r.Reset(body)
 	for r.Len() > 0 && !c.closed && !wire.SkipPadding(&r) {
 		kind, payload := wire.ReadMessage(&r, MaxMessageSize)
@@ -260,6 +261,25 @@ func (c *Conn) onAck(a *wire.AckFrame, now time.Duration) {
 			c.floor++
 		}
 		c.releaseTokens()
+	}
+}
+
+// noteInbound updates InLossRate with the peer's packet pn accepted: the
+// packets a newer one skipped count lost, each, until one comes late
+// (reordered within the window), which takes its loss back.
+func (c *Conn) noteInbound(pn uint32) {
+	const gain = 1.0 / 64
+	switch {
+	case !c.inAny:
+		c.inAny, c.inTop = true, pn
+	case pn > c.inTop:
+		for range min(pn-c.inTop-1, 64) {
+			c.inLoss += (1 - c.inLoss) * gain
+		}
+		c.inLoss -= c.inLoss * gain
+		c.inTop = pn
+	default:
+		c.inLoss = max(0, c.inLoss-gain)
 	}
 }
 

@@ -34,8 +34,12 @@ type Stats struct {
 	// ReorderWindow is the current reorder window (see Config).
 	ReorderWindow time.Duration
 	// LossRate is the fraction of recently settled numbered datagrams that
-	// were lost, an exponential average over about 64 datagrams.
-	LossRate float64
+	// were lost, an exponential average over about 64 datagrams: of those
+	// this side sent. InLossRate is the same of the peer's numbered
+	// datagrams, as this side sees them arrive: one skipped by a newer one
+	// counts lost until it comes (reordered), and one that comes past the
+	// reorder window stays lost (its messages were dropped).
+	LossRate, InLossRate float64
 
 	BytesInPerSec, BytesOutPerSec     float64
 	PacketsInPerSec, PacketsOutPerSec float64 // datagrams
@@ -85,6 +89,7 @@ func (c *Conn) Stats() Stats {
 		RTTSamples:           c.rtt.samples,
 		ReorderWindow:        c.reorderWindow(),
 		LossRate:             c.loss,
+		InLossRate:           c.inLoss,
 		BytesInPerSec:        c.bytesIn.rate(now),
 		BytesOutPerSec:       c.bytesOut.rate(now),
 		PacketsInPerSec:      c.pktsIn.rate(now),
@@ -145,8 +150,15 @@ func (c *Conn) FateAfter() time.Duration {
 	return c.rtt.smoothed + c.reorderWindow() + c.cfg.PeerAckDelay
 }
 
-// LossRate returns the recent fraction of numbered datagrams lost.
+// LossRate returns the recent fraction of numbered datagrams lost, of those
+// this side sent (Stats.LossRate).
 func (c *Conn) LossRate() float64 { return c.loss }
+
+// InLossRate returns the recent fraction of the peer's numbered datagrams
+// lost on their way here (Stats.InLossRate): what a receiver sizes its
+// buffers for (a client's render delay), where LossRate, known from the
+// peer's acknowledgements, is what this side's sends suffer.
+func (c *Conn) InLossRate() float64 { return c.inLoss }
 
 // InFlight returns the number of numbered datagrams whose fate is unknown.
 func (c *Conn) InFlight() int { return c.inFlight }
