@@ -3,6 +3,7 @@ package tandem
 import (
 	"errors"
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -17,6 +18,63 @@ import (
 type hostCommands struct {
 	queue   []queued
 	waiters []ecs.PeerID
+	// turn picks which player's command goes first of a frame's (fair):
+	// it moves on each frame commands of several players ran.
+	turn  uint32
+	peers []ecs.PeerID   // scratch of fair
+	ranks []int          // scratch of fair
+	keyed []keyedCommand // scratch of fair
+}
+
+// fair orders the frame's commands so that players take turns, one
+// command each in turn, each player's in the order it sent them, the player
+// to go first moving on each frame: of two players' commands that reach
+// the host in one frame (one cell, two builders), neither's always wins.
+// The queue comes in the order the players' connections were read, which
+// is the same every frame.
+func (hc *hostCommands) fair() {
+	q := hc.queue
+	if len(q) < 2 {
+		return
+	}
+	peers := hc.peers[:0]
+	for i := range q {
+		if !slices.Contains(peers, q[i].peer) {
+			peers = append(peers, q[i].peer)
+		}
+	}
+	hc.peers = peers
+	if len(peers) < 2 {
+		return
+	}
+	slices.Sort(peers)
+	n := len(peers)
+	start := int(hc.turn % uint32(n))
+	hc.turn++
+	// Each command's place: its rank among its player's, then its
+	// player's place in the turn.
+	ranks := hc.ranks[:0]
+	for range n {
+		ranks = append(ranks, 0)
+	}
+	keyed := hc.keyed[:0]
+	for i := range q {
+		at, _ := slices.BinarySearch(peers, q[i].peer)
+		keyed = append(keyed, keyedCommand{key: ranks[at]*n + (at-start+n)%n, q: q[i]})
+		ranks[at]++
+	}
+	slices.SortFunc(keyed, func(a, b keyedCommand) int { return a.key - b.key })
+	for i := range keyed {
+		q[i] = keyed[i].q
+	}
+	clear(keyed)
+	hc.keyed, hc.ranks = keyed[:0], ranks[:0]
+}
+
+// keyedCommand is a command and its place in the frame's turns (fair).
+type keyedCommand struct {
+	key int
+	q   queued
 }
 
 // waitingCommands is how many of a player's commands may wait their turn
@@ -165,6 +223,7 @@ func (h *Host[I]) releaseWaiting() {
 func (h *Host[I]) runCommands() {
 	h.takeMail()
 	h.releaseWaiting()
+	h.cmds.fair()
 	q := h.cmds.queue
 	if len(q) == 0 {
 		return
