@@ -414,3 +414,43 @@ func TestATeleportAtRestStaysPut(t *testing.T) {
 		t.Fatalf("teleported at rest to %v, the body is at %v a step later", to, got)
 	}
 }
+
+// A static body (Material.Static) is attached to its entity as any body,
+// costs no step (nothing awake among 300 of them, touching), stops what
+// falls on it, and moves with SetPose, its shapes reindexed.
+func TestStaticBodiesCostNoStep(t *testing.T) {
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	var walls []arche.Entity
+	for i := range 300 {
+		e := r.entity(float64(i)*19.5, 100) // 20 wide: each overlaps the next
+		r.s.AttachBox(e, 20, 10, 0, physics.Material{Static: true, Friction: 1})
+		walls = append(walls, e)
+	}
+	if b := r.s.BodyOf(walls[0]); b.GetType() != cp.BODY_STATIC {
+		t.Fatalf("a Static material gave a body of type %v", b.GetType())
+	}
+	for range 10 {
+		r.tick()
+	}
+	if n := r.s.Awake(); n != 0 {
+		t.Fatalf("300 static walls: %d bodies stepped, want none", n)
+	}
+	ball := r.entity(100, 0)
+	r.s.AttachCircle(ball, 5, physics.Material{Mass: 1, Friction: 1})
+	for range 120 {
+		r.tick()
+	}
+	if y := r.transform(ball).Y; math.Abs(y-(100-5-5)) > 1 {
+		t.Fatalf("a ball dropped on the walls rests at y %.2f, want 90 (on the top of the walls)", y)
+	}
+	physics.SetPose(r.w, walls[5], ecs.Transform{X: 100, Y: 300})
+	if hits := r.s.CP().PointQueryNearest(cp.Vector{X: 100, Y: 300}, 0, cp.SHAPE_FILTER_ALL); hits.Shape == nil || hits.Shape.Body() != r.s.BodyOf(walls[5]) {
+		t.Fatal("a static wall moved by SetPose is not found where it was put")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a Material both Kinematic and Static was taken")
+		}
+	}()
+	r.s.AttachBox(r.entity(0, 0), 1, 1, 0, physics.Material{Static: true, Kinematic: true})
+}
