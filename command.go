@@ -203,12 +203,12 @@ func (r Receipt) String() string {
 var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a player")
 
 // ErrTooManyCommands is what Send returns while the client holds its limit
-// of commands without a receipt (the host's store is slow, or the link
-// down), or while the oldest of them is that many operations behind the
-// next (one the host dropped, past the second's worth of its CommandRate
-// that waits its turn, waits to be sent again; a Send it refuses has it
-// sent again within 2 s): wait for receipts to come back. 64
-// (command.DefaultPending).
+// of commands without a receipt, 64 (command.DefaultPending): the host's
+// store is slow, the link down, or the player sends faster than the host's
+// CommandRate runs them. It is also returned, with fewer held, while the
+// oldest held is 64 operations behind the next (its receipt lost or late:
+// a Send it refuses has it sent again within 2 s). Either way, wait for
+// receipts to come back (Client.PendingCommands says how many are held).
 var ErrTooManyCommands = command.ErrTooMany
 
 // Send sends a command of kind k with payload cmd to c's host, and returns

@@ -252,7 +252,9 @@ type drivenFilter struct {
 // it. ID is the peer's while it plays (a peer that resumes after a broken
 // connection or a restart keeps it); after Leave it may be given to another
 // peer, not at once: only after 32 other ids were given and a minute
-// passed (see ecs.PeerID). Name is what the client's ClientConfig.Name said (the host
+// passed (see ecs.PeerID), but for a world released while idle
+// (HostConfig.IdleUnload) and loaded again, whose ids count from 1 again.
+// Name is what the client's ClientConfig.Name said (the host
 // does not check it is unique).
 type Peer struct {
 	ID   ecs.PeerID

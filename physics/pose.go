@@ -13,8 +13,10 @@ import (
 // writes ecs.Transform and reports it, and reports the teleport
 // (ecs.ReportTeleport) so clients draw it as a jump too. With
 // ecs.Interpolated, Prev is set to the new pose and Snap is set until the
-// next step, so the teleport is drawn as a jump, not a slide. Velocity is
-// kept; set it with SetVelocity.
+// Space's next Update (the physics step), so the teleport is drawn as a
+// jump, not a slide: a system that runs after the Space in the frame of a
+// SetPose made before it sees Snap cleared already (the world's
+// Journal().Teleported lists the frame's teleports to its end). Velocity is kept; set it with SetVelocity.
 //
 // Call it from systems, between physics steps. It panics if e has no Body.
 func SetPose(w *ecs.World, e arche.Entity, pose ecs.Transform) {
