@@ -40,7 +40,9 @@
 // state is due; it is taken to rest only once the host sent newer frames
 // without it for longer than its states came apart (states of other
 // entities, or, as a world falls still, the empty states a Tandem host
-// sends then, which the replicator passes to Heard), and to have rested in
+// sends then, which the replicator passes to Heard), or than MaxDeferral if
+// its ecs.Velocity says it moved at its newest state (its next state lost,
+// or sent less often, leaves such frames while it moves), and to have rested in
 // a silence only up to MaxDeferral before its next state. When the states
 // stop coming with no newer frame heard (late, or lost) the entity is
 // extrapolated for a bounded time (along its last two states, or by its

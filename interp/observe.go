@@ -87,6 +87,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	} else {
 		st.flags &^= flagStill
 	}
+	st.moving = ip.movingAt(e)
 
 	if st.n == 0 {
 		k := ip.push(s, f, pose, true)
@@ -279,6 +280,14 @@ func (ip *Interpolator) standing(e arche.Entity) bool {
 	w := ip.w
 	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
 	return v != nil && !ip.cfg.IgnoreVelocity && v.X == 0 && v.Y == 0
+}
+
+// movingAt reports whether e has an ecs.Velocity of some speed, finite
+// (and velocities are used: IgnoreVelocity unset).
+func (ip *Interpolator) movingAt(e arche.Entity) bool {
+	w := ip.w
+	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
+	return v != nil && !ip.cfg.IgnoreVelocity && finiteVel(*v) && (v.X != 0 || v.Y != 0 || v.Angular != 0)
 }
 
 // setOff returns the frame entity e, found at pose at frame f and moving

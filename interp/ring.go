@@ -49,8 +49,12 @@ type slotState struct {
 	snaps uint8 // bit k: state k follows a teleport, never blended into
 	flags uint8
 	mode  uint8
-	raw   ecs.Transform // pose of the last Update, without offset
-	off   ecs.Transform // visual offset, decaying
+	// moving: its newest state had an ecs.Velocity of some speed (and
+	// velocities are used): it moved there, and the host sends the change
+	// that stops it (see Interpolator.sample).
+	moving bool
+	raw    ecs.Transform // pose of the last Update, without offset
+	off    ecs.Transform // visual offset, decaying
 }
 
 // blockBits sets the blocks the per-slot state is kept in: 1,024 slots, a

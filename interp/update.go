@@ -142,7 +142,10 @@ func (ip *Interpolator) dropActive(k int) {
 // Past e's newest state, at frame fn: the host sends e's next change within
 // about as many frames as e's last two states were apart (a send interval at
 // least, MaxDeferral at most), the longer the smaller the change. Once
-// frames that much newer than fn arrived without e, e rests at fn. Until
+// frames that much newer than fn arrived without e, e rests at fn; one whose
+// ecs.Velocity at fn says it moved rests only once they are MaxDeferral
+// newer (a datagram with its next state lost, or the host sending it less
+// often, leaves frames without it that much newer while it moves on). Until
 // then it moves on along its last two states (by its velocity, with one
 // alone), for that long or MaxExtrapolation, whichever is longer; past that
 // it is drawn at fn (Update slides it back there). Before its oldest state
@@ -157,7 +160,15 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		}
 		v := ip.firstVel(s)
 		moving, prev, due := ip.lead(sl, frames, v)
-		if fn < g && float64(g-fn) >= due {
+		rest := due
+		if sl.moving {
+			// Its Velocity says it moved at fn: the host sends the change
+			// that stops it, within MaxDeferral. Frames heard sooner without
+			// it say nothing: its next state may have been lost, or the
+			// host sends it less often now (a peer's interest weighs it).
+			rest = ip.deferral
+		}
+		if fn < g && float64(g-fn) >= rest {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
 		}
