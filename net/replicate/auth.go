@@ -51,21 +51,24 @@ type ownPick struct {
 	key  uint64
 }
 
-// pickKey orders the due entities of an owner of many: those the host
-// changed since the newest AuthState the peer acknowledged before the
-// others, each group the longest unsent first (never sent: first of all).
-func (o *ownRefresh) pickKey(slot int32, changed uint32) uint64 {
-	key := uint64(o.sent[slot])
-	if changed <= o.acked {
-		key |= 1 << 32
+// ownOf is what an owner of more than ownAll entities knows of one of them
+// as an AuthState is built at host frame now: whether it is due beyond the
+// rules of due (it changed since it last went; it went in none for a
+// refresh's frames, a turn that, deferred, is not lost; it is behind a full
+// AuthState the share cut short), and its key among the due. The key is
+// the frame it last went, a refresh's frames later for one unchanged since
+// the newest AuthState the peer acknowledged and since it last went: the
+// changed go before the unchanged that went as recently, and no due one
+// waits behind changed ones for ever (a walking army took every share and
+// the standing units never went).
+func (o *ownRefresh) ownOf(slot int32, changed, now, refreshFrames uint32) (due bool, key uint64) {
+	last := o.sent[slot]
+	key = uint64(last)
+	if changed <= o.acked && changed <= last {
+		key += uint64(refreshFrames)
 	}
-	return key
-}
-
-// behind reports whether the owned entity in slot has gone in no AuthState
-// since a full one that could not carry every owned entity.
-func (o *ownRefresh) behind(slot int32) bool {
-	return o.catchUp != 0 && o.sent[slot] < o.catchUp
+	due = changed > last || now-last >= refreshFrames || o.catchUp != 0 && last < o.catchUp
+	return due, key
 }
 
 // pruneSent drops from sent the slots the peer no longer owns, once it
@@ -190,11 +193,19 @@ func (p *HostPeer) sendAuth() {
 	// framing and its datagram's.
 	items, spent, deferred := 0, header+wire.MessageOverhead(header)+h.cfg.DatagramOverhead, 0
 	picks := own.picks[:0]
+	refreshFrames := uint32(refresh * h.cfg.SendEvery)
 	for _, ent := range owned {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
-		if !spawning && !own.due(full, slot, e.changed, refresh) && !(many && own.behind(slot)) {
+		var key uint64
+		due := spawning || own.due(full, slot, e.changed, refresh)
+		if many {
+			var aged bool
+			aged, key = own.ownOf(slot, e.changed, h.frame, refreshFrames)
+			due = due || aged
+		}
+		if !due {
 			continue
 		}
 		if spawning {
@@ -210,7 +221,7 @@ func (p *HostPeer) sendAuth() {
 			}
 		}
 		if many && !spawning && !own.forced(slot) {
-			picks = append(picks, ownPick{slot: slot, key: own.pickKey(slot, e.changed)})
+			picks = append(picks, ownPick{slot: slot, key: key})
 			continue
 		}
 		spent += p.putAuth(frame, header, slot)
@@ -223,7 +234,7 @@ func (p *HostPeer) sendAuth() {
 		share := p.authShare()
 		for _, pk := range picks {
 			if spent >= share && items > 0 {
-				// The rest wait, still due: they go first in the next.
+				// The rest wait, still due (ownOf), and older for it.
 				deferred++
 				continue
 			}
@@ -250,7 +261,9 @@ func (p *HostPeer) sendAuth() {
 		own.pruneSent(w, p.id, len(owned))
 	}
 	own.turn++
-	p.authDirty = p.authDirty || again
+	// What the share left out goes at the next send tick, with or without
+	// a newer input frame.
+	p.authDirty = p.authDirty || again || deferred > 0
 }
 
 // authShare is the most bytes of items an owner of more than ownAll

@@ -402,3 +402,111 @@ func TestAWalkingArmyKeepsToTheBudget(t *testing.T) {
 		})
 	}
 }
+
+// An owner of 200 whose 150 walking units fill its share is still sent the
+// 50 standing ones in their turns: a unit's key is when it last went, the
+// changed a refresh ahead of the unchanged, so none waits for ever (they
+// sorted behind every changed one, and never went).
+func TestStandingUnitsGoBesideAWalkingArmy(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	walkers, idle := r.owned[:150], r.owned[150:]
+	for range 20 {
+		for _, e := range walkers {
+			r.move(e, 0.1)
+		}
+		r.step(false)
+	}
+	got := map[arche.Entity]bool{}
+	const sends = 64
+	for range sends {
+		for _, e := range walkers {
+			r.move(e, 0.1)
+		}
+		f := r.step(false)
+		for _, e := range r.seen[f] {
+			got[e] = true
+		}
+	}
+	missing := 0
+	for _, e := range idle {
+		if !got[r.clientOf(e)] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Fatalf("%d of %d idle owned units went in none of %d AuthStates (OwnRefresh %d)", missing, len(idle), sends, r.h.cfg.OwnRefresh)
+	}
+}
+
+// Units the host moved once while a walking army fills the share reach
+// their owner: a change not yet sent keeps a unit due after an AuthState
+// built after it is acknowledged (it was then taken as unchanged, behind
+// every walker, and the client never heard of the move).
+func TestAChangeLeftByTheShareStillGoes(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	walkers, idle := r.owned[:150], r.owned[150:]
+	for range 20 {
+		for _, e := range walkers {
+			r.move(e, 0.1)
+		}
+		r.step(false)
+	}
+	for _, e := range idle {
+		r.move(e, 5) // pushed once by the host
+	}
+	got := map[arche.Entity]bool{}
+	const sends = 64
+	for range sends {
+		for _, e := range walkers {
+			r.move(e, 0.1)
+		}
+		f := r.step(false)
+		for _, e := range r.seen[f] {
+			got[e] = true
+		}
+	}
+	missing := 0
+	for _, e := range idle {
+		if !got[r.clientOf(e)] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Fatalf("%d of %d owned units the host moved once never reached the owner in %d AuthStates", missing, len(idle), sends)
+	}
+}
+
+// After a lost AuthState an owner of many is sent its whole army over as
+// many AuthStates as the share needs, with or without newer input frames:
+// what the share left out makes the next send tick send again (with the
+// input stalled, the catch-up stopped after 122 of 200).
+func TestTheCatchUpGoesOnWithoutNewInput(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 10 {
+		r.step(false)
+	}
+	r.step(true) // lost
+	got := map[arche.Entity]bool{}
+	for i := range 30 {
+		if i == 0 {
+			r.frame++
+			r.h.Peer(1).SetInputFrame(r.frame) // one newer input, then none
+		}
+		r.s.Step()
+		for _, j := range r.next() {
+			r.deliver(j)
+		}
+		for _, e := range r.seen[r.frame] {
+			got[e] = true
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("after a lost AuthState, input stalled: %d of %d owned entities sent in 30 steps (AuthMessages %d, deferred %d)", len(got), n, r.h.Peer(1).stats.AuthMessages, r.h.Peer(1).stats.AuthDeferred)
+	}
+}
