@@ -13,8 +13,9 @@ import (
 )
 
 // hostCommands is the host's queue of commands taken this frame, run by the
-// commands system at the start of the frame, in the order they came, and
-// the players whose commands wait their turn (player.waiting).
+// commands system at the start of the frame, each player's in the order
+// they came, the players taking turns (fair), and the players whose
+// commands wait their turn (player.waiting).
 type hostCommands struct {
 	queue   []queued
 	waiters []ecs.PeerID
@@ -137,13 +138,14 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Dropped++
 		return
 	}
-	if h.taken(pl, peer, c.Op) {
+	sum := command.SumOf(c.Kind, c.Payload)
+	if h.taken(pl, peer, c.Op, sum) {
 		// Sent again (a resume sends every command without a receipt)
 		// while the first waits or is queued: that one's receipt answers.
 		h.stats.Again++
 		return
 	}
-	if v, _ := pl.book.Check(c.Op, command.SumOf(c.Kind, c.Payload)); v != command.Run {
+	if v, _ := pl.book.Check(c.Op, sum); v != command.Run {
 		// One the book answers (it ran, its receipt lost or still on its
 		// way) runs nothing: it takes no turn and waits for none, so that
 		// copies sent again do not fill the waiting room ahead of new ones.
@@ -168,11 +170,13 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
 }
 
-// taken reports whether the player's command op waits its turn or is
-// queued for this frame's run.
-func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64) bool {
+// taken reports whether the player's command op, with the content whose
+// digest is sum, waits its turn or is queued for this frame's run. One of
+// other content is not: it takes its turn, and the book answers it Conflict
+// once the first ran.
+func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64, sum command.Sum) bool {
 	for i := range pl.waiting {
-		if pl.waiting[i].op == op {
+		if w := &pl.waiting[i]; w.op == op && command.SumOf(w.kind, w.payload) == sum {
 			return true
 		}
 	}
@@ -180,7 +184,7 @@ func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64) bool {
 		return false
 	}
 	for i := range h.cmds.queue {
-		if q := &h.cmds.queue[i]; q.peer == peer && q.op == op {
+		if q := &h.cmds.queue[i]; q.peer == peer && q.op == op && command.SumOf(q.kind, q.payload) == sum {
 			return true
 		}
 	}
