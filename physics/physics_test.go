@@ -454,3 +454,36 @@ func TestStaticBodiesCostNoStep(t *testing.T) {
 	}()
 	r.s.AttachBox(r.entity(0, 0), 1, 1, 0, physics.Material{Static: true, Kinematic: true})
 }
+
+// A static body moved with SetPose wakes what rested on it (a ball asleep
+// on a barrier falls when the barrier goes) and what it lands on (a crate
+// asleep where it lands is pushed out): cp wakes nothing for a static body
+// that moves.
+func TestAMovedStaticBodyWakesWhatItTouches(t *testing.T) {
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	wall := r.entity(100, 100)
+	r.s.AttachBox(wall, 200, 10, 0, physics.Material{Static: true, Friction: 1})
+	ball := r.entity(100, 0)
+	r.s.AttachCircle(ball, 5, physics.Material{Mass: 1, Friction: 1})
+	floor := r.entity(500, 400)
+	r.s.AttachBox(floor, 400, 10, 0, physics.Material{Static: true, Friction: 1})
+	crate := r.entity(500, 300)
+	r.s.AttachBox(crate, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	for range 240 {
+		r.tick()
+	}
+	if n := r.s.Awake(); n != 0 {
+		t.Fatalf("setup: %d bodies awake, want the ball and the crate asleep", n)
+	}
+	y0, c0 := r.transform(ball).Y, r.transform(crate)
+	physics.SetPose(r.w, wall, ecs.Transform{X: 500, Y: 385}) // from under the ball onto the crate
+	for range 60 {
+		r.tick()
+	}
+	if y := r.transform(ball).Y; y < y0+50 {
+		t.Fatalf("the barrier under a sleeping ball moved away; a second later the ball is at y %.1f (was %.1f), still in the air", y, y0)
+	}
+	if c := r.transform(crate); c == c0 {
+		t.Fatalf("a barrier moved onto a sleeping crate left it where it was, inside the barrier: %v", c)
+	}
+}

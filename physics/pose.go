@@ -124,13 +124,33 @@ func (s *Space) moveBody(b *cp.Body, pose ecs.Transform) {
 	if s.stepping {
 		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
 	}
+	static := b.GetType() == cp.BODY_STATIC
+	if static {
+		// What rests on it falls, or follows: cp wakes nothing for a
+		// static body that moves.
+		b.ActivateStatic(nil)
+	}
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
 	b.SetAngle(pose.Angle)
-	if b.GetType() == cp.BODY_STATIC {
+	if static {
 		b.EachShape(s.cp.ReindexShape)
+		b.EachShape(s.wakeUnder) // and what it lands on
 		return
 	}
 	cp.BodyUpdatePosition(b, 0) // moves nothing: clears the bias
+}
+
+// wakeUnder wakes the bodies whose shapes overlap the box of static shape
+// sh where it now is.
+func (s *Space) wakeUnder(sh *cp.Shape) {
+	s.cp.BBQuery(sh.BB(), cp.SHAPE_FILTER_ALL, wakeShape, nil)
+}
+
+// wakeShape wakes the body of shape sh (a cp.SpaceBBQueryFunc).
+func wakeShape(sh *cp.Shape, _ any) {
+	if b := sh.Body(); b.GetType() == cp.BODY_DYNAMIC {
+		b.Activate()
+	}
 }
 
 func mustSpace(w *ecs.World, op string) *Space {
