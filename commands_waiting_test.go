@@ -1,9 +1,13 @@
 package tandem
 
 import (
+	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
 )
 
 // A command sent again with other content while the first of its id waits
@@ -30,4 +34,66 @@ func TestOtherContentWhileTheFirstWaitsIsAConflict(t *testing.T) {
 	if st := r.host.Stats(); st.Conflicts != 1 || st.Again != 1 || st.Dropped != 0 {
 		t.Fatalf("host: %d conflicts, %d again, %d dropped; want 1, 1 and 0", st.Conflicts, st.Again, st.Dropped)
 	}
+}
+
+// Answers from the book (a copy of a command that ran, an id too old) take
+// no turn of the rate, but count against MaxWithheld as new commands do: a
+// flood of old ids, sent while the store is slow, does not hold more
+// receipts for the save than that.
+func TestBookAnswersKeepToMaxWithheld(t *testing.T) {
+	db, err := store.Open(context.Background(), savePath(t), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sw, err := db.OpenWorld(context.Background(), "world")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowWorld{World: sw}
+	r := newRig(t, HostConfig{Store: slow, MaxWithheld: 8, CommandRate: 1000})
+	p := r.dialRaw("bob")
+	const ran = 100
+	for op := uint64(1); op <= ran; op++ {
+		p.send(t, op, 0, u32(uint32(op)))
+	}
+	for i := 0; len(p.receipts(t)) < ran; i++ {
+		if i > 600 {
+			t.Fatalf("%d receipts of %d after 10 s", len(p.receipts(t)), ran)
+		}
+		r.step(1)
+	}
+	slow.hold.Store(true)                 // the disk stalls: receipts wait for it
+	for op := uint64(1); op <= 30; op++ { // below the book's floor: expired
+		p.send(t, op, 0, u32(uint32(op)))
+	}
+	most := 0
+	for range 30 {
+		r.step(1)
+		most = max(most, r.host.Withheld())
+	}
+	if most > 8 {
+		t.Fatalf("30 expired ids at once held %d receipts for the save, more than MaxWithheld 8", most)
+	}
+	slow.hold.Store(false)
+	for i := 0; len(p.receipts(t)) < ran+30; i++ {
+		if i > 600 {
+			t.Fatalf("%d receipts, want %d: every old id answered", len(p.receipts(t)), ran+30)
+		}
+		r.step(1)
+	}
+}
+
+// slowWorld is a store.World whose commits fail while hold is set, as a
+// disk that stalls: the host keeps the receipts they would free.
+type slowWorld struct {
+	store.World
+	hold atomic.Bool
+}
+
+func (s *slowWorld) Commit(ctx context.Context, b *store.Batch) (uint64, error) {
+	if s.hold.Load() {
+		return 0, errors.New("the disk stalls")
+	}
+	return s.World.Commit(ctx, b)
 }

@@ -145,10 +145,12 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Again++
 		return
 	}
-	if v, _ := pl.book.Check(c.Op, sum); v != command.Run {
+	if v, _ := pl.book.Check(c.Op, sum); v != command.Run && pl.held.Len()+pl.queued < h.cfg.MaxWithheld {
 		// One the book answers (it ran, its receipt lost or still on its
-		// way) runs nothing: it takes no turn and waits for none, so that
-		// copies sent again do not fill the waiting room ahead of new ones.
+		// way) runs nothing: it takes no turn of the rate and waits for none,
+		// so that copies sent again do not fill the waiting room ahead of new
+		// ones; its answer still counts against MaxWithheld (a flood of old
+		// ids is held to it, as new commands are).
 		pl.queued++
 		h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
 		return
