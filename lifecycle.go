@@ -233,7 +233,8 @@ func (h *Host[I]) reload() error {
 // Close ends the host: it stops taking connections, fences the world (no
 // step, no command from now on; those taken before are in the world), saves
 // it and waits until the save is durable, sends the receipts that save
-// frees, tells every peer the host is shutting down, and lets every player
+// frees and waits (at most two seconds) until they can have reached their
+// clients, tells every peer the host is shutting down, and lets every player
 // and spectator go, those away included: each leaves as after its own
 // leave (Game.Leave, PeerLeft with session.ErrHostShutDown, its entities
 // removed but those Game.Keep keeps), and that is saved too, so a host
@@ -368,30 +369,41 @@ func (h *Host[I]) dismiss(ctx context.Context, err error) error {
 }
 
 // drain waits a little (at most drainWait on the host's clock) for what was
-// sent on the commands lane to leave: the receipts the final save freed. It
-// looks every drainPoll; a clock that does not move (a test's, nobody
-// stepping it) ends the wait after as many looks as drainWait holds.
+// sent on the commands lane to reach the players: the receipts the final
+// save freed, and those sent before that the transport may still be
+// sending again (over QUIC, until it would have delivered them through two
+// losses: quicnet.Conn.InFlight). Closing the connections drops what is
+// left. It looks every drainPoll; a clock that does not move (a test's,
+// nobody stepping it) ends the wait after drainStill looks.
 func (h *Host[I]) drain() {
-	deadline := h.clk.Now().Add(drainWait)
-	for range drainWait / drainPoll {
+	start := h.clk.Now()
+	deadline := start.Add(drainWait)
+	for look := 1; ; look++ {
 		left := 0
 		for _, p := range h.session.Peers() {
-			left += h.session.Buffered(p, transport.LaneCommands)
+			left += h.session.Unsettled(p, transport.LaneCommands)
 		}
-		if left == 0 || !h.clk.Now().Before(deadline) {
+		now := h.clk.Now()
+		if left == 0 || !now.Before(deadline) || look > drainStill && !now.After(start) {
 			return
 		}
 		time.Sleep(drainPoll)
 	}
 }
 
-// drainWait bounds how long Close waits for receipts to leave. A receipt
-// that does not make it is asked for again by its client, and answered
-// from the save.
-const drainWait = 250 * time.Millisecond
+// drainWait bounds how long Close waits for receipts to reach the players,
+// whatever they do. A receipt that does not make it is lost with the
+// connection: after Close its client answers ReceiptUnknown (after
+// CloseForRestart it asks the next host again, which answers from the
+// save).
+const drainWait = 2 * time.Second
 
-// drainPoll is how often Close looks whether the receipts left.
-const drainPoll = 2 * time.Millisecond
+// drainPoll is how often Close looks whether the receipts arrived, and
+// drainStill how many times it looks at a clock that does not move.
+const (
+	drainPoll  = 2 * time.Millisecond
+	drainStill = 125
+)
 
 // Abandon gives up a host whose Close (or CloseForRestart) returned a
 // failed final save: it closes the store without saving again, and what

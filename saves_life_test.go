@@ -299,6 +299,48 @@ func testCloseDuringPlay(t *testing.T, s saveStore) {
 	}
 }
 
+// TestCloseReceiptsInFlight: the receipts Close's final save frees reach
+// the client even when they are still on their way as Close closes the
+// connection: on a host whose clock nobody moves during Close (a test's,
+// whose steps wait for Close to return) its wait for them to leave ends
+// with them in flight. They are answered as the host did (done), not
+// unknown, and the save holds the commands.
+func TestCloseReceiptsInFlight(t *testing.T) {
+	path := savePath(t)
+	r := newRig(t, HostConfig{SaveTo: path, SaveEvery: time.Hour})
+	ann := r.join("ann", ClientConfig[push]{})
+	r.async = true // the saves of the steps are not waited for: the receipts wait for Close's
+	for i := range 3 {
+		if _, err := Send(ann, addCommand, uint32(10+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.clk.Advance(10 * time.Millisecond) // the commands reach the host (5 ms)
+	r.step(1)
+	if st := r.host.Stats(); st.Commands != 3 {
+		t.Fatalf("%d commands ran before Close", st.Commands)
+	}
+	if err := r.host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		r.clk.Advance(ecs.DefaultStep)
+		ann.Advance()
+	}
+	st := ann.CommandStats()
+	if st.Unknown != 0 || st.Receipts != 3 || ann.PendingCommands() != 0 {
+		t.Fatalf("ann's commands after Close: %+v, %d pending; want the 3 receipts the host sent, none unknown", st, ann.PendingCommands())
+	}
+	h, err := NewHost(ledgerGame(), HostConfig{Clock: r.clk, SaveTo: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if s := snapshot(h); !strings.Contains(s, "ledger {Count:3 Sum:33 ") {
+		t.Fatalf("the final save lacks the commands taken before Close:\n%s", s)
+	}
+}
+
 // TestFailedFinalSave: a Close whose save fails returns the error and keeps
 // the world, without the players it let go (a later save must not bring
 // them back), and a later Save that lands finishes the Close.

@@ -44,3 +44,18 @@ func (c *Conn) LaneBuffered(lane transport.Lane) int {
 	}
 	return c.tc.Buffered(lane)
 }
+
+// LaneUnsettled returns the bytes sent on lane that may not have reached
+// the peer yet (0 once closed): LaneBuffered, and those the transport
+// passed on without word of their arrival (transport.InFlighter). A close
+// that must not lose what was sent waits for it to fall to 0.
+func (c *Conn) LaneUnsettled(lane transport.Lane) int {
+	if c.closed {
+		return 0
+	}
+	n := c.tc.Buffered(lane)
+	if f, ok := c.tc.(transport.InFlighter); ok {
+		n += f.InFlight(lane)
+	}
+	return n
+}

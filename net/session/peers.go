@@ -45,6 +45,16 @@ func (h *Host) Buffered(id ecs.PeerID, lane transport.Lane) int {
 	return 0
 }
 
+// Unsettled returns the bytes sent on lane to admitted peer id that may
+// not have reached it yet (conn.Conn.LaneUnsettled; 0 if there is no such
+// peer): a close that must not lose them waits for it to fall to 0.
+func (h *Host) Unsettled(id ecs.PeerID, lane transport.Lane) int {
+	if p := h.peer(id); p != nil {
+		return p.c.LaneUnsettled(lane)
+	}
+	return 0
+}
+
 // Spectator reports whether peer id watches: a connection that holds the id
 // (admitted, or about to be: OnJoin may ask) asked to in its Hello, or the
 // known peer it names, away or restored, did.

@@ -235,8 +235,10 @@ type Conn interface {
 	// until the next RecvMessage call.
 	RecvMessage() (lane Lane, msg []byte, ok bool)
 	// Buffered returns the bytes queued on lane that the peer has not yet
-	// taken (queued here, or in flight on the stream). Senders of bulk data pace
-	// themselves by it.
+	// taken (queued here, or in flight on the stream, as far as the
+	// transport counts them: one that passes bytes on without knowing when
+	// they arrive counts those as InFlighter.InFlight). Senders of bulk data
+	// pace themselves by it.
 	Buffered(lane Lane) int
 	// Close closes the connection, telling the peer code and reason. Later calls
 	// do nothing. Queued lane messages may be lost.
@@ -256,6 +258,18 @@ type Conn interface {
 	// dialed admitted; the host's session admits a peer once it has proven
 	// itself in the handshake. Later calls do nothing.
 	Admit()
+}
+
+// InFlighter is implemented by a Conn whose Buffered leaves out lane bytes
+// it passed on and cannot yet tell reached the peer (quicnet: those QUIC
+// took, which the peer may not have acknowledged; Buffered paces bulk
+// senders by what waits for QUIC). InFlight returns them; Buffered plus
+// InFlight is what may not have reached the peer. Close may lose both: a
+// sender that must not lose what it sent last (a host's final receipts)
+// waits for them to fall to 0 before it closes. InFlight falls to 0 in
+// time whatever the peer does (it may be an estimate).
+type InFlighter interface {
+	InFlight(lane Lane) int
 }
 
 // Receive limits of a connection a Listener accepted, until Admit: what an

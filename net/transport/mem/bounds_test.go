@@ -99,17 +99,23 @@ func TestTinyMessagesChargedAtTheirCost(t *testing.T) {
 	}
 }
 
-// TestMessagesBeforeCloseArrive: lane messages that had arrived when the
-// peer closed are still taken after the close; later ones are not.
+// TestMessagesBeforeCloseArrive: lane messages the peer sent before it
+// closed are still taken after the close, those that had arrived and those
+// still on their way (they went before the close); none is sent after it.
 func TestMessagesBeforeCloseArrive(t *testing.T) {
 	clk, client, host := connect(t, Config{ToClient: condition.Config{Latency: 10 * time.Millisecond}})
 	host.SendMessage(transport.LaneControl, []byte{0x82, 1})
 	clk.Advance(10 * time.Millisecond)
 	host.SendMessage(transport.LaneControl, []byte{0x82, 2}) // still on its way at the close
 	host.Close(transport.CloseNormal, "refused")
+	if err := host.SendMessage(transport.LaneControl, []byte{0x82, 3}); !errors.Is(err, transport.ErrClosed) {
+		t.Fatalf("SendMessage after the close = %v, want ErrClosed", err)
+	}
 	clk.Advance(time.Second)
-	if _, msg, ok := client.RecvMessage(); !ok || msg[1] != 1 {
-		t.Fatalf("the message that arrived before the close: %v %v", msg, ok)
+	for i := byte(1); i <= 2; i++ {
+		if _, msg, ok := client.RecvMessage(); !ok || msg[1] != i {
+			t.Fatalf("message %d, sent before the close: %v %v", i, msg, ok)
+		}
 	}
 	if _, msg, ok := client.RecvMessage(); ok {
 		t.Fatalf("a message sent after the close arrived: %v", msg)

@@ -35,8 +35,12 @@ func (c *Conn) idledOut() {
 //
 // Delivery is pulled: RecvDatagram and RecvMessage return what is due at the
 // clock's Now. A close reaches the peer at once (its Err and Done change in
-// the same call); after it neither end receives datagrams, and lane messages
-// only those that were due when the connection closed (they had arrived).
+// the same call); after it neither end receives datagrams. The end that
+// closed receives the lane messages that were due when it closed (they had
+// arrived); the peer every lane message the closing end sent, those still
+// in flight too: they went before the close, as a QUIC connection's stream
+// data goes before its CONNECTION_CLOSE (over QUIC they may still be lost
+// unless the sender waits for them to settle: transport.InFlighter).
 //
 // An end a Listener accepted starts unadmitted: its lanes hold only the
 // small bounds of transport.UnadmittedMaxMessageSize and the constants beside
@@ -56,7 +60,7 @@ type Conn struct {
 
 	stats    transport.Stats
 	err      error
-	closedAt time.Time // when err was set
+	closedAt time.Time // when err was set; once closed, lane messages due by then are still taken
 	done     chan struct{}
 	admitted bool // the configured lane limits apply to what this end receives
 	// darkFrom and darkUntil bound this end's last blackout (Blackout).
@@ -196,7 +200,8 @@ func (c *Conn) SendMessage(lane transport.Lane, msg []byte) error {
 }
 
 // RecvMessage returns the next lane message due now, lowest lane first.
-// Once closed, it returns the messages that were due at the close.
+// Once closed, it returns the messages that were due at the close, and
+// after the peer's close every message the peer sent before it.
 func (c *Conn) RecvMessage() (transport.Lane, []byte, bool) {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
@@ -229,8 +234,10 @@ func (c *Conn) Buffered(lane transport.Lane) int {
 }
 
 // Close closes both ends now: this end's Err becomes a CloseError with
-// Remote false, the peer's the same with Remote true. After Cut only this
-// end closes: the peer is not told.
+// Remote false, the peer's the same with Remote true, and the lane messages
+// this end sent that are still in flight become due to the peer at once
+// (they went before the close), while those on their way to this end are
+// dropped. After Cut only this end closes: the peer is not told.
 func (c *Conn) Close(code transport.CloseCode, reason string) error {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
@@ -244,7 +251,14 @@ func (c *Conn) Close(code transport.CloseCode, reason string) error {
 		return nil
 	}
 	c.peer.err = &transport.CloseError{Code: code, Reason: reason, Remote: true}
+	// The peer takes what this end sent before the close, in flight
+	// or not: each lane's last message is due at its lastDue.
 	c.peer.closedAt = c.closedAt
+	for i := range c.peer.lanes {
+		if q := &c.peer.lanes[i]; q.n > 0 && q.lastDue.After(c.peer.closedAt) {
+			c.peer.closedAt = q.lastDue
+		}
+	}
 	close(c.peer.done)
 	return nil
 }

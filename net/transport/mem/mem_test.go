@@ -330,6 +330,42 @@ func TestCloseReachesPeerAtOnce(t *testing.T) {
 	}
 }
 
+// Lane messages a closing end sent before its close reach the peer, those
+// still in flight too (they went before the close, as a QUIC connection's
+// stream data goes before its CONNECTION_CLOSE), in order; the closing end
+// drops what was on its way to it.
+func TestCloseDeliversLaneMessagesInFlight(t *testing.T) {
+	link := condition.Config{Latency: 20 * time.Millisecond}
+	clk, client, host := connect(t, Config{ToHost: link, ToClient: link})
+	host.Admit()
+	for i := range 3 {
+		if err := host.SendMessage(transport.LaneCommands, []byte{0x86, byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(10 * time.Millisecond) // two have arrived at the close, the third is in flight
+	}
+	if err := client.SendMessage(transport.LaneCommands, []byte{0x85, 9}); err != nil {
+		t.Fatal(err)
+	}
+	host.Close(transport.CloseHostShutdown, "the game has ended")
+	for i := range 3 {
+		ln, m, ok := client.RecvMessage()
+		if !ok || ln != transport.LaneCommands || !bytes.Equal(m, []byte{0x86, byte(i)}) {
+			t.Fatalf("message %d: lane %v % x %v; want the host's message %d, sent before its close", i, ln, m, ok, i)
+		}
+	}
+	if _, m, ok := client.RecvMessage(); ok {
+		t.Fatalf("the client received % x past what the host sent", m)
+	}
+	clk.Advance(time.Second)
+	if _, m, ok := host.RecvMessage(); ok {
+		t.Fatalf("the host received % x, in flight to it when it closed", m)
+	}
+	if host.Buffered(transport.LaneCommands) != 0 {
+		t.Fatalf("Buffered = %d after the client took everything", host.Buffered(transport.LaneCommands))
+	}
+}
+
 func TestListenerAndDialErrors(t *testing.T) {
 	n, err := NewNetwork(clock.NewFake(t0), Config{Backlog: 1})
 	if err != nil {

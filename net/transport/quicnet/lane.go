@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"github.com/quic-go/quic-go"
 
@@ -19,6 +20,11 @@ type lane struct {
 	sendBytes int  // framed bytes in pending and in the write under way
 	writing   bool // the writer goroutine was started
 	wake      chan struct{}
+	// What QUIC took and may not have delivered yet (InFlight): the
+	// framed bytes written since the lane last settled, and when the
+	// last of them were.
+	flight  int
+	wroteAt time.Time
 
 	// Receiving: the lane's reader reserves room (the message's cost and a
 	// queue slot) before it allocates a message, and waits on room while
@@ -73,7 +79,9 @@ func (c *Conn) SendMessage(ln transport.Lane, msg []byte) error {
 
 // Buffered returns the bytes of lane queued by SendMessage and not yet taken
 // by QUIC (framing included; a write blocked by flow control counts until
-// QUIC has packed it). Data sent and not yet acknowledged is not counted.
+// QUIC has packed it). Data QUIC took and the peer may not have
+// acknowledged is not counted here (bulk senders pace by what waits for
+// QUIC): InFlight counts it.
 func (c *Conn) Buffered(ln transport.Lane) int {
 	if ln >= transport.NumLanes {
 		return 0
@@ -82,6 +90,56 @@ func (c *Conn) Buffered(ln transport.Lane) int {
 	defer c.mu.Unlock()
 	return c.lanes[ln].sendBytes
 }
+
+// InFlight returns the bytes of lane that QUIC took and that may not have
+// reached the peer yet (transport.InFlighter); 0 once the connection
+// closed. quic-go does not tell when the peer acknowledged stream data, so
+// they count until QUIC would have delivered them through two losses in a
+// row: for settleAfter from the lane's last write. A close before Buffered
+// and InFlight fall to 0 may lose the data: QUIC stops sending it again,
+// and the peer's quic-go drops what its reader had not read yet when the
+// close arrives.
+func (c *Conn) InFlight(ln transport.Lane) int {
+	if ln >= transport.NumLanes {
+		return 0
+	}
+	settle := c.settleAfter()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := &c.lanes[ln]
+	if l.flight > 0 && (c.closedLocked() || time.Since(l.wroteAt) >= settle) {
+		l.flight = 0
+	}
+	return l.flight
+}
+
+var _ transport.InFlighter = (*Conn)(nil)
+
+// settleAfter is how long after QUIC took a lane's bytes they count as in
+// flight: one round trip and three probe timeouts (RFC 9002's PTO, from
+// QUIC's RTT estimate and the peer's default max_ack_delay), long enough
+// for a first loss to be probed after one PTO and a second after two more
+// (the timeout doubles), and for the data to reach the peer and be
+// acknowledged. About 0.8 s at a 150 ms round trip, 0.1 s on a LAN. An
+// estimate: a connection already backing off its probes (a link gone dark)
+// may take longer.
+func (c *Conn) settleAfter() time.Duration {
+	s := c.qc.ConnectionStats()
+	rtt, pto := s.SmoothedRTT, 2*initialRTT
+	if rtt > 0 {
+		pto = rtt + max(4*s.MeanDeviation, time.Millisecond) + maxAckDelay
+	} else {
+		rtt = initialRTT
+	}
+	return rtt + 3*pto
+}
+
+// quic-go's RTT before the first sample and the max_ack_delay it
+// announces (QUIC's default).
+const (
+	initialRTT  = 100 * time.Millisecond
+	maxAckDelay = 25 * time.Millisecond
+)
 
 // RecvMessage returns the next received message, lowest lane first.
 // Messages received before the connection closed are still returned after
@@ -161,9 +219,18 @@ func (c *Conn) writeLane(ln transport.Lane) {
 		c.mu.Unlock()
 
 		_, err := st.Write(chunk)
+		settle := c.settleAfter()
 
 		c.mu.Lock()
 		l.sendBytes -= len(chunk)
+		if err == nil {
+			now := time.Now()
+			if now.Sub(l.wroteAt) >= settle {
+				l.flight = 0 // what went before has settled
+			}
+			l.flight += len(chunk)
+			l.wroteAt = now
+		}
 		l.pending.recycle(chunk)
 		c.mu.Unlock()
 		if err != nil {

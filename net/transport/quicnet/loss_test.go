@@ -162,3 +162,53 @@ func TestConditionedClientBothWays(t *testing.T) {
 		t.Fatalf("QUIC RTT %v, want at least %v", rtt, 2*oneWay)
 	}
 }
+
+// TestInFlightUntilSettled: a lane message QUIC took leaves Buffered at
+// once but counts in InFlight until QUIC would have delivered it through
+// losses (at least a round trip, a fraction of a second here), then
+// InFlight falls to 0 by itself; a closed connection counts nothing.
+func TestInFlightUntilSettled(t *testing.T) {
+	link := condition.Config{Latency: 20 * time.Millisecond}
+	p := newPair(t, Config{WrapPacketConn: condition.Wrap(link, link)}, Config{})
+	for range 3 { // QUIC measures the round trip
+		if err := p.host.SendMessage(transport.LaneControl, []byte{0x81}); err != nil {
+			t.Fatal(err)
+		}
+		recvMessage(t, p.client)
+	}
+	rtt := p.host.Stats().RTT
+	if err := p.host.SendMessage(transport.LaneCommands, []byte{0x86, 1}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for p.host.Buffered(transport.LaneCommands) > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if n := p.host.InFlight(transport.LaneCommands); n == 0 {
+		t.Fatal("InFlight is 0 as QUIC took the message")
+	}
+	for p.host.InFlight(transport.LaneCommands) > 0 {
+		if time.Since(start) > waitTimeout {
+			t.Fatal("InFlight never fell to 0")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	settled := time.Since(start)
+	if settled < rtt || settled > 2*time.Second {
+		t.Fatalf("InFlight fell to 0 after %v at a round trip of %v; want between the round trip and 2 s", settled, rtt)
+	}
+	if ln, m := recvMessage(t, p.client); ln != transport.LaneCommands || m[1] != 1 {
+		t.Fatalf("the client received % x on lane %v", m, ln)
+	}
+	if err := p.host.SendMessage(transport.LaneCommands, []byte{0x86, 2}); err != nil {
+		t.Fatal(err)
+	}
+	for p.host.Buffered(transport.LaneCommands) > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	p.host.Close(transport.CloseNormal, "done")
+	if n := p.host.InFlight(transport.LaneCommands); n != 0 {
+		t.Fatalf("InFlight = %d after the close", n)
+	}
+	t.Logf("settled %v after the write at a round trip of %v", settled.Round(time.Millisecond), rtt.Round(time.Millisecond))
+}
