@@ -269,10 +269,10 @@ func (p *HostPeer) sendAuth() {
 // authShare is the most bytes of items an owner of more than ownAll
 // entities is sent in one AuthState beyond those that must go (a spawn on
 // its way, an entity given or changed in its components): what the tick's
-// State left of the budget, and at least half a send interval's worth, so
-// that a walking army, sent whole at every send, does not take the budget
-// its owner's view of the others needs (a State that spent everything
-// still leaves the owner's entities half an interval's worth).
+// State left of the budget, and at least half a send interval's worth (a
+// State that spent everything still leaves the owner's entities that), so
+// that what a player is sent keeps to its budget (a walking army of 200,
+// sent whole at every send, took four times it).
 func (p *HostPeer) authShare() int {
 	return max(int(p.tokens), int(p.maxTokens()/4))
 }
