@@ -34,14 +34,21 @@ type ownRefresh struct {
 	// (at the frame given), in slot order once sorted: due until acked
 	// passes that frame.
 	force []ownForce
-	// sent holds, for an owner of more than ownAll entities, the host frame
-	// of the last AuthState that carried each owned entity, by slot: the
-	// longest unsent go first when the due ones do not all fit (authShare).
-	sent map[int32]uint32
+	// sent holds, for an owner of more than ownAll entities, the last
+	// AuthState that carried each owned entity, by slot: the longest unsent
+	// go first when the due ones do not all fit (authShare).
+	sent map[int32]ownSent
 	// catchUp, when not 0, is the host frame of a full AuthState that could
 	// not carry every owned entity: those that went in none since are due.
 	catchUp uint32
 	picks   []ownPick // scratch: the due entities that compete for the share
+}
+
+// ownSent is the last AuthState that carried an owned entity: the host
+// frame it was built at, and its count among the AuthStates built
+// (ownRefresh.turn).
+type ownSent struct {
+	frame, turn uint32
 }
 
 // ownPick is a due owned entity competing for an AuthState's share of the
@@ -52,22 +59,22 @@ type ownPick struct {
 }
 
 // ownOf is what an owner of more than ownAll entities knows of one of them
-// as an AuthState is built at host frame now: whether it is due beyond the
-// rules of due (it changed since it last went; it went in none for a
-// refresh's frames, a turn that, deferred, is not lost; it is behind a full
+// as an AuthState is built: whether it is due beyond the rules of due (it
+// changed since it last went; it went in none of the last refresh built, a
+// turn that, deferred by the share, is not lost; it is behind a full
 // AuthState the share cut short), and its key among the due. The key is
-// the frame it last went, a refresh's frames later for one unchanged since
-// the newest AuthState the peer acknowledged and since it last went: the
+// the frame it last went, refreshFrames later for one unchanged since the
+// newest AuthState the peer acknowledged and since it last went: the
 // changed go before the unchanged that went as recently, and no due one
 // waits behind changed ones for ever (a walking army took every share and
 // the standing units never went).
-func (o *ownRefresh) ownOf(slot int32, changed, now, refreshFrames uint32) (due bool, key uint64) {
+func (o *ownRefresh) ownOf(slot int32, changed uint32, refresh int, refreshFrames uint32) (due bool, key uint64) {
 	last := o.sent[slot]
-	key = uint64(last)
-	if changed <= o.acked && changed <= last {
+	key = uint64(last.frame)
+	if changed <= o.acked && changed <= last.frame {
 		key += uint64(refreshFrames)
 	}
-	due = changed > last || now-last >= refreshFrames || o.catchUp != 0 && last < o.catchUp
+	due = changed > last.frame || o.turn-last.turn >= uint32(refresh) || o.catchUp != 0 && last.frame < o.catchUp
 	return due, key
 }
 
@@ -153,9 +160,10 @@ const ownAll = 16
 // of them what its share of the budget holds (authShare), the longest
 // unsent first.
 func (p *HostPeer) sendAuth() {
-	if !p.authDirty {
+	if !p.authDirty && !(p.authMore && p.auth.flying == 0) {
 		return
 	}
+	p.authMore = false
 	h := p.h
 	w := h.w
 	owned := w.Owned(p.id)
@@ -178,7 +186,7 @@ func (p *HostPeer) sendAuth() {
 	if !many {
 		refresh = 1
 	} else if own.sent == nil {
-		own.sent = make(map[int32]uint32, len(owned))
+		own.sent = make(map[int32]ownSent, len(owned))
 	}
 	// A loss noted while this one is built (a message the connection
 	// refused, a record pushed out) makes the next one full again.
@@ -202,7 +210,7 @@ func (p *HostPeer) sendAuth() {
 		due := spawning || own.due(full, slot, e.changed, refresh)
 		if many {
 			var aged bool
-			aged, key = own.ownOf(slot, e.changed, h.frame, refreshFrames)
+			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames)
 			due = due || aged
 		}
 		if !due {
@@ -261,9 +269,13 @@ func (p *HostPeer) sendAuth() {
 		own.pruneSent(w, p.id, len(owned))
 	}
 	own.turn++
-	// What the share left out goes at the next send tick, with or without
-	// a newer input frame.
-	p.authDirty = p.authDirty || again || deferred > 0
+	p.authDirty = p.authDirty || again
+	// What the share left out goes at the next send tick with a newer input
+	// frame, or, without one, once the AuthStates in flight are settled: a
+	// state of the same frame beside one in flight would be sent whole
+	// again after them (authFlight), cut short by the share again, and so
+	// on for as long as the input stalls.
+	p.authMore = deferred > 0
 }
 
 // authShare is the most bytes of items an owner of more than ownAll
@@ -308,7 +320,7 @@ func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) int {
 	h.buf = append(h.buf, b...)
 	p.stats.AuthItems++
 	if p.own.sent != nil {
-		p.own.sent[slot] = h.frame
+		p.own.sent[slot] = ownSent{frame: h.frame, turn: p.own.turn}
 	}
 	return len(b)
 }

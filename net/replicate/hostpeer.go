@@ -107,6 +107,7 @@ type HostPeer struct {
 	turn       ecs.NetID
 	quiet      uint8 // send ticks in a row the peer was sent no State (quiet.go)
 	authDirty  bool
+	authMore   bool // the share left owned entities out: more once the AuthStates in flight settle
 	inputFrame ecs.Frame
 	auth       authFlight
 	own        ownRefresh
@@ -511,9 +512,9 @@ func (p *HostPeer) Memory() int {
 	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{})) + p.rmIndex.memory()
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
 	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
-	// The owned entities' AuthState stamps: a map's entry of 8 bytes and
-	// its share of the buckets' tophash and overflow, about 16 bytes.
-	n += len(p.own.sent)*16 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + cap(p.own.force)*int(unsafe.Sizeof(ownForce{}))
+	// The owned entities' AuthState stamps: a map's entry of 12 bytes and
+	// its share of the groups' control words and slack, about 20 bytes.
+	n += len(p.own.sent)*20 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + cap(p.own.force)*int(unsafe.Sizeof(ownForce{}))
 	for i := range p.wheel {
 		n += cap(p.wheel[i]) * 8
 	}

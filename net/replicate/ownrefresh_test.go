@@ -510,3 +510,77 @@ func TestTheCatchUpGoesOnWithoutNewInput(t *testing.T) {
 		t.Fatalf("after a lost AuthState, input stalled: %d of %d owned entities sent in 30 steps (AuthMessages %d, deferred %d)", len(got), n, r.h.Peer(1).stats.AuthMessages, r.h.Peer(1).stats.AuthDeferred)
 	}
 }
+
+// An idle army whose owner's input stalls after a lost AuthState is sent
+// its catch-up and then nothing: over a round trip longer than a send tick
+// the catch-up went beside an AuthState of the same frame still in flight,
+// whose settling made the next one whole again, cut short by the share
+// again, and so on (75 AuthStates in 100 steps of a still army).
+func TestAStalledOwnerIsNotSentForEver(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 10 {
+		r.step(false)
+	}
+	r.step(true) // lost: the next is whole, cut short by the share
+	var held []int
+	auths := 0
+	seen := map[arche.Entity]bool{}
+	for i := range 200 {
+		r.s.Step()
+		for _, j := range held { // each settles a step late
+			r.deliver(j)
+		}
+		held = held[:0]
+		for _, j := range r.next() {
+			if wire.Kind(r.out.msgs[j][0]) == wire.KindAuthState {
+				if i >= 100 {
+					auths++
+				}
+				held = append(held, j)
+				continue
+			}
+			r.deliver(j)
+		}
+		for _, e := range r.seen[r.frame] {
+			seen[e] = true
+		}
+	}
+	if auths > 0 || len(seen) != n {
+		t.Fatalf("input stalled, nothing changed: %d AuthStates in steps 100 to 199 (%d deferred); %d of %d units caught up", auths, r.h.Peer(1).stats.AuthDeferred, len(seen), n)
+	}
+}
+
+// An idle army whose owner's input skips one send tick in four is sent
+// n/OwnRefresh of its units an AuthState, each once in its turn: a unit's
+// age counts AuthStates built, as its turn does (counted in frames, it
+// drifted from the turns at each skipped send, and a unit went twice: 50
+// an AuthState where 25 were due).
+func TestAnIdleArmyWithJitteryInputTakesTurns(t *testing.T) {
+	const n = 200
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 20 {
+		r.step(false)
+	}
+	total, builds := 0, 0
+	for i := range 400 {
+		if i%4 != 3 {
+			r.frame++
+			r.h.Peer(1).SetInputFrame(r.frame)
+		}
+		r.s.Step()
+		for _, j := range r.next() {
+			r.deliver(j)
+		}
+		if i%4 != 3 {
+			total += len(r.seen[r.frame])
+			builds++
+		}
+	}
+	want := n / r.h.cfg.OwnRefresh
+	if avg := float64(total) / float64(builds); avg > 1.2*float64(want) {
+		t.Fatalf("an idle army with one input in four missing: %.1f states an AuthState, want about %d", avg, want)
+	}
+}
