@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/store"
 )
@@ -368,26 +369,41 @@ func (h *Host[I]) dismiss(ctx context.Context, err error) error {
 	return h.saveNow(ctx)
 }
 
-// drain waits a little (at most drainWait on the host's clock) for what was
-// sent on the commands lane to reach the players: the receipts the final
-// save freed, and those sent before that the transport may still be
-// sending again (over QUIC, until it would have delivered them through two
-// losses: quicnet.Conn.InFlight). Closing the connections drops what is
-// left. It looks every drainPoll; a clock that does not move (a test's,
-// nobody stepping it) ends the wait after drainStill looks.
+// drain waits a little (at most drainWait) for what was sent on the
+// commands lane to reach the players: the receipts the final save freed,
+// and those sent before that the transport may still be sending again
+// (over QUIC, until it would have delivered them through two losses:
+// quicnet.Conn.InFlight). Closing the connections drops what is left.
 func (h *Host[I]) drain() {
-	start := h.clk.Now()
-	deadline := start.Add(drainWait)
-	for look := 1; ; look++ {
-		left := 0
+	drainLoop(h.clk, func() (left int) {
 		for _, p := range h.session.Peers() {
 			left += h.session.Unsettled(p, transport.LaneCommands)
 		}
-		now := h.clk.Now()
-		if left == 0 || !now.Before(deadline) || look > drainStill && !now.After(start) {
-			return
+		return left
+	}, time.Sleep)
+}
+
+// drainLoop looks every drainPoll (sleep) at what is left (left) until
+// nothing is, drainWait passed on clk, clk stood still for drainStill looks
+// in a row (a test's clock that nobody moves while Close runs), or it
+// looked drainLooks times (a clock that runs slower than the sleeps); it
+// returns how many looks it took.
+func drainLoop(clk clock.Clock, left func() int, sleep func(time.Duration)) int {
+	moved := clk.Now()
+	deadline := moved.Add(drainWait)
+	still := 0
+	for look := 1; ; look++ {
+		n := left()
+		now := clk.Now()
+		if now.After(moved) {
+			moved, still = now, 0
+		} else {
+			still++
 		}
-		time.Sleep(drainPoll)
+		if n == 0 || !now.Before(deadline) || still >= drainStill || look >= drainLooks {
+			return look
+		}
+		sleep(drainPoll)
 	}
 }
 
@@ -398,11 +414,13 @@ func (h *Host[I]) drain() {
 // save).
 const drainWait = 2 * time.Second
 
-// drainPoll is how often Close looks whether the receipts arrived, and
-// drainStill how many times it looks at a clock that does not move.
+// drainPoll is how often Close looks whether the receipts arrived;
+// drainStill how many looks in a row at a clock that does not move end the
+// wait, and drainLooks how many in all.
 const (
 	drainPoll  = 2 * time.Millisecond
 	drainStill = 125
+	drainLooks = int(drainWait / drainPoll)
 )
 
 // Abandon gives up a host whose Close (or CloseForRestart) returned a

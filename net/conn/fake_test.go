@@ -24,6 +24,8 @@ type fakeLink struct {
 	held [][]byte
 	// admitted counts Admit calls.
 	admitted int
+	// buffered and inFlight are what Buffered and InFlight report.
+	buffered, inFlight int
 }
 
 type fakeLaneMsg struct {
@@ -88,7 +90,9 @@ func (f *fakeLink) RecvMessage() (transport.Lane, []byte, bool) {
 	return m.lane, m.msg, true
 }
 
-func (f *fakeLink) Buffered(transport.Lane) int { return 0 }
+func (f *fakeLink) Buffered(transport.Lane) int { return f.buffered }
+
+func (f *fakeLink) InFlight(transport.Lane) int { return f.inFlight }
 
 func (f *fakeLink) Close(code transport.CloseCode, reason string) error {
 	if f.err != nil {

@@ -46,12 +46,12 @@ func (c *Conn) LaneBuffered(lane transport.Lane) int {
 }
 
 // LaneUnsettled returns the bytes sent on lane that may not have reached
-// the peer yet (0 once closed): LaneBuffered, and those the transport
+// the peer yet (0 once the connection closed, either end): LaneBuffered, and those the transport
 // passed on without word of their arrival (transport.InFlighter). A close
 // that must not lose what was sent waits for it to fall to 0.
 func (c *Conn) LaneUnsettled(lane transport.Lane) int {
-	if c.closed {
-		return 0
+	if c.closed || c.tc.Err() != nil {
+		return 0 // closed, if not yet pumped since: what is left is lost
 	}
 	n := c.tc.Buffered(lane)
 	if f, ok := c.tc.(transport.InFlighter); ok {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -81,5 +82,24 @@ func TestPaddingMustBeZeros(t *testing.T) {
 		if err != nil && !errors.Is(err, wire.ErrInvalid) {
 			t.Errorf("% x: %v, want ErrInvalid", tc.body, err)
 		}
+	}
+}
+
+// LaneUnsettled counts what waits in the transport and what it passed on
+// without word of its arrival (transport.InFlighter), and nothing once the
+// connection closed, from either end, pumped since or not (a close that
+// waited for a departed peer's bytes waited its whole bound).
+func TestLaneUnsettled(t *testing.T) {
+	a, _, _, _, la, lb, _ := fakePair(t, Config{})
+	la.buffered, la.inFlight = 3, 4
+	if n := a.LaneUnsettled(transport.LaneCommands); n != 7 {
+		t.Fatalf("LaneUnsettled = %d, want 3 buffered and 4 in flight", n)
+	}
+	if n := a.LaneBuffered(transport.LaneCommands); n != 3 {
+		t.Fatalf("LaneBuffered = %d, want 3", n)
+	}
+	must(t, lb.Close(transport.CloseNormal, "gone")) // the peer's end; a has not polled since
+	if n := a.LaneUnsettled(transport.LaneCommands); n != 0 {
+		t.Fatalf("LaneUnsettled = %d after the peer closed, want 0", n)
 	}
 }

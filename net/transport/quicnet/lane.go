@@ -117,29 +117,21 @@ var _ transport.InFlighter = (*Conn)(nil)
 
 // settleAfter is how long after QUIC took a lane's bytes they count as in
 // flight: one round trip and three probe timeouts (RFC 9002's PTO, from
-// QUIC's RTT estimate and the peer's default max_ack_delay), long enough
-// for a first loss to be probed after one PTO and a second after two more
-// (the timeout doubles), and for the data to reach the peer and be
-// acknowledged. About 0.8 s at a 150 ms round trip, 0.1 s on a LAN. An
-// estimate: a connection already backing off its probes (a link gone dark)
-// may take longer.
+// QUIC's RTT estimate, 100 ms before its first sample, and the peer's
+// default max_ack_delay), long enough for a first loss to be probed after
+// one PTO and a second after two more (the timeout doubles), and for the
+// data to reach the peer and be acknowledged. About 0.8 s at a 150 ms round
+// trip, 0.1 s on a LAN. An estimate: a connection already backing off its
+// probes (a link gone dark) may take longer.
 func (c *Conn) settleAfter() time.Duration {
 	s := c.qc.ConnectionStats()
-	rtt, pto := s.SmoothedRTT, 2*initialRTT
-	if rtt > 0 {
-		pto = rtt + max(4*s.MeanDeviation, time.Millisecond) + maxAckDelay
-	} else {
-		rtt = initialRTT
-	}
-	return rtt + 3*pto
+	pto := s.SmoothedRTT + max(4*s.MeanDeviation, time.Millisecond) + maxAckDelay
+	return s.SmoothedRTT + 3*pto
 }
 
-// quic-go's RTT before the first sample and the max_ack_delay it
-// announces (QUIC's default).
-const (
-	initialRTT  = 100 * time.Millisecond
-	maxAckDelay = 25 * time.Millisecond
-)
+// maxAckDelay is the max_ack_delay a quic-go peer announces (QUIC's
+// default).
+const maxAckDelay = 25 * time.Millisecond
 
 // RecvMessage returns the next received message, lowest lane first.
 // Messages received before the connection closed are still returned after
