@@ -408,35 +408,8 @@ func TestAWalkingArmyKeepsToTheBudget(t *testing.T) {
 // changed a refresh ahead of the unchanged, so none waits for ever (they
 // sorted behind every changed one, and never went).
 func TestStandingUnitsGoBesideAWalkingArmy(t *testing.T) {
-	const n = 200
-	r := newOwnRig(t, n, HostConfig{})
-	r.frame = 1000
-	walkers, idle := r.owned[:150], r.owned[150:]
-	for range 20 {
-		for _, e := range walkers {
-			r.move(e, 0.1)
-		}
-		r.step(false)
-	}
-	got := map[arche.Entity]bool{}
-	const sends = 64
-	for range sends {
-		for _, e := range walkers {
-			r.move(e, 0.1)
-		}
-		f := r.step(false)
-		for _, e := range r.seen[f] {
-			got[e] = true
-		}
-	}
-	missing := 0
-	for _, e := range idle {
-		if !got[r.clientOf(e)] {
-			missing++
-		}
-	}
-	if missing > 0 {
-		t.Fatalf("%d of %d idle owned units went in none of %d AuthStates (OwnRefresh %d)", missing, len(idle), sends, r.h.cfg.OwnRefresh)
+	if missing, sends := unitsBesideWalkers(t, 0); missing > 0 {
+		t.Fatalf("%d of 50 standing units went in none of %d AuthStates", missing, sends)
 	}
 }
 
@@ -445,39 +418,45 @@ func TestStandingUnitsGoBesideAWalkingArmy(t *testing.T) {
 // built after it is acknowledged (it was then taken as unchanged, behind
 // every walker, and the client never heard of the move).
 func TestAChangeLeftByTheShareStillGoes(t *testing.T) {
-	const n = 200
-	r := newOwnRig(t, n, HostConfig{})
+	if missing, sends := unitsBesideWalkers(t, 5); missing > 0 {
+		t.Fatalf("%d of 50 units the host moved once never reached their owner in %d AuthStates", missing, sends)
+	}
+}
+
+// unitsBesideWalkers runs an owner of 200 units, 150 walking every step and
+// 50 standing (moved once by push, if not 0, as the walk begins), and
+// returns how many of the 50 went in none of the sends AuthStates after.
+func unitsBesideWalkers(t *testing.T, push float64) (missing, sends int) {
+	r := newOwnRig(t, 200, HostConfig{})
 	r.frame = 1000
-	walkers, idle := r.owned[:150], r.owned[150:]
-	for range 20 {
+	walkers, standing := r.owned[:150], r.owned[150:]
+	walk := func() ecs.Frame {
 		for _, e := range walkers {
 			r.move(e, 0.1)
 		}
-		r.step(false)
+		return r.step(false)
 	}
-	for _, e := range idle {
-		r.move(e, 5) // pushed once by the host
+	for range 20 {
+		walk()
+	}
+	if push != 0 {
+		for _, e := range standing {
+			r.move(e, push)
+		}
 	}
 	got := map[arche.Entity]bool{}
-	const sends = 64
+	sends = 64
 	for range sends {
-		for _, e := range walkers {
-			r.move(e, 0.1)
-		}
-		f := r.step(false)
-		for _, e := range r.seen[f] {
+		for _, e := range r.seen[walk()] {
 			got[e] = true
 		}
 	}
-	missing := 0
-	for _, e := range idle {
+	for _, e := range standing {
 		if !got[r.clientOf(e)] {
 			missing++
 		}
 	}
-	if missing > 0 {
-		t.Fatalf("%d of %d owned units the host moved once never reached the owner in %d AuthStates", missing, len(idle), sends)
-	}
+	return missing, sends
 }
 
 // After a lost AuthState an owner of many is sent its whole army over as
