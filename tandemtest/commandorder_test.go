@@ -15,6 +15,21 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
+// orderCommand is a command carrying a number, which its handler appends
+// to order: the order the host ran them in.
+func orderCommand(order *[]uint32) *tandem.CommandKind[uint32] {
+	return tandem.NewCommand("order", u32Codec, func(w *tandem.World, p tandem.Peer, i uint32) error {
+		*order = append(*order, i)
+		return nil
+	})
+}
+
+// u32Codec is a command codec of one uint32.
+var u32Codec = tandem.CommandCodec[uint32]{
+	Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
+	Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
+}
+
 // A player's commands past the host's rate wait their turn and run in the
 // order sent, each once, none dropped: a strategy game's player clicking
 // two orders a frame has the last one followed. (They were dropped, sent
@@ -22,13 +37,7 @@ import (
 // followed an older order for two seconds.)
 func TestCommandsPastTheRateRunInOrder(t *testing.T) {
 	var order []uint32
-	order32 := tandem.NewCommand("order", tandem.CommandCodec[uint32]{
-		Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
-		Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
-	}, func(w *tandem.World, p tandem.Peer, i uint32) error {
-		order = append(order, i)
-		return nil
-	})
+	order32 := orderCommand(&order)
 	r := tandemtest.New(t, walkersWith(order32), tandem.HostConfig{}, tandemtest.Config{})
 	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
 	const n = 50 // 30 a second run at once, the rest wait
@@ -77,13 +86,7 @@ func TestCommandsResentAtAResumeRunInOrder(t *testing.T) {
 
 func resentInOrder(t *testing.T, every int) {
 	var order []uint32
-	order32 := tandem.NewCommand("order", tandem.CommandCodec[uint32]{
-		Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
-		Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
-	}, func(w *tandem.World, p tandem.Peer, i uint32) error {
-		order = append(order, i)
-		return nil
-	})
+	order32 := orderCommand(&order)
 	link := condition.Config{Latency: 30 * time.Millisecond}
 	r := tandemtest.New(t, walkersWith(order32), tandem.HostConfig{Grace: 30 * time.Second},
 		tandemtest.Config{Bubble: true, Link: mem.Config{ToHost: link, ToClient: link}})
@@ -131,10 +134,7 @@ func resentInOrder(t *testing.T, every int) {
 func TestPlayersTakeTurnsInAFrame(t *testing.T) {
 	var first []string
 	var ran []string
-	claim := tandem.NewCommand("claim", tandem.CommandCodec[uint32]{
-		Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
-		Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
-	}, func(w *tandem.World, p tandem.Peer, round uint32) error {
+	claim := tandem.NewCommand("claim", u32Codec, func(w *tandem.World, p tandem.Peer, round uint32) error {
 		if int(round) == len(first) {
 			first = append(first, p.Name) // the round's first claim wins
 		}

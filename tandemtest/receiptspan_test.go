@@ -2,7 +2,6 @@ package tandemtest_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
-	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -50,10 +48,7 @@ func TestAnOldCommandThatRanIsAnsweredDone(t *testing.T) {
 					}
 					return n
 				}
-				mark := tandem.NewCommand("mark", tandem.CommandCodec[uint32]{
-					Append: func(dst []byte, v *uint32) []byte { return binary.LittleEndian.AppendUint32(dst, *v) },
-					Read:   func(r *wire.Reader, v *uint32) { *v = r.U32() },
-				}, func(w *tandem.World, p tandem.Peer, i uint32) error {
+				mark := tandem.NewCommand("mark", u32Codec, func(w *tandem.World, p tandem.Peer, i uint32) error {
 					mu.Lock()
 					ran[i]++
 					mu.Unlock()
