@@ -567,6 +567,10 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// those entities once more (a write since, to the same component,
 	// is not journaled again); deletes are queued once.
 	s.tracker.UpdateBetweenSteps(h.w.ECS)
+	// A save asked for before this one (SaveSoon, a player's join) is this
+	// one: what changed up to now is in it. One asked for from now on is
+	// made after it.
+	s.soon.Store(false)
 	h.putFocus()
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {

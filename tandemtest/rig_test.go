@@ -258,7 +258,12 @@ func TestFinalSaveFailsTheTest(t *testing.T) {
 	moody := moodyGame()
 	rec := &recorder{TB: t}
 	r := tandemtest.New(rec, moody, tandem.HostConfig{SaveTo: filepath.Join(t.TempDir(), "moody.db")}, tandemtest.Config{})
-	moodUp(r, r.Join("ann", tandem.ClientConfig[Walk]{}).Peer())
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	// Her join asked for a save at the end of a step, which may not have
+	// come yet (she may be admitted between steps): made now, before the
+	// mood, it leaves only the final save to fail.
+	r.Save()
+	moodUp(r, ann.Peer())
 	r.Step(5)
 	rec.end()
 	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "closing the host") || !strings.Contains(rec.errs[0], "Mood") {
