@@ -636,7 +636,8 @@ func (h *Host[I]) Save(ctx context.Context) error {
 // if nothing changed; after a failed save it waits for the pause before the
 // next try, as every save does. Its end reaches HostConfig.OnSave (or
 // OnSaveError) and SaveStats; one asked for while a save is under way is
-// made after it. A host without a store does nothing. Safe from any
+// made after it, and a Save that begins before the step's end is it (what
+// changed up to then is in that Save). A host without a store does nothing. Safe from any
 // goroutine, inside callbacks, hooks, systems and observers too.
 func (h *Host[I]) SaveSoon() {
 	if h.saves != nil {
