@@ -57,8 +57,8 @@ func (r *ownRig) step(lose bool) ecs.Frame {
 // An owner of an army standing still is sent, at each newer input frame,
 // an eighth of it in turn: each unit at least once in eight sends, never
 // all of them; one the host moves goes every time; after a lost AuthState
-// the next carries the whole army. An owner of a few entities gets them
-// all every time.
+// the whole army comes again within a few sends, as the owner's share of
+// the budget holds. An owner of a few entities gets them all every time.
 func TestAnIdleArmyTakesTurns(t *testing.T) {
 	const n = 200
 	r := newOwnRig(t, n, HostConfig{})
@@ -183,14 +183,11 @@ func (r *ownRig) clientOf(e arche.Entity) arche.Entity {
 }
 
 // An AuthState the connection refuses while it is built is a loss: the
-// next carries the whole army, the unit it moved among them.
+// next carries the unit it moved, and the whole army comes again as fast as
+// the owner's share of the budget holds.
 func TestARefusedAuthStateIsSentAgainWhole(t *testing.T) {
 	const n = 200
-	r := newOwnRig(t, n, HostConfig{})
-	r.frame = 1000
-	for range 20 {
-		r.step(false)
-	}
+	r := settledArmy(t, n)
 	r.h.Peer(1).out = &refuseAuth{capture: r.out, refuse: 1}
 	moved := r.latest()
 	r.move(moved, 50) // one change, then still
@@ -283,11 +280,7 @@ func TestReorderedAuthStatesKeepAChange(t *testing.T) {
 // until acknowledged, and does not make the rest of the army go again.
 func TestOwnedSpawnsLeaveTheArmyInTurn(t *testing.T) {
 	const n = 200
-	r := newOwnRig(t, n, HostConfig{})
-	r.frame = 1000
-	for range 20 {
-		r.step(false)
-	}
+	r := settledArmy(t, n)
 	total := 0
 	var shots []arche.Entity
 	const sends = 32
@@ -538,11 +531,7 @@ func TestAStalledOwnerIsNotSentForEver(t *testing.T) {
 // an AuthState where 25 were due).
 func TestAnIdleArmyWithJitteryInputTakesTurns(t *testing.T) {
 	const n = 200
-	r := newOwnRig(t, n, HostConfig{})
-	r.frame = 1000
-	for range 20 {
-		r.step(false)
-	}
+	r := settledArmy(t, n)
 	total, builds := 0, 0
 	for i := range 400 {
 		if i%4 != 3 {
@@ -562,4 +551,15 @@ func TestAnIdleArmyWithJitteryInputTakesTurns(t *testing.T) {
 	if avg := float64(total) / float64(builds); avg > 1.2*float64(want) {
 		t.Fatalf("an idle army with one input in four missing: %.1f states an AuthState, want about %d", avg, want)
 	}
+}
+
+// settledArmy is an ownRig whose peer owns n entities standing still, its
+// input frames from 1000 on, after 20 sends delivered.
+func settledArmy(t *testing.T, n int) *ownRig {
+	r := newOwnRig(t, n, HostConfig{})
+	r.frame = 1000
+	for range 20 {
+		r.step(false)
+	}
+	return r
 }
