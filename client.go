@@ -94,10 +94,37 @@ type ClientConfig[I comparable] struct {
 	// later ones count up from it, and a command sent again after a
 	// reconnect keeps its id, so the host, which keeps a player's receipts
 	// by id, runs it once. Default: the clock's time in microseconds, which
-	// grows across restarts. (A client process that ends is a new player
-	// when it comes back: the session token that resumes a player is not
-	// kept past the process.)
+	// grows across restarts (a new process given a Ticket takes the
+	// player's place back, and its ids must not meet those of the one
+	// before).
 	FirstOp uint64
+	// Ticket, if not zero, takes back the place of a player this game
+	// joined as before, in an earlier process: the ticket that client gave
+	// (Client.Ticket), kept where the player's settings are. The first
+	// connection resumes that player, in place of joining as a new one: the
+	// same peer id, its entities and its slot, the whole world joined into
+	// this client's (PeerResumed, not PeerJoined; on the host the player's
+	// PeerResumed, no Game.Join). The host takes it back while it keeps the
+	// player: within its grace window (HostConfig.Grace) of the connection
+	// breaking, and a host started again from its save (CloseForRestart)
+	// for as long again. A host that no longer has the player refuses the
+	// ticket: with Dial the client then joins as a new player, told by an
+	// PeerRejected carrying the refusal (forget the ticket then, and keep
+	// the new one); without Dial its session ends with that refusal
+	// (ErrRefused). A running game that quits on purpose (Close) leaves, and
+	// its ticket with it: keep the ticket for a process that ends without
+	// Close (a crash, a killed process, a machine that went to sleep).
+	Ticket Ticket
+	// TicketFile, if set, is where the client keeps its Ticket for the next
+	// process of the game: NewClient reads a ticket kept there (when Ticket
+	// is zero) and takes that player's place back, the file is written
+	// (readable by its owner alone) at each admission that gives another
+	// ticket, and removed at Close, as the player leaves. A process that
+	// ends without Close (a crash, a kill) leaves it for the next one. A file
+	// that cannot be read or written is told to the Logger, and the client
+	// joins as a new player. Use one file per player and host (the user's
+	// config directory, say); keep it from others, as a password.
+	TicketFile string
 	// Dial, if set, opens a new connection to the same host: with it a
 	// client whose connection breaks reconnects by itself (with backoff and
 	// jitter, for as long as the host's grace window lasts) and resumes as
@@ -195,6 +222,7 @@ type Client[I comparable] struct {
 	err     error        // why the client stopped, set once
 	left    bool         // Close was called
 	resumes int          // times the session resumed
+	written Ticket       // the ticket last written to TicketFile
 	started time.Time    // the join under way began, on the client's clock (JoinTimeout)
 	joining bool         // a join under way is bounded by JoinTimeout
 	joined  atomic.Bool  // the first join finished (PeerReady)
@@ -227,6 +255,13 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	world := g.newWorld(Joined, cfg.Clock, false)
 	if n := world.ECS.Networked(); n > 0 {
 		return nil, fmt.Errorf("tandem: join: Game.Setup spawned %d networked entities on a client (World.Role is Joined), where every networked entity comes from the host and the join would never finish: spawn them only when w.Role is not Joined", n)
+	}
+	if cfg.TicketFile != "" && cfg.Ticket.IsZero() {
+		t, err := readTicketFile(cfg.TicketFile)
+		if err != nil {
+			loggerOr(cfg.Logger).Warn("tandem: the kept ticket could not be read; joining as a new player", "file", cfg.TicketFile, "err", err)
+		}
+		cfg.Ticket = t
 	}
 	dialed := false
 	if tc == nil {
@@ -311,6 +346,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		OnEvent:       c.event,
 		OnLaneMessage: c.laneMessage,
 		Dial:          cfg.Dial,
+		Ticket:        cfg.Ticket,
 	})
 	if err != nil {
 		if dialed {
@@ -395,18 +431,19 @@ func (c *Client[I]) peer() ecs.PeerID { return c.session.Peer() }
 // or a fresh join of a client that played before, throws the prediction and
 // what was drawn away: the host's join into the world held follows.
 func (c *Client[I]) event(e Event) {
-	switch {
-	case e.Kind == session.PeerResumed, e.Kind == session.PeerJoined && c.ip != nil:
-		if e.Kind == session.PeerResumed {
-			c.resumes++
-		}
+	admitted := e.Kind == session.PeerJoined || e.Kind == session.PeerResumed
+	if e.Kind == session.PeerResumed {
+		c.resumes++
+	}
+	if admitted && c.ip != nil {
 		c.w.Peer = e.Peer
 		c.ip.Reset()
 		c.ip.SetLocal(e.Peer)
 		c.pred.Rebase()
 		c.phys.rebase()
 	}
-	if e.Kind == session.PeerJoined && c.ip == nil {
+	if admitted && c.ip == nil {
+		// The first admission: a Welcome, or a kept ticket's Resumed.
 		wl := c.session.Welcome()
 		if want := uint16(time.Second / c.g.step()); wl.TickRate != want {
 			c.fail(fmt.Errorf("tandem: the host steps at %d Hz and this game at %d Hz; host and clients must run the same Game", wl.TickRate, want))
@@ -444,6 +481,7 @@ func (c *Client[I]) event(e Event) {
 		// join after a refused resume): every command without a receipt
 		// goes again.
 		c.admittedCommands()
+		c.keepTicket()
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
 	case session.PeerLeft:
@@ -778,6 +816,7 @@ type clientStatus struct {
 	stats  NetStats
 	state  ClientState
 	peer   ecs.PeerID
+	ticket Ticket
 	err    error
 	closed bool // err was taken when the session closed
 }
@@ -791,6 +830,7 @@ func (c *Client[I]) publishStatus() session.ClientState {
 	s := &c.status
 	s.mu.Lock()
 	s.stats, s.state, s.peer = figures, st, c.peer()
+	s.ticket, _ = c.session.Ticket()
 	if st == session.Closed && !s.closed {
 		s.closed, s.err = true, c.errLocked()
 	}
@@ -884,6 +924,7 @@ func (c *Client[I]) Close() error {
 	}
 	c.left = true
 	err := c.session.Close()
+	c.dropTicket()
 	c.status.mu.Lock()
 	c.status.closed = false // Err after Close says what Close made of it
 	c.status.mu.Unlock()
@@ -898,6 +939,19 @@ func (c *Client[I]) Peer() ecs.PeerID {
 	c.status.mu.Lock()
 	defer c.status.mu.Unlock()
 	return c.status.peer
+}
+
+// Ticket returns what takes this player's place back from a new process of
+// the game (ClientConfig.Ticket): its peer id and session token, from the
+// host's admission (ok false before it; a fresh join after a refused
+// resume gives a new one). Keep it where the player's settings are, as a
+// password (whoever holds it is this player while the host keeps the
+// place); its MarshalText is text for a file. Safe from any goroutine,
+// inside callbacks, hooks and observers too.
+func (c *Client[I]) Ticket() (t Ticket, ok bool) {
+	c.status.mu.Lock()
+	defer c.status.mu.Unlock()
+	return c.status.ticket, !c.status.ticket.IsZero()
 }
 
 // Local returns the first entity this client drives (one it owns, with

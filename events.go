@@ -23,8 +23,8 @@ const (
 	PeerLeft = session.PeerLeft
 	// PeerRejected: a connection was refused at its handshake (the host
 	// tells it when it sends the refusal), or one ended before its
-	// handshake did; on a client, a resume was refused and the client
-	// joins afresh.
+	// handshake did; on a client, a resume (or a kept ticket) was refused
+	// and the client joins afresh.
 	PeerRejected = session.PeerRejected
 	// PeerDisconnected: a connection broke; the host keeps the peer for its
 	// grace window, a client with ClientConfig.Dial reconnects. On the host
@@ -33,6 +33,7 @@ const (
 	// comes right before the PeerResumed (Err: session.ErrResumedElsewhere).
 	PeerDisconnected = session.PeerDisconnected
 	// PeerResumed: a peer came back on a new connection (host), or this
-	// client resumed its peer.
+	// client resumed its peer (also the first admission of a client given
+	// a kept ClientConfig.Ticket).
 	PeerResumed = session.PeerResumed
 )

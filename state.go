@@ -27,3 +27,9 @@ const (
 	// the world as the session left it).
 	Closed = session.Closed
 )
+
+// Ticket is what takes a player's place back from a new process of the game:
+// the peer id and session token the host gave (Client.Ticket,
+// ClientConfig.Ticket). Secret as a password. Its MarshalText and
+// UnmarshalText are "peer:token", the token in hex.
+type Ticket = session.Ticket

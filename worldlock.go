@@ -52,9 +52,12 @@ type worldLock struct {
 }
 
 // logger returns the logger the lock's warning goes to.
-func (l *worldLock) logger() *slog.Logger {
-	if l.log != nil {
-		return l.log
+func (l *worldLock) logger() *slog.Logger { return loggerOr(l.log) }
+
+// loggerOr returns l, or slog.Default() when l is nil.
+func loggerOr(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
 	}
 	return slog.Default()
 }

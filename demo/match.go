@@ -168,7 +168,7 @@ func joinMatch(o options, stderr io.Writer) (*clientMatch, error) {
 	}
 	m := &clientMatch{}
 	g := netplay.New(config(o))
-	cfg := tandem.ClientConfig[game.Input]{Name: o.Name, Spectator: o.Spectate, Dial: dial}
+	cfg := tandem.ClientConfig[game.Input]{Name: o.Name, Spectator: o.Spectate, Dial: dial, TicketFile: o.Ticket}
 	if o.bot {
 		cfg.Input = botInput()
 	}

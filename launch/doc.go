@@ -7,7 +7,7 @@
 // they give, and runs it:
 //
 //   - Flags.Register and Flags.Check: -host, -join, -addr, -pin, -name,
-//     -spectate, -max-players, -per-address, -grace, -idle-timeout, -lag,
+//     -spectate, -ticket, -max-players, -per-address, -grace, -idle-timeout, -lag,
 //     -jitter, -loss, -reset-key, -save, -save-every, -check-writes, and
 //     with Flags.Fleet -agones and -empty-for, with errors that say which
 //     flag to change.

@@ -98,7 +98,7 @@ func ExampleLogClient() {
 		fmt.Fprintln(os.Stderr, "mygame:", err)
 		os.Exit(1)
 	}
-	c, err := tandem.NewClient(mygame, nil, tandem.ClientConfig[struct{ Fire bool }]{Name: f.Name, Spectator: f.Spectate, Dial: dial})
+	c, err := tandem.NewClient(mygame, nil, tandem.ClientConfig[struct{ Fire bool }]{Name: f.Name, Spectator: f.Spectate, Dial: dial, TicketFile: f.Ticket})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mygame:", err)
 		os.Exit(1)

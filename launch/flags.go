@@ -38,6 +38,7 @@ type Flags struct {
 	Pin      string         // -pin: the host's certificate fingerprint, hex SHA-256
 	Name     string         // -name: the player's name (default "player")
 	Spectate bool           // -spectate: join to watch, not to play
+	Ticket   string         // -ticket: the file a client keeps its player's ticket in (tandem.ClientConfig.TicketFile)
 
 	MaxPlayers  int           // -max-players: the most people in the match, the host's own player included (default 8)
 	PerAddress  int           // -per-address: players from one IP address (0: the engine's)
@@ -108,6 +109,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Pin, "pin", f.Pin, "with -join: the host's certificate `fingerprint` (hex SHA-256) from its join line; without it the host is not authenticated")
 	fs.StringVar(&f.Name, "name", f.Name, "your player's `name`, shown to the host")
 	fs.BoolVar(&f.Spectate, "spectate", f.Spectate, "with -join: watch the game without playing in it (a host that takes spectators: tandem.HostConfig.Spectators)")
+	fs.StringVar(&f.Ticket, "ticket", f.Ticket, "with -join: keep the player's ticket in `FILE` (mode 0600), so that the game started again after a crash takes the player's place back while the host keeps it; quitting removes it (tandem.ClientConfig.TicketFile)")
 	fs.IntVar(&f.MaxPlayers, "max-players", f.MaxPlayers, "with -host: the most people in the match, the host's own player included")
 	fs.IntVar(&f.PerAddress, "per-address", f.PerAddress, "with -host: the most players and spectators from one IP address (0: the engine's 4); raise it to load a host with clients from one machine")
 	fs.DurationVar(&f.Grace, "grace", f.Grace, "with -host: how long a player whose connection broke is kept for its client to come back on a new connection; 0 turns that off")
@@ -170,6 +172,8 @@ func (f *Flags) Check(fs *flag.FlagSet) error {
 		return errors.New("-empty-for is a fleet's game server's, and not negative: use it with -host -agones")
 	case f.Join == "" && f.Spectate:
 		return errors.New("-spectate is for a client: use it with -join")
+	case f.Join == "" && !later && given("ticket"):
+		return errors.New("-ticket is for a client: use it with -join")
 	case !f.Host && !later && given("grace"):
 		return errors.New("-grace is the host's: use it with -host")
 	case !f.Networked() && !later && given("idle-timeout"):

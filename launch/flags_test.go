@@ -49,7 +49,7 @@ func TestCheck(t *testing.T) {
 	fs.SetOutput(&usage)
 	f.Register(fs)
 	fs.PrintDefaults()
-	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones", "empty-for", "check-writes"} {
+	for _, name := range []string{"host", "join", "addr", "pin", "name", "spectate", "ticket", "max-players", "per-address", "grace", "idle-timeout", "lag", "jitter", "loss", "reset-key", "save", "save-every", "agones", "empty-for", "check-writes"} {
 		if !strings.Contains(usage.String(), "-"+name+" ") && !strings.Contains(usage.String(), "-"+name+"\n") {
 			t.Errorf("the usage does not document -%s:\n%s", name, usage.String())
 		}
@@ -68,6 +68,7 @@ func TestCheck(t *testing.T) {
 		"-per-address 8":                                "use it with -host",
 		"-host -per-address -1":                         "at least 0",
 		"-pin ab":                                       "use it with -join",
+		"-ticket t.txt":                                 "use it with -join",
 		"-join 127.0.0.1:4242 -reset-key k":             "the host's",
 		"-join 127.0.0.1:4242 -save-every 1s":           "the host's",
 		"-host -save-every 0s":                          "must be positive",

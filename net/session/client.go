@@ -60,6 +60,15 @@ type ClientConfig struct {
 	// host stopped answering; the transport's idle timeout may notice
 	// first). Default 5 s.
 	AckTimeout time.Duration
+	// Ticket, if not zero, is a ticket a client of an earlier process kept
+	// (Client.Ticket): the client takes that peer back, its first
+	// connection saying Resume (wire.ResumeKeptTicket) in place of Hello,
+	// and the host joins it to the whole world as the peer it was, with its
+	// slot and its entities (PeerResumed, not PeerJoined). A host that has no
+	// such peer any more refuses it (RejectResume): with Dial the client
+	// then joins afresh as a new peer (PeerRejected first, carrying the
+	// refusal), without it the session ends with that *RejectError.
+	Ticket Ticket
 }
 
 // ClientState is where a client is in its session.
@@ -159,10 +168,16 @@ type Client struct {
 	// holds: a join of this peer finished, so the client holds the whole
 	// world (perhaps stale, while a rejoin after a resume runs).
 	holds bool
+	// ticket is the kept ticket (ClientConfig.Ticket) while no host
+	// answered it; kept, that the peer is one a kept ticket took back, its
+	// join not finished on this client (its Resumes say ResumeKeptTicket).
+	ticket Ticket
+	kept   bool
 }
 
 // NewClient starts a session over tc, an established connection to a host,
-// for sched's world replicating reg's components. It sends Hello at once and
+// for sched's world replicating reg's components. It sends Hello (or, with
+// a Ticket, Resume) at once and
 // adds "net.receive" to ecs.StageInput and "net.send" to ecs.StageOutput.
 func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, cfg ClientConfig) (*Client, error) {
 	if cfg.Clock == nil {
@@ -178,7 +193,8 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 		cfg.AckTimeout = 5 * time.Second
 	}
 	cl := &Client{w: sched.World(), sched: sched, reg: reg, cfg: cfg}
-	if err := cl.open(tc, false); err != nil {
+	cl.ticket, cl.kept = cfg.Ticket, !cfg.Ticket.IsZero()
+	if err := cl.open(tc, cl.kept); err != nil {
 		return nil, err
 	}
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(cl.receive))
@@ -319,7 +335,7 @@ func (c *Client) receive(w *ecs.World) {
 			// second left a probe unsettled past 5 s at 20% loss).
 			c.c.SetKeepAlive(time.Second / 4)
 		}
-		c.answered, c.holds = true, true
+		c.answered, c.holds, c.kept = true, true, false
 		c.emit(Event{Kind: PeerReady, Peer: c.Peer(), Name: c.cfg.Name})
 	}
 }
@@ -469,13 +485,7 @@ func (c *Client) welcomed(msg []byte) {
 		return
 	}
 	if c.repl == nil {
-		rc := c.cfg.Replication
-		rc.Local = c.Peer()
-		rc.StepRate = float64(c.welcome.TickRate)
-		if rc.Clock == nil {
-			rc.Clock = c.cfg.Clock // the join's slices are timed by the session's clock
-		}
-		c.repl = replicate.NewClient(c.reg, rc)
+		c.startReplicator()
 	} else {
 		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate))
 	}
@@ -484,6 +494,18 @@ func (c *Client) welcomed(msg []byte) {
 	c.state = Joining
 	c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
 	c.applyEarly()
+}
+
+// startReplicator makes the client's replicator, for the peer and tick rate
+// the host's first answer gave.
+func (c *Client) startReplicator() {
+	rc := c.cfg.Replication
+	rc.Local = c.Peer()
+	rc.StepRate = float64(c.welcome.TickRate)
+	if rc.Clock == nil {
+		rc.Clock = c.cfg.Clock // the join's slices are timed by the session's clock
+	}
+	c.repl = replicate.NewClient(c.reg, rc)
 }
 
 // given checks what a Welcome or Resumed gives this client: a peer id a host

@@ -33,7 +33,11 @@
 // client joins afresh as a new peer. The first answer of a connection is its
 // answer; a connection gets one join. Tokens are kept as hashes and compared
 // in constant time; resumes are bounded per connection, per peer and per
-// second. Past its window a peer leaves (PeerLeft, ErrGraceExpired). The
+// second. A client's peer id and token are its Ticket (Client.Ticket): a
+// game that keeps it past its process gives it to a new client
+// (ClientConfig.Ticket), whose first connection says Resume with
+// wire.ResumeKeptTicket and takes the peer back, the whole world joined
+// into its empty one. Past its window a peer leaves (PeerLeft, ErrGraceExpired). The
 // known peers (KnownPeers, RestorePeers) carry those identities across a
 // save. The Admit hook, and OnJoin returning an error, refuse a peer with a
 // Reject before it takes a slot.

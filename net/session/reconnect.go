@@ -118,10 +118,14 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 	var msg []byte
 	if resume {
 		var flags uint8
-		if c.holds {
-			flags |= wire.ResumeHoldsWorld
+		switch {
+		case c.holds:
+			flags = wire.ResumeHoldsWorld
+		case c.kept:
+			flags = wire.ResumeKeptTicket
 		}
-		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: c.welcome.PeerID, Token: c.welcome.Token, Schema: c.cfg.Schema}.Encode(nil)
+		t := c.resuming()
+		msg = wire.Resume{Version: wire.Version, Flags: flags, PeerID: uint32(t.Peer), Token: t.Token, Schema: c.cfg.Schema}.Encode(nil)
 	} else if msg, err = (wire.Hello{Version: wire.Version, Name: c.cfg.Name, Spectator: c.cfg.Spectator, Schema: c.cfg.Schema}).Encode(nil); err != nil {
 		nc.Close(transport.CloseNormal, "client failed to start")
 		return fmt.Errorf("session: player name %q: %w", c.cfg.Name, err)
@@ -131,6 +135,15 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 		return err
 	}
 	return nil
+}
+
+// resuming returns the peer a Resume takes back: the Welcome's, or before
+// any the kept ticket's.
+func (c *Client) resuming() Ticket {
+	if c.welcome.PeerID == 0 {
+		return c.ticket
+	}
+	return Ticket{Peer: ecs.PeerID(c.welcome.PeerID), Token: c.welcome.Token}
 }
 
 // broke handles the end of the connection now: a reconnection, its next
@@ -152,15 +165,17 @@ func (c *Client) broke(now time.Time) {
 		c.lose(now, err)
 	case c.state == Connecting && c.cfg.Dial != nil && (resumable(err) || hostRestarting(err)):
 		// Broken before the host's Welcome: no peer to resume, so a new
-		// connection says Hello again.
-		c.startRedial(now, err, true, freshWindow, 0)
+		// connection says Hello again (or Resume again, with the kept
+		// ticket no host answered yet).
+		c.startRedial(now, err, !c.kept, freshWindow, 0)
 	case (c.state == Connecting || c.state == Joining && !c.holds) && c.cfg.Dial != nil && hostBusy(err):
 		// Closed in its handshake by a host busy with other handshakes (a
 		// crowd arriving at once; a welcomed one is closed when none is
 		// silent or refused, its WelcomeAck perhaps on its way): no peer
 		// to resume, the world not held, so Hello again on a new
-		// connection, after a pause that differs from client to client.
-		c.startRedial(now, err, true, freshWindow, firstRetry)
+		// connection (Resume, with a kept ticket), after a pause that
+		// differs from client to client.
+		c.startRedial(now, err, !c.kept, freshWindow, firstRetry)
 	default:
 		c.closed()
 	}
@@ -268,14 +283,16 @@ func (c *Client) stopDial() {
 // resumed takes the host's Resumed: the peer is bound to this connection;
 // the join of the world follows, into the world held.
 func (c *Client) resumed(msg []byte) {
-	if c.state != Reconnecting || c.re.fresh || c.answered {
+	asked := c.state == Reconnecting && !c.re.fresh || c.state == Connecting && c.kept
+	if !asked || c.answered {
 		c.c.ReportMalformed(errUnexpected) // the first answer was the answer
 		return
 	}
+	t := c.resuming()
 	var m wire.Resumed
 	err := m.Decode(msg)
-	if err == nil && m.PeerID != c.welcome.PeerID {
-		err = fmt.Errorf("it names peer %d, this client is peer %d", m.PeerID, c.welcome.PeerID)
+	if err == nil && m.PeerID != uint32(t.Peer) {
+		err = fmt.Errorf("it names peer %d, this client is peer %d", m.PeerID, t.Peer)
 	}
 	if err == nil {
 		err = given(m.PeerID, m.Frame)
@@ -285,8 +302,15 @@ func (c *Client) resumed(msg []byte) {
 		return
 	}
 	c.bound, c.answered = true, true
+	c.welcome.PeerID, c.welcome.Token = uint32(t.Peer), t.Token
 	c.welcome.TickRate, c.welcome.SendRate, c.welcome.GraceMillis = m.TickRate, m.SendRate, m.GraceMillis
-	c.repl.Rejoin(c.Peer(), float64(m.TickRate))
+	c.welcome.Frame = m.Frame
+	c.ticket = Ticket{}
+	if c.repl == nil {
+		c.startReplicator() // a kept ticket's first answer
+	} else {
+		c.repl.Rejoin(c.Peer(), float64(m.TickRate))
+	}
 	c.w.SetFrame(ecs.Frame(m.Frame))
 	c.state = Joining
 	c.re.resumes++
@@ -296,6 +320,15 @@ func (c *Client) resumed(msg []byte) {
 
 // refused takes the host's Reject of this connection.
 func (c *Client) refused(rj *RejectError) {
+	if c.state == Connecting && c.kept && rj.Code == wire.RejectResume && c.cfg.Dial != nil {
+		// The kept ticket's peer is over: join afresh, as below.
+		now := c.cfg.Clock.Now()
+		c.state = Reconnecting
+		c.re.lost, c.re.until, c.re.next, c.re.attempt = now, now, now, 0
+		if c.re.rng == nil {
+			c.re.rng = rand.New(rand.NewPCG(uint64(c.ticket.Peer), uint64(now.UnixNano())))
+		}
+	}
 	if c.state != Reconnecting {
 		c.fail(rj, transport.CloseNormal, "refused: "+rj.Code.String())
 		return
@@ -306,8 +339,9 @@ func (c *Client) refused(rj *RejectError) {
 			break // a Hello refused with it: the host breaks the protocol
 		}
 		// The session is over: join afresh, at once, as a new peer.
-		c.emit(Event{Kind: PeerRejected, Peer: c.Peer(), Name: c.cfg.Name, Err: rj})
+		c.emit(Event{Kind: PeerRejected, Peer: c.resuming().Peer, Name: c.cfg.Name, Err: rj})
 		c.re.fresh, c.re.attempt = true, 0
+		c.kept, c.ticket = false, Ticket{}
 		c.re.until = later(c.re.until, c.cfg.Clock.Now().Add(freshWindow))
 		c.c.Close(transport.CloseNormal, "resume refused; joining afresh")
 		return

@@ -20,8 +20,9 @@ import (
 // HostConfig.Grace. A Resume on a new connection that names the peer id with
 // the right token binds the peer to that connection (closing one the host
 // still held for it), and the join of the world starts over, which the
-// client applies to the world it holds. The window running out makes the
-// peer leave as any peer does.
+// client applies to the world it holds (a new process with a kept ticket,
+// wire.ResumeKeptTicket, holds none of it: the join brings all). The window
+// running out makes the peer leave as any peer does.
 
 // ErrGraceExpired is the Err of the PeerLeft of a peer whose connection broke
 // and that did not resume within the host's grace window.
@@ -161,9 +162,10 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
 		return
 	}
-	if m.Flags&wire.ResumeHoldsWorld == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
-		// It held part of a world at most: it joins afresh, and the peer
-		// it was is over.
+	if m.Flags&(wire.ResumeHoldsWorld|wire.ResumeKeptTicket) == 0 || (k.conn != nil && !k.conn.holdsWorld()) {
+		// It held part of a world at most, and is not a kept ticket of a
+		// peer that finished its join (a parked peer had: a peer is kept
+		// only then): it joins afresh, and the peer it was is over.
 		h.stats.ResumeRefused++
 		h.end(k, "the peer joins afresh: its join had not finished")
 		h.reject(p, wire.RejectResume, transport.CloseNormal, "the join had not finished when the connection broke; join afresh")

@@ -119,6 +119,12 @@ func (r *resumeRig) dial(name, addr string) *resumer {
 // dialAs is dial for a player, or a spectator.
 func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
 	r.t.Helper()
+	return r.dialWith(name, addr, func(cfg *ClientConfig) { cfg.Spectator = spectator })
+}
+
+// dialWith is dial with the client's config tuned by tune.
+func (r *resumeRig) dialWith(name, addr string, tune func(*ClientConfig)) *resumer {
+	r.t.Helper()
 	c := &resumer{rig: r, addr: addr}
 	tc, err := r.net.Dial(context.Background(), addr)
 	if err != nil {
@@ -127,8 +133,10 @@ func (r *resumeRig) dialAs(name, addr string, spectator bool) *resumer {
 	c.conns = append(c.conns, tc.(*mem.Conn))
 	w := ecs.NewWorld()
 	c.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
-	c.cl, err = NewClient(c.sched, c.reg, tc, ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Spectator: spectator, Schema: r.schema, OnLaneMessage: r.onLane,
-		OnEvent: func(e Event) { c.events = append(c.events, e) }})
+	cfg := ClientConfig{Name: name, Clock: r.clk, Dial: c.redial, Schema: r.schema, OnLaneMessage: r.onLane,
+		OnEvent: func(e Event) { c.events = append(c.events, e) }}
+	tune(&cfg)
+	c.cl, err = NewClient(c.sched, c.reg, tc, cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}

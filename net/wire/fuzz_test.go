@@ -217,7 +217,7 @@ func FuzzResume(f *testing.F) {
 		if m.Decode(data) != nil || m.Version != Version {
 			return // another version's Resume decodes to its version alone
 		}
-		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.Flags&^ResumeHoldsWorld != 0 {
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.Flags&^(ResumeHoldsWorld|ResumeKeptTicket) != 0 || m.Flags == ResumeHoldsWorld|ResumeKeptTicket {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
 		}
 	})

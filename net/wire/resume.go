@@ -3,9 +3,18 @@ package wire
 // ResumeHoldsWorld is the flag of a Resume whose client holds the whole
 // world: a join of its peer finished before the connection broke (the world
 // may be stale, as while the join after a resume runs). A host resumes only
-// such a client; one whose first join did not finish joins afresh.
-// Wire-affecting.
+// such a client, or one with ResumeKeptTicket; one whose first join did not
+// finish joins afresh. Wire-affecting.
 const ResumeHoldsWorld uint8 = 1 << 0
+
+// ResumeKeptTicket is the flag of a Resume whose client kept its peer's id
+// and token past the client it joined with (a new process of the game, the
+// player's ticket read back from where the last one saved it): it holds
+// none of the world, or part of it when its join after such a resume
+// broke. The host resumes it when the peer it names had finished a join,
+// and joins it to the whole world. At most one of the two flags is set.
+// Wire-affecting.
+const ResumeKeptTicket uint8 = 1 << 1
 
 // Resume opens a connection in place of Hello, client → host on the control
 // lane, to take back a peer whose connection broke: the peer id and session
@@ -16,7 +25,7 @@ const ResumeHoldsWorld uint8 = 1 << 0
 // which version a client speaks.
 type Resume struct {
 	Version uint16 // the client's protocol Version
-	Flags   uint8  // ResumeHoldsWorld; other bits are zero
+	Flags   uint8  // ResumeHoldsWorld or ResumeKeptTicket; other bits are zero
 	PeerID  uint32 // the peer id the Welcome gave; not 0
 	// Token is the Welcome's session token. Secret: never log it.
 	Token [TokenLen]byte
@@ -37,8 +46,8 @@ func (m Resume) Encode(dst []byte) []byte {
 	return w.Bytes()
 }
 
-// Decode reads a Resume lane message. A zero peer id or an unknown flag is
-// ErrInvalid. A Resume of another protocol version decodes to its Version
+// Decode reads a Resume lane message. A zero peer id, an unknown flag or
+// both flags are ErrInvalid. A Resume of another protocol version decodes to its Version
 // alone, as a Hello does. Nothing is allocated.
 func (m *Resume) Decode(msg []byte) error {
 	r := NewReader(msg)
@@ -58,7 +67,7 @@ func (m *Resume) Decode(msg []byte) error {
 	if err := r.Finish(); err != nil {
 		return err
 	}
-	if d.PeerID == 0 || d.Flags&^ResumeHoldsWorld != 0 {
+	if d.PeerID == 0 || d.Flags&^(ResumeHoldsWorld|ResumeKeptTicket) != 0 || d.Flags == ResumeHoldsWorld|ResumeKeptTicket {
 		return ErrInvalid
 	}
 	*m = d

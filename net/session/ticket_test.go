@@ -1,0 +1,215 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// die ends the client c as a process that stops does: it is stepped no
+// more, and its connection goes silent both ways (nothing tells the host).
+func (r *resumeRig) die(c *resumer) {
+	r.clients = slices.DeleteFunc(r.clients, func(x *resumer) bool { return x == c })
+	c.conn().Cut()
+}
+
+// playing steps the rig until c plays.
+func (r *resumeRig) playing(c *resumer, what string) {
+	r.t.Helper()
+	for i := 0; c.cl.State() != Playing; i++ {
+		if i > 10*60 {
+			r.t.Fatalf("%s: not playing after 10 s: %v, %v", what, c.cl.State(), c.cl.Err())
+		}
+		r.step()
+	}
+}
+
+// A new client given the ticket a stopped one kept takes its peer back: the
+// same peer id, slot and entities, the whole world joined into its empty
+// one, no PeerJoined and no PeerLeft, and another peer sees nothing go. The
+// host may still hold the dead client's connection (the resume replaces
+// it) or have parked the peer already.
+func TestAKeptTicketTakesThePlaceBack(t *testing.T) {
+	for _, noticed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("host-noticed-%v", noticed), func(t *testing.T) {
+			bubble.Test(t, func(t *testing.T) {
+				r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond, Jitter: 3 * time.Millisecond}, HostConfig{})
+				a := r.join("a")
+				watcher := r.join("watcher")
+				r.steps(time.Second)
+				tk, ok := a.cl.Ticket()
+				if !ok || tk.Peer != a.cl.Peer() {
+					t.Fatalf("ticket %v %v of peer %d", tk.Peer, ok, a.cl.Peer())
+				}
+				text, err := tk.MarshalText()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var kept Ticket
+				if err := kept.UnmarshalText(text); err != nil || kept != tk {
+					t.Fatalf("the ticket's text %q reads back as %v, %v", text, kept.Peer, err)
+				}
+				peer, ids, entities := tk.Peer, r.owned(tk.Peer), r.hw.Networked()
+				r.die(a)
+				if noticed {
+					for i := 0; r.hostCount(PeerDisconnected, peer) == 0; i++ {
+						if i > 20*60 {
+							t.Fatal("the host never noticed the dead client")
+						}
+						r.step()
+					}
+				} else {
+					r.steps(100 * time.Millisecond)
+				}
+				b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = kept })
+				r.playing(b, "the kept ticket")
+				if b.cl.Peer() != peer || b.count(PeerResumed) != 1 || b.count(PeerJoined) != 0 || b.count(PeerRejected) != 0 {
+					t.Fatalf("the new client is peer %d (the ticket's %d); its events %v", b.cl.Peer(), peer, b.events)
+				}
+				if got, ok := b.cl.Ticket(); !ok || got != tk {
+					t.Fatalf("the new client's ticket is peer %d %v, not the one it was given", got.Peer, ok)
+				}
+				if got := r.owned(peer); !slices.Equal(got, ids) || r.hw.Networked() != entities {
+					t.Fatalf("peer %d owns %v (was %v), the host holds %d entities (was %d)", peer, got, ids, r.hw.Networked(), entities)
+				}
+				if n := r.hostCount(PeerLeft, peer); n != 0 || r.hostCount(PeerResumed, peer) != 1 {
+					t.Fatalf("the host told the peer left %d times, resumed %d", n, r.hostCount(PeerResumed, peer))
+				}
+				if ws := watcher.cl.Replicator().Stats(); ws.Despawns != 0 {
+					t.Fatalf("the watcher saw %d removals", ws.Despawns)
+				}
+				if st := r.host.Stats(); st.Resumed != 1 || st.ResumeRefused != 0 {
+					t.Fatalf("host stats: %d resumed, %d refused", st.Resumed, st.ResumeRefused)
+				}
+				r.mv.still = true
+				r.steps(time.Second)
+				sameImage(t, "the new client", r.hw, r.hreg, b.w, b.reg)
+				if b.w.Networked() != entities {
+					t.Fatalf("the new client holds %d entities, the host %d", b.w.Networked(), entities)
+				}
+			})
+		})
+	}
+}
+
+// A ticket the host holds no peer for (its window ran out, or the token is
+// not the peer's) is refused: with a Dial the client joins afresh as a new
+// peer, the refusal told first; without one its session ends with the
+// refusal. A forged token takes nothing.
+func TestARefusedTicketJoinsAfresh(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		forged := tk
+		forged.Token[0] ^= 1
+		owned := r.owned(tk.Peer)
+
+		lone := r.dialWith("lone", "host", func(cfg *ClientConfig) { cfg.Ticket, cfg.Dial = forged, nil })
+		for i := 0; lone.cl.State() != Closed; i++ {
+			if i > 5*60 {
+				t.Fatalf("a forged ticket without Dial: %v", lone.cl.State())
+			}
+			r.step()
+		}
+		var rj *RejectError
+		if !errors.As(lone.cl.Err(), &rj) || rj.Code != wire.RejectResume {
+			t.Fatalf("a forged ticket without Dial ended with %v, want RejectResume", lone.cl.Err())
+		}
+		if got := r.owned(tk.Peer); !slices.Equal(got, owned) || a.cl.State() != Playing || r.hostCount(PeerResumed, tk.Peer) != 0 {
+			t.Fatalf("a forged ticket moved peer %d: it owns %v (was %v), its client %v", tk.Peer, got, owned, a.cl.State())
+		}
+
+		r.die(a)
+		for i := 0; r.hostCount(PeerLeft, tk.Peer) == 0; i++ { // the host notices, and the window runs out
+			if i > 60*60 {
+				t.Fatalf("peer %d never left", tk.Peer)
+			}
+			r.step()
+		}
+		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		r.playing(b, "a ticket past its window")
+		if b.cl.Peer() == tk.Peer || b.count(PeerRejected) != 1 || b.count(PeerJoined) != 1 || b.count(PeerResumed) != 0 {
+			t.Fatalf("the late ticket plays as peer %d (the ticket's %d); events %v", b.cl.Peer(), tk.Peer, b.events)
+		}
+		for _, e := range b.events {
+			if e.Kind == PeerRejected && (!errors.As(e.Err, &rj) || rj.Code != wire.RejectResume || e.Peer != tk.Peer) {
+				t.Fatalf("the refusal was told as %+v", e)
+			}
+		}
+		if got, ok := b.cl.Ticket(); !ok || got.Peer != b.cl.Peer() || bytes.Equal(got.Token[:], tk.Token[:]) {
+			t.Fatalf("after the fresh join the ticket is peer %d (the client is %d), its token new: %v", got.Peer, b.cl.Peer(), !bytes.Equal(got.Token[:], tk.Token[:]))
+		}
+		r.mv.still = true
+		r.steps(time.Second)
+		sameImage(t, "the fresh join", r.hw, r.hreg, b.w, b.reg)
+	})
+}
+
+// A kept ticket's join that breaks midway resumes again, as the same peer:
+// the peer had finished a join before, so the host keeps it.
+func TestAKeptTicketsBrokenJoinResumesAgain(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		// A join of many pages, a few a step.
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Replication: replicate.HostConfig{JoinBytesPerStep: 4096}})
+		for range 2000 {
+			r.mv.spawn()
+		}
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		r.die(a)
+		r.steps(100 * time.Millisecond)
+		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		for i := 0; ; i++ {
+			if got, total := b.cl.Progress(); b.cl.State() == Joining && got > 0 && got < total {
+				break
+			}
+			if i > 5*60 {
+				t.Fatalf("the kept ticket's join never began: %v, %v", b.cl.State(), b.cl.Err())
+			}
+			r.step()
+		}
+		b.conn().Close(transport.CloseTimeout, "the host stopped answering")
+		r.playing(b, "the broken join")
+		if b.cl.Peer() != tk.Peer || b.count(PeerResumed) != 2 || b.count(PeerJoined) != 0 || b.count(PeerRejected) != 0 {
+			t.Fatalf("after the broken join the client is peer %d (the ticket's %d); events %v", b.cl.Peer(), tk.Peer, b.events)
+		}
+		if r.hostCount(PeerLeft, tk.Peer) != 0 {
+			t.Fatal("the host let the peer go")
+		}
+		r.mv.still = true
+		r.steps(time.Second)
+		sameImage(t, "the kept ticket", r.hw, r.hreg, b.w, b.reg)
+	})
+}
+
+// Text that is not a ticket is refused, and leaves the ticket as it was.
+func TestTicketText(t *testing.T) {
+	good := Ticket{Peer: 7}
+	for i := range good.Token {
+		good.Token[i] = byte(i)
+	}
+	text, _ := good.MarshalText()
+	if string(text) != "7:000102030405060708090a0b0c0d0e0f" {
+		t.Fatalf("text %q", text)
+	}
+	for _, bad := range []string{"", "7", "0:000102030405060708090a0b0c0d0e0f", "70000:000102030405060708090a0b0c0d0e0f",
+		"7:0001", "7:000102030405060708090a0b0c0d0e0f00", "7:zz0102030405060708090a0b0c0d0e0f", "-1:000102030405060708090a0b0c0d0e0f"} {
+		got := good
+		if err := got.UnmarshalText([]byte(bad)); !errors.Is(err, ErrTicket) || got != good {
+			t.Errorf("%q: %v, ticket now %v", bad, err, got)
+		}
+	}
+	if !(Ticket{}).IsZero() || good.IsZero() {
+		t.Fatal("IsZero")
+	}
+}

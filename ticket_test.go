@@ -1,0 +1,160 @@
+package tandem
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/session"
+	"github.com/tandem-go/tandem/net/transport/condition"
+)
+
+// die ends rc as a game process that stops does: it is stepped no more,
+// and its connection goes silent (nothing tells the host).
+func (p *resumePair) die(rc *rclient) {
+	p.clients = slices.DeleteFunc(p.clients, func(x *rclient) bool { return x == rc })
+	rc.conn().Cut()
+}
+
+// A new process of the game, given the ticket the stopped one kept, takes
+// the player's place back: the same peer id and entity, driven by the new
+// process's input, the host telling a resume and no leave or join, the
+// client's world the host's; and without Dial a ticket the host refuses
+// ends the session with ErrRefused.
+func TestAKeptTicketTakesThePlayerBack(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 30 * time.Millisecond, Jitter: 4 * time.Millisecond}, HostConfig{})
+		joins := 0
+		p.host.OnEvent(func(e Event) {
+			if e.Kind == PeerJoined {
+				joins++
+			}
+		})
+		a := p.join(func(*World) push { return push{X: 1} })
+		p.run(time.Second)
+		tk, ok := a.Ticket()
+		if !ok || tk.Peer != a.Peer() {
+			t.Fatalf("ticket of peer %d, ok %v; the client is peer %d", tk.Peer, ok, a.Peer())
+		}
+		text, _ := tk.MarshalText()
+		var kept Ticket
+		if err := kept.UnmarshalText(text); err != nil {
+			t.Fatal(err)
+		}
+		var ids []ecs.NetID
+		var hostE arche.Entity
+		p.host.Do(func(w *World) { ids, hostE = networkIDs(w, tk.Peer), w.ECS.Owned(tk.Peer)[0] })
+		p.die(a)
+		p.run(200 * time.Millisecond)
+
+		b := p.joinAs(ClientConfig[push]{Input: func(*World) push { return push{X: -1} }, Ticket: kept})
+		if b.Peer() != tk.Peer || b.NetStats().Resumes != 1 || joins != 1 || len(p.left) != 0 || len(p.resumed) != 1 {
+			t.Fatalf("the new process is peer %d (the ticket's %d) after %d resumes; the host told %d joins, %d leaves, %d resumes",
+				b.Peer(), tk.Peer, b.NetStats().Resumes, joins, len(p.left), len(p.resumed))
+		}
+		if got, ok := b.Ticket(); !ok || got != tk {
+			t.Fatalf("the new process's ticket is peer %d, ok %v: not the one it was given", got.Peer, ok)
+		}
+		p.run(time.Second)
+		b.Do(func(w *World) {
+			e, ok := b.Local()
+			if !ok {
+				t.Fatal("the new process drives nothing")
+			}
+			if ni, _ := w.ECS.Identity(e); ni.ID != ids[0] {
+				t.Fatalf("the new process drives entity %d, the player's was %d", ni.ID, ids[0])
+			}
+		})
+		p.host.Do(func(w *World) {
+			if got := networkIDs(w, tk.Peer); !slices.Equal(got, ids) || w.ECS.Owned(tk.Peer)[0] != hostE {
+				t.Fatalf("the player owns %v on the host, was %v", got, ids)
+			}
+			in := (*Input[push])(w.ECS.Arche().Get(hostE, arche.ComponentID[Input[push]](w.ECS.Arche())))
+			if in.Value.X != -1 {
+				t.Fatalf("the player's entity takes input %+v, not the new process's", in.Value)
+			}
+		})
+
+		// A forged ticket, without Dial: refused, and the session ends.
+		forged := tk
+		forged.Token[3] ^= 0x40
+		tc, err := p.net.Dial(context.Background(), "host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient(testGame(), tc, ClientConfig[push]{Clock: p.clk, Ticket: forged})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.clients = append(p.clients, &rclient{Client: c})
+		for i := 0; c.State() != Closed; i++ {
+			if i > 5*120 {
+				t.Fatalf("a forged ticket: %v", c.State())
+			}
+			p.run(time.Second / 120)
+		}
+		if !errors.Is(c.Err(), ErrRefused) || b.State() != session.Playing || len(p.resumed) != 1 {
+			t.Fatalf("a forged ticket ended with %v; the player's client %v, the host resumed %d times", c.Err(), b.State(), len(p.resumed))
+		}
+	})
+}
+
+// A client given a TicketFile keeps its ticket there: the next process of
+// the game reads it and takes the player's place back, and a Close removes
+// it (the player left). A file that is not a ticket joins a new player.
+func TestATicketFileTakesThePlayerBack(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		file := filepath.Join(t.TempDir(), "ticket")
+		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		tk, _ := a.Ticket()
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept Ticket
+		if err := kept.UnmarshalText(bytes.TrimSpace(text)); err != nil || kept != tk {
+			t.Fatalf("the file holds %q: %v", text, err)
+		}
+		if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("the ticket file's mode is %v", fi.Mode().Perm())
+		}
+		p.die(a)
+		p.run(200 * time.Millisecond)
+		b := p.joinAs(ClientConfig[push]{TicketFile: file})
+		if b.Peer() != tk.Peer || b.NetStats().Resumes != 1 || len(p.resumed) != 1 {
+			t.Fatalf("the next process is peer %d (the file's %d), %d resumes", b.Peer(), tk.Peer, b.NetStats().Resumes)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("after Close the ticket file is still there: %v", err)
+		}
+		if err := os.WriteFile(file, []byte("not a ticket\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var warned bytes.Buffer
+		c := p.joinAs(ClientConfig[push]{TicketFile: file, Logger: slog.New(slog.NewTextHandler(&warned, nil))})
+		if c.Peer() == tk.Peer || c.NetStats().Resumes != 0 || !strings.Contains(warned.String(), "not a ticket") {
+			t.Fatalf("a bad ticket file: peer %d, %d resumes; logged %q", c.Peer(), c.NetStats().Resumes, warned.String())
+		}
+		got, _ := c.Ticket()
+		text, _ = os.ReadFile(file)
+		if err := kept.UnmarshalText(bytes.TrimSpace(text)); err != nil || kept != got {
+			t.Fatalf("the new player's ticket did not replace the bad file: %q, %v", text, err)
+		}
+	})
+}

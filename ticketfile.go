@@ -1,0 +1,86 @@
+package tandem
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// A client's kept ticket (ClientConfig.TicketFile): read at NewClient, so a
+// new process of the game takes the player's place back; written at each
+// admission that gives another; removed when the player leaves on purpose
+// (Close).
+
+// readTicketFile returns the ticket kept in the file at path: zero, and no
+// error, when there is no file.
+func readTicketFile(path string) (Ticket, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Ticket{}, nil
+	}
+	if err != nil {
+		return Ticket{}, err
+	}
+	var t Ticket
+	if err := t.UnmarshalText(bytes.TrimSpace(b)); err != nil {
+		return Ticket{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// writeTicketFile keeps t in the file at path, readable and writable by its
+// owner alone: written beside it and renamed over it, so that a process
+// that stops meanwhile leaves the ticket before or the new one, never part
+// of one.
+func writeTicketFile(path string, t Ticket) error {
+	text, _ := t.MarshalText()
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(text, '\n'))
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// keepTicket writes the client's ticket to its TicketFile when the host's
+// admission gave one it has not written. It runs on the simulation
+// goroutine; a file it cannot write is told to the Logger, and the game
+// plays on (its next process joins as a new player).
+func (c *Client[I]) keepTicket() {
+	t, ok := c.session.Ticket()
+	if c.cfg.TicketFile == "" || !ok || t == c.written {
+		return
+	}
+	if err := writeTicketFile(c.cfg.TicketFile, t); err != nil {
+		c.mu.logger().Warn("tandem: the player's ticket could not be kept; a new process of the game will join as a new player", "file", c.cfg.TicketFile, "err", err)
+		return
+	}
+	c.written = t
+}
+
+// dropTicket removes the TicketFile after the player left on purpose: the
+// host let the place go.
+func (c *Client[I]) dropTicket() {
+	if c.cfg.TicketFile == "" {
+		return
+	}
+	if err := os.Remove(c.cfg.TicketFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.mu.logger().Warn("tandem: the player's ticket could not be removed after the leave; the next process of the game will find it refused and join as a new player", "file", c.cfg.TicketFile, "err", err)
+	}
+	c.written = Ticket{}
+}
