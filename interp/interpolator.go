@@ -56,6 +56,7 @@ type Interpolator struct {
 	maxBack    float64   // MaxDelay in host frames: the farthest an entity is drawn before its first state
 	interval   float64   // SendInterval in host frames
 	deferral   float64   // MaxDeferral in host frames, at least interval
+	drift      float64   // twice deferral: how far past its newest state a moving entity (its Velocity says so) is dead-reckoned
 	stillGap   ecs.Frame // MaxDeferral in host frames, at least 1: a longer silence includes rest
 	sweep      int
 	stats      Stats
@@ -70,6 +71,7 @@ func New(w *ecs.World, clk clock.Clock, cfg Config) *Interpolator {
 	ip.interval = cfg.SendInterval.Seconds() / cfg.Step.Seconds()
 	d := math.Round(max(cfg.MaxDeferral.Seconds(), 0) / cfg.Step.Seconds())
 	ip.deferral = max(d, ip.interval)
+	ip.drift = 2 * ip.deferral
 	ip.stillGap = ecs.Frame(max(d, 1))
 	return ip
 }

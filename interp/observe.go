@@ -87,7 +87,9 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	} else {
 		st.flags &^= flagStill
 	}
+	wasMoving := st.moving
 	st.moving = ip.movingAt(e)
+	st.stopped = wasMoving && ip.motionless(e)
 
 	if st.n == 0 {
 		k := ip.push(s, f, pose, true)
@@ -133,7 +135,8 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	} else {
 		// The host leaves a moving entity out of its sends for up to
 		// MaxDeferral (small changes wait; a datagram of the tick may be
-		// lost): within that, e is blended straight from its previous state.
+		// lost), twice that far from what this client owns: within that, e
+		// is blended straight from its previous state.
 		// After a longer silence, with states of other entities received in
 		// it, e was still until at least MaxDeferral before f: it is drawn
 		// still until the newest such frame.
@@ -141,12 +144,18 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		// newest: one the host sends even at rest, in turn (an owner's
 		// unit, in its AuthState), goes at every send once it moves, so it
 		// began to within the send before f: it is drawn still until then.
+		// One whose Velocity said it moved at its last state is left out
+		// twice as long far from what this client owns (see sample).
 		send := ecs.Frame(math.Round(ip.interval))
 		from := newest // the frame e is drawn still until
 		prev := (h - 1) & (ringSize - 1)
+		still := ip.stillGap
+		if wasMoving {
+			still = ecs.Frame(ip.drift)
+		}
 		switch {
-		case f-newest > ip.stillGap:
-			if k, ok := ip.tl.receivedBetween(newest, f-ip.stillGap+1); ok {
+		case f-newest > still:
+			if k, ok := ip.tl.receivedBetween(newest, f-still+1); ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))
 				from = k
 			}
@@ -184,10 +193,11 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 // Born records that the host made entity e in play, at host frame f, and
 // that the state Applied just recorded is its first (it is the
 // replicate.BirthObserver method): e is not drawn (Pose says false, Stats
-// counts it Early) until the render frame reaches that state, so that it
+// counts it Early) until the render frame reaches its making, so that it
 // appears when the world drawn around it comes to its making (a shot leaves
 // the muzzle of a gun drawn firing it) instead of waiting, still, where it
-// will be. One made before the render frame (its spawn late, or bringing it
+// will be: made between two sends, it is moved back from its first state
+// by the velocity it had there until the render frame reaches that state. One made before the render frame (its spawn late, or bringing it
 // into the client's interest after its making) was there already in the
 // world drawn: it is drawn at once, as entities a join brings and those
 // entering the client's interest are, moved back from their first state by
@@ -201,6 +211,9 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 	}
 	if st := ip.find(s, e); st != nil && st.flags&flagRemote != 0 && st.n == 1 {
 		st.flags |= flagEarly
+		if frames, _ := ip.ring(s); f < frames[st.head] {
+			st.born = uint8(min(frames[st.head]-f, 255))
+		}
 	}
 }
 
@@ -280,6 +293,14 @@ func (ip *Interpolator) standing(e arche.Entity) bool {
 	w := ip.w
 	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
 	return v != nil && !ip.cfg.IgnoreVelocity && v.X == 0 && v.Y == 0
+}
+
+// motionless reports whether e has an ecs.Velocity of no speed and no turn
+// (and velocities are used: IgnoreVelocity unset).
+func (ip *Interpolator) motionless(e arche.Entity) bool {
+	w := ip.w
+	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
+	return v != nil && !ip.cfg.IgnoreVelocity && *v == ecs.Velocity{}
 }
 
 // movingAt reports whether e has an ecs.Velocity of some speed, finite

@@ -53,8 +53,15 @@ type slotState struct {
 	// velocities are used): it moved there, and the host sends the change
 	// that stops it (see Interpolator.sample).
 	moving bool
-	raw    ecs.Transform // pose of the last Update, without offset
-	off    ecs.Transform // visual offset, decaying
+	// stopped: its Velocity says it moved at the state before its newest
+	// and not at all at the newest: the host told it stop there, and it is
+	// not carried on past it (see Interpolator.sample).
+	stopped bool
+	// born: how many host frames before its first state the host made it
+	// (Born; 0 when not told, at most 255): it is drawn from then on.
+	born uint8
+	raw  ecs.Transform // pose of the last Update, without offset
+	off  ecs.Transform // visual offset, decaying
 }
 
 // blockBits sets the blocks the per-slot state is kept in: 1,024 slots, a

@@ -148,7 +148,9 @@ func (ip *Interpolator) dropActive(k int) {
 // often, leaves frames without it that much newer while it moves on). Until
 // then it moves on along its last two states (by its velocity, with one
 // alone), for that long or MaxExtrapolation, whichever is longer; past that
-// it is drawn at fn (Update slides it back there). Before its oldest state
+// it is drawn at fn (Update slides it back there). One whose Velocity at fn
+// says it stopped there (it moved at the state before, not at all at fn) is
+// drawn at fn at once: the host told it stop. Before its oldest state
 // it is moved back from it the same way (see before).
 func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64, g ecs.Frame) (p ecs.Transform, mode uint8, a, b int, alpha float64) {
 	h := int(sl.head)
@@ -160,19 +162,24 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		}
 		v := ip.firstVel(s)
 		moving, prev, due := ip.lead(sl, frames, v)
-		rest := due
+		rest, reach := due, ip.reach(due)
 		if sl.moving {
 			// Its Velocity says it moved at fn: the host sends the change
-			// that stops it, within MaxDeferral. Frames heard sooner without
-			// it say nothing: its next state may have been lost, or the
-			// host sends it less often now (a peer's interest weighs it).
-			rest = ip.deferral
+			// that stops or turns it at once, and leaves it out while it
+			// moves as its velocity says, for up to MaxDeferral, twice that
+			// far from what this client owns (a peer's interest weighs it).
+			// Frames heard sooner without it say nothing: its next state
+			// may have been lost, or the host sends it less often now.
+			rest = ip.drift
+			if reach >= 0 {
+				reach = max(reach, ip.drift)
+			}
 		}
 		if fn < g && float64(g-fn) >= rest {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
 		}
-		if !moving || past > ip.reach(due) {
+		if !moving || sl.stopped || past > reach {
 			return poses[h], modeHolding, h, h, 0
 		}
 		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, past)
@@ -192,7 +199,7 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		return blend(poses[a], poses[b], alpha), modeInterpolating, a, b, alpha
 	}
 	o := (h - int(sl.n) + 1) & (ringSize - 1)
-	if sl.flags&flagEarly != 0 {
+	if sl.flags&flagEarly != 0 && r < float64(frames[o])-float64(sl.born) {
 		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
 	}
 	return ip.before(poses, ip.firstVel(s), o, float64(frames[o])-r), modeBefore, o, o, 0
@@ -232,7 +239,7 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 	h := int(sl.head)
 	v := ip.firstVel(s)
 	moving, prev, due := ip.lead(sl, frames, v)
-	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
+	if !moving || sl.stopped || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
 	p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, r-float64(frames[h]))
