@@ -39,8 +39,13 @@ type NetStats struct {
 	Corrections CorrectionStats
 	// Predict counts prediction and reconciliation.
 	Predict predict.ClientStats
-	// RenderDelay is how far in the past remote entities are drawn: the
-	// interpolator sets it as it draws (View), so it is 0 until the first.
+	// RenderDelay is how far behind the newest host state the client
+	// expects to hold remote entities are drawn: the interpolator sets it
+	// as it draws (View), so it is 0 until the first. It is counted from
+	// the states' arrival: behind the host's present they are drawn by it
+	// and the trip a state takes to come (about half the round trip) too;
+	// View's Interpolator().RenderFrame() is the host frame drawn, for the
+	// whole of it.
 	RenderDelay time.Duration
 	// Lead is how many frames the client runs ahead of the host, and
 	// LeadTarget the lead it steers to.

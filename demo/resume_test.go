@@ -87,3 +87,40 @@ func TestReconnectingWindowSaysSo(t *testing.T) {
 		t.Fatalf("the reconnecting client's last frame has %d pixels of text in the middle, want the reconnecting notice (at least 300)", n)
 	}
 }
+
+// TestKilledClientComesBackWithItsTicket kills a headless bot client
+// (SIGKILL) that keeps its ticket (-ticket) and starts it again with the
+// same line: the new process takes the player back, as the same peer,
+// within the host's grace window (the host still holding the dead one's
+// connection, or having given it up), plays its ticks out and, quitting,
+// removes the ticket. The host logs one resume and no second join.
+func TestKilledClientComesBackWithItsTicket(t *testing.T) {
+	ticket := filepath.Join(t.TempDir(), "ticket")
+	host := start(t, "host", "-host", "-addr", "127.0.0.1:0", "-headless", "-bots", "1", "-idle-timeout", "1s", "-grace", "20s")
+	m := host.waitLine(joinLine)
+	args := []string{"-join", m[1], "-pin", m[2], "-headless", "-bot", "-idle-timeout", "1s", "-name", "runner", "-ticket", ticket}
+	first := start(t, "first", append(args, "-ticks", "100000")...)
+	peer := first.waitLine(joinedLine)[1]
+	if b, err := os.ReadFile(ticket); err != nil || !regexp.MustCompile(`^`+peer+`:[0-9a-f]{32}\n$`).Match(b) {
+		t.Fatalf("the ticket file holds %q (%v), want peer %s's ticket", b, err, peer)
+	}
+	first.signal(syscall.SIGKILL)
+	<-first.done
+
+	again := start(t, "again", append(args, "-ticks", "120")...)
+	again.waitLine(regexp.MustCompile(`^` + logName + `: resumed as peer ` + peer + ` \(runner\)$`))
+	again.waitLine(regexp.MustCompile(`^` + logName + `: back in the game as peer ` + peer + ` `))
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(runner\) resumed$`))
+	out := again.wait()
+	if sm := lineOf(t, "again", out, regexp.MustCompile(` resumes=(\d+) peer=(\d+)$`)); sm[1] != "1" || sm[2] != peer {
+		t.Fatalf("the second process's summary %q: want resumes=1 peer=%s", sm[0], peer)
+	}
+	if _, err := os.Stat(ticket); !os.IsNotExist(err) {
+		t.Fatalf("the ticket is still there after the player quit: %v", err)
+	}
+	host.waitLine(regexp.MustCompile(`^` + logName + `: peer ` + peer + ` \(runner\) left`))
+	host.signal(syscall.SIGINT)
+	if hm := lineOf(t, "host", host.wait(), hostSummary); hm[2] != "1" || hm[4] != "1" {
+		t.Errorf("host summary %q: want joined=1 (one player, back once) and resumes=1", hm[0])
+	}
+}
