@@ -354,7 +354,9 @@ type HostStats struct {
 	// first pages), and drawing for a View, in the last one to two seconds:
 	// the host's step time on its net graph, a join's or a crowd's spike
 	// gone from it two seconds after. The longest since the start:
-	// LockStats.
+	// LockStats. Both are timed on the machine's clock (time.Now), not
+	// HostConfig.Clock: inside a testing/synctest bubble, where time stands
+	// still while code runs, they read 0.
 	Steps, Views time.Duration
 }
 

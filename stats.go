@@ -93,7 +93,8 @@ type NetStats struct {
 	// for a batch of steps, and drawing for a View, in the last one to two
 	// seconds (0 when neither held it since): what the net graph shows now,
 	// which a join's long steps leave after two seconds. The longest since
-	// the client started: Client.LockStats.
+	// the client started: Client.LockStats. Timed on the machine's clock
+	// (time.Now): inside a testing/synctest bubble they read 0.
 	Steps, Views time.Duration
 	// Resumes counts the times the connection broke and the client came
 	// back as the same player; ReconnectLeft is, while State is
