@@ -23,11 +23,11 @@
 //
 // Clients reconnect by themselves on a goroutine of their own (a broken
 // connection: Cut, kept broken with Unreachable; a host that restarts:
-// Restart; a link that drops everything for a while and carries again,
+// Restart, or is killed: Kill; a link that drops everything for a while and carries again,
 // Blackout, breaks nothing shorter than 5 s), and a host that saves
 // commits on one of its own. Outside a synctest bubble the steps do not
 // wait for those goroutines, and how many steps a reconnect or a receipt
-// takes changes from run to run (a hundredfold): Cut and Restart
+// takes changes from run to run (a hundredfold): Cut, Restart and Kill
 // need the rig in a bubble — the test runs inside bubble.Test (package
 // clock/bubble) and sets Config.Bubble, so that every step waits for them.
 // In a bubble a cut connection is back after about 5 s of steps (303 at
@@ -87,6 +87,8 @@ package tandemtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -125,7 +127,7 @@ type Config struct {
 	// Bubble says that the rig runs inside a synctest bubble
 	// (bubble.Test): every Step then ends with synctest.Wait, so that the
 	// clients' redials and the host's commits (and any goroutine of the
-	// test's) have run before the next. Cut and Restart need it; New fails
+	// test's) have run before the next. Cut, Restart and Kill need it; New fails
 	// the test when it is set outside a bubble.
 	Bubble bool
 	// Unchecked turns off the host's check that every write (addition,
@@ -148,7 +150,7 @@ type Config struct {
 }
 
 // Rig is a host and its clients on one in-memory network and one fake
-// clock. Its fields are the test's to read; New, Connect, Join and Restart
+// clock. Its fields are the test's to read; New, Connect, Join, Restart and Kill
 // set them. A Rig belongs to the test's goroutine.
 type Rig[I comparable] struct {
 	// Clock is the clock the host, the clients and the network run on;
@@ -156,7 +158,7 @@ type Rig[I comparable] struct {
 	Clock *clock.Fake
 	// Network carries the connections.
 	Network *mem.Network
-	// Host is the host; Restart replaces it.
+	// Host is the host; Restart and Kill replace it.
 	Host *tandem.Host[I]
 	// Clients are the clients Connect and Join made, in that order.
 	Clients []*tandem.Client[I]
@@ -170,6 +172,9 @@ type Rig[I comparable] struct {
 	links    map[*tandem.Client[I]]*link
 	panics   []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
 	saveErrs []error                // heard by the host's OnSaveError, unless the test set its own
+	killed   []*tandem.Host[I]      // hosts Kill gave up, closed at the test's end
+	kills    int                    // Kill's copies of the save, numbered
+	saveBase string                 // SaveTo before the first Kill: the copies' names begin with it
 }
 
 // link is one client's name, its connections (the first and each
@@ -308,6 +313,9 @@ func (r *Rig[I]) Save() {
 func (r *Rig[I]) close() {
 	for _, c := range r.Clients {
 		_ = c.Close()
+	}
+	for _, h := range r.killed {
+		_ = h.Close() // its final save goes to the file it was killed on, which nothing reads
 	}
 	closeHost(r.t, r.Host)
 	_ = r.listener.Close()
@@ -675,4 +683,55 @@ func (r *Rig[I]) Restart() {
 		r.t.Fatalf("tandemtest: the restarted host: %v", err)
 	}
 	r.Host = h
+}
+
+// Kill ends the host as a killed process ends, and starts it again: no
+// final save, not a word to its clients (every connection of theirs goes
+// silent, as after Cut), and a new host with the same game and
+// configuration on the save as the disk held it at the kill: what the
+// host had made durable, no more. A receipt a client heard was saved
+// before it went (a command's change is in the new host's world), and
+// what changed since the last save is lost. The clients find the silence
+// out by their own timeouts (about 5 s), dial again and resume into the
+// new host, which restored their places, as the same players. It needs
+// Config.Bubble and HostConfig.SaveTo (a bbolt file: a Store of the test's
+// own cannot be copied as it stands); the test fails without them, or if
+// the new host fails to start. The new host saves to a copy of the file
+// (SaveTo's path with ".killed" and a number added); the old one is closed
+// at the test's end.
+func (r *Rig[I]) Kill() {
+	r.t.Helper()
+	r.needBubble("Kill")
+	if r.hostCfg.SaveTo == "" {
+		r.t.Fatal("tandemtest: Kill of a host without HostConfig.SaveTo: a killed host comes back from its save file (a Store cannot be copied as it stands)")
+	}
+	for _, c := range r.Clients {
+		if conn := r.Conn(c); conn != nil {
+			conn.Cut()
+		}
+	}
+	// Every goroutine of the host waits (the Step ended in synctest.Wait):
+	// no commit is under way, and the file holds the last one. bbolt
+	// writes a commit's pages before the meta page that names them, and
+	// the meta pages lie first in the file, so a copy read front to back
+	// is a save as a crash leaves it.
+	saved, err := os.ReadFile(r.hostCfg.SaveTo)
+	if err != nil {
+		r.t.Fatalf("tandemtest: Kill: reading the save: %v", err)
+	}
+	if r.kills == 0 {
+		r.saveBase = r.hostCfg.SaveTo
+	}
+	r.kills++
+	cfg := r.hostCfg
+	cfg.SaveTo = fmt.Sprintf("%s.killed%d", r.saveBase, r.kills)
+	if err := os.WriteFile(cfg.SaveTo, saved, 0o600); err != nil {
+		r.t.Fatalf("tandemtest: Kill: copying the save: %v", err)
+	}
+	h, err := tandem.NewHost(r.game, cfg)
+	if err != nil {
+		r.t.Fatalf("tandemtest: the host started again after Kill: %v", err)
+	}
+	r.killed = append(r.killed, r.Host)
+	r.Host, r.hostCfg = h, cfg
 }

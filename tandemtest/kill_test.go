@@ -1,0 +1,64 @@
+package tandemtest_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// A killed host comes back from what it had made durable: every command a
+// receipt said done is in the new host's world, a walk after the last save
+// is lost, and the player, who heard nothing, finds the silence out,
+// resumes as the same peer and plays on (a command after it is done too).
+func TestKillKeepsWhatTheReceiptsSaid(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		save := filepath.Join(t.TempDir(), "hoppers.db")
+		r := tandemtest.New(t, hoppers, tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		peer := ann.Peer()
+		for i := range 2 {
+			op, err := tandem.Send(ann, hop, struct{}{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc, ok := r.StepUntilReceipt(ann, op, 120); !ok || rc.Status != tandem.ReceiptDone {
+				t.Fatalf("hop %d: %v, %v", i, rc, ok)
+			}
+		}
+		ann.SetInput(Walk{X: -1}) // left, unsaved: SaveEvery is an hour
+		r.Step(30)
+		ann.SetInput(Walk{})
+		r.Step(5)
+		if x := hostX(t, r, peer); x >= 20 {
+			t.Fatalf("ann walked to %.0f, not back from the hops' 20", x)
+		}
+		old := r.Host
+		r.Kill()
+		if r.Host == old {
+			t.Fatal("Kill kept the host")
+		}
+		if x := hostX(t, r, peer); x != 20 {
+			t.Fatalf("the host came back with ann at %.0f, want the hops' 20 (the walk after them was not saved)", x)
+		}
+		if ann.State() != tandem.Playing {
+			t.Fatalf("ann was told of the kill: %v", ann.State())
+		}
+		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the kill: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
+		}
+		if ann.Peer() != peer || !r.StepUntil(120, func() bool { return seenX(t, ann, peer) == 20 }) {
+			t.Fatalf("ann came back as peer %d (was %d), her figure at %.0f", ann.Peer(), peer, seenX(t, ann, peer))
+		}
+		op, err := tandem.Send(ann, hop, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc, ok := r.StepUntilReceipt(ann, op, 120); !ok || rc.Status != tandem.ReceiptDone || hostX(t, r, peer) != 30 {
+			t.Fatalf("a hop after the kill: %v, %v; ann at %.0f", rc, ok, hostX(t, r, peer))
+		}
+	})
+}
