@@ -41,9 +41,10 @@ type Config struct {
 	// later frames without it (Heard; a host whose world falls still sends
 	// empty ones) say it rests. An entity the host sends less often
 	// than every send interval (see MaxDeferral) is extrapolated for as long
-	// as its last two states were apart, if that is longer, and one whose
-	// ecs.Velocity says it moves for twice MaxDeferral (see there). Default
-	// 100 ms; negative turns extrapolation off.
+	// as its last two states were apart, if that is longer; one whose
+	// ecs.Velocity says it moves as its last two states did, for twice
+	// MaxDeferral (see there). Default 100 ms; negative turns extrapolation
+	// off.
 	MaxExtrapolation time.Duration
 	// MaxDeferral is the longest the host leaves a moving entity out of its
 	// sends: it defers small changes until they add up (8 send intervals for
@@ -56,17 +57,21 @@ type Config struct {
 	// (a player knocked back or starting to walk from standing is not drawn
 	// creeping from its last state), and one whose two newest states are
 	// alike (sent at rest, in turn) until the send before the new one. An
-	// entity whose ecs.Velocity says it moves (IgnoreVelocity unset) is
-	// given twice as long, as the host leaves one far from what the client
-	// owns (or of a low priority) out that long while it moves as its
-	// velocity says: it is drawn moving on by it, neither held nor taken
-	// for resting, until a state comes or twice MaxDeferral passed (a shot
-	// whose states a full budget holds back flies on rather than going
-	// back and lurching forward); one whose newest state says it stopped
-	// (its Velocity zero, after a state that moved) is drawn where it
-	// stopped at once. Raise it for a host whose state budget often holds
-	// changes back for longer. Default 8 send intervals; negative: the host
-	// sends every change at once.
+	// entity whose ecs.Velocity says it moves (IgnoreVelocity unset) as its
+	// last two states did (within a fifth of its speed), or that has no
+	// other state to go by, is given twice as long, as the host leaves one
+	// far from what the client owns (or of a low priority) out that long
+	// while it moves as its velocity says: it is drawn moving on by that
+	// velocity, neither held nor taken for resting, until a state comes or
+	// twice MaxDeferral passed (a shot whose states a full budget holds
+	// back flies on rather than going back and lurching forward). One whose
+	// Velocity changed at its newest state (a turn, a knock) goes on by the
+	// new one for MaxExtrapolation; one whose Velocity says more than its
+	// states moved (along a wall), along its states; one whose newest state
+	// says it stopped (its Velocity zero, after a state that moved) is drawn
+	// where it stopped at once. Raise it for a host whose state budget often
+	// holds changes back for longer. Default 8 send intervals; negative: the
+	// host sends every change at once (and nothing is dead-reckoned longer).
 	MaxDeferral time.Duration
 	// HalfLife is how fast visual offsets (corrections, and the catch-up after
 	// a late state) decay: half of what is left goes every HalfLife. Default

@@ -56,7 +56,7 @@ type Interpolator struct {
 	maxBack    float64   // MaxDelay in host frames: the farthest an entity is drawn before its first state
 	interval   float64   // SendInterval in host frames
 	deferral   float64   // MaxDeferral in host frames, at least interval
-	drift      float64   // twice deferral: how far past its newest state a moving entity (its Velocity says so) is dead-reckoned
+	drift      float64   // twice deferral (deferral with MaxDeferral negative): how far past its newest state a moving entity is dead-reckoned by its Velocity
 	stillGap   ecs.Frame // MaxDeferral in host frames, at least 1: a longer silence includes rest
 	sweep      int
 	stats      Stats
@@ -72,6 +72,9 @@ func New(w *ecs.World, clk clock.Clock, cfg Config) *Interpolator {
 	d := math.Round(max(cfg.MaxDeferral.Seconds(), 0) / cfg.Step.Seconds())
 	ip.deferral = max(d, ip.interval)
 	ip.drift = 2 * ip.deferral
+	if cfg.MaxDeferral < 0 {
+		ip.drift = ip.deferral // the host leaves nothing out
+	}
 	ip.stillGap = ecs.Frame(max(d, 1))
 	return ip
 }

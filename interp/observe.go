@@ -80,16 +80,19 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	ip.activate(s)
 	ip.stats.States++
 	// Whether e stood still at its newest state before this one, and at this
-	// one (its Velocity says so), for the next (setOff).
+	// one (its Velocity says so), for the next (setOff); whether it moved
+	// at the one before and at this one, and stopped here. A stale state
+	// (the world holds the newest's values as it comes) changes none.
 	wasStill := st.flags&flagStill != 0
-	if ip.standing(e) {
-		st.flags |= flagStill
-	} else {
-		st.flags &^= flagStill
+	if st.n == 0 || f >= frames[st.head] {
+		if ip.standing(e) {
+			st.flags |= flagStill
+		} else {
+			st.flags &^= flagStill
+		}
+		ip.observeMotion(st, s, e, st.n > 0 && f == frames[st.head])
 	}
-	wasMoving := st.moving
-	st.moving = ip.movingAt(e)
-	st.stopped = wasMoving && ip.motionless(e)
+	wasMoving := st.motion&motionBefore != 0
 
 	if st.n == 0 {
 		k := ip.push(s, f, pose, true)
@@ -197,7 +200,8 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 // appears when the world drawn around it comes to its making (a shot leaves
 // the muzzle of a gun drawn firing it) instead of waiting, still, where it
 // will be: made between two sends, it is moved back from its first state
-// by the velocity it had there until the render frame reaches that state. One made before the render frame (its spawn late, or bringing it
+// by the velocity it had there until the render frame reaches that state
+// (without a velocity, or with extrapolation off, it waits for that state). One made before the render frame (its spawn late, or bringing it
 // into the client's interest after its making) was there already in the
 // world drawn: it is drawn at once, as entities a join brings and those
 // entering the client's interest are, moved back from their first state by
@@ -293,6 +297,42 @@ func (ip *Interpolator) standing(e arche.Entity) bool {
 	w := ip.w
 	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
 	return v != nil && !ip.cfg.IgnoreVelocity && v.X == 0 && v.Y == 0
+}
+
+// observeMotion records what e's Velocity says at its newest state
+// (slotState.motion), and the velocity it moves by (lastVel); again, when
+// more of that state came.
+func (ip *Interpolator) observeMotion(st *slotState, s int32, e arche.Entity, again bool) {
+	before := st.motion & motionBefore
+	if !again {
+		before = 0
+		if st.n > 0 && st.motion&motionMoving != 0 {
+			before = motionBefore
+		}
+	}
+	turned := st.motion & motionTurned
+	st.motion = before
+	w := ip.w
+	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
+	switch {
+	case ip.movingAt(e):
+		st.motion |= motionMoving
+		last := ip.lastVel(s)
+		if again {
+			st.motion |= turned // the turn was told with the state's first part
+		} else if before != 0 && math.Hypot(v.X-last.X, v.Y-last.Y) > turnShare*math.Hypot(last.X, last.Y) {
+			st.motion |= motionTurned
+		}
+		*last = *v
+	case before != 0 && ip.motionless(e):
+		st.motion |= motionStopped
+	}
+}
+
+// lastVel returns the velocity slot s's entity had at its newest state,
+// kept while it moves (motionMoving).
+func (ip *Interpolator) lastVel(s int32) *ecs.Velocity {
+	return &ip.blocks[s>>blockBits].last[s&blockMask]
 }
 
 // motionless reports whether e has an ecs.Velocity of no speed and no turn

@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"math"
 	"testing"
 	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -36,7 +39,7 @@ func TestASlowWalkerHeardToStopIsNotDrawnPastItsStop(t *testing.T) {
 		}, func(time.Duration) {
 			p := r.pose(e)
 			// Past the stop along the walk (-1, -1).
-			if past := ((final.X - p.X) + (final.Y - p.Y)) / 1.4142135623730951; past > maxPast {
+			if past := ((final.X - p.X) + (final.Y - p.Y)) / math.Sqrt2; past > maxPast {
 				maxPast = past
 			}
 		})
@@ -84,6 +87,186 @@ func TestAFarShotSentRarelyIsNeverDrawnGoingBack(t *testing.T) {
 		drawn++
 	})
 	if back != 0 || still != 0 {
+		t.Fatalf("of %d frames drawn, %d moved the shot back and %d drew it still", drawn, back, still)
+	}
+}
+
+// A walker heard to stop stays stopped when an older state of it arrives
+// late (reordered: the replicator reports it while the world holds the
+// newest values) or more of its newest state comes: neither is news of its
+// motion.
+func TestALateStateKeepsTheStop(t *testing.T) {
+	for _, late := range []ecs.Frame{6, 0} {
+		r := newRig(t, Config{})
+		m := mover{vx: -40, vy: -40}
+		v := ecs.Velocity{X: m.vx, Y: m.vy}
+		e := r.spawnMoving(m.at(0), v)
+		const stop = ecs.Frame(360)
+		final := m.at(stop)
+		var maxPast float64
+		r.play(link{latency: 75 * time.Millisecond}.sends(2, stop+60, 2), 144, time.Duration(stop+120)*step, func(f ecs.Frame) {
+			switch {
+			case f > stop || f%6 != 0:
+				r.ip.Heard(f)
+			default:
+				if f == stop {
+					v = ecs.Velocity{}
+				}
+				*(*ecs.Velocity)(r.w.Arche().Get(e, r.w.IDs.Velocity)) = v
+				r.apply(e, f, m.at(f))
+				if f == stop {
+					r.ip.Applied(e, stop-late) // the state six frames before, or the stop's again
+				}
+			}
+		}, func(time.Duration) {
+			p := r.pose(e)
+			maxPast = max(maxPast, ((final.X-p.X)+(final.Y-p.Y))/math.Sqrt2)
+		})
+		if maxPast > 1e-6 {
+			t.Errorf("a state %d frames before the stop arriving after it: drawn %.2f units past the stop", late, maxPast)
+		}
+	}
+}
+
+// An entity that turns at its newest state (its Velocity now +y, its last
+// two states along +x) and whose next states do not come goes on by its
+// new velocity, not along its old line.
+func TestATurnGoesOnByTheNewVelocity(t *testing.T) {
+	r := newRig(t, Config{})
+	e := r.spawnMoving(ecs.Transform{}, ecs.Velocity{X: 600})
+	const turn = ecs.Frame(200)
+	at := func(f float64) ecs.Transform {
+		if f <= float64(turn) {
+			return ecs.Transform{X: 10 * f}
+		}
+		return ecs.Transform{X: 10 * float64(turn), Y: 10 * (f - float64(turn))}
+	}
+	var alongX float64
+	r.play(link{latency: 50 * time.Millisecond}.sends(2, 300, 2), 120, 320*step, func(f ecs.Frame) {
+		switch {
+		case f < turn:
+			r.apply(e, f, at(float64(f)))
+		case f == turn:
+			*(*ecs.Velocity)(r.w.Arche().Get(e, r.w.IDs.Velocity)) = ecs.Velocity{Y: 600}
+			r.apply(e, f, at(float64(f)))
+		case f < turn+30:
+			r.ip.Heard(f) // left out: it moves as its velocity says
+		default:
+			r.apply(e, f, at(float64(f)))
+		}
+	}, func(time.Duration) {
+		if rf := r.ip.RenderFrame(); rf >= float64(turn) && rf <= float64(turn+30) {
+			alongX = max(alongX, r.pose(e).X-10*float64(turn))
+		}
+	})
+	if alongX > 1e-6 {
+		t.Fatalf("after its turn to +y the entity was carried %.1f units on along +x", alongX)
+	}
+}
+
+// An entity whose Velocity says it moves after it stopped (a game that did
+// not zero it: the host sends nothing more of it) is dead-reckoned past
+// its stop, then slides back, as an offset decays, never jumping.
+func TestADeadReckonedEntitySlidesBack(t *testing.T) {
+	r := newRig(t, Config{})
+	m := mover{vx: 600}
+	e := r.spawnMoving(m.at(0), ecs.Velocity{X: m.vx})
+	const stop = ecs.Frame(200)
+	final := m.at(stop)
+	const hz = 120
+	var prev ecs.Transform
+	var back, past float64
+	drawn := 0
+	r.play(link{latency: 50 * time.Millisecond}.sends(2, 400, 2), hz, 420*step, func(f ecs.Frame) {
+		if f <= stop {
+			r.apply(e, f, m.at(f))
+		} else {
+			r.ip.Heard(f)
+		}
+	}, func(time.Duration) {
+		p := r.pose(e)
+		if drawn > 0 {
+			back = max(back, prev.X-p.X)
+		}
+		past = max(past, p.X-final.X)
+		prev = p
+		drawn++
+	})
+	halfLife := r.ip.Config().HalfLife.Seconds()
+	if limit := past * (1 - math.Exp2(-1.0/hz/halfLife)) * 1.01; back > limit {
+		t.Errorf("after %.0f units past its stop, it went back %.1f in one frame: more than a slide's %.1f", past, back, limit)
+	}
+	if p := r.pose(e); dist(p, final) > 1e-3 {
+		t.Errorf("drawn at %v at the end, %.3f from its stop", p, dist(p, final))
+	}
+}
+
+// A shot made between two sends with no velocity to move it back by
+// (IgnoreVelocity, or none) is not drawn before its first state: drawn
+// there, it would wait still where it will be.
+func TestAShotMadeBetweenSendsWithoutVelocityWaits(t *testing.T) {
+	r := newRig(t, Config{IgnoreVelocity: true})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	shot := mover{x0: -1000, vx: 600}
+	const made, first = ecs.Frame(299), ecs.Frame(300)
+	fired := r.spawn(ecs.HostPeer, true, shot.at(first))
+	seen, early := false, 0
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 600, 2), 120, 6*time.Second, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f >= first {
+			r.apply(fired, f, shot.at(f))
+		}
+		if f == first {
+			r.ip.Born(fired, made)
+			seen = true
+		}
+	}, func(time.Duration) {
+		if _, ok := r.ip.Pose(fired, 0); seen && ok && r.ip.RenderFrame() < float64(first) {
+			early++
+		}
+	})
+	if early > 0 {
+		t.Fatalf("drawn %d frames before its first state, still where it will be", early)
+	}
+}
+
+// A shot whose first state is all a full budget let through for a while
+// (the others' states come at every send) flies on by its velocity until
+// its next: not held after MaxExtrapolation, then hurried forward.
+func TestAShotOfOneStateLeftOutFliesOn(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	m := mover{x0: -1000, vx: 600}
+	var e arche.Entity
+	var prev ecs.Transform
+	back, still, drawn := 0, 0, 0
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		switch {
+		case f == 100:
+			e = r.spawnMoving(m.at(f), ecs.Velocity{X: m.vx})
+			r.apply(e, f, m.at(f))
+		case f >= 128:
+			r.apply(e, f, m.at(f))
+		}
+	}, func(time.Duration) {
+		rf := r.ip.RenderFrame()
+		if e == (arche.Entity{}) || rf < 101 || rf > 140 {
+			return
+		}
+		p := r.pose(e)
+		if drawn > 0 {
+			switch d := p.X - prev.X; {
+			case d < 0:
+				back++
+			case d < 1e-9:
+				still++
+			}
+		}
+		prev = p
+		drawn++
+	})
+	if drawn == 0 || back != 0 || still != 0 {
 		t.Fatalf("of %d frames drawn, %d moved the shot back and %d drew it still", drawn, back, still)
 	}
 }

@@ -49,20 +49,39 @@ type slotState struct {
 	snaps uint8 // bit k: state k follows a teleport, never blended into
 	flags uint8
 	mode  uint8
-	// moving: its newest state had an ecs.Velocity of some speed (and
-	// velocities are used): it moved there, and the host sends the change
-	// that stops it (see Interpolator.sample).
-	moving bool
-	// stopped: its Velocity says it moved at the state before its newest
-	// and not at all at the newest: the host told it stop there, and it is
-	// not carried on past it (see Interpolator.sample).
-	stopped bool
+	// motion: what its Velocity said at its newest states (motionMoving,
+	// motionBefore, motionStopped; see Interpolator.sample).
+	motion uint8
 	// born: how many host frames before its first state the host made it
 	// (Born; 0 when not told, at most 255): it is drawn from then on.
 	born uint8
 	raw  ecs.Transform // pose of the last Update, without offset
 	off  ecs.Transform // visual offset, decaying
 }
+
+// What a slot's Velocity said (slotState.motion), velocities being used
+// (IgnoreVelocity unset).
+const (
+	// motionMoving: its newest state's ecs.Velocity had some speed: it
+	// moved there, and the host sends the change that stops or turns it.
+	motionMoving uint8 = 1 << iota
+	// motionBefore: the state before its newest did.
+	motionBefore
+	// motionStopped: its newest state's Velocity is zero, after a state
+	// that moved: the host told it stop there, and it is not carried on
+	// past it.
+	motionStopped
+	// motionTurned: its newest state's Velocity differs from the one
+	// before's by more than a fifth (turnShare): it turned there, or was
+	// knocked, and goes on by its new velocity.
+	motionTurned
+)
+
+// turnShare is how much of its speed a velocity changes by from one state
+// to the next to count as a turn (motionTurned), and how far the motion
+// between its last two states may be from its velocity for the two to
+// agree (Interpolator.onward).
+const turnShare = 0.2
 
 // blockBits sets the blocks the per-slot state is kept in: 1,024 slots, a
 // block of about 310 KiB (a Track's blocks beside them). A block is made,
@@ -83,6 +102,7 @@ type block struct {
 	frames [blockLen * ringSize]ecs.Frame
 	poses  [blockLen * ringSize]ecs.Transform
 	vels   [blockLen]ecs.Velocity // each slot's first state's (Interpolator.firstVel)
+	last   [blockLen]ecs.Velocity // each slot's newest state's, while it moves (Interpolator.lastVel)
 }
 
 // grow makes room for slot s.

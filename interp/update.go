@@ -105,7 +105,7 @@ func (ip *Interpolator) Update(now time.Time) {
 			// Extrapolated as far as it may be, or newer states came
 			// without e (it stopped): slide back to its newest state from
 			// where the guess left it.
-			ip.addOffset(s, diff(ip.guess(sl, frames, poses, ip.firstVel(s), r), p))
+			ip.addOffset(s, diff(ip.guess(sl, s, frames, poses, r), p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -160,10 +160,9 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
-		v := ip.firstVel(s)
-		moving, prev, due := ip.lead(sl, frames, v)
-		rest, reach := due, ip.reach(due)
-		if sl.moving {
+		moving, v, prev, due, reach := ip.onward(sl, s, frames, poses)
+		rest := due
+		if sl.motion&motionMoving != 0 {
 			// Its Velocity says it moved at fn: the host sends the change
 			// that stops or turns it at once, and leaves it out while it
 			// moves as its velocity says, for up to MaxDeferral, twice that
@@ -171,15 +170,12 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 			// Frames heard sooner without it say nothing: its next state
 			// may have been lost, or the host sends it less often now.
 			rest = ip.drift
-			if reach >= 0 {
-				reach = max(reach, ip.drift)
-			}
 		}
 		if fn < g && float64(g-fn) >= rest {
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
 		}
-		if !moving || sl.stopped || past > reach {
+		if !moving || past > reach {
 			return poses[h], modeHolding, h, h, 0
 		}
 		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, past)
@@ -199,8 +195,11 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		return blend(poses[a], poses[b], alpha), modeInterpolating, a, b, alpha
 	}
 	o := (h - int(sl.n) + 1) & (ringSize - 1)
-	if sl.flags&flagEarly != 0 && r < float64(frames[o])-float64(sl.born) {
-		return poses[o], modeEarly, o, o, 0 // made after the render frame: not there yet
+	if sl.flags&flagEarly != 0 && (r < float64(frames[o])-float64(sl.born) || !ip.backable(ip.firstVel(s))) {
+		// Made after the render frame: not there yet. (Made before its
+		// first state, it is drawn from its making moved back from that
+		// state by its velocity; without one, from that state.)
+		return poses[o], modeEarly, o, o, 0
 	}
 	return ip.before(poses, ip.firstVel(s), o, float64(frames[o])-r), modeBefore, o, o, 0
 }
@@ -214,10 +213,17 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 // It depends on nothing a later state brings, so a state arriving while the
 // entity is drawn before its first changes nothing drawn.
 func (ip *Interpolator) before(poses *[ringSize]ecs.Transform, v *ecs.Velocity, o int, back float64) ecs.Transform {
-	if *v == (ecs.Velocity{}) || ip.maxExt < 0 || back <= 0 {
+	if !ip.backable(v) || back <= 0 {
 		return poses[o]
 	}
 	return ip.moved(poses[o], v, -min(back, ip.maxBack))
+}
+
+// backable reports whether an entity whose first state's velocity is v
+// is moved back from that state before it: it has one, and extrapolation
+// is on.
+func (ip *Interpolator) backable(v *ecs.Velocity) bool {
+	return *v != (ecs.Velocity{}) && ip.maxExt >= 0
 }
 
 // leave draws a slot the host removed (flagLeaving; p and the rest are
@@ -237,13 +243,61 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 		return p, mode, a, b, alpha
 	}
 	h := int(sl.head)
-	v := ip.firstVel(s)
-	moving, prev, due := ip.lead(sl, frames, v)
-	if !moving || sl.stopped || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
+	moving, v, prev, due, reach := ip.onward(sl, s, frames, poses)
+	if reach >= ip.drift {
+		due = reach // dead-reckoned: left out that long while it moved so
+	}
+	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
 	p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, r-float64(frames[h]))
 	return p, modeExtrapolating, a, b, alpha
+}
+
+// onward returns how a slot (its record, its ring) is moved on past its
+// newest state: whether it is at all, by which velocity and from which
+// state before its newest (ahead), when its next change is due (lead) and
+// how many host frames past its newest state it goes (reach). One whose
+// Velocity says it stopped at its newest state is not moved on. One whose
+// Velocity says it moves, and agrees with how it moved between its last
+// two states (within turnShare), goes by it for twice MaxDeferral: the
+// host leaves it out that long, far from what this client owns, while it
+// moves as its velocity says; so does one with nothing else to go by (one
+// state, or a teleport at its newest). One that turned at its newest state (its
+// Velocity changed) goes by its new velocity; any other along its last two
+// states (by its first state's velocity, with one alone: a Velocity that
+// says more than its Transform moves, along a wall, is not trusted), for
+// its due or MaxExtrapolation, the longer.
+func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) (moving bool, v *ecs.Velocity, prev int, due, reach float64) {
+	v = ip.firstVel(s)
+	moving, prev, due = ip.lead(sl, frames, v)
+	reach = ip.reach(due)
+	if sl.motion&motionStopped != 0 {
+		return false, v, prev, due, reach
+	}
+	if sl.motion&motionMoving == 0 || reach < 0 {
+		return moving, v, prev, due, reach
+	}
+	h := int(sl.head)
+	last := ip.lastVel(s)
+	if prev == h || sl.snaps&(1<<h) != 0 || ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])) {
+		// Its velocity is all there is to go by (its first state, or one
+		// after a teleport), or it agrees with its last two states.
+		return true, last, h, due, max(reach, ip.drift)
+	}
+	if sl.motion&motionTurned != 0 {
+		return true, last, h, due, reach
+	}
+	return moving, v, prev, due, reach
+}
+
+// agrees reports whether velocity v (world units and radians a second)
+// moves a pose as it moved from a to b in gap host frames, within
+// turnShare of its speed.
+func (ip *Interpolator) agrees(v *ecs.Velocity, a, b ecs.Transform, gap float64) bool {
+	t := gap * ip.tl.step
+	dx, dy := b.X-a.X-v.X*t, b.Y-a.Y-v.Y*t
+	return math.Hypot(dx, dy) <= turnShare*math.Hypot(v.X, v.Y)*t
 }
 
 // lead returns whether a slot (its record and its ring's frames) can be
@@ -278,11 +332,11 @@ func (ip *Interpolator) reach(due float64) float64 {
 // render frame r, or as far
 // towards it as extrapolation reaches; its newest pose if it cannot be
 // extrapolated.
-func (ip *Interpolator) guess(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, r float64) ecs.Transform {
+func (ip *Interpolator) guess(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64) ecs.Transform {
 	h := int(sl.head)
-	moving, prev, due := ip.lead(sl, frames, v)
+	moving, v, prev, _, reach := ip.onward(sl, s, frames, poses)
 	fn := frames[h]
-	past := min(r-float64(fn), ip.reach(due))
+	past := min(r-float64(fn), reach)
 	if !moving || past <= 0 {
 		return poses[h]
 	}
