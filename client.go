@@ -102,28 +102,36 @@ type ClientConfig[I comparable] struct {
 	// joined as before, in an earlier process: the ticket that client gave
 	// (Client.Ticket), kept where the player's settings are. The first
 	// connection resumes that player, in place of joining as a new one: the
-	// same peer id, its entities and its slot, the whole world joined into
+	// same peer id, name, entities and slot, the whole world joined into
 	// this client's (PeerResumed, not PeerJoined; on the host the player's
 	// PeerResumed, no Game.Join). The host takes it back while it keeps the
 	// player: within its grace window (HostConfig.Grace) of the connection
 	// breaking, and a host started again from its save (CloseForRestart)
-	// for as long again. A host that no longer has the player refuses the
-	// ticket: with Dial the client then joins as a new player, told by an
+	// for as long again; a host busy with resumes is asked again, with
+	// Dial, for 90 s. A host that no longer has the player refuses the
+	// ticket: with Dial the client then joins as a new player, told by a
 	// PeerRejected carrying the refusal (forget the ticket then, and keep
 	// the new one); without Dial its session ends with that refusal
-	// (ErrRefused). A running game that quits on purpose (Close) leaves, and
-	// its ticket with it: keep the ticket for a process that ends without
-	// Close (a crash, a killed process, a machine that went to sleep).
+	// (ErrRefused). A ticket goes only to the host that gave it (the
+	// certificate its connection showed; Ticket.Host) and for the role it
+	// was given for (Ticket.Spectator): one of another host or role is not
+	// sent, the Logger told, and the client joins as a new player. A
+	// running game that quits on purpose (Close) leaves, and its ticket
+	// with it: keep the ticket for a process that ends without Close (a
+	// crash, a killed process, a machine that went to sleep).
 	Ticket Ticket
 	// TicketFile, if set, is where the client keeps its Ticket for the next
 	// process of the game: NewClient reads a ticket kept there (when Ticket
 	// is zero) and takes that player's place back, the file is written
 	// (readable by its owner alone) at each admission that gives another
-	// ticket, and removed at Close, as the player leaves. A process that
-	// ends without Close (a crash, a kill) leaves it for the next one. A file
-	// that cannot be read or written is told to the Logger, and the client
-	// joins as a new player. Use one file per player and host (the user's
-	// config directory, say); keep it from others, as a password.
+	// ticket, and removed at Close, as the player leaves (if it still holds
+	// this client's ticket: another process may have taken the place since).
+	// A process that ends without Close (a crash, a kill) leaves it for the
+	// next one. A file that cannot be read or written, or that others than
+	// its owner may write (its mode allows group or others to), is told to
+	// the Logger, and the client joins as a new player. Use one file per
+	// player and host (the user's config directory, say); keep it from
+	// others, as a password.
 	TicketFile string
 	// Dial, if set, opens a new connection to the same host: with it a
 	// client whose connection breaks reconnects by itself (with backoff and
@@ -275,6 +283,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		}
 		dialed = true
 	}
+	cfg.Ticket = ticketFor(cfg, tc)
 	c := &Client[I]{g: g, cfg: cfg, started: started, joining: true}
 	c.clk = cfg.Clock
 	c.mu.ch = make(chan struct{}, 1)
@@ -830,7 +839,9 @@ func (c *Client[I]) publishStatus() session.ClientState {
 	s := &c.status
 	s.mu.Lock()
 	s.stats, s.state, s.peer = figures, st, c.peer()
-	s.ticket, _ = c.session.Ticket()
+	if !c.left {
+		s.ticket, _ = c.session.Ticket()
+	}
 	if st == session.Closed && !s.closed {
 		s.closed, s.err = true, c.errLocked()
 	}
@@ -901,7 +912,8 @@ func (c *Client[I]) errLocked() error {
 // host answered it (its Welcome), this end giving up on it: the host went
 // silent (the link broke, or the host stopped) while the client waited to
 // be let in. With ClientConfig.Dial the client dials again by itself first,
-// saying Hello on each new connection, for 10 s (within JoinTimeout). There
+// saying Hello (Resume, with a kept Ticket) on each new connection, for 10 s
+// (within JoinTimeout). There
 // is no player to come back to: join again (NewClient), or check that the
 // host runs at that address.
 var ErrNoAnswer = errors.New("tandem: the connection ended before the host answered; join again, or check that the host runs at that address")
@@ -923,8 +935,14 @@ func (c *Client[I]) Close() error {
 		c.cmds.abandon()
 	}
 	c.left = true
+	live := c.session.State() != session.Closed
 	err := c.session.Close()
-	c.dropTicket()
+	if live {
+		c.dropTicket() // this is the leave; a session ended before (another process took the place) keeps it
+	}
+	c.status.mu.Lock()
+	c.status.ticket = Ticket{} // the player left: its place goes with it
+	c.status.mu.Unlock()
 	c.status.mu.Lock()
 	c.status.closed = false // Err after Close says what Close made of it
 	c.status.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -155,6 +156,62 @@ func TestATicketFileTakesThePlayerBack(t *testing.T) {
 		text, _ = os.ReadFile(file)
 		if err := kept.UnmarshalText(bytes.TrimSpace(text)); err != nil || kept != got {
 			t.Fatalf("the new player's ticket did not replace the bad file: %q, %v", text, err)
+		}
+	})
+}
+
+// A client whose place another process took with the same ticket file
+// (its connection closed as replaced) leaves the file to that process when
+// it closes.
+func TestAReplacedClientLeavesTheTicketFile(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		file := filepath.Join(t.TempDir(), "ticket")
+		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		tk, _ := a.Ticket()
+		b := p.joinAs(ClientConfig[push]{TicketFile: file})
+		if b.Peer() != tk.Peer {
+			t.Fatalf("the second process is peer %d, the file's %d", b.Peer(), tk.Peer)
+		}
+		for i := 0; a.State() != Closed; i++ {
+			if i > 5*120 {
+				t.Fatalf("the replaced client: %v", a.State())
+			}
+			p.run(time.Second / 120)
+		}
+		a.Close()
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("the replaced client's Close removed the file the playing one keeps: %v", err)
+		}
+		if got, ok := a.Ticket(); ok {
+			t.Fatalf("after Close the client still gives its ticket, peer %d", got.Peer)
+		}
+		b.Close()
+		if _, err := os.Stat(file); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("after the player's leave the file is still there: %v", err)
+		}
+	})
+}
+
+// A ticket file that others than its owner may write is not taken: the
+// client joins as a new player, the Logger told.
+func TestATicketFileOthersMayWriteIsNotTaken(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		file := filepath.Join(t.TempDir(), "ticket")
+		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		tk, _ := a.Ticket()
+		p.die(a)
+		if err := os.Chmod(file, 0o622); err != nil {
+			t.Fatal(err)
+		}
+		var warned bytes.Buffer
+		b := p.joinAs(ClientConfig[push]{TicketFile: file, Logger: slog.New(slog.NewTextHandler(&warned, nil))})
+		if b.Peer() == tk.Peer || !strings.Contains(warned.String(), "others than its owner may write it") {
+			t.Fatalf("peer %d (the file's %d); logged %q", b.Peer(), tk.Peer, warned.String())
+		}
+		if strings.Contains(warned.String(), fmt.Sprintf("%x", tk.Token[2:])) {
+			t.Fatalf("the log shows the token: %q", warned.String())
 		}
 	})
 }

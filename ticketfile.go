@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/tandem-go/tandem/net/transport"
 )
 
 // A client's kept ticket (ClientConfig.TicketFile): read at NewClient, so a
@@ -17,10 +19,17 @@ import (
 // readTicketFile returns the ticket kept in the file at path: zero, and no
 // error, when there is no file.
 func readTicketFile(path string) (Ticket, error) {
-	b, err := os.ReadFile(path)
+	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Ticket{}, nil
 	}
+	if err != nil {
+		return Ticket{}, err
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return Ticket{}, fmt.Errorf("%s: others than its owner may write it (mode %v), so it is not taken; make it 0600", path, fi.Mode().Perm())
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -73,14 +82,37 @@ func (c *Client[I]) keepTicket() {
 	c.written = t
 }
 
-// dropTicket removes the TicketFile after the player left on purpose: the
-// host let the place go.
+// dropTicket removes the TicketFile after the player left on purpose (the
+// host let the place go), if it holds the ticket this client wrote: not
+// one another process took the place with since.
+
 func (c *Client[I]) dropTicket() {
-	if c.cfg.TicketFile == "" {
+	if c.cfg.TicketFile == "" || c.written.IsZero() {
 		return
+	}
+	if kept, err := readTicketFile(c.cfg.TicketFile); err != nil || kept != c.written {
+		return // another process's now, or none
 	}
 	if err := os.Remove(c.cfg.TicketFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.mu.logger().Warn("tandem: the player's ticket could not be removed after the leave; the next process of the game will find it refused and join as a new player", "file", c.cfg.TicketFile, "err", err)
 	}
 	c.written = Ticket{}
+}
+
+// ticketFor returns cfg's Ticket if it may go on the first connection tc:
+// for this client's role, to the host that gave it (tc's identity). One
+// that may not is dropped, the Logger told: the client joins as a new
+// player.
+func ticketFor[I comparable](cfg ClientConfig[I], tc transport.Conn) Ticket {
+	t := cfg.Ticket
+	switch {
+	case t.IsZero():
+	case t.Spectator != cfg.Spectator:
+		loggerOr(cfg.Logger).Warn("tandem: the kept ticket is of the other role (a spectator's for a player, or a player's for a spectator); joining without it", "ticket", t)
+		return Ticket{}
+	case t.Host != transport.IdentityOf(tc):
+		loggerOr(cfg.Logger).Warn("tandem: the kept ticket is another host's (the certificate differs); joining as a new player without sending it", "ticket", t)
+		return Ticket{}
+	}
+	return t
 }

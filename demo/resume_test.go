@@ -101,8 +101,8 @@ func TestKilledClientComesBackWithItsTicket(t *testing.T) {
 	args := []string{"-join", m[1], "-pin", m[2], "-headless", "-bot", "-idle-timeout", "1s", "-name", "runner", "-ticket", ticket}
 	first := start(t, "first", append(args, "-ticks", "100000")...)
 	peer := first.waitLine(joinedLine)[1]
-	if b, err := os.ReadFile(ticket); err != nil || !regexp.MustCompile(`^`+peer+`:[0-9a-f]{32}\n$`).Match(b) {
-		t.Fatalf("the ticket file holds %q (%v), want peer %s's ticket", b, err, peer)
+	if b, err := os.ReadFile(ticket); err != nil || !regexp.MustCompile(`^`+peer+`:[0-9a-f]{32}@`+m[2]+`\n$`).Match(b) {
+		t.Fatalf("the ticket file holds %q (%v), want peer %s's ticket from the host of %s", b, err, peer, m[2])
 	}
 	first.signal(syscall.SIGKILL)
 	<-first.done

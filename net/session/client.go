@@ -51,7 +51,8 @@ type ClientConfig struct {
 	// breaks and resumes its peer (see Reconnecting); a first connection
 	// that breaks before the host's Welcome, or that a host busy with other
 	// handshakes closes in its handshake (transport.CloseLimit, its reason
-	// beginning "host busy: "), is dialed again too, saying Hello, for 10 s.
+	// beginning "host busy: "), is dialed again too, saying Hello (Resume, with a kept Ticket no host
+	// answered yet), for 10 s.
 	// It runs on a goroutine of its own, one at a time, and should return
 	// when ctx ends. Nil: a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)
@@ -64,10 +65,15 @@ type ClientConfig struct {
 	// (Client.Ticket): the client takes that peer back, its first
 	// connection saying Resume (wire.ResumeKeptTicket) in place of Hello,
 	// and the host joins it to the whole world as the peer it was, with its
-	// slot and its entities (PeerResumed, not PeerJoined). A host that has no
-	// such peer any more refuses it (RejectResume): with Dial the client
-	// then joins afresh as a new peer (PeerRejected first, carrying the
-	// refusal), without it the session ends with that *RejectError.
+	// slot, its name and its entities (PeerResumed, not PeerJoined). A host
+	// that has no such peer any more refuses it (RejectResume): with Dial
+	// the client then joins afresh as a new peer (PeerRejected first,
+	// carrying the refusal), without it the session ends with that
+	// *RejectError; a host busy with resumes (RejectFull) is tried again,
+	// with Dial, for 30 s. NewClient refuses a ticket of the other role
+	// (ErrTicketRole) or another host's (ErrTicketHost: tc's identity
+	// differs); a redial that reaches another host joins afresh without
+	// sending it (PeerRejected with ErrTicketHost).
 	Ticket Ticket
 }
 
@@ -173,6 +179,9 @@ type Client struct {
 	// join not finished on this client (its Resumes say ResumeKeptTicket).
 	ticket Ticket
 	kept   bool
+	// host is the identity of the host that admitted the client
+	// (transport.IdentityOf its connection): its Ticket's.
+	host string
 }
 
 // NewClient starts a session over tc, an established connection to a host,
@@ -191,6 +200,14 @@ func NewClient(sched *ecs.Schedule, reg *replicate.Registry, tc transport.Conn, 
 	}
 	if cfg.AckTimeout <= 0 {
 		cfg.AckTimeout = 5 * time.Second
+	}
+	if t := cfg.Ticket; !t.IsZero() {
+		switch {
+		case t.Spectator != cfg.Spectator:
+			return nil, ErrTicketRole
+		case t.Host != transport.IdentityOf(tc):
+			return nil, ErrTicketHost
+		}
 	}
 	cl := &Client{w: sched.World(), sched: sched, reg: reg, cfg: cfg}
 	cl.ticket, cl.kept = cfg.Ticket, !cfg.Ticket.IsZero()
@@ -475,6 +492,7 @@ func (c *Client) welcomed(msg []byte) {
 		return
 	}
 	c.welcome = wl
+	c.host = transport.IdentityOf(c.c.Transport())
 	c.holds = false // a new peer: its join has to finish first
 	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
 	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {

@@ -28,7 +28,9 @@ import (
 // that answers it shuts down (CloseHostShutdown), or the window running
 // out, ends the session. A first connection that breaks before the host's
 // Welcome has no peer to resume: the client dials again the same way, each
-// new connection saying Hello, for freshWindow; so does one the host closes
+// new connection saying Hello (Resume, with a kept ticket no host
+// answered yet: a host busy with resumes is asked again for ticketWindow),
+// for freshWindow; so does one the host closes
 // in its handshake as busy (CloseLimit: too many handshakes at once), after
 // a pause of about firstRetry.
 
@@ -48,6 +50,10 @@ const (
 	answerTimeout = 5 * time.Second
 	// dialTimeout bounds one dial.
 	dialTimeout = 5 * time.Second
+	// ticketWindow is how long a client with a kept ticket dials again
+	// while the host answers it is busy with resumes: the host's bound on
+	// one peer's resumes refills within a minute.
+	ticketWindow = 90 * time.Second
 	// firstRetry and maxRetry are the first and the longest delay between
 	// two dials (before jitter); each delay doubles the one before.
 	firstRetry = 250 * time.Millisecond
@@ -115,6 +121,10 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 	c.bound, c.answered = false, false
 	c.early, c.earlyBytes = nil, 0
 	c.re.opened = c.cfg.Clock.Now()
+	if resume && c.welcome.PeerID == 0 && !c.ticketFor(tc) {
+		resume = false // another host's: Hello, as a new peer
+		c.re.fresh = true
+	}
 	var msg []byte
 	if resume {
 		var flags uint8
@@ -303,6 +313,7 @@ func (c *Client) resumed(msg []byte) {
 	}
 	c.bound, c.answered = true, true
 	c.welcome.PeerID, c.welcome.Token = uint32(t.Peer), t.Token
+	c.host = transport.IdentityOf(c.c.Transport())
 	c.welcome.TickRate, c.welcome.SendRate, c.welcome.GraceMillis = m.TickRate, m.SendRate, m.GraceMillis
 	c.welcome.Frame = m.Frame
 	c.ticket = Ticket{}
@@ -320,11 +331,12 @@ func (c *Client) resumed(msg []byte) {
 
 // refused takes the host's Reject of this connection.
 func (c *Client) refused(rj *RejectError) {
-	if c.state == Connecting && c.kept && rj.Code == wire.RejectResume && c.cfg.Dial != nil {
-		// The kept ticket's peer is over: join afresh, as below.
+	if c.state == Connecting && c.kept && (rj.Code == wire.RejectResume || rj.Code == wire.RejectFull) && c.cfg.Dial != nil {
+		// The kept ticket's peer is over (join afresh), or the host is
+		// busy with resumes (try again): as a reconnecting client does.
 		now := c.cfg.Clock.Now()
 		c.state = Reconnecting
-		c.re.lost, c.re.until, c.re.next, c.re.attempt = now, now, now, 0
+		c.re.lost, c.re.until, c.re.next, c.re.attempt = now, now.Add(ticketWindow), now, 0
 		if c.re.rng == nil {
 			c.re.rng = rand.New(rand.NewPCG(uint64(c.ticket.Peer), uint64(now.UnixNano())))
 		}

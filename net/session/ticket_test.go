@@ -2,16 +2,21 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -192,24 +197,147 @@ func TestAKeptTicketsBrokenJoinResumesAgain(t *testing.T) {
 	})
 }
 
-// Text that is not a ticket is refused, and leaves the ticket as it was.
+// A kept ticket the host answers busy (its bound on one peer's resumes
+// spent) is tried again, not given up: the player takes the place back
+// once the bound refills.
+func TestAKeptTicketAnsweredBusyTriesAgain(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		// One resume a minute for a peer, kept for three.
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{MaxResumesPerPeer: 1, Grace: 3 * time.Minute})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		r.die(a)
+		r.steps(100 * time.Millisecond)
+		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		r.playing(b, "the first kept ticket")
+		r.die(b)
+		r.steps(100 * time.Millisecond)
+		c := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		for i := 0; c.cl.State() != Playing; i++ {
+			if i > 100*60 || c.cl.State() == Closed {
+				t.Fatalf("the second kept ticket: %v, %v", c.cl.State(), c.cl.Err())
+			}
+			r.step()
+		}
+		if c.cl.Peer() != tk.Peer || r.host.Stats().ResumeLimited == 0 {
+			t.Fatalf("back as peer %d (the ticket's %d) after %d busy answers", c.cl.Peer(), tk.Peer, r.host.Stats().ResumeLimited)
+		}
+	})
+}
+
+// identified is a connection whose host showed the identity id.
+type identified struct {
+	*mem.Conn
+	id string
+}
+
+func (c identified) PeerIdentity() string { return c.id }
+
+// NewClient refuses a ticket of the other role, or another host's; a
+// kept ticket's redial that reaches another host does not send it, and
+// joins as a new peer.
+func TestATicketGoesToItsHostAndRoleOnly(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		if tk.Host != "" || tk.Spectator {
+			t.Fatalf("a player's ticket over memory: host %q, spectator %v", tk.Host, tk.Spectator)
+		}
+		newClient := func(tc transport.Conn, cfg ClientConfig) error {
+			w := ecs.NewWorld()
+			cfg.Clock = r.clk
+			_, err := NewClient(ecs.NewSchedule(w, r.clk, 0), replicate.NewRegistry(w), tc, cfg)
+			return err
+		}
+		tc, _ := r.net.Dial(context.Background(), "host")
+		if err := newClient(tc, ClientConfig{Name: "w", Spectator: true, Ticket: tk}); !errors.Is(err, ErrTicketRole) {
+			t.Fatalf("a player's ticket for a spectator: %v", err)
+		}
+		if err := newClient(identified{tc.(*mem.Conn), "b0b"}, ClientConfig{Name: "a", Ticket: tk}); !errors.Is(err, ErrTicketHost) {
+			t.Fatalf("a ticket of a host without identity, to one with: %v", err)
+		}
+		tc.Close(transport.CloseNormal, "")
+
+		// A ticket of the host of identity "b0b", whose first connection
+		// there goes dark before the host hears it; the redial reaches a
+		// host of another identity (none).
+		elsewhere := tk
+		elsewhere.Host = "b0b"
+		b := &resumer{rig: r, addr: "host"}
+		first, _ := r.net.Dial(context.Background(), "host")
+		w := ecs.NewWorld()
+		b.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
+		var err error
+		b.cl, err = NewClient(b.sched, b.reg, identified{first.(*mem.Conn), "b0b"}, ClientConfig{Name: "a", Clock: r.clk, Dial: b.redial, Ticket: elsewhere,
+			OnEvent: func(e Event) { b.events = append(b.events, e) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.(*mem.Conn).Cut()
+		r.clients = append(r.clients, b)
+		for i := 0; b.cl.State() != Playing; i++ {
+			if i > 40*60 {
+				t.Fatalf("the redial: %v, %v", b.cl.State(), b.cl.Err())
+			}
+			r.step()
+		}
+		if b.cl.Peer() == tk.Peer || b.count(PeerJoined) != 1 || b.count(PeerResumed) != 0 {
+			t.Fatalf("the redial is peer %d (the ticket's %d); events %v", b.cl.Peer(), tk.Peer, b.events)
+		}
+		refused := false
+		for _, e := range b.events {
+			refused = refused || e.Kind == PeerRejected && errors.Is(e.Err, ErrTicketHost)
+		}
+		if !refused || r.hostCount(PeerResumed, tk.Peer) != 0 {
+			t.Fatalf("the ticket was sent (%d resumes of peer %d), or its holding back not told (%v): events %v", r.hostCount(PeerResumed, tk.Peer), tk.Peer, refused, b.events)
+		}
+	})
+}
+
+// A ticket's text reads back as the ticket, whatever its role and host;
+// text that is not a ticket is refused, its error quoting none of it, and
+// leaves the ticket as it was. Printed or logged, a ticket shows no token.
 func TestTicketText(t *testing.T) {
 	good := Ticket{Peer: 7}
 	for i := range good.Token {
 		good.Token[i] = byte(i)
 	}
-	text, _ := good.MarshalText()
-	if string(text) != "7:000102030405060708090a0b0c0d0e0f" {
+	const hexToken = "000102030405060708090a0b0c0d0e0f"
+	for _, tk := range []Ticket{good, {Peer: 9, Token: good.Token, Spectator: true}, {Peer: 3, Token: good.Token, Host: strings.Repeat("ab", 32)}, {Peer: 4, Token: good.Token, Spectator: true, Host: "c0ffee"}} {
+		text, _ := tk.MarshalText()
+		var back Ticket
+		if err := back.UnmarshalText(text); err != nil || back != tk {
+			t.Errorf("%q reads back as %+v, %v", text, back, err)
+		}
+	}
+	if text, _ := good.MarshalText(); string(text) != "7:"+hexToken {
 		t.Fatalf("text %q", text)
 	}
-	for _, bad := range []string{"", "7", "0:000102030405060708090a0b0c0d0e0f", "70000:000102030405060708090a0b0c0d0e0f",
-		"7:0001", "7:000102030405060708090a0b0c0d0e0f00", "7:zz0102030405060708090a0b0c0d0e0f", "-1:000102030405060708090a0b0c0d0e0f"} {
+	for _, bad := range []string{"", "7", "0:" + hexToken, "70000:" + hexToken, "7:0001", "7:" + hexToken + "00",
+		"7:zz0102030405060708090a0b0c0d0e0f", "-1:" + hexToken, "7:" + hexToken + ":watching", "7:" + hexToken + "@a b"} {
 		got := good
-		if err := got.UnmarshalText([]byte(bad)); !errors.Is(err, ErrTicket) || got != good {
-			t.Errorf("%q: %v, ticket now %v", bad, err, got)
+		err := got.UnmarshalText([]byte(bad))
+		if !errors.Is(err, ErrTicket) || got != good {
+			t.Errorf("%q: %v, ticket now %+v", bad, err, got)
+		}
+		if err != nil && strings.Contains(err.Error(), hexToken[4:]) {
+			t.Errorf("%q: the error quotes the token: %v", bad, err)
+		}
+	}
+	for _, shown := range []string{fmt.Sprint(good), fmt.Sprintf("%+v", good), slogText(good)} {
+		if strings.Contains(shown, hexToken[4:]) || !strings.Contains(shown, "7") {
+			t.Errorf("a ticket shown as %q", shown)
 		}
 	}
 	if !(Ticket{}).IsZero() || good.IsZero() {
 		t.Fatal("IsZero")
 	}
+}
+
+// slogText is v logged by slog's text handler.
+func slogText(v any) string {
+	var b bytes.Buffer
+	slog.New(slog.NewTextHandler(&b, nil)).Info("t", "ticket", v)
+	return b.String()
 }

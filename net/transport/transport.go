@@ -272,6 +272,23 @@ type InFlighter interface {
 	InFlight(lane Lane) int
 }
 
+// Identified is implemented by a Conn whose peer proved who it is: quicnet's
+// client end, whose host showed its certificate. PeerIdentity returns the
+// peer's identity (quicnet: its certificate's SHA-256 fingerprint, 64 hex
+// digits); "" when it showed none. A client keeps what it may send only to
+// that host by it (a session's kept ticket).
+type Identified interface {
+	PeerIdentity() string
+}
+
+// IdentityOf returns c's PeerIdentity, "" when c has none.
+func IdentityOf(c Conn) string {
+	if id, ok := c.(Identified); ok {
+		return id.PeerIdentity()
+	}
+	return ""
+}
+
 // Receive limits of a connection a Listener accepted, until Admit: what an
 // unadmitted peer can make this side hold, per lane. Lane messages beyond
 // them wait at the sender (QUIC flow control; ErrLaneQueueFull in memory)

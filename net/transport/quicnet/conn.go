@@ -212,6 +212,18 @@ func (c *Conn) Stats() transport.Stats {
 // RemoteAddr returns the peer's UDP address.
 func (c *Conn) RemoteAddr() net.Addr { return c.qc.RemoteAddr() }
 
+// PeerIdentity returns the fingerprint (Fingerprint) of the certificate the
+// peer showed in the handshake: a dialed connection's host's; "" for a
+// peer that showed none (a client, on the host's end). It implements
+// transport.Identified.
+func (c *Conn) PeerIdentity() string {
+	certs := c.qc.ConnectionState().TLS.PeerCertificates
+	if len(certs) == 0 {
+		return ""
+	}
+	return Fingerprint(certs[0].Raw)
+}
+
 // LocalAddr returns this side's UDP address.
 func (c *Conn) LocalAddr() net.Addr { return c.qc.LocalAddr() }
 
