@@ -85,12 +85,13 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	// (the world holds the newest's values as it comes) changes none.
 	wasStill := st.flags&flagStill != 0
 	if st.n == 0 || f >= frames[st.head] {
-		if ip.standing(e) {
+		v := ip.velocityOf(e)
+		if standing(v) {
 			st.flags |= flagStill
 		} else {
 			st.flags &^= flagStill
 		}
-		ip.observeMotion(st, s, e, st.n > 0 && f == frames[st.head])
+		ip.observeMotion(st, s, v, st.n > 0 && f == frames[st.head])
 	}
 	wasMoving := st.motion&motionBefore != 0
 
@@ -291,18 +292,23 @@ func (ip *Interpolator) Removed(e arche.Entity) {
 	}
 }
 
-// standing reports whether e has an ecs.Velocity of no speed (and velocities
-// are used: IgnoreVelocity unset).
-func (ip *Interpolator) standing(e arche.Entity) bool {
+// velocityOf returns e's ecs.Velocity, nil when it has none or velocities
+// are not used (IgnoreVelocity).
+func (ip *Interpolator) velocityOf(e arche.Entity) *ecs.Velocity {
+	if ip.cfg.IgnoreVelocity {
+		return nil
+	}
 	w := ip.w
-	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
-	return v != nil && !ip.cfg.IgnoreVelocity && v.X == 0 && v.Y == 0
+	return (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
 }
 
-// observeMotion records what e's Velocity says at its newest state
-// (slotState.motion), and the velocity it moves by (lastVel); again, when
-// more of that state came.
-func (ip *Interpolator) observeMotion(st *slotState, s int32, e arche.Entity, again bool) {
+// standing reports whether v (velocityOf) is a velocity of no speed.
+func standing(v *ecs.Velocity) bool { return v != nil && v.X == 0 && v.Y == 0 }
+
+// observeMotion records what the Velocity v (velocityOf) of the entity of
+// slot s says at its newest state (slotState.motion), and the velocity it
+// moves by (lastVel); again, when more of that state came.
+func (ip *Interpolator) observeMotion(st *slotState, s int32, v *ecs.Velocity, again bool) {
 	before := st.motion & motionBefore
 	if !again {
 		before = 0
@@ -312,10 +318,8 @@ func (ip *Interpolator) observeMotion(st *slotState, s int32, e arche.Entity, ag
 	}
 	turned := st.motion & motionTurned
 	st.motion = before
-	w := ip.w
-	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
 	switch {
-	case ip.movingAt(e):
+	case movingBy(v):
 		st.motion |= motionMoving
 		last := ip.lastVel(s)
 		if again {
@@ -324,7 +328,7 @@ func (ip *Interpolator) observeMotion(st *slotState, s int32, e arche.Entity, ag
 			st.motion |= motionTurned
 		}
 		*last = *v
-	case before != 0 && ip.motionless(e):
+	case before != 0 && v != nil && *v == ecs.Velocity{}:
 		st.motion |= motionStopped
 	}
 }
@@ -335,20 +339,10 @@ func (ip *Interpolator) lastVel(s int32) *ecs.Velocity {
 	return &ip.blocks[s>>blockBits].last[s&blockMask]
 }
 
-// motionless reports whether e has an ecs.Velocity of no speed and no turn
-// (and velocities are used: IgnoreVelocity unset).
-func (ip *Interpolator) motionless(e arche.Entity) bool {
-	w := ip.w
-	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
-	return v != nil && !ip.cfg.IgnoreVelocity && *v == ecs.Velocity{}
-}
-
-// movingAt reports whether e has an ecs.Velocity of some speed, finite
-// (and velocities are used: IgnoreVelocity unset).
-func (ip *Interpolator) movingAt(e arche.Entity) bool {
-	w := ip.w
-	v := (*ecs.Velocity)(w.Arche().Get(e, w.IDs.Velocity))
-	return v != nil && !ip.cfg.IgnoreVelocity && finiteVel(*v) && (v.X != 0 || v.Y != 0 || v.Angular != 0)
+// movingBy reports whether v (velocityOf) is a velocity of some speed,
+// finite.
+func movingBy(v *ecs.Velocity) bool {
+	return v != nil && finiteVel(*v) && (v.X != 0 || v.Y != 0 || v.Angular != 0)
 }
 
 // setOff returns the frame entity e, found at pose at frame f and moving
