@@ -115,7 +115,7 @@ type ClientConfig[I comparable] struct {
 	// (ErrRefused). A ticket goes only to the host that gave it (the
 	// certificate its connection showed; Ticket.Host) and for the role it
 	// was given for (Ticket.Spectator): one of another host or role is not
-	// sent, the Logger told, and the client joins as a new player. A
+	// sent, the Logger told, and the client joins anew, as its config says. A
 	// running game that quits on purpose (Close) leaves, and its ticket
 	// with it: keep the ticket for a process that ends without Close (a
 	// crash, a killed process, a machine that went to sleep).
@@ -485,6 +485,7 @@ func (c *Client[I]) event(e Event) {
 		// what the one let go was sent.
 		c.joining, c.started = true, c.clk.Now()
 		c.orphanCommands(unknownReason)
+		c.refusedTicket(e.Err)
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
 		// join after a refused resume): every command without a receipt
@@ -499,6 +500,7 @@ func (c *Client[I]) event(e Event) {
 		}
 	}
 	if e.Kind == session.PeerLeft && !c.left {
+		c.refusedTicket(e.Err) // a kept ticket refused, without Dial
 		// No receipt comes now: what was sent is answered unknown (the
 		// host shut down before the save that held it landed, or its world
 		// was taken, or the link broke for good), rather than left

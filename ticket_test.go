@@ -65,8 +65,8 @@ func TestAKeptTicketTakesThePlayerBack(t *testing.T) {
 			t.Fatalf("the new process is peer %d (the ticket's %d) after %d resumes; the host told %d joins, %d leaves, %d resumes",
 				b.Peer(), tk.Peer, b.NetStats().Resumes, joins, len(p.left), len(p.resumed))
 		}
-		if got, ok := b.Ticket(); !ok || got != tk {
-			t.Fatalf("the new process's ticket is peer %d, ok %v: not the one it was given", got.Peer, ok)
+		if got, ok := b.Ticket(); !ok || got.Peer != tk.Peer || got.Token == tk.Token {
+			t.Fatalf("the new process's ticket is peer %d, ok %v, its token new: %v", got.Peer, ok, got.Token != tk.Token)
 		}
 		p.run(time.Second)
 		b.Do(func(w *World) {
@@ -212,6 +212,74 @@ func TestATicketFileOthersMayWriteIsNotTaken(t *testing.T) {
 		}
 		if strings.Contains(warned.String(), fmt.Sprintf("%x", tk.Token[2:])) {
 			t.Fatalf("the log shows the token: %q", warned.String())
+		}
+	})
+}
+
+// A ticket file whose player the host no longer keeps, read by a process
+// without Dial: the session ends refused (ErrRefused), and the file goes
+// with the refusal, so the next process joins as a new player rather than
+// be refused the same way.
+func TestARefusedTicketFileGoesWithTheRefusal(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
+		file := filepath.Join(t.TempDir(), "ticket")
+		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p.die(a)
+		for i := 0; len(p.left) == 0; i++ {
+			if i > 60*120 {
+				t.Fatal("the host kept the player")
+			}
+			p.run(time.Second / 120)
+		}
+		var ends []error
+		for range 2 {
+			tc, err := p.net.Dial(context.Background(), "host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := NewClient(testGame(), tc, ClientConfig[push]{Clock: p.clk, TicketFile: file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.clients = append(p.clients, &rclient{Client: c})
+			for i := 0; c.State() != Closed && c.State() != Playing; i++ {
+				if i > 10*120 {
+					t.Fatalf("neither closed nor playing: %v", c.State())
+				}
+				p.run(time.Second / 120)
+			}
+			ends = append(ends, c.Err())
+			c.Close()
+		}
+		if !errors.Is(ends[0], ErrRefused) || ends[1] != nil {
+			t.Fatalf("the two processes ended with %v: want the first refused, the second a new player", ends)
+		}
+	})
+}
+
+// A process whose link went dark (it has not heard that another process
+// took its place with the same ticket file, and is Reconnecting), closed
+// by the player, leaves the file to the playing process: that one's
+// Resumed gave it a new token, which the file holds now.
+func TestADarkOldProcessLeavesTheNewOnesFile(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		file := filepath.Join(t.TempDir(), "ticket")
+		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		a.mu.Lock()
+		a.block = true // its redials find no route
+		a.mu.Unlock()
+		a.conn().Cut()
+		b := p.joinAs(ClientConfig[push]{TicketFile: file})
+		tk, _ := a.Ticket()
+		if b.Peer() != tk.Peer {
+			t.Fatalf("the second process is peer %d, the file's %d", b.Peer(), tk.Peer)
+		}
+		p.run(6 * time.Second)
+		a.Close()
+		if _, err := os.Stat(file); err != nil {
+			t.Fatalf("the old process's Close removed the file the playing one (peer %d) keeps: %v", b.Peer(), err)
 		}
 	})
 }

@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 
+	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // A client's kept ticket (ClientConfig.TicketFile): read at NewClient, so a
@@ -26,7 +29,7 @@ func readTicketFile(path string) (Ticket, error) {
 	if err != nil {
 		return Ticket{}, err
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 { // Windows' modes say read-only or not
 		return Ticket{}, fmt.Errorf("%s: others than its owner may write it (mode %v), so it is not taken; make it 0600", path, fi.Mode().Perm())
 	}
 	b, err := os.ReadFile(path)
@@ -85,7 +88,6 @@ func (c *Client[I]) keepTicket() {
 // dropTicket removes the TicketFile after the player left on purpose (the
 // host let the place go), if it holds the ticket this client wrote: not
 // one another process took the place with since.
-
 func (c *Client[I]) dropTicket() {
 	if c.cfg.TicketFile == "" || c.written.IsZero() {
 		return
@@ -115,4 +117,22 @@ func ticketFor[I comparable](cfg ClientConfig[I], tc transport.Conn) Ticket {
 		return Ticket{}
 	}
 	return t
+}
+
+// refusedTicket removes the TicketFile when the host refused the kept
+// ticket the client read from it (err: the refusal, RejectResume): that
+// place is over, and the next process must not be refused again. A ticket
+// not sent (another host's) stays.
+func (c *Client[I]) refusedTicket(err error) {
+	var rj *session.RejectError
+	t := c.cfg.Ticket
+	if c.cfg.TicketFile == "" || t.IsZero() || !errors.As(err, &rj) || rj.Code != wire.RejectResume {
+		return
+	}
+	if kept, rerr := readTicketFile(c.cfg.TicketFile); rerr != nil || kept != t {
+		return // a newer one is there, or none
+	}
+	if rerr := os.Remove(c.cfg.TicketFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		c.mu.logger().Warn("tandem: the refused ticket could not be removed; the next process of the game will be refused too and join as a new player", "file", c.cfg.TicketFile, "err", rerr)
+	}
 }

@@ -66,7 +66,8 @@ type Config struct {
 	// twice MaxDeferral passed (a shot whose states a full budget holds
 	// back flies on rather than going back and lurching forward). One whose
 	// Velocity changed at its newest state (a turn, a knock) goes on by the
-	// new one for MaxExtrapolation; one whose Velocity says more than its
+	// new one as far as its states would have taken it (MaxExtrapolation, or
+	// as long as they were apart); one whose Velocity says more than its
 	// states moved (along a wall), along its states; one whose newest state
 	// says it stopped (its Velocity zero, after a state that moved) is drawn
 	// where it stopped at once. Raise it for a host whose state budget often

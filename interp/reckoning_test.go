@@ -270,3 +270,113 @@ func TestAShotOfOneStateLeftOutFliesOn(t *testing.T) {
 		t.Fatalf("of %d frames drawn, %d moved the shot back and %d drew it still", drawn, back, still)
 	}
 }
+
+// A Track (a turret angle, a scale) blended beside the pose of an entity
+// that moves as its Velocity says goes on with it while its states are
+// left out (deferred, or lost) and the pose is dead-reckoned: extrapolated
+// (alpha past 1), not frozen at the newest value and jumping when the next
+// state comes.
+func TestATrackGoesOnWhileItsEntityIsDeadReckoned(t *testing.T) {
+	r := newRig(t, Config{})
+	tr := NewTrack(r.ip, blendScale)
+	a := r.w.Arche()
+	id := tr.id
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	m := mover{vx: 600} // 10 units a frame
+	e := r.spawnMoving(m.at(0), ecs.Velocity{X: m.vx})
+	a.Add(e, id)
+	const gap0, gap1 = ecs.Frame(200), ecs.Frame(216) // states 202..214 left out
+	var worstOff, worstJump, prev float64
+	drawn := 0
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f > gap0 && f < gap1 {
+			return
+		}
+		(*scale)(a.Get(e, id)).S = m.at(f).X / 10
+		r.apply(e, f, m.at(f))
+	}, func(time.Duration) {
+		rf := r.ip.RenderFrame()
+		s, _ := tr.Get(e)
+		if rf > 150 && rf < 260 {
+			want := m.at(0).X/10 + m.vx*rf*step.Seconds()/10 // where the host had it
+			worstOff = max(worstOff, math.Abs(s.S-want))
+			if drawn > 0 {
+				worstJump = max(worstJump, math.Abs(s.S-prev))
+			}
+			drawn++
+			prev = s.S
+		}
+	})
+	// At 120 Hz a drawn frame moves the value 0.5.
+	if worstJump > 1.5 {
+		t.Fatalf("the Track froze while the pose was dead-reckoned: off by up to %.2f, then jumped %.2f in one drawn frame (a normal step is 0.5)", worstOff, worstJump)
+	}
+}
+
+// A shot moving as its Velocity says, left out by the host (far from the
+// client) for twice MaxDeferral and removed a send later, rests slid back
+// to its newest state and stays there: its removal does not draw it
+// extrapolated again from there, its slide-back offset still on (a jump).
+func TestAShotRemovedAfterItsDriftDoesNotJump(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	m := mover{vx: 600} // 10 units a frame, 5 a drawn frame at 120 Hz
+	e := r.spawnMoving(m.at(2), ecs.Velocity{X: m.vx})
+	const last = ecs.Frame(200)
+	gone := last + ecs.Frame(r.ip.drift) + 2
+	var prev ecs.Transform
+	var fwd, back float64
+	drawn := 0
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f <= last {
+			r.apply(e, f, m.at(f))
+		}
+		if f == gone {
+			r.ip.Drawing(e, gone)
+		}
+	}, func(time.Duration) {
+		p, ok := r.ip.Pose(e, 0)
+		if !ok {
+			return
+		}
+		if drawn > 0 {
+			fwd = max(fwd, p.X-prev.X)
+			back = max(back, prev.X-p.X)
+		}
+		prev = p
+		drawn++
+	})
+	if fwd > 7.5 {
+		t.Fatalf("drawn %.1f units forward in one drawn frame (a frame's way is 5)", fwd)
+	}
+}
+
+// An entity moving at its Velocity whose heading turns by its Transform
+// alone (Velocity.Angular left 0, as many games do) turns on along its
+// last two states while it is dead-reckoned through a gap in its states.
+func TestAHeadingTurnsOnWhileDeadReckoned(t *testing.T) {
+	r := newRig(t, Config{})
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	m := mover{vx: 600, w: 3} // 3 rad/s by Transform
+	e := r.spawnMoving(m.at(0), ecs.Velocity{X: m.vx})
+	const gap0, gap1 = ecs.Frame(200), ecs.Frame(216)
+	var worst float64
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f > gap0 && f < gap1 {
+			return
+		}
+		r.apply(e, f, m.at(f))
+	}, func(time.Duration) {
+		rf := r.ip.RenderFrame()
+		if rf > 150 && rf < 260 {
+			want := wrap(m.w * rf * step.Seconds())
+			worst = max(worst, math.Abs(ecs.AngleDiff(r.pose(e).Angle, want)))
+		}
+	})
+	if worst > 0.05 {
+		t.Fatalf("the heading was drawn up to %.3f rad off during the gap", worst)
+	}
+}

@@ -50,7 +50,7 @@ type slotState struct {
 	flags uint8
 	mode  uint8
 	// motion: what its Velocity said at its newest states (motionMoving,
-	// motionBefore, motionStopped; see Interpolator.sample).
+	// motionBefore, motionStopped, motionTurned; see Interpolator.onward).
 	motion uint8
 	// born: how many host frames before its first state the host made it
 	// (Born; 0 when not told, at most 255): it is drawn from then on.

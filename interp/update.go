@@ -160,7 +160,7 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		if past == 0 {
 			return poses[h], modeInterpolating, h, h, 0
 		}
-		moving, v, prev, due, reach := ip.onward(sl, s, frames, poses)
+		moving, v, prev, byVel, due, reach := ip.onward(sl, s, frames, poses)
 		rest := due
 		if sl.motion&motionMoving != 0 {
 			// Its Velocity says it moved at fn: the host sends the change
@@ -178,7 +178,7 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		if !moving || past > reach {
 			return poses[h], modeHolding, h, h, 0
 		}
-		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, past)
+		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, byVel, past)
 		return p, modeExtrapolating, a, b, alpha
 	}
 	for k := 1; k < int(sl.n); k++ {
@@ -243,14 +243,11 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 		return p, mode, a, b, alpha
 	}
 	h := int(sl.head)
-	moving, v, prev, due, reach := ip.onward(sl, s, frames, poses)
-	if reach >= ip.drift {
-		due = reach // dead-reckoned: left out that long while it moved so
-	}
+	moving, v, prev, byVel, due, _ := ip.onward(sl, s, frames, poses)
 	if !moving || f < frames[h] || float64(f-frames[h]) > due+ip.interval {
 		return poses[h], modeHolding, h, h, 0
 	}
-	p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, r-float64(frames[h]))
+	p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, byVel, r-float64(frames[h]))
 	return p, modeExtrapolating, a, b, alpha
 }
 
@@ -268,27 +265,29 @@ func (ip *Interpolator) leave(s int32, sl *slotState, frames *[ringSize]ecs.Fram
 // states (by its first state's velocity, with one alone: a Velocity that
 // says more than its Transform moves, along a wall, is not trusted), for
 // its due or MaxExtrapolation, the longer.
-func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) (moving bool, v *ecs.Velocity, prev int, due, reach float64) {
+func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) (moving bool, v *ecs.Velocity, prev int, byVel bool, due, reach float64) {
 	v = ip.firstVel(s)
 	moving, prev, due = ip.lead(sl, frames, v)
 	reach = ip.reach(due)
 	if sl.motion&motionStopped != 0 {
-		return false, v, prev, due, reach
+		return false, v, prev, false, due, reach
 	}
 	if sl.motion&motionMoving == 0 || reach < 0 {
-		return moving, v, prev, due, reach
+		return moving, v, prev, false, due, reach
 	}
 	h := int(sl.head)
 	last := ip.lastVel(s)
-	if prev == h || sl.snaps&(1<<h) != 0 || ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])) {
-		// Its velocity is all there is to go by (its first state, or one
-		// after a teleport), or it agrees with its last two states.
-		return true, last, h, due, max(reach, ip.drift)
+	switch {
+	case prev == h || sl.snaps&(1<<h) != 0:
+		// Its velocity is all there is to go by: its first state, or one
+		// after a teleport.
+		return true, last, h, true, due, max(reach, ip.drift)
+	case ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])):
+		return true, last, prev, true, due, max(reach, ip.drift)
+	case sl.motion&motionTurned != 0:
+		return true, last, prev, true, due, reach
 	}
-	if sl.motion&motionTurned != 0 {
-		return true, last, h, due, reach
-	}
-	return moving, v, prev, due, reach
+	return moving, v, prev, false, due, reach
 }
 
 // agrees reports whether velocity v (world units and radians a second)
@@ -334,26 +333,37 @@ func (ip *Interpolator) reach(due float64) float64 {
 // extrapolated.
 func (ip *Interpolator) guess(sl *slotState, s int32, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, r float64) ecs.Transform {
 	h := int(sl.head)
-	moving, v, prev, _, reach := ip.onward(sl, s, frames, poses)
+	moving, v, prev, byVel, _, reach := ip.onward(sl, s, frames, poses)
 	fn := frames[h]
 	past := min(r-float64(fn), reach)
 	if !moving || past <= 0 {
 		return poses[h]
 	}
-	p, _, _, _ := ip.ahead(sl, frames, poses, v, prev, past)
+	p, _, _, _ := ip.ahead(sl, frames, poses, v, prev, byVel, past)
 	return p
 }
 
 // ahead returns a slot's pose (its record and ring: view) past host frames
-// after its newest state, moved on as lead found (prev the newest itself:
-// by its velocity), and the ring positions and fraction its Tracks blend.
-func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, prev int, past float64) (p ecs.Transform, a, b int, alpha float64) {
+// after its newest state, moved on as onward found (prev the newest itself:
+// by its velocity; byVel: its position by velocity v, the rest along its
+// last two states), and the ring positions and fraction its Tracks blend.
+func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform, v *ecs.Velocity, prev int, byVel bool, past float64) (p ecs.Transform, a, b int, alpha float64) {
 	h := int(sl.head)
 	if prev == h {
 		return ip.moved(poses[h], v, past), h, h, 0
 	}
 	alpha = 1 + past/float64(frames[h]-frames[prev])
-	return blend(poses[prev], poses[h], alpha), prev, h, alpha
+	p = blend(poses[prev], poses[h], alpha)
+	if byVel {
+		// Its position by its velocity; its heading, as its Tracks, along
+		// its last two states, unless its velocity turns it.
+		q := ip.moved(poses[h], v, past)
+		p.X, p.Y = q.X, q.Y
+		if v.Angular != 0 {
+			p.Angle = q.Angle
+		}
+	}
+	return p, prev, h, alpha
 }
 
 // moved returns pose p moved by velocity v for d host frames (back, for d

@@ -710,11 +710,10 @@ func (r *Rig[I]) Kill() {
 			conn.Cut()
 		}
 	}
-	// Every goroutine of the host waits (the Step ended in synctest.Wait):
-	// no commit is under way, and the file holds the last one. bbolt
-	// writes a commit's pages before the meta page that names them, and
-	// the meta pages lie first in the file, so a copy read front to back
-	// is a save as a crash leaves it.
+	// Every goroutine of the host waits (the Step ended in synctest.Wait,
+	// which cannot return while the store's goroutine is in a write): no
+	// commit is under way, and the file holds the last one whole, as a
+	// crash between two commits leaves it.
 	saved, err := os.ReadFile(r.hostCfg.SaveTo)
 	if err != nil {
 		r.t.Fatalf("tandemtest: Kill: reading the save: %v", err)

@@ -70,7 +70,7 @@ type ClientConfig struct {
 	// the client then joins afresh as a new peer (PeerRejected first,
 	// carrying the refusal), without it the session ends with that
 	// *RejectError; a host busy with resumes (RejectFull) is tried again,
-	// with Dial, for 30 s. NewClient refuses a ticket of the other role
+	// with Dial, for 90 s. NewClient refuses a ticket of the other role
 	// (ErrTicketRole) or another host's (ErrTicketHost: tc's identity
 	// differs); a redial that reaches another host joins afresh without
 	// sending it (PeerRejected with ErrTicketHost).
@@ -477,7 +477,7 @@ func (c *Client) laneMessage(lane transport.Lane, msg []byte) {
 // the replicator (or, for a fresh join of a client that held a world, a
 // rejoin into it) and applies what of the join came before the Welcome.
 func (c *Client) welcomed(msg []byte) {
-	fresh := c.state == Reconnecting && c.re.fresh
+	fresh := c.state == Reconnecting && (c.re.fresh || c.re.hello)
 	if c.bound || (c.state != Connecting && !fresh) {
 		c.c.ReportMalformed(errUnexpected)
 		return
@@ -493,7 +493,8 @@ func (c *Client) welcomed(msg []byte) {
 	}
 	c.welcome = wl
 	c.host = transport.IdentityOf(c.c.Transport())
-	c.holds = false // a new peer: its join has to finish first
+	c.kept, c.ticket = false, Ticket{} // a new peer: a kept ticket is let go
+	c.holds = false                    // a new peer: its join has to finish first
 	ack := wire.WelcomeAck{PeerID: c.welcome.PeerID, Token: c.welcome.Token}
 	if err := c.c.SendLane(transport.LaneControl, ack.Encode(nil)); err != nil {
 		if c.c.Closed() {

@@ -219,7 +219,8 @@ func (p *hostPeer) SendLane(lane transport.Lane, msg []byte) error {
 // LaneBuffered implements replicate.Out.
 func (p *hostPeer) LaneBuffered(lane transport.Lane) int { return p.c.LaneBuffered(lane) }
 
-// check enforces the timeouts and notes a finished join.
+// check enforces the timeouts, notes a finished join, and lets a kept
+// ticket's old token go once its Resumed arrived.
 func (p *hostPeer) check(now time.Time) {
 	if p.c.Closed() {
 		return
@@ -247,6 +248,9 @@ func (p *hostPeer) check(now time.Time) {
 	}
 	if p.rp == nil {
 		return
+	}
+	if k := p.kp; k != nil && k.hasPrev && p.c.Transport().Err() == nil && p.c.LaneUnsettled(transport.LaneControl) == 0 {
+		k.hasPrev = false // its Resumed arrived: the client holds the new token
 	}
 	if p.rp.Joining() {
 		if now.Sub(p.joinStart) > cfg.JoinTimeout {

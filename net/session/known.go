@@ -35,6 +35,14 @@ type knownPeer struct {
 	conn    *hostPeer // its connection; nil while away
 	until   time.Time // away: when its window runs out
 	resumes bucket    // resumes accepted (MaxResumesPerPeer a minute)
+	// prevHash is the SHA-256 of the token a kept ticket's Resume took the
+	// peer back with, replaced by a new one in its Resumed: still good for
+	// a kept ticket's Resume (hasPrev) until the Resumed reached the client
+	// (its connection has nothing of the control lane unsettled), so a new
+	// process whose connection broke before its Resumed came takes the
+	// place still.
+	prevHash [32]byte
+	hasPrev  bool
 }
 
 // away reports whether the peer has no connection.

@@ -73,6 +73,7 @@ type reconnect struct {
 	opened  time.Time // when the connection now was opened
 	attempt int       // dials since the break
 	fresh   bool      // the host refused the resume: join afresh
+	hello   bool      // the connection now says Hello: it reached another host than a kept ticket's
 	dial    chan dialResult
 	cancel  context.CancelFunc
 	rng     *rand.Rand
@@ -121,9 +122,9 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 	c.bound, c.answered = false, false
 	c.early, c.earlyBytes = nil, 0
 	c.re.opened = c.cfg.Clock.Now()
+	c.re.hello = false
 	if resume && c.welcome.PeerID == 0 && !c.ticketFor(tc) {
-		resume = false // another host's: Hello, as a new peer
-		c.re.fresh = true
+		resume, c.re.hello = false, true // another host's: Hello, as a new peer
 	}
 	var msg []byte
 	if resume {
@@ -176,8 +177,9 @@ func (c *Client) broke(now time.Time) {
 	case c.state == Connecting && c.cfg.Dial != nil && (resumable(err) || hostRestarting(err)):
 		// Broken before the host's Welcome: no peer to resume, so a new
 		// connection says Hello again (or Resume again, with the kept
-		// ticket no host answered yet).
-		c.startRedial(now, err, !c.kept, freshWindow, 0)
+		// ticket no host answered yet, for as long as a busy host is
+		// asked again).
+		c.startRedial(now, err, !c.kept, c.firstWindow(), 0)
 	case (c.state == Connecting || c.state == Joining && !c.holds) && c.cfg.Dial != nil && hostBusy(err):
 		// Closed in its handshake by a host busy with other handshakes (a
 		// crowd arriving at once; a welcomed one is closed when none is
@@ -185,10 +187,20 @@ func (c *Client) broke(now time.Time) {
 		// to resume, the world not held, so Hello again on a new
 		// connection (Resume, with a kept ticket), after a pause that
 		// differs from client to client.
-		c.startRedial(now, err, !c.kept, freshWindow, firstRetry)
+		c.startRedial(now, err, !c.kept, c.firstWindow(), firstRetry)
 	default:
 		c.closed()
 	}
+}
+
+// firstWindow is how long a client whose first connection broke before
+// the host let it in dials again: freshWindow, or ticketWindow with a kept
+// ticket no host answered yet.
+func (c *Client) firstWindow() time.Duration {
+	if c.kept && c.welcome.PeerID == 0 {
+		return ticketWindow
+	}
+	return freshWindow
 }
 
 // lose starts reconnecting after the connection broke with err, to resume
@@ -293,7 +305,7 @@ func (c *Client) stopDial() {
 // resumed takes the host's Resumed: the peer is bound to this connection;
 // the join of the world follows, into the world held.
 func (c *Client) resumed(msg []byte) {
-	asked := c.state == Reconnecting && !c.re.fresh || c.state == Connecting && c.kept
+	asked := c.state == Reconnecting && !c.re.fresh && !c.re.hello || c.state == Connecting && c.kept
 	if !asked || c.answered {
 		c.c.ReportMalformed(errUnexpected) // the first answer was the answer
 		return
@@ -312,7 +324,7 @@ func (c *Client) resumed(msg []byte) {
 		return
 	}
 	c.bound, c.answered = true, true
-	c.welcome.PeerID, c.welcome.Token = uint32(t.Peer), t.Token
+	c.welcome.PeerID, c.welcome.Token = uint32(t.Peer), m.Token // a kept ticket's is new
 	c.host = transport.IdentityOf(c.c.Transport())
 	c.welcome.TickRate, c.welcome.SendRate, c.welcome.GraceMillis = m.TickRate, m.SendRate, m.GraceMillis
 	c.welcome.Frame = m.Frame
@@ -347,7 +359,7 @@ func (c *Client) refused(rj *RejectError) {
 	}
 	switch rj.Code {
 	case wire.RejectResume:
-		if c.re.fresh {
+		if c.re.fresh || c.re.hello {
 			break // a Hello refused with it: the host breaks the protocol
 		}
 		// The session is over: join afresh, at once, as a new peer.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -152,11 +153,12 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	// allows a second and lock real players out.
 	sum := sha256.Sum256(m.Token[:])
 	k := h.known(ecsPeer(m.PeerID))
-	want := h.noHash
+	kept := m.Flags&wire.ResumeKeptTicket != 0
+	taken := (&knownPeer{KnownPeer: KnownPeer{TokenHash: h.noHash}}).takes(sum, kept) // the same work for a stranger
 	if k != nil {
-		want = k.TokenHash
+		taken = k.takes(sum, kept)
 	}
-	if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || k == nil {
+	if !taken || k == nil {
 		h.stats.ResumeRefused++
 		h.reject(p, wire.RejectResume, transport.CloseNormal,
 			"no session to resume: it ended (its grace window ran out, or the peer left) or the token is not its; join afresh")
@@ -231,6 +233,16 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			return
 		}
 	}
+	token := m.Token
+	if kept {
+		// A new token: the process the player left behind holds the old
+		// one, and must not take the place back from this one (it joins
+		// afresh when it tries). The old one stays good for a kept
+		// ticket's Resume until the Resumed arrived (hostPeer.check).
+		k.prevHash, k.hasPrev = sum, true
+		rand.Read(token[:])
+		k.TokenHash = sha256.Sum256(token[:])
+	}
 	k.conn = p
 	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
 	p.stage = stageAdmitted
@@ -241,7 +253,8 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	h.stats.Resumed++
 	f := h.w.Frame()
 	tick, send := h.rates()
-	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis()}.Encode(nil))
+	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis(), Token: token}.Encode(nil))
+	clear(token[:])
 	h.emit(Event{Kind: PeerResumed, Peer: p.id, Name: p.name, Frame: f})
 }
 
@@ -253,7 +266,20 @@ func (h *Host) tokenOf(m wire.Resume) bool {
 		return false
 	}
 	sum := sha256.Sum256(m.Token[:])
-	return subtle.ConstantTimeCompare(sum[:], k.TokenHash[:]) == 1
+	return k.takes(sum, m.Flags&wire.ResumeKeptTicket != 0)
+}
+
+// takes reports whether a Resume whose token hashes to sum (a kept
+// ticket's: kept) carries the peer's token, in constant time: the one
+// the host gave last, or, for a kept ticket, the one before while the
+// join after a kept ticket's resume runs (prevHash).
+func (k *knownPeer) takes(sum [32]byte, kept bool) bool {
+	cur := subtle.ConstantTimeCompare(sum[:], k.TokenHash[:])
+	old := subtle.ConstantTimeCompare(sum[:], k.prevHash[:])
+	if !kept || !k.hasPrev {
+		old = 0
+	}
+	return cur|old == 1
 }
 
 // liveConnection reports whether known peer id is bound to a connection the

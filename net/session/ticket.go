@@ -25,9 +25,11 @@ import (
 // peer id and session token of the client's Welcome, whether it watched,
 // and the host's identity. It is as secret as a password (whoever holds it
 // is that player while the host keeps the peer): keep it where the
-// player's settings are, readable by the player alone. Its String and
-// LogValue leave the token out; its text form (MarshalText) holds it. The
-// zero Ticket is none.
+// player's settings are, readable by the player alone. Its String,
+// GoString and LogValue leave the token out; its text form (MarshalText)
+// holds it. A client resumed with a kept ticket is given a new token (its
+// Resumed): keep the ticket Client.Ticket gives then. The zero Ticket is
+// none.
 type Ticket struct {
 	Peer  ecs.PeerID
 	Token [wire.TokenLen]byte
@@ -62,6 +64,9 @@ func (t Ticket) String() string {
 
 // LogValue is String, for log/slog: a logged ticket shows no token.
 func (t Ticket) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
+// GoString is String, for %#v: a printed ticket shows no token.
+func (t Ticket) GoString() string { return t.String() }
 
 // MarshalText returns the ticket as text a game keeps in its settings:
 // "peer:token", the token in hex, then ":spectator" for a spectator's and
@@ -115,10 +120,10 @@ func (t *Ticket) UnmarshalText(text []byte) error {
 // spectator's given to a player, or a player's to a spectator.
 var ErrTicketRole = errors.New("session: the ticket is of the other role (a spectator's for a player, or a player's for a spectator); join without it, or as its role")
 
-// ErrTicketHost is the Err of the PeerRejected event of a client whose
-// kept ticket was given by another host than the one its connection
-// reached (their identities differ): the ticket is not sent, and the
-// client joins as a new peer.
+// ErrTicketHost is NewClient's error for a Ticket another host gave than
+// the one its connection reached (their identities differ), and the Err of
+// the PeerRejected event of a client whose redial reached such a host:
+// the ticket is not sent, and the client says Hello there.
 var ErrTicketHost = errors.New("session: the kept ticket is another host's (its identity differs), so it was not sent; joining as a new player")
 
 // Ticket returns the client's ticket: its peer id and session token, from
@@ -133,13 +138,14 @@ func (c *Client) Ticket() (Ticket, bool) {
 }
 
 // ticketFor reports whether the kept ticket may go on connection tc: its
-// host is the ticket's. One that may not is dropped, told as a refusal,
-// and the client joins as a new peer on tc.
+// host is the ticket's. On one that may not, the client says Hello (told
+// as a refusal, ErrTicketHost): a Welcome there makes it a new peer of
+// that host, and the ticket is let go; a connection that ends first
+// leaves the ticket for the next dial, which may reach the ticket's host.
 func (c *Client) ticketFor(tc transport.Conn) bool {
 	if c.ticket.Host == transport.IdentityOf(tc) {
 		return true
 	}
 	c.emit(Event{Kind: PeerRejected, Peer: c.ticket.Peer, Name: c.cfg.Name, Err: ErrTicketHost})
-	c.kept, c.ticket = false, Ticket{}
 	return false
 }

@@ -80,8 +80,8 @@ func TestAKeptTicketTakesThePlaceBack(t *testing.T) {
 				if b.cl.Peer() != peer || b.count(PeerResumed) != 1 || b.count(PeerJoined) != 0 || b.count(PeerRejected) != 0 {
 					t.Fatalf("the new client is peer %d (the ticket's %d); its events %v", b.cl.Peer(), peer, b.events)
 				}
-				if got, ok := b.cl.Ticket(); !ok || got != tk {
-					t.Fatalf("the new client's ticket is peer %d %v, not the one it was given", got.Peer, ok)
+				if got, ok := b.cl.Ticket(); !ok || got.Peer != tk.Peer || got.Token == tk.Token {
+					t.Fatalf("the new client's ticket is peer %d %v, its token new: %v", got.Peer, ok, got.Token != tk.Token)
 				}
 				if got := r.owned(peer); !slices.Equal(got, ids) || r.hw.Networked() != entities {
 					t.Fatalf("peer %d owns %v (was %v), the host holds %d entities (was %d)", peer, got, ids, r.hw.Networked(), entities)
@@ -210,17 +210,109 @@ func TestAKeptTicketAnsweredBusyTriesAgain(t *testing.T) {
 		r.steps(100 * time.Millisecond)
 		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
 		r.playing(b, "the first kept ticket")
-		r.die(b)
+		tk, _ = b.cl.Ticket() // its Resumed gave a new token
+		// Asked at once, and after a first connection that went dark (its
+		// redials answered busy).
+		for _, dark := range []bool{false, true} {
+			r.die(b)
+			r.steps(100 * time.Millisecond)
+			limited := r.host.Stats().ResumeLimited
+			c := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+			if dark {
+				c.conn().Cut()
+			}
+			for i := 0; c.cl.State() != Playing; i++ {
+				if i > 100*60 || c.cl.State() == Closed {
+					t.Fatalf("dark %v: %v, %v", dark, c.cl.State(), c.cl.Err())
+				}
+				r.step()
+			}
+			if c.cl.Peer() != tk.Peer || r.host.Stats().ResumeLimited == limited {
+				t.Fatalf("dark %v: back as peer %d (the ticket's %d) after %d busy answers", dark, c.cl.Peer(), tk.Peer, r.host.Stats().ResumeLimited-limited)
+			}
+			b = c
+			tk, _ = c.cl.Ticket()
+		}
+	})
+}
+
+// A kept ticket whose redial reaches another host (its identity differs)
+// is not sent there, and still goes to the ticket's host on the next
+// dial: the player takes the place back.
+func TestAKeptTicketGoesOnPastAnotherHost(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: time.Minute})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		r.die(a)
 		r.steps(100 * time.Millisecond)
-		c := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
-		for i := 0; c.cl.State() != Playing; i++ {
-			if i > 100*60 || c.cl.State() == Closed {
-				t.Fatalf("the second kept ticket: %v, %v", c.cl.State(), c.cl.Err())
+		tk.Host = "b0b"
+		b := &resumer{rig: r, addr: "host"}
+		dials := 0
+		dial := func(ctx context.Context) (transport.Conn, error) {
+			tc, err := b.redial(ctx)
+			if err != nil {
+				return nil, err
+			}
+			dials++
+			if dials == 1 {
+				tc.(*mem.Conn).Cut() // another host's, that goes dark before it answers
+				return identified{tc.(*mem.Conn), "evil"}, nil
+			}
+			return identified{tc.(*mem.Conn), "b0b"}, nil
+		}
+		first, _ := r.net.Dial(context.Background(), "host")
+		first.(*mem.Conn).Cut()
+		w := ecs.NewWorld()
+		b.testClient = &testClient{w: w, reg: replicate.NewRegistry(w), sched: ecs.NewSchedule(w, r.clk, 0)}
+		var err error
+		b.cl, err = NewClient(b.sched, b.reg, identified{first.(*mem.Conn), "b0b"}, ClientConfig{Name: "a", Clock: r.clk, Dial: dial, Ticket: tk,
+			OnEvent: func(e Event) { b.events = append(b.events, e) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.clients = append(r.clients, b)
+		for i := 0; b.cl.State() != Playing; i++ {
+			if i > 40*60 {
+				t.Fatalf("the redials: %v, %v", b.cl.State(), b.cl.Err())
 			}
 			r.step()
 		}
-		if c.cl.Peer() != tk.Peer || r.host.Stats().ResumeLimited == 0 {
-			t.Fatalf("back as peer %d (the ticket's %d) after %d busy answers", c.cl.Peer(), tk.Peer, r.host.Stats().ResumeLimited)
+		if b.cl.Peer() != tk.Peer || dials < 2 || b.count(PeerResumed) != 1 {
+			t.Fatalf("after %d dials, peer %d (the ticket's %d); events %v", dials, b.cl.Peer(), tk.Peer, b.events)
+		}
+	})
+}
+
+// A process the player left behind (its network gone, reconnecting) does
+// not take the place back from the new one that resumed it with the
+// kept ticket: the Resumed gave the new process a new token, so the old
+// one's resume, once its network is back, is refused and it joins afresh.
+func TestALeftBehindProcessDoesNotTakeThePlaceBack(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: time.Minute})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		a.setBlock(true)
+		a.conn().Cut()
+		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		r.playing(b, "the new process")
+		for i := 0; a.cl.State() != Reconnecting; i++ {
+			if i > 20*60 {
+				t.Fatalf("the left-behind process never noticed its break: %v", a.cl.State())
+			}
+			r.step()
+		}
+		a.setBlock(false)
+		for i := 0; a.cl.State() != Playing; i++ {
+			if i > 60*60 {
+				t.Fatalf("the left-behind process: %v, %v", a.cl.State(), a.cl.Err())
+			}
+			r.step()
+		}
+		r.steps(time.Second)
+		if b.cl.State() != Playing || b.cl.Peer() != tk.Peer || a.cl.Peer() == tk.Peer || a.count(PeerRejected) == 0 {
+			t.Fatalf("the new process %v as peer %d (the ticket's %d); the left-behind one peer %d, events %v", b.cl.State(), b.cl.Peer(), tk.Peer, a.cl.Peer(), a.events)
 		}
 	})
 }
@@ -340,4 +432,34 @@ func slogText(v any) string {
 	var b bytes.Buffer
 	slog.New(slog.NewTextHandler(&b, nil)).Info("t", "ticket", v)
 	return b.String()
+}
+
+// A kept ticket's Resumed that never arrives (the connection broke first)
+// leaves the new process with the old token: still good for a kept
+// ticket's Resume until the join after it finished, so it takes the place.
+func TestAKeptTicketWhoseResumedWasLostResumesAgain(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r := newResumeRig(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
+		a := r.join("a")
+		tk, _ := a.cl.Ticket()
+		r.die(a)
+		r.steps(100 * time.Millisecond)
+		b := r.dialWith("a", "host", func(cfg *ClientConfig) { cfg.Ticket = tk })
+		for i := 0; r.hostCount(PeerResumed, tk.Peer) == 0; i++ {
+			if i > 60 {
+				t.Fatal("the host never took the kept ticket")
+			}
+			r.step()
+		}
+		b.conn().Cut() // its Resumed, on the way, is lost
+		for i := 0; b.cl.State() != Playing; i++ {
+			if i > 40*60 {
+				t.Fatalf("the second try: %v, %v", b.cl.State(), b.cl.Err())
+			}
+			r.step()
+		}
+		if b.cl.Peer() != tk.Peer || r.hostCount(PeerResumed, tk.Peer) != 2 || b.count(PeerRejected) != 0 {
+			t.Fatalf("peer %d (the ticket's %d) after %d resumes; events %v", b.cl.Peer(), tk.Peer, r.hostCount(PeerResumed, tk.Peer), b.events)
+		}
+	})
 }

@@ -281,7 +281,7 @@ func goldenResume() Resume {
 
 // goldenResumed accepts goldenResume at frame 2,500.
 func goldenResumed() Resumed {
-	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000}
+	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000, Token: goldenWelcome().Token}
 }
 
 func decodeHeader(b []byte) any {

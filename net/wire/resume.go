@@ -88,6 +88,11 @@ type Resumed struct {
 	Frame    uint64 // the host's frame when it bound the peer: the resume's frame
 	// GraceMillis is the host's grace window in milliseconds, as in Welcome.
 	GraceMillis uint32
+	// Token is the session token the client resumes with from now on: the
+	// Resume's, or, answering a Resume with ResumeKeptTicket, a new one
+	// (whoever else held the old token, a process the player left behind,
+	// no longer takes the peer with it). Secret: never log it.
+	Token [TokenLen]byte
 }
 
 // Encode appends the Resumed as a lane message to dst and returns the
@@ -100,6 +105,7 @@ func (m Resumed) Encode(dst []byte) []byte {
 	w.U16(m.SendRate)
 	w.U64(m.Frame)
 	w.U32(m.GraceMillis)
+	w.Raw(m.Token[:])
 	return w.Bytes()
 }
 
@@ -116,6 +122,7 @@ func (m *Resumed) Decode(msg []byte) error {
 	d.SendRate = r.U16()
 	d.Frame = r.U64()
 	d.GraceMillis = r.U32()
+	copy(d.Token[:], r.Raw(TokenLen))
 	if err := r.Finish(); err != nil {
 		return err
 	}
