@@ -117,9 +117,7 @@ func TestAKeptTicketTakesThePlayerBack(t *testing.T) {
 // it (the player left). A file that is not a ticket joins a new player.
 func TestATicketFileTakesThePlayerBack(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
-		file := filepath.Join(t.TempDir(), "ticket")
-		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p, file, a := ticketed(t, HostConfig{})
 		tk, _ := a.Ticket()
 		text, err := os.ReadFile(file)
 		if err != nil {
@@ -165,9 +163,7 @@ func TestATicketFileTakesThePlayerBack(t *testing.T) {
 // it closes.
 func TestAReplacedClientLeavesTheTicketFile(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
-		file := filepath.Join(t.TempDir(), "ticket")
-		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p, file, a := ticketed(t, HostConfig{})
 		tk, _ := a.Ticket()
 		b := p.joinAs(ClientConfig[push]{TicketFile: file})
 		if b.Peer() != tk.Peer {
@@ -197,9 +193,7 @@ func TestAReplacedClientLeavesTheTicketFile(t *testing.T) {
 // client joins as a new player, the Logger told.
 func TestATicketFileOthersMayWriteIsNotTaken(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
-		file := filepath.Join(t.TempDir(), "ticket")
-		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p, file, a := ticketed(t, HostConfig{})
 		tk, _ := a.Ticket()
 		p.die(a)
 		if err := os.Chmod(file, 0o622); err != nil {
@@ -222,9 +216,7 @@ func TestATicketFileOthersMayWriteIsNotTaken(t *testing.T) {
 // be refused the same way.
 func TestARefusedTicketFileGoesWithTheRefusal(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{Grace: 2 * time.Second})
-		file := filepath.Join(t.TempDir(), "ticket")
-		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p, file, a := ticketed(t, HostConfig{Grace: 2 * time.Second})
 		p.die(a)
 		for i := 0; len(p.left) == 0; i++ {
 			if i > 60*120 {
@@ -264,9 +256,7 @@ func TestARefusedTicketFileGoesWithTheRefusal(t *testing.T) {
 // Resumed gave it a new token, which the file holds now.
 func TestADarkOldProcessLeavesTheNewOnesFile(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		p := newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, HostConfig{})
-		file := filepath.Join(t.TempDir(), "ticket")
-		a := p.joinAs(ClientConfig[push]{TicketFile: file})
+		p, file, a := ticketed(t, HostConfig{})
 		a.mu.Lock()
 		a.block = true // its redials find no route
 		a.mu.Unlock()
@@ -282,4 +272,12 @@ func TestADarkOldProcessLeavesTheNewOnesFile(t *testing.T) {
 			t.Fatalf("the old process's Close removed the file the playing one (peer %d) keeps: %v", b.Peer(), err)
 		}
 	})
+}
+
+// ticketed is a pair on a 20 ms link whose first player, a, keeps its
+// ticket in file, one of the test's.
+func ticketed(t *testing.T, cfg HostConfig) (p *resumePair, file string, a *rclient) {
+	p = newResumePair(t, condition.Config{Latency: 20 * time.Millisecond}, cfg)
+	file = filepath.Join(t.TempDir(), "ticket")
+	return p, file, p.joinAs(ClientConfig[push]{TicketFile: file})
 }
