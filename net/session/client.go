@@ -51,8 +51,8 @@ type ClientConfig struct {
 	// breaks and resumes its peer (see Reconnecting); a first connection
 	// that breaks before the host's Welcome, or that a host busy with other
 	// handshakes closes in its handshake (transport.CloseLimit, its reason
-	// beginning "host busy: "), is dialed again too, saying Hello (Resume, with a kept Ticket no host
-	// answered yet), for 10 s.
+	// beginning "host busy: "), is dialed again too, saying Hello, for 10 s
+	// (Resume, with a kept Ticket no host answered yet, for 90 s).
 	// It runs on a goroutine of its own, one at a time, and should return
 	// when ctx ends. Nil: a broken connection ends the session.
 	Dial func(ctx context.Context) (transport.Conn, error)

@@ -28,9 +28,9 @@ import (
 // that answers it shuts down (CloseHostShutdown), or the window running
 // out, ends the session. A first connection that breaks before the host's
 // Welcome has no peer to resume: the client dials again the same way, each
-// new connection saying Hello (Resume, with a kept ticket no host
-// answered yet: a host busy with resumes is asked again for ticketWindow),
-// for freshWindow; so does one the host closes
+// new connection saying Hello, for freshWindow (Resume, with a kept
+// ticket no host answered yet, for ticketWindow: a host busy with resumes
+// is asked again that long); so does one the host closes
 // in its handshake as busy (CloseLimit: too many handshakes at once), after
 // a pause of about firstRetry.
 
