@@ -559,6 +559,7 @@ func (h *Host[I]) event(e Event) {
 		h.inputs.Resume(e.Peer, e.Frame)
 		h.stats.Resumed++
 		h.resumed[e.Peer]++
+		h.keepToken(e.Peer)
 	}
 	h.mu.enter()
 	defer h.mu.exit()

@@ -121,6 +121,21 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 	return nil
 }
 
+// keepToken puts the record of player peer again, saved at the end of the
+// step, when its token changed: a kept ticket's resume gives a new one, and
+// a host restored from the save must take the player back with it.
+func (h *Host[I]) keepToken(peer ecs.PeerID) {
+	pl := h.people.players[peer]
+	if pl == nil {
+		return
+	}
+	if tk, ok := h.session.TokenHash(peer); ok && tk != pl.token {
+		pl.token = tk
+		h.putPlayer(pl)
+		h.rosterChanged()
+	}
+}
+
 // rosterChanged asks for a save at the end of the step: a player joined or
 // left, which a restore after a crash must know (whose places it holds).
 func (h *Host[I]) rosterChanged() {

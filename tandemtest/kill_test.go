@@ -62,3 +62,30 @@ func TestKillKeepsWhatTheReceiptsSaid(t *testing.T) {
 		}
 	})
 }
+
+// A player that took its place back with a kept ticket (a new token given)
+// comes back into a host killed after that: the new token was saved with
+// the player, so the restored host takes it.
+func TestKillAfterAKeptTicketKeepsTheNewToken(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		save := filepath.Join(t.TempDir(), "hoppers.db")
+		r := tandemtest.New(t, hoppers, tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		tk, _ := ann.Ticket()
+		r.Unreachable(ann, true) // the process the player left: its dials fail
+		r.Cut(ann)
+		again := r.Join("ann", tandem.ClientConfig[Walk]{Ticket: tk})
+		now, _ := again.Ticket()
+		if again.Peer() != tk.Peer || now.Token == tk.Token {
+			t.Fatalf("the kept ticket: peer %d (the ticket's %d), a new token %v", again.Peer(), tk.Peer, now.Token != tk.Token)
+		}
+		r.Step(2) // the step's end saves what the resume changed
+		r.Kill()
+		if !r.StepUntil(20*60, func() bool { return again.NetStats().Resumes == 2 && again.State() == tandem.Playing }) {
+			t.Fatalf("after the kill: %v, %d resumes (%v)", again.State(), again.NetStats().Resumes, again.Err())
+		}
+		if again.Peer() != tk.Peer {
+			t.Fatalf("back into the restored host as peer %d, was %d", again.Peer(), tk.Peer)
+		}
+	})
+}
