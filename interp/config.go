@@ -64,7 +64,9 @@ type Config struct {
 	// while it moves as its velocity says: it is drawn moving on by that
 	// velocity, neither held nor taken for resting, until a state comes or
 	// twice MaxDeferral passed (a shot whose states a full budget holds
-	// back flies on rather than going back and lurching forward). One whose
+	// back flies on rather than going back and lurching forward); its
+	// heading and Tracks go on along its last two states if its last three
+	// moved alike, else stay at its newest. One whose
 	// Velocity changed at its newest state (a turn, a knock) goes on by the
 	// new one as far as its states would have taken it (MaxExtrapolation, or
 	// as long as they were apart); one whose Velocity says more than its

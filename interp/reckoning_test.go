@@ -380,3 +380,50 @@ func TestAHeadingTurnsOnWhileDeadReckoned(t *testing.T) {
 		t.Fatalf("the heading was drawn up to %.3f rad off during the gap", worst)
 	}
 }
+
+// An entity moving straight at its Velocity (which agrees with its states)
+// whose heading and a Track stepped once at its newest state (a turn of 0.2
+// rad that ended, a scale 1 -> 2) and then stay, while its states are left
+// out for 30 frames (the host leaves a far one out up to twice
+// MaxDeferral), is not spun on: its last three states did not move alike.
+func TestAnEndedTurnIsNotSpunOnWhileDeadReckoned(t *testing.T) {
+	r := newRig(t, Config{})
+	tr := NewTrack(r.ip, blendScale)
+	a := r.w.Arche()
+	id := tr.id
+	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
+	m := mover{vx: 600}
+	e := r.spawnMoving(m.at(0), ecs.Velocity{X: m.vx})
+	a.Add(e, id)
+	const turn, gap0, gap1 = ecs.Frame(200), ecs.Frame(200), ecs.Frame(232)
+	host := func(f ecs.Frame) (ecs.Transform, float64) {
+		p := m.at(f)
+		if f >= turn {
+			return ecs.Transform{X: p.X, Y: p.Y, Angle: 0.2}, 2
+		}
+		return p, 1
+	}
+	var worstAngle, worstS, worstX float64
+	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
+		r.apply(anchor, f, ecs.Transform{})
+		if f > gap0 && f < gap1 {
+			return
+		}
+		p, s := host(f)
+		(*scale)(a.Get(e, id)).S = s
+		r.apply(e, f, p)
+	}, func(time.Duration) {
+		rf := r.ip.RenderFrame()
+		if rf > 150 && rf < 280 {
+			want, ws := host(ecs.Frame(rf))
+			p := r.pose(e)
+			worstAngle = max(worstAngle, math.Abs(ecs.AngleDiff(p.Angle, want.Angle)))
+			worstX = max(worstX, math.Abs(p.X-m.at(0).X-m.vx*rf*step.Seconds()))
+			s, _ := tr.Get(e)
+			worstS = max(worstS, math.Abs(s.S-ws))
+		}
+	})
+	if worstAngle > 0.25 || worstS > 1 {
+		t.Fatalf("a turn that ended at the newest state was spun on: heading up to %.3f rad off (the turn was 0.2), the Track up to %.2f off (its step was 1)", worstAngle, worstS)
+	}
+}

@@ -353,17 +353,45 @@ func (ip *Interpolator) ahead(sl *slotState, frames *[ringSize]ecs.Frame, poses 
 		return ip.moved(poses[h], v, past), h, h, 0
 	}
 	alpha = 1 + past/float64(frames[h]-frames[prev])
+	if !byVel {
+		return blend(poses[prev], poses[h], alpha), prev, h, alpha
+	}
+	// Its position by its velocity. Its heading, as its Tracks, goes on
+	// along its last two states if its last three moved alike (it turns
+	// steadily by its Transform), else stays at its newest (a turn that
+	// ended there is not spun on), unless its velocity turns it.
+	q := ip.moved(poses[h], v, past)
+	if !ip.steady(sl, frames, poses) {
+		alpha = 1
+	}
 	p = blend(poses[prev], poses[h], alpha)
-	if byVel {
-		// Its position by its velocity; its heading, as its Tracks, along
-		// its last two states, unless its velocity turns it.
-		q := ip.moved(poses[h], v, past)
-		p.X, p.Y = q.X, q.Y
-		if v.Angular != 0 {
-			p.Angle = q.Angle
-		}
+	p.X, p.Y = q.X, q.Y
+	if v.Angular != 0 {
+		p.Angle = q.Angle
 	}
 	return p, prev, h, alpha
+}
+
+// steady reports whether a slot's last three states (none after a
+// teleport) moved alike: its position and its heading changed at the same
+// rates, within turnShare, between the first two and the last two.
+func (ip *Interpolator) steady(sl *slotState, frames *[ringSize]ecs.Frame, poses *[ringSize]ecs.Transform) bool {
+	if sl.n < 3 {
+		return false
+	}
+	c := int(sl.head)
+	b := (c - 1) & (ringSize - 1)
+	a := (c - 2) & (ringSize - 1)
+	if sl.snaps&(1<<c|1<<b) != 0 {
+		return false
+	}
+	g1, g2 := float64(frames[b]-frames[a]), float64(frames[c]-frames[b])
+	alike := func(r1, r2 float64) bool {
+		return math.Abs(r1-r2) <= turnShare*math.Max(math.Abs(r1), math.Abs(r2))+1e-9
+	}
+	return alike((poses[b].X-poses[a].X)/g1, (poses[c].X-poses[b].X)/g2) &&
+		alike((poses[b].Y-poses[a].Y)/g1, (poses[c].Y-poses[b].Y)/g2) &&
+		alike(ecs.AngleDiff(poses[a].Angle, poses[b].Angle)/g1, ecs.AngleDiff(poses[b].Angle, poses[c].Angle)/g2)
 }
 
 // moved returns pose p moved by velocity v for d host frames (back, for d

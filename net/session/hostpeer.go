@@ -1,6 +1,8 @@
 package session
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"time"
@@ -160,6 +162,16 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed && p.acked:
 		p.c.Close(transport.CloseProtocol, "the Welcome was answered twice")
 		return
+	case kind == wire.KindWelcomeAck && p.stage == stageAdmitted && p.resumed:
+		// A kept ticket's client took the new token its Resumed gave: the
+		// old one is over.
+		var ack wire.WelcomeAck
+		if err := ack.Decode(msg); err != nil || lane != transport.LaneControl || !p.tookToken(ack) {
+			p.c.Close(transport.CloseProtocol, "the answer to a Resumed must be a WelcomeAck of its peer and new token, on the control lane, once")
+			return
+		}
+		p.kp.hasPrev = false
+		return
 	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed:
 		var ack wire.WelcomeAck
 		if err := ack.Decode(msg); err != nil || lane != transport.LaneControl {
@@ -192,6 +204,18 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 	p.h.cfg.OnLaneMessage(p.id, lane, msg)
 }
 
+// tookToken reports whether ack, on the connection of a peer a kept
+// ticket resumed, names the peer and the token its Resumed gave, while the
+// old one is still good (one answer a Resumed).
+func (p *hostPeer) tookToken(ack wire.WelcomeAck) bool {
+	k := p.kp
+	if k == nil || !k.hasPrev || ack.PeerID != uint32(p.id) {
+		return false
+	}
+	sum := sha256.Sum256(ack.Token[:])
+	return subtle.ConstantTimeCompare(sum[:], k.TokenHash[:]) == 1
+}
+
 // Notice implements conn.Handler: each token is a replication record.
 func (p *hostPeer) Notice(n conn.Notice) {
 	if !p.admitted() {
@@ -219,8 +243,7 @@ func (p *hostPeer) SendLane(lane transport.Lane, msg []byte) error {
 // LaneBuffered implements replicate.Out.
 func (p *hostPeer) LaneBuffered(lane transport.Lane) int { return p.c.LaneBuffered(lane) }
 
-// check enforces the timeouts, notes a finished join, and lets a kept
-// ticket's old token go once its Resumed arrived.
+// check enforces the timeouts and notes a finished join.
 func (p *hostPeer) check(now time.Time) {
 	if p.c.Closed() {
 		return
@@ -248,9 +271,6 @@ func (p *hostPeer) check(now time.Time) {
 	}
 	if p.rp == nil {
 		return
-	}
-	if k := p.kp; k != nil && k.hasPrev && p.c.Transport().Err() == nil && p.c.LaneUnsettled(transport.LaneControl) == 0 {
-		k.hasPrev = false // its Resumed arrived: the client holds the new token
 	}
 	if p.rp.Joining() {
 		if now.Sub(p.joinStart) > cfg.JoinTimeout {

@@ -37,10 +37,9 @@ type knownPeer struct {
 	resumes bucket    // resumes accepted (MaxResumesPerPeer a minute)
 	// prevHash is the SHA-256 of the token a kept ticket's Resume took the
 	// peer back with, replaced by a new one in its Resumed: still good for
-	// a kept ticket's Resume (hasPrev) until the Resumed reached the client
-	// (its connection has nothing of the control lane unsettled), so a new
-	// process whose connection broke before its Resumed came takes the
-	// place still.
+	// a kept ticket's Resume (hasPrev) until the client answers the Resumed
+	// with a WelcomeAck of the new token, so a new process whose
+	// connection broke before its Resumed came takes the place still.
 	prevHash [32]byte
 	hasPrev  bool
 }

@@ -324,6 +324,14 @@ func (c *Client) resumed(msg []byte) {
 		return
 	}
 	c.bound, c.answered = true, true
+	if m.Token != t.Token {
+		// A kept ticket's new token: acknowledged, the host lets the old
+		// one go (one lost on the way, the next resume says the old one).
+		if err := c.c.SendLane(transport.LaneControl, wire.WelcomeAck{PeerID: m.PeerID, Token: m.Token}.Encode(nil)); err != nil && !c.c.Closed() {
+			c.fail(fmt.Errorf("session: answering the Resumed: %w", err), transport.CloseNormal, "")
+			return
+		}
+	}
 	c.welcome.PeerID, c.welcome.Token = uint32(t.Peer), m.Token // a kept ticket's is new
 	c.host = transport.IdentityOf(c.c.Transport())
 	c.welcome.TickRate, c.welcome.SendRate, c.welcome.GraceMillis = m.TickRate, m.SendRate, m.GraceMillis

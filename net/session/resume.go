@@ -238,7 +238,8 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		// A new token: the process the player left behind holds the old
 		// one, and must not take the place back from this one (it joins
 		// afresh when it tries). The old one stays good for a kept
-		// ticket's Resume until the Resumed arrived (hostPeer.check).
+		// ticket's Resume until the client acknowledges the new one
+		// (hostPeer.tookToken).
 		k.prevHash, k.hasPrev = sum, true
 		rand.Read(token[:])
 		k.TokenHash = sha256.Sum256(token[:])
@@ -271,8 +272,8 @@ func (h *Host) tokenOf(m wire.Resume) bool {
 
 // takes reports whether a Resume whose token hashes to sum (a kept
 // ticket's: kept) carries the peer's token, in constant time: the one
-// the host gave last, or, for a kept ticket, the one before while the
-// join after a kept ticket's resume runs (prevHash).
+// the host gave last, or, for a kept ticket, the one before until the
+// client acknowledged the new one (prevHash).
 func (k *knownPeer) takes(sum [32]byte, kept bool) bool {
 	cur := subtle.ConstantTimeCompare(sum[:], k.TokenHash[:])
 	old := subtle.ConstantTimeCompare(sum[:], k.prevHash[:])

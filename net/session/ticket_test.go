@@ -97,6 +97,9 @@ func TestAKeptTicketTakesThePlaceBack(t *testing.T) {
 				}
 				r.mv.still = true
 				r.steps(time.Second)
+				if r.host.known(peer).hasPrev {
+					t.Fatal("the client's WelcomeAck of its new token did not let the old one go")
+				}
 				sameImage(t, "the new client", r.hw, r.hreg, b.w, b.reg)
 				if b.w.Networked() != entities {
 					t.Fatalf("the new client holds %d entities, the host %d", b.w.Networked(), entities)
