@@ -286,10 +286,14 @@ type Host[I comparable] struct {
 	// refocused lists the players whose square of Focus moved since their
 	// record was put (player.refocus), for the next save.
 	refocused []ecs.PeerID
-	own       ownCommands
-	saves     *hostSaves // nil: the world lives in memory only
-	accept    acceptor
-	life      lifecycle
+	// tokened are the players whose record keeps an old token beside the
+	// new one a kept ticket's resume gave, saved again once it is over
+	// (putTokens).
+	tokened []ecs.PeerID
+	own     ownCommands
+	saves   *hostSaves // nil: the world lives in memory only
+	accept  acceptor
+	life    lifecycle
 }
 
 // HostStats counts a host's peers and commands.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -33,6 +34,7 @@ type player struct {
 	id    ecs.PeerID
 	name  string
 	token [sha256.Size]byte // the hash of its session token
+	prev  [sha256.Size]byte // the hash of the one before, while still good (session.KnownPeer.PrevHash); zero: none
 	book  *command.Book
 	held  command.Withheld
 	// queued counts its commands taken this frame, not run yet.
@@ -129,10 +131,32 @@ func (h *Host[I]) keepToken(peer ecs.PeerID) {
 	if pl == nil {
 		return
 	}
-	if tk, ok := h.session.TokenHash(peer); ok && tk != pl.token {
-		pl.token = tk
-		h.putPlayer(pl)
-		h.rosterChanged()
+	tk, ok := h.session.TokenHash(peer)
+	prev, _ := h.session.PrevTokenHash(peer)
+	if !ok || tk == pl.token && prev == pl.prev {
+		return
+	}
+	pl.token, pl.prev = tk, prev
+	h.putPlayer(pl)
+	h.rosterChanged()
+	if prev != ([sha256.Size]byte{}) && !slices.Contains(h.tokened, peer) {
+		h.tokened = append(h.tokened, peer) // saved again once its client takes the new one
+	}
+}
+
+// putTokens, before a save, puts again the records of the players whose
+// old token (kept beside the new one until their client took it) is over.
+func (h *Host[I]) putTokens() {
+	for i := 0; i < len(h.tokened); i++ {
+		peer := h.tokened[i]
+		if pl := h.people.players[peer]; pl != nil {
+			if prev, _ := h.session.PrevTokenHash(peer); prev == pl.prev {
+				continue
+			}
+			h.keepToken(peer)
+		}
+		h.tokened = slices.Delete(h.tokened, i, i+1)
+		i--
 	}
 }
 
@@ -232,9 +256,11 @@ func receiptKey(id ecs.PeerID, op uint64) []byte {
 }
 
 // putPlayer queues pl's record for the next save: its token's hash, its
-// name, its receipts' floor and its square of Focus, if it has one (a
-// record without the square reads as one without: saves made before it
-// was kept read as they are).
+// name, its receipts' floor, its square of Focus, if it has one, and the
+// hash of its old token while that is still good (16 bytes for the square,
+// 32 for the old token: what follows the floor says which; a record
+// without either reads as one without, so saves made before they were kept
+// read as they are).
 func (h *Host[I]) putPlayer(pl *player) {
 	if h.saves == nil {
 		return
@@ -247,6 +273,9 @@ func (h *Host[I]) putPlayer(pl *player) {
 	if pl.focus.set {
 		w.F64(pl.focus.x)
 		w.F64(pl.focus.y)
+	}
+	if pl.prev != ([sha256.Size]byte{}) {
+		w.Raw(pl.prev[:])
 	}
 	h.saves.tracker.Put(playerKey(pl.id), w.Bytes())
 }
@@ -279,8 +308,11 @@ func (r *restoredPeople) record(key, value []byte) error {
 		copy(pl.token[:], rd.Raw(sha256.Size))
 		pl.name = rd.String(wire.MaxNameLen)
 		floor := rd.Uvarint()
-		if rd.Len() > 0 {
+		if n := rd.Len(); n == 16 || n == 16+sha256.Size {
 			pl.focus = focusSquare{set: true, x: rd.F64(), y: rd.F64()}
+		}
+		if rd.Len() == sha256.Size {
+			copy(pl.prev[:], rd.Raw(sha256.Size))
 		}
 		if err := rd.Finish(); err != nil {
 			return &save.MismatchError{Key: key, Reason: fmt.Sprintf("player %d's record does not read (%v)", id, err)}
@@ -333,7 +365,7 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 			continue
 		}
 		np := h.newPlayer(id, pl.name)
-		np.token, np.focus = pl.token, pl.focus
+		np.token, np.prev, np.focus = pl.token, pl.prev, pl.focus
 		h.people.players[id] = np
 		if gone := np.book.Restore(r.floors[id], r.receipts[id]); len(gone) > 0 {
 			// Saved with more receipts kept than now: the oldest go, from
@@ -343,7 +375,10 @@ func (h *Host[I]) adopt(r *restoredPeople) error {
 			}
 			h.putPlayer(np)
 		}
-		known = append(known, session.KnownPeer{Peer: id, Name: pl.name, TokenHash: pl.token})
+		known = append(known, session.KnownPeer{Peer: id, Name: pl.name, TokenHash: pl.token, PrevHash: pl.prev})
+		if pl.prev != ([sha256.Size]byte{}) {
+			h.tokened = append(h.tokened, id)
+		}
 	}
 	sort.Slice(known, func(i, j int) bool { return known[i].Peer < known[j].Peer })
 	window := h.cfg.Grace

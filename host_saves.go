@@ -479,6 +479,7 @@ func (h *Host[I]) saveStep() {
 	}
 	s.soon.Store(false)
 	h.putFocus()
+	h.putTokens()
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		s.slices = 0
@@ -572,6 +573,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// made after it.
 	s.soon.Store(false)
 	h.putFocus()
+	h.putTokens()
 	fs, err := s.tracker.Fill(&s.batch)
 	if err != nil {
 		return h.unsaved(err)

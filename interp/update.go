@@ -386,12 +386,16 @@ func (ip *Interpolator) steady(sl *slotState, frames *[ringSize]ecs.Frame, poses
 		return false
 	}
 	g1, g2 := float64(frames[b]-frames[a]), float64(frames[c]-frames[b])
-	alike := func(r1, r2 float64) bool {
-		return math.Abs(r1-r2) <= turnShare*math.Max(math.Abs(r1), math.Abs(r2))+1e-9
-	}
-	return alike((poses[b].X-poses[a].X)/g1, (poses[c].X-poses[b].X)/g2) &&
-		alike((poses[b].Y-poses[a].Y)/g1, (poses[c].Y-poses[b].Y)/g2) &&
-		alike(ecs.AngleDiff(poses[a].Angle, poses[b].Angle)/g1, ecs.AngleDiff(poses[b].Angle, poses[c].Angle)/g2)
+	// Rates a host frame; the wire rounds a position to 1/512 of a unit,
+	// so within a couple of its steps a frame they are alike whatever the
+	// direction.
+	x1, y1 := (poses[b].X-poses[a].X)/g1, (poses[b].Y-poses[a].Y)/g1
+	x2, y2 := (poses[c].X-poses[b].X)/g2, (poses[c].Y-poses[b].Y)/g2
+	w1 := ecs.AngleDiff(poses[a].Angle, poses[b].Angle) / g1
+	w2 := ecs.AngleDiff(poses[b].Angle, poses[c].Angle) / g2
+	const posSlack, turnSlack = 2.0 / 512, 1e-3 // world units and radians a frame
+	return math.Hypot(x2-x1, y2-y1) <= turnShare*math.Max(math.Hypot(x1, y1), math.Hypot(x2, y2))+posSlack &&
+		math.Abs(w2-w1) <= turnShare*math.Max(math.Abs(w1), math.Abs(w2))+turnSlack
 }
 
 // moved returns pose p moved by velocity v for d host frames (back, for d

@@ -170,7 +170,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 			p.c.Close(transport.CloseProtocol, "the answer to a Resumed must be a WelcomeAck of its peer and new token, on the control lane, once")
 			return
 		}
-		p.kp.hasPrev = false
+		p.kp.PrevHash = [sha256.Size]byte{}
 		return
 	case kind == wire.KindWelcomeAck && p.stage == stageWelcomed:
 		var ack wire.WelcomeAck
@@ -209,7 +209,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 // old one is still good (one answer a Resumed).
 func (p *hostPeer) tookToken(ack wire.WelcomeAck) bool {
 	k := p.kp
-	if k == nil || !k.hasPrev || ack.PeerID != uint32(p.id) {
+	if k == nil || !k.prevGood() || ack.PeerID != uint32(p.id) {
 		return false
 	}
 	sum := sha256.Sum256(ack.Token[:])

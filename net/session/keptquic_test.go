@@ -103,7 +103,7 @@ func TestAKeptTicketsLostResumedOverQUIC(t *testing.T) {
 	clients = []*testClient{b}
 	// Past the time quicnet takes the Resumed for delivered (a round trip
 	// and three probe timeouts), the host still holds the old token.
-	for i := 0; i < 90 || host.known(tk.Peer) == nil || !host.known(tk.Peer).hasPrev; i++ {
+	for i := 0; i < 90 || host.known(tk.Peer) == nil || !host.known(tk.Peer).prevGood(); i++ {
 		if i > 600 {
 			t.Fatal("the host never took the kept ticket")
 		}

@@ -24,7 +24,17 @@ type KnownPeer struct {
 	// Spectator: the peer watches (its Hello asked to). It holds a
 	// spectator's place (HostConfig.MaxSpectators), not a player slot.
 	Spectator bool
+	// PrevHash, if not zero, is the SHA-256 of the token a kept ticket's
+	// Resume took the peer back with, before the new one (TokenHash) its
+	// Resumed gave: still good for a kept ticket's Resume until the client
+	// acknowledges the new one, so a new process whose Resumed never came
+	// (its connection broke, or the host stopped and was restored from a
+	// save) takes the place still. Keep it in a save beside TokenHash.
+	PrevHash [sha256.Size]byte
 }
+
+// prevGood reports whether the peer's PrevHash is still good.
+func (k *KnownPeer) prevGood() bool { return k.PrevHash != [sha256.Size]byte{} }
 
 // knownPeer is a peer the host holds a slot for across its connections:
 // admitted once and not gone. While it is away (its connection broke, or it
@@ -35,13 +45,6 @@ type knownPeer struct {
 	conn    *hostPeer // its connection; nil while away
 	until   time.Time // away: when its window runs out
 	resumes bucket    // resumes accepted (MaxResumesPerPeer a minute)
-	// prevHash is the SHA-256 of the token a kept ticket's Resume took the
-	// peer back with, replaced by a new one in its Resumed: still good for
-	// a kept ticket's Resume (hasPrev) until the client answers the Resumed
-	// with a WelcomeAck of the new token, so a new process whose
-	// connection broke before its Resumed came takes the place still.
-	prevHash [32]byte
-	hasPrev  bool
 }
 
 // away reports whether the peer has no connection.

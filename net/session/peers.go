@@ -84,6 +84,17 @@ func (h *Host) TokenHash(id ecs.PeerID) ([sha256.Size]byte, bool) {
 	return [sha256.Size]byte{}, false
 }
 
+// PrevTokenHash returns known peer id's KnownPeer.PrevHash: the SHA-256 of
+// the token before the one a kept ticket's Resumed gave, while it is still
+// good (zero otherwise, and false for a peer the host does not know). A
+// host that saves its peers keeps it beside TokenHash until it is zero.
+func (h *Host) PrevTokenHash(id ecs.PeerID) ([sha256.Size]byte, bool) {
+	if k := h.known(id); k != nil {
+		return k.PrevHash, true
+	}
+	return [sha256.Size]byte{}, false
+}
+
 // Connections returns how many connections the host holds: admitted peers,
 // handshakes under way, refusals lingering, and those accepted and not yet
 // taken by the simulation.

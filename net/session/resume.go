@@ -234,13 +234,18 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		}
 	}
 	token := m.Token
+	if !kept {
+		// It says the newest token (only that one takes a Resume without
+		// the flag): an old one is over.
+		k.PrevHash = [sha256.Size]byte{}
+	}
 	if kept {
 		// A new token: the process the player left behind holds the old
 		// one, and must not take the place back from this one (it joins
 		// afresh when it tries). The old one stays good for a kept
 		// ticket's Resume until the client acknowledges the new one
 		// (hostPeer.tookToken).
-		k.prevHash, k.hasPrev = sum, true
+		k.PrevHash = sum
 		rand.Read(token[:])
 		k.TokenHash = sha256.Sum256(token[:])
 	}
@@ -273,11 +278,11 @@ func (h *Host) tokenOf(m wire.Resume) bool {
 // takes reports whether a Resume whose token hashes to sum (a kept
 // ticket's: kept) carries the peer's token, in constant time: the one
 // the host gave last, or, for a kept ticket, the one before until the
-// client acknowledged the new one (prevHash).
+// client acknowledged the new one (PrevHash).
 func (k *knownPeer) takes(sum [32]byte, kept bool) bool {
 	cur := subtle.ConstantTimeCompare(sum[:], k.TokenHash[:])
-	old := subtle.ConstantTimeCompare(sum[:], k.prevHash[:])
-	if !kept || !k.hasPrev {
+	old := subtle.ConstantTimeCompare(sum[:], k.PrevHash[:])
+	if !kept || !k.prevGood() {
 		old = 0
 	}
 	return cur|old == 1

@@ -97,7 +97,7 @@ func TestAKeptTicketTakesThePlaceBack(t *testing.T) {
 				}
 				r.mv.still = true
 				r.steps(time.Second)
-				if r.host.known(peer).hasPrev {
+				if r.host.known(peer).prevGood() {
 					t.Fatal("the client's WelcomeAck of its new token did not let the old one go")
 				}
 				sameImage(t, "the new client", r.hw, r.hreg, b.w, b.reg)
