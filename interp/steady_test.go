@@ -3,7 +3,6 @@ package interp
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -16,36 +15,6 @@ func quant(p ecs.Transform) ecs.Transform {
 		X:     math.Round(p.X*512) / 512,
 		Y:     math.Round(p.Y*512) / 512,
 		Angle: wrap(math.Round(p.Angle/(2*math.Pi)*steps) / steps * 2 * math.Pi),
-	}
-}
-
-// As TestAHeadingTurnsOnWhileDeadReckoned, but the mover drifts very slowly
-// in y (0.088 unit/s beside 600 in x) and its states are rounded as the wire
-// rounds them: its motion is just as steady, and it spins on through the
-// gap (the tiny y rates, 1 and 2 wire steps a send, are alike within the
-// wire's rounding).
-func TestASteadySpinWithASlowDriftGoesOn(t *testing.T) {
-	r := newRig(t, Config{})
-	anchor := r.spawn(ecs.HostPeer, true, ecs.Transform{})
-	m := mover{vx: 600, vy: 1.5 * 30 / 512.0, w: 3} // 1.5 wire steps in y a send
-	e := r.spawnMoving(quant(m.at(0)), ecs.Velocity{X: m.vx, Y: m.vy})
-	const gap0, gap1 = ecs.Frame(200), ecs.Frame(216)
-	var worst float64
-	r.play(link{latency: 40 * time.Millisecond}.sends(2, 400, 2), 120, 420*step, func(f ecs.Frame) {
-		r.apply(anchor, f, ecs.Transform{})
-		if f > gap0 && f < gap1 {
-			return
-		}
-		r.apply(e, f, quant(m.at(f)))
-	}, func(time.Duration) {
-		rf := r.ip.RenderFrame()
-		if rf > 150 && rf < 260 {
-			want := wrap(m.w * rf * step.Seconds())
-			worst = max(worst, math.Abs(ecs.AngleDiff(r.pose(e).Angle, want)))
-		}
-	})
-	if worst > 0.05 {
-		t.Fatalf("the heading was drawn up to %.3f rad off during the gap", worst)
 	}
 }
 
