@@ -44,9 +44,9 @@ func readTicketFile(path string) (Ticket, error) {
 }
 
 // writeTicketFile keeps t in the file at path, readable and writable by its
-// owner alone: written beside it and renamed over it, so that a process
-// that stops meanwhile leaves the ticket before or the new one, never part
-// of one.
+// owner alone: written beside it, synced, and renamed over it, so that a
+// process or a machine that stops meanwhile leaves the ticket before or the
+// new one, never part of one.
 func writeTicketFile(path string, t Ticket) error {
 	text, _ := t.MarshalText()
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
@@ -56,6 +56,9 @@ func writeTicketFile(path string, t Ticket) error {
 	_, err = f.Write(append(text, '\n'))
 	if err == nil {
 		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync() // on the disk before it takes the old one's name
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
