@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
@@ -68,12 +69,7 @@ func TestKillKeepsWhatTheReceiptsSaid(t *testing.T) {
 // the player, so the restored host takes it.
 func TestKillAfterAKeptTicketKeepsTheNewToken(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		save := filepath.Join(t.TempDir(), "hoppers.db")
-		r := tandemtest.New(t, hoppers, tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		tk, _ := ann.Ticket()
-		r.Unreachable(ann, true) // the process the player left: its dials fail
-		r.Cut(ann)
+		r, tk := leftBehind(t, 10*time.Second)
 		again := r.Join("ann", tandem.ClientConfig[Walk]{Ticket: tk})
 		now, _ := again.Ticket()
 		if again.Peer() != tk.Peer || now.Token == tk.Token {
@@ -88,4 +84,46 @@ func TestKillAfterAKeptTicketKeepsTheNewToken(t *testing.T) {
 			t.Fatalf("back into the restored host as peer %d, was %d", again.Peer(), tk.Peer)
 		}
 	})
+}
+
+// A kept ticket's Resume reaches the host, whose Resumed (with the new
+// token) has not reached the new process when the host is killed: the save
+// kept the old token beside the new one until the client takes it, so the
+// restored host takes the only token the client holds, and it comes back
+// as the ticket's player.
+func TestKillBeforeTheResumedArrives(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		r, tk := leftBehind(t, time.Minute)
+		again := r.Connect("ann", tandem.ClientConfig[Walk]{Ticket: tk})
+		r.Link(again, condition.Config{Latency: 10 * time.Millisecond}, condition.Config{Latency: 2 * time.Second})
+		if !r.StepUntil(120, func() bool { return r.Host.Stats().Resumed == 1 }) {
+			t.Fatalf("the host never took the kept ticket's Resume: %v", r.Host.Stats())
+		}
+		r.Step(2) // the step's end saves what the resume changed
+		if again.Peer() != 0 && again.State() != tandem.Connecting {
+			t.Fatalf("the Resumed arrived already: %v peer %d", again.State(), again.Peer())
+		}
+		r.Kill()
+		if !r.StepUntil(40*60, func() bool { return again.State() == tandem.Playing }) {
+			t.Fatalf("after the kill: %v (%v)", again.State(), again.Err())
+		}
+		if again.Peer() != tk.Peer {
+			t.Fatalf("the new process came back as peer %d, not the ticket's %d", again.Peer(), tk.Peer)
+		}
+	})
+}
+
+// leftBehind is a saving rig (saved at no interval: only when asked, or
+// when the roster changes) keeping a player for grace, whose player ann
+// joined, kept her ticket, and went dark for good: the process a player
+// left behind.
+func leftBehind(t *testing.T, grace time.Duration) (*tandemtest.Rig[Walk], tandem.Ticket) {
+	t.Helper()
+	save := filepath.Join(t.TempDir(), "hoppers.db")
+	r := tandemtest.New(t, hoppers, tandem.HostConfig{SaveTo: save, Grace: grace, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	tk, _ := ann.Ticket()
+	r.Unreachable(ann, true) // its dials fail
+	r.Cut(ann)
+	return r, tk
 }
