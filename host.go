@@ -98,8 +98,10 @@ type HostConfig struct {
 	// command that panicked, when OnCommandPanic is nil (an error, with the
 	// panic and its stack), and Run, View, Do, Step or Advance waiting for
 	// the world while one call of the game's code has held it for seconds
-	// (a warning). The transport logs through its own (quicnet.Config's
-	// Logger). Nil: slog.Default().
+	// (a warning), and a player whose state budget
+	// (Replication.BitsPerSecond) held changes back for 5 s on end (a
+	// warning, at most once a minute a player). The transport logs through
+	// its own (quicnet.Config's Logger). Nil: slog.Default().
 	Logger *slog.Logger
 
 	// SaveTo is where the world is saved: the path of a bbolt file
@@ -275,6 +277,7 @@ type Host[I comparable] struct {
 	roster  *roster            // nil without Game.Roster
 	driven  *drivenFilters     // marks the entities a player drives (driven.go)
 	resumed map[ecs.PeerID]int // resumes of each peer
+	budgets budgetWatch        // peers whose state budget was full lately (host_budget.go)
 	stats   HostStats
 	status  hostStatus
 	away    []ecs.PeerID // publishStatus's buffer

@@ -145,6 +145,7 @@ func (h *Host[I]) afterSteps() {
 		h.halt()
 		return
 	}
+	h.watchBudgets()
 	if h.cfg.IdleUnload <= 0 || h.saves == nil || h.w == nil || h.life.closing {
 		return
 	}

@@ -82,6 +82,18 @@ type NetStats struct {
 	Received, Total int
 	// Entities is the number of networked entities held.
 	Entities int
+	// Backlog is how many changed entities the host held back for this
+	// client's state budget at its last send tick, as the host said (a
+	// Backlog message, every quarter of a second while its budget is
+	// full), and Budget that budget, kbit/s
+	// (HostConfig.Replication.BitsPerSecond): both 0 while nothing is held
+	// back, or once the host's last word is a second old. Above 0 the
+	// budget is full: the entities held back go in later states, in turn,
+	// and are drawn from older ones (dead-reckoned by their Velocity, see
+	// interp) meanwhile. A host whose players see it often gives them a
+	// larger budget, or sends each less: a smaller scope
+	// (HostConfig.Replication.Interest), fewer moving entities in it.
+	Backlog, Budget int
 	// Bodies counts what the client did with networked bodies.
 	Bodies RemoteStats
 	// Replication counts what the client's replicator applied: spawns and
@@ -159,6 +171,7 @@ func (c *Client[I]) Stats() NetStats {
 	}
 	if r := c.session.Replicator(); r != nil {
 		s.Replication = r.Stats()
+		s.Backlog, s.Budget = r.Backlog()
 		if r.Joined() {
 			s.HostFrame = max(r.Frame(), r.HostMovedFrame())
 		}

@@ -126,9 +126,21 @@ func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 		fmt.Sprintf("%d entities   sim held %.1f ms, draw %.1f ms   resumes %d", st.Entities, st.Steps.Seconds()*1000, st.Views.Seconds()*1000, st.Resumes),
 		fmt.Sprintf("scope: %d held   updates %.0f/s   in %.0f/s   out %.0f/s", st.Entities, rt[0], rt[1], rt[2]),
 	)
+	if st.Backlog > 0 {
+		g.Lines = append(g.Lines, fmt.Sprintf("BUDGET FULL: the host holds back %d changes (%d kbit/s for this client)", st.Backlog, st.Budget))
+	}
 	if h := held(st); h != "" {
 		g.Lines = append(g.Lines, h)
 	}
+}
+
+// backlog says how many changes a peer's full budget held back at its last
+// send tick; "" if none.
+func backlog(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("   BUDGET FULL: %d held back", n)
 }
 
 // held is a line that says the client holds its own entities while the
@@ -168,8 +180,8 @@ func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 			g.Lines = append(g.Lines,
 				fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d  resumes %d",
 					p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered, p.Resumes),
-				fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   joined with %d",
-					rt[0], rt[1], rt[2], rs.JoinEntities))
+				fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   joined with %d%s",
+					rt[0], rt[1], rt[2], rs.JoinEntities, backlog(rs.Backlog)))
 		}
 	}
 	g.RTT.Add(float32(rtt.Seconds() * 1000))

@@ -60,6 +60,16 @@ func TestClient(t *testing.T) {
 	if text := strings.Join(g.Lines, "\n"); strings.Contains(text, "PREDICTION HELD") || !strings.Contains(text, "prediction held: 1 hold, 12 frames") {
 		t.Errorf("after the hold: the lines should count it, not say it goes on:\n%s", text)
 	}
+	if strings.Contains(text, "BUDGET") {
+		t.Errorf("nothing held back, the lines speak of the budget:\n%s", text)
+	}
+	// The host's budget for the client is full.
+	st.Backlog, st.Budget = 140, 256
+	g.Client(start.Add(2*time.Second), st)
+	if text := strings.Join(g.Lines, "\n"); !strings.Contains(text, "BUDGET FULL: the host holds back 140 changes (256 kbit/s for this client)") {
+		t.Errorf("budget full: the lines do not say so:\n%s", text)
+	}
+	st.Backlog, st.Budget = 0, 0
 	// Within the second the rates stay as they were.
 	st.Replication.Updates = 10_000
 	g.Client(start.Add(2500*time.Millisecond), st)
@@ -93,6 +103,15 @@ func TestHost(t *testing.T) {
 	if g.RTT.At(Samples-1) != 90 || g.In.At(Samples-1) != 22 || g.Out.At(Samples-1) != 210 {
 		t.Errorf("curves: rtt %v in %v out %v; want the slowest peer's 90 ms and 22 and 210 kbit/s", g.RTT.At(Samples-1), g.In.At(Samples-1), g.Out.At(Samples-1))
 	}
+	if strings.Contains(strings.Join(g.Lines, "\n"), "BUDGET") {
+		t.Errorf("nothing held back, the lines speak of the budget: %q", g.Lines)
+	}
+	peers[1].Replication.Backlog = 75
+	g.Host(start.Add(time.Second), peers)
+	if !strings.HasSuffix(g.Lines[3], "BUDGET FULL: 75 held back") || strings.Contains(g.Lines[1], "BUDGET") {
+		t.Errorf("peer 2's budget full: %q", g.Lines)
+	}
+	peers[1].Replication.Backlog = 0
 	// Peer 1 resumed on a new connection: its counters began again.
 	peers[0].Replication = replicate.PeerStats{Items: 10}
 	g.Host(start.Add(1500*time.Millisecond), peers)

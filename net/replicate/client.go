@@ -241,6 +241,9 @@ type ClientStats struct {
 	// host's entity lost them); Gained those an AuthState added to an
 	// entity the client owns (a spawn's are not counted).
 	Dropped, Gained uint64
+	// Backlogs counts the Backlog messages applied: the host telling that
+	// its budget for this client held entities back (Backlog).
+	Backlogs uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's
@@ -273,6 +276,7 @@ type ClientReplicator struct {
 	paging   bool
 	rejoin   *rejoinState
 	frame    ecs.Frame
+	backlog  clientBacklog
 	slots    chunked[clientSlot]
 	anchors  rows
 	nd       rows // per slot and component that is not delta-coded: newest frame applied
@@ -378,11 +382,15 @@ func (c *ClientReplicator) initEntity(e arche.Entity) {
 	*(*ecs.NetworkIdentity)(c.w.Arche().Get(e, c.w.IDs.NetworkIdentity)) = c.pending
 }
 
-// HandleDatagram applies a datagram message: State or AuthState. Other
-// kinds are not replication's and return ok == false. Before the join ends,
-// messages are held (copied) and applied after FINAL.
+// HandleDatagram applies a datagram message: State, AuthState or Backlog.
+// Other kinds are not replication's and return ok == false. Before the join
+// ends, State and AuthState are held (copied) and applied after FINAL.
 func (c *ClientReplicator) HandleDatagram(kind wire.Kind, payload []byte) (ok bool, err error) {
-	if kind != wire.KindState && kind != wire.KindAuthState {
+	switch kind {
+	case wire.KindState, wire.KindAuthState:
+	case wire.KindBacklog:
+		return true, c.applyBacklog(payload)
+	default:
 		return false, nil
 	}
 	if !c.joined {

@@ -122,6 +122,10 @@ func goldenScript(t *testing.T) map[string][]byte {
 	ecs.ReportTeleport(w, ball)
 	s.Step()
 	got["state-spawn-snap"] = out.msgs[state()]
+
+	// A Backlog: at frame 40, 120 entities held back on a budget of 256
+	// kbit/s.
+	got["backlog"] = append([]byte{byte(wire.KindBacklog)}, appendBacklog(nil, 40, 120, 256)...)
 	return got
 }
 
@@ -246,6 +250,11 @@ func TestGoldenReplication(t *testing.T) {
 	}
 	if ow.Arche().Has(e, ow.IDs.Velocity) {
 		t.Fatal("after state-spawn-snap the ball still has its Velocity")
+	}
+	// The Backlog: the client says what it says.
+	dgram("backlog")
+	if held, kbit := c.Backlog(); held != 120 || kbit != 256 {
+		t.Fatalf("after backlog: Backlog %d, %d; want 120, 256", held, kbit)
 	}
 
 	// The bit tables of the State examples are what the messages say.

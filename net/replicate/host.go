@@ -322,6 +322,12 @@ func (h *HostReplicator) AddPeer(id ecs.PeerID, out Out) *HostPeer {
 	return p
 }
 
+// AppendPeers appends every peer being replicated to (joined or joining)
+// to dst, in the order they were added, and returns the extended slice.
+func (h *HostReplicator) AppendPeers(dst []*HostPeer) []*HostPeer {
+	return append(dst, h.peers...)
+}
+
 // RemovePeer stops replicating to peer id and forgets its state, and any
 // of it ParkPeer kept.
 func (h *HostReplicator) RemovePeer(id ecs.PeerID) {
@@ -468,9 +474,10 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		if send {
 			p.refill()
 			h.keepPicks = i < lastPacker
-			sent := p.stats.Messages
+			sent, deferred := p.stats.Messages, p.stats.Deferred
 			p.pack(h.grid.changesFor(p, h.changes))
 			p.tellQuiet(p.stats.Messages != sent)
+			p.tellBacklog(uint32(p.stats.Deferred - deferred))
 			p.sendAuth()
 		}
 	}

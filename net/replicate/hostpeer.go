@@ -106,6 +106,7 @@ type HostPeer struct {
 	// (takeByPriority): the next tick's turn begins after it.
 	turn       ecs.NetID
 	quiet      uint8 // send ticks in a row the peer was sent no State (quiet.go)
+	backlog    backlogSent
 	authDirty  bool
 	authMore   bool // the share left owned entities out: more once the AuthStates in flight settle
 	inputFrame ecs.Frame
@@ -163,6 +164,12 @@ type PeerStats struct {
 	// out of scope, and what comes into scope while it runs (the join
 	// sends it), are neither.
 	Entered, Left uint64
+	// Backlog is how many items the budget held back at the peer's last
+	// send tick (0: everything due went); Backlogs counts the Backlog
+	// messages that told the client (backlog.go). Their bytes are in
+	// Bytes.
+	Backlog  int
+	Backlogs uint64
 }
 
 // ID returns the peer's id.

@@ -309,7 +309,7 @@ func TestWrapAngle(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	for _, k := range []Kind{KindState, KindAuthState, KindInput, KindSpawn, KindDespawn, KindGameDatagram, 0x7f} {
+	for _, k := range []Kind{KindState, KindAuthState, KindInput, KindSpawn, KindDespawn, KindBacklog, KindGameDatagram, 0x7f} {
 		if !k.IsDatagram() || k.IsLane() {
 			t.Errorf("%v should be a datagram kind", k)
 		}
@@ -322,7 +322,7 @@ func TestKinds(t *testing.T) {
 	if Kind(0).IsDatagram() || Kind(0).IsLane() {
 		t.Error("kind 0 must be neither")
 	}
-	if KindHello.String() != "hello" || Kind(0x41).String() != "game-datagram(65)" || Kind(0xc1).String() != "game-lane(193)" || Kind(0x30).String() != "kind(48)" {
+	if KindHello.String() != "hello" || KindBacklog.String() != "backlog" || Kind(0x41).String() != "game-datagram(65)" || Kind(0xc1).String() != "game-lane(193)" || Kind(0x30).String() != "kind(48)" {
 		t.Error("String names wrong")
 	}
 	if _, err := MessageKind(nil); !errors.Is(err, ErrTruncated) {

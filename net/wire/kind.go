@@ -5,7 +5,7 @@ import "strconv"
 // Version is the protocol version this code speaks. A Hello carries it; a
 // host rejects a peer with another version. Wire-affecting: raise it whenever
 // any layout in PROTOCOL.md changes.
-const Version uint16 = 10
+const Version uint16 = 11
 
 // Kind numbers a message. Datagram kinds travel inside datagrams (unreliable);
 // lane kinds are the first byte of a lane message (reliable). Kinds with the
@@ -36,6 +36,11 @@ const (
 	// KindDespawn is reserved for replication (entity removal sent apart from
 	// state), like KindSpawn: no body yet, nothing sends it.
 	KindDespawn Kind = 0x05
+	// KindBacklog tells a client how many of its changed entities the host
+	// held back for its state budget at a send tick, host → client, so a
+	// client can say that the budget is full. Body defined by
+	// net/replicate.
+	KindBacklog Kind = 0x06
 
 	// KindGameDatagram is the first datagram kind a game may define for its
 	// own messages; game datagram kinds run to 0x7f.
@@ -96,6 +101,7 @@ var kindNames = [...]string{
 	KindInput:      "input",
 	KindSpawn:      "spawn",
 	KindDespawn:    "despawn",
+	KindBacklog:    "backlog",
 	KindHello:      "hello",
 	KindWelcome:    "welcome",
 	KindReject:     "reject",
