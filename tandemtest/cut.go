@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/net/transport/condition"
 )
 
 // Cut breaks client c's connection to the host as a network that stops
@@ -31,13 +32,23 @@ func (lb *Loopback[I]) Cut(c *tandem.Client[I]) {
 
 // sockets are the UDP sockets a Loopback client's dials opened.
 type sockets struct {
+	link condition.Config // each socket's network, each way (JoinOver)
 	mu   sync.Mutex
 	open []*cuttable
 }
 
 // wrap is the client's quicnet.Config.WrapPacketConn: it keeps each socket
-// a dial opens, to cut it.
+// a dial opens, to cut it, conditioned by the link if it is not zero.
 func (s *sockets) wrap(pc net.PacketConn) (net.PacketConn, error) {
+	if s.link != (condition.Config{}) {
+		in := s.link
+		in.Seed++ // the two ways lose and delay apart
+		cp, err := condition.NewPacketConn(pc, s.link, in)
+		if err != nil {
+			return nil, err
+		}
+		pc = cp
+	}
 	c := &cuttable{PacketConn: pc}
 	s.mu.Lock()
 	s.open = append(s.open, c)

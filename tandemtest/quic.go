@@ -11,6 +11,7 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/net/transport"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
@@ -207,11 +208,26 @@ func (lb *Loopback[I]) run(fn func(ctx context.Context) error) {
 // dial included.
 func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	lb.t.Helper()
+	return lb.JoinOver(name, cfg, condition.Config{})
+}
+
+// JoinOver is Join for a client whose network is link, each way: every
+// packet of its UDP sockets, out and in, goes through a
+// condition.PacketConn with link's latency, loss and the rest, so QUIC
+// itself (its handshake, its congestion control, what it sends again) and
+// the game meet that network: a Latency of 40 ms makes a round trip of 80.
+// The zero link is Join's. Cut still cuts it. An invalid link fails the
+// test.
+func (lb *Loopback[I]) JoinOver(name string, cfg tandem.ClientConfig[I], link condition.Config) *tandem.Client[I] {
+	lb.t.Helper()
 	if cfg.Dial != nil || cfg.Clock != nil {
 		lb.t.Fatal("tandemtest: leave ClientConfig.Dial and Clock unset: a Loopback's client dials its host and runs at the real rate")
 	}
+	if err := link.Validate(); err != nil {
+		lb.t.Fatalf("tandemtest: %s's link: %v", name, err)
+	}
 	deadline := time.Now().Add(JoinWait)
-	socks := &sockets{}
+	socks := &sockets{link: link}
 	qc := lb.dial
 	qc.WrapPacketConn = socks.wrap
 	tr, err := quicnet.New(qc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/quicnet"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 	"github.com/tandem-go/tandem/tandemtest"
@@ -324,4 +325,32 @@ func ExampleLoopback_Restart() {
 		// it through lb.Host.Do, and at ann's through ann.Do.
 	}
 	_ = test
+}
+
+// A client joined over a link that delays and loses (JoinOver) meets it
+// through QUIC: its round trip is the link's two ways, it sees the host's
+// datagrams lost, and what ann walks still reaches it where she stopped.
+func TestLoopbackOverALossyLink(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := lb.JoinOver("bob", tandem.ClientConfig[Walk]{}, condition.Config{Latency: 40 * time.Millisecond, Loss: 0.1, Seed: 7})
+	x := func(do func(func(*tandem.World))) float64 {
+		x := -1.0
+		do(func(w *tandem.World) {
+			if owned := w.ECS.Owned(ann.Peer()); len(owned) == 1 {
+				x = ecs.Get[ecs.Transform](w.ECS, owned[0]).X
+			}
+		})
+		return x
+	}
+	ann.SetInput(Walk{X: 1})
+	waitFor(t, "the host to move ann's figure, and bob to measure his link", func() bool {
+		st := bob.NetStats()
+		return x(lb.Host.Do) >= 60 && st.RTT >= 80*time.Millisecond && st.LossIn > 0
+	})
+	ann.SetInput(Walk{})
+	waitFor(t, "bob to have ann where she stopped", func() bool {
+		h := x(lb.Host.Do)
+		return h >= 60 && x(bob.Do) == h && x(ann.Do) == h
+	})
 }
