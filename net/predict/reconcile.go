@@ -131,6 +131,10 @@ func (c *Client[I]) differs(t *tracker, at int, s replicate.State) bool {
 // entry at); snap: the pose's correction is a teleport's, drawn as a jump.
 func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate.State, snap bool) {
 	a := c.w.Arche()
+	var drift ecs.Transform // a teleport's: the pose's correction grows by it a frame past f
+	if snap {
+		drift = c.drift(at, st)
+	}
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
 			continue
@@ -141,7 +145,15 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		case Pose:
 			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
 			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
-			c.shift(f, k, e, t, d.X, d.Y, d.Angle)
+			c.shift(f, k, e, t, d.X, d.Y, d.Angle, drift)
+			if n := float64(c.lastRecorded - f); snap {
+				// The present was predicted at the velocity before the
+				// teleport for the frames since: the jump lands where
+				// the host's velocity since would have taken it.
+				d.X += n * drift.X
+				d.Y += n * drift.Y
+				d.Angle += n * drift.Angle
+			}
 			if present {
 				if cr := c.correctorFor(e); cr != nil {
 					cr.CorrectPose(e, d.X, d.Y, d.Angle)
@@ -166,7 +178,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		case Velocity:
 			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
 			d := ecs.Velocity{X: hv.X - pv.X, Y: hv.Y - pv.Y, Angular: hv.Angular - pv.Angular}
-			c.shift(f, k, e, t, d.X, d.Y, d.Angular)
+			c.shift(f, k, e, t, d.X, d.Y, d.Angular, ecs.Transform{})
 			if present {
 				if cr := c.correctorFor(e); cr != nil {
 					cr.CorrectVelocity(e, d.X, d.Y, d.Angular)
@@ -182,13 +194,33 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.velSum += size
 			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
 		default:
-			c.shift(f, k, e, t, 0, 0, 0)
+			c.shift(f, k, e, t, 0, 0, 0, ecs.Transform{})
 			if present {
 				t.assign(a.Get(e, t.id), t.host)
 			}
 			c.stats.ValueCorrections++
 		}
 	}
+}
+
+// drift returns, for the correction of a teleport's pose at history entry
+// at, what the difference between the host's velocity and the predicted one
+// at that frame moves the pose in a step (0 without a tracked Velocity, or
+// when they agree): a host that teleports a body and changes its velocity
+// in one frame (stops it, as a respawn does) has it stand still where the
+// prediction carried it on. A correction that is no teleport's takes none:
+// a velocity's difference there is mostly a step's input or contact, which
+// the next AuthStates correct as they come.
+func (c *Client[I]) drift(at int, st replicate.State) ecs.Transform {
+	for _, t := range c.tracks {
+		if t.corr != Velocity || !c.differs(t, at, st) {
+			continue
+		}
+		hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
+		dt := c.cfg.Sync.Step.Seconds()
+		return ecs.Transform{X: (hv.X - pv.X) * dt, Y: (hv.Y - pv.Y) * dt, Angle: (hv.Angular - pv.Angular) * dt}
+	}
+	return ecs.Transform{}
 }
 
 // correctorFor returns the Corrector that moves entity e, or nil when e's
@@ -211,11 +243,13 @@ func (c *Client[I]) correctorFor(e arche.Entity) Corrector {
 }
 
 // shift applies a correction to the prediction recorded for entity e (entry
-// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da.
-// HostValue takes the host's value at f; the values recorded after f were
-// predicted from the old value, so they are not compared with the host's
-// any more (they are not recorded again: the frames since f are past).
-func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
+// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da,
+// and a Pose drift (a teleport's, see drift) once more for each frame past
+// f. HostValue takes the host's value at f; the values recorded after f
+// were predicted from the old value, so they are not compared with the
+// host's any more (they are not recorded again: the frames since f are
+// past).
+func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64, drift ecs.Transform) {
 	h := &c.hist
 	for g := f; g <= c.lastRecorded && g >= f; g++ {
 		s, ok := h.find(g, recState)
@@ -233,10 +267,11 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 		p := t.store.at(at)
 		switch t.corr {
 		case Pose:
+			n := float64(g - f)
 			v := (*ecs.Transform)(p)
-			v.X += dx
-			v.Y += dy
-			v.Angle += da
+			v.X += dx + n*drift.X
+			v.Y += dy + n*drift.Y
+			v.Angle += da + n*drift.Angle
 		case Velocity:
 			v := (*ecs.Velocity)(p)
 			v.X += dx
