@@ -18,8 +18,9 @@ type Prediction uint8
 
 const (
 	// HostValue takes the host's value: for what the client's systems do not
-	// change (a score, a team, health the host alone decides). It is also
-	// what a component that is never on a predicted entity should say. A
+	// change (a score, a team, health the host alone decides; HostOnly says
+	// so, and keeps its changes out of the corrections). It is also what a
+	// component that is never on a predicted entity should say. A
 	// component the client's own systems change now and then (ammo a shot
 	// spends) works with it too, if its codec's Equal has a tolerance (a
 	// wire step or more; see replicate.Codec.Equal): a correction takes the
@@ -40,6 +41,16 @@ const (
 	// PredictVelocity carries the difference into the present like
 	// PredictPose. For ecs.Velocity.
 	PredictVelocity
+	// HostOnly takes the host's value, as HostValue does, for what only the
+	// host changes on the entities a client predicts (a lap count, a score,
+	// a name tag): a new value is the host's news, not a misprediction, so
+	// it is not counted among the corrections (NetStats.Corrections and
+	// Predict.ValueCorrections, the net graph's corrections a second) but in
+	// NetStats.Predict.HostUpdates. Its Blend, if any, draws it on the
+	// entities the client does not predict, as HostValue's does. A value
+	// the client's own systems change needs HostValue, whose differences
+	// are mispredictions.
+	HostOnly
 )
 
 // String names the prediction as the constant does.
@@ -51,11 +62,14 @@ func (p Prediction) String() string {
 		return "PredictPose"
 	case PredictVelocity:
 		return "PredictVelocity"
+	case HostOnly:
+		return "HostOnly"
 	}
 	return fmt.Sprintf("Prediction(%d)", uint8(p))
 }
 
-// predictedType is the component type each prediction but HostValue is for.
+// predictedType is the component type each prediction but HostValue and
+// HostOnly is for.
 var predictedType = map[Prediction]reflect.Type{
 	PredictPose:     reflect.TypeFor[ecs.Transform](),
 	PredictVelocity: reflect.TypeFor[ecs.Velocity](),
@@ -84,7 +98,7 @@ type Component struct {
 // exact encoding (AppendExact and ReadExact, which tandem.Exact fills in for
 // a plain struct); a codec without one makes NewHost refuse to save. Say
 // it once, in Game.Components: the host sends it, every client receives it,
-// predicts it, and, with codec.Blend set and p HostValue, blends it between
+// predicts it, and, with codec.Blend set and p HostValue or HostOnly, blends it between
 // received states for drawing the entities it does not predict
 // (Blended), whether they have an ecs.Transform or not (Transform
 // itself needs no Blend: interpolation draws the pose on its own).
@@ -97,6 +111,8 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 		corr = predict.Pose
 	case PredictVelocity:
 		corr = predict.Velocity
+	case HostOnly:
+		corr = predict.HostOnly
 	default:
 		panic(fmt.Sprintf("tandem: Replicate %s with unknown prediction %d", codec.Name, p))
 	}
@@ -123,7 +139,7 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {
 		c.pose = pc.Dequantize
 	}
-	if codec.Blend != nil && p == HostValue {
+	if codec.Blend != nil && (p == HostValue || p == HostOnly) {
 		blend := codec.Blend
 		c.blend = func(ip *interp.Interpolator) any {
 			return interp.NewTrack(ip, func(a, b T, alpha float64) T { return blend(&a, &b, alpha) })

@@ -24,7 +24,7 @@ type drivenMark struct{ on bool }
 
 // drivenComponent is the mark's replicated component.
 func drivenComponent() Component {
-	return Replicate(replicate.IntegerCodec[drivenMark]("tandem.Driven"), HostValue)
+	return Replicate(replicate.IntegerCodec[drivenMark]("tandem.Driven"), HostOnly)
 }
 
 // drivenFilters are the queries both sides keep the mark and Input in step

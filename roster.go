@@ -54,7 +54,7 @@ func rosterComponents() []Component {
 			v.rtt = time.Duration(max(q[1], 0)) * time.Millisecond
 		},
 	}
-	return []Component{Replicate(rosterNameCodec(), HostValue), Replicate(info, HostValue)}
+	return []Component{Replicate(rosterNameCodec(), HostOnly), Replicate(info, HostOnly)}
 }
 
 // rosterNameCodec carries a name's UTF-8 bytes, four to an integer; what

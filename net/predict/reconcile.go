@@ -139,8 +139,16 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		if !c.differs(t, at, st) {
 			continue
 		}
-		c.countCorrection()
 		present := a.Has(e, t.id)
+		if t.corr == HostOnly {
+			c.shift(f, k, e, t, 0, 0, 0, ecs.Transform{})
+			if present {
+				t.assign(a.Get(e, t.id), t.host)
+			}
+			c.stats.HostUpdates++
+			continue
+		}
+		c.countCorrection()
 		switch t.corr {
 		case Pose:
 			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))

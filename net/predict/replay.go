@@ -25,7 +25,11 @@ func (c *Client[I]) markReplay(f ecs.Frame, at int, e arche.Entity, st replicate
 		if !c.differs(t, at, st) {
 			continue
 		}
-		c.countCorrection()
+		if t.corr == HostOnly {
+			c.stats.HostUpdates++
+		} else {
+			c.countCorrection()
+		}
 		switch t.corr {
 		case Velocity:
 			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))

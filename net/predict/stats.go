@@ -22,6 +22,9 @@ type ClientStats struct {
 	// ValueCorrections.
 	Corrections                                            uint64
 	PoseCorrections, VelocityCorrections, ValueCorrections uint64
+	// HostUpdates counts the values of HostOnly components the host
+	// changed, taken as they came: none is a correction.
+	HostUpdates uint64
 	// MaxPose and MeanPose are the largest and mean pose correction, in world
 	// units of distance moved.
 	MaxPose, MeanPose float64

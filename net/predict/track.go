@@ -30,6 +30,12 @@ const (
 	// Velocity carries the difference into the present through
 	// Corrector.CorrectVelocity. The component must be ecs.Velocity.
 	Velocity
+	// HostOnly takes the host's value as HostValue does, for a value only
+	// the host changes (a lap count, a score, a name): the client never
+	// predicts it, so a host value that differs is news rather than a
+	// misprediction, and is not counted among the corrections
+	// (ClientStats.HostUpdates counts it instead).
+	HostOnly
 )
 
 // String returns the correction's name.
@@ -41,6 +47,8 @@ func (c Correction) String() string {
 		return "pose"
 	case Velocity:
 		return "velocity"
+	case HostOnly:
+		return "host-only"
 	}
 	return fmt.Sprintf("correction(%d)", uint8(c))
 }
@@ -111,7 +119,7 @@ func Track[T any](codec replicate.Codec[T], corr Correction) Tracker {
 		if _, ok := any(&zero).(*ecs.Velocity); !ok {
 			panic(fmt.Sprintf("predict: the Velocity correction applies to ecs.Velocity, not %T; use HostValue", zero))
 		}
-	case HostValue:
+	case HostValue, HostOnly:
 	default:
 		panic(fmt.Sprintf("predict: unknown correction %d", corr))
 	}

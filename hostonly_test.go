@@ -1,0 +1,54 @@
+package tandem
+
+import (
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+)
+
+// A value only the host changes on a client's own entity (a lap count) is
+// taken as it comes: with HostOnly each change reaches the client and
+// counts as a host update, none as a correction; the same component as
+// HostValue counts each change as a correction.
+func TestHostOnlyValuesAreNoCorrections(t *testing.T) {
+	for _, p := range []Prediction{HostOnly, HostValue} {
+		t.Run(p.String(), func(t *testing.T) {
+			g := testGame()
+			g.Components[2] = Replicate(labelCodec, p)
+			pr := newPair(t, g, condition.Config{Latency: 40 * time.Millisecond})
+			pr.run(time.Second)
+			e, ok := pr.client.Local()
+			if !ok {
+				t.Fatal("the client has no disc")
+			}
+			before := pr.client.NetStats().Predict
+			for lap := int32(2); lap <= 6; lap++ {
+				pr.host.Do(func(w *World) {
+					hw := w.ECS
+					he := hw.Owned(pr.client.Peer())[0]
+					id := arche.ComponentID[label](hw.Arche())
+					(*label)(hw.Arche().Get(he, id)).N = lap
+					ecs.MutateComponent(hw, he, id)
+				})
+				pr.run(time.Second / 2)
+				var got int32
+				pr.client.Do(func(w *World) { got = (*label)(w.ECS.Arche().Get(e, arche.ComponentID[label](w.ECS.Arche()))).N })
+				if got != lap {
+					t.Fatalf("lap %d reached the client as %d", lap, got)
+				}
+			}
+			st := pr.client.NetStats().Predict
+			updates, values, all := st.HostUpdates-before.HostUpdates, st.ValueCorrections-before.ValueCorrections, st.Corrections-before.Corrections
+			switch {
+			case p == HostOnly && (updates != 5 || values != 0 || all != 0):
+				t.Fatalf("5 laps as HostOnly: %d host updates, %d value corrections, %d corrections; want 5, 0, 0", updates, values, all)
+			case p == HostValue && (updates != 0 || values != 5):
+				t.Fatalf("5 laps as HostValue: %d host updates, %d value corrections; want 0, 5", updates, values)
+			}
+		})
+	}
+}
