@@ -461,6 +461,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 		}
 	}
 	for i, p := range h.peers {
+		p.stepped = true
 		if p.err != nil {
 			continue
 		}

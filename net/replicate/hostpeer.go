@@ -104,8 +104,11 @@ type HostPeer struct {
 	tokens    uint32 // budget bytes available
 	// turn is the id of the last item taken of those waiting longest
 	// (takeByPriority): the next tick's turn begins after it.
-	turn       ecs.NetID
-	quiet      uint8 // send ticks in a row the peer was sent no State (quiet.go)
+	turn  ecs.NetID
+	quiet uint8 // send ticks in a row the peer was sent no State (quiet.go)
+	// stepped is set by the first step after the peer was added: its
+	// scope is drawn from then on (InScope).
+	stepped    bool
 	backlog    backlogSent
 	authDirty  bool
 	authMore   bool // the share left owned entities out: more once the AuthStates in flight settle
@@ -211,11 +214,14 @@ func (p *HostPeer) Held() int {
 // InScope reports whether the networked entity e is in the peer's scope:
 // the host sends it to the peer (it holds it, or it is on its way), and
 // keeps it up to date; false for one outside it (never sent, or removed
-// from the peer) and for an entity that is not networked. O(1).
+// from the peer) and for an entity that is not networked. False too until
+// the first step after the peer was added, which draws its scope from the
+// entities the world holds then (those made since the last step, its own
+// among them, are taken in at that step). O(1).
 func (p *HostPeer) InScope(e arche.Entity) bool {
 	h := p.h
 	slot, ok := h.w.NetSlot(e)
-	if !ok || !h.known(e) || int(slot) >= len(p.slots) {
+	if !p.stepped || !ok || !h.known(e) || int(slot) >= len(p.slots) {
 		return false
 	}
 	return p.slots[slot].flags&fOut == 0
