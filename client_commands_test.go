@@ -2,10 +2,13 @@ package tandem
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/wire"
 )
 
 // A Send refused because the oldest command held is 64 operations behind
@@ -52,5 +55,26 @@ func TestARefusedSendHastensTheOldestCommand(t *testing.T) {
 	}
 	if _, err := Send(ann, tokenCommand, struct{}{}); err != nil {
 		t.Errorf("Send after the oldest's receipt: %v", err)
+	}
+}
+
+// A command larger than the protocol's bound on one (wire.MaxCommandSize) is
+// refused by Send with ErrCommandTooLarge, whose words say to split it:
+// no setting raises the bound.
+func TestSendRefusesACommandTooLarge(t *testing.T) {
+	note := NewCommand("note", CommandCodec[[]byte]{
+		Append: func(dst []byte, v *[]byte) []byte { return append(dst, *v...) },
+		Read:   func(r *wire.Reader, v *[]byte) { *v = r.Rest() },
+	}, func(*World, Peer, []byte) error { return nil })
+	g := testGame()
+	g.Commands = []Command{note}
+	p := newPair(t, g, condition.Config{})
+	p.run(time.Second / 2)
+	if _, err := Send(p.client, note, make([]byte, 900)); err != nil {
+		t.Fatalf("a note of 900 bytes: %v", err)
+	}
+	_, err := Send(p.client, note, make([]byte, 2000))
+	if !errors.Is(err, ErrCommandTooLarge) || !strings.Contains(err.Error(), "split it") {
+		t.Fatalf("a note of 2,000 bytes: %v; want ErrCommandTooLarge, saying to split it", err)
 	}
 }

@@ -211,6 +211,11 @@ var ErrSpectator = errors.New("tandem: a spectator sends no commands; join as a 
 // receipts to come back (Client.PendingCommands says how many are held).
 var ErrTooManyCommands = command.ErrTooMany
 
+// ErrCommandTooLarge is Send's error for a command whose payload is over
+// wire.MaxCommandSize bytes, the protocol's bound on one command (no
+// setting raises it): split it into several commands.
+var ErrCommandTooLarge = command.ErrTooLarge
+
 // Send sends a command of kind k with payload cmd to c's host, and returns
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
@@ -234,7 +239,7 @@ var ErrTooManyCommands = command.ErrTooMany
 // the session ended (ErrClosed), at the
 // limit of commands without a receipt, or 64 operations past the oldest of
 // them (ErrTooManyCommands), for a payload
-// over wire.MaxCommandSize, and for one the kind's own codec's Read refuses
+// over wire.MaxCommandSize (ErrCommandTooLarge), and for one the kind's own codec's Read refuses
 // (r.Fail, a short read, bytes left over): the host would count it
 // malformed against the client's connection, so nothing is sent. Safe from any goroutine, inside
 // callbacks, hooks and observers too: a command sent while the world is

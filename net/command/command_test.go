@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,7 +118,7 @@ func TestOutbox(t *testing.T) {
 	if _, ok := o.Receipt(100); !ok {
 		t.Fatal("the receipt of 100 found nothing")
 	}
-	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); err == nil || errors.Is(err, ErrTooMany) {
+	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooMany) || strings.Contains(err.Error(), "raise") {
 		t.Fatalf("an oversized payload: %v", err)
 	}
 	if s, err := o.Add(3, nil); err != nil || s.Op != 103 {

@@ -12,6 +12,10 @@ import (
 // default: as many as a host withholds for one player by default.
 const DefaultPending = 64
 
+// ErrTooLarge is Add's error for a payload over wire.MaxCommandSize, the
+// protocol's bound on one command (no setting raises it).
+var ErrTooLarge = errors.New("command: the payload is larger than one command carries; split it into several commands")
+
 // ErrTooMany: the client holds its limit of commands without a receipt, or
 // its oldest command without one is that many operations behind the next;
 // wait for some to come back.
@@ -62,7 +66,11 @@ func (o *Outbox) Add(kind uint8, payload []byte) (Sent, error) {
 	}
 	msg, err := wire.Command{Op: o.next, Kind: kind, Payload: payload}.Encode(nil)
 	if err != nil {
-		return Sent{}, fmt.Errorf("command: a payload of %d bytes: at most %d fit: %w", len(payload), wire.MaxCommandSize, err)
+		if errors.Is(err, wire.ErrTooLarge) {
+			// The bound is the protocol's (PROTOCOL.md §11), not a setting.
+			return Sent{}, fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(payload), wire.MaxCommandSize)
+		}
+		return Sent{}, fmt.Errorf("command: a payload of %d bytes: %w", len(payload), err)
 	}
 	s := Sent{Op: o.next, Kind: kind, Msg: msg}
 	o.next++
