@@ -32,18 +32,16 @@ func (lb *Loopback[I]) Cut(c *tandem.Client[I]) {
 
 // sockets are the UDP sockets a Loopback client's dials opened.
 type sockets struct {
-	link condition.Config // each socket's network, each way (JoinOver)
-	mu   sync.Mutex
-	open []*cuttable
+	toHost, toClient condition.Config // each socket's network (JoinOver)
+	mu               sync.Mutex
+	open             []*cuttable
 }
 
 // wrap is the client's quicnet.Config.WrapPacketConn: it keeps each socket
-// a dial opens, to cut it, conditioned by the link if it is not zero.
+// a dial opens, to cut it, conditioned by the links if they are not zero.
 func (s *sockets) wrap(pc net.PacketConn) (net.PacketConn, error) {
-	if s.link != (condition.Config{}) {
-		in := s.link
-		in.Seed++ // the two ways lose and delay apart
-		cp, err := condition.NewPacketConn(pc, s.link, in)
+	if s.toHost != (condition.Config{}) || s.toClient != (condition.Config{}) {
+		cp, err := condition.NewPacketConn(pc, s.toHost, s.toClient)
 		if err != nil {
 			return nil, err
 		}

@@ -208,26 +208,28 @@ func (lb *Loopback[I]) run(fn func(ctx context.Context) error) {
 // dial included.
 func (lb *Loopback[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	lb.t.Helper()
-	return lb.JoinOver(name, cfg, condition.Config{})
+	return lb.JoinOver(name, cfg, condition.Config{}, condition.Config{})
 }
 
-// JoinOver is Join for a client whose network is link, each way: every
-// packet of its UDP sockets, out and in, goes through a
-// condition.PacketConn with link's latency, loss and the rest, so QUIC
-// itself (its handshake, its congestion control, what it sends again) and
-// the game meet that network: a Latency of 40 ms makes a round trip of 80.
-// The zero link is Join's. Cut still cuts it. An invalid link fails the
-// test.
-func (lb *Loopback[I]) JoinOver(name string, cfg tandem.ClientConfig[I], link condition.Config) *tandem.Client[I] {
+// JoinOver is Join for a client behind a link, as Rig.JoinOver: every
+// packet its UDP sockets send to the host goes through toHost, every one
+// they receive through toClient (a condition.PacketConn), so QUIC itself
+// (its handshake, its congestion control, what it sends again) and the
+// game meet that network: a Latency of 40 ms each way makes a round trip
+// of 80. Zero links are Join's. Cut still cuts it. An invalid link fails
+// the test.
+func (lb *Loopback[I]) JoinOver(name string, cfg tandem.ClientConfig[I], toHost, toClient condition.Config) *tandem.Client[I] {
 	lb.t.Helper()
 	if cfg.Dial != nil || cfg.Clock != nil {
 		lb.t.Fatal("tandemtest: leave ClientConfig.Dial and Clock unset: a Loopback's client dials its host and runs at the real rate")
 	}
-	if err := link.Validate(); err != nil {
-		lb.t.Fatalf("tandemtest: %s's link: %v", name, err)
+	for _, link := range []condition.Config{toHost, toClient} {
+		if err := link.Validate(); err != nil {
+			lb.t.Fatalf("tandemtest: %s's link: %v", name, err)
+		}
 	}
 	deadline := time.Now().Add(JoinWait)
-	socks := &sockets{link: link}
+	socks := &sockets{toHost: toHost, toClient: toClient}
 	qc := lb.dial
 	qc.WrapPacketConn = socks.wrap
 	tr, err := quicnet.New(qc)
