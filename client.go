@@ -295,6 +295,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.inputs = generic.NewMap[Input[I]](a)
 	c.interps = generic.NewMap[ecs.Interpolated](a)
 	c.reg = replicate.NewEmptyRegistry(w.ECS)
+	w.reg = c.reg
 	var tracks []predict.Tracker
 	for _, comp := range g.replicated() {
 		comp.register(c.reg)

@@ -13,6 +13,7 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/physics"
 )
 
@@ -199,8 +200,9 @@ type World struct {
 
 	drawn    drawnPoses // keeps Interpolated.Prev of the entities a step moved
 	driven   drivenFilter
-	saveSoon *atomic.Bool // the host's request for a save (Host.SaveSoon); nil: none here
-	focus    focuser      // the host's Focus and Unfocus; nil: none here
+	saveSoon *atomic.Bool        // the host's request for a save (Host.SaveSoon); nil: none here
+	focus    focuser             // the host's Focus and Unfocus; nil: none here
+	reg      *replicate.Registry // the replicated components (host, client); nil alone
 }
 
 // focuser is a host's Focus and Unfocus, for World's.

@@ -449,6 +449,7 @@ func (h *Host[I]) build(restoring bool) error {
 		c.register(reg)
 	}
 	h.reg = reg
+	w.reg = reg
 	rc := h.cfg.Replication
 	rc.SendEvery = h.cfg.SendEvery
 	rc.StepRate = 1 / g.step().Seconds()

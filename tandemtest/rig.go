@@ -73,7 +73,9 @@
 // it go at once, one that stopped drawing within the render delay and two
 // send intervals. A command's
 // receipt and the state that shows what it did travel apart, either first
-// (StepUntilReceipt).
+// (StepUntilReceipt). Agree compares a client's whole world with what the
+// host sends it (its scope, the owners, every replicated value as its codec
+// sends it), for a world at rest: a test steps until they agree.
 //
 // Loopback is the other way to test: the host and its clients over QUIC on
 // this machine's loopback, each running at its real rate on a goroutine of

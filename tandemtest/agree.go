@@ -1,0 +1,139 @@
+package tandemtest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+)
+
+// Agree reports whether client c holds what host h sends it: nil, or an
+// error that names the differences (the first few of each kind, and how
+// many in all). They agree when the networked entities in c's scope on h
+// (Host.InScope) are the ones c holds (but those it keeps drawing out to
+// their removal, ecs.Departing), each with h's owner, and each with h's
+// replicated components and, in every field, h's value as its codec sends
+// it (World.AppendWireImage: equal within each codec's precision).
+//
+// It checks a world at rest, or at rest where c looks: a moving entity's
+// newest state is on its way to c, and a client's own entities are
+// predicted ahead of the host. So a test steps until they agree, and fails
+// if they never do:
+//
+//	if !r.StepUntil(600, func() bool { return tandemtest.Agree(r.Host, c) == nil }) {
+//		t.Fatal(tandemtest.Agree(r.Host, c))
+//	}
+//
+// It works on a Rig's host and clients and on a Loopback's. Call it from
+// the test's goroutine, not from inside a callback (it takes each world in
+// turn, with Do).
+func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
+	peer := c.Peer()
+	want := map[ecs.NetID]held{}
+	h.Do(func(w *tandem.World) {
+		eachNetworked(w, func(e arche.Entity, ni ecs.NetworkIdentity) {
+			if h.InScope(peer, e) {
+				want[ni.ID] = held{owner: ni.Owner, image: w.AppendWireImage(nil, e)}
+			}
+		})
+	})
+	got := map[ecs.NetID]held{}
+	c.Do(func(w *tandem.World) {
+		eachNetworked(w, func(e arche.Entity, ni ecs.NetworkIdentity) {
+			if !w.ECS.Arche().Has(e, w.ECS.IDs.Departing) {
+				got[ni.ID] = held{owner: ni.Owner, image: w.AppendWireImage(nil, e)}
+			}
+		})
+	})
+	var missing, extra, owners, values differences
+	for _, id := range sortedIDs(want) {
+		hw := want[id]
+		cw, ok := got[id]
+		switch {
+		case !ok:
+			missing.add(fmt.Sprintf("%d", id))
+		case cw.owner != hw.owner:
+			owners.add(fmt.Sprintf("%d: owner %d on the host, %d on the client", id, hw.owner, cw.owner))
+		case !slices.Equal(cw.image, hw.image):
+			values.add(fmt.Sprintf("%d: %v on the host, %v on the client", id, hw.image, cw.image))
+		}
+	}
+	for _, id := range sortedIDs(got) {
+		if _, ok := want[id]; !ok {
+			extra.add(fmt.Sprintf("%d", id))
+		}
+	}
+	if missing.n+extra.n+owners.n+values.n == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tandemtest: client %d does not hold what the host sends it (%d entities in its scope, %d held)", peer, len(want), len(got))
+	missing.say(&b, "in its scope and not held (entity ids)")
+	extra.say(&b, "held and not in its scope (entity ids)")
+	owners.say(&b, "with another owner")
+	values.say(&b, "with other values (wire images: per component, 1 and its fields, or 0 and zeros)")
+	return fmt.Errorf("%s", b.String())
+}
+
+// held is what a machine holds of one networked entity.
+type held struct {
+	owner ecs.PeerID
+	image []int32
+}
+
+// eachNetworked calls f with each networked entity of w and its identity.
+func eachNetworked(w *tandem.World, f func(arche.Entity, ecs.NetworkIdentity)) {
+	a := w.ECS.Arche()
+	q := a.Query(arche.All(w.ECS.IDs.NetworkIdentity))
+	var es []arche.Entity
+	var ids []ecs.NetworkIdentity
+	for q.Next() {
+		es = append(es, q.Entity())
+		ids = append(ids, *(*ecs.NetworkIdentity)(q.Get(w.ECS.IDs.NetworkIdentity)))
+	}
+	// Outside the query: f may look at the world as it likes.
+	for i, e := range es {
+		f(e, ids[i])
+	}
+}
+
+// sortedIDs returns m's ids in order.
+func sortedIDs(m map[ecs.NetID]held) []ecs.NetID {
+	ids := make([]ecs.NetID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// differences collects the first few of one kind of difference, and counts
+// them all.
+type differences struct {
+	n     int
+	first []string
+}
+
+// sayFirst is how many differences of a kind an error names.
+const sayFirst = 5
+
+func (d *differences) add(s string) {
+	d.n++
+	if len(d.first) < sayFirst {
+		d.first = append(d.first, s)
+	}
+}
+
+func (d *differences) say(b *strings.Builder, what string) {
+	if d.n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "; %d %s: %s", d.n, what, strings.Join(d.first, ", "))
+	if d.n > len(d.first) {
+		b.WriteString(", …")
+	}
+}
