@@ -77,9 +77,13 @@ type NetworkIdentity struct {
 // tells them apart), whoever owns it: Arrived runs once for an entity, not
 // when it is given to another, and the mark changes nothing on an entity
 // the client does not own. It may take it away to predict the entity
-// again. It means nothing on the host, where Arrived marks the entities a
-// restore brings back when the game has no Restored hook, and saves leave
-// it out.
+// again. On the host it says the same of the entity, for its owner's
+// AuthStates: they carry it when it changed (until one that did is
+// acknowledged), never in turn to catch a misprediction
+// (replicate.HostConfig.OwnRefresh), so an army of such units standing
+// still costs its owner nothing; a game marks them where it makes them, and
+// Arrived marks the entities a restore brings back when the game has no
+// Restored hook. Saves leave it out.
 type HostMoved struct{}
 
 // Departing marks an entity the host removed that this client keeps in its

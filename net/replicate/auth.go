@@ -68,13 +68,13 @@ type ownPick struct {
 // changed go before the unchanged that went as recently, and no due one
 // waits behind changed ones for ever (a walking army took every share and
 // the standing units never went).
-func (o *ownRefresh) ownOf(slot int32, changed uint32, refresh int, refreshFrames uint32) (due bool, key uint64) {
+func (o *ownRefresh) ownOf(slot int32, changed uint32, refresh int, refreshFrames uint32, turns bool) (due bool, key uint64) {
 	last := o.sent[slot]
 	key = uint64(last.frame)
 	if changed <= o.acked && changed <= last.frame {
 		key += uint64(refreshFrames)
 	}
-	due = changed > last.frame || o.turn-last.turn >= uint32(refresh) || o.catchUp != 0 && last.frame < o.catchUp
+	due = changed > last.frame || turns && o.turn-last.turn >= uint32(refresh) || o.catchUp != 0 && last.frame < o.catchUp
 	return due, key
 }
 
@@ -105,12 +105,13 @@ type ownForce struct {
 }
 
 // due reports whether the owned entity in slot, last changed at frame
-// changed, goes in the AuthState being built, of refresh turns; full: every
-// one goes.
-func (o *ownRefresh) due(full bool, slot int32, changed uint32, refresh int) bool {
+// changed, goes in the AuthState being built, of refresh turns (none when
+// turns is false: an entity its owner does not predict); full: every one
+// goes.
+func (o *ownRefresh) due(full bool, slot int32, changed uint32, refresh int, turns bool) bool {
 	// The slot's turn by a hash of it: entities made in a pattern (a unit
 	// and its parts, every few slots) still spread over the turns.
-	return full || changed > o.acked || (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0 || o.forced(slot)
+	return full || changed > o.acked || turns && (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0 || o.forced(slot)
 }
 
 // forced reports whether slot is in the force list and not yet acknowledged.
@@ -206,11 +207,15 @@ func (p *HostPeer) sendAuth() {
 		slot, _ := w.NetSlot(ent)
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
+		// An entity the host marks HostMoved is not predicted by its
+		// owner, which draws it from these states: it goes when it
+		// changed, never in turn to catch a misprediction.
+		turns := !w.Arche().Has(ent, w.IDs.HostMoved)
 		var key uint64
-		due := spawning || own.due(full, slot, e.changed, refresh)
+		due := spawning || own.due(full, slot, e.changed, refresh, turns)
 		if many {
 			var aged bool
-			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames)
+			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames, turns)
 			due = due || aged
 		}
 		if !due {

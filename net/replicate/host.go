@@ -110,7 +110,11 @@ type HostConfig struct {
 	// components, an AuthState carries what the send's State left of
 	// BitsPerSecond, and at least half a send's worth, the longest unsent
 	// first; the rest wait, due (PeerStats.AuthDeferred). A walking army
-	// is corrected unit by unit in turn, not whole at every send.
+	// is corrected unit by unit in turn, not whole at every send. An owned
+	// entity the host's world marks ecs.HostMoved (its owner draws it from
+	// the host's states and predicts nothing of it) takes no turns: it goes
+	// when it changed, until acknowledged, so an army standing still costs
+	// its owner nothing.
 	OwnRefresh int
 	// OnLossy, if set, is called on the simulation goroutine with each value
 	// the audit (Audit) found that does not survive its codec (a value

@@ -563,3 +563,36 @@ func settledArmy(t *testing.T, n int) *ownRig {
 	}
 	return r
 }
+
+// An army the host marks HostMoved (its owner draws it from states, and
+// predicts none of it) takes no turns: standing still, its owner's
+// AuthStates carry one unit (the newest input frame must go in something),
+// not an eighth of the army; a unit the host moves goes at once.
+func TestAHostMovedArmyTakesNoTurns(t *testing.T) {
+	const n, sends = 40, 32
+	r := newOwnRig(t, n, HostConfig{})
+	for _, e := range r.owned {
+		r.w.Arche().Add(e, r.w.IDs.HostMoved)
+	}
+	r.frame = 1000
+	before := r.h.Peer(1).Stats().AuthItems
+	for range sends {
+		if f := r.step(false); len(r.seen[f]) != 1 {
+			t.Fatalf("an idle marked army: an AuthState carried %d units, want 1", len(r.seen[f]))
+		}
+	}
+	if items := r.h.Peer(1).Stats().AuthItems - before; items != sends {
+		t.Fatalf("%d sends carried %d units, want one each", sends, items)
+	}
+	r.move(r.owned[7], 5)
+	f := r.step(false)
+	ni, _ := r.w.Identity(r.owned[7])
+	carried := false
+	for _, e := range r.seen[f] {
+		got, _ := r.c.w.Identity(e)
+		carried = carried || got.ID == ni.ID
+	}
+	if !carried {
+		t.Fatalf("the unit the host moved did not go in the next AuthState (it carried %d units)", len(r.seen[f]))
+	}
+}
