@@ -10,9 +10,10 @@ import (
 // A peer's state budget (HostConfig.Replication.BitsPerSecond) that stays
 // full leaves its client drawing many entities from old states; the client
 // shows it (NetStats.Backlog) and so does the host's net graph, but a host
-// run headless says it in its log: once a peer's budget has held changes
-// back at every send tick for budgetWarnAfter, a warning names the peer and
-// what to change, at most once every budgetWarnEvery for each peer.
+// run headless says it in its log: once a peer's budget has held items back
+// at the last send tick of every batch of steps for budgetWarnAfter, a
+// warning names the peer and what to change, at most once every
+// budgetWarnEvery for each peer.
 const (
 	budgetWarnAfter = 5 * time.Second
 	budgetWarnEvery = time.Minute

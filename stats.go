@@ -82,12 +82,14 @@ type NetStats struct {
 	Received, Total int
 	// Entities is the number of networked entities held.
 	Entities int
-	// Backlog is how many changed entities the host held back for this
-	// client's state budget at its last send tick, as the host said (a
+	// Backlog is how many items (changes, spawns, entities entering the
+	// client's scope) the host held back for this client's state budget,
+	// the most in one of its send ticks lately, as the host said (a
 	// Backlog message, every quarter of a second while its budget is
 	// full), and Budget that budget, kbit/s
-	// (HostConfig.Replication.BitsPerSecond): both 0 while nothing is held
-	// back, or once the host's last word is a second old. Above 0 the
+	// (HostConfig.Replication.BitsPerSecond): both 0 once the host said
+	// nothing is held back, or when its last word is four of its
+	// intervals old (a second at the default rates). Above 0 the
 	// budget is full: the entities held back go in later states, in turn,
 	// and are drawn from older ones (dead-reckoned by their Velocity, see
 	// interp) meanwhile. A host whose players see it often gives them a

@@ -105,8 +105,10 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 }
 
 // Client renews the graph from a client's figures (Client.NetStats) at now;
-// a last line appears once the client held its own entities while the host
-// left it unanswered (predict's HoldAfter), and says so while it does.
+// a line says BUDGET FULL while the host holds items back for the client's
+// budget (NetStats.Backlog), and a last one appears once the client held its
+// own entities while the host left it unanswered (predict's HoldAfter), and
+// says so while it does.
 func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	g.RTT.Add(float32(st.RTT.Seconds() * 1000))
 	g.In.Add(float32(st.KbitIn))

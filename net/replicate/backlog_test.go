@@ -12,16 +12,16 @@ import (
 )
 
 // backlogs returns the Backlog messages among msgs, decoded: frame, held,
-// kbit.
-func (r *rig) backlogs(msgs []int) [][3]int {
-	var got [][3]int
+// kbit, every.
+func (r *rig) backlogs(msgs []int) [][4]int {
+	var got [][4]int
 	for _, i := range msgs {
 		m := r.out.msgs[i]
 		if wire.Kind(m[0]) != wire.KindBacklog {
 			continue
 		}
 		rd := wire.NewReader(m[1:])
-		got = append(got, [3]int{int(rd.Uvarint32()), rd.Count(maxBacklog), rd.Count(maxBacklog)})
+		got = append(got, [4]int{int(rd.Uvarint32()), rd.Count(maxBacklog), rd.Count(maxBacklog), rd.Count(maxBacklog)})
 		if err := rd.Finish(); err != nil {
 			r.t.Fatalf("backlog %d: %v", i, err)
 		}
@@ -54,7 +54,7 @@ func TestBacklogTellsTheClientItsBudgetIsFull(t *testing.T) {
 				t.Fatalf("after the spawns: Backlog %d, %d, host's %d", held, kbit, r.h.Peer(1).Stats().Backlog)
 			}
 			sent := r.h.Peer(1).Stats().Backlogs
-			var told [][3]int
+			var told [][4]int
 			for step := range 40 {
 				for _, e := range ents {
 					r.move(e, 50) // urgent: each is due at once
@@ -74,8 +74,8 @@ func TestBacklogTellsTheClientItsBudgetIsFull(t *testing.T) {
 				t.Fatalf("40 full send ticks sent Backlogs %v, want 3 (at once, then every 15 frames)", told)
 			}
 			for i, b := range told {
-				if b[1] == 0 || b[2] != 40 {
-					t.Fatalf("Backlog %d says %d held, %d kbit/s; want some held, 40", i, b[1], b[2])
+				if b[1] == 0 || b[2] != 40 || b[3] != 15 {
+					t.Fatalf("Backlog %d says %d held, %d kbit/s, every %d frames; want some held, 40, 15 (a quarter of a second at 60 steps)", i, b[1], b[2], b[3])
 				}
 				if i > 0 && b[0]-told[i-1][0] != 15 {
 					t.Fatalf("Backlogs at frames %v, want 15 apart", told)
@@ -90,7 +90,7 @@ func TestBacklogTellsTheClientItsBudgetIsFull(t *testing.T) {
 			}
 			// The world falls still: the backlog drains, told as it goes,
 			// and a 0 says it is gone (lost, in end-lost).
-			var end [][3]int
+			var end [][4]int
 			for range 90 {
 				r.s.Step()
 				clk.Advance(time.Second / 60)
@@ -139,7 +139,7 @@ func TestBacklogTellsTheClientItsBudgetIsFull(t *testing.T) {
 // that does not decode is malformed.
 func TestBacklogReorderedAndMalformed(t *testing.T) {
 	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, Clock: clock.NewFake(time.Unix(1000, 0))})
-	for _, m := range [][]byte{appendBacklog(nil, 20, 7, 256), appendBacklog(nil, 19, 0, 256)} {
+	for _, m := range [][]byte{appendBacklog(nil, 20, 7, 256, 15), appendBacklog(nil, 19, 0, 256, 15)} {
 		if ok, err := c.HandleDatagram(wire.KindBacklog, m); !ok || err != nil {
 			t.Fatalf("HandleDatagram: %v %v", ok, err)
 		}
@@ -147,11 +147,152 @@ func TestBacklogReorderedAndMalformed(t *testing.T) {
 	if held, kbit := c.Backlog(); held != 7 || kbit != 256 {
 		t.Fatalf("after a newer and an older Backlog: %d, %d; want the newer's 7, 256", held, kbit)
 	}
-	bad := append(appendBacklog(nil, 21, 1, 1), 0)
+	bad := append(appendBacklog(nil, 21, 1, 1, 15), 0)
 	if _, err := c.HandleDatagram(wire.KindBacklog, bad); err == nil {
 		t.Fatal("a Backlog with a trailing byte was taken")
 	}
-	if st := c.Stats(); st.Malformed != 1 || st.Backlogs != 2 {
-		t.Fatalf("stats: Malformed %d, Backlogs %d; want 1, 2", st.Malformed, st.Backlogs)
+	if _, err := c.HandleDatagram(wire.KindBacklog, appendBacklog(nil, 22, 1, 1, 0)); err == nil {
+		t.Fatal("a Backlog of no interval was taken")
+	}
+	if st := c.Stats(); st.Malformed != 2 || st.Backlogs != 2 {
+		t.Fatalf("stats: Malformed %d, Backlogs %d; want 2, 2", st.Malformed, st.Backlogs)
+	}
+}
+
+// A budget on the edge, full one tick and not the next (12 entities moved
+// every other step on 40 kbit/s), is told at most once an interval: the
+// first tick that held items back at once, then the most held back in an
+// interval, every 15 frames, not a Backlog at every change between full
+// and not (26 in a second before).
+func TestBacklogOnTheEdgeIsToldOnceAnInterval(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
+	ents := make([]arche.Entity, 12)
+	for i := range ents {
+		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	for range 10 {
+		r.settle()
+	}
+	var told [][4]int
+	flapped := 0
+	for step := range 60 { // a second
+		if step%2 == 0 {
+			for _, e := range ents {
+				r.move(e, 50)
+			}
+		}
+		r.s.Step()
+		if step%2 == 1 && r.h.Peer(1).Stats().Backlog == 0 {
+			flapped++
+		}
+		msgs := r.next()
+		told = append(told, r.backlogs(msgs)...)
+		for _, i := range msgs {
+			r.deliver(i)
+		}
+	}
+	if flapped == 0 {
+		t.Fatal("no tick between the moves drained the budget: the test tests nothing")
+	}
+	if len(told) < 2 || len(told) > 5 {
+		t.Fatalf("a second on the edge sent Backlogs %v; want the first, then one every 15 frames", told)
+	}
+	for i := 1; i < len(told); i++ {
+		if told[i][0]-told[i-1][0] < 15 || told[i][1] == 0 {
+			t.Fatalf("Backlogs %v: want each 15 frames or more after the one before, each saying some held back", told)
+		}
+	}
+}
+
+// At 30 steps a second a quarter of a second is 7.5 frames: Backlogs go 8
+// frames apart, not 7 (233 ms); a budget of 20.5 kbit/s is said as 21.
+func TestBacklogIntervalRoundsUp(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 20_500, StepRate: 30})
+	ents := make([]arche.Entity, 300)
+	for i := range ents {
+		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	for range 10 {
+		r.settle()
+	}
+	var told [][4]int
+	for range 40 {
+		for _, e := range ents {
+			r.move(e, 50)
+		}
+		r.s.Step()
+		msgs := r.next()
+		told = append(told, r.backlogs(msgs)...)
+		for _, i := range msgs {
+			r.deliver(i)
+		}
+	}
+	if len(told) < 3 {
+		t.Fatalf("40 full send ticks sent Backlogs %v", told)
+	}
+	for i, b := range told {
+		if b[3] != 8 || b[2] != 21 || i > 0 && b[0]-told[i-1][0] != 8 {
+			t.Fatalf("Backlogs %v: want each saying a budget of 21 kbit/s, and saying and keeping an interval of 8 frames", told)
+		}
+	}
+}
+
+// A host that sends every 1.5 s (10 steps a second, SendEvery 15) says so
+// in its Backlogs, and its client holds their figures for four of those
+// intervals: with the budget full throughout, the client never reads 0
+// between two (it did for a third of the time with a hold of a second).
+func TestBacklogHoldsForTheHostsInterval(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 1_000, StepRate: 10, SendEvery: 15})
+	clk := clock.NewFake(time.Unix(1000, 0))
+	r.c.cfg.Clock = clk
+	r.c.cfg.StepRate = 10 // the host's, as its Welcome tells a session's client
+	ents := make([]arche.Entity, 100)
+	for i := range ents {
+		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	for range 40 {
+		r.settle()
+	}
+	zero, looks := 0, 0
+	for step := range 300 {
+		for _, e := range ents {
+			r.move(e, 50)
+		}
+		r.s.Step()
+		for _, i := range r.next() {
+			r.deliver(i)
+		}
+		clk.Advance(time.Second / 10)
+		if step < 30 {
+			continue
+		}
+		looks++
+		if held, _ := r.c.Backlog(); held == 0 {
+			zero++
+		}
+	}
+	if zero > 0 {
+		t.Fatalf("budget full throughout; the client's Backlog read 0 at %d of %d steps", zero, looks)
+	}
+}
+
+// A client that joins again (another host, or one restored from a save,
+// may number its frames lower) forgets the newest Backlog: the new host's
+// are not dropped as older.
+func TestBacklogForgottenAtARejoin(t *testing.T) {
+	clk := clock.NewFake(time.Unix(1000, 0))
+	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, Clock: clk})
+	if _, err := c.HandleDatagram(wire.KindBacklog, appendBacklog(nil, 100_000, 7, 256, 15)); err != nil {
+		t.Fatal(err)
+	}
+	c.Rejoin(1, 0)
+	if held, _ := c.Backlog(); held != 0 {
+		t.Fatalf("after the rejoin the old host's Backlog still says %d", held)
+	}
+	if _, err := c.HandleDatagram(wire.KindBacklog, appendBacklog(nil, 40_000, 9, 48, 15)); err != nil {
+		t.Fatal(err)
+	}
+	if held, kbit := c.Backlog(); held != 9 || kbit != 48 {
+		t.Fatalf("the rejoined host says 9 held back on 48 kbit/s; the client's Backlog says %d, %d", held, kbit)
 	}
 }

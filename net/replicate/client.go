@@ -198,7 +198,8 @@ type ClientConfig struct {
 	// message that would go past it is ErrTooManyEntities. Default
 	// DefaultMaxEntities (1,048,576).
 	MaxEntities int
-	// Clock times JoinSlice. Default clock.Real.
+	// Clock times JoinSlice, and how long a Backlog stands (Backlog).
+	// Default clock.Real.
 	Clock clock.Clock
 	// Meter, if set, counts every symbol of the State items applied, for
 	// measuring their information (SymbolMeter).
@@ -241,8 +242,9 @@ type ClientStats struct {
 	// host's entity lost them); Gained those an AuthState added to an
 	// entity the client owns (a spawn's are not counted).
 	Dropped, Gained uint64
-	// Backlogs counts the Backlog messages applied: the host telling that
-	// its budget for this client held entities back (Backlog).
+	// Backlogs counts the Backlog messages received that decoded: the host
+	// telling that its budget for this client held items back (Backlog),
+	// those dropped as older than the newest among them.
 	Backlogs uint64
 }
 

@@ -123,9 +123,9 @@ func goldenScript(t *testing.T) map[string][]byte {
 	s.Step()
 	got["state-spawn-snap"] = out.msgs[state()]
 
-	// A Backlog: at frame 40, 120 entities held back on a budget of 256
-	// kbit/s.
-	got["backlog"] = append([]byte{byte(wire.KindBacklog)}, appendBacklog(nil, 40, 120, 256)...)
+	// A Backlog: at frame 40, 120 items held back on a budget of 256
+	// kbit/s, said again every 15 frames while it lasts.
+	got["backlog"] = append([]byte{byte(wire.KindBacklog)}, appendBacklog(nil, 40, 120, 256, 15)...)
 	return got
 }
 

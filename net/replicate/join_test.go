@@ -252,7 +252,7 @@ func FuzzClientDatagram(f *testing.F) {
 	// teleport (PROTOCOL.md §9.3, state-spawn-snap).
 	f.Add(byte(wire.KindState), []byte{9, 0x0a, 0x00, 0x22, 0x91, 0x08, 0xb2, 0x16, 0x00, 0x00, 0x42, 0x80, 0x0c, 0x01})
 	// A Backlog (PROTOCOL.md §9.6).
-	f.Add(byte(wire.KindBacklog), appendBacklog(nil, 40, 120, 256))
+	f.Add(byte(wire.KindBacklog), appendBacklog(nil, 40, 120, 256, 15))
 	var seedJoin [][]byte // the pages and FINAL
 	for _, m := range l.lane {
 		f.Add(m[0], m)

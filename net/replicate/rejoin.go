@@ -51,6 +51,7 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 	// from: the host it rejoins may number its frames otherwise (a host
 	// restored from a save), and the join brings every entity's state anew.
 	c.frame, c.movedFrame = 0, 0
+	c.backlog = clientBacklog{} // numbered by the host left
 	c.departAll()
 	clear(c.hostMoved)
 	for _, ch := range c.slots.chunks {
