@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"iter"
 	"math"
 
 	arche "github.com/mlange-42/arche/ecs"
@@ -131,9 +132,9 @@ func (c *Client[I]) differs(t *tracker, at int, s replicate.State) bool {
 // entry at); snap: the pose's correction is a teleport's, drawn as a jump.
 func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate.State, snap bool) {
 	a := c.w.Arche()
-	var drift ecs.Transform // a teleport's: the pose's correction grows by it a frame past f
+	var jump snapMotion // a teleport's change of velocity, if any
 	if snap {
-		drift = c.drift(at, st)
+		jump = c.snapMotion(at, st)
 	}
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
@@ -141,7 +142,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		}
 		present := a.Has(e, t.id)
 		if t.corr == HostOnly {
-			c.shift(f, k, e, t, 0, 0, 0, ecs.Transform{})
+			c.shift(f, k, e, t, 0, 0, 0)
 			if present {
 				t.assign(a.Get(e, t.id), t.host)
 			}
@@ -153,14 +154,14 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		case Pose:
 			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
 			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
-			c.shift(f, k, e, t, d.X, d.Y, d.Angle, drift)
-			if n := float64(c.lastRecorded - f); snap {
-				// The present was predicted at the velocity before the
-				// teleport for the frames since: the jump lands where
-				// the host's velocity since would have taken it.
-				d.X += n * drift.X
-				d.Y += n * drift.Y
-				d.Angle += n * drift.Angle
+			if jump.changed {
+				from := *pp
+				c.shiftJumpPose(f, k, e, t, d, from, jump)
+				if present {
+					d = jump.pose(d, from, *(*ecs.Transform)(a.Get(e, t.id)), c.since(f))
+				}
+			} else {
+				c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			}
 			if present {
 				if cr := c.correctorFor(e); cr != nil {
@@ -186,7 +187,14 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		case Velocity:
 			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
 			d := ecs.Velocity{X: hv.X - pv.X, Y: hv.Y - pv.Y, Angular: hv.Angular - pv.Angular}
-			c.shift(f, k, e, t, d.X, d.Y, d.Angular, ecs.Transform{})
+			if jump.changed {
+				c.shiftJumpVelocity(f, k, e, t, jump)
+				if present {
+					d = jump.velocity(*(*ecs.Velocity)(a.Get(e, t.id)))
+				}
+			} else {
+				c.shift(f, k, e, t, d.X, d.Y, d.Angular)
+			}
 			if present {
 				if cr := c.correctorFor(e); cr != nil {
 					cr.CorrectVelocity(e, d.X, d.Y, d.Angular)
@@ -202,33 +210,13 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.velSum += size
 			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
 		default:
-			c.shift(f, k, e, t, 0, 0, 0, ecs.Transform{})
+			c.shift(f, k, e, t, 0, 0, 0)
 			if present {
 				t.assign(a.Get(e, t.id), t.host)
 			}
 			c.stats.ValueCorrections++
 		}
 	}
-}
-
-// drift returns, for the correction of a teleport's pose at history entry
-// at, what the difference between the host's velocity and the predicted one
-// at that frame moves the pose in a step (0 without a tracked Velocity, or
-// when they agree): a host that teleports a body and changes its velocity
-// in one frame (stops it, as a respawn does) has it stand still where the
-// prediction carried it on. A correction that is no teleport's takes none:
-// a velocity's difference there is mostly a step's input or contact, which
-// the next AuthStates correct as they come.
-func (c *Client[I]) drift(at int, st replicate.State) ecs.Transform {
-	for _, t := range c.tracks {
-		if t.corr != Velocity || !c.differs(t, at, st) {
-			continue
-		}
-		hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
-		dt := c.cfg.Sync.Step.Seconds()
-		return ecs.Transform{X: (hv.X - pv.X) * dt, Y: (hv.Y - pv.Y) * dt, Angle: (hv.Angular - pv.Angular) * dt}
-	}
-	return ecs.Transform{}
 }
 
 // correctorFor returns the Corrector that moves entity e, or nil when e's
@@ -251,35 +239,20 @@ func (c *Client[I]) correctorFor(e arche.Entity) Corrector {
 }
 
 // shift applies a correction to the prediction recorded for entity e (entry
-// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da,
-// and a Pose drift (a teleport's, see drift) once more for each frame past
-// f. HostValue takes the host's value at f; the values recorded after f
-// were predicted from the old value, so they are not compared with the
-// host's any more (they are not recorded again: the frames since f are
-// past).
-func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64, drift ecs.Transform) {
+// k of frame f) and every frame after f: Pose and Velocity add dx, dy, da.
+// HostValue takes the host's value at f; the values recorded after f were
+// predicted from the old value, so they are not compared with the host's
+// any more (they are not recorded again: the frames since f are past).
+func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
 	h := &c.hist
-	for g := f; g <= c.lastRecorded && g >= f; g++ {
-		s, ok := h.find(g, recState)
-		if !ok {
-			continue
-		}
-		if k = h.index(s, e, k); k < 0 {
-			k = 0
-			continue
-		}
-		at := s*h.stride + k
-		if h.masks[at]&t.bit == 0 {
-			continue
-		}
+	for g, at := range c.recorded(f, k, e, t) {
 		p := t.store.at(at)
 		switch t.corr {
 		case Pose:
-			n := float64(g - f)
 			v := (*ecs.Transform)(p)
-			v.X += dx + n*drift.X
-			v.Y += dy + n*drift.Y
-			v.Angle += da + n*drift.Angle
+			v.X += dx
+			v.Y += dy
+			v.Angle += da
 		case Velocity:
 			v := (*ecs.Velocity)(p)
 			v.X += dx
@@ -290,6 +263,32 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 				t.assign(p, t.host)
 			} else {
 				h.skip[at] |= t.bit
+			}
+		}
+	}
+}
+
+// recorded yields, for each frame g from f to the last recorded, the
+// history entry of entity e's component t at g (its entry k of frame f, a
+// hint for the next), where g recorded it.
+func (c *Client[I]) recorded(f ecs.Frame, k int, e arche.Entity, t *tracker) iter.Seq2[ecs.Frame, int] {
+	return func(yield func(ecs.Frame, int) bool) {
+		h := &c.hist
+		for g := f; g <= c.lastRecorded && g >= f; g++ {
+			s, ok := h.find(g, recState)
+			if !ok {
+				continue
+			}
+			if k = h.index(s, e, k); k < 0 {
+				k = 0
+				continue
+			}
+			at := s*h.stride + k
+			if h.masks[at]&t.bit == 0 {
+				continue
+			}
+			if !yield(g, at) {
+				return
 			}
 		}
 	}
