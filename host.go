@@ -262,9 +262,11 @@ func (c *HostConfig) defaults() {
 // Host runs a game that peers join over the network: it simulates the world,
 // takes each peer's inputs for each frame, routes them to the entities the
 // peer owns (Input), runs the players' commands, saves the world when it has
-// a store, and replicates the world to every peer. It is a Local (Run,
-// Advance, View, SetInput for a player at the host's machine) with a session
-// around it. Create it with NewHost, give it connections with Serve or
+// a store, and replicates the world to every peer. It is a Local with a
+// session around it, and has the Local's methods it does not define itself
+// (go doc lists them under Local): World, Do and View to look at the world,
+// Advance and Step to step it, SetInput for a player at the host's machine,
+// LockStats and Ticks. Create it with NewHost, give it connections with Serve or
 // Accept, and Close it at the end: Close fences the world, saves it and
 // returns.
 type Host[I comparable] struct {
