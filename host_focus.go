@@ -78,12 +78,13 @@ func (h *Host[I]) refocusResumed(peer ecs.PeerID) {
 // to the peer and keeps it up to date there (with the interest grid off,
 // every networked entity is, for every peer); false for an entity outside
 // it, one that is not networked, and a peer the host does not have. What
-// the peer holds follows within its budget and a round trip. A peer's
-// scope is drawn at the first step after its admission, from the world as
-// it is then (with what its Join hook made): until then, in its
+// the peer holds follows within its budget and a round trip. A new
+// player's scope is drawn at the first step after its admission, from the
+// world as it is then (with what its Join hook made): until then, in its
 // PeerJoined observer say, InScope is false for every entity; ask from a
-// system, or from PeerReady. Call it on the simulation goroutine: in a
-// system, a hook or an observer, or inside Do.
+// system, or from PeerReady. (A player that resumed, or a spectator, has
+// its scope at once.) Call it on the simulation goroutine: in a system, a
+// hook or an observer, or inside Do.
 func (h *Host[I]) InScope(peer ecs.PeerID, e arche.Entity) bool {
 	p := h.session.Replicator().Peer(peer)
 	return p != nil && p.InScope(e)

@@ -85,7 +85,7 @@ type NetStats struct {
 	// Backlog is how many items (changes, spawns, entities entering the
 	// client's scope) the host held back for this client's state budget,
 	// the most in one of its send ticks lately, as the host said (a
-	// Backlog message, every quarter of a second while its budget is
+	// Backlog message, every quarter of a second or so while its budget is
 	// full), and Budget that budget, kbit/s
 	// (HostConfig.Replication.BitsPerSecond): both 0 once the host said
 	// nothing is held back, or when its last word is four of its

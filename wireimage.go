@@ -12,7 +12,7 @@ import (
 // e has it, else 0 and as many zeros. It is what the host sends of e, and
 // what a client that applied it holds: two machines whose images of an
 // entity are equal agree on it within every codec's precision (a test's
-// check, tandemtest.Rig.Agree; a desync's hunt). Nothing is appended for an
+// check, tandemtest.Agree; a desync's hunt). Nothing is appended for an
 // entity that is not alive, nor in a game alone, which replicates nothing.
 // Call it on the simulation goroutine (inside Do or View, a system, a hook
 // or an observer).

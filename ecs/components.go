@@ -76,8 +76,10 @@ type NetworkIdentity struct {
 // it on the host, where it makes the entity: the host tells every client,
 // whose entity gets the mark as it arrives (and loses it when the host's
 // does), whoever owns it; the mark changes nothing on an entity the client
-// does not own. A client may take it away to predict the entity again, or
-// add it itself (in Game.Arrived, as games did before the host told them).
+// does not own. To have the owner predict the entity again, take the mark
+// away on the host (its clients lose it, and the host's AuthStates correct
+// the owner's prediction in turn again); a client may also add it itself
+// (in Game.Arrived, as games did before the host told them).
 // On the host it says the same of the entity, for its owner's AuthStates:
 // they carry it when it changed (until one that did is acknowledged), never
 // in turn to catch a misprediction (replicate.HostConfig.OwnRefresh), so an

@@ -41,7 +41,8 @@ type sockets struct {
 // a dial opens, to cut it, conditioned by the links if they are not zero.
 func (s *sockets) wrap(pc net.PacketConn) (net.PacketConn, error) {
 	if s.toHost != (condition.Config{}) || s.toClient != (condition.Config{}) {
-		cp, err := condition.NewPacketConn(pc, s.toHost, s.toClient)
+		out, in := waysApart(s.toHost, s.toClient)
+		cp, err := condition.NewPacketConn(pc, out, in)
 		if err != nil {
 			return nil, err
 		}
@@ -52,6 +53,15 @@ func (s *sockets) wrap(pc net.PacketConn) (net.PacketConn, error) {
 	s.open = append(s.open, c)
 	s.mu.Unlock()
 	return c, nil
+}
+
+// waysApart returns the two ways' links with their seeds drawn apart (2s
+// and 2s+1, as the in-memory network does), so that one link given for both
+// ways does not lose and delay the same packets each way.
+func waysApart(toHost, toClient condition.Config) (out, in condition.Config) {
+	toHost.Seed *= 2
+	toClient.Seed = toClient.Seed*2 + 1
+	return toHost, toClient
 }
 
 // cut cuts every socket opened so far.

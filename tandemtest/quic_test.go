@@ -334,9 +334,7 @@ func TestLoopbackOverALossyLink(t *testing.T) {
 	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
 	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
 	link := condition.Config{Latency: 40 * time.Millisecond, Loss: 0.1, Seed: 7}
-	back := link
-	back.Seed++
-	bob := lb.JoinOver("bob", tandem.ClientConfig[Walk]{}, link, back)
+	bob := lb.JoinOver("bob", tandem.ClientConfig[Walk]{}, link, link)
 	x := func(do func(func(*tandem.World))) float64 {
 		x := -1.0
 		do(func(w *tandem.World) {

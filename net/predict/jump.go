@@ -60,14 +60,14 @@ func carried(tx, ty, vx, vy, most float64) float64 {
 	return min(max((tx*vx+ty*vy)/v2, 0), most)
 }
 
-// pose returns the present's correction of a teleport's pose: d, the
-// difference at its frame, and what the change of velocity makes of the
-// travel from there (from, the pose predicted at the frame) to now (the
-// present pose), over t seconds.
-func (m snapMotion) pose(d, from, now ecs.Transform, t float64) ecs.Transform {
+// pose returns the correction of a teleport's pose t seconds past its
+// frame: d, the difference at the frame, and what the change of velocity
+// makes of the travel the prediction made since (its turn summed step by
+// step, so a spin past half a turn counts whole).
+func (m snapMotion) pose(d, travel ecs.Transform, t float64) ecs.Transform {
 	dv := ecs.Velocity{X: m.host.X - m.pred.X, Y: m.host.Y - m.pred.Y, Angular: m.host.Angular - m.pred.Angular}
-	k := carried(now.X-from.X, now.Y-from.Y, m.pred.X, m.pred.Y, t)
-	ka := carried(ecs.AngleDiff(from.Angle, now.Angle), 0, m.pred.Angular, 0, t)
+	k := carried(travel.X, travel.Y, m.pred.X, m.pred.Y, t)
+	ka := carried(travel.Angle, 0, m.pred.Angular, 0, t)
 	return ecs.Transform{X: d.X + k*dv.X, Y: d.Y + k*dv.Y, Angle: d.Angle + ka*dv.Angular}
 }
 
@@ -82,16 +82,21 @@ func (m snapMotion) velocity(now ecs.Velocity) ecs.Velocity {
 
 // shiftJumpPose is shift of a teleport's Pose correction d with a change of
 // velocity m, from the pose predicted at f: each pose recorded from f on
-// moves by what pose makes of it.
-func (c *Client[I]) shiftJumpPose(f ecs.Frame, k int, e arche.Entity, t *tracker, d, from ecs.Transform, m snapMotion) {
+// moves by what pose makes of it. It returns the last pose recorded, as
+// predicted, and its turn since f.
+func (c *Client[I]) shiftJumpPose(f ecs.Frame, k int, e arche.Entity, t *tracker, d, from ecs.Transform, m snapMotion) (last ecs.Transform, turn float64) {
 	dt := c.cfg.Sync.Step.Seconds()
+	last = from
 	for g, at := range c.recorded(f, k, e, t) {
 		p := (*ecs.Transform)(t.store.at(at))
-		moved := m.pose(d, from, *p, float64(g-f)*dt)
+		turn += ecs.AngleDiff(last.Angle, p.Angle)
+		last = *p
+		moved := m.pose(d, ecs.Transform{X: p.X - from.X, Y: p.Y - from.Y, Angle: turn}, float64(g-f)*dt)
 		p.X += moved.X
 		p.Y += moved.Y
 		p.Angle += moved.Angle
 	}
+	return last, turn
 }
 
 // shiftJumpVelocity is shift of a teleport's Velocity correction m: each

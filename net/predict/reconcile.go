@@ -156,9 +156,11 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
 			if jump.changed {
 				from := *pp
-				c.shiftJumpPose(f, k, e, t, d, from, jump)
+				last, turn := c.shiftJumpPose(f, k, e, t, d, from, jump)
 				if present {
-					d = jump.pose(d, from, *(*ecs.Transform)(a.Get(e, t.id)), c.since(f))
+					now := *(*ecs.Transform)(a.Get(e, t.id))
+					travel := ecs.Transform{X: now.X - from.X, Y: now.Y - from.Y, Angle: turn + ecs.AngleDiff(last.Angle, now.Angle)}
+					d = jump.pose(d, travel, c.since(f))
 				}
 			} else {
 				c.shift(f, k, e, t, d.X, d.Y, d.Angle)

@@ -15,18 +15,20 @@ import (
 // word from the host a client cannot tell an entity held back from one
 // that stands still, and neither can the game's developer looking at the
 // client. So the host tells the peer, in a Backlog message of a few bytes
-// beside its State, how many items its budget held back, at most once an
-// interval (backlogEvery: a quarter of a second, or a send interval if that
-// is longer): when it starts, then the most held back in one tick since the
-// last, and a 0 once an interval has held nothing back. A budget on the
-// edge, full one tick and not the next, so costs a Backlog an interval.
+// beside its State, how many items its budget held back: at once when it
+// starts, then at most once an interval (backlogEvery: a quarter of a
+// second, in whole send intervals) the most held back in one
+// tick since the last, and a 0 once an interval has held nothing back. A
+// budget on the edge, full one tick and not the next, so costs a Backlog
+// an interval.
 // Like an empty State a Backlog is sent once and not again if lost: a
 // client holds one's figures for four of its intervals (at least a second,
 // on its own clock, ClientConfig.Clock), so a lost repeat costs nothing and
 // a lost 0 a stale figure for that long.
 
 // backlogEvery is the least time between two Backlogs, but the first of a
-// full budget: a quarter of a second, counted in host frames, rounded up.
+// full budget: a quarter of a second, counted in host frames and rounded up
+// to whole send intervals.
 const backlogEvery = time.Second / 4
 
 // backlogHolds is how many of the host's intervals a client holds a
@@ -58,18 +60,20 @@ func appendBacklog(dst []byte, frame uint32, held, kbit, every int) []byte {
 }
 
 // backlogFrames returns the host frames between two Backlogs: a quarter of
-// a second, rounded up, or a send interval if that is longer.
+// a second, rounded up to whole send intervals (a Backlog goes at a send
+// tick).
 func (h *HostReplicator) backlogFrames() uint32 {
-	every := uint32(math.Ceil(h.cfg.StepRate * backlogEvery.Seconds()))
-	return max(every, uint32(h.cfg.SendEvery), 1)
+	every := max(uint32(math.Ceil(h.cfg.StepRate*backlogEvery.Seconds())), 1)
+	send := uint32(max(h.cfg.SendEvery, 1))
+	return (every + send - 1) / send * send
 }
 
 // tellBacklog ends the peer's send tick: held is how many items the budget
-// held back in it. A Backlog goes at most once an interval: when some are
-// held back after a Backlog of 0 (or none), when some were held back since
-// the last one (the most in one tick), or when an interval passed with none
-// held back after a Backlog that was not 0. Its bytes count in the budget
-// as far as the budget goes.
+// held back in it. A Backlog goes at once when some are held back after a
+// Backlog of 0 (or none); then at most once an interval: when some were
+// held back since the last one (the most in one tick), or when an interval
+// passed with none held back after a Backlog that was not 0. Its bytes
+// count in the budget as far as the budget goes.
 func (p *HostPeer) tellBacklog(held uint32) {
 	h := p.h
 	b := &p.backlog
@@ -79,14 +83,12 @@ func (p *HostPeer) tellBacklog(held uint32) {
 		b.last = h.frame
 	}
 	every := h.backlogFrames()
-	if b.frame != 0 && h.frame-b.frame < every {
-		return // one an interval at most
+	if first := b.held == 0 && b.most > 0; !first && b.frame != 0 && h.frame-b.frame < every {
+		return // one an interval at most, but the first of a full budget
 	}
 	var say uint32
 	switch {
-	case b.held == 0 && held > 0:
-		say = held
-	case b.held != 0 && b.most > 0:
+	case b.most > 0:
 		say = b.most
 	case b.held != 0 && h.frame-b.last >= every:
 		say = 0

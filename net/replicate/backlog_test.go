@@ -296,3 +296,66 @@ func TestBacklogForgottenAtARejoin(t *testing.T) {
 		t.Fatalf("the rejoined host says 9 held back on 48 kbit/s; the client's Backlog says %d, %d", held, kbit)
 	}
 }
+
+// After a Backlog of 0, a burst the budget holds back for a few ticks,
+// drained within the interval, is still told, at once: the first tick that
+// holds items back after a 0 sends one (a gate of one an interval after the
+// 0 had dropped it, and the tick after it, holding none, sent nothing).
+func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
+	ents := make([]arche.Entity, 300)
+	for i := range ents {
+		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	for range 10 {
+		r.settle()
+	}
+	step := func() [][4]int {
+		r.s.Step()
+		msgs := r.next()
+		b := r.backlogs(msgs)
+		for _, i := range msgs {
+			r.deliver(i)
+		}
+		return b
+	}
+	// Fill the budget, then let it drain until a 0 goes.
+	for range 20 {
+		for _, e := range ents {
+			r.move(e, 50)
+		}
+		step()
+	}
+	zeroAt := -1
+	for range 200 {
+		for _, b := range step() {
+			if b[1] == 0 {
+				zeroAt = b[0]
+			}
+		}
+		if zeroAt >= 0 {
+			break
+		}
+	}
+	if zeroAt < 0 {
+		t.Fatal("no Backlog of 0")
+	}
+	// A burst: the next tick holds items back, a few more drain it.
+	for _, e := range ents[:40] {
+		r.move(e, 50)
+	}
+	heldTicks := 0
+	var told [][4]int
+	for range 60 {
+		told = append(told, step()...)
+		if r.h.Peer(1).Stats().Backlog > 0 {
+			heldTicks++
+		}
+	}
+	if heldTicks == 0 {
+		t.Fatal("the burst held nothing back: the test tests nothing")
+	}
+	if len(told) == 0 {
+		t.Fatalf("%d ticks held items back after the Backlog of 0 at frame %d, and no Backlog told the client", heldTicks, zeroAt)
+	}
+}

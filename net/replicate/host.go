@@ -96,7 +96,8 @@ type HostConfig struct {
 	// OwnRefresh is how many of its owner's AuthStates (one a send tick
 	// while its inputs come) may pass between two that carry an owned
 	// entity the host did not change, when the peer owns more than 16
-	// entities (an owner of fewer is sent every one in every AuthState).
+	// entities (an owner of fewer is sent every one in every AuthState, but
+	// those marked ecs.HostMoved, below).
 	// One the host changed, made, gave the peer or took a component from
 	// goes in every AuthState until the peer acknowledges one built after
 	// that; the others take turns, each once in OwnRefresh, so that an

@@ -107,7 +107,7 @@ type HostPeer struct {
 	turn  ecs.NetID
 	quiet uint8 // send ticks in a row the peer was sent no State (quiet.go)
 	// stepped is set by the first step after the peer was added: its
-	// scope is drawn from then on (InScope).
+	// scope is drawn from then on, if not before (scoped, InScope).
 	stepped    bool
 	backlog    backlogSent
 	authDirty  bool
@@ -214,17 +214,36 @@ func (p *HostPeer) Held() int {
 // InScope reports whether the networked entity e is in the peer's scope:
 // the host sends it to the peer (it holds it, or it is on its way), and
 // keeps it up to date; false for one outside it (never sent, or removed
-// from the peer) and for an entity that is not networked. False too until
-// the first step after the peer was added, which draws its scope from the
-// entities the world holds then (those made since the last step, its own
-// among them, are taken in at that step). O(1).
+// from the peer) and for an entity that is not networked. False too for a
+// peer added since the last step that owns entities the replicator has not
+// taken in (made, or given to it, since: a new player's), whose scope they
+// decide: the next step draws it. O(1) but in that case.
 func (p *HostPeer) InScope(e arche.Entity) bool {
 	h := p.h
 	slot, ok := h.w.NetSlot(e)
-	if !p.stepped || !ok || !h.known(e) || int(slot) >= len(p.slots) {
+	if !ok || !p.stepped && !p.scoped() || !h.known(e) || int(slot) >= len(p.slots) {
 		return false
 	}
 	return p.slots[slot].flags&fOut == 0
+}
+
+// scoped reports whether the peer's scope is drawn from what it owns: after
+// a step, every entity it owns taken in by the replicator as its own (a
+// peer that resumed, one that owns nothing), not one made, or given to it,
+// since the last step.
+func (p *HostPeer) scoped() bool {
+	h := p.h
+	if h.steps == 0 {
+		return false
+	}
+	for _, e := range h.w.Owned(p.id) {
+		slot, ok := h.w.NetSlot(e)
+		ni, _ := h.w.Identity(e)
+		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID || h.ents[slot].owner != p.id {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *HostPeer) grow(n int) {

@@ -339,15 +339,8 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 		return false
 	}
 	p.join.paced = true
-	if h.steps == 0 {
+	if !p.scoped() {
 		return false
-	}
-	for _, e := range h.w.Owned(id) {
-		slot, ok := h.w.NetSlot(e)
-		ni, _ := h.w.Identity(e)
-		if !ok || int(slot) >= len(h.ents) || h.ents[slot].flags&eLive == 0 || h.ents[slot].id != ni.ID || h.ents[slot].owner != id {
-			return false // spawned, or given to the peer, since the last step
-		}
 	}
 	j := p.join
 	p.grow(len(h.ents))
