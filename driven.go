@@ -50,34 +50,43 @@ func newDrivenFilters[I any](w *ecs.World) *drivenFilters {
 	}
 }
 
-// collect returns the entities q yields, in f.found.
-func (f *drivenFilters) collect(q arche.Query) []arche.Entity {
-	f.found = f.found[:0]
-	for q.Next() {
-		f.found = append(f.found, q.Entity())
-	}
-	return f.found
-}
-
 // drivenMarks is the host's pass: every networked entity with Input gets
 // the mark, and one that lost its Input loses it, each change reported
 // (ecs.MutateComponent) so it replicates. Cost: the entities it changes,
 // and the archetypes.
 func (f *drivenFilters) drivenMarks(w *ecs.World) {
+	keepMarks(w, f.mark, drivenMark{on: true}, &f.unmarked, &f.unheld, &f.found)
+}
+
+// keepMarks is the host's pass of a mark of the engine's (drivenMark,
+// movedMark): each entity unmarked yields gets the mark, set to on, and
+// each stale yields loses it, every change of a networked entity reported
+// so it replicates; found is the scratch the entities are gathered in (a
+// query's entities change after it ends).
+func keepMarks[M any](w *ecs.World, mark arche.ID, on M, unmarked, stale *arche.MaskFilter, found *[]arche.Entity) {
 	a := w.Arche()
-	for _, e := range f.collect(a.Query(&f.unmarked)) {
-		a.Add(e, f.mark)
-		(*drivenMark)(a.Get(e, f.mark)).on = true
-		ecs.MutateComponent(w, e, f.mark)
+	*found = gather((*found)[:0], a.Query(unmarked))
+	for _, e := range *found {
+		a.Add(e, mark)
+		*(*M)(a.Get(e, mark)) = on
+		ecs.MutateComponent(w, e, mark)
 	}
-	for _, e := range f.collect(a.Query(&f.unheld)) {
-		if !a.Has(e, w.IDs.NetworkIdentity) {
-			a.Remove(e, f.mark) // no longer networked: nothing to report
-			continue
+	*found = gather((*found)[:0], a.Query(stale))
+	for _, e := range *found {
+		networked := a.Has(e, w.IDs.NetworkIdentity) // else nothing to report
+		a.Remove(e, mark)
+		if networked {
+			ecs.MutateComponent(w, e, mark)
 		}
-		a.Remove(e, f.mark)
-		ecs.MutateComponent(w, e, f.mark)
 	}
+}
+
+// gather appends the entities q yields to dst and returns it.
+func gather(dst []arche.Entity, q arche.Query) []arche.Entity {
+	for q.Next() {
+		dst = append(dst, q.Entity())
+	}
+	return dst
 }
 
 // drivenInputs is a client's pass: an entity it owns that carries the mark

@@ -57,31 +57,11 @@ func newMovedFilters(w *ecs.World) *movedFilters {
 	}
 }
 
-// collect returns the entities q yields, in f.found.
-func (f *movedFilters) collect(q arche.Query) []arche.Entity {
-	f.found = f.found[:0]
-	for q.Next() {
-		f.found = append(f.found, q.Entity())
-	}
-	return f.found
-}
-
 // marks is the host's pass: every networked entity with HostMoved gets the
 // mark, and one that lost HostMoved loses it, each change reported so it
 // replicates. Cost: the entities it changes, and the archetypes.
 func (f *movedFilters) marks(w *ecs.World) {
-	a := w.Arche()
-	for _, e := range f.collect(a.Query(&f.unmarked)) {
-		a.Add(e, f.mark)
-		(*movedMark)(a.Get(e, f.mark)).on = true
-		ecs.MutateComponent(w, e, f.mark)
-	}
-	for _, e := range f.collect(a.Query(&f.unmoved)) {
-		a.Remove(e, f.mark)
-		if a.Has(e, w.IDs.NetworkIdentity) {
-			ecs.MutateComponent(w, e, f.mark)
-		}
-	}
+	keepMarks(w, f.mark, movedMark{on: true}, &f.unmarked, &f.unmoved, &f.found)
 }
 
 // moves is a client's pass: an entity whose mark arrived gets HostMoved,
@@ -89,13 +69,15 @@ func (f *movedFilters) marks(w *ecs.World) {
 // the archetypes.
 func (f *movedFilters) moves(w *ecs.World) {
 	a := w.Arche()
-	for _, e := range f.collect(a.Query(&f.arrived)) {
+	f.found = gather(f.found[:0], a.Query(&f.arrived))
+	for _, e := range f.found {
 		a.Add(e, f.seen)
 		if !a.Has(e, w.IDs.HostMoved) {
 			a.Add(e, w.IDs.HostMoved)
 		}
 	}
-	for _, e := range f.collect(a.Query(&f.gone)) {
+	f.found = gather(f.found[:0], a.Query(&f.gone))
+	for _, e := range f.found {
 		a.Remove(e, f.seen)
 		if a.Has(e, w.IDs.HostMoved) {
 			a.Remove(e, w.IDs.HostMoved)

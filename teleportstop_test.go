@@ -97,36 +97,14 @@ func TestOwnTeleportAndStopLandsOnTheSpot(t *testing.T) {
 			p.client.SetInput(push{X: 1})
 			p.run(time.Second / 2) // some 300 units/s
 			p.client.SetInput(push{X: c.after})
-			own, ok := p.client.Local()
-			if !ok {
-				t.Fatal("the client has no player")
-			}
-			last, jumps, backs, worst, turning := math.NaN(), 0, 0, 0.0, 0
-			var lastAngle float64
-			for i := range 3 * 120 {
-				p.run(time.Second / 120)
-				p.client.View(p.clk.Now(), func(v *View) {
-					drawn, _, _ := drawnAt(t, v, own)
-					switch d := drawn.X - last; {
-					case d < -500:
-						jumps++
-					case d < -1e-9:
-						backs++
-						worst = max(worst, -d)
-					}
-					if i >= 3*120-100 && math.Abs(ecs.AngleDiff(lastAngle, drawn.Angle)) > 1e-6 {
-						turning++
-					}
-					last, lastAngle = drawn.X, drawn.Angle
-				})
-			}
+			w := watchJump(t, p)
 			st := p.client.NetStats().Predict
-			if jumps != 1 || backs != 0 || st.Teleports != 1 || st.MaxPose > 1 {
+			if w.jumps != 1 || w.backs != 0 || st.Teleports != 1 || st.MaxPose > 1 {
 				t.Fatalf("teleported back and stopped: %d jumps, then %d frames drawn moving back (up to %.2f units); %d teleports, pose corrections up to %.2f: want one jump and nothing back",
-					jumps, backs, worst, st.Teleports, st.MaxPose)
+					w.jumps, w.backs, w.worst, st.Teleports, st.MaxPose)
 			}
-			if turning > 0 || math.Abs(ecs.AngleDiff(lastAngle, 0)) > 1e-3 {
-				t.Fatalf("stopped at angle 0: drawn at %.4f at the end, turning in %d of the last 100 frames", lastAngle, turning)
+			if w.turning > 0 || math.Abs(ecs.AngleDiff(w.angle, 0)) > 1e-3 {
+				t.Fatalf("stopped at angle 0: drawn at %.4f at the end, turning in %d of the last 100 frames", w.angle, w.turning)
 			}
 		})
 	}
@@ -174,29 +152,50 @@ func TestOwnTeleportAndStopUnderFriction(t *testing.T) {
 			p.client.SetInput(push{X: 1})
 			p.run(time.Second / 2)
 			p.client.SetInput(push{})
-			own, ok := p.client.Local()
-			if !ok {
-				t.Fatal("the client has no player")
-			}
-			last, jumps, backs, worst := math.NaN(), 0, 0, 0.0
-			for range 3 * 120 {
-				p.run(time.Second / 120)
-				p.client.View(p.clk.Now(), func(v *View) {
-					drawn, _, _ := drawnAt(t, v, own)
-					switch d := drawn.X - last; {
-					case d < -500:
-						jumps++
-					case d < -1e-9:
-						backs++
-						worst = max(worst, -d)
-					}
-					last = drawn.X
-				})
-			}
+			w := watchJump(t, p)
 			st := p.client.NetStats().Predict
-			if jumps != 1 || backs != 0 || st.MaxPose > 1 {
-				t.Fatalf("teleported back and stopped under friction: %d jumps, %d frames drawn moving back (up to %.2f); pose corrections up to %.2f", jumps, backs, worst, st.MaxPose)
+			if w.jumps != 1 || w.backs != 0 || st.MaxPose > 1 {
+				t.Fatalf("teleported back and stopped under friction: %d jumps, %d frames drawn moving back (up to %.2f); pose corrections up to %.2f", w.jumps, w.backs, w.worst, st.MaxPose)
 			}
 		})
 	}
+}
+
+// jumpWatch is what watchJump saw of the client's own player drawn.
+type jumpWatch struct {
+	jumps, backs int     // frames drawn 500 units or more back, and less
+	worst        float64 // the longest of the second
+	turning      int     // of the last 100 frames, those drawn turning
+	angle        float64 // the last frame's angle
+}
+
+// watchJump runs the pair three seconds, a drawn frame a step, and watches
+// the client's own player drawn along x.
+func watchJump(t *testing.T, p *pair) jumpWatch {
+	t.Helper()
+	own, ok := p.client.Local()
+	if !ok {
+		t.Fatal("the client has no player")
+	}
+	var w jumpWatch
+	last := math.NaN()
+	const frames = 3 * 120
+	for i := range frames {
+		p.run(time.Second / 120)
+		p.client.View(p.clk.Now(), func(v *View) {
+			drawn, _, _ := drawnAt(t, v, own)
+			switch d := drawn.X - last; {
+			case d < -500:
+				w.jumps++
+			case d < -1e-9:
+				w.backs++
+				w.worst = max(w.worst, -d)
+			}
+			if i >= frames-100 && math.Abs(ecs.AngleDiff(w.angle, drawn.Angle)) > 1e-6 {
+				w.turning++
+			}
+			last, w.angle = drawn.X, drawn.Angle
+		})
+	}
+	return w
 }

@@ -41,15 +41,9 @@ func TestBacklogTellsTheClientItsBudgetIsFull(t *testing.T) {
 			r := newRig(t, HostConfig{BitsPerSecond: 40_000})
 			clk := clock.NewFake(time.Unix(1000, 0))
 			r.c.cfg.Clock = clk
-			ents := make([]arche.Entity, 300)
-			for i := range ents {
-				ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-			}
 			// Every entity spawned and acknowledged, which the budget
 			// spreads over many ticks.
-			for range 10 {
-				r.settle()
-			}
+			ents := r.spread(300, 10)
 			if held, kbit := r.c.Backlog(); held != 0 || kbit != 0 || r.h.Peer(1).Stats().Backlog != 0 {
 				t.Fatalf("after the spawns: Backlog %d, %d, host's %d", held, kbit, r.h.Peer(1).Stats().Backlog)
 			}
@@ -166,13 +160,7 @@ func TestBacklogReorderedAndMalformed(t *testing.T) {
 // and not (26 in a second before).
 func TestBacklogOnTheEdgeIsToldOnceAnInterval(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
-	ents := make([]arche.Entity, 12)
-	for i := range ents {
-		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	}
-	for range 10 {
-		r.settle()
-	}
+	ents := r.spread(12, 10)
 	var told [][4]int
 	flapped := 0
 	for step := range 60 { // a second
@@ -208,13 +196,7 @@ func TestBacklogOnTheEdgeIsToldOnceAnInterval(t *testing.T) {
 // frames apart, not 7 (233 ms); a budget of 20.5 kbit/s is said as 21.
 func TestBacklogIntervalRoundsUp(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 20_500, StepRate: 30})
-	ents := make([]arche.Entity, 300)
-	for i := range ents {
-		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	}
-	for range 10 {
-		r.settle()
-	}
+	ents := r.spread(300, 10)
 	var told [][4]int
 	for range 40 {
 		for _, e := range ents {
@@ -246,13 +228,7 @@ func TestBacklogHoldsForTheHostsInterval(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1000, 0))
 	r.c.cfg.Clock = clk
 	r.c.cfg.StepRate = 10 // the host's, as its Welcome tells a session's client
-	ents := make([]arche.Entity, 100)
-	for i := range ents {
-		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	}
-	for range 40 {
-		r.settle()
-	}
+	ents := r.spread(100, 40)
 	zero, looks := 0, 0
 	for step := range 300 {
 		for _, e := range ents {
@@ -303,13 +279,7 @@ func TestBacklogForgottenAtARejoin(t *testing.T) {
 // 0 had dropped it, and the tick after it, holding none, sent nothing).
 func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
-	ents := make([]arche.Entity, 300)
-	for i := range ents {
-		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
-	}
-	for range 10 {
-		r.settle()
-	}
+	ents := r.spread(300, 10)
 	step := func() [][4]int {
 		r.s.Step()
 		msgs := r.next()
@@ -358,4 +328,18 @@ func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
 	if len(told) == 0 {
 		t.Fatalf("%d ticks held items back after the Backlog of 0 at frame %d, and no Backlog told the client", heldTicks, zeroAt)
 	}
+}
+
+// spread makes n host entities along x, each held by the client once the
+// rig settled rounds times (the budget spreads their spawns over ticks),
+// and returns them.
+func (r *rig) spread(n, rounds int) []arche.Entity {
+	ents := make([]arche.Entity, n)
+	for i := range ents {
+		ents[i] = r.m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	for range rounds {
+		r.settle()
+	}
+	return ents
 }
