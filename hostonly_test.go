@@ -12,14 +12,26 @@ import (
 
 // A value only the host changes on a client's own entity (a lap count) is
 // taken as it comes: with HostOnly each change reaches the client and
-// counts as a host update, none as a correction; the same component as
-// HostValue counts each change as a correction.
+// counts as a host update, none as a correction, and with Replay set asks
+// for no replay; the same component as HostValue counts each change as a
+// correction, and replays from it.
 func TestHostOnlyValuesAreNoCorrections(t *testing.T) {
-	for _, p := range []Prediction{HostOnly, HostValue} {
-		t.Run(p.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		p      Prediction
+		replay bool
+	}{{HostOnly, false}, {HostValue, false}, {HostOnly, true}, {HostValue, true}} {
+		name := c.p.String()
+		if c.replay {
+			name += "/replay"
+		}
+		t.Run(name, func(t *testing.T) {
 			g := testGame()
-			g.Components[2] = Replicate(labelCodec, p)
-			pr := newPair(t, g, condition.Config{Latency: 40 * time.Millisecond})
+			g.Components[2] = Replicate(labelCodec, c.p)
+			var cc ClientConfig[push]
+			if c.replay {
+				cc.Replay = func(*World) {} // nothing moves while the player stands
+			}
+			pr := newPairConfigured(t, g, g, condition.Config{Latency: 40 * time.Millisecond}, HostConfig{}, cc)
 			pr.run(time.Second)
 			e, ok := pr.client.Local()
 			if !ok {
@@ -43,11 +55,14 @@ func TestHostOnlyValuesAreNoCorrections(t *testing.T) {
 			}
 			st := pr.client.NetStats().Predict
 			updates, values, all := st.HostUpdates-before.HostUpdates, st.ValueCorrections-before.ValueCorrections, st.Corrections-before.Corrections
+			replays := st.Replays - before.Replays
 			switch {
-			case p == HostOnly && (updates != 5 || values != 0 || all != 0):
-				t.Fatalf("5 laps as HostOnly: %d host updates, %d value corrections, %d corrections; want 5, 0, 0", updates, values, all)
-			case p == HostValue && (updates != 0 || values != 5):
+			case c.p == HostOnly && (updates != 5 || values != 0 || all != 0 || replays != 0):
+				t.Fatalf("5 laps as HostOnly: %d host updates, %d value corrections, %d corrections, %d replays; want 5, 0, 0, 0", updates, values, all, replays)
+			case c.p == HostValue && (updates != 0 || values != 5):
 				t.Fatalf("5 laps as HostValue: %d host updates, %d value corrections; want 0, 5", updates, values)
+			case c.p == HostValue && c.replay && replays < 5:
+				t.Fatalf("5 laps as HostValue with Replay: %d replays, want one a lap", replays)
 			}
 		})
 	}

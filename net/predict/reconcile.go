@@ -54,7 +54,7 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	snap := c.teleported(f, e, st)
 	if c.cfg.Reconcile == Replay {
 		if c.replayable(f) {
-			c.markReplay(f, at, e, st, snap)
+			c.markReplay(f, k, at, e, st, snap)
 			return
 		}
 		c.stats.ReplayFallbacks++
@@ -140,15 +140,11 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		if !c.differs(t, at, st) {
 			continue
 		}
-		present := a.Has(e, t.id)
 		if t.corr == HostOnly {
-			c.shift(f, k, e, t, 0, 0, 0)
-			if present {
-				t.assign(a.Get(e, t.id), t.host)
-			}
-			c.stats.HostUpdates++
+			c.takeHostOnly(f, k, e, t)
 			continue
 		}
+		present := a.Has(e, t.id)
 		c.countCorrection()
 		switch t.corr {
 		case Pose:
@@ -268,6 +264,18 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 			}
 		}
 	}
+}
+
+// takeHostOnly takes the host's value of a HostOnly component t of entity e
+// (its entry k of frame f), loaded by differs: for frame f, and for the
+// present if e has it; the frames between are not compared any more (see
+// shift). It is news, not a correction.
+func (c *Client[I]) takeHostOnly(f ecs.Frame, k int, e arche.Entity, t *tracker) {
+	c.shift(f, k, e, t, 0, 0, 0)
+	if a := c.w.Arche(); a.Has(e, t.id) {
+		t.assign(a.Get(e, t.id), t.host)
+	}
+	c.stats.HostUpdates++
 }
 
 // recorded yields, for each frame g from f to the last recorded, the

@@ -17,19 +17,21 @@ import (
 var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is not recorded, or the owned entities changed since, or ClientConfig.Step is not set")
 
 // markReplay writes the host's differing values of entity e into the
-// prediction of frame f (history entry at) and asks for a replay from f;
-// snap: e's pose is of a teleport, drawn as a jump after the replay.
-func (c *Client[I]) markReplay(f ecs.Frame, at int, e arche.Entity, st replicate.State, snap bool) {
+// prediction of frame f (history entry at, its entry k) and asks for a
+// replay from f; snap: e's pose is of a teleport, drawn as a jump after the
+// replay. A HostOnly value is taken at once, as Correct mode takes it: the
+// predicted step does not change it, so it asks for no replay.
+func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replicate.State, snap bool) {
 	n := 0
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
 			continue
 		}
 		if t.corr == HostOnly {
-			c.stats.HostUpdates++
-		} else {
-			c.countCorrection()
+			c.takeHostOnly(f, k, e, t)
+			continue
 		}
+		c.countCorrection()
 		switch t.corr {
 		case Velocity:
 			hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
