@@ -12,19 +12,18 @@ import (
 // Backlogs. A peer's budget (HostConfig.BitsPerSecond) bounds what a send
 // tick sends it; past it, what is due waits its turn (PeerStats.Deferred),
 // and the client draws the entities held back from older states. Without a
-// word from the host a client cannot tell an entity held back from one
-// that stands still, and neither can the game's developer looking at the
-// client. So the host tells the peer, in a Backlog message of a few bytes
-// beside its State, how many items its budget held back: at once when it
-// starts, then at most once an interval (backlogEvery: a quarter of a
-// second, in whole send intervals) the most held back in one
-// tick since the last, and a 0 once an interval has held nothing back. A
-// budget on the edge, full one tick and not the next, so costs a Backlog
-// an interval.
-// Like an empty State a Backlog is sent once and not again if lost: a
-// client holds one's figures for four of its intervals (at least a second,
-// on its own clock, ClientConfig.Clock), so a lost repeat costs nothing and
-// a lost 0 a stale figure for that long.
+// word from the host a client cannot tell an entity held back from one that
+// stands still, and neither can the game's developer looking at the client.
+// So the host tells the peer, in a Backlog message of a few bytes beside its
+// State, how many items its budget held back: at once when it starts, then
+// at most once an interval (backlogEvery: a quarter of a second, in whole
+// send intervals) the most held back in one tick since the last, and a 0
+// once an interval has held nothing back. A budget on the edge, full one
+// tick and not the next, so costs a Backlog an interval. Like an empty State
+// a Backlog is sent once and not again if lost: a client holds one's figures
+// for four of its intervals (at least a second, on its own clock,
+// ClientConfig.Clock), so a lost repeat costs nothing and a lost 0 a stale
+// figure for that long.
 
 // backlogEvery is the least time between two Backlogs, but the first of a
 // full budget: a quarter of a second, counted in host frames and rounded up
