@@ -218,7 +218,6 @@ type Client[I comparable] struct {
 	inputs  generic.Map[Input[I]]
 	interps generic.Map[ecs.Interpolated]
 	driven  *drivenFilters // Input for the entities the host marks driven (driven.go)
-	moved   *movedFilters  // HostMoved for the entities the host marks so (hostmoved.go)
 	status  clientStatus
 	// replay routes a replayed frame's input (ClientConfig.Replay).
 	replay struct {
@@ -303,7 +302,6 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		tracks = append(tracks, comp.track())
 	}
 	c.driven = newDrivenFilters[I](w.ECS)
-	c.moved = newMovedFilters(w.ECS)
 	c.corr.clk = cfg.Clock
 	c.corr.next = relay{&c.loop}
 
@@ -390,7 +388,6 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			c.driven.drivenInputs(ew, p)
 		}
 	}))
-	w.Schedule.AddTo(ecs.StageInput, "tandem.hostmoved", ecs.SystemFunc(c.moved.moves))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
 	w.Schedule.Add("tandem.bodies", c.phys)
 	c.done = c.stopped

@@ -58,8 +58,8 @@ func (f *drivenFilters) drivenMarks(w *ecs.World) {
 	keepMarks(w, f.mark, drivenMark{on: true}, &f.unmarked, &f.unheld, &f.found)
 }
 
-// keepMarks is the host's pass of a mark of the engine's (drivenMark,
-// movedMark): each entity unmarked yields gets the mark, set to on, and
+// keepMarks is the host's pass of a mark of the engine's (drivenMark): each
+// entity unmarked yields gets the mark, set to on, and
 // each stale yields loses it, every change of a networked entity reported
 // so it replicates; found is the scratch the entities are gathered in (a
 // query's entities change after it ends).

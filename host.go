@@ -278,7 +278,6 @@ type Host[I comparable] struct {
 	names   map[ecs.PeerID]string
 	roster  *roster            // nil without Game.Roster
 	driven  *drivenFilters     // marks the entities a player drives (driven.go)
-	moved   *movedFilters      // marks the entities the host alone moves (hostmoved.go)
 	resumed map[ecs.PeerID]int // resumes of each peer
 	budgets budgetWatch        // peers whose state budget was full lately (host_budget.go)
 	stats   HostStats
@@ -484,8 +483,6 @@ func (h *Host[I]) build(restoring bool) error {
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	h.driven = newDrivenFilters[I](w.ECS)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
-	h.moved = newMovedFilters(w.ECS)
-	w.Schedule.AddTo(ecs.StageInput, "tandem.hostmoved", ecs.SystemFunc(h.moved.marks))
 	h.routeLocal(h.input)
 	h.roster = nil
 	if g.Roster {

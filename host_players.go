@@ -104,7 +104,6 @@ func (h *Host[I]) join(peer ecs.PeerID, name string) error {
 			if err = h.g.Join(h.w, Peer{ID: peer, Name: name}); err == nil {
 				// Marked before the peer's join pages them.
 				h.driven.drivenMarks(h.w.ECS)
-				h.moved.marks(h.w.ECS)
 			}
 		})
 		if err != nil {

@@ -242,7 +242,6 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	}
 	// Made again from the restored Input (driven.go).
 	save.Skip[drivenMark](s)
-	save.Skip[movedMark](s) // made again from HostMoved (hostmoved.go)
 	// A client's marks: a game that adds one in Game.Arrived (HostMoved, as
 	// the README does) adds it on the host too when Arrived stands in for a
 	// nil Game.Restored, and does again after the next restore.

@@ -253,7 +253,6 @@ func TestSchemaFollowsTheWire(t *testing.T) {
 	component(vc.Name, "ecs.Velocity", vc.Fields, vc.Delta, vc.Wrap)
 	component(labelCodec.Name, "tandem.label", labelCodec.Fields, labelCodec.Delta, labelCodec.Wrap)
 	component("tandem.Driven", "tandem.drivenMark{on bool}", 1, false, nil)
-	component("tandem.HostMoved", "tandem.movedMark{on bool}", 1, false, nil)
 	doc := wire.AppendUvarint(nil, uint64(len(comps)))
 	doc = append(doc, comps...)
 	doc = wire.AppendUvarint(doc, 0) // no commands

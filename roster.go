@@ -90,14 +90,13 @@ func rosterNameCodec() replicate.Codec[memberName] {
 
 // replicated returns the components a session of g replicates: the game's,
 // then the roster's when g.Roster is set, then the mark of the entities a
-// player drives (driven.go) and that of those the host alone moves
-// (hostmoved.go).
+// player drives (driven.go).
 func (g *Game[I]) replicated() []Component {
 	all := slices.Clip(g.Components)
 	if g.Roster {
 		all = append(all, rosterComponents()...)
 	}
-	return append(all, drivenComponent(), movedComponent())
+	return append(all, drivenComponent())
 }
 
 // Members appends the members of the session w belongs to, in peer order,

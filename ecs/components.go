@@ -72,20 +72,18 @@ type NetworkIdentity struct {
 // owner's client, like every other, draws it from the host's states,
 // interpolated, instead of running it ahead and being corrected at every
 // state. The owner still has what owning gives: the interest around it, the
-// game's own rules of who may command it. A game on package tandem marks
-// it on the host, where it makes the entity: the host tells every client,
-// whose entity gets the mark as it arrives (and loses it when the host's
-// does), whoever owns it; the mark changes nothing on an entity the client
-// does not own. To have the owner predict the entity again, take the mark
-// away on the host (its clients lose it, and the host's AuthStates correct
-// the owner's prediction in turn again); a client may also add it itself
-// (in Game.Arrived, as games did before the host told them).
-// On the host it says the same of the entity, for its owner's AuthStates:
-// they carry it when it changed (until one that did is acknowledged), never
-// in turn to catch a misprediction (replicate.HostConfig.OwnRefresh), so an
-// army of such units standing still costs its owner nothing. Saves leave it
-// out: a game marks what a restore brings back (Game.Restored, or Arrived,
-// which stands in for it when it is nil).
+// game's own rules of who may command it. A client adds it in
+// Game.Arrived to every such entity (a replicated component of the game's
+// tells them apart), whoever owns it: Arrived runs once for an entity, not
+// when it is given to another, and the mark changes nothing on an entity
+// the client does not own. It may take it away to predict the entity
+// again; then the host's should go too. On the host it says the same of
+// the entity, for its owner's AuthStates: they carry it when it changed
+// (until one that did is acknowledged), never in turn to catch a
+// misprediction (replicate.HostConfig.OwnRefresh), so an army of such units
+// standing still costs its owner nothing; a game marks them where it makes
+// them, and Arrived marks the entities a restore brings back when the game
+// has no Restored hook (it runs on the host then). Saves leave it out.
 type HostMoved struct{}
 
 // Departing marks an entity the host removed that this client keeps in its
