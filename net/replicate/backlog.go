@@ -15,19 +15,19 @@ import (
 // word from the host a client cannot tell an entity held back from one that
 // stands still, and neither can the game's developer looking at the client.
 // So the host tells the peer, in a Backlog message of a few bytes beside its
-// State, how many items its budget held back: at once when it starts, then
-// at most once an interval (backlogEvery: a quarter of a second, in whole
-// send intervals) the most held back in one tick since the last, and a 0
-// once an interval has held nothing back. A budget on the edge, full one
+// State, how many items its budget held back, at most once an interval
+// (backlogEvery: a quarter of a second, in whole send intervals): the most
+// held back in one tick since the last, at once when the budget fills after
+// an interval or more without a Backlog, and a 0 once an interval has held
+// nothing back. A budget on the edge, full one
 // tick and not the next, so costs a Backlog an interval. Like an empty State
 // a Backlog is sent once and not again if lost: a client holds one's figures
 // for four of its intervals (at least a second, on its own clock,
 // ClientConfig.Clock), so a lost repeat costs nothing and a lost 0 a stale
 // figure for that long.
 
-// backlogEvery is the least time between two Backlogs, but the first of a
-// full budget: a quarter of a second, counted in host frames and rounded up
-// to whole send intervals.
+// backlogEvery is the least time between two Backlogs: a quarter of a
+// second, counted in host frames and rounded up to whole send intervals.
 const backlogEvery = time.Second / 4
 
 // backlogHolds is how many of the host's intervals a client holds a
@@ -68,11 +68,11 @@ func (h *HostReplicator) backlogFrames() uint32 {
 }
 
 // tellBacklog ends the peer's send tick: held is how many items the budget
-// held back in it. A Backlog goes at once when some are held back after a
-// Backlog of 0 (or none); then at most once an interval: when some were
-// held back since the last one (the most in one tick), or when an interval
-// passed with none held back after a Backlog that was not 0. Its bytes
-// count in the budget as far as the budget goes.
+// held back in it. A Backlog goes at most once an interval: when some were
+// held back since the last one (the most in one tick; at once, then, if the
+// last went an interval ago or more), or when an interval passed with none
+// held back after a Backlog that was not 0. Its bytes count in the budget
+// as far as the budget goes.
 func (p *HostPeer) tellBacklog(held uint32) {
 	h := p.h
 	b := &p.backlog
@@ -82,8 +82,8 @@ func (p *HostPeer) tellBacklog(held uint32) {
 		b.last = h.frame
 	}
 	every := h.backlogFrames()
-	if first := b.held == 0 && b.most > 0; !first && b.frame != 0 && h.frame-b.frame < every {
-		return // one an interval at most, but the first of a full budget
+	if b.frame != 0 && h.frame-b.frame < every {
+		return // one an interval at most
 	}
 	var say uint32
 	switch {

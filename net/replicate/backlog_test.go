@@ -274,9 +274,9 @@ func TestBacklogForgottenAtARejoin(t *testing.T) {
 }
 
 // After a Backlog of 0, a burst the budget holds back for a few ticks,
-// drained within the interval, is still told, at once: the first tick that
-// holds items back after a 0 sends one (a gate of one an interval after the
-// 0 had dropped it, and the tick after it, holding none, sent nothing).
+// drained within the interval, is still told: the most held back since the
+// 0 goes once the interval allows (it had gone untold: the tick the gate
+// let pass held none, and only that tick's count was looked at).
 func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
 	ents := r.spread(300, 10)
@@ -342,4 +342,37 @@ func (r *rig) spread(n, rounds int) []arche.Entity {
 		r.settle()
 	}
 	return ents
+}
+
+// A budget full for one tick a little more than an interval apart (12
+// entities moved every 16th step on 40 kbit/s, the interval 15 frames)
+// gets at most one Backlog an interval, none closer to the one before
+// than an interval (a burst's went at once after the 0 a frame before it,
+// two every 16 frames).
+func TestBacklogOfSpacedBurstsKeepsItsInterval(t *testing.T) {
+	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
+	ents := r.spread(12, 10)
+	every := int(r.h.backlogFrames())
+	var told [][4]int
+	for step := range 120 { // two seconds
+		if step%(every+1) == 0 {
+			for _, e := range ents {
+				r.move(e, 50)
+			}
+		}
+		r.s.Step()
+		msgs := r.next()
+		told = append(told, r.backlogs(msgs)...)
+		for _, i := range msgs {
+			r.deliver(i)
+		}
+	}
+	if len(told) < 2 {
+		t.Fatalf("two seconds of bursts sent Backlogs %v", told)
+	}
+	for i := 1; i < len(told); i++ {
+		if told[i][0]-told[i-1][0] < every {
+			t.Fatalf("Backlogs %v: two less than %d frames apart", told, every)
+		}
+	}
 }
