@@ -202,12 +202,7 @@ func TestBacklogIntervalRoundsUp(t *testing.T) {
 		for _, e := range ents {
 			r.move(e, 50)
 		}
-		r.s.Step()
-		msgs := r.next()
-		told = append(told, r.backlogs(msgs)...)
-		for _, i := range msgs {
-			r.deliver(i)
-		}
+		told = append(told, r.stepTelling()...)
 	}
 	if len(told) < 3 {
 		t.Fatalf("40 full send ticks sent Backlogs %v", told)
@@ -280,25 +275,16 @@ func TestBacklogForgottenAtARejoin(t *testing.T) {
 func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
 	ents := r.spread(300, 10)
-	step := func() [][4]int {
-		r.s.Step()
-		msgs := r.next()
-		b := r.backlogs(msgs)
-		for _, i := range msgs {
-			r.deliver(i)
-		}
-		return b
-	}
 	// Fill the budget, then let it drain until a 0 goes.
 	for range 20 {
 		for _, e := range ents {
 			r.move(e, 50)
 		}
-		step()
+		r.stepTelling()
 	}
 	zeroAt := -1
 	for range 200 {
-		for _, b := range step() {
+		for _, b := range r.stepTelling() {
 			if b[1] == 0 {
 				zeroAt = b[0]
 			}
@@ -317,7 +303,7 @@ func TestBacklogBurstAfterAZeroIsTold(t *testing.T) {
 	heldTicks := 0
 	var told [][4]int
 	for range 60 {
-		told = append(told, step()...)
+		told = append(told, r.stepTelling()...)
 		if r.h.Peer(1).Stats().Backlog > 0 {
 			heldTicks++
 		}
@@ -360,12 +346,7 @@ func TestBacklogOfSpacedBurstsKeepsItsInterval(t *testing.T) {
 				r.move(e, 50)
 			}
 		}
-		r.s.Step()
-		msgs := r.next()
-		told = append(told, r.backlogs(msgs)...)
-		for _, i := range msgs {
-			r.deliver(i)
-		}
+		told = append(told, r.stepTelling()...)
 	}
 	if len(told) < 2 {
 		t.Fatalf("two seconds of bursts sent Backlogs %v", told)
@@ -375,4 +356,16 @@ func TestBacklogOfSpacedBurstsKeepsItsInterval(t *testing.T) {
 			t.Fatalf("Backlogs %v: two less than %d frames apart", told, every)
 		}
 	}
+}
+
+// stepTelling steps the host, delivers everything it sent, and returns the
+// Backlogs among it, decoded (backlogs).
+func (r *rig) stepTelling() [][4]int {
+	r.s.Step()
+	msgs := r.next()
+	told := r.backlogs(msgs)
+	for _, i := range msgs {
+		r.deliver(i)
+	}
+	return told
 }
