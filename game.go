@@ -311,6 +311,9 @@ func (g *Game[I]) check(r Role) error {
 		}
 		names[c.def().name] = true
 	}
+	if engine := len(g.replicated()) - len(g.Components); len(g.Components)+engine > replicate.MaxComponents {
+		return fmt.Errorf("tandem: %d replicated components in Game.Components; at most %d fit beside the engine's own %d (replicate.MaxComponents in all): merge small ones into one", len(g.Components), replicate.MaxComponents-engine, engine)
+	}
 	seen := map[string]bool{}
 	for i, c := range g.Components {
 		if c.register == nil {

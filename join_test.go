@@ -671,3 +671,22 @@ func TestStatusFromInsideCallbacks(t *testing.T) {
 		}
 	})
 }
+
+// A game of more replicated components than fit beside the engine's own is
+// an error from NewHost and NewLocal, naming the limit, not a panic.
+func TestTooManyComponentsIsAnError(t *testing.T) {
+	type c0 struct{ V int32 }
+	g := testGame()
+	for i := range replicate.MaxComponents {
+		codec := replicate.IntegerCodec[c0](fmt.Sprintf("c%d", i))
+		g.Components = append(g.Components, Replicate(codec, HostOnly))
+	}
+	_, err := NewHost(g, HostConfig{})
+	if err == nil || !strings.Contains(err.Error(), "at most 15 fit") {
+		t.Fatalf("NewHost of %d components: %v; want an error naming the 15 that fit", len(g.Components), err)
+	}
+	g.Roster = true
+	if _, err := NewLocal(g, LocalConfig{}); err == nil || !strings.Contains(err.Error(), "at most 13 fit") {
+		t.Fatalf("NewLocal of %d components with the roster: %v; want an error naming the 13 that fit", len(g.Components), err)
+	}
+}
