@@ -3,9 +3,20 @@
 // its world in a save and serve in an Agones fleet, and what they open.
 //
 // Where it sits: a game's main registers Flags beside its own flags, parses
-// and checks them, then builds its tandem.Host or tandem.Client from what
-// they give, and runs it:
+// and checks them, then opens the match they say (Open) and drives it, or
+// builds its tandem.Host or tandem.Client from the pieces below, and runs
+// it:
 //
+//   - Open: a Match, played alone, hosted or joined as the flags say, with
+//     the save, the listener and its join lines, the dialer and the logs
+//     below opened for it, and the game's own settings added (Options).
+//     Match is the session (SetInput, View, Do, tandem.Give), with Host or
+//     Client for what is a host's or a client's own; Played, Ended and Err
+//     for the game's end (a client's "could not join" or "the session
+//     ended"); Play, a loop beside a window, and RunHeadless, the loop
+//     without one (to the exact frame alone, the restart signal on a host);
+//     Close, which saves and honours a restart. Receipts keeps the answers
+//     to the commands given at this machine for a HUD.
 //   - Flags.Register and Flags.Check: -host, -join, -addr, -pin, -name,
 //     -spectate, -ticket, -max-players, -per-address, -grace, -idle-timeout, -lag,
 //     -jitter, -loss, -reset-key, -save, -save-every, -check-writes, and
@@ -24,6 +35,6 @@
 //     RestartSignal (WatchRestart, for a loop of the game's own).
 //   - Flags.ServeFleet: the host as a game server of an Agones fleet.
 //
-// Nothing here steps a simulation or draws: the game's loop (a window, or a
-// headless one) drives the session as package tandem says.
+// Nothing here draws: the game's window drives the match (Play on a
+// goroutine of its own, View in each frame), or RunHeadless does with none.
 package launch

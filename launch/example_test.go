@@ -34,7 +34,9 @@ func ExampleFlags() {
 }
 
 // mygame is a game's definition (its components, systems and input).
-var mygame = &tandem.Game[struct{ Fire bool }]{}
+var mygame = &tandem.Game[struct{ Fire bool }]{
+	Setup: func(w *tandem.World) {}, // its systems, added to w.Schedule
+}
 
 // A host's main with the flags: the save opened (the host's identity in
 // it), the host made and served on the listener whose join lines it
@@ -111,4 +113,46 @@ func ExampleLogClient() {
 	if err != nil && !errors.Is(err, tandem.ErrClosed) {
 		os.Exit(1)
 	}
+}
+
+// A game's main with a Match: the flags say whether the game is played
+// alone, hosted or joined, and Open opens what that needs (a host's save,
+// its listener and the join lines it prints, a client's dialer, the logs).
+// Here it runs with no window until -ticks frames are played (alone, as
+// fast as it can, to the exact frame), the match ends, or Ctrl-C (SIGHUP
+// closes a host for a restart); Close then saves a host's world. A game
+// with a window runs Play on a goroutine beside it instead, and draws with
+// the match's View.
+func ExampleOpen() {
+	f := launch.Flags{App: "mygame"}
+	fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+	f.Register(fs)
+	ticks := fs.Int("ticks", 0, "stop after `N` frames (0: run until Ctrl-C)") // a flag of the game's own
+	// A main parses os.Args[1:].
+	if err := fs.Parse([]string{"-ticks", "120"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := f.Check(fs); err != nil {
+		fmt.Println("mygame:", err)
+		return
+	}
+	m, err := launch.Open(f, mygame, launch.Options[struct{ Fire bool }]{Headless: true})
+	if err != nil {
+		fmt.Println("mygame:", err) // says what to do: another -addr, another -save...
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := m.RunHeadless(ctx, *ticks); err != nil {
+		fmt.Println("mygame:", err) // a client's "could not join: …" or "the session ended: …"
+	}
+	fmt.Println("alone:", m.Host() == nil && m.Client() == nil) // Host and Client: what is a host's or a client's own
+	fmt.Println("played", m.Played(), "frames")
+	if err := m.Close(); err != nil {
+		fmt.Println("mygame: closing:", err) // a host's final save failed
+	}
+	// Output:
+	// alone: true
+	// played 120 frames
 }
