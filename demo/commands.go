@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 	"strings"
-	"sync"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
@@ -56,80 +54,37 @@ func commandHelp(long bool, sep string) string {
 	return b.String()
 }
 
-// receipts holds the answers to this machine's commands until the HUD shows
-// them. Safe for concurrent use: the simulation takes receipts, the window
-// shows them.
-type receipts struct {
-	mu   sync.Mutex
-	news []note
-	last uint64 // the operation id of the newest receipt taken
-}
-
-// note is a line for the HUD.
-type note struct {
-	text string
-	col  color.RGBA
-}
-
-// take is the match's Receipt observer.
-func (r *receipts) take(rc tandem.Receipt) {
-	col := colAccent
-	if rc.Status != tandem.ReceiptDone {
-		col = colWarn
-	}
-	r.mu.Lock()
-	r.last = rc.Op
-	r.mu.Unlock()
-	r.note(rc.String(), col)
-}
-
-// answered reports whether op's receipt is the newest taken (a game alone
-// answers as the command runs).
-func (r *receipts) answered(op uint64) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.last == op
-}
-
-func (r *receipts) note(s string, col color.RGBA) {
-	r.mu.Lock()
-	if len(r.news) < 8 {
-		r.news = append(r.news, note{s, col})
-	}
-	r.mu.Unlock()
-}
-
-// tell passes the answers that came in to hud.
-func (r *receipts) tell(h *hud) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, n := range r.news {
-		h.say(n.text, n.col)
-	}
-	r.news = r.news[:0]
-}
-
 // give gives k for the player at this machine (tandem.Give: a client sends
 // it to the host, a host runs it for its own player, a game alone at once);
-// the HUD says it went, unless its receipt came already, then the receipt.
-func give(m match, k *tandem.CommandKind[struct{}]) {
+// the HUD says it went, unless its receipt came already (the receipt then
+// says it).
+func give(m *match, k *tandem.CommandKind[struct{}], h *hud) {
 	op, err := tandem.Give[game.Input](m, k, struct{}{})
 	if err != nil {
-		m.note(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
+		h.say(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
 		return
 	}
-	if !m.answered(op) {
-		m.note(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
+	if !m.Receipts().Answered(op) {
+		h.say(fmt.Sprintf("%s #%d sent", k.Name(), op), colTextDim)
 	}
 }
 
 // readCommands gives the commands whose keys were just pressed, and puts
-// the answers that came back on the HUD.
-func readCommands(m match, h *hud) {
+// the receipts that came back on the HUD (buf is the caller's, reused):
+// done in the accent colour, any other answer as a warning.
+func readCommands(m *match, h *hud, buf []tandem.Receipt) []tandem.Receipt {
 	for _, c := range commandKeys {
 		if inpututil.IsKeyJustPressed(c.key) {
-			give(m, c.kind)
+			give(m, c.kind, h)
 		}
 	}
-	m.tell(h)
+	buf = m.Receipts().Take(buf[:0])
+	for _, rc := range buf {
+		col := colAccent
+		if rc.Status != tandem.ReceiptDone {
+			col = colWarn
+		}
+		h.say(rc.String(), col)
+	}
+	return buf
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,7 +23,7 @@ func TestEffectsFollowTheirEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := newLocalMatch(o)
+	m, err := openMatch(o, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/net/transport/quicnet/joincode"
 )
@@ -114,6 +115,15 @@ func TestRunHeadlessInProcess(t *testing.T) {
 	if ticks, _, _ := parseSummary(t, stdout.String()); ticks != 300 {
 		t.Fatalf("ticks=%d, want 300", ticks)
 	}
+}
+
+// hostConfig is the host's settings a match of o opens with (openMatch,
+// launch.Open): the flags', its own player's place only when it plays, and
+// the demo's room for spectators.
+func hostConfig(o options) tandem.HostConfig {
+	hc := o.HostConfig(!o.headless)
+	roomForSpectators(&hc)
+	return hc
 }
 
 func TestFlags(t *testing.T) {

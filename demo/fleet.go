@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/tandem-go/tandem"
-	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 	"github.com/tandem-go/tandem/fleet"
 )
@@ -22,7 +21,7 @@ func runAgones(o options, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return o.ServeFleet(ctx, fleet.Config{}, func(hc tandem.HostConfig) (fleet.Host, error) {
-		hc.Spectators = game.MaxPlayers // as hostConfig
+		roomForSpectators(&hc) // as a match's host (openMatch)
 		return tandem.NewHost(netplay.New(config(o)), hc)
 	}, stdout, stderr)
 }

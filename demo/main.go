@@ -12,20 +12,22 @@
 //
 // Its files read as a template: main.go (flags and modes: package launch's
 // flags of a networked game beside the demo's own), match.go (what the
-// window and the headless loops drive: a local match, a hosted one or a
-// joined one, opened through package launch: the save, the QUIC listener
-// and its join line, the client's dialer), headless.go (the simulation
-// loop, on its own goroutine when a window draws), window.go (the Ebiten
-// loop: the start screen or a match, drawn at the display's rate from what
-// the simulation publishes between its steps), menu.go (the start screen),
-// input.go (keyboard → input), render.go, hud.go (messages, overlays),
+// window and the headless loop drive: package launch's Match, played
+// alone, hosted or joined as the flags say, with the save, the QUIC
+// listener and its join line, the client's dialer and the logs; opened
+// with the demo's settings, and the demo's summary line), headless.go (the
+// loop without a window: Match.RunHeadless), window.go (the Ebiten loop:
+// the start screen or a match, simulated on its own goroutine by
+// Match.Play and drawn at the display's rate from what the simulation
+// publishes between its steps), menu.go (the start screen), input.go
+// (keyboard → input), render.go, hud.go (messages, overlays),
 // scoreboard.go, netgraph.go and text.go (drawing, in the fonts of package
 // assets), cues.go and sound.go (the sound effects the frames call for),
 // saves.go (the game's names: its save's world, its directories, its
 // title), fleet.go (the host as an Agones game server), commands.go (the
-// players' commands: keys, receipts). The game's rules live in demo/game
-// and what it tells the engine (package tandem) in demo/netplay; neither
-// imports Ebiten.
+// players' commands: keys, and their receipts on the HUD). The game's
+// rules live in demo/game and what it tells the engine (package tandem) in
+// demo/netplay; neither imports Ebiten.
 package main
 
 import (
@@ -156,15 +158,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		return 0
 	}
-	var m match
-	switch {
-	case o.Join != "":
-		m, err = joinMatch(o, stderr)
-	case o.Host:
-		m, err = hostMatch(o, stdout, stderr)
-	default:
-		m, err = newLocalMatch(o)
-	}
+	m, err := openMatch(o, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, appName+":", err)
 		return 1
@@ -185,12 +179,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		fmt.Fprintln(stderr, appName+":", err)
 		if o.ticks > 0 || m.Ended() {
-			fmt.Fprintln(stdout, m.Summary())
+			fmt.Fprintln(stdout, m.summary())
 		}
 		return 1
 	}
 	if o.ticks > 0 || o.Networked() || o.headless {
-		fmt.Fprintln(stdout, m.Summary())
+		fmt.Fprintln(stdout, m.summary())
 	}
 	return 0
 }

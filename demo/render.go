@@ -39,7 +39,7 @@ var (
 // locked; draw then draws that copy, with the world free for the simulation.
 // It never writes the world.
 type renderer struct {
-	m        match
+	m        *match
 	cfg      game.Config
 	walls    []game.Wall
 	goals    []game.Goal
@@ -116,7 +116,7 @@ type crateKey struct {
 	shade uint8
 }
 
-func newRenderer(m match, netGraph bool, text *textWriter) *renderer {
+func newRenderer(m *match, netGraph bool, text *textWriter) *renderer {
 	return &renderer{
 		m:        m,
 		crates:   generic.NewFilter1[game.Crate](),
@@ -140,8 +140,8 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	if ip == nil {
 		// A client before the host's Welcome: nothing to draw yet but the
 		// connection's progress.
-		if m, ok := r.m.(*clientMatch); ok {
-			sc.client, sc.net = true, m.Stats()
+		if c := r.m.Client(); c != nil {
+			sc.client, sc.net = true, c.Stats()
 		}
 		return
 	}
@@ -207,13 +207,12 @@ func (r *renderer) collect(v *tandem.View, alpha float64) {
 	}
 	sc.score, sc.frame, sc.interpOn = g.ScoreNow(), g.World.Frame(), ip.Enabled()
 	sc.playerSize = g.Config.PlayerRadius
-	switch m := r.m.(type) {
-	case *clientMatch:
-		sc.client, sc.net = true, m.Stats()
-	case *localMatch:
-		if sc.host = m.host != nil; sc.host && r.netGraph {
-			sc.peers = m.host.AppendPeerStats(sc.peers[:0])
-		}
+	if c := r.m.Client(); c != nil {
+		sc.client, sc.net = true, c.Stats()
+	}
+	h := r.m.Host()
+	if sc.host = h != nil; sc.host && r.netGraph {
+		sc.peers = h.AppendPeerStats(sc.peers[:0])
 	}
 	var vel ecs.Velocity
 	if len(sc.balls) > 0 {
@@ -239,7 +238,7 @@ func (r *renderer) name(it *playerItem, id ecs.NetworkIdentity) {
 		}
 	}
 	it.rtt = rttText(bot, id.Owner == ecs.HostPeer, rtt)
-	if _, alone := r.m.(*localMatch); alone && !bot && r.m.(*localMatch).host == nil {
+	if alone := r.m.Host() == nil && r.m.Client() == nil; alone && !bot {
 		it.rtt = "—"
 	}
 }

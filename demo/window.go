@@ -27,7 +27,7 @@ const (
 
 // window is the Ebiten side of the demo: the start screen, or a match being
 // played. The simulation and the network run at their fixed rates on a
-// goroutine of their own (simulate), whatever the display's rate: a slow
+// goroutine of their own (Match.Play), whatever the display's rate: a slow
 // display never makes the game laggy. Each Update samples the keyboard into
 // the match's input; each Draw takes the world between two steps (View) just
 // long enough to advance the interpolator to the frame's time and copy where
@@ -59,19 +59,20 @@ const keyEchoEnv = "TANDEM_DEMO_KEY_ECHO"
 
 // playing is a match shown in the window.
 type playing struct {
-	m        match
+	m        *match
 	o        options // the match's own (the start screen sets its mode)
 	view     *renderer
 	sim      chan error // the simulation's end
 	cancel   context.CancelFunc
-	toggle   bool // F2 was pressed: interpolation on/off at the next Draw
-	fromMenu bool // Esc goes back to the start screen
-	held     bool // the scene was taken as the match ended: Draw draws it, not the world
+	toggle   bool             // F2 was pressed: interpolation on/off at the next Draw
+	fromMenu bool             // Esc goes back to the start screen
+	held     bool             // the scene was taken as the match ended: Draw draws it, not the world
+	receipts []tandem.Receipt // readCommands's, reused
 }
 
 // started is the outcome of making a match off the window's goroutine.
 type started struct {
-	m   match
+	m   *match
 	o   options
 	err error
 }
@@ -81,7 +82,7 @@ type started struct {
 // the process is interrupted or a match the flags chose ends. With m nil it
 // starts on the start screen. At the end it writes the sound's summary line
 // (the effects called for, and whether they were heard) to stderr.
-func runWindow(m match, o options, stdout, stderr io.Writer) error {
+func runWindow(m *match, o options, stdout, stderr io.Writer) error {
 	w := &window{o: o, stdout: stdout, stderr: stderr, shot: o.screenshot,
 		stop: make(chan os.Signal, 1), starts: make(chan started, 1),
 		text: newTextWriter(), sound: newSound(o.mute, stderr), echo: os.Getenv(keyEchoEnv) != ""}
@@ -113,33 +114,31 @@ func runWindow(m match, o options, stdout, stderr io.Writer) error {
 }
 
 // begin shows match m, simulated on its own goroutine.
-func (w *window) begin(m match, o options, fromMenu bool) {
+func (w *window) begin(m *match, o options, fromMenu bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &playing{m: m, o: o, view: newRenderer(m, o.netGraph, w.text), sim: make(chan error, 1), cancel: cancel, fromMenu: fromMenu}
 	if fromMenu {
 		p.view.escape = "menu"
 	}
 	p.view.hud.status = statusLine(m, o)
-	if lm, ok := m.(*localMatch); ok && lm.short != "" && fromMenu {
+	if hosting := m.Hosting(); hosting != nil && fromMenu {
 		p.view.hud.overlay = &overlay{
 			title: "You are hosting",
-			big:   lm.short,
-			lines: []string{"Friends join with this code, read out (the start screen's Join a game),", "", "or with the whole join line, pasted or given to -join:", lm.full},
+			big:   hosting.Short,
+			lines: []string{"Friends join with this code, read out (the start screen's Join a game),", "", "or with the whole join line, pasted or given to -join:", hosting.Line},
 			hint:  "Enter, Space or a click to play  ·  the code stays at the top left  ·  the terminal has it too",
 		}
 	}
 	w.play = p
-	go func() { p.sim <- simulate(ctx, m, o) }()
+	go func() { p.sim <- m.Play(ctx, o.ticks) }()
 }
 
 // statusLine is what the HUD says this machine is doing.
-func statusLine(m match, o options) string {
-	switch m := m.(type) {
-	case *localMatch:
-		if m.short != "" {
-			return "hosting  ·  join code " + m.short
-		}
-	case *clientMatch:
+func statusLine(m *match, o options) string {
+	switch {
+	case m.Hosting() != nil:
+		return "hosting  ·  join code " + m.Hosting().Short
+	case m.Client() != nil:
 		return "joined " + o.Join + " as " + o.Name
 	}
 	return ""
@@ -154,7 +153,7 @@ func (w *window) leave() {
 	p.cancel()
 	err := <-p.sim
 	if p.fromMenu {
-		fmt.Fprintln(w.stdout, p.m.Summary())
+		fmt.Fprintln(w.stdout, p.m.summary())
 	}
 	p.m.Close()
 	if p.fromMenu && w.menu != nil {
@@ -232,11 +231,11 @@ func (w *window) updateMenu() error {
 	case chooseQuit:
 		w.end(nil)
 	case chooseAlone:
-		m, err := newLocalMatch(o)
+		m, err := openMatch(o, w.stdout, w.stderr)
 		w.take(started{m, o, err})
 	case chooseHost:
 		o.Host = true
-		m, err := hostMatch(o, w.stdout, w.stderr)
+		m, err := openMatch(o, w.stdout, w.stderr)
 		if err != nil {
 			err = fmt.Errorf("could not host: %w", err)
 		}
@@ -250,7 +249,7 @@ func (w *window) updateMenu() error {
 		o.JoinWith(jc)
 		w.menu.busy = "connecting to " + jc.Addr() + "…"
 		go func() {
-			m, err := joinMatch(o, w.stderr)
+			m, err := openMatch(o, w.stdout, w.stderr)
 			if err != nil {
 				err = fmt.Errorf("could not join: %w", err)
 			}
@@ -319,7 +318,7 @@ func (w *window) updatePlay() error {
 	hud.scores = ebiten.IsKeyPressed(ebiten.KeyTab)
 	hud.sound = w.sound.status()
 	p.m.SetInput(readKeyboard()) // an overlay does not stop the game
-	readCommands(p.m, hud)
+	p.receipts = readCommands(p.m, hud, p.receipts)
 	return nil
 }
 
@@ -335,19 +334,18 @@ func (w *window) end(err error) {
 		// a broken connection: the first frame of a large world can take
 		// seconds on a software renderer, past a host's idle timeout); the
 		// world stays as it is for that frame.
-		switch m := w.play.m.(type) {
-		case *localMatch:
-			if m.host != nil {
-				// Closing lets every player go (their entities leave
-				// the world): the last frame shows the match as it
-				// ended, taken before.
-				w.play.collect(false)
-				w.play.held = true
-				m.host.Close()
-			}
-		case *clientMatch:
-			w.play.view.leaving, w.play.view.leftAs = true, m.State()
-			m.Client.Close()
+		m := w.play.m
+		switch {
+		case m.Host() != nil:
+			// Closing lets every player go (their entities leave the
+			// world): the last frame shows the match as it ended, taken
+			// before.
+			w.play.collect(false)
+			w.play.held = true
+			m.Close()
+		case m.Client() != nil:
+			w.play.view.leaving, w.play.view.leftAs = true, m.Client().State()
+			m.Close()
 		}
 	}
 }
