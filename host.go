@@ -55,8 +55,9 @@ type HostConfig struct {
 	AcceptBacklog int
 	// MaxPeersPerAddress bounds the players and spectators admitted from
 	// one IP address (a household behind one router shares one address; an
-	// IPv6 one, its /64): past it a peer is refused, its client told the
-	// host is full for its address. Past it (or 4) the joins under way
+	// IPv6 one, its /64), those away within their grace window (Grace)
+	// counted by their last connection's: past it a peer is refused, its
+	// client told the host is full for its address. Past it (or 4) the joins under way
 	// from an address are bounded too: the oldest is closed, its client
 	// told to try again. Default 4. Raise it where many come from one address by
 	// design: bots or a test on this machine's loopback

@@ -115,11 +115,14 @@ func (h *Host) oldestPending(addr string) *hostPeer {
 	return welcomed
 }
 
-// admittedFrom counts the admitted peers from addr ("" for any).
-func (h *Host) admittedFrom(addr string) int {
+// heldFrom counts the places held from addr: the known peers, connected or
+// away within their window, whose last connection came from it. An away
+// peer holds its place, so one address cannot park peers and join again
+// past MaxPeersPerAddress.
+func (h *Host) heldFrom(addr string) int {
 	n := 0
-	for _, p := range h.peers {
-		if p.admitted() && !p.c.Closed() && (addr == "" || p.addr == addr) {
+	for _, k := range h.knownPeers {
+		if k.addr == addr {
 			n++
 		}
 	}
@@ -149,7 +152,7 @@ func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
 		return wire.RejectFull, fmt.Sprintf("no room to watch (spectator places: %d, all taken); try again later", h.cfg.MaxSpectators)
 	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
 		return wire.RejectFull, fmt.Sprintf("host full (%s); try again later", count(h.cfg.MaxPeers, "player", "players"))
-	case h.admittedFrom(addr) >= h.cfg.MaxPeersPerAddress:
+	case h.heldFrom(addr) >= h.cfg.MaxPeersPerAddress:
 		return wire.RejectFull, fmt.Sprintf("host full for your address (%s from one address); try again later", count(h.cfg.MaxPeersPerAddress, "peer", "peers"))
 	}
 	return 0, ""
@@ -301,7 +304,7 @@ func (h *Host) admit(p *hostPeer) {
 	p.c.Admit()
 	h.stats.Admitted++
 	h.admissions++
-	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:]), Spectator: p.spectator}, conn: p}
+	p.kp = &knownPeer{KnownPeer: KnownPeer{Peer: p.id, Name: p.name, TokenHash: sha256.Sum256(p.token[:]), Spectator: p.spectator}, conn: p, addr: p.addr}
 	clear(p.token[:]) // only its hash is kept
 	h.knownPeers = append(h.knownPeers, p.kp)
 	p.rp = h.repl.AddPeer(p.id, p)

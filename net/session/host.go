@@ -122,8 +122,10 @@ type HostConfig struct {
 	// it closes that address's oldest, in the same order. Default 4.
 	MaxPendingPerAddress int
 	// MaxPeersPerAddress bounds the peers admitted from one IP address (a
-	// household behind one router shares one; an IPv6 household, its /64);
-	// past it a Hello gets Reject RejectFull. Default 4.
+	// household behind one router shares one; an IPv6 household, its /64),
+	// those away within their grace window counted by the address of their
+	// last connection; past it a Hello, or a Resume from another address,
+	// gets Reject RejectFull. Default 4.
 	MaxPeersPerAddress int
 	// MaxJoinsPerAddress bounds the fresh joins (peers admitted; resumes
 	// have bounds of their own) from one IP address a minute, an IPv6 one

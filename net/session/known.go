@@ -43,6 +43,7 @@ func (k *KnownPeer) prevGood() bool { return k.PrevHash != [sha256.Size]byte{} }
 type knownPeer struct {
 	KnownPeer
 	conn    *hostPeer // its connection; nil while away
+	addr    string    // its last connection's address (per-address limits); "" for one restored from a save
 	until   time.Time // away: when its window runs out
 	resumes bucket    // resumes accepted (MaxResumesPerPeer a minute)
 }

@@ -186,7 +186,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.reject(p, wire.RejectResume, transport.CloseNormal, "no session to resume: "+why+" ("+old.cause().Error()+"); join afresh")
 		return
 	}
-	if h.admittedFrom(p.addr)-h.from(k, p.addr) >= cfg.MaxPeersPerAddress {
+	if h.heldFrom(p.addr)-k.from(p.addr) >= cfg.MaxPeersPerAddress {
 		h.reject(p, wire.RejectFull, transport.CloseNormal,
 			fmt.Sprintf("host full for your address (%d players from one address); try again later", cfg.MaxPeersPerAddress))
 		return
@@ -249,7 +249,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		rand.Read(token[:])
 		k.TokenHash = sha256.Sum256(token[:])
 	}
-	k.conn = p
+	k.conn, k.addr = p, p.addr
 	p.kp, p.id, p.name, p.spectator = k, k.Peer, k.Name, k.Spectator
 	p.stage = stageAdmitted
 	p.resumed = true
@@ -295,10 +295,10 @@ func (h *Host) liveConnection(id ecs.PeerID) bool {
 	return k != nil && k.conn != nil && !k.conn.c.Closed()
 }
 
-// from counts the admitted connections of k from addr (0 or 1): its own,
-// which a resume replaces.
-func (h *Host) from(k *knownPeer, addr string) int {
-	if k.conn != nil && !k.conn.c.Closed() && k.conn.admitted() && k.conn.addr == addr {
+// from counts the places k holds from addr (0 or 1): its own, which a
+// resume from addr takes again.
+func (k *knownPeer) from(addr string) int {
+	if k.addr == addr {
 		return 1
 	}
 	return 0
