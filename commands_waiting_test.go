@@ -2,10 +2,12 @@ package tandem
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tandem-go/tandem/net/command"
 	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/store"
 )
@@ -96,4 +98,53 @@ func (s *slowWorld) Commit(ctx context.Context, b *store.Batch) (uint64, error) 
 		return 0, errors.New("the disk stalls")
 	}
 	return s.World.Commit(ctx, b)
+}
+
+// BenchmarkCommandCopies measures a host step while one player keeps its
+// waiting room full of 1 KiB commands of one operation (past its rate they
+// wait; once the operation ran, the rest are answered Conflict) and sends
+// 14 small commands of that operation a frame: each is looked for among the
+// waiting ones by the digest each took as it came, not hashed again.
+func BenchmarkCommandCopies(b *testing.B) {
+	r := newRig(b, HostConfig{})
+	p := r.dialRaw("mallory")
+	pl := r.host.people.players[1]
+	big := make([]byte, 1024)
+	n := uint32(0)
+	for op := uint64(1); op <= 31; op++ { // the rate's burst, spent: the rest waits
+		p.send(b, op, 0, u32(1))
+	}
+	cur := uint64(100)
+	p.send(b, cur, 0, u32(1))
+	// refill keeps the waiting room full of 1 KiB commands of an operation
+	// that has not run yet.
+	refill := func(k int) {
+		for range k {
+			if v, _ := pl.book.Check(cur, command.Sum{}); v != command.Run {
+				cur++
+				p.send(b, cur, 0, u32(1))
+			}
+			n++
+			binary.LittleEndian.PutUint32(big, n)
+			p.send(b, cur, 0, big)
+		}
+	}
+	for range 60 {
+		refill(2)
+		r.step(1)
+	}
+	refill(64)
+	r.step(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		refill(1)
+		for range 14 { // 16 lane messages a frame in all: under 1,000 a second
+			n++
+			p.send(b, cur, 0, u32(n))
+		}
+		r.step(1)
+	}
+	if st := r.host.Stats(); st.Conflicts == 0 {
+		b.Fatalf("no command was answered Conflict: the waiting room did not hold one operation's copies (%+v)", st)
+	}
 }

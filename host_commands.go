@@ -97,6 +97,7 @@ type queued struct {
 	op      uint64
 	kind    uint8
 	payload []byte
+	sum     command.Sum // the digest of kind and payload, taken once as it came
 }
 
 // errNotTaken is the malformed-message reason of a message a Game has no use
@@ -152,7 +153,7 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		// ones; its answer still counts against MaxWithheld (a flood of old
 		// ids is held to it, as new commands are).
 		pl.queued++
-		h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+		h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum})
 		return
 	}
 	// Each command queued this frame will hold a receipt too.
@@ -164,12 +165,12 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		if len(pl.waiting) == 0 {
 			h.cmds.waiters = append(h.cmds.waiters, peer)
 		}
-		pl.waiting = append(pl.waiting, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+		pl.waiting = append(pl.waiting, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum})
 		h.stats.Waited++
 		return
 	}
 	pl.queued++
-	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...)})
+	h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum})
 }
 
 // taken reports whether the player's command op, with the content whose
@@ -178,7 +179,7 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 // once the first ran.
 func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64, sum command.Sum) bool {
 	for i := range pl.waiting {
-		if w := &pl.waiting[i]; w.op == op && command.SumOf(w.kind, w.payload) == sum {
+		if w := &pl.waiting[i]; w.op == op && w.sum == sum {
 			return true
 		}
 	}
@@ -186,7 +187,7 @@ func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64, sum command.Sum)
 		return false
 	}
 	for i := range h.cmds.queue {
-		if q := &h.cmds.queue[i]; q.peer == peer && q.op == op && command.SumOf(q.kind, q.payload) == sum {
+		if q := &h.cmds.queue[i]; q.peer == peer && q.op == op && q.sum == sum {
 			return true
 		}
 	}
@@ -246,8 +247,7 @@ func (h *Host[I]) runCommands() {
 			continue // left since
 		}
 		pl.queued = max(0, pl.queued-1)
-		sum := command.SumOf(c.kind, c.payload)
-		v, kept := pl.book.Check(c.op, sum)
+		v, kept := pl.book.Check(c.op, c.sum)
 		var msg []byte
 		switch v {
 		case command.Run:
@@ -265,7 +265,7 @@ func (h *Host[I]) runCommands() {
 				r.Status, r.Reason = wire.ReceiptRefused, reason(err)
 			}
 			msg, _ = r.Encode(nil)
-			e := command.Entry{Op: c.op, Sum: sum, Receipt: msg}
+			e := command.Entry{Op: c.op, Sum: c.sum, Receipt: msg}
 			gone, ok := pl.book.Add(e)
 			if h.saves != nil {
 				h.saves.tracker.Put(receiptKey(pl.id, c.op), command.AppendEntry(nil, &e))

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/command"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -169,7 +170,7 @@ func (h *Host[I]) give(k Command, payload []byte) (uint64, error) {
 	m.next++
 	h.own.kinds[op] = uint8(kind)
 	pl.queued++
-	h.cmds.queue = append(h.cmds.queue, queued{peer: ecs.HostPeer, op: op, kind: uint8(kind), payload: payload})
+	h.cmds.queue = append(h.cmds.queue, queued{peer: ecs.HostPeer, op: op, kind: uint8(kind), payload: payload, sum: command.SumOf(uint8(kind), payload)})
 	h.noteOwn()
 	return op, nil
 }
@@ -189,7 +190,7 @@ func (h *Host[I]) mail(kind uint8, payload []byte) (uint64, error) {
 	}
 	op := m.next
 	m.next++
-	m.queue = append(m.queue, queued{peer: ecs.HostPeer, op: op, kind: kind, payload: payload})
+	m.queue = append(m.queue, queued{peer: ecs.HostPeer, op: op, kind: kind, payload: payload, sum: command.SumOf(kind, payload)})
 	return op, nil
 }
 
