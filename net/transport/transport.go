@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // MaxDatagramSize is the largest datagram payload, in bytes, that any Conn
@@ -132,7 +134,9 @@ type CloseError struct {
 // Unwrap returns Cause.
 func (e *CloseError) Unwrap() error { return e.Cause }
 
-// Error describes the close.
+// Error describes the close. A reason's characters that do not print (a
+// newline, a control) are written '?': a peer's reason is its own text,
+// and would otherwise forge lines of a log that prints the error.
 func (e *CloseError) Error() string {
 	side := "closed locally"
 	if e.Remote {
@@ -141,7 +145,18 @@ func (e *CloseError) Error() string {
 	if e.Reason == "" {
 		return fmt.Sprintf("transport: %s (%s)", side, e.Code)
 	}
-	return fmt.Sprintf("transport: %s (%s): %s", side, e.Code, e.Reason)
+	return fmt.Sprintf("transport: %s (%s): %s", side, e.Code, printable(e.Reason))
+}
+
+// printable returns s with each character that does not print replaced by
+// '?'.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return '?'
+	}, s)
 }
 
 // Errors returned by Conn methods. Compare with errors.Is.
