@@ -34,7 +34,21 @@ type joinState struct {
 	// progress and the room it makes. Counted when the join begins (and
 	// when the peer's scope is first drawn), kept by the join's notices.
 	scoped int
+	// left is the lane's bytes not yet taken as the last StartJoin
+	// returned; stalls counts the calls since in which the lane did not
+	// drain at all (a peer that stopped reading): past stallCalls of
+	// them StartJoin asks to be called again only after the next step.
+	left   int
+	stalls int
 }
+
+// stallCalls is how many StartJoin calls in a row may find the join lane
+// as full as the call before left it, and still ask to be called again
+// soon: about a quarter second of a host's loop polling every millisecond
+// between steps, longer than a lane waits for its peer's flow control on a
+// slow link. A peer that stopped reading has its join topped up once a
+// step after them, until it reads again or its join timeout ends it.
+const stallCalls = 250
 
 // window returns the most bytes of pages to keep queued on the join lane
 // now.
@@ -352,22 +366,33 @@ func (h *HostReplicator) StartJoin(id ecs.PeerID) (more bool) {
 		window = 1
 	}
 	left := func() bool { return int(j.cursor) < len(h.ents) || len(j.despawns) > 0 }
+	if buffered := p.out.LaneBuffered(transport.LaneJoin); buffered < j.left || buffered == 0 {
+		j.stalls = 0
+	} else {
+		j.stalls = min(j.stalls+1, stallCalls)
+	}
 	for h.budget > 0 && p.out.LaneBuffered(transport.LaneJoin) < window && left() {
 		if !j.sendPage(p) {
 			break
 		}
 	}
+	if p.err == nil && p.join != nil {
+		j.left = p.out.LaneBuffered(transport.LaneJoin)
+	}
+	// A lane that has not drained for stallCalls calls waits for the next
+	// step's top-up rather than being polled again.
+	moving := j.stalls < stallCalls
 	switch {
 	case p.err != nil || p.join == nil:
 		return false
 	case left():
 		// With the step's budget spent, the next call that can send comes
 		// after the next step (the session tops joins up after each one).
-		return j.round == 1 && h.budget > 0
+		return j.round == 1 && h.budget > 0 && moving
 	case j.pending != 0:
 		return false // the next step's round catches up with what changed
 	case p.out.LaneBuffered(transport.LaneJoin) >= window:
-		return true // FINAL waits for room
+		return moving // FINAL waits for room
 	}
 	// Pages are built from the host's images, which change only at steps:
 	// the world as of the last step is sent whole, and FINAL says so now.

@@ -26,8 +26,10 @@ package session
 // WelcomeAck not waiting for the next step), or a join
 // whose first pages it is still queuing as the lane drains (StartJoin keeps a
 // bounded amount queued, so the transport sends while the host builds the
-// next ones). While it does, call it again soon; when it does not, nothing
-// needs it until Accept is given a connection.
+// next ones; one whose lane has not drained for about a quarter second of
+// calls, its peer not reading, waits for the next step instead). While it
+// does, call it again soon; when it does not, nothing needs it until
+// Accept is given a connection or the next step.
 func (h *Host) Handshake() (more bool) {
 	if h.shut.Load() {
 		return false
