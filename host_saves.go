@@ -206,7 +206,7 @@ func (s *hostSaves) build(schema *save.Schema) {
 // is each frame's) and Interpolated (rebuilt from the pose), the Game's
 // Saved, nothing of the physics body, which is rebuilt, nothing of the
 // roster's entities, and nothing of a client's marks (ecs.HostMoved,
-// ecs.Departing) a game's Arrived put on the host's entities.
+// ecs.Predicted, ecs.Departing) a game's Arrived put on the host's entities.
 func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	s := save.NewSchema(w.ECS)
 	for _, c := range g.Components {
@@ -246,6 +246,7 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	// the README does) adds it on the host too when Arrived stands in for a
 	// nil Game.Restored, and does again after the next restore.
 	save.Skip[ecs.HostMoved](s)
+	save.Skip[ecs.Predicted](s)
 	save.Skip[ecs.Departing](s)
 	return s
 }

@@ -1,6 +1,7 @@
 package tandem
 
 import (
+	"math"
 	"time"
 
 	"github.com/jakecoffman/cp/v2"
@@ -30,9 +31,18 @@ import (
 // dynamic bodies kinematic would be simpler and wrong: their infinite mass
 // stops the predicted body dead on every contact, and the host corrects it
 // each time. A body kinematic on the host, a moving platform
-// (physics.Material.Kinematic), is kinematic on the client too, put on the
-// host's state carried forward as the others are; with ClientConfig.Replay a
-// player riding it is replayed against where it was.)
+// (physics.Material.Kinematic), is kinematic on the client too, steered onto
+// the host's state carried forward (its velocity set to close the gap over
+// a few frames, never moved at a stroke through what rides it, and carried
+// forward a second at least); with ClientConfig.Replay a player riding it is
+// replayed against where it was.)
+//
+// A remote body the game marks ecs.Predicted (a platform its systems move
+// alike on every machine) is the client's own to run, in the present: it is
+// never put on the host's state, but checked against it, the host's state
+// of a frame against where the client had it at that frame, and moved by
+// the difference when they differ (RemoteStats.Corrected); it is drawn in
+// the present, beside what the client predicts.
 //
 // A predicted body at rest stays where the host has it: the host's physics
 // lets a body fall asleep where it stopped, possibly pressed a little into a
@@ -109,6 +119,13 @@ type remoteState struct {
 	replayed bool
 	// ahead: drawn in the present, listed in netPhysics.drawn.
 	ahead bool
+	// pred is the body's place in netPhysics.preds + 1 while this client
+	// predicts it (ecs.Predicted); 0: it does not. own and ownVel are
+	// then what the client last left in its Transform and Velocity (its
+	// own state, not the host's): a state that brings another brought it.
+	pred   int32
+	own    ecs.Transform
+	ownVel ecs.Velocity
 }
 
 // RemoteStats counts what a client did with remote bodies.
@@ -118,7 +135,9 @@ type RemoteStats struct {
 	// counts the steps in which a resting predicted body was put back on
 	// the host's pose; DrawnAhead counts the held bodies drawn in the
 	// present (NetPhysics.DrawHeldAhead), once each time one begins.
-	Put, Holds, Rests, DrawnAhead uint64
+	// Corrected counts the host states that moved a remote body this
+	// client predicts (ecs.Predicted): it was elsewhere at their frame.
+	Put, Holds, Rests, DrawnAhead, Corrected uint64
 }
 
 // netPhysics is a client's remote-body keeper and rest lock. It is the
@@ -177,6 +196,10 @@ type netPhysics struct {
 	frame      ecs.Frame
 	stats      RemoteStats
 
+	// preds are the remote bodies this client predicts (ecs.Predicted),
+	// netphys_predicted.go.
+	preds []predictedBody
+
 	rests   []restState
 	neutral ecs.Frame // first frame of the current run of empty inputs (0: none)
 	poseTol float64
@@ -232,6 +255,8 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 // frames numbered otherwise.
 func (n *netPhysics) rebase() {
 	clear(n.slots)
+	clear(n.preds)
+	n.preds = n.preds[:0]
 	n.rests = n.rests[:0]
 	n.neutral = 0
 	clear(n.drawn)
@@ -270,10 +295,33 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	remote := id.Owner != n.local() || w.Arche().Has(e, w.IDs.HostMoved)
 	body := remote && w.Arche().Has(e, n.bodyID) && n.transforms.Has(e) && n.velocities.Has(e)
 	if !body {
-		*st = remoteState{}
+		n.forget(e, st)
 		return
 	}
 	st.body = true
+	now := w.Frame() - 1 // the frame whose end the coming step starts from
+	predicted := n.markedPredicted(e)
+	if st.pred != 0 {
+		// Its components held the client's own state (takeBody): what
+		// differs from that the state brought.
+		if p := *n.transforms.Get(e); p != st.own {
+			st.pose, st.frame = p, f
+		}
+		if v := *n.velocities.Get(e); v != st.ownVel {
+			st.vel = v
+		}
+		if predicted {
+			n.checkPredicted(e, st, f, now)
+			return
+		}
+		// Its mark taken away: drawn from the host's states again.
+		n.stopPredicted(st)
+		n.forgetDrawn(e)
+		st.ahead = false
+		st.touched = 0
+		n.put(e, st, now)
+		return
+	}
 	// A host defers small moves (replicate.Codec.Significant): a state may
 	// bring a new velocity with the pose of an earlier frame. The pose is
 	// carried forward from the frame it is of.
@@ -281,7 +329,11 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		st.pose, st.frame = p, f
 	}
 	st.vel = *n.velocities.Get(e)
-	now := w.Frame() - 1 // the frame whose end the coming step starts from
+	if predicted {
+		s, _ := w.NetSlot(e)
+		n.startPredicted(e, st, s, now)
+		return
+	}
 	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold && !snap {
 		// The host has not yet seen the predicted body's touch: the
 		// client's own simulation of the body is the better guess.
@@ -322,7 +374,7 @@ func (n *netPhysics) Heard(f ecs.Frame) {
 // Removed implements replicate.Observer.
 func (n *netPhysics) Removed(e arche.Entity) {
 	if st := n.slot(e); st != nil {
-		*st = remoteState{}
+		n.forget(e, st)
 	}
 	n.forgetDrawn(e)
 	for i := range n.rests {
@@ -334,16 +386,41 @@ func (n *netPhysics) Removed(e arche.Entity) {
 	n.next.Removed(e)
 }
 
+// forget forgets what the client knew of e's body (st): it is gone, or no
+// remote body now.
+func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
+	if st.pred != 0 {
+		n.stopPredicted(st)
+		n.forgetDrawn(e)
+	}
+	*st = remoteState{}
+}
+
 // put puts e's body on the host state st holds, carried forward at its
-// velocity to frame f (at most MaxAhead); e's Transform and Velocity keep the
-// host state itself.
+// velocity to frame f (at most MaxAhead, a kinematic body's at least
+// kinematicAhead); e's Transform and Velocity keep the host state itself.
+// A kinematic body is steered there rather than moved (steer). A body this
+// client predicts is put, in a replay's step, where the client had it
+// (placeRecorded).
 func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
+	if st.pred != 0 && n.stepping && n.placeRecorded(e, st, f) {
+		return
+	}
+	b := n.w.Physics.BodyOf(e)
+	kinematic := isKinematic(b) && st.pred == 0
+	ahead := n.cfg.MaxAhead.Seconds()
+	if kinematic {
+		ahead = max(ahead, kinematicAhead.Seconds())
+	}
 	pose := st.pose
 	if f > st.frame && st.vel != (ecs.Velocity{}) {
-		dt := min(float64(f-st.frame)*n.step, n.cfg.MaxAhead.Seconds())
+		dt := min(float64(f-st.frame)*n.step, ahead)
 		pose.X += st.vel.X * dt
 		pose.Y += st.vel.Y * dt
 		pose.Angle += st.vel.Angular * dt
+	}
+	if kinematic && !n.stepping && n.steer(e, b, st, pose) {
+		return
 	}
 	if st.ahead && !n.stepping {
 		n.absorbPut(e, pose) // a replay's moves are absorbed at its end
@@ -351,6 +428,43 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
 	n.w.Physics.Move(e, pose)
 	*n.transforms.Get(e) = st.pose
 	n.w.Physics.SetVelocity(e, st.vel)
+}
+
+// A kinematic body (a moving platform) carries what stands on it by its
+// velocity. Moved onto its host state at a stroke, as a dynamic body is, it
+// goes through what it carries: a lift the client carried down past its
+// turn, put back up, passed through the player standing on it. So it is
+// steered instead: its velocity for the next step is the host's, plus a
+// steerFrames-th of how far it is from where the host has it a frame, so
+// it closes the gap over a few frames and pushes what it meets. A teleport
+// of the host's (or a gap past kinematicSnap) moves it at once.
+const (
+	steerFrames   = 4
+	kinematicSnap = 256.0 // world units
+	// kinematicAhead is the least a kinematic body is carried forward past
+	// its newest host state: the host sends a slow platform's small moves
+	// now and then, so its newest pose is often older than MaxAhead, and a
+	// kinematic body keeps its velocity until its own system changes it.
+	kinematicAhead = time.Second
+)
+
+// steer sets kinematic body b's velocity for the next step so that it
+// closes on pose, e's host state carried forward, and keeps e's Transform
+// and Velocity the host's; it reports false, doing nothing, when the body
+// is to be moved there instead (a teleport, or a gap past kinematicSnap).
+func (n *netPhysics) steer(e arche.Entity, b *cp.Body, st *remoteState, pose ecs.Transform) bool {
+	at := b.Position()
+	dx, dy := pose.X-at.X, pose.Y-at.Y
+	da := ecs.AngleDiff(pose.Angle, b.Angle())
+	if math.Hypot(dx, dy) > kinematicSnap || n.snapped(e) {
+		return false
+	}
+	k := 1 / (steerFrames * n.step)
+	b.SetVelocity(st.vel.X+dx*k, st.vel.Y+dy*k)
+	b.SetAngularVelocity(st.vel.Angular + da*k)
+	*n.transforms.Get(e) = st.pose
+	*n.velocities.Get(e) = st.vel
+	return true
 }
 
 // touched is the arbiter callback of a predicted body: the body at the other
@@ -365,8 +479,8 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 		return // a kinematic body (a platform) goes where the host's does: nothing pushes it
 	}
 	st := n.slot(e)
-	if st == nil || !st.body {
-		return
+	if st == nil || !st.body || st.pred != 0 {
+		return // a body this client predicts is simulated here already
 	}
 	if n.cfg.Hold != nil {
 		if !n.cfg.Hold(n.w, e) {
@@ -415,8 +529,8 @@ func (n *netPhysics) Update(w *ecs.World) {
 	f := w.Frame()
 	for _, e := range n.moved {
 		st := n.slot(e)
-		if st == nil || !st.body || st.at == f || !w.Alive(e) {
-			continue
+		if st == nil || !st.body || st.pred != 0 || st.at == f || !w.Alive(e) {
+			continue // a body this client predicts stays where its step left it
 		}
 		st.at = f
 		if st.touched != 0 && int(f-st.heldSince) <= n.cfg.MaxHold {
@@ -430,6 +544,7 @@ func (n *netPhysics) Update(w *ecs.World) {
 		n.put(e, st, f)
 		n.stats.Put++
 	}
+	n.recordPredicted(f)
 	n.holdRests()
 	n.updateDrawn()
 }

@@ -51,6 +51,9 @@ type presentDraw struct {
 	// snap: the host teleported it (Interpolated.Snap), and its next put
 	// is a jump; jumped: it was, and the step draws no blend across it.
 	snap, jumped bool
+	// predicted: a body this client predicts (ecs.Predicted), drawn in the
+	// present for as long as it does.
+	predicted bool
 }
 
 // drawTouched draws remote body e, which a predicted body touched this

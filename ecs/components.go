@@ -86,6 +86,25 @@ type NetworkIdentity struct {
 // has no Restored hook (it runs on the host then). Saves leave it out.
 type HostMoved struct{}
 
+// Predicted marks an entity a client does not own that it runs in its
+// present all the same, as it does what it predicts, rather than drawing it
+// from the host's states: a moving platform, a lift, a door on a path of
+// the frame number, which the game's own systems move alike on every
+// machine. A predicted player riding it is simulated and drawn on it where
+// the host has it at the same frame; put on the host's newest state carried
+// forward instead, it overshoots every turn by the client's lead and the
+// round trip, and the player riding it is corrected at every turn (or goes
+// through it). A client adds it in Game.Arrived to such an entity, with a
+// physics body, and lets its systems move the body on the client too. The
+// engine records where the client had the body at each frame; a host state
+// that differs from it, beyond the wire's precision, moves the body by the
+// difference (drawn sliding there; a teleport of the host's drawn as a
+// jump), as a prediction is corrected. A remote player riding it is still
+// drawn in the past, from the host's states: beside it, by as far as the
+// platform moves in the client's lead and render delay. Ignored on the host
+// and on an entity the client owns. Saves leave it out.
+type Predicted struct{}
+
 // Departing marks an entity the host removed that this client keeps in its
 // world while it draws the entity, in the past, on to its removal (see
 // replicate.DrawnObserver): at most a render delay and two send intervals,

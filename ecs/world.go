@@ -13,7 +13,7 @@ type Frame uint32
 
 // CoreIDs are the arche component ids of the core components in one world.
 type CoreIDs struct {
-	Transform, Velocity, NetworkIdentity, Interpolated, Departing, HostMoved arche.ID
+	Transform, Velocity, NetworkIdentity, Interpolated, Departing, HostMoved, Predicted arche.ID
 }
 
 // World is an arche world with Tandem's network index and change journal.
@@ -49,6 +49,7 @@ func NewWorld() *World {
 		Interpolated:    arche.ComponentID[Interpolated](&w.arche),
 		Departing:       arche.ComponentID[Departing](&w.arche),
 		HostMoved:       arche.ComponentID[HostMoved](&w.arche),
+		Predicted:       arche.ComponentID[Predicted](&w.arche),
 	}
 	w.journal.init()
 	w.index.init(w)

@@ -20,8 +20,8 @@ import (
 // it (World.AppendWireImage: equal within each codec's precision).
 //
 // It checks a world at rest, or at rest where c looks: a moving entity's
-// newest state is on its way to c, and a client's own entities are
-// predicted ahead of the host. So a test steps until they agree, and fails
+// newest state is on its way to c, and a client's own entities, and those
+// it predicts (ecs.Predicted), are ahead of the host. So a test steps until they agree, and fails
 // if they never do:
 //
 //	if !r.StepUntil(600, func() bool { return tandemtest.Agree(r.Host, c) == nil }) {

@@ -1,0 +1,212 @@
+package tandem
+
+import (
+	"math"
+
+	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// Remote bodies a client predicts (ecs.Predicted): the game's systems move
+// them on the client as on the host, in the client's present, and the
+// engine only checks them against the host's states. Each step's end
+// records where the body is (recordPredicted); a host state of frame f is
+// compared with the record of frame f, and a difference past the wire's
+// precision moves the body, and every record after f, by it
+// (checkPredicted): the next state, of a frame the client simulated
+// after the first was wrong, finds it right. The body is drawn in the
+// present (the bodies drawn so, netphys_draw.go), its corrections sliding.
+
+// predictedRing is how many frames of a predicted body's states a client
+// keeps: two seconds at 60 Hz, more than its lead and a round trip.
+const predictedRing = 128
+
+// predictedBody is a remote body this client predicts.
+type predictedBody struct {
+	e    arche.Entity
+	slot int32
+	ring [predictedRing]bodyState // by frame % predictedRing
+}
+
+// bodyState is a predicted body's state at the end of a frame.
+type bodyState struct {
+	frame ecs.Frame // 0: none
+	pose  ecs.Transform
+	vel   ecs.Velocity
+}
+
+// predictedTolerance is how far, in world units (radians for the angle),
+// a predicted body may be from the host's state of the same frame without
+// being corrected: two steps of the wire's precision.
+const predictedTolerance = 2.0 / replicate.PositionScale
+
+// predictedAngleTolerance is predictedTolerance's for the angle.
+const predictedAngleTolerance = 2 * math.Pi / (1 << 12)
+
+// markedPredicted reports whether remote entity e is one this client
+// predicts: marked ecs.Predicted, with a body.
+func (n *netPhysics) markedPredicted(e arche.Entity) bool {
+	return n.w.ECS.Arche().Has(e, n.w.ECS.IDs.Predicted)
+}
+
+// startPredicted begins predicting remote body e (slot s): its body is put
+// on the host's newest state carried forward to frame now, and drawn in the
+// present from there on.
+func (n *netPhysics) startPredicted(e arche.Entity, st *remoteState, s int32, now ecs.Frame) {
+	n.preds = append(n.preds, predictedBody{e: e, slot: s})
+	st.pred = int32(len(n.preds))
+	n.put(e, st, now)
+	n.drawPredicted(e)
+	n.takeBody(e)
+}
+
+// stopPredicted stops predicting the remote body of slot s (its mark taken
+// away, or the entity gone): it is put on the host's states again, drawn
+// in the past.
+func (n *netPhysics) stopPredicted(st *remoteState) {
+	i := int(st.pred) - 1
+	st.pred = 0
+	last := len(n.preds) - 1
+	if i != last {
+		n.preds[i] = n.preds[last]
+		if s := n.preds[i].slot; int(s) < len(n.slots) {
+			n.slots[s].pred = int32(i + 1)
+		}
+	}
+	n.preds[last] = predictedBody{}
+	n.preds = n.preds[:last]
+}
+
+// checkPredicted compares predicted body e's host state of frame f (st,
+// just received) with what the client had at the end of that frame, and
+// moves the body by the difference, and the records after f with it, if
+// it is past predictedTolerance; a teleport of the host's moves it there,
+// drawn as a jump. A state of a frame the client has no record of (before
+// it began predicting, or older than predictedRing frames) puts the body on
+// the host's state carried forward, as a remote body's is.
+func (n *netPhysics) checkPredicted(e arche.Entity, st *remoteState, f, now ecs.Frame) {
+	pb := &n.preds[st.pred-1]
+	b := n.w.Physics.BodyOf(e)
+	if b == nil {
+		return
+	}
+	if n.snapped(e) {
+		n.put(e, st, now)
+		n.takeBody(e)
+		n.clearRing(pb)
+		return
+	}
+	if st.frame != f {
+		n.takeBody(e) // no new pose: only a velocity, or another value
+		return
+	}
+	r := &pb.ring[f%predictedRing]
+	if r.frame != f || f > now {
+		n.put(e, st, now)
+		n.takeBody(e)
+		return
+	}
+	d := poseDiff(st.pose, r.pose)
+	dv := ecs.Velocity{X: st.vel.X - r.vel.X, Y: st.vel.Y - r.vel.Y, Angular: st.vel.Angular - r.vel.Angular}
+	if math.Hypot(d.X, d.Y) <= predictedTolerance && math.Abs(d.Angle) <= predictedAngleTolerance {
+		n.takeBody(e)
+		return
+	}
+	for i := range pb.ring {
+		if x := &pb.ring[i]; x.frame >= f && x.frame != 0 {
+			x.pose = ecs.Transform{X: x.pose.X + d.X, Y: x.pose.Y + d.Y, Angle: x.pose.Angle + d.Angle}
+			x.vel = ecs.Velocity{X: x.vel.X + dv.X, Y: x.vel.Y + dv.Y, Angular: x.vel.Angular + dv.Angular}
+		}
+	}
+	pose := bodyPose(b)
+	pose = ecs.Transform{X: pose.X + d.X, Y: pose.Y + d.Y, Angle: pose.Angle + d.Angle}
+	n.absorbPut(e, pose) // drawn sliding from where it was
+	n.w.Physics.Move(e, pose)
+	v := b.Velocity()
+	b.SetVelocity(v.X+dv.X, v.Y+dv.Y)
+	b.SetAngularVelocity(b.AngularVelocity() + dv.Angular)
+	n.stats.Corrected++
+	n.takeBody(e)
+}
+
+// clearRing forgets a predicted body's records: a teleport of the host's
+// made them another path's.
+func (n *netPhysics) clearRing(pb *predictedBody) {
+	for i := range pb.ring {
+		pb.ring[i] = bodyState{}
+	}
+}
+
+// takeBody gives predicted entity e's Transform and Velocity its body's
+// state: between steps, as after them, a predicted entity's components say
+// where the client has it now, for the game's systems (the host's state
+// went to the interpolator, which does not draw it).
+func (n *netPhysics) takeBody(e arche.Entity) {
+	b := n.w.Physics.BodyOf(e)
+	if b == nil {
+		return
+	}
+	v := b.Velocity()
+	*n.transforms.Get(e) = bodyPose(b)
+	*n.velocities.Get(e) = ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}
+	n.noteOwn(e)
+}
+
+// noteOwn notes what predicted entity e's Transform and Velocity hold
+// now, the client's own state, so that the next host state is told from
+// it (Applied).
+func (n *netPhysics) noteOwn(e arche.Entity) {
+	if st := n.slot(e); st != nil && st.pred != 0 {
+		st.own, st.ownVel = *n.transforms.Get(e), *n.velocities.Get(e)
+	}
+}
+
+// recordPredicted records each predicted body's state at the end of frame
+// f: a step's, after the physics.
+func (n *netPhysics) recordPredicted(f ecs.Frame) {
+	for i := range n.preds {
+		pb := &n.preds[i]
+		b := n.w.Physics.BodyOf(pb.e)
+		if b == nil {
+			continue
+		}
+		v := b.Velocity()
+		pb.ring[f%predictedRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
+		if n.transforms.Has(pb.e) && n.velocities.Has(pb.e) {
+			n.noteOwn(pb.e)
+		}
+	}
+}
+
+// placeRecorded puts predicted body e where the client had it at the end
+// of frame f, for a replay's step; with no record of f, on the host's
+// state carried forward.
+func (n *netPhysics) placeRecorded(e arche.Entity, st *remoteState, f ecs.Frame) bool {
+	r := &n.preds[st.pred-1].ring[f%predictedRing]
+	if r.frame != f {
+		return false
+	}
+	n.w.Physics.Move(e, r.pose)
+	n.w.Physics.SetVelocity(e, r.vel)
+	return true
+}
+
+// drawPredicted draws predicted body e in the present from now on.
+func (n *netPhysics) drawPredicted(e arche.Entity) {
+	b := n.w.Physics.BodyOf(e)
+	if b == nil {
+		return
+	}
+	n.forgetDrawn(e)
+	p := bodyPose(b)
+	if st := n.slot(e); st != nil {
+		st.ahead = true
+	}
+	n.drawn = append(n.drawn, presentDraw{e: e, until: ^ecs.Frame(0), prev: p, cur: p, predicted: true})
+}
+
+// isKinematic reports whether b is a kinematic body.
+func isKinematic(b *cp.Body) bool { return b != nil && b.GetType() == cp.BODY_KINEMATIC }
