@@ -2,6 +2,7 @@ package physics
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
@@ -79,6 +80,67 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 		*t = pose
 		ecs.MutateComponent(w, e, w.IDs.Transform)
 	}
+}
+
+// ClampPose returns the part of a correction of entity e's pose by dx, dy
+// (world units) that does not sink its body into a static or kinematic body
+// it touches past where it touches it now: along each such contact's
+// normal, the correction goes no further into it than the gap there (0
+// where they overlap). A body with no such contact, or none, takes the
+// whole. It is the physics side of a predicting client's correction
+// (predict.ContactClamper).
+func (s *Space) ClampPose(e arche.Entity, dx, dy float64) (float64, float64) {
+	s.eachSupport(e, func(n cp.Vector, gap float64) {
+		into := dx*n.X + dy*n.Y
+		if allowed := max(0, gap); into > allowed {
+			dx -= n.X * (into - allowed)
+			dy -= n.Y * (into - allowed)
+		}
+	})
+	return dx, dy
+}
+
+// ClampVelocity returns the part of a correction of entity e's velocity by
+// dx, dy (world units a second) that does not change how fast its body
+// moves towards or away from a static or kinematic body it touches: the
+// contact decides that, and a difference of a past frame carried into it
+// (a bounce since landed) would throw the body off what carries it, or
+// press it in. A body with no such contact takes the whole
+// (predict.ContactClamper).
+func (s *Space) ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64) {
+	s.eachSupport(e, func(n cp.Vector, _ float64) {
+		along := dx*n.X + dy*n.Y
+		dx -= n.X * along
+		dy -= n.Y * along
+	})
+	return dx, dy
+}
+
+// eachSupport calls fn with the normal (from e's body towards the other,
+// unit length) and the gap (negative: overlap) of each contact of e's body
+// with a static or kinematic body.
+func (s *Space) eachSupport(e arche.Entity, fn func(n cp.Vector, gap float64)) {
+	b := s.BodyOf(e)
+	if b == nil {
+		return
+	}
+	b.EachArbiter(func(arb *cp.Arbiter) {
+		a, o := arb.Bodies()
+		n := arb.Normal() // from a towards o
+		if o == b {
+			a, o = o, a
+			n = n.Neg()
+		}
+		set := arb.ContactPointSet()
+		if a != b || o.GetType() == cp.BODY_DYNAMIC || set.Count == 0 {
+			return
+		}
+		gap := math.Inf(1)
+		for i := 0; i < set.Count; i++ {
+			gap = min(gap, set.Points[i].Distance)
+		}
+		fn(n, gap)
+	})
 }
 
 // Move puts entity e's body at pose (world units, radians), wakes it, and

@@ -402,3 +402,26 @@ func TestAPredictedLiftRemovedAndUnmarked(t *testing.T) {
 		t.Error("a lift whose mark the client took away is still drawn where its body is, not from the host's states")
 	}
 }
+
+// A rider made on a moving lift (not landed on it by a hop on both
+// machines at the same frame), whose client began predicting it frames
+// after the host made it, is corrected while it settles and then hardly
+// at all (at a turn of the lift now and then, which throws it up a
+// little): a correction of a past frame no longer sinks it into the lift
+// or throws it off (the contact decides that), which the next state
+// corrected again, for as long as it stood there (969 corrections in 20 s).
+func TestARiderMadeOnAMovingLiftSettles(t *testing.T) {
+	lt := &liftTrack{at: map[ecs.Frame]cp.Vector{}, hostGap: map[ecs.Frame]float64{}}
+	r := tandemtest.New(t, liftGame(true, lt.trace), tandem.HostConfig{}, tandemtest.Config{})
+	link := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05, Seed: 5}
+	c := r.JoinOver("ann", tandem.ClientConfig[Hop]{}, link, link)
+	r.Step(180)
+	before := c.NetStats().Predict
+	r.Step(1200)
+	after := c.NetStats().Predict
+	pose, vel := after.PoseCorrections-before.PoseCorrections, after.VelocityCorrections-before.VelocityCorrections
+	t.Logf("20 s standing on the lift: %d pose and %d velocity corrections", pose, vel)
+	if pose+vel > 20 {
+		t.Errorf("a rider standing on a lift it was made on was corrected %d times (pose) and %d (velocity) in 20 s", pose, vel)
+	}
+}

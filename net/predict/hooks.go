@@ -41,6 +41,23 @@ type Corrector interface {
 	CorrectVelocity(e arche.Entity, dx, dy, dAngular float64)
 }
 
+// ContactClamper is a Corrector that knows what an entity rests against: it
+// takes out of a pose correction the part that would sink the entity into a
+// static or kinematic body it touches (a floor, a moving platform), past
+// where it touches it now. *physics.Space implements it. A body resting on
+// a moving platform, corrected by a difference of a past frame it has
+// since left behind (a bounce that has landed), would otherwise be pressed
+// into the platform, thrown off it, and corrected again at the next state,
+// for as long as it stands there. The history is shifted by what is left,
+// so the frames after it are compared with what the present came from.
+type ContactClamper interface {
+	ClampPose(e arche.Entity, dx, dy float64) (float64, float64)
+	// ClampVelocity takes out of a velocity correction the part along the
+	// normal of each such contact: the contact decides how fast the
+	// entity goes towards or away from what it rests on.
+	ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64)
+}
+
 // SelectiveCorrector is a Corrector that moves only some entities.
 type SelectiveCorrector interface {
 	Corrector

@@ -159,6 +159,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					d = jump.pose(d, travel, c.since(f))
 				}
 			} else {
+				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
+					d.X, d.Y = cl.ClampPose(e, d.X, d.Y)
+				}
 				c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			}
 			if present {
@@ -191,6 +194,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					d = jump.velocity(*(*ecs.Velocity)(a.Get(e, t.id)))
 				}
 			} else {
+				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
+					d.X, d.Y = cl.ClampVelocity(e, d.X, d.Y)
+				}
 				c.shift(f, k, e, t, d.X, d.Y, d.Angular)
 			}
 			if present {
