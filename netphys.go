@@ -42,7 +42,9 @@ import (
 // never put on the host's state, but checked against it, the host's state
 // of a frame against where the client had it at that frame, and moved by
 // the difference when they differ (RemoteStats.Corrected); it is drawn in
-// the present, beside what the client predicts.
+// the present, beside what the client predicts, and a remote body it
+// touches (another player riding it) is drawn carried by it, moved by how
+// far it is drawn from where its own states would draw it.
 //
 // A predicted body at rest stays where the host has it: the host's physics
 // lets a body fall asleep where it stopped, possibly pressed a little into a
@@ -126,6 +128,8 @@ type remoteState struct {
 	pred   int32
 	own    ecs.Transform
 	ownVel ecs.Velocity
+	// carried: a predicted body carries it, listed in netPhysics.carried.
+	carried bool
 }
 
 // RemoteStats counts what a client did with remote bodies.
@@ -197,8 +201,12 @@ type netPhysics struct {
 	stats      RemoteStats
 
 	// preds are the remote bodies this client predicts (ecs.Predicted),
-	// netphys_predicted.go.
-	preds []predictedBody
+	// netphys_predicted.go; carried are the remote bodies they carry, and
+	// carrier and carrierBody the one whose contacts noteCarried reads.
+	preds       []predictedBody
+	carried     []carriedDraw
+	carrier     arche.Entity
+	carrierBody *cp.Body
 
 	rests   []restState
 	neutral ecs.Frame // first frame of the current run of empty inputs (0: none)
@@ -257,6 +265,8 @@ func (n *netPhysics) rebase() {
 	clear(n.slots)
 	clear(n.preds)
 	n.preds = n.preds[:0]
+	clear(n.carried)
+	n.carried = n.carried[:0]
 	n.rests = n.rests[:0]
 	n.neutral = 0
 	clear(n.drawn)
@@ -314,9 +324,11 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 			n.checkPredicted(e, st, f, now)
 			return
 		}
-		// Its mark taken away: drawn from the host's states again.
+		// Its mark taken away: drawn from the host's states again, and
+		// what it carried too.
 		n.stopPredicted(st)
 		n.forgetDrawn(e)
+		n.forgetCarried(e)
 		st.ahead = false
 		st.touched = 0
 		n.put(e, st, now)
@@ -392,6 +404,9 @@ func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
 	if st.pred != 0 {
 		n.stopPredicted(st)
 		n.forgetDrawn(e)
+	}
+	if len(n.carried) > 0 {
+		n.forgetCarried(e)
 	}
 	*st = remoteState{}
 }
@@ -545,6 +560,7 @@ func (n *netPhysics) Update(w *ecs.World) {
 		n.stats.Put++
 	}
 	n.recordPredicted(f)
+	n.noteCarried()
 	n.holdRests()
 	n.updateDrawn()
 }

@@ -216,11 +216,12 @@ func (n *netPhysics) ahead(e arche.Entity) bool {
 	return false
 }
 
-// drawnPose returns where to draw e if it is a held body drawn in the
-// present: between its drawn poses of the last two steps, alpha of the way.
+// drawnPose returns where to draw e if it is a held or predicted body drawn
+// in the present (between its drawn poses of the last two steps, alpha of
+// the way), or a remote body a predicted one carries (carriedPose).
 func (n *netPhysics) drawnPose(e arche.Entity, alpha float64) (ecs.Transform, bool) {
 	if !n.aheadSlot(e) {
-		return ecs.Transform{}, false
+		return n.carriedPose(e, alpha)
 	}
 	for i := range n.drawn {
 		if d := &n.drawn[i]; d.e == e {

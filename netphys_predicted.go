@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/physics"
 )
 
 // Remote bodies a client predicts (ecs.Predicted): the game's systems move
@@ -210,3 +211,129 @@ func (n *netPhysics) drawPredicted(e arche.Entity) {
 
 // isKinematic reports whether b is a kinematic body.
 func isKinematic(b *cp.Body) bool { return b != nil && b.GetType() == cp.BODY_KINEMATIC }
+
+// Riders of predicted bodies. A remote body on a platform the client
+// predicts (another player riding it) is drawn in the past, from the
+// host's states, while the platform is drawn in the present: beside it,
+// by as far as the platform moves in the client's lead and render delay.
+// So while a predicted body touches a remote one in the client's physics
+// (the remote one put on the host's state carried forward, the predicted
+// one where it runs), the remote one is drawn carried: where the
+// interpolator draws it, plus how far the carrier is drawn from where the
+// interpolator would draw it. The touch is kept carryLinger frames past
+// the last (a remote body carried forward past a turn loses it for a few),
+// and the carrier's offset comes and goes over carryRamp frames.
+
+// carriedDraw is a remote body a predicted body carries.
+type carriedDraw struct {
+	e, by arche.Entity
+	until ecs.Frame // carried through this frame: its last touch's, and carryLinger more
+	// prevW and curW are the weight of the carrier's offset at the end of
+	// the last two steps.
+	prevW, curW float64
+}
+
+const (
+	carryLinger = 30 // frames
+	carryRamp   = 8  // frames
+)
+
+// noteCarried finds, after a step, the remote bodies each predicted body
+// touches, and moves every carried body's weight on by a frame.
+func (n *netPhysics) noteCarried() {
+	for i := range n.preds {
+		b := n.w.Physics.BodyOf(n.preds[i].e)
+		if b == nil {
+			continue
+		}
+		n.carrier, n.carrierBody = n.preds[i].e, b
+		b.EachArbiter(n.carryTouch)
+	}
+	n.carrierBody = nil
+	kept := n.carried[:0]
+	for _, c := range n.carried {
+		c.prevW = c.curW
+		if n.frame <= c.until {
+			c.curW = min(1, c.curW+1.0/carryRamp)
+		} else {
+			c.curW = max(0, c.curW-1.0/carryRamp)
+		}
+		if c.curW == 0 && c.prevW == 0 {
+			if st := n.slot(c.e); st != nil {
+				st.carried = false
+			}
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(n.carried[len(kept):])
+	n.carried = kept
+}
+
+// carryTouch is noteCarried's arbiter callback: the remote body at the
+// other end of a contact of n.carrierBody is carried by n.carrier.
+func (n *netPhysics) carryTouch(arb *cp.Arbiter) {
+	a, o := arb.Bodies()
+	if a == n.carrierBody {
+		a = o
+	}
+	e, ok := physics.EntityOf(a)
+	if !ok {
+		return
+	}
+	st := n.slot(e)
+	if st == nil || !st.body || st.pred != 0 {
+		return
+	}
+	st.carried = true
+	for i := range n.carried {
+		if c := &n.carried[i]; c.e == e {
+			c.by, c.until = n.carrier, n.frame+carryLinger
+			return
+		}
+	}
+	n.carried = append(n.carried, carriedDraw{e: e, by: n.carrier, until: n.frame + carryLinger})
+}
+
+// carriedPose returns where to draw remote body e if a predicted body
+// carries it (see carriedDraw).
+func (n *netPhysics) carriedPose(e arche.Entity, alpha float64) (ecs.Transform, bool) {
+	if len(n.carried) == 0 || n.past == nil {
+		return ecs.Transform{}, false
+	}
+	s, ok := n.w.ECS.NetSlot(e)
+	if !ok || int(s) >= len(n.slots) || !n.slots[s].carried {
+		return ecs.Transform{}, false
+	}
+	for i := range n.carried {
+		c := &n.carried[i]
+		if c.e != e {
+			continue
+		}
+		base, ok1 := n.past(e)
+		now, ok2 := n.drawnPose(c.by, alpha)
+		then, ok3 := n.past(c.by)
+		if !ok1 || !ok2 || !ok3 {
+			return ecs.Transform{}, false
+		}
+		w := c.prevW + (c.curW-c.prevW)*min(max(alpha, 0), 1)
+		return ecs.Transform{X: base.X + w*(now.X-then.X), Y: base.Y + w*(now.Y-then.Y), Angle: base.Angle}, true
+	}
+	return ecs.Transform{}, false
+}
+
+// forgetCarried stops drawing e carried, and what e carried.
+func (n *netPhysics) forgetCarried(e arche.Entity) {
+	kept := n.carried[:0]
+	for _, c := range n.carried {
+		if c.e == e || c.by == e {
+			if st := n.slot(c.e); st != nil && c.e != e {
+				st.carried = false
+			}
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(n.carried[len(kept):])
+	n.carried = kept
+}

@@ -99,10 +99,11 @@ type HostMoved struct{}
 // engine records where the client had the body at each frame; a host state
 // that differs from it, beyond the wire's precision, moves the body by the
 // difference (drawn sliding there; a teleport of the host's drawn as a
-// jump), as a prediction is corrected. A remote player riding it is still
-// drawn in the past, from the host's states: beside it, by as far as the
-// platform moves in the client's lead and render delay. Ignored on the host
-// and on an entity the client owns. Saves leave it out.
+// jump), as a prediction is corrected. A remote body it touches (another
+// player riding it), drawn in the past from the host's states, is drawn
+// carried by it: moved by how far the platform is drawn from where its own
+// states would draw it. Ignored on the host and on an entity the client
+// owns. Saves leave it out.
 type Predicted struct{}
 
 // Departing marks an entity the host removed that this client keeps in its

@@ -425,3 +425,48 @@ func TestARiderMadeOnAMovingLiftSettles(t *testing.T) {
 		t.Errorf("a rider standing on a lift it was made on was corrected %d times (pose) and %d (velocity) in 20 s", pose, vel)
 	}
 }
+
+// Another player riding a lift this client predicts is drawn on it as the
+// host has it at the drawn frame: the rider is drawn in the past, from the
+// host's states, the lift in the present, so the rider is drawn carried by
+// the lift (moved by how far the lift is drawn from where its states would
+// draw it). Drawn from its states alone it was up to 17 units off it.
+func TestARemoteRiderIsDrawnOnAPredictedLift(t *testing.T) {
+	lt, ann, r := liftRun(t, true, 6)
+	link := condition.Config{Latency: 60 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Seed: 60}
+	bob := r.JoinOver("bob", tandem.ClientConfig[Hop]{}, link, link)
+	r.Step(120)
+	type drawnAt struct {
+		frame float64
+		gap   float64
+	}
+	var drawn []drawnAt
+	for range 1200 {
+		r.Step(1)
+		bob.View(r.Clock.Now(), func(v *tandem.View) {
+			a, ok1 := v.Pose(riderOf(v.World, ann.Peer()))
+			l, ok2 := v.Pose(liftOf(v.World))
+			if ok1 && ok2 {
+				drawn = append(drawn, drawnAt{v.Interpolator().RenderFrame(), (l.Y - liftH/2) - (a.Y + riderH/2)})
+			}
+		})
+	}
+	worst, compared := 0.0, 0
+	for _, d := range drawn {
+		f := ecs.Frame(math.Floor(d.frame))
+		g0, ok0 := lt.hostGap[f]
+		g1, ok1 := lt.hostGap[f+1]
+		if !ok0 || !ok1 {
+			continue
+		}
+		compared++
+		worst = max(worst, max(d.gap-max(g0, g1), min(g0, g1)-d.gap))
+	}
+	t.Logf("bob draws ann on the lift up to %.2f units off the host's gap at the drawn frame (%d frames)", worst, compared)
+	if compared < 1000 {
+		t.Fatalf("%d drawn frames compared", compared)
+	}
+	if worst > 3 {
+		t.Errorf("bob draws ann up to %.2f units off the lift where the host has her on it", worst)
+	}
+}
