@@ -338,11 +338,12 @@ func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
 }
 
 // Held reports whether e is a remote body drawn in the present, where this
-// client's physics has it, rather than in the past (NetPhysics.DrawHeldAhead):
-// one a predicted body touched, from the touch until it is drawn near
-// where interpolation would draw it (at rest); Pose then moves it as the
-// client's physics does (held, or carried forward from the host's states),
-// not as the interpolated states do.
+// client's physics has it, rather than in the past: one a predicted body
+// touched, from the touch until it is drawn near where interpolation would
+// draw it, at rest (NetPhysics.DrawHeldAhead), or one this client predicts
+// (ecs.Predicted); Pose then moves it as the client's physics does (held,
+// predicted, or carried forward from the host's states), not as the
+// interpolated states do.
 func (v *View) Held(e arche.Entity) bool { return v.held != nil && v.held(e) }
 
 // Interpolator returns the interpolator (its statistics, SetEnabled), nil on

@@ -35,7 +35,9 @@ import (
 // the host's state carried forward (its velocity set to close the gap over
 // a few frames, never moved at a stroke through what rides it, and carried
 // forward a second at least); with ClientConfig.Replay a player riding it is
-// replayed against where it was.)
+// replayed against where it was. A system of the game's that sets such a
+// body's velocity on the client too fights the steering: run it on the
+// host alone, or mark the body ecs.Predicted.)
 //
 // A remote body the game marks ecs.Predicted (a platform its systems move
 // alike on every machine) is the client's own to run, in the present: it is
@@ -288,13 +290,14 @@ func (n *netPhysics) slot(e arche.Entity) *remoteState {
 // state of frame f. The interpolator records the state; then the body is put
 // where the client's physics needs it.
 func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
-	// A teleport (the interpolator takes its mark) ends a hold: the host
-	// put the body elsewhere, whatever the client made of the touch.
+	// A teleport (the interpolator takes its mark, so it is read first)
+	// ends a hold: the host put the body elsewhere, whatever the client
+	// made of the touch; a kinematic body goes there at a stroke.
 	var st *remoteState
 	snap := false
 	if n.enabled {
 		st = n.slot(e)
-		snap = st != nil && (st.touched != 0 || st.ahead) && n.snapped(e)
+		snap = st != nil && n.snapped(e)
 	}
 	n.next.Applied(e, f)
 	if st == nil {
@@ -321,7 +324,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 			st.vel = v
 		}
 		if predicted {
-			n.checkPredicted(e, st, f, now)
+			n.checkPredicted(e, st, f, now, snap)
 			return
 		}
 		// Its mark taken away: drawn from the host's states again, and
@@ -331,7 +334,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		n.forgetCarried(e)
 		st.ahead = false
 		st.touched = 0
-		n.put(e, st, now)
+		n.put(e, st, now, snap)
 		return
 	}
 	// A host defers small moves (replicate.Codec.Significant): a state may
@@ -352,7 +355,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		return
 	}
 	st.touched = 0
-	n.put(e, st, now)
+	n.put(e, st, now, snap)
 }
 
 // Born passes the making of an entity on to drawing (it is the
@@ -417,7 +420,7 @@ func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
 // A kinematic body is steered there rather than moved (steer). A body this
 // client predicts is put, in a replay's step, where the client had it
 // (placeRecorded).
-func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
+func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool) {
 	if st.pred != 0 && n.stepping && n.placeRecorded(e, st, f) {
 		return
 	}
@@ -434,7 +437,7 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame) {
 		pose.Y += st.vel.Y * dt
 		pose.Angle += st.vel.Angular * dt
 	}
-	if kinematic && !n.stepping && n.steer(e, b, st, pose) {
+	if kinematic && !n.stepping && !snap && n.steer(e, b, st, pose) {
 		return
 	}
 	if st.ahead && !n.stepping {
@@ -466,12 +469,14 @@ const (
 // steer sets kinematic body b's velocity for the next step so that it
 // closes on pose, e's host state carried forward, and keeps e's Transform
 // and Velocity the host's; it reports false, doing nothing, when the body
-// is to be moved there instead (a teleport, or a gap past kinematicSnap).
+// is to be moved there instead: a gap past kinematicSnap, or one under the
+// wire's precision, which a quarter a step would never close (the body
+// would keep a velocity of a rounding, never at rest).
 func (n *netPhysics) steer(e arche.Entity, b *cp.Body, st *remoteState, pose ecs.Transform) bool {
 	at := b.Position()
 	dx, dy := pose.X-at.X, pose.Y-at.Y
 	da := ecs.AngleDiff(pose.Angle, b.Angle())
-	if math.Hypot(dx, dy) > kinematicSnap || n.snapped(e) {
+	if gap := math.Hypot(dx, dy); gap > kinematicSnap || gap < 1.0/replicate.PositionScale && math.Abs(da) < predictedAngleTolerance {
 		return false
 	}
 	k := 1 / (steerFrames * n.step)
@@ -556,7 +561,7 @@ func (n *netPhysics) Update(w *ecs.World) {
 		// Not held, or held MaxHold frames with no host state to end it
 		// (the host never had the touch, and its body rests): put back.
 		st.touched = 0
-		n.put(e, st, f)
+		n.put(e, st, f, false)
 		n.stats.Put++
 	}
 	n.recordPredicted(f)

@@ -44,8 +44,14 @@ type bodyState struct {
 // being corrected: two steps of the wire's precision.
 const predictedTolerance = 2.0 / replicate.PositionScale
 
-// predictedAngleTolerance is predictedTolerance's for the angle.
-const predictedAngleTolerance = 2 * math.Pi / (1 << 12)
+// predictedAngleTolerance is predictedTolerance's for the angle;
+// predictedSpeedTolerance and predictedSpinTolerance are the velocity's
+// (world units and radians a second).
+const (
+	predictedAngleTolerance = 2 * math.Pi / (1 << 12)
+	predictedSpeedTolerance = 2.0 / replicate.VelocityScale
+	predictedSpinTolerance  = 2.0 / replicate.AngularScale
+)
 
 // markedPredicted reports whether remote entity e is one this client
 // predicts: marked ecs.Predicted, with a body.
@@ -59,7 +65,7 @@ func (n *netPhysics) markedPredicted(e arche.Entity) bool {
 func (n *netPhysics) startPredicted(e arche.Entity, st *remoteState, s int32, now ecs.Frame) {
 	n.preds = append(n.preds, predictedBody{e: e, slot: s})
 	st.pred = int32(len(n.preds))
-	n.put(e, st, now)
+	n.put(e, st, now, false)
 	n.drawPredicted(e)
 	n.takeBody(e)
 }
@@ -83,47 +89,58 @@ func (n *netPhysics) stopPredicted(st *remoteState) {
 
 // checkPredicted compares predicted body e's host state of frame f (st,
 // just received) with what the client had at the end of that frame, and
-// moves the body by the difference, and the records after f with it, if
-// it is past predictedTolerance; a teleport of the host's moves it there,
-// drawn as a jump. A state of a frame the client has no record of (before
-// it began predicting, or older than predictedRing frames) puts the body on
-// the host's state carried forward, as a remote body's is.
-func (n *netPhysics) checkPredicted(e arche.Entity, st *remoteState, f, now ecs.Frame) {
+// if they differ past the wire's precision, in pose or velocity, moves the
+// body and the records after f by the difference: the pose's, and what the
+// velocity's carried it since f (a host that stopped the body, the client
+// learning it late, has it still there; it sends nothing more once it is
+// still). A teleport of the host's (snap) moves it to the host's state,
+// carried forward, drawn as a jump. A state of a frame the client has no
+// record of (before it began predicting, or older than predictedRing
+// frames) puts the body on the host's state carried forward, as a remote
+// body's is.
+func (n *netPhysics) checkPredicted(e arche.Entity, st *remoteState, f, now ecs.Frame, snap bool) {
 	pb := &n.preds[st.pred-1]
 	b := n.w.Physics.BodyOf(e)
 	if b == nil {
 		return
 	}
-	if n.snapped(e) {
-		n.put(e, st, now)
-		n.takeBody(e)
+	if snap {
 		n.clearRing(pb)
-		return
-	}
-	if st.frame != f {
-		n.takeBody(e) // no new pose: only a velocity, or another value
+		n.put(e, st, now, true)
+		n.takeBody(e)
 		return
 	}
 	r := &pb.ring[f%predictedRing]
-	if r.frame != f || f > now {
-		n.put(e, st, now)
+	if r.frame != f || f == 0 || f > now {
+		n.put(e, st, now, false)
 		n.takeBody(e)
 		return
 	}
 	d := poseDiff(st.pose, r.pose)
+	if st.frame != f {
+		d = ecs.Transform{} // no new pose: a velocity, or another value
+	}
 	dv := ecs.Velocity{X: st.vel.X - r.vel.X, Y: st.vel.Y - r.vel.Y, Angular: st.vel.Angular - r.vel.Angular}
-	if math.Hypot(d.X, d.Y) <= predictedTolerance && math.Abs(d.Angle) <= predictedAngleTolerance {
+	if math.Hypot(d.X, d.Y) <= predictedTolerance && math.Abs(d.Angle) <= predictedAngleTolerance &&
+		math.Hypot(dv.X, dv.Y) <= predictedSpeedTolerance && math.Abs(dv.Angular) <= predictedSpinTolerance {
 		n.takeBody(e)
 		return
 	}
+	// What the difference is at the end of frame g ≥ f.
+	at := func(g ecs.Frame) ecs.Transform {
+		k := float64(g-f) * n.step
+		return ecs.Transform{X: d.X + dv.X*k, Y: d.Y + dv.Y*k, Angle: d.Angle + dv.Angular*k}
+	}
 	for i := range pb.ring {
 		if x := &pb.ring[i]; x.frame >= f && x.frame != 0 {
-			x.pose = ecs.Transform{X: x.pose.X + d.X, Y: x.pose.Y + d.Y, Angle: x.pose.Angle + d.Angle}
+			m := at(x.frame)
+			x.pose = ecs.Transform{X: x.pose.X + m.X, Y: x.pose.Y + m.Y, Angle: x.pose.Angle + m.Angle}
 			x.vel = ecs.Velocity{X: x.vel.X + dv.X, Y: x.vel.Y + dv.Y, Angular: x.vel.Angular + dv.Angular}
 		}
 	}
+	m := at(now)
 	pose := bodyPose(b)
-	pose = ecs.Transform{X: pose.X + d.X, Y: pose.Y + d.Y, Angle: pose.Angle + d.Angle}
+	pose = ecs.Transform{X: pose.X + m.X, Y: pose.Y + m.Y, Angle: pose.Angle + m.Angle}
 	n.absorbPut(e, pose) // drawn sliding from where it was
 	n.w.Physics.Move(e, pose)
 	v := b.Velocity()
@@ -166,8 +183,24 @@ func (n *netPhysics) noteOwn(e arche.Entity) {
 }
 
 // recordPredicted records each predicted body's state at the end of frame
-// f: a step's, after the physics.
+// f: a step's, after the physics. A body whose mark the game took away
+// goes back on the host's state, drawn from its states again.
 func (n *netPhysics) recordPredicted(f ecs.Frame) {
+	for i := len(n.preds) - 1; i >= 0; i-- {
+		e, s := n.preds[i].e, n.preds[i].slot
+		alive := n.w.ECS.Alive(e)
+		if alive && n.markedPredicted(e) || int(s) >= len(n.slots) {
+			continue
+		}
+		st := &n.slots[s]
+		n.stopPredicted(st)
+		n.forgetDrawn(e)
+		n.forgetCarried(e)
+		st.ahead = false
+		if alive && st.body && n.w.Physics.BodyOf(e) != nil {
+			n.put(e, st, f, false)
+		}
+	}
 	for i := range n.preds {
 		pb := &n.preds[i]
 		b := n.w.Physics.BodyOf(pb.e)
@@ -187,7 +220,7 @@ func (n *netPhysics) recordPredicted(f ecs.Frame) {
 // state carried forward.
 func (n *netPhysics) placeRecorded(e arche.Entity, st *remoteState, f ecs.Frame) bool {
 	r := &n.preds[st.pred-1].ring[f%predictedRing]
-	if r.frame != f {
+	if r.frame != f || f == 0 {
 		return false
 	}
 	n.w.Physics.Move(e, r.pose)

@@ -161,8 +161,9 @@ func (n *netPhysics) predicts(e arche.Entity) bool {
 // replayFrame steps the physics for replayed frame f, after the game's
 // Replay pushed the bodies: every remote body first where the host had it
 // at the frame before, carried forward; then the remote entities'
-// components go back to the host's state, which the next frame's Replay
-// reads, as a step's systems do.
+// components go back to the host's state (a predicted body's to where the
+// client had it), which the next frame's Replay reads, as a step's
+// systems do.
 func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	if !n.stepping {
 		return
@@ -172,7 +173,12 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	n.listMoved(w)
 	for _, s := range n.replaying {
 		st := &n.slots[s]
-		if e, _, ok := w.SlotEntity(s); ok && st.body {
+		e, _, ok := w.SlotEntity(s)
+		switch {
+		case !ok || !st.body:
+		case st.pred != 0:
+			n.takeBody(e) // where the client had it: a predicted body's are its own
+		default:
 			*n.transforms.Get(e) = st.pose
 			*n.velocities.Get(e) = st.vel
 		}
@@ -189,7 +195,7 @@ func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 			continue
 		}
 		if b := n.w.Physics.BodyOf(e); b != nil && !n.asleepOnHost(b, st) {
-			n.put(e, st, f)
+			n.put(e, st, f, false)
 		}
 	}
 }
