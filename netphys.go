@@ -130,6 +130,7 @@ type remoteState struct {
 	pred   int32
 	own    ecs.Transform
 	ownVel ecs.Velocity
+	heard  ecs.Frame // the client's frame as its newest host state came (a predicted body's)
 	// carried: a predicted body carries it, listed in netPhysics.carried.
 	carried bool
 }
@@ -323,6 +324,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		if v := *n.velocities.Get(e); v != st.ownVel {
 			st.vel = v
 		}
+		st.heard = now
 		if predicted {
 			n.checkPredicted(e, st, f, now, snap)
 			return

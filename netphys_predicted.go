@@ -30,6 +30,15 @@ type predictedBody struct {
 	e    arche.Entity
 	slot int32
 	ring [predictedRing]bodyState // by frame % predictedRing
+	// informed is the first frame whose record the client made knowing
+	// what the host's last differing state told it: a state of an earlier
+	// frame is compared with a record made without that (the lever the
+	// host pulled, arriving with the state) and is not looked at.
+	// waiting: a state differed, and the next one of a frame from informed
+	// on that still differs is corrected; one that agrees ends the wait
+	// (the client's own systems mended it: a path they steer onto).
+	informed ecs.Frame
+	waiting  bool
 }
 
 // bodyState is a predicted body's state at the end of a frame.
@@ -88,31 +97,33 @@ func (n *netPhysics) stopPredicted(st *remoteState) {
 }
 
 // checkPredicted compares predicted body e's host state of frame f (st,
-// just received) with what the client had at the end of that frame, and
-// if they differ past the wire's precision, in pose or velocity, moves the
-// body and the records after f by the difference: the pose's, and what the
-// velocity's carried it since f (a host that stopped the body, the client
-// learning it late, has it still there; it sends nothing more once it is
-// still). A teleport of the host's (snap) moves it to the host's state,
-// carried forward, drawn as a jump. A state of a frame the client has no
-// record of (before it began predicting, or older than predictedRing
-// frames) puts the body on the host's state carried forward, as a remote
-// body's is.
+// just received) with what the client had at the end of that frame. A
+// difference past the wire's precision, in pose or velocity, is first
+// waited on: the state that shows it often brings what caused it (a lever
+// the host pulled), which the client's own systems take from then on, and
+// a system that steers the body onto a path mends it by itself (moved by
+// an old frame's difference, the body was steered back, and the next state
+// differed the other way, for seconds). A state of a frame recorded since,
+// that still differs, puts the body on it, carried forward to now (a host
+// that stopped the body, the client learning it late, has it still there,
+// and sends nothing more once it is still). A teleport of the host's (snap)
+// moves it there too, drawn as a jump. A state of a frame the client has
+// no record of (older than predictedRing frames, or before it began
+// predicting the body, which put it on the host's state) is not looked at.
 func (n *netPhysics) checkPredicted(e arche.Entity, st *remoteState, f, now ecs.Frame, snap bool) {
 	pb := &n.preds[st.pred-1]
-	b := n.w.Physics.BodyOf(e)
-	if b == nil {
+	if n.w.Physics.BodyOf(e) == nil {
 		return
 	}
 	if snap {
 		n.clearRing(pb)
+		pb.waiting, pb.informed = false, now+1
 		n.put(e, st, now, true)
 		n.takeBody(e)
 		return
 	}
 	r := &pb.ring[f%predictedRing]
-	if r.frame != f || f == 0 || f > now {
-		n.put(e, st, now, false)
+	if r.frame != f || f == 0 || f > now || f < pb.informed {
 		n.takeBody(e)
 		return
 	}
@@ -123,29 +134,26 @@ func (n *netPhysics) checkPredicted(e arche.Entity, st *remoteState, f, now ecs.
 	dv := ecs.Velocity{X: st.vel.X - r.vel.X, Y: st.vel.Y - r.vel.Y, Angular: st.vel.Angular - r.vel.Angular}
 	if math.Hypot(d.X, d.Y) <= predictedTolerance && math.Abs(d.Angle) <= predictedAngleTolerance &&
 		math.Hypot(dv.X, dv.Y) <= predictedSpeedTolerance && math.Abs(dv.Angular) <= predictedSpinTolerance {
+		pb.waiting = false
 		n.takeBody(e)
 		return
 	}
-	// What the difference is at the end of frame g ≥ f.
-	at := func(g ecs.Frame) ecs.Transform {
-		k := float64(g-f) * n.step
-		return ecs.Transform{X: d.X + dv.X*k, Y: d.Y + dv.Y*k, Angle: d.Angle + dv.Angular*k}
+	// The records up to now were made before the client knew what this
+	// state says: none is compared again.
+	waited := pb.waiting
+	pb.waiting, pb.informed = !waited, now+1
+	if !waited {
+		n.takeBody(e)
+		return
 	}
-	for i := range pb.ring {
-		if x := &pb.ring[i]; x.frame >= f && x.frame != 0 {
-			m := at(x.frame)
-			x.pose = ecs.Transform{X: x.pose.X + m.X, Y: x.pose.Y + m.Y, Angle: x.pose.Angle + m.Angle}
-			x.vel = ecs.Velocity{X: x.vel.X + dv.X, Y: x.vel.Y + dv.Y, Angular: x.vel.Angular + dv.Angular}
-		}
+	// Where the host has it now: its state carried forward.
+	pose := st.pose
+	if k := float64(now-f) * n.step; k > 0 {
+		pose = ecs.Transform{X: pose.X + st.vel.X*k, Y: pose.Y + st.vel.Y*k, Angle: pose.Angle + st.vel.Angular*k}
 	}
-	m := at(now)
-	pose := bodyPose(b)
-	pose = ecs.Transform{X: pose.X + m.X, Y: pose.Y + m.Y, Angle: pose.Angle + m.Angle}
 	n.absorbPut(e, pose) // drawn sliding from where it was
 	n.w.Physics.Move(e, pose)
-	v := b.Velocity()
-	b.SetVelocity(v.X+dv.X, v.Y+dv.Y)
-	b.SetAngularVelocity(b.AngularVelocity() + dv.Angular)
+	n.w.Physics.SetVelocity(e, st.vel)
 	n.stats.Corrected++
 	n.takeBody(e)
 }
@@ -207,12 +215,45 @@ func (n *netPhysics) recordPredicted(f ecs.Frame) {
 		if b == nil {
 			continue
 		}
+		if int(pb.slot) < len(n.slots) {
+			n.settlePredicted(pb, &n.slots[pb.slot], b, f)
+		}
 		v := b.Velocity()
 		pb.ring[f%predictedRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
 		if n.transforms.Has(pb.e) && n.velocities.Has(pb.e) {
 			n.noteOwn(pb.e)
 		}
 	}
+}
+
+// restWait is how long, in seconds, a predicted body and the host's newest
+// state of it are both at rest before the body is put on that state if
+// they differ: the host sends nothing of a body that stays still, so no
+// state of a frame the client recorded knowing why it stopped (a lever,
+// arriving after the stop itself) may come to show the difference.
+const restWait = 0.5
+
+// settlePredicted puts predicted body b (record pb, slot st) on the host's
+// newest state of it, at the end of frame f, if that state is at rest and
+// came restWait ago or more, the body is at rest too, and they differ past
+// the wire's precision.
+func (n *netPhysics) settlePredicted(pb *predictedBody, st *remoteState, b *cp.Body, f ecs.Frame) {
+	if st.vel != (ecs.Velocity{}) || float64(f-st.heard)*n.step < restWait || st.heard == 0 {
+		return
+	}
+	v := b.Velocity()
+	if math.Hypot(v.X, v.Y) > predictedSpeedTolerance || math.Abs(b.AngularVelocity()) > predictedSpinTolerance {
+		return
+	}
+	d := poseDiff(st.pose, bodyPose(b))
+	if math.Hypot(d.X, d.Y) <= predictedTolerance && math.Abs(d.Angle) <= predictedAngleTolerance {
+		return
+	}
+	n.absorbPut(pb.e, st.pose) // drawn sliding from where it was
+	n.w.Physics.Move(pb.e, st.pose)
+	n.w.Physics.SetVelocity(pb.e, ecs.Velocity{})
+	pb.waiting, pb.informed = false, f+1
+	n.stats.Corrected++
 }
 
 // placeRecorded puts predicted body e where the client had it at the end

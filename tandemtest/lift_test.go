@@ -24,13 +24,22 @@ import (
 // ground at y 400 under it. The player hops when its input's count of hops
 // grows.
 
-// Hop is the lift game's input: how many hops the player asked for.
-type Hop struct{ Hops uint8 }
+// Hop is the lift game's input: how many hops the player asked for, and
+// which way it walks (-1, 0, 1).
+type Hop struct {
+	Hops uint8
+	Walk int8
+}
 
 var hopCodec = tandem.InputCodec[Hop]{
-	Append:  func(dst []byte, in *Hop) []byte { return append(dst, in.Hops) },
-	Read:    func(r *wire.Reader, in *Hop) { in.Hops = r.U8() },
-	MaxSize: 1,
+	Append: func(dst []byte, in *Hop) []byte { return append(dst, in.Hops, byte(in.Walk)) },
+	Read: func(r *wire.Reader, in *Hop) {
+		in.Hops, in.Walk = r.U8(), int8(r.U8())
+		if in.Walk < -1 || in.Walk > 1 {
+			r.Fail(wire.ErrInvalid)
+		}
+	},
+	MaxSize: 2,
 }
 
 // liftPath is where a lift of phase ph is at the end of frame f.
@@ -113,18 +122,33 @@ func liftGame(predict bool, liftTrace func(w *tandem.World)) *tandem.Game[Hop] {
 			riders := generic.NewFilter3[tandem.Input[Hop], hopped, physics.Body]()
 			w.Schedule.Add("hop", ecs.SystemFunc(func(ew *ecs.World) {
 				q := riders.Query(ew.Arche())
-				var hop []arche.Entity
+				type push struct {
+					e         arche.Entity
+					hop, walk bool
+					dir       int8
+				}
+				var pushes []push
 				for q.Next() {
 					in, h, _ := q.Get()
+					p := push{e: q.Entity(), walk: in.Value.Walk != 0, dir: in.Value.Walk}
 					if in.Live && in.Value.Hops != h.Hops {
 						h.Hops = in.Value.Hops
 						ecs.MutateComponent(ew, q.Entity(), arche.ComponentID[hopped](ew.Arche()))
-						hop = append(hop, q.Entity())
+						p.hop = true
+					}
+					if p.hop || p.walk {
+						pushes = append(pushes, p)
 					}
 				}
-				for _, e := range hop {
-					v := *ecs.Get[ecs.Velocity](ew, e)
-					w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y - liftHopSpeed})
+				for _, p := range pushes {
+					v := *ecs.Get[ecs.Velocity](ew, p.e)
+					if p.hop {
+						v.Y -= liftHopSpeed
+					}
+					if p.walk {
+						v.X = 100 * float64(p.dir)
+					}
+					w.Physics.SetVelocity(p.e, ecs.Velocity{X: v.X, Y: v.Y})
 				}
 			}))
 			w.Schedule.Add("physics", w.Physics)
@@ -287,9 +311,12 @@ func TestAPredictedLiftIsWhereTheHostsIsAtEachFrame(t *testing.T) {
 
 // A lift the client predicts follows a change of the host's that its own
 // system learns late (a lever that shifts the lift's path: its phase): the
-// host's states of the frames since differ from what the client had, the
-// lift is moved by the difference, drawn sliding there, and from then on
-// it is where the host's is at each frame again.
+// host's states of the frames since differ from what the client had, but
+// the state that shows it brings the phase, and the client's system steers
+// the lift onto the new path as the host's did, so nothing is corrected
+// (moved by an old frame's difference, the lift was steered back, and the
+// next state differed the other way: 62 corrections in 3 s, drawn jumping
+// 49 units), and from then on it is where the host's is at each frame.
 func TestAPredictedLiftFollowsTheHostsChange(t *testing.T) {
 	lt, c, r := liftRun(t, true, 2)
 	var changed ecs.Frame
@@ -321,14 +348,16 @@ func TestAPredictedLiftFollowsTheHostsChange(t *testing.T) {
 	}
 	corrected := c.NetStats().Bodies.Corrected - before
 	t.Logf("phase changed at host frame %d: lift corrected %d times, drawn moving at most %.2f a frame; 4 s on, off the host's path by %.2f at worst", changed, corrected, jump, worst)
-	if corrected == 0 {
-		t.Error("the client's lift was never corrected after the host changed its path")
+	if corrected > 1 {
+		t.Errorf("the client's lift was corrected %d times after the host changed its path, which its own system follows", corrected)
 	}
 	if worst > 0.25 {
 		t.Errorf("4 s after the host changed the lift's path, the client's lift was %.2f off it", worst)
 	}
-	if jump > 30 {
-		t.Errorf("the client drew its lift moving %.2f units in a frame: its correction was drawn as a jump", jump)
+	if jump > 80 {
+		// The new path is at most 75 units from the old: the host's lift
+		// jumped so too.
+		t.Errorf("the client drew its lift moving %.2f units in a frame, past the new path's distance from the old", jump)
 	}
 }
 
@@ -468,5 +497,47 @@ func TestARemoteRiderIsDrawnOnAPredictedLift(t *testing.T) {
 	}
 	if worst > 3 {
 		t.Errorf("bob draws ann up to %.2f units off the lift where the host has her on it", worst)
+	}
+}
+
+// A rider the host puts on a moving lift (a respawn) as it walks on the
+// ground, its player letting go as it sees itself there, is corrected while
+// it settles there, and hardly after: at rest on the lift a hair deeper in
+// it on its client than on the host, it is not corrected at every state for
+// what the contact decides.
+func TestARiderPutOnAMovingLiftSettles(t *testing.T) {
+	lt := &liftTrack{at: map[ecs.Frame]cp.Vector{}, hostGap: map[ecs.Frame]float64{}}
+	r := tandemtest.New(t, liftGame(true, lt.trace), tandem.HostConfig{}, tandemtest.Config{})
+	link := condition.Config{Latency: 75 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Seed: 1}
+	c := r.JoinOver("ann", tandem.ClientConfig[Hop]{}, link, link)
+	lt.peer = c.Peer()
+	c.SetInput(Hop{Hops: 1}) // off the lift she was made on
+	r.Step(60)
+	c.SetInput(Hop{Hops: 1, Walk: 1})
+	r.Step(40)
+	r.Host.Do(func(w *tandem.World) {
+		e, l := riderOf(w, c.Peer()), liftOf(w)
+		lp := w.Physics.BodyOf(l).Position()
+		w.Physics.SetPose(e, ecs.Transform{X: lp.X - 30, Y: lp.Y - liftH/2 - riderH/2 - 0.5})
+		w.Physics.SetVelocity(e, ecs.Velocity{X: 0, Y: w.Physics.BodyOf(l).Velocity().Y})
+	})
+	r.Step(2)
+	c.SetInput(Hop{Hops: 1})
+	r.Step(60)
+	before := c.NetStats().Predict
+	r.Step(540)
+	after := c.NetStats().Predict
+	pose, vel := after.PoseCorrections-before.PoseCorrections, after.VelocityCorrections-before.VelocityCorrections
+	on := false
+	r.Host.Do(func(w *tandem.World) {
+		rp, lp := w.Physics.BodyOf(riderOf(w, c.Peer())).Position(), w.Physics.BodyOf(liftOf(w)).Position()
+		on = math.Abs(rp.X-lp.X) < liftW/2 && math.Abs((lp.Y-liftH/2)-(rp.Y+riderH/2)) < 2
+	})
+	t.Logf("9 s on the lift after the host put her there: %d pose and %d velocity corrections; on it on the host %v", pose, vel, on)
+	if !on {
+		t.Fatal("the rider is not on the lift on the host: test set-up")
+	}
+	if pose+vel > 30 {
+		t.Errorf("a rider put on a moving lift was corrected %d times (pose) and %d (velocity) in 9 s", pose, vel)
 	}
 }

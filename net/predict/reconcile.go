@@ -3,6 +3,7 @@ package predict
 import (
 	"iter"
 	"math"
+	"unsafe"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -145,6 +146,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			continue
 		}
 		present := a.Has(e, t.id)
+		if present && !snap && !jump.changed && c.contactDecides(e, t, at) {
+			continue // what differs is what the entity rests on decides
+		}
 		c.countCorrection()
 		switch t.corr {
 		case Pose:
@@ -221,6 +225,34 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.stats.ValueCorrections++
 		}
 	}
+}
+
+// contactDecides reports whether the difference of entity e's Pose or
+// Velocity t (history entry at) from the host's is, once what its
+// Corrector's contacts decide is taken out of it (ContactClamper), within
+// the component's tolerance: a body resting on a platform, a hair deeper in
+// it on this client than on the host, is not corrected (at every state,
+// the history shifted by nothing each time).
+func (c *Client[I]) contactDecides(e arche.Entity, t *tracker, at int) bool {
+	cl, ok := c.correctorFor(e).(ContactClamper)
+	if !ok {
+		return false
+	}
+	switch t.corr {
+	case Pose:
+		hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
+		dx, dy := hp.X-pp.X, hp.Y-pp.Y
+		cx, cy := cl.ClampPose(e, dx, dy)
+		v := ecs.Transform{X: pp.X + cx, Y: pp.Y + cy, Angle: pp.Angle}
+		return (cx != dx || cy != dy) && t.equal(t.host, unsafe.Pointer(&v))
+	case Velocity:
+		hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
+		dx, dy := hv.X-pv.X, hv.Y-pv.Y
+		cx, cy := cl.ClampVelocity(e, dx, dy)
+		v := ecs.Velocity{X: pv.X + cx, Y: pv.Y + cy, Angular: pv.Angular}
+		return (cx != dx || cy != dy) && t.equal(t.host, unsafe.Pointer(&v))
+	}
+	return false
 }
 
 // correctorFor returns the Corrector that moves entity e, or nil when e's
