@@ -95,11 +95,15 @@ type HostMoved struct{}
 // forward instead, it overshoots every turn by the client's lead and the
 // round trip, and the player riding it is corrected at every turn (or goes
 // through it). A client adds it in Game.Arrived to such an entity, with a
-// physics body, and lets its systems move the body on the client too. The
-// engine records where the client had the body at each frame; a host state
-// that differs from it, beyond the wire's precision, moves the body by the
-// difference (drawn sliding there; a teleport of the host's drawn as a
-// jump), as a prediction is corrected. A remote body it touches (another
+// physics body, and lets its systems move the body on the client too (by
+// its velocity: a SetPose there reads as a teleport of the host's). The
+// engine records where the client had the body at each frame and compares
+// the host's states with it: a difference past the wire's precision that
+// a state of a frame recorded since still shows (the first often brings
+// its cause, which the client's systems then take), or a resting body off
+// the host's resting state, puts the body on the host's state (drawn
+// sliding there; a teleport of the host's drawn as a jump). Game.Arrived
+// runs again for it after a resume, and marks it again. A remote body it touches (another
 // player riding it), drawn in the past from the host's states, is drawn
 // carried by it: moved by how far the platform is drawn from where its own
 // states would draw it. Ignored on the host and on an entity the client
