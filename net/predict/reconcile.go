@@ -198,10 +198,23 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					d = jump.velocity(*(*ecs.Velocity)(a.Get(e, t.id)))
 				}
 			} else {
+				rests := false
 				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
-					d.X, d.Y = cl.ClampVelocity(e, d.X, d.Y)
+					cx, cy := cl.ClampVelocity(e, d.X, d.Y)
+					rests = cx != d.X || cy != d.Y
+					d.X, d.Y = cx, cy
 				}
-				c.shift(f, k, e, t, d.X, d.Y, d.Angular)
+				if rests {
+					// Resting on something, the body's velocity is what
+					// the contact and its friction make of it frame by
+					// frame: a difference of frame f does not last into
+					// the frames recorded since, which are left as they
+					// are (shifted, the next state found the difference
+					// the other way, and so on).
+					c.shiftVelocityAt(f, k, e, t, d.X, d.Y, d.Angular)
+				} else {
+					c.shift(f, k, e, t, d.X, d.Y, d.Angular)
+				}
 			}
 			if present {
 				if cr := c.correctorFor(e); cr != nil {
@@ -243,14 +256,14 @@ func (c *Client[I]) contactDecides(e arche.Entity, t *tracker, at int) bool {
 		hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
 		dx, dy := hp.X-pp.X, hp.Y-pp.Y
 		cx, cy := cl.ClampPose(e, dx, dy)
-		v := ecs.Transform{X: pp.X + cx, Y: pp.Y + cy, Angle: pp.Angle}
-		return (cx != dx || cy != dy) && t.equal(t.host, unsafe.Pointer(&v))
+		v := ecs.Transform{X: pp.X + cx, Y: pp.Y + cy, Angle: hp.Angle}
+		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pp), unsafe.Pointer(&v))
 	case Velocity:
 		hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
 		dx, dy := hv.X-pv.X, hv.Y-pv.Y
 		cx, cy := cl.ClampVelocity(e, dx, dy)
-		v := ecs.Velocity{X: pv.X + cx, Y: pv.Y + cy, Angular: pv.Angular}
-		return (cx != dx || cy != dy) && t.equal(t.host, unsafe.Pointer(&v))
+		v := ecs.Velocity{X: pv.X + cx, Y: pv.Y + cy, Angular: hv.Angular}
+		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pv), unsafe.Pointer(&v))
 	}
 	return false
 }
@@ -301,6 +314,19 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 				h.skip[at] |= t.bit
 			}
 		}
+	}
+}
+
+// shiftVelocityAt is shift of a Velocity for frame f alone.
+func (c *Client[I]) shiftVelocityAt(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
+	for g, at := range c.recorded(f, k, e, t) {
+		if g == f {
+			v := (*ecs.Velocity)(t.store.at(at))
+			v.X += dx
+			v.Y += dy
+			v.Angular += da
+		}
+		return
 	}
 }
 

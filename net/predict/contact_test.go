@@ -1,0 +1,66 @@
+package predict
+
+import (
+	"math"
+	"testing"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// floorClamper is a ContactClamper for an entity resting on a floor below
+// it (+y down), touching it: a pose correction goes no further down, and a
+// velocity correction loses its vertical part.
+type floorClamper struct{ recorder }
+
+func (f *floorClamper) ClampPose(_ arche.Entity, dx, dy float64) (float64, float64) {
+	return dx, min(dy, 0)
+}
+
+func (f *floorClamper) ClampVelocity(_ arche.Entity, dx, _ float64) (float64, float64) {
+	return dx, 0
+}
+
+// A body resting on a floor that the host has 30 units along it (and a
+// hair deeper in it) is corrected along it: only the hair is the
+// contact's to decide.
+func TestAContactDecidesOnlyWhatGoesIntoIt(t *testing.T) {
+	r := newRig(t, 1, ClientConfig[pad]{})
+	k := &floorClamper{}
+	r.pred.cfg.Corrector = k
+	r.steps(20)
+	e := r.ents[0]
+	const S = 12
+	pt := predicted[ecs.Transform](t, r.pred, S, e, cTransform)
+	pv := predicted[ecs.Velocity](t, r.pred, S, e, cVelocity)
+	pc := predicted[charge](t, r.pred, S, e, cCharge)
+	ht := ecs.Transform{X: pt.X + 30, Y: pt.Y + 0.006, Angle: pt.Angle}
+	hv := ecs.Velocity{X: pv.X + 100, Y: pv.Y + 0.05, Angular: pv.Angular}
+	r.pred.AuthState(S, e, replicate.NewState(r.reg, images(r.reg, ht, hv, pc)))
+	if len(k.pose) != 1 || math.Abs(k.pose[0].dx-30) > 0.01 || k.pose[0].dy > 0 {
+		t.Errorf("pose corrections %+v, want one of about (30, 0)", k.pose)
+	}
+	if len(k.vel) != 1 || math.Abs(k.vel[0].dx-100) > 0.2 || k.vel[0].dy != 0 {
+		t.Errorf("velocity corrections %+v, want one of about (100, 0)", k.vel)
+	}
+}
+
+// A body the host has only deeper in its floor is not corrected at all.
+func TestAContactAloneDecidingIsNoCorrection(t *testing.T) {
+	r := newRig(t, 1, ClientConfig[pad]{})
+	k := &floorClamper{}
+	r.pred.cfg.Corrector = k
+	r.steps(20)
+	e := r.ents[0]
+	const S = 12
+	pt := predicted[ecs.Transform](t, r.pred, S, e, cTransform)
+	pv := predicted[ecs.Velocity](t, r.pred, S, e, cVelocity)
+	pc := predicted[charge](t, r.pred, S, e, cCharge)
+	ht := ecs.Transform{X: pt.X, Y: pt.Y + 2, Angle: pt.Angle}
+	r.pred.AuthState(S, e, replicate.NewState(r.reg, images(r.reg, ht, pv, pc)))
+	if st := r.pred.Stats(); st.PoseCorrections != 0 || len(k.pose) != 0 {
+		t.Errorf("%d pose corrections (%+v) for a difference the floor alone decides, want none", st.PoseCorrections, k.pose)
+	}
+}
