@@ -42,8 +42,11 @@ import (
 // A remote body the game marks ecs.Predicted (a platform its systems move
 // alike on every machine) is the client's own to run, in the present: it is
 // never put on the host's state, but checked against it, the host's state
-// of a frame against where the client had it at that frame, and moved by
-// the difference when they differ (RemoteStats.Corrected); it is drawn in
+// of a frame against where the client had it at that frame; a difference
+// is waited on (the state that shows it often brings its cause, which the
+// game's systems then take), and put right only if a state of a frame
+// recorded since still shows one, or if the body rests off the host's
+// resting state (RemoteStats.Corrected); it is drawn in
 // the present, beside what the client predicts, and a remote body it
 // touches (another player riding it) is drawn carried by it, moved by how
 // far it is drawn from where its own states would draw it.
@@ -65,7 +68,9 @@ type NetPhysics struct {
 	// MaxAhead bounds how far past its newest host state a remote body is
 	// carried forward. Default 250 ms: about the round trip and lead of a
 	// 150 ms link. Carried further, a body guessed at by its velocity alone
-	// overlaps deeply what a predicted body is pressed against.
+	// overlaps deeply what a predicted body is pressed against. A kinematic
+	// body is carried a second at least: it keeps its velocity until its
+	// own system changes it.
 	MaxAhead time.Duration
 	// MaxHold bounds, in frames, how long a touched remote body is simulated
 	// by the client alone before it is put back on the host's state all the
@@ -124,13 +129,8 @@ type remoteState struct {
 	// ahead: drawn in the present, listed in netPhysics.drawn.
 	ahead bool
 	// pred is the body's place in netPhysics.preds + 1 while this client
-	// predicts it (ecs.Predicted); 0: it does not. own and ownVel are
-	// then what the client last left in its Transform and Velocity (its
-	// own state, not the host's): a state that brings another brought it.
-	pred   int32
-	own    ecs.Transform
-	ownVel ecs.Velocity
-	heard  ecs.Frame // the client's frame as its newest host state came (a predicted body's)
+	// predicts it (ecs.Predicted); 0: it does not.
+	pred int32
 	// carried: a predicted body carries it, listed in netPhysics.carried.
 	carried bool
 }
@@ -142,8 +142,10 @@ type RemoteStats struct {
 	// counts the steps in which a resting predicted body was put back on
 	// the host's pose; DrawnAhead counts the held bodies drawn in the
 	// present (NetPhysics.DrawHeldAhead), once each time one begins.
-	// Corrected counts the host states that moved a remote body this
-	// client predicts (ecs.Predicted): it was elsewhere at their frame.
+	// Corrected counts the times a remote body this client predicts
+	// (ecs.Predicted) was put on the host's state: a state of a frame it
+	// recorded knowing what the host's last differing one said still
+	// differed, or it rested off the host's resting state.
 	Put, Holds, Rests, DrawnAhead, Corrected uint64
 }
 
@@ -210,6 +212,7 @@ type netPhysics struct {
 	carried     []carriedDraw
 	carrier     arche.Entity
 	carrierBody *cp.Body
+	carryFn     func(*cp.Arbiter) // carryTouch, made once
 
 	rests   []restState
 	neutral ecs.Frame // first frame of the current run of empty inputs (0: none)
@@ -258,6 +261,7 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 	}
 	n.touch = n.touched
 	n.kinTouch = n.kinematicTouch
+	n.carryFn = n.carryTouch
 	return n
 }
 
@@ -296,9 +300,13 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	// made of the touch; a kinematic body goes there at a stroke.
 	var st *remoteState
 	snap := false
+	var brought broughtState
 	if n.enabled {
 		st = n.slot(e)
 		snap = st != nil && n.snapped(e)
+		if st != nil && st.pred != 0 {
+			brought = n.hostValues(e, st, f)
+		}
 	}
 	n.next.Applied(e, f)
 	if st == nil {
@@ -316,15 +324,13 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	now := w.Frame() - 1 // the frame whose end the coming step starts from
 	predicted := n.markedPredicted(e)
 	if st.pred != 0 {
-		// Its components held the client's own state (takeBody): what
-		// differs from that the state brought.
-		if p := *n.transforms.Get(e); p != st.own {
-			st.pose, st.frame = p, f
+		if brought.pose {
+			st.pose, st.frame = *n.transforms.Get(e), f
 		}
-		if v := *n.velocities.Get(e); v != st.ownVel {
-			st.vel = v
+		if brought.vel {
+			st.vel = *n.velocities.Get(e)
 		}
-		st.heard = now
+		n.preds[st.pred-1].heard = now
 		if predicted {
 			n.checkPredicted(e, st, f, now, snap)
 			return

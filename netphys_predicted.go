@@ -15,11 +15,13 @@ import (
 // them on the client as on the host, in the client's present, and the
 // engine only checks them against the host's states. Each step's end
 // records where the body is (recordPredicted); a host state of frame f is
-// compared with the record of frame f, and a difference past the wire's
-// precision moves the body, and every record after f, by it
-// (checkPredicted): the next state, of a frame the client simulated
-// after the first was wrong, finds it right. The body is drawn in the
-// present (the bodies drawn so, netphys_draw.go), its corrections sliding.
+// compared with the record of frame f (checkPredicted). A difference past
+// the wire's precision is waited on, and a state of a frame recorded since
+// that still shows one puts the body on the host's state carried forward;
+// a body at rest off the host's resting state half a second on is put
+// there too (settlePredicted). The body is drawn in the present (the
+// bodies drawn so, netphys_draw.go), its corrections sliding. Memory: a
+// ring of predictedRing states (about 7 KB) per predicted body.
 
 // predictedRing is how many frames of a predicted body's states a client
 // keeps: two seconds at 60 Hz, more than its lead and a round trip.
@@ -39,6 +41,47 @@ type predictedBody struct {
 	// (the client's own systems mended it: a path they steer onto).
 	informed ecs.Frame
 	waiting  bool
+	// own and ownVel are what the client last left in the entity's
+	// Transform and Velocity, its own state: a host state that leaves
+	// another there brought it. heard is the client's frame as the newest
+	// host state came.
+	own    ecs.Transform
+	ownVel ecs.Velocity
+	heard  ecs.Frame
+}
+
+// broughtState says which of a predicted entity's pose and velocity a host
+// state brought.
+type broughtState struct{ pose, vel bool }
+
+// hostValues tells, as a host state of frame f of predicted entity e
+// (record st) is applied, which of its Transform and Velocity the state
+// brought (those that differ from what the client left there), and gives
+// those it did not bring their values at f, so that the interpolator,
+// which records them next, is given the entity at f: where the client had
+// it then, which the host did too unless a state says otherwise (the
+// host's newest without a record of f).
+func (n *netPhysics) hostValues(e arche.Entity, st *remoteState, f ecs.Frame) broughtState {
+	pb := &n.preds[st.pred-1]
+	t, v := n.transforms.Get(e), n.velocities.Get(e)
+	b := broughtState{pose: *t != pb.own, vel: *v != pb.ownVel}
+	r := &pb.ring[f%predictedRing]
+	recorded := r.frame == f && f != 0
+	switch {
+	case b.pose:
+	case recorded:
+		*t = r.pose
+	default:
+		*t = st.pose
+	}
+	switch {
+	case b.vel:
+	case recorded:
+		*v = r.vel
+	default:
+		*v = st.vel
+	}
+	return b
 }
 
 // bodyState is a predicted body's state at the end of a frame.
@@ -186,7 +229,8 @@ func (n *netPhysics) takeBody(e arche.Entity) {
 // it (Applied).
 func (n *netPhysics) noteOwn(e arche.Entity) {
 	if st := n.slot(e); st != nil && st.pred != 0 {
-		st.own, st.ownVel = *n.transforms.Get(e), *n.velocities.Get(e)
+		pb := &n.preds[st.pred-1]
+		pb.own, pb.ownVel = *n.transforms.Get(e), *n.velocities.Get(e)
 	}
 }
 
@@ -226,11 +270,12 @@ func (n *netPhysics) recordPredicted(f ecs.Frame) {
 	}
 }
 
-// restWait is how long, in seconds, a predicted body and the host's newest
-// state of it are both at rest before the body is put on that state if
-// they differ: the host sends nothing of a body that stays still, so no
-// state of a frame the client recorded knowing why it stopped (a lever,
-// arriving after the stop itself) may come to show the difference.
+// restWait is how long, in seconds, the host's newest state of a predicted
+// body must have been at rest, with no newer one, before the body, at
+// rest too, is put on it if they differ: the host sends nothing of a body
+// that stays still, so no state of a frame the client recorded knowing why
+// it stopped (a lever, arriving after the stop itself) may come to show
+// the difference.
 const restWait = 0.5
 
 // settlePredicted puts predicted body b (record pb, slot st) on the host's
@@ -238,7 +283,7 @@ const restWait = 0.5
 // came restWait ago or more, the body is at rest too, and they differ past
 // the wire's precision.
 func (n *netPhysics) settlePredicted(pb *predictedBody, st *remoteState, b *cp.Body, f ecs.Frame) {
-	if st.vel != (ecs.Velocity{}) || float64(f-st.heard)*n.step < restWait || st.heard == 0 {
+	if st.vel != (ecs.Velocity{}) || float64(f-pb.heard)*n.step < restWait || pb.heard == 0 {
 		return
 	}
 	v := b.Velocity()
@@ -266,6 +311,7 @@ func (n *netPhysics) placeRecorded(e arche.Entity, st *remoteState, f ecs.Frame)
 	}
 	n.w.Physics.Move(e, r.pose)
 	n.w.Physics.SetVelocity(e, r.vel)
+	n.noteOwn(e)
 	return true
 }
 
@@ -321,7 +367,7 @@ func (n *netPhysics) noteCarried() {
 			continue
 		}
 		n.carrier, n.carrierBody = n.preds[i].e, b
-		b.EachArbiter(n.carryTouch)
+		b.EachArbiter(n.carryFn)
 	}
 	n.carrierBody = nil
 	kept := n.carried[:0]

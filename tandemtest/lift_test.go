@@ -459,7 +459,7 @@ func TestARiderMadeOnAMovingLiftSettles(t *testing.T) {
 // host has it at the drawn frame: the rider is drawn in the past, from the
 // host's states, the lift in the present, so the rider is drawn carried by
 // the lift (moved by how far the lift is drawn from where its states would
-// draw it). Drawn from its states alone it was up to 17 units off it.
+// draw it). Drawn from its states alone it was up to 18.7 units off it.
 func TestARemoteRiderIsDrawnOnAPredictedLift(t *testing.T) {
 	lt, ann, r := liftRun(t, true, 6)
 	link := condition.Config{Latency: 60 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Seed: 60}
@@ -502,9 +502,11 @@ func TestARemoteRiderIsDrawnOnAPredictedLift(t *testing.T) {
 
 // A rider the host puts on a moving lift (a respawn) as it walks on the
 // ground, its player letting go as it sees itself there, is corrected while
-// it settles there, and hardly after: at rest on the lift a hair deeper in
-// it on its client than on the host, it is not corrected at every state for
-// what the contact decides.
+// it settles there, and hardly after: a hair deeper in the lift on its
+// client than on the host is the contact's to decide, and a difference of
+// velocity along the lift, which friction takes away within frames, is
+// not carried into the frames recorded since (it was, and the next state
+// differed the other way: 189 corrections in 9 s).
 func TestARiderPutOnAMovingLiftSettles(t *testing.T) {
 	lt := &liftTrack{at: map[ecs.Frame]cp.Vector{}, hostGap: map[ecs.Frame]float64{}}
 	r := tandemtest.New(t, liftGame(true, lt.trace), tandem.HostConfig{}, tandemtest.Config{})
@@ -537,7 +539,7 @@ func TestARiderPutOnAMovingLiftSettles(t *testing.T) {
 	if !on {
 		t.Fatal("the rider is not on the lift on the host: test set-up")
 	}
-	if pose+vel > 30 {
+	if pose+vel > 10 {
 		t.Errorf("a rider put on a moving lift was corrected %d times (pose) and %d (velocity) in 9 s", pose, vel)
 	}
 }

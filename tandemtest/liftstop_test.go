@@ -166,12 +166,12 @@ func TestAKinematicBodyTheHostTeleportsJumps(t *testing.T) {
 }
 
 // A predicted body whose own system moves it by velocity, and that the
-// host stops (a change the client's system learns with the state that
-// tells it), ends where the host's is: the state of the stop frame differs
-// from the client's record of it in velocity, and the body is moved by
-// what that difference carried it since, its overshoot (its lead and the
-// round trip at the lift's speed). It was left 7 units off: the host, its
-// lift still, sends no state again to find it.
+// host stops (a change the client's system learns from the states that
+// tell it), ends where the host's is, its overshoot (its lead and the round
+// trip at the lift's speed) taken back: by a state of a frame recorded
+// after the client knew, or, the host sending nothing more of a still
+// lift, once both have rested half a second apart. It was left 7 units
+// off.
 func TestAPredictedLiftTheHostStopsEndsWhereTheHostsIs(t *testing.T) {
 	_, c, r := liftRunV(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameV(true, liftByVelocity, tr) }, tandem.ClientConfig[Hop]{}, 12)
 	r.Host.Do(func(w *tandem.World) {

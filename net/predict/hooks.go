@@ -49,8 +49,16 @@ type Corrector interface {
 // since left behind (a bounce that has landed), would otherwise be pressed
 // into the platform, thrown off it, and corrected again at the next state,
 // for as long as it stands there. The history is shifted by what is left,
-// so the frames after it are compared with what the present came from.
+// so the frames after it are compared with what the present came from; a
+// velocity correction of a resting body shifts only its own frame's
+// record (friction takes a difference of velocity away within frames). A
+// difference the contact alone decides, what is left of it within the
+// component's tolerance, is no correction. (A knock away from what the
+// body rests on reaches it by its pose's correction, its velocity's
+// normal part left to the contact.)
 type ContactClamper interface {
+	// ClampPose takes out of a pose correction the part that would sink
+	// the entity further into what it rests on than it is.
 	ClampPose(e arche.Entity, dx, dy float64) (float64, float64)
 	// ClampVelocity takes out of a velocity correction the part along the
 	// normal of each such contact: the contact decides how fast the
