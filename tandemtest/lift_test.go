@@ -76,6 +76,22 @@ type hopped struct{ Hops uint8 }
 // ecs.Predicted and moves it as the host does (liftTrace, if set, sees
 // every machine's world at the end of each of its steps).
 func liftGame(predict bool, liftTrace func(w *tandem.World)) *tandem.Game[Hop] {
+	return liftGameBy(predict, onPath, liftTrace)
+}
+
+// liftVelocity is how the lift's system moves it: the velocity that takes
+// the lift (shape s, its body at p) where it goes at the end of frame f, a
+// step of dt seconds.
+type liftVelocity func(f ecs.Frame, s liftShape, p cp.Vector, dt float64) ecs.Velocity
+
+// onPath steers the lift onto its path (liftPath).
+func onPath(f ecs.Frame, s liftShape, p cp.Vector, dt float64) ecs.Velocity {
+	x, y := liftPath(f, s.Phase)
+	return ecs.Velocity{X: (x - p.X) / dt, Y: (y - p.Y) / dt}
+}
+
+// liftGameBy is liftGame with the lift's system moving it by move.
+func liftGameBy(predict bool, move liftVelocity, liftTrace func(w *tandem.World)) *tandem.Game[Hop] {
 	embody := func(w *tandem.World, e arche.Entity) {
 		s := ecs.Get[liftShape](w.ECS, e)
 		if s.Lift == 1 {
@@ -104,19 +120,17 @@ func liftGame(predict bool, liftTrace func(w *tandem.World)) *tandem.Game[Hop] {
 				if w.Role == tandem.Joined && !predict {
 					return
 				}
-				dt := w.Physics.StepSeconds()
 				var lift arche.Entity
-				var ph int32
+				var shape liftShape
 				q := lifts.Query(ew.Arche())
 				for q.Next() {
 					if s, _ := q.Get(); s.Lift == 1 {
-						lift, ph = q.Entity(), s.Phase
+						lift, shape = q.Entity(), *s
 					}
 				}
 				if !lift.IsZero() {
-					x, y := liftPath(ew.Frame(), ph)
 					p := w.Physics.BodyOf(lift).Position()
-					w.Physics.SetVelocity(lift, ecs.Velocity{X: (x - p.X) / dt, Y: (y - p.Y) / dt})
+					w.Physics.SetVelocity(lift, move(ew.Frame(), shape, p, w.Physics.StepSeconds()))
 				}
 			}))
 			riders := generic.NewFilter3[tandem.Input[Hop], hopped, physics.Body]()
@@ -229,10 +243,16 @@ func (lt *liftTrack) trace(w *tandem.World) {
 // 10 ms each way losing 5% (seed), the lift predicted or not, and returns
 // the client's lift track and the client.
 func liftRun(t *testing.T, predict bool, seed uint64) (*liftTrack, *tandem.Client[Hop], *tandemtest.Rig[Hop]) {
+	return liftRunOf(t, func(trace func(*tandem.World)) *tandem.Game[Hop] { return liftGame(predict, trace) }, 0.05, seed)
+}
+
+// liftRunOf is liftRun for the game g makes (given the track's trace),
+// over links losing loss.
+func liftRunOf(t *testing.T, g func(trace func(*tandem.World)) *tandem.Game[Hop], loss float64, seed uint64) (*liftTrack, *tandem.Client[Hop], *tandemtest.Rig[Hop]) {
 	lt := &liftTrack{at: map[ecs.Frame]cp.Vector{}, hostGap: map[ecs.Frame]float64{}}
-	r := tandemtest.New(t, liftGame(predict, lt.trace), tandem.HostConfig{}, tandemtest.Config{})
-	up := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05, Seed: seed}
-	down := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05, Seed: seed + 100}
+	r := tandemtest.New(t, g(lt.trace), tandem.HostConfig{}, tandemtest.Config{})
+	up := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss, Seed: seed}
+	down := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: loss, Seed: seed + 100}
 	c := r.JoinOver("ann", tandem.ClientConfig[Hop]{}, up, down)
 	lt.peer = c.Peer()
 	// A hop first: it lands on the lift on both machines at the same frame

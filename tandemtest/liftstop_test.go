@@ -3,116 +3,21 @@ package tandemtest_test
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/transport/condition"
-	"github.com/tandem-go/tandem/physics"
-	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// liftMode is how a variant of the lift game's system moves the lift.
-type liftMode int
-
-const (
-	liftByBody     liftMode = iota // as liftGame: velocity from the body's position to the path
-	liftByVelocity                 // 30 units a second up while Phase is 0, still once it is not
-)
-
-// liftGameV is liftGame with the lift's system moved by mode; with predict
-// a client marks the lift ecs.Predicted and runs the system too.
-func liftGameV(predict bool, mode liftMode, liftTrace func(w *tandem.World)) *tandem.Game[Hop] {
-	g := liftGame(predict, liftTrace)
-	if mode == liftByBody {
-		return g
+// upUntilStopped moves the lift up at 30 units a second while its Phase
+// is 0, and holds it still once it is not (a lever that stops it).
+func upUntilStopped(_ ecs.Frame, s liftShape, _ cp.Vector, _ float64) ecs.Velocity {
+	if s.Phase != 0 {
+		return ecs.Velocity{}
 	}
-	embody := func(w *tandem.World, e arche.Entity) {
-		s := ecs.Get[liftShape](w.ECS, e)
-		if s.Lift == 1 {
-			w.Physics.AttachBox(e, liftW, liftH, 0, physics.Material{Kinematic: true, Friction: 1})
-			if predict && w.Role == tandem.Joined {
-				w.ECS.Arche().Add(e, w.ECS.IDs.Predicted)
-			}
-			return
-		}
-		w.Physics.AttachBox(e, riderW, riderH, 0, physics.Material{Mass: 1, Friction: 1})
-		w.Physics.BodyOf(e).SetMoment(math.Inf(1))
-	}
-	g.Setup = func(w *tandem.World) {
-		w.Physics.StaticSegment(cp.Vector{X: -400, Y: liftGroundY + 2}, cp.Vector{X: 400, Y: liftGroundY + 2}, 2, physics.Material{Friction: 1})
-		lifts := generic.NewFilter2[liftShape, physics.Body]()
-		w.Schedule.Add("lift", ecs.SystemFunc(func(ew *ecs.World) {
-			if w.Role == tandem.Joined && !predict {
-				return
-			}
-			q := lifts.Query(ew.Arche())
-			for q.Next() {
-				s, _ := q.Get()
-				if s.Lift != 1 {
-					continue
-				}
-				lift := q.Entity()
-				switch mode {
-				case liftByVelocity:
-					v := ecs.Velocity{Y: -30}
-					if s.Phase != 0 {
-						v = ecs.Velocity{}
-					}
-					w.Physics.SetVelocity(lift, v)
-				}
-			}
-		}))
-		riders := generic.NewFilter3[tandem.Input[Hop], hopped, physics.Body]()
-		w.Schedule.Add("hop", ecs.SystemFunc(func(ew *ecs.World) {
-			q := riders.Query(ew.Arche())
-			var hop []arche.Entity
-			for q.Next() {
-				in, h, _ := q.Get()
-				if in.Live && in.Value.Hops != h.Hops {
-					h.Hops = in.Value.Hops
-					ecs.MutateComponent(ew, q.Entity(), arche.ComponentID[hopped](ew.Arche()))
-					hop = append(hop, q.Entity())
-				}
-			}
-			for _, e := range hop {
-				v := *ecs.Get[ecs.Velocity](ew, e)
-				w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y - liftHopSpeed})
-			}
-		}))
-		w.Schedule.Add("physics", w.Physics)
-		if liftTrace != nil {
-			w.Schedule.Add("trace", ecs.SystemFunc(func(*ecs.World) { liftTrace(w) }))
-		}
-		if w.Role == tandem.Joined || w.Restoring {
-			return
-		}
-		x, y := liftPath(w.ECS.Frame(), 0)
-		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, liftShape](w.ECS.Arche())
-		p := ecs.Transform{X: x, Y: y}
-		e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p}, &liftShape{Lift: 1})
-		embody(w, e)
-	}
-	g.Arrived = embody
-	return g
-}
-
-// liftRunV is liftRun for a variant of the game, with the client's config.
-func liftRunV(t *testing.T, g func(trace func(*tandem.World)) *tandem.Game[Hop], cfg tandem.ClientConfig[Hop], seed uint64) (*liftTrack, *tandem.Client[Hop], *tandemtest.Rig[Hop]) {
-	lt := &liftTrack{at: map[ecs.Frame]cp.Vector{}, hostGap: map[ecs.Frame]float64{}}
-	r := tandemtest.New(t, g(lt.trace), tandem.HostConfig{}, tandemtest.Config{})
-	up := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Seed: seed}
-	down := condition.Config{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond, Seed: seed + 100}
-	c := r.JoinOver("ann", cfg, up, down)
-	lt.peer = c.Peer()
-	r.Step(60)
-	c.SetInput(Hop{Hops: 1})
-	r.Step(120)
-	return lt, c, r
+	return ecs.Velocity{Y: -30}
 }
 
 // A host's teleport of a kinematic body the client does not predict
@@ -173,7 +78,7 @@ func TestAKinematicBodyTheHostTeleportsJumps(t *testing.T) {
 // lift, once both have rested half a second apart. It was left 7 units
 // off.
 func TestAPredictedLiftTheHostStopsEndsWhereTheHostsIs(t *testing.T) {
-	_, c, r := liftRunV(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameV(true, liftByVelocity, tr) }, tandem.ClientConfig[Hop]{}, 12)
+	_, c, r := liftRunOf(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameBy(true, upUntilStopped, tr) }, 0, 12)
 	r.Host.Do(func(w *tandem.World) {
 		l := liftOf(w)
 		ecs.Get[liftShape](w.ECS, l).Phase = 1 // stop
@@ -195,7 +100,7 @@ func TestAPredictedLiftTheHostStopsEndsWhereTheHostsIs(t *testing.T) {
 // (the rest lock takes any other for a moving platform). Steered a quarter
 // of the gap a step, it stayed an ulp off with a velocity of a rounding.
 func TestASteeredKinematicBodyComesToRest(t *testing.T) {
-	_, c, r := liftRunV(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameV(false, liftByVelocity, tr) }, tandem.ClientConfig[Hop]{}, 14)
+	_, c, r := liftRunOf(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameBy(false, upUntilStopped, tr) }, 0, 14)
 	r.Host.Do(func(w *tandem.World) {
 		l := liftOf(w)
 		ecs.Get[liftShape](w.ECS, l).Phase = 1 // stop
