@@ -239,6 +239,24 @@ func (lt *liftTrack) trace(w *tandem.World) {
 	}
 }
 
+// steps calls fn for each frame the track holds with the one before it,
+// with where the client's lift was at each.
+func (lt *liftTrack) steps(fn func(f ecs.Frame, prev, at cp.Vector)) {
+	for f, at := range lt.at {
+		if prev, ok := lt.at[f-1]; ok {
+			fn(f, prev, at)
+		}
+	}
+}
+
+// setPhase sets the host's lift's phase (w is the host's world): a lever.
+func setPhase(w *tandem.World, ph int32) arche.Entity {
+	l := liftOf(w)
+	ecs.Get[liftShape](w.ECS, l).Phase = ph
+	ecs.MutateComponent(w.ECS, l, arche.ComponentID[liftShape](w.ECS.Arche()))
+	return l
+}
+
 // liftRun plays a client riding the lift for 20 s over a link of 100 ms ±
 // 10 ms each way losing 5% (seed), the lift predicted or not, and returns
 // the client's lift track and the client.
@@ -341,9 +359,7 @@ func TestAPredictedLiftFollowsTheHostsChange(t *testing.T) {
 	lt, c, r := liftRun(t, true, 2)
 	var changed ecs.Frame
 	r.Host.Do(func(w *tandem.World) {
-		l := liftOf(w)
-		ecs.Get[liftShape](w.ECS, l).Phase = 90
-		ecs.MutateComponent(w.ECS, l, arche.ComponentID[liftShape](w.ECS.Arche()))
+		setPhase(w, 90)
 		changed = w.ECS.Frame()
 	})
 	before := c.NetStats().Bodies.Corrected
@@ -392,18 +408,14 @@ func TestAKinematicBodyIsSteeredOntoTheHostsState(t *testing.T) {
 	clear(lt.at)
 	r.Step(1200)
 	step, still := 0.0, 0
-	for f, at := range lt.at {
-		prev, ok := lt.at[f-1]
-		if !ok {
-			continue
-		}
+	lt.steps(func(f ecs.Frame, prev, at cp.Vector) {
 		step = max(step, math.Hypot(at.X-prev.X, at.Y-prev.Y))
 		_, y0 := liftPath(f-1, 0)
 		_, y1 := liftPath(f, 0)
 		if at == prev && y0 != y1 && y1 > 240 && y1 < 350 {
 			still++
 		}
-	}
+	})
 	t.Logf("the client's lift moved at most %.2f units a frame (the host's %.2f); stood still mid-travel %d frames", step, 150.0/180, still)
 	if step > 15 {
 		t.Errorf("the client's lift moved %.2f units in a frame: put back at a stroke", step)

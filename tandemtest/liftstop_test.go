@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/jakecoffman/cp/v2"
-	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
@@ -39,9 +38,7 @@ func TestAKinematicBodyTheHostTeleportsJumps(t *testing.T) {
 	}
 	var jump float64
 	r.Host.Do(func(w *tandem.World) {
-		l := liftOf(w)
-		ecs.Get[liftShape](w.ECS, l).Phase = 180
-		ecs.MutateComponent(w.ECS, l, arche.ComponentID[liftShape](w.ECS.Arche()))
+		l := setPhase(w, 180)
 		x, y := liftPath(w.ECS.Frame(), 180)
 		p := w.Physics.BodyOf(l).Position()
 		jump = math.Hypot(x-p.X, y-p.Y)
@@ -50,17 +47,13 @@ func TestAKinematicBodyTheHostTeleportsJumps(t *testing.T) {
 	clear(lt.at)
 	r.Step(120)
 	biggest, moving := 0.0, 0
-	for f, at := range lt.at {
-		prev, ok := lt.at[f-1]
-		if !ok {
-			continue
-		}
+	lt.steps(func(_ ecs.Frame, prev, at cp.Vector) {
 		d := math.Hypot(at.X-prev.X, at.Y-prev.Y)
 		biggest = max(biggest, d)
 		if d > 5 {
 			moving++ // far faster than the lift's 0.83 units a frame
 		}
-	}
+	})
 	t.Logf("host teleported the lift %.1f units; the client's lift moved at most %.1f units in a frame, %d frames faster than 5 units/frame", jump, biggest, moving)
 	if jump < 100 {
 		t.Fatalf("teleport of %.1f units: test set-up", jump)
@@ -80,9 +73,7 @@ func TestAKinematicBodyTheHostTeleportsJumps(t *testing.T) {
 func TestAPredictedLiftTheHostStopsEndsWhereTheHostsIs(t *testing.T) {
 	_, c, r := liftRunOf(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameBy(true, upUntilStopped, tr) }, 0, 12)
 	r.Host.Do(func(w *tandem.World) {
-		l := liftOf(w)
-		ecs.Get[liftShape](w.ECS, l).Phase = 1 // stop
-		ecs.MutateComponent(w.ECS, l, arche.ComponentID[liftShape](w.ECS.Arche()))
+		setPhase(w, 1) // stop
 	})
 	r.Step(300) // 5 s
 	var host, client cp.Vector
@@ -102,9 +93,7 @@ func TestAPredictedLiftTheHostStopsEndsWhereTheHostsIs(t *testing.T) {
 func TestASteeredKinematicBodyComesToRest(t *testing.T) {
 	_, c, r := liftRunOf(t, func(tr func(*tandem.World)) *tandem.Game[Hop] { return liftGameBy(false, upUntilStopped, tr) }, 0, 14)
 	r.Host.Do(func(w *tandem.World) {
-		l := liftOf(w)
-		ecs.Get[liftShape](w.ECS, l).Phase = 1 // stop
-		ecs.MutateComponent(w.ECS, l, arche.ComponentID[liftShape](w.ECS.Arche()))
+		setPhase(w, 1) // stop
 	})
 	r.Step(600) // 10 s
 	var host, client cp.Vector

@@ -23,19 +23,27 @@ func (f *floorClamper) ClampVelocity(_ arche.Entity, dx, _ float64) (float64, fl
 	return dx, 0
 }
 
-// A body resting on a floor that the host has 30 units along it (and a
-// hair deeper in it) is corrected along it: only the hair is the
-// contact's to decide.
-func TestAContactDecidesOnlyWhatGoesIntoIt(t *testing.T) {
+// S is the frame the contact tests' host state is of.
+const S = 12
+
+// onFloor is a rig of one entity whose Corrector is a floorClamper, 20
+// steps on, and the entity's predicted Transform, Velocity and charge at
+// frame S.
+func onFloor(t *testing.T) (*rig, *floorClamper, arche.Entity, ecs.Transform, ecs.Velocity, charge) {
 	r := newRig(t, 1, ClientConfig[pad]{})
 	k := &floorClamper{}
 	r.pred.cfg.Corrector = k
 	r.steps(20)
 	e := r.ents[0]
-	const S = 12
-	pt := predicted[ecs.Transform](t, r.pred, S, e, cTransform)
-	pv := predicted[ecs.Velocity](t, r.pred, S, e, cVelocity)
-	pc := predicted[charge](t, r.pred, S, e, cCharge)
+	return r, k, e, predicted[ecs.Transform](t, r.pred, S, e, cTransform),
+		predicted[ecs.Velocity](t, r.pred, S, e, cVelocity), predicted[charge](t, r.pred, S, e, cCharge)
+}
+
+// A body resting on a floor that the host has 30 units along it (and a
+// hair deeper in it) is corrected along it: only the hair is the
+// contact's to decide.
+func TestAContactDecidesOnlyWhatGoesIntoIt(t *testing.T) {
+	r, k, e, pt, pv, pc := onFloor(t)
 	ht := ecs.Transform{X: pt.X + 30, Y: pt.Y + 0.006, Angle: pt.Angle}
 	hv := ecs.Velocity{X: pv.X + 100, Y: pv.Y + 0.05, Angular: pv.Angular}
 	r.pred.AuthState(S, e, replicate.NewState(r.reg, images(r.reg, ht, hv, pc)))
@@ -49,15 +57,7 @@ func TestAContactDecidesOnlyWhatGoesIntoIt(t *testing.T) {
 
 // A body the host has only deeper in its floor is not corrected at all.
 func TestAContactAloneDecidingIsNoCorrection(t *testing.T) {
-	r := newRig(t, 1, ClientConfig[pad]{})
-	k := &floorClamper{}
-	r.pred.cfg.Corrector = k
-	r.steps(20)
-	e := r.ents[0]
-	const S = 12
-	pt := predicted[ecs.Transform](t, r.pred, S, e, cTransform)
-	pv := predicted[ecs.Velocity](t, r.pred, S, e, cVelocity)
-	pc := predicted[charge](t, r.pred, S, e, cCharge)
+	r, k, e, pt, pv, pc := onFloor(t)
 	ht := ecs.Transform{X: pt.X, Y: pt.Y + 2, Angle: pt.Angle}
 	r.pred.AuthState(S, e, replicate.NewState(r.reg, images(r.reg, ht, pv, pc)))
 	if st := r.pred.Stats(); st.PoseCorrections != 0 || len(k.pose) != 0 {
