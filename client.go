@@ -340,6 +340,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.past = relay{&c.loop}.past
 	c.phys.slide = relay{&c.loop}.slide
 	c.loop.present, c.loop.held = c.phys.drawnPose, c.phys.ahead
+	w.predictedAt = c.phys.predictedAt
 
 	sc, err := session.NewClient(w.Schedule, c.reg, tc, session.ClientConfig{
 		Name:      cfg.Name,

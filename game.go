@@ -203,6 +203,9 @@ type World struct {
 	saveSoon *atomic.Bool        // the host's request for a save (Host.SaveSoon); nil: none here
 	focus    focuser             // the host's Focus and Unfocus; nil: none here
 	reg      *replicate.Registry // the replicated components (host, client); nil alone
+	// predictedAt gives a client's record of a predicted body at a frame
+	// (AppendWireImageAt); nil elsewhere.
+	predictedAt func(e arche.Entity, f ecs.Frame) (ecs.Transform, ecs.Velocity, bool)
 }
 
 // focuser is a host's Focus and Unfocus, for World's.

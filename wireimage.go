@@ -3,6 +3,7 @@ package tandem
 import (
 	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 )
 
@@ -36,4 +37,41 @@ func (w *World) AppendWireImage(dst []int32, e arche.Entity) []int32 {
 		r.Quantize(e, comp, dst[at:])
 	}
 	return dst
+}
+
+// AppendWireImageAt is AppendWireImage of entity e as this machine had it at
+// the end of frame f, where that differs from what it holds now: a
+// client's predicted body (ecs.Predicted), ahead of the host, is given the
+// pose and velocity the client recorded for it at f (it keeps two seconds
+// of them), so that it compares with the host's image of the same frame.
+// Every other entity, and every other component, is as AppendWireImage
+// gives it. ok is false, and nothing is appended, for a predicted body
+// whose frame f the client has not recorded or no longer keeps.
+// tandemtest.Agree compares predicted bodies so. Call it on the simulation
+// goroutine.
+func (w *World) AppendWireImageAt(dst []int32, e arche.Entity, f ecs.Frame) (_ []int32, ok bool) {
+	if w.predictedAt == nil || !w.ECS.Alive(e) || !w.ECS.Arche().Has(e, w.ECS.IDs.Predicted) {
+		return w.AppendWireImage(dst, e), true
+	}
+	pose, vel, ok := w.predictedAt(e, f)
+	if !ok {
+		return dst, false
+	}
+	// The recorded state goes in for the images to be taken, and what the
+	// entity holds comes back: nothing else runs meanwhile.
+	a := w.ECS.Arche()
+	ids := &w.ECS.IDs
+	if a.Has(e, ids.Transform) {
+		t := (*ecs.Transform)(a.Get(e, ids.Transform))
+		now := *t
+		*t = pose
+		defer func() { *t = now }()
+	}
+	if a.Has(e, ids.Velocity) {
+		v := (*ecs.Velocity)(a.Get(e, ids.Velocity))
+		now := *v
+		*v = vel
+		defer func() { *v = now }()
+	}
+	return w.AppendWireImage(dst, e), true
 }

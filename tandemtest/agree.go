@@ -19,10 +19,14 @@ import (
 // replicated components and, in every field, h's value as its codec sends
 // it (World.AppendWireImage: equal within each codec's precision).
 //
-// It checks a world at rest, or at rest where c looks: a moving entity's
-// newest state is on its way to c, and a client's own entities, and those
-// it predicts (ecs.Predicted), are ahead of the host. So a test steps until they agree, and fails
-// if they never do:
+// A body c predicts (ecs.Predicted) runs ahead of the host: it is compared
+// as c had it at the host's frame (World.AppendWireImageAt), so a moving
+// platform agrees when c predicted it right.
+//
+// Otherwise it checks a world at rest, or at rest where c looks: a moving
+// entity's newest state is on its way to c, and a client's own entities
+// are ahead of the host. So a test steps until they agree, and fails if
+// they never do:
 //
 //	if !r.StepUntil(600, func() bool { return tandemtest.Agree(r.Host, c) == nil }) {
 //		t.Fatal(tandemtest.Agree(r.Host, c))
@@ -34,7 +38,9 @@ import (
 func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 	peer := c.Peer()
 	want := map[ecs.NetID]held{}
+	var frame ecs.Frame
 	h.Do(func(w *tandem.World) {
+		frame = w.ECS.Frame()
 		eachNetworked(w, func(e arche.Entity, ni ecs.NetworkIdentity) {
 			if h.InScope(peer, e) {
 				want[ni.ID] = held{owner: ni.Owner, image: w.AppendWireImage(nil, e)}
@@ -42,14 +48,16 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 		})
 	})
 	got := map[ecs.NetID]held{}
+	var missing, extra, owners, values, unrecorded differences
 	c.Do(func(w *tandem.World) {
 		eachNetworked(w, func(e arche.Entity, ni ecs.NetworkIdentity) {
-			if !w.ECS.Arche().Has(e, w.ECS.IDs.Departing) {
-				got[ni.ID] = held{owner: ni.Owner, image: w.AppendWireImage(nil, e)}
+			if w.ECS.Arche().Has(e, w.ECS.IDs.Departing) {
+				return
 			}
+			image, ok := w.AppendWireImageAt(nil, e, frame)
+			got[ni.ID] = held{owner: ni.Owner, image: image, unrecorded: !ok}
 		})
 	})
-	var missing, extra, owners, values differences
 	for _, id := range sortedIDs(want) {
 		hw := want[id]
 		cw, ok := got[id]
@@ -58,6 +66,8 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 			missing.add(fmt.Sprintf("%d", id))
 		case cw.owner != hw.owner:
 			owners.add(fmt.Sprintf("%d: owner %d on the host, %d on the client", id, hw.owner, cw.owner))
+		case cw.unrecorded:
+			unrecorded.add(fmt.Sprintf("%d", id))
 		case !slices.Equal(cw.image, hw.image):
 			values.add(fmt.Sprintf("%d: %v on the host, %v on the client", id, hw.image, cw.image))
 		}
@@ -67,7 +77,7 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 			extra.add(fmt.Sprintf("%d", id))
 		}
 	}
-	if missing.n+extra.n+owners.n+values.n == 0 {
+	if missing.n+extra.n+owners.n+values.n+unrecorded.n == 0 {
 		return nil
 	}
 	var b strings.Builder
@@ -76,6 +86,7 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 	extra.say(&b, "held and not in its scope (entity ids)")
 	owners.say(&b, "with another owner")
 	values.say(&b, "with other values (wire images: per component, 1 and its fields, or 0 and zeros)")
+	unrecorded.say(&b, fmt.Sprintf("predicted with no record of the host's frame %d (entity ids)", frame))
 	return fmt.Errorf("%s", b.String())
 }
 
@@ -83,6 +94,8 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 type held struct {
 	owner ecs.PeerID
 	image []int32
+	// unrecorded: a predicted body with no record of the host's frame.
+	unrecorded bool
 }
 
 // eachNetworked calls f with each networked entity of w and its identity.
