@@ -276,6 +276,13 @@ func (n *netPhysics) recordPredicted(f ecs.Frame) {
 		if int(pb.slot) < len(n.slots) {
 			n.settlePredicted(pb, &n.slots[pb.slot], b, f)
 		}
+		if ic := (*ecs.Interpolated)(n.w.ECS.Arche().GetUnchecked(pb.e, n.w.ECS.IDs.Interpolated)); ic != nil {
+			// A mark of a teleport left now is the step's own SetPose of
+			// the body (the host's was taken as its state was applied):
+			// the client moved it, and the host's next state must not be
+			// read as a teleport of the host's (snapped).
+			ic.Snap = false
+		}
 		v := b.Velocity()
 		pb.ring[f%predictedRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
 		if n.transforms.Has(pb.e) && n.velocities.Has(pb.e) {

@@ -96,7 +96,8 @@ type HostMoved struct{}
 // round trip, and the player riding it is corrected at every turn (or goes
 // through it). A client adds it in Game.Arrived to such an entity, with a
 // physics body, and lets its systems move the body on the client too (by
-// its velocity: a SetPose there reads as a teleport of the host's). The
+// its velocity, or placed with SetPose, which moves it on the client
+// alone: the host's own move of it comes in its states). The
 // engine records where the client had the body at each frame and compares
 // the host's states with it: a difference past the wire's precision that
 // a state of a frame recorded since still shows (the first often brings

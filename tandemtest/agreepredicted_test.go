@@ -78,3 +78,39 @@ func TestAgreeComparesAPredictedBodyAtTheHostsFrame(t *testing.T) {
 		})
 	}
 }
+
+// A client that puts its predicted lift with physics.SetPose, where its
+// step left it (a game that places a platform rather than steering it),
+// moves it itself: no host state is read as the host's teleport for it,
+// the client keeps its records of the lift and Agree keeps agreeing.
+func TestAClientsSetPoseOfAPredictedBodyIsNoHostTeleport(t *testing.T) {
+	g := liftGame(true, nil)
+	g.Join = nil
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role != tandem.Joined {
+			return
+		}
+		w.Schedule.Add("place", ecs.SystemFunc(func(ew *ecs.World) {
+			l := liftOf(w)
+			if b := w.Physics.BodyOf(l); b != nil && ew.Frame()%30 == 0 {
+				w.Physics.SetPose(l, ecs.Transform{X: b.Position().X, Y: b.Position().Y, Angle: b.Angle()})
+			}
+		}))
+	}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
+	c := r.Join("ann", tandem.ClientConfig[Hop]{})
+	r.Step(120)
+	agreed := 0
+	var err error
+	for range 300 {
+		r.Step(1)
+		if err = tandemtest.Agree(r.Host, c); err == nil {
+			agreed++
+		}
+	}
+	if agreed != 300 {
+		t.Fatalf("a lift the client placed where it was agreed with the host's in %d of 300 frames; the last error: %v", agreed, err)
+	}
+}
