@@ -128,6 +128,7 @@ type grid struct {
 	empty   int              // live cells holding no entity
 	peers   []*HostPeer
 	weight  []float64 // by distance in cells, 0 … r
+	whole   int64     // the farthest distance in cells of weight 1
 	// parked are the squares of their own of the peers parked (ParkPeer),
 	// by id, until they are added again or dropped: every peer parked has
 	// one, even without squares, for those it gets while away.
@@ -168,11 +169,16 @@ const minEmptyCells = 256
 // peerScope is a peer's view of the grid.
 type peerScope struct {
 	// own are the slots of the entities it owns that are in a cell, by the
-	// host's records (entState.owner, cell): one square each. The steps
-	// add and take away squares by those records (place, remove, reown),
-	// so a new cell's cover is counted from them too (covering), not from
-	// the world's owners, which may have changed since the last step.
+	// host's records (entState.owner, cell). The steps add and take them
+	// away by those records (place, remove, reown), so a new cell's cover
+	// is counted from them too (covering), not from the world's owners,
+	// which may have changed since the last step.
 	own []int32
+	// cells are the distinct cells of own, a square each: an army in a few
+	// cells costs a few squares, and its units moving between cells it
+	// already holds move none. ownIn counts own's entities in each.
+	cells []int32
+	ownIn map[int32]ownCell
 	// held is set while the peer owns nothing with a position but did:
 	// the square of the last one stays, around cell (hx, hy), until it
 	// owns one again. last is set while it owns nothing with a position
@@ -185,7 +191,7 @@ type peerScope struct {
 	pinned bool
 	px, py int32
 	cover  []uint16   // by cell: how many of the peer's squares hold it (see setCover)
-	at     [][2]int32 // the cells of what it owns, as of the last send tick
+	at     [][2]int32 // its squares' cells (cells, held, pinned), as of the last send tick
 	// entering is set while a square around cell (ex, ey) is added or
 	// moved there: what enters the scope then is near that square, which
 	// at (as of the last send tick) may not have yet (entryPriority).
@@ -222,6 +228,9 @@ func (g *grid) init(cfg *InterestConfig) {
 			w = 1 - (1-cfg.FarWeight)*min(1, (dist-cfg.Near)/max(cfg.Radius-cfg.Near, 1))
 		}
 		g.weight[d] = w
+		if w == 1 {
+			g.whole = int64(d)
+		}
 	}
 }
 
@@ -309,6 +318,51 @@ func (g *grid) cellAt(x, y int32) int32 {
 // every entity is in its scope.
 func (sc *peerScope) squared() bool { return len(sc.own) > 0 || sc.held || sc.pinned }
 
+// ownCell is how many of the entities a peer owns are in one cell, and the
+// cell's place in peerScope.cells.
+type ownCell struct{ n, pos int32 }
+
+// gainCell counts one more of the peer's entities in cell ci, and reports
+// whether the cell is new among its cells (its square is to be added).
+func (sc *peerScope) gainCell(ci int32) bool {
+	if sc.ownIn == nil {
+		sc.ownIn = map[int32]ownCell{}
+	}
+	oc, ok := sc.ownIn[ci]
+	if ok {
+		oc.n++
+		sc.ownIn[ci] = oc
+		return false
+	}
+	sc.ownIn[ci] = ownCell{n: 1, pos: int32(len(sc.cells))}
+	sc.cells = append(sc.cells, ci)
+	return true
+}
+
+// loseCell counts one fewer of the peer's entities in cell ci, and reports
+// whether the cell left its cells (its square is to be taken away).
+func (sc *peerScope) loseCell(ci int32) bool {
+	oc, ok := sc.ownIn[ci]
+	if !ok {
+		return false
+	}
+	if oc.n > 1 {
+		oc.n--
+		sc.ownIn[ci] = oc
+		return false
+	}
+	delete(sc.ownIn, ci)
+	last := sc.cells[len(sc.cells)-1]
+	sc.cells[oc.pos] = last
+	sc.cells = sc.cells[:len(sc.cells)-1]
+	if last != ci {
+		moved := sc.ownIn[last]
+		moved.pos = oc.pos
+		sc.ownIn[last] = moved
+	}
+	return true
+}
+
 // tidy gives back the empty cells once they outnumber both minEmptyCells
 // and the cells holding entities, so the grid's memory follows where the
 // entities are, not where they have been: O(cells) at most once per as many
@@ -341,8 +395,8 @@ func (g *grid) covering(p *HostPeer, x, y int32) uint16 {
 	if sc.pinned && dist(sc.px, x) <= g.r && dist(sc.py, y) <= g.r {
 		n++
 	}
-	for _, slot := range sc.own {
-		if g.near(&g.cells[p.h.ents[slot].cell], x, y) {
+	for _, ci := range sc.cells {
+		if g.near(&g.cells[ci], x, y) {
 			n++
 		}
 	}
@@ -486,7 +540,7 @@ func (g *grid) moved(h *HostReplicator, slot int32) {
 	}
 	if e.owner != ecs.HostPeer {
 		if p := h.Peer(e.owner); p != nil {
-			g.moveSquare(p, ox, oy, x, y)
+			g.moveOwn(p, slot, oldCell, ci)
 		}
 	}
 }
@@ -527,8 +581,8 @@ func (g *grid) focusCells(p *HostPeer) {
 	if sc.pinned {
 		sc.at = append(sc.at, [2]int32{sc.px, sc.py})
 	}
-	for _, slot := range sc.own {
-		c := &g.cells[p.h.ents[slot].cell]
+	for _, ci := range sc.cells {
+		c := &g.cells[ci]
 		sc.at = append(sc.at, [2]int32{c.x, c.y})
 	}
 }
@@ -581,7 +635,9 @@ func (g *grid) weightOf(p *HostPeer, slot int32) float64 {
 	c := &g.cells[ci]
 	best := int64(math.MaxInt64)
 	for _, o := range sc.at {
-		best = min(best, max(dist(o[0], c.x), dist(o[1], c.y)))
+		if best = min(best, max(dist(o[0], c.x), dist(o[1], c.y))); best <= g.whole {
+			break // none nearer weighs more
+		}
 	}
 	return g.weight[min(best, g.r)]
 }

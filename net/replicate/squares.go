@@ -59,6 +59,9 @@ func (g *grid) ownSquare(p *HostPeer, slot int32) {
 	e.ownPos = int32(len(sc.own))
 	sc.own = append(sc.own, slot)
 	sc.last = false
+	if !sc.gainCell(e.cell) {
+		return // the square of its cell stands already
+	}
 	if first {
 		g.coverSquare(p, x, y)
 		g.narrow(p)
@@ -94,6 +97,9 @@ func (g *grid) disownSquare(p *HostPeer, slot int32) {
 	sc.own = sc.own[:len(sc.own)-1]
 	c := &g.cells[ents[slot].cell]
 	x, y := c.x, c.y
+	if !sc.loseCell(ents[slot].cell) {
+		return // others of its stand in the cell: its square stays
+	}
 	if len(sc.own) == 0 {
 		sc.last, sc.hx, sc.hy = true, x, y
 		if !sc.pinned {
@@ -142,12 +148,30 @@ func (g *grid) shifted(sc *peerScope, ci int32, d int) uint16 {
 	return uint16(n)
 }
 
+// moveOwn notes that the peer's entity in slot went from cell from to cell
+// to: the square of a cell it leaves empty of the peer's entities goes, and
+// one comes for a cell that had none; a square leaving one cell for the
+// next moves there.
+func (g *grid) moveOwn(p *HostPeer, slot, from, to int32) {
+	sc := &p.scope
+	if i := p.h.ents[slot].ownPos; i < 0 || int(i) >= len(sc.own) || sc.own[i] != slot {
+		return // no square of its: the step has yet to give it (place, reown)
+	}
+	gained, emptied := sc.gainCell(to), sc.loseCell(from)
+	f, t := &g.cells[from], &g.cells[to]
+	switch {
+	case gained && emptied:
+		g.moveSquare(p, f.x, f.y, t.x, t.y)
+	case gained:
+		g.shiftSquare(p, t.x, t.y, 1)
+	case emptied:
+		g.shiftSquare(p, f.x, f.y, -1)
+	}
+}
+
 // moveSquare moves one of the peer's squares from cell (ox, oy) to (x, y).
 func (g *grid) moveSquare(p *HostPeer, ox, oy, x, y int32) {
 	sc := &p.scope
-	if len(sc.own) == 0 {
-		return
-	}
 	defer sc.endEntering(sc.enteringAround(x, y))
 	step := func(cx, cy int32, d int) {
 		ci, ok := g.index[cellKey(cx, cy)]
@@ -314,7 +338,9 @@ func (g *grid) addPeer(p *HostPeer) {
 		if e.cell >= 0 {
 			e.ownPos = int32(len(sc.own))
 			sc.own = append(sc.own, int32(slot))
-			g.coverSquare(p, g.cells[e.cell].x, g.cells[e.cell].y)
+			if sc.gainCell(e.cell) {
+				g.coverSquare(p, g.cells[e.cell].x, g.cells[e.cell].y)
+			}
 		}
 	}
 	// The squares of its own it had when it was parked (ParkPeer).
