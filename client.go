@@ -196,6 +196,11 @@ const DefaultJoinTimeout = 60 * time.Second
 // player the host is not reachable.
 var ErrJoinTimeout = errors.New("tandem: the join did not finish in time")
 
+// ErrHostData is wrapped by Err after the game's own code on a client
+// panicked on what the host sent (its Arrived hook): the session ended, and
+// the error names the entity and the panic.
+var ErrHostData = errors.New("tandem: the game could not take what the host sent")
+
 // Client is a game joined over the network: its world holds the host's, its
 // own entities (those the host gave its peer) are predicted with the game's
 // own systems and corrected without visible jumps, and everything else is
@@ -616,8 +621,25 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 	if c.g.Arrived != nil {
 		c.mu.enter()
 		defer c.mu.exit()
+		defer c.recoverArrived(e)
 		c.g.Arrived(c.w, e)
 	}
+}
+
+// recoverArrived ends the session, rather than the program, when the
+// Game's Arrived hook panics on entity e: what the host sent is not what
+// the game expects of its entities (one without the Transform its body
+// needs). A panic inside a query the hook left open leaves the world
+// locked, which nothing undoes: that one goes on up.
+func (c *Client[I]) recoverArrived(e arche.Entity) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if c.w.ECS.Arche().IsLocked() {
+		panic(v)
+	}
+	c.fail(fmt.Errorf("%w: the game's Arrived hook panicked on entity %v, received from the host: %v; the session ended (check in Arrived what the host's entities may lack)", ErrHostData, e, v))
 }
 
 // input is the client's input system: it stamps this frame's input, which

@@ -51,6 +51,12 @@ func (s *Space) Update(w *ecs.World) {
 		if !ok || !w.Alive(e) {
 			continue // removed during the step
 		}
+		if !s.transforms.Has(e) || !s.velocities.Has(e) {
+			// Its Transform or Velocity was taken away (a client's world
+			// applying a host's state without them): the body has nowhere
+			// to write, and moves on its own until it goes.
+			continue
+		}
 		s.bodies.Get(e).movedAt = s.step
 		s.movedNow = append(s.movedNow, e)
 
@@ -76,7 +82,7 @@ func (s *Space) Update(w *ecs.World) {
 		if !w.Alive(e) || !s.bodies.Has(e) || s.bodies.Get(e).movedAt == s.step {
 			continue
 		}
-		if s.interps.Has(e) {
+		if s.interps.Has(e) && s.transforms.Has(e) {
 			ip := s.interps.Get(e)
 			ip.Prev = *s.transforms.Get(e)
 		}
