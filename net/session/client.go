@@ -120,22 +120,33 @@ func (s ClientState) String() string {
 }
 
 // ErrEarlyJoin: the host sent more join-lane messages before its Welcome
-// than a client holds for it (64 messages, 4 MiB). A host that
-// follows the protocol sends none: the join begins after the WelcomeAck.
+// than a client holds for it (64 messages, 4 MiB), or more State datagrams
+// before its Welcome or Resumed (128). A host that follows the protocol
+// sends none of the first (the join begins after the WelcomeAck), and a
+// State overtakes its Resumed only while a lost stream frame is sent
+// again.
 var ErrEarlyJoin = errors.New("session: the host sent more of the join before its Welcome than a client holds; the host breaks the handshake")
 
 // What a client holds of the join lane before the Welcome (a host that
-// follows the protocol sends nothing there before it).
+// follows the protocol sends nothing there before it), and of the State
+// datagrams that overtook a Resumed sent again after a loss (about four
+// seconds of them at 30 a second).
 const (
-	maxEarlyMessages = 64
-	maxEarlyBytes    = 4 << 20
+	maxEarlyMessages  = 64
+	maxEarlyDatagrams = 128
+	maxEarlyBytes     = 4 << 20
 )
 
 // ClientStats counts what a Client held and refused on its way in.
 type ClientStats struct {
 	// HeldBeforeWelcome counts join-lane messages that arrived before the
-	// Welcome and were applied after it.
+	// Welcome (or Resumed) and were applied after it.
 	HeldBeforeWelcome uint64
+	// DatagramsBeforeWelcome counts datagram messages (States) that
+	// arrived before the Welcome or Resumed, overtaking it, and were
+	// applied after it: the connection had acknowledged them, and the
+	// host would not send their spawns again.
+	DatagramsBeforeWelcome uint64
 }
 
 // Client is the client side of a session: it says Hello, takes the host's
@@ -159,10 +170,11 @@ type Client struct {
 	events  []Event
 	stats   ClientStats
 
-	// Join-lane messages that came before the Welcome (or Resumed), held
-	// for after it.
-	early      [][]byte
-	earlyBytes int
+	// Join-lane messages and datagram messages that came before the
+	// Welcome (or Resumed), held for after it, in the order they came.
+	early          []heldMessage
+	earlyBytes     int
+	earlyDatagrams int
 
 	// The connection now: whether the host bound this client on it (its
 	// Welcome or Resumed came), and whether its answer came (a Resumed, a
@@ -403,7 +415,10 @@ type clientHandler struct{ c *Client }
 func (h clientHandler) Message(kind wire.Kind, payload []byte) {
 	c := h.c
 	if !c.bound {
-		return // the host sends nothing before its Welcome or Resumed
+		// A State that overtook the Welcome or Resumed (a lost stream frame
+		// sent again): the connection acknowledged it, so it is held.
+		c.holdEarlyDatagram(kind, payload)
+		return
 	}
 	if c.repl != nil {
 		if ok, err := c.repl.HandleDatagram(kind, payload); ok {
@@ -544,21 +559,51 @@ func given(peer uint32, frame uint64) error {
 // bound.
 func (c *Client) applyEarly() {
 	early := c.early
-	c.early, c.earlyBytes = nil, 0
+	c.early, c.earlyBytes, c.earlyDatagrams = nil, 0, 0
 	for _, m := range early {
-		c.laneMessage(transport.LaneJoin, m)
+		if m.datagram {
+			clientHandler{c}.Message(m.kind, m.msg)
+		} else {
+			c.laneMessage(transport.LaneJoin, m.msg)
+		}
 	}
+}
+
+// heldMessage is a message held until the connection is bound: a
+// join-lane message, or a datagram message of kind.
+type heldMessage struct {
+	datagram bool
+	kind     wire.Kind
+	msg      []byte
+}
+
+// holdEarlyDatagram keeps a copy of a datagram message that came before
+// the Welcome or Resumed, within maxEarlyDatagrams and maxEarlyBytes; past
+// them the session fails (ErrEarlyJoin) rather than lose it. One that comes
+// once the session ended, or with no host answer to wait for, goes.
+func (c *Client) holdEarlyDatagram(kind wire.Kind, payload []byte) {
+	if c.state == Closed || c.c.Closed() {
+		return
+	}
+	if c.earlyDatagrams >= maxEarlyDatagrams || c.earlyBytes+len(payload) > maxEarlyBytes {
+		c.fail(ErrEarlyJoin, transport.CloseProtocol, "state before Welcome")
+		return
+	}
+	c.early = append(c.early, heldMessage{datagram: true, kind: kind, msg: append([]byte(nil), payload...)})
+	c.earlyBytes += len(payload)
+	c.earlyDatagrams++
+	c.stats.DatagramsBeforeWelcome++
 }
 
 // holdEarly keeps a copy of a join-lane message that came before the
 // Welcome, within maxEarlyMessages and maxEarlyBytes; past them the join
 // fails (ErrEarlyJoin) rather than lose it.
 func (c *Client) holdEarly(msg []byte) {
-	if len(c.early) >= maxEarlyMessages || c.earlyBytes+len(msg) > maxEarlyBytes {
+	if len(c.early)-c.earlyDatagrams >= maxEarlyMessages || c.earlyBytes+len(msg) > maxEarlyBytes {
 		c.fail(ErrEarlyJoin, transport.CloseProtocol, "join before Welcome")
 		return
 	}
-	c.early = append(c.early, append([]byte(nil), msg...))
+	c.early = append(c.early, heldMessage{msg: append([]byte(nil), msg...)})
 	c.earlyBytes += len(msg)
 	c.stats.HeldBeforeWelcome++
 }
