@@ -42,6 +42,43 @@ type ownRefresh struct {
 	// not carry every owned entity: those that went in none since are due.
 	catchUp uint32
 	picks   []ownPick // scratch: the due entities that compete for the share
+	// For an owner of more than ownAll entities, an AuthState looks at
+	// what may be due rather than at every owned entity (sendAuth):
+	// recent lists the owned entities that changed (or were made) and the
+	// frame, due until acked passes it; held the slots the share left out
+	// of the last one; window is where the next turn begins in the owner's
+	// list, a refresh's share of it an AuthState. looked is scratch.
+	recent []ownForce
+	pruned int // len(recent) after its last pruning
+	held   []int32
+	window int
+	looked []int32
+}
+
+// noteChanged records that the owned entity in slot changed at frame: due
+// in the AuthStates built until one built after it is acknowledged.
+func (o *ownRefresh) noteChanged(slot int32, frame uint32) {
+	o.recent = append(o.recent, ownForce{slot: slot, at: frame})
+	if len(o.recent) > 2*o.pruned+64 {
+		o.pruneRecent() // no AuthState built meanwhile (a join): once per slot
+	}
+}
+
+// pruneRecent keeps of recent, once per slot, the newest change the peer
+// has not acknowledged.
+func (o *ownRefresh) pruneRecent() {
+	if len(o.recent) == 0 {
+		return
+	}
+	slices.SortFunc(o.recent, func(a, b ownForce) int { return cmp.Or(cmp.Compare(a.slot, b.slot), cmp.Compare(b.at, a.at)) })
+	kept := o.recent[:0]
+	for i, r := range o.recent {
+		if r.at > o.acked && (i == 0 || o.recent[i-1].slot != r.slot) {
+			kept = append(kept, r)
+		}
+	}
+	o.recent = kept
+	o.pruned = len(kept)
 }
 
 // ownSent is the last AuthState that carried an owned entity: the host
@@ -105,13 +142,10 @@ type ownForce struct {
 }
 
 // due reports whether the owned entity in slot, last changed at frame
-// changed, goes in the AuthState being built, of refresh turns (none when
-// turns is false: an entity its owner does not predict); full: every one
-// goes.
-func (o *ownRefresh) due(full bool, slot int32, changed uint32, refresh int, turns bool) bool {
-	// The slot's turn by a hash of it: entities made in a pattern (a unit
-	// and its parts, every few slots) still spread over the turns.
-	return full || changed > o.acked || turns && (o.turn+uint32(slot)*0x9e3779b1>>16)%uint32(refresh) == 0 || o.forced(slot)
+// changed, goes in the AuthState being built: turn says it is its turn
+// (never for an entity its owner does not predict); full: every one goes.
+func (o *ownRefresh) due(full bool, slot int32, changed uint32, turn bool) bool {
+	return full || changed > o.acked || turn || o.forced(slot)
 }
 
 // forced reports whether slot is in the force list and not yet acknowledged.
@@ -203,8 +237,54 @@ func (p *HostPeer) sendAuth() {
 	items, spent, deferred := 0, header+wire.MessageOverhead(header)+h.cfg.DatagramOverhead, 0
 	picks := own.picks[:0]
 	refreshFrames := uint32(refresh * h.cfg.SendEvery)
-	for _, ent := range owned {
-		slot, _ := w.NetSlot(ent)
+	own.pruneRecent()
+	// What to look at: every owned entity when it goes whole or is few;
+	// else what may be due, sorted by slot: the changed, the forced, those
+	// the share left out and those whose turn it is (a window of the
+	// owner's list), so a still army costs its share a tick, not its size.
+	look := own.looked[:0]
+	all := full || !many
+	if !all {
+		// Each slot twice over, its low bit set for one whose turn it is.
+		for _, r := range own.recent {
+			look = append(look, r.slot<<1)
+		}
+		for _, f := range own.force {
+			look = append(look, f.slot<<1)
+		}
+		for _, slot := range own.held {
+			look = append(look, slot<<1)
+		}
+		n := (len(owned) + refresh - 1) / refresh
+		for i := range n {
+			slot, _ := w.NetSlot(owned[(own.window+i)%len(owned)])
+			look = append(look, slot<<1|1)
+		}
+		own.window = (own.window + n) % len(owned)
+		slices.Sort(look)
+		kept := 0
+		for _, k := range look {
+			if kept > 0 && look[kept-1]>>1 == k>>1 {
+				look[kept-1] |= k & 1
+				continue
+			}
+			look[kept] = k
+			kept++
+		}
+		look = look[:kept]
+	} else {
+		for _, ent := range owned {
+			slot, _ := w.NetSlot(ent)
+			look = append(look, slot<<1|1)
+		}
+	}
+	own.held = own.held[:0]
+	for _, k := range look {
+		slot, inTurn := k>>1, k&1 != 0
+		ent, _, ok := w.SlotEntity(slot)
+		if ni, _ := w.Identity(ent); !ok || ni.Owner != p.id {
+			continue // went, or given away, since it was listed
+		}
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
 		// An entity the host marks HostMoved is not predicted by its
@@ -212,7 +292,7 @@ func (p *HostPeer) sendAuth() {
 		// changed, never in turn to catch a misprediction.
 		turns := !w.Arche().Has(ent, w.IDs.HostMoved)
 		var key uint64
-		due := spawning || own.due(full, slot, e.changed, refresh, turns)
+		due := spawning || own.due(full, slot, e.changed, turns && inTurn)
 		if many {
 			var aged bool
 			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames, turns)
@@ -226,6 +306,7 @@ func (p *HostPeer) sendAuth() {
 			// who owns it, is on its way) and would drop its state: it goes
 			// again until the spawn arrives.
 			again = true
+			own.held = append(own.held, slot)
 			if p.slots[slot].flags&(fKnown|fSpawning|fSent) == 0 {
 				// Not even sent: its state would only be dropped, and
 				// would take the budget the spawn waits for (a budget
@@ -249,13 +330,19 @@ func (p *HostPeer) sendAuth() {
 			if spent >= share && items > 0 {
 				// The rest wait, still due (ownOf), and older for it.
 				deferred++
+				if last := own.sent[pk.slot]; h.ents[pk.slot].changed > last.frame || own.catchUp != 0 && last.frame < own.catchUp {
+					// Changed since it went, or behind a full one: looked
+					// at again next time. One whose turn it was waits for
+					// its next turn, older than the others of it.
+					own.held = append(own.held, pk.slot)
+				}
 				continue
 			}
 			spent += p.putAuth(frame, header, pk.slot)
 			items++
 		}
 	}
-	own.picks = picks[:0]
+	own.picks, own.looked = picks[:0], look[:0]
 	p.stats.AuthDeferred += uint64(deferred)
 	if deferred == 0 {
 		own.catchUp = 0 // every one due went

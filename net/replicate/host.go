@@ -611,6 +611,7 @@ func (h *HostReplicator) spawn(ent arche.Entity) {
 		p.onSpawn(slot)
 		if ni.Owner == p.id {
 			p.authDirty = true // changed at its spawn: due until acknowledged
+			p.own.noteChanged(slot, h.frame)
 		}
 	}
 }

@@ -123,6 +123,7 @@ func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 	if owner != ecs.HostPeer {
 		if p := h.Peer(owner); p != nil {
 			p.authDirty = true
+			p.own.noteChanged(slot, h.frame)
 		}
 	}
 }
