@@ -171,7 +171,8 @@ type ClientConfig[I comparable] struct {
 	Logger *slog.Logger
 	// JoinTimeout bounds how long the first join may take, from NewClient
 	// to Playing, on Clock (and a fresh join after the host refused a
-	// resume, from the refusal): past it the client gives up, closing the
+	// resume, from the refusal, and the join into the world held after a
+	// resume, from the host's Resumed): past it the client gives up, closing the
 	// connection with transport.CloseTimeout, and its Run returns (and Err
 	// says) an error that wraps ErrJoinTimeout (errors.Is). The first dial
 	// NewClient makes itself (given no connection) is bounded by it too, in
@@ -458,13 +459,18 @@ func (c *Client[I]) event(e Event) {
 		c.pred.Rebase()
 		c.phys.rebase()
 	}
-	if admitted && c.ip == nil {
-		// The first admission: a Welcome, or a kept ticket's Resumed.
+	if admitted {
+		// Every admission, a Resumed too: a host restarted with another
+		// Game is not played on.
 		wl := c.session.Welcome()
 		if want := uint16(time.Second / c.g.step()); wl.TickRate != want {
 			c.fail(fmt.Errorf("tandem: the host steps at %d Hz and this game at %d Hz; host and clients must run the same Game", wl.TickRate, want))
 			return
 		}
+	}
+	if admitted && c.ip == nil {
+		// The first admission: a Welcome, or a kept ticket's Resumed.
+		wl := c.session.Welcome()
 		ic := c.cfg.Interp
 		ic.Step = c.g.step()
 		if wl.SendRate > 0 {
@@ -499,6 +505,12 @@ func (c *Client[I]) event(e Event) {
 		// goes again.
 		c.admittedCommands()
 		c.keepTicket()
+		if e.Kind == session.PeerResumed {
+			// The join into the world held is bounded as the first was
+			// (JoinTimeout): a host that never ends it would hold the
+			// world still for good.
+			c.joining, c.started = true, c.clk.Now()
+		}
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
 	case session.PeerLeft:

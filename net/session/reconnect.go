@@ -100,8 +100,7 @@ func (c *Client) ReconnectLeft() time.Duration {
 	if c.state != Reconnecting {
 		return 0
 	}
-	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
-	return max(0, c.re.lost.Add(grace).Sub(c.cfg.Clock.Now()))
+	return max(0, c.re.lost.Add(c.grace()).Sub(c.cfg.Clock.Now()))
 }
 
 // open starts the session's work on the new connection tc: Hello, or Resume
@@ -206,9 +205,18 @@ func (c *Client) firstWindow() time.Duration {
 // lose starts reconnecting after the connection broke with err, to resume
 // the peer within the host's grace window.
 func (c *Client) lose(now time.Time, err error) {
-	grace := time.Duration(c.welcome.GraceMillis) * time.Millisecond
-	c.startRedial(now, err, false, grace+resumeMargin, 0)
+	c.startRedial(now, err, false, c.grace()+resumeMargin, 0)
 }
+
+// grace is the host's grace window, at most maxGrace.
+func (c *Client) grace() time.Duration {
+	return min(time.Duration(c.welcome.GraceMillis)*time.Millisecond, maxGrace)
+}
+
+// maxGrace is the longest grace window a client takes from a host: one
+// that says more (the field holds 49 days) has the client give up on
+// resuming after it, rather than hold its world still and dial for as long.
+const maxGrace = 10 * time.Minute
 
 // startRedial makes the client Reconnecting after its connection broke
 // with err: it dials at once (after about pause, if not 0: between half and
