@@ -182,6 +182,13 @@ func (o *ownRefresh) prune() {
 	slices.SortFunc(o.force, func(a, b ownForce) int { return cmp.Compare(a.slot, b.slot) })
 }
 
+// The marks of a slot sendAuth looks at (slot<<2 | marks): its turn, or
+// listed for another reason (changed, forced, left out by the share).
+const (
+	inTurn = 1
+	listed = 2
+)
+
 // ownAll is the most entities an owner may hold and be sent every one of
 // in every AuthState, changed or not: a player's avatar and its squad are
 // corrected at every send tick; beyond, an army's unchanged units take turns
@@ -245,27 +252,28 @@ func (p *HostPeer) sendAuth() {
 	look := own.looked[:0]
 	all := full || !many
 	if !all {
-		// Each slot twice over, its low bit set for one whose turn it is.
+		// Each slot four times over: bit 0 set for one whose turn it is,
+		// bit 1 for one listed for another reason.
 		for _, r := range own.recent {
-			look = append(look, r.slot<<1)
+			look = append(look, r.slot<<2|listed)
 		}
 		for _, f := range own.force {
-			look = append(look, f.slot<<1)
+			look = append(look, f.slot<<2|listed)
 		}
 		for _, slot := range own.held {
-			look = append(look, slot<<1)
+			look = append(look, slot<<2|listed)
 		}
 		n := (len(owned) + refresh - 1) / refresh
 		for i := range n {
 			slot, _ := w.NetSlot(owned[(own.window+i)%len(owned)])
-			look = append(look, slot<<1|1)
+			look = append(look, slot<<2|inTurn)
 		}
 		own.window = (own.window + n) % len(owned)
 		slices.Sort(look)
 		kept := 0
 		for _, k := range look {
-			if kept > 0 && look[kept-1]>>1 == k>>1 {
-				look[kept-1] |= k & 1
+			if kept > 0 && look[kept-1]>>2 == k>>2 {
+				look[kept-1] |= k & 3
 				continue
 			}
 			look[kept] = k
@@ -275,24 +283,30 @@ func (p *HostPeer) sendAuth() {
 	} else {
 		for _, ent := range owned {
 			slot, _ := w.NetSlot(ent)
-			look = append(look, slot<<1|1)
+			look = append(look, slot<<2|inTurn|listed)
 		}
 	}
 	own.held = own.held[:0]
 	for _, k := range look {
-		slot, inTurn := k>>1, k&1 != 0
+		slot := k >> 2
 		ent, _, ok := w.SlotEntity(slot)
-		if ni, _ := w.Identity(ent); !ok || ni.Owner != p.id {
-			continue // went, or given away, since it was listed
+		if !ok {
+			continue // went since it was listed
 		}
-		e := &h.ents[slot]
-		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
 		// An entity the host marks HostMoved is not predicted by its
 		// owner, which draws it from these states: it goes when it
 		// changed, never in turn to catch a misprediction.
 		turns := !w.Arche().Has(ent, w.IDs.HostMoved)
+		if k&listed == 0 && !turns {
+			continue // in turn, and never due by its turn
+		}
+		if ni, _ := w.Identity(ent); ni.Owner != p.id {
+			continue // given away since it was listed
+		}
+		e := &h.ents[slot]
+		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
 		var key uint64
-		due := spawning || own.due(full, slot, e.changed, turns && inTurn)
+		due := spawning || own.due(full, slot, e.changed, turns && k&inTurn != 0)
 		if many {
 			var aged bool
 			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames, turns)
