@@ -377,7 +377,12 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		sc.Poll()
 		c.checkJoin()
 	}
-	c.after = c.checkJoin
+	c.after = func() {
+		c.checkJoin()
+		if err := c.pred.Err(); err != nil && c.err == nil {
+			c.fail(err)
+		}
+	}
 	// Once the session ended, Advance and Step run nothing: the game's
 	// systems stop with it (they walked the player on its last input, and
 	// its frame ran away from the host's it would meet again), as after a

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tandem-go/tandem/net/conn"
+	"github.com/tandem-go/tandem/net/predict"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -81,4 +83,39 @@ func (h *hostileClient) resumeWith(t *testing.T, hz uint16) *conn.Conn {
 	}
 	hc.SendLane(transport.LaneControl, wire.Resumed{PeerID: 1, TickRate: hz, SendRate: 30, Frame: 200, GraceMillis: 30000, Token: [wire.TokenLen]byte{9}}.Encode(nil))
 	return hc
+}
+
+// A host that gives this client more entities to predict than
+// predict.ClientConfig.MaxOwned ends the session with ErrTooManyOwned,
+// rather than have the client hold a history for each.
+func TestAHostGivingTooManyOwnedEndsTheSession(t *testing.T) {
+	h := newHostileClient(t)
+	reg := h.client.reg
+	fields := 0
+	for c := range replicate.Component(reg.Len()) {
+		fields += reg.Fields(c)
+	}
+	const n = predict.DefaultMaxOwned + 1
+	all := uint64(1)<<uint(reg.Len()) - 1
+	page := wire.AppendUvarint([]byte{byte(wire.KindJoinPage), 100}, n)
+	page = append(page, 0)
+	for id := 1; id <= n; id++ {
+		page = wire.AppendUvarint(page, uint64(id))
+		page = wire.AppendUvarint(page, 1|all<<2)
+		page = wire.AppendUvarint(page, 1) // owned by this client
+		// Its x 50 units past the one before (bodies apart: none touch).
+		page = wire.AppendUvarint(page, wire.ZigZag(int64(id)*50*replicate.PositionScale))
+		for range fields - 1 {
+			page = append(page, 0)
+		}
+	}
+	final := wire.AppendUvarint(wire.AppendUvarint([]byte{byte(wire.KindJoinFinal), 100, 1}, n), n)
+	h.host.SendLane(transport.LaneJoin, page)
+	h.host.SendLane(transport.LaneJoin, final)
+	for range 10 {
+		h.step()
+	}
+	if err := h.client.Err(); !errors.Is(err, predict.ErrTooManyOwned) || h.client.session.State() != session.Closed {
+		t.Fatalf("a host gave this client %d entities to predict: %v, err %v; want closed with ErrTooManyOwned", n, h.client.session.State(), err)
+	}
 }

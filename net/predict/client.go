@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -52,6 +53,13 @@ type ClientConfig[I any] struct {
 	// History is how many frames of prediction are kept. It must cover the
 	// round trip plus the lead. Default 128 (2 s at 60 Hz).
 	History int
+	// MaxOwned bounds the owned entities the client predicts (those without
+	// ecs.HostMoved): each costs History frames of its tracked components,
+	// about 10 KB at the defaults, so that a host cannot make the client
+	// hold gigabytes with a few megabytes of join. Past it the client
+	// predicts the first MaxOwned and Err says ErrTooManyOwned: the engine
+	// ends the session. Default DefaultMaxOwned.
+	MaxOwned int
 	// Sync tunes the time synchronization; its Step is the schedule's.
 	Sync SyncConfig
 	// HoldAfter bounds how far the client predicts its own entities past
@@ -87,6 +95,16 @@ type ClientConfig[I any] struct {
 	HostFrame func() ecs.Frame
 }
 
+// DefaultMaxOwned is ClientConfig.MaxOwned's default: a squad, a fleet, a
+// player's many units that it predicts (an army the host moves is marked
+// ecs.HostMoved, and costs nothing here).
+const DefaultMaxOwned = 4096
+
+// ErrTooManyOwned is what Client.Err says once the host gave the client more
+// entities to predict than ClientConfig.MaxOwned: mark those the host alone
+// moves ecs.HostMoved, or raise MaxOwned.
+var ErrTooManyOwned = errors.New("predict: the host gave this client more entities to predict than ClientConfig.MaxOwned; mark those only the host moves ecs.HostMoved, or raise MaxOwned")
+
 // Client predicts a client's own entities: it stamps and sends the game's
 // inputs, keeps the client's frame ahead of the host's, records what was
 // predicted and reconciles it with AuthState. It is the replicate.AuthHandler
@@ -97,7 +115,8 @@ type ClientConfig[I any] struct {
 // the game calls SetInput once, before its systems read Input.
 //
 // Memory: History frames of inputs and of every owned entity's tracked
-// components, grown to the most owned entities; nothing per frame after.
+// components, grown to the most owned entities (at most MaxOwned); nothing
+// per frame after.
 // Not safe for concurrent use: it belongs to the simulation goroutine.
 type Client[I any] struct {
 	w      *ecs.World
@@ -109,6 +128,7 @@ type Client[I any] struct {
 	sync   *TimeSync
 	hist   history[I]
 	tracks []*tracker
+	err    error // ErrTooManyOwned, once
 
 	last I // the newest input set or repeated
 	// mine holds the owned entities this client predicts when some it owns
@@ -187,6 +207,9 @@ func NewClient[I any](sched *ecs.Schedule, reg *replicate.Registry, codec InputC
 	cfg.Redundancy = min(cfg.Redundancy, MaxPerMessage)
 	if cfg.History <= 0 {
 		cfg.History = 128
+	}
+	if cfg.MaxOwned <= 0 {
+		cfg.MaxOwned = DefaultMaxOwned
 	}
 	cfg.Sync.Step = sched.StepDuration()
 	if cfg.Sync.MaxBuffer <= 0 {
@@ -304,3 +327,8 @@ func (l sessionLink) UnansweredSince() (time.Time, bool) { return l.s.Conn().Una
 // RTTSamples tells how many samples the round trip of the connection of
 // the moment is made of.
 func (l sessionLink) RTTSamples() uint64 { return l.s.Conn().RTTSamples() }
+
+// Err returns ErrTooManyOwned once the host gave the client more entities
+// to predict than ClientConfig.MaxOwned, else nil. The engine ends the
+// session when it says so.
+func (c *Client[I]) Err() error { return c.err }

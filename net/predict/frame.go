@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -278,6 +279,12 @@ func (c *Client[I]) predicted(w *ecs.World, p ecs.PeerID) []arche.Entity {
 // recordState records the tracked components of owned into slot s.
 func (c *Client[I]) recordState(s int, owned []arche.Entity) {
 	h := &c.hist
+	if len(owned) > c.cfg.MaxOwned {
+		owned = owned[:c.cfg.MaxOwned]
+		if c.err == nil {
+			c.err = fmt.Errorf("%w (%d)", ErrTooManyOwned, c.cfg.MaxOwned)
+		}
+	}
 	if len(owned) > h.stride {
 		h.grow(len(owned), c.tracks)
 	}
