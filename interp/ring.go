@@ -55,8 +55,14 @@ type slotState struct {
 	// born: how many host frames before its first state the host made it
 	// (Born; 0 when not told, at most 255): it is drawn from then on.
 	born uint8
-	raw  ecs.Transform // pose of the last Update, without offset
-	off  ecs.Transform // visual offset, decaying
+	// seldom: how many frames apart its states came while it walked on
+	// (Interpolator.walkedOn), when further apart than a moving entity is
+	// carried past its newest (drift; at most 255): one sent seldom (an
+	// owner's unit in AuthStates sharing a full budget) is carried that far
+	// before frames heard without it say it stopped. 0: none seen.
+	seldom uint8
+	raw    ecs.Transform // pose of the last Update, without offset
+	off    ecs.Transform // visual offset, decaying
 }
 
 // What a slot's Velocity said (slotState.motion), velocities being used

@@ -169,7 +169,9 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 			// far from what this client owns (a peer's interest weighs it).
 			// Frames heard sooner without it say nothing: its next state
 			// may have been lost, or the host sends it less often now.
-			rest = ip.drift
+			// One sent seldom as it walked on is carried as far as its
+			// states came apart, and a send more.
+			rest = max(ip.drift, float64(sl.seldom)+ip.interval)
 		}
 		if fn < g && float64(g-fn) >= rest {
 			// Later frames arrived without a state of e: it has not moved.
@@ -283,7 +285,7 @@ func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 		// after a teleport.
 		return true, last, h, true, due, max(reach, ip.drift)
 	case ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])):
-		return true, last, prev, true, due, max(reach, ip.drift)
+		return true, last, prev, true, due, max(reach, ip.drift, float64(sl.seldom)+ip.interval)
 	case sl.motion&motionTurned != 0:
 		return true, last, prev, true, due, reach
 	}
