@@ -555,12 +555,16 @@ func given(peer uint32, frame uint64) error {
 	return nil
 }
 
-// applyEarly applies the join-lane messages held until the connection was
-// bound.
+// applyEarly applies the join-lane and datagram messages held until the
+// connection was bound, in the order they came, until one ends the
+// session.
 func (c *Client) applyEarly() {
 	early := c.early
 	c.early, c.earlyBytes, c.earlyDatagrams = nil, 0, 0
 	for _, m := range early {
+		if c.state == Closed || c.c.Closed() {
+			return
+		}
 		if m.datagram {
 			clientHandler{c}.Message(m.kind, m.msg)
 		} else {

@@ -119,7 +119,7 @@ func (c *Client) open(tc transport.Conn, resume bool) error {
 	}
 	c.c = nc
 	c.bound, c.answered = false, false
-	c.early, c.earlyBytes = nil, 0
+	c.early, c.earlyBytes, c.earlyDatagrams = nil, 0, 0
 	c.re.opened = c.cfg.Clock.Now()
 	c.re.hello = false
 	if resume && c.welcome.PeerID == 0 && !c.ticketFor(tc) {
