@@ -268,6 +268,19 @@ func (p *HostPeer) sendAuth() {
 			slot, _ := w.NetSlot(owned[(own.window+i)%len(owned)])
 			look = append(look, slot<<2|inTurn)
 		}
+		if own.window+n >= len(owned) {
+			// A round of turns ends: the owner's list, kept by removals
+			// that move its last entity into the place of the one gone,
+			// may have moved one behind the window before its turn. Those
+			// whose turn has not come for a round go now: O(owned) once a
+			// round, as the window.
+			for _, ent := range owned {
+				slot, _ := w.NetSlot(ent)
+				if own.turn-own.sent[slot].turn >= uint32(refresh) {
+					look = append(look, slot<<2|inTurn)
+				}
+			}
+		}
 		own.window = (own.window + n) % len(owned)
 		slices.Sort(look)
 		kept := 0
@@ -284,6 +297,12 @@ func (p *HostPeer) sendAuth() {
 		for _, ent := range owned {
 			slot, _ := w.NetSlot(ent)
 			look = append(look, slot<<2|inTurn|listed)
+			if e := &h.ents[slot]; many && e.changed > own.acked {
+				// Due until acknowledged (a peer starting, which has
+				// acknowledged none): the AuthStates after this one look
+				// at it too.
+				own.noteChanged(slot, e.changed)
+			}
 		}
 	}
 	own.held = own.held[:0]

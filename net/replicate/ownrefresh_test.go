@@ -157,20 +157,10 @@ func (o *refuseAuth) QueueDatagram(kind wire.Kind, payload []byte, token uint32)
 // AuthState built.
 func (r *ownRig) latest() arche.Entity {
 	own := &r.h.Peer(1).own
-	refresh := uint32(r.h.cfg.OwnRefresh)
-	best, wait := r.owned[0], -1
-	for _, e := range r.owned {
-		slot, _ := r.w.NetSlot(e)
-		for k := range refresh {
-			if (own.turn+k+uint32(slot)*0x9e3779b1>>16)%refresh == 0 {
-				if int(k) > wait {
-					best, wait = e, int(k)
-				}
-				break
-			}
-		}
-	}
-	return best
+	owned := r.w.Owned(1)
+	// The window of turns goes on from own.window through the owner's
+	// list: the one just behind it has its turn last.
+	return owned[(own.window+len(owned)-1)%len(owned)]
 }
 
 // clientOf returns the client's entity of host entity e.
