@@ -179,6 +179,7 @@ type peerScope struct {
 	// already holds move none. ownIn counts own's entities in each.
 	cells []int32
 	ownIn map[int32]ownCell
+	most  int // the most cells ownIn held: a map does not shrink (Memory)
 	// held is set while the peer owns nothing with a position but did:
 	// the square of the last one stays, around cell (hx, hy), until it
 	// owns one again. last is set while it owns nothing with a position
@@ -336,6 +337,7 @@ func (sc *peerScope) gainCell(ci int32) bool {
 	}
 	sc.ownIn[ci] = ownCell{n: 1, pos: int32(len(sc.cells))}
 	sc.cells = append(sc.cells, ci)
+	sc.most = max(sc.most, len(sc.ownIn))
 	return true
 }
 
@@ -567,8 +569,9 @@ func (g *grid) inScope(p *HostPeer, slot int32) bool {
 	return e.cell < 0 || !p.scope.squared() || e.owner == p.id || p.scope.cover[e.cell] > 0
 }
 
-// focusCells refreshes the cells of the entities the peer owns, for the
-// weights of a send tick.
+// focusCells refreshes the cells of the peer's squares (those of the cells
+// it holds entities in, its held one, the game's), for the weights of a
+// send tick.
 func (g *grid) focusCells(p *HostPeer) {
 	sc := &p.scope
 	sc.at = sc.at[:0]

@@ -46,8 +46,9 @@ func (g *grid) clearCover(p *HostPeer) {
 	clear(sc.cover)
 }
 
-// ownSquare gives the peer the square of radius r around the cell of the
-// entity in slot, which it now owns by the host's records; cells that come
+// ownSquare counts the entity in slot, which the peer now owns by the
+// host's records, in its cell; the first of the peer's entities there
+// brings the square of radius r around the cell, whose cells that come
 // into its cover bring their entities into its scope. A peer whose first
 // square arrives stops seeing the whole world; one holding the square of its
 // last entity (held) lets that go once the new one stands.
@@ -76,9 +77,10 @@ func (g *grid) ownSquare(p *HostPeer, slot int32) {
 	}
 }
 
-// disownSquare takes away the square of the entity in slot, which the peer
-// no longer owns or which leaves the grid; cells that go out of its cover
-// take their entities out of its scope. The square of its last one stays
+// disownSquare takes the entity in slot, which the peer no longer owns or
+// which leaves the grid, out of its cell's count; the last of the peer's
+// entities there takes the cell's square away, and cells that go out of
+// its cover take their entities out of its scope. The square of its last one stays
 // where it was (held), until its next arrives and takes its place; unless
 // the game gives the peer a square of its own (Focus), which stands in for
 // it. Only a square the peer has (in own) is taken away: one never given
