@@ -205,7 +205,7 @@ type World struct {
 	reg      *replicate.Registry // the replicated components (host, client); nil alone
 	// predictedAt gives a client's record of a predicted body at a frame
 	// (AppendWireImageAt); nil elsewhere.
-	predictedAt func(e arche.Entity, f ecs.Frame) (ecs.Transform, ecs.Velocity, bool)
+	predictedAt func(e arche.Entity, f ecs.Frame) (pose ecs.Transform, vel ecs.Velocity, recorded, predicted bool)
 }
 
 // focuser is a host's Focus and Unfocus, for World's.

@@ -84,18 +84,19 @@ func (n *netPhysics) hostValues(e arche.Entity, st *remoteState, f ecs.Frame) br
 	return b
 }
 
-// predictedAt returns the pose and velocity predicted body e had at the
-// end of frame f, if its ring holds that frame.
-func (n *netPhysics) predictedAt(e arche.Entity, f ecs.Frame) (ecs.Transform, ecs.Velocity, bool) {
+// predictedAt returns the pose and velocity body e had at the end of frame
+// f if this client predicts it (predicted) and its ring holds that frame
+// (recorded).
+func (n *netPhysics) predictedAt(e arche.Entity, f ecs.Frame) (pose ecs.Transform, vel ecs.Velocity, recorded, predicted bool) {
 	s, ok := n.w.ECS.NetSlot(e)
-	if !ok || int(s) >= len(n.slots) || n.slots[s].pred == 0 || f == 0 {
-		return ecs.Transform{}, ecs.Velocity{}, false
+	if !ok || int(s) >= len(n.slots) || n.slots[s].pred == 0 {
+		return ecs.Transform{}, ecs.Velocity{}, false, false
 	}
 	r := &n.preds[n.slots[s].pred-1].ring[f%predictedRing]
-	if r.frame != f {
-		return ecs.Transform{}, ecs.Velocity{}, false
+	if r.frame != f || f == 0 {
+		return ecs.Transform{}, ecs.Velocity{}, false, true
 	}
-	return r.pose, r.vel, true
+	return r.pose, r.vel, true, true
 }
 
 // bodyState is a predicted body's state at the end of a frame.

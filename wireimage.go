@@ -44,17 +44,22 @@ func (w *World) AppendWireImage(dst []int32, e arche.Entity) []int32 {
 // client's predicted body (ecs.Predicted), ahead of the host, is given the
 // pose and velocity the client recorded for it at f (it keeps two seconds
 // of them), so that it compares with the host's image of the same frame.
-// Every other entity, and every other component, is as AppendWireImage
-// gives it. ok is false, and nothing is appended, for a predicted body
-// whose frame f the client has not recorded or no longer keeps.
+// Every other entity (one marked Predicted that the client does not
+// predict: its own, or one without a body), and every other component, is
+// as AppendWireImage gives it. ok is false, and nothing is appended, for a
+// predicted body whose frame f the client has not recorded or no longer
+// keeps.
 // tandemtest.Agree compares predicted bodies so. Call it on the simulation
 // goroutine.
 func (w *World) AppendWireImageAt(dst []int32, e arche.Entity, f ecs.Frame) (_ []int32, ok bool) {
-	if w.predictedAt == nil || !w.ECS.Alive(e) || !w.ECS.Arche().Has(e, w.ECS.IDs.Predicted) {
+	if w.predictedAt == nil || !w.ECS.Alive(e) {
 		return w.AppendWireImage(dst, e), true
 	}
-	pose, vel, ok := w.predictedAt(e, f)
-	if !ok {
+	pose, vel, recorded, predicted := w.predictedAt(e, f)
+	switch {
+	case !predicted:
+		return w.AppendWireImage(dst, e), true
+	case !recorded:
 		return dst, false
 	}
 	// The recorded state goes in for the images to be taken, and what the
