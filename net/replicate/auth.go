@@ -348,6 +348,9 @@ func (p *HostPeer) sendAuth() {
 			}
 		}
 		if many && !spawning && !own.forced(slot) {
+			if e.flags&eTold != 0 {
+				key = 0 // told something (an order): before the army's walk
+			}
 			picks = append(picks, ownPick{slot: slot, key: key})
 			continue
 		}
@@ -443,6 +446,7 @@ func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) int {
 		h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	}
 	h.buf = append(h.buf, b...)
+	e.flags &^= eTold
 	p.stats.AuthItems++
 	if p.own.sent != nil {
 		p.own.sent[slot] = ownSent{frame: h.frame, turn: p.own.turn}

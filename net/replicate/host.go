@@ -234,6 +234,7 @@ type HostReplicator struct {
 	doffs     []int32                   // the delta-coded fields' offsets, for diffPrev
 	dbits     []uint16                  // and their components' bits
 	always    uint16                    // components whose change is always urgent (no thresholds, not delta-coded)
+	told      uint16                    // of those, the ones not of motion (eTold)
 	common    uint16                    // the common mask of this send tick's messages (prepareTick)
 	buf       []byte
 	lastMsgs  sentMessages

@@ -73,6 +73,9 @@ func (h *HostReplicator) intake(changes []ecs.Change) {
 			e.changed = frame
 		}
 		copy(img, q)
+		if bit&h.told != 0 {
+			e.flags |= eTold
+		}
 		e.has |= bit
 		if c == h.grid.pos && !h.grid.stayed(e.cell, img) {
 			h.grid.moved(h, slot)

@@ -26,6 +26,12 @@ const (
 	// eBorn: tele is the frame the entity was made in, in play, not a
 	// teleport: its spawns say so (spawnSnap), its updates do not.
 	eBorn
+	// eTold: a component whose change is always urgent, other than the
+	// motion's (h.told: an order, a state of the game's) changed since the
+	// owner's AuthState
+	// last carried the entity: it goes first in the next (sendAuth), ahead
+	// of the walking army it may belong to.
+	eTold
 )
 
 // entState is the shared record of the networked entity in one slot.

@@ -1,6 +1,10 @@
 package replicate
 
-import "math/bits"
+import (
+	"math/bits"
+
+	arche "github.com/mlange-42/arche/ecs"
+)
 
 // Urgency: the priority a change gains each send tick, measured once for
 // every peer against the image last sent.
@@ -178,6 +182,14 @@ func (h *HostReplicator) makeUrgencyPlan() {
 			if t := comp.signif[i]; t > 0 {
 				h.uplan = append(h.uplan, urgencyField{off: reg.offset[c] + i, t: int64(t), inv: urgent << 32 / int64(t), wrap: comp.wrap[i], bit: 1 << c})
 			}
+		}
+	}
+	// What is told an owner first (eTold): the always urgent changes but
+	// those of motion, which a walking army makes at every step.
+	h.told = h.always
+	for _, id := range []arche.ID{reg.world.IDs.Transform, reg.world.IDs.Velocity} {
+		if c, ok := reg.Lookup(id); ok {
+			h.told &^= 1 << c
 		}
 	}
 }
