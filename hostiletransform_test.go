@@ -41,15 +41,13 @@ func (h *hostileClient) stepsPanic(n int) (p any) {
 	return nil
 }
 
-// TestHostileAuthStateWithoutTransformPanics: an AuthState item whose
-// mask leaves out the Transform (PROTOCOL.md §9.4: a component the item
-// leaves out is removed, the host's entity lost it) removes the Transform
-// from the client's entity (replicate.matchAuth) and leaves its physics
-// body attached: the next step's physics.Space.Update dereferences the
-// missing Transform (nil) and panics. One AuthState of a few bytes, for
-// the client's own entity (or any entity: applyAuth does not check that
-// the client owns it).
-func TestHostileAuthStateWithoutTransformPanics(t *testing.T) {
+// An AuthState item whose mask leaves out the Transform (PROTOCOL.md §9.4:
+// a component the item leaves out is removed, the host's entity lost it)
+// removes the Transform from the client's entity (replicate.matchAuth) and
+// leaves its physics body attached: the next steps go on, where
+// physics.Space.Update dereferenced the missing Transform and panicked.
+// One AuthState of a few bytes, for the client's own entity or another.
+func TestAnAuthStateStrippingABodysTransformIsSurvived(t *testing.T) {
 	for _, id := range []byte{1, 2} {
 		t.Run(fmt.Sprint("entity", id), func(t *testing.T) {
 			h := newHostileClient(t)
@@ -66,12 +64,12 @@ func TestHostileAuthStateWithoutTransformPanics(t *testing.T) {
 	}
 }
 
-// TestHostileSpawnWithoutTransformPanics: a State spawn of an entity the
-// client holds, newer than its state, that carries no Transform (PROTOCOL.md
-// §9.3: the client removes the registered components its mask leaves out)
-// removes the remote entity's Transform (replicate dropAbsent) and leaves
-// its physics body attached: the next step panics in physics.Space.Update.
-func TestHostileSpawnWithoutTransformPanics(t *testing.T) {
+// A State spawn of an entity the client holds, newer than its state, that
+// carries no Transform (PROTOCOL.md §9.3: the client removes the
+// registered components its mask leaves out) removes the remote entity's
+// Transform (replicate dropAbsent) and leaves its physics body attached:
+// the next steps go on, where physics.Space.Update panicked.
+func TestASpawnStrippingABodysTransformIsSurvived(t *testing.T) {
 	h := newHostileClient(t)
 	h.joinTwo(t)
 	reg := h.client.reg
@@ -98,14 +96,14 @@ func TestHostileSpawnWithoutTransformPanics(t *testing.T) {
 	}
 }
 
-// TestHostileSpawnWithoutTransformPanicsArrived: a join page (or a spawn)
-// of an entity without Transform or Velocity runs the game's Arrived hook,
-// and the package's own pattern for it (example_test.go, rest_test.go:
-// w.Physics.AttachCircle in Arrived, unconditionally) panics in
-// physics.Space.Attach ("lacks ecs.Transform or ecs.Velocity"): the
-// client recovers, and the session ends with ErrHostData, where a game
-// written as the example shows crashed on a page of a few bytes.
-func TestHostileSpawnWithoutTransformPanicsArrived(t *testing.T) {
+// A join page (or a spawn) of an entity without Transform or Velocity runs
+// the game's Arrived hook, and the package's own pattern for it
+// (example_test.go, rest_test.go: w.Physics.AttachCircle in Arrived,
+// unconditionally) panics in physics.Space.Attach ("lacks ecs.Transform or
+// ecs.Velocity"): the client recovers, and the session ends with
+// ErrHostData, where a game written as the example shows crashed on a page
+// of a few bytes.
+func TestAnArrivedPanicOnWhatTheHostSentEndsTheSession(t *testing.T) {
 	h := newHostileClient(t)
 	h.client.g.Arrived = testGame().Arrived // the documented pattern
 	fields := h.client.reg.Fields(1)
