@@ -72,9 +72,15 @@ type Config struct {
 	// as long as they were apart); one whose Velocity says more than its
 	// states moved (along a wall), along its states; one whose newest state
 	// says it stopped (its Velocity zero, after a state that moved) is drawn
-	// where it stopped at once. Raise it for a host whose state budget often
-	// holds changes back for longer. Default 8 send intervals; negative: the
-	// host sends every change at once (and nothing is dead-reckoned longer).
+	// where it stopped at once. An entity whose last state came longer
+	// than that after the one before, that moved the whole way as its
+	// velocity says (an owner's unit in AuthStates sharing a full budget),
+	// is sent that seldom: it is drawn moving on for as long as its states
+	// came apart, and a send interval more, until one comes again as often
+	// as others do. Raise it for a host whose state budget often holds
+	// changes back for longer. Default 8 send intervals; negative: the host
+	// sends every change at once (and nothing is dead-reckoned longer, but
+	// an entity sent seldom so).
 	MaxDeferral time.Duration
 	// HalfLife is how fast visual offsets (corrections, and the catch-up after
 	// a late state) decay: half of what is left goes every HalfLife. Default

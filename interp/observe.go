@@ -59,6 +59,7 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		ip.unsettle(st)
 		st.flags &^= flagRemote | flagEarly
 		st.n = 0
+		st.seldom = 0
 		return
 	}
 	if noPose := tp == nil; noPose != (st.flags&flagNoPose != 0) && st.n > 0 {
@@ -161,6 +162,8 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		walked := wasMoving && f-newest > still && ip.walkedOn(e, poses[h], pose, f-newest)
 		if walked {
 			st.seldom = uint8(min(f-newest, 255))
+		} else {
+			st.seldom = 0 // states come as often as others again, or it did not walk on
 		}
 		switch {
 		case f-newest > still && !walked:
