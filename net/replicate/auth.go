@@ -50,6 +50,10 @@ type ownRefresh struct {
 	// list, a refresh's share of it an AuthState. looked is scratch.
 	recent []ownForce
 	pruned int // len(recent) after its last pruning
+	// told lists the entities told something (eTold) that went in an
+	// AuthState, and its frame, until one of it is acknowledged: after a
+	// loss they are told again, and go first in the whole one that follows.
+	told   []ownForce
 	held   []int32
 	window int
 	looked []int32
@@ -67,18 +71,24 @@ func (o *ownRefresh) noteChanged(slot int32, frame uint32) {
 // pruneRecent keeps of recent, once per slot, the newest change the peer
 // has not acknowledged.
 func (o *ownRefresh) pruneRecent() {
-	if len(o.recent) == 0 {
-		return
+	o.recent = unacked(o.recent, o.acked)
+	o.pruned = len(o.recent)
+}
+
+// unacked keeps of list, once per slot, the newest entry of a frame past
+// acked, sorted by slot.
+func unacked(list []ownForce, acked uint32) []ownForce {
+	if len(list) == 0 {
+		return list
 	}
-	slices.SortFunc(o.recent, func(a, b ownForce) int { return cmp.Or(cmp.Compare(a.slot, b.slot), cmp.Compare(b.at, a.at)) })
-	kept := o.recent[:0]
-	for i, r := range o.recent {
-		if r.at > o.acked && (i == 0 || o.recent[i-1].slot != r.slot) {
+	slices.SortFunc(list, func(a, b ownForce) int { return cmp.Or(cmp.Compare(a.slot, b.slot), cmp.Compare(b.at, a.at)) })
+	kept := list[:0]
+	for i, r := range list {
+		if r.at > acked && (i == 0 || list[i-1].slot != r.slot) {
 			kept = append(kept, r)
 		}
 	}
-	o.recent = kept
-	o.pruned = len(kept)
+	return kept
 }
 
 // ownSent is the last AuthState that carried an owned entity: the host
@@ -245,6 +255,12 @@ func (p *HostPeer) sendAuth() {
 	picks := own.picks[:0]
 	refreshFrames := uint32(refresh * h.cfg.SendEvery)
 	own.pruneRecent()
+	own.told = unacked(own.told, own.acked)
+	if full {
+		for _, t := range own.told {
+			h.ents[t.slot].flags |= eTold // its AuthState may be the one lost
+		}
+	}
 	// What to look at: every owned entity when it goes whole or is few;
 	// else what may be due, sorted by slot: the changed, the forced, those
 	// the share left out and those whose turn it is (a window of the
@@ -349,7 +365,11 @@ func (p *HostPeer) sendAuth() {
 		}
 		if many && !spawning && !own.forced(slot) {
 			if e.flags&eTold != 0 {
-				key = 0 // told something (an order): before the army's walk
+				// Told something (an order): ahead of the army's walk, by
+				// a head start of four rounds of turns, so that units
+				// told at every step (a value of the game's that changes
+				// so) do not keep the others out for ever.
+				key -= min(key, uint64(4*refreshFrames))
 			}
 			picks = append(picks, ownPick{slot: slot, key: key})
 			continue
@@ -446,7 +466,10 @@ func (p *HostPeer) putAuth(frame ecs.Frame, header int, slot int32) int {
 		h.buf = wire.AppendUvarint(h.buf[:0], uint64(frame))
 	}
 	h.buf = append(h.buf, b...)
-	e.flags &^= eTold
+	if e.flags&eTold != 0 {
+		e.flags &^= eTold
+		p.own.told = append(p.own.told, ownForce{slot: slot, at: h.frame})
+	}
 	p.stats.AuthItems++
 	if p.own.sent != nil {
 		p.own.sent[slot] = ownSent{frame: h.frame, turn: p.own.turn}

@@ -547,7 +547,7 @@ func (p *HostPeer) Memory() int {
 	n += cap(p.scope.cells)*4 + p.scope.most*20 // a map entry of 12 bytes and its share of the groups' words and slack
 	// The owned entities' AuthState stamps: a map's entry of 12 bytes and
 	// its share of the groups' control words and slack, about 20 bytes.
-	n += len(p.own.sent)*20 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + (cap(p.own.force)+cap(p.own.recent))*int(unsafe.Sizeof(ownForce{}))
+	n += len(p.own.sent)*20 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + (cap(p.own.force)+cap(p.own.recent)+cap(p.own.told))*int(unsafe.Sizeof(ownForce{}))
 	n += (cap(p.own.held) + cap(p.own.looked)) * 4
 	for i := range p.wheel {
 		n += cap(p.wheel[i]) * 8
