@@ -228,7 +228,7 @@ func NewClient[I any](sched *ecs.Schedule, reg *replicate.Registry, codec InputC
 	}
 	c.hist.init(cfg.History)
 	c.bindTrackers()
-	c.hist.grow(4, c.tracks)
+	c.hist.grow(4, cfg.MaxOwned, c.tracks)
 	sched.AddTo(ecs.StageInput, "predict.begin", ecs.SystemFunc(c.begin))
 	sched.AddTo(ecs.StageOutput, "predict.record", ecs.SystemFunc(c.record))
 	return c

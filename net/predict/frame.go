@@ -286,7 +286,7 @@ func (c *Client[I]) recordState(s int, owned []arche.Entity) {
 		}
 	}
 	if len(owned) > h.stride {
-		h.grow(len(owned), c.tracks)
+		h.grow(len(owned), c.cfg.MaxOwned, c.tracks)
 	}
 	a := c.w.Arche()
 	base := s * h.stride

@@ -70,10 +70,12 @@ func (h *history[I]) clear() {
 	clear(h.flags)
 }
 
-// grow makes room for n entities per frame, keeping what is recorded.
-func (h *history[I]) grow(n int, trackers []*tracker) {
+// grow makes room for n entities per frame, keeping what is recorded: it
+// doubles the room, to at most most (ClientConfig.MaxOwned) unless n needs
+// more.
+func (h *history[I]) grow(n, most int, trackers []*tracker) {
 	old := h.stride
-	stride := max(n, 2*old, 1)
+	stride := max(min(max(2*old, 1), most), n) // doubling, within most unless n needs more
 	rows := len(h.frames)
 	ents := make([]arche.Entity, rows*stride)
 	masks := make([]uint16, rows*stride)
