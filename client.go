@@ -510,14 +510,20 @@ func (c *Client[I]) event(e Event) {
 		// goes again.
 		c.admittedCommands()
 		c.keepTicket()
-		if e.Kind == session.PeerResumed {
+		if e.Kind == session.PeerResumed && c.joined.Load() {
 			// The join into the world held is bounded as the first was
 			// (JoinTimeout): a host that never ends it would hold the
-			// world still for good.
+			// world still for good. A resume during the first join keeps
+			// that join's bound, from NewClient.
 			c.joining, c.started = true, c.clk.Now()
 		}
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
+		if c.joined.Load() {
+			// A rejoin broken off: the host's grace window bounds the
+			// reconnection, and the next Resumed bounds its join again.
+			c.joining = false
+		}
 	case session.PeerLeft:
 		if c.left {
 			e.Err = nil // this client's own Close: an orderly leave
