@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -268,13 +269,25 @@ func (tl *timeline) receivedBetween(lo, hi ecs.Frame) (ecs.Frame, bool) {
 	if tl.newest >= window && tl.newest-window+1 > floor {
 		floor = tl.newest - window // frames at or below it are forgotten
 	}
-	for k := hi - 1; k > floor && k < hi; k-- {
-		if k > tl.newest {
-			continue
+	if hi == 0 {
+		return 0, false
+	}
+	// A word of the bitmap at a time, from the newest frame down: the
+	// frames k with floor < k ≤ top of the word of k.
+	for k := min(hi-1, tl.newest); k > floor; {
+		bit := k % 64
+		base := k - bit // the frame of the word's bit 0
+		m := tl.received[(k%window)/64] & (^uint64(0) >> (63 - bit))
+		if base <= floor {
+			m &^= 1<<(floor-base+1) - 1
 		}
-		if tl.received[(k%window)/64]&(1<<(k%64)) != 0 {
-			return k, true
+		if m != 0 {
+			return base + ecs.Frame(bits.Len64(m)-1), true
 		}
+		if base == 0 {
+			break
+		}
+		k = base - 1
 	}
 	return 0, false
 }
