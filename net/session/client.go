@@ -125,7 +125,7 @@ func (s ClientState) String() string {
 // sends none of the first (the join begins after the WelcomeAck), and a
 // State overtakes its Resumed only while a lost stream frame is sent
 // again.
-var ErrEarlyJoin = errors.New("session: the host sent more of the join before its Welcome than a client holds; the host breaks the handshake")
+var ErrEarlyJoin = errors.New("session: the host sent more before its Welcome or Resumed (join messages, or States) than a client holds; the host breaks the handshake")
 
 // What a client holds of the join lane before the Welcome (a host that
 // follows the protocol sends nothing there before it), and of the State
