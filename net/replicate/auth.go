@@ -529,6 +529,9 @@ func (a *authFlight) settled() bool {
 func (c *ClientReplicator) applyAuth(payload []byte) error {
 	r := wire.NewReader(payload)
 	frame := ecs.Frame(r.Uvarint32())
+	if err := c.checkFrame(frame); r.Err() == nil && err != nil {
+		return err
+	}
 	reg := c.reg
 	q := c.q
 	for r.Err() == nil && r.Len() > 0 {

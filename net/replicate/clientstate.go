@@ -49,12 +49,31 @@ func (sr *stateReader) meter(s int, u uint64) {
 	}
 }
 
+// maxFrameJump is the most host frames a State or AuthState may be ahead
+// of the newest the client holds (Frame): 2²⁴, three days at 60 Hz. A
+// host's frames go on with time, and a rejoin starts them anew; one a host
+// numbered far past (its word: up to 2³²−1) would hold the client's Frame,
+// and the time synchronization that follows it, there for good.
+const maxFrameJump = 1 << 24
+
+// checkFrame refuses a message of host frame f far past the newest the
+// client holds (maxFrameJump).
+func (c *ClientReplicator) checkFrame(f ecs.Frame) error {
+	if c.frame != 0 && f > c.frame && f-c.frame > maxFrameJump {
+		return fmt.Errorf("%w: a message of host frame %d, %d frames past the newest (%d)", ErrMalformed, f, f-c.frame, c.frame)
+	}
+	return nil
+}
+
 // applyState applies a State message (PROTOCOL.md §9.3).
 func (c *ClientReplicator) applyState(payload []byte) error {
 	br := wire.NewReader(payload)
 	frame := ecs.Frame(br.Uvarint32())
 	if err := br.Err(); err != nil {
 		return fmt.Errorf("%w: state: %v", ErrMalformed, err)
+	}
+	if err := c.checkFrame(frame); err != nil {
+		return err
 	}
 	sr := stateReader{c: c, r: wire.NewBitReader(br.Rest()), frame: frame}
 	r := &sr.r
