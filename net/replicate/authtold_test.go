@@ -18,20 +18,7 @@ type unitOrder struct{ Target int32 }
 // average, 12 at worst, in a strategy trial; a watcher saw the order in 4).
 func TestAnOrderedUnitGoesFirstInItsOwnersAuthState(t *testing.T) {
 	const n = 200
-	r := &ownRig{rig: newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[unitOrder]("order")) }), seen: authFrames{}}
-	r.c.cfg.Auth = r.seen
-	order := arche.ComponentID[unitOrder](r.w.Arche())
-	for range n {
-		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 60}, &ecs.NetworkIdentity{Owner: 1})
-		r.w.Arche().Add(e, order)
-		r.owned = append(r.owned, e)
-	}
-	r.settle()
-	walk := func() {
-		for _, e := range r.owned {
-			r.move(e, 1)
-		}
-	}
+	r, order, walk := orderedArmy(t, n)
 	for range 30 {
 		walk()
 		r.step(false)
@@ -56,4 +43,25 @@ func TestAnOrderedUnitGoesFirstInItsOwnersAuthState(t *testing.T) {
 	if r.h.Peer(1).Stats().AuthDeferred == deferred {
 		t.Fatal("the share of the budget deferred none of the walking army: the test tests nothing")
 	}
+}
+
+// orderedArmy is an ownRig whose peer 1 owns n units walking at 60 units a
+// second, each with a unitOrder (the ID returned), settled; walk moves
+// each a unit, as a step of their walk.
+func orderedArmy(t *testing.T, n int) (r *ownRig, order arche.ID, walk func()) {
+	r = &ownRig{rig: newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[unitOrder]("order")) }), seen: authFrames{}}
+	r.c.cfg.Auth = r.seen
+	order = arche.ComponentID[unitOrder](r.w.Arche())
+	for range n {
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 60}, &ecs.NetworkIdentity{Owner: 1})
+		r.w.Arche().Add(e, order)
+		r.owned = append(r.owned, e)
+	}
+	r.settle()
+	walk = func() {
+		for _, e := range r.owned {
+			r.move(e, 1)
+		}
+	}
+	return r, order, walk
 }

@@ -3,8 +3,6 @@ package replicate
 import (
 	"testing"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -14,20 +12,7 @@ import (
 // acknowledged.
 func TestAnOrderWhoseAuthStateIsLostGoesFirstInTheNext(t *testing.T) {
 	const n = 200
-	r := &ownRig{rig: newRigWith(t, HostConfig{}, func(reg *Registry) { Register(reg, IntegerCodec[unitOrder]("order")) }), seen: authFrames{}}
-	r.c.cfg.Auth = r.seen
-	order := arche.ComponentID[unitOrder](r.w.Arche())
-	for range n {
-		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 60}, &ecs.NetworkIdentity{Owner: 1})
-		r.w.Arche().Add(e, order)
-		r.owned = append(r.owned, e)
-	}
-	r.settle()
-	walk := func() {
-		for _, e := range r.owned {
-			r.move(e, 1)
-		}
-	}
+	r, order, walk := orderedArmy(t, n)
 	for range 30 {
 		walk()
 		r.step(false)
