@@ -233,13 +233,18 @@ type Client[I comparable] struct {
 	}
 	keys    heldInput[I]
 	playing atomic.Int64 // frames simulated since the join finished
-	err     error        // why the client stopped, set once
-	left    bool         // Close was called
-	resumes int          // times the session resumed
-	written Ticket       // the ticket last written to TicketFile
-	started time.Time    // the join under way began, on the client's clock (JoinTimeout)
-	joining bool         // a join under way is bounded by JoinTimeout
-	joined  atomic.Bool  // the first join finished (PeerReady)
+	// next is the host frame a command given now runs at (the frame after
+	// the one the input system last stamped), 0 while the client's frame
+	// is not in step with the host's: set by the input system, read by
+	// Send from any goroutine.
+	next    atomic.Uint32
+	err     error       // why the client stopped, set once
+	left    bool        // Close was called
+	resumes int         // times the session resumed
+	written Ticket      // the ticket last written to TicketFile
+	started time.Time   // the join under way began, on the client's clock (JoinTimeout)
+	joining bool        // a join under way is bounded by JoinTimeout
+	joined  atomic.Bool // the first join finished (PeerReady)
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -670,6 +675,7 @@ func (c *Client[I]) recoverArrived(e arche.Entity) {
 // this client predicts.
 func (c *Client[I]) input(w *ecs.World) {
 	if c.session.State() != session.Playing {
+		c.next.Store(0)
 		return
 	}
 	if c.cfg.Spectator {
@@ -677,8 +683,9 @@ func (c *Client[I]) input(w *ecs.World) {
 		return
 	}
 	var in I
+	synced := c.pred.Sync().Stats().Synced
 	switch {
-	case !c.pred.Sync().Stats().Synced:
+	case !synced:
 		// Until the frame is in step with the host's, inputs would be
 		// applied at the wrong frames: the player waits (a few frames).
 	case c.cfg.Input != nil:
@@ -688,6 +695,14 @@ func (c *Client[I]) input(w *ecs.World) {
 	}
 	var zero I
 	f := c.pred.SetInput(in)
+	if next := uint32(f) + 1; synced && next != 0 {
+		// A command given during this frame or before the next runs on
+		// the host at the next one's start: after this frame's input,
+		// in the world this frame leaves, as the player sees it.
+		c.next.Store(next)
+	} else {
+		c.next.Store(0)
+	}
 	in = *c.pred.Input() // the zero input, if its codec refuses in
 	// A held frame drives nothing (the inputs unanswered: predict's HoldAfter).
 	c.phys.input(f, in == zero || c.pred.Held(f))

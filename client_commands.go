@@ -106,7 +106,7 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	}
 	cc := &c.cmds
 	cc.mu.Lock()
-	s, err := cc.out.Add(kind, payload)
+	s, err := cc.out.Add(kind, payload, c.next.Load())
 	if errors.Is(err, command.ErrTooMany) {
 		cc.hasten()
 	}

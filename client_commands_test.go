@@ -24,7 +24,7 @@ func TestARefusedSendHastensTheOldestCommand(t *testing.T) {
 	// with its longest wait; the 63 after it were answered.
 	oldest := cc.out.Next()
 	for range 64 {
-		if _, err := cc.out.Add(1, nil); err != nil { // tokenCommand, no payload
+		if _, err := cc.out.Add(1, nil, 0); err != nil { // tokenCommand, no payload
 			t.Fatal(err)
 		}
 	}

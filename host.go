@@ -325,18 +325,21 @@ type HostStats struct {
 	// book (answered with their kept receipt, or by the first answer, which
 	// still waited for its save) or sent again while the first waited its
 	// turn, Conflicts and Expired those answered
-	// without running, Waited those that waited their turn past the
-	// player's CommandRate or MaxWithheld (run then, in the order sent,
+	// without running, Waited those that could not run at the frame they
+	// were due, past the player's CommandRate or MaxWithheld or behind
+	// others that could not (run then, in the order sent,
 	// unless the player left or the host closed first: then sent again),
 	// Dropped those taken without an answer (more waiting than a second's
 	// worth of CommandRate and at least the 64 a client holds without a
 	// receipt, which only a client past its limit sends; a closing host),
-	// to be sent again.
+	// to be sent again. Ahead counts those that came before the frame
+	// their client gave them at and waited for it (Send): a client's
+	// frame runs ahead of the host's, so most of an honest client's do.
 	// A saving host holds each receipt until the save that holds it lands:
 	// one stepped faster than its store writes (a test on a fake clock)
 	// holds more, makes more wait past MaxWithheld and answers more Again;
 	// Save before reading the counts settles them.
-	Commands, Again, Conflicts, Expired, Waited, Dropped int
+	Commands, Again, Conflicts, Expired, Waited, Dropped, Ahead int
 	// CommandPanics counts the commands whose handler (or codec's Read)
 	// panicked on the host: each was refused, and counted in Commands too
 	// (HostConfig.OnCommandPanic).

@@ -98,7 +98,24 @@ type queued struct {
 	kind    uint8
 	payload []byte
 	sum     command.Sum // the digest of kind and payload, taken once as it came
+	// at is the host frame it runs at the earliest: the one its client
+	// gave it at (wire.Command.Frame), at most maxCommandLead past the
+	// frame it came at; 0 for as it comes.
+	at ecs.Frame
+	// waited: its frame came and its turn did not (the player's rate,
+	// MaxWithheld, or others before it that wait theirs): counted in
+	// HostStats.Waited, once.
+	waited bool
 }
+
+// maxCommandLead bounds, in frames, how far past the host's frame a client
+// may give a command: as far as an input may be stamped ahead
+// (predict.HostInputConfig.MaxAhead's default), 2 s at 60 Hz. A command
+// given further on runs that many frames after it came: a client's frame
+// is ahead of its host's by its lead, a few frames, and a host restarted
+// from an older save is behind the frames its clients gave their commands
+// at, which no client should wait for long.
+const maxCommandLead = 120
 
 // errNotTaken is the malformed-message reason of a message a Game has no use
 // for: a game's own datagram or lane kind, or a command or receipt off its
@@ -111,7 +128,8 @@ var errMalformedCommand = errors.New("tandem: a command that does not decode, or
 
 // laneMessage takes a peer's lane messages the session leaves to the host:
 // commands on the commands lane. A command is queued for the frame's
-// commands system; past the player's rate, or with too many of its receipts
+// commands system; given at a frame to come (its client is ahead of the
+// host), past the player's rate, or with too many of its receipts
 // waiting for a save, or behind others that wait, it waits its turn
 // (waitingCommands of them), so the player's commands run in the order
 // sent; past that, or when the host is closing, it is dropped without an
@@ -139,6 +157,11 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Dropped++
 		return
 	}
+	now := h.w.ECS.Frame()
+	at := min(ecs.Frame(c.Frame), now+maxCommandLead)
+	if at <= now {
+		at = 0
+	}
 	sum := command.SumOf(c.Kind, c.Payload)
 	if h.taken(pl, peer, c.Op, sum) {
 		// Sent again (a resume sends every command without a receipt)
@@ -156,8 +179,9 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.cmds.queue = append(h.cmds.queue, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum})
 		return
 	}
-	// Each command queued this frame will hold a receipt too.
-	if len(pl.waiting) > 0 || pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
+	// Each command queued this frame will hold a receipt too. One given
+	// at a frame to come waits for it, and those after it wait behind it.
+	if at != 0 || len(pl.waiting) > 0 || pl.held.Len()+pl.queued >= h.cfg.MaxWithheld || !pl.limit.Allow(h.clk.Now()) {
 		if len(pl.waiting) >= h.waitingCommands() {
 			h.stats.Dropped++
 			return
@@ -165,8 +189,12 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		if len(pl.waiting) == 0 {
 			h.cmds.waiters = append(h.cmds.waiters, peer)
 		}
-		pl.waiting = append(pl.waiting, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum})
-		h.stats.Waited++
+		if at != 0 {
+			h.stats.Ahead++
+		}
+		// Counted in Waited by releaseWaiting if it cannot run at its
+		// frame, this one's at the latest.
+		pl.waiting = append(pl.waiting, queued{peer: peer, op: c.Op, kind: c.Kind, payload: append([]byte(nil), c.Payload...), sum: sum, at: at})
 		return
 	}
 	pl.queued++
@@ -195,13 +223,14 @@ func (h *Host[I]) taken(pl *player, peer ecs.PeerID, op uint64, sum command.Sum)
 }
 
 // releaseWaiting queues, in the order they came, the waiting commands of
-// each player (laneMessage) that its rate and its receipts waiting for a
-// save now allow.
+// each player (laneMessage) whose frame has come and that its rate and its
+// receipts waiting for a save now allow.
 func (h *Host[I]) releaseWaiting() {
 	if len(h.cmds.waiters) == 0 {
 		return
 	}
 	now := h.clk.Now()
+	frame := h.w.ECS.Frame()
 	kept := h.cmds.waiters[:0]
 	for _, id := range h.cmds.waiters {
 		pl := h.people.players[id]
@@ -209,10 +238,16 @@ func (h *Host[I]) releaseWaiting() {
 			continue // left since
 		}
 		n := 0
-		for n < len(pl.waiting) && pl.held.Len()+pl.queued < h.cfg.MaxWithheld && pl.limit.Allow(now) {
+		for n < len(pl.waiting) && pl.waiting[n].at <= frame && pl.held.Len()+pl.queued < h.cfg.MaxWithheld && pl.limit.Allow(now) {
 			pl.queued++
 			h.cmds.queue = append(h.cmds.queue, pl.waiting[n])
 			n++
+		}
+		for i := n; i < len(pl.waiting) && pl.waiting[i].at <= frame; i++ {
+			if w := &pl.waiting[i]; !w.waited {
+				w.waited = true
+				h.stats.Waited++
+			}
 		}
 		left := copy(pl.waiting, pl.waiting[n:])
 		clear(pl.waiting[left:])

@@ -321,10 +321,16 @@ func (r *rig) dialRaw(name string) *rawPlayer {
 	return p
 }
 
-// send sends a command message as it is.
+// send sends a command message as it is, to run as it comes.
 func (p *rawPlayer) send(t testing.TB, op uint64, kind uint8, payload []byte) {
 	t.Helper()
-	msg, err := wire.Command{Op: op, Kind: kind, Payload: payload}.Encode(nil)
+	p.sendAt(t, op, kind, payload, 0)
+}
+
+// sendAt sends a command message given at host frame frame.
+func (p *rawPlayer) sendAt(t testing.TB, op uint64, kind uint8, payload []byte, frame uint32) {
+	t.Helper()
+	msg, err := wire.Command{Op: op, Frame: frame, Kind: kind, Payload: payload}.Encode(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

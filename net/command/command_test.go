@@ -83,7 +83,7 @@ func TestOutbox(t *testing.T) {
 	o := NewOutbox(100, 3)
 	var ops []uint64
 	for i := range 3 {
-		s, err := o.Add(uint8(i), []byte{byte(i)})
+		s, err := o.Add(uint8(i), []byte{byte(i)}, uint32(500+i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestOutbox(t *testing.T) {
 	if ops[0] != 100 || ops[2] != 102 {
 		t.Fatalf("ids %v", ops)
 	}
-	if _, err := o.Add(0, nil); !errors.Is(err, ErrTooMany) {
+	if _, err := o.Add(0, nil, 0); !errors.Is(err, ErrTooMany) {
 		t.Fatalf("past the limit: %v", err)
 	}
 	if _, ok := o.Receipt(101); !ok {
@@ -106,22 +106,22 @@ func TestOutbox(t *testing.T) {
 		t.Fatalf("pending %+v", p)
 	}
 	var c wire.Command
-	if err := c.Decode(p[1].Msg); err != nil || c.Op != 102 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
+	if err := c.Decode(p[1].Msg); err != nil || c.Op != 102 || c.Frame != 502 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
 		t.Fatalf("the held message: %+v, %v", c, err)
 	}
 	// Two held, but 100 is three ids behind the next: a book of three would
 	// let 100 go when 103 ran, and answer it expired if its receipt were
 	// lost and it came again.
-	if _, err := o.Add(0, nil); !errors.Is(err, ErrTooMany) {
+	if _, err := o.Add(0, nil, 0); !errors.Is(err, ErrTooMany) {
 		t.Fatalf("with the oldest held a limit behind: %v", err)
 	}
 	if _, ok := o.Receipt(100); !ok {
 		t.Fatal("the receipt of 100 found nothing")
 	}
-	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1)); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooMany) || strings.Contains(err.Error(), "raise") {
+	if _, err := o.Add(0, make([]byte, wire.MaxCommandSize+1), 0); !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrTooMany) || strings.Contains(err.Error(), "raise") {
 		t.Fatalf("an oversized payload: %v", err)
 	}
-	if s, err := o.Add(3, nil); err != nil || s.Op != 103 {
+	if s, err := o.Add(3, nil, 0); err != nil || s.Op != 103 {
 		t.Fatalf("after the oldest's receipt: %+v, %v", s, err)
 	}
 	if o.Next() != 104 {
@@ -142,7 +142,7 @@ func TestBookAnswersWhatAnOutboxHolds(t *testing.T) {
 		for range 300 {
 			switch rng.IntN(3) {
 			case 0: // the game sends a command, when the outbox takes one
-				o.Add(0, nil)
+				o.Add(0, nil, 0)
 			case 1: // the host runs one held (a resend, in any order)
 				if p := o.Pending(); len(p) > 0 {
 					s := p[rng.IntN(len(p))]

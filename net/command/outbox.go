@@ -56,15 +56,17 @@ func NewOutbox(first uint64, limit int) *Outbox {
 	return &Outbox{next: max(first, 1), limit: limit}
 }
 
-// Add makes a command of kind with payload under the next operation id, holds
-// it, and returns its id and the message to send. It fails with ErrTooMany
-// at the limit, or while the oldest command held is limit ids behind the
-// next, and for a payload over wire.MaxCommandSize.
-func (o *Outbox) Add(kind uint8, payload []byte) (Sent, error) {
+// Add makes a command of kind with payload, given at host frame frame (0:
+// to run as it comes; wire.Command.Frame), under the next operation id,
+// holds it, and returns its id and the message to send, every time with the
+// same frame (a copy that comes after its frame runs as it comes). It fails
+// with ErrTooMany at the limit, or while the oldest command held is limit
+// ids behind the next, and for a payload over wire.MaxCommandSize.
+func (o *Outbox) Add(kind uint8, payload []byte, frame uint32) (Sent, error) {
 	if len(o.pending) >= o.limit || len(o.pending) > 0 && o.next-o.pending[0].Op >= uint64(o.limit) {
 		return Sent{}, ErrTooMany
 	}
-	msg, err := wire.Command{Op: o.next, Kind: kind, Payload: payload}.Encode(nil)
+	msg, err := wire.Command{Op: o.next, Frame: frame, Kind: kind, Payload: payload}.Encode(nil)
 	if err != nil {
 		if errors.Is(err, wire.ErrTooLarge) {
 			// The bound is the protocol's (PROTOCOL.md §11), not a setting.

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -20,6 +21,13 @@ type Command struct {
 	// increasing ids: the host keeps the receipts of a player's newest ids
 	// and refuses an id older than those it keeps (ReceiptExpired).
 	Op uint64
+	// Frame is the host frame the client gave the command at: the next
+	// frame its prediction simulates, in the host's frames (its inputs for
+	// a frame are applied at that host frame). The host runs the command at
+	// that frame's start, after the inputs the player gave before it; one
+	// that comes later runs as it comes. 0: as it comes (a client not yet in
+	// step with the host's frames).
+	Frame uint32
 	// Kind is the game's command kind: its index in the game's list of
 	// commands, the same on every machine.
 	Kind uint8
@@ -41,28 +49,30 @@ func (m Command) Encode(dst []byte) ([]byte, error) {
 	w := NewWriter(dst)
 	w.U8(uint8(KindCommand))
 	w.Uvarint(m.Op)
+	w.Uvarint(uint64(m.Frame))
 	w.U8(m.Kind)
 	w.LenBytes(m.Payload)
 	return w.Bytes(), nil
 }
 
 // Decode reads a Command lane message. The payload aliases msg; nothing is
-// allocated. A zero Op is ErrInvalid.
+// allocated. A zero Op, or a frame past 2³²−1, is ErrInvalid.
 func (m *Command) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindCommand && r.Err() == nil {
 		return ErrWrongKind
 	}
 	op := r.Uvarint()
+	frame := r.Uvarint()
 	kind := r.U8()
 	payload := r.LenBytes(MaxCommandSize)
 	if err := r.Finish(); err != nil {
 		return err
 	}
-	if op == 0 {
+	if op == 0 || frame > math.MaxUint32 {
 		return ErrInvalid
 	}
-	*m = Command{Op: op, Kind: kind, Payload: payload}
+	*m = Command{Op: op, Frame: uint32(frame), Kind: kind, Payload: payload}
 	return nil
 }
 

@@ -255,9 +255,11 @@ var golden = map[string]struct {
 // goldenSchema is the schema of PROTOCOL.md's Hello and Resume.
 const goldenSchema = 0x0123456789abcdef
 
-// goldenCommand is PROTOCOL.md's Command: operation 300, the game's command
-// kind 2, a payload of three bytes.
-func goldenCommand() Command { return Command{Op: 300, Kind: 2, Payload: []byte{0x0a, 0x0b, 0x0c}} }
+// goldenCommand is PROTOCOL.md's Command: operation 300 given at frame 1,000,
+// the game's command kind 2, a payload of three bytes.
+func goldenCommand() Command {
+	return Command{Op: 300, Frame: 1000, Kind: 2, Payload: []byte{0x0a, 0x0b, 0x0c}}
+}
 
 func goldenWelcome() Welcome {
 	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000}
