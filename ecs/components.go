@@ -78,12 +78,15 @@ type NetworkIdentity struct {
 // when it is given to another, and the mark changes nothing on an entity
 // the client does not own. It may take it away to predict the entity
 // again; then the host's should go too. On the host it says the same of
-// the entity, for its owner's AuthStates: they carry it when it changed
-// (until one that did is acknowledged), never in turn to catch a
-// misprediction (replicate.HostConfig.OwnRefresh), so an army of such units
-// standing still costs its owner nothing; a game marks them where it makes
-// them, and Arrived marks the entities a restore brings back when the game
-// has no Restored hook (it runs on the host then). Saves leave it out.
+// the entity, for its owner's replication: the owner is sent it in its
+// States, as every other peer is (delta-coded, weighed with the rest of
+// its budget), not in its AuthStates, so an army of such units standing
+// still costs its owner nothing and a walking one is drawn as well by its
+// owner as by a watcher; a game marks them where it makes them, and
+// Arrived marks the entities a restore brings back when the game has no
+// Restored hook (it runs on the host then). A client that predicts an
+// entity its host marks takes those States as AuthStates
+// (replicate.ClientStats.PredictedStates). Saves leave it out.
 type HostMoved struct{}
 
 // Predicted marks an entity a client does not own that it runs in its

@@ -21,16 +21,27 @@ import (
 type Unit struct{}
 
 // units is walkers where each player is also given a unit at x = 100 that
-// the host walks 3 units a frame; a client marks its own units HostMoved
-// when mark is set.
-func units(mark bool) *tandem.Game[Walk] {
+// the host walks 3 units a frame; with mark set, the host marks the units
+// HostMoved where it makes them and each client in Arrived.
+func units(mark bool) *tandem.Game[Walk] { return army(mark, 1) }
+
+// army is units with n units a player, the k-th at y = k.
+func army(mark bool, n int) *tandem.Game[Walk] { return resting(mark, n, nil) }
+
+// resting is army whose units stand still while still, if set, says so.
+func resting(mark bool, n int, still func(ecs.Frame) bool) *tandem.Game[Walk] {
 	g := *walkers
 	g.Join = func(w *tandem.World, p tandem.Peer) error {
 		if err := walkers.Join(w, p); err != nil {
 			return err
 		}
 		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, Unit](w.ECS.Arche())
-		m.NewWith(&ecs.Transform{X: 100}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
+		for k := range n {
+			e := m.NewWith(&ecs.Transform{X: 100, Y: float64(k)}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
+			if mark {
+				w.ECS.Arche().Add(e, w.ECS.IDs.HostMoved) // and on the host, where it is made
+			}
+		}
 		return nil
 	}
 	g.Setup = func(w *tandem.World) {
@@ -40,6 +51,9 @@ func units(mark bool) *tandem.Game[Walk] {
 		}
 		walk := generic.NewFilter2[ecs.Transform, Unit]()
 		w.Schedule.Add("units", ecs.SystemFunc(func(ew *ecs.World) {
+			if still != nil && still(ew.Frame()) {
+				return
+			}
 			q := walk.Query(ew.Arche())
 			var moved []arche.Entity
 			for q.Next() {
@@ -121,9 +135,9 @@ func unitAt(r *tandemtest.Rig[Walk], c *tandem.Client[Walk], f float64) (x float
 }
 
 // A client whose only moving entities are its own units, marked HostMoved,
-// gets their states in AuthStates, not States: its NetStats.HostFrame
-// follows those, as it follows the States of others' entities, so a game
-// waiting for HostFrame to reach a receipt's frame sees the order's effect.
+// gets their states in States, as others' entities' come: its
+// NetStats.HostFrame follows them, so a game waiting for HostFrame to
+// reach a receipt's frame sees the order's effect.
 func TestHostFrameFollowsHostMovedUnits(t *testing.T) {
 	link := condition.Config{Latency: 30 * time.Millisecond}
 	r := tandemtest.New(t, units(true), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
@@ -190,6 +204,25 @@ func TestAHostMovedUnitIsNotDrawnBackAtAResume(t *testing.T) {
 		// may draw it a few frames ahead, then back (MaxExtrapolation).
 		if drawn == 0 || back > 20 {
 			t.Fatalf("the unit was drawn %.1f units back of where it had been drawn (furthest x %.1f, %d poses drawn)", back, furthest, drawn)
+		}
+		// Its States after the resume are coded against the join's page of
+		// it, which the client keeps though it owns the unit. (It did not:
+		// every State of it missed its baseline, and a trial's client with
+		// an army of such units was dropped as malformed.)
+		if st := ann.NetStats(); st.State != tandem.Playing || st.Replication.DeltaMisses != 0 || st.Replication.Malformed != 0 {
+			t.Fatalf("after the resume: %v, %d states coded against what ann did not hold, %d malformed", st.State, st.Replication.DeltaMisses, st.Replication.Malformed)
+		}
+		var x float64
+		ann.Do(func(w *tandem.World) {
+			a := w.ECS.Arche()
+			for _, e := range w.ECS.Owned(ann.Peer()) {
+				if a.Has(e, w.ECS.IDs.HostMoved) {
+					x = ecs.Get[ecs.Transform](w.ECS, e).X
+				}
+			}
+		})
+		if host := unitAt(r, ann, float64(ann.NetStats().HostFrame)); x != host {
+			t.Fatalf("after the resume ann holds her unit at x = %.1f, the host had it at %.1f at the frame of her newest state", x, host)
 		}
 	})
 }

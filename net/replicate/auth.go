@@ -115,13 +115,13 @@ type ownPick struct {
 // changed go before the unchanged that went as recently, and no due one
 // waits behind changed ones for ever (a walking army took every share and
 // the standing units never went).
-func (o *ownRefresh) ownOf(slot int32, changed uint32, refresh int, refreshFrames uint32, turns bool) (due bool, key uint64) {
+func (o *ownRefresh) ownOf(slot int32, changed uint32, refresh int, refreshFrames uint32) (due bool, key uint64) {
 	last := o.sent[slot]
 	key = uint64(last.frame)
 	if changed <= o.acked && changed <= last.frame {
 		key += uint64(refreshFrames)
 	}
-	due = changed > last.frame || turns && o.turn-last.turn >= uint32(refresh) || o.catchUp != 0 && last.frame < o.catchUp
+	due = changed > last.frame || o.turn-last.turn >= uint32(refresh) || o.catchUp != 0 && last.frame < o.catchUp
 	return due, key
 }
 
@@ -328,12 +328,11 @@ func (p *HostPeer) sendAuth() {
 		if !ok {
 			continue // went since it was listed
 		}
-		// An entity the host marks HostMoved is not predicted by its
-		// owner, which draws it from these states: it goes when it
-		// changed, never in turn to catch a misprediction.
-		turns := !w.Arche().Has(ent, w.IDs.HostMoved)
-		if k&listed == 0 && !turns {
-			continue // in turn, and never due by its turn
+		if w.Arche().Has(ent, w.IDs.HostMoved) {
+			// Its owner does not predict it: it goes in the owner's
+			// States, as another's entity does (eMoved), coded against
+			// what the owner holds and weighed with the rest.
+			continue
 		}
 		if ni, _ := w.Identity(ent); ni.Owner != p.id {
 			continue // given away since it was listed
@@ -341,10 +340,10 @@ func (p *HostPeer) sendAuth() {
 		e := &h.ents[slot]
 		spawning := int(slot) < len(p.slots) && p.slots[slot].flags&(fSpawning|fNeedSpawn) != 0
 		var key uint64
-		due := spawning || own.due(full, slot, e.changed, turns && k&inTurn != 0)
+		due := spawning || own.due(full, slot, e.changed, k&inTurn != 0)
 		if many {
 			var aged bool
-			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames, turns)
+			aged, key = own.ownOf(slot, e.changed, refresh, refreshFrames)
 			due = due || aged
 		}
 		if !due {
@@ -611,13 +610,19 @@ func (c *ClientReplicator) hostMovedState(e arche.Entity, slot int32, frame ecs.
 	if tele != 0 && tele > prev && c.jump(e) {
 		c.stats.Snaps++
 	}
+	c.markMoved(slot)
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Applied(e, frame)
+	}
+}
+
+// markMoved notes that the entity in slot, of this client's own, was drawn
+// from a state as ecs.HostMoved (unmarked).
+func (c *ClientReplicator) markMoved(slot int32) {
 	if c.hostMoved == nil {
 		c.hostMoved = map[int32]struct{}{}
 	}
 	c.hostMoved[slot] = struct{}{}
-	if c.cfg.Observer != nil {
-		c.cfg.Observer.Applied(e, frame)
-	}
 }
 
 // unmarked tells the Observer of a state of e (in slot), of frame, if e was

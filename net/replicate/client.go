@@ -246,6 +246,12 @@ type ClientStats struct {
 	// telling that its budget for this client held items back (Backlog),
 	// those dropped as older than the newest among them.
 	Backlogs uint64
+	// PredictedStates counts the States of an entity this client owns and
+	// predicts that the host sent: it marks the entity ecs.HostMoved and
+	// the client does not (a game that marks it on one side only). Each
+	// is handed to the Auth handler as an AuthState of its frame, so the
+	// entity is still corrected; mark it on both sides.
+	PredictedStates uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's
@@ -372,7 +378,8 @@ func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
 
 // HostMovedFrame returns the newest host frame of a state applied to an
 // entity this client owns and draws from the host's states
-// (ecs.HostMoved), which come in AuthStates: 0 before one came. Frame and
+// (ecs.HostMoved), which come in States (from a host of this version) or
+// AuthStates: 0 before one came. Frame and
 // it together say how recent the client's picture of what it does not
 // predict is.
 func (c *ClientReplicator) HostMovedFrame() ecs.Frame { return c.movedFrame }

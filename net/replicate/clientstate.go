@@ -340,6 +340,24 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		c.remember(slot, frame, has, q)
 	}
 	a := c.w.Arche()
+	// An entity of this client's own has no Interpolated: one the host
+	// marks ecs.HostMoved comes in States (drawn from them, below); if
+	// this client predicts it all the same, the state corrects it as an
+	// AuthState would.
+	own := !a.Has(e, c.w.IDs.Interpolated) && c.owns(e)
+	if own && c.cfg.Auth != nil && !a.Has(e, c.w.IDs.HostMoved) {
+		c.stats.PredictedStates++
+		if !fresh {
+			return nil
+		}
+		s.applied = frame
+		var tele uint32
+		if snap != 0 {
+			tele = frame - min(frame, snap-1)
+		}
+		c.cfg.Auth.AuthState(ecs.Frame(frame), e, State{reg: reg, mask: has | mask&^reg.delta, images: q, tele: tele})
+		return nil
+	}
 	for ci := range reg.comps {
 		bit := uint16(1) << ci
 		comp := &reg.comps[ci]
@@ -365,10 +383,20 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		ip.Snap = true
 		c.stats.Snaps++
 	}
+	if own && fresh && a.Has(e, c.w.IDs.HostMoved) {
+		c.movedFrame = max(c.movedFrame, sr.frame)
+		c.markMoved(slot)
+	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Applied(e, sr.frame)
 	}
 	return nil
+}
+
+// owns reports whether this client owns e.
+func (c *ClientReplicator) owns(e arche.Entity) bool {
+	ni, _ := c.w.Identity(e)
+	return ni.Owner == c.cfg.Local && c.cfg.Local != ecs.HostPeer
 }
 
 // applyAbsolute applies the components of mask (none delta-coded) that q

@@ -151,7 +151,10 @@ func (h *HostReplicator) prepareTick() {
 				e.dprev = h.diffPrev(slot)
 			}
 		}
-		e.flags &^= ePending | eSwapped
+		e.flags &^= ePending | eSwapped | eMoved
+		if e.owner != ecs.HostPeer && h.hostMoved(slot) {
+			e.flags |= eMoved
+		}
 		if e.prevUntil != 0 {
 			// What an update against the image this change replaced
 			// carries: the usual item of a peer that acknowledges.
@@ -176,6 +179,13 @@ func (h *HostReplicator) prepareTick() {
 		h.setCodes()
 	}
 	h.enc.reset()
+}
+
+// hostMoved reports whether the host's world marks the entity in slot
+// ecs.HostMoved.
+func (h *HostReplicator) hostMoved(slot int32) bool {
+	ent, _, ok := h.w.SlotEntity(slot)
+	return ok && h.w.Arche().Has(ent, h.w.IDs.HostMoved)
 }
 
 // appendChange extends the tick's changes by one and returns it, for its

@@ -557,32 +557,68 @@ func settledArmy(t *testing.T, n int) *ownRig {
 // An army the host marks HostMoved (its owner draws it from states, and
 // predicts none of it) takes no turns: standing still, its owner's
 // AuthStates carry one unit (the newest input frame must go in something),
-// not an eighth of the army; a unit the host moves goes at once.
+// not an eighth of the army; a unit the host moves goes in the owner's
+// next State, coded as another's entity is, and in no AuthState.
 func TestAHostMovedArmyTakesNoTurns(t *testing.T) {
 	const n, sends = 40, 32
 	r := newOwnRig(t, n, HostConfig{})
 	for _, e := range r.owned {
 		r.w.Arche().Add(e, r.w.IDs.HostMoved)
+		ni, _ := r.w.Identity(e)
+		ce, _ := r.c.w.EntityOf(ni.ID)
+		r.c.w.Arche().Add(ce, r.c.w.IDs.HostMoved)
 	}
-	r.frame = 1000
-	before := r.h.Peer(1).Stats().AuthItems
+	r.frame = r.w.Frame() // the owner's input frames are the host's
+	p := r.h.Peer(1)
 	for range sends {
-		if f := r.step(false); len(r.seen[f]) != 1 {
-			t.Fatalf("an idle marked army: an AuthState carried %d units, want 1", len(r.seen[f]))
+		before := p.Stats().AuthItems
+		if r.step(false); p.Stats().AuthItems-before != 1 {
+			t.Fatalf("an idle marked army: an AuthState carried %d units, want 1", p.Stats().AuthItems-before)
 		}
 	}
-	if items := r.h.Peer(1).Stats().AuthItems - before; items != sends {
-		t.Fatalf("%d sends carried %d units, want one each", sends, items)
+	unit := r.owned[7]
+	ni, _ := r.w.Identity(unit)
+	ce, _ := r.c.w.EntityOf(ni.ID)
+	updates := r.c.Stats().Updates
+	for i := range 3 {
+		r.move(unit, 5)
+		before := p.Stats().AuthItems
+		if r.step(false); p.Stats().AuthItems-before != 1 {
+			t.Fatalf("move %d: the AuthState carried %d units, want the one that goes in any", i, p.Stats().AuthItems-before)
+		}
+		if got, want := ecs.Get[ecs.Transform](r.c.w, ce).X, r.tf.Get(unit).X; got != want {
+			t.Fatalf("move %d: its owner holds the unit at x = %v, the host at %v", i, got, want)
+		}
 	}
-	r.move(r.owned[7], 5)
-	f := r.step(false)
-	ni, _ := r.w.Identity(r.owned[7])
-	carried := false
-	for _, e := range r.seen[f] {
-		got, _ := r.c.w.Identity(e)
-		carried = carried || got.ID == ni.ID
+	if got := r.c.Stats().Updates - updates; got != 3 {
+		t.Fatalf("the owner took %d updates of its unit in its States, want 3", got)
 	}
-	if !carried {
-		t.Fatalf("the unit the host moved did not go in the next AuthState (it carried %d units)", len(r.seen[f]))
+	if r.c.Stats().PredictedStates != 0 || r.c.HostMovedFrame() != ecs.Frame(r.h.frame) {
+		t.Fatalf("%d states of a unit the owner predicts, the newest of its HostMoved units of frame %d (host %d)", r.c.Stats().PredictedStates, r.c.HostMovedFrame(), r.h.frame)
+	}
+}
+
+// A client that predicts a unit its host marks HostMoved (a game that
+// marks it on one side only) gets the unit's changes in States all the
+// same: each goes to its prediction as an AuthState of its frame, counted,
+// so the unit is still corrected.
+func TestAHostMovedUnitTheClientPredictsIsStillCorrected(t *testing.T) {
+	r := newOwnRig(t, 40, HostConfig{})
+	unit := r.owned[7]
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	ni, _ := r.w.Identity(unit)
+	ce, _ := r.c.w.EntityOf(ni.ID)
+	r.frame = 1000
+	for range 4 {
+		r.step(false)
+	}
+	r.move(unit, 5)
+	r.step(false)
+	told := false
+	for _, es := range r.seen {
+		told = told || slices.Contains(es, ce)
+	}
+	if r.c.Stats().PredictedStates != 1 || !told {
+		t.Fatalf("%d states of the unit the client predicts (want 1); its prediction told of it: %v", r.c.Stats().PredictedStates, told)
 	}
 }

@@ -197,8 +197,8 @@ func (p *HostPeer) pack(changes []change) {
 	for i := range changes {
 		ch := &changes[i]
 		s := &p.slots[ch.slot]
-		if s.flags&fOut != 0 || ch.owner == p.id {
-			continue
+		if s.flags&fOut != 0 || ch.owner == p.id && h.ents[ch.slot].flags&eMoved == 0 {
+			continue // its owner predicts it: it goes in AuthState
 		}
 		s.dirty |= ch.comp
 		listed := s.flags&fListed != 0

@@ -110,7 +110,9 @@ func (c *ClientReplicator) unjoined(e arche.Entity) {
 // keep updates the identity of entity e, held before the rejoin, to owner:
 // its owner, and the Interpolated a remote entity is drawn with. It reports
 // whether the page's state is to be applied: not for an entity this client
-// predicts, whose state comes with AuthState.
+// predicts, whose state comes with AuthState (one of its own it draws from
+// states, ecs.HostMoved, takes the page's, which later States are coded
+// against).
 func (c *ClientReplicator) keep(e arche.Entity, owner ecs.PeerID) bool {
 	if ni, _ := c.w.Identity(e); ni.Owner != owner {
 		ecs.SetOwner(c.w, e, owner)
@@ -119,7 +121,7 @@ func (c *ClientReplicator) keep(e arche.Entity, owner ecs.PeerID) bool {
 	if owner != c.cfg.Local && !a.Has(e, c.w.IDs.Interpolated) {
 		a.Add(e, c.w.IDs.Interpolated)
 	}
-	return owner != c.cfg.Local || c.cfg.Auth == nil
+	return owner != c.cfg.Local || c.cfg.Auth == nil || a.Has(e, c.w.IDs.HostMoved)
 }
 
 // sweep ends a rejoin at FINAL of frame f: every networked entity the join

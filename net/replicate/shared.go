@@ -32,6 +32,11 @@ const (
 	// last carried the entity: it goes first in the next (sendAuth), ahead
 	// of the walking army it may belong to.
 	eTold
+	// eMoved: the entity is owned by a peer and marked ecs.HostMoved (its
+	// owner does not predict it): its changes go in its owner's States,
+	// as another's do, not in its AuthStates. Set at each send tick that
+	// carries a change of it (prepareTick).
+	eMoved
 )
 
 // entState is the shared record of the networked entity in one slot.
