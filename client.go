@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"reflect"
 	"sync"
@@ -233,10 +234,10 @@ type Client[I comparable] struct {
 	}
 	keys    heldInput[I]
 	playing atomic.Int64 // frames simulated since the join finished
-	// next is the host frame a command given now runs at (the frame after
-	// the one the input system last stamped), 0 while the client's frame
-	// is not in step with the host's: set by the input system, read by
-	// Send from any goroutine.
+	// next is the host frame a command given now runs at: during a step,
+	// the step's frame; between steps, the next one; 0 while the client's
+	// frame is not in step with the host's. Set by the input system and at
+	// the step's end (stepped), read by Send from any goroutine.
 	next    atomic.Uint32
 	err     error       // why the client stopped, set once
 	left    bool        // Close was called
@@ -406,6 +407,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		}
 	}))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(c.routed))
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.stepped", ecs.SystemFunc(c.stepped))
 	w.Schedule.Add("tandem.bodies", c.phys)
 	c.done = c.stopped
 	c.prepare = func() {
@@ -695,11 +697,11 @@ func (c *Client[I]) input(w *ecs.World) {
 	}
 	var zero I
 	f := c.pred.SetInput(in)
-	if next := uint32(f) + 1; synced && next != 0 {
-		// A command given during this frame or before the next runs on
-		// the host at the next one's start: after this frame's input,
-		// in the world this frame leaves, as the player sees it.
-		c.next.Store(next)
+	if synced {
+		// A command given during this frame runs on the host at its
+		// start, after its input: in the world the game's systems see
+		// (the step's end moves it on: stepped).
+		c.next.Store(uint32(f))
 	} else {
 		c.next.Store(0)
 	}
@@ -707,6 +709,14 @@ func (c *Client[I]) input(w *ecs.World) {
 	// A held frame drives nothing (the inputs unanswered: predict's HoldAfter).
 	c.phys.input(f, in == zero || c.pred.Held(f))
 	c.playing.Add(1)
+}
+
+// stepped ends the client's step for its commands: one given from now on
+// runs at the next frame (next).
+func (c *Client[I]) stepped(*ecs.World) {
+	if n := c.next.Load(); n != 0 && n != math.MaxUint32 {
+		c.next.Store(n + 1)
+	}
 }
 
 // routed gives the frame's input to the entities this client predicts:

@@ -193,10 +193,13 @@ func (c *Client[I]) flushCommands() {
 }
 
 // admittedCommands notes an admission on a new connection (a join, a
-// resume): every held command goes again.
+// resume): every held command goes again, to run as it comes.
 func (c *Client[I]) admittedCommands() {
 	c.cmds.admitted = true
 	c.cmds.conn++
+	c.cmds.mu.Lock()
+	c.cmds.out.Unstamp() // their frames were of the connection gone
+	c.cmds.mu.Unlock()
 	c.flushCommands()
 }
 

@@ -220,13 +220,16 @@ var ErrCommandTooLarge = command.ErrTooLarge
 // the operation id its Receipt will carry (Client.OnReceipt). The client
 // keeps the command until its receipt comes, and sends it again, under the
 // same id, if the connection is replaced; the host runs it once. It runs
-// at the host frame after the one the client is at when Send is called
-// (a client's frames are its host's: its input for a frame is applied at
-// that host frame), at the frame's start, after that frame's inputs and
-// before the game's systems: in the world as the player saw it, after the
-// inputs it gave before the command. One that comes after that frame
-// began runs as it comes, and so does one sent before the client's frame
-// is in step with the host's (the first frames of a join). The host
+// at the host frame the client is at when Send is called (a client's
+// frames are its host's: its input for a frame is applied at that host
+// frame): called during a step (from a system), that step's frame;
+// between steps, the next one. The host runs it at that frame's start,
+// after the frame's inputs and before the game's systems: in the world a
+// system of the client saw before the systems that move things, after the
+// inputs the player gave before it. One that comes after its frame began
+// runs as it comes, and so do one sent before the client's frame is in
+// step with the host's (the first frames of a join or of a resume) and
+// one sent again on a new connection. The host
 // runs a player's commands in the order sent, those past its
 // HostConfig.CommandRate or MaxWithheld waiting their turn, a second's
 // worth of them; but one it dropped past those (a flood), or lost with a

@@ -46,7 +46,28 @@ func TestACommandRunsAtItsFrame(t *testing.T) {
 	if got[2].Frame != got[1].Frame {
 		t.Fatalf("the command given at a frame gone ran at %d, the one before it at %d: want it right after", got[2].Frame, got[1].Frame)
 	}
-	if st := r.host.Stats(); st.Commands != 3 || st.Dropped != 0 || st.Waited != 0 {
-		t.Fatalf("%d run, %d dropped, %d waited their turn past the rate; want 3, 0, 0", st.Commands, st.Dropped, st.Waited)
+	if st := r.host.Stats(); st.Commands != 3 || st.Dropped != 0 || st.Waited != 1 {
+		t.Fatalf("%d run, %d dropped, %d waited past their frame; want 3, 0, and 1 (the third, behind the second)", st.Commands, st.Dropped, st.Waited)
+	}
+}
+
+// Near the end of the host's frames (2³²−1), a command given a few frames
+// on runs at its frame, as anywhere else: now+maxCommandLead must not wrap.
+func TestACommandNearTheLastFrameRunsAtItsFrame(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	p := r.dialRaw("bob")
+	r.host.Do(func(w *World) { w.ECS.SetFrame(1<<32 - 60) })
+	r.step(1)
+	var now ecs.Frame
+	r.host.Do(func(w *World) { now = w.ECS.Frame() })
+	p.sendAt(t, 1, 0, u32(1), uint32(now+10))
+	for i := 0; len(p.receipts(t)) < 1; i++ {
+		if i > 30 {
+			t.Fatal("no receipt")
+		}
+		r.step(1)
+	}
+	if got := ecs.Frame(p.receipts(t)[0].Frame); got != now+10 {
+		t.Fatalf("the command given at frame %d (the host at %d) ran at %d", now+10, now, got)
 	}
 }

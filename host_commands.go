@@ -158,9 +158,9 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		return
 	}
 	now := h.w.ECS.Frame()
-	at := min(ecs.Frame(c.Frame), now+maxCommandLead)
-	if at <= now {
-		at = 0
+	var at ecs.Frame
+	if c.Frame > uint32(now) {
+		at = ecs.Frame(min(uint64(c.Frame), uint64(now)+maxCommandLead)) // (frames end at 2³²−1)
 	}
 	sum := command.SumOf(c.Kind, c.Payload)
 	if h.taken(pl, peer, c.Op, sum) {
@@ -169,7 +169,11 @@ func (h *Host[I]) laneMessage(peer ecs.PeerID, lane transport.Lane, msg []byte) 
 		h.stats.Again++
 		return
 	}
-	if v, _ := pl.book.Check(c.Op, sum); v != command.Run && pl.held.Len()+pl.queued < h.cfg.MaxWithheld {
+	v, _ := pl.book.Check(c.Op, sum)
+	if v != command.Run {
+		at = 0 // it runs nothing: its answer waits for no frame
+	}
+	if v != command.Run && pl.held.Len()+pl.queued < h.cfg.MaxWithheld {
 		// One the book answers (it ran, its receipt lost or still on its
 		// way) runs nothing: it takes no turn of the rate and waits for none,
 		// so that copies sent again do not fill the waiting room ahead of new
@@ -243,9 +247,9 @@ func (h *Host[I]) releaseWaiting() {
 			h.cmds.queue = append(h.cmds.queue, pl.waiting[n])
 			n++
 		}
-		for i := n; i < len(pl.waiting) && pl.waiting[i].at <= frame; i++ {
-			if w := &pl.waiting[i]; !w.waited {
-				w.waited = true
+		for i := n; i < len(pl.waiting); i++ {
+			if w := &pl.waiting[i]; w.at <= frame && !w.waited {
+				w.waited = true // due, and held by its turn or by one before it
 				h.stats.Waited++
 			}
 		}

@@ -109,6 +109,10 @@ func TestOutbox(t *testing.T) {
 	if err := c.Decode(p[1].Msg); err != nil || c.Op != 102 || c.Frame != 502 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
 		t.Fatalf("the held message: %+v, %v", c, err)
 	}
+	o.Unstamp() // a new connection: sent again, they run as they come
+	if err := c.Decode(o.Pending()[1].Msg); err != nil || c.Op != 102 || c.Frame != 0 || c.Kind != 2 || !bytes.Equal(c.Payload, []byte{2}) {
+		t.Fatalf("the held message unstamped: %+v, %v", c, err)
+	}
 	// Two held, but 100 is three ids behind the next: a book of three would
 	// let 100 go when 103 ran, and answer it expired if its receipt were
 	// lost and it came again.

@@ -99,3 +99,21 @@ func (o *Outbox) Pending() []Sent { return o.pending }
 
 // Next returns the id the next operation gets.
 func (o *Outbox) Next() uint64 { return o.next }
+
+// Unstamp has every held command run as it comes when it is sent again
+// (wire.Command.Frame 0): a client admitted on a new connection calls it,
+// for the frames they were given at were of the host it held the world
+// from, which a host restarted from an older save has not reached.
+func (o *Outbox) Unstamp() {
+	for i := range o.pending {
+		s := &o.pending[i]
+		var c wire.Command
+		if c.Decode(s.Msg) != nil || c.Frame == 0 {
+			continue
+		}
+		c.Frame = 0
+		if msg, err := c.Encode(nil); err == nil {
+			s.Msg = msg
+		}
+	}
+}

@@ -21,12 +21,13 @@ type Command struct {
 	// increasing ids: the host keeps the receipts of a player's newest ids
 	// and refuses an id older than those it keeps (ReceiptExpired).
 	Op uint64
-	// Frame is the host frame the client gave the command at: the next
-	// frame its prediction simulates, in the host's frames (its inputs for
-	// a frame are applied at that host frame). The host runs the command at
-	// that frame's start, after the inputs the player gave before it; one
-	// that comes later runs as it comes. 0: as it comes (a client not yet in
-	// step with the host's frames).
+	// Frame is the host frame the client gave the command at: the frame
+	// its prediction was simulating, or the next one between two (its
+	// inputs for a frame are applied at that host frame). The host runs the
+	// command at that frame's start, after the inputs the player gave
+	// before it; one that comes later runs as it comes. 0: as it comes (a
+	// client not in step with the host's frames, a copy sent again on a new
+	// connection).
 	Frame uint32
 	// Kind is the game's command kind: its index in the game's list of
 	// commands, the same on every machine.
