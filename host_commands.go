@@ -111,10 +111,12 @@ type queued struct {
 // maxCommandLead bounds, in frames, how far past the host's frame a client
 // may give a command: as far as an input may be stamped ahead
 // (predict.HostInputConfig.MaxAhead's default), 2 s at 60 Hz. A command
-// given further on runs that many frames after it came: a client's frame
-// is ahead of its host's by its lead, a few frames, and a host restarted
-// from an older save is behind the frames its clients gave their commands
-// at, which no client should wait for long.
+// given further on runs that many frames after it came: an honest client's
+// frame is ahead of its host's by its lead, a few frames (one admitted on
+// a new connection sends what it held to run as it comes, for a host
+// restarted from an older save is behind their frames), and a client that
+// says otherwise holds its own commands back, no one else's, and for 2 s
+// at most.
 const maxCommandLead = 120
 
 // errNotTaken is the malformed-message reason of a message a Game has no use
