@@ -148,7 +148,7 @@ func TestEveryAppliedStateIsTheHostsImage(t *testing.T) {
 		cw := ecs.NewWorld()
 		creg := NewRegistry(cw)
 		ck := &checker{t: t, name: []string{"lossy", "far", "near"}[i], w: cw, reg: creg, rec: rec, newest: map[ecs.NetID]ecs.Frame{}}
-		c := NewClient(creg, ClientConfig{Local: ecs.PeerID(i + 1), Observer: ck})
+		c := newTestClient(creg, ClientConfig{Local: ecs.PeerID(i + 1), Observer: ck})
 		l := &link{rng: rand.New(rand.NewPCG(uint64(i), 4)), loss: cfg.loss, delay: cfg.delay, jitter: cfg.jitter, peer: ecs.PeerID(i + 1)}
 		h.AddPeer(ecs.PeerID(i+1), l)
 		sides = append(sides, side{c, l, ck})

@@ -35,7 +35,7 @@ func newAuditScene(t *testing.T, audit int) *auditScene {
 	s.sched.Add("scene", s.scene).Add("replicate", s.h)
 	s.cw = ecs.NewWorld()
 	s.creg = NewRegistry(s.cw)
-	s.c = NewClient(s.creg, ClientConfig{Local: 1})
+	s.c = newTestClient(s.creg, ClientConfig{Local: 1})
 	s.l = &link{rng: rand.New(rand.NewPCG(5, 6)), delay: 2, peer: 1}
 	s.h.AddPeer(1, s.l)
 	s.steps(t, 60)

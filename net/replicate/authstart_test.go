@@ -35,7 +35,7 @@ func TestAStartingPeersArmyGoesUntilAcknowledged(t *testing.T) {
 	}
 	creg := NewRegistry(ecs.NewWorld())
 	took := &newestOnly{took: authFrames{}}
-	c := NewClient(creg, ClientConfig{Local: 1, Auth: took})
+	c := newTestClient(creg, ClientConfig{Local: 1, Auth: took})
 	out := &capture{}
 	h.AddPeer(1, out)
 	s.Step()

@@ -120,7 +120,7 @@ func peerMemory(b testing.TB, n int) (mem, inflight, heapShare float64) {
 	clients := make([]*ClientReplicator, n)
 	for i := range links {
 		links[i] = &link{rng: rand.New(rand.NewPCG(uint64(i), 9)), loss: 0.05, delay: 5, jitter: 2, peer: ecs.PeerID(i + 1)}
-		clients[i] = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1)})
+		clients[i] = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1)})
 	}
 	for i := range links {
 		h.AddPeer(ecs.PeerID(i+1), links[i])

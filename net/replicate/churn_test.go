@@ -124,7 +124,7 @@ func (o churnRun) run(t *testing.T) {
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
 	Register(creg, IntegerCodec[hitPoints]("hp"))
-	c := NewClient(creg, ClientConfig{Local: 1})
+	c := newTestClient(creg, ClientConfig{Local: 1})
 	if o.predicts {
 		c.cfg.Auth = &authSink{}
 	}

@@ -127,7 +127,7 @@ func TestTinyJoinPageJoins(t *testing.T) {
 		for range 20 {
 			m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
 		}
-		c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+		c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 		l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 1, peer: 1}
 		h.AddPeer(1, l)
 		for range 600 {

@@ -97,7 +97,7 @@ func TestItemsOfManyMasksArriveWhole(t *testing.T) {
 			}
 		}
 	})).Add("replicate", h)
-	c := NewClient(creg, ClientConfig{Local: 1})
+	c := newTestClient(creg, ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(3, 4)), peer: 1}
 	h.AddPeer(1, l)
 	// What the encoder met: the masks of the plans it made, and the ticks

@@ -152,7 +152,7 @@ func TestGoldenReplication(t *testing.T) {
 	}
 	// Decode the document's bytes: a client ends with the script's world.
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	lane := func(name string) {
 		if _, err := c.HandleLane(blocks[name]); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -210,7 +210,7 @@ func TestGoldenReplication(t *testing.T) {
 	// a teleport, and a later copy of the same teleport (resent, or
 	// overtaken) is no news.
 	ow := ecs.NewWorld()
-	other := NewClient(NewRegistry(ow), ClientConfig{Local: 7})
+	other := newTestClient(NewRegistry(ow), ClientConfig{Local: 7})
 	for _, name := range []string{"join-page", "join-final"} {
 		if _, err := other.HandleLane(blocks[name]); err != nil {
 			t.Fatalf("%s: %v", name, err)

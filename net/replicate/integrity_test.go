@@ -43,7 +43,7 @@ func TestLostPageFailsTheJoin(t *testing.T) {
 	_, reg, sched := bigWorld(n, 0)
 	h := NewHost(reg, HostConfig{JoinPage: 4 << 10})
 	sched.Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &droppingLane{link: link{rng: rand.New(rand.NewPCG(1, 1)), peer: 1}, drop: 3}
 	p := h.AddPeer(1, l)
 	for p.Joining() {
@@ -98,7 +98,7 @@ func joinChangingScene(t *testing.T, cfg HostConfig, l drainingLane) (*scene, *H
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	p := h.AddPeer(1, l)
 	for steps := 0; !c.Joined(); steps++ {
 		host.sched.Step()
@@ -125,7 +125,7 @@ func TestEntityLeavingScopeDuringJoinIsTakenBack(t *testing.T) {
 		Interest: InterestConfig{CellSize: 100, Radius: 1000}})
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 8 << 10}
 	p := h.AddPeer(1, l)
 	tf := generic.NewMap[ecs.Transform](w.Arche())

@@ -194,7 +194,7 @@ func TestInterestGridMatchesItsDefinition(t *testing.T) {
 	for id := ecs.PeerID(1); id <= 3; id++ {
 		s.spawn(id)
 		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: id})
+		c := newTestClient(NewRegistry(cw), ClientConfig{Local: id})
 		out := &capture{}
 		s.h.AddPeer(id, out)
 		peers = append(peers, peer{c, out, cw})
@@ -301,7 +301,7 @@ func scopeUnderLoss(t *testing.T, seed uint64) {
 	for id := ecs.PeerID(1); id <= 3; id++ {
 		s.spawn(id)
 		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: id})
+		c := newTestClient(NewRegistry(cw), ClientConfig{Local: id})
 		l := &link{rng: rand.New(rand.NewPCG(uint64(id), seed)), loss: 0.2, delay: 3, jitter: 3, peer: id}
 		s.h.AddPeer(id, l)
 		peers = append(peers, peer{c, l, cw})

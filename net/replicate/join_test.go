@@ -123,7 +123,7 @@ func TestJoinLargeWorldWhileChanging(t *testing.T) {
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
-	c := NewClient(creg, ClientConfig{Local: 1})
+	c := newTestClient(creg, ClientConfig{Local: 1})
 	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), delay: 3, peer: 1}, rate: 1 << 20}
 	p := h.AddPeer(1, l)
 	steps := 0
@@ -195,7 +195,7 @@ func TestJoinTooSlowIsDropped(t *testing.T) {
 	h := NewHost(reg, HostConfig{JoinWindow: 32 << 10, JoinPage: 8 << 10})
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	l := &pacedLane{link: link{rng: rand.New(rand.NewPCG(5, 6)), peer: 1}, rate: 32 << 10}
 	p := h.AddPeer(1, l)
 	for range 5000 {
@@ -266,7 +266,7 @@ func FuzzClientDatagram(f *testing.F) {
 		c := joinedClient(t, seedJoin, ClientConfig{Local: 1, MaxHeld: 4})
 		c.HandleDatagram(wire.Kind(kind), payload)
 		// And as join messages of a client still joining.
-		c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})
+		c = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})
 		c.HandleLane(payload)
 		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
 		c.Pump()
@@ -573,7 +573,7 @@ func TestJoinMakesRoomForTheAnnouncedWorld(t *testing.T) {
 	page = wire.AppendUvarint(page, 1<<30)
 	page = append(page, 0, 1, 0x0d, 0, 0, 0, 0, 0, 0, 0)
 	cw = ecs.NewWorld()
-	c = NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c = newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	if _, err := c.HandleLane(page); err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +619,7 @@ func TestFirstPageReservesForItsMostOwner(t *testing.T) {
 		page = append(page, byte(id), 0x0d, owner, 0, 0, 0, 0, 0, 0)
 	}
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	if _, err := c.HandleLane(page); err != nil {
 		t.Fatal(err)
 	}
@@ -788,7 +788,7 @@ func TestIdlePumpsMakeRoomForTheJoin(t *testing.T) {
 	const n = 20000
 	out := joinedLane(n)
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	if _, err := c.HandleLane(out.lane[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -834,7 +834,7 @@ func TestJoinOfAWorldMadeBeforeTheFirstStep(t *testing.T) {
 	sched.Add("replicate", h)
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
-	c := NewClient(creg, ClientConfig{Local: 1})
+	c := newTestClient(creg, ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(7, 8)), delay: 1, peer: 1}
 	h.AddPeer(1, l)
 	for range 30 {
@@ -912,7 +912,7 @@ func TestJoinPageRefusesAnIDTwice(t *testing.T) {
 		{[]uint64{3, 9, 5, 3}, true},
 	} {
 		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+		c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 		if _, err := c.HandleLane(page(tc.ids...)); err != nil {
 			t.Fatal(err)
 		}
@@ -1167,7 +1167,7 @@ func newTradeScene(props int) *tradeScene {
 	sc.far = m.NewWith(&ecs.Transform{X: 50, Y: 50}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	sc.s.Step()
 	sc.cw = ecs.NewWorld()
-	sc.c = NewClient(NewRegistry(sc.cw), ClientConfig{Local: 1})
+	sc.c = newTestClient(NewRegistry(sc.cw), ClientConfig{Local: 1})
 	sc.out = &capture{}
 	sc.h.AddPeer(1, sc.out)
 	return sc

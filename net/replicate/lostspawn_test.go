@@ -17,7 +17,7 @@ func TestLostSpawnOfWaitingEntityGoesAtOnce(t *testing.T) {
 	h := NewHost(host.reg, HostConfig{SendEvery: 1})
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 2, peer: 1}
 	h.AddPeer(1, l)
 	for range 60 {

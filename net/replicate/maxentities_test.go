@@ -31,7 +31,7 @@ func TestMaxEntities(t *testing.T) {
 		}
 	}
 
-	small := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxEntities: 19})
+	small := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxEntities: 19})
 	var err error
 	for _, m := range join {
 		if _, err = small.HandleLane(m); err != nil {

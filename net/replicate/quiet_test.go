@@ -37,7 +37,7 @@ func newQuietRig(t *testing.T) *quietRig {
 	r.host.sched.Add("scene", r.host).Add("replicate", r.h)
 	for i := range r.cs {
 		r.heard[i] = &frames{}
-		r.cs[i] = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1), Observer: r.heard[i]})
+		r.cs[i] = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: ecs.PeerID(i + 1), Observer: r.heard[i]})
 		r.links[i] = &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: ecs.PeerID(i + 1)}
 		r.h.AddPeer(ecs.PeerID(i+1), r.links[i])
 	}
@@ -153,7 +153,7 @@ func newBudgetScene(t *testing.T) (host *scene, h *HostReplicator, c *ClientRepl
 	h = NewHost(host.reg, HostConfig{BitsPerSecond: 2000})
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
-	c = NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(1, 2)), delay: 2, peer: 1}
 	h.AddPeer(1, l)
 	steps = func(n int) {

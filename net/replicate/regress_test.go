@@ -51,7 +51,7 @@ func newRigWith(t *testing.T, cfg HostConfig, register func(*Registry)) *rig {
 	r.m = generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
 	r.tf = generic.NewMap[ecs.Transform](w.Arche())
 	r.cw = creg.world
-	r.c = NewClient(creg, ClientConfig{Local: 1})
+	r.c = newTestClient(creg, ClientConfig{Local: 1})
 	r.h.AddPeer(1, r.out)
 	r.s.Step()
 	for _, m := range r.out.lane {
@@ -266,7 +266,7 @@ func TestPriorityWeighsHowOftenChangesGo(t *testing.T) {
 // of entity id.
 func countSends(t *testing.T, r *rig, id ecs.NetID) int {
 	n := 0
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	c.joined = true
 	c.itemHook = func(got ecs.NetID, kind uint8) {
 		if got == id {
@@ -325,7 +325,7 @@ func TestJoinScopeCountsNoLeaving(t *testing.T) {
 	s.Step()
 	m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	out := &capture{}
 	p := h.AddPeer(1, out)
 	for steps := 0; !c.Joined(); steps++ {

@@ -45,7 +45,7 @@ func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
 	o := &observed{w: cw, removed: map[ecs.NetID]int{}, spawned: map[ecs.NetID]int{}}
-	c := NewClient(creg, ClientConfig{Local: 1, Observer: o, OnSpawn: func(e arche.Entity, _ ecs.PeerID) {
+	c := newTestClient(creg, ClientConfig{Local: 1, Observer: o, OnSpawn: func(e arche.Entity, _ ecs.PeerID) {
 		ni, _ := cw.Identity(e)
 		o.spawned[ni.ID]++
 	}})
@@ -132,7 +132,7 @@ func TestRejoinMissingAPageFails(t *testing.T) {
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
 	cw := ecs.NewWorld()
-	c := NewClient(NewRegistry(cw), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(cw), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 1, peer: 1}
 	h.AddPeer(1, l)
 	for range 60 {

@@ -65,7 +65,7 @@ func removalLife(t *testing.T, seed uint64, n int) (indexed bool) {
 	w, h, s, m := scopedHost()
 	creg := NewRegistry(ecs.NewWorld())
 	tf := generic.NewMap[ecs.Transform](w.Arche())
-	c := NewClient(creg, ClientConfig{Local: 1})
+	c := newTestClient(creg, ClientConfig{Local: 1})
 	out := &fullQueueOut{}
 	h.AddPeer(1, out)
 	s.Step()

@@ -22,7 +22,7 @@ func TestRemovalRoomFollowsTheRemovals(t *testing.T) {
 	for range far {
 		m.NewWith(&ecs.Transform{X: 5000 + rng.Float64()*300, Y: 5000}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
 	}
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 1, peer: 1}
 	h.AddPeer(1, l)
 	for i := 0; i < 2000 && !c.Joined(); i++ {

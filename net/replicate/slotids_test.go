@@ -15,7 +15,7 @@ func TestSlotIDsMirrorTheEntities(t *testing.T) {
 	h := NewHost(host.reg, HostConfig{})
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
 	host.sched.Add("scene", host).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(1, 2)), loss: 0.1, peer: 1}
 	h.AddPeer(1, l)
 	removed := 0

@@ -37,7 +37,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 	// jump (state-snap), as the golden test's other client does.
 	held := func() (*ClientReplicator, *ecs.World) {
 		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: 7})
+		c := newTestClient(NewRegistry(cw), ClientConfig{Local: 7})
 		for _, name := range []string{"join-page", "join-final"} {
 			if _, err := c.HandleLane(got[name]); err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -114,7 +114,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 	})
 	t.Run("of an entity the client does not hold", func(t *testing.T) {
 		cw := ecs.NewWorld()
-		c := NewClient(NewRegistry(cw), ClientConfig{Local: 7})
+		c := newTestClient(NewRegistry(cw), ClientConfig{Local: 7})
 		for _, name := range []string{"join-page", "join-final"} {
 			c.HandleLane(got[name])
 			if err := c.Pump(); err != nil {

@@ -49,10 +49,10 @@ func TestMeasurePrevIsTheGeneralMeasure(t *testing.T) {
 			}
 		}
 	})).Add("replicate", h)
-	c := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
+	c := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1})
 	l := &link{rng: rand.New(rand.NewPCG(7, 8)), loss: 0.2, delay: 2, jitter: 1, peer: 1}
 	h.AddPeer(1, l)
-	c2 := NewClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 2})
+	c2 := newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 2})
 	l2 := &link{rng: rand.New(rand.NewPCG(9, 10)), delay: 1, peer: 2}
 	measured, swapped := 0, 0
 	for step := range 1200 {
