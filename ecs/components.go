@@ -85,8 +85,8 @@ type NetworkIdentity struct {
 // owner as by a watcher; a game marks them where it makes them, and
 // Arrived marks the entities a restore brings back when the game has no
 // Restored hook (it runs on the host then). A client that predicts an
-// entity its host marks takes those States as AuthStates
-// (replicate.ClientStats.PredictedStates). Saves leave it out.
+// entity its host marks is told so by its first State, and marks it too
+// (replicate.ClientStats.MarkedByHost). Saves leave it out.
 type HostMoved struct{}
 
 // Predicted marks an entity a client does not own that it runs in its

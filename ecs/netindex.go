@@ -269,6 +269,15 @@ func (w *World) SlotEntity(slot int32) (e arche.Entity, id NetID, ok bool) {
 	return en.entity, en.id, true
 }
 
+// SlotOwner returns the owner of the entity in slot: HostPeer for a free
+// slot too.
+func (w *World) SlotOwner(slot int32) PeerID {
+	if slot < 0 || int(slot) >= w.index.entries.n {
+		return HostPeer
+	}
+	return w.index.entries.at(int(slot)).owner
+}
+
 // Networked returns how many networked entities the world holds.
 func (w *World) Networked() int { return w.index.byID.n }
 

@@ -95,11 +95,14 @@ func TestIndexAcrossChunks(t *testing.T) {
 			if !ok || se != e || sid != id {
 				t.Fatalf("SlotEntity(%d) = %v %d %v, want %v %d", slot, se, sid, ok, e, id)
 			}
+			if ni, _ := w.Identity(e); w.SlotOwner(slot) != ni.Owner {
+				t.Fatalf("SlotOwner(%d) = %d, the entity's owner %d", slot, w.SlotOwner(slot), ni.Owner)
+			}
 		}
 	}
 	const n = 3*(1<<chunkBits) + 100
-	for range n {
-		e := m.NewWith(&Transform{}, &NetworkIdentity{})
+	for i := range n {
+		e := m.NewWith(&Transform{}, &NetworkIdentity{Owner: PeerID(i % 3)})
 		ni, _ := w.Identity(e)
 		live[ni.ID] = e
 	}

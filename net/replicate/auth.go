@@ -328,10 +328,14 @@ func (p *HostPeer) sendAuth() {
 		if !ok {
 			continue // went since it was listed
 		}
-		if w.Arche().Has(ent, w.IDs.HostMoved) {
+		if w.Arche().Has(ent, w.IDs.HostMoved) && !own.forced(slot) {
 			// Its owner does not predict it: it goes in the owner's
 			// States, as another's entity does (eMoved), coded against
-			// what the owner holds and weighed with the rest.
+			// what the owner holds and weighed with the rest. One given to
+			// the peer or that lost a component still goes here until
+			// acknowledged (forced): a client that does not mark it yet
+			// takes its components from an AuthState.
+			p.movedState(slot, full)
 			continue
 		}
 		if ni, _ := w.Identity(ent); ni.Owner != p.id {
@@ -423,6 +427,25 @@ func (p *HostPeer) sendAuth() {
 	// again after them (authFlight), cut short by the share again, and so
 	// on for as long as the input stalls.
 	p.authMore = deferred > 0
+}
+
+// movedState lists the owned entity in slot, marked ecs.HostMoved, in the
+// peer's States if what it last sent of it may have gone in an AuthState
+// alone: one of them was lost (full), or its last change came before the
+// mark (not eMoved) and after the newest AuthState acknowledged. The
+// peer's States carry a unit's changes made since its mark, no earlier.
+func (p *HostPeer) movedState(slot int32, full bool) {
+	e := &p.h.ents[slot]
+	if !full && (e.flags&eMoved != 0 || e.changed <= p.own.acked) {
+		return
+	}
+	if int(slot) >= len(p.slots) {
+		return
+	}
+	if s := &p.slots[slot]; s.flags&fOut == 0 {
+		s.dirty |= e.has
+		p.list(slot)
+	}
 }
 
 // authShare is the most bytes of items an owner of more than ownAll

@@ -246,12 +246,12 @@ type ClientStats struct {
 	// telling that its budget for this client held items back (Backlog),
 	// those dropped as older than the newest among them.
 	Backlogs uint64
-	// PredictedStates counts the States of an entity this client owns and
-	// predicts that the host sent: it marks the entity ecs.HostMoved and
-	// the client does not (a game that marks it on one side only). Each
-	// is handed to the Auth handler as an AuthState of its frame, so the
-	// entity is still corrected; mark it on both sides.
-	PredictedStates uint64
+	// MarkedByHost counts the entities this client owned and predicted
+	// that the host sent it in States, which it does of those it marks
+	// ecs.HostMoved: the client marked them too and draws them from the
+	// host's states since (a game that marks them on one side only; mark
+	// them on both).
+	MarkedByHost uint64
 }
 
 // ClientReplicator applies the host's replication messages to a client's
@@ -305,12 +305,12 @@ type ClientReplicator struct {
 	tombFIFO []ecs.NetID
 	tombNext int
 	leaving  []departing // removed by the host, kept while drawn (DrawnObserver)
-	// hostMoved holds the slots of entities this client owns whose
-	// AuthStates it applied as states (ecs.HostMoved), to tell the Observer
+	// hostMoved holds the slots of entities this client owns whose states
+	// it applied, drawn from them (ecs.HostMoved), to tell the Observer
 	// when one is predicted again.
 	hostMoved map[int32]struct{}
-	// movedFrame is the newest frame of an AuthState applied to an entity
-	// marked ecs.HostMoved (HostMovedFrame).
+	// movedFrame is the newest frame of a state applied to an entity of
+	// this client's own marked ecs.HostMoved (HostMovedFrame).
 	movedFrame ecs.Frame
 	stats      ClientStats
 	pose       int                            // the registry index of ecs.Transform, or -1

@@ -584,6 +584,13 @@ func (c *ClientReplicator) makeStaged(frame ecs.Frame) {
 				c.spawn(id, st.owners[i], st.masks[i], frame, q, false, 0)
 			case c.keep(e, st.owners[i]):
 				c.spawn(id, st.owners[i], st.masks[i], frame, q, true, 0)
+			default:
+				// Predicted, its state left for AuthState; the page's
+				// image is kept all the same, as a spawn's is: the host
+				// codes its States against it, once the entity goes in
+				// them (marked HostMoved, or another's).
+				slot, _ := c.w.NetSlot(e)
+				c.remember(slot, uint32(frame), st.masks[i]&reg.delta, q)
 			}
 			continue
 		}

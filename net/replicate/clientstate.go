@@ -340,23 +340,15 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		c.remember(slot, frame, has, q)
 	}
 	a := c.w.Arche()
-	// An entity of this client's own has no Interpolated: one the host
-	// marks ecs.HostMoved comes in States (drawn from them, below); if
-	// this client predicts it all the same, the state corrects it as an
-	// AuthState would.
-	own := !a.Has(e, c.w.IDs.Interpolated) && c.owns(e)
-	if own && c.cfg.Auth != nil && !a.Has(e, c.w.IDs.HostMoved) {
-		c.stats.PredictedStates++
-		if !fresh {
-			return nil
-		}
-		s.applied = frame
-		var tele uint32
-		if snap != 0 {
-			tele = frame - min(frame, snap-1)
-		}
-		c.cfg.Auth.AuthState(ecs.Frame(frame), e, State{reg: reg, mask: has | mask&^reg.delta, images: q, tele: tele})
-		return nil
+	// The host sends an entity of this client's own in States when it marks
+	// it ecs.HostMoved (drawn from them, below). One this client predicts
+	// all the same (a game that marks it on one side only) is marked here
+	// too: the host's mark is the entity's, and a prediction the host no
+	// longer corrects would drift.
+	own := c.cfg.Auth != nil && c.owns(slot)
+	if own && !a.Has(e, c.w.IDs.HostMoved) {
+		a.Add(e, c.w.IDs.HostMoved)
+		c.stats.MarkedByHost++
 	}
 	for ci := range reg.comps {
 		bit := uint16(1) << ci
@@ -383,7 +375,7 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		ip.Snap = true
 		c.stats.Snaps++
 	}
-	if own && fresh && a.Has(e, c.w.IDs.HostMoved) {
+	if own && fresh {
 		c.movedFrame = max(c.movedFrame, sr.frame)
 		c.markMoved(slot)
 	}
@@ -393,10 +385,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	return nil
 }
 
-// owns reports whether this client owns e.
-func (c *ClientReplicator) owns(e arche.Entity) bool {
-	ni, _ := c.w.Identity(e)
-	return ni.Owner == c.cfg.Local && c.cfg.Local != ecs.HostPeer
+// owns reports whether this client owns the entity in slot.
+func (c *ClientReplicator) owns(slot int32) bool {
+	return c.cfg.Local != ecs.HostPeer && c.w.SlotOwner(slot) == c.cfg.Local
 }
 
 // applyAbsolute applies the components of mask (none delta-coded) that q

@@ -113,9 +113,11 @@ type HostConfig struct {
 	// first; the rest wait, due (PeerStats.AuthDeferred). A walking army
 	// is corrected unit by unit in turn, not whole at every send. An owned
 	// entity the host's world marks ecs.HostMoved (its owner draws it from
-	// the host's states and predicts nothing of it) goes in none of them:
-	// its owner is sent it in its States, as another's entity is, so an
-	// army standing still costs its owner nothing.
+	// the host's states and predicts nothing of it) goes in none of them
+	// (but until one acknowledged carried it once it was given to the peer
+	// or lost a component, and as the one item of an AuthState that carries
+	// no other): its owner is sent it in its States, as another's entity
+	// is, so an army standing still costs its owner nothing.
 	OwnRefresh int
 	// OnLossy, if set, is called on the simulation goroutine with each value
 	// the audit (Audit) found that does not survive its codec (a value

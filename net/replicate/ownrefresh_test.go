@@ -593,32 +593,31 @@ func TestAHostMovedArmyTakesNoTurns(t *testing.T) {
 	if got := r.c.Stats().Updates - updates; got != 3 {
 		t.Fatalf("the owner took %d updates of its unit in its States, want 3", got)
 	}
-	if r.c.Stats().PredictedStates != 0 || r.c.HostMovedFrame() != ecs.Frame(r.h.frame) {
-		t.Fatalf("%d states of a unit the owner predicts, the newest of its HostMoved units of frame %d (host %d)", r.c.Stats().PredictedStates, r.c.HostMovedFrame(), r.h.frame)
+	if r.c.Stats().MarkedByHost != 0 || r.c.HostMovedFrame() != ecs.Frame(r.h.frame) {
+		t.Fatalf("%d units marked by the host's States, the newest state of its HostMoved units of frame %d (host %d)", r.c.Stats().MarkedByHost, r.c.HostMovedFrame(), r.h.frame)
 	}
 }
 
 // A client that predicts a unit its host marks HostMoved (a game that
 // marks it on one side only) gets the unit's changes in States all the
-// same: each goes to its prediction as an AuthState of its frame, counted,
-// so the unit is still corrected.
-func TestAHostMovedUnitTheClientPredictsIsStillCorrected(t *testing.T) {
+// same: the first marks it HostMoved on the client too, counted, and the
+// client holds the unit where the host has it, drawn from its states.
+func TestAUnitTheHostMarksIsMarkedByItsStates(t *testing.T) {
 	r := newOwnRig(t, 40, HostConfig{})
 	unit := r.owned[7]
 	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
 	ni, _ := r.w.Identity(unit)
 	ce, _ := r.c.w.EntityOf(ni.ID)
-	r.frame = 1000
+	r.frame = r.w.Frame()
 	for range 4 {
 		r.step(false)
 	}
-	r.move(unit, 5)
-	r.step(false)
-	told := false
-	for _, es := range r.seen {
-		told = told || slices.Contains(es, ce)
+	for range 3 {
+		r.move(unit, 5)
+		r.step(false)
 	}
-	if r.c.Stats().PredictedStates != 1 || !told {
-		t.Fatalf("%d states of the unit the client predicts (want 1); its prediction told of it: %v", r.c.Stats().PredictedStates, told)
+	if got, want := ecs.Get[ecs.Transform](r.c.w, ce).X, r.tf.Get(unit).X; r.c.Stats().MarkedByHost != 1 || !r.c.w.Arche().Has(ce, r.c.w.IDs.HostMoved) || got != want {
+		t.Fatalf("%d units marked by the host's States (want 1), the unit marked: %v; its owner holds it at x = %v, the host at %v",
+			r.c.Stats().MarkedByHost, r.c.w.Arche().Has(ce, r.c.w.IDs.HostMoved), got, want)
 	}
 }

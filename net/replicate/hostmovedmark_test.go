@@ -1,0 +1,176 @@
+package replicate
+
+import (
+	"testing"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+)
+
+// A unit the game marks HostMoved on both sides mid-game, while its
+// owner's last AuthState of it was lost, reaches its owner in its States:
+// what may have gone in an AuthState alone goes there (movedState). (It
+// went in neither stream again: AuthStates skip such a unit, and the
+// owner's States took only changes made after the mark; standing still,
+// its owner held a value the host never had.)
+func TestAUnitMarkedAfterALostAuthStateReachesItsOwner(t *testing.T) {
+	r := newOwnRig(t, 2, HostConfig{}) // a unit and an avatar the owner predicts
+	unit := r.owned[0]
+	ce, ok := r.cw.EntityOf(mustID(r.w, unit))
+	if !ok {
+		t.Fatal("setup: the owner does not hold its unit")
+	}
+	r.frame = r.w.Frame()
+	r.move(unit, 5)
+	r.step(true) // the AuthState that carried the move is lost
+	// The game hands the unit to the host to walk: marked on both sides.
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	for range 60 {
+		r.step(false)
+	}
+	if got, want := ecs.Get[ecs.Transform](r.cw, ce).X, r.tf.Get(unit).X; got != want {
+		t.Fatalf("60 sends after the unit was marked, its owner holds it at x = %v, the host at %v", got, want)
+	}
+}
+
+// A unit the host marks and its owner's client predicts (a game that marks
+// it on one side) loses and gains components on the client as on the
+// host: one it lost goes in its owner's AuthStates until acknowledged
+// (forced), as before the mark, and one it gained rides a State, which
+// marks it on the client. (The lost one's spawn, to a client predicting
+// the unit, only kept its image: the component stayed.)
+func TestAUnitOnlyTheHostMarksLosesAndGainsComponents(t *testing.T) {
+	t.Run("loses", func(t *testing.T) {
+		r := newRig(t, HostConfig{})
+		r.c.cfg.Auth = &authRecorder{}
+		r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1}) // its avatar, predicted
+		unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 1}, &ecs.NetworkIdentity{Owner: 1})
+		r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+		r.settle()
+		ce, ok := r.cw.EntityOf(mustID(r.w, unit))
+		if !ok || !r.cw.Arche().Has(ce, r.cw.IDs.Velocity) {
+			t.Fatal("setup: the owner should hold its unit with a Velocity")
+		}
+		toggle(r.w, unit, r.w.IDs.Velocity, func() {}) // removed on the host
+		r.settle()
+		if r.cw.Arche().Has(ce, r.cw.IDs.Velocity) {
+			t.Fatalf("the host's unit lost its Velocity; its owner's still has one (MarkedByHost %d)", r.c.Stats().MarkedByHost)
+		}
+	})
+	t.Run("gains", func(t *testing.T) {
+		r := newRig(t, HostConfig{})
+		r.c.cfg.Auth = &authRecorder{}
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](r.w.Arche())
+		r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1}) // its avatar, predicted
+		unit := m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: 1})
+		r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+		r.settle()
+		ce, ok := r.cw.EntityOf(mustID(r.w, unit))
+		if !ok || r.cw.Arche().Has(ce, r.cw.IDs.Velocity) {
+			t.Fatal("setup: the owner should hold its unit without a Velocity")
+		}
+		toggle(r.w, unit, r.w.IDs.Velocity, func() { (*ecs.Velocity)(r.w.Arche().Get(unit, r.w.IDs.Velocity)).X = 3 })
+		r.settle()
+		if !r.cw.Arche().Has(ce, r.cw.IDs.Velocity) {
+			t.Fatalf("the host's unit gained a Velocity; its owner's has none (MarkedByHost %d)", r.c.Stats().MarkedByHost)
+		}
+	})
+}
+
+// A rejoin keeps the join page of a unit the host marks HostMoved as the
+// baseline its next State is coded against.
+func TestARejoinKeepsThePageOfAHostMarkedUnit(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authRecorder{}
+	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	r.settle()
+	r.move(unit, 3)
+	r.settle()
+
+	// A resume: the host joins the peer again on a new connection.
+	r.h.RemovePeer(1)
+	r.c.Rejoin(1, 0)
+	out := &capture{}
+	r.h.AddPeer(1, out)
+	for i := 0; i < 20 && !r.c.Joined(); i++ {
+		r.s.Step()
+		for _, m := range out.lane {
+			if _, err := r.c.HandleLane(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out.lane = out.lane[:0]
+		if err := r.c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !r.c.Joined() {
+		t.Fatal("the rejoin did not finish")
+	}
+	r.out, r.seen = out, len(out.msgs)
+	for _, i := range r.next() {
+		r.deliver(i)
+	}
+
+	r.move(unit, 3)
+	r.s.Step()
+	for _, i := range r.next() {
+		m := out.msgs[i]
+		if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
+			t.Fatalf("the unit's first State after the rejoin: %v (DeltaMisses %d)", err, r.c.Stats().DeltaMisses)
+		}
+	}
+
+}
+
+// A unit its owner predicted through a rejoin (neither side marked it
+// then) and that the game marks HostMoved on both sides later has its
+// baseline: its first State is coded against the rejoin's page, which the
+// client keeps of what it predicts too. (It did not: ErrNoBaseline, the
+// message counted malformed.)
+func TestAUnitMarkedAfterARejoinHasItsBaseline(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authRecorder{}
+	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	r.settle()
+	r.h.RemovePeer(1)
+	r.c.Rejoin(1, 0)
+	out := &capture{}
+	r.h.AddPeer(1, out)
+	for i := 0; i < 20 && !r.c.Joined(); i++ {
+		r.s.Step()
+		for _, m := range out.lane {
+			if _, err := r.c.HandleLane(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out.lane = out.lane[:0]
+		if err := r.c.Pump(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !r.c.Joined() {
+		t.Fatal("the rejoin did not finish")
+	}
+	r.out, r.seen = out, len(out.msgs)
+	r.settle()
+	// The game hands the unit to the host to walk, on both sides.
+	ce, _ := r.cw.EntityOf(mustID(r.w, unit))
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	r.move(unit, 3)
+	r.s.Step()
+	for _, i := range r.next() {
+		m := out.msgs[i]
+		if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
+			t.Fatalf("the unit's first State once marked: %v (DeltaMisses %d)", err, r.c.Stats().DeltaMisses)
+		}
+	}
+	if x := ecs.Get[ecs.Transform](r.cw, ce).X; x != 3 {
+		t.Fatalf("its owner holds the unit at x = %v, the host at 3", x)
+	}
+}
