@@ -335,7 +335,7 @@ func (p *HostPeer) sendAuth() {
 			// the peer or that lost a component still goes here until
 			// acknowledged (forced): a client that does not mark it yet
 			// takes its components from an AuthState.
-			p.movedState(slot, full)
+			p.movedState(slot)
 			continue
 		}
 		if ni, _ := w.Identity(ent); ni.Owner != p.id {
@@ -430,13 +430,14 @@ func (p *HostPeer) sendAuth() {
 }
 
 // movedState lists the owned entity in slot, marked ecs.HostMoved, in the
-// peer's States if what it last sent of it may have gone in an AuthState
-// alone: one of them was lost (full), or its last change came before the
-// mark (not eMoved) and after the newest AuthState acknowledged. The
-// peer's States carry a unit's changes made since its mark, no earlier.
-func (p *HostPeer) movedState(slot int32, full bool) {
+// peer's States if its last change may have gone in an AuthState alone:
+// it came before the mark (not eMoved: the States carry a unit's changes
+// made since its mark, and get them there again if lost) and after the
+// newest AuthState the peer acknowledged, one of this connection's (until
+// the first, its join's pages carry the unit).
+func (p *HostPeer) movedState(slot int32) {
 	e := &p.h.ents[slot]
-	if !full && (e.flags&eMoved != 0 || e.changed <= p.own.acked) {
+	if e.flags&eMoved != 0 || p.own.acked == 0 || e.changed <= p.own.acked {
 		return
 	}
 	if int(slot) >= len(p.slots) {
