@@ -346,8 +346,15 @@ func (tl *timeline) advance(now time.Time) (jumped bool) {
 		tl.resyncs++
 		return true
 	}
-	tl.rate = 1 + clamp(errSec/settle, -tl.maxDil, tl.maxDil)
-	tl.render += dt / tl.step * tl.rate
+	// Run faster or slower by up to maxDil, but never past the target: over
+	// a long time between two calls (a game that stopped drawing for
+	// seconds) the rate would carry the clock far beyond it.
+	adj := clamp(clamp(errSec/settle, -tl.maxDil, tl.maxDil)*dt, -math.Abs(errSec), math.Abs(errSec))
+	tl.rate = 1
+	if dt > 0 {
+		tl.rate += adj / dt
+	}
+	tl.render += (dt + adj) / tl.step
 	return false
 }
 
