@@ -30,6 +30,20 @@ func army(mark bool, n int) *tandem.Game[Walk] { return resting(mark, n, nil) }
 
 // resting is army whose units stand still while still, if set, says so.
 func resting(mark bool, n int, still func(ecs.Frame) bool) *tandem.Game[Walk] {
+	return drilled(mark, n, 1, func(f ecs.Frame, t *ecs.Transform) bool {
+		if still != nil && still(f) {
+			return false
+		}
+		t.X += 3
+		return true
+	})
+}
+
+// drilled is walkers where each player is also given n units, the k-th at
+// x = 100, y = gap·k, that the host moves by move at each frame (false:
+// left as it was); with mark set, the host marks the units HostMoved where
+// it makes them and each client in Arrived.
+func drilled(mark bool, n int, gap float64, move func(f ecs.Frame, t *ecs.Transform) bool) *tandem.Game[Walk] {
 	g := *walkers
 	g.Join = func(w *tandem.World, p tandem.Peer) error {
 		if err := walkers.Join(w, p); err != nil {
@@ -37,7 +51,7 @@ func resting(mark bool, n int, still func(ecs.Frame) bool) *tandem.Game[Walk] {
 		}
 		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, Unit](w.ECS.Arche())
 		for k := range n {
-			e := m.NewWith(&ecs.Transform{X: 100, Y: float64(k)}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
+			e := m.NewWith(&ecs.Transform{X: 100, Y: gap * float64(k)}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
 			if mark {
 				w.ECS.Arche().Add(e, w.ECS.IDs.HostMoved) // and on the host, where it is made
 			}
@@ -51,15 +65,12 @@ func resting(mark bool, n int, still func(ecs.Frame) bool) *tandem.Game[Walk] {
 		}
 		walk := generic.NewFilter2[ecs.Transform, Unit]()
 		w.Schedule.Add("units", ecs.SystemFunc(func(ew *ecs.World) {
-			if still != nil && still(ew.Frame()) {
-				return
-			}
 			q := walk.Query(ew.Arche())
 			var moved []arche.Entity
 			for q.Next() {
-				t, _ := q.Get()
-				t.X += 3
-				moved = append(moved, q.Entity())
+				if t, _ := q.Get(); move(ew.Frame(), t) {
+					moved = append(moved, q.Entity())
+				}
 			}
 			for _, e := range moved {
 				ecs.MutateComponent(ew, e, ew.IDs.Transform)

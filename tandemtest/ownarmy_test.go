@@ -7,7 +7,6 @@ import (
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
@@ -21,47 +20,14 @@ import (
 // turning every 20 frames, unit k a frame after unit k−1 (it stands at
 // y = 4k).
 func zigzag(n int) *tandem.Game[Walk] {
-	g := *walkers
-	g.Join = func(w *tandem.World, p tandem.Peer) error {
-		if err := walkers.Join(w, p); err != nil {
-			return err
+	return drilled(true, n, 4, func(f ecs.Frame, t *ecs.Transform) bool {
+		if (int(f)+int(t.Y/4))/20%2 == 0 {
+			t.X += 3
+		} else {
+			t.X -= 3
 		}
-		m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, Unit](w.ECS.Arche())
-		for k := range n {
-			e := m.NewWith(&ecs.Transform{X: 100, Y: float64(4 * k)}, &ecs.NetworkIdentity{Owner: p.ID}, &Unit{})
-			w.ECS.Arche().Add(e, w.ECS.IDs.HostMoved)
-		}
-		return nil
-	}
-	g.Setup = func(w *tandem.World) {
-		walkers.Setup(w)
-		if w.Role == tandem.Joined {
-			return
-		}
-		walk := generic.NewFilter2[ecs.Transform, Unit]()
-		w.Schedule.Add("units", ecs.SystemFunc(func(ew *ecs.World) {
-			var moved []arche.Entity
-			q := walk.Query(ew.Arche())
-			for q.Next() {
-				t, _ := q.Get()
-				if (int(ew.Frame())+int(t.Y/4))/20%2 == 0 {
-					t.X += 3
-				} else {
-					t.X -= 3
-				}
-				moved = append(moved, q.Entity())
-			}
-			for _, e := range moved {
-				ecs.MutateComponent(ew, e, ew.IDs.Transform)
-			}
-		}))
-	}
-	g.Arrived = func(w *tandem.World, e arche.Entity) {
-		if a := w.ECS.Arche(); !a.Has(e, arche.ComponentID[tandem.Input[Walk]](a)) {
-			a.Add(e, w.ECS.IDs.HostMoved) // no one drives it: a unit
-		}
-	}
-	return &g
+		return true
+	})
 }
 
 // A player draws her own units, which the host walks (HostMoved), as well

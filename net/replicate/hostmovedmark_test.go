@@ -91,27 +91,7 @@ func TestARejoinKeepsThePageOfAHostMarkedUnit(t *testing.T) {
 	r.move(unit, 3)
 	r.settle()
 
-	// A resume: the host joins the peer again on a new connection.
-	r.h.RemovePeer(1)
-	r.c.Rejoin(1, 0)
-	out := &capture{}
-	r.h.AddPeer(1, out)
-	for i := 0; i < 20 && !r.c.Joined(); i++ {
-		r.s.Step()
-		for _, m := range out.lane {
-			if _, err := r.c.HandleLane(m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		out.lane = out.lane[:0]
-		if err := r.c.Pump(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !r.c.Joined() {
-		t.Fatal("the rejoin did not finish")
-	}
-	r.out, r.seen = out, len(out.msgs)
+	out := rejoin(t, r) // a resume
 	for _, i := range r.next() {
 		r.deliver(i)
 	}
@@ -137,6 +117,29 @@ func TestAUnitMarkedAfterARejoinHasItsBaseline(t *testing.T) {
 	r.c.cfg.Auth = &authRecorder{}
 	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
 	r.settle()
+	out := rejoin(t, r)
+	r.settle()
+	// The game hands the unit to the host to walk, on both sides.
+	ce, _ := r.cw.EntityOf(mustID(r.w, unit))
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	r.move(unit, 3)
+	r.s.Step()
+	for _, i := range r.next() {
+		m := out.msgs[i]
+		if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
+			t.Fatalf("the unit's first State once marked: %v (DeltaMisses %d)", err, r.c.Stats().DeltaMisses)
+		}
+	}
+	if x := ecs.Get[ecs.Transform](r.cw, ce).X; x != 3 {
+		t.Fatalf("its owner holds the unit at x = %v, the host at 3", x)
+	}
+}
+
+// rejoin joins peer 1 again on a new connection, as a resume does, and
+// returns the connection's capture, r's from now on.
+func rejoin(t *testing.T, r *rig) *capture {
+	t.Helper()
 	r.h.RemovePeer(1)
 	r.c.Rejoin(1, 0)
 	out := &capture{}
@@ -157,20 +160,5 @@ func TestAUnitMarkedAfterARejoinHasItsBaseline(t *testing.T) {
 		t.Fatal("the rejoin did not finish")
 	}
 	r.out, r.seen = out, len(out.msgs)
-	r.settle()
-	// The game hands the unit to the host to walk, on both sides.
-	ce, _ := r.cw.EntityOf(mustID(r.w, unit))
-	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
-	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
-	r.move(unit, 3)
-	r.s.Step()
-	for _, i := range r.next() {
-		m := out.msgs[i]
-		if _, err := r.c.HandleDatagram(wire.Kind(m[0]), m[1:]); err != nil {
-			t.Fatalf("the unit's first State once marked: %v (DeltaMisses %d)", err, r.c.Stats().DeltaMisses)
-		}
-	}
-	if x := ecs.Get[ecs.Transform](r.cw, ce).X; x != 3 {
-		t.Fatalf("its owner holds the unit at x = %v, the host at 3", x)
-	}
+	return out
 }
