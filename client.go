@@ -234,18 +234,20 @@ type Client[I comparable] struct {
 	}
 	keys    heldInput[I]
 	playing atomic.Int64 // frames simulated since the join finished
-	// next is the host frame a command given now runs at: during a step,
-	// the step's frame; between steps, the next one; 0 while the client's
-	// frame is not in step with the host's. Set by the input system and at
-	// the step's end (stepped), read by Send from any goroutine.
-	next    atomic.Uint32
-	err     error       // why the client stopped, set once
-	left    bool        // Close was called
-	resumes int         // times the session resumed
-	written Ticket      // the ticket last written to TicketFile
-	started time.Time   // the join under way began, on the client's clock (JoinTimeout)
-	joining bool        // a join under way is bounded by JoinTimeout
-	joined  atomic.Bool // the first join finished (PeerReady)
+	// cmdFrame is the host frame a command given now runs at: during a
+	// step, the step's frame; between steps, the next one; 0 while the
+	// client's frame is not in step with the host's (and from an admission
+	// on a new connection to the next step: its frames may be another
+	// host's). Set by the input system, at the step's end (stepped) and at
+	// admissions, read by Send from any goroutine.
+	cmdFrame atomic.Uint32
+	err      error       // why the client stopped, set once
+	left     bool        // Close was called
+	resumes  int         // times the session resumed
+	written  Ticket      // the ticket last written to TicketFile
+	started  time.Time   // the join under way began, on the client's clock (JoinTimeout)
+	joining  bool        // a join under way is bounded by JoinTimeout
+	joined   atomic.Bool // the first join finished (PeerReady)
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -526,6 +528,7 @@ func (c *Client[I]) event(e Event) {
 		}
 	case session.PeerDisconnected:
 		c.cmds.admitted = false // held until the next admission
+		c.cmdFrame.Store(0)
 		if c.joined.Load() {
 			// A rejoin broken off: the host's grace window bounds the
 			// reconnection, and the next Resumed bounds its join again.
@@ -677,7 +680,7 @@ func (c *Client[I]) recoverArrived(e arche.Entity) {
 // this client predicts.
 func (c *Client[I]) input(w *ecs.World) {
 	if c.session.State() != session.Playing {
-		c.next.Store(0)
+		c.cmdFrame.Store(0)
 		return
 	}
 	if c.cfg.Spectator {
@@ -701,9 +704,9 @@ func (c *Client[I]) input(w *ecs.World) {
 		// A command given during this frame runs on the host at its
 		// start, after its input: in the world the game's systems see
 		// (the step's end moves it on: stepped).
-		c.next.Store(uint32(f))
+		c.cmdFrame.Store(uint32(f))
 	} else {
-		c.next.Store(0)
+		c.cmdFrame.Store(0)
 	}
 	in = *c.pred.Input() // the zero input, if its codec refuses in
 	// A held frame drives nothing (the inputs unanswered: predict's HoldAfter).
@@ -712,10 +715,10 @@ func (c *Client[I]) input(w *ecs.World) {
 }
 
 // stepped ends the client's step for its commands: one given from now on
-// runs at the next frame (next).
+// runs at the next frame (cmdFrame).
 func (c *Client[I]) stepped(*ecs.World) {
-	if n := c.next.Load(); n != 0 && n != math.MaxUint32 {
-		c.next.Store(n + 1)
+	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
+		c.cmdFrame.Store(n + 1)
 	}
 }
 

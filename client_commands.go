@@ -106,7 +106,7 @@ func (c *Client[I]) sendCommand(kind uint8, payload []byte) (uint64, error) {
 	}
 	cc := &c.cmds
 	cc.mu.Lock()
-	s, err := cc.out.Add(kind, payload, c.next.Load())
+	s, err := cc.out.Add(kind, payload, c.cmdFrame.Load())
 	if errors.Is(err, command.ErrTooMany) {
 		cc.hasten()
 	}
@@ -197,6 +197,7 @@ func (c *Client[I]) flushCommands() {
 func (c *Client[I]) admittedCommands() {
 	c.cmds.admitted = true
 	c.cmds.conn++
+	c.cmdFrame.Store(0) // until the next step: the frames may be another host's
 	c.cmds.mu.Lock()
 	c.cmds.out.Unstamp() // their frames were of the connection gone
 	c.cmds.mu.Unlock()

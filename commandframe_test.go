@@ -8,9 +8,9 @@ import (
 )
 
 // A command runs at the frame its client gave it at, or as it comes if that
-// frame has begun; one given too far on (a client that lies, or a host
-// restarted from an older save) runs maxCommandLead frames after it came at
-// the latest; a player's commands run in the order sent either way.
+// frame has begun; one given too far on (a client that lies) runs
+// maxCommandLead frames after it came at the latest; a player's commands
+// run in the order sent either way.
 func TestACommandRunsAtItsFrame(t *testing.T) {
 	r := newRig(t, HostConfig{})
 	p := r.dialRaw("bob")

@@ -32,16 +32,6 @@ import (
 // the system acts on the count's difference from the one it kept, and a
 // press is never lost.
 //
-// A press that sends a command (Send, Give: a spell, an order) is not
-// acted on so in a predicted component: a correction from the host (one
-// that had not had the player's input for a while, a link that went dark)
-// takes the count kept back, the client's system sees the press again and
-// sends the command again, under a new operation id, which the host runs
-// again; a command sent is not taken back. The client's system keeps the
-// count of presses it sent commands for in a value of the client's alone
-// (a variable of its own, a component the game does not replicate), which
-// no correction touches; the host runs each command once.
-//
 // Either way it acts only on frames with Live set. While the engine has no
 // input from the player, Value is the zero input and Live is false: on the
 // host before the player's first input, while its connection is broken,
@@ -58,6 +48,16 @@ import (
 // it would see every press undone, then made again. It keeps what it kept
 // until Live comes back, and the presses made meanwhile are in the count
 // then.
+//
+// A press that sends a command (Send, Give: a spell, an order) is counted
+// otherwise: a correction from the host (one that had not had the
+// player's input for a while, a link that went dark) takes a predicted
+// count back, the client's system sees the press again and sends the
+// command again, under a new operation id, which the host runs again; a
+// command sent is not taken back. The client's system keeps the count of
+// presses it sent commands for in a value of the client's alone (a
+// variable of its own, a component the game does not replicate), which no
+// correction touches; the host runs each command once.
 type Input[I any] struct {
 	// Value is the input for the frame being simulated.
 	Value I

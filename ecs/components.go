@@ -86,7 +86,9 @@ type NetworkIdentity struct {
 // Arrived marks the entities a restore brings back when the game has no
 // Restored hook (it runs on the host then). A client that predicts an
 // entity its host marks is told so by its first State, and marks it too
-// (replicate.ClientStats.MarkedByHost). Saves leave it out.
+// (replicate.ClientStats.MarkedByHost), unless it drew it from States
+// before: the game took the mark away there, and the host's follows. Saves
+// leave it out.
 type HostMoved struct{}
 
 // Predicted marks an entity a client does not own that it runs in its

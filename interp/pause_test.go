@@ -14,7 +14,7 @@ import (
 // meanwhile, draws remote entities at its render delay from the first
 // frame it draws again, neither far in the past nor ahead of the host. (The render clock's speed-up or slow-down, up to
 // 10%, was applied to the whole time since the last frame drawn: after 8 s
-// a 30 ms error became 0.8 s, and a trial's client drew 36 frames behind
+// a 40 ms error became 0.8 s, and a trial's client drew 36 frames behind
 // the host for seconds.)
 func TestDrawingAgainAfterAPauseDrawsAtTheRenderDelay(t *testing.T) {
 	for _, tc := range []struct {

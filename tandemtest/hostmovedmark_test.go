@@ -16,8 +16,9 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// hostOnly is units whose units the host marks HostMoved and the client
-// does not (it would predict them): a game that marks them on one side.
+// hostOnly is the units game with its units marked HostMoved on the host
+// and not on the client (which would predict them): a game that marks
+// them on one side.
 func hostOnly() *tandem.Game[Walk] {
 	g := units(true)
 	g.Arrived = nil // the client leaves its units unmarked
@@ -107,6 +108,35 @@ func TestAUnitTakenOverIsDrawnPredicted(t *testing.T) {
 	r.Step(120)
 	if rm, _ := remote(); rm {
 		t.Fatalf("unmarked on both sides and predicted for 120 frames, ann's unit is still drawn from its old states (Interpolator.Remote): the Observer was never told (unmarked found no markMoved)")
+	}
+}
+
+// A player takes a walking unit over on her client first, and the host
+// takes its mark away a moment later: the States that still come meanwhile
+// do not mark it again on her client, which predicts it from then on.
+func TestAUnitTakenOverOnTheClientFirstStaysHers(t *testing.T) {
+	link := condition.Config{Latency: 40 * time.Millisecond}
+	r := tandemtest.New(t, units(true), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Step(90)
+	unmark := func(w *tandem.World) {
+		if e, ok := ownUnit(w, ann.Peer()); ok {
+			w.ECS.Arche().Remove(e, w.ECS.IDs.HostMoved)
+		}
+	}
+	ann.Do(unmark)
+	r.Step(30) // the host still marks it, and sends it in States
+	r.Host.Do(unmark)
+	r.Step(60)
+	marked, remote := false, false
+	ann.View(r.Clock.Now(), func(v *tandem.View) {
+		if e, ok := ownUnit(v.World, ann.Peer()); ok {
+			marked = v.World.ECS.Arche().Has(e, v.World.ECS.IDs.HostMoved)
+			remote = v.Interpolator().Remote(e)
+		}
+	})
+	if marked || remote || ann.NetStats().Replication.MarkedByHost != 0 {
+		t.Fatalf("ann took her unit over: marked HostMoved again %v (MarkedByHost %d), drawn from states %v", marked, ann.NetStats().Replication.MarkedByHost, remote)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 
 // zigzag is walkers where each player is also given n units, marked
 // HostMoved on both sides, that the host walks 3 units a frame along x,
-// turning every 20 frames, unit k a frame after unit k−1 (it stands at
+// turning every 20 frames, unit k a frame before unit k−1 (it stands at
 // y = 4k).
 func zigzag(n int) *tandem.Game[Walk] {
 	return drilled(true, n, 4, func(f ecs.Frame, t *ecs.Transform) bool {

@@ -58,8 +58,9 @@ func NewOutbox(first uint64, limit int) *Outbox {
 
 // Add makes a command of kind with payload, given at host frame frame (0:
 // to run as it comes; wire.Command.Frame), under the next operation id,
-// holds it, and returns its id and the message to send, every time with the
-// same frame (a copy that comes after its frame runs as it comes). It fails
+// holds it, and returns its id and the message to send, again with the same
+// frame (a copy that comes after its frame runs as it comes) until Unstamp
+// takes it off. It fails
 // with ErrTooMany at the limit, or while the oldest command held is limit
 // ids behind the next, and for a payload over wire.MaxCommandSize.
 func (o *Outbox) Add(kind uint8, payload []byte, frame uint32) (Sent, error) {

@@ -29,7 +29,10 @@ const (
 type ownRefresh struct {
 	full  bool   // the next AuthState carries every owned entity
 	acked uint32 // the host frame the newest AuthState the peer acknowledged was built at
-	turn  uint32 // AuthStates built: whose turn it is among the unchanged
+	// joined is the host frame the peer's join ended at (FINAL): its pages
+	// carried every entity as of then.
+	joined uint32
+	turn   uint32 // AuthStates built: whose turn it is among the unchanged
 	// force lists the entities that became the peer's or lost a component
 	// (at the frame given), in slot order once sorted: due until acked
 	// passes that frame.
@@ -433,11 +436,11 @@ func (p *HostPeer) sendAuth() {
 // peer's States if its last change may have gone in an AuthState alone:
 // it came before the mark (not eMoved: the States carry a unit's changes
 // made since its mark, and get them there again if lost) and after the
-// newest AuthState the peer acknowledged, one of this connection's (until
-// the first, its join's pages carry the unit).
+// newest AuthState the peer acknowledged and the end of its join (whose
+// pages carried the unit as it was then).
 func (p *HostPeer) movedState(slot int32) {
 	e := &p.h.ents[slot]
-	if e.flags&eMoved != 0 || p.own.acked == 0 || e.changed <= p.own.acked {
+	if e.flags&eMoved != 0 || e.changed <= max(p.own.acked, p.own.joined) {
 		return
 	}
 	if int(slot) >= len(p.slots) {

@@ -378,8 +378,8 @@ func (c *ClientReplicator) Frame() ecs.Frame { return c.frame }
 
 // HostMovedFrame returns the newest host frame of a state applied to an
 // entity this client owns and draws from the host's states
-// (ecs.HostMoved), which come in States (from a host of this version) or
-// AuthStates: 0 before one came. Frame and
+// (ecs.HostMoved), which come in States (and in AuthStates once given to
+// this client, or as the one item of an AuthState): 0 before one came. Frame and
 // it together say how recent the client's picture of what it does not
 // predict is.
 func (c *ClientReplicator) HostMovedFrame() ecs.Frame { return c.movedFrame }

@@ -343,10 +343,17 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	// The host sends an entity of this client's own in States when it marks
 	// it ecs.HostMoved (drawn from them, below). One this client predicts
 	// all the same (a game that marks it on one side only) is marked here
-	// too: the host's mark is the entity's, and a prediction the host no
-	// longer corrects would drift.
+	// too, by a fresh State newer than the spawn that gave it to this
+	// client (an older one was sent while it was another's), unless it was
+	// drawn from states here before: then the game took the mark away, to
+	// predict it again, and the host's goes next.
+	// Any other State of an entity it predicts is kept as a baseline and
+	// not applied: its AuthStates correct it.
 	own := c.cfg.Auth != nil && c.owns(slot)
 	if own && !a.Has(e, c.w.IDs.HostMoved) {
+		if !fresh || frame <= s.spawned || c.wasMoved(slot) {
+			return nil
+		}
 		a.Add(e, c.w.IDs.HostMoved)
 		c.stats.MarkedByHost++
 	}
@@ -383,6 +390,14 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		c.cfg.Observer.Applied(e, sr.frame)
 	}
 	return nil
+}
+
+// wasMoved reports whether the entity in slot, of this client's own, was
+// drawn from states as ecs.HostMoved since its last AuthState as a
+// predicted entity (unmarked).
+func (c *ClientReplicator) wasMoved(slot int32) bool {
+	_, ok := c.hostMoved[slot]
+	return ok
 }
 
 // owns reports whether this client owns the entity in slot.

@@ -104,7 +104,10 @@ func TestARejoinKeepsThePageOfAHostMarkedUnit(t *testing.T) {
 			t.Fatalf("the unit's first State after the rejoin: %v (DeltaMisses %d)", err, r.c.Stats().DeltaMisses)
 		}
 	}
-
+	ce, _ := r.cw.EntityOf(mustID(r.w, unit))
+	if x := ecs.Get[ecs.Transform](r.cw, ce).X; x != 6 || r.c.Stats().DeltaMisses != 0 {
+		t.Fatalf("its owner holds the unit at x = %v, the host at 6 (DeltaMisses %d)", x, r.c.Stats().DeltaMisses)
+	}
 }
 
 // A unit its owner predicted through a rejoin (neither side marked it
@@ -161,4 +164,68 @@ func rejoin(t *testing.T, r *rig) *capture {
 	}
 	r.out, r.seen = out, len(out.msgs)
 	return out
+}
+
+// A State of an entity sent while it was another's that arrives after the
+// spawn that gave it to this client does not mark it HostMoved: the host
+// never marked it, and the client goes on predicting it.
+func TestAStateFromBeforeAGiftMarksNothing(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authRecorder{}
+	r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1}) // its avatar, predicted
+	x := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 2})
+	r.settle()
+	r.move(x, 4)
+	r.s.Step()
+	late := r.next() // its State, held on the way
+	ecs.SetOwner(r.w, x, 1)
+	r.settle() // the spawn that gives it
+	ce, _ := r.cw.EntityOf(mustID(r.w, x))
+	if ni, _ := r.cw.Identity(ce); ni.Owner != 1 {
+		t.Fatalf("setup: the client holds the entity as peer %d's", ni.Owner)
+	}
+	for _, i := range late {
+		r.deliver(i)
+	}
+	if r.cw.Arche().Has(ce, r.cw.IDs.HostMoved) || r.c.Stats().MarkedByHost != 0 {
+		t.Fatalf("a State from before the gift marked the entity HostMoved (MarkedByHost %d)", r.c.Stats().MarkedByHost)
+	}
+}
+
+// A unit that changed after its owner's join, in an AuthState that was
+// lost before the owner acknowledged any, and that the game then marks
+// HostMoved on both sides, reaches its owner in its States: the join's
+// pages carried it as it was before the change, no AuthState since.
+func TestAUnitChangedAfterTheJoinAndMarkedReachesItsOwner(t *testing.T) {
+	r := newRig(t, HostConfig{})
+	r.c.cfg.Auth = &authRecorder{}
+	r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1}) // its avatar, predicted
+	unit := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: 1})
+	step := func(loseAuth bool) {
+		r.s.Step()
+		for _, i := range r.next() {
+			if loseAuth && wire.Kind(r.out.msgs[i][0]) == wire.KindAuthState {
+				r.lose(i)
+				continue
+			}
+			r.deliver(i)
+		}
+	}
+	for i := 0; i < 60 && !r.c.Joined(); i++ {
+		step(true) // every AuthState lost from the start
+	}
+	if !r.c.Joined() {
+		t.Fatal("setup: the join did not end")
+	}
+	r.move(unit, 5)
+	step(true)
+	ce, _ := r.cw.EntityOf(mustID(r.w, unit))
+	r.w.Arche().Add(unit, r.w.IDs.HostMoved)
+	r.cw.Arche().Add(ce, r.cw.IDs.HostMoved)
+	for range 60 {
+		step(false)
+	}
+	if got, want := ecs.Get[ecs.Transform](r.cw, ce).X, r.tf.Get(unit).X; got != want {
+		t.Fatalf("its owner holds the unit at x = %v, the host at %v", got, want)
+	}
 }

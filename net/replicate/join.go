@@ -314,6 +314,7 @@ func (j *joinState) finish(p *HostPeer) {
 	}
 	p.stats.JoinBytes += uint64(len(b))
 	p.join = nil
+	p.own.joined = h.frame
 	p.authDirty, p.own.full = true, true
 }
 

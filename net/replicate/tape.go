@@ -221,7 +221,9 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 		return false
 	}
 	if t.owned {
-		// A peer's own entities are left out of its packing.
+		// A peer's own entities are left out of its packing (but those
+		// marked HostMoved): no peer follows another whose changes hold
+		// either's own.
 		lead := t.leader.id
 		for i := range changes {
 			if o := changes[i].owner; o == p.id || o == lead {
