@@ -36,8 +36,8 @@ type Config struct {
 	// restarted its frames). Default 500 ms.
 	Resync time.Duration
 	// MaxExtrapolation is how long past its newest state a moving entity is
-	// extrapolated when states are late; after that it slides back to its
-	// newest state and is held there. One that stopped is not: states of
+	// extrapolated when states are late; after that it is held where that
+	// took it until news of it comes, then slides onto the host's path. One that stopped is not: states of
 	// later frames without it (Heard; a host whose world falls still sends
 	// empty ones) say it rests. An entity the host sends less often
 	// than every send interval (see MaxDeferral) is extrapolated for as long

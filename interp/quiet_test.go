@@ -11,17 +11,26 @@ import (
 )
 
 // With nothing heard once an entity stops (no newer frame: its states late,
-// or a host that sends nothing as its world falls still), it is
-// extrapolated past its last state for at most MaxExtrapolation, then slides
-// back to that state instead of staying where the guess left it.
-func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
+// a link gone dark), it is extrapolated past its last state for at most
+// MaxExtrapolation and held where that took it, for nothing says it
+// stopped; the first frame heard without it (the empty states of a host
+// whose world fell still) slides it back to where it stopped, never
+// jumping. (It slid back to its last state at once: an entity that walked
+// on through a dark link was drawn going back, then thrown forward.)
+func TestStoppedEntityHeardOfAfterSilenceSlidesBack(t *testing.T) {
 	r, m, e, l, final := stopping(t)
 	overshoot := m.speed() * r.ip.Config().MaxExtrapolation.Seconds()
 	const hz = 144
+	heard := ecs.Frame(stopAt + 5*60) // 5 s later
+	arrivals := append(l.sends(2, stopAt, 2), arrival{at: time.Duration(heard)*step + l.latency, f: heard})
 	var prev ecs.Transform
-	var maxStep, maxPast float64
-	r.play(l.sends(2, stopAt, 2), hz, 8*time.Second, func(f ecs.Frame) {
-		r.apply(e, f, m.at(f))
+	var maxStep, maxPast, held float64
+	r.play(arrivals, hz, 12*time.Second, func(f ecs.Frame) {
+		if f <= stopAt {
+			r.apply(e, f, m.at(f))
+		} else {
+			r.ip.Heard(f)
+		}
 	}, func(now time.Duration) {
 		p := r.pose(e)
 		if now > time.Second {
@@ -30,13 +39,16 @@ func TestStoppedEntityInQuietWorldSlidesBack(t *testing.T) {
 				maxPast = max(maxPast, dist(p, final))
 			}
 		}
+		if now > 7*time.Second && now < 8*time.Second {
+			held = max(held, dist(p, final)) // in the silence
+		}
 		prev = p
 	})
 	if p := r.pose(e); dist(p, final) > 1e-3 {
-		t.Errorf("6 s after it stopped, drawn at %v, %.1f from where it stopped %v", p, dist(p, final), final)
+		t.Errorf("after a frame was heard without it, drawn at %v, %.1f from where it stopped %v", p, dist(p, final), final)
 	}
-	if maxPast > overshoot*1.01 {
-		t.Errorf("drawn %.1f past the stop, more than MaxExtrapolation allows (%.1f)", maxPast, overshoot)
+	if maxPast > overshoot*1.01 || held < overshoot*0.99 {
+		t.Errorf("drawn up to %.1f past the stop (MaxExtrapolation allows %.1f), %.1f past it in the silence", maxPast, overshoot, held)
 	}
 	// Each frame it moves at most its speed, or what the offset of the slide
 	// back decays by.

@@ -33,7 +33,7 @@ const (
 	modeEarly                      // born ahead of the render frame: not drawn yet (flagEarly)
 	modeInterpolating              // between two received states (or before the oldest)
 	modeExtrapolating              // past the newest, moving on from the last two
-	modeHolding                    // at the newest, being past it and the extrapolation bound, or with nothing to extrapolate from
+	modeHolding                    // past the newest and the extrapolation bound: where the guess ended, or at the newest with nothing to extrapolate from
 	modeResting                    // past the newest, which is known to be current: the host sent newer frames without it
 	modeGone                       // past its removal (flagLeaving): not drawn
 	modeBefore                     // before the oldest, moved back from it where it can be (see Interpolator.before)

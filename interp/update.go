@@ -102,10 +102,15 @@ func (ip *Interpolator) Update(now time.Time) {
 				ip.addOffset(s, diff(sl.raw, p))
 			}
 		case sl.mode == modeExtrapolating && (mode == modeHolding || mode == modeResting):
-			// Extrapolated as far as it may be, or newer states came
-			// without e (it stopped): slide back to its newest state from
-			// where the guess left it.
+			// Newer states came without e (it stopped): slide back to its
+			// newest state from where the guess left it. (Extrapolated as
+			// far as it may be, it is held where the guess ended: no
+			// offset.)
 			ip.addOffset(s, diff(ip.guess(sl, s, frames, poses, r), p))
+		case sl.mode == modeHolding && (mode == modeHolding || mode == modeResting):
+			// Held where its guess ended, then newer states came without
+			// it, or its removal: slide to where it is drawn now.
+			ip.addOffset(s, diff(sl.raw, p))
 		}
 		sl.raw = p
 		sl.mode = mode
@@ -148,7 +153,7 @@ func (ip *Interpolator) dropActive(k int) {
 // often, leaves frames without it that much newer while it moves on). Until
 // then it moves on along its last two states (by its velocity, with one
 // alone), for that long or MaxExtrapolation, whichever is longer; past that
-// it is drawn at fn (Update slides it back there). One whose Velocity at fn
+// it is held where that took it, until a state comes. One whose Velocity at fn
 // says it stopped there (it moved at the state before, not at all at fn) is
 // drawn at fn at once: the host told it stop. Before its oldest state
 // it is moved back from it the same way (see before).
@@ -177,8 +182,15 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 			// Later frames arrived without a state of e: it has not moved.
 			return poses[h], modeResting, h, h, 0
 		}
-		if !moving || past > reach {
+		if !moving {
 			return poses[h], modeHolding, h, h, 0
+		}
+		if past > reach {
+			// No news of it past its reach (its states late, a link gone
+			// dark): held where the guess ended, not slid back to its
+			// newest state, which it left, as far as anyone here knows.
+			p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, byVel, reach)
+			return p, modeHolding, a, b, alpha
 		}
 		p, a, b, alpha = ip.ahead(sl, frames, poses, v, prev, byVel, past)
 		return p, modeExtrapolating, a, b, alpha
