@@ -114,7 +114,7 @@ func (h *HostReplicator) dropComponent(slot int32, e *entState, c int) {
 }
 
 // tell passes a new image of the entity in slot to the joins under way,
-// and has its owner sent AuthState.
+// and has its owner sent AuthState, unless the host moves it (eMoved).
 func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 	if h.joins > 0 {
 		for _, p := range h.peers {
@@ -123,7 +123,10 @@ func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 			}
 		}
 	}
-	if owner != ecs.HostPeer {
+	if owner != ecs.HostPeer && h.ents[slot].flags&eMoved == 0 {
+		// (A unit the host moves goes in its owner's States: eMoved, as
+		// of its last change; one marked since goes there by movedState,
+		// one unmarked since in its turn.)
 		if p := h.Peer(owner); p != nil {
 			p.authDirty = true
 			p.own.noteChanged(slot, h.frame)
