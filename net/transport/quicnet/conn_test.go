@@ -31,9 +31,14 @@ func TestDatagramsRoundTrip(t *testing.T) {
 			t.Fatalf("client got %d bytes back, want %d", len(back), n)
 		}
 	}
+	// A datagram is counted sent once quic-go's SendDatagram returns on the
+	// sending goroutine, which may be after its peer received it.
+	n := uint64(len(sizes))
+	waitFor(t, "every datagram counted sent", func() bool {
+		return p.client.Stats().DatagramsSent == n && p.host.Stats().DatagramsSent == n
+	})
 	cs, hs := p.client.Stats(), p.host.Stats()
-	if cs.DatagramsSent != uint64(len(sizes)) || hs.DatagramsReceived != uint64(len(sizes)) ||
-		hs.DatagramsSent != uint64(len(sizes)) || cs.DatagramsReceived != uint64(len(sizes)) {
+	if cs.DatagramsSent != n || hs.DatagramsReceived != n || hs.DatagramsSent != n || cs.DatagramsReceived != n {
 		t.Fatalf("counters: client %+v host %+v", cs, hs)
 	}
 	if cs.RTT <= 0 || cs.WireBytesSent < cs.BytesSent || cs.WirePacketsSent == 0 {
