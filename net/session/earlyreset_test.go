@@ -11,7 +11,6 @@ import (
 	"github.com/tandem-go/tandem/net/conn"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport"
-	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -22,20 +21,8 @@ import (
 // 29th early State does not end the session with ErrEarlyJoin.
 func TestANewConnectionHoldsItsOwnEarlyStates(t *testing.T) {
 	clk := clock.NewFake(time.Unix(1000, 0))
-	nw, err := mem.NewNetwork(clk, mem.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := nw.Listen("host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	nw, l, ctc := memLink(t, clk)
 	ctx := context.Background()
-	ctc, err := nw.Dial(ctx, "host")
-	if err != nil {
-		t.Fatal(err)
-	}
 	accept := func() *conn.Conn {
 		t.Helper()
 		htc, err := l.Accept(ctx)

@@ -24,7 +24,10 @@ type rawHost struct {
 	notices []conn.Notice
 }
 
-func newRawHost(t *testing.T, clk *clock.Fake) (*rawHost, transport.Conn) {
+// memLink returns an in-memory network on clk, a listener on it named
+// "host" (closed when the test ends), and a connection dialled to it, not
+// yet accepted.
+func memLink(t *testing.T, clk *clock.Fake) (*mem.Network, transport.Listener, transport.Conn) {
 	t.Helper()
 	nw, err := mem.NewNetwork(clk, mem.Config{})
 	if err != nil {
@@ -35,12 +38,17 @@ func newRawHost(t *testing.T, clk *clock.Fake) (*rawHost, transport.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	ctx := context.Background()
-	ctc, err := nw.Dial(ctx, "host")
+	ctc, err := nw.Dial(context.Background(), "host")
 	if err != nil {
 		t.Fatal(err)
 	}
-	htc, err := l.Accept(ctx)
+	return nw, l, ctc
+}
+
+func newRawHost(t *testing.T, clk *clock.Fake) (*rawHost, transport.Conn) {
+	t.Helper()
+	_, l, ctc := memLink(t, clk)
+	htc, err := l.Accept(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
