@@ -303,6 +303,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.mu.ch = make(chan struct{}, 1)
 	c.mu.log = cfg.Logger
 	c.w = world
+	world.giver = c.give
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()

@@ -69,7 +69,9 @@
 // did. A game lists its command kinds (NewCommand) in Game.Commands; a
 // client sends one with Send and hears its Receipt (Client.OnReceipt); Give
 // gives one for the player at this machine on any Session (the host's own
-// player's goes the same way, a game alone runs it at once). The
+// player's goes the same way, a game alone runs it at once), or through the
+// World, which is what a system has (a game alone runs it at the next
+// step's start). The
 // client names each operation with an increasing id and sends it again,
 // under the same id, until its receipt comes (on a new connection too); the
 // host runs each operation once, keeps the newest receipts of every player
@@ -153,7 +155,8 @@
 // says.
 //
 // Every other method may be called anywhere, inside that code too: SetInput,
-// Ticks, Send, SendOwn, a Host's or a Client's Give, OnEvent, OnReceipt,
+// Ticks, Send, SendOwn, a Host's or a Client's Give, Give through a World,
+// OnEvent, OnReceipt,
 // LockStats, Restartable, State, Err and the figures among them. They keep
 // locks of their own (a command given while the world is locked leaves when
 // it is let go, at the latest with the next step); a Host's Stats are what it

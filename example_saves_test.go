@@ -267,3 +267,45 @@ func ExampleHost_SaveSoon() {
 	// Output:
 	// saved with 1 player
 }
+
+// A game's system gives commands through the World that Setup gave it: a
+// system has no Session. Here, played alone, a shopkeeper system spends 3
+// coins every 10 frames; each command runs at the next step's start and its
+// receipt comes then. On a host or a client the same system's commands take
+// that machine's way (the host's own player's, or sent to the host).
+func ExampleGive_fromASystem() {
+	game := &tandem.Game[Thrust]{
+		Input:    thrustCodec,
+		Commands: []tandem.Command{spend},
+		Setup: func(w *tandem.World) {
+			m := generic.NewMap2[Coins, ecs.NetworkIdentity](w.ECS.Arche())
+			m.NewWith(&Coins{N: 10}, &ecs.NetworkIdentity{Owner: ecs.HostPeer})
+			w.Schedule.Add("shopkeeper", ecs.SystemFunc(func(ew *ecs.World) {
+				if ew.Frame()%10 == 0 {
+					if _, err := tandem.Give(w, spend, 3); err != nil {
+						fmt.Println("not given:", err)
+					}
+				}
+			}))
+		},
+	}
+	alone, err := tandem.NewLocal(game, tandem.LocalConfig{})
+	if err != nil {
+		panic(err)
+	}
+	alone.OnReceipt(func(r tandem.Receipt) {
+		if r.Status == tandem.ReceiptRefused {
+			fmt.Printf("#%d at frame %d: refused: %s\n", r.Op, r.Frame, r.Reason)
+			return
+		}
+		fmt.Printf("#%d at frame %d: %s\n", r.Op, r.Frame, r.Status)
+	})
+	for range 45 {
+		alone.Step()
+	}
+	// Output:
+	// #1 at frame 11: done
+	// #2 at frame 21: done
+	// #3 at frame 31: done
+	// #4 at frame 41: refused: the purse holds 1
+}

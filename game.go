@@ -200,9 +200,13 @@ type World struct {
 
 	drawn    drawnPoses // keeps Interpolated.Prev of the entities a step moved
 	driven   drivenFilter
-	saveSoon *atomic.Bool        // the host's request for a save (Host.SaveSoon); nil: none here
-	focus    focuser             // the host's Focus and Unfocus; nil: none here
-	reg      *replicate.Registry // the replicated components (host, client); nil alone
+	saveSoon *atomic.Bool // the host's request for a save (Host.SaveSoon); nil: none here
+	focus    focuser      // the host's Focus and Unfocus; nil: none here
+	// giver gives a command for the player at this machine (Give through
+	// the World): the Host's, the Client's or the game alone's; nil during
+	// Setup, before the session that sends it exists.
+	giver func(k Command, payload []byte) (uint64, error)
+	reg   *replicate.Registry // the replicated components (host, client); nil alone
 	// predictedAt gives a client's record of a predicted body at a frame
 	// (AppendWireImageAt); nil elsewhere.
 	predictedAt func(e arche.Entity, f ecs.Frame) (pose ecs.Transform, vel ecs.Velocity, recorded, predicted bool)

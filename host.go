@@ -442,6 +442,7 @@ func (h *Host[I]) build(restoring bool) error {
 	}
 	h.w = w
 	w.focus = h
+	w.giver = h.give
 	if h.saves != nil {
 		w.saveSoon = &h.saves.soon
 	}

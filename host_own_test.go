@@ -113,7 +113,7 @@ func TestGiveEveryWay(t *testing.T) {
 	if op, err := Give(wrapped, addCommand, 7); err != nil || op != 1 || len(alone) != 1 || alone[0].Status != ReceiptDone || alone[0].Op != 1 {
 		t.Fatalf("alone: op %d, %v, receipts %+v; want #1 done at once", op, err, alone)
 	}
-	if op, err := Give[push](l, addCommand, 0); err != nil || op != 2 || len(alone) != 2 || alone[1].Status != ReceiptRefused || alone[1].Reason != "nothing to add" {
+	if op, err := Give(l, addCommand, 0); err != nil || op != 2 || len(alone) != 2 || alone[1].Status != ReceiptRefused || alone[1].Reason != "nothing to add" {
 		t.Fatalf("alone, refused: op %d, %v, receipts %+v; want #2 refused with the game's reason", op, err, alone)
 	}
 	var sum uint64
@@ -121,12 +121,12 @@ func TestGiveEveryWay(t *testing.T) {
 	if sum != 7 {
 		t.Fatalf("alone, the ledger sums %d, want 7", sum)
 	}
-	if _, err := Give[push](l, NewCommand("other", CommandCodec[struct{}]{}, func(*World, Peer, struct{}) error { return nil }), struct{}{}); err == nil {
+	if _, err := Give(l, NewCommand("other", CommandCodec[struct{}]{}, func(*World, Peer, struct{}) error { return nil }), struct{}{}); err == nil {
 		t.Fatal("Give of a kind not in the Game's Commands")
 	}
 	// A game alone that was closed runs no command.
 	l.Close()
-	if _, err := Give[push](l, addCommand, 1); !errors.Is(err, ErrClosed) {
+	if _, err := Give(l, addCommand, 1); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Give after Close: %v, want ErrClosed", err)
 	}
 	if err := RunAlone(l, addCommand, 1); !errors.Is(err, ErrClosed) {
@@ -155,7 +155,7 @@ func TestGiveEveryWay(t *testing.T) {
 	if rc := hosted[0]; rc.Op != 1 || rc.Status != ReceiptDone {
 		t.Fatalf("hosting: receipt %+v, want #1 done", rc)
 	}
-	if _, err := Give[push](r.host.Local, addCommand, 1); err == nil || !strings.Contains(err.Error(), "through the Host") {
+	if _, err := Give(r.host.Local, addCommand, 1); err == nil || !strings.Contains(err.Error(), "through the Host") {
 		t.Fatalf("Give on a host's Local: %v, want it refused, pointing at the Host", err)
 	}
 }

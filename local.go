@@ -25,9 +25,11 @@ type Local[I comparable] struct {
 	g      *Game[I]
 	keys   heldInput[I]
 	closed atomic.Bool // Close was called (a game alone)
-	// A game alone's commands (Give): the last operation id given (guarded
-	// by mu), and the receipts' observers.
-	ops      uint64
+	// A game alone's commands (Give): the last operation id given, those
+	// given through the World waiting for the next step, and the receipts'
+	// observers.
+	ops      atomic.Uint64
+	later    aloneMail
 	receipts observers[Receipt]
 }
 
@@ -122,6 +124,8 @@ var ErrClosed = errors.New("tandem: closed")
 // end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
 	l.routeLocal(func(p ecs.PeerID) (I, bool, bool) { return l.keys.get(), true, p == ecs.HostPeer })
+	l.w.giver = l.giveNext
+	l.w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(l.runGiven))
 	l.ready = func(look bool) bool { return look || !l.closed.Load() }
 	l.done = func() error {
 		if l.closed.Load() {

@@ -194,7 +194,7 @@ func TestSendRefusesWhatItsCodecRefuses(t *testing.T) {
 	if _, err := SendOwn(r.host, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
 		t.Fatalf("SendOwn: %v, want errAddTooMuch", err)
 	}
-	if _, err := Give[push](ann, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
+	if _, err := Give(ann, addCommand, maxAdd+1); !errors.Is(err, errAddTooMuch) {
 		t.Fatalf("Give: %v, want errAddTooMuch", err)
 	}
 	if _, err := Send(ann, addCommand, maxAdd); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/tandem-go/tandem"
-	"github.com/tandem-go/tandem/demo/game"
 	"github.com/tandem-go/tandem/demo/netplay"
 )
 
@@ -59,7 +58,7 @@ func commandHelp(long bool, sep string) string {
 // the HUD says it went, unless its receipt came already (the receipt then
 // says it).
 func give(m *match, k *tandem.CommandKind[struct{}], h *hud) {
-	op, err := tandem.Give[game.Input](m, k, struct{}{})
+	op, err := tandem.Give(m, k, struct{}{})
 	if err != nil {
 		h.say(fmt.Sprintf("%s: %v", k.Name(), err), colWarn)
 		return

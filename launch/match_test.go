@@ -87,11 +87,11 @@ func TestMatchAlone(t *testing.T) {
 	if err := m.Play(ctx, 36); err != nil || m.Played() != 36 {
 		t.Fatalf("Play(36): %v, played %d; want 36 exactly", err, m.Played())
 	}
-	op, err := tandem.Give[Still](m, wave, struct{}{})
+	op, err := tandem.Give(m, wave, struct{}{})
 	if err != nil || !m.Receipts().Answered(op) {
 		t.Fatalf("a command alone: %v, answered at once %v; want answered as it is given", err, m.Receipts().Answered(op))
 	}
-	no, err := tandem.Give[Still](m, refused, struct{}{})
+	no, err := tandem.Give(m, refused, struct{}{})
 	if err != nil || m.Receipts().Answered(op) || !m.Receipts().Answered(no) {
 		t.Fatalf("a second command: %v; Answered tells the newest receipt's operation", err)
 	}

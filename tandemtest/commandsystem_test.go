@@ -14,10 +14,11 @@ import (
 
 // A game system that reacts to the frame's input (it runs before the
 // systems that move the player, as a "cast when the button is down" system
-// does) calls Send during the step: the host runs the command at that
-// step's frame, in the world that system saw, as it does one sent between
-// steps (TestACommandRunsWhereItsSenderStood). (It ran a frame later, a
-// step of the walk on.)
+// does) gives a command through the World, the one thing a system has,
+// during the step: the host runs the command at that step's frame, in the
+// world that system saw, as it does one sent between steps
+// (TestACommandRunsWhereItsSenderStood). (It ran a frame later, a step of
+// the walk on.)
 func TestACommandSentFromASystemRunsWhereItsSenderStood(t *testing.T) {
 	for _, lat := range []time.Duration{0, 30 * time.Millisecond} {
 		t.Run(fmt.Sprint(lat), func(t *testing.T) {
@@ -25,8 +26,6 @@ func TestACommandSentFromASystemRunsWhereItsSenderStood(t *testing.T) {
 			var ran ecs.Frame
 			mark := markCommand(&x, &ran)
 			var (
-				caster  *tandem.Client[Walk]
-				world   *ecs.World
 				armed   bool
 				stood   float64
 				sentAt  ecs.Frame
@@ -36,24 +35,24 @@ func TestACommandSentFromASystemRunsWhereItsSenderStood(t *testing.T) {
 			g := *walkersWith(mark)
 			setup := g.Setup
 			g.Setup = func(w *tandem.World) {
-				// The caster's system, before the walk.
-				w.Schedule.Add("cast", ecs.SystemFunc(func(ew *ecs.World) {
-					if ew != world || !armed {
-						return
-					}
-					armed = false
-					owned := ew.Owned(caster.Peer())
-					stood = ecs.Get[ecs.Transform](ew, owned[0]).X
-					sentAt = ew.Frame()
-					op, sendErr = tandem.Send(caster, mark, struct{}{})
-				}))
+				if w.Role == tandem.Joined {
+					// The caster's system, before the walk: only ann joins.
+					w.Schedule.Add("cast", ecs.SystemFunc(func(ew *ecs.World) {
+						if !armed {
+							return
+						}
+						armed = false
+						owned := ew.Owned(w.Peer)
+						stood = ecs.Get[ecs.Transform](ew, owned[0]).X
+						sentAt = ew.Frame()
+						op, sendErr = tandem.Give(w, mark, struct{}{})
+					}))
+				}
 				setup(w)
 			}
 			link := condition.Config{Latency: lat}
 			r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 			ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-			caster = ann
-			ann.Do(func(w *tandem.World) { world = w.ECS })
 			ann.SetInput(Walk{X: 1})
 			r.Step(30)
 			armed = true
