@@ -60,6 +60,10 @@ type ownRefresh struct {
 	held   []int32
 	window int
 	looked []int32
+	// shuffled: an entity left the owner's list since the round of turns
+	// began (removed or given away), which moved its last entity into its
+	// place, perhaps behind the window.
+	shuffled bool
 }
 
 // noteChanged records that the owned entity in slot changed at frame: due
@@ -287,12 +291,15 @@ func (p *HostPeer) sendAuth() {
 			slot, _ := w.NetSlot(owned[(own.window+i)%len(owned)])
 			look = append(look, slot<<2|inTurn)
 		}
-		if own.window+n >= len(owned) {
-			// A round of turns ends: the owner's list, kept by removals
-			// that move its last entity into the place of the one gone,
-			// may have moved one behind the window before its turn. Those
-			// whose turn has not come for a round go now: O(owned) once a
-			// round, as the window.
+		if own.window+n >= len(owned) && own.shuffled {
+			// A round of turns ends after an entity left the owner's list,
+			// which moved its last entity into the place of the one gone,
+			// perhaps behind the window before its turn. Those whose turn
+			// has not come for a round go now: O(owned) once a round, as
+			// the window, and only in a round whose list moved (a still
+			// army whose share sends a few a tick would have most of its
+			// units picked again and sorted, twice the tick's cost).
+			own.shuffled = false
 			for _, ent := range owned {
 				slot, _ := w.NetSlot(ent)
 				if own.turn-own.sent[slot].turn >= uint32(refresh) {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
 )
 
 // An idle army's units take turns, each at least once in OwnRefresh sends
@@ -15,8 +17,14 @@ import (
 // come yet this round, where the window has passed; the end of a round
 // takes the units whose turn has not come for a round, so it does not wait
 // for the window to come round again (up to twice OwnRefresh sends, with
-// the budget ample).
+// the budget ample). A unit given to another player leaves the list so too.
 func TestAShrinkingArmyKeepsItsTurns(t *testing.T) {
+	for _, given := range []bool{false, true} {
+		t.Run(map[bool]string{false: "removed", true: "given away"}[given], func(t *testing.T) { shrinkingArmy(t, given) })
+	}
+}
+
+func shrinkingArmy(t *testing.T, given bool) {
 	const n = 200
 	r := settledArmy(t, n)
 	refresh := r.h.cfg.OwnRefresh
@@ -37,7 +45,11 @@ func TestAShrinkingArmyKeepsItsTurns(t *testing.T) {
 			// the window): the last unit of the list, its turn not come
 			// yet this round, takes its place.
 			gone := r.w.Owned(1)[w-1]
-			r.w.Arche().RemoveEntity(gone)
+			if given {
+				ecs.SetOwner(r.w, gone, 2)
+			} else {
+				r.w.Arche().RemoveEntity(gone)
+			}
 			delete(last, gone)
 			removed++
 		}

@@ -560,6 +560,15 @@ func (h *HostReplicator) countOwned(peer ecs.PeerID, d int32) {
 	}
 }
 
+// shuffled notes that an entity left peer's list of owned entities, which
+// moves the list's last entity into its place (the peer's turns look again
+// at the whole list at the end of the round: sendAuth).
+func (h *HostReplicator) shuffled(peer ecs.PeerID) {
+	if p := h.Peer(peer); p != nil {
+		p.own.shuffled = true
+	}
+}
+
 func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 	live := false // the host held the entity (one made and removed in a step it never did)
 	if int(slot) < len(h.ents) {
@@ -569,6 +578,7 @@ func (h *HostReplicator) despawn(id ecs.NetID, slot int32) {
 			if live {
 				h.live--
 				h.countOwned(e.owner, -1)
+				h.shuffled(e.owner)
 			}
 			e.flags &^= eLive
 			h.grid.remove(h, slot)
@@ -626,6 +636,7 @@ func (h *HostReplicator) reown(ent arche.Entity) {
 	h.ents[slot].owner = ni.Owner
 	h.countOwned(old, -1)
 	h.countOwned(ni.Owner, 1)
+	h.shuffled(old)
 	h.grid.reown(h, slot, old)
 	for _, p := range h.peers {
 		if in := h.grid.inScope(p, slot); in && p.slots[slot].flags&fOut != 0 {
