@@ -460,6 +460,13 @@ func (h *Host[I]) build(restoring bool) error {
 	rc := h.cfg.Replication
 	rc.SendEvery = h.cfg.SendEvery
 	rc.StepRate = 1 / g.step().Seconds()
+	// The driven marks are kept after the game's systems, before
+	// replication (which the session adds next): an avatar a system made
+	// this step goes out marked, and its client drives it from its arrival
+	// (marked a step later, it went unmarked on a send tick and stood still
+	// on its client for the frames to the next state).
+	h.driven = newDrivenFilters[I](w.ECS)
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
 		Clock:              h.clk,
 		MaxPeers:           h.cfg.MaxPeers,
@@ -486,8 +493,6 @@ func (h *Host[I]) build(restoring bool) error {
 	})
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
-	h.driven = newDrivenFilters[I](w.ECS)
-	w.Schedule.AddTo(ecs.StageInput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
 	h.routeLocal(h.input)
 	h.roster = nil
 	if g.Roster {
