@@ -84,7 +84,12 @@ type ClientConfig[I comparable] struct {
 	// slept through them), and without a predicted body nothing is stepped. A value input changes by the same amount
 	// whatever it was (a cursor moved a cell a press, a counter) needs none:
 	// the default moves the present by the past frame's difference, which is
-	// exact there. Nil: each differing component is corrected by its
+	// exact there. An entity of this client's that the host makes while it
+	// plays (a respawned avatar) arrives as the host made it, frames ago: with
+	// Replay it is replayed from that frame in the step it arrives in, so it
+	// starts where the host will have it (NetStats.Predict.Adopted), where
+	// without it starts that far behind and is corrected a round trip later.
+	// Nil: each differing component is corrected by its
 	// Prediction. It runs on the simulation goroutine, with the world locked.
 	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and
@@ -403,6 +408,8 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.wakeOn(tc)
 	c.pred.Attach(sc)
 	w.Schedule.AddTo(ecs.StageInput, "tandem.input", ecs.SystemFunc(c.input))
+	// After the states arrive (net.receive), before the game's systems.
+	w.Schedule.AddTo(ecs.StageInput, "predict.adopt", ecs.SystemFunc(c.pred.AdoptArrived))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { c.flushCommands() }))
 	w.Schedule.AddTo(ecs.StageInput, "tandem.driven", ecs.SystemFunc(func(ew *ecs.World) {
 		if p := c.peer(); p != ecs.HostPeer {
@@ -636,11 +643,13 @@ func (c *Client[I]) fail(err error) {
 	c.session.Close()
 }
 
-// arrived gives a received entity what the engine needs of it: an entity this
-// client predicts gets Interpolated, to be drawn between steps, and Input if
-// the host's has it (it carries the mark: driven.go); then the Game's
-// Arrived hook adds the game's own.
-func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
+// arrived gives a received entity, made from the host's state of frame,
+// what the engine needs of it: an entity this client predicts gets
+// Interpolated, to be drawn between steps, and Input if the host's has it (it
+// carries the mark: driven.go), and with ClientConfig.Replay is replayed from
+// frame to the present at the next step (predict's Adopt: a respawned
+// avatar); then the Game's Arrived hook adds the game's own.
+func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID, frame ecs.Frame) {
 	w := c.w.ECS
 	a := w.Arche()
 	if owner == c.peer() && owner != ecs.HostPeer {
@@ -650,6 +659,9 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID) {
 		if a.Has(e, w.IDs.Transform) && !a.Has(e, w.IDs.Interpolated) {
 			a.Add(e, w.IDs.Interpolated)
 			c.interps.Get(e).Prev = *(*ecs.Transform)(a.Get(e, w.IDs.Transform))
+		}
+		if !a.Has(e, w.IDs.HostMoved) {
+			defer c.pred.Adopt(e, frame) // after the game's Arrived: its values as the game made them
 		}
 	}
 	if c.g.Arrived != nil {

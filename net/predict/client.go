@@ -168,6 +168,12 @@ type Client[I any] struct {
 	prunedAt  ecs.Frame // the frame teleports was last pruned at
 	snaps     []arche.Entity
 
+	// newcomers are the owned entities that arrived since the last
+	// "predict.begin", to be replayed from the frame they were made at
+	// (Adopt); their values as they arrived are in each tracker's arrived
+	// store, by index.
+	newcomers []newcomer
+
 	heldIn  I    // the zero input, given to a held frame's replay
 	holding bool // the last frame whose input was set was held
 

@@ -43,6 +43,11 @@
 //     only the host changes, whose changes are news and not counted as
 //     corrections; a Smoother (the interpolation layer) hides the move. In Replay mode the client restores S and re-runs the
 //     game's predicted step with the recorded inputs of every frame since.
+//   - Newcomers. An owned entity the host makes while the client plays (a
+//     respawned avatar) arrives as the host made it, frames behind the
+//     client's present; in Replay mode Adopt and AdoptArrived replay from
+//     that frame with the entity as it arrived, so it starts where the host
+//     will have it.
 //
 // Threads: everything here runs on the simulation goroutine; nothing is safe
 // for concurrent use.

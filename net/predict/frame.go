@@ -207,9 +207,12 @@ func (c *Client[I]) begin(w *ecs.World) {
 	if c.pending {
 		c.pending = false
 		if c.replayable(c.pendingFrom) {
-			c.replay(c.pendingFrom)
+			c.replay(c.pendingFrom, nil)
 		}
 		c.dropSnaps()
+	}
+	if len(c.newcomers) > 0 {
+		c.adopt()
 	}
 	var rtt time.Duration
 	var loss float64

@@ -92,12 +92,14 @@ func (c *Client[I]) Replay(from ecs.Frame) error {
 	if !c.replayable(from) {
 		return ErrCannotReplay
 	}
-	c.replay(from)
+	c.replay(from, nil)
 	return nil
 }
 
-// replay runs a replay that replayable allowed.
-func (c *Client[I]) replay(from ecs.Frame) {
+// replay runs a replay that replayable (or, with newcomers ns to adopt,
+// adoptable) allowed: ns take their values as they arrived, and are drawn
+// where the replay puts them, at once.
+func (c *Client[I]) replay(from ecs.Frame, ns []newcomer) {
 	w := c.w
 	a := w.Arche()
 	h := &c.hist
@@ -113,13 +115,22 @@ func (c *Client[I]) replay(from ecs.Frame) {
 	s, _ := h.find(from, recState)
 	base := s * h.stride
 	for k, e := range owned {
-		m := h.masks[base+k]
+		j := k // the frame recorded these entities, in this order (replayable)
+		if ns != nil {
+			// Entities made since are not recorded there (adoptable); the
+			// others may be in another order.
+			if j = h.index(s, e, k); j < 0 {
+				continue
+			}
+		}
+		m := h.masks[base+j]
 		for _, t := range c.tracks {
 			if p := a.GetUnchecked(e, t.id); p != nil && m&t.bit != 0 {
-				t.assign(p, t.store.at(base+k))
+				t.assign(p, t.store.at(base+j))
 			}
 		}
 	}
+	c.placeNewcomers(ns)
 	if c.cfg.ReplayBegin != nil {
 		c.cfg.ReplayBegin(w, from)
 	}
@@ -138,6 +149,7 @@ func (c *Client[I]) replay(from ecs.Frame) {
 		c.recordState(s, c.predicted(w, p))
 	}
 	w.SetFrame(now)
+	c.checkedLast = 0 // recorded again: replayable asks anew
 	if c.cfg.ReplayEnd != nil {
 		c.cfg.ReplayEnd(w)
 	}
@@ -157,6 +169,10 @@ func (c *Client[I]) replay(from ecs.Frame) {
 			if slices.Contains(c.snaps, e) {
 				c.snapped(e) // a teleport: drawn as a jump, counted as one
 				c.stats.Teleports++
+				continue
+			}
+			if isNewcomer(ns, e) {
+				c.snapped(e) // drawn from where the replay puts it
 				continue
 			}
 			if d == (ecs.Transform{}) {

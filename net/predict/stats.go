@@ -37,6 +37,12 @@ type ClientStats struct {
 	// ReplayFallbacks the AuthStates corrected instead because a replay was
 	// impossible (see ErrCannotReplay).
 	Replays, ReplayedFrames, ReplayFallbacks uint64
+	// Adopted counts the owned entities that arrived made at a past frame
+	// (a respawn) and were replayed from it to the present (Adopt);
+	// NotAdopted those Replay mode could not replay so (the frame no
+	// longer recorded, or an owned entity not recorded since it), which
+	// start where the host made them, a round trip behind.
+	Adopted, NotAdopted uint64
 	// Rebases counts Rebase calls; Taken the entity states taken as they
 	// are after one.
 	Rebases, Taken uint64

@@ -67,6 +67,7 @@ type tracker struct {
 	idOf    func(w *arche.World) arche.ID
 	store   valueStore
 	before  valueStore     // replay: present values before it, by owned index
+	arrived valueStore     // Adopt: the newcomers' values as they arrived
 	host    unsafe.Pointer // scratch: the host's value
 	dequant func(q []int32, p unsafe.Pointer)
 	equal   func(a, b unsafe.Pointer) bool
@@ -80,6 +81,8 @@ type valueStore interface {
 	// restride moves rows of old values each into rows of stride values.
 	restride(rows, old, stride int)
 	at(i int) unsafe.Pointer
+	// len returns how many values the store holds.
+	len() int
 }
 
 type values[T any] struct{ v []T }
@@ -95,6 +98,8 @@ func (s *values[T]) restride(rows, old, stride int) {
 }
 
 func (s *values[T]) at(i int) unsafe.Pointer { return unsafe.Pointer(&s.v[i]) }
+
+func (s *values[T]) len() int { return len(s.v) }
 
 // Tracker is a component a Client records and reconciles. Build one with
 // Track.
@@ -141,6 +146,7 @@ func Track[T any](codec replicate.Codec[T], corr Correction) Tracker {
 		idOf:    func(w *arche.World) arche.ID { return arche.ComponentID[T](w) },
 		store:   &values[T]{},
 		before:  &values[T]{},
+		arrived: &values[T]{},
 		host:    unsafe.Pointer(new(T)),
 		dequant: func(q []int32, p unsafe.Pointer) { deq(q, (*T)(p)) },
 		equal:   equal,

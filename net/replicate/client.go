@@ -175,8 +175,10 @@ type ClientConfig struct {
 	// MaxHeld bounds the State messages held while the join runs. Default 4096.
 	MaxHeld int
 	// OnSpawn, if set, is called after a replicated entity was created, so the
-	// game can add local components (what to draw it with, say).
-	OnSpawn func(e arche.Entity, owner ecs.PeerID)
+	// game can add local components (what to draw it with, say); frame is
+	// the host frame of the state it was made from (a join page's, or a
+	// State's).
+	OnSpawn func(e arche.Entity, owner ecs.PeerID, frame ecs.Frame)
 	// Observer, if set, learns of every applied state.
 	Observer Observer
 	// Auth, if set, receives AuthState instead of it being applied as is.

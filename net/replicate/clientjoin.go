@@ -729,7 +729,7 @@ func (c *ClientReplicator) makeGroup(g *stageGroup, frame ecs.Frame) {
 			c.rejoined(e)
 		}
 		if c.cfg.OnSpawn != nil {
-			c.cfg.OnSpawn(e, st.owners[g.items[k]])
+			c.cfg.OnSpawn(e, st.owners[g.items[k]], frame)
 		}
 		if c.cfg.Observer != nil {
 			c.cfg.Observer.Applied(e, frame)

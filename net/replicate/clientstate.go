@@ -539,7 +539,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		s.applied = uint32(frame)
 	}
 	if !ok {
-		c.spawned(e, owner)
+		c.spawned(e, owner, frame)
 	} else if (jump || snapped) && c.jump(e) && snapped {
 		c.stats.Snaps++
 	}
@@ -554,10 +554,10 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 
 // spawned finishes a new entity: its interpolation starts at its pose, and
 // the game adds its local components.
-func (c *ClientReplicator) spawned(e arche.Entity, owner ecs.PeerID) {
+func (c *ClientReplicator) spawned(e arche.Entity, owner ecs.PeerID, frame ecs.Frame) {
 	c.jump(e)
 	if c.cfg.OnSpawn != nil {
-		c.cfg.OnSpawn(e, owner)
+		c.cfg.OnSpawn(e, owner, frame)
 	}
 }
 

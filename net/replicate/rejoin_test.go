@@ -45,7 +45,7 @@ func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
 	cw := ecs.NewWorld()
 	creg := NewRegistry(cw)
 	o := &observed{w: cw, removed: map[ecs.NetID]int{}, spawned: map[ecs.NetID]int{}}
-	c := newTestClient(creg, ClientConfig{Local: 1, Observer: o, OnSpawn: func(e arche.Entity, _ ecs.PeerID) {
+	c := newTestClient(creg, ClientConfig{Local: 1, Observer: o, OnSpawn: func(e arche.Entity, _ ecs.PeerID, _ ecs.Frame) {
 		ni, _ := cw.Identity(e)
 		o.spawned[ni.ID]++
 	}})
