@@ -87,8 +87,9 @@ type ClientConfig[I comparable] struct {
 	// exact there. An entity of this client's that the host makes while it
 	// plays (a respawned avatar) arrives as the host made it, frames ago: with
 	// Replay it is replayed from that frame in the step it arrives in, so it
-	// starts where the host will have it (NetStats.Predict.Adopted), where
-	// without it starts that far behind and is corrected a round trip later.
+	// starts where the host will have it (NetStats.Predict.Adopted); without
+	// it, it starts that far behind and catches up as the host's states of
+	// the frames since come back, over a round trip.
 	// Nil: each differing component is corrected by its
 	// Prediction. It runs on the simulation goroutine, with the world locked.
 	Replay func(w *World)

@@ -15,7 +15,10 @@ import (
 // as it arrived, so it is drawn where the host will have it from its first
 // frame rather than starting at the spawn point that far behind and being
 // corrected a round trip later (a walking player 20 units at 50 ms each
-// way, 32–40 at 100 ms). Correct mode has no step to replay with.
+// way, 32–40 at 100 ms). Correct mode has no step to replay with: it
+// records the newcomer as it arrived in the frames since, and the host's
+// states of them correct it by what the host moved it then, so it catches
+// up over the round trip rather than at once after it.
 
 // newcomer is an owned entity that arrived made at host frame at.
 type newcomer struct {
@@ -34,11 +37,19 @@ const maxNewcomers = 64
 // present with the inputs recorded since, and draws it there at once
 // (Snapper); it is counted in Adopted, or in NotAdopted when at is no
 // longer recorded or an owned entity other than the newcomers was not
-// recorded at it. Correct mode leaves e where it arrived. Call it from
-// the spawn's hook, before the entity is stepped.
+// recorded at it. In Correct mode it records e's pose as it arrived in the
+// frames from at to the last recorded (backfill), counted in Adopted too.
+// Call it from the spawn's hook, before the entity is stepped.
 func (c *Client[I]) Adopt(e arche.Entity, at ecs.Frame) {
-	if c.cfg.Reconcile != Replay || c.cfg.Step == nil || c.lastRecorded == 0 || at >= c.lastRecorded {
+	if c.lastRecorded == 0 || at > c.lastRecorded {
 		return // nothing predicted yet (a join's pages), or nothing to replay
+	}
+	if c.cfg.Reconcile != Replay || c.cfg.Step == nil {
+		c.backfill(e, at)
+		return
+	}
+	if at == c.lastRecorded {
+		return // made at the present: nothing to replay
 	}
 	if len(c.newcomers) >= maxNewcomers {
 		c.stats.NotAdopted++
@@ -195,4 +206,56 @@ func contains(es []arche.Entity, e arche.Entity) bool {
 		}
 	}
 	return false
+}
+
+// backfill is Adopt in Correct mode, which has no step to replay with: it
+// records newcomer e's pose as it arrived in the frames from at to the
+// last recorded (its pose alone: the client stepped nothing of it then), so
+// that each AuthState of those frames corrects it by what the host moved it
+// since. It catches up with the host over the round trip, a state at a
+// time, rather than walking that far behind for a round trip and being
+// corrected by all of it at once.
+func (c *Client[I]) backfill(e arche.Entity, at ecs.Frame) {
+	var pose *tracker
+	for _, t := range c.tracks {
+		if t.corr == Pose {
+			pose = t
+		}
+	}
+	if pose == nil {
+		return
+	}
+	h := &c.hist
+	if c.lastRecorded >= ecs.Frame(h.size()) {
+		at = max(at, c.lastRecorded-ecs.Frame(h.size())+1)
+	}
+	a := c.w.Arche()
+	adopted := false
+	for g := at; g <= c.lastRecorded; g++ {
+		s, ok := h.find(g, recState)
+		if !ok || h.index(s, e, 0) >= 0 {
+			continue
+		}
+		n := int(h.counts[s])
+		if n >= c.cfg.MaxOwned {
+			continue
+		}
+		if n >= h.stride {
+			h.grow(n+1, c.cfg.MaxOwned, c.tracks)
+		}
+		p := a.GetUnchecked(e, pose.id)
+		if p == nil {
+			return
+		}
+		k := s*h.stride + n
+		h.ents[k] = e
+		pose.assign(pose.store.at(k), p)
+		h.masks[k] = pose.bit
+		h.skip[k] = 0
+		h.counts[s]++
+		adopted = true
+	}
+	if adopted {
+		c.stats.Adopted++
+	}
 }

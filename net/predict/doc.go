@@ -47,7 +47,9 @@
 //     respawned avatar) arrives as the host made it, frames behind the
 //     client's present; in Replay mode Adopt and AdoptArrived replay from
 //     that frame with the entity as it arrived, so it starts where the host
-//     will have it.
+//     will have it; in Correct mode Adopt records its pose as it arrived in
+//     the frames since, so the host's states of them correct it by what the
+//     host moved it then, a state at a time.
 //
 // Threads: everything here runs on the simulation goroutine; nothing is safe
 // for concurrent use.
