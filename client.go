@@ -356,6 +356,13 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.phys.next = relay{&c.loop}
 	c.phys.auth = c.pred
 	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }
+	c.phys.link = func() float64 {
+		sy := c.pred.Sync().Stats()
+		if !sy.Synced || c.session == nil {
+			return 0
+		}
+		return sy.Lead + c.session.Conn().RTT().Seconds()/2/g.step().Seconds()
+	}
 	c.phys.smooth = relay{&c.loop}.AddCorrection
 	c.phys.snap = relay{&c.loop}.SnapCorrection
 	c.phys.past = relay{&c.loop}.past

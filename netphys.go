@@ -66,16 +66,27 @@ type NetPhysics struct {
 	// to prediction alone.
 	Off bool
 	// MaxAhead bounds how far past its newest host state a remote body is
-	// carried forward. Default 250 ms: about the round trip and lead of a
-	// 150 ms link. Carried further, a body guessed at by its velocity alone
-	// overlaps deeply what a predicted body is pressed against. A kinematic
-	// body is carried a second at least: it keeps its velocity until its
-	// own system changes it.
+	// carried forward (where a held body is put back too) beyond how far
+	// the client's present is past the newest state it heard of anything
+	// (its round trip and lead), which a body is always carried: a 100 ms
+	// link losing some, 300 ms ahead, put a dribbled ball 50 ms behind the
+	// player, 10 units into her. Default 250 ms: about the round trip and
+	// lead of a 150 ms link. Carried further, a body guessed at by its
+	// velocity alone (a state the host deferred, an old one) overlaps deeply
+	// what a predicted body is pressed against. A kinematic body is carried
+	// a second at least: it keeps its velocity until its own system changes
+	// it.
 	MaxAhead time.Duration
 	// MaxHold bounds, in frames, how long a touched remote body is simulated
 	// by the client alone before it is put back on the host's state all the
 	// same, whether or not a state came since (one the host never saw
-	// touched, at rest there, sends none). Default 20.
+	// touched, at rest there, sends none), beyond how far the client's
+	// present is past the newest host state (its round trip and lead), before
+	// which no state of the touch can come. A host state of a frame the
+	// client simulated the body in ends the hold if it differs from what the
+	// client had then (the host knows of a kick, another's push: the body is
+	// put on it), and counts MaxHold anew if it agrees: a ball dribbled on
+	// and on is held on. Default 20.
 	MaxHold int
 	// Hold says whether remote body e may be held when a predicted body
 	// touches it. Default: the bodies the host owns; a body another peer
@@ -134,6 +145,29 @@ type remoteState struct {
 	// carried: a predicted body carries it, listed in netPhysics.carried.
 	carried bool
 }
+
+// heldRing is how many frames of a held body's states a client keeps: more
+// than MaxHold's default, a round trip and the lead.
+const heldRing = 64
+
+// heldRecord is what a client's physics did with a body it holds, frame by
+// frame, to be compared with the host's states of those frames.
+type heldRecord struct {
+	ring [heldRing]bodyState // by frame % heldRing
+}
+
+// The hold's check. A host state of a frame before the last touch is of a
+// frame the client simulated the body in itself: if it agrees with what the
+// client had then, the client's simulation is as the host's and the hold
+// goes on (MaxHold counted from that state); if it differs, the host knows
+// something the client does not (a kick given by command, another player's
+// push) and the body is put on it. heldPoseTolerance and
+// heldSpeedTolerance are how far they may differ (world units, and units a
+// second): a touch a frame apart on the two sides moves a ball about that.
+const (
+	heldPoseTolerance  = 8.0
+	heldSpeedTolerance = 120.0
+)
 
 // RemoteStats counts what a client did with remote bodies.
 type RemoteStats struct {
@@ -199,16 +233,24 @@ type netPhysics struct {
 	velocities generic.Map[ecs.Velocity]
 	bodyID     arche.ID
 	step       float64 // seconds per frame
-	moved      []arche.Entity
-	touch      func(*cp.Arbiter)
-	localBody  *cp.Body // the predicted body whose contacts are being read
-	frame      ecs.Frame
-	stats      RemoteStats
+	// link says how many frames the client's present is past the newest
+	// host state it can have heard: its lead on the host and half the round
+	// trip (0: not known yet).
+	link      func() float64
+	moved     []arche.Entity
+	touch     func(*cp.Arbiter)
+	localBody *cp.Body // the predicted body whose contacts are being read
+	frame     ecs.Frame
+	stats     RemoteStats
 
 	// preds are the remote bodies this client predicts (ecs.Predicted),
 	// netphys_predicted.go; carried are the remote bodies they carry, and
 	// carrier and carrierBody the one whose contacts noteCarried reads.
-	preds       []predictedBody
+	preds []predictedBody
+	// heldRecs are the records of the bodies held now, by slot; spareHolds
+	// those of holds ended, for the next.
+	heldRecs    map[int32]*heldRecord
+	spareHolds  []*heldRecord
 	carried     []carriedDraw
 	carrier     arche.Entity
 	carrierBody *cp.Body
@@ -278,6 +320,10 @@ func (n *netPhysics) rebase() {
 	n.neutral = 0
 	clear(n.drawn)
 	n.drawn = n.drawn[:0]
+	for s, h := range n.heldRecs {
+		delete(n.heldRecs, s)
+		n.spareHolds = append(n.spareHolds, h)
+	}
 }
 
 func (n *netPhysics) slot(e arche.Entity) *remoteState {
@@ -357,13 +403,41 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		n.startPredicted(e, st, s, now)
 		return
 	}
-	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.cfg.MaxHold && !snap {
+	if st.touched != 0 && f < st.touched && int(now-st.heldSince) <= n.holdFor() && !snap {
 		// The host has not yet seen the predicted body's touch: the
-		// client's own simulation of the body is the better guess.
-		return
+		// client's own simulation of the body is the better guess, unless
+		// the host's state differs from it at the same frame.
+		s, _ := w.NetSlot(e)
+		switch n.heldAgrees(s, st, f) {
+		case heldAgree:
+			st.heldSince = now // the host does what the client did: MaxHold counts anew
+			return
+		case heldUnknown:
+			return
+		}
+	}
+	if st.touched != 0 {
+		n.dropHeld(e) // what the client simulated until now is not compared
 	}
 	st.touched = 0
 	n.put(e, st, now, snap)
+}
+
+// holdFor is how many frames a hold goes on at frame now with no host state
+// of a frame since its touch: MaxHold past how far the client's present is
+// past the newest host state heard (its round trip and lead), before which
+// no state of the touch can come.
+func (n *netPhysics) holdFor() int {
+	return n.cfg.MaxHold + int(math.Ceil(n.linkFrames()))
+}
+
+// linkFrames is how many frames the client's present is past the newest
+// host state it can have heard (link), 0 when not known.
+func (n *netPhysics) linkFrames() float64 {
+	if n.link == nil {
+		return 0
+	}
+	return max(n.link(), 0)
 }
 
 // Born passes the making of an entity on to drawing (it is the
@@ -412,6 +486,9 @@ func (n *netPhysics) Removed(e arche.Entity) {
 // forget forgets what the client knew of e's body (st): it is gone, or no
 // remote body now.
 func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
+	if st.touched != 0 {
+		n.dropHeld(e)
+	}
 	if st.pred != 0 {
 		n.stopPredicted(st)
 		n.forgetDrawn(e)
@@ -434,7 +511,10 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 	}
 	b := n.w.Physics.BodyOf(e)
 	kinematic := isKinematic(b) && st.pred == 0
-	ahead := n.cfg.MaxAhead.Seconds()
+	// At least as far as the present is past the newest state heard: a
+	// link whose round trip and lead pass MaxAhead put a held ball behind
+	// the player dribbling it, into her.
+	ahead := max(n.cfg.MaxAhead.Seconds(), (n.linkFrames()+2)*n.step)
 	if kinematic {
 		ahead = max(ahead, kinematicAhead.Seconds())
 	}
@@ -561,13 +641,17 @@ func (n *netPhysics) Update(w *ecs.World) {
 			continue // a body this client predicts stays where its step left it
 		}
 		st.at = f
-		if st.touched != 0 && int(f-st.heldSince) <= n.cfg.MaxHold {
+		if st.touched != 0 && int(f-st.heldSince) <= n.holdFor() {
+			n.recordHeld(e, f)
 			*n.transforms.Get(e) = st.pose
 			*n.velocities.Get(e) = st.vel
 			continue
 		}
 		// Not held, or held MaxHold frames with no host state to end it
 		// (the host never had the touch, and its body rests): put back.
+		if st.touched != 0 {
+			n.dropHeld(e)
+		}
 		st.touched = 0
 		n.put(e, st, f, false)
 		n.stats.Put++
@@ -576,4 +660,70 @@ func (n *netPhysics) Update(w *ecs.World) {
 	n.noteCarried()
 	n.holdRests()
 	n.updateDrawn()
+}
+
+// The answers of heldAgrees.
+const (
+	heldUnknown = iota // the client kept no state of that frame
+	heldAgree
+	heldDiffers
+)
+
+// heldAgrees compares the host's state of frame f of the held body in slot
+// (its record st, just updated) with what the client's physics had at f.
+func (n *netPhysics) heldAgrees(slot int32, st *remoteState, f ecs.Frame) int {
+	h := n.heldRecs[slot]
+	if h == nil {
+		return heldUnknown
+	}
+	r := &h.ring[f%heldRing]
+	if r.frame != f || f == 0 {
+		return heldUnknown
+	}
+	dv := math.Hypot(st.vel.X-r.vel.X, st.vel.Y-r.vel.Y)
+	dp := 0.0
+	if st.frame == f { // the state's pose is of f (a host defers small moves)
+		dp = math.Hypot(st.pose.X-r.pose.X, st.pose.Y-r.pose.Y)
+	}
+	if dv > heldSpeedTolerance || dp > heldPoseTolerance {
+		return heldDiffers
+	}
+	return heldAgree
+}
+
+// dropHeld forgets what the client's physics did with held body e: the
+// hold ends, and the body is put on the host's state.
+func (n *netPhysics) dropHeld(e arche.Entity) {
+	if s, ok := n.w.ECS.NetSlot(e); ok {
+		if h := n.heldRecs[s]; h != nil {
+			delete(n.heldRecs, s)
+			n.spareHolds = append(n.spareHolds, h)
+		}
+	}
+}
+
+// recordHeld records held body e's state at the end of frame f, and lets
+// go of the records of holds that ended.
+func (n *netPhysics) recordHeld(e arche.Entity, f ecs.Frame) {
+	s, ok := n.w.ECS.NetSlot(e)
+	b := n.w.Physics.BodyOf(e)
+	if !ok || b == nil {
+		return
+	}
+	h := n.heldRecs[s]
+	if h == nil {
+		if n.heldRecs == nil {
+			n.heldRecs = map[int32]*heldRecord{}
+		}
+		if k := len(n.spareHolds); k > 0 {
+			h = n.spareHolds[k-1]
+			n.spareHolds = n.spareHolds[:k-1]
+			*h = heldRecord{}
+		} else {
+			h = &heldRecord{}
+		}
+		n.heldRecs[s] = h
+	}
+	v := b.Velocity()
+	h.ring[f%heldRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
 }

@@ -55,7 +55,12 @@ func hostsOwn(w *tandem.World) (e arche.Entity, id ecs.NetID) {
 
 // crateRig is a rig of g with ann joined, over a 100 ms round trip.
 func crateRig(t *testing.T, g *tandem.Game[Pedal]) (*tandemtest.Rig[Pedal], *tandem.Client[Pedal]) {
-	link := condition.Config{Latency: 50 * time.Millisecond}
+	return crateRigOver(t, g, 50*time.Millisecond)
+}
+
+// crateRigOver is crateRig over a link of latency lat each way.
+func crateRigOver(t *testing.T, g *tandem.Game[Pedal], lat time.Duration) (*tandemtest.Rig[Pedal], *tandem.Client[Pedal]) {
+	link := condition.Config{Latency: lat}
 	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	return r, r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
 }
@@ -80,7 +85,14 @@ func pushedAndLeft(t *testing.T, back int) (*tandemtest.Rig[Pedal], *tandem.Clie
 // as each machine draws them once the car met the crate, and the largest
 // step of the crate between two frames ann drew, and the host's.
 func pushing(t *testing.T, net tandem.NetPhysics) (host, ann, annStep, hostStep float64) {
-	r, c := crateRig(t, carAndCrate(net, carBody))
+	host, ann, annStep, hostStep, _ = pushingOver(t, net, 50*time.Millisecond)
+	return host, ann, annStep, hostStep
+}
+
+// pushingOver is pushing over a link of latency lat each way; puts is how
+// many times ann's client put the crate back on the host's state.
+func pushingOver(t *testing.T, net tandem.NetPhysics, lat time.Duration) (host, ann, annStep, hostStep float64, puts uint64) {
+	r, c := crateRigOver(t, carAndCrate(net, carBody), lat)
 	crate := func(w *tandem.World) ecs.NetID {
 		_, id := hostsOwn(w)
 		return id
@@ -113,10 +125,11 @@ func pushing(t *testing.T, net tandem.NetPhysics) (host, ann, annStep, hostStep 
 		host = min(host, gaps(r.Host, c.Peer(), &lastHost, &hostStep))
 		ann = min(ann, gaps(c, c.Peer(), &lastAnn, &annStep))
 	}
-	if st := c.NetStats().Bodies; st.Holds == 0 {
+	st := c.NetStats().Bodies
+	if st.Holds == 0 {
 		t.Fatal("ann's car never held the crate")
 	}
-	return host, ann, annStep, hostStep
+	return host, ann, annStep, hostStep, st.Put
 }
 
 // With NetPhysics.DrawHeldAhead, a crate the player pushes is drawn on her
@@ -139,6 +152,24 @@ func TestAPushedCrateIsDrawnAhead(t *testing.T) {
 	t.Logf("drawn in the past (the default): least centre distance %.1f", past)
 	if past > host-4 {
 		t.Errorf("by default the crate is drawn %.1f from the car, the host %.1f: the test no longer shows what drawing ahead fixes", past, host)
+	}
+}
+
+// Over longer links too, a crate pushed on and on is drawn beside the car
+// pushing it: the host's states of the frames the client simulated it in
+// agree with what the client did, so the hold goes on, and a body put back
+// is carried as far as the client's present is past the host's newest
+// state, however far that is. (Held from the first touch for MaxHold
+// frames, it was put back every 20 frames, carried at most MaxAhead, 250
+// ms, where a 100 ms link's client is 300 ms past the host's state: into
+// the car.)
+func TestAPushedCrateIsDrawnAheadOverALongLink(t *testing.T) {
+	for _, lat := range []time.Duration{100 * time.Millisecond, 150 * time.Millisecond} {
+		host, ann, _, _, puts := pushingOver(t, tandem.NetPhysics{DrawHeldAhead: true}, lat)
+		t.Logf("%v each way: least centre distance drawn: host %.1f, ann %.1f; put back %d times", lat, host, ann, puts)
+		if ann < host-3 || puts > 2 {
+			t.Errorf("%v each way: ann's car is drawn %.1f units into the crate it pushes (the host draws them %.1f apart), put back %d times in 150 frames of pushing", lat, host-ann, host, puts)
+		}
 	}
 }
 
@@ -300,4 +331,66 @@ func TestATouchTheHostNeverHadIsLetGo(t *testing.T) {
 	if math.Hypot(host.X-mine.X, host.Y-mine.Y) > 1 {
 		t.Errorf("ann's physics has the crate %.1f units from the host's, 10 s after a touch the host never had (MaxHold 20 frames)", math.Hypot(host.X-mine.X, host.Y-mine.Y))
 	}
+}
+
+// A crate the player pushes that the host sends elsewhere (a kick the
+// player's client does not simulate: another's, or given by command) is put
+// on the host's state as soon as a state of a frame her client simulated it
+// in shows it moving otherwise than her physics had it, not when her touches
+// stop or MaxHold ends the hold: her client learns of the kick a round trip
+// after it, as of any change of the host's. (It went on pushing its own
+// crate until MaxHold frames after the hold began.)
+func TestAHeldCrateTheHostKicksIsPutOnTheHostsState(t *testing.T) {
+	var kickAt ecs.Frame
+	g := carAndCrate(tandem.NetPhysics{DrawHeldAhead: true}, carBody)
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role != tandem.Hosting {
+			return
+		}
+		w.Schedule.Add("kick", ecs.SystemFunc(func(ew *ecs.World) {
+			if kickAt != 0 && ew.Frame() == kickAt {
+				e, _ := hostsOwn(w)
+				w.Physics.SetVelocity(e, ecs.Velocity{Y: 600})
+			}
+		}))
+	}
+	r, ann := crateRigOver(t, g, 50*time.Millisecond)
+	var id ecs.NetID
+	r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
+	crateY := func() (y float64, held bool) {
+		ann.Do(func(w *tandem.World) {
+			e, ok := w.ECS.EntityOf(id)
+			if !ok {
+				t.Fatal("ann lost the crate")
+			}
+			y = w.Physics.BodyOf(e).Position().Y
+		})
+		ann.View(r.Clock.Now(), func(v *tandem.View) {
+			e, _ := v.World.ECS.EntityOf(id)
+			held = v.Held(e)
+		})
+		return y, held
+	}
+	ann.SetInput(Pedal{Throttle: 1})
+	r.Step(50) // pushing it by now, and on
+	y0, held := crateY()
+	if !held {
+		t.Fatal("ann's client does not hold the crate she pushes")
+	}
+	r.Host.Do(func(w *tandem.World) { kickAt = w.ECS.Frame() + 1 })
+	for i := 1; i <= 40; i++ {
+		r.Step(1)
+		if y, _ := crateY(); y > y0+5 {
+			var hf ecs.Frame
+			r.Host.Do(func(w *tandem.World) { hf = w.ECS.Frame() })
+			t.Logf("ann's crate moved with the kick %d steps after the host's kick (host at frame %d)", i, hf)
+			if i > 14 {
+				t.Errorf("ann's client took %d steps to put her crate where the host kicked it (a round trip over this link is about 8)", i)
+			}
+			return
+		}
+	}
+	t.Fatal("ann's client never put her crate where the host kicked it")
 }
