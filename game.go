@@ -116,7 +116,10 @@ type Game[I comparable] struct {
 	// another's it changes nothing.
 	Arrived func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
-	// value is what a game with bodies wants.
+	// value suits a game with bodies; one whose player pushes loose bodies
+	// one at a time (a ball dribbled, a box kicked) sets DrawHeldAhead, so
+	// the player is not drawn running through what it pushes (see
+	// NetPhysics).
 	Net NetPhysics
 	// Roster, if set, makes every machine know who plays: the host keeps an
 	// entity per admitted peer (and one for the player at its own machine,

@@ -15,7 +15,12 @@ import (
 // closure of a system it adds), not the Session.
 //
 // On a Client it is Send, on a Host SendOwn (the receipt once the save holding
-// the command is durable). Alone (NewLocal), given through the Session, the
+// the command is durable). A system runs on every machine: one that gives
+// what the player at this machine asked for (a key pressed) gives it on each,
+// on a host for the host's own player; a host without a player of its own
+// (dedicated) skips it (w.Role).
+//
+// Alone (NewLocal), given through the Session, the
 // command runs at once with the kind's handler (Peer{ID: ecs.HostPeer}), as
 // RunAlone does, and its receipt (done, or refused with the game's reason)
 // goes to the observers before Give returns, on Give's goroutine with the
