@@ -26,7 +26,9 @@ import (
 // goes to the observers before Give returns, on Give's goroutine with the
 // world locked; given through the World, it runs at the next step's start,
 // before the game's systems, as a host's own player's does, and its receipt
-// goes to the observers then (at most MaxWithheld of them wait: 64).
+// goes to the observers then (at most MaxWithheld of them wait: 64; those
+// waiting when the game alone is closed, which steps no more, do not run
+// and get no receipt).
 //
 // It fails as those do: for a kind not in the Game's Commands, on a
 // spectator, at the limit of commands without a receipt, on a closed
@@ -74,6 +76,7 @@ func (l *Local[I]) give(k Command, payload []byte) (uint64, error) {
 type aloneMail struct {
 	mu    sync.Mutex
 	queue []aloneCommand
+	spare []aloneCommand // the last step's queue, run: the next one's room
 }
 
 // aloneCommand is a command given through the World of a game alone.
@@ -114,8 +117,14 @@ func (l *Local[I]) runGiven(ew *ecs.World) {
 	m := &l.later
 	m.mu.Lock()
 	q := m.queue
-	m.queue = nil
+	m.queue, m.spare = m.spare[:0], nil
 	m.mu.Unlock()
+	defer func() {
+		clear(q) // the payloads go
+		m.mu.Lock()
+		m.spare = q[:0]
+		m.mu.Unlock()
+	}()
 	for _, c := range q {
 		d := c.kind.def()
 		refusal, malformed := d.run(l.w, Peer{ID: ecs.HostPeer}, c.payload)

@@ -133,7 +133,9 @@ type remoteState struct {
 	body  bool      // a remote entity with a body: pose and vel are kept
 	at    ecs.Frame // the frame the body was last put back
 	// touched is the last client frame in which a predicted body touched
-	// the body (0: not held), heldSince the first of the hold.
+	// the body (0: not held); heldSince the first of the hold, or the
+	// client's frame as the last host state that agreed with it came
+	// (MaxHold counts from it).
 	touched, heldSince ecs.Frame
 	// replayed: listed in netPhysics.replaying, during a replay.
 	replayed bool
@@ -147,8 +149,14 @@ type remoteState struct {
 }
 
 // heldRing is how many frames of a held body's states a client keeps: more
-// than MaxHold's default, a round trip and the lead.
-const heldRing = 64
+// than MaxHold's default and the most link frames a hold counts (maxLink).
+const heldRing = 128
+
+// maxLink bounds, in seconds, how far past the host's newest state the
+// client's present is taken to be for a hold and a put (linkFrames): a
+// host that answers slower, or a hostile one, does not stretch them past
+// it.
+const maxLink = 1.0
 
 // heldRecord is what a client's physics did with a body it holds, frame by
 // frame, to be compared with the host's states of those frames.
@@ -387,6 +395,9 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		n.forgetDrawn(e)
 		n.forgetCarried(e)
 		st.ahead = false
+		if st.touched != 0 {
+			n.dropHeld(e)
+		}
 		st.touched = 0
 		n.put(e, st, now, snap)
 		return
@@ -434,10 +445,10 @@ func (n *netPhysics) holdFor() int {
 // linkFrames is how many frames the client's present is past the newest
 // host state it can have heard (link), 0 when not known.
 func (n *netPhysics) linkFrames() float64 {
-	if n.link == nil {
+	if n.link == nil || n.step <= 0 {
 		return 0
 	}
-	return max(n.link(), 0)
+	return min(max(n.link(), 0), maxLink/n.step)
 }
 
 // Born passes the making of an entity on to drawing (it is the

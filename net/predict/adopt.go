@@ -22,8 +22,9 @@ import (
 
 // newcomer is an owned entity that arrived made at host frame at.
 type newcomer struct {
-	e  arche.Entity
-	at ecs.Frame
+	e    arche.Entity
+	at   ecs.Frame
+	mask uint16 // the trackers' bits of the components it arrived with
 }
 
 // maxNewcomers bounds the entities adopted in one step (a squad respawning
@@ -57,15 +58,17 @@ func (c *Client[I]) Adopt(e arche.Entity, at ecs.Frame) {
 	}
 	k := len(c.newcomers)
 	a := c.w.Arche()
+	var mask uint16
 	for _, t := range c.tracks {
 		if t.arrived.len() == 0 {
 			t.arrived.resize(maxNewcomers + 1) // the last: a swap's spare place
 		}
 		if p := a.GetUnchecked(e, t.id); p != nil {
 			t.assign(t.arrived.at(k), p)
+			mask |= t.bit
 		}
 	}
-	c.newcomers = append(c.newcomers, newcomer{e: e, at: at})
+	c.newcomers = append(c.newcomers, newcomer{e: e, at: at, mask: mask})
 }
 
 // AdoptArrived is a system that adopts, in the step they arrived in, the
@@ -159,7 +162,7 @@ func (c *Client[I]) placeNewcomers(ns []newcomer) {
 	a := c.w.Arche()
 	for k, n := range ns {
 		for _, t := range c.tracks {
-			if p := a.GetUnchecked(n.e, t.id); p != nil {
+			if p := a.GetUnchecked(n.e, t.id); p != nil && n.mask&t.bit != 0 {
 				t.assign(p, t.arrived.at(k))
 			}
 		}

@@ -27,6 +27,7 @@ func (c *Client[I]) Rebase() {
 	c.newestAuth = 0
 	c.observed = 0 // the host's frames may be numbered otherwise now
 	c.pending = false
+	c.newcomers = c.newcomers[:0] // of frames numbered perhaps otherwise
 	c.checkedFrom, c.checkedLast, c.checkedOK = 0, 0, false
 	c.sync = NewTimeSync(c.sync.Config())
 	c.sched.SetDilation(1)

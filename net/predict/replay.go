@@ -105,6 +105,11 @@ func (c *Client[I]) replay(from ecs.Frame, ns []newcomer) {
 	h := &c.hist
 	p, _ := c.local()
 	owned := c.predicted(w, p)
+	if len(owned) > h.stride {
+		// Newcomers to adopt, not recorded yet: room for them first (the
+		// replay records them; growing then would zero before).
+		h.grow(len(owned), c.cfg.MaxOwned, c.tracks)
+	}
 	for k, e := range owned {
 		for _, t := range c.tracks {
 			if p := a.GetUnchecked(e, t.id); p != nil {
@@ -174,6 +179,9 @@ func (c *Client[I]) replay(from ecs.Frame, ns []newcomer) {
 			if isNewcomer(ns, e) {
 				c.snapped(e) // drawn from where the replay puts it
 				continue
+			}
+			if isNewcomer(c.newcomers, e) {
+				continue // made later: its own replay puts it back as it arrived
 			}
 			if d == (ecs.Transform{}) {
 				continue
