@@ -20,7 +20,10 @@ import (
 // The engine keeps each remote body on the host's state: when a state
 // arrives, and after every step that moved it, the body is put where the
 // host had it, carried forward at its velocity to the client's frame (the
-// client runs ahead of the host; at most MaxAhead). A push so slows the
+// client runs ahead of the host; at most MaxAhead, or the link's lag),
+// slowed as its Material's Velocity slows it on the way (GroundFriction:
+// physics.Space.Carry), so a sliding crate is not put past where the host
+// stops it. A push so slows the
 // predicted entity as it does on the host, and a remote body never wanders
 // off on the client's own account. A remote body that a predicted one
 // touches is held, if Hold allows: the client simulates it alone until a
@@ -529,12 +532,18 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 	if kinematic {
 		ahead = max(ahead, kinematicAhead.Seconds())
 	}
-	pose := st.pose
+	pose, vel := st.pose, st.vel
 	if f > st.frame && st.vel != (ecs.Velocity{}) {
 		dt := min(float64(f-st.frame)*n.step, ahead)
-		pose.X += st.vel.X * dt
-		pose.Y += st.vel.Y * dt
-		pose.Angle += st.vel.Angular * dt
+		if kinematic {
+			pose.X += st.vel.X * dt
+			pose.Y += st.vel.Y * dt
+			pose.Angle += st.vel.Angular * dt
+		} else {
+			// Slowed as its steps slow it (GroundFriction), not in a
+			// straight line past where the host stops it.
+			pose, vel = n.w.Physics.Carry(e, pose, st.vel, dt)
+		}
 	}
 	if kinematic && !n.stepping && !snap && n.steer(e, b, st, pose) {
 		return
@@ -544,7 +553,8 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 	}
 	n.w.Physics.Move(e, pose)
 	*n.transforms.Get(e) = st.pose
-	n.w.Physics.SetVelocity(e, st.vel)
+	n.w.Physics.SetVelocity(e, vel)
+	*n.velocities.Get(e) = st.vel // the entity keeps the host's state
 }
 
 // A kinematic body (a moving platform) carries what stands on it by its

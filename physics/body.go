@@ -22,6 +22,8 @@ type Body struct {
 	CP *cp.Body
 	// movedAt is the Space step in which the body last moved.
 	movedAt uint64
+	// velocity is its Material's Velocity, nil for cp's own (Carry).
+	velocity cp.BodyVelocityFunc
 }
 
 // Material describes a body's mass and surface.
@@ -161,7 +163,7 @@ func (s *Space) Attach(e arche.Entity, b *cp.Body, m Material, shapes ...*cp.Sha
 		sh.SetElasticity(m.Elasticity)
 		s.cp.AddShape(sh)
 	}
-	s.attach.Assign(e, &Body{CP: b})
+	s.attach.Assign(e, &Body{CP: b, velocity: m.Velocity})
 	i := int(e.ID())
 	for i >= len(s.byEntity) {
 		s.byEntity = append(s.byEntity, nil)
