@@ -333,6 +333,33 @@ func TestATouchTheHostNeverHadIsLetGo(t *testing.T) {
 	}
 }
 
+// knockedCrate is carAndCrate whose host sets the crate's velocity to v at
+// frame *at (a kick of the host's), and logs in hostX, if not nil, where it
+// has the crate at the end of each frame.
+func knockedCrate(net tandem.NetPhysics, crate physics.Material, at *ecs.Frame, v ecs.Velocity, hostX map[ecs.Frame]float64) *tandem.Game[Pedal] {
+	g := carAndCrate(net, crate)
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role != tandem.Hosting {
+			return
+		}
+		w.Schedule.Add("knock", ecs.SystemFunc(func(ew *ecs.World) {
+			if *at != 0 && ew.Frame() == *at {
+				e, _ := hostsOwn(w)
+				w.Physics.SetVelocity(e, v)
+			}
+		}))
+		if hostX != nil {
+			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
+				e, _ := hostsOwn(w)
+				hostX[ew.Frame()] = w.Physics.BodyOf(e).Position().X
+			}))
+		}
+	}
+	return g
+}
+
 // A crate the player pushes that the host sends elsewhere (a kick the
 // player's client does not simulate: another's, or given by command) is put
 // on the host's state as soon as a state of a frame her client simulated it
@@ -342,20 +369,7 @@ func TestATouchTheHostNeverHadIsLetGo(t *testing.T) {
 // crate until MaxHold frames after the hold began.)
 func TestAHeldCrateTheHostKicksIsPutOnTheHostsState(t *testing.T) {
 	var kickAt ecs.Frame
-	g := carAndCrate(tandem.NetPhysics{DrawHeldAhead: true}, carBody)
-	setup := g.Setup
-	g.Setup = func(w *tandem.World) {
-		setup(w)
-		if w.Role != tandem.Hosting {
-			return
-		}
-		w.Schedule.Add("kick", ecs.SystemFunc(func(ew *ecs.World) {
-			if kickAt != 0 && ew.Frame() == kickAt {
-				e, _ := hostsOwn(w)
-				w.Physics.SetVelocity(e, ecs.Velocity{Y: 600})
-			}
-		}))
-	}
+	g := knockedCrate(tandem.NetPhysics{DrawHeldAhead: true}, carBody, &kickAt, ecs.Velocity{Y: 600}, nil)
 	r, ann := crateRigOver(t, g, 50*time.Millisecond)
 	var id ecs.NetID
 	r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
@@ -407,24 +421,7 @@ func TestASlidingCrateIsCarriedWhereTheHostSlidesIt(t *testing.T) {
 	for _, lat := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond} {
 		var knockAt ecs.Frame
 		hostX := map[ecs.Frame]float64{}
-		g := carAndCrate(tandem.NetPhysics{}, slowing)
-		setup := g.Setup
-		g.Setup = func(w *tandem.World) {
-			setup(w)
-			if w.Role != tandem.Hosting {
-				return
-			}
-			w.Schedule.Add("knock", ecs.SystemFunc(func(ew *ecs.World) {
-				e, _ := hostsOwn(w)
-				if knockAt != 0 && ew.Frame() == knockAt {
-					w.Physics.SetVelocity(e, ecs.Velocity{X: 500})
-				}
-			}))
-			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
-				e, _ := hostsOwn(w)
-				hostX[ew.Frame()] = w.Physics.BodyOf(e).Position().X
-			}))
-		}
+		g := knockedCrate(tandem.NetPhysics{}, slowing, &knockAt, ecs.Velocity{X: 500}, hostX)
 		r, ann := crateRigOver(t, g, lat)
 		var id ecs.NetID
 		r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
