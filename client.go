@@ -353,6 +353,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 
 	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
 	c.phys.local = c.peer
+	c.phys.driven = func(e arche.Entity) bool { return w.ECS.Arche().Has(e, c.driven.mark) }
 	c.phys.next = relay{&c.loop}
 	c.phys.auth = c.pred
 	c.phys.synced = func() bool { return c.pred.Sync().Stats().Synced }

@@ -20,10 +20,11 @@ import (
 // The engine keeps each remote body on the host's state: when a state
 // arrives, and after every step that moved it, the body is put where the
 // host had it, carried forward at its velocity to the client's frame (the
-// client runs ahead of the host; at most MaxAhead, or the link's lag),
-// slowed as its Material's Velocity slows it on the way (GroundFriction:
-// physics.Space.Carry), so a sliding crate is not put past where the host
-// stops it. A push so slows the
+// client runs ahead of the host; at most MaxAhead, or the link's lag): a
+// body no player drives slowed as its Material's Velocity slows it on the
+// way (GroundFriction: physics.Space.Carry), so a sliding crate is not put
+// past where the host stops it; another player's, in a straight line, his
+// drive going on. A push so slows the
 // predicted entity as it does on the host, and a remote body never wanders
 // off on the client's own account. A remote body that a predicted one
 // touches is held, if Hold allows: the client simulates it alone until a
@@ -244,6 +245,10 @@ type netPhysics struct {
 	velocities generic.Map[ecs.Velocity]
 	bodyID     arche.ID
 	step       float64 // seconds per frame
+	// driven says whether entity e is one a player drives (the host's
+	// mark): its host state is carried in a straight line, its drive going
+	// on, not as a coasting body slows (nil: none is).
+	driven func(e arche.Entity) bool
 	// link says how many frames the client's present is past the newest
 	// host state it can have heard: its lead on the host and half the round
 	// trip (0: not known yet).
@@ -513,9 +518,11 @@ func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
 	*st = remoteState{}
 }
 
-// put puts e's body on the host state st holds, carried forward at its
-// velocity to frame f (at most MaxAhead, a kinematic body's at least
-// kinematicAhead); e's Transform and Velocity keep the host state itself.
+// put puts e's body on the host state st holds, carried forward to frame f
+// (at most MaxAhead or the link's lag, a kinematic body's at least
+// kinematicAhead): a coasting body as its steps slow it (Carry), its body
+// given the velocity that leaves it, a driven or kinematic one at its
+// velocity; e's Transform and Velocity keep the host state itself.
 // A kinematic body is steered there rather than moved (steer). A body this
 // client predicts is put, in a replay's step, where the client had it
 // (placeRecorded).
@@ -535,13 +542,15 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 	pose, vel := st.pose, st.vel
 	if f > st.frame && st.vel != (ecs.Velocity{}) {
 		dt := min(float64(f-st.frame)*n.step, ahead)
-		if kinematic {
+		if kinematic || n.driven != nil && n.driven(e) {
+			// Moved by its own system (a platform) or a player's drive,
+			// which goes on: in a straight line.
 			pose.X += st.vel.X * dt
 			pose.Y += st.vel.Y * dt
 			pose.Angle += st.vel.Angular * dt
 		} else {
-			// Slowed as its steps slow it (GroundFriction), not in a
-			// straight line past where the host stops it.
+			// Coasting: slowed as its steps slow it (GroundFriction), not
+			// in a straight line past where the host stops it.
 			pose, vel = n.w.Physics.Carry(e, pose, st.vel, dt)
 		}
 	}

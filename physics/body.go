@@ -35,7 +35,10 @@ type Material struct {
 	// Elasticity is the shapes' restitution: 0 no bounce, 1 perfect bounce.
 	Elasticity float64
 	// Velocity, when set, replaces cp's velocity integrator for the body:
-	// GroundFriction, for example. It runs for awake bodies only.
+	// GroundFriction, for example. The step runs it for awake bodies, and
+	// Space.Carry runs it to carry a coasting body's state forward (a
+	// client's remote bodies): it reads the body's velocity and sets it,
+	// as cp.BodyUpdateVelocity does.
 	Velocity cp.BodyVelocityFunc
 	// Kinematic makes AttachCircle and AttachBox give a kinematic body: it
 	// moves only by the velocity a system sets (SetVelocity: a moving

@@ -1,8 +1,11 @@
 package physics_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/jakecoffman/cp/v2"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
@@ -14,7 +17,13 @@ import (
 // velocity the steps leave it; a body with no Velocity of its own goes in a
 // straight line. The body's own velocity is not touched.
 func TestCarryGoesWhereTheStepsGo(t *testing.T) {
-	r := newRig(t, physics.Config{})
+	for _, damping := range []float64{1, 0.75} {
+		t.Run(fmt.Sprint("damping ", damping), func(t *testing.T) { carryAsStepped(t, damping) })
+	}
+}
+
+func carryAsStepped(t *testing.T, damping float64) {
+	r := newRig(t, physics.Config{Damping: damping})
 	e := r.entity(0, 0)
 	r.s.AttachBox(e, 20, 20, 0, physics.Material{Mass: 1, Velocity: physics.GroundFriction(300)})
 	start, v := ecs.Transform{X: 10, Y: 20}, ecs.Velocity{X: 200, Y: -50}
@@ -23,10 +32,12 @@ func TestCarryGoesWhereTheStepsGo(t *testing.T) {
 	b := r.s.BodyOf(e)
 	for _, steps := range []int{1, 6, 12, 60} {
 		dt := float64(steps) * r.s.StepSeconds()
+		b.SetForce(cp.Vector{X: 7})
 		pose, vel := r.s.Carry(e, start, v, dt)
-		if got := b.Velocity(); got.X != v.X || got.Y != v.Y {
-			t.Fatalf("Carry changed the body's velocity to %v", got)
+		if got := b.Velocity(); got.X != v.X || got.Y != v.Y || b.Force().X != 7 {
+			t.Fatalf("Carry changed the body's velocity to %v, its force to %v", got, b.Force())
 		}
+		b.SetForce(cp.Vector{})
 		// The same slide, stepped by the Space from the same state.
 		physics.SetPose(r.w, e, start)
 		physics.SetVelocity(r.w, e, v)
