@@ -442,8 +442,8 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	n.put(e, st, now, snap)
 }
 
-// holdFor is how many frames a hold goes on at frame now with no host state
-// of a frame since its touch: MaxHold past how far the client's present is
+// holdFor is how many frames a hold goes on with no host state of a frame
+// since its touch (or one that agreed): MaxHold past how far the client's present is
 // past the newest host state heard (its round trip and lead), before which
 // no state of the touch can come.
 func (n *netPhysics) holdFor() int {
