@@ -414,9 +414,8 @@ func TestAHeldCrateTheHostKicksIsPutOnTheHostsState(t *testing.T) {
 // client's frame: slowed as its steps slow it, to where it stops, not in a
 // straight line past it and then back. (Carried straight, it was past the
 // host's in 89 of the 150 frames over a 100 ms round trip, up to 38 units,
-// and 92 over 200, each state taking it back. The first state of the
-// knock still carries the crate's resting pose by its new speed, a frame
-// or two too far.)
+// and 92 over 200, each state taking it back. The first states of the
+// knock still put it past, for a frame or two at 50 ms each way.)
 func TestASlidingCrateIsCarriedWhereTheHostSlidesIt(t *testing.T) {
 	for _, lat := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond} {
 		var knockAt ecs.Frame
