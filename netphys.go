@@ -527,6 +527,9 @@ func (n *netPhysics) forget(e arche.Entity, st *remoteState) {
 // client predicts is put, in a replay's step, where the client had it
 // (placeRecorded).
 func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool) {
+	if !n.transforms.Has(e) || !n.velocities.Has(e) {
+		return // a host's state took its Transform or Velocity away: no pose to put
+	}
 	if st.pred != 0 && n.stepping && n.placeRecorded(e, st, f) {
 		return
 	}

@@ -156,7 +156,7 @@ func (s *Space) eachSupport(e arche.Entity, fn func(n cp.Vector, gap float64)) {
 func (s *Space) Move(e arche.Entity, pose ecs.Transform) {
 	w, b := s.w, s.mustBody(e, "Move")
 	s.moveBody(b, pose)
-	if t := s.transforms.Get(e); pose != *t {
+	if t := s.transforms.Get(e); t != nil && pose != *t { // (an entity without a Transform has only its body moved)
 		*t = pose
 		ecs.MutateComponent(w, e, w.IDs.Transform)
 	}
