@@ -133,7 +133,7 @@ func (n *NetPhysics) defaults() {
 type remoteState struct {
 	pose  ecs.Transform
 	vel   ecs.Velocity
-	frame ecs.Frame // the host frame of pose: of the newest state that changed it
+	frame ecs.Frame // the host frame of pose: of the newest state applied
 	body  bool      // a remote entity with a body: pose and vel are kept
 	at    ecs.Frame // the frame the body was last put back
 	// touched is the last client frame in which a predicted body touched
@@ -410,12 +410,11 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		n.put(e, st, now, snap)
 		return
 	}
-	// A host defers small moves (replicate.Codec.Significant): a state may
-	// bring a new velocity with the pose of an earlier frame. The pose is
-	// carried forward from the frame it is of.
-	if p := *n.transforms.Get(e); p != st.pose || st.frame == 0 {
-		st.pose, st.frame = p, f
-	}
+	// The pose is the host's at f, whether this state brought it or the
+	// host's image of it has not changed since an earlier one did (a body
+	// knocked from rest brings a new velocity and the pose it rested at):
+	// carried forward from f.
+	st.pose, st.frame = *n.transforms.Get(e), f
 	st.vel = *n.velocities.Get(e)
 	if predicted {
 		s, _ := w.NetSlot(e)

@@ -414,8 +414,11 @@ func TestAHeldCrateTheHostKicksIsPutOnTheHostsState(t *testing.T) {
 // client's frame: slowed as its steps slow it, to where it stops, not in a
 // straight line past it and then back. (Carried straight, it was past the
 // host's in 89 of the 150 frames over a 100 ms round trip, up to 38 units,
-// and 92 over 200, each state taking it back. The first states of the
-// knock still put it past, for a frame or two at 50 ms each way.)
+// and 92 over 200, each state taking it back.) The knock's first state
+// brings a new velocity with the pose the crate rested at: that pose is of
+// the state's frame, and the crate is carried from there. (Carried from the
+// frame it came to rest, as far as MaxAhead allows, it was put 29 units
+// past for 2 frames at 50 ms each way.)
 func TestASlidingCrateIsCarriedWhereTheHostSlidesIt(t *testing.T) {
 	for _, lat := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond} {
 		var knockAt ecs.Frame
@@ -448,7 +451,7 @@ func TestASlidingCrateIsCarriedWhereTheHostSlidesIt(t *testing.T) {
 		if compared < 100 || hostX[knockAt+60] < 1200 {
 			t.Fatalf("%v: compared %d frames; the host's crate at %.0f a second after the knock", lat, compared, hostX[knockAt+60])
 		}
-		if far > 3 {
+		if far > 0 {
 			t.Errorf("%v each way: ann's physics had the crate the host knocked past where the host had it at the same frame in %d frames, up to %.1f units", lat, far, past)
 		}
 	}
