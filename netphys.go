@@ -275,6 +275,10 @@ type netPhysics struct {
 	rests   []restState
 	neutral ecs.Frame // first frame of the current run of empty inputs (0: none)
 	poseTol float64
+	// wrote is what the state being applied wrote of wroteTo (Wrote, read
+	// by the Applied that follows it).
+	wrote   replicate.Components
+	wroteTo arche.Entity
 }
 
 // restState is the rest lock of one predicted body.
@@ -371,6 +375,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		}
 	}
 	n.next.Applied(e, f)
+	n.wroteTo = arche.Entity{}
 	if st == nil {
 		return
 	}
@@ -478,6 +483,17 @@ func (n *netPhysics) Drawing(e arche.Entity, f ecs.Frame) bool {
 	return ok && do.Drawing(e, f)
 }
 
+// Wrote notes which of e's components the state about to be Applied wrote
+// (it is the replicate.WriteObserver method): a predicted body's Transform
+// or Velocity it left out holds the client's own value, whether that equals
+// the host's or not.
+func (n *netPhysics) Wrote(e arche.Entity, f ecs.Frame, comps replicate.Components) {
+	n.wrote, n.wroteTo = comps, e
+	if wo, ok := n.next.(replicate.WriteObserver); ok {
+		wo.Wrote(e, f, comps)
+	}
+}
+
 // Heard passes the frame of a state that arrived on to drawing (it is the
 // replicate.FrameObserver method).
 func (n *netPhysics) Heard(f ecs.Frame) {
@@ -542,19 +558,8 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 		ahead = max(ahead, kinematicAhead.Seconds())
 	}
 	pose, vel := st.pose, st.vel
-	if f > st.frame && st.vel != (ecs.Velocity{}) {
-		dt := min(float64(f-st.frame)*n.step, ahead)
-		if kinematic || n.driven != nil && n.driven(e) {
-			// Moved by its own system (a platform) or a player's drive,
-			// which goes on: in a straight line.
-			pose.X += st.vel.X * dt
-			pose.Y += st.vel.Y * dt
-			pose.Angle += st.vel.Angular * dt
-		} else {
-			// Coasting: slowed as its steps slow it (GroundFriction), not
-			// in a straight line past where the host stops it.
-			pose, vel = n.w.Physics.Carry(e, pose, st.vel, dt)
-		}
+	if f > st.frame {
+		pose, vel = n.carry(e, st.pose, st.vel, min(float64(f-st.frame)*n.step, ahead), kinematic)
 	}
 	if kinematic && !n.stepping && !snap && n.steer(e, b, st, pose) {
 		return
@@ -566,6 +571,24 @@ func (n *netPhysics) put(e arche.Entity, st *remoteState, f ecs.Frame, snap bool
 	*n.transforms.Get(e) = st.pose
 	n.w.Physics.SetVelocity(e, vel)
 	*n.velocities.Get(e) = st.vel // the entity keeps the host's state
+}
+
+// carry returns e's host state pose and vel carried forward dt seconds: a
+// kinematic body (moved by its own system: a platform) or one a player
+// drives, whose drive goes on, in a straight line; a coasting one as its
+// steps slow it (Space.Carry: its GroundFriction), not in a straight line
+// past where the host stops it, with the velocity that leaves it.
+func (n *netPhysics) carry(e arche.Entity, pose ecs.Transform, vel ecs.Velocity, dt float64, kinematic bool) (ecs.Transform, ecs.Velocity) {
+	if dt <= 0 || vel == (ecs.Velocity{}) {
+		return pose, vel
+	}
+	if kinematic || n.driven != nil && n.driven(e) {
+		pose.X += vel.X * dt
+		pose.Y += vel.Y * dt
+		pose.Angle += vel.Angular * dt
+		return pose, vel
+	}
+	return n.w.Physics.Carry(e, pose, vel, dt)
 }
 
 // A kinematic body (a moving platform) carries what stands on it by its

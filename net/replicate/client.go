@@ -95,6 +95,24 @@ type FrameObserver interface {
 	Heard(f ecs.Frame)
 }
 
+// WriteObserver is an Observer that is also told, just before each Applied
+// of an update or a spawn, which of e's replicated components the state
+// wrote. One it left out holds what it held before: for an entity whose
+// components the client's own systems run (ecs.Predicted), the client's own
+// value, which may equal the host's or not. (A join page writes every
+// component of the entities it makes, and is not told.)
+type WriteObserver interface {
+	Observer
+	Wrote(e arche.Entity, f ecs.Frame, comps Components)
+}
+
+// Components is a set of a registry's replicated components: bit c is
+// Component c.
+type Components uint16
+
+// Has reports whether c is in the set.
+func (s Components) Has(c Component) bool { return c < 16 && s&(1<<c) != 0 }
+
 // AuthHandler receives AuthState: the host's state s of this client's own
 // entity e at frame f, the frame of the newest input the host applied.
 type AuthHandler interface {

@@ -357,6 +357,7 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		a.Add(e, c.w.IDs.HostMoved)
 		c.stats.MarkedByHost++
 	}
+	var wrote uint16 // the components written, for a WriteObserver
 	for ci := range reg.comps {
 		bit := uint16(1) << ci
 		comp := &reg.comps[ci]
@@ -371,8 +372,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 			a.Add(e, comp.id)
 		}
 		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
+		wrote |= bit
 	}
-	c.applyAbsolute(e, slot, mask&^reg.delta, sr.frame, q)
+	wrote |= c.applyAbsolute(e, slot, mask&^reg.delta, sr.frame, q)
 	if fresh {
 		s.applied = frame
 	}
@@ -387,6 +389,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		c.markMoved(slot)
 	}
 	if c.cfg.Observer != nil {
+		if wo, told := c.cfg.Observer.(WriteObserver); told {
+			wo.Wrote(e, sr.frame, Components(wrote))
+		}
 		c.cfg.Observer.Applied(e, sr.frame)
 	}
 	return nil
@@ -407,10 +412,10 @@ func (c *ClientReplicator) owns(slot int32) bool {
 
 // applyAbsolute applies the components of mask (none delta-coded) that q
 // holds to the entity e in slot, each one newer than what e holds of it
-// (freshND), adding it if e lacks it.
-func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16, frame ecs.Frame, q []int32) {
+// (freshND), adding it if e lacks it, and returns those it wrote.
+func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16, frame ecs.Frame, q []int32) (wrote uint16) {
 	if mask == 0 {
-		return
+		return 0
 	}
 	reg := c.reg
 	a := c.w.Arche()
@@ -424,7 +429,9 @@ func (c *ClientReplicator) applyAbsolute(e arche.Entity, slot int32, mask uint16
 		}
 		off := reg.offset[ci]
 		comp.dequant(q[off:off+comp.fields], a.Get(e, comp.id))
+		wrote |= 1 << uint(ci)
 	}
+	return wrote
 }
 
 // spawn creates (or, if present, updates) entity id from a whole image q
@@ -519,6 +526,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		c.dropAbsentND(e, slot, mask, frame)
 	}
 	c.remember(slot, uint32(frame), mask&reg.delta, q)
+	var wrote uint16 // the components written, for a WriteObserver
 	for ci := range reg.comps {
 		bit := uint16(1) << ci
 		if mask&bit == 0 {
@@ -534,6 +542,7 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 			a.Add(e, comp.id)
 		}
 		comp.dequant(q[reg.offset[ci]:reg.offset[ci]+comp.fields], a.Get(e, comp.id))
+		wrote |= bit
 	}
 	if fresh {
 		s.applied = uint32(frame)
@@ -544,6 +553,9 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		c.stats.Snaps++
 	}
 	if c.cfg.Observer != nil {
+		if wo, told := c.cfg.Observer.(WriteObserver); told {
+			wo.Wrote(e, frame, Components(wrote))
+		}
 		c.cfg.Observer.Applied(e, frame)
 		if bo, born := c.cfg.Observer.(BirthObserver); born && !ok && snap != 0 {
 			bo.Born(e, frame-min(frame, ecs.Frame(snap-1)))
