@@ -87,17 +87,38 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 // it touches past where it touches it now: along each such contact's
 // normal, the correction goes no further into it than the gap there (0
 // where they overlap). A body with no such contact, or none, takes the
-// whole. It is the physics side of a predicting client's correction
-// (predict.ContactClamper).
+// whole. A correction that would take the body's centre past the contact's
+// surface is taken whole too: the host has the body in it or beyond it,
+// not resting a little deeper against it (a player squeezed through a thin
+// wall on a client, the host's state on the near side, was held outside by
+// every correction for seconds). It is the physics side of a predicting
+// client's correction (predict.ContactClamper).
 func (s *Space) ClampPose(e arche.Entity, dx, dy float64) (float64, float64) {
+	b := s.BodyOf(e)
 	s.eachSupport(e, func(n cp.Vector, gap float64) {
 		into := dx*n.X + dy*n.Y
-		if allowed := max(0, gap); into > allowed {
-			dx -= n.X * (into - allowed)
-			dy -= n.Y * (into - allowed)
+		allowed := max(0, gap)
+		if into <= allowed || into >= gap+extentAlong(b, n) {
+			return
 		}
+		dx -= n.X * (into - allowed)
+		dy -= n.Y * (into - allowed)
 	})
 	return dx, dy
+}
+
+// extentAlong returns how far body b's shapes reach from its centre along
+// unit vector n, at most (from their bounding boxes).
+func extentAlong(b *cp.Body, n cp.Vector) float64 {
+	p := b.Position()
+	ext := 0.0
+	b.EachShape(func(sh *cp.Shape) {
+		bb := sh.BB()
+		x := max(bb.R-p.X, p.X-bb.L)
+		y := max(bb.T-p.Y, p.Y-bb.B)
+		ext = max(ext, math.Abs(n.X)*x+math.Abs(n.Y)*y)
+	})
+	return ext
 }
 
 // ClampVelocity returns the part of a correction of entity e's velocity by
