@@ -204,6 +204,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					rests = cx != d.X || cy != d.Y
 					d.X, d.Y = cx, cy
 				}
+				if present {
+					d = noSpinUp(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
+				}
 				if rests {
 					// Resting on something, the body's velocity is what
 					// the contact and its friction make of it frame by
@@ -238,6 +241,23 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.stats.ValueCorrections++
 		}
 	}
+}
+
+// noSpinUp returns velocity correction d of a body whose velocity is now v,
+// its spin's part shortened where it would spin the body faster than both
+// v's spin and the host's (host). A contact's friction decides a body's
+// spin from frame to frame (a disc rubbing along a wall rolls), so the
+// difference of a past frame's spin carried into the present is no longer
+// the difference there, and adding it whole fed a loop that grew each
+// round trip: a disc its player pressed into the corner of a goal spun up
+// to 10^23 radians a second on her client, and the contact threw it at
+// 10^7 units a second; one pressed along a wall was thrown along it at
+// 6,000. What is left of the difference shows in the next states.
+func noSpinUp(d, v, host ecs.Velocity) ecs.Velocity {
+	if w, limit := v.Angular+d.Angular, max(math.Abs(v.Angular), math.Abs(host.Angular)); math.Abs(w) > limit {
+		d.Angular = math.Copysign(limit, w) - v.Angular
+	}
+	return d
 }
 
 // contactDecides reports whether the difference of entity e's Pose or
