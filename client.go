@@ -790,6 +790,13 @@ func (r relay) Born(e arche.Entity, f ecs.Frame) {
 	}
 }
 
+// Jumped implements replicate.JumpObserver.
+func (r relay) Jumped(e arche.Entity, f ecs.Frame) {
+	if r.l.ip != nil {
+		r.l.ip.Jumped(e, f)
+	}
+}
+
 // Drawing implements replicate.DrawnObserver.
 func (r relay) Drawing(e arche.Entity, f ecs.Frame) bool {
 	return r.l.ip != nil && r.l.ip.Drawing(e, f)

@@ -494,6 +494,14 @@ func (n *netPhysics) Wrote(e arche.Entity, f ecs.Frame, comps replicate.Componen
 	}
 }
 
+// Jumped passes the frame of a teleport the state about to be Applied is
+// of on to drawing (it is the replicate.JumpObserver method).
+func (n *netPhysics) Jumped(e arche.Entity, f ecs.Frame) {
+	if jo, ok := n.next.(replicate.JumpObserver); ok {
+		jo.Jumped(e, f)
+	}
+}
+
 // Heard passes the frame of a state that arrived on to drawing (it is the
 // replicate.FrameObserver method).
 func (n *netPhysics) Heard(f ecs.Frame) {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -36,6 +38,10 @@ type Interpolator struct {
 	tracks []track
 
 	offsets []int32 // slots whose offset may be non-zero
+	// jumpOf and jumpAt: the entity whose state is about to be Applied and
+	// the frame of the teleport it is of (Jumped), for that Applied alone.
+	jumpOf arche.Entity
+	jumpAt ecs.Frame
 	// active lists the remote slots Update samples: those at rest (the host
 	// sent newer frames without them) leave it until their next state, so
 	// a drawn frame costs the entities that move, not the world.

@@ -77,6 +77,11 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	snap := ic.Snap
 	ic.Snap = false
+	jumpAt := ip.jumpAt
+	if ip.jumpOf != e {
+		jumpAt = 0
+	}
+	ip.jumpOf = arche.Entity{}
 	st.flags |= flagRemote
 	ip.activate(s)
 	ip.stats.States++
@@ -116,11 +121,21 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	if snap {
 		ip.stats.Snaps++
-		if f == newest {
+		switch {
+		case f == newest:
 			poses[h] = pose
 			st.snaps |= 1 << h
 			ip.record(s, h, e)
-		} else {
+		case jumpAt > newest && jumpAt < f:
+			// The teleport was at jumpAt, its first state sent later: drawn
+			// there from then, walking on to this state.
+			at := pose
+			if v := ip.velocityOf(e); v != nil && finiteVel(*v) {
+				at = ip.moved(pose, v, -float64(f-jumpAt))
+			}
+			ip.record(s, ip.push(s, jumpAt, at, true), e)
+			ip.record(s, ip.push(s, f, pose, false), e)
+		default:
 			ip.record(s, ip.push(s, f, pose, true), e)
 		}
 		st.off = ecs.Transform{}
@@ -228,6 +243,17 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 			st.born = uint8(min(frames[st.head]-f, 255))
 		}
 	}
+}
+
+// Jumped records that the state about to be Applied of entity e is of a
+// teleport the host made at frame f (it is the replicate.JumpObserver
+// method). Where f is older than the state, the host sent its first state
+// after the teleport later (its budget's priorities), and e is drawn
+// jumping at f, not held where it was until the render frame reaches the
+// state: from f on it is drawn moved back from that state by its velocity,
+// walking on to it. Only the next Applied of e reads it.
+func (ip *Interpolator) Jumped(e arche.Entity, f ecs.Frame) {
+	ip.jumpOf, ip.jumpAt = e, f
 }
 
 // Drawing reports whether entity e, which the host removed at frame f, is

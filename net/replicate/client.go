@@ -106,6 +106,17 @@ type WriteObserver interface {
 	Wrote(e arche.Entity, f ecs.Frame, comps Components)
 }
 
+// JumpObserver is an Observer that is also told, just before the Applied of
+// a state whose pose is of a teleport this client had not applied (drawn as
+// a jump: Interpolated.Snap), the host frame of that teleport: the state's
+// frame, or an earlier one when the host sent its first state after the
+// teleport later (a budget's priorities: an entity the teleport took far
+// from what the client owns weighs less).
+type JumpObserver interface {
+	Observer
+	Jumped(e arche.Entity, f ecs.Frame)
+}
+
 // Components is a set of a registry's replicated components: bit c is
 // Component c.
 type Components uint16

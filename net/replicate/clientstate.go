@@ -392,6 +392,9 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		if wo, told := c.cfg.Observer.(WriteObserver); told {
 			wo.Wrote(e, sr.frame, Components(wrote))
 		}
+		if jo, told := c.cfg.Observer.(JumpObserver); told && jump {
+			jo.Jumped(e, sr.frame-ecs.Frame(snap-1))
+		}
 		c.cfg.Observer.Applied(e, sr.frame)
 	}
 	return nil
@@ -547,14 +550,19 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 	if fresh {
 		s.applied = uint32(frame)
 	}
+	jumped := false
 	if !ok {
 		c.spawned(e, owner, frame)
 	} else if (jump || snapped) && c.jump(e) && snapped {
 		c.stats.Snaps++
+		jumped = true
 	}
 	if c.cfg.Observer != nil {
 		if wo, told := c.cfg.Observer.(WriteObserver); told {
 			wo.Wrote(e, frame, Components(wrote))
+		}
+		if jo, told := c.cfg.Observer.(JumpObserver); told && jumped {
+			jo.Jumped(e, frame-ecs.Frame(snap-1))
 		}
 		c.cfg.Observer.Applied(e, frame)
 		if bo, born := c.cfg.Observer.(BirthObserver); born && !ok && snap != 0 {
