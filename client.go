@@ -378,6 +378,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		Clock:     cfg.Clock,
 		Replication: replicate.ClientConfig{
 			OnSpawn:     c.arrived,
+			OnRemove:    c.departed,
 			Observer:    c.phys,
 			Auth:        c.phys,
 			MaxEntities: cfg.MaxEntities,
@@ -676,17 +677,29 @@ func (c *Client[I]) arrived(e arche.Entity, owner ecs.PeerID, frame ecs.Frame) {
 	if c.g.Arrived != nil {
 		c.mu.enter()
 		defer c.mu.exit()
-		defer c.recoverArrived(e)
+		defer c.recoverHook("Arrived", e)
 		c.g.Arrived(c.w, e)
 	}
 }
 
-// recoverArrived ends the session, rather than the program, when the
-// Game's Arrived hook panics on entity e: what the host sent is not what
-// the game expects of its entities (one without the Transform its body
+// departed runs the Game's Departed hook on entity e, which the client is
+// about to remove.
+func (c *Client[I]) departed(e arche.Entity) {
+	if c.g.Departed == nil {
+		return
+	}
+	c.mu.enter()
+	defer c.mu.exit()
+	defer c.recoverHook("Departed", e)
+	c.g.Departed(c.w, e)
+}
+
+// recoverHook ends the session, rather than the program, when the Game's
+// hook (Arrived, Departed) panics on entity e: what the host sent is not
+// what the game expects of its entities (one without the Transform its body
 // needs). A panic inside a query the hook left open leaves the world
 // locked, which nothing undoes: that one goes on up.
-func (c *Client[I]) recoverArrived(e arche.Entity) {
+func (c *Client[I]) recoverHook(hook string, e arche.Entity) {
 	v := recover()
 	if v == nil {
 		return
@@ -694,7 +707,7 @@ func (c *Client[I]) recoverArrived(e arche.Entity) {
 	if c.w.ECS.Arche().IsLocked() {
 		panic(v)
 	}
-	c.fail(fmt.Errorf("%w: the game's Arrived hook panicked on entity %v, received from the host: %v; the session ended (check in Arrived what the host's entities may lack)", ErrHostData, e, v))
+	c.fail(fmt.Errorf("%w: the game's %s hook panicked on entity %v, received from the host: %v; the session ended (check in %s what the host's entities may lack)", ErrHostData, hook, e, v, hook))
 }
 
 // input is the client's input system: it stamps this frame's input, which

@@ -99,7 +99,8 @@ type Game[I comparable] struct {
 	// goroutine that called Host.Close for the players Close lets go.
 	Keep func(w *World, p Peer, e arche.Entity) bool
 	// Arrived, if set, runs on a client for every entity received from the
-	// host, right after it was created: it adds what the wire does not
+	// host, right after it was created (again when one that left the
+	// player's interest comes back: Departed ran as it left): it adds what the wire does not
 	// carry (a physics body, what to draw it with). The entity holds every
 	// component the host sent, and what the engine gave it: ecs.Interpolated
 	// on one this client does not own (drawn from received states), and on
@@ -115,6 +116,15 @@ type Game[I comparable] struct {
 	// then draws it from the host's states instead of predicting it; on
 	// another's it changes nothing.
 	Arrived func(w *World, e arche.Entity)
+	// Departed, if set, runs on a client for every entity received from
+	// the host just before the client removes it, holding every component
+	// it had: the host removed it (once drawn to its removal), it left the
+	// player's interest (it may come back, and Arrived runs again), or a
+	// resume found it gone. It lets go of what the game keeps of the
+	// entity outside the world (a sprite, a sound, an index by entity);
+	// the engine removes its physics body and the entity itself, which
+	// Departed must not remove.
+	Departed func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value suits a game with bodies; one whose player pushes loose bodies
 	// one at a time (a ball dribbled, a box kicked) sets DrawHeldAhead, so

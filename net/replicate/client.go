@@ -208,6 +208,12 @@ type ClientConfig struct {
 	// the host frame of the state it was made from (a join page's, or a
 	// State's).
 	OnSpawn func(e arche.Entity, owner ecs.PeerID, frame ecs.Frame)
+	// OnRemove, if set, is called before the client removes a replicated
+	// entity, holding every component it had, before the Observer's
+	// Removed: the host removed it (drawn to its removal first, with a
+	// DrawnObserver), it left this client's interest, a rejoin found it
+	// gone, or MaxEntities made room. It must not remove e itself.
+	OnRemove func(e arche.Entity)
 	// Observer, if set, learns of every applied state.
 	Observer Observer
 	// Auth, if set, receives AuthState instead of it being applied as is.
@@ -514,9 +520,12 @@ func (c *ClientReplicator) tombstone(id ecs.NetID, f ecs.Frame) {
 	}
 }
 
-// remove removes entity e and the client's record of it, telling the
-// Observer first.
+// remove removes entity e and the client's record of it, telling OnRemove
+// and the Observer first.
 func (c *ClientReplicator) remove(e arche.Entity) {
+	if c.cfg.OnRemove != nil {
+		c.cfg.OnRemove(e)
+	}
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Removed(e)
 	}
