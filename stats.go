@@ -59,7 +59,12 @@ type NetStats struct {
 	// Predict.Holding says whether the last one was.
 	HoldAfter time.Duration
 	// Frame is the client's frame; Frames those simulated since the join
-	// finished.
+	// finished. Frame is numbered as the host's frames are, ahead of the
+	// host's by Lead once in step, and runs on whatever the host sends: it
+	// is the clock for a game's own timers on a client (a round's
+	// countdown to a replicated end frame), where HostFrame stands still in
+	// a still world; the world drawn is older, at the View's
+	// Interpolator().RenderFrame().
 	Frame  ecs.Frame
 	Frames int
 	// HostFrame is the newest host frame whose state the client applied (0

@@ -445,7 +445,10 @@ func (r *Rig[I]) StepUntilReceipt(c *tandem.Client[I], op uint64, limit int) (rc
 // Steps). A client aligns on the states the host sends it; one that owns
 // nothing in a world where nothing moves has none, and is returned
 // unaligned (its frame jumps ahead once when states come). The test fails
-// if the client is refused, or does not play within Config.JoinSteps.
+// if the client is refused, or does not play within Config.JoinSteps. It
+// steps as many times as that takes: a test that measures what happens
+// meanwhile reads the host's frame (Host.Do) before and after, or joins
+// with Connect and steps itself.
 func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I] {
 	r.t.Helper()
 	c := r.Connect(name, cfg)
