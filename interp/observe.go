@@ -25,6 +25,11 @@ import (
 // Interpolator makes to the world).
 func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	w := ip.w
+	jumpAt := ip.jumpAt // the teleport's frame, if Jumped told it of e
+	if ip.jumpOf != e {
+		jumpAt = 0
+	}
+	ip.jumpOf = arche.Entity{}
 	s, ok := w.NetSlot(e)
 	if !ok {
 		return
@@ -77,11 +82,6 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 	}
 	snap := ic.Snap
 	ic.Snap = false
-	jumpAt := ip.jumpAt
-	if ip.jumpOf != e {
-		jumpAt = 0
-	}
-	ip.jumpOf = arche.Entity{}
 	st.flags |= flagRemote
 	ip.activate(s)
 	ip.stats.States++
