@@ -626,7 +626,7 @@ const (
 func (n *netPhysics) steer(e arche.Entity, b *cp.Body, st *remoteState, pose ecs.Transform) bool {
 	at := b.Position()
 	dx, dy := pose.X-at.X, pose.Y-at.Y
-	da := ecs.AngleDiff(pose.Angle, b.Angle())
+	da := ecs.AngleDiff(b.Angle(), pose.Angle)
 	if gap := math.Hypot(dx, dy); gap > kinematicSnap || gap < 1.0/replicate.PositionScale && math.Abs(da) < predictedAngleTolerance {
 		return false
 	}
