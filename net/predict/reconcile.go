@@ -205,7 +205,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					d.X, d.Y = cx, cy
 				}
 				if present {
-					d = noSpinUp(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
+					d = noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
 				}
 				if rests {
 					// Resting on something, the body's velocity is what
@@ -243,17 +243,27 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 	}
 }
 
-// noSpinUp returns velocity correction d of a body whose velocity is now v,
-// its spin's part shortened where it would spin the body faster than both
-// v's spin and the host's (host). A contact's friction decides a body's
-// spin from frame to frame (a disc rubbing along a wall rolls), so the
-// difference of a past frame's spin carried into the present is no longer
-// the difference there, and adding it whole fed a loop that grew each
-// round trip: a disc its player pressed into the corner of a goal spun up
-// to 10^23 radians a second on her client, and the contact threw it at
-// 10^7 units a second; one pressed along a wall was thrown along it at
-// 6,000. What is left of the difference shows in the next states.
-func noSpinUp(d, v, host ecs.Velocity) ecs.Velocity {
+// noRunaway returns velocity correction d of a body whose velocity is now
+// v, shortened where it would make the body faster than v's speed and the
+// host's velocity's (host) together, and spin it faster than both v's spin
+// and the host's. The game's own forces and a contact's friction decide a
+// body's velocity and spin from frame to frame (a grip that takes the
+// sideways speed, a disc rubbing along a wall that rolls), so the
+// difference of a past frame carried into the present is no longer the
+// difference there, and adding it whole fed a loop that grew each round
+// trip: a disc its player pressed into the corner of a goal spun up to
+// 10^23 radians a second on her client and the contact threw it at 10^7
+// units a second; a rammed vehicle with grip was left at 1,909 units a
+// second by one correction, the host's never past 338. The speed's bound
+// binds only where the velocity changed since the compared frame by more
+// than its speed now (v + d is v less the record plus the host's). What is
+// left of the difference shows in the next states.
+func noRunaway(d, v, host ecs.Velocity) ecs.Velocity {
+	x, y := v.X+d.X, v.Y+d.Y
+	if s, limit := math.Hypot(x, y), math.Hypot(v.X, v.Y)+math.Hypot(host.X, host.Y); s > limit {
+		k := limit / s
+		d.X, d.Y = x*k-v.X, y*k-v.Y
+	}
 	if w, limit := v.Angular+d.Angular, max(math.Abs(v.Angular), math.Abs(host.Angular)); math.Abs(w) > limit {
 		d.Angular = math.Copysign(limit, w) - v.Angular
 	}
