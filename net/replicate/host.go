@@ -201,6 +201,7 @@ type HostReplicator struct {
 	joins    int    // peers joining
 	budget   int    // join bytes left this step
 	pose     int    // the registry index of ecs.Transform (teleports), or -1
+	vel      int    // the registry index of ecs.Velocity (stops), or -1
 
 	ents       []entState
 	ids        []ecs.NetID // by slot: the network id of the live entity, 0 for none (ents' id, 16 a cache line)
@@ -304,6 +305,10 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 	h.pose = -1
 	if c, ok := reg.Lookup(reg.world.IDs.Transform); ok {
 		h.pose = int(c)
+	}
+	h.vel = -1
+	if c, ok := reg.Lookup(reg.world.IDs.Velocity); ok {
+		h.vel = int(c)
 	}
 	return h
 }

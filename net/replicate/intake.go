@@ -166,7 +166,7 @@ func (h *HostReplicator) prepareTick() {
 		// Field by field (see appendChange).
 		ch := h.appendChange()
 		ch.slot, ch.id, ch.comp, ch.owner, ch.urg = slot, e.id, e.pend, e.owner, e.urg
-		if e.urg >= urgent && e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery) {
+		if e.urg >= urgent && (e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery) || h.stops(e, slot)) {
 			ch.urg = urgYoung
 		}
 		e.pend = 0
@@ -182,6 +182,38 @@ func (h *HostReplicator) prepareTick() {
 		h.setCodes()
 	}
 	h.enc.reset()
+}
+
+// stops reports whether the change of entity e (in slot) stopped it: its
+// velocity is zero, and was not in the image last sent. An urgent stop (a
+// shot put on the wall it hit) goes at the top for every peer, as a new
+// entity's first changes do: weighed by a far peer's interest it waited,
+// the entity's removal (which goes ahead of every change) overtook it, and
+// the peer drew the shot carried on into the wall to its removal.
+func (h *HostReplicator) stops(e *entState, slot int32) bool {
+	if h.vel < 0 || e.ref == 0 {
+		return false
+	}
+	bit := uint16(1) << h.vel
+	if e.pend&bit == 0 || e.has&bit == 0 {
+		return false
+	}
+	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
+	if !allZero(h.image(slot)[at : at+n]) {
+		return false
+	}
+	ref, refHas := h.sentImage(e, slot)
+	return ref != nil && refHas&bit != 0 && !allZero(ref[at:at+n])
+}
+
+// allZero reports whether every field of a wire image is zero.
+func allZero(q []int32) bool {
+	for _, v := range q {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hostMoved reports whether the host's world marks the entity in slot

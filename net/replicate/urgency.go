@@ -24,7 +24,9 @@ const urgent = 16
 // of weighs them as any other. Urgent ones only, and two send ticks: in a
 // trial's waves of 200 creeps under a full budget, sending every new
 // entity's changes at the top for four send ticks drew the other creeps up
-// to twice as far off.
+// to twice as far off. An urgent change that stops an entity (stops: a
+// shot put on the wall it hit) goes at the top too, so that it reaches
+// every peer before the entity's removal.
 const (
 	youngSends = 2
 	urgYoung   = 255 // a change.urg beyond any urgency: at the top
@@ -44,11 +46,8 @@ func (h *HostReplicator) urgency(slot int32) int {
 	if e.pend&h.always != 0 || e.ref == 0 {
 		return urgent
 	}
-	var ref []int32
-	refHas := e.prevHas
-	if e.prevSince <= e.ref && e.ref < e.prevUntil {
-		ref = h.prevImage(slot)
-	} else if ref, refHas = h.imageAt(slot, e.ref); ref == nil {
+	ref, refHas := h.sentImage(e, slot)
+	if ref == nil {
 		return urgent
 	}
 	if e.pend&^refHas != 0 {
@@ -73,6 +72,16 @@ func (h *HostReplicator) urgency(slot int32) int {
 		best = max(best, d*f.inv>>32) // ⌊d·urgent/t⌋, or one less
 	}
 	return int(best)
+}
+
+// sentImage returns the image of entity e (in slot) last sent (e.ref) and
+// its components: the previous image, or one the ring keeps; nil when
+// neither holds it.
+func (h *HostReplicator) sentImage(e *entState, slot int32) ([]int32, uint16) {
+	if e.prevSince <= e.ref && e.ref < e.prevUntil {
+		return h.prevImage(slot), e.prevHas
+	}
+	return h.imageAt(slot, e.ref)
 }
 
 // measurePrev sets, in one pass over the delta-coded fields, the urgency and
