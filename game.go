@@ -119,11 +119,12 @@ type Game[I comparable] struct {
 	// Departed, if set, runs on a client for every entity received from
 	// the host just before the client removes it, holding every component
 	// it had: the host removed it (once drawn to its removal), it left the
-	// player's interest (it may come back, and Arrived runs again), or a
-	// resume found it gone. It lets go of what the game keeps of the
-	// entity outside the world (a sprite, a sound, an index by entity);
-	// the engine removes its physics body and the entity itself, which
-	// Departed must not remove.
+	// player's interest (it may come back, and Arrived runs again), a
+	// resume found it gone, or ClientConfig.MaxEntities made room. It lets
+	// go of what the game keeps of the entity outside the world (a sprite,
+	// a sound, an index by entity); the engine removes its physics body and
+	// the entity itself, which Departed must leave alive. A panic in it
+	// ends the session (ErrHostData), as one in Arrived does.
 	Departed func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value suits a game with bodies; one whose player pushes loose bodies

@@ -419,8 +419,12 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 	// host's image of it has not changed since an earlier one did (a body
 	// knocked from rest brings a new velocity and the pose it rested at):
 	// carried forward from f.
-	st.pose, st.frame = *n.transforms.Get(e), f
-	st.vel = *n.velocities.Get(e)
+	if f >= st.frame {
+		// (A state older than one applied, arriving late, leaves the
+		// newest's values in the components: nothing new.)
+		st.pose, st.frame = *n.transforms.Get(e), f
+		st.vel = *n.velocities.Get(e)
+	}
 	if predicted {
 		s, _ := w.NetSlot(e)
 		n.startPredicted(e, st, s, now)

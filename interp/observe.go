@@ -251,7 +251,8 @@ func (ip *Interpolator) Born(e arche.Entity, f ecs.Frame) {
 // after the teleport later (its budget's priorities), and e is drawn
 // jumping at f, not held where it was until the render frame reaches the
 // state: from f on it is drawn moved back from that state by its velocity,
-// walking on to it. Only the next Applied of e reads it.
+// walking on to it. The next Applied reads it and lets it go, whichever
+// entity that Applied is of (the replicator calls Jumped just before it).
 func (ip *Interpolator) Jumped(e arche.Entity, f ecs.Frame) {
 	ip.jumpOf, ip.jumpAt = e, f
 }

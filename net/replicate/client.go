@@ -99,16 +99,19 @@ type FrameObserver interface {
 // of an update or a spawn, which of e's replicated components the state
 // wrote. One it left out holds what it held before: for an entity whose
 // components the client's own systems run (ecs.Predicted), the client's own
-// value, which may equal the host's or not. (A join page writes every
-// component of the entities it makes, and is not told.)
+// value, which may equal the host's or not. Not told: a join page, which
+// writes every component of the entities it makes, and the Applied of an
+// AuthState (Auth) of an entity of this client's own the host moves
+// (ecs.HostMoved).
 type WriteObserver interface {
 	Observer
 	Wrote(e arche.Entity, f ecs.Frame, comps Components)
 }
 
 // JumpObserver is an Observer that is also told, just before the Applied of
-// a state whose pose is of a teleport this client had not applied (drawn as
-// a jump: Interpolated.Snap), the host frame of that teleport: the state's
+// a state whose pose is of a teleport this client had not applied, of an
+// entity it draws from states (it has ecs.Interpolated, whose Snap the
+// state set), the host frame of that teleport: the state's
 // frame, or an earlier one when the host sent its first state after the
 // teleport later (a budget's priorities: an entity the teleport took far
 // from what the client owns weighs less).
@@ -300,9 +303,13 @@ type ClientStats struct {
 // that is updated gets a history of its last DeltaHistory images, from a
 // pool.
 type ClientReplicator struct {
-	reg      *Registry
-	w        *ecs.World
-	cfg      ClientConfig
+	reg *Registry
+	w   *ecs.World
+	cfg ClientConfig
+	// wo and jo are cfg.Observer as a WriteObserver and a JumpObserver,
+	// nil when it is not one.
+	wo       WriteObserver
+	jo       JumpObserver
 	q        []int32 // scratch: a whole image
 	bq       []int32 // scratch: a baseline
 	ids      []arche.ID
@@ -395,6 +402,8 @@ func NewClient(reg *Registry, cfg ClientConfig) *ClientReplicator {
 	if ci, ok := reg.Lookup(reg.world.IDs.Transform); ok {
 		c.pose = int(ci)
 	}
+	c.wo, _ = cfg.Observer.(WriteObserver)
+	c.jo, _ = cfg.Observer.(JumpObserver)
 	return c
 }
 

@@ -378,7 +378,8 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 	if fresh {
 		s.applied = frame
 	}
-	if jump && a.Has(e, c.w.IDs.Interpolated) {
+	jump = jump && a.Has(e, c.w.IDs.Interpolated)
+	if jump {
 		ip := (*ecs.Interpolated)(a.Get(e, c.w.IDs.Interpolated))
 		ip.Prev = *(*ecs.Transform)(a.Get(e, c.w.IDs.Transform))
 		ip.Snap = true
@@ -389,11 +390,11 @@ func (c *ClientReplicator) update(sr *stateReader, id ecs.NetID, newest bool, ag
 		c.markMoved(slot)
 	}
 	if c.cfg.Observer != nil {
-		if wo, told := c.cfg.Observer.(WriteObserver); told {
-			wo.Wrote(e, sr.frame, Components(wrote))
+		if c.wo != nil {
+			c.wo.Wrote(e, sr.frame, Components(wrote))
 		}
-		if jo, told := c.cfg.Observer.(JumpObserver); told && jump {
-			jo.Jumped(e, sr.frame-ecs.Frame(snap-1))
+		if c.jo != nil && jump {
+			c.jo.Jumped(e, sr.frame-ecs.Frame(snap-1))
 		}
 		c.cfg.Observer.Applied(e, sr.frame)
 	}
@@ -558,11 +559,11 @@ func (c *ClientReplicator) spawn(id ecs.NetID, owner ecs.PeerID, mask uint16, fr
 		jumped = true
 	}
 	if c.cfg.Observer != nil {
-		if wo, told := c.cfg.Observer.(WriteObserver); told {
-			wo.Wrote(e, frame, Components(wrote))
+		if c.wo != nil {
+			c.wo.Wrote(e, frame, Components(wrote))
 		}
-		if jo, told := c.cfg.Observer.(JumpObserver); told && jumped {
-			jo.Jumped(e, frame-ecs.Frame(snap-1))
+		if c.jo != nil && jumped {
+			c.jo.Jumped(e, frame-ecs.Frame(snap-1))
 		}
 		c.cfg.Observer.Applied(e, frame)
 		if bo, born := c.cfg.Observer.(BirthObserver); born && !ok && snap != 0 {
