@@ -315,11 +315,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	a := w.ECS.Arche()
 	c.inputs = generic.NewMap[Input[I]](a)
 	c.interps = generic.NewMap[ecs.Interpolated](a)
-	c.reg = replicate.NewEmptyRegistry(w.ECS)
+	c.reg = g.registry(w.ECS)
 	w.reg = c.reg
 	var tracks []predict.Tracker
 	for _, comp := range g.replicated() {
-		comp.register(c.reg)
 		tracks = append(tracks, comp.track())
 	}
 	c.driven = newDrivenFilters[I](w.ECS)

@@ -10,7 +10,6 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/clock/bubble"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport/mem"
 )
@@ -56,10 +55,7 @@ func TestRunAnswersAHandshakeAtOnce(t *testing.T) {
 		}
 		w := ecs.NewWorld()
 		sched := ecs.NewSchedule(w, clock.Real{}, 0)
-		reg := replicate.NewEmptyRegistry(w)
-		for _, c := range g.replicated() {
-			c.register(reg)
-		}
+		reg := g.registry(w)
 		start := time.Now()
 		cl, err := session.NewClient(sched, reg, tc, session.ClientConfig{Name: "quick", Schema: g.Schema()})
 		if err != nil {

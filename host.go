@@ -451,15 +451,13 @@ func (h *Host[I]) build(restoring bool) error {
 	ic.Step = g.step()
 	h.ip = interp.New(w.ECS, h.clk, ic)
 	h.ip.SetLocal(ecs.HostPeer)
-	reg := replicate.NewEmptyRegistry(w.ECS)
-	for _, c := range g.replicated() {
-		c.register(reg)
-	}
+	reg := g.registry(w.ECS)
 	h.reg = reg
 	w.reg = reg
 	rc := h.cfg.Replication
 	rc.SendEvery = h.cfg.SendEvery
-	rc.StepRate = 1 / g.step().Seconds()
+	// (StepRate: the session's, the whole steps a second its Welcome tells
+	// clients; both sides predict poses from velocities by it.)
 	// The driven marks are kept after the game's systems, before
 	// replication (which the session adds next): an avatar a system made
 	// this step goes out marked, and its client drives it from its arrival

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +254,12 @@ func TestSchemaFollowsTheWire(t *testing.T) {
 	component(vc.Name, "ecs.Velocity", vc.Fields, vc.Delta, vc.Wrap)
 	component(labelCodec.Name, "tandem.label", labelCodec.Fields, labelCodec.Delta, labelCodec.Wrap)
 	component("tandem.Driven", "tandem.drivenMark{on bool}", 1, false, nil)
+	// The motion that ties Transform (0) and Velocity (1), replicated with
+	// the default codecs.
+	m := replicate.DefaultMotion(0, 1)
+	comps = append(comps, 0, 1)
+	comps = binary.LittleEndian.AppendUint64(comps, math.Float64bits(m.Linear))
+	comps = binary.LittleEndian.AppendUint64(comps, math.Float64bits(m.Angular))
 	doc := wire.AppendUvarint(nil, uint64(len(comps)))
 	doc = append(doc, comps...)
 	doc = wire.AppendUvarint(doc, 0) // no commands

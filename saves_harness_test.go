@@ -298,10 +298,7 @@ func (r *rig) dialRaw(name string) *rawPlayer {
 	}
 	p := &rawPlayer{w: ecs.NewWorld()}
 	p.sched = ecs.NewSchedule(p.w, r.clk, 0)
-	reg := replicate.NewEmptyRegistry(p.w)
-	for _, c := range r.g.replicated() {
-		c.register(reg)
-	}
+	reg := r.g.registry(p.w)
 	p.cl, err = session.NewClient(p.sched, reg, tc, session.ClientConfig{Name: name, Clock: r.clk, Schema: r.g.Schema(),
 		OnLaneMessage: func(lane transport.Lane, msg []byte) {
 			if lane == transport.LaneCommands {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/command"
-	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/session"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/transport/mem"
@@ -80,10 +79,7 @@ func testCapacityAndSpectators(t *testing.T, s saveStore) {
 	// A spectator that sends a command or input anyway: malformed.
 	tc, _ := r.net.Dial(context.Background(), "host")
 	w := ecs.NewWorld()
-	reg := replicate.NewEmptyRegistry(w)
-	for _, c := range r.g.replicated() {
-		c.register(reg)
-	}
+	reg := r.g.registry(w)
 	sched := ecs.NewSchedule(w, r.clk, 0)
 	eve.Close() // her place is gil's
 	r.step(10)

@@ -23,11 +23,27 @@ import (
 // rate itself, with its own error. Schema registers g's components in a
 // world of its own: call it once (to show as a version, say), not per frame.
 func (g *Game[I]) Schema() uint64 {
-	reg := replicate.NewEmptyRegistry(ecs.NewWorld())
+	return g.schemaOf(g.registry(ecs.NewWorld()))
+}
+
+// registry returns a registry of w with g's replicated components in their
+// order and, when ecs.Transform and ecs.Velocity replicate with the
+// default codecs (replicate.TransformCodec and VelocityCodec), poses
+// predicted from velocities on the wire (replicate.DefaultMotion): a body
+// moving as its velocity says costs its residuals, not its motion. Host,
+// client and Schema build it alike.
+func (g *Game[I]) registry(w *ecs.World) *replicate.Registry {
+	reg := replicate.NewEmptyRegistry(w)
 	for _, c := range g.replicated() {
 		c.register(reg)
 	}
-	return g.schemaOf(reg)
+	pose, posed := reg.Lookup(w.IDs.Transform)
+	vel, moves := reg.Lookup(w.IDs.Velocity)
+	if posed && moves && reg.Name(pose) == "Transform" && reg.Name(vel) == "Velocity" &&
+		reg.Delta(pose) && reg.Delta(vel) && reg.Fields(pose) == 3 && reg.Fields(vel) == 3 {
+		reg.SetMotion(replicate.DefaultMotion(pose, vel))
+	}
+	return reg
 }
 
 // schemaOf is Schema for a registry g's components are registered in.

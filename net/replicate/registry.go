@@ -372,6 +372,10 @@ func (r *Registry) Name(c Component) string { return r.comps[c].name }
 // Fields returns the number of integers in c's wire image.
 func (r *Registry) Fields(c Component) int { return r.comps[c].fields }
 
+// Delta reports whether c travels as a difference from the value a peer
+// acknowledged (Codec.Delta).
+func (r *Registry) Delta(c Component) bool { return r.comps[c].delta }
+
 // Quantize writes the wire image of entity e's component c into q, which must
 // hold Fields(c) integers.
 func (r *Registry) Quantize(e arche.Entity, c Component, q []int32) {
