@@ -16,9 +16,10 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// creepFrom is walkers with a creep (network id 1) that walks towards the
-// players at 0 from x0, 5 units a frame, its Velocity replicated.
-func creepFrom(x0 float64) *tandem.Game[Walk] {
+// movingWalkers is walkers with ecs.Velocity replicated too, and host, run
+// on the host's world after walkers' Setup, making the host's own entities
+// and systems.
+func movingWalkers(host func(w *tandem.World)) *tandem.Game[Walk] {
 	g := *walkers
 	g.Components = []tandem.Component{
 		tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
@@ -26,16 +27,23 @@ func creepFrom(x0 float64) *tandem.Game[Walk] {
 	}
 	g.Setup = func(w *tandem.World) {
 		walkers.Setup(w)
-		if w.Role == tandem.Joined {
-			return
+		if w.Role != tandem.Joined {
+			host(w)
 		}
+	}
+	return &g
+}
+
+// creepFrom is walkers with a creep (network id 1) that walks towards the
+// players at 0 from x0, 5 units a frame, its Velocity replicated.
+func creepFrom(x0 float64) *tandem.Game[Walk] {
+	return movingWalkers(func(w *tandem.World) {
 		m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.ECS.Arche())
 		creep := m.NewWith(&ecs.Transform{X: x0}, &ecs.Velocity{X: -300}, &ecs.NetworkIdentity{})
 		w.Schedule.Add("creep", ecs.SystemFunc(func(ew *ecs.World) {
 			ecs.Mutate[ecs.Transform](ew, creep).X -= 5
 		}))
-	}
-	return &g
+	})
 }
 
 // A creep that walks into a player's interest is drawn walking in, where

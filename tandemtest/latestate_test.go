@@ -27,18 +27,7 @@ func TestALateStateLeavesASlidingCrateWhereTheNewerPutIt(t *testing.T) {
 		link := condition.Config{Latency: 60 * time.Millisecond, Jitter: 40 * time.Millisecond, Reorder: 0.2, ReorderDelay: 40 * time.Millisecond, Seed: seed}
 		r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 		ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)
-		var id ecs.NetID
-		r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
-		r.Step(30)
-		r.Host.Do(func(w *tandem.World) { knockAt = w.ECS.Frame() + 1 })
-		annX := map[ecs.Frame]float64{}
-		for range 150 {
-			r.Step(1)
-			ann.Do(func(w *tandem.World) {
-				e, _ := w.ECS.EntityOf(id)
-				annX[w.ECS.Frame()] = w.Physics.BodyOf(e).Position().X
-			})
-		}
+		annX := knockAndTrace(r, ann, &knockAt, 150)
 		off, far := 0.0, 0
 		for f, x := range annX {
 			if hx, ok := hostX[f]; ok && f > knockAt+20 {

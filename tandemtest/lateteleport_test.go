@@ -9,7 +9,6 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/tandemtest"
@@ -27,16 +26,7 @@ func TestACreepTeleportedFarIsDrawnJumpingAtItsFrame(t *testing.T) {
 	for _, jump := range []float64{1000, 3000} {
 		var at ecs.Frame // the teleport's frame, once set
 		hostX := map[ecs.Frame]float64{}
-		g := *walkers
-		g.Components = []tandem.Component{
-			tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
-			tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
-		}
-		g.Setup = func(w *tandem.World) {
-			walkers.Setup(w)
-			if w.Role == tandem.Joined {
-				return
-			}
+		g := movingWalkers(func(w *tandem.World) {
 			m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.ECS.Arche())
 			creep := m.NewWith(&ecs.Transform{X: 900, Y: 300}, &ecs.Velocity{X: -120}, &ecs.NetworkIdentity{})
 			w.Schedule.Add("creep", ecs.SystemFunc(func(ew *ecs.World) {
@@ -48,9 +38,9 @@ func TestACreepTeleportedFarIsDrawnJumpingAtItsFrame(t *testing.T) {
 				}
 				hostX[ew.Frame()] = p.X
 			}))
-		}
+		})
 		link := condition.Config{Latency: 50 * time.Millisecond}
-		r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+		r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
 		r.Step(60)
 		r.Host.Do(func(w *tandem.World) { at = w.ECS.Frame() + 10 })

@@ -29,20 +29,8 @@ func TestAPredictedCrateTheHostKnocksIsPutWhereItSlides(t *testing.T) {
 			}
 		}
 		r, ann := crateRigOver(t, g, lat)
-		var id ecs.NetID
-		r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
-		r.Step(30)
-		r.Host.Do(func(w *tandem.World) { knockAt = w.ECS.Frame() + 1 })
-		annX := map[ecs.Frame]float64{}
-		var corrected uint64
-		for range 150 {
-			r.Step(1)
-			ann.Do(func(w *tandem.World) {
-				e, _ := w.ECS.EntityOf(id)
-				annX[w.ECS.Frame()] = w.Physics.BodyOf(e).Position().X
-			})
-		}
-		corrected = ann.Stats().Bodies.Corrected
+		annX := knockAndTrace(r, ann, &knockAt, 150)
+		corrected := ann.Stats().Bodies.Corrected
 		past, compared, far, moved := 0.0, 0, 0, false
 		for f, x := range annX {
 			hx, ok := hostX[f]

@@ -360,6 +360,25 @@ func knockedCrate(net tandem.NetPhysics, crate physics.Material, at *ecs.Frame, 
 	return g
 }
 
+// knockAndTrace steps rig r 30 frames, has the host knock its crate at the
+// next frame (knockAt, knockedCrate's), steps n frames more, and returns
+// where ann's physics had the crate at the end of each of her frames.
+func knockAndTrace(r *tandemtest.Rig[Pedal], ann *tandem.Client[Pedal], knockAt *ecs.Frame, n int) map[ecs.Frame]float64 {
+	var id ecs.NetID
+	r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
+	r.Step(30)
+	r.Host.Do(func(w *tandem.World) { *knockAt = w.ECS.Frame() + 1 })
+	annX := map[ecs.Frame]float64{}
+	for range n {
+		r.Step(1)
+		ann.Do(func(w *tandem.World) {
+			e, _ := w.ECS.EntityOf(id)
+			annX[w.ECS.Frame()] = w.Physics.BodyOf(e).Position().X
+		})
+	}
+	return annX
+}
+
 // A crate the player pushes that the host sends elsewhere (a kick the
 // player's client does not simulate: another's, or given by command) is put
 // on the host's state as soon as a state of a frame her client simulated it
@@ -425,18 +444,7 @@ func TestASlidingCrateIsCarriedWhereTheHostSlidesIt(t *testing.T) {
 		hostX := map[ecs.Frame]float64{}
 		g := knockedCrate(tandem.NetPhysics{}, slowing, &knockAt, ecs.Velocity{X: 500}, hostX)
 		r, ann := crateRigOver(t, g, lat)
-		var id ecs.NetID
-		r.Host.Do(func(w *tandem.World) { _, id = hostsOwn(w) })
-		r.Step(30)
-		r.Host.Do(func(w *tandem.World) { knockAt = w.ECS.Frame() + 1 })
-		annX := map[ecs.Frame]float64{}
-		for range 150 {
-			r.Step(1)
-			ann.Do(func(w *tandem.World) {
-				e, _ := w.ECS.EntityOf(id)
-				annX[w.ECS.Frame()] = w.Physics.BodyOf(e).Position().X
-			})
-		}
+		annX := knockAndTrace(r, ann, &knockAt, 150)
 		past, compared, far := 0.0, 0, 0
 		for f, x := range annX {
 			if hx, ok := hostX[f]; ok && f > knockAt {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
@@ -18,16 +17,7 @@ import (
 // Velocity (it stopped), and a send interval later removes it, as the
 // README advises.
 func wallShots(fire ecs.Frame, y float64) *tandem.Game[Walk] {
-	g := *walkers
-	g.Components = []tandem.Component{
-		tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
-		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
-	}
-	g.Setup = func(w *tandem.World) {
-		walkers.Setup(w)
-		if w.Role == tandem.Joined {
-			return
-		}
+	return movingWalkers(func(w *tandem.World) {
 		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
 		var shot arche.Entity
 		var stopped ecs.Frame
@@ -46,8 +36,7 @@ func wallShots(fire ecs.Frame, y float64) *tandem.Game[Walk] {
 				ew.Arche().RemoveEntity(shot)
 			}
 		}))
-	}
-	return &g
+	})
 }
 
 // A shot the host stops on a wall (its Velocity zeroed, its pose on the
