@@ -21,6 +21,13 @@ type mover struct {
 	m    generic.Map3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity]
 }
 
+// newMover returns a mover of w's bodies, its random numbers seeded by a
+// and b, with no bodies yet.
+func newMover(w *ecs.World, a, b uint64) *mover {
+	return &mover{rng: rand.New(rand.NewPCG(a, b)), tf: generic.NewMap[ecs.Transform](w.Arche()), vel: generic.NewMap[ecs.Velocity](w.Arche()),
+		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
+}
+
 func (mv *mover) Update(w *ecs.World) {
 	for i, e := range mv.live {
 		if i%3 == int(w.Frame())%3 {
@@ -126,8 +133,7 @@ func (c *checker) Removed(e arche.Entity) {
 func TestEveryAppliedStateIsTheHostsImage(t *testing.T) {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
-	mv := &mover{rng: rand.New(rand.NewPCG(5, 6)), tf: generic.NewMap[ecs.Transform](w.Arche()), vel: generic.NewMap[ecs.Velocity](w.Arche()),
-		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
+	mv := newMover(w, 5, 6)
 	for range 80 {
 		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
 	}
@@ -177,8 +183,7 @@ func TestEveryAppliedStateIsTheHostsImage(t *testing.T) {
 func TestPeersShareWork(t *testing.T) {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
-	mv := &mover{rng: rand.New(rand.NewPCG(7, 8)), tf: generic.NewMap[ecs.Transform](w.Arche()), vel: generic.NewMap[ecs.Velocity](w.Arche()),
-		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
+	mv := newMover(w, 7, 8)
 	for range 200 {
 		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
 	}

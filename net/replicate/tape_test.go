@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mlange-42/arche/generic"
-
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport"
 	"github.com/tandem-go/tandem/net/wire"
@@ -68,8 +66,7 @@ type tapeRun struct {
 func newTapeRun(off bool) *tapeRun {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
-	mv := &mover{rng: rand.New(rand.NewPCG(3, 9)), tf: generic.NewMap[ecs.Transform](w.Arche()), vel: generic.NewMap[ecs.Velocity](w.Arche()),
-		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
+	mv := newMover(w, 3, 9)
 	for range 300 {
 		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
 	}

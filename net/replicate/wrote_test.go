@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
 )
@@ -80,8 +79,7 @@ func (s *scribbler) image(e arche.Entity) []int32 {
 func TestAWriteObserverIsToldWhatAStateWrote(t *testing.T) {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
-	mv := &mover{rng: rand.New(rand.NewPCG(9, 10)), tf: generic.NewMap[ecs.Transform](w.Arche()), vel: generic.NewMap[ecs.Velocity](w.Arche()),
-		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
+	mv := newMover(w, 9, 10)
 	for range 80 {
 		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
 	}
