@@ -21,12 +21,7 @@ func TestDepartedRunsForEveryEntityTheClientRemoves(t *testing.T) {
 	var crate arche.Entity
 	moves := map[ecs.Frame]float64{} // host frame → the crate's new x
 	var removeAt ecs.Frame
-	g := *walkers
-	g.Setup = func(w *tandem.World) {
-		walkers.Setup(w)
-		if w.Role == tandem.Joined {
-			return
-		}
+	g := movingWalkers(func(w *tandem.World) {
 		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
 		crate = m.NewWith(&ecs.Transform{X: 300}, &ecs.NetworkIdentity{})
 		w.Schedule.Add("move", ecs.SystemFunc(func(ew *ecs.World) {
@@ -38,7 +33,7 @@ func TestDepartedRunsForEveryEntityTheClientRemoves(t *testing.T) {
 				ecs.ReportTeleport(ew, crate)
 			}
 		}))
-	}
+	})
 	var arrived, departed []ecs.NetID
 	g.Arrived = func(w *tandem.World, e arche.Entity) {
 		if id, _ := w.ECS.Identity(e); id.Owner == ecs.HostPeer {
@@ -52,7 +47,7 @@ func TestDepartedRunsForEveryEntityTheClientRemoves(t *testing.T) {
 		}
 		departed = append(departed, id.ID)
 	}
-	r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{})
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{})
 	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
 	var f ecs.Frame
 	r.Host.Do(func(w *tandem.World) { f = w.ECS.Frame() })

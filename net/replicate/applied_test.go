@@ -28,6 +28,13 @@ func newMover(w *ecs.World, a, b uint64) *mover {
 		m: generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())}
 }
 
+// spread adds n bodies at random in a 500-unit square, moving along x.
+func (mv *mover) spread(n int) {
+	for range n {
+		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
+	}
+}
+
 func (mv *mover) Update(w *ecs.World) {
 	for i, e := range mv.live {
 		if i%3 == int(w.Frame())%3 {
@@ -134,9 +141,7 @@ func TestEveryAppliedStateIsTheHostsImage(t *testing.T) {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
 	mv := newMover(w, 5, 6)
-	for range 80 {
-		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
-	}
+	mv.spread(80)
 	rec := &recorder{reg: reg, images: map[ecs.Frame]map[ecs.NetID][]int32{}}
 	h := NewHost(reg, HostConfig{CheckReports: true})
 	sched := ecs.NewSchedule(w, nil, 0)

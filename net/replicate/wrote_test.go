@@ -80,9 +80,7 @@ func TestAWriteObserverIsToldWhatAStateWrote(t *testing.T) {
 	w := ecs.NewWorld()
 	reg := NewRegistry(w)
 	mv := newMover(w, 9, 10)
-	for range 80 {
-		mv.live = append(mv.live, mv.m.NewWith(&ecs.Transform{X: mv.rng.Float64() * 500, Y: mv.rng.Float64() * 500}, &ecs.Velocity{X: mv.rng.NormFloat64() * 100}, &ecs.NetworkIdentity{}))
-	}
+	mv.spread(80)
 	rec := &recorder{reg: reg, images: map[ecs.Frame]map[ecs.NetID][]int32{}}
 	h := NewHost(reg, HostConfig{})
 	sched := ecs.NewSchedule(w, nil, 0)
