@@ -93,6 +93,13 @@ type ClientConfig[I any] struct {
 	Joined func() bool
 	// HostFrame returns the newest host frame whose state arrived.
 	HostFrame func() ecs.Frame
+	// View, if set, returns the host frame, with its fraction, at which the
+	// client draws the entities it does not predict (its interpolator's
+	// render frame): SetInput records it beside the frame's input (ViewAt)
+	// and the input message says how far behind the input's frame it was,
+	// so the host rewinds a hit test to what the player saw
+	// (PeerInputs.View). Nil: the input's own frame, nothing behind.
+	View func() float64
 }
 
 // DefaultMaxOwned is ClientConfig.MaxOwned's default: a squad, a fleet, a

@@ -15,6 +15,12 @@
 //     it arrived, else the last one repeated (for MaxRepeat frames after its
 //     stamp at most, then the zero input); a late input is applied at once
 //     (Apply) or reported for rollback (Rollback).
+//   - Views. A client draws what it does not predict behind the frame it
+//     predicts; with ClientConfig.View it records, beside each input, the
+//     host frame it drew then (Client.ViewAt), and each message says how
+//     far behind its newest input that was. The host's PeerInputs.View is
+//     the view of the input in force, at most HostInputConfig.MaxRewind
+//     frames back: what a lag-compensated hit test rewinds to.
 //   - Time. Input stamped F is applied at host frame F, so the client runs
 //     ahead of the host by half a round trip plus a small buffer. TimeSync
 //     estimates the host's frame from the host frames received and the round

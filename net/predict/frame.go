@@ -44,6 +44,10 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 		c.hist.inputs[s] = zero
 	}
 	c.hist.flags[s] = c.hist.flags[s]&^recHeld | recInput
+	c.hist.views[s] = float64(f)
+	if c.cfg.View != nil {
+		c.hist.views[s] = min(c.cfg.View(), float64(f))
+	}
 	c.last = c.hist.inputs[s]
 	if _, ok := c.local(); ok && c.cfg.Link != nil {
 		c.hold(s)
@@ -162,8 +166,9 @@ func (c *Client[I]) send(f ecs.Frame, aligned bool) {
 		c.scratch[n] = c.hist.inputs[s]
 		n++
 	}
+	head := inputsHead{newest: f, unaligned: !aligned, behind: behindOf(f, c.ViewAt(f))}
 	var k int
-	c.msg, k = appendInputsOf(c.msg[:0], &c.codec, f, c.scratch[:n], !aligned)
+	c.msg, k = appendInputsOf(c.msg[:0], &c.codec, head, c.scratch[:n])
 	if k == 0 {
 		return
 	}
@@ -194,6 +199,35 @@ func (c *Client[I]) InputAt(f ecs.Frame) (*I, bool) {
 	}
 	return &c.hist.inputs[s], true
 }
+
+// ViewAt returns the host frame, with its fraction, at which the client drew
+// the entities it does not predict as frame f's input was set
+// (ClientConfig.View), f itself without a View or a record of f: what a hit
+// test of frame f rewinds to, on the client as on the host.
+func (c *Client[I]) ViewAt(f ecs.Frame) float64 {
+	if s, ok := c.hist.find(f, recInput); ok {
+		return c.hist.views[s]
+	}
+	return float64(f)
+}
+
+// behindOf is how far view is behind frame f, in 1/ViewScale of a frame, as
+// an Input message carries it: 0 for a view at or past f, at most
+// maxBehind.
+func behindOf(f ecs.Frame, view float64) uint32 {
+	d := (float64(f) - view) * ViewScale
+	switch {
+	case !(d > 0): // NaN too
+		return 0
+	case d >= maxBehind:
+		return maxBehind
+	}
+	return uint32(d + 0.5)
+}
+
+// maxBehind bounds an Input message's behind, in 1/ViewScale of a frame:
+// 256 frames, past anything a host rewinds (HostInputConfig.MaxRewind).
+const maxBehind = 256 * ViewScale
 
 // Sync returns the time synchronization.
 func (c *Client[I]) Sync() *TimeSync { return c.sync }

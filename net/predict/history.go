@@ -23,6 +23,7 @@ type history[I any] struct {
 	frames []ecs.Frame // by slot; 0: empty
 	flags  []uint8
 	inputs []I
+	views  []float64 // the host frame the client drew what it does not predict at, as the frame's input was set
 	counts []int32
 	ents   []arche.Entity
 	masks  []uint16 // trackers' bits: components the entity had
@@ -36,6 +37,7 @@ func (h *history[I]) init(size int) {
 	h.frames = make([]ecs.Frame, size)
 	h.flags = make([]uint8, size)
 	h.inputs = make([]I, size)
+	h.views = make([]float64, size)
 	h.counts = make([]int32, size)
 }
 

@@ -80,7 +80,17 @@ type HostInputConfig[I any] struct {
 	// (InputStats.Excess, ErrTooMany). A client sends one per frame, a few
 	// more after a stall or while it runs fast. Default 16.
 	MaxMessagesPerFrame int
+	// MaxRewind bounds how far behind the frame of its input a peer's view
+	// goes (PeerInputs.View), in frames: a lag-compensated hit test never
+	// looks further back, whatever a client says it drew. A view further
+	// behind is taken at the bound and counted (InputStats.FarViews).
+	// Default DefaultMaxRewind.
+	MaxRewind int
 }
+
+// DefaultMaxRewind is HostInputConfig.MaxRewind's default: 30 frames, half a
+// second at 60 Hz, a round trip of 300 ms and the render delay behind it.
+const DefaultMaxRewind = 30
 
 func (c *HostInputConfig[I]) defaults() {
 	if c.Window <= 0 {
@@ -97,6 +107,9 @@ func (c *HostInputConfig[I]) defaults() {
 	}
 	if c.MaxRepeat == 0 {
 		c.MaxRepeat = DefaultMaxRepeat
+	}
+	if c.MaxRewind <= 0 {
+		c.MaxRewind = DefaultMaxRewind
 	}
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
@@ -140,6 +153,9 @@ type InputStats struct {
 	// was in step with the host's that came after an aligned one (reordered
 	// on the way): dropped, the aligned inputs stand.
 	Unaligned uint64
+	// FarViews counts messages whose view was further behind their newest
+	// input than HostInputConfig.MaxRewind: taken at that bound.
+	FarViews uint64
 }
 
 // HostInputs keeps every peer's inputs on the host and, once per frame,
@@ -227,13 +243,13 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 		return ErrTooMany
 	}
 	p.count++
-	newest, n, unaligned, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
+	head, n, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
 	if err != nil {
 		p.stats.Malformed++
 		return err
 	}
 	p.stats.Messages++
-	if unaligned {
+	if head.unaligned {
 		if p.aligned {
 			// Sent before an aligned one that came first: the aligned
 			// inputs stand.
@@ -243,7 +259,11 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 	} else {
 		p.aligned = true
 	}
-	return p.store(h.w.Frame(), newest, h.scratch[:n], !unaligned)
+	if most := uint32(h.cfg.MaxRewind) * ViewScale; head.behind > most {
+		head.behind = most
+		p.stats.FarViews++
+	}
+	return p.store(h.w.Frame(), head, h.scratch[:n])
 }
 
 // Resume starts peer id's inputs anew after its session resumed at host
@@ -258,11 +278,12 @@ func (h *HostInputs[I]) Resume(id ecs.PeerID, f ecs.Frame) {
 
 func (h *HostInputs[I]) newPeer(id ecs.PeerID) *PeerInputs[I] {
 	p := &PeerInputs[I]{
-		h:      h,
-		id:     id,
-		frames: make([]ecs.Frame, h.cfg.Window),
-		ins:    make([]I, h.cfg.Window),
-		live:   make([]bool, h.cfg.Window),
+		h:       h,
+		id:      id,
+		frames:  make([]ecs.Frame, h.cfg.Window),
+		ins:     make([]I, h.cfg.Window),
+		live:    make([]bool, h.cfg.Window),
+		behinds: make([]uint32, h.cfg.Window),
 	}
 	if f := h.w.Frame(); f > 0 {
 		p.applied = f - 1
@@ -293,6 +314,9 @@ type PeerInputs[I any] struct {
 	frames []ecs.Frame // by frame % Window: the frame whose input the slot holds, 0 none
 	ins    []I
 	live   []bool // the slot's input came in an aligned message (Live)
+	// behinds: how far behind the slot's frame the peer drew what it does
+	// not predict as it set the input, in 1/ViewScale of a frame
+	behinds []uint32
 
 	applied    ecs.Frame // the last frame taken
 	floor      ecs.Frame // inputs stamped at or before it are dropped (Resume)
@@ -300,14 +324,17 @@ type PeerInputs[I any] struct {
 	curFrame   ecs.Frame // the frame cur was stamped with
 	has        bool
 	curLive    bool      // cur came in an aligned message
+	curBehind  uint32    // cur's behind (behinds)
+	viewFrame  ecs.Frame // the frame cur's view is behind: its own, or the frame it is repeated at
 	aligned    bool      // an aligned message came: unaligned ones are dropped
 	inputFrame ecs.Frame // the host frame an input was last applied at
 	newest     ecs.Frame // the newest frame received
 
-	late      I
-	lateFrame ecs.Frame
-	hasLate   bool
-	lateLive  bool
+	late       I
+	lateFrame  ecs.Frame
+	hasLate    bool
+	lateLive   bool
+	lateBehind uint32
 
 	countFrame ecs.Frame // the host frame count is of
 	count      int       // messages taken in countFrame
@@ -334,6 +361,23 @@ func (p *PeerInputs[I]) Input() (in *I, ok bool) { return &p.cur, p.has }
 // be in step: Client.SetInput), which the host applies but a game does not
 // act on as presses. False before the peer's first input.
 func (p *PeerInputs[I]) Live() bool { return p.has && p.curLive }
+
+// View returns the host frame, with its fraction, whose world the peer drew
+// (the entities it does not predict, at its render frame) when it set the
+// input in force: what a lag-compensated hit test rewinds to. An input in
+// force at its own frame or late was seen from that frame's view; one
+// repeated for a frame without its own, from the same distance behind the
+// frame it is repeated at. Never further behind the frame being simulated
+// than HostInputConfig.MaxRewind; the frame itself while the input in force
+// is not the player's (Live false).
+func (p *PeerInputs[I]) View() float64 {
+	now := float64(p.applied)
+	if !p.Live() {
+		return now
+	}
+	v := float64(p.viewFrame) - float64(p.curBehind)/ViewScale
+	return min(max(v, now-float64(p.h.cfg.MaxRewind)), now)
+}
 
 // InputFrame returns the frame the input in force was stamped with: the
 // current frame when it is exact, an earlier one when it is repeated or late.
@@ -364,7 +408,8 @@ func (p *PeerInputs[I]) InputAt(f ecs.Frame) (in *I, ok bool) {
 // store files the inputs of one message, ins[i] stamped newest-i, at host
 // frame now. With LateInput Rollback, OnLate is called once, after the
 // whole message is stored, with the oldest late input.
-func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
+func (p *PeerInputs[I]) store(now ecs.Frame, head inputsHead, ins []I) error {
+	newest, live := head.newest, !head.unaligned
 	cfg := &p.h.cfg
 	window := uint64(len(p.frames))
 	ahead, stale := 0, 0
@@ -389,12 +434,12 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 			p.stats.Duplicates++
 			if g > p.applied {
 				// Not applied yet: the newest message's input wins.
-				p.ins[slot], p.live[slot] = ins[i], live
+				p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behind
 			}
 			continue
 		}
 		p.frames[slot] = g
-		p.ins[slot], p.live[slot] = ins[i], live
+		p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behind
 		p.stats.Received++
 		if g > p.newest {
 			p.newest = g
@@ -412,11 +457,13 @@ func (p *PeerInputs[I]) store(now, newest ecs.Frame, ins []I, live bool) error {
 			}
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], g, true, live
+				p.curBehind, p.viewFrame = head.behind, g
 			}
 			continue
 		}
 		if (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
 			p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, live
+			p.lateBehind = head.behind
 		}
 	}
 	p.stats.Ahead += uint64(ahead)
@@ -457,6 +504,7 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 			slot := int(uint64(g) % window)
 			if p.frames[slot] == g && (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
 				p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, p.live[slot]
+				p.lateBehind = p.behinds[slot]
 			}
 		}
 	}
@@ -465,10 +513,12 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 	switch {
 	case p.frames[slot] == f:
 		p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], f, true, p.live[slot]
+		p.curBehind, p.viewFrame = p.behinds[slot], f
 		p.hasLate = false
 		p.stats.Exact++
 	case p.hasLate:
 		p.cur, p.curFrame, p.has, p.curLive = p.late, p.lateFrame, true, p.lateLive
+		p.curBehind, p.viewFrame = p.lateBehind, p.lateFrame
 		p.hasLate = false
 		p.stats.LateApplied++
 	case p.has:
@@ -481,6 +531,7 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 			p.stats.Released++
 			break
 		}
+		p.viewFrame = f
 		p.stats.Repeated++
 	default:
 		return

@@ -98,12 +98,27 @@ var (
 //
 // Layout: newest frame (uvarint), count (u8: 1..MaxPerMessage, with
 // unalignedFlag set when the client's frame is not yet in step with the
-// host's), the repeats (repeatBytes(count) bytes: bit i set when input i+1
-// encodes as input i does, and is left out), then the inputs not left out,
-// newest first.
+// host's), behind (uvarint: how far behind the newest frame the client
+// drew what it does not predict, in 1/ViewScale of a frame), the repeats
+// (repeatBytes(count) bytes: bit i set when input i+1 encodes as input i
+// does, and is left out), then the inputs not left out, newest first.
 func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I) ([]byte, int) {
-	return appendInputsOf(dst, codec, newest, ins, false)
+	return appendInputsOf(dst, codec, inputsHead{newest: newest}, ins)
 }
+
+// inputsHead is what an Input message says besides its inputs.
+type inputsHead struct {
+	newest    ecs.Frame // the newest input's frame
+	unaligned bool      // set before the client's frame was in step with the host's
+	// behind is how far behind newest the client drew the entities it
+	// does not predict as its newest input was set (its render frame), in
+	// 1/ViewScale of a frame: the view a lag-compensated hit test takes.
+	behind uint32
+}
+
+// ViewScale is the resolution of an Input message's view: how far behind
+// its newest frame the client drew the world, in 1/ViewScale of a frame.
+const ViewScale = 256
 
 // unalignedFlag marks, in an Input message's count byte, inputs a client set
 // before its frame was in step with the host's: the host applies them, and
@@ -117,20 +132,23 @@ func repeatBytes(n int) int { return (max(n, 1) - 1 + 7) / 8 }
 // maxRepeatBytes is repeatBytes(MaxPerMessage).
 const maxRepeatBytes = (MaxPerMessage - 1 + 7) / 8
 
-// appendInputsOf is appendInputs with the unaligned flag given.
-func appendInputsOf[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I, unaligned bool) ([]byte, int) {
+// appendInputsOf is appendInputs with the whole head given.
+func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, ins []I) ([]byte, int) {
 	start := len(dst)
+	newest := head.newest
 	dst = wire.AppendUvarint(dst, uint64(newest))
 	countAt := len(dst)
 	n := min(len(ins), MaxPerMessage)
 	if uint64(n) > uint64(newest) {
 		n = int(newest)
 	}
+	dst = append(dst, 0)
+	dst = wire.AppendUvarint(dst, uint64(head.behind))
+	repeatsAt := len(dst)
 	// The repeats' room for n inputs, filled once it is known how many
 	// fit: the inputs go after it, and move up if fewer fit.
 	var repeats [maxRepeatBytes]byte
 	room := repeatBytes(n)
-	dst = append(dst, 0)
 	dst = append(dst, repeats[:room]...)
 	at := len(dst)
 	last, lastEnd := at, at // the last input written
@@ -153,15 +171,15 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, i
 		}
 	}
 	dst[countAt] = byte(k)
-	if unaligned && k > 0 {
+	if head.unaligned && k > 0 {
 		dst[countAt] |= unalignedFlag
 	}
 	// The repeats of the k inputs that fit, the inputs right after them.
 	used := repeatBytes(k)
-	copy(dst[countAt+1:], repeats[:used])
+	copy(dst[repeatsAt:], repeats[:used])
 	if room > used {
-		moved := copy(dst[countAt+1+used:], dst[at:])
-		dst = dst[:countAt+1+used+moved]
+		moved := copy(dst[repeatsAt+used:], dst[at:])
+		dst = dst[:repeatsAt+used+moved]
 	}
 	return dst, k
 }
@@ -172,25 +190,26 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, i
 // ErrMalformed, and dst holds nothing usable.
 func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
 	var r wire.Reader
-	newest, n, _, err = readInputsWith(&r, payload, codec, dst)
-	return newest, n, err
+	head, n, err := readInputsWith(&r, payload, codec, dst)
+	return head.newest, n, err
 }
 
 // readInputsWith is readInputs reading through r, a reader the caller keeps,
 // so that a host decoding every peer's inputs every frame allocates nothing
 // (a reader handed to the codec's function would otherwise escape); it
-// reports the unaligned flag too.
-func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, unaligned bool, err error) {
+// returns the message's whole head.
+func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (head inputsHead, n int, err error) {
 	r.Reset(payload)
-	newest = ecs.Frame(r.Uvarint32())
+	head.newest = ecs.Frame(r.Uvarint32())
 	count := r.U8()
-	unaligned, n = count&unalignedFlag != 0, int(count&^unalignedFlag)
+	head.unaligned, n = count&unalignedFlag != 0, int(count&^unalignedFlag)
+	head.behind = r.Uvarint32()
 	if r.Err() == nil {
 		switch {
 		case n == 0 || n > MaxPerMessage:
 			r.Fail(fmt.Errorf("%w: %d inputs, want 1 to %d", wire.ErrInvalid, n, MaxPerMessage))
-		case uint64(newest) < uint64(n):
-			r.Fail(fmt.Errorf("%w: %d inputs up to frame %d reach frame 0", wire.ErrInvalid, n, newest))
+		case uint64(head.newest) < uint64(n):
+			r.Fail(fmt.Errorf("%w: %d inputs up to frame %d reach frame 0", wire.ErrInvalid, n, head.newest))
 		}
 	}
 	var repeats []byte
@@ -218,7 +237,7 @@ func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I],
 		last, lastEnd = before, end
 	}
 	if err := r.Finish(); err != nil {
-		return 0, 0, false, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return inputsHead{}, 0, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	return newest, n, unaligned, nil
+	return head, n, nil
 }

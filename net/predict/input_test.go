@@ -18,13 +18,14 @@ import (
 
 func TestInputMessageLayout(t *testing.T) {
 	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
-	msg, n := appendInputs(nil, &padCodec, 300, ins)
+	msg, n := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 20*ViewScale + ViewScale/2}, ins)
 	if n != 3 {
 		t.Fatalf("count %d, want 3", n)
 	}
 	want := []byte{
 		0xac, 0x02, // newest frame 300
 		3,          // three inputs, newest first
+		0x80, 0x29, // drawn 20.5 frames behind (5248/256)
 		0,          // repeats: none
 		1, 0xff, 1, // frame 300
 		2, 0, 0, // frame 299
@@ -34,9 +35,10 @@ func TestInputMessageLayout(t *testing.T) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
 	}
 	got := make([]pad, MaxPerMessage)
-	newest, k, err := readInputs(msg, &padCodec, got)
-	if err != nil || newest != 300 || k != 3 {
-		t.Fatalf("read: newest %d count %d err %v", newest, k, err)
+	var r wire.Reader
+	head, k, err := readInputsWith(&r, msg, &padCodec, got)
+	if err != nil || head.newest != 300 || k != 3 || head.behind != 5248 || head.unaligned {
+		t.Fatalf("read: %+v count %d err %v", head, k, err)
 	}
 	for i := range ins {
 		if got[i] != ins[i] {
@@ -55,14 +57,14 @@ func TestInputMessageLayout(t *testing.T) {
 // drops unaligned ones (reordered on the way) rather than let them replace
 // aligned inputs.
 func TestUnalignedInputs(t *testing.T) {
-	msg, n := appendInputsOf(nil, &padCodec, 300, []pad{{DX: 1}, {DX: 2}}, true)
-	if want := []byte{0xac, 0x02, 0x82, 0, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
+	msg, n := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, unaligned: true}, []pad{{DX: 1}, {DX: 2}})
+	if want := []byte{0xac, 0x02, 0x82, 0, 0, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
 	}
 	var r wire.Reader
 	got := make([]pad, MaxPerMessage)
-	if newest, k, unaligned, err := readInputsWith(&r, msg, &padCodec, got); err != nil || newest != 300 || k != 2 || !unaligned || got[1].DX != 2 {
-		t.Fatalf("read: newest %d, %d inputs, unaligned %v, %v", newest, k, unaligned, err)
+	if head, k, err := readInputsWith(&r, msg, &padCodec, got); err != nil || head.newest != 300 || k != 2 || !head.unaligned || got[1].DX != 2 {
+		t.Fatalf("read: %+v, %d inputs, %v", head, k, err)
 	}
 
 	w := ecs.NewWorld()
@@ -73,7 +75,7 @@ func TestUnalignedInputs(t *testing.T) {
 		return h.Peer(1)
 	}
 	w.SetFrame(9)
-	early, _ := appendInputsOf(nil, &padCodec, 12, []pad{{DX: 12}, {DX: 11}, {DX: 10}}, true)
+	early, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 12, unaligned: true}, []pad{{DX: 12}, {DX: 11}, {DX: 10}})
 	if err := h.Receive(1, early); err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +125,8 @@ func TestInputMessageKeepsToItsSize(t *testing.T) {
 	}
 	// Held, the same input is written once: all 8 go in 104 bytes.
 	msg, n = appendInputs(nil, &big, 1000, make([]pad, 8))
-	if n != 8 || len(msg) != 2+1+1+100 {
-		t.Fatalf("8 inputs alike: %d in %d bytes, want 8 in 104", n, len(msg))
+	if n != 8 || len(msg) != 2+1+1+1+100 {
+		t.Fatalf("8 inputs alike: %d in %d bytes, want 8 in 105", n, len(msg))
 	}
 }
 
@@ -138,6 +140,7 @@ func TestRepeatedInputsAreWrittenOnce(t *testing.T) {
 	want := []byte{
 		0xf4, 0x03, // newest frame 500
 		10,               // ten inputs
+		0,                // drawn at the newest frame
 		0b1110_1011, 0b0, // repeats: frames 499, 498, 496, 494, 493, 492 as the one after them
 		1, 0, 0, // frame 500
 		0, 2, 0, // frame 497
@@ -158,8 +161,8 @@ func TestRepeatedInputsAreWrittenOnce(t *testing.T) {
 	}
 	// Eight inputs held: one written, where eight were.
 	held, _ := appendInputs(nil, &padCodec, 500, make([]pad, 8))
-	if len(held) != 2+1+1+3 {
-		t.Fatalf("8 inputs alike take %d bytes, want 7 (% x)", len(held), held)
+	if len(held) != 2+1+1+1+3 {
+		t.Fatalf("8 inputs alike take %d bytes, want 8 (% x)", len(held), held)
 	}
 }
 
@@ -418,8 +421,10 @@ func FuzzInputMessage(f *testing.F) {
 	for _, m := range r.link.msgs {
 		f.Add(m)
 	}
-	f.Add([]byte{50, 1, 0, 0, 0})
-	f.Add([]byte{50, 0x81, 0, 0, 0}) // unaligned
+	f.Add([]byte{50, 1, 0, 0, 0, 0})
+	f.Add([]byte{50, 0x81, 0, 0, 0, 0})             // unaligned
+	f.Add([]byte{50, 1, 0x80, 0x14, 0, 0, 0})       // drawn 10 frames behind
+	f.Add([]byte{50, 1, 0xff, 0xff, 0x03, 0, 0, 0}) // past MaxRewind
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 64})
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		w := ecs.NewWorld()
@@ -438,11 +443,11 @@ func FuzzInputMessage(f *testing.F) {
 		}
 		ins := make([]pad, MaxPerMessage)
 		var r wire.Reader
-		newest, n, unaligned, rerr := readInputsWith(&r, msg, &padCodec, ins)
+		head, n, rerr := readInputsWith(&r, msg, &padCodec, ins)
 		if rerr != nil {
 			t.Fatalf("accepted message does not decode: %v", rerr)
 		}
-		again, _ := appendInputsOf(nil, &padCodec, newest, ins[:n], unaligned)
+		again, _ := appendInputsOf(nil, &padCodec, head, ins[:n])
 		if !bytes.Equal(again, msg) {
 			t.Fatalf("accepted message re-encodes differently:\n% x\n% x", msg, again)
 		}
@@ -462,12 +467,13 @@ func TestInputMessageMatchesProtocol(t *testing.T) {
 		t.Fatal("PROTOCOL.md has no predict input block")
 	}
 	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
-	if msg, _ := appendInputs(nil, &padCodec, 300, ins); !bytes.Equal(msg, want) {
+	if msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 5248}, ins); !bytes.Equal(msg, want) {
 		t.Fatalf("encoder writes % x, PROTOCOL.md shows % x", msg, want)
 	}
 	got := make([]pad, MaxPerMessage)
-	if newest, k, err := readInputs(want, &padCodec, got); err != nil || newest != 300 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
-		t.Fatalf("decoding the document: newest %d count %d err %v inputs %+v", newest, k, err, got[:3])
+	var r wire.Reader
+	if head, k, err := readInputsWith(&r, want, &padCodec, got); err != nil || head.newest != 300 || head.behind != 5248 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
+		t.Fatalf("decoding the document: %+v count %d err %v inputs %+v", head, k, err, got[:3])
 	}
 	held, ok := wiretest.Blocks(t, "../wire/PROTOCOL.md", "predict")["input-held"]
 	if !ok {
