@@ -338,10 +338,16 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	pc.Smoother = &c.corr
 	pc.Components = tracks
+	pc.View = c.drawnFrame
+	w.seen = c.seen
 	if cfg.Replay != nil {
 		pc.Reconcile, pc.Step = predict.Replay, c.replayStep
-		c.replay.route = newInputRoute(func(p ecs.PeerID) (I, bool, bool) {
-			return c.replay.in, c.replay.live, p == c.peer() && p != ecs.HostPeer
+		c.replay.route = newInputRoute(func(p ecs.PeerID) (routed[I], bool) {
+			in := routed[I]{value: c.replay.in, live: c.replay.live, view: float64(c.w.ECS.Frame())}
+			if in.live {
+				in.view = c.pred.ViewAt(c.w.ECS.Frame())
+			}
+			return in, p == c.peer() && p != ecs.HostPeer
 		})
 		if w.Physics != nil {
 			pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) { c.phys.replayBegin(ew, from) }
@@ -761,15 +767,40 @@ func (c *Client[I]) stepped(*ecs.World) {
 // host gave it to another, or took it back) gets the zero input, not live:
 // no one's input moves it here; so do its own in a frame held while the
 // host leaves the client's inputs unanswered (predict.Client.Held).
-func (c *Client[I]) routed(p ecs.PeerID) (in I, live, ok bool) {
+func (c *Client[I]) routed(p ecs.PeerID) (in routed[I], ok bool) {
 	if c.session.State() != session.Playing {
-		return in, false, false
+		return in, false
 	}
 	f := c.w.ECS.Frame()
+	in.view = float64(f)
 	if p != c.peer() || p == ecs.HostPeer || c.pred.Held(f) {
-		return in, false, true
+		return in, true
 	}
-	return *c.pred.Input(), c.pred.InputLive(f), true
+	in.value, in.live = *c.pred.Input(), c.pred.InputLive(f)
+	if in.live {
+		in.view = c.pred.ViewAt(f)
+	}
+	return in, true
+}
+
+// drawnFrame is the host frame the client last drew the entities it does not
+// predict at (the interpolator's render frame): the view its inputs carry
+// (Input.View). The frame being predicted while nothing was drawn yet (a
+// client without a window, or before the host's Welcome): no rewind.
+func (c *Client[I]) drawnFrame() float64 {
+	f := float64(c.w.ECS.Frame())
+	if c.ip == nil || c.ip.RenderFrame() <= 0 {
+		return f
+	}
+	return min(c.ip.RenderFrame(), f)
+}
+
+// seen is World.Seen on a client: where it draws e now.
+func (c *Client[I]) seen(e arche.Entity, _ float64) (ecs.Transform, bool) {
+	if c.ip != nil && c.ip.Remote(e) {
+		return c.ip.Pose(e, 0)
+	}
+	return c.w.transformOf(e)
 }
 
 // replayStep is the predicted step of a client with ClientConfig.Replay: the

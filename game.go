@@ -221,6 +221,9 @@ type World struct {
 	// Setup, before the session that sends it exists.
 	giver func(k Command, payload []byte) (uint64, error)
 	reg   *replicate.Registry // the replicated components (host, client); nil alone
+	// seen is Seen on a host (the poses kept of the LagCompensated) and on
+	// a client (what it draws); nil alone: the Transform.
+	seen func(e arche.Entity, view float64) (ecs.Transform, bool)
 	// predictedAt gives a client's record of a predicted body at a frame
 	// (AppendWireImageAt); nil elsewhere.
 	predictedAt func(e arche.Entity, f ecs.Frame) (pose ecs.Transform, vel ecs.Velocity, recorded, predicted bool)

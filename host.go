@@ -188,6 +188,13 @@ type HostConfig struct {
 	// connection times out. Default 15 (a quarter of a second at 60 Hz);
 	// negative: repeated without end (predict.HostInputConfig.MaxRepeat).
 	MaxInputRepeat int
+	// MaxRewind is how far back the host keeps the poses of the entities
+	// marked LagCompensated, and the furthest behind a player's view
+	// (Input.View) goes, whatever its client says it drew: a hit test
+	// (World.Seen) never looks further back. A player whose round trip and
+	// render delay together pass it aims ahead of what she sees. Default
+	// 500 ms; rounded up to whole steps.
+	MaxRewind time.Duration
 	// Admit, if set, decides on a connection that asks to be let in (a new
 	// player's Hello, or a Resume) before anything is given to it: nil lets
 	// it on (Game.Join then runs for a new player), an error refuses it with
@@ -250,6 +257,9 @@ func (c *HostConfig) defaults() {
 	}
 	if c.Grace == 0 {
 		c.Grace = 30 * time.Second
+	}
+	if c.MaxRewind <= 0 {
+		c.MaxRewind = 500 * time.Millisecond
 	}
 	c.Receipts = max(c.Receipts, command.DefaultPending)
 	if c.CommandRate <= 0 {
@@ -489,8 +499,12 @@ func (h *Host[I]) build(restoring bool) error {
 		OnLaneMessage:        h.laneMessage,
 		OnEvent:              h.event,
 	})
-	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat})
+	rewind := int((h.cfg.MaxRewind + g.step() - 1) / g.step())
+	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat, MaxRewind: rewind})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
+	rw := newRewinder(w, rewind)
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", rw)
+	w.seen = rw.seenAt
 	h.routeLocal(h.input)
 	h.roster = nil
 	if g.Roster {
@@ -530,19 +544,22 @@ func (h *Host[I]) open() error {
 // connection is broken (its last input is not repeated), after it resumes
 // until its next one, and once its inputs have been missing for
 // HostConfig.MaxInputRepeat frames.
-func (h *Host[I]) input(p ecs.PeerID) (in I, live, ok bool) {
+func (h *Host[I]) input(p ecs.PeerID) (in routed[I], ok bool) {
+	in.view = float64(h.w.ECS.Frame())
 	if p == ecs.HostPeer {
-		return h.keys.get(), true, true
+		in.value, in.live = h.keys.get(), true
+		return in, true
 	}
 	pi := h.inputs.Peer(p)
 	if pi == nil {
-		return in, false, true
+		return in, true
 	}
 	sent, has := pi.Input()
 	if !has {
-		return in, false, true
+		return in, true
 	}
-	return *sent, pi.Live(), true
+	in.value, in.live, in.view = *sent, pi.Live(), pi.View()
+	return in, true
 }
 
 // message takes a peer's input messages; malformed ones, a spectator's, and

@@ -69,6 +69,16 @@ type Input[I any] struct {
 	// with it (set it where a system acting on presses should read the
 	// bot's as a player's): the engine writes neither.
 	Bot bool
+	// View is the host frame, with its fraction, whose world the player saw
+	// when she set Value: where her screen drew the entities she does not
+	// predict, some way behind the frame being simulated (her round trip
+	// and the render delay). A hit test finds a target where she aimed at
+	// it with World.Seen(target, View) (lag compensation: mark the targets
+	// LagCompensated). On the host from her client's input messages, at
+	// most HostConfig.MaxRewind behind; on her client, the frame it drew as
+	// she set the input; the frame itself for the host's own player, alone,
+	// for a Bot (the game may write its own) and while Live is false.
+	View float64
 }
 
 // Driven returns the first entity that peer's input drives: one the peer
@@ -122,8 +132,16 @@ type inputRoute[I comparable] struct {
 	source inputSource[I]
 }
 
-// inputSource gives the input of peer's entities for the frame.
-type inputSource[I any] func(peer ecs.PeerID) (in I, live, ok bool)
+// inputSource gives the input of peer's entities for the frame; ok false
+// leaves them as they are.
+type inputSource[I any] func(peer ecs.PeerID) (in routed[I], ok bool)
+
+// routed is what the routing writes into an entity's Input.
+type routed[I any] struct {
+	value I
+	live  bool
+	view  float64 // Input.View
+}
 
 func newInputRoute[I comparable](source inputSource[I]) *inputRoute[I] {
 	return &inputRoute[I]{
@@ -141,8 +159,8 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 		if in.Bot {
 			continue
 		}
-		if v, live, ok := r.source(ni.Owner); ok {
-			in.Value, in.Live = v, live
+		if v, ok := r.source(ni.Owner); ok {
+			in.Value, in.Live, in.View = v.value, v.live, v.view
 		}
 	}
 	// Entities that are not networked belong to this machine alone: the
@@ -153,8 +171,8 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 		if in.Bot {
 			continue
 		}
-		if v, live, ok := r.source(ecs.HostPeer); ok {
-			in.Value, in.Live = v, live
+		if v, ok := r.source(ecs.HostPeer); ok {
+			in.Value, in.Live, in.View = v.value, v.live, v.view
 		}
 	}
 }

@@ -123,7 +123,9 @@ var ErrClosed = errors.New("tandem: closed")
 // newLocalGame is NewLocal with the input routing of a lone game, and its
 // end at Close.
 func newLocalGame[I comparable](l *Local[I]) *Local[I] {
-	l.routeLocal(func(p ecs.PeerID) (I, bool, bool) { return l.keys.get(), true, p == ecs.HostPeer })
+	l.routeLocal(func(p ecs.PeerID) (routed[I], bool) {
+		return routed[I]{value: l.keys.get(), live: true, view: float64(l.w.ECS.Frame())}, p == ecs.HostPeer
+	})
 	l.w.giver = l.giveNext
 	l.w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(l.runGiven))
 	l.ready = func(look bool) bool { return look || !l.closed.Load() }

@@ -88,6 +88,10 @@ type HostInputConfig[I any] struct {
 	MaxRewind int
 }
 
+// ownView marks a behind an input message gave its newest input (behinds),
+// which later messages carrying the input do not replace.
+const ownView = 1 << 31
+
 // DefaultMaxRewind is HostInputConfig.MaxRewind's default: 30 frames, half a
 // second at 60 Hz, a round trip of 300 ms and the render delay behind it.
 const DefaultMaxRewind = 30
@@ -315,7 +319,11 @@ type PeerInputs[I any] struct {
 	ins    []I
 	live   []bool // the slot's input came in an aligned message (Live)
 	// behinds: how far behind the slot's frame the peer drew what it does
-	// not predict as it set the input, in 1/ViewScale of a frame
+	// not predict as it set the input, in 1/ViewScale of a frame; with
+	// ownView, said by a message whose newest input it is, else taken as
+	// far behind as the newest of the first message that carried it (the
+	// client's render frame drifts from its frame by a step's dilation:
+	// about a hundredth of a frame a frame)
 	behinds []uint32
 
 	applied    ecs.Frame // the last frame taken
@@ -434,12 +442,18 @@ func (p *PeerInputs[I]) store(now ecs.Frame, head inputsHead, ins []I) error {
 			p.stats.Duplicates++
 			if g > p.applied {
 				// Not applied yet: the newest message's input wins.
-				p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behind
+				p.ins[slot], p.live[slot] = ins[i], live
+				if i == 0 {
+					p.behinds[slot] = head.behind | ownView
+				}
 			}
 			continue
 		}
 		p.frames[slot] = g
 		p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behind
+		if i == 0 {
+			p.behinds[slot] |= ownView
+		}
 		p.stats.Received++
 		if g > p.newest {
 			p.newest = g
@@ -504,7 +518,7 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 			slot := int(uint64(g) % window)
 			if p.frames[slot] == g && (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
 				p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, p.live[slot]
-				p.lateBehind = p.behinds[slot]
+				p.lateBehind = p.behinds[slot] &^ ownView
 			}
 		}
 	}
@@ -513,7 +527,7 @@ func (p *PeerInputs[I]) take(f ecs.Frame) {
 	switch {
 	case p.frames[slot] == f:
 		p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], f, true, p.live[slot]
-		p.curBehind, p.viewFrame = p.behinds[slot], f
+		p.curBehind, p.viewFrame = p.behinds[slot]&^ownView, f
 		p.hasLate = false
 		p.stats.Exact++
 	case p.hasLate:

@@ -132,3 +132,31 @@ func TestBehindOf(t *testing.T) {
 		t.Fatalf("a behind of 2^33: %v, want ErrMalformed", err)
 	}
 }
+
+// An input's view is the one its own message gave it, as that message's
+// newest: a later message carrying it again (the redundancy) says how far
+// behind its own newest input the client drew, which drifts from the older
+// input's by the client's dilation, and does not replace it. An input whose
+// own message was lost takes the view of the first that carried it.
+func TestAnInputKeepsTheViewOfItsOwnMessage(t *testing.T) {
+	w := ecs.NewWorld()
+	w.SetFrame(99)
+	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+	send := func(newest ecs.Frame, behind uint32, ins ...pad) {
+		msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: newest, behind: behind}, ins)
+		if err := h.Receive(1, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(100, 10*ViewScale, pad{DX: 1})
+	send(101, 10*ViewScale+3, pad{DX: 2}, pad{DX: 1})
+	// 102's own message is lost; 103's carries it.
+	send(103, 10*ViewScale+9, pad{DX: 4}, pad{DX: 3}, pad{DX: 2}, pad{DX: 1})
+	for _, want := range []float64{100 - 10, 101 - (10 + 3.0/ViewScale), 102 - (10 + 9.0/ViewScale), 103 - (10 + 9.0/ViewScale)} {
+		w.SetFrame(w.Frame() + 1)
+		h.Update(w)
+		if got := h.Peer(1).View(); got != want {
+			t.Errorf("frame %d: view %v, want %v", w.Frame(), got, want)
+		}
+	}
+}
