@@ -116,6 +116,13 @@
 // physics.SetPose (or reported with ecs.ReportTeleport) travel with their pose
 // and are drawn as jumps on every machine.
 //
+// Hit tests where the player aimed: each player's Input carries the frame
+// her client drew the world it does not predict at as she set it
+// (Input.View), and the host keeps the poses of the entities marked
+// LagCompensated for HostConfig.MaxRewind, so a game's hit test finds a
+// target where she saw it (World.Seen), not where the host has it a round
+// trip and a render delay later.
+//
 // Connections that break: a host keeps a peer whose connection broke for
 // HostConfig.Grace (30 s): its id, its entities, the zero input meanwhile.
 // A client given a ClientConfig.Dial reconnects by itself and resumes as the
