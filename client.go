@@ -247,13 +247,16 @@ type Client[I comparable] struct {
 	// host's). Set by the input system, at the step's end (stepped) and at
 	// admissions, read by Send from any goroutine.
 	cmdFrame atomic.Uint32
-	err      error       // why the client stopped, set once
-	left     bool        // Close was called
-	resumes  int         // times the session resumed
-	written  Ticket      // the ticket last written to TicketFile
-	started  time.Time   // the join under way began, on the client's clock (JoinTimeout)
-	joining  bool        // a join under way is bounded by JoinTimeout
-	joined   atomic.Bool // the first join finished (PeerReady)
+	// heldFrame is the host frame of the newest state the world held as the
+	// last step ended: the view of a client that draws nothing (drawnFrame).
+	heldFrame ecs.Frame
+	err       error       // why the client stopped, set once
+	left      bool        // Close was called
+	resumes   int         // times the session resumed
+	written   Ticket      // the ticket last written to TicketFile
+	started   time.Time   // the join under way began, on the client's clock (JoinTimeout)
+	joining   bool        // a join under way is bounded by JoinTimeout
+	joined    atomic.Bool // the first join finished (PeerReady)
 }
 
 // NewClient joins the host at the other end of tc with g, the same Game the
@@ -760,6 +763,9 @@ func (c *Client[I]) stepped(*ecs.World) {
 	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
 		c.cmdFrame.Store(n + 1)
 	}
+	if r := c.session.Replicator(); r != nil {
+		c.heldFrame = r.Frame()
+	}
 }
 
 // routed gives the frame's input to the entities this client predicts:
@@ -785,19 +791,44 @@ func (c *Client[I]) routed(p ecs.PeerID) (in routed[I], ok bool) {
 
 // drawnFrame is the host frame the client last drew the entities it does not
 // predict at (the interpolator's render frame): the view its inputs carry
-// (Input.View). The frame being predicted while nothing was drawn yet (a
-// client without a window, or before the host's Welcome): no rewind.
+// (Input.View). Where nothing draws them (interpolation off, a client
+// without a window, or one that stopped drawing for longer than
+// staleDrawing), the host frame of the newest state its world held as the
+// last step ended, what a player or a bot deciding between steps saw; in a
+// world whose states stopped coming (nothing moves), the frame those would
+// be of: its frame less its lead on the host and half the round trip. The
+// frame being predicted before it is in step: no rewind.
 func (c *Client[I]) drawnFrame() float64 {
 	f := float64(c.w.ECS.Frame())
-	if c.ip == nil || c.ip.RenderFrame() <= 0 {
-		return f
+	if c.drawing() {
+		return min(c.ip.RenderFrame(), f)
 	}
-	return min(c.ip.RenderFrame(), f)
+	due := f - c.phys.link()
+	if held := float64(c.heldFrame); held > due-4 {
+		return min(held, f)
+	}
+	return due
 }
 
-// seen is World.Seen on a client: where it draws e now.
+// drawing reports whether the interpolator draws the remote entities: it is
+// on, and was updated (View) within staleDrawing.
+func (c *Client[I]) drawing() bool {
+	if c.ip == nil || !c.ip.Enabled() || c.ip.RenderFrame() <= 0 {
+		return false
+	}
+	at := c.ip.UpdatedAt()
+	return !at.IsZero() && c.clk.Now().Sub(at) <= staleDrawing
+}
+
+// staleDrawing is how long after its last View a client still takes what it
+// drew for what its player sees (Input.View): a window drawing at 2 frames a
+// second or more. Past it (a minimized window), its world's newest state.
+const staleDrawing = 500 * time.Millisecond
+
+// seen is World.Seen on a client: where it draws e now, or where its world
+// has it while it does not draw (drawing).
 func (c *Client[I]) seen(e arche.Entity, _ float64) (ecs.Transform, bool) {
-	if c.ip != nil && c.ip.Remote(e) {
+	if c.drawing() && c.ip.Remote(e) {
 		return c.ip.Pose(e, 0)
 	}
 	return c.w.transformOf(e)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -192,8 +193,13 @@ type HostConfig struct {
 	// marked LagCompensated, and the furthest behind a player's view
 	// (Input.View) goes, whatever its client says it drew: a hit test
 	// (World.Seen) never looks further back. A player whose round trip and
-	// render delay together pass it aims ahead of what she sees. Default
-	// 500 ms; rounded up to whole steps.
+	// render delay together pass it aims ahead of what she sees (a client
+	// draws the world it does not predict its round trip, its input buffer
+	// and its render delay behind its frame: 430 ms at 100 ms each way, 550
+	// at 120 ms with jitter and loss). A longer bound lets a cheating client
+	// choose among more of the past. Default 1 s (Source's sv_maxunlag);
+	// rounded up to whole steps, at most predict.RewindLimit (256) of them;
+	// negative: no rewind, every view is the present.
 	MaxRewind time.Duration
 	// Admit, if set, decides on a connection that asks to be let in (a new
 	// player's Hello, or a Resume) before anything is given to it: nil lets
@@ -258,8 +264,8 @@ func (c *HostConfig) defaults() {
 	if c.Grace == 0 {
 		c.Grace = 30 * time.Second
 	}
-	if c.MaxRewind <= 0 {
-		c.MaxRewind = 500 * time.Millisecond
+	if c.MaxRewind == 0 {
+		c.MaxRewind = time.Second
 	}
 	c.Receipts = max(c.Receipts, command.DefaultPending)
 	if c.CommandRate <= 0 {
@@ -499,12 +505,17 @@ func (h *Host[I]) build(restoring bool) error {
 		OnLaneMessage:        h.laneMessage,
 		OnEvent:              h.event,
 	})
-	rewind := int((h.cfg.MaxRewind + g.step() - 1) / g.step())
+	rewind := -1 // none
+	if h.cfg.MaxRewind > 0 {
+		rewind = int(min(math.Ceil(h.cfg.MaxRewind.Seconds()/g.step().Seconds()), predict.RewindLimit))
+	}
 	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat, MaxRewind: rewind})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
-	rw := newRewinder(w, rewind)
-	w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", rw)
-	w.seen = rw.seenAt
+	if rewind > 0 {
+		rw := newRewinder(w, rewind, h.session.Replicator().SentFrame)
+		w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", rw)
+		w.seen = rw.seenAt
+	}
 	h.routeLocal(h.input)
 	h.roster = nil
 	if g.Roster {

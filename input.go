@@ -153,10 +153,12 @@ func newInputRoute[I comparable](source inputSource[I]) *inputRoute[I] {
 
 // Update implements ecs.System.
 func (r *inputRoute[I]) Update(w *ecs.World) {
+	now := float64(w.Frame())
 	q := r.filter.Query(w.Arche())
 	for q.Next() {
 		in, ni := q.Get()
 		if in.Bot {
+			in.View = now // sees the present, unless the game's bot says otherwise
 			continue
 		}
 		if v, ok := r.source(ni.Owner); ok {
@@ -169,6 +171,7 @@ func (r *inputRoute[I]) Update(w *ecs.World) {
 	for lq.Next() {
 		in := lq.Get()
 		if in.Bot {
+			in.View = now
 			continue
 		}
 		if v, ok := r.source(ecs.HostPeer); ok {

@@ -100,9 +100,22 @@ func TestInputIsRoutedToOwnedEntities(t *testing.T) {
 		t.Errorf("a bot's input was overwritten: %+v", v)
 	}
 	var peers arche.Entity
-	p.host.Do(func(w *World) { peers = w.ECS.Owned(p.client.Peer())[0] })
+	var frame float64
+	p.host.Do(func(w *World) { peers, frame = w.ECS.Owned(p.client.Peer())[0], float64(w.ECS.Frame()) })
 	if v := in(peers); v.Value.X != 1 {
 		t.Errorf("the peer's entity on the host took input %+v, want the peer's X=1", v)
+	}
+	// The host's own player sees the present, and a Bot (the engine writing
+	// its view as it leaves its Value alone); the peer, which draws nothing,
+	// the newest states it can hold: its lead and half a round trip behind
+	// its frame.
+	for name, e := range map[string]arche.Entity{"the host's own": mine, "the bot's": bot} {
+		if v := in(e); v.View != frame {
+			t.Errorf("%s entity's view: %v, want the host's frame %v", name, v.View, frame)
+		}
+	}
+	if v := in(peers); !(v.View > frame-8 && v.View < frame-1) {
+		t.Errorf("the peer's entity's view: %v, want its newest states' frame, a few frames before %v", v.View, frame)
 	}
 }
 

@@ -35,6 +35,8 @@ func FuzzHostPeer(f *testing.F) {
 	cmd, _ := wire.Command{Op: 1, Kind: 0, Payload: []byte{3}}.Encode(nil)
 	f.Add(append([]byte{1, byte(len(cmd))}, cmd...))
 	f.Add([]byte{3, 3, 3, 1, 0, 5, 0, 3, 3, 1, 1})
+	f.Add([]byte{3, 6, 3, 12, 1, 0x80, 0x14, 1, 5, 0, 5, 0})                   // an input drawn 10 frames behind
+	f.Add([]byte{3, 9, 3, 12, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 5, 0, 5, 0}) // as far behind as 32 bits say
 	f.Add([]byte{6, 0, 5, 0, 7, 0, 5, 0})
 	f.Add([]byte{0, 2, 0x8a, 1, 2, 2, 0xc0, 1, 5, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {

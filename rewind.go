@@ -14,8 +14,10 @@ import (
 // World.Seen with the player's Input.View. Give it to what players aim at
 // (the other players' avatars, creeps), on the host; on a client and alone
 // it costs nothing. The host records each marked entity's Transform every
-// step, 29 bytes a step kept (about 1 KB an entity at the defaults), not
-// replicated.
+// step, 29 bytes a step kept (about 1 KB an entity at the defaults). It is
+// the host's own mark, neither replicated nor saved: a host restored from a
+// save marks the entities again where it rebuilds what a save leaves out
+// (Game.Restored, or Arrived in its place).
 type LagCompensated struct{}
 
 // Seen returns where the player whose input has view (Input.View) saw entity
@@ -61,6 +63,10 @@ type rewinder struct {
 	rings  []poseRing
 	free   []int32 // rings of entities gone
 	frame  ecs.Frame
+	// sentFrame gives the frame of the host's last send tick (nil: every
+	// frame is sent); sends holds, by frame % size, the frames that were.
+	sentFrame func() ecs.Frame
+	sends     []ecs.Frame
 }
 
 // poseRing is one entity's poses of its last frames, by frame % size.
@@ -74,15 +80,20 @@ type poseRing struct {
 	jumps  []bool // the frame's pose was a teleport (ecs.ReportTeleport)
 }
 
-// newRewinder keeps the poses of w's marked entities for frames steps back.
-func newRewinder(w *World, frames int) *rewinder {
-	return &rewinder{w: w, filter: generic.NewFilter2[LagCompensated, ecs.Transform](), size: frames + 2}
+// newRewinder keeps the poses of w's marked entities for frames steps back;
+// sent gives the frame of the host's last send tick (nil: every frame's
+// state is sent).
+func newRewinder(w *World, frames int, sent func() ecs.Frame) *rewinder {
+	return &rewinder{w: w, filter: generic.NewFilter2[LagCompensated, ecs.Transform](), size: frames + 2, sentFrame: sent, sends: make([]ecs.Frame, frames+2)}
 }
 
 // Update records the step's poses: an ecs.System for ecs.StageOutput.
 func (r *rewinder) Update(ew *ecs.World) {
 	f := ew.Frame()
 	r.frame = f
+	if r.sentFrame == nil || r.sentFrame() == f {
+		r.sends[int(uint64(f)%uint64(r.size))] = f
+	}
 	j := ew.Journal()
 	q := r.filter.Query(ew.Arche())
 	for q.Next() {
@@ -108,7 +119,11 @@ func (r *rewinder) Update(ew *ecs.World) {
 	for i := range r.rings {
 		rg := &r.rings[i]
 		if rg.seen != f && !rg.entity.IsZero() {
-			r.index[rg.entity.ID()] = 0
+			// (An entity made this step may have the gone one's id, and
+			// its own ring under it already.)
+			if id := rg.entity.ID(); r.index[id] == int32(i)+1 {
+				r.index[id] = 0
+			}
 			rg.entity = arche.Entity{}
 			r.free = append(r.free, int32(i))
 		}
@@ -168,7 +183,7 @@ func (rg *poseRing) at(g ecs.Frame) (ecs.Transform, bool, bool) {
 func (r *rewinder) seenAt(e arche.Entity, view float64) (ecs.Transform, bool) {
 	now, ok := r.w.transformOf(e)
 	rg := r.of(e)
-	if !ok || rg == nil || rg.seen != r.frame || !(view < float64(r.frame)) {
+	if !ok || rg == nil || rg.seen != r.frame || !(view < float64(r.w.ECS.Frame())) {
 		// Not marked (or marked since the last step), or seen at the
 		// present: as it is.
 		return now, ok
@@ -185,10 +200,60 @@ func (r *rewinder) seenAt(e arche.Entity, view float64) (ecs.Transform, bool) {
 		p, _, _ := rg.at(oldest)
 		return p, true
 	}
+	if p, ok := r.betweenSends(rg, g, view); ok {
+		return p, true
+	}
 	p0, _, _ := rg.at(g)
 	p1, jump, ok := rg.at(g + 1)
-	if !ok || jump {
+	if !ok {
+		// g is the last step's frame, and the step under way is moving
+		// it: from there to where it is now.
+		p1, jump = now, false
+	}
+	if jump {
 		return p0, true
 	}
 	return ecs.Blend(p0, p1, view-float64(g)), true
+}
+
+// betweenSends is the pose a client drew at view, of frame g (its floor):
+// between the states of the send ticks around it, as the client draws
+// between the states it receives (a reversal between two sends is drawn
+// cutting the corner). ok is false where those are not both kept, or a
+// teleport is between them: the pose of each frame then.
+func (r *rewinder) betweenSends(rg *poseRing, g ecs.Frame, view float64) (ecs.Transform, bool) {
+	if r.sentFrame == nil {
+		return ecs.Transform{}, false
+	}
+	size := ecs.Frame(r.size)
+	s0, s1 := ecs.Frame(0), ecs.Frame(0)
+	for f := g; f+size > r.frame && f >= rg.first && f > 0; f-- {
+		if r.sends[int(uint64(f)%uint64(r.size))] == f {
+			s0 = f
+			break
+		}
+	}
+	for f := g + 1; f <= r.frame; f++ {
+		if r.sends[int(uint64(f)%uint64(r.size))] == f {
+			s1 = f
+			break
+		}
+		if _, jump, _ := rg.at(f); jump {
+			return ecs.Transform{}, false
+		}
+	}
+	if s0 == 0 || s1 == 0 || s1-s0 == 1 {
+		return ecs.Transform{}, false
+	}
+	if _, jump, _ := rg.at(s1); jump {
+		return ecs.Transform{}, false
+	}
+	for f := s0 + 1; f <= g; f++ {
+		if _, jump, _ := rg.at(f); jump {
+			return ecs.Transform{}, false
+		}
+	}
+	p0, _, _ := rg.at(s0)
+	p1, _, _ := rg.at(s1)
+	return ecs.Blend(p0, p1, (view-float64(s0))/float64(s1-s0)), true
 }

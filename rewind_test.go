@@ -24,7 +24,7 @@ func newRewindRig() *rewindRig {
 	w := &World{ECS: ecs.NewWorld()}
 	w.ECS.SetJournaled(w.ECS.IDs.Transform)
 	w.Schedule = ecs.NewSchedule(w.ECS, clock.NewFake(time.Unix(0, 0)), 0)
-	rw := newRewinder(w, 10)
+	rw := newRewinder(w, 10, nil)
 	w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", rw)
 	w.seen = rw.seenAt
 	m := generic.NewMap3[ecs.Transform, ecs.NetworkIdentity, LagCompensated](w.ECS.Arche())
@@ -100,9 +100,20 @@ func TestSeenRewindsTheMarkedEntities(t *testing.T) {
 			t.Errorf("entity %v at view %v: x %v, %v; want %v, %v", c.e, c.view, x, ok, c.x, c.ok)
 		}
 	}
+	// In a step, between the last step's frame and the present: from the
+	// pose recorded to where the step has moved it so far.
+	var mid float64
+	r.step(func(ew *ecs.World) {
+		ecs.Mutate[ecs.Transform](ew, old).X = 530
+		p, _ := r.w.Seen(old, float64(ew.Frame())-0.25)
+		mid = p.X
+	})
+	if mid != 525 {
+		t.Errorf("a quarter frame back within a step: x %v, want 525 (from 510 to 530)", mid)
+	}
 	// Frames older than the twelve kept (the ten and two): the oldest
 	// kept, frame 7's.
-	for range 10 {
+	for range 9 {
 		r.step(nil)
 	}
 	if x, ok := r.seen(t, old, 2); !ok || x != 500 {
@@ -150,5 +161,28 @@ func TestRewinderAllocatesNothing(t *testing.T) {
 	rec()
 	if n := testing.AllocsPerRun(100, rec); n != 0 {
 		t.Fatalf("%v allocations a step", n)
+	}
+}
+
+// An entity removed and one made in the same step, which takes its id (a
+// player killed and made again): the new one is rewound from then on.
+func TestSeenRewindsAnEntityMadeAsAnotherWent(t *testing.T) {
+	r := newRewindRig()
+	var old, next arche.Entity
+	r.step(func(*ecs.World) {
+		old = r.make.NewWith(&ecs.Transform{X: 1}, &ecs.NetworkIdentity{}, &LagCompensated{})
+	})
+	r.step(func(ew *ecs.World) {
+		ew.Arche().RemoveEntity(old)
+		next = r.make.NewWith(&ecs.Transform{X: 100}, &ecs.NetworkIdentity{}, &LagCompensated{})
+	})
+	if next.ID() != old.ID() {
+		t.Fatalf("the new entity has id %d, the gone one %d: the test needs them alike", next.ID(), old.ID())
+	}
+	for x := 110.0; x <= 130; x += 10 {
+		r.step(func(ew *ecs.World) { ecs.Mutate[ecs.Transform](ew, next).X = x })
+	}
+	if x, ok := r.seen(t, next, float64(r.w.ECS.Frame())-1.5); !ok || x != 115 {
+		t.Fatalf("the new entity a frame and a half back: %v, %v; want 115", x, ok)
 	}
 }

@@ -128,6 +128,16 @@ func (ip *Interpolator) RenderDelay() time.Duration {
 // were drawn by the last Update.
 func (ip *Interpolator) RenderFrame() float64 { return ip.lastRender }
 
+// UpdatedAt returns the time the last Update was given (the clock's), the
+// zero time before the first since New or Reset: when the remote entities
+// were last drawn.
+func (ip *Interpolator) UpdatedAt() time.Time {
+	if !ip.updated {
+		return time.Time{}
+	}
+	return ip.lastNow
+}
+
 // Reset forgets every entity, state, offset and timing measurement, for a new
 // connection. Capacity is kept; SetLocal, SetLoss and SetEnabled stay.
 func (ip *Interpolator) Reset() {

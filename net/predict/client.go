@@ -142,6 +142,7 @@ type Client[I any] struct {
 	// are marked ecs.HostMoved (predicted).
 	mine    []arche.Entity
 	scratch []I
+	behinds []uint32 // the views of the inputs a message carries (send)
 	msg     []byte
 	// probe is SetInput's check that the codec reads back each input
 	// (readable): an input and a reader of its own, so that nothing
@@ -237,6 +238,7 @@ func NewClient[I any](sched *ecs.Schedule, reg *replicate.Registry, codec InputC
 		clk:     cfg.Clock,
 		sync:    NewTimeSync(cfg.Sync),
 		scratch: make([]I, cfg.Redundancy),
+		behinds: make([]uint32, 0, cfg.Redundancy),
 		msg:     make([]byte, 0, maxMessage+codec.MaxSize+24),
 	}
 	c.hist.init(cfg.History)

@@ -44,10 +44,7 @@ func (c *Client[I]) SetInput(in I) ecs.Frame {
 		c.hist.inputs[s] = zero
 	}
 	c.hist.flags[s] = c.hist.flags[s]&^recHeld | recInput
-	c.hist.views[s] = float64(f)
-	if c.cfg.View != nil {
-		c.hist.views[s] = min(c.cfg.View(), float64(f))
-	}
+	c.hist.views[s] = c.viewNow(f)
 	c.last = c.hist.inputs[s]
 	if _, ok := c.local(); ok && c.cfg.Link != nil {
 		c.hold(s)
@@ -166,7 +163,12 @@ func (c *Client[I]) send(f ecs.Frame, aligned bool) {
 		c.scratch[n] = c.hist.inputs[s]
 		n++
 	}
-	head := inputsHead{newest: f, unaligned: !aligned, behind: behindOf(f, c.ViewAt(f))}
+	c.behinds = c.behinds[:0]
+	for i := range n {
+		g := f - ecs.Frame(i)
+		c.behinds = append(c.behinds, behindOf(g, c.ViewAt(g)))
+	}
+	head := inputsHead{newest: f, unaligned: !aligned, behind: behindOf(f, c.ViewAt(f)), behinds: c.behinds}
 	var k int
 	c.msg, k = appendInputsOf(c.msg[:0], &c.codec, head, c.scratch[:n])
 	if k == 0 {
@@ -211,6 +213,17 @@ func (c *Client[I]) ViewAt(f ecs.Frame) float64 {
 	return float64(f)
 }
 
+// viewNow is the view of frame f's input set now: ClientConfig.View's, no
+// later than f; f itself without a View, or for a View that says NaN.
+func (c *Client[I]) viewNow(f ecs.Frame) float64 {
+	if c.cfg.View != nil {
+		if v := c.cfg.View(); v < float64(f) {
+			return v
+		}
+	}
+	return float64(f)
+}
+
 // behindOf is how far view is behind frame f, in 1/ViewScale of a frame, as
 // an Input message carries it: 0 for a view at or past f, at most
 // maxBehind.
@@ -225,9 +238,9 @@ func behindOf(f ecs.Frame, view float64) uint32 {
 	return uint32(d + 0.5)
 }
 
-// maxBehind bounds an Input message's behind, in 1/ViewScale of a frame:
-// 256 frames, past anything a host rewinds (HostInputConfig.MaxRewind).
-const maxBehind = 256 * ViewScale
+// maxBehind bounds an Input message's behind, in 1/ViewScale of a frame: as
+// far back as any host rewinds (RewindLimit).
+const maxBehind = RewindLimit * ViewScale
 
 // Sync returns the time synchronization.
 func (c *Client[I]) Sync() *TimeSync { return c.sync }
@@ -285,6 +298,7 @@ func (c *Client[I]) record(w *ecs.World) {
 	s := c.hist.claim(f)
 	if c.hist.flags[s]&recInput == 0 {
 		c.hist.inputs[s] = c.last
+		c.hist.views[s] = c.viewNow(f)
 		c.hist.flags[s] |= recInput
 	}
 	c.recordState(s, c.predicted(w, p))

@@ -84,17 +84,27 @@ type HostInputConfig[I any] struct {
 	// goes (PeerInputs.View), in frames: a lag-compensated hit test never
 	// looks further back, whatever a client says it drew. A view further
 	// behind is taken at the bound and counted (InputStats.FarViews).
-	// Default DefaultMaxRewind.
+	// Default DefaultMaxRewind; at most RewindLimit; negative: none, every
+	// view is the frame itself.
 	MaxRewind int
 }
 
+// RewindLimit is the furthest behind its input's frame a view goes, in
+// frames: what an Input message's behind says at most (HostInputConfig's
+// MaxRewind is held to it).
+const RewindLimit = 256
+
 // ownView marks a behind an input message gave its newest input (behinds),
-// which later messages carrying the input do not replace.
+// to a 256th of a frame, which later messages carrying the input do not
+// replace.
 const ownView = 1 << 31
 
-// DefaultMaxRewind is HostInputConfig.MaxRewind's default: 30 frames, half a
-// second at 60 Hz, a round trip of 300 ms and the render delay behind it.
-const DefaultMaxRewind = 30
+// DefaultMaxRewind is HostInputConfig.MaxRewind's default: 60 frames, a
+// second at 60 Hz. A client draws what it does not predict its round trip,
+// its lead (its input buffer, which jitter and loss lengthen) and its render
+// delay behind its frame: 26 frames at 100 ms each way with tandem's
+// defaults, 33 at 120 ms with 20 ms of jitter and 10% loss.
+const DefaultMaxRewind = 60
 
 func (c *HostInputConfig[I]) defaults() {
 	if c.Window <= 0 {
@@ -112,9 +122,13 @@ func (c *HostInputConfig[I]) defaults() {
 	if c.MaxRepeat == 0 {
 		c.MaxRepeat = DefaultMaxRepeat
 	}
-	if c.MaxRewind <= 0 {
+	switch {
+	case c.MaxRewind == 0:
 		c.MaxRewind = DefaultMaxRewind
+	case c.MaxRewind < 0:
+		c.MaxRewind = 0
 	}
+	c.MaxRewind = min(c.MaxRewind, RewindLimit)
 	if c.MaxAhead >= c.Window/2 {
 		panic(fmt.Sprintf("predict: HostInputConfig.MaxAhead %d must be below half the Window %d", c.MaxAhead, c.Window))
 	}
@@ -157,8 +171,8 @@ type InputStats struct {
 	// was in step with the host's that came after an aligned one (reordered
 	// on the way): dropped, the aligned inputs stand.
 	Unaligned uint64
-	// FarViews counts messages whose view was further behind their newest
-	// input than HostInputConfig.MaxRewind: taken at that bound.
+	// FarViews counts messages with a view further behind its input than
+	// HostInputConfig.MaxRewind: taken at that bound.
 	FarViews uint64
 }
 
@@ -179,6 +193,7 @@ type HostInputs[I any] struct {
 	cfg     HostInputConfig[I]
 	peers   []*PeerInputs[I]
 	scratch []I
+	behinds []uint32    // the message's views (readInputsWith)
 	reader  wire.Reader // reused to decode input messages
 }
 
@@ -187,7 +202,7 @@ type HostInputs[I any] struct {
 func NewHostInputs[I any](w *ecs.World, codec InputCodec[I], cfg HostInputConfig[I]) *HostInputs[I] {
 	codec.check()
 	cfg.defaults()
-	return &HostInputs[I]{w: w, codec: codec, cfg: cfg, scratch: make([]I, MaxPerMessage)}
+	return &HostInputs[I]{w: w, codec: codec, cfg: cfg, scratch: make([]I, MaxPerMessage), behinds: make([]uint32, MaxPerMessage)}
 }
 
 // Peer returns peer id's inputs, or nil if it sent none yet.
@@ -247,7 +262,7 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 		return ErrTooMany
 	}
 	p.count++
-	head, n, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch)
+	head, n, err := readInputsWith(&h.reader, payload, &h.codec, h.scratch, h.behinds)
 	if err != nil {
 		p.stats.Malformed++
 		return err
@@ -263,8 +278,13 @@ func (h *HostInputs[I]) Receive(id ecs.PeerID, payload []byte) error {
 	} else {
 		p.aligned = true
 	}
-	if most := uint32(h.cfg.MaxRewind) * ViewScale; head.behind > most {
-		head.behind = most
+	far := false
+	for i, b := range head.behinds[:n] {
+		if most := uint32(h.cfg.MaxRewind) * ViewScale; b > most {
+			head.behinds[i], far = most, true
+		}
+	}
+	if far {
 		p.stats.FarViews++
 	}
 	return p.store(h.w.Frame(), head, h.scratch[:n])
@@ -320,10 +340,8 @@ type PeerInputs[I any] struct {
 	live   []bool // the slot's input came in an aligned message (Live)
 	// behinds: how far behind the slot's frame the peer drew what it does
 	// not predict as it set the input, in 1/ViewScale of a frame; with
-	// ownView, said by a message whose newest input it is, else taken as
-	// far behind as the newest of the first message that carried it (the
-	// client's render frame drifts from its frame by a step's dilation:
-	// about a hundredth of a frame a frame)
+	// ownView, said by a message whose newest input it is, else by the
+	// first that carried it (to a sixteenth of a frame)
 	behinds []uint32
 
 	applied    ecs.Frame // the last frame taken
@@ -384,7 +402,7 @@ func (p *PeerInputs[I]) View() float64 {
 		return now
 	}
 	v := float64(p.viewFrame) - float64(p.curBehind)/ViewScale
-	return min(max(v, now-float64(p.h.cfg.MaxRewind)), now)
+	return min(max(v, now-float64(p.h.cfg.MaxRewind), 0), now)
 }
 
 // InputFrame returns the frame the input in force was stamped with: the
@@ -444,13 +462,13 @@ func (p *PeerInputs[I]) store(now ecs.Frame, head inputsHead, ins []I) error {
 				// Not applied yet: the newest message's input wins.
 				p.ins[slot], p.live[slot] = ins[i], live
 				if i == 0 {
-					p.behinds[slot] = head.behind | ownView
+					p.behinds[slot] = head.behinds[0] | ownView
 				}
 			}
 			continue
 		}
 		p.frames[slot] = g
-		p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behind
+		p.ins[slot], p.live[slot], p.behinds[slot] = ins[i], live, head.behinds[i]
 		if i == 0 {
 			p.behinds[slot] |= ownView
 		}
@@ -471,13 +489,13 @@ func (p *PeerInputs[I]) store(now ecs.Frame, head inputsHead, ins []I) error {
 			}
 			if !p.has || g > p.curFrame {
 				p.cur, p.curFrame, p.has, p.curLive = p.ins[slot], g, true, live
-				p.curBehind, p.viewFrame = head.behind, g
+				p.curBehind, p.viewFrame = head.behinds[i], g
 			}
 			continue
 		}
 		if (!p.has || g > p.curFrame) && (!p.hasLate || g > p.lateFrame) {
 			p.late, p.lateFrame, p.hasLate, p.lateLive = p.ins[slot], g, true, live
-			p.lateBehind = head.behind
+			p.lateBehind = head.behinds[i]
 		}
 	}
 	p.stats.Ahead += uint64(ahead)

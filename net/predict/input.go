@@ -3,6 +3,7 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -101,7 +102,11 @@ var (
 // host's), behind (uvarint: how far behind the newest frame the client
 // drew what it does not predict, in 1/ViewScale of a frame), the repeats
 // (repeatBytes(count) bytes: bit i set when input i+1 encodes as input i
-// does, and is left out), then the inputs not left out, newest first.
+// does, and is left out), the inputs not left out, newest first, then the
+// older inputs' views: a bit for each (repeatBytes(count) bytes, bit i for
+// input i+1) set where its behind differs from the one before it's, and for
+// each set, newest first, the difference (varint, in 1/viewStep of a frame).
+// Every input takes the view ins' own frames say: see inputsHead.
 func appendInputs[I any](dst []byte, codec *InputCodec[I], newest ecs.Frame, ins []I) ([]byte, int) {
 	return appendInputsOf(dst, codec, inputsHead{newest: newest}, ins)
 }
@@ -114,7 +119,15 @@ type inputsHead struct {
 	// does not predict as its newest input was set (its render frame), in
 	// 1/ViewScale of a frame: the view a lag-compensated hit test takes.
 	behind uint32
+	// behinds, writing, holds each input's behind (of its own frame), in
+	// 1/ViewScale of a frame; nil: each the newest's. Each older one goes
+	// within 1/(2·viewStep) of a frame (viewDeltas).
+	behinds []uint32
 }
+
+// viewStep is the resolution of the older inputs' views in an Input
+// message: 1/viewStep of a frame, a millisecond at 60 Hz.
+const viewStep = 16
 
 // ViewScale is the resolution of an Input message's view: how far behind
 // its newest frame the client drew the world, in 1/ViewScale of a frame.
@@ -145,6 +158,16 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, in
 	dst = append(dst, 0)
 	dst = wire.AppendUvarint(dst, uint64(head.behind))
 	repeatsAt := len(dst)
+	// The older inputs' views, and what they cost for each count.
+	var views [MaxPerMessage]int64
+	var viewBytes [MaxPerMessage]int // of views[1..i]
+	viewDeltas(head, n, &views)
+	for i := 1; i < n; i++ {
+		viewBytes[i] = viewBytes[i-1]
+		if views[i] != 0 {
+			viewBytes[i] += uvarintLen(wire.ZigZag(views[i]))
+		}
+	}
 	// The repeats' room for n inputs, filled once it is known how many
 	// fit: the inputs go after it, and move up if fewer fit.
 	var repeats [maxRepeatBytes]byte
@@ -160,7 +183,7 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, in
 		if repeat {
 			dst = dst[:before] // encodes as the one before it
 		}
-		if k > 0 && len(dst)-start-room+repeatBytes(k+1) > maxMessage {
+		if k > 0 && len(dst)-start-room+2*repeatBytes(k+1)+viewBytes[k] > maxMessage {
 			dst = dst[:before]
 			break
 		}
@@ -181,7 +204,47 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, in
 		moved := copy(dst[repeatsAt+used:], dst[at:])
 		dst = dst[:repeatsAt+used+moved]
 	}
+	// The views of the k inputs that fit: a bit for each after the newest
+	// whose behind differs from the one before it's, then the differences.
+	var bits [maxRepeatBytes]byte
+	for i := 1; i < k; i++ {
+		if views[i] != 0 {
+			bits[(i-1)/8] |= 1 << ((i - 1) % 8)
+		}
+	}
+	dst = append(dst, bits[:repeatBytes(k)]...)
+	for i := 1; i < k; i++ {
+		if views[i] != 0 {
+			dst = wire.AppendVarint(dst, views[i])
+		}
+	}
 	return dst, k
+}
+
+// viewDeltas sets views[i], for each of an Input message's n inputs after
+// the newest, to how far its behind is from the one before it's, in
+// 1/viewStep of a frame (0: the same). Each is taken from the behind the host
+// will hold for the input before it (the differences rounded so far), so
+// none is off by more than half a step.
+func viewDeltas(head inputsHead, n int, views *[MaxPerMessage]int64) {
+	held := float64(head.behind) // the behind the host holds for input i-1
+	for i := 1; i < n && i < len(head.behinds); i++ {
+		d := math.Round((float64(head.behinds[i]) - held) * viewStep / ViewScale)
+		if next := held + d*ViewScale/viewStep; next < 0 || next > math.MaxUint32 {
+			d = 0
+		}
+		held += d * ViewScale / viewStep
+		views[i] = int64(d)
+	}
+}
+
+// uvarintLen is the length of v as a uvarint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // readInputs decodes a KindInput payload into dst (which must hold
@@ -190,16 +253,53 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, in
 // ErrMalformed, and dst holds nothing usable.
 func readInputs[I any](payload []byte, codec *InputCodec[I], dst []I) (newest ecs.Frame, n int, err error) {
 	var r wire.Reader
-	head, n, err := readInputsWith(&r, payload, codec, dst)
+	head, n, err := readInputsWith(&r, payload, codec, dst, nil)
 	return head.newest, n, err
+}
+
+// readViews reads the views of an Input message's n inputs after the newest
+// into head.behinds (which must hold MaxPerMessage), failing r on a bit past
+// them, a difference of zero, or a behind below zero or past 32 bits.
+func readViews(r *wire.Reader, head *inputsHead, n int) {
+	if r.Err() != nil {
+		return
+	}
+	bits := r.Raw(repeatBytes(n))
+	for b := max(n-1, 0); b < len(bits)*8; b++ {
+		if bits[b/8]&(1<<(b%8)) != 0 {
+			r.Fail(fmt.Errorf("%w: a view bit past the %d inputs", wire.ErrInvalid, n))
+			return
+		}
+	}
+	b := int64(head.behind)
+	if head.behinds != nil {
+		head.behinds[0] = head.behind
+	}
+	for i := 1; i < n && r.Err() == nil; i++ {
+		if bits[(i-1)/8]&(1<<((i-1)%8)) != 0 {
+			d := r.Varint()
+			switch b += d * (ViewScale / viewStep); {
+			case r.Err() != nil:
+			case d == 0:
+				r.Fail(fmt.Errorf("%w: input %d's view is set and the same as the one before it's", wire.ErrInvalid, i))
+			case b < 0 || b > math.MaxUint32:
+				r.Fail(fmt.Errorf("%w: input %d's view is %d/%d of a frame behind it", wire.ErrInvalid, i, b, ViewScale))
+			}
+		}
+		if head.behinds != nil {
+			head.behinds[i] = uint32(b)
+		}
+	}
 }
 
 // readInputsWith is readInputs reading through r, a reader the caller keeps,
 // so that a host decoding every peer's inputs every frame allocates nothing
 // (a reader handed to the codec's function would otherwise escape); it
-// returns the message's whole head.
-func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I) (head inputsHead, n int, err error) {
+// returns the message's whole head, each input's behind in behinds (which
+// must hold MaxPerMessage, or be nil).
+func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I], dst []I, behinds []uint32) (head inputsHead, n int, err error) {
 	r.Reset(payload)
+	head.behinds = behinds
 	head.newest = ecs.Frame(r.Uvarint32())
 	count := r.U8()
 	head.unaligned, n = count&unalignedFlag != 0, int(count&^unalignedFlag)
@@ -236,6 +336,7 @@ func readInputsWith[I any](r *wire.Reader, payload []byte, codec *InputCodec[I],
 		}
 		last, lastEnd = before, end
 	}
+	readViews(r, &head, n)
 	if err := r.Finish(); err != nil {
 		return inputsHead{}, 0, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

@@ -18,7 +18,10 @@ import (
 
 func TestInputMessageLayout(t *testing.T) {
 	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
-	msg, n := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 20*ViewScale + ViewScale/2}, ins)
+	// Frame 299's input was set a frame further behind (the client ran two
+	// steps between two draws), 298's as far behind as 299's.
+	behinds := []uint32{5248, 5248 + ViewScale, 5248 + ViewScale + 3}
+	msg, n := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 20*ViewScale + ViewScale/2, behinds: behinds}, ins)
 	if n != 3 {
 		t.Fatalf("count %d, want 3", n)
 	}
@@ -30,15 +33,21 @@ func TestInputMessageLayout(t *testing.T) {
 		1, 0xff, 1, // frame 300
 		2, 0, 0, // frame 299
 		0, 3, 0, // frame 298
+		0b01, // views: frame 299's differs from 300's, 298's (3/256 further) as 299's
+		0x20, // frame 299: 16/16 of a frame further behind (zig-zag 32)
 	}
 	if !bytes.Equal(msg, want) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
 	}
 	got := make([]pad, MaxPerMessage)
 	var r wire.Reader
-	head, k, err := readInputsWith(&r, msg, &padCodec, got)
+	read := make([]uint32, MaxPerMessage)
+	head, k, err := readInputsWith(&r, msg, &padCodec, got, read)
 	if err != nil || head.newest != 300 || k != 3 || head.behind != 5248 || head.unaligned {
 		t.Fatalf("read: %+v count %d err %v", head, k, err)
+	}
+	if read[0] != 5248 || read[1] != 5248+ViewScale || read[2] != 5248+ViewScale {
+		t.Fatalf("views read: %v, want 5248, 5504, 5504 (3/256 is within half a step)", read[:3])
 	}
 	for i := range ins {
 		if got[i] != ins[i] {
@@ -58,12 +67,12 @@ func TestInputMessageLayout(t *testing.T) {
 // aligned inputs.
 func TestUnalignedInputs(t *testing.T) {
 	msg, n := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, unaligned: true}, []pad{{DX: 1}, {DX: 2}})
-	if want := []byte{0xac, 0x02, 0x82, 0, 0, 1, 0, 0, 2, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
+	if want := []byte{0xac, 0x02, 0x82, 0, 0, 1, 0, 0, 2, 0, 0, 0}; n != 2 || !bytes.Equal(msg, want) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
 	}
 	var r wire.Reader
 	got := make([]pad, MaxPerMessage)
-	if head, k, err := readInputsWith(&r, msg, &padCodec, got); err != nil || head.newest != 300 || k != 2 || !head.unaligned || got[1].DX != 2 {
+	if head, k, err := readInputsWith(&r, msg, &padCodec, got, nil); err != nil || head.newest != 300 || k != 2 || !head.unaligned || got[1].DX != 2 {
 		t.Fatalf("read: %+v, %d inputs, %v", head, k, err)
 	}
 
@@ -125,8 +134,8 @@ func TestInputMessageKeepsToItsSize(t *testing.T) {
 	}
 	// Held, the same input is written once: all 8 go in 104 bytes.
 	msg, n = appendInputs(nil, &big, 1000, make([]pad, 8))
-	if n != 8 || len(msg) != 2+1+1+1+100 {
-		t.Fatalf("8 inputs alike: %d in %d bytes, want 8 in 105", n, len(msg))
+	if n != 8 || len(msg) != 2+1+1+1+100+1 {
+		t.Fatalf("8 inputs alike: %d in %d bytes, want 8 in 106", n, len(msg))
 	}
 }
 
@@ -146,6 +155,7 @@ func TestRepeatedInputsAreWrittenOnce(t *testing.T) {
 		0, 2, 0, // frame 497
 		1, 0, 0, // frame 495
 		0, 0, 1, // frame 491
+		0, 0, // views: each as the newest's
 	}
 	if n != 10 || !bytes.Equal(msg, want) {
 		t.Fatalf("layout\n got % x\nwant % x", msg, want)
@@ -161,8 +171,8 @@ func TestRepeatedInputsAreWrittenOnce(t *testing.T) {
 	}
 	// Eight inputs held: one written, where eight were.
 	held, _ := appendInputs(nil, &padCodec, 500, make([]pad, 8))
-	if len(held) != 2+1+1+1+3 {
-		t.Fatalf("8 inputs alike take %d bytes, want 8 (% x)", len(held), held)
+	if len(held) != 2+1+1+1+3+1 {
+		t.Fatalf("8 inputs alike take %d bytes, want 9 (% x)", len(held), held)
 	}
 }
 
@@ -426,6 +436,9 @@ func FuzzInputMessage(f *testing.F) {
 	f.Add([]byte{50, 1, 0x80, 0x14, 0, 0, 0})       // drawn 10 frames behind
 	f.Add([]byte{50, 1, 0xff, 0xff, 0x03, 0, 0, 0}) // past MaxRewind
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 64})
+	f.Add([]byte{11, 1, 0x80, 0x14, 0, 0, 0})                      // frame 11, drawn 10 frames behind
+	f.Add([]byte{11, 2, 0x80, 0x14, 0, 0, 0, 0, 1, 0, 0, 1, 0x20}) // and frame 10, 11 frames behind
+	f.Add([]byte{11, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0})    // as far behind as 32 bits say
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		w := ecs.NewWorld()
 		w.SetFrame(10)
@@ -443,7 +456,7 @@ func FuzzInputMessage(f *testing.F) {
 		}
 		ins := make([]pad, MaxPerMessage)
 		var r wire.Reader
-		head, n, rerr := readInputsWith(&r, msg, &padCodec, ins)
+		head, n, rerr := readInputsWith(&r, msg, &padCodec, ins, make([]uint32, MaxPerMessage))
 		if rerr != nil {
 			t.Fatalf("accepted message does not decode: %v", rerr)
 		}
@@ -456,6 +469,11 @@ func FuzzInputMessage(f *testing.F) {
 		}
 		w.SetFrame(11)
 		h.Update(w)
+		// The view of what is in force: finite, never ahead of the frame
+		// nor further behind than MaxRewind, nor before frame 0.
+		if v := h.Peer(1).View(); !(v >= max(11-DefaultMaxRewind, 0) && v <= 11) {
+			t.Fatalf("view %v at frame 11", v)
+		}
 	})
 }
 
@@ -467,12 +485,12 @@ func TestInputMessageMatchesProtocol(t *testing.T) {
 		t.Fatal("PROTOCOL.md has no predict input block")
 	}
 	ins := []pad{{DX: 1, DY: -1, Boost: true}, {DX: 2}, {DY: 3}}
-	if msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 5248}, ins); !bytes.Equal(msg, want) {
+	if msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 300, behind: 5248, behinds: []uint32{5248, 5248 + ViewScale, 5248 + ViewScale}}, ins); !bytes.Equal(msg, want) {
 		t.Fatalf("encoder writes % x, PROTOCOL.md shows % x", msg, want)
 	}
 	got := make([]pad, MaxPerMessage)
 	var r wire.Reader
-	if head, k, err := readInputsWith(&r, want, &padCodec, got); err != nil || head.newest != 300 || head.behind != 5248 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
+	if head, k, err := readInputsWith(&r, want, &padCodec, got, nil); err != nil || head.newest != 300 || head.behind != 5248 || k != 3 || got[0] != ins[0] || got[2] != ins[2] {
 		t.Fatalf("decoding the document: %+v count %d err %v inputs %+v", head, k, err, got[:3])
 	}
 	held, ok := wiretest.Blocks(t, "../wire/PROTOCOL.md", "predict")["input-held"]

@@ -123,40 +123,74 @@ func TestBehindOf(t *testing.T) {
 	// What the largest says decodes.
 	msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 5, behind: maxBehind}, []pad{{}})
 	var r wire.Reader
-	if head, _, err := readInputsWith(&r, msg, &padCodec, make([]pad, MaxPerMessage)); err != nil || head.behind != maxBehind {
+	if head, _, err := readInputsWith(&r, msg, &padCodec, make([]pad, MaxPerMessage), nil); err != nil || head.behind != maxBehind {
 		t.Fatalf("%+v, %v", head, err)
 	}
 	// A behind past 32 bits is malformed.
 	bad := append(wire.AppendUvarint([]byte{5, 1}, 1<<33), 0, 0, 0)
-	if _, _, err := readInputsWith(&r, bad, &padCodec, make([]pad, MaxPerMessage)); !errors.Is(err, ErrMalformed) {
+	if _, _, err := readInputsWith(&r, bad, &padCodec, make([]pad, MaxPerMessage), nil); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("a behind of 2^33: %v, want ErrMalformed", err)
 	}
 }
 
-// An input's view is the one its own message gave it, as that message's
-// newest: a later message carrying it again (the redundancy) says how far
-// behind its own newest input the client drew, which drifts from the older
-// input's by the client's dilation, and does not replace it. An input whose
-// own message was lost takes the view of the first that carried it.
+// An input's view is the one its own message gave it, to a 256th of a
+// frame; a later message carrying it again gives it to a 16th, and does not
+// replace it. An input whose own message was lost takes the view the next
+// one gives it, its own (a client that ran two steps between two frames it
+// drew set them a frame further behind their frames than the next).
 func TestAnInputKeepsTheViewOfItsOwnMessage(t *testing.T) {
 	w := ecs.NewWorld()
 	w.SetFrame(99)
 	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
-	send := func(newest ecs.Frame, behind uint32, ins ...pad) {
-		msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: newest, behind: behind}, ins)
+	send := func(newest ecs.Frame, behinds []uint32, ins ...pad) {
+		msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: newest, behind: behinds[0], behinds: behinds}, ins)
 		if err := h.Receive(1, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
-	send(100, 10*ViewScale, pad{DX: 1})
-	send(101, 10*ViewScale+3, pad{DX: 2}, pad{DX: 1})
-	// 102's own message is lost; 103's carries it.
-	send(103, 10*ViewScale+9, pad{DX: 4}, pad{DX: 3}, pad{DX: 2}, pad{DX: 1})
-	for _, want := range []float64{100 - 10, 101 - (10 + 3.0/ViewScale), 102 - (10 + 9.0/ViewScale), 103 - (10 + 9.0/ViewScale)} {
+	const b = 10 * ViewScale
+	send(100, []uint32{b}, pad{DX: 1})
+	send(101, []uint32{b + 3, b + 40}, pad{DX: 2}, pad{DX: 1})
+	// 102's own message is lost; 103's carries it, set a frame further
+	// behind (both drawn at the same frame).
+	send(103, []uint32{b + 9, b + 9 + ViewScale, b + 3, b}, pad{DX: 4}, pad{DX: 3}, pad{DX: 2}, pad{DX: 1})
+	for _, want := range []float64{100 - 10, 101 - (10 + 3.0/ViewScale), 102 - (11 + 9.0/ViewScale), 103 - (10 + 9.0/ViewScale)} {
 		w.SetFrame(w.Frame() + 1)
 		h.Update(w)
-		if got := h.Peer(1).View(); got != want {
+		if got := h.Peer(1).View(); math.Abs(got-want) > 1.0/32 {
 			t.Errorf("frame %d: view %v, want %v", w.Frame(), got, want)
+		}
+	}
+}
+
+// A client that steps twice between two frames it draws, or not at all,
+// sets its inputs at views a frame apart from their frames' spacing: each
+// message says so, and an input whose own message was lost reaches the host
+// with its own view all the same.
+func TestALostInputMessageLeavesTheViewOfItsInput(t *testing.T) {
+	drawn := 0.0
+	r := newRig(t, 1, ClientConfig[pad]{View: func() float64 { return drawn }})
+	r.link.keep = true
+	for i := range 40 {
+		if i%3 != 1 { // every third frame is not drawn before it: its view is the last one's
+			drawn = float64(r.w.Frame()+1) - 12.25
+		}
+		r.steps(1)
+	}
+	msgs := r.link.msgs
+	f := r.w.Frame()
+	w := ecs.NewWorld()
+	w.SetFrame(f - 5)
+	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{})
+	// Frames f−4 … f−1's own messages are lost: the newest message carries them.
+	if err := h.Receive(1, msgs[len(msgs)-1]); err != nil {
+		t.Fatal(err)
+	}
+	for g := f - 4; g <= f; g++ {
+		w.SetFrame(g)
+		h.Update(w)
+		if got, want := h.Peer(1).View(), r.pred.ViewAt(g); math.Abs(got-want) > 1.0/32 {
+			t.Errorf("frame %d: the host's view %.4f, the client drew %.4f", g, got, want)
 		}
 	}
 }

@@ -192,6 +192,7 @@ type HostReplicator struct {
 	byID  []*HostPeer // by peer id
 	steps uint64
 	frame uint32 // the frame being stepped
+	sent  uint32 // the frame of the last send tick
 	// updating is set during Update: a removal queued then (an entity
 	// went, or left a scope) is of frame; one queued outside it (Focus
 	// between steps, a system of the step before Update) of the next
@@ -315,6 +316,11 @@ func NewHost(reg *Registry, cfg HostConfig) *HostReplicator {
 
 // Config returns the configuration in force.
 func (h *HostReplicator) Config() HostConfig { return h.cfg }
+
+// SentFrame returns the frame of the last send tick (0 before the first):
+// the frames whose states clients receive and draw between (every
+// SendEvery steps).
+func (h *HostReplicator) SentFrame() ecs.Frame { return ecs.Frame(h.sent) }
 
 // AddPeer starts replicating to peer id through out: its join begins at the
 // next step, or at once with StartJoin. The peer must not be added twice.
@@ -461,6 +467,7 @@ func (h *HostReplicator) Update(w *ecs.World) {
 	h.budget = h.cfg.JoinBytesPerStep
 	send := h.steps%uint64(h.cfg.SendEvery) == 0
 	if send {
+		h.sent = h.frame
 		h.prepareTick()
 	}
 	// The last peer to pack this tick keeps no copy of its picks: no peer
