@@ -9,27 +9,36 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
-// LagCompensated marks an entity whose poses the host keeps for
+// LagCompensated marks a networked entity whose poses the host keeps for
 // HostConfig.MaxRewind, so that a hit test finds it where a player saw it:
 // World.Seen with the player's Input.View. Give it to what players aim at
 // (the other players' avatars, creeps), on the host; on a client and alone
 // it costs nothing. The host records each marked entity's Transform every
-// step, 29 bytes a step kept (about 1 KB an entity at the defaults). It is
-// the host's own mark, neither replicated nor saved: a host restored from a
-// save marks the entities again where it rebuilds what a save leaves out
-// (Game.Restored, or Arrived in its place).
+// step, 29 bytes a step kept (about 1.8 KB an entity at the defaults). It
+// is the host's own mark, neither replicated nor saved: a host restored from
+// a save marks the entities again where it rebuilds what a save leaves out
+// (Game.Restored, or Arrived in its place). An entity removed is not kept:
+// one a shot should still find for the round trip after its removal (a
+// player killed a moment before her killer's shot came) stays in the world
+// that long, marked as the game likes, before it goes.
 type LagCompensated struct{}
 
 // Seen returns where the player whose input has view (Input.View) saw entity
 // e: on the host, e's pose at that host frame, from the poses kept of an
-// entity marked LagCompensated (between two steps, as a client draws it; at
-// a teleport, on the side of the view's frame), or its Transform now for one
+// entity marked LagCompensated (between the states of the send ticks around
+// the view, as a client draws between the states it receives; at a
+// teleport, on the side of the view's frame), or its Transform now for one
 // not marked; on a client, where it draws e now (the interpolator's pose of
-// one it does not predict, the Transform of one it does): a hit predicted
-// there shows at once, the host's decides; alone, its Transform. ok is false
-// when e is not alive, has no Transform, or, on the host, was made after the
-// view. A view older than the poses kept (an entity marked since) gives the
-// oldest. Call it on the simulation goroutine; it allocates nothing.
+// one it does not predict, the Transform of one it does, and its world's
+// Transform while it draws nothing): a hit predicted there shows at once,
+// the host's decides (with ClientConfig.Replay, a frame simulated again
+// sees what the client draws at the time, not what it drew then); alone,
+// its Transform. ok is false when e is not alive, has no Transform, or, on
+// the host, was made after the view. A view older than the poses kept (an
+// entity marked since) gives the oldest. What a client drew it guessed
+// where states were late (an entity moved on by its velocity) and the host
+// does not: there the two part. Call it on the simulation goroutine; it
+// allocates nothing.
 func (w *World) Seen(e arche.Entity, view float64) (pose ecs.Transform, ok bool) {
 	if w.seen != nil {
 		return w.seen(e, view)

@@ -405,6 +405,21 @@ func (p *PeerInputs[I]) View() float64 {
 	return min(max(v, now-float64(p.h.cfg.MaxRewind), 0), now)
 }
 
+// ViewAt returns the view of the input received for frame f (View's, had it
+// been in force at its own frame), or ok == false if none is held: for games
+// that roll back (LateInput Rollback) and test a hit of an earlier frame.
+func (p *PeerInputs[I]) ViewAt(f ecs.Frame) (view float64, ok bool) {
+	slot := int(uint64(f) % uint64(len(p.frames)))
+	if f == 0 || p.frames[slot] != f {
+		return 0, false
+	}
+	if !p.live[slot] {
+		return float64(f), true
+	}
+	v := float64(f) - float64(p.behinds[slot]&^ownView)/ViewScale
+	return max(v, float64(f)-float64(p.h.cfg.MaxRewind), 0), true
+}
+
 // InputFrame returns the frame the input in force was stamped with: the
 // current frame when it is exact, an earlier one when it is repeated or late.
 func (p *PeerInputs[I]) InputFrame() ecs.Frame { return p.curFrame }

@@ -194,3 +194,25 @@ func TestALostInputMessageLeavesTheViewOfItsInput(t *testing.T) {
 		}
 	}
 }
+
+// ViewAt gives the view of a frame's input held, for a game that rolls
+// back; none for a frame without one.
+func TestViewAtGivesAHeldInputsView(t *testing.T) {
+	w := ecs.NewWorld()
+	w.SetFrame(99)
+	h := NewHostInputs(w, padCodec, HostInputConfig[pad]{LateInput: Rollback})
+	msg, _ := appendInputsOf(nil, &padCodec, inputsHead{newest: 101, behind: 5 * ViewScale, behinds: []uint32{5 * ViewScale, 6 * ViewScale}}, []pad{{DX: 2}, {DX: 1}})
+	if err := h.Receive(1, msg); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Peer(1)
+	if v, ok := p.ViewAt(101); !ok || v != 96 {
+		t.Errorf("frame 101: %v, %v; want 96", v, ok)
+	}
+	if v, ok := p.ViewAt(100); !ok || v != 94 {
+		t.Errorf("frame 100: %v, %v; want 94", v, ok)
+	}
+	if _, ok := p.ViewAt(102); ok {
+		t.Error("a frame without an input has a view")
+	}
+}
