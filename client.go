@@ -90,8 +90,9 @@ type ClientConfig[I comparable] struct {
 	// starts where the host will have it (NetStats.Predict.Adopted); without
 	// it, it starts that far behind and catches up as the host's states of
 	// the frames since come back, over a round trip.
-	// Nil: each differing component is corrected by its
-	// Prediction. It runs on the simulation goroutine, with the world locked.
+	// Nil: Game.Replay, and without it each differing component is corrected
+	// by its Prediction. It runs on the simulation goroutine, with the world
+	// locked.
 	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and
 	// no slot, and it sends no input and no command (Send fails with
@@ -279,6 +280,9 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	if cfg.JoinTimeout == 0 {
 		cfg.JoinTimeout = DefaultJoinTimeout
+	}
+	if cfg.Replay == nil {
+		cfg.Replay = g.Replay
 	}
 	started := cfg.Clock.Now()
 	// The world first: a Setup that spawns networked entities on a client

@@ -132,6 +132,14 @@ type Game[I comparable] struct {
 	// the player is not drawn running through what it pushes (see
 	// NetPhysics).
 	Net NetPhysics
+	// Replay, if set, is the game's predicted step, and every client
+	// reconciles by replaying with it (see ClientConfig.Replay, which a
+	// client may set instead): the game's systems that move what a player
+	// predicts belong to the game, and a game whose forces depend on a
+	// body's velocity (grip, drag, a shove) or whose values build up under
+	// input reconciles right only by replaying. Nil: each client corrects,
+	// unless its ClientConfig.Replay is set.
+	Replay func(w *World)
 	// Roster, if set, makes every machine know who plays: the host keeps an
 	// entity per admitted peer (and one for the player at its own machine,
 	// HostConfig.Name) with the peer's name and its round trip as the host

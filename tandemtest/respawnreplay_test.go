@@ -83,7 +83,8 @@ func walkFigures(ew *ecs.World) {
 // at once, drawn moving 6 to 9 units in a frame.)
 func TestARespawnedFigureIsPredictedFromItsMaking(t *testing.T) {
 	for _, lat := range []time.Duration{50 * time.Millisecond, 100 * time.Millisecond} {
-		t.Run(fmt.Sprint(lat), func(t *testing.T) { respawnReplayed(t, lat) })
+		t.Run(fmt.Sprint(lat), func(t *testing.T) { respawnReplayed(t, lat, false) })
+		t.Run(fmt.Sprint(lat, " replayed by the Game"), func(t *testing.T) { respawnReplayed(t, lat, true) })
 		t.Run(fmt.Sprint(lat, " correcting"), func(t *testing.T) { respawnCorrected(t, lat) })
 	}
 }
@@ -126,13 +127,21 @@ func respawnCorrected(t *testing.T, lat time.Duration) {
 }
 
 // respawnReplayed is the respawn of TestARespawnedFigureIsPredictedFromItsMaking
-// on a client with Replay.
-func respawnReplayed(t *testing.T, lat time.Duration) {
+// on a client with Replay: its ClientConfig's, or the Game's (byGame).
+func respawnReplayed(t *testing.T, lat time.Duration, byGame bool) {
 	var at ecs.Frame
 	hostLog := map[ecs.Frame]float64{}
 	link := condition.Config{Latency: lat}
-	r := tandemtest.New(t, respawners(&at, hostLog), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-	ann := r.Join("ann", tandem.ClientConfig[Walk]{Replay: func(w *tandem.World) { walkFigures(w.ECS) }})
+	replay := func(w *tandem.World) { walkFigures(w.ECS) }
+	g := respawners(&at, hostLog)
+	var cfg tandem.ClientConfig[Walk]
+	if byGame {
+		g.Replay = replay
+	} else {
+		cfg.Replay = replay
+	}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", cfg)
 	if ann.Peer() != 1 {
 		t.Fatalf("ann is peer %d", ann.Peer())
 	}
