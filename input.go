@@ -77,7 +77,11 @@ type Input[I any] struct {
 	// LagCompensated). On the host from her client's input messages, at
 	// most HostConfig.MaxRewind behind; on her client, the frame it drew as
 	// she set the input; the frame itself for the host's own player, alone,
-	// for a Bot (the game may write its own) and while Live is false.
+	// for a Bot (the game may write its own) and while Live is false. A
+	// client that draws nothing (a bot's, a test's) sends the frame of the
+	// newest state its world held. A command handler (which runs after the
+	// inputs are routed) finds its player's in the Input of the entity she
+	// drives (Driven).
 	View float64
 }
 
