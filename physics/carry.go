@@ -9,6 +9,15 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 )
 
+// CarryVelocity returns the velocity v of entity e's body comes to after dt
+// seconds of coasting (Carry's velocity): a predicting client's correction
+// of a body's velocity carries the host's and its own to the present by it
+// (predict.VelocityCarrier).
+func (s *Space) CarryVelocity(e arche.Entity, v ecs.Velocity, dt float64) ecs.Velocity {
+	_, v = s.Carry(e, ecs.Transform{}, v, dt)
+	return v
+}
+
 // Carry returns where entity e's body would be, and how fast, dt seconds
 // after it was at pose with velocity v, coasting: its Material's Velocity
 // function (GroundFriction's slowing) applied at each of the Space's steps

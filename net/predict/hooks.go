@@ -41,6 +41,22 @@ type Corrector interface {
 	CorrectVelocity(e arche.Entity, dx, dy, dAngular float64)
 }
 
+// VelocityCarrier is a Corrector that knows how a body's velocity changes by
+// itself from step to step while it coasts (its friction, its damping). A
+// velocity correction of such a body is then the difference the host's
+// velocity and the prediction's at the compared frame would each have come
+// to by the present, not the difference there: friction slows a knocked
+// body on the host and not the same body at rest on the client (a player
+// knocked at 700 units a second was set to 680 on his client where the
+// host's had slowed to 500, ran 29 units past it and was pulled back over
+// 46 frames). The frames recorded since are shifted by the difference each
+// had come to. *physics.Space implements it.
+type VelocityCarrier interface {
+	// CarryVelocity returns the velocity v of entity e's body comes to
+	// after dt seconds of coasting.
+	CarryVelocity(e arche.Entity, v ecs.Velocity, dt float64) ecs.Velocity
+}
+
 // ContactClamper is a Corrector that knows what an entity rests against: it
 // takes out of a pose correction the part that would sink the entity into a
 // static or kinematic body it touches (a floor, a moving platform), past

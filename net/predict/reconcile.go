@@ -204,10 +204,16 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					rests = cx != d.X || cy != d.Y
 					d.X, d.Y = cx, cy
 				}
+				carried := false
+				if vc, ok := c.correctorFor(e).(VelocityCarrier); ok && present && !snap && !rests {
+					d, carried = c.carryVelocity(vc, f, k, e, t, *hv, *pv), true
+				}
 				if present {
 					d = noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
 				}
-				if rests {
+				switch {
+				case carried:
+				case rests:
 					// Resting on something, the body's velocity is what
 					// the contact and its friction make of it frame by
 					// frame: a difference of frame f does not last into
@@ -215,7 +221,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					// are (shifted, the next state found the difference
 					// the other way, and so on).
 					c.shiftVelocityAt(f, k, e, t, d.X, d.Y, d.Angular)
-				} else {
+				default:
 					c.shift(f, k, e, t, d.X, d.Y, d.Angular)
 				}
 			}
@@ -241,6 +247,32 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.stats.ValueCorrections++
 		}
 	}
+}
+
+// carryVelocity shifts the velocities recorded for entity e (entry k of
+// frame f, Velocity t) at f and after by the difference the host's
+// velocity there (host) and the prediction's (pred) come to by each frame,
+// coasting (VelocityCarrier), and returns the one they come to by the
+// present: the correction of the present velocity.
+func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arche.Entity, t *tracker, host, pred ecs.Velocity) ecs.Velocity {
+	step := c.cfg.Sync.Step.Seconds()
+	at := f // the frame host and pred are of
+	carry := func(g ecs.Frame) {
+		if g > at {
+			dt := float64(g-at) * step
+			host, pred = vc.CarryVelocity(e, host, dt), vc.CarryVelocity(e, pred, dt)
+			at = g
+		}
+	}
+	for g, i := range c.recorded(f, k, e, t) {
+		carry(g)
+		v := (*ecs.Velocity)(t.store.at(i))
+		v.X += host.X - pred.X
+		v.Y += host.Y - pred.Y
+		v.Angular += host.Angular - pred.Angular
+	}
+	carry(c.lastRecorded)
+	return ecs.Velocity{X: host.X - pred.X, Y: host.Y - pred.Y, Angular: host.Angular - pred.Angular}
 }
 
 // noRunaway returns velocity correction d of a body whose velocity is now
