@@ -44,8 +44,9 @@
 //     frame S it compares the host's state with the prediction for S within
 //     each component's tolerance. In Correct mode (the default) a differing
 //     component is corrected by its Correction: Pose and Velocity carry the
-//     difference into the present through a Corrector (the physics bridge),
-//     HostValue takes the host's value, and so does HostOnly, for a value
+//     difference into the present through a Corrector (the physics bridge;
+//     a VelocityCarrier carries a velocity's difference through the body's
+//     own friction), HostValue takes the host's value, and so does HostOnly, for a value
 //     only the host changes, whose changes are news and not counted as
 //     corrections; a Smoother (the interpolation layer) hides the move. In Replay mode the client restores S and re-runs the
 //     game's predicted step with the recorded inputs of every frame since.
