@@ -61,6 +61,19 @@ func runningCreep(shots *[]shot, turns bool) *tandem.Game[Walk] {
 	})
 }
 
+// fire presses c's trigger (Walk.X 1) until the client stepped once, and
+// lets go: a turn of the rig steps a client none, one or two times, as its
+// clock keeps its lead, so a press of one or two frames, seen from the same
+// view.
+func fire(r *tandemtest.Rig[Walk], c *tandem.Client[Walk]) {
+	f := c.NetStats().Frame
+	c.SetInput(Walk{X: 1})
+	for n := 0; c.NetStats().Frame == f && n < 5; n++ {
+		r.Step(1)
+	}
+	c.SetInput(Walk{})
+}
+
 // A player shoots at a creep she sees running: the host finds it where her
 // screen drew it, at the view her input carried, over a round trip of 120
 // ms and one of 200 with jitter and loss. Where the host has the creep as it
@@ -108,15 +121,7 @@ func TestAShotFindsTheCreepWhereThePlayerSawIt(t *testing.T) {
 				t.Fatal("the client does not draw the creep")
 			}
 			aims = append(aims, aim{rf, pose})
-			// Held until the client stepped once (a turn of the rig steps
-			// it none, one or two times, as its clock keeps its lead): a
-			// press of one or two frames, seen from the same view.
-			f := ann.NetStats().Frame
-			ann.SetInput(Walk{X: 1})
-			for n := 0; ann.NetStats().Frame == f && n < 5; n++ {
-				r.Step(1)
-			}
-			ann.SetInput(Walk{})
+			fire(r, ann)
 		}
 		r.Step(30)
 		worst, nearest := 0.0, math.Inf(1)
@@ -171,12 +176,7 @@ func TestAHeadlessClientsShotFindsTheCreepWhereItsWorldHasIt(t *testing.T) {
 			x = (*ecs.Transform)(w.ECS.Arche().Get(e, w.ECS.IDs.Transform)).X
 		})
 		aims = append(aims, x)
-		f := bot.NetStats().Frame
-		bot.SetInput(Walk{X: 1})
-		for n := 0; bot.NetStats().Frame == f && n < 5; n++ {
-			r.Step(1)
-		}
-		bot.SetInput(Walk{})
+		fire(r, bot)
 	}
 	r.Step(30)
 	if len(shots) < len(aims) {

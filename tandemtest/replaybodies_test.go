@@ -67,6 +67,12 @@ func driveWith(push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity) func(w 
 // carGame is a car per player, made at pose and driven by push, on an open
 // floor.
 func carGame(pose ecs.Transform, push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity) *tandem.Game[Pedal] {
+	return bodyGame(pose, push, func(w *tandem.World, e arche.Entity) { w.Physics.AttachBox(e, 40, 20, 2, carBody) })
+}
+
+// bodyGame is a body per player, made at pose, given its shape by attach
+// (on the host and as it arrives on a client), and driven by push.
+func bodyGame(pose ecs.Transform, push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity, attach func(w *tandem.World, e arche.Entity)) *tandem.Game[Pedal] {
 	return &tandem.Game[Pedal]{
 		Physics: &physics.Config{},
 		Components: []tandem.Component{
@@ -82,11 +88,10 @@ func carGame(pose ecs.Transform, push func(b *cp.Body, in Pedal, dt float64) ecs
 		Join: func(w *tandem.World, p tandem.Peer) error {
 			a := w.ECS.Arche()
 			m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, tandem.Input[Pedal]](a)
-			e := m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &ecs.Interpolated{Prev: pose}, &tandem.Input[Pedal]{})
-			w.Physics.AttachBox(e, 40, 20, 2, carBody)
+			attach(w, m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &ecs.Interpolated{Prev: pose}, &tandem.Input[Pedal]{}))
 			return nil
 		},
-		Arrived: func(w *tandem.World, e arche.Entity) { w.Physics.AttachBox(e, 40, 20, 2, carBody) },
+		Arrived: attach,
 	}
 }
 
