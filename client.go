@@ -46,7 +46,7 @@ type ClientConfig[I comparable] struct {
 	// entities (HoldAfter; see
 	// NetStats.HoldAfter). Its session and
 	// correction fields are set by the Client, and its Reconcile and Step
-	// by Replay when that is set.
+	// by Replay (or Game.Replay) when that is set.
 	Predict predict.ClientConfig[I]
 	// Replay, if set, reconciles by replaying: when the host's state of a past
 	// frame differs from what this client predicted, the client restores that
@@ -249,8 +249,10 @@ type Client[I comparable] struct {
 	// admissions, read by Send from any goroutine.
 	cmdFrame atomic.Uint32
 	// heldFrame is the host frame of the newest state the world held as the
-	// last step ended: the view of a client that draws nothing (drawnFrame).
+	// last step ended, heldAt when it last moved on (the client's clock):
+	// the view of a client that draws nothing (drawnFrame).
 	heldFrame ecs.Frame
+	heldAt    time.Time
 	err       error       // why the client stopped, set once
 	left      bool        // Close was called
 	resumes   int         // times the session resumed
@@ -495,6 +497,9 @@ func (c *Client[I]) event(e Event) {
 	admitted := e.Kind == session.PeerJoined || e.Kind == session.PeerResumed
 	if e.Kind == session.PeerResumed {
 		c.resumes++
+	}
+	if admitted {
+		c.heldFrame, c.heldAt = 0, time.Time{} // another connection's, maybe another host's
 	}
 	if admitted && c.ip != nil {
 		c.w.Peer = e.Peer
@@ -767,8 +772,8 @@ func (c *Client[I]) stepped(*ecs.World) {
 	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
 		c.cmdFrame.Store(n + 1)
 	}
-	if r := c.session.Replicator(); r != nil {
-		c.heldFrame = r.Frame()
+	if r := c.session.Replicator(); r != nil && r.Frame() != c.heldFrame {
+		c.heldFrame, c.heldAt = r.Frame(), c.clk.Now()
 	}
 }
 
@@ -799,19 +804,19 @@ func (c *Client[I]) routed(p ecs.PeerID) (in routed[I], ok bool) {
 // without a window, or one that stopped drawing for longer than
 // staleDrawing), the host frame of the newest state its world held as the
 // last step ended, what a player or a bot deciding between steps saw; in a
-// world whose states stopped coming (nothing moves), the frame those would
-// be of: its frame less its lead on the host and half the round trip. The
-// frame being predicted before it is in step: no rewind.
+// world whose states stopped coming for longer than staleDrawing (nothing
+// moves, so any frame shows the same), the frame those would be of: its
+// frame less its lead on the host and half the round trip. The frame being
+// predicted before it is in step: no rewind.
 func (c *Client[I]) drawnFrame() float64 {
 	f := float64(c.w.ECS.Frame())
 	if c.drawing() {
 		return min(c.ip.RenderFrame(), f)
 	}
-	due := f - c.phys.link()
-	if held := float64(c.heldFrame); held > due-4 {
-		return min(held, f)
+	if c.heldFrame > 0 && c.clk.Now().Sub(c.heldAt) <= staleDrawing {
+		return min(float64(c.heldFrame), f)
 	}
-	return due
+	return f - c.phys.link()
 }
 
 // drawing reports whether the interpolator draws the remote entities: it is

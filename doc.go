@@ -20,9 +20,9 @@
 //     replicated, are predicted through the physics body (PredictPose,
 //     PredictVelocity); the game's own are usually the host's (HostValue).
 //     A game whose player moves without physics, by values of its own that
-//     build up frame after frame, gives its client ClientConfig.Replay (its
-//     movement systems), and the client replays from the host's state
-//     instead of correcting.
+//     build up frame after frame, gives Game.Replay (its movement systems;
+//     or one client ClientConfig.Replay), and every client replays from the
+//     host's state instead of correcting.
 //   - Its players: Game.Join spawns a peer's entities, owned by that peer and
 //     with an Input[I] component; the engine writes each frame's input of the
 //     owner into Input[I].Value, on the host and on the predicting client,

@@ -9,6 +9,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/physics"
 )
@@ -794,3 +795,7 @@ func (n *netPhysics) recordHeld(e arche.Entity, f ecs.Frame) {
 	v := b.Velocity()
 	h.ring[f%heldRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
 }
+
+// A client's own bodies are corrected through their friction (the predict
+// Corrector is the Space).
+var _ predict.VelocityCarrier = (*physics.Space)(nil)

@@ -42,7 +42,7 @@ type Corrector interface {
 }
 
 // VelocityCarrier is a Corrector that knows how a body's velocity changes by
-// itself from step to step while it coasts (its friction, its damping). A
+// itself from step to step while it coasts (its friction). A
 // velocity correction of such a body is then the difference the host's
 // velocity and the prediction's at the compared frame would each have come
 // to by the present, not the difference there: friction slows a knocked

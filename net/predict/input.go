@@ -129,6 +129,11 @@ type inputsHead struct {
 // message: 1/viewStep of a frame, a millisecond at 60 Hz.
 const viewStep = 16
 
+// maxViewDelta bounds a view's difference in an Input message, in
+// 1/viewStep of a frame: what keeps a distance behind within 32 bits (a
+// larger one, multiplied out, could wrap to a small one).
+const maxViewDelta = math.MaxUint32/(ViewScale/viewStep) + 1
+
 // ViewScale is the resolution of an Input message's view: how far behind
 // its newest frame the client drew the world, in 1/ViewScale of a frame.
 const ViewScale = 256
@@ -229,9 +234,13 @@ func appendInputsOf[I any](dst []byte, codec *InputCodec[I], head inputsHead, in
 func viewDeltas(head inputsHead, n int, views *[MaxPerMessage]int64) {
 	held := float64(head.behind) // the behind the host holds for input i-1
 	for i := 1; i < n && i < len(head.behinds); i++ {
-		d := math.Round((float64(head.behinds[i]) - held) * viewStep / ViewScale)
-		if next := held + d*ViewScale/viewStep; next < 0 || next > math.MaxUint32 {
-			d = 0
+		off := float64(head.behinds[i]) - held
+		d := 0.0
+		if math.Abs(off) > ViewScale/viewStep/2 { // within half a step: the same
+			d = math.Round(off * viewStep / ViewScale)
+		}
+		for next := held + d*ViewScale/viewStep; next < 0 || next > math.MaxUint32; next = held + d*ViewScale/viewStep {
+			d -= math.Copysign(1, d) // a step towards none, into the range
 		}
 		held += d * ViewScale / viewStep
 		views[i] = int64(d)
@@ -278,12 +287,16 @@ func readViews(r *wire.Reader, head *inputsHead, n int) {
 	for i := 1; i < n && r.Err() == nil; i++ {
 		if bits[(i-1)/8]&(1<<((i-1)%8)) != 0 {
 			d := r.Varint()
-			switch b += d * (ViewScale / viewStep); {
+			switch {
 			case r.Err() != nil:
 			case d == 0:
 				r.Fail(fmt.Errorf("%w: input %d's view is set and the same as the one before it's", wire.ErrInvalid, i))
-			case b < 0 || b > math.MaxUint32:
-				r.Fail(fmt.Errorf("%w: input %d's view is %d/%d of a frame behind it", wire.ErrInvalid, i, b, ViewScale))
+			case d > maxViewDelta || d < -maxViewDelta:
+				r.Fail(fmt.Errorf("%w: input %d's view differs from the one before it's by %d/%d of a frame", wire.ErrInvalid, i, d, viewStep))
+			default:
+				if b += d * (ViewScale / viewStep); b < 0 || b > math.MaxUint32 {
+					r.Fail(fmt.Errorf("%w: input %d's view is %d/%d of a frame behind it", wire.ErrInvalid, i, b, ViewScale))
+				}
 			}
 		}
 		if head.behinds != nil {

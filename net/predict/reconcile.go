@@ -204,15 +204,20 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					rests = cx != d.X || cy != d.Y
 					d.X, d.Y = cx, cy
 				}
-				carried := false
-				if vc, ok := c.correctorFor(e).(VelocityCarrier); ok && present && !snap && !rests {
-					d, carried = c.carryVelocity(vc, f, k, e, t, *hv, *pv), true
+				vc, carried := c.correctorFor(e).(VelocityCarrier)
+				carried = carried && present && !snap && !rests
+				if carried {
+					d = c.carryVelocity(vc, f, k, e, t, *hv, *pv, nil)
 				}
+				var cut ecs.Velocity // what noRunaway took of the correction
 				if present {
-					d = noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
+					lim := noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
+					cut = ecs.Velocity{X: d.X - lim.X, Y: d.Y - lim.Y, Angular: d.Angular - lim.Angular}
+					d = lim
 				}
 				switch {
 				case carried:
+					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut)
 				case rests:
 					// Resting on something, the body's velocity is what
 					// the contact and its friction make of it frame by
@@ -249,12 +254,14 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 	}
 }
 
-// carryVelocity shifts the velocities recorded for entity e (entry k of
-// frame f, Velocity t) at f and after by the difference the host's
-// velocity there (host) and the prediction's (pred) come to by each frame,
-// coasting (VelocityCarrier), and returns the one they come to by the
-// present: the correction of the present velocity.
-func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arche.Entity, t *tracker, host, pred ecs.Velocity) ecs.Velocity {
+// carryVelocity returns the difference the host's velocity of entity e at
+// frame f (host) and the prediction's (pred) come to by the present,
+// coasting (VelocityCarrier): the correction of the present velocity. With
+// cut, it also shifts the velocities recorded for e (entry k of frame f,
+// Velocity t) at f and after by the difference they come to by each frame,
+// less cut (what noRunaway took of the present's, which the next states
+// then find).
+func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arche.Entity, t *tracker, host, pred ecs.Velocity, cut *ecs.Velocity) ecs.Velocity {
 	step := c.cfg.Sync.Step.Seconds()
 	at := f // the frame host and pred are of
 	carry := func(g ecs.Frame) {
@@ -264,12 +271,14 @@ func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arch
 			at = g
 		}
 	}
-	for g, i := range c.recorded(f, k, e, t) {
-		carry(g)
-		v := (*ecs.Velocity)(t.store.at(i))
-		v.X += host.X - pred.X
-		v.Y += host.Y - pred.Y
-		v.Angular += host.Angular - pred.Angular
+	if cut != nil {
+		for g, i := range c.recorded(f, k, e, t) {
+			carry(g)
+			v := (*ecs.Velocity)(t.store.at(i))
+			v.X += host.X - pred.X - cut.X
+			v.Y += host.Y - pred.Y - cut.Y
+			v.Angular += host.Angular - pred.Angular - cut.Angular
+		}
 	}
 	carry(c.lastRecorded)
 	return ecs.Velocity{X: host.X - pred.X, Y: host.Y - pred.Y, Angular: host.Angular - pred.Angular}
@@ -288,7 +297,8 @@ func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arch
 // units a second; a rammed vehicle with grip was left at 1,909 units a
 // second by one correction, the host's never past 338. The speed's bound
 // binds only where the velocity changed since the compared frame by more
-// than its speed now (v + d is v less the record plus the host's). What is
+// than its speed now (v + d is v less the record plus the host's, each
+// carried to the present where the Corrector carries velocities). What is
 // left of the difference shows in the next states.
 func noRunaway(d, v, host ecs.Velocity) ecs.Velocity {
 	x, y := v.X+d.X, v.Y+d.Y

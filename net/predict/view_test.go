@@ -126,6 +126,15 @@ func TestBehindOf(t *testing.T) {
 	if head, _, err := readInputsWith(&r, msg, &padCodec, make([]pad, MaxPerMessage), nil); err != nil || head.behind != maxBehind {
 		t.Fatalf("%+v, %v", head, err)
 	}
+	// A view's difference so large that, multiplied out, it would wrap to
+	// a small one is malformed: a message has one encoding.
+	for _, d := range []int64{1 << 60, 1<<60 + 1, -(1 << 60), maxViewDelta + 1} {
+		big := []byte{5, 2, 0x80, 0x14, 0, 0, 0, 0, 1, 0, 0, 1}
+		big = wire.AppendVarint(big, d)
+		if _, _, err := readInputsWith(&r, big, &padCodec, make([]pad, MaxPerMessage), make([]uint32, MaxPerMessage)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("a view's difference of %d: %v, want ErrMalformed", d, err)
+		}
+	}
 	// A behind past 32 bits is malformed.
 	bad := append(wire.AppendUvarint([]byte{5, 1}, 1<<33), 0, 0, 0)
 	if _, _, err := readInputsWith(&r, bad, &padCodec, make([]pad, MaxPerMessage), nil); !errors.Is(err, ErrMalformed) {
@@ -136,8 +145,9 @@ func TestBehindOf(t *testing.T) {
 // An input's view is the one its own message gave it, to a 256th of a
 // frame; a later message carrying it again gives it to a 16th, and does not
 // replace it. An input whose own message was lost takes the view the next
-// one gives it, its own (a client that ran two steps between two frames it
-// drew set them a frame further behind their frames than the next).
+// one gives it, its own (a client whose render frame went on two frames
+// while it stepped one set the first a frame further behind its frame than
+// the next).
 func TestAnInputKeepsTheViewOfItsOwnMessage(t *testing.T) {
 	w := ecs.NewWorld()
 	w.SetFrame(99)
@@ -152,7 +162,7 @@ func TestAnInputKeepsTheViewOfItsOwnMessage(t *testing.T) {
 	send(100, []uint32{b}, pad{DX: 1})
 	send(101, []uint32{b + 3, b + 40}, pad{DX: 2}, pad{DX: 1})
 	// 102's own message is lost; 103's carries it, set a frame further
-	// behind (both drawn at the same frame).
+	// behind its frame than 103's (drawn two frames apart, a step apart).
 	send(103, []uint32{b + 9, b + 9 + ViewScale, b + 3, b}, pad{DX: 4}, pad{DX: 3}, pad{DX: 2}, pad{DX: 1})
 	for _, want := range []float64{100 - 10, 101 - (10 + 3.0/ViewScale), 102 - (11 + 9.0/ViewScale), 103 - (10 + 9.0/ViewScale)} {
 		w.SetFrame(w.Frame() + 1)
