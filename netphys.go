@@ -796,6 +796,9 @@ func (n *netPhysics) recordHeld(e arche.Entity, f ecs.Frame) {
 	h.ring[f%heldRing] = bodyState{frame: f, pose: bodyPose(b), vel: ecs.Velocity{X: v.X, Y: v.Y, Angular: b.AngularVelocity()}}
 }
 
-// A client's own bodies are corrected through their friction (the predict
-// Corrector is the Space).
-var _ predict.VelocityCarrier = (*physics.Space)(nil)
+// A client's own bodies are corrected through their friction, a knock's
+// travel stopped at walls (the predict Corrector is the Space).
+var (
+	_ predict.VelocityCarrier = (*physics.Space)(nil)
+	_ predict.TravelClamper   = (*physics.Space)(nil)
+)

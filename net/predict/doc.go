@@ -46,9 +46,11 @@
 //     component is corrected by its Correction: Pose and Velocity carry the
 //     difference into the present through a Corrector (the physics bridge;
 //     a VelocityCarrier carries a velocity's difference through the body's
-//     own friction), HostValue takes the host's value, and so does HostOnly, for a value
-//     only the host changes, whose changes are news and not counted as
-//     corrections; a Smoother (the interpolation layer) hides the move. In Replay mode the client restores S and re-runs the
+//     own friction, and a knock from rest's travel into its pose, stopped
+//     at a wall by a TravelClamper), HostValue takes the host's value, and
+//     so does HostOnly, for a value only the host changes, whose changes
+//     are news and not counted as corrections; a Smoother (the
+//     interpolation layer) hides the move. In Replay mode the client restores S and re-runs the
 //     game's predicted step with the recorded inputs of every frame since.
 //   - Newcomers. An owned entity the host makes while the client plays (a
 //     respawned avatar) arrives as the host made it, frames behind the

@@ -50,11 +50,27 @@ type Corrector interface {
 // knocked at 700 units a second was set to 680 on his client where the
 // host's had slowed to 500, ran 29 units past it and was pulled back over
 // 46 frames). The frames recorded since are shifted by the difference each
-// had come to. *physics.Space implements it.
+// had come to. A body the prediction had at rest at that frame and the host
+// had moving (a knock from rest) has its pose corrected by what the two
+// velocities travelled apart since too, the frames recorded since by what
+// each had come to (see TravelClamper). *physics.Space implements it.
 type VelocityCarrier interface {
 	// CarryVelocity returns the velocity v of entity e's body comes to
 	// after dt seconds of coasting.
 	CarryVelocity(e arche.Entity, v ecs.Velocity, dt float64) ecs.Velocity
+}
+
+// TravelClamper is a VelocityCarrier that can sweep an entity's body along
+// a move. The pose correction of a knock from rest (see VelocityCarrier)
+// stops where the sweep meets what the body moves into, as the host's body
+// stopped there, and the body's velocity into it goes: carried whole, a
+// player knocked into a wall was put on his client 53 units past its face
+// where the host's stopped against it. *physics.Space implements it.
+type TravelClamper interface {
+	VelocityCarrier
+	// ClampTravel returns the part of a move of entity e by dx, dy (world
+	// units) it makes before it meets a static or kinematic body.
+	ClampTravel(e arche.Entity, dx, dy float64) (float64, float64)
 }
 
 // ContactClamper is a Corrector that knows what an entity rests against: it

@@ -19,11 +19,13 @@ import (
 // tolerance is corrected at once (see Correction), and the prediction
 // recorded for f and the frames after it is moved by the same correction
 // (HostValue: f takes the host's value, the frames after it are no longer
-// compared), so a later AuthState does not correct it twice. In Replay
-// mode the differing values replace the prediction for f, and the next
-// "predict.begin" replays from f. After Rebase, the states of the first
-// AuthState frame are taken as they are instead (see Rebase). Allocates
-// nothing.
+// compared), so a later AuthState does not correct it twice; a body
+// knocked from rest is corrected by what the host's body travelled since
+// too (see VelocityCarrier and TravelClamper). In Replay mode the differing
+// values replace the prediction for f, and the next "predict.begin"
+// replays from f. After Rebase, the states of the first AuthState frame are
+// taken as they are instead (see Rebase). Allocates nothing itself (a
+// TravelClamper's sweep of a knocked body may).
 func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	if _, ok := c.local(); !ok {
 		return
@@ -120,13 +122,19 @@ func (c *Client[I]) snapped(e arche.Entity) {
 // differs from the prediction at history entry at. A value recorded before
 // a HostValue correction of an earlier frame is not compared.
 func (c *Client[I]) differs(t *tracker, at int, s replicate.State) bool {
+	return c.compared(t, at, s) && !t.equal(t.host, t.store.at(at))
+}
+
+// compared loads the host's value of t from s and reports whether it is
+// compared with the prediction at history entry at (see differs).
+func (c *Client[I]) compared(t *tracker, at int, s replicate.State) bool {
 	h := &c.hist
 	img := s.Image(t.comp)
 	if img == nil || h.masks[at]&t.bit == 0 || h.skip[at]&t.bit != 0 {
 		return false
 	}
 	t.dequant(img, t.host)
-	return !t.equal(t.host, t.store.at(at))
+	return true
 }
 
 // correct applies Correct mode to entity e, entry k of frame f (history
@@ -137,8 +145,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 	if snap {
 		jump = c.snapMotion(at, st)
 	}
+	kn, knocked := c.knockOf(f, e, at, st, snap || jump.changed)
 	for _, t := range c.tracks {
-		if !c.differs(t, at, st) {
+		if !c.differs(t, at, st) && !(knocked && kn.moves(t, at)) {
 			continue
 		}
 		if t.corr == HostOnly {
@@ -162,6 +171,8 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					travel := ecs.Transform{X: now.X - from.X, Y: now.Y - from.Y, Angle: turn + ecs.AngleDiff(last.Angle, now.Angle)}
 					d = jump.pose(d, travel, c.since(f))
 				}
+			} else if knocked && t == kn.pose {
+				d = c.carryPose(&kn, f, k, t)
 			} else {
 				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
 					d.X, d.Y = cl.ClampPose(e, d.X, d.Y)
@@ -214,8 +225,17 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					lim := noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
 					cut = ecs.Velocity{X: d.X - lim.X, Y: d.Y - lim.Y, Angular: d.Angular - lim.Angular}
 					d = lim
+					if carried && knocked && kn.stopped {
+						// The host's body met the wall the pose's
+						// correction stopped at: so did its velocity.
+						v := *(*ecs.Velocity)(a.Get(e, t.id))
+						s := kn.stop(ecs.Velocity{X: v.X + d.X, Y: v.Y + d.Y})
+						d.X, d.Y = s.X-v.X, s.Y-v.Y
+					}
 				}
 				switch {
+				case carried && knocked:
+					c.carryKnockVelocity(&kn, f, k, t, cut)
 				case carried:
 					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut)
 				case rests:

@@ -1,0 +1,201 @@
+package predict
+
+import (
+	"math"
+	"unsafe"
+
+	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+)
+
+// A knock from rest: a host state says a body was moving that its
+// prediction had at rest at that frame (another player's blow, an
+// explosion's push: what the client could not predict). Both velocities
+// coast from there, as the body's friction slows them (VelocityCarrier), so
+// by the present the host's body is where the difference of that frame and
+// what the two travelled apart since put it, not where the difference of
+// that frame alone does: corrected by the latter, a knocked player was
+// corrected again at each of the next states as the host's body ran on (9
+// pose corrections over a 120 ms link where one does). Where the body meets
+// a wall on the way (TravelClamper) the host's stopped there, and so does
+// the correction, and the velocity into the wall goes.
+
+// knock is a knock from rest of an entity found in a host state of frame f.
+type knock struct {
+	vc         VelocityCarrier
+	e          arche.Entity
+	pose       *tracker      // the entity's Transform
+	host, pred ecs.Velocity  // the host's and the prediction's velocity at f
+	d          ecs.Transform // the host's pose less the prediction's at f
+	now        ecs.Transform // the correction of the present
+	stopped    bool          // now stops short of d and the travel, at a wall
+	ux, uy     float64       // the direction of the travel, where stopped
+	bound      float64       // how far along it the correction goes, where stopped
+}
+
+// restRatio is how many times faster than the prediction the host's state
+// has a body for a knock from rest (knockOf). At 8, the demo's discs their
+// players were slowly thrusting were taken too, and its largest corrections
+// grew from 26–29 units to 40–48.
+const restRatio = 64
+
+// knockOf reports whether host state st of frame f says entity e (history
+// entry at), which the prediction had at rest there, was moving, not along
+// a contact of e's (ContactClamper), and e's Corrector carries velocities,
+// and if so works out the correction of its pose. A body already moving on
+// the client is not taken: a disc its player thrusts against another is not
+// coasting, and carried so the demo's players were corrected by twice as
+// much. jumped: the state is of a teleport or of a jump of velocity.
+func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.State, jumped bool) (knock, bool) {
+	vc, ok := c.correctorFor(e).(VelocityCarrier)
+	if !ok || jumped {
+		return knock{}, false
+	}
+	a := c.w.Arche()
+	var tv, tp *tracker
+	for _, t := range c.tracks {
+		if a.Has(e, t.id) && t.corr == Velocity && tv == nil {
+			tv = t
+		} else if a.Has(e, t.id) && t.corr == Pose && tp == nil {
+			tp = t
+		}
+	}
+	if tv == nil || tp == nil || !c.differs(tv, at, st) || !c.compared(tp, at, st) {
+		return knock{}, false
+	}
+	kn := knock{vc: vc, e: e, pose: tp, host: *(*ecs.Velocity)(tv.host), pred: *(*ecs.Velocity)(tv.store.at(at))}
+	if math.Hypot(kn.pred.X, kn.pred.Y)*restRatio > math.Hypot(kn.host.X, kn.host.Y) {
+		return knock{}, false
+	}
+	if cl, ok := vc.(ContactClamper); ok {
+		dx, dy := kn.host.X-kn.pred.X, kn.host.Y-kn.pred.Y
+		if cx, cy := cl.ClampVelocity(e, dx, dy); cx != dx || cy != dy {
+			return knock{}, false
+		}
+	}
+	hp, pp := (*ecs.Transform)(tp.host), (*ecs.Transform)(tp.store.at(at))
+	kn.d = ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
+	cs := c.coastFrom(&kn, f)
+	cs.to(c.lastRecorded)
+	full := kn.travelled(cs)
+	kn.now = full
+	if tc, ok := vc.(TravelClamper); ok {
+		kn.now.X, kn.now.Y = tc.ClampTravel(e, full.X, full.Y)
+	}
+	if n := math.Hypot(full.X, full.Y); n > 0 && kn.now != full {
+		kn.stopped = true
+		kn.ux, kn.uy = full.X/n, full.Y/n
+		kn.bound = kn.now.X*kn.ux + kn.now.Y*kn.uy
+	}
+	return kn, true
+}
+
+// travelled returns the difference of knock kn's frame and what the two
+// velocities travelled apart by cs's frame: where the host's body is then
+// less where the prediction's is.
+func (kn *knock) travelled(cs coast) ecs.Transform {
+	return ecs.Transform{X: kn.d.X + cs.apart.X, Y: kn.d.Y + cs.apart.Y, Angle: kn.d.Angle + cs.apart.Angle}
+}
+
+// atWall reports whether shift s of the pose goes as far along the travel
+// as the present's correction stopped at, and returns it no further.
+func (kn *knock) atWall(s ecs.Transform) (ecs.Transform, bool) {
+	if !kn.stopped {
+		return s, false
+	}
+	along := s.X*kn.ux + s.Y*kn.uy
+	if along < kn.bound {
+		return s, false
+	}
+	s.X -= kn.ux * (along - kn.bound)
+	s.Y -= kn.uy * (along - kn.bound)
+	return s, true
+}
+
+// moves reports whether t is the knocked entity's Transform and the
+// correction of the present moves it (history entry at) beyond its
+// tolerance: a knock's pose is carried from a frame where it did not
+// differ yet.
+func (kn *knock) moves(t *tracker, at int) bool {
+	if t != kn.pose {
+		return false
+	}
+	p := (*ecs.Transform)(t.store.at(at))
+	moved := ecs.Transform{X: p.X + kn.now.X, Y: p.Y + kn.now.Y, Angle: p.Angle + kn.now.Angle}
+	return !t.equal(unsafe.Pointer(p), unsafe.Pointer(&moved))
+}
+
+// stop returns velocity v without its part along the travel into the wall.
+func (kn *knock) stop(v ecs.Velocity) ecs.Velocity {
+	if along := v.X*kn.ux + v.Y*kn.uy; along > 0 {
+		v.X -= kn.ux * along
+		v.Y -= kn.uy * along
+	}
+	return v
+}
+
+// coast is the host's and the prediction's velocity of a knock carried
+// from its frame to frame at, frame by frame as the physics steps (the pose
+// moves by the velocity, then the velocity changes), and how far the two
+// travelled apart meanwhile.
+type coast struct {
+	kn         *knock
+	step       float64 // seconds
+	at         ecs.Frame
+	host, pred ecs.Velocity
+	apart      ecs.Transform
+}
+
+// coastFrom starts knock kn's coast at its frame f.
+func (c *Client[I]) coastFrom(kn *knock, f ecs.Frame) coast {
+	return coast{kn: kn, step: c.cfg.Sync.Step.Seconds(), at: f, host: kn.host, pred: kn.pred}
+}
+
+// to carries cs to frame g (no earlier than its own).
+func (cs *coast) to(g ecs.Frame) {
+	for ; cs.at < g; cs.at++ {
+		cs.apart.X += (cs.host.X - cs.pred.X) * cs.step
+		cs.apart.Y += (cs.host.Y - cs.pred.Y) * cs.step
+		cs.apart.Angle += (cs.host.Angular - cs.pred.Angular) * cs.step
+		cs.host = cs.kn.vc.CarryVelocity(cs.kn.e, cs.host, cs.step)
+		cs.pred = cs.kn.vc.CarryVelocity(cs.kn.e, cs.pred, cs.step)
+	}
+}
+
+// carryPose shifts the poses recorded for knock kn's entity (entry k of
+// frame f, Transform t) at f and after by where the host's body was less
+// where the prediction's was by each frame, no further than the wall the
+// present's correction stopped at, and returns that correction.
+func (c *Client[I]) carryPose(kn *knock, f ecs.Frame, k int, t *tracker) ecs.Transform {
+	cs := c.coastFrom(kn, f)
+	for g, i := range c.recorded(f, k, kn.e, t) {
+		cs.to(g)
+		s, _ := kn.atWall(kn.travelled(cs))
+		v := (*ecs.Transform)(t.store.at(i))
+		v.X += s.X
+		v.Y += s.Y
+		v.Angle += s.Angle
+	}
+	return kn.now
+}
+
+// carryKnockVelocity shifts the velocities recorded for knock kn's entity
+// (entry k of frame f, Velocity t) at f and after by the difference the
+// two velocities had come to by each frame, less cut (what noRunaway took
+// of the present's), and, from the frame the host's body met the wall the
+// correction stopped at, without their part into it.
+func (c *Client[I]) carryKnockVelocity(kn *knock, f ecs.Frame, k int, t *tracker, cut ecs.Velocity) {
+	cs := c.coastFrom(kn, f)
+	for g, i := range c.recorded(f, k, kn.e, t) {
+		cs.to(g)
+		v := (*ecs.Velocity)(t.store.at(i))
+		v.X += cs.host.X - cs.pred.X - cut.X
+		v.Y += cs.host.Y - cs.pred.Y - cut.Y
+		v.Angular += cs.host.Angular - cs.pred.Angular - cut.Angular
+		if _, wall := kn.atWall(kn.travelled(cs)); wall {
+			*v = kn.stop(*v)
+		}
+	}
+}
