@@ -73,7 +73,7 @@ type Space struct {
 	integrate cp.BodyPositionFunc
 	shapes    []*cp.Shape // scratch for removals
 	listener  bodyListener
-	sweep     sweep // ClampTravel's query, kept to allocate nothing
+	sweep     sweep // ClampTravel's query
 }
 
 // New creates the physics bridge for w, registers the Body component, listens

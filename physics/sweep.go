@@ -6,47 +6,76 @@ import (
 )
 
 // ClampTravel returns the part of a move of entity e's body by dx, dy
-// (world units) it makes before it meets a static or kinematic shape it
-// moves into: the body is swept along the move as a disc of its shapes'
-// smallest extent from its centre (their bounding boxes'), and stops where
-// the disc first touches such a shape from outside it. Dynamic bodies,
-// sensors, the body's own shapes and shapes it moves away from or along
-// are passed through; a body with no Body, or a move of nothing, is
-// returned as it is. It is how a predicting client's correction that carries
-// a knocked body's travel to the present stops at the wall the host's body
-// stopped at (predict.TravelClamper): carried whole, a player knocked from
-// rest into a wall was put with his centre past its face and pulled back
-// by the next states. cp's query allocates a few small objects: it is a
-// correction's, not a step's.
-func (s *Space) ClampTravel(e arche.Entity, dx, dy float64) (float64, float64) {
+// (world units) it makes before it meets another body's shape it moves
+// into, and the unit normal of that shape's surface where it meets it
+// (pointing out of it, towards the body; 0, 0 when the body meets nothing).
+// Each of the body's shapes is swept along the move as a disc about its
+// bounding box's centre, of that box's smaller half-size (a circle exactly,
+// a box by its inscribed disc), against the shapes it collides with (its
+// filter); sensors, the body's own shapes and shapes it moves away from or
+// along are passed through. A body with no Body, or a move of nothing, is
+// returned as it is. It is how a predicting client's correction that
+// carries a knocked body's travel to the present stops at the wall, or the
+// player, the host's body stopped at (predict.TravelClamper): carried whole,
+// a player knocked from rest into a wall was put past its face, and one
+// knocked into another player through him. cp's queries allocate a few
+// small objects: it is a correction's, not a step's.
+func (s *Space) ClampTravel(e arche.Entity, dx, dy float64) (cx, cy, nx, ny float64) {
 	b := s.BodyOf(e)
 	if b == nil || dx == 0 && dy == 0 {
-		return dx, dy
+		return dx, dy, 0, 0
 	}
-	r := min(extentAlong(b, cp.Vector{X: 1}), extentAlong(b, cp.Vector{Y: 1}))
-	from := b.Position()
 	s.sweep = sweep{self: b, dx: dx, dy: dy, alpha: 1}
-	s.cp.SegmentQuery(from, cp.Vector{X: from.X + dx, Y: from.Y + dy}, r, cp.SHAPE_FILTER_ALL, sweepHit, &s.sweep)
-	a := s.sweep.alpha
-	s.sweep.self = nil
-	return dx * a, dy * a
+	b.EachShape(s.sweepShape)
+	sw := &s.sweep
+	sw.self = nil
+	if sw.alpha == 1 {
+		return dx, dy, 0, 0
+	}
+	return dx * sw.alpha, dy * sw.alpha, sw.n.X, sw.n.Y
 }
 
-// sweep is ClampTravel's query: the swept body, the move, and how much of
-// it is made so far (1: all).
+// sweep is ClampTravel's query: the swept body, the move, the disc of the
+// shape swept now, and how much of the move is made so far (1: all) and
+// the normal of what stopped it.
 type sweep struct {
-	self   *cp.Body
-	dx, dy float64
-	alpha  float64
+	self     *cp.Body
+	dx, dy   float64
+	from, to cp.Vector
+	r        float64
+	alpha    float64
+	n        cp.Vector
 }
 
-// sweepHit takes a shape the sweep touches at alpha, normal n out of the
-// shape (a cp.SpaceSegmentQueryFunc).
-func sweepHit(sh *cp.Shape, _, n cp.Vector, alpha float64, data any) {
-	sw := data.(*sweep)
-	b := sh.Body()
-	if b == sw.self || b.GetType() == cp.BODY_DYNAMIC || sh.Sensor() || n.X*sw.dx+n.Y*sw.dy >= 0 {
+// sweepShape sweeps shape sh of the swept body: the shapes the box its disc
+// passes through touches are each tested (cp's own segment query looks
+// them up by the line of the disc's centre alone, and misses a wall the
+// disc reaches and its centre does not).
+func (s *Space) sweepShape(sh *cp.Shape) {
+	if sh.Sensor() {
 		return
 	}
-	sw.alpha = min(sw.alpha, alpha)
+	sw := &s.sweep
+	bb := sh.CacheBB() // where the body is now (a Move's pose is not cached until the step)
+	c := cp.Vector{X: (bb.L + bb.R) / 2, Y: (bb.B + bb.T) / 2}
+	sw.from, sw.to = c, cp.Vector{X: c.X + sw.dx, Y: c.Y + sw.dy}
+	sw.r = min(bb.R-bb.L, bb.T-bb.B) / 2
+	path := cp.BB{L: min(sw.from.X, sw.to.X) - sw.r, R: max(sw.from.X, sw.to.X) + sw.r, B: min(sw.from.Y, sw.to.Y) - sw.r, T: max(sw.from.Y, sw.to.Y) + sw.r}
+	s.cp.BBQuery(path, sh.Filter, sweepHit, sw)
+}
+
+// sweepHit tests a shape near the path of the disc swept (a
+// cp.SpaceBBQueryFunc).
+func sweepHit(other *cp.Shape, data any) {
+	sw := data.(*sweep)
+	if other.Body() == sw.self || other.Sensor() {
+		return
+	}
+	var info cp.SegmentQueryInfo
+	if !other.SegmentQuery(sw.from, sw.to, sw.r, &info) || info.Normal.X*sw.dx+info.Normal.Y*sw.dy >= 0 {
+		return
+	}
+	if info.Alpha < sw.alpha {
+		sw.alpha, sw.n = info.Alpha, info.Normal
+	}
 }

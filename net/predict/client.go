@@ -135,7 +135,8 @@ type Client[I any] struct {
 	sync   *TimeSync
 	hist   history[I]
 	tracks []*tracker
-	err    error // ErrTooManyOwned, once
+	err    error         // ErrTooManyOwned, once
+	moved  ecs.Transform // scratch: a knocked pose as corrected (knock.moves)
 
 	last I // the newest input set or repeated
 	// mine holds the owned entities this client predicts when some it owns

@@ -62,15 +62,18 @@ type VelocityCarrier interface {
 
 // TravelClamper is a VelocityCarrier that can sweep an entity's body along
 // a move. The pose correction of a knock from rest (see VelocityCarrier)
-// stops where the sweep meets what the body moves into, as the host's body
-// stopped there, and the body's velocity into it goes: carried whole, a
-// player knocked into a wall was put on his client 53 units past its face
-// where the host's stopped against it. *physics.Space implements it.
+// stops where the sweep meets what the body moves into, a wall or another
+// player, as the host's body stopped there, and the body's velocity into
+// it goes (as if the contact took it all: a bouncing wall's rebound is left
+// to the next states). Carried whole, a player knocked into a wall was put
+// on his client 53 units past its face where the host's stopped against it.
+// *physics.Space implements it.
 type TravelClamper interface {
 	VelocityCarrier
 	// ClampTravel returns the part of a move of entity e by dx, dy (world
-	// units) it makes before it meets a static or kinematic body.
-	ClampTravel(e arche.Entity, dx, dy float64) (float64, float64)
+	// units) it makes before it meets another body, and the unit normal
+	// of that body's surface there, out of it (0, 0 if it meets nothing).
+	ClampTravel(e arche.Entity, dx, dy float64) (cx, cy, nx, ny float64)
 }
 
 // ContactClamper is a Corrector that knows what an entity rests against: it

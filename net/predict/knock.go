@@ -19,20 +19,20 @@ import (
 // that frame alone does: corrected by the latter, a knocked player was
 // corrected again at each of the next states as the host's body ran on (9
 // pose corrections over a 120 ms link where one does). Where the body meets
-// a wall on the way (TravelClamper) the host's stopped there, and so does
-// the correction, and the velocity into the wall goes.
+// something on the way (TravelClamper) the host's stopped there, and so
+// does the correction, and the velocity into it goes.
 
 // knock is a knock from rest of an entity found in a host state of frame f.
 type knock struct {
 	vc         VelocityCarrier
 	e          arche.Entity
-	pose       *tracker      // the entity's Transform
+	pose, vel  *tracker      // the entity's Transform and Velocity
 	host, pred ecs.Velocity  // the host's and the prediction's velocity at f
 	d          ecs.Transform // the host's pose less the prediction's at f
 	now        ecs.Transform // the correction of the present
-	stopped    bool          // now stops short of d and the travel, at a wall
-	ux, uy     float64       // the direction of the travel, where stopped
-	bound      float64       // how far along it the correction goes, where stopped
+	stopped    bool          // now stops short of d and the travel: it met something
+	nx, ny     float64       // the normal of what it met, out of it, where stopped
+	bound      float64       // how far into that the correction goes, where stopped
 }
 
 // restRatio is how many times faster than the prediction the host's state
@@ -42,12 +42,13 @@ type knock struct {
 const restRatio = 64
 
 // knockOf reports whether host state st of frame f says entity e (history
-// entry at), which the prediction had at rest there, was moving, not along
-// a contact of e's (ContactClamper), and e's Corrector carries velocities,
-// and if so works out the correction of its pose. A body already moving on
-// the client is not taken: a disc its player thrusts against another is not
-// coasting, and carried so the demo's players were corrected by twice as
-// much. jumped: the state is of a teleport or of a jump of velocity.
+// entry at), which the prediction had at rest there, was moving, with no
+// part of the difference along the normal of a contact e rests on
+// (ContactClamper), and e's Corrector carries velocities; and if so works
+// out the correction of its pose. A body already moving on the client is
+// not taken: a disc its player thrusts against another is not coasting,
+// and carried so the demo's players were corrected by twice as much.
+// jumped: the state is of a teleport or of a jump of velocity.
 func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.State, jumped bool) (knock, bool) {
 	vc, ok := c.correctorFor(e).(VelocityCarrier)
 	if !ok || jumped {
@@ -65,8 +66,9 @@ func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.St
 	if tv == nil || tp == nil || !c.differs(tv, at, st) || !c.compared(tp, at, st) {
 		return knock{}, false
 	}
-	kn := knock{vc: vc, e: e, pose: tp, host: *(*ecs.Velocity)(tv.host), pred: *(*ecs.Velocity)(tv.store.at(at))}
-	if math.Hypot(kn.pred.X, kn.pred.Y)*restRatio > math.Hypot(kn.host.X, kn.host.Y) {
+	kn := knock{vc: vc, e: e, pose: tp, vel: tv, host: *(*ecs.Velocity)(tv.host), pred: *(*ecs.Velocity)(tv.store.at(at))}
+	hs := math.Hypot(kn.host.X, kn.host.Y)
+	if hs == 0 || math.Hypot(kn.pred.X, kn.pred.Y)*restRatio > hs {
 		return knock{}, false
 	}
 	if cl, ok := vc.(ContactClamper); ok {
@@ -79,15 +81,14 @@ func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.St
 	kn.d = ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
 	cs := c.coastFrom(&kn, f)
 	cs.to(c.lastRecorded)
-	full := kn.travelled(cs)
-	kn.now = full
+	kn.now = kn.travelled(cs)
 	if tc, ok := vc.(TravelClamper); ok {
-		kn.now.X, kn.now.Y = tc.ClampTravel(e, full.X, full.Y)
-	}
-	if n := math.Hypot(full.X, full.Y); n > 0 && kn.now != full {
-		kn.stopped = true
-		kn.ux, kn.uy = full.X/n, full.Y/n
-		kn.bound = kn.now.X*kn.ux + kn.now.Y*kn.uy
+		var nx, ny float64
+		kn.now.X, kn.now.Y, nx, ny = tc.ClampTravel(e, kn.now.X, kn.now.Y)
+		if nx != 0 || ny != 0 {
+			kn.stopped, kn.nx, kn.ny = true, nx, ny
+			kn.bound = -(kn.now.X*nx + kn.now.Y*ny)
+		}
 	}
 	return kn, true
 }
@@ -99,39 +100,40 @@ func (kn *knock) travelled(cs coast) ecs.Transform {
 	return ecs.Transform{X: kn.d.X + cs.apart.X, Y: kn.d.Y + cs.apart.Y, Angle: kn.d.Angle + cs.apart.Angle}
 }
 
-// atWall reports whether shift s of the pose goes as far along the travel
-// as the present's correction stopped at, and returns it no further.
+// atWall reports whether shift s of the pose goes as far into what the
+// present's correction stopped at as the present's does, and returns it no
+// further.
 func (kn *knock) atWall(s ecs.Transform) (ecs.Transform, bool) {
 	if !kn.stopped {
 		return s, false
 	}
-	along := s.X*kn.ux + s.Y*kn.uy
-	if along < kn.bound {
+	into := -(s.X*kn.nx + s.Y*kn.ny)
+	if into < kn.bound {
 		return s, false
 	}
-	s.X -= kn.ux * (along - kn.bound)
-	s.Y -= kn.uy * (along - kn.bound)
+	s.X += kn.nx * (into - kn.bound)
+	s.Y += kn.ny * (into - kn.bound)
 	return s, true
 }
 
-// moves reports whether t is the knocked entity's Transform and the
+// movesKnocked reports whether t is the knocked entity's Transform and the
 // correction of the present moves it (history entry at) beyond its
 // tolerance: a knock's pose is carried from a frame where it did not
 // differ yet.
-func (kn *knock) moves(t *tracker, at int) bool {
+func (c *Client[I]) movesKnocked(kn *knock, t *tracker, at int) bool {
 	if t != kn.pose {
 		return false
 	}
 	p := (*ecs.Transform)(t.store.at(at))
-	moved := ecs.Transform{X: p.X + kn.now.X, Y: p.Y + kn.now.Y, Angle: p.Angle + kn.now.Angle}
-	return !t.equal(unsafe.Pointer(p), unsafe.Pointer(&moved))
+	c.moved = ecs.Transform{X: p.X + kn.now.X, Y: p.Y + kn.now.Y, Angle: p.Angle + kn.now.Angle}
+	return !t.equal(unsafe.Pointer(p), unsafe.Pointer(&c.moved))
 }
 
-// stop returns velocity v without its part along the travel into the wall.
+// stop returns velocity v without its part into what the knocked body met.
 func (kn *knock) stop(v ecs.Velocity) ecs.Velocity {
-	if along := v.X*kn.ux + v.Y*kn.uy; along > 0 {
-		v.X -= kn.ux * along
-		v.Y -= kn.uy * along
+	if into := -(v.X*kn.nx + v.Y*kn.ny); into > 0 {
+		v.X += kn.nx * into
+		v.Y += kn.ny * into
 	}
 	return v
 }
@@ -166,8 +168,9 @@ func (cs *coast) to(g ecs.Frame) {
 
 // carryPose shifts the poses recorded for knock kn's entity (entry k of
 // frame f, Transform t) at f and after by where the host's body was less
-// where the prediction's was by each frame, no further than the wall the
-// present's correction stopped at, and returns that correction.
+// where the prediction's was by each frame, no further into what the
+// present's correction stopped at than it goes, and returns that
+// correction.
 func (c *Client[I]) carryPose(kn *knock, f ecs.Frame, k int, t *tracker) ecs.Transform {
 	cs := c.coastFrom(kn, f)
 	for g, i := range c.recorded(f, k, kn.e, t) {
@@ -184,7 +187,7 @@ func (c *Client[I]) carryPose(kn *knock, f ecs.Frame, k int, t *tracker) ecs.Tra
 // carryKnockVelocity shifts the velocities recorded for knock kn's entity
 // (entry k of frame f, Velocity t) at f and after by the difference the
 // two velocities had come to by each frame, less cut (what noRunaway took
-// of the present's), and, from the frame the host's body met the wall the
+// of the present's), and, from the frame the host's body met what the
 // correction stopped at, without their part into it.
 func (c *Client[I]) carryKnockVelocity(kn *knock, f ecs.Frame, k int, t *tracker, cut ecs.Velocity) {
 	cs := c.coastFrom(kn, f)

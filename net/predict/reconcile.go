@@ -147,7 +147,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 	}
 	kn, knocked := c.knockOf(f, e, at, st, snap || jump.changed)
 	for _, t := range c.tracks {
-		if !c.differs(t, at, st) && !(knocked && kn.moves(t, at)) {
+		if !c.differs(t, at, st) && !(knocked && c.movesKnocked(&kn, t, at)) {
 			continue
 		}
 		if t.corr == HostOnly {
@@ -225,8 +225,8 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					lim := noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
 					cut = ecs.Velocity{X: d.X - lim.X, Y: d.Y - lim.Y, Angular: d.Angular - lim.Angular}
 					d = lim
-					if carried && knocked && kn.stopped {
-						// The host's body met the wall the pose's
+					if carried && knocked && t == kn.vel && kn.stopped {
+						// The host's body met what the pose's
 						// correction stopped at: so did its velocity.
 						v := *(*ecs.Velocity)(a.Get(e, t.id))
 						s := kn.stop(ecs.Velocity{X: v.X + d.X, Y: v.Y + d.Y})
@@ -234,7 +234,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					}
 				}
 				switch {
-				case carried && knocked:
+				case carried && knocked && t == kn.vel:
 					c.carryKnockVelocity(&kn, f, k, t, cut)
 				case carried:
 					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut)
