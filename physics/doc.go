@@ -23,7 +23,10 @@
 // cp body or the components, so both stay equal and the network hears of the
 // change: SetPose for teleports, Move to place a body, SetVelocity, and
 // CorrectPose/CorrectVelocity for the small corrections a predicting client
-// applies. A teleport written by hand to a networked entity's ecs.Transform
+// applies (with what shapes them: ClampPose and ClampVelocity keep a
+// correction out of what a body rests on, CarryVelocity carries a velocity
+// through the body's friction, ClampTravel stops a knocked body's carried
+// travel at what it meets). A teleport written by hand to a networked entity's ecs.Transform
 // (reported with ecs.MutateComponent and ecs.ReportTeleport) is taken by its
 // body too, as SetPose would have: by the step, for one reported before it,
 // and by the Teleports system, late in the frame, for one reported after;
