@@ -108,17 +108,20 @@ func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 
 // unreadCommand is the error of a command whose codec's Read refuses what
 // its Append wrote: the game's own refusal (Reader.Fail), or the wire's,
-// said in the codec's terms rather than a peer's message's.
+// said in the codec's terms rather than a peer's message's: a refusal of
+// the game's own error is of the value, the wire's errors but ErrInvalid
+// (which a game's rule may give too) of a Read and an Append that
+// disagree.
 type unreadCommand struct {
 	name string
 	err  error
 }
 
 func (e *unreadCommand) Error() string {
-	why := e.err.Error()
+	why := ""
 	switch {
-	case errors.Is(e.err, wire.ErrInvalid):
-		why = "it read a value its layout does not allow"
+	case errors.Is(e.err, wire.ErrInvalid): // the layout's, or a rule of the game's
+		return fmt.Sprintf("tandem: command %q: its codec's Read refuses the value (one its layout or the game's rules do not allow), as the host would; it was not given: give a value the game takes, or make the CommandCodec's Read take what its Append writes", e.name)
 	case errors.Is(e.err, wire.ErrTruncated):
 		why = "it read more bytes than Append wrote"
 	case errors.Is(e.err, wire.ErrTrailing):
@@ -129,8 +132,10 @@ func (e *unreadCommand) Error() string {
 		why = "it read a length past the limit it gave"
 	case errors.Is(e.err, wire.ErrNonCanonical):
 		why = "it read a varint Append did not write in its shortest form"
+	default: // the game's own refusal (Reader.Fail): the value, not the codec
+		return fmt.Sprintf("tandem: command %q: its codec's Read refuses the value (%v), as the host would; it was not given: give a value the game takes", e.name, e.err)
 	}
-	return fmt.Sprintf("tandem: command %q: its codec's Read refuses what Append wrote (%s), as the host would; it was not given: give a value the game takes, or fix the CommandCodec", e.name, why)
+	return fmt.Sprintf("tandem: command %q: its codec's Read refuses what Append wrote (%s), as the host would; it was not given: fix the CommandCodec (its Read and Append disagree)", e.name, why)
 }
 
 func (e *unreadCommand) Unwrap() error { return e.err }
@@ -173,8 +178,10 @@ const (
 // receipt on a reliable lane, the state in datagrams), so either may come
 // first: a client waits for the change itself (the entity the command
 // spawned, the value it set). What it changed of entities the client does
-// not own comes in a state of the receipt's Frame or later
-// (NetStats.HostFrame); of the client's own, as their corrections. A
+// not own comes in a state of the receipt's Frame or later, so not before
+// NetStats.HostFrame reaches that frame, and often after (a small change
+// waits its turn, longer far from what the client owns: see HostFrame);
+// of the client's own, as their corrections. A
 // command's result is not predicted: an entity it spawns appears on the
 // client a round trip after Send (a game that wants it sooner draws a local
 // stand-in at Send and drops it when the host's entity arrives).

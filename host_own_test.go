@@ -161,7 +161,8 @@ func TestGiveEveryWay(t *testing.T) {
 }
 
 // A command its own codec cannot read back is not given, and the error
-// says why in the codec's terms, wrapping the reader's error.
+// says why in the codec's terms, wrapping the reader's error: a game's own
+// refusal is of the value, not of the codec.
 func TestCommandCodecRefusalSaysWhy(t *testing.T) {
 	handle := func(*World, Peer, uint32) error { return nil }
 	for _, tc := range []struct {
@@ -171,8 +172,8 @@ func TestCommandCodecRefusalSaysWhy(t *testing.T) {
 	}{
 		{func(r *wire.Reader, v *uint32) { *v = r.U32() }, wire.ErrTruncated, "it read more bytes than Append wrote"},
 		{func(r *wire.Reader, v *uint32) {}, wire.ErrTrailing, "it left bytes Append wrote unread"},
-		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(wire.ErrInvalid) }, wire.ErrInvalid, "it read a value its layout does not allow"},
-		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(errAddTooMuch) }, errAddTooMuch, errAddTooMuch.Error()},
+		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(wire.ErrInvalid) }, wire.ErrInvalid, "one its layout or the game's rules do not allow"},
+		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(errAddTooMuch) }, errAddTooMuch, "refuses the value (" + errAddTooMuch.Error() + ")"},
 	} {
 		k := NewCommand("one byte", CommandCodec[uint32]{
 			Append: func(dst []byte, v *uint32) []byte { return append(dst, byte(*v)) },

@@ -81,7 +81,7 @@ func Agree[I comparable](h *tandem.Host[I], c *tandem.Client[I]) error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tandemtest: client %d does not hold what the host sends it (%d entities in its scope, %d held)", peer, len(want), len(got))
+	fmt.Fprintf(&b, "tandemtest: client %s does not hold what the host sends it (%d entities in its scope, %d held)", peerName(h, peer), len(want), len(got))
 	missing.say(&b, "in its scope and not held (entity ids)")
 	extra.say(&b, "held and not in its scope (entity ids)")
 	owners.say(&b, "with another owner")
@@ -149,4 +149,15 @@ func (d *differences) say(b *strings.Builder, what string) {
 	if d.n > len(d.first) {
 		b.WriteString(", …")
 	}
+}
+
+// peerName names peer as the host knows it: "ann (peer 2)", or "peer 2" if
+// the host does not know it any more.
+func peerName[I comparable](h *tandem.Host[I], peer ecs.PeerID) string {
+	for _, st := range h.AppendPeerStats(nil) {
+		if st.Peer == peer && st.Name != "" {
+			return fmt.Sprintf("%s (peer %d)", st.Name, peer)
+		}
+	}
+	return fmt.Sprintf("peer %d", peer)
 }

@@ -147,8 +147,10 @@ func unitAt(r *tandemtest.Rig[Walk], c *tandem.Client[Walk], f float64) (x float
 
 // A client whose only moving entities are its own units, marked HostMoved,
 // gets their states in States, as others' entities' come: its
-// NetStats.HostFrame follows them, so a game waiting for HostFrame to
-// reach a receipt's frame sees the order's effect.
+// NetStats.HostFrame follows them: the order's effect comes in a state of
+// the receipt's frame or later, so not before HostFrame reaches it (a game
+// waits for the change itself: another client's copy of the units may come
+// a send tick or more later).
 func TestHostFrameFollowsHostMovedUnits(t *testing.T) {
 	link := condition.Config{Latency: 30 * time.Millisecond}
 	r := tandemtest.New(t, units(true), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})

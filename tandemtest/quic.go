@@ -55,6 +55,7 @@ type Loopback[I comparable] struct {
 	mu       sync.Mutex
 	sockets  map[*tandem.Client[I]]*sockets // what each client dialed, for Cut
 	runs     map[*tandem.Client[I]]*runEnd  // how each client's Run ended, for Ended
+	logs     *testWriter                    // the host's and the clients' loggers write here
 }
 
 // runEnd is a client's name, and what its Run returned, once done is
@@ -80,7 +81,9 @@ type runEnd struct {
 // handler that panics on the host fails the test (unless
 // HostConfig.OnCommandPanic is set). The test fails if it cannot start. When the test ends the clients close,
 // then the host (Close: a host with a store saves then); a host whose Close
-// fails there fails the test, as on a Rig.
+// fails there fails the test, as on a Rig. What the host and the clients
+// log (a HostConfig or ClientConfig without a Logger) goes to the test's
+// log, named, as on a Rig.
 func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.HostConfig) *Loopback[I] {
 	t.Helper()
 	switch {
@@ -96,6 +99,10 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 	if host.OnCommandPanic == nil {
 		host.OnCommandPanic = func(p *tandem.CommandPanic) { t.Errorf("tandemtest: %v", p) }
 	}
+	logs := newTestWriter(t) // before the Loopback's close: it stops after it
+	if host.Logger == nil {
+		host.Logger = logs.logger("host")
+	}
 	// The host's identity, kept for Restart as a game keeps its own
 	// (tandem.OpenSave): the certificate its clients pin, and the key of
 	// its stateless resets.
@@ -107,7 +114,7 @@ func NewLoopback[I comparable](t testing.TB, g *tandem.Game[I], host tandem.Host
 	if _, err := rand.Read(resetKey[:]); err != nil {
 		t.Fatalf("tandemtest: the host's reset key: %v", err)
 	}
-	lb := &Loopback[I]{t: t, game: g, hostCfg: host, serve: quicnet.Config{Certificate: &cert, StatelessResetKey: &resetKey}}
+	lb := &Loopback[I]{t: t, game: g, hostCfg: host, logs: logs, serve: quicnet.Config{Certificate: &cert, StatelessResetKey: &resetKey}}
 	fingerprint, err := lb.listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("tandemtest: listen on loopback: %v", err)
@@ -237,6 +244,9 @@ func (lb *Loopback[I]) JoinOver(name string, cfg tandem.ClientConfig[I], toHost,
 		lb.t.Fatalf("tandemtest: %s's transport: %v", name, err)
 	}
 	cfg.Name, cfg.Dial = name, tr.Dialer(lb.Addr, JoinWait)
+	if cfg.Logger == nil {
+		cfg.Logger = lb.logs.logger(name)
+	}
 	if cfg.JoinTimeout <= 0 || cfg.JoinTimeout > JoinWait {
 		cfg.JoinTimeout = JoinWait
 	}
