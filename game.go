@@ -162,12 +162,9 @@ type Game[I comparable] struct {
 	// what a save leaves out (a physics body, from the saved pose and
 	// velocity) and points the game's own references at the entities (a
 	// resource naming the ball). Nil: Arrived runs in its place, which adds
-	// what the wire leaves out, the same things as a rule. A save leaves
-	// out the marks Arrived adds (ecs.HostMoved on a strategy game's
-	// units): a Restored hook adds them again, or the host sends those
-	// entities' states to their owners as a predicted entity's, a costlier
-	// way (a trial's restored army of 20 units: 1,922 such items where none
-	// were sent before the restart).
+	// what the wire leaves out, the same things as a rule. The host's
+	// ecs.HostMoved marks are saved and put back after the hook (which may
+	// add them too); other client marks Arrived adds are not.
 	Restored func(w *World, e arche.Entity)
 }
 

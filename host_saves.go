@@ -203,10 +203,11 @@ func (s *hostSaves) build(schema *save.Schema) {
 
 // saveSchema is what a host of g saves of world w: every replicated
 // component by its exact codec, the engine's Input (its Bot flag: the value
-// is each frame's) and Interpolated (rebuilt from the pose), the Game's
-// Saved, nothing of the physics body, which is rebuilt, nothing of the
-// roster's entities, and nothing of a client's marks (ecs.HostMoved,
-// ecs.Predicted, ecs.Departing) a game's Arrived put on the host's entities.
+// is each frame's), Interpolated (rebuilt from the pose) and ecs.HostMoved
+// (the host sends the owner of what it marks states, not corrections), the
+// Game's Saved, nothing of the physics body, which is rebuilt, nothing of
+// the roster's entities, and nothing of a client's marks (ecs.Predicted,
+// ecs.Departing) a game's Arrived put on the host's entities.
 func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	s := save.NewSchema(w.ECS)
 	for _, c := range g.Components {
@@ -229,6 +230,12 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 		Append: func(dst []byte, _ *ecs.Interpolated) []byte { return dst },
 		Read:   func(*wire.Reader, *ecs.Interpolated) {},
 	})
+	save.Component(s, save.Codec[ecs.HostMoved]{
+		Name:   hostMovedSaveName,
+		Layout: "{}",
+		Append: func(dst []byte, _ *ecs.HostMoved) []byte { return dst },
+		Read:   func(*wire.Reader, *ecs.HostMoved) {},
+	})
 	for _, sv := range g.Saved {
 		sv.add(s)
 	}
@@ -242,10 +249,9 @@ func (g *Game[I]) saveSchema(w *World) *save.Schema {
 	}
 	// Made again from the restored Input (driven.go).
 	save.Skip[drivenMark](s)
-	// A client's marks: a game that adds one in Game.Arrived (HostMoved, as
-	// the README does) adds it on the host too when Arrived stands in for a
-	// nil Game.Restored, and does again after the next restore.
-	save.Skip[ecs.HostMoved](s)
+	// A client's marks: a game that adds one in Game.Arrived adds it on
+	// the host too when Arrived stands in for a nil Game.Restored, and does
+	// again after the next restore.
 	save.Skip[ecs.Predicted](s)
 	save.Skip[ecs.Departing](s)
 	return s
@@ -329,6 +335,17 @@ func (h *Host[I]) load() error {
 	if err := h.adopt(&rp); err != nil {
 		return fmt.Errorf("tandem: restore the save: %w", err)
 	}
+	// The restored HostMoved marks are taken off while the hooks run, which
+	// may add them (Arrived, as the README shows, or a Restored that did
+	// before the marks were saved: arche panics on a component added
+	// twice), and put back after on those the hooks left unmarked.
+	var marked []arche.Entity
+	for _, e := range entities {
+		if a.Has(e, w.ECS.IDs.HostMoved) {
+			marked = append(marked, e)
+			a.Remove(e, w.ECS.IDs.HostMoved)
+		}
+	}
 	for _, e := range entities {
 		if a.Has(e, w.ECS.IDs.Interpolated) && a.Has(e, w.ECS.IDs.Transform) {
 			ip := (*ecs.Interpolated)(a.Get(e, w.ECS.IDs.Interpolated))
@@ -336,6 +353,11 @@ func (h *Host[I]) load() error {
 		}
 		if restored != nil {
 			restored(w, e)
+		}
+	}
+	for _, e := range marked {
+		if a.Alive(e) && !a.Has(e, w.ECS.IDs.HostMoved) {
+			a.Add(e, w.ECS.IDs.HostMoved)
 		}
 	}
 	h.saves.tracker.Start()

@@ -103,12 +103,13 @@ func Retired(name string) Saved {
 const (
 	inputSaveName        = "tandem.Input"
 	interpolatedSaveName = "tandem.Interpolated"
+	hostMovedSaveName    = "tandem.HostMoved"
 	memberInfoSaveName   = "tandem.MemberInfo"
 	memberNameSaveName   = "tandem.MemberName"
 )
 
 // engineSaved lists them: a game cannot retire them (nor need to).
-var engineSaved = []string{inputSaveName, interpolatedSaveName, memberInfoSaveName, memberNameSaveName}
+var engineSaved = []string{inputSaveName, interpolatedSaveName, hostMovedSaveName, memberInfoSaveName, memberNameSaveName}
 
 func nameOr[T any](name string) string {
 	if name != "" {

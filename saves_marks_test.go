@@ -49,3 +49,61 @@ func TestClientMarksOnTheHostDoNotStopSaves(t *testing.T) {
 		}
 	}
 }
+
+// The host's ecs.HostMoved marks are saved: a game that marks its units
+// where it makes them on the host and has a Game.Restored of its own that
+// does not (a strategy-game trial's) finds them marked after a restart
+// (before, none were, and their states went to their owner by the costlier
+// way of a predicted entity's), and one whose Restored marks them too does
+// not panic on a mark added twice.
+func TestHostMovedMarksAreSaved(t *testing.T) {
+	for _, marks := range []bool{false, true} {
+		g := ledgerGame()
+		setup := g.Setup
+		g.Setup = func(w *World) {
+			setup(w)
+			if w.Role == Joined || w.Restoring {
+				return
+			}
+			a := w.ECS.Arche()
+			for s := range int32(w.ECS.NetSlots()) {
+				if e, _, ok := w.ECS.SlotEntity(s); ok && !a.Has(e, w.ECS.IDs.Interpolated) {
+					a.Add(e, w.ECS.IDs.HostMoved) // the units: not the players
+				}
+			}
+		}
+		g.Restored = func(w *World, e arche.Entity) {
+			w.Physics.AttachCircle(e, 10, floor)
+			if a := w.ECS.Arche(); marks && !a.Has(e, w.ECS.IDs.Interpolated) {
+				a.Add(e, w.ECS.IDs.HostMoved)
+			}
+		}
+		r := newRigOf(t, g, HostConfig{SaveTo: savePath(t)})
+		r.step(5)
+		count := func() (marked int) {
+			r.host.Do(func(w *World) {
+				for s := range int32(w.ECS.NetSlots()) {
+					if e, _, ok := w.ECS.SlotEntity(s); ok && w.ECS.Arche().Has(e, w.ECS.IDs.HostMoved) {
+						marked++
+					}
+				}
+			})
+			return marked
+		}
+		before := count()
+		if before != 5 {
+			t.Fatalf("the host marked %d units, want 5", before)
+		}
+		if err := r.host.Save(context.Background()); err != nil {
+			t.Fatalf("save: %v", err)
+		}
+		r.restart()
+		r.step(5)
+		if after := count(); after != before {
+			t.Errorf("Restored marking them %v: %d units marked after the restart, %d before", marks, after, before)
+		}
+		if err := r.host.Save(context.Background()); err != nil {
+			t.Fatalf("a save after the restore: %v", err)
+		}
+	}
+}
