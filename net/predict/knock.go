@@ -36,9 +36,9 @@ type knock struct {
 }
 
 // restRatio is how many times faster than the prediction the host's state
-// has a body for a knock from rest (knockOf). At 8, the demo's discs their
-// players were slowly thrusting were taken too, and its largest corrections
-// grew from 26–29 units to 40–48.
+// has a body for a knock from rest (knockOf). At 8 it took discs of the
+// demo's that their players were thrusting slowly too, and the demo's
+// largest corrections grew from 26–29 units to 40–48.
 const restRatio = 64
 
 // knockOf reports whether host state st of frame f says entity e (history
@@ -46,8 +46,9 @@ const restRatio = 64
 // part of the difference along the normal of a contact e rests on
 // (ContactClamper), and e's Corrector carries velocities; and if so works
 // out the correction of its pose. A body already moving on the client is
-// not taken: a disc its player thrusts against another is not coasting,
-// and carried so the demo's players were corrected by twice as much.
+// not taken: a disc its player thrusts against another is not coasting
+// (carried so at every state, the demo's players' mean correction
+// doubled).
 // jumped: the state is of a teleport or of a jump of velocity.
 func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.State, jumped bool) (knock, bool) {
 	vc, ok := c.correctorFor(e).(VelocityCarrier)
