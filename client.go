@@ -1139,6 +1139,10 @@ func (c *Client[I]) Close() error {
 	return err
 }
 
+// Name returns the player's name as the client sends it to the host
+// (ClientConfig.Name, "player" if it was empty). Safe from any goroutine.
+func (c *Client[I]) Name() string { return c.cfg.Name }
+
 // Peer returns the peer id the host gave this client (0 before it was
 // admitted). Safe from any goroutine, inside callbacks, hooks and observers
 // too (World.Peer holds the same).
