@@ -14,7 +14,11 @@ import (
 type ExactCodec[T any] = save.Codec[T]
 
 // Plain returns the exact codec of a plain type T: numbers, booleans, and
-// arrays and structs of them (see save.Plain). It panics for anything else.
+// arrays and structs of them (see save.Plain). It panics for anything else:
+// maps and slices too, so state kept by player (a respawn's timer by peer
+// id) goes in a fixed array of structs that name the peer, or in a
+// component of the player's entity (SaveComponent), or in a codec of the
+// game's own (save.Codec).
 func Plain[T any]() ExactCodec[T] { return save.Plain[T]() }
 
 // Exact returns c with its exact encoding (replicate.Codec's AppendExact and
