@@ -319,6 +319,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.mu.log = cfg.Logger
 	c.w = world
 	world.giver = c.give
+	world.removals = newRemovals()
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()
@@ -358,8 +359,13 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			}
 			return in, p == c.peer() && p != ecs.HostPeer
 		})
+		pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) {
+			c.w.removals.replayBegin(from)
+			if c.w.Physics != nil {
+				c.phys.replayBegin(ew, from)
+			}
+		}
 		if w.Physics != nil {
-			pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) { c.phys.replayBegin(ew, from) }
 			pc.ReplayEnd = func(ew *ecs.World) { c.phys.replayEnd(ew) }
 		}
 	}
@@ -768,9 +774,16 @@ func (c *Client[I]) input(w *ecs.World) {
 
 // stepped ends the client's step for its commands: one given from now on
 // runs at the next frame (cmdFrame).
-func (c *Client[I]) stepped(*ecs.World) {
+func (c *Client[I]) stepped(ew *ecs.World) {
 	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
 		c.cmdFrame.Store(n + 1)
+	}
+	if r := c.w.removals; len(r.at) > 0 {
+		var delay time.Duration
+		if c.ip != nil {
+			delay = c.ip.RenderDelay()
+		}
+		r.tidy(ew, ew.Frame(), removalTimeout(c.session.Conn().RTT(), delay, c.w.Schedule.StepDuration()))
 	}
 	if r := c.session.Replicator(); r != nil && r.Frame() != c.heldFrame {
 		c.heldFrame, c.heldAt = r.Frame(), c.clk.Now()
@@ -837,6 +850,9 @@ const staleDrawing = 500 * time.Millisecond
 // seen is World.Seen on a client: where it draws e now, or where its world
 // has it while it does not draw (drawing).
 func (c *Client[I]) seen(e arche.Entity, _ float64) (ecs.Transform, bool) {
+	if c.w.removals.hidden(e) {
+		return ecs.Transform{}, false
+	}
 	if c.drawing() && c.ip.Remote(e) {
 		return c.ip.Pose(e, 0)
 	}

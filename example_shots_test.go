@@ -59,7 +59,7 @@ var shooting = &tandem.Game[Trigger]{
 				ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform) // every write of a replicated component is reported
 			}
 			for _, e := range spent {
-				a.RemoveEntity(e) // gone from every client too
+				w.Remove(e) // gone from every client too
 			}
 			spent = spent[:0]
 			g := guns.Query(a)

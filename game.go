@@ -237,6 +237,8 @@ type World struct {
 	// predictedAt gives a client's record of a predicted body at a frame
 	// (AppendWireImageAt); nil elsewhere.
 	predictedAt func(e arche.Entity, f ecs.Frame) (pose ecs.Transform, vel ecs.Velocity, recorded, predicted bool)
+	// removals are a client's predicted removals (Remove); nil elsewhere.
+	removals *removals
 }
 
 // focuser is a host's Focus and Unfocus, for World's.

@@ -321,8 +321,12 @@ func (v *View) Alpha() float64 { return v.alpha }
 // ecs.Transform, and for a remote entity not there at the drawn time: one
 // the host made in play whose making the drawn time has not reached, or one
 // it removed whose removal the drawn time passed (the client keeps it until
-// drawn there). Draw what it gives true for.
+// drawn there), and for one this client removed itself (World.Remove) whose
+// removal by the host is to come. Draw what it gives true for.
 func (v *View) Pose(e arche.Entity) (ecs.Transform, bool) {
+	if v.World.Removed(e) {
+		return ecs.Transform{}, false // removed here, the host's removal to come (World.Remove)
+	}
 	if v.present != nil {
 		if p, ok := v.present(e, v.alpha); ok {
 			return p, true

@@ -123,6 +123,10 @@ type NetStats struct {
 	// before the host ever let it in (no window holds a player for it).
 	Resumes       int
 	ReconnectLeft time.Duration
+	// RemovalsUndone counts the removals this client predicted
+	// (World.Remove) that the host did not make in time: the entity shows
+	// again.
+	RemovalsUndone uint64
 }
 
 // NetStats returns the client's figures. With the world free it reads them
@@ -151,27 +155,28 @@ func (c *Client[I]) Stats() NetStats {
 	sy := c.pred.Sync().Stats()
 	rec, tot := c.session.Progress()
 	s := NetStats{
-		State:         c.session.State(),
-		RTT:           cn.RTT(),
-		Loss:          cn.LossRate(),
-		LossIn:        cn.InLossRate(),
-		KbitIn:        in * 8 / 1000,
-		KbitOut:       out * 8 / 1000,
-		Corrections:   c.corr.get(),
-		Predict:       c.pred.Stats(),
-		Lead:          sy.Lead,
-		LeadTarget:    sy.Target,
-		HoldAfter:     c.pred.HoldAfter(),
-		Frame:         c.w.ECS.Frame(),
-		Frames:        int(c.playing.Load()),
-		Received:      rec,
-		Total:         tot,
-		Entities:      c.w.ECS.Networked(),
-		Bodies:        c.phys.stats,
-		Steps:         c.steps.lately(),
-		Views:         c.views.lately(),
-		Resumes:       c.resumes,
-		ReconnectLeft: c.session.ReconnectLeft(),
+		State:          c.session.State(),
+		RTT:            cn.RTT(),
+		Loss:           cn.LossRate(),
+		LossIn:         cn.InLossRate(),
+		KbitIn:         in * 8 / 1000,
+		KbitOut:        out * 8 / 1000,
+		Corrections:    c.corr.get(),
+		Predict:        c.pred.Stats(),
+		Lead:           sy.Lead,
+		LeadTarget:     sy.Target,
+		HoldAfter:      c.pred.HoldAfter(),
+		Frame:          c.w.ECS.Frame(),
+		Frames:         int(c.playing.Load()),
+		Received:       rec,
+		Total:          tot,
+		Entities:       c.w.ECS.Networked(),
+		Bodies:         c.phys.stats,
+		Steps:          c.steps.lately(),
+		Views:          c.views.lately(),
+		Resumes:        c.resumes,
+		ReconnectLeft:  c.session.ReconnectLeft(),
+		RemovalsUndone: c.w.removals.undone,
 	}
 	if c.ip != nil {
 		s.RenderDelay = c.ip.RenderDelay()
