@@ -319,7 +319,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.mu.log = cfg.Logger
 	c.w = world
 	world.giver = c.give
-	world.removals = newRemovals()
+	world.removals = newRemovals(cfg.Clock)
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()
@@ -365,8 +365,11 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 				c.phys.replayBegin(ew, from)
 			}
 		}
-		if w.Physics != nil {
-			pc.ReplayEnd = func(ew *ecs.World) { c.phys.replayEnd(ew) }
+		pc.ReplayEnd = func(ew *ecs.World) {
+			c.w.removals.replayEnd()
+			if c.w.Physics != nil {
+				c.phys.replayEnd(ew)
+			}
 		}
 	}
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
@@ -783,7 +786,7 @@ func (c *Client[I]) stepped(ew *ecs.World) {
 		if c.ip != nil {
 			delay = c.ip.RenderDelay()
 		}
-		r.tidy(ew, ew.Frame(), removalTimeout(c.session.Conn().RTT(), delay, c.w.Schedule.StepDuration()))
+		r.tidy(ew, removalTimeout(c.session.Conn().RTT(), delay))
 	}
 	if r := c.session.Replicator(); r != nil && r.Frame() != c.heldFrame {
 		c.heldFrame, c.heldAt = r.Frame(), c.clk.Now()

@@ -5,6 +5,7 @@ import (
 
 	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -26,9 +27,10 @@ import (
 // what Removed names. If the host's removal has not come within twice the
 // round trip, the render delay and a quarter of a second (a coin another
 // player took first, a hit the host did not grant), the entity shows
-// again (NetStats.RemovalsUndone counts it). A replay from before the frame
-// of the removal takes it back, for the replayed frames to make again
-// (Game.Replay calls Remove as the first pass did, or does not).
+// again (NetStats.RemovalsUndone counts it). A removal the game's Replay
+// made in a replayed frame is taken back by the next replay from before
+// it, for the replayed frames to make again or not; one an ordinary step
+// made waits for the host's removal or the timeout.
 func (w *World) Remove(e arche.Entity) {
 	if w.removals == nil || !w.ECS.Arche().Has(e, w.ECS.IDs.NetworkIdentity) {
 		w.ECS.Arche().RemoveEntity(e)
@@ -43,20 +45,32 @@ func (w *World) Removed(e arche.Entity) bool {
 	return w.removals != nil && w.removals.hidden(e)
 }
 
-// removals are a client's predicted removals: each hidden entity and the
-// frame it was removed at. Used by the simulation goroutine, and by View
-// (which holds the world).
+// removals are a client's predicted removals: each hidden entity, the
+// frame and time it was removed at, and whether a replay removed it. Used
+// by the simulation goroutine, and by View (which holds the world).
 type removals struct {
-	at     map[arche.Entity]ecs.Frame
-	undone uint64 // shown again: the host did not remove them
+	clk       clock.Clock
+	at        map[arche.Entity]removal
+	replaying bool   // between a replay's begin and end
+	undone    uint64 // shown again: the host did not remove them
 }
 
-func newRemovals() *removals { return &removals{at: map[arche.Entity]ecs.Frame{}} }
+// removal is one predicted removal.
+type removal struct {
+	f        ecs.Frame
+	t        time.Time
+	byReplay bool // a replayed frame made it: the next replay from before it takes it back
+	came     bool // the host's removal came: the entity is drawn to it (ecs.Departing)
+}
 
-// hide hides e from frame f, or from the frame it was hidden at already.
+func newRemovals(clk clock.Clock) *removals {
+	return &removals{clk: clk, at: map[arche.Entity]removal{}}
+}
+
+// hide hides e from frame f, or from when it was hidden already.
 func (r *removals) hide(e arche.Entity, f ecs.Frame) {
 	if _, ok := r.at[e]; !ok {
-		r.at[e] = f
+		r.at[e] = removal{f: f, t: r.clk.Now(), byReplay: r.replaying}
 	}
 }
 
@@ -65,37 +79,48 @@ func (r *removals) hidden(e arche.Entity) bool {
 	return ok
 }
 
-// replayBegin takes back the removals of the frames after from, which the
-// replay runs again.
+// replayBegin takes back the removals that replayed frames after from
+// made, which the replay starting runs again. A removal an ordinary step
+// made stays: the system that made it need not be in the replayed step
+// (Game.Replay moves what a player predicts; a pickup may be another's),
+// and a wrong one shows again when the host's does not come.
 func (r *removals) replayBegin(from ecs.Frame) {
-	for e, f := range r.at {
-		if f > from {
+	r.replaying = true
+	for e, m := range r.at {
+		if m.byReplay && !m.came && m.f > from {
 			delete(r.at, e)
 		}
 	}
 }
 
-// tidy forgets the hidden entities gone from world w (the host's removal
-// came) and shows again those the host left in it timeout frames after
-// their removal, at frame now.
-func (r *removals) tidy(w *ecs.World, now, timeout ecs.Frame) {
-	for e, f := range r.at {
+func (r *removals) replayEnd() { r.replaying = false }
+
+// tidy forgets the hidden entities the host's removal took from world w,
+// keeps hidden, the wait over, those it reached that w keeps while drawn
+// to it (ecs.Departing: drawn, they would come back until then), and
+// shows again those it did not reach within timeout of their removal.
+func (r *removals) tidy(w *ecs.World, timeout time.Duration) {
+	now := r.clk.Now()
+	for e, m := range r.at {
 		switch {
 		case !w.Alive(e):
 			delete(r.at, e)
-		case now > f+timeout:
+		case m.came:
+		case w.Arche().Has(e, w.IDs.Departing):
+			m.came = true
+			r.at[e] = m
+		case now.Sub(m.t) > timeout:
 			delete(r.at, e)
 			r.undone++
 		}
 	}
 }
 
-// removalTimeout is how many frames of step a client waits for the host's
-// removal of an entity it removed, with round trip rtt and render delay
-// delay: twice the round trip (the client runs ahead of the host by about
-// half of it, the removal comes back in the other half, with room for a
-// lost state), the render delay (the host's removal is carried out once
-// drawn to it) and a quarter of a second.
-func removalTimeout(rtt, delay, step time.Duration) ecs.Frame {
-	return ecs.Frame((2*rtt + delay + 250*time.Millisecond + step - 1) / step)
+// removalTimeout is how long a client waits for the host's removal of an
+// entity it removed, with round trip rtt and render delay delay: twice the
+// round trip (the client runs ahead of the host by about half of it, the
+// removal comes back in the other half, with room for a lost state), the
+// render delay and a quarter of a second.
+func removalTimeout(rtt, delay time.Duration) time.Duration {
+	return 2*rtt + delay + 250*time.Millisecond
 }

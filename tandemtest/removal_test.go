@@ -25,24 +25,30 @@ var coinAt = []float64{100, 200, 300}
 
 // coins is a walk along a row of coins: a player walks 4 units a frame
 // with Throttle 1, and picks up a coin she comes within 10 units of, the
-// same system on the host and on her client (Game.Replay), which removes
-// it with World.Remove: on the host at once, on her client predicted.
-func coins() *tandem.Game[Pedal] {
-	walk := func(w *tandem.World) {
-		a := w.ECS.Arche()
+// same system on the host and on her client, which removes it with
+// World.Remove: on the host at once, on her client predicted. Her client
+// replays the walk (Game.Replay), with the pickup if replayPickup. With
+// nudge the host moves her half a unit on every fifth frame, which her
+// client does not predict: corrections, replayed.
+func coins(replayPickup, nudge bool) *tandem.Game[Pedal] {
+	walk := func(w *tandem.World) []float64 {
 		players := generic.NewFilter2[tandem.Input[Pedal], ecs.Transform]()
-		q := players.Query(a)
+		q := players.Query(w.ECS.Arche())
 		var at []float64
 		for q.Next() {
 			in, pose := q.Get()
 			pose.X += 4 * float64(in.Value.Throttle)
-			if in.Value.Throttle != 0 {
-				ecs.MutateComponent(w.ECS, q.Entity(), w.ECS.IDs.Transform)
+			if nudge && w.Role == tandem.Hosting && w.ECS.Frame()%5 == 0 {
+				pose.X += 0.5
 			}
+			ecs.MutateComponent(w.ECS, q.Entity(), w.ECS.IDs.Transform)
 			at = append(at, pose.X)
 		}
+		return at
+	}
+	pickup := func(w *tandem.World, at []float64) {
 		var taken []arche.Entity
-		cq := generic.NewFilter2[Coin, ecs.Transform]().Query(a)
+		cq := generic.NewFilter2[Coin, ecs.Transform]().Query(w.ECS.Arche())
 		for cq.Next() {
 			coin, pose := cq.Get()
 			if w.Removed(cq.Entity()) || w.Role == tandem.Hosting && coin.Locked != 0 {
@@ -59,6 +65,10 @@ func coins() *tandem.Game[Pedal] {
 			w.Remove(e)
 		}
 	}
+	replay := func(w *tandem.World) { walk(w) }
+	if replayPickup {
+		replay = func(w *tandem.World) { pickup(w, walk(w)) }
+	}
 	return &tandem.Game[Pedal]{
 		Components: []tandem.Component{
 			tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
@@ -66,7 +76,9 @@ func coins() *tandem.Game[Pedal] {
 		},
 		Input: pedalCodec,
 		Setup: func(w *tandem.World) {
-			w.Schedule.Add("walk", ecs.SystemFunc(func(*ecs.World) { walk(w) }))
+			var at []float64
+			w.Schedule.Add("walk", ecs.SystemFunc(func(*ecs.World) { at = walk(w) }))
+			w.Schedule.Add("pickup", ecs.SystemFunc(func(*ecs.World) { pickup(w, at) }))
 			if w.Role != tandem.Hosting || w.Restoring {
 				return
 			}
@@ -81,7 +93,7 @@ func coins() *tandem.Game[Pedal] {
 			m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{Owner: p.ID}, &ecs.Interpolated{}, &tandem.Input[Pedal]{})
 			return nil
 		},
-		Replay: walk,
+		Replay: replay,
 	}
 }
 
@@ -91,10 +103,29 @@ func coins() *tandem.Game[Pedal] {
 // delay later (17 frames here; before, she saw it for 16 of them, until
 // the host's removal was drawn). A coin the host would not let her take
 // (locked) shows again once the host's removal has not come in time
-// (NetStats.RemovalsUndone).
+// (NetStats.RemovalsUndone). So it goes when her client replays
+// corrections: a replay takes back only the removals its own replayed
+// frames made (with the pickup left out of Game.Replay, one that took back
+// every removal after its start drew a picked coin again for up to 9
+// frames).
 func TestAPickedUpCoinLeavesHerScreenAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		what                 string
+		replayPickup, nudged bool
+	}{
+		{"predicted", false, false},
+		{"replayed, the pickup replayed", true, true},
+		{"replayed, the pickup not", false, true},
+	} {
+		t.Run(c.what, func(t *testing.T) { pickUpCoins(t, coins(c.replayPickup, c.nudged), c.nudged) })
+	}
+}
+
+// pickUpCoins walks a player of game g along its coins and checks what
+// her screen draws of them; replayed: her client must have replayed.
+func pickUpCoins(t *testing.T, g *tandem.Game[Pedal], replayed bool) {
 	link := condition.Config{Latency: 60 * time.Millisecond}
-	r := tandemtest.New(t, coins(), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	ann := r.Join("ann", tandem.ClientConfig[Pedal]{})
 	r.Step(30)
 	type seen struct {
@@ -149,6 +180,9 @@ func TestAPickedUpCoinLeavesHerScreenAtOnce(t *testing.T) {
 		if s.gone <= s.reached+5 {
 			t.Errorf("the coin at %v left her world at %d, reached at %d: not by the host's removal", coinAt[i], s.gone, s.reached)
 		}
+	}
+	if replayed && st.Predict.Replays == 0 {
+		t.Errorf("her client replayed nothing: the test needs replays")
 	}
 	locked := log[2]
 	if locked.hidden != locked.reached || locked.shownAgain == 0 || locked.gone != 0 || st.RemovalsUndone != 1 {
