@@ -40,7 +40,9 @@ func (w *World) Remove(e arche.Entity) {
 }
 
 // Removed reports whether a client predicted entity e's removal (Remove)
-// and the host's has not come yet. False on the host and alone.
+// and still holds e: until the host's removal takes it from the world
+// (while the client draws it to that removal too), or until the client
+// shows it again. False on the host and alone.
 func (w *World) Removed(e arche.Entity) bool {
 	return w.removals != nil && w.removals.hidden(e)
 }
