@@ -80,7 +80,7 @@ func (c *Client[I]) knockOf(f ecs.Frame, e arche.Entity, at int, st replicate.St
 	}
 	hp, pp := (*ecs.Transform)(tp.host), (*ecs.Transform)(tp.store.at(at))
 	kn.d = ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
-	cs := c.coastFrom(&kn, f)
+	cs := c.coastFrom(vc, e, f, kn.host, kn.pred)
 	cs.to(c.lastRecorded)
 	kn.now = kn.travelled(cs)
 	if tc, ok := vc.(TravelClamper); ok {
@@ -139,21 +139,23 @@ func (kn *knock) stop(v ecs.Velocity) ecs.Velocity {
 	return v
 }
 
-// coast is the host's and the prediction's velocity of a knock carried
-// from its frame to frame at, frame by frame as the physics steps (the pose
-// moves by the velocity, then the velocity changes), and how far the two
-// travelled apart meanwhile.
+// coast is a host's velocity of entity e at a past frame and the
+// prediction's, each carried from that frame to frame at by vc, frame by
+// frame as the physics steps (the pose moves by the velocity, then the
+// velocity changes), and how far the two travelled apart meanwhile.
 type coast struct {
-	kn         *knock
+	vc         VelocityCarrier
+	e          arche.Entity
 	step       float64 // seconds
 	at         ecs.Frame
 	host, pred ecs.Velocity
 	apart      ecs.Transform
 }
 
-// coastFrom starts knock kn's coast at its frame f.
-func (c *Client[I]) coastFrom(kn *knock, f ecs.Frame) coast {
-	return coast{kn: kn, step: c.cfg.Sync.Step.Seconds(), at: f, host: kn.host, pred: kn.pred}
+// coastFrom starts the coast of entity e's host and predicted velocities
+// of frame f.
+func (c *Client[I]) coastFrom(vc VelocityCarrier, e arche.Entity, f ecs.Frame, host, pred ecs.Velocity) coast {
+	return coast{vc: vc, e: e, step: c.cfg.Sync.Step.Seconds(), at: f, host: host, pred: pred}
 }
 
 // to carries cs to frame g (no earlier than its own).
@@ -162,9 +164,14 @@ func (cs *coast) to(g ecs.Frame) {
 		cs.apart.X += (cs.host.X - cs.pred.X) * cs.step
 		cs.apart.Y += (cs.host.Y - cs.pred.Y) * cs.step
 		cs.apart.Angle += (cs.host.Angular - cs.pred.Angular) * cs.step
-		cs.host = cs.kn.vc.CarryVelocity(cs.kn.e, cs.host, cs.step)
-		cs.pred = cs.kn.vc.CarryVelocity(cs.kn.e, cs.pred, cs.step)
+		cs.host = cs.vc.CarryVelocity(cs.e, cs.host, cs.step)
+		cs.pred = cs.vc.CarryVelocity(cs.e, cs.pred, cs.step)
 	}
+}
+
+// apartNow is how far apart the two velocities have come by cs's frame.
+func (cs *coast) apartNow() ecs.Velocity {
+	return ecs.Velocity{X: cs.host.X - cs.pred.X, Y: cs.host.Y - cs.pred.Y, Angular: cs.host.Angular - cs.pred.Angular}
 }
 
 // carryPose shifts the poses recorded for knock kn's entity (entry k of
@@ -173,7 +180,7 @@ func (cs *coast) to(g ecs.Frame) {
 // present's correction stopped at than it goes, and returns that
 // correction.
 func (c *Client[I]) carryPose(kn *knock, f ecs.Frame, k int, t *tracker) ecs.Transform {
-	cs := c.coastFrom(kn, f)
+	cs := c.coastFrom(kn.vc, kn.e, f, kn.host, kn.pred)
 	for g, i := range c.recorded(f, k, kn.e, t) {
 		cs.to(g)
 		s, _ := kn.atWall(kn.travelled(cs))
@@ -183,23 +190,4 @@ func (c *Client[I]) carryPose(kn *knock, f ecs.Frame, k int, t *tracker) ecs.Tra
 		v.Angle += s.Angle
 	}
 	return kn.now
-}
-
-// carryKnockVelocity shifts the velocities recorded for knock kn's entity
-// (entry k of frame f, Velocity t) at f and after by the difference the
-// two velocities had come to by each frame, less cut (what noRunaway took
-// of the present's), and, from the frame the host's body met what the
-// correction stopped at, without their part into it.
-func (c *Client[I]) carryKnockVelocity(kn *knock, f ecs.Frame, k int, t *tracker, cut ecs.Velocity) {
-	cs := c.coastFrom(kn, f)
-	for g, i := range c.recorded(f, k, kn.e, t) {
-		cs.to(g)
-		v := (*ecs.Velocity)(t.store.at(i))
-		v.X += cs.host.X - cs.pred.X - cut.X
-		v.Y += cs.host.Y - cs.pred.Y - cut.Y
-		v.Angular += cs.host.Angular - cs.pred.Angular - cut.Angular
-		if _, wall := kn.atWall(kn.travelled(cs)); wall {
-			*v = kn.stop(*v)
-		}
-	}
 }

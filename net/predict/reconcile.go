@@ -217,27 +217,29 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				}
 				vc, carried := c.correctorFor(e).(VelocityCarrier)
 				carried = carried && present && !snap && !rests
+				var kv *knock // the knock whose velocity this is, if any
+				if knocked && t == kn.vel {
+					kv = &kn
+				}
 				if carried {
-					d = c.carryVelocity(vc, f, k, e, t, *hv, *pv, nil)
+					d = c.carryVelocity(vc, f, k, e, t, *hv, *pv, nil, nil)
 				}
 				var cut ecs.Velocity // what noRunaway took of the correction
 				if present {
 					lim := noRunaway(d, *(*ecs.Velocity)(a.Get(e, t.id)), *hv)
 					cut = ecs.Velocity{X: d.X - lim.X, Y: d.Y - lim.Y, Angular: d.Angular - lim.Angular}
 					d = lim
-					if carried && knocked && t == kn.vel && kn.stopped {
+					if carried && kv != nil && kv.stopped {
 						// The host's body met what the pose's
 						// correction stopped at: so did its velocity.
 						v := *(*ecs.Velocity)(a.Get(e, t.id))
-						s := kn.stop(ecs.Velocity{X: v.X + d.X, Y: v.Y + d.Y})
+						s := kv.stop(ecs.Velocity{X: v.X + d.X, Y: v.Y + d.Y})
 						d.X, d.Y = s.X-v.X, s.Y-v.Y
 					}
 				}
 				switch {
-				case carried && knocked && t == kn.vel:
-					c.carryKnockVelocity(&kn, f, k, t, cut)
 				case carried:
-					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut)
+					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut, kv)
 				case rests:
 					// Resting on something, the body's velocity is what
 					// the contact and its friction make of it frame by
@@ -280,28 +282,28 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 // cut, it also shifts the velocities recorded for e (entry k of frame f,
 // Velocity t) at f and after by the difference they come to by each frame,
 // less cut (what noRunaway took of the present's, which the next states
-// then find).
-func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arche.Entity, t *tracker, host, pred ecs.Velocity, cut *ecs.Velocity) ecs.Velocity {
-	step := c.cfg.Sync.Step.Seconds()
-	at := f // the frame host and pred are of
-	carry := func(g ecs.Frame) {
-		if g > at {
-			dt := float64(g-at) * step
-			host, pred = vc.CarryVelocity(e, host, dt), vc.CarryVelocity(e, pred, dt)
-			at = g
-		}
-	}
+// then find); with knock kn too, from the frame the host's body met what
+// the knock's pose correction stopped at, without their part into it.
+func (c *Client[I]) carryVelocity(vc VelocityCarrier, f ecs.Frame, k int, e arche.Entity, t *tracker, host, pred ecs.Velocity, cut *ecs.Velocity, kn *knock) ecs.Velocity {
+	cs := c.coastFrom(vc, e, f, host, pred)
 	if cut != nil {
 		for g, i := range c.recorded(f, k, e, t) {
-			carry(g)
+			cs.to(g)
+			d := cs.apartNow()
 			v := (*ecs.Velocity)(t.store.at(i))
-			v.X += host.X - pred.X - cut.X
-			v.Y += host.Y - pred.Y - cut.Y
-			v.Angular += host.Angular - pred.Angular - cut.Angular
+			v.X += d.X - cut.X
+			v.Y += d.Y - cut.Y
+			v.Angular += d.Angular - cut.Angular
+			if kn == nil {
+				continue
+			}
+			if _, wall := kn.atWall(kn.travelled(cs)); wall {
+				*v = kn.stop(*v)
+			}
 		}
 	}
-	carry(c.lastRecorded)
-	return ecs.Velocity{X: host.X - pred.X, Y: host.Y - pred.Y, Angular: host.Angular - pred.Angular}
+	cs.to(c.lastRecorded)
+	return cs.apartNow()
 }
 
 // noRunaway returns velocity correction d of a body whose velocity is now
