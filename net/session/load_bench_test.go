@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,7 +128,8 @@ func runHostLoad(b *testing.B, bots, props int) {
 	host.Serve(l)
 
 	// The host's goroutine: 60 Hz, its thread alone on CPU 0.
-	pinned := pinAllThreads(1)
+	pinned, unpin := pinAllThreads(1)
+	defer unpin()
 	realtime := false
 	var ticks, cpu []time.Duration
 	var wantCounts atomic.Bool
@@ -293,23 +291,3 @@ func triangle(a float64) float64 {
 }
 
 func clampSide(v, side float64) float64 { return min(max(v, 0), side) }
-
-// pinAllThreads puts every thread of the process on CPU cpu and reports
-// whether the system allowed it (Linux).
-func pinAllThreads(cpu int) bool {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return false
-	}
-	ok := true
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(filepath.Base(t.Name()))
-		if err != nil {
-			continue
-		}
-		if !setAffinity(tid, cpu) {
-			ok = false
-		}
-	}
-	return ok
-}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"strconv"
 	"syscall"
@@ -103,12 +104,62 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// cpuSet is a set of CPUs, as sched_setaffinity takes it.
+type cpuSet [16]uint64
+
+// threadCPUs returns the CPUs the calling thread may run on.
+func threadCPUs() (cpuSet, bool) {
+	var s cpuSet
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(s), uintptr(unsafe.Pointer(&s[0])))
+	return s, errno == 0
+}
+
+// setThreadCPUs puts thread tid (0: the calling thread) on the CPUs of s.
+func setThreadCPUs(tid int, s cpuSet) bool {
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), unsafe.Sizeof(s), uintptr(unsafe.Pointer(&s[0])))
+	return errno == 0
+}
+
 // setAffinity puts thread tid (0: the calling thread) on CPU cpu.
 func setAffinity(tid, cpu int) bool {
-	var mask [16]uint64
-	mask[cpu/64] = 1 << (cpu % 64)
-	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, uintptr(tid), unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask[0])))
-	return errno == 0
+	var s cpuSet
+	s[cpu/64] = 1 << (cpu % 64)
+	return setThreadCPUs(tid, s)
+}
+
+// pinAllThreads puts every thread of the process on CPU cpu, and the
+// threads the runtime starts later with them (a thread inherits its
+// creator's CPUs). It reports whether the system allowed it, and returns
+// what puts every thread back on the CPUs the calling thread had.
+func pinAllThreads(cpu int) (ok bool, restore func()) {
+	before, known := threadCPUs()
+	var s cpuSet
+	s[cpu/64] = 1 << (cpu % 64)
+	ok = allThreadsOn(s)
+	return ok, func() {
+		if known {
+			allThreadsOn(before)
+		}
+	}
+}
+
+// allThreadsOn puts every thread of the process on the CPUs of s.
+func allThreadsOn(s cpuSet) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	ok := true
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if !setThreadCPUs(tid, s) {
+			ok = false
+		}
+	}
+	return ok
 }
 
 // TestThreadCPUOfReadsThatThread: threadCPUOf read on another thread gives
@@ -143,5 +194,31 @@ func TestThreadCPUOfReadsThatThread(t *testing.T) {
 	}
 	if now := threadCPU(); now >= r.own {
 		t.Fatalf("the reader's clock %v is past the spinner's %v: it did not wait", now, r.own)
+	}
+}
+
+// TestPinAllThreadsRestores: pinAllThreads puts the threads on one CPU, and
+// what it returns puts them back where they were, so that a benchmark that
+// pins leaves the ones after it free.
+func TestPinAllThreadsRestores(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before, ok := threadCPUs()
+	if !ok {
+		t.Skip("the system does not say this thread's CPUs")
+	}
+	pinned, restore := pinAllThreads(0)
+	if !pinned {
+		restore()
+		t.Skip("the system did not allow pinning")
+	}
+	var one cpuSet
+	one[0] = 1
+	if got, _ := threadCPUs(); got != one {
+		t.Errorf("pinned to CPU 0, the thread may run on %x", got[:1])
+	}
+	restore()
+	if got, _ := threadCPUs(); got != before {
+		t.Errorf("after restoring, the thread may run on %x, before pinning on %x", got[:1], before[:1])
 	}
 }

@@ -13,6 +13,9 @@ func setRealtime() bool                 { return false }
 func threadCPU() time.Duration          { return 0 }
 func setAffinity(tid, cpu int) bool     { return false }
 
+// pinAllThreads pins nothing here: it reports so, and restores nothing.
+func pinAllThreads(cpu int) (bool, func()) { return false, func() {} }
+
 // queueClock reads threads' run-queue waits where the system says them.
 type queueClock struct{}
 
