@@ -319,7 +319,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	c.mu.log = cfg.Logger
 	c.w = world
 	world.giver = c.give
-	world.removals = newRemovals(cfg.Clock)
+	world.removals = newRemovals(cfg.Clock, world.Physics)
 	c.cmds.init(cfg.FirstOp, cfg.Clock)
 	w := c.w
 	a := w.ECS.Arche()
@@ -866,6 +866,7 @@ func (c *Client[I]) seen(e arche.Entity, _ float64) (ecs.Transform, bool) {
 // frame's input to the entities it drives, then the game's Replay, then,
 // with physics, the physics step (netphys_replay.go).
 func (c *Client[I]) replayStep(w *ecs.World, f ecs.Frame, in *I) {
+	c.w.removals.replayFrame(f)
 	c.replay.in, c.replay.live = *in, c.pred.InputLive(f) && !c.pred.Held(f)
 	c.replay.route.Update(w)
 	c.cfg.Replay(c.w)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/physics"
 )
 
 // Predicted removals. A client draws what the host removes a round trip and
@@ -22,15 +23,19 @@ import (
 // making is removed at once too; one the host sent (a networked entity)
 // is the host's to remove, and the client predicts its removal: from this
 // frame the entity is hidden (View.Pose and World.Seen say it is not there,
-// Removed says it is gone), its components and physics body kept, until the
-// host's removal comes and the client removes it. A game's systems skip
+// Removed says it is gone) and its physics body is passed through
+// (physics.Space.SetSolid: a dead enemy does not block the player who
+// killed it), its components and body kept, until the host's removal comes
+// and the client removes it. A game's systems skip
 // what Removed names. If the host's removal has not come within twice the
 // round trip, the render delay and a quarter of a second (a coin another
 // player took first, a hit the host did not grant), the entity shows
-// again (NetStats.RemovalsUndone counts it). A removal the game's Replay
-// made in a replayed frame is taken back by the next replay from before
-// it, for the replayed frames to make again or not; one an ordinary step
-// made waits for the host's removal or the timeout.
+// again, its body solid again (NetStats.RemovalsUndone counts it). A
+// removal the game's Replay made in a replayed frame is taken back by the
+// next replay from before it, for the replayed frames to make again or not;
+// one an ordinary step made waits for the host's removal or the timeout,
+// and a replay steps its body solid in the frames before the removal's, as
+// they were.
 func (w *World) Remove(e arche.Entity) {
 	if w.removals == nil || !w.ECS.Arche().Has(e, w.ECS.IDs.NetworkIdentity) {
 		w.ECS.Arche().RemoveEntity(e)
@@ -52,6 +57,7 @@ func (w *World) Removed(e arche.Entity) bool {
 // by the simulation goroutine, and by View (which holds the world).
 type removals struct {
 	clk       clock.Clock
+	space     *physics.Space // the world's, nil without physics: hidden bodies are not solid
 	at        map[arche.Entity]removal
 	replaying bool   // between a replay's begin and end
 	undone    uint64 // shown again: the host did not remove them
@@ -65,14 +71,23 @@ type removal struct {
 	came     bool // the host's removal came: the entity is drawn to it (ecs.Departing)
 }
 
-func newRemovals(clk clock.Clock) *removals {
-	return &removals{clk: clk, at: map[arche.Entity]removal{}}
+func newRemovals(clk clock.Clock, space *physics.Space) *removals {
+	return &removals{clk: clk, space: space, at: map[arche.Entity]removal{}}
 }
 
 // hide hides e from frame f, or from when it was hidden already.
 func (r *removals) hide(e arche.Entity, f ecs.Frame) {
 	if _, ok := r.at[e]; !ok {
 		r.at[e] = removal{f: f, t: r.clk.Now(), byReplay: r.replaying}
+		r.solid(e, false)
+	}
+}
+
+// solid puts e's physics body back in the Space, or takes it out, where e
+// has one.
+func (r *removals) solid(e arche.Entity, solid bool) {
+	if r.space != nil && r.space.BodyOf(e) != nil {
+		r.space.SetSolid(e, solid)
 	}
 }
 
@@ -86,16 +101,39 @@ func (r *removals) hidden(e arche.Entity) bool {
 // made stays: the system that made it need not be in the replayed step
 // (Game.Replay moves what a player predicts; a pickup may be another's),
 // and a wrong one shows again when the host's does not come.
+//
+// The bodies of the removals that stay, made after from, are solid again
+// for the replayed frames before theirs (replayFrame takes them out).
 func (r *removals) replayBegin(from ecs.Frame) {
 	r.replaying = true
 	for e, m := range r.at {
-		if m.byReplay && !m.came && m.f > from {
+		if m.came || m.f <= from {
+			continue
+		}
+		if m.byReplay {
 			delete(r.at, e)
+		}
+		r.solid(e, true)
+	}
+}
+
+// replayFrame takes the bodies of the removals made at frame f or before
+// out of the Space, before the replayed frame f steps it.
+func (r *removals) replayFrame(f ecs.Frame) {
+	for e, m := range r.at {
+		if m.f <= f {
+			r.solid(e, false)
 		}
 	}
 }
 
-func (r *removals) replayEnd() { r.replaying = false }
+// replayEnd: every hidden body is out of the Space again.
+func (r *removals) replayEnd() {
+	r.replaying = false
+	for e := range r.at {
+		r.solid(e, false)
+	}
+}
 
 // tidy forgets the hidden entities the host's removal took from world w,
 // keeps hidden, the wait over, those it reached that w keeps while drawn
@@ -113,6 +151,7 @@ func (r *removals) tidy(w *ecs.World, timeout time.Duration) {
 			r.at[e] = m
 		case now.Sub(m.t) > timeout:
 			delete(r.at, e)
+			r.solid(e, true)
 			r.undone++
 		}
 	}

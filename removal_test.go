@@ -4,8 +4,11 @@ import (
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/physics"
 )
 
 // A client's predicted removals keep the frame an entity was first removed
@@ -19,7 +22,7 @@ func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 	a := w.Arche()
 	clk := clock.NewFake(time.Unix(0, 0))
 	e1, e2, e3, e4, e5 := a.NewEntity(), a.NewEntity(), a.NewEntity(), a.NewEntity(), a.NewEntity()
-	r := newRemovals(clk)
+	r := newRemovals(clk, nil)
 	r.hide(e1, 10)
 	r.hide(e1, 12) // again, in a later frame: still removed at 10
 	r.hide(e2, 12) // an ordinary step's
@@ -57,5 +60,49 @@ func TestRemoveOnTheHostRemovesAtOnce(t *testing.T) {
 	w.Remove(e)
 	if w.ECS.Alive(e) || w.Removed(e) {
 		t.Fatalf("after Remove on a host: alive %v, Removed %v", w.ECS.Alive(e), w.Removed(e))
+	}
+}
+
+// A hidden entity's body is out of the physics from its removal's frame:
+// a replay from before that frame steps it solid in the replayed frames
+// before it and out from it on, as they first ran; a removal the replay
+// takes back leaves it solid, and so does one the host did not make in
+// time.
+func TestPredictedRemovalsTakeTheirBodiesOutOfThePhysics(t *testing.T) {
+	w := ecs.NewWorld()
+	sp := physics.New(w, physics.Config{})
+	body := func() arche.Entity {
+		e := w.Arche().NewEntity(w.IDs.Transform, w.IDs.Velocity)
+		sp.AttachCircle(e, 10, physics.Material{Mass: 1})
+		return e
+	}
+	clk := clock.NewFake(time.Unix(0, 0))
+	r := newRemovals(clk, sp)
+	e1, e2 := body(), body()
+	r.hide(e1, 10) // an ordinary step's
+	if sp.Solid(e1) {
+		t.Fatal("a hidden entity's body is solid")
+	}
+	r.replayBegin(7)
+	for _, f := range []ecs.Frame{8, 9, 10, 11} {
+		r.replayFrame(f)
+		if want := f < 10; sp.Solid(e1) != want {
+			t.Errorf("replaying frame %d, a body hidden at frame 10 is solid %v, want %v", f, sp.Solid(e1), want)
+		}
+	}
+	r.hide(e2, 11) // a replayed frame's
+	r.replayEnd()
+	if sp.Solid(e1) || sp.Solid(e2) {
+		t.Fatalf("after the replay: solid %v, %v; want both out", sp.Solid(e1), sp.Solid(e2))
+	}
+	r.replayBegin(10) // takes e2's removal back
+	if sp.Solid(e1) || !sp.Solid(e2) {
+		t.Fatalf("a replay from frame 10: solid %v, %v; want e1 out (removed at 10), e2 solid (its removal taken back)", sp.Solid(e1), sp.Solid(e2))
+	}
+	r.replayEnd()
+	clk.Advance(time.Second)
+	r.tidy(w, 500*time.Millisecond)
+	if r.hidden(e1) || !sp.Solid(e1) {
+		t.Fatalf("a removal the host did not make in time: hidden %v, solid %v; want shown and solid", r.hidden(e1), sp.Solid(e1))
 	}
 }

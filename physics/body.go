@@ -220,6 +220,7 @@ func (s *Space) remove(b *cp.Body) {
 		s.cp.RemoveShape(sh)
 		s.shapes[i] = nil
 	}
+	delete(s.unsolid, b) // its shapes are out already
 	s.cp.RemoveBody(b)
 	b.UserData = nil
 }

@@ -46,7 +46,10 @@
 // their own size per step, thicken the walls.
 //
 // Removing an entity (or its Body component) removes its body and shapes from
-// the cp space; the Space listens to arche for that.
+// the cp space; the Space listens to arche for that. SetSolid takes a body's
+// shapes out of the cp space for a while and puts them back: a client that
+// predicts an entity's removal (the root package's World.Remove) keeps its
+// body, passed through, until the host's removal comes.
 //
 // Threads: a Space belongs to its world's simulation goroutine; nothing here is
 // safe for concurrent use.

@@ -74,6 +74,9 @@ type Space struct {
 	shapes    []*cp.Shape // scratch for removals
 	listener  bodyListener
 	sweep     sweep // ClampTravel's query
+	// unsolid holds the shapes of the bodies SetSolid took out of the
+	// space, to put back.
+	unsolid map[*cp.Body][]*cp.Shape
 }
 
 // New creates the physics bridge for w, registers the Body component, listens

@@ -1,0 +1,105 @@
+package physics_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/jakecoffman/cp/v2"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/physics"
+)
+
+// A body taken out of the space (SetSolid false) is passed through: a disc
+// rolling at it goes on where it stopped against it, a sweep does not meet
+// it, a crate resting on it falls, and it keeps moving itself. Put back, it
+// blocks again; removed while out, it leaves nothing behind.
+func TestABodyNotSolidIsPassedThrough(t *testing.T) {
+	roll := func(solid bool) (x float64, sweep float64) {
+		r := newRig(t, physics.Config{})
+		disc := r.entity(0, 0)
+		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+		wall := r.entity(100, 0)
+		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+		if !solid {
+			r.s.SetSolid(wall, false)
+		}
+		if got := r.s.Solid(wall); got != solid {
+			t.Fatalf("Solid says %v after SetSolid(%v)", got, solid)
+		}
+		sweep, _, _, _ = r.s.ClampTravel(disc, 300, 0)
+		r.s.SetVelocity(disc, ecs.Velocity{X: 300})
+		for range 60 {
+			r.tick()
+		}
+		return r.transform(disc).X, sweep
+	}
+	if x, sweep := roll(true); x > 80.5 || math.Abs(sweep-80) > 0.01 {
+		t.Fatalf("against a solid wall at 90 the disc reached %.1f, a sweep %.1f; want both stopped at 80", x, sweep)
+	}
+	if x, sweep := roll(false); x < 250 || sweep != 300 {
+		t.Errorf("through a wall not solid the disc reached %.1f, a sweep %.1f; want past it", x, sweep)
+	}
+
+	// Taken out by a collision callback, during the step, when the disc
+	// meets it (the callback lets the contact pass): out once the step
+	// ends, and the disc goes on.
+	{
+		r := newRig(t, physics.Config{})
+		disc := r.entity(0, 0)
+		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1}).SetCollisionType(7)
+		wall := r.entity(100, 0)
+		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+		r.s.CP().NewWildcardCollisionHandler(7).BeginFunc = func(*cp.Arbiter, *cp.Space, any) bool {
+			r.s.SetSolid(wall, false)
+			return false
+		}
+		r.s.SetVelocity(disc, ecs.Velocity{X: 300})
+		for range 60 {
+			r.tick()
+		}
+		if x := r.transform(disc).X; r.s.Solid(wall) || x < 150 {
+			t.Errorf("a wall taken out when the disc met it: Solid %v, the disc at %.1f", r.s.Solid(wall), x)
+		}
+	}
+
+	// A crate resting on a body falls once the body is out, and the body
+	// moves on by its own velocity.
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 400}})
+	floor := r.entity(0, 100)
+	r.s.AttachBox(floor, 400, 20, 0, physics.Material{Kinematic: true})
+	crate := r.entity(0, 80)
+	r.s.AttachBox(crate, 20, 20, 0, physics.Material{Mass: 1})
+	for range 120 {
+		r.tick()
+	}
+	rest := r.transform(crate).Y
+	r.s.SetSolid(floor, false)
+	r.s.SetSolid(floor, false) // what already is: nothing
+	r.s.SetVelocity(floor, ecs.Velocity{X: 60})
+	for range 30 {
+		r.tick()
+	}
+	if fell := r.transform(crate).Y - rest; fell < 20 {
+		t.Errorf("the crate fell %.1f units in half a second off a floor taken out of the space", fell)
+	}
+	if x := r.transform(floor).X; math.Abs(x-30) > 0.5 {
+		t.Errorf("the floor taken out of the space moved to x %.1f at 60 units/s for half a second, want 30", x)
+	}
+
+	// Put back, it blocks again; a body removed while out leaves nothing.
+	r.s.SetSolid(floor, true)
+	probe := r.entity(0, 0)
+	r.s.AttachCircle(probe, 10, physics.Material{Mass: 1})
+	if _, y, _, _ := r.s.ClampTravel(probe, 0, 200); !r.s.Solid(floor) || math.Abs(y-80) > 0.01 {
+		t.Errorf("put back (Solid %v), the floor's top at 90 stopped a sweep down at %.1f, want 80", r.s.Solid(floor), y)
+	}
+	r.s.SetSolid(crate, false)
+	r.w.Arche().RemoveEntity(crate)
+	for range 10 {
+		r.tick()
+	}
+	if r.s.Solid(crate) {
+		t.Error("a removed crate is solid")
+	}
+}

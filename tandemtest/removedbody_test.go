@@ -1,0 +1,219 @@
+package tandemtest_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/physics"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// Foe is an enemy standing in the player's way; the host does not let an
+// Armored one be killed, which its clients do not know.
+type Foe struct{ Armored int8 }
+
+// foeX is where the foe stands, in the player's walk from x 400; a player
+// within killReach of it kills it.
+const (
+	foeX      = 560
+	killReach = 60
+)
+
+// foeScene is what foes plays: a foe the host does not let her kill
+// (armored), and the kill in her client's Replay (replayKill) or in its
+// ordinary steps alone.
+type foeScene struct {
+	armored, replayKill bool
+}
+
+// foes is a player walking at 200 units a second into a foe's static
+// body, killing it (World.Remove) when she comes within killReach: the same system on the host and on her client, before the
+// physics step. The returned replay is her client's Game.Replay.
+func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
+	walk := func(b *cp.Body, in Pedal, dt float64) ecs.Velocity {
+		// Up to 200 units a second, from what she has: against the foe,
+		// what the contact left her.
+		return ecs.Velocity{X: min(200, b.Velocity().X+1200*dt*float64(in.Throttle))}
+	}
+	drive := driveWith(walk)
+	kill := func(w *tandem.World) {
+		var players []ecs.Transform
+		pq := generic.NewFilter2[tandem.Input[Pedal], ecs.Transform]().Query(w.ECS.Arche())
+		for pq.Next() {
+			_, pose := pq.Get()
+			players = append(players, *pose)
+		}
+		var dead []arche.Entity
+		fq := generic.NewFilter2[Foe, ecs.Transform]().Query(w.ECS.Arche())
+		for fq.Next() {
+			foe, pose := fq.Get()
+			if w.Removed(fq.Entity()) || w.Role == tandem.Hosting && foe.Armored != 0 {
+				continue
+			}
+			for _, p := range players {
+				if math.Hypot(p.X-pose.X, p.Y-pose.Y) < killReach {
+					dead = append(dead, fq.Entity())
+					break
+				}
+			}
+		}
+		for _, e := range dead {
+			w.Remove(e)
+		}
+	}
+	attach := func(w *tandem.World, e arche.Entity) {
+		if w.ECS.Arche().Has(e, arche.ComponentID[Foe](w.ECS.Arche())) {
+			w.Physics.AttachBox(e, 32, 120, 0, physics.Material{Static: true})
+			return
+		}
+		w.Physics.AttachCircle(e, 16, physics.Material{Mass: 4})
+	}
+	g = bodyGame(ecs.Transform{X: 400, Y: 600}, walk, attach)
+	g.Components = append(g.Components, tandem.Replicate(replicate.IntegerCodec[Foe]("Foe"), tandem.HostValue))
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		w.Schedule.Add("kill", ecs.SystemFunc(func(*ecs.World) { kill(w) }))
+		setup(w)
+		if w.Role != tandem.Hosting || w.Restoring {
+			return
+		}
+		pose := ecs.Transform{X: foeX, Y: 600}
+		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Foe](w.ECS.Arche())
+		attach(w, m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{Prev: pose}, &Foe{Armored: b2i(sc.armored)}))
+	}
+	if sc.replayKill {
+		return g, func(w *tandem.World) { kill(w); drive(w) }
+	}
+	return g, drive
+}
+
+func b2i(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A player who kills a foe standing in her way walks on through where it
+// stood on her own client, as she does on the host, which removed it at
+// once: a predicted removal takes the foe's body out of her physics
+// (physics.Space.SetSolid) until the host's removal comes. Before, its body
+// stopped her at x 528 until then (60 ms each way) and the host's states
+// then pulled her on: up to 20.8 units from the host's player, after 26
+// pose corrections (1, replayed). So it goes when her client replays
+// corrections (TestPredictedRemovalsTakeTheirBodiesOutOfThePhysics checks
+// a replay's frames). A foe the host does not let her kill shows again,
+// its body solid again.
+func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
+	for _, c := range []struct {
+		what     string
+		sc       foeScene
+		replayed bool
+	}{
+		{what: "predicted"},
+		{what: "replayed", sc: foeScene{replayKill: true}, replayed: true},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			k := walkIntoFoe(t, c.sc, c.replayed)
+			worst, wf := 0.0, ecs.Frame(0)
+			for f, x := range k.annX {
+				if hx, ok := k.hostX[f]; ok && f > k.killed && math.Abs(x-hx) > worst {
+					worst, wf = math.Abs(x-hx), f
+				}
+			}
+			last := k.annX[k.killed+100]
+			for f := k.killed + 100; last == 0 && f < k.killed+110; f++ {
+				last = k.annX[f] // a client may step two frames at once
+			}
+			t.Logf("killed at frame %d; her player at %.1f 100 frames on (the host's %.1f); largest gap to the host's %.2f at frame %d; %d pose corrections",
+				k.killed, last, k.hostX[k.killed+100], worst, wf, k.corrected)
+			if last < foeX+100 {
+				t.Fatalf("her player stopped at %.1f, before the foe's place at %d", last, foeX)
+			}
+			if worst > 0.5 || k.corrected > 0 {
+				t.Errorf("she walked %.2f units from the host's player, with %d pose corrections", worst, k.corrected)
+			}
+		})
+	}
+	t.Run("armored", func(t *testing.T) {
+		k := walkIntoFoe(t, foeScene{armored: true}, false)
+		if k.undone == 0 || !k.shown || !k.shownSolid {
+			t.Errorf("a foe the host kept: %d removals undone, shown again %v, its body solid then %v", k.undone, k.shown, k.shownSolid)
+		}
+	})
+}
+
+// foeWalk is what walkIntoFoe saw.
+type foeWalk struct {
+	killed      ecs.Frame             // the frame her client killed the foe at
+	annX, hostX map[ecs.Frame]float64 // her player's x on her client, on the host
+	corrected   uint64                // her client's pose corrections while she walked
+	undone      uint64                // NetStats.RemovalsUndone
+	shown       bool                  // the killed foe showed again on her client
+	shownSolid  bool                  // its body was in her physics when it did
+}
+
+// walkIntoFoe walks a player into the foe of scene sc over a 60 ms link,
+// her client replaying its corrections if replayed.
+func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
+	g, replay := foes(sc)
+	k := foeWalk{annX: map[ecs.Frame]float64{}, hostX: map[ecs.Frame]float64{}}
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role == tandem.Hosting {
+			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
+				if owned := ew.Owned(1); len(owned) > 0 {
+					k.hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
+				}
+			}))
+		}
+	}
+	link := condition.Config{Latency: 60 * time.Millisecond}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	cfg := tandem.ClientConfig[Pedal]{}
+	if replayed {
+		cfg.Replay = replay
+	}
+	ann := r.Join("ann", cfg)
+	r.Step(60)
+	before := ann.NetStats().Predict
+	ann.SetInput(Pedal{Throttle: 1})
+	foe := generic.NewFilter1[Foe]()
+	hidden := false
+	for range 260 {
+		r.Step(1)
+		ann.Do(func(w *tandem.World) {
+			f := w.ECS.Frame()
+			k.annX[f] = w.Physics.BodyOf(w.ECS.Owned(ann.Peer())[0]).Position().X
+			q := foe.Query(w.ECS.Arche())
+			for q.Next() {
+				removed := w.Removed(q.Entity())
+				if k.killed == 0 && removed {
+					k.killed = f
+				}
+				if hidden && !removed && !k.shown {
+					k.shown, k.shownSolid = true, w.Physics.Solid(q.Entity())
+				}
+				hidden = removed
+			}
+		})
+	}
+	if k.killed == 0 {
+		t.Fatal("her client never killed the foe")
+	}
+	st := ann.NetStats()
+	k.corrected = st.Predict.PoseCorrections - before.PoseCorrections
+	k.undone = st.RemovalsUndone
+	return k
+}
