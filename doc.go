@@ -37,11 +37,13 @@
 //     codec writes at least one).
 //   - Entities that come and go: the host spawns a networked entity with an
 //     ecs.NetworkIdentity (owned by ecs.HostPeer, or by a peer) and removes
-//     it with World.Remove (arche's RemoveEntity there); each client makes
+//     it with World.Remove (at once there, or, under a query, once the
+//     running system returns: ecs.World.RemoveEntity); each client makes
 //     or removes its copy when the state that says so arrives (its physics
 //     body goes with it). A client never spawns or removes networked
 //     entities itself: World.Remove there predicts the host's removal,
-//     hiding the entity until it comes (World.Removed).
+//     hiding the entity and taking its body out of the physics until it
+//     comes (World.Removed).
 //   - Every write of a replicated component is reported, after it, with
 //     ecs.MutateComponent (or made through ecs.Mutate); so is adding one to
 //     a live networked entity, or removing one from it, which the clients,

@@ -17,10 +17,11 @@ import (
 // does not come, the client was wrong (another player took the coin first)
 // and the entity shows again.
 
-// Remove removes entity e. On the host and alone it is arche's
-// RemoveEntity, at once (call it where a removal may be made: not while a
-// query holds e's archetype). On a client, an entity of the client's own
-// making is removed at once too; one the host sent (a networked entity)
+// Remove removes entity e. On the host and alone it is ecs.World's
+// RemoveEntity: at once, or, called while a query holds the world (a system
+// removing what it iterates), once the running system returns; Removed
+// says it meanwhile. On a client, an entity of the client's own making is
+// removed so too; one the host sent (a networked entity)
 // is the host's to remove, and the client predicts its removal: from this
 // frame the entity is hidden (View.Pose and World.Seen say it is not there,
 // Removed says it is gone) and its physics body is passed through
@@ -38,18 +39,19 @@ import (
 // they were.
 func (w *World) Remove(e arche.Entity) {
 	if w.removals == nil || !w.ECS.Arche().Has(e, w.ECS.IDs.NetworkIdentity) {
-		w.ECS.Arche().RemoveEntity(e)
+		w.ECS.RemoveEntity(e)
 		return
 	}
 	w.removals.hide(e, w.ECS.Frame())
 }
 
-// Removed reports whether a client predicted entity e's removal (Remove)
-// and still holds e: until the host's removal takes it from the world
-// (while the client draws it to that removal too), or until the client
-// shows it again. False on the host and alone.
+// Removed reports whether Remove was called for entity e and e is still in
+// the world: on a client, one whose removal it predicted, until the host's
+// removal takes it (while the client draws it to that removal too), or
+// until the client shows it again; anywhere, one whose removal waits for
+// the running system to return.
 func (w *World) Removed(e arche.Entity) bool {
-	return w.removals != nil && w.removals.hidden(e)
+	return w.removals != nil && w.removals.hidden(e) || w.ECS.Removing(e)
 }
 
 // removals are a client's predicted removals: each hidden entity, the

@@ -53,13 +53,27 @@ func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 	}
 }
 
-// On the host and alone, World.Remove removes at once.
+// On the host and alone, World.Remove removes at once; called under a
+// query (a system removing what it iterates, which arche refuses), once
+// the system returns, Removed saying so meanwhile.
 func TestRemoveOnTheHostRemovesAtOnce(t *testing.T) {
 	w := &World{ECS: ecs.NewWorld()}
-	e := w.ECS.Arche().NewEntity()
+	e := w.ECS.Arche().NewEntity(w.ECS.IDs.Transform)
 	w.Remove(e)
 	if w.ECS.Alive(e) || w.Removed(e) {
 		t.Fatalf("after Remove on a host: alive %v, Removed %v", w.ECS.Alive(e), w.Removed(e))
+	}
+	e = w.ECS.Arche().NewEntity(w.ECS.IDs.Transform)
+	q := w.ECS.Arche().Query(arche.All(w.ECS.IDs.Transform))
+	for q.Next() {
+		w.Remove(q.Entity())
+	}
+	if !w.ECS.Alive(e) || !w.Removed(e) {
+		t.Fatalf("after Remove under a query: alive %v, Removed %v; want both until the system returns", w.ECS.Alive(e), w.Removed(e))
+	}
+	w.ECS.FlushRemovals() // as the schedule does when the system returns
+	if w.ECS.Alive(e) || w.Removed(e) {
+		t.Fatalf("once the system returned: alive %v, Removed %v", w.ECS.Alive(e), w.Removed(e))
 	}
 }
 

@@ -16,6 +16,8 @@
 //     the host. Mutate hands out a component for writing and reports it in
 //     one call; Get reads one.
 //   - Schedule runs ordered systems at a fixed step from an injectable clock.
+//     A system may remove what it iterates (World.RemoveEntity): the
+//     removals are made when it returns.
 //
 // Threads: a World, its journal, index and schedule belong to one goroutine,
 // the simulation's. Nothing here is safe for concurrent use.

@@ -118,15 +118,18 @@ func (s *Schedule) StepDuration() time.Duration { return s.step }
 func (s *Schedule) World() *World { return s.world }
 
 // Step simulates one frame now: it advances the frame counter, runs every
-// system in order, then clears the change journal.
+// system in order, each followed by the removals it asked for under a query
+// (World.RemoveEntity), then clears the change journal.
 func (s *Schedule) Step() {
 	w := s.world
 	w.frame++
+	w.FlushRemovals() // asked for under a query between steps
 	if s.Watch != nil {
 		s.Watch("")
 	}
 	for i := range s.systems {
 		s.systems[i].sys.Update(w)
+		w.FlushRemovals()
 		if s.Watch != nil {
 			s.Watch(s.systems[i].name)
 		}
