@@ -360,10 +360,10 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			return in, p == c.peer() && p != ecs.HostPeer
 		})
 		pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) {
-			c.w.removals.replayBegin(from)
 			if c.w.Physics != nil {
 				c.phys.replayBegin(ew, from)
 			}
+			c.w.removals.replayBegin(from, c.w.Physics != nil && c.phys.stepping)
 		}
 		pc.ReplayEnd = func(ew *ecs.World) {
 			c.w.removals.replayEnd()
@@ -373,6 +373,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 		}
 	}
 	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
+	w.removals.through = c.reanchorThrough
 
 	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)
 	c.phys.local = c.peer
@@ -781,7 +782,7 @@ func (c *Client[I]) stepped(ew *ecs.World) {
 	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
 		c.cmdFrame.Store(n + 1)
 	}
-	if r := c.w.removals; len(r.at) > 0 {
+	if r := c.w.removals; r.busy() {
 		var delay time.Duration
 		if c.ip != nil {
 			delay = c.ip.RenderDelay()
@@ -862,6 +863,20 @@ func (c *Client[I]) seen(e arche.Entity, _ float64) (ecs.Transform, bool) {
 	return c.w.transformOf(e)
 }
 
+// reanchorThrough puts each body this client predicts that went through
+// e's body since the host's newest state of it (e taken for removed
+// meanwhile, its body out of the physics) back where that state has it
+// (predict.Client.Reanchor): its prediction went where the host's body was
+// stopped.
+func (c *Client[I]) reanchorThrough(e arche.Entity) {
+	sp := c.w.Physics
+	for _, p := range c.w.ECS.Owned(c.peer()) {
+		if from, ok := c.pred.Anchor(p); ok && sp.Swept(p, e, from) {
+			c.pred.Reanchor(p)
+		}
+	}
+}
+
 // replayStep is the predicted step of a client with ClientConfig.Replay: the
 // frame's input to the entities it drives, then the game's Replay, then,
 // with physics, the physics step (netphys_replay.go).
@@ -870,6 +885,7 @@ func (c *Client[I]) replayStep(w *ecs.World, f ecs.Frame, in *I) {
 	c.replay.in, c.replay.live = *in, c.pred.InputLive(f) && !c.pred.Held(f)
 	c.replay.route.Update(w)
 	c.cfg.Replay(c.w)
+	w.FlushRemovals() // what the replayed frame removed under a query
 	if c.w.Physics != nil {
 		c.phys.replayFrame(w, f)
 	}

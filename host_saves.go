@@ -590,6 +590,7 @@ func (h *Host[I]) saveNow(ctx context.Context) error {
 	// now, or this save would miss it. The step reading it again writes
 	// those entities once more (a write since, to the same component,
 	// is not journaled again); deletes are queued once.
+	h.w.ECS.FlushRemovals() // a removal asked for under a query is saved as made
 	s.tracker.UpdateBetweenSteps(h.w.ECS)
 	// A save asked for before this one (SaveSoon, a player's join) is this
 	// one: what changed up to now is in it. One asked for from now on is

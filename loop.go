@@ -181,6 +181,7 @@ func (l *loop) runBetween() bool {
 	start := time.Now()
 	var more bool
 	l.mu.call(func() { more = l.between() })
+	l.w.ECS.FlushRemovals() // what a hook removed under a query
 	if l.settle != nil {
 		l.settle()
 	}
@@ -232,6 +233,7 @@ func (l *loop) Do(fn func(w *World)) {
 		return
 	}
 	l.mu.call(func() { fn(l.w) })
+	l.w.ECS.FlushRemovals() // what fn removed under a query
 	if l.settle != nil {
 		l.settle()
 	}

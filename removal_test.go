@@ -16,7 +16,8 @@ import (
 // not one an ordinary step made nor one of a frame the replay does not
 // run again; the host's removal forgets it (the entity gone) or ends its
 // wait (kept while drawn to it: still hidden), and one the host did not
-// make in time shows again and is counted.
+// make in time, or whose departure it took back, shows again and is
+// counted.
 func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 	w := ecs.NewWorld()
 	a := w.Arche()
@@ -26,11 +27,11 @@ func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 	r.hide(e1, 10)
 	r.hide(e1, 12) // again, in a later frame: still removed at 10
 	r.hide(e2, 12) // an ordinary step's
-	r.replayBegin(8)
+	r.replayBegin(8, false)
 	r.hide(e3, 11) // a replayed frame's
 	r.hide(e4, 12)
 	r.replayEnd()
-	r.replayBegin(11) // frames 12 on run again
+	r.replayBegin(11, false) // frames 12 on run again
 	r.replayEnd()
 	if !r.hidden(e1) || !r.hidden(e2) || !r.hidden(e3) || r.hidden(e4) {
 		t.Fatalf("after a replay from frame 11: hidden %v, %v, %v, %v; want all but e4 (a replayed frame 12's)", r.hidden(e1), r.hidden(e2), r.hidden(e3), r.hidden(e4))
@@ -48,6 +49,15 @@ func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 	if r.hidden(e1) || !r.hidden(e2) || !r.hidden(e5) || r.undone != 1 {
 		t.Fatalf("600 ms on: hidden %v, %v, %v, %d undone; want e1 shown again (1 undone), e2 hidden (its removal came), e5 still waiting", r.hidden(e1), r.hidden(e2), r.hidden(e5), r.undone)
 	}
+	// e2's departure taken back (it came back into the client's scope:
+	// the host holds it): shown again, and refused, as e1 is.
+	a.Remove(e2, w.IDs.Departing)
+	r.tidy(w, 500*time.Millisecond)
+	_, refused1 := r.refused[e1]
+	_, refused2 := r.refused[e2]
+	if r.hidden(e2) || r.undone != 2 || !refused1 || !refused2 {
+		t.Fatalf("e2 back in scope: hidden %v, %d undone, refused %v, %v; want shown, 2 undone, both refused", r.hidden(e2), r.undone, refused1, refused2)
+	}
 	if got := removalTimeout(100*time.Millisecond, 100*time.Millisecond); got != 550*time.Millisecond {
 		t.Errorf("the timeout at a 100 ms round trip and render delay is %v, want 550ms", got)
 	}
@@ -55,7 +65,8 @@ func TestPredictedRemovalsAreTakenBackAndTimedOut(t *testing.T) {
 
 // On the host and alone, World.Remove removes at once; called under a
 // query (a system removing what it iterates, which arche refuses), once
-// the system returns, Removed saying so meanwhile.
+// the system returns, Removed saying so meanwhile. Remove of a dead entity
+// does nothing, on a client too (it panicked there).
 func TestRemoveOnTheHostRemovesAtOnce(t *testing.T) {
 	w := &World{ECS: ecs.NewWorld()}
 	e := w.ECS.Arche().NewEntity(w.ECS.IDs.Transform)
@@ -75,6 +86,14 @@ func TestRemoveOnTheHostRemovesAtOnce(t *testing.T) {
 	if w.ECS.Alive(e) || w.Removed(e) {
 		t.Fatalf("once the system returned: alive %v, Removed %v", w.ECS.Alive(e), w.Removed(e))
 	}
+	// A handle to an entity gone already (a target kept across frames) is
+	// left alone, on a client too.
+	w.Remove(e)
+	w.removals = newRemovals(clock.NewFake(time.Unix(0, 0)), nil)
+	w.Remove(e)
+	if w.Removed(e) {
+		t.Fatal("a client's Remove of a dead entity hid it")
+	}
 }
 
 // A hidden entity's body is out of the physics from its removal's frame:
@@ -85,19 +104,20 @@ func TestRemoveOnTheHostRemovesAtOnce(t *testing.T) {
 func TestPredictedRemovalsTakeTheirBodiesOutOfThePhysics(t *testing.T) {
 	w := ecs.NewWorld()
 	sp := physics.New(w, physics.Config{})
-	body := func() arche.Entity {
+	body := func(x float64) arche.Entity {
 		e := w.Arche().NewEntity(w.IDs.Transform, w.IDs.Velocity)
+		*(*ecs.Transform)(w.Arche().Get(e, w.IDs.Transform)) = ecs.Transform{X: x}
 		sp.AttachCircle(e, 10, physics.Material{Mass: 1})
 		return e
 	}
 	clk := clock.NewFake(time.Unix(0, 0))
 	r := newRemovals(clk, sp)
-	e1, e2 := body(), body()
+	e1, e2 := body(0), body(100)
 	r.hide(e1, 10) // an ordinary step's
 	if sp.Solid(e1) {
 		t.Fatal("a hidden entity's body is solid")
 	}
-	r.replayBegin(7)
+	r.replayBegin(7, true)
 	for _, f := range []ecs.Frame{8, 9, 10, 11} {
 		r.replayFrame(f)
 		if want := f < 10; sp.Solid(e1) != want {
@@ -109,14 +129,31 @@ func TestPredictedRemovalsTakeTheirBodiesOutOfThePhysics(t *testing.T) {
 	if sp.Solid(e1) || sp.Solid(e2) {
 		t.Fatalf("after the replay: solid %v, %v; want both out", sp.Solid(e1), sp.Solid(e2))
 	}
-	r.replayBegin(10) // takes e2's removal back
+	r.replayBegin(10, true) // takes e2's removal back
 	if sp.Solid(e1) || !sp.Solid(e2) {
 		t.Fatalf("a replay from frame 10: solid %v, %v; want e1 out (removed at 10), e2 solid (its removal taken back)", sp.Solid(e1), sp.Solid(e2))
 	}
 	r.replayEnd()
+
+	// Not made in time, it shows again, its body solid again.
 	clk.Advance(time.Second)
 	r.tidy(w, 500*time.Millisecond)
 	if r.hidden(e1) || !sp.Solid(e1) {
 		t.Fatalf("a removal the host did not make in time: hidden %v, solid %v; want shown and solid", r.hidden(e1), sp.Solid(e1))
 	}
+
+	// One removed after its frame's physics step (a system after it) is
+	// solid in a replay of that frame, out from the next.
+	e3 := body(300)
+	w.SetFrame(20)
+	sp.Update(w)
+	r.hide(e3, 20)
+	r.replayBegin(18, true)
+	for _, f := range []ecs.Frame{19, 20, 21} {
+		r.replayFrame(f)
+		if want := f < 21; sp.Solid(e3) != want {
+			t.Errorf("replaying frame %d, a body hidden after frame 20's step is solid %v, want %v", f, sp.Solid(e3), want)
+		}
+	}
+	r.replayEnd()
 }

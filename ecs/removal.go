@@ -6,9 +6,10 @@ import arche "github.com/mlange-42/arche/ecs"
 // holds the world locked (a system removing what it iterates), once the
 // running system returns (Schedule.Step), with the removals made meanwhile
 // in the order they were asked for; until then e is alive and Removing
-// reports it. A dead entity, or one already waiting, is left alone. Outside
-// a step, a removal asked for under a query waits for the next step's first
-// system to return, or for FlushRemovals.
+// reports it. A dead entity, or one already waiting, is left alone. One
+// asked for under a query outside a step is made by FlushRemovals, which
+// the next step calls before its first system (and the root package's
+// World calls when a Do or a hook returns).
 func (w *World) RemoveEntity(e arche.Entity) {
 	if !w.arche.Alive(e) {
 		return
@@ -17,33 +18,40 @@ func (w *World) RemoveEntity(e arche.Entity) {
 		w.arche.RemoveEntity(e)
 		return
 	}
-	if !w.Removing(e) {
-		w.removing = append(w.removing, e)
+	if _, ok := w.removingSet[e]; ok {
+		return
 	}
+	if w.removingSet == nil {
+		w.removingSet = map[arche.Entity]struct{}{}
+	}
+	w.removingSet[e] = struct{}{}
+	w.removing = append(w.removing, e)
 }
 
 // Removing reports whether RemoveEntity was asked to remove e while the world
 // was locked, and e waits for the running system to return.
 func (w *World) Removing(e arche.Entity) bool {
-	for _, r := range w.removing {
-		if r == e {
-			return true
-		}
+	if len(w.removing) == 0 {
+		return false
 	}
-	return false
+	_, ok := w.removingSet[e]
+	return ok
 }
 
 // FlushRemovals makes the removals RemoveEntity deferred, unless a query
-// still holds the world locked. Schedule.Step calls it after each system.
+// still holds the world locked, and those asked for while it makes them
+// (by a listener of a removal). Schedule.Step calls it before its first
+// system and after each.
 func (w *World) FlushRemovals() {
 	if len(w.removing) == 0 || w.arche.IsLocked() {
 		return
 	}
-	for i, e := range w.removing {
-		if w.arche.Alive(e) {
+	for i := 0; i < len(w.removing); i++ { // a removal's listener may add more
+		if e := w.removing[i]; w.arche.Alive(e) {
 			w.arche.RemoveEntity(e)
 		}
-		w.removing[i] = arche.Entity{}
 	}
+	clear(w.removing)
 	w.removing = w.removing[:0]
+	clear(w.removingSet)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/ecs/event"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/clock"
@@ -60,5 +61,41 @@ func TestRemovalsUnderAQueryWaitForTheSystem(t *testing.T) {
 	s.Step()
 	if w.Alive(e) {
 		t.Fatal("a removal asked for between steps under a query was not made by the next step")
+	}
+}
+
+// cascade removes child when parent is removed (a listener of the game's).
+type cascade struct {
+	w             *World
+	parent, child arche.Entity
+}
+
+func (c *cascade) Notify(_ *arche.World, evt arche.EntityEvent) {
+	if evt.Entity == c.parent {
+		c.w.RemoveEntity(c.child) // arche holds the world locked: deferred
+	}
+}
+func (c *cascade) Subscriptions() event.Subscription { return event.EntityRemoved }
+func (c *cascade) Components() *arche.Mask           { return nil }
+
+// A removal a listener asks for while the deferred removals are made (a
+// parent taking its child with it) is made with them, not dropped.
+func TestRemovalsAskedWhileFlushingAreMade(t *testing.T) {
+	w := NewWorld()
+	parent, child := newNetworked(w, 1), newNetworked(w, 1)
+	w.AddListener(&cascade{w: w, parent: parent, child: child})
+	s := NewSchedule(w, clock.Real{}, 0)
+	filter := generic.NewFilter1[Transform]()
+	s.Add("cull", SystemFunc(func(w *World) {
+		q := filter.Query(w.Arche())
+		for q.Next() {
+			if q.Entity() == parent {
+				w.RemoveEntity(parent)
+			}
+		}
+	}))
+	s.Step()
+	if w.Alive(parent) || w.Alive(child) || w.Removing(child) {
+		t.Fatalf("after the step: parent alive %v, child alive %v, child waiting %v; want both gone", w.Alive(parent), w.Alive(child), w.Removing(child))
 	}
 }

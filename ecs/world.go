@@ -37,8 +37,9 @@ type World struct {
 	shards  shardState                // NewNetworked's
 	types   map[reflect.Type]arche.ID // Get's and Mutate's lookups, as found
 	// removing are the removals RemoveEntity deferred while a query held
-	// the world locked, in the order asked for (a handful: searched).
-	removing []arche.Entity
+	// the world locked, in the order asked for, and removingSet the same.
+	removing    []arche.Entity
+	removingSet map[arche.Entity]struct{}
 }
 
 // NewWorld returns an empty world with the core components registered and the

@@ -202,11 +202,9 @@ func (s *Space) detach(b *cp.Body) {
 		return
 	}
 	if s.stepping {
-		// cp forbids removals during its step; cp runs post-step callbacks
-		// right after it.
-		s.cp.AddPostStepCallback(func(_ *cp.Space, key, _ any) {
-			s.remove(key.(*cp.Body))
-		}, b, nil)
+		// cp forbids removals during its step (its post-step callbacks
+		// included): Update makes it once the step returned.
+		s.deferred = append(s.deferred, deferredOp{b: b, op: deferRemove})
 		return
 	}
 	s.remove(b)

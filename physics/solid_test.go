@@ -42,16 +42,28 @@ func TestABodyNotSolidIsPassedThrough(t *testing.T) {
 	}
 
 	// Taken out by a collision callback, during the step, when the disc
-	// meets it (the callback lets the contact pass): out once the step
-	// ends, and the disc goes on.
-	{
+	// meets it (the callback lets the contact pass), or by a post-step
+	// callback it adds, as cp asks changes to be made: out once the step
+	// has returned, and the disc goes on. So is a body whose entity a
+	// post-step callback removes: gone from the space.
+	for _, post := range []bool{false, true} {
 		r := newRig(t, physics.Config{})
 		disc := r.entity(0, 0)
 		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1}).SetCollisionType(7)
 		wall := r.entity(100, 0)
 		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
-		r.s.CP().NewWildcardCollisionHandler(7).BeginFunc = func(*cp.Arbiter, *cp.Space, any) bool {
-			r.s.SetSolid(wall, false)
+		crate := r.entity(300, 300)
+		r.s.AttachBox(crate, 20, 20, 0, physics.Material{Mass: 1})
+		crateBody := r.s.BodyOf(crate)
+		r.s.CP().NewWildcardCollisionHandler(7).BeginFunc = func(_ *cp.Arbiter, sp *cp.Space, _ any) bool {
+			if !post {
+				r.s.SetSolid(wall, false)
+				return false
+			}
+			sp.AddPostStepCallback(func(*cp.Space, any, any) {
+				r.s.SetSolid(wall, false)
+				r.w.Arche().RemoveEntity(crate)
+			}, nil, nil)
 			return false
 		}
 		r.s.SetVelocity(disc, ecs.Velocity{X: 300})
@@ -59,7 +71,10 @@ func TestABodyNotSolidIsPassedThrough(t *testing.T) {
 			r.tick()
 		}
 		if x := r.transform(disc).X; r.s.Solid(wall) || x < 150 {
-			t.Errorf("a wall taken out when the disc met it: Solid %v, the disc at %.1f", r.s.Solid(wall), x)
+			t.Errorf("a wall taken out when the disc met it (post-step %v): Solid %v, the disc at %.1f", post, r.s.Solid(wall), x)
+		}
+		if post && r.s.CP().ContainsBody(crateBody) {
+			t.Error("the body of an entity a post-step callback removed is still in the space")
 		}
 	}
 
@@ -94,12 +109,40 @@ func TestABodyNotSolidIsPassedThrough(t *testing.T) {
 	if _, y, _, _ := r.s.ClampTravel(probe, 0, 200); !r.s.Solid(floor) || math.Abs(y-80) > 0.01 {
 		t.Errorf("put back (Solid %v), the floor's top at 90 stopped a sweep down at %.1f, want 80", r.s.Solid(floor), y)
 	}
+	crateBody := r.s.BodyOf(crate)
 	r.s.SetSolid(crate, false)
 	r.w.Arche().RemoveEntity(crate)
 	for range 10 {
 		r.tick()
 	}
-	if r.s.Solid(crate) {
-		t.Error("a removed crate is solid")
+	if r.s.CP().ContainsBody(crateBody) {
+		t.Error("a crate removed while out of the space left its body in it")
+	}
+}
+
+// Swept says whether a body moved from a pose passed through another's,
+// out of the space or in it.
+func TestSweptFindsWhatWentThroughABody(t *testing.T) {
+	r := newRig(t, physics.Config{})
+	wall := r.entity(100, 0)
+	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+	r.s.SetSolid(wall, false)
+	past := r.entity(150, 0)
+	r.s.AttachCircle(past, 10, physics.Material{Mass: 1})
+	beside := r.entity(70, -80)
+	r.s.AttachCircle(beside, 10, physics.Material{Mass: 1})
+	r.tick()
+	if !r.s.Swept(past, wall, ecs.Transform{X: 40}) {
+		t.Error("a body moved from x 40 to 150 did not pass through the wall at 100")
+	}
+	if r.s.Swept(past, wall, ecs.Transform{X: 130}) {
+		t.Error("a body moved from x 130 to 150 passed through the wall at 100")
+	}
+	if r.s.Swept(beside, wall, ecs.Transform{X: 70, Y: 80}) {
+		t.Error("a body moved along the wall, short of it, passed through it")
+	}
+	r.s.SetSolid(wall, true)
+	if !r.s.Swept(past, wall, ecs.Transform{X: 40}) {
+		t.Error("put back, the wall was not passed through from x 40 to 150")
 	}
 }

@@ -77,6 +77,10 @@ type Space struct {
 	// unsolid holds the shapes of the bodies SetSolid took out of the
 	// space, to put back.
 	unsolid map[*cp.Body][]*cp.Shape
+	// deferred is what was asked while cp stepped (runDeferred).
+	deferred []deferredOp
+	// stepFrame is the world frame of the last step.
+	stepFrame ecs.Frame
 }
 
 // New creates the physics bridge for w, registers the Body component, listens

@@ -31,6 +31,7 @@ func (s *Space) integrateBody(b *cp.Body, dt float64) {
 func (s *Space) Update(w *ecs.World) {
 	s.checkWorld(w)
 	s.step++
+	s.stepFrame = w.Frame()
 	for _, e := range s.snapped {
 		if w.Alive(e) && s.interps.Has(e) {
 			s.interps.Get(e).Snap = false
@@ -43,6 +44,7 @@ func (s *Space) Update(w *ecs.World) {
 	s.stepping = true
 	s.cp.Step(s.dt)
 	s.stepping = false
+	s.runDeferred()
 
 	ids := &w.IDs
 	s.movedNow = s.movedNow[:0]
@@ -89,6 +91,10 @@ func (s *Space) Update(w *ecs.World) {
 	}
 	s.movedNow, s.movedLast = s.movedLast, s.movedNow
 }
+
+// StepFrame returns the world frame of the Space's last step (Update), 0
+// before the first.
+func (s *Space) StepFrame() ecs.Frame { return s.stepFrame }
 
 // Moved returns the entities whose bodies the last Update moved (cp
 // integrated them: they were awake), valid until the next Update; do not

@@ -3,6 +3,8 @@ package physics
 import (
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
+
+	"github.com/tandem-go/tandem/ecs"
 )
 
 // ClampTravel returns the part of a move of entity e's body by dx, dy
@@ -78,4 +80,55 @@ func sweepHit(other *cp.Shape, data any) {
 	if info.Alpha < sw.alpha {
 		sw.alpha, sw.n = info.Alpha, info.Normal
 	}
+}
+
+// Swept reports whether entity e's body, moved to where it is from pose
+// from, passed through entity through's body on the way: a shape of e's,
+// swept as ClampTravel sweeps it along the straight line, meets a shape of
+// through's body, in the space or taken out of it (SetSolid). Sensors do
+// not count; false if either has no Body. It is how a client finds the
+// bodies it predicted through one it took for gone.
+func (s *Space) Swept(e, through arche.Entity, from ecs.Transform) bool {
+	b, tb := s.BodyOf(e), s.BodyOf(through)
+	if b == nil || tb == nil {
+		return false
+	}
+	targets, out := s.unsolid[tb]
+	if !out {
+		targets = nil
+		tb.EachShape(func(sh *cp.Shape) { targets = append(targets, sh) })
+	}
+	p := b.Position()
+	dx, dy := p.X-from.X, p.Y-from.Y
+	met := false
+	b.EachShape(func(sh *cp.Shape) {
+		if met || sh.Sensor() {
+			return
+		}
+		bb := sh.CacheBB()
+		to := cp.Vector{X: (bb.L + bb.R) / 2, Y: (bb.B + bb.T) / 2}
+		start := cp.Vector{X: to.X - dx, Y: to.Y - dy}
+		r := min(bb.R-bb.L, bb.T-bb.B) / 2
+		for _, t := range targets {
+			if t.Sensor() {
+				continue
+			}
+			t.Update(transformOf(tb))
+			var info cp.SegmentQueryInfo
+			if t.SegmentQuery(start, to, r, &info) {
+				met = true
+				return
+			}
+		}
+	})
+	return met
+}
+
+// transformOf returns body b's transform as cp computes it for its shapes.
+func transformOf(b *cp.Body) cp.Transform {
+	p, c, rot := b.Position(), b.CenterOfGravity(), cp.ForAngle(b.Angle())
+	return cp.NewTransformTranspose(
+		rot.X, -rot.Y, p.X-(c.X*rot.X-c.Y*rot.Y),
+		rot.Y, rot.X, p.Y-(c.X*rot.Y+c.Y*rot.X),
+	)
 }

@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -30,20 +31,29 @@ const (
 )
 
 // foeScene is what foes plays: a foe the host does not let her kill
-// (armored), and the kill in her client's Replay (replayKill) or in its
-// ordinary steps alone.
+// (armored); a foe killed at the host frame *timed sets, not by reach (she
+// walks into it first and stands against it), with the host moving her 5
+// units aside nudgeAhead frames before, which her client does not predict
+// (a correction, replayed from before the kill); and the kill in her
+// client's Replay (replayKill) or in its ordinary steps alone.
 type foeScene struct {
 	armored, replayKill bool
+	timed               *ecs.Frame
 }
 
-// foes is a player walking at 200 units a second into a foe's static
-// body, killing it (World.Remove) when she comes within killReach: the same system on the host and on her client, before the
-// physics step. The returned replay is her client's Game.Replay.
+// nudgeAhead is how many frames before a timed kill the host moves her.
+const nudgeAhead = 4
+
+// foes is a player walking at up to 200 units a second into a foe's static
+// body, killing it when she comes within killReach (or at *sc.timed): the
+// same system on the host and on her client, before the physics step,
+// removing the foe it iterates (World.Remove under the query). The
+// returned replay is her client's Game.Replay.
 func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 	walk := func(b *cp.Body, in Pedal, dt float64) ecs.Velocity {
 		// Up to 200 units a second, from what she has: against the foe,
 		// what the contact left her.
-		return ecs.Velocity{X: min(200, b.Velocity().X+1200*dt*float64(in.Throttle))}
+		return ecs.Velocity{X: min(200, b.Velocity().X+3000*dt*float64(in.Throttle))}
 	}
 	drive := driveWith(walk)
 	kill := func(w *tandem.World) {
@@ -53,22 +63,33 @@ func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 			_, pose := pq.Get()
 			players = append(players, *pose)
 		}
-		var dead []arche.Entity
 		fq := generic.NewFilter2[Foe, ecs.Transform]().Query(w.ECS.Arche())
 		for fq.Next() {
 			foe, pose := fq.Get()
-			if w.Removed(fq.Entity()) || w.Role == tandem.Hosting && foe.Armored != 0 {
+			if w.Removed(fq.Entity()) || w.Refused(fq.Entity()) || w.Role == tandem.Hosting && foe.Armored != 0 {
+				continue // gone, or a kill the host refused her: left to the host
+			}
+			if sc.timed != nil {
+				if *sc.timed != 0 && w.ECS.Frame() >= *sc.timed {
+					w.Remove(fq.Entity())
+				}
 				continue
 			}
 			for _, p := range players {
 				if math.Hypot(p.X-pose.X, p.Y-pose.Y) < killReach {
-					dead = append(dead, fq.Entity())
+					w.Remove(fq.Entity())
 					break
 				}
 			}
 		}
-		for _, e := range dead {
-			w.Remove(e)
+	}
+	nudge := func(w *tandem.World) {
+		if sc.timed == nil || w.Role != tandem.Hosting || w.ECS.Frame() != *sc.timed-nudgeAhead {
+			return
+		}
+		for _, e := range w.ECS.Owned(1) {
+			p := w.Physics.BodyOf(e).Position()
+			w.Physics.SetPose(e, ecs.Transform{X: p.X, Y: p.Y + 5})
 		}
 	}
 	attach := func(w *tandem.World, e arche.Entity) {
@@ -83,6 +104,7 @@ func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 	setup := g.Setup
 	g.Setup = func(w *tandem.World) {
 		w.Schedule.Add("kill", ecs.SystemFunc(func(*ecs.World) { kill(w) }))
+		w.Schedule.Add("nudge", ecs.SystemFunc(func(*ecs.World) { nudge(w) }))
 		setup(w)
 		if w.Role != tandem.Hosting || w.Restoring {
 			return
@@ -111,9 +133,17 @@ func b2i(b bool) int8 {
 // stopped her at x 528 until then (60 ms each way) and the host's states
 // then pulled her on: up to 20.8 units from the host's player, after 26
 // pose corrections (1, replayed). So it goes when her client replays
-// corrections (TestPredictedRemovalsTakeTheirBodiesOutOfThePhysics checks
-// a replay's frames). A foe the host does not let her kill shows again,
-// its body solid again.
+// corrections; and a replay from before the kill of a foe she stood
+// against steps its body there in the replayed frames before the kill:
+// she begins each at most 0.8 units past where the host had her (the
+// first replayed frame moves her by her velocity, as if the contact were
+// new); with the body out of them, 2.4. A foe the host does not let her
+// kill shows again (World.Refused names it, and her kill system leaves it
+// to the host), its body solid again, and her player, who walked on
+// through it meanwhile, put back where the host has her, stopped by it:
+// she then stands against it where the host has her, after 8 pose
+// corrections. Before, made solid with her past it, it kept her on its
+// far side, 45.5 units from the host's player, after 81.
 func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 	for _, c := range []struct {
 		what     string
@@ -122,6 +152,7 @@ func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 	}{
 		{what: "predicted"},
 		{what: "replayed", sc: foeScene{replayKill: true}, replayed: true},
+		{what: "stood against, replayed", sc: foeScene{timed: new(ecs.Frame)}, replayed: true},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			k := walkIntoFoe(t, c.sc, c.replayed)
@@ -140,27 +171,64 @@ func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 			if last < foeX+100 {
 				t.Fatalf("her player stopped at %.1f, before the foe's place at %d", last, foeX)
 			}
-			if worst > 0.5 || k.corrected > 0 {
+			if c.sc.timed == nil && (worst > 0.5 || k.corrected > 0) {
 				t.Errorf("she walked %.2f units from the host's player, with %d pose corrections", worst, k.corrected)
+			}
+			if c.sc.timed == nil {
+				return
+			}
+			// The replayed frames before the kill: each begins where the
+			// host's player ended the frame before, against the foe.
+			n, past := 0, 0.0
+			for _, s := range k.replayedAt {
+				if hx, ok := k.hostX[s.f-1]; ok && s.f <= k.killed {
+					n++
+					past = max(past, s.x-hx)
+				}
+			}
+			t.Logf("%d replayed frames before the kill; at most %.2f units past the host's player", n, past)
+			if n == 0 {
+				t.Fatal("no frame before the kill was replayed")
+			}
+			if past > 1.5 {
+				t.Errorf("a replay walked her %.2f units past where the host had her against the foe", past)
 			}
 		})
 	}
-	t.Run("armored", func(t *testing.T) {
-		k := walkIntoFoe(t, foeScene{armored: true}, false)
-		if k.undone == 0 || !k.shown || !k.shownSolid {
-			t.Errorf("a foe the host kept: %d removals undone, shown again %v, its body solid then %v", k.undone, k.shown, k.shownSolid)
-		}
-	})
+	for _, replayed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("armored, replayed %v", replayed), func(t *testing.T) {
+			k := walkIntoFoe(t, foeScene{armored: true}, replayed)
+			both := k.last
+			for ; both > 0 && k.hostX[both] == 0; both-- {
+			}
+			end := k.annX[both] - k.hostX[both]
+			t.Logf("%d removals undone; her player %.2f units from the host's at the end; %d pose corrections", k.undone, end, k.corrected)
+			if k.undone != 1 || !k.shown || !k.solidAgain {
+				t.Errorf("a foe the host kept: %d removals undone, shown again %v, its body solid again %v; want 1, true, true", k.undone, k.shown, k.solidAgain)
+			}
+			if math.Abs(end) > 1 {
+				t.Errorf("at the end she is %.2f units from the host's player, who stands against the foe", end)
+			}
+		})
+	}
 }
 
 // foeWalk is what walkIntoFoe saw.
 type foeWalk struct {
 	killed      ecs.Frame             // the frame her client killed the foe at
+	last        ecs.Frame             // her client's last frame
 	annX, hostX map[ecs.Frame]float64 // her player's x on her client, on the host
+	replayedAt  []framedX             // her player's x as each replayed frame began
 	corrected   uint64                // her client's pose corrections while she walked
 	undone      uint64                // NetStats.RemovalsUndone
 	shown       bool                  // the killed foe showed again on her client
-	shownSolid  bool                  // its body was in her physics when it did
+	solidAgain  bool                  // its body was in her physics again after
+}
+
+// framedX is an x at a frame.
+type framedX struct {
+	f ecs.Frame
+	x float64
 }
 
 // walkIntoFoe walks a player into the foe of scene sc over a 60 ms link,
@@ -182,11 +250,23 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 	link := condition.Config{Latency: 60 * time.Millisecond}
 	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	cfg := tandem.ClientConfig[Pedal]{}
+	var peer ecs.PeerID // hers, once she joined
 	if replayed {
-		cfg.Replay = replay
+		cfg.Replay = func(w *tandem.World) {
+			if owned := w.ECS.Owned(peer); peer != 0 && len(owned) > 0 {
+				k.replayedAt = append(k.replayedAt, framedX{w.ECS.Frame(), w.Physics.BodyOf(owned[0]).Position().X})
+			}
+			replay(w)
+		}
 	}
 	ann := r.Join("ann", cfg)
+	peer = ann.Peer()
 	r.Step(60)
+	if sc.timed != nil {
+		// She reaches the foe about 30 frames after she sets off, and
+		// stands against it about 40 before it dies.
+		r.Host.Do(func(w *tandem.World) { *sc.timed = w.ECS.Frame() + 70 })
+	}
 	before := ann.NetStats().Predict
 	ann.SetInput(Pedal{Throttle: 1})
 	foe := generic.NewFilter1[Foe]()
@@ -195,6 +275,7 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 		r.Step(1)
 		ann.Do(func(w *tandem.World) {
 			f := w.ECS.Frame()
+			k.last = f
 			k.annX[f] = w.Physics.BodyOf(w.ECS.Owned(ann.Peer())[0]).Position().X
 			q := foe.Query(w.ECS.Arche())
 			for q.Next() {
@@ -202,8 +283,11 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 				if k.killed == 0 && removed {
 					k.killed = f
 				}
-				if hidden && !removed && !k.shown {
-					k.shown, k.shownSolid = true, w.Physics.Solid(q.Entity())
+				if hidden && !removed {
+					k.shown = true
+				}
+				if k.shown && w.Physics.Solid(q.Entity()) {
+					k.solidAgain = true
 				}
 				hidden = removed
 			}

@@ -46,6 +46,9 @@ type ClientStats struct {
 	// Rebases counts Rebase calls; Taken the entity states taken as they
 	// are after one.
 	Rebases, Taken uint64
+	// Reanchors counts the entities Reanchor put back where the host's
+	// newest state had them.
+	Reanchors uint64
 	// Teleports counts pose corrections that were the host's teleports
 	// (replicate.State.Teleport), drawn as jumps (Snapper): counted in
 	// Corrections, not in PoseCorrections, MaxPose or MeanPose, which say
