@@ -143,20 +143,30 @@ func pinAllThreads(cpu int) (ok bool, restore func()) {
 	}
 }
 
-// allThreadsOn puts every thread of the process on the CPUs of s.
+// allThreadsOn puts every thread of the process on the CPUs of s, going
+// over the threads again until no new one appeared meanwhile (one created
+// from a thread not yet set would keep that thread's CPUs).
 func allThreadsOn(s cpuSet) bool {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return false
-	}
+	done := map[int]bool{}
 	ok := true
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
+	for range 10 {
+		tasks, err := os.ReadDir("/proc/self/task")
 		if err != nil {
-			continue
+			return false
 		}
-		if !setThreadCPUs(tid, s) {
-			ok = false
+		fresh := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			fresh, done[tid] = true, true
+			if !setThreadCPUs(tid, s) {
+				ok = false
+			}
+		}
+		if !fresh {
+			break
 		}
 	}
 	return ok
