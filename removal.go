@@ -28,16 +28,19 @@ import (
 // through (physics.Space.SetSolid: a dead enemy does not block the player
 // who killed it), its components and body kept, until the host's removal
 // comes and the client removes it. A game's systems skip what Removed
-// names. If the host's removal has not come within twice the round trip,
-// the render delay and a quarter of a second (a coin another player took
+// names.
+//
+// If the host's removal has not come within twice the round trip, the
+// render delay and a quarter of a second (a coin another player took
 // first, a hit the host did not grant), or the host takes the entity's
 // departure back, the entity shows again (NetStats.RemovalsUndone counts
-// it, Refused names it) and its body is solid again, a body the client
-// predicted through it meanwhile put back where the host's newest state
-// has it (predict.Client.Reanchor: her player, walking on where the host's
-// was stopped by it). A
-// removal the game's Replay made in a replayed frame is taken back by the
-// next replay from before it, for the replayed frames to make again or
+// it, Refused names it) and its body is solid again; a body the client
+// predicted through it meanwhile is put back where the host's newest state
+// has it (predict.Client.Reanchor: her player, who walked on where the
+// host's was stopped by it).
+//
+// A removal the game's Replay made in a replayed frame is taken back by
+// the next replay from before it, for the replayed frames to make again or
 // not; one an ordinary step made waits for the host's removal or the
 // timeout, and a replay steps its body solid in the frames whose physics
 // first ran with it there.
