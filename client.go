@@ -360,10 +360,12 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			return in, p == c.peer() && p != ecs.HostPeer
 		})
 		pc.ReplayBegin = func(ew *ecs.World, from ecs.Frame) {
+			// The hidden bodies are put as the replayed frames had them
+			// first: the physics' replay then keeps what they wake.
+			c.w.removals.replayBegin(from, c.w.Physics != nil && c.phys.willStep(ew))
 			if c.w.Physics != nil {
 				c.phys.replayBegin(ew, from)
 			}
-			c.w.removals.replayBegin(from, c.w.Physics != nil && c.phys.stepping)
 		}
 		pc.ReplayEnd = func(ew *ecs.World) {
 			c.w.removals.replayEnd()

@@ -180,8 +180,10 @@ func (l *loop) runBetween() bool {
 	}
 	start := time.Now()
 	var more bool
-	l.mu.call(func() { more = l.between() })
-	l.w.ECS.FlushRemovals() // what a hook removed under a query
+	l.mu.call(func() {
+		more = l.between()
+		l.w.ECS.FlushRemovals() // what a hook removed under a query (its listeners the game's code)
+	})
 	if l.settle != nil {
 		l.settle()
 	}
@@ -232,8 +234,10 @@ func (l *loop) Do(fn func(w *World)) {
 	if l.ready != nil && !l.ready(true) {
 		return
 	}
-	l.mu.call(func() { fn(l.w) })
-	l.w.ECS.FlushRemovals() // what fn removed under a query
+	l.mu.call(func() {
+		fn(l.w)
+		l.w.ECS.FlushRemovals() // what fn removed under a query (its listeners the game's code)
+	})
 	if l.settle != nil {
 		l.settle()
 	}

@@ -39,6 +39,19 @@ type predictedPrev struct {
 	prev ecs.Transform
 }
 
+// willStep reports whether a replay beginning now steps the physics (what
+// replayBegin sets n.stepping to): this client predicts a body drawn
+// interpolated.
+func (n *netPhysics) willStep(w *ecs.World) bool {
+	a := w.Arche()
+	for _, e := range w.Owned(n.local()) {
+		if !a.Has(e, w.IDs.HostMoved) && n.w.Physics.BodyOf(e) != nil && a.Has(e, w.IDs.Interpolated) {
+			return true
+		}
+	}
+	return false
+}
+
 // replayBegin puts each body this client predicts where the restored
 // prediction of frame from says (its Transform and Velocity), lists the
 // remote bodies, and keeps the state of the bodies the replayed steps must
@@ -55,7 +68,7 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		if ip := (*ecs.Interpolated)(a.GetUnchecked(e, w.IDs.Interpolated)); ip != nil {
 			n.prevs = append(n.prevs, predictedPrev{e: e, prev: ip.Prev})
 		}
-		sp.Move(e, *n.transforms.Get(e))
+		sp.MoveKeepingPush(e, *n.transforms.Get(e))
 		sp.SetVelocity(e, *n.velocities.Get(e))
 	}
 	n.stepping = len(n.prevs) > 0

@@ -124,8 +124,8 @@ type NetStats struct {
 	Resumes       int
 	ReconnectLeft time.Duration
 	// RemovalsUndone counts the removals this client predicted
-	// (World.Remove) that the host did not make in time: the entity shows
-	// again.
+	// (World.Remove) that the host did not make in time, or whose
+	// departure it took back: the entity shows again (World.Refused).
 	RemovalsUndone uint64
 }
 

@@ -183,6 +183,32 @@ func (s *Space) Move(e arche.Entity, pose ecs.Transform) {
 	}
 }
 
+// MoveKeepingPush is Move for a dynamic body put back where a recorded
+// frame had it (a client's replay of its predicted frames), keeping the
+// push apart the last step's contacts left for the next (cp's bias
+// velocity), which Move drops: a body pressed against a wall has it at
+// every step, and a replay that dropped it sank the body into the wall by
+// its velocity's step, 0.8 units in a test, and settled deeper than the
+// host's, to be corrected again at every state. Other bodies are moved as
+// Move moves them. It panics if e has no Body.
+func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
+	b := s.mustBody(e, "MoveKeepingPush")
+	if b.GetType() != cp.BODY_DYNAMIC {
+		s.Move(e, pose)
+		return
+	}
+	if s.stepping {
+		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
+	}
+	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
+	b.SetAngle(pose.Angle)
+	b.Activate()
+	if t := s.transforms.Get(e); t != nil && pose != *t {
+		*t = pose
+		ecs.MutateComponent(s.w, e, s.w.IDs.Transform)
+	}
+}
+
 // CorrectVelocity adds dx, dy (world units per second) and dAngular (radians
 // per second) to entity e's body velocity, wakes it, and writes and reports
 // ecs.Velocity. It panics if e has no Body.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
@@ -144,5 +145,61 @@ func TestSweptFindsWhatWentThroughABody(t *testing.T) {
 	r.s.SetSolid(wall, true)
 	if !r.s.Swept(past, wall, ecs.Transform{X: 40}) {
 		t.Error("put back, the wall was not passed through from x 40 to 150")
+	}
+}
+
+// A body pressed against a wall, its velocity into it added to at every
+// step, moves at the next step as if it had not been moved when
+// MoveKeepingPush puts it where it is; Move drops the contact's push and
+// the body sinks into the wall by its velocity's step.
+func TestMoveKeepingPushKeepsAPressedBodyWhereItWas(t *testing.T) {
+	press := func(move func(r *rig, e arche.Entity)) float64 {
+		r := newRig(t, physics.Config{})
+		wall := r.entity(100, 0)
+		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+		disc := r.entity(70, 0)
+		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+		push := func() {
+			v := r.s.BodyOf(disc).Velocity()
+			r.s.SetVelocity(disc, ecs.Velocity{X: min(200, v.X+50)})
+		}
+		for range 60 {
+			push()
+			r.tick()
+		}
+		if move != nil {
+			move(r, disc)
+		}
+		push()
+		r.tick()
+		return r.transform(disc).X
+	}
+	still := press(nil)
+	kept := press(func(r *rig, e arche.Entity) { r.s.MoveKeepingPush(e, r.transform(e)) })
+	moved := press(func(r *rig, e arche.Entity) { r.s.Move(e, r.transform(e)) })
+	t.Logf("a step after: not moved %.3f, MoveKeepingPush %.3f, Move %.3f", still, kept, moved)
+	if math.Abs(kept-still) > 1e-9 {
+		t.Errorf("put where it was with MoveKeepingPush, the body stepped to %.3f, not moved to %.3f", kept, still)
+	}
+	if moved-still < 0.5 {
+		t.Errorf("the test shows nothing: put where it was with Move, the body stepped to %.3f, not moved to %.3f", moved, still)
+	}
+}
+
+// A body that touched another and moved away from it, or along it, did
+// not pass through it.
+func TestSweptAwayFromABodyIsNotThroughIt(t *testing.T) {
+	r := newRig(t, physics.Config{})
+	wall := r.entity(100, 0)
+	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+	disc := r.entity(20, 0)
+	r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	r.tick()
+	if r.s.Swept(disc, wall, ecs.Transform{X: 80}) {
+		t.Error("a disc moved from touching the wall at x 80 back to 20 passed through it")
+	}
+	r.s.SetSolid(wall, false)
+	if r.s.Swept(disc, wall, ecs.Transform{X: 80}) {
+		t.Error("out of the space, the same")
 	}
 }

@@ -84,10 +84,12 @@ func sweepHit(other *cp.Shape, data any) {
 
 // Swept reports whether entity e's body, moved to where it is from pose
 // from, passed through entity through's body on the way: a shape of e's,
-// swept as ClampTravel sweeps it along the straight line, meets a shape of
-// through's body, in the space or taken out of it (SetSolid). Sensors do
-// not count; false if either has no Body. It is how a client finds the
-// bodies it predicted through one it took for gone.
+// swept along the straight line as a disc as ClampTravel sweeps it, moves
+// into a shape of through's body it collides with (their filters), in the
+// space or taken out of it (SetSolid). A move away from a body it touched,
+// or along it, is not through it; sensors do not count; false if either
+// has no Body. It is how a client finds the bodies it predicted through
+// one it took for gone.
 func (s *Space) Swept(e, through arche.Entity, from ecs.Transform) bool {
 	b, tb := s.BodyOf(e), s.BodyOf(through)
 	if b == nil || tb == nil {
@@ -110,12 +112,14 @@ func (s *Space) Swept(e, through arche.Entity, from ecs.Transform) bool {
 		start := cp.Vector{X: to.X - dx, Y: to.Y - dy}
 		r := min(bb.R-bb.L, bb.T-bb.B) / 2
 		for _, t := range targets {
-			if t.Sensor() {
+			if t.Sensor() || sh.Filter.Reject(t.Filter) {
 				continue
 			}
-			t.Update(transformOf(tb))
+			if out {
+				t.Update(transformOf(tb)) // its cache stopped with it out of the space
+			}
 			var info cp.SegmentQueryInfo
-			if t.SegmentQuery(start, to, r, &info) {
+			if t.SegmentQuery(start, to, r, &info) && info.Normal.X*dx+info.Normal.Y*dy < 0 {
 				met = true
 				return
 			}
@@ -124,11 +128,9 @@ func (s *Space) Swept(e, through arche.Entity, from ecs.Transform) bool {
 	return met
 }
 
-// transformOf returns body b's transform as cp computes it for its shapes.
+// transformOf returns body b's transform as cp computes it for its shapes:
+// its position (the body's origin) and angle.
 func transformOf(b *cp.Body) cp.Transform {
-	p, c, rot := b.Position(), b.CenterOfGravity(), cp.ForAngle(b.Angle())
-	return cp.NewTransformTranspose(
-		rot.X, -rot.Y, p.X-(c.X*rot.X-c.Y*rot.Y),
-		rot.Y, rot.X, p.Y-(c.X*rot.Y+c.Y*rot.X),
-	)
+	p, rot := b.Position(), cp.ForAngle(b.Angle())
+	return cp.NewTransformTranspose(rot.X, -rot.Y, p.X, rot.Y, rot.X, p.Y)
 }

@@ -32,13 +32,13 @@ const (
 
 // foeScene is what foes plays: a foe the host does not let her kill
 // (armored); a foe killed at the host frame *timed sets, not by reach (she
-// walks into it first and stands against it), with the host moving her 5
-// units aside nudgeAhead frames before, which her client does not predict
-// (a correction, replayed from before the kill); and the kill in her
-// client's Replay (replayKill) or in its ordinary steps alone.
+// walks into it first and stands against it; never while it is 0); the
+// host moving her 5 units aside at frame *nudge, which her client does not
+// predict (a correction, replayed); and the kill in her client's Replay
+// (replayKill) or in its ordinary steps alone.
 type foeScene struct {
 	armored, replayKill bool
-	timed               *ecs.Frame
+	timed, nudge        *ecs.Frame
 }
 
 // nudgeAhead is how many frames before a timed kill the host moves her.
@@ -84,7 +84,7 @@ func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 		}
 	}
 	nudge := func(w *tandem.World) {
-		if sc.timed == nil || w.Role != tandem.Hosting || w.ECS.Frame() != *sc.timed-nudgeAhead {
+		if sc.nudge == nil || w.Role != tandem.Hosting || w.ECS.Frame() != *sc.nudge {
 			return
 		}
 		for _, e := range w.ECS.Owned(1) {
@@ -152,7 +152,7 @@ func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 	}{
 		{what: "predicted"},
 		{what: "replayed", sc: foeScene{replayKill: true}, replayed: true},
-		{what: "stood against, replayed", sc: foeScene{timed: new(ecs.Frame)}, replayed: true},
+		{what: "stood against, replayed", sc: foeScene{timed: new(ecs.Frame), nudge: new(ecs.Frame)}, replayed: true},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			k := walkIntoFoe(t, c.sc, c.replayed)
@@ -220,6 +220,7 @@ type foeWalk struct {
 	annX, hostX map[ecs.Frame]float64 // her player's x on her client, on the host
 	replayedAt  []framedX             // her player's x as each replayed frame began
 	corrected   uint64                // her client's pose corrections while she walked
+	replays     uint64                // and its replays
 	undone      uint64                // NetStats.RemovalsUndone
 	shown       bool                  // the killed foe showed again on her client
 	solidAgain  bool                  // its body was in her physics again after
@@ -267,6 +268,9 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 		// stands against it about 40 before it dies.
 		r.Host.Do(func(w *tandem.World) { *sc.timed = w.ECS.Frame() + 70 })
 	}
+	if sc.nudge != nil {
+		r.Host.Do(func(w *tandem.World) { *sc.nudge = w.ECS.Frame() + 70 - nudgeAhead })
+	}
 	before := ann.NetStats().Predict
 	ann.SetInput(Pedal{Throttle: 1})
 	foe := generic.NewFilter1[Foe]()
@@ -293,11 +297,57 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 			}
 		})
 	}
-	if k.killed == 0 {
+	if k.killed == 0 && (sc.timed == nil || *sc.timed != 0) {
 		t.Fatal("her client never killed the foe")
 	}
 	st := ann.NetStats()
 	k.corrected = st.Predict.PoseCorrections - before.PoseCorrections
+	k.replays = st.Predict.Replays - before.Replays
 	k.undone = st.RemovalsUndone
 	return k
+}
+
+// A player standing against a wall whom the host moves aside once, which
+// her client replays (Game.Replay), settles where the host's does, and the
+// replays end: the replay puts her body back where its recorded frame had
+// it keeping the push apart the contact gave it at every step
+// (physics.Space.MoveKeepingPush). Put back with the push dropped, the
+// first replayed frame sank her into the wall by her velocity's step, she
+// settled deeper than the host's player, and every state after was a
+// correction and a replay: 60 pose corrections and 60 replays in the last
+// 2 s, 0.235 units from the host's player.
+func TestAReplayAgainstAWallSettlesAsTheHostDoes(t *testing.T) {
+	sc := foeScene{timed: new(ecs.Frame), nudge: new(ecs.Frame)}
+	g, replay := foes(sc)
+	hostX := map[ecs.Frame]float64{}
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role == tandem.Hosting {
+			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
+				if owned := ew.Owned(1); len(owned) > 0 {
+					hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
+				}
+			}))
+		}
+	}
+	link := condition.Config{Latency: 60 * time.Millisecond}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.Join("ann", tandem.ClientConfig[Pedal]{Replay: replay})
+	r.Step(60)
+	r.Host.Do(func(w *tandem.World) { *sc.nudge = w.ECS.Frame() + 70 }) // 40 frames into standing against the wall
+	ann.SetInput(Pedal{Throttle: 1})
+	r.Step(120)
+	before := ann.NetStats().Predict
+	var x float64
+	var f ecs.Frame
+	r.Step(120)
+	ann.Do(func(w *tandem.World) { f, x = w.ECS.Frame(), w.Physics.BodyOf(w.ECS.Owned(ann.Peer())[0]).Position().X })
+	st := ann.NetStats().Predict
+	for ; f > 0 && hostX[f] == 0; f-- { // her client is ahead of the host
+	}
+	t.Logf("the last 2 s: %d pose corrections, %d replays; at the end %.3f units from the host's player", st.PoseCorrections-before.PoseCorrections, st.Replays-before.Replays, x-hostX[f])
+	if n := st.PoseCorrections - before.PoseCorrections; n > 2 {
+		t.Errorf("standing against the wall after the host moved her, she took %d pose corrections in 2 s", n)
+	}
 }

@@ -355,6 +355,7 @@ func (c *Client[I]) recordState(s int, owned []arche.Entity) {
 		}
 		h.masks[at] = m
 		h.skip[at] = 0
+		h.compared[at] = false
 	}
 	h.counts[s] = int32(len(owned))
 	h.flags[s] |= recState

@@ -31,6 +31,10 @@ type history[I any] struct {
 	// recorded before a HostValue correction of an earlier frame, they no
 	// longer follow from the corrected value. Cleared when recorded again.
 	skip []uint16
+	// compared marks the entries an AuthState was compared with: they hold
+	// the host's values (within tolerance) since. Cleared when recorded
+	// again.
+	compared []bool
 }
 
 func (h *history[I]) init(size int) {
@@ -82,12 +86,14 @@ func (h *history[I]) grow(n, most int, trackers []*tracker) {
 	ents := make([]arche.Entity, rows*stride)
 	masks := make([]uint16, rows*stride)
 	skip := make([]uint16, rows*stride)
+	compared := make([]bool, rows*stride)
 	for r := 0; r < rows && old > 0; r++ {
 		copy(ents[r*stride:r*stride+old], h.ents[r*old:(r+1)*old])
 		copy(masks[r*stride:r*stride+old], h.masks[r*old:(r+1)*old])
 		copy(skip[r*stride:r*stride+old], h.skip[r*old:(r+1)*old])
+		copy(compared[r*stride:r*stride+old], h.compared[r*old:(r+1)*old])
 	}
-	h.ents, h.masks, h.skip, h.stride = ents, masks, skip, stride
+	h.ents, h.masks, h.skip, h.compared, h.stride = ents, masks, skip, compared, stride
 	for _, t := range trackers {
 		t.store.restride(rows, old, stride)
 		t.before.resize(stride)

@@ -54,6 +54,7 @@ func (c *Client[I]) AuthState(f ecs.Frame, e arche.Entity, st replicate.State) {
 	}
 	c.hint = k + 1
 	at := s*c.hist.stride + k
+	c.hist.compared[at] = true
 	snap := c.teleported(f, e, st)
 	if c.cfg.Reconcile == Replay {
 		if c.replayable(f) {
