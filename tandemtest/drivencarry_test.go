@@ -32,18 +32,7 @@ func TestADrivenBodyIsCarriedAtItsSpeed(t *testing.T) {
 		return nil
 	}
 	g.Arrived = func(w *tandem.World, e arche.Entity) { w.Physics.AttachBox(e, 40, 20, 2, floor) }
-	hostX := map[ecs.Frame]float64{}
-	setup := g.Setup
-	g.Setup = func(w *tandem.World) {
-		setup(w)
-		if w.Role == tandem.Hosting {
-			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
-				if owned := ew.Owned(1); len(owned) > 0 {
-					hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
-				}
-			}))
-		}
-	}
+	hostX := logHostX(&g)
 	link := condition.Config{Latency: 75 * time.Millisecond}
 	r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{}, link, link)

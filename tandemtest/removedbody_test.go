@@ -236,18 +236,7 @@ type framedX struct {
 // her client replaying its corrections if replayed.
 func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 	g, replay := foes(sc)
-	k := foeWalk{annX: map[ecs.Frame]float64{}, hostX: map[ecs.Frame]float64{}}
-	setup := g.Setup
-	g.Setup = func(w *tandem.World) {
-		setup(w)
-		if w.Role == tandem.Hosting {
-			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
-				if owned := ew.Owned(1); len(owned) > 0 {
-					k.hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
-				}
-			}))
-		}
-	}
+	k := foeWalk{annX: map[ecs.Frame]float64{}, hostX: logHostX(g)}
 	link := condition.Config{Latency: 60 * time.Millisecond}
 	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	cfg := tandem.ClientConfig[Pedal]{}
@@ -319,18 +308,7 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 func TestAReplayAgainstAWallSettlesAsTheHostDoes(t *testing.T) {
 	sc := foeScene{timed: new(ecs.Frame), nudge: new(ecs.Frame)}
 	g, replay := foes(sc)
-	hostX := map[ecs.Frame]float64{}
-	setup := g.Setup
-	g.Setup = func(w *tandem.World) {
-		setup(w)
-		if w.Role == tandem.Hosting {
-			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
-				if owned := ew.Owned(1); len(owned) > 0 {
-					hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
-				}
-			}))
-		}
-	}
+	hostX := logHostX(g)
 	link := condition.Config{Latency: 60 * time.Millisecond}
 	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 	ann := r.Join("ann", tandem.ClientConfig[Pedal]{Replay: replay})

@@ -95,6 +95,24 @@ func bodyGame(pose ecs.Transform, push func(b *cp.Body, in Pedal, dt float64) ec
 	}
 }
 
+// logHostX has the host of game g log the x of its first player's body at
+// each frame, after the step, into the map it returns.
+func logHostX(g *tandem.Game[Pedal]) map[ecs.Frame]float64 {
+	hostX := map[ecs.Frame]float64{}
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role == tandem.Hosting {
+			w.Schedule.AddTo(ecs.StageOutput, "log", ecs.SystemFunc(func(ew *ecs.World) {
+				if owned := ew.Owned(1); len(owned) > 0 {
+					hostX[ew.Frame()] = w.Physics.BodyOf(owned[0]).Position().X
+				}
+			}))
+		}
+	}
+	return hostX
+}
+
 // cars is a car per player with grip on an open floor, and drive its
 // driving (its Replay).
 var (
