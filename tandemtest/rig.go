@@ -461,7 +461,8 @@ func (r *Rig[I]) Join(name string, cfg tandem.ClientConfig[I]) *tandem.Client[I]
 // JoinOver joins a new client as Join does, over a link of its own from
 // its first datagram (Link): its clock aligns on that link, as a player's
 // on a bad line does. (Join, then Link, aligns it on Config.Link first: a
-// player on a slower link then starts with its inputs late.)
+// player on a slower link then starts with its inputs late.) As with Link,
+// the Seeds of toHost and toClient are not used.
 func (r *Rig[I]) JoinOver(name string, cfg tandem.ClientConfig[I], toHost, toClient condition.Config) *tandem.Client[I] {
 	r.t.Helper()
 	c := r.Connect(name, cfg)
@@ -645,7 +646,9 @@ func (r *Rig[I]) Unreachable(c *tandem.Client[I], on bool) {
 // connection it dials again: toHost conditions what it sends, toClient what
 // the host sends it (each direction's latency, jitter, loss, bandwidth), in
 // place of Config.Link, which the other clients keep: one player on a bad
-// link among good ones. The test fails on a configuration the conditioner
+// link among good ones. Their Seed is not used: the link's loss and jitter
+// go on drawing from the numbers Config.Link's Seed began (set that Seed
+// for another draw). The test fails on a configuration the conditioner
 // refuses.
 func (r *Rig[I]) Link(c *tandem.Client[I], toHost, toClient condition.Config) {
 	r.t.Helper()
