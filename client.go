@@ -781,6 +781,9 @@ func (c *Client[I]) input(w *ecs.World) {
 // stepped ends the client's step for its commands: one given from now on
 // runs at the next frame (cmdFrame).
 func (c *Client[I]) stepped(ew *ecs.World) {
+	if c.w.Physics != nil && c.cfg.Replay != nil {
+		c.phys.recordPushes(ew, ew.Frame())
+	}
 	if n := c.cmdFrame.Load(); n != 0 && n != math.MaxUint32 {
 		c.cmdFrame.Store(n + 1)
 	}

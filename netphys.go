@@ -209,7 +209,10 @@ type RemoteStats struct {
 // Memory: one remoteState per network slot, grown to the largest slot seen;
 // one restState per predicted body.
 type netPhysics struct {
-	w      *World
+	w *World
+	// pushes are the pushes of the bodies this client predicts, by frame
+	// (netphys_push.go).
+	pushes map[arche.Entity]*pushRing
 	cfg    NetPhysics
 	local  func() ecs.PeerID
 	next   replicate.Observer

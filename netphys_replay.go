@@ -70,6 +70,7 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		}
 		sp.MoveKeepingPush(e, *n.transforms.Get(e))
 		sp.SetVelocity(e, *n.velocities.Get(e))
+		n.givePush(e, from)
 	}
 	n.stepping = len(n.prevs) > 0
 	if n.stepping {
@@ -183,6 +184,7 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	}
 	n.placeRemote(w, f-1)
 	n.w.Physics.Update(w)
+	n.recordPushes(w, f)
 	n.listMoved(w)
 	for _, s := range n.replaying {
 		st := &n.slots[s]

@@ -22,6 +22,9 @@ type Body struct {
 	CP *cp.Body
 	// movedAt is the Space step in which the body last moved.
 	movedAt uint64
+	// push is the push apart its last move took besides its velocity
+	// (Push).
+	push push
 	// velocity is its Material's Velocity, nil for cp's own (Carry).
 	velocity cp.BodyVelocityFunc
 }
@@ -219,6 +222,7 @@ func (s *Space) remove(b *cp.Body) {
 		s.shapes[i] = nil
 	}
 	delete(s.unsolid, b) // its shapes are out already
+	delete(s.pushNext, b)
 	s.cp.RemoveBody(b)
 	b.UserData = nil
 }

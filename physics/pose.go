@@ -209,6 +209,45 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 	}
 }
 
+// Push returns the push apart that entity e's body moved by at its last
+// step besides its velocity (cp's bias velocity, which the step before's
+// contacts left: a body pressed against a wall is pushed out of it at
+// every step), in world units (radians) per second; zero for a body that
+// has not moved, and for one whose pushes were not asked for before its
+// last step (the first call has its steps kept from then on). A client
+// records it with its predicted frames for a
+// replay to give back (SetPush). It panics if e has no Body.
+func (s *Space) Push(e arche.Entity) (x, y, angular float64) {
+	s.pushed(s.mustBody(e, "Push"))
+	p := s.bodies.Get(e).push
+	return p.X, p.Y, p.Angular
+}
+
+// pushed has b's steps keep its pushes (integratePushed), from the next:
+// only bodies whose pushes are asked for pay for them.
+func (s *Space) pushed(b *cp.Body) {
+	if b.GetType() == cp.BODY_DYNAMIC {
+		b.SetPositionUpdateFunc(s.integratePushPosition)
+	}
+}
+
+// SetPush makes entity e's body's next step push it by x, y, angular (as
+// Push returns them) in place of what cp's contacts left it: a replay
+// putting a predicted body back where a recorded frame had it gives it
+// that frame's push, as a step from there had it. It panics if e has no
+// Body.
+func (s *Space) SetPush(e arche.Entity, x, y, angular float64) {
+	b := s.mustBody(e, "SetPush")
+	s.pushed(b)
+	if s.pushNext == nil {
+		s.pushNext = map[*cp.Body]push{}
+	}
+	s.pushNext[b] = push{X: x, Y: y, Angular: angular}
+}
+
+// push is a push apart, in world units (radians) per second.
+type push struct{ X, Y, Angular float64 }
+
 // CorrectVelocity adds dx, dy (world units per second) and dAngular (radians
 // per second) to entity e's body velocity, wakes it, and writes and reports
 // ecs.Velocity. It panics if e has no Body.

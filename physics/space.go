@@ -71,9 +71,12 @@ type Space struct {
 	seen []arche.Entity
 	// integrate is the position hook shared by every body (one closure).
 	integrate cp.BodyPositionFunc
-	shapes    []*cp.Shape // scratch for removals
-	listener  bodyListener
-	sweep     sweep // ClampTravel's query
+	// integratePushPosition is integratePushed as a cp.BodyPositionFunc
+	// (made once: a method value allocates).
+	integratePushPosition cp.BodyPositionFunc
+	shapes                []*cp.Shape // scratch for removals
+	listener              bodyListener
+	sweep                 sweep // ClampTravel's query
 	// unsolid holds the shapes of the bodies SetSolid took out of the
 	// space, to put back.
 	unsolid map[*cp.Body][]*cp.Shape
@@ -81,6 +84,8 @@ type Space struct {
 	deferred []deferredOp
 	// stepFrame is the world frame of the last step.
 	stepFrame ecs.Frame
+	// pushNext are the pushes SetPush gave the bodies' next moves.
+	pushNext map[*cp.Body]push
 }
 
 // New creates the physics bridge for w, registers the Body component, listens
@@ -127,6 +132,7 @@ func New(w *ecs.World, cfg Config) *Space {
 	}
 	s.cp.IdleSpeedThreshold = cfg.IdleSpeed
 	s.integrate = s.integrateBody
+	s.integratePushPosition = s.integratePushed
 	s.listener = bodyListener{s: s, mask: arche.All(s.bodyID)}
 	w.AddListener(&s.listener)
 	ecs.AddResource(w, s)

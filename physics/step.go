@@ -17,6 +17,29 @@ func (s *Space) integrateBody(b *cp.Body, dt float64) {
 	s.moved = append(s.moved, b)
 }
 
+// integratePushed is integrateBody for a body whose pushes are asked for
+// (Push, SetPush): it keeps the push apart the body moved by besides its
+// velocity (cp's bias velocity, from the last step's contacts), or, asked
+// by SetPush, gives the push asked for in its place.
+func (s *Space) integratePushed(b *cp.Body, dt float64) {
+	c0, a0 := b.LocalToWorld(b.CenterOfGravity()), b.Angle()
+	v, w := b.Velocity(), b.AngularVelocity()
+	cp.BodyUpdatePosition(b, dt)
+	c1 := b.LocalToWorld(b.CenterOfGravity())
+	used := push{X: (c1.X-c0.X)/dt - v.X, Y: (c1.Y-c0.Y)/dt - v.Y, Angular: (b.Angle()-a0)/dt - w}
+	if want, ok := s.pushNext[b]; ok {
+		delete(s.pushNext, b)
+		b.SetAngle(b.Angle() + (want.Angular-used.Angular)*dt)
+		p := b.Position()
+		b.SetPosition(cp.Vector{X: p.X + (want.X-used.X)*dt, Y: p.Y + (want.Y-used.Y)*dt})
+		used = want
+	}
+	if e, ok := EntityOf(b); ok && s.bodies.Has(e) {
+		s.bodies.Get(e).push = used
+	}
+	s.moved = append(s.moved, b)
+}
+
 // Update steps the physics by one fixed step and brings the ECS up to date; it
 // makes the Space an ecs.System. Add it to the world's schedule after the
 // systems that push bodies and before those that read the result.

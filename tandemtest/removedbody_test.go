@@ -135,9 +135,9 @@ func b2i(b bool) int8 {
 // pose corrections (1, replayed). So it goes when her client replays
 // corrections; and a replay from before the kill of a foe she stood
 // against steps its body there in the replayed frames before the kill:
-// she begins each at most 0.8 units past where the host had her (the
-// first replayed frame moves her by her velocity, as if the contact were
-// new); with the body out of them, 2.4. A foe the host does not let her
+// she begins each at most 0.06 units past where the host had her (0.8
+// before a replay gave her body the push its contact gave it at the
+// frame replayed from, Space.SetPush; with the body out of them, 2.4). A foe the host does not let her
 // kill shows again (World.Refused names it, and her kill system leaves it
 // to the host), its body solid again, and her player, who walked on
 // through it meanwhile, put back where the host has her, stopped by it:
@@ -190,7 +190,7 @@ func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 			if n == 0 {
 				t.Fatal("no frame before the kill was replayed")
 			}
-			if past > 1.5 {
+			if past > 0.3 {
 				t.Errorf("a replay walked her %.2f units past where the host had her against the foe", past)
 			}
 		})
