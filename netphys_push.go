@@ -25,7 +25,9 @@ type framePush struct {
 }
 
 // pushFrames is how many frames of pushes a body keeps: more than a replay
-// goes back (the round trip and the lead).
+// goes back (the round trip and the lead), and than the prediction keeps
+// by default (predict.ClientConfig.History, 128). A replay from a frame
+// not kept keeps the present's push (physics.Space.MoveKeepingPush).
 const pushFrames = 256
 
 // recordPushes records the push of each body this client predicts at

@@ -70,9 +70,15 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		}
 		sp.MoveKeepingPush(e, *n.transforms.Get(e))
 		sp.SetVelocity(e, *n.velocities.Get(e))
-		n.givePush(e, from)
 	}
 	n.stepping = len(n.prevs) > 0
+	if n.stepping {
+		for _, e := range w.Owned(n.local()) {
+			if !a.Has(e, w.IDs.HostMoved) && sp.BodyOf(e) != nil {
+				n.givePush(e, from)
+			}
+		}
+	}
 	if n.stepping {
 		n.drawnReplayBegin()
 	}

@@ -22,9 +22,10 @@ type Body struct {
 	CP *cp.Body
 	// movedAt is the Space step in which the body last moved.
 	movedAt uint64
-	// push is the push apart its last move took besides its velocity
-	// (Push).
-	push push
+	// push is the push apart its last move took besides its velocity, at
+	// step pushStep (Push).
+	push     push
+	pushStep uint64
 	// velocity is its Material's Velocity, nil for cp's own (Carry).
 	velocity cp.BodyVelocityFunc
 }

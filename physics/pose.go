@@ -200,8 +200,8 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 	if s.stepping {
 		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
 	}
+	b.SetAngle(pose.Angle) // first: SetPosition places the origin by the angle
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
-	b.SetAngle(pose.Angle)
 	b.Activate()
 	if t := s.transforms.Get(e); t != nil && pose != *t {
 		*t = pose
@@ -209,18 +209,22 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 	}
 }
 
-// Push returns the push apart that entity e's body moved by at its last
+// Push returns the push apart that entity e's body moved by at the last
 // step besides its velocity (cp's bias velocity, which the step before's
 // contacts left: a body pressed against a wall is pushed out of it at
-// every step), in world units (radians) per second; zero for a body that
-// has not moved, and for one whose pushes were not asked for before its
-// last step (the first call has its steps kept from then on). A client
+// every step), in world units (radians) per second; zero for a body the
+// last step did not move (asleep, its shapes out of the space), and for
+// one whose pushes were not asked for before it (the first call has its
+// steps keep them from then on). A client
 // records it with its predicted frames for a
 // replay to give back (SetPush). It panics if e has no Body.
 func (s *Space) Push(e arche.Entity) (x, y, angular float64) {
 	s.pushed(s.mustBody(e, "Push"))
-	p := s.bodies.Get(e).push
-	return p.X, p.Y, p.Angular
+	bd := s.bodies.Get(e)
+	if bd.pushStep != s.step {
+		return 0, 0, 0 // it did not move at the last step
+	}
+	return bd.push.X, bd.push.Y, bd.push.Angular
 }
 
 // pushed has b's steps keep its pushes (integratePushed), from the next:
@@ -232,12 +236,16 @@ func (s *Space) pushed(b *cp.Body) {
 }
 
 // SetPush makes entity e's body's next step push it by x, y, angular (as
-// Push returns them) in place of what cp's contacts left it: a replay
+// Push returns them) in place of what cp's contacts left it, at that step
+// alone (a body the step does not move drops it): a replay
 // putting a predicted body back where a recorded frame had it gives it
 // that frame's push, as a step from there had it. It panics if e has no
 // Body.
 func (s *Space) SetPush(e arche.Entity, x, y, angular float64) {
 	b := s.mustBody(e, "SetPush")
+	if b.GetType() != cp.BODY_DYNAMIC {
+		return // pushed by nothing
+	}
 	s.pushed(b)
 	if s.pushNext == nil {
 		s.pushNext = map[*cp.Body]push{}
@@ -278,8 +286,8 @@ func (s *Space) moveBody(b *cp.Body, pose ecs.Transform) {
 		// static body that moves.
 		b.ActivateStatic(nil)
 	}
+	b.SetAngle(pose.Angle) // first: SetPosition places the origin by the angle
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
-	b.SetAngle(pose.Angle)
 	if static {
 		b.EachShape(s.cp.ReindexShape)
 		b.EachShape(s.wakeUnder) // and what it lands on

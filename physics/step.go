@@ -22,10 +22,11 @@ func (s *Space) integrateBody(b *cp.Body, dt float64) {
 // velocity (cp's bias velocity, from the last step's contacts), or, asked
 // by SetPush, gives the push asked for in its place.
 func (s *Space) integratePushed(b *cp.Body, dt float64) {
-	c0, a0 := b.LocalToWorld(b.CenterOfGravity()), b.Angle()
+	cog := b.CenterOfGravity()
+	c0, a0 := b.LocalToWorld(cog), b.Angle()
 	v, w := b.Velocity(), b.AngularVelocity()
 	cp.BodyUpdatePosition(b, dt)
-	c1 := b.LocalToWorld(b.CenterOfGravity())
+	c1 := b.LocalToWorld(cog)
 	used := push{X: (c1.X-c0.X)/dt - v.X, Y: (c1.Y-c0.Y)/dt - v.Y, Angular: (b.Angle()-a0)/dt - w}
 	if want, ok := s.pushNext[b]; ok {
 		delete(s.pushNext, b)
@@ -35,7 +36,8 @@ func (s *Space) integratePushed(b *cp.Body, dt float64) {
 		used = want
 	}
 	if e, ok := EntityOf(b); ok && s.bodies.Has(e) {
-		s.bodies.Get(e).push = used
+		bd := s.bodies.Get(e)
+		bd.push, bd.pushStep = used, s.step
 	}
 	s.moved = append(s.moved, b)
 }
@@ -67,6 +69,7 @@ func (s *Space) Update(w *ecs.World) {
 	s.stepping = true
 	s.cp.Step(s.dt)
 	s.stepping = false
+	clear(s.pushNext) // for this step only: a body that did not move drops it
 	s.runDeferred()
 
 	ids := &w.IDs
