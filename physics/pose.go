@@ -215,9 +215,8 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 // every step), in world units (radians) per second; zero for a body the
 // last step did not move (asleep, its shapes out of the space), and for
 // one whose pushes were not asked for before it (the first call has its
-// steps keep them from then on). A client
-// records it with its predicted frames for a
-// replay to give back (SetPush). It panics if e has no Body.
+// steps keep them from then on). A client records it with its predicted
+// frames for a replay to give back (SetPush). It panics if e has no Body.
 func (s *Space) Push(e arche.Entity) (x, y, angular float64) {
 	s.pushed(s.mustBody(e, "Push"))
 	bd := s.bodies.Get(e)
@@ -237,10 +236,10 @@ func (s *Space) pushed(b *cp.Body) {
 
 // SetPush makes entity e's body's next step push it by x, y, angular (as
 // Push returns them) in place of what cp's contacts left it, at that step
-// alone (a body the step does not move drops it): a replay
-// putting a predicted body back where a recorded frame had it gives it
-// that frame's push, as a step from there had it. It panics if e has no
-// Body.
+// alone (a body the step does not move drops it): a replay putting a
+// predicted body back where a recorded frame had it gives it that frame's
+// push, as a step from there had it. Not for a kinematic or static body
+// (nothing pushes it): it does nothing then. It panics if e has no Body.
 func (s *Space) SetPush(e arche.Entity, x, y, angular float64) {
 	b := s.mustBody(e, "SetPush")
 	if b.GetType() != cp.BODY_DYNAMIC {
