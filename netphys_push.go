@@ -34,9 +34,8 @@ const pushFrames = 256
 // frame f, just stepped.
 func (n *netPhysics) recordPushes(w *ecs.World, f ecs.Frame) {
 	sp := n.w.Physics
-	a := w.Arche()
 	for _, e := range w.Owned(n.local()) {
-		if a.Has(e, w.IDs.HostMoved) || sp.BodyOf(e) == nil {
+		if !n.predictsBody(w, e) {
 			continue
 		}
 		r := n.pushes[e]

@@ -39,13 +39,19 @@ type predictedPrev struct {
 	prev ecs.Transform
 }
 
+// predictsBody reports whether this client predicts owned entity e's body:
+// it has one, and the host does not move it (ecs.HostMoved).
+func (n *netPhysics) predictsBody(w *ecs.World, e arche.Entity) bool {
+	return !w.Arche().Has(e, w.IDs.HostMoved) && n.w.Physics.BodyOf(e) != nil
+}
+
 // willStep reports whether a replay beginning now steps the physics (what
 // replayBegin sets n.stepping to): this client predicts a body drawn
 // interpolated.
 func (n *netPhysics) willStep(w *ecs.World) bool {
 	a := w.Arche()
 	for _, e := range w.Owned(n.local()) {
-		if !a.Has(e, w.IDs.HostMoved) && n.w.Physics.BodyOf(e) != nil && a.Has(e, w.IDs.Interpolated) {
+		if n.predictsBody(w, e) && a.Has(e, w.IDs.Interpolated) {
 			return true
 		}
 	}
@@ -62,7 +68,7 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 	a := w.Arche()
 	n.prevs = n.prevs[:0]
 	for _, e := range w.Owned(n.local()) {
-		if a.Has(e, w.IDs.HostMoved) || sp.BodyOf(e) == nil {
+		if !n.predictsBody(w, e) {
 			continue
 		}
 		if ip := (*ecs.Interpolated)(a.GetUnchecked(e, w.IDs.Interpolated)); ip != nil {
@@ -74,7 +80,7 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 	n.stepping = len(n.prevs) > 0
 	if n.stepping {
 		for _, e := range w.Owned(n.local()) {
-			if !a.Has(e, w.IDs.HostMoved) && sp.BodyOf(e) != nil {
+			if n.predictsBody(w, e) {
 				n.givePush(e, from)
 			}
 		}

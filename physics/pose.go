@@ -175,11 +175,16 @@ func (s *Space) eachSupport(e arche.Entity, fn func(n cp.Vector, gap float64)) {
 // Drive it by its velocity (see the package documentation). It panics if e
 // has no Body.
 func (s *Space) Move(e arche.Entity, pose ecs.Transform) {
-	w, b := s.w, s.mustBody(e, "Move")
-	s.moveBody(b, pose)
-	if t := s.transforms.Get(e); t != nil && pose != *t { // (an entity without a Transform has only its body moved)
+	s.moveBody(s.mustBody(e, "Move"), pose)
+	s.writePose(e, pose)
+}
+
+// writePose writes pose to e's Transform and reports it, if it changed (an
+// entity without a Transform has only its body moved).
+func (s *Space) writePose(e arche.Entity, pose ecs.Transform) {
+	if t := s.transforms.Get(e); t != nil && pose != *t {
 		*t = pose
-		ecs.MutateComponent(w, e, w.IDs.Transform)
+		ecs.MutateComponent(s.w, e, s.w.IDs.Transform)
 	}
 }
 
@@ -203,10 +208,7 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 	b.SetAngle(pose.Angle) // first: SetPosition places the origin by the angle
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
 	b.Activate()
-	if t := s.transforms.Get(e); t != nil && pose != *t {
-		*t = pose
-		ecs.MutateComponent(s.w, e, s.w.IDs.Transform)
-	}
+	s.writePose(e, pose)
 }
 
 // Push returns the push apart that entity e's body moved by at the last

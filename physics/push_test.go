@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
 )
 
@@ -12,14 +11,10 @@ import (
 // not move it: the push its last move took is not this step's.
 func TestPushOfABodyAsleepIsNone(t *testing.T) {
 	r := newRig(t, physics.Config{SleepTime: 100 * time.Millisecond})
-	wall := r.entity(100, 0)
-	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
-	disc := r.entity(70, 0)
-	r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	_, disc := wallAndDisc(r, 70)
 	r.s.Push(disc) // its steps keep their pushes from now on
 	for range 30 {
-		v := r.s.BodyOf(disc).Velocity()
-		r.s.SetVelocity(disc, ecs.Velocity{X: min(200, v.X+50)})
+		press(r, disc)
 		r.tick()
 	}
 	if x, _, _ := r.s.Push(disc); x == 0 {

@@ -18,10 +18,7 @@ import (
 func TestABodyNotSolidIsPassedThrough(t *testing.T) {
 	roll := func(solid bool) (x float64, sweep float64) {
 		r := newRig(t, physics.Config{})
-		disc := r.entity(0, 0)
-		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
-		wall := r.entity(100, 0)
-		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+		wall, disc := wallAndDisc(r, 0)
 		if !solid {
 			r.s.SetSolid(wall, false)
 		}
@@ -49,10 +46,8 @@ func TestABodyNotSolidIsPassedThrough(t *testing.T) {
 	// post-step callback removes: gone from the space.
 	for _, post := range []bool{false, true} {
 		r := newRig(t, physics.Config{})
-		disc := r.entity(0, 0)
-		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1}).SetCollisionType(7)
-		wall := r.entity(100, 0)
-		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+		wall, disc := wallAndDisc(r, 0)
+		r.s.BodyOf(disc).EachShape(func(sh *cp.Shape) { sh.SetCollisionType(7) })
 		crate := r.entity(300, 300)
 		r.s.AttachBox(crate, 20, 20, 0, physics.Material{Mass: 1})
 		crateBody := r.s.BodyOf(crate)
@@ -153,30 +148,23 @@ func TestSweptFindsWhatWentThroughABody(t *testing.T) {
 // MoveKeepingPush puts it where it is; Move drops the contact's push and
 // the body sinks into the wall by its velocity's step.
 func TestMoveKeepingPushKeepsAPressedBodyWhereItWas(t *testing.T) {
-	press := func(move func(r *rig, e arche.Entity)) float64 {
+	pressed := func(move func(r *rig, e arche.Entity)) float64 {
 		r := newRig(t, physics.Config{})
-		wall := r.entity(100, 0)
-		r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
-		disc := r.entity(70, 0)
-		r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
-		push := func() {
-			v := r.s.BodyOf(disc).Velocity()
-			r.s.SetVelocity(disc, ecs.Velocity{X: min(200, v.X+50)})
-		}
+		_, disc := wallAndDisc(r, 70)
 		for range 60 {
-			push()
+			press(r, disc)
 			r.tick()
 		}
 		if move != nil {
 			move(r, disc)
 		}
-		push()
+		press(r, disc)
 		r.tick()
 		return r.transform(disc).X
 	}
-	still := press(nil)
-	kept := press(func(r *rig, e arche.Entity) { r.s.MoveKeepingPush(e, r.transform(e)) })
-	moved := press(func(r *rig, e arche.Entity) { r.s.Move(e, r.transform(e)) })
+	still := pressed(nil)
+	kept := pressed(func(r *rig, e arche.Entity) { r.s.MoveKeepingPush(e, r.transform(e)) })
+	moved := pressed(func(r *rig, e arche.Entity) { r.s.Move(e, r.transform(e)) })
 	t.Logf("a step after: not moved %.3f, MoveKeepingPush %.3f, Move %.3f", still, kept, moved)
 	if math.Abs(kept-still) > 1e-9 {
 		t.Errorf("put where it was with MoveKeepingPush, the body stepped to %.3f, not moved to %.3f", kept, still)
@@ -190,10 +178,7 @@ func TestMoveKeepingPushKeepsAPressedBodyWhereItWas(t *testing.T) {
 // not pass through it.
 func TestSweptAwayFromABodyIsNotThroughIt(t *testing.T) {
 	r := newRig(t, physics.Config{})
-	wall := r.entity(100, 0)
-	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
-	disc := r.entity(20, 0)
-	r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	wall, disc := wallAndDisc(r, 20)
 	r.tick()
 	if r.s.Swept(disc, wall, ecs.Transform{X: 80}) {
 		t.Error("a disc moved from touching the wall at x 80 back to 20 passed through it")
@@ -210,10 +195,7 @@ func TestSweptAwayFromABodyIsNotThroughIt(t *testing.T) {
 // the push it sinks into the wall by its velocity's step.
 func TestSetPushGivesAReplayedStepItsPush(t *testing.T) {
 	r := newRig(t, physics.Config{})
-	wall := r.entity(100, 0)
-	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
-	disc := r.entity(70, 0)
-	r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	_, disc := wallAndDisc(r, 70)
 	type rec struct {
 		pose        ecs.Transform
 		vel         ecs.Velocity
@@ -221,9 +203,7 @@ func TestSetPushGivesAReplayedStepItsPush(t *testing.T) {
 	}
 	var recs []rec
 	for range 60 {
-		v := r.s.BodyOf(disc).Velocity()
-		r.s.SetVelocity(disc, ecs.Velocity{X: min(200, v.X+50)})
-		pose, vel := r.transform(disc), ecs.Velocity{X: min(200, v.X+50)}
+		pose, vel := r.transform(disc), press(r, disc)
 		r.tick()
 		x, y, a := r.s.Push(disc)
 		recs = append(recs, rec{pose: pose, vel: vel, x: x, y: y, angle: a})
@@ -245,4 +225,23 @@ func TestSetPushGivesAReplayedStepItsPush(t *testing.T) {
 	if got := replay(false); got-want < 0.5 {
 		t.Errorf("the test shows nothing: replayed without its push, the disc went to %.4f, first to %.4f", got, want)
 	}
+}
+
+// wallAndDisc gives rig r a static wall, 20 units wide and 200 tall, about
+// x 100, and a disc of radius 10 at x (y 0), and returns both.
+func wallAndDisc(r *rig, x float64) (wall, disc arche.Entity) {
+	wall = r.entity(100, 0)
+	r.s.AttachBox(wall, 20, 200, 0, physics.Material{Static: true})
+	disc = r.entity(x, 0)
+	r.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	return wall, disc
+}
+
+// press adds 50 units a second towards the wall to the disc's velocity, up
+// to 200 (a player walking into it, each step), and returns the velocity
+// set.
+func press(r *rig, disc arche.Entity) ecs.Velocity {
+	v := ecs.Velocity{X: min(200, r.s.BodyOf(disc).Velocity().X+50)}
+	r.s.SetVelocity(disc, v)
+	return v
 }

@@ -37,6 +37,14 @@ func (s *Space) ClampTravel(e arche.Entity, dx, dy float64) (cx, cy, nx, ny floa
 	return dx * sw.alpha, dy * sw.alpha, sw.n.X, sw.n.Y
 }
 
+// discOf returns the disc a shape is swept as: about its bounding box's
+// centre where its body is now (a Move's pose is not cached until the
+// step), of that box's smaller half-size.
+func discOf(sh *cp.Shape) (centre cp.Vector, r float64) {
+	bb := sh.CacheBB()
+	return cp.Vector{X: (bb.L + bb.R) / 2, Y: (bb.B + bb.T) / 2}, min(bb.R-bb.L, bb.T-bb.B) / 2
+}
+
 // sweep is ClampTravel's query: the swept body, the move, the disc of the
 // shape swept now, and how much of the move is made so far (1: all) and
 // the normal of what stopped it.
@@ -58,10 +66,9 @@ func (s *Space) sweepShape(sh *cp.Shape) {
 		return
 	}
 	sw := &s.sweep
-	bb := sh.CacheBB() // where the body is now (a Move's pose is not cached until the step)
-	c := cp.Vector{X: (bb.L + bb.R) / 2, Y: (bb.B + bb.T) / 2}
+	c, r := discOf(sh)
 	sw.from, sw.to = c, cp.Vector{X: c.X + sw.dx, Y: c.Y + sw.dy}
-	sw.r = min(bb.R-bb.L, bb.T-bb.B) / 2
+	sw.r = r
 	path := cp.BB{L: min(sw.from.X, sw.to.X) - sw.r, R: max(sw.from.X, sw.to.X) + sw.r, B: min(sw.from.Y, sw.to.Y) - sw.r, T: max(sw.from.Y, sw.to.Y) + sw.r}
 	s.cp.BBQuery(path, sh.Filter, sweepHit, sw)
 }
@@ -107,10 +114,8 @@ func (s *Space) Swept(e, through arche.Entity, from ecs.Transform) bool {
 		if met || sh.Sensor() {
 			return
 		}
-		bb := sh.CacheBB()
-		to := cp.Vector{X: (bb.L + bb.R) / 2, Y: (bb.B + bb.T) / 2}
+		to, r := discOf(sh)
 		start := cp.Vector{X: to.X - dx, Y: to.Y - dy}
-		r := min(bb.R-bb.L, bb.T-bb.B) / 2
 		for _, t := range targets {
 			if t.Sensor() || sh.Filter.Reject(t.Filter) {
 				continue
