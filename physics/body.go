@@ -224,6 +224,7 @@ func (s *Space) remove(b *cp.Body) {
 	}
 	delete(s.unsolid, b) // its shapes are out already
 	delete(s.pushNext, b)
+	delete(s.pushTrim, b)
 	s.cp.RemoveBody(b)
 	b.UserData = nil
 }

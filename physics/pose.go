@@ -64,8 +64,16 @@ func (s *Space) SetVelocity(e arche.Entity, v ecs.Velocity) {
 // dAngle (radians), wakes it, and writes and reports ecs.Transform. It is the
 // pose correction a predicting client applies when the host disagrees:
 // unlike SetPose it does not snap and leaves Interpolated.Prev alone, so the
-// drawn pose slides to the corrected one over the next step. It panics if e
-// has no Body.
+// drawn pose slides to the corrected one over the next step. A dynamic
+// body keeps the push apart its contacts with other dynamic bodies left
+// for the next step (MoveKeepingPush): a correction of a body and of what
+// it presses on moves both, leaving the overlap between them as it was;
+// one that dropped the push sank a player pushing a heavy crate by her
+// velocity's step, deeper than the host's, and the next state corrected her
+// again, for as long as she pushed. Out of a static or kinematic body it
+// touches (a floor, a lift), which the correction does not move, its push
+// is less by what the correction took it out of it already. It panics if
+// e has no Body.
 func CorrectPose(w *ecs.World, e arche.Entity, dx, dy, dAngle float64) {
 	mustSpace(w, "CorrectPose").CorrectPose(e, dx, dy, dAngle)
 }
@@ -75,7 +83,12 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 	w, b := s.w, s.mustBody(e, "CorrectPose")
 	t := s.transforms.Get(e)
 	pose := ecs.Transform{X: t.X + dx, Y: t.Y + dy, Angle: t.Angle + dAngle}
-	s.moveBody(b, pose)
+	if b.GetType() == cp.BODY_DYNAMIC {
+		s.placeKeepingPush(b, pose)
+		s.trimPush(e, b, cp.Vector{X: dx, Y: dy})
+	} else {
+		s.moveBody(b, pose)
+	}
 	if pose != *t {
 		*t = pose
 		ecs.MutateComponent(w, e, w.IDs.Transform)
@@ -202,13 +215,62 @@ func (s *Space) MoveKeepingPush(e arche.Entity, pose ecs.Transform) {
 		s.Move(e, pose)
 		return
 	}
+	s.placeKeepingPush(b, pose)
+	s.writePose(e, pose)
+}
+
+// trimPush has the next step of dynamic body b (of entity e), just moved
+// by d, push it out of each static or kinematic body it touches by what d
+// took it out of it the less (CorrectPose): at most the push itself, none
+// for a move into it.
+func (s *Space) trimPush(e arche.Entity, b *cp.Body, d cp.Vector) {
+	var t trim
+	s.eachSupport(e, func(n cp.Vector, _ float64) {
+		if out := -d.Dot(n); out > 0 && t.k < len(t.n) {
+			t.n[t.k], t.out[t.k] = n, out
+			t.k++
+		}
+	})
+	if t.k == 0 {
+		return
+	}
+	s.pushed(b)
+	if s.pushTrim == nil {
+		s.pushTrim = map[*cp.Body]trim{}
+	}
+	s.pushTrim[b] = t
+}
+
+// trim is what a push loses: along each of up to four unit normals n (into
+// what the body touches), out world units of its push out along -n.
+type trim struct {
+	n   [4]cp.Vector
+	out [4]float64
+	k   int
+}
+
+// apply returns push p of a step of dt seconds less t.
+func (t *trim) apply(p push, dt float64) push {
+	for i, n := range t.n[:t.k] {
+		o := -(p.X*n.X + p.Y*n.Y) // its push out, world units a second
+		if o <= 0 {
+			continue
+		}
+		left := max(0, o-t.out[i]/dt)
+		p.X, p.Y = p.X+n.X*(o-left), p.Y+n.Y*(o-left)
+	}
+	return p
+}
+
+// placeKeepingPush puts dynamic body b at pose and wakes it, keeping its
+// bias velocity (MoveKeepingPush).
+func (s *Space) placeKeepingPush(b *cp.Body, pose ecs.Transform) {
 	if s.stepping {
 		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
 	}
 	b.SetAngle(pose.Angle) // first: SetPosition places the origin by the angle
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
 	b.Activate()
-	s.writePose(e, pose)
 }
 
 // Push returns the push apart that entity e's body moved by at the last

@@ -86,6 +86,9 @@ type Space struct {
 	stepFrame ecs.Frame
 	// pushNext are the pushes SetPush gave the bodies' next moves.
 	pushNext map[*cp.Body]push
+	// pushTrim are, for the bodies CorrectPose moved since the last step,
+	// the normals along which their next moves drop the push.
+	pushTrim map[*cp.Body]trim
 }
 
 // New creates the physics bridge for w, registers the Body component, listens

@@ -28,8 +28,18 @@ func (s *Space) integratePushed(b *cp.Body, dt float64) {
 	cp.BodyUpdatePosition(b, dt)
 	c1 := b.LocalToWorld(cog)
 	used := push{X: (c1.X-c0.X)/dt - v.X, Y: (c1.Y-c0.Y)/dt - v.Y, Angular: (b.Angle()-a0)/dt - w}
-	if want, ok := s.pushNext[b]; ok {
+	want, set := s.pushNext[b]
+	if set {
 		delete(s.pushNext, b)
+	} else {
+		want = used
+	}
+	if t, ok := s.pushTrim[b]; ok {
+		delete(s.pushTrim, b)
+		want = t.apply(want, dt)
+		set = true
+	}
+	if set {
 		b.SetAngle(b.Angle() + (want.Angular-used.Angular)*dt)
 		p := b.Position()
 		b.SetPosition(cp.Vector{X: p.X + (want.X-used.X)*dt, Y: p.Y + (want.Y-used.Y)*dt})
@@ -70,6 +80,7 @@ func (s *Space) Update(w *ecs.World) {
 	s.cp.Step(s.dt)
 	s.stepping = false
 	clear(s.pushNext) // for this step only: a body that did not move drops it
+	clear(s.pushTrim)
 	s.runDeferred()
 
 	ids := &w.IDs
