@@ -144,6 +144,9 @@ type remoteState struct {
 	touched, heldSince ecs.Frame
 	// replayed: listed in netPhysics.replaying, during a replay.
 	replayed bool
+	// simulated: held, and the replay steps it from where the client had
+	// it at the frame replayed from (replayHeld), not put on the host's.
+	simulated bool
 	// ahead: drawn in the present, listed in netPhysics.drawn.
 	ahead bool
 	// pred is the body's place in netPhysics.preds + 1 while this client
@@ -170,16 +173,24 @@ type heldRecord struct {
 }
 
 // The hold's check. A host state of a frame before the last touch is of a
-// frame the client simulated the body in itself: if it agrees with what the
-// client had then, the client's simulation is as the host's and the hold
-// goes on (MaxHold counted from that state); if it differs, the host knows
-// something the client does not (a kick given by command, another player's
-// push) and the body is put on it. heldPoseTolerance and
-// heldSpeedTolerance are how far they may differ (world units, and units a
-// second): a touch a frame apart on the two sides moves a ball about that.
+// frame the client simulated the body in itself: if its velocity agrees
+// with what the client had then, the client's simulation is as the host's
+// and the hold goes on (MaxHold counted from that state), the body moved
+// by what the two differ at that frame (alignHeld); if it differs, the
+// host knows something the client does not (a kick given by command,
+// another player's push) and the body is put on it. heldSpeedTolerance is
+// how far they may differ (units a second): a touch a frame apart on the
+// two sides moves a ball about that. (The pose is not compared: a hold of
+// a heavy body a player pushes, begun from a state the host sent long
+// before, differed by more than the 8 units it allowed, and put on that
+// state carried forward as a body that slides to a stop, the body stood
+// behind where she pushed it, for as long as she did.)
 const (
-	heldPoseTolerance  = 8.0
 	heldSpeedTolerance = 120.0
+	// heldAngleTolerance is the angle (radians) within which a held
+	// body's record and an agreeing host state are the same (alignHeld):
+	// two of the wire's steps.
+	heldAngleTolerance = 2 * 2 * math.Pi / (1 << replicate.AngleBits)
 )
 
 // RemoteStats counts what a client did with remote bodies.
@@ -194,6 +205,10 @@ type RemoteStats struct {
 	// recorded knowing what the host's last differing one said still
 	// differed, or it rested off the host's resting state.
 	Put, Holds, Rests, DrawnAhead, Corrected uint64
+	// Aligned counts the times a held body was moved onto a host state
+	// that agreed with what the client had at its frame within the
+	// hold's tolerances, but past the wire's precision.
+	Aligned uint64
 }
 
 // netPhysics is a client's remote-body keeper and rest lock. It is the
@@ -378,6 +393,7 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 			brought = n.hostValues(e, st, f)
 		}
 	}
+	posed := n.wroteTo != e || n.wrote.Has(n.poseC) // without word of it, taken as brought
 	n.next.Applied(e, f)
 	n.wroteTo = arche.Entity{}
 	if st == nil {
@@ -442,6 +458,9 @@ func (n *netPhysics) Applied(e arche.Entity, f ecs.Frame) {
 		switch n.heldAgrees(s, st, f) {
 		case heldAgree:
 			st.heldSince = now // the host does what the client did: MaxHold counts anew
+			if posed {
+				n.alignHeld(e, s, st, f)
+			}
 			return
 		case heldUnknown:
 			return
@@ -751,15 +770,53 @@ func (n *netPhysics) heldAgrees(slot int32, st *remoteState, f ecs.Frame) int {
 	if r.frame != f || f == 0 {
 		return heldUnknown
 	}
-	dv := math.Hypot(st.vel.X-r.vel.X, st.vel.Y-r.vel.Y)
-	dp := 0.0
-	if st.frame == f { // the state's pose is of f (a host defers small moves)
-		dp = math.Hypot(st.pose.X-r.pose.X, st.pose.Y-r.pose.Y)
-	}
-	if dv > heldSpeedTolerance || dp > heldPoseTolerance {
+	if math.Hypot(st.vel.X-r.vel.X, st.vel.Y-r.vel.Y) > heldSpeedTolerance {
 		return heldDiffers
 	}
 	return heldAgree
+}
+
+// alignHeld moves held body e (in slot) by what the host's pose of frame
+// f (st, whose velocity agreed) differs from the client's record of f, and
+// its velocity by what theirs do, and so the records of f and after: the
+// hold goes on from where the host has the body. Without it, a hold kept
+// any offset for as long as it lasted: one begun from a stale state (a
+// heavy body the host's player pushes slowly, whose small moves the host
+// sends seldom, and which its friction stops where a state has it) kept
+// the body a unit behind the host's, and the player pushing it was
+// corrected at every state.
+func (n *netPhysics) alignHeld(e arche.Entity, slot int32, st *remoteState, f ecs.Frame) {
+	h := n.heldRecs[slot]
+	b := n.w.Physics.BodyOf(e)
+	if h == nil || b == nil {
+		return
+	}
+	r := h.ring[f%heldRing]
+	d := ecs.Transform{X: st.pose.X - r.pose.X, Y: st.pose.Y - r.pose.Y, Angle: ecs.AngleDiff(r.pose.Angle, st.pose.Angle)}
+	dv := ecs.Velocity{X: st.vel.X - r.vel.X, Y: st.vel.Y - r.vel.Y, Angular: st.vel.Angular - r.vel.Angular}
+	if math.Abs(d.X) <= 2*n.poseTol && math.Abs(d.Y) <= 2*n.poseTol && math.Abs(d.Angle) <= heldAngleTolerance && dv == (ecs.Velocity{}) {
+		return // the wire's precision
+	}
+	for i := range h.ring {
+		if rec := &h.ring[i]; rec.frame >= f {
+			rec.pose = ecs.Transform{X: rec.pose.X + d.X, Y: rec.pose.Y + d.Y, Angle: rec.pose.Angle + d.Angle}
+			rec.vel = ecs.Velocity{X: rec.vel.X + dv.X, Y: rec.vel.Y + dv.Y, Angular: rec.vel.Angular + dv.Angular}
+		}
+	}
+	if dv != (ecs.Velocity{}) {
+		bv := b.Velocity()
+		b.SetVelocity(bv.X+dv.X, bv.Y+dv.Y)
+		b.SetAngularVelocity(b.AngularVelocity() + dv.Angular)
+	}
+	p := bodyPose(b)
+	p = ecs.Transform{X: p.X + d.X, Y: p.Y + d.Y, Angle: p.Angle + d.Angle}
+	if st.ahead {
+		n.absorbPut(e, p)
+	}
+	t, v := *n.transforms.Get(e), *n.velocities.Get(e)
+	n.w.Physics.MoveKeepingPush(e, p)
+	*n.transforms.Get(e), *n.velocities.Get(e) = t, v // the entity keeps the host's state
+	n.stats.Aligned++
 }
 
 // dropHeld forgets what the client's physics did with held body e: the

@@ -20,9 +20,10 @@ import (
 // not the past frame's difference carried into the present as it was.
 
 // keptBody is a body the replayed steps must not move on for good: a
-// remote body held (simulated by the client alone), or one of the client's
-// own that is not networked (debris); its state as the replay began, which
-// the replay gives back.
+// remote body held (simulated by the client alone) that the client has no
+// record of at the frame replayed from (one it has, the replay steps:
+// replayHeld), or one of the client's own that is not networked (debris);
+// its state as the replay began, which the replay gives back.
 type keptBody struct {
 	b    *cp.Body
 	e    arche.Entity // zero for a body of no entity's
@@ -109,6 +110,33 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 		}
 	}
 	sp.CP().EachBody(n.keepBody)
+	n.replayHeld(w, from)
+}
+
+// replayHeld puts each held remote body the client recorded at frame from
+// where it had it then (its hold's record, which the host's states that
+// agreed aligned), with its push, for the replayed steps to move as they
+// move what pushes it; the replay keeps what they make of it (simulated).
+// Put on the host's state at each replayed frame instead, a heavy body
+// the player pushes slowly, whose small moves the host sends seldom and
+// which its friction stops where a state has it, stood behind where she
+// pushed it, and every replay replayed her into it, to be corrected again.
+func (n *netPhysics) replayHeld(w *ecs.World, from ecs.Frame) {
+	for _, s := range n.replaying {
+		st := &n.slots[s]
+		h := n.heldRecs[s]
+		if st.touched == 0 || h == nil {
+			continue
+		}
+		r := h.ring[from%heldRing]
+		e, _, ok := w.SlotEntity(s)
+		if r.frame != from || !ok {
+			continue
+		}
+		n.w.Physics.MoveKeepingPush(e, r.pose)
+		n.w.Physics.SetVelocity(e, r.vel)
+		st.simulated = true
+	}
 }
 
 // asleepOnHost reports whether remote body b (its record st) sleeps where
@@ -205,6 +233,10 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 		case !ok || !st.body:
 		case st.pred != 0:
 			n.takeBody(e) // where the client had it: a predicted body's are its own
+		case st.simulated:
+			n.recordHeld(e, f)
+			*n.transforms.Get(e) = st.pose
+			*n.velocities.Get(e) = st.vel
 		default:
 			*n.transforms.Get(e) = st.pose
 			*n.velocities.Get(e) = st.vel
@@ -219,6 +251,9 @@ func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 		st := &n.slots[s]
 		e, _, ok := w.SlotEntity(s)
 		if !ok || !st.body {
+			continue
+		}
+		if st.simulated {
 			continue
 		}
 		if b := n.w.Physics.BodyOf(e); b != nil && !n.asleepOnHost(b, st) {
@@ -242,6 +277,8 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 			setBody(k.b, k.pose, k.vel)
 		case !w.Alive(k.e) || sp.BodyOf(k.e) != k.b:
 			// Gone since.
+		case k.held && n.slot(k.e) != nil && n.slot(k.e).simulated:
+			n.slot(k.e).simulated = false // where the replayed steps left it
 		default:
 			sp.Move(k.e, k.pose)
 			sp.SetVelocity(k.e, k.vel)

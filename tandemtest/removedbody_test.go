@@ -21,7 +21,7 @@ import (
 
 // Foe is an enemy standing in the player's way; the host does not let an
 // Armored one be killed, which its clients do not know.
-type Foe struct{ Armored int8 }
+type Foe struct{ Armored, Heavy int8 }
 
 // foeX is where the foe stands, in the player's walk from x 400; a player
 // within killReach of it kills it.
@@ -38,6 +38,7 @@ const (
 // (replayKill) or in its ordinary steps alone.
 type foeScene struct {
 	armored, replayKill bool
+	heavy               bool // the foe is a heavy dynamic body she pushes, not a static one
 	timed, nudge        *ecs.Frame
 }
 
@@ -93,8 +94,12 @@ func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 		}
 	}
 	attach := func(w *tandem.World, e arche.Entity) {
-		if w.ECS.Arche().Has(e, arche.ComponentID[Foe](w.ECS.Arche())) {
-			w.Physics.AttachBox(e, 32, 120, 0, physics.Material{Static: true})
+		if foe := generic.NewMap[Foe](w.ECS.Arche()); foe.Has(e) {
+			m := physics.Material{Static: true}
+			if foe.Get(e).Heavy != 0 {
+				m = physics.Material{Mass: 8, Velocity: physics.GroundFriction(800)}
+			}
+			w.Physics.AttachBox(e, 32, 120, 0, m)
 			return
 		}
 		w.Physics.AttachCircle(e, 16, physics.Material{Mass: 4})
@@ -111,7 +116,7 @@ func foes(sc foeScene) (g *tandem.Game[Pedal], replay func(*tandem.World)) {
 		}
 		pose := ecs.Transform{X: foeX, Y: 600}
 		m := generic.NewMap5[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated, Foe](w.ECS.Arche())
-		attach(w, m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{Prev: pose}, &Foe{Armored: b2i(sc.armored)}))
+		attach(w, m.NewWith(&pose, &ecs.Velocity{}, &ecs.NetworkIdentity{}, &ecs.Interpolated{Prev: pose}, &Foe{Armored: b2i(sc.armored), Heavy: b2i(sc.heavy)}))
 	}
 	if sc.replayKill {
 		return g, func(w *tandem.World) { kill(w); drive(w) }
@@ -211,6 +216,32 @@ func TestAKilledFoeDoesNotBlockHerOnHerClient(t *testing.T) {
 			}
 		})
 	}
+	// A heavy foe the host keeps, which she pushes on: her client puts her
+	// back behind it and holds it (simulates it itself) as she pushes it,
+	// and, once the corrections of the undo are made, leaves her be.
+	// Before, they went on for as long as she pushed, at every state (the
+	// last 100 frames: 50 and 50): the hold began from a state of the foe
+	// the host sent long before (its small moves go seldom) and kept it a
+	// unit behind the host's, as the hold's tolerance allows; a correction
+	// of hers dropped the push apart the contact gave her, sinking her
+	// into it; and a replay put the foe on the host's stale state at every
+	// replayed frame.
+	for _, replayed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("armored and heavy, replayed %v", replayed), func(t *testing.T) {
+			k := walkIntoFoe(t, foeScene{armored: true, heavy: true}, replayed)
+			both := k.last
+			for ; both > 0 && k.hostX[both] == 0; both-- {
+			}
+			end := k.annX[both] - k.hostX[both]
+			t.Logf("%d removals undone; %d pose corrections, %d in the last 60 frames; at the end %.3f units from the host's player", k.undone, k.corrected, k.late, end)
+			if k.undone != 1 {
+				t.Fatalf("%d removals undone, want 1", k.undone)
+			}
+			if k.late > 0 || math.Abs(end) > 0.01 {
+				t.Errorf("pushing the foe the host kept, she was corrected %d times in the last 60 frames, and ends %.3f units from the host's player", k.late, end)
+			}
+		})
+	}
 }
 
 // foeWalk is what walkIntoFoe saw.
@@ -220,6 +251,7 @@ type foeWalk struct {
 	annX, hostX map[ecs.Frame]float64 // her player's x on her client, on the host
 	replayedAt  []framedX             // her player's x as each replayed frame began
 	corrected   uint64                // her client's pose corrections while she walked
+	late        uint64                // of those, in the last 60 frames
 	replays     uint64                // and its replays
 	undone      uint64                // NetStats.RemovalsUndone
 	shown       bool                  // the killed foe showed again on her client
@@ -264,7 +296,11 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 	ann.SetInput(Pedal{Throttle: 1})
 	foe := generic.NewFilter1[Foe]()
 	hidden := false
-	for range 260 {
+	var lateFrom uint64
+	for i := range 260 {
+		if i == 200 {
+			lateFrom = ann.NetStats().Predict.PoseCorrections
+		}
 		r.Step(1)
 		ann.Do(func(w *tandem.World) {
 			f := w.ECS.Frame()
@@ -291,6 +327,7 @@ func walkIntoFoe(t *testing.T, sc foeScene, replayed bool) foeWalk {
 	}
 	st := ann.NetStats()
 	k.corrected = st.Predict.PoseCorrections - before.PoseCorrections
+	k.late = st.Predict.PoseCorrections - lateFrom
 	k.replays = st.Predict.Replays - before.Replays
 	k.undone = st.RemovalsUndone
 	return k
