@@ -152,9 +152,12 @@ func (d *differences) say(b *strings.Builder, what string) {
 }
 
 // peerName names peer as the host knows it: "ann (peer 2)", or "peer 2" if
-// the host does not know it any more.
+// the host does not know it any more. It reads the host's stats on its
+// goroutine (Do): a Loopback's host writes them meanwhile.
 func peerName[I comparable](h *tandem.Host[I], peer ecs.PeerID) string {
-	for _, st := range h.AppendPeerStats(nil) {
+	var stats []tandem.PeerStats
+	h.Do(func(*tandem.World) { stats = h.AppendPeerStats(nil) })
+	for _, st := range stats {
 		if st.Peer == peer && st.Name != "" {
 			return fmt.Sprintf("%s (peer %d)", st.Name, peer)
 		}

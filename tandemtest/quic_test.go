@@ -70,6 +70,30 @@ func TestLoopback(t *testing.T) {
 	}
 }
 
+// Agree works on a Loopback, whose host and clients run on goroutines of
+// their own: while ann walks, her client runs ahead of the host and Agree
+// says so, naming her as the host knows her. (It read the host's stats
+// for her name from the test's goroutine, while the host wrote them: the
+// race detector found it.)
+func TestAgreeOnALoopbackNamesTheClient(t *testing.T) {
+	lb := tandemtest.NewLoopback(t, walkers, tandem.HostConfig{})
+	ann := lb.Join("ann", tandem.ClientConfig[Walk]{})
+	ann.SetInput(Walk{X: 1})
+	want := fmt.Sprintf("client ann (peer %d)", ann.Peer())
+	differed := 0
+	waitFor(t, "ann's client to differ from the host 20 times as she walks", func() bool {
+		if err := tandemtest.Agree(lb.Host, ann); err != nil {
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("Agree said %q; want it to name %q", err, want)
+			}
+			differed++
+		}
+		return differed == 20
+	})
+	ann.SetInput(Walk{})
+	waitFor(t, "them to agree where she stopped", func() bool { return tandemtest.Agree(lb.Host, ann) == nil })
+}
+
 // waitFor waits until cond holds, checking every few milliseconds, and
 // fails the test after 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
