@@ -5,6 +5,7 @@ import (
 	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/transport/condition"
@@ -65,5 +66,64 @@ func TestHostOnlyValuesAreNoCorrections(t *testing.T) {
 				t.Fatalf("5 laps as HostValue with Replay: %d replays, want one a lap", replays)
 			}
 		})
+	}
+}
+
+// A value only the host changes (a lap count) never goes back on its
+// owner's client: a replay from a frame after the host's change (the host
+// moved the player a little later) puts it back as the host has it. It
+// put back the value recorded at that frame, before the change reached the
+// client: the lap went back until the next state, and that state counted
+// the same lap again (a racing trial saw its own lap count go back 15
+// times in 45 s).
+func TestAHostOnlyValueNeverGoesBackInAReplay(t *testing.T) {
+	g := testGame()
+	g.Components[2] = Replicate(labelCodec, HostOnly)
+	cg := testGame()
+	cg.Components[2] = Replicate(labelCodec, HostOnly)
+	var seen []int32 // the client's lap at the end of each step
+	setup := cg.Setup
+	cg.Setup = func(w *World) {
+		setup(w)
+		laps := generic.NewFilter1[label]()
+		w.Schedule.AddTo(ecs.StageOutput, "lap", ecs.SystemFunc(func(ew *ecs.World) {
+			q := laps.Query(ew.Arche()) // the player's disc alone
+			for q.Next() {
+				seen = append(seen, q.Get().N)
+			}
+		}))
+	}
+	cc := ClientConfig[push]{Replay: func(*World) {}}
+	pr := newPairConfigured(t, g, cg, condition.Config{Latency: 40 * time.Millisecond}, HostConfig{}, cc)
+	pr.run(time.Second)
+	before := pr.client.NetStats().Predict
+	for lap := int32(2); lap <= 4; lap++ {
+		pr.host.Do(func(w *World) {
+			hw := w.ECS
+			he := hw.Owned(pr.client.Peer())[0]
+			id := arche.ComponentID[label](hw.Arche())
+			(*label)(hw.Arche().Get(he, id)).N = lap
+			ecs.MutateComponent(hw, he, id)
+		})
+		pr.run(50 * time.Millisecond)
+		pr.host.Do(func(w *World) {
+			he := w.ECS.Owned(pr.client.Peer())[0]
+			w.Physics.SetVelocity(he, ecs.Velocity{X: 30 * float64(lap)})
+		})
+		pr.run(time.Second)
+	}
+	st := pr.client.NetStats().Predict
+	back := 0
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			back++
+		}
+	}
+	t.Logf("3 laps: %d host updates, %d replays, the lap went back %d times in %d steps", st.HostUpdates-before.HostUpdates, st.Replays-before.Replays, back, len(seen))
+	if st.Replays == before.Replays {
+		t.Fatal("the host's moves made no replay: the test shows nothing")
+	}
+	if back > 0 || seen[len(seen)-1] != 4 || st.HostUpdates-before.HostUpdates != 3 {
+		t.Errorf("the lap went back %d times and ended at %d, with %d host updates; want never, 4 and 3", back, seen[len(seen)-1], st.HostUpdates-before.HostUpdates)
 	}
 }

@@ -384,9 +384,12 @@ func (c *Client[I]) correctorFor(e arche.Entity) Corrector {
 
 // shift applies a correction to the prediction recorded for entity e (entry
 // k of frame f) and every frame after f: Pose and Velocity add dx, dy, da.
-// HostValue takes the host's value at f; the values recorded after f were
-// predicted from the old value, so they are not compared with the host's
-// any more (they are not recorded again: the frames since f are past).
+// HostValue and HostOnly take the host's value at f and after, as the
+// present does: a replay from a frame after f restores it (it restored the
+// value recorded before the host's came, and a lap count went back). The
+// values recorded after f were predicted from the old value, so they are
+// not compared with the host's any more (they are not recorded again: the
+// frames since f are past).
 func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
 	h := &c.hist
 	for g, at := range c.recorded(f, k, e, t) {
@@ -403,9 +406,8 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 			v.Y += dy
 			v.Angular += da
 		default:
-			if g == f {
-				t.assign(p, t.host)
-			} else {
+			t.assign(p, t.host)
+			if g != f {
 				h.skip[at] |= t.bit
 			}
 		}
