@@ -28,8 +28,9 @@ import (
 // drive going on. A push so slows the
 // predicted entity as it does on the host, and a remote body never wanders
 // off on the client's own account. A remote body that a predicted one
-// touches is held, if Hold allows: the client simulates it alone until a
-// host state from after the touch arrives, so a player can dribble a ball
+// touches is held, if Hold allows, and so is one a held body touches (a
+// crate pushed into the next): the client simulates it alone until a host
+// state from after the touch arrives, so a player can dribble a ball
 // without the host's late view of it getting in the way (DrawHeldAhead
 // draws it there too, beside the player); a teleport of the host's ends
 // the hold. (Making remote
@@ -274,9 +275,12 @@ type netPhysics struct {
 	link      func() float64
 	moved     []arche.Entity
 	touch     func(*cp.Arbiter)
-	localBody *cp.Body // the predicted body whose contacts are being read
-	frame     ecs.Frame
-	stats     RemoteStats
+	localBody *cp.Body // the predicted (or held) body whose contacts are being read
+	// chain are the remote bodies held at this step whose own contacts
+	// holdTouched reads next: what a held body pushes is held too.
+	chain []*cp.Body
+	frame ecs.Frame
+	stats RemoteStats
 
 	// preds are the remote bodies this client predicts (ecs.Predicted),
 	// netphys_predicted.go; carried are the remote bodies they carry, and
@@ -665,8 +669,35 @@ func (n *netPhysics) steer(e arche.Entity, b *cp.Body, st *remoteState, pose ecs
 	return true
 }
 
+// holdTouched holds each remote body a body this client predicts touched
+// in the step just made (touched), of frame n.frame, and each that a body
+// so held touched, and so on: a crate a player pushes into another pushes
+// that one as the host's does. (Kept on the host's state, the second stood
+// as a wall in the client's present: the first bounced off it, and the
+// player behind was corrected by 30 units.)
+func (n *netPhysics) holdTouched(w *ecs.World) {
+	sp := n.w.Physics
+	for _, e := range w.Owned(n.local()) {
+		if b := sp.BodyOf(e); b != nil && !w.Arche().Has(e, w.IDs.HostMoved) {
+			n.localBody = b
+			b.EachArbiter(n.touch)
+		}
+	}
+	for i := 0; i < len(n.chain); i++ {
+		n.localBody = n.chain[i]
+		n.chain[i].EachArbiter(n.touch)
+	}
+	n.localBody = nil
+	clear(n.chain)
+	n.chain = n.chain[:0]
+}
+
 // touched is the arbiter callback of a predicted body: the body at the other
-// end, if it is a remote one that may be held, is held.
+// end, if it is a remote one that may be held, is held; in a replay, the
+// replayed steps move it from then on (simulated), not put on the host's
+// state at each frame: put there, a crate a car hit in a replayed frame
+// stood where the host's state carried it, as heavy as a wall, and the car
+// bounced off it, to be corrected by 30 units and more.
 func (n *netPhysics) touched(arb *cp.Arbiter) {
 	a, b := arb.Bodies()
 	if a == n.localBody {
@@ -687,11 +718,21 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 	} else if id, _ := n.w.ECS.Identity(e); id.Owner != ecs.HostPeer {
 		return
 	}
+	if st.touched == n.frame {
+		return // held at this step already
+	}
 	if st.touched == 0 {
 		st.heldSince = n.frame
 		n.stats.Holds++
 	}
 	st.touched = n.frame
+	n.chain = append(n.chain, a)
+	if n.stepping && !st.simulated {
+		if s, ok := n.w.ECS.NetSlot(e); ok {
+			st.simulated = true
+			n.list(s)
+		}
+	}
 	n.drawTouched(e)
 }
 
@@ -707,14 +748,7 @@ func (n *netPhysics) Update(w *ecs.World) {
 		return
 	}
 	n.frame = w.Frame()
-	sp := n.w.Physics
-	for _, e := range w.Owned(n.local()) {
-		if b := sp.BodyOf(e); b != nil && !w.Arche().Has(e, w.IDs.HostMoved) {
-			n.localBody = b
-			b.EachArbiter(n.touch)
-			n.localBody = nil
-		}
-	}
+	n.holdTouched(w)
 	n.moved = n.moved[:0]
 	for _, ch := range w.Journal().Changes(w) {
 		if ch.Component != w.IDs.Transform && ch.Component != w.IDs.Velocity {

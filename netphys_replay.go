@@ -225,6 +225,8 @@ func (n *netPhysics) replayFrame(w *ecs.World, f ecs.Frame) {
 	n.placeRemote(w, f-1)
 	n.w.Physics.Update(w)
 	n.recordPushes(w, f)
+	n.frame = f
+	n.holdTouched(w)
 	n.listMoved(w)
 	for _, s := range n.replaying {
 		st := &n.slots[s]
@@ -301,7 +303,7 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 	clear(n.kept)
 	n.kept = n.kept[:0]
 	for _, s := range n.replaying {
-		n.slots[s].replayed = false
+		n.slots[s].replayed, n.slots[s].simulated = false, false
 	}
 	n.replaying = n.replaying[:0]
 	n.drawnReplayEnd()

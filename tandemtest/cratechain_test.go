@@ -1,0 +1,145 @@
+package tandemtest_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/transport/condition"
+	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/physics"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// crateRow is the cars game with a row of n crates of the host's in the
+// car's way, each a quarter of its mass, sliding on ground friction, every
+// 150 units from x 1150.
+func crateRow(n int) *tandem.Game[Pedal] {
+	crate := physics.Material{Mass: 1, Velocity: physics.GroundFriction(300)}
+	g := *cars
+	g.Setup = func(w *tandem.World) {
+		cars.Setup(w)
+		if w.Role == tandem.Joined || w.Restoring {
+			return
+		}
+		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
+		for i := range n {
+			p := ecs.Transform{X: 1150 + 150*float64(i), Y: 1000}
+			e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
+			w.Physics.AttachBox(e, 20, 20, 1, crate)
+		}
+	}
+	g.Arrived = func(w *tandem.World, e arche.Entity) {
+		if id, _ := w.ECS.Identity(e); id.Owner == ecs.HostPeer {
+			w.Physics.AttachBox(e, 20, 20, 1, crate)
+			return
+		}
+		cars.Arrived(w, e)
+	}
+	return &g
+}
+
+// A car that drives through a row of crates pushes each into the next, on
+// its client as on the host: a crate a held crate touches is held too (the
+// client simulates it in the present), so the car is not corrected,
+// replaying or not. Before, the second crate was kept on the host's state,
+// a wall to the first in the client's present: the first bounced off it,
+// the car behind it was corrected at every state after (60 ms each way: 95
+// pose corrections of up to 7.3 units; replayed, 95 of up to 25.8).
+func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
+	for _, replayed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("replayed %v", replayed), func(t *testing.T) {
+			link := condition.Config{Latency: 60 * time.Millisecond}
+			r := tandemtest.New(t, crateRow(3), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+			cfg := tandem.ClientConfig[Pedal]{}
+			if replayed {
+				cfg.Replay = drive
+			}
+			ann := r.JoinOver("ann", cfg, link, link)
+			r.Step(30)
+			ann.SetInput(Pedal{Throttle: 1})
+			r.Step(150)
+			ann.SetInput(Pedal{})
+			r.Step(120)
+			var last float64 // the host's last crate
+			r.Host.Do(func(w *tandem.World) {
+				q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+				for q.Next() {
+					if q.Get().Owner == ecs.HostPeer {
+						last = max(last, w.Physics.BodyOf(q.Entity()).Position().X)
+					}
+				}
+			})
+			st := ann.NetStats()
+			t.Logf("the last crate at x %.0f on the host; %d pose corrections (largest %.2f units), %d replays, %d holds",
+				last, st.Predict.PoseCorrections, st.Predict.MaxPose, st.Predict.Replays, st.Bodies.Holds)
+			if last < 1500 {
+				t.Fatalf("the last crate is at x %.0f on the host: the car did not push the row into it", last)
+			}
+			if st.Predict.PoseCorrections > 0 {
+				t.Errorf("pushing crates into each other, the car was corrected %d times, by up to %.2f units", st.Predict.PoseCorrections, st.Predict.MaxPose)
+			}
+			if !r.StepUntil(300, func() bool { return tandemtest.Agree(r.Host, ann) == nil }) {
+				t.Error(tandemtest.Agree(r.Host, ann))
+			}
+		})
+	}
+}
+
+// A replay through the frame a car first touched a crate pushes the crate
+// in the replayed frames as the host's car pushed it: touched, the crate is
+// stepped from there on, not put on the host's state at each replayed
+// frame, where it stood as heavy as a wall and the replayed car bounced off
+// it: corrected by 6 to 36 units, as the host's nudge came 4 to 12 frames
+// before the touch. The host nudges the car sideways a little just before
+// it reaches the crate, which her client replays from.
+func TestAReplayThroughATouchPushesTheCrate(t *testing.T) {
+	for _, ahead := range []ecs.Frame{34, 36, 38, 40, 42} {
+		t.Run(fmt.Sprintf("nudged %d frames on", ahead), func(t *testing.T) {
+			g := crateRow(1)
+			var nudgeAt ecs.Frame
+			setup := g.Setup
+			g.Setup = func(w *tandem.World) {
+				setup(w)
+				if w.Role != tandem.Hosting {
+					return
+				}
+				w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
+					if ew.Frame() != nudgeAt {
+						return
+					}
+					for _, e := range ew.Owned(1) {
+						v := w.Physics.BodyOf(e).Velocity()
+						w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y + 6})
+					}
+				}))
+			}
+			link := condition.Config{Latency: 60 * time.Millisecond}
+			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+			ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
+			if ann.Peer() != 1 {
+				t.Fatalf("ann is peer %d; the nudge moves peer 1's car", ann.Peer())
+			}
+			r.Step(30)
+			// The car meets the crate about 44 host frames on.
+			r.Host.Do(func(w *tandem.World) { nudgeAt = w.ECS.Frame() + ahead })
+			ann.SetInput(Pedal{Throttle: 1})
+			r.Step(120)
+			ann.SetInput(Pedal{})
+			r.Step(120)
+			st := ann.NetStats()
+			t.Logf("%d pose corrections (largest %.2f units), %d replays", st.Predict.PoseCorrections, st.Predict.MaxPose, st.Predict.Replays)
+			if st.Predict.Replays == 0 {
+				t.Fatal("the nudge made no replay: the test shows nothing")
+			}
+			if st.Predict.MaxPose > 1 {
+				t.Errorf("replayed through its touch of the crate, the car was corrected by up to %.2f units (%d corrections)", st.Predict.MaxPose, st.Predict.PoseCorrections)
+			}
+		})
+	}
+}
