@@ -94,8 +94,8 @@ type NetPhysics struct {
 	// put on it), and counts MaxHold anew if it agrees: a ball dribbled on
 	// and on is held on. Default 20.
 	MaxHold int
-	// Hold says whether remote body e may be held when a predicted body
-	// touches it. Default: the bodies the host owns; a body another peer
+	// Hold says whether remote body e may be held when a predicted body,
+	// or a held one that moves, touches it. Default: the bodies the host owns; a body another peer
 	// owns is driven by inputs the client cannot guess, so holding it is no
 	// better than the host's state carried forward. Return false for the
 	// host's own players (bots) too. A kinematic body is never held, whatever
@@ -112,12 +112,12 @@ type NetPhysics struct {
 	// past with the other remote entities (the default), a crate a player
 	// pushes is drawn behind the player, who is drawn through it by the
 	// round trip and the render delay at their speed (61 units over a 130 ms
-	// round trip; 4 drawn ahead: TestAPushedCrateIsDrawnAhead). Drawn ahead, it is out of
-	// step with what it meets that is drawn in the past: a crate it pushes
-	// in turn (drawn 31 units into it), another player pushing it too (50
-	// units); so it suits a game where one player at a time pushes loose
-	// bodies (a ball dribbled, a box kicked), not one of crates in rows or
-	// crowds around a ball.
+	// round trip; 4 drawn ahead: TestAPushedCrateIsDrawnAhead). A crate it
+	// pushes in turn is held, and drawn ahead, too. Drawn ahead, it is out of
+	// step with what it meets that is drawn in the past: another player
+	// pushing it too (drawn 50 units into it); so it suits a game where one
+	// player at a time pushes loose bodies (a ball dribbled, a box kicked),
+	// not one of crowds around a ball.
 	DrawHeldAhead bool
 }
 
@@ -148,6 +148,8 @@ type remoteState struct {
 	// simulated: held, and the replay steps it from where the client had
 	// it at the frame replayed from (replayHeld), not put on the host's.
 	simulated bool
+	// stamp: held at the step of netPhysics.stamp+1 (holdTouched).
+	stamp uint64
 	// ahead: drawn in the present, listed in netPhysics.drawn.
 	ahead bool
 	// pred is the body's place in netPhysics.preds + 1 while this client
@@ -277,8 +279,11 @@ type netPhysics struct {
 	touch     func(*cp.Arbiter)
 	localBody *cp.Body // the predicted (or held) body whose contacts are being read
 	// chain are the remote bodies held at this step whose own contacts
-	// holdTouched reads next: what a held body pushes is held too.
+	// holdTouched reads next: what a held body pushes is held too. stamp
+	// counts holdTouched's calls (a body held at the call's step has
+	// remoteState.stamp stamp+1).
 	chain []*cp.Body
+	stamp uint64
 	frame ecs.Frame
 	stats RemoteStats
 
@@ -684,16 +689,26 @@ func (n *netPhysics) holdTouched(w *ecs.World) {
 		}
 	}
 	for i := 0; i < len(n.chain); i++ {
-		n.localBody = n.chain[i]
-		n.chain[i].EachArbiter(n.touch)
+		b := n.chain[i]
+		if b.IsSleeping() || b.Velocity().Length() < chainSpeed {
+			continue // at rest: what it leans on is not pushed (a row of crates at rest is no chain)
+		}
+		n.localBody = b
+		b.EachArbiter(n.touch)
 	}
 	n.localBody = nil
 	clear(n.chain)
 	n.chain = n.chain[:0]
+	n.stamp++
 }
 
-// touched is the arbiter callback of a predicted body: the body at the other
-// end, if it is a remote one that may be held, is held; in a replay, the
+// chainSpeed is how fast, in world units a second, a held body must move
+// for what it touches to be held too.
+const chainSpeed = 1.0
+
+// touched is the arbiter callback of a predicted body, or of a held one
+// that moves (n.localBody): the body at the other end, if it is a remote
+// one that may be held, is held, once a step; in a replay, the
 // replayed steps move it from then on (simulated), not put on the host's
 // state at each frame: put there, a crate a car hit in a replayed frame
 // stood where the host's state carried it, as heavy as a wall, and the car
@@ -718,9 +733,10 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 	} else if id, _ := n.w.ECS.Identity(e); id.Owner != ecs.HostPeer {
 		return
 	}
-	if st.touched == n.frame {
+	if st.stamp == n.stamp+1 {
 		return // held at this step already
 	}
+	st.stamp = n.stamp + 1
 	if st.touched == 0 {
 		st.heldSince = n.frame
 		n.stats.Holds++
@@ -742,7 +758,8 @@ func (n *netPhysics) touched(arb *cp.Arbiter) {
 // carried forward to the current frame. Either way the entity's Transform
 // and Velocity go back to the host state. Then resting predicted bodies go
 // back on the host's pose. Cost: the bodies the step moved (the physics
-// bridge reports each one) and the predicted bodies' contacts.
+// bridge reports each one), and the contacts of the predicted bodies and
+// of the held ones that move.
 func (n *netPhysics) Update(w *ecs.World) {
 	if !n.enabled {
 		return
@@ -828,6 +845,9 @@ func (n *netPhysics) alignHeld(e arche.Entity, slot int32, st *remoteState, f ec
 	r := h.ring[f%heldRing]
 	d := ecs.Transform{X: st.pose.X - r.pose.X, Y: st.pose.Y - r.pose.Y, Angle: ecs.AngleDiff(r.pose.Angle, st.pose.Angle)}
 	dv := ecs.Velocity{X: st.vel.X - r.vel.X, Y: st.vel.Y - r.vel.Y, Angular: st.vel.Angular - r.vel.Angular}
+	if math.Abs(dv.X) <= 1.0/replicate.VelocityScale && math.Abs(dv.Y) <= 1.0/replicate.VelocityScale && math.Abs(dv.Angular) <= 1.0/replicate.AngularScale {
+		dv = ecs.Velocity{} // the wire's precision
+	}
 	if math.Abs(d.X) <= 2*n.poseTol && math.Abs(d.Y) <= 2*n.poseTol && math.Abs(d.Angle) <= heldAngleTolerance && dv == (ecs.Velocity{}) {
 		return // the wire's precision
 	}

@@ -62,10 +62,14 @@ func (n *netPhysics) drawTouched(e arche.Entity) {
 	if !n.cfg.DrawHeldAhead || n.past == nil {
 		return
 	}
-	for i := range n.drawn {
-		if n.drawn[i].e == e {
-			n.drawn[i].until = n.frame + heldLinger
-			return
+	st := n.slot(e)
+	if st != nil && st.ahead {
+		for i := range n.drawn {
+			if n.drawn[i].e == e {
+				// (A replayed frame's touch keeps the present's.)
+				n.drawn[i].until = max(n.drawn[i].until, n.frame+heldLinger)
+				return
+			}
 		}
 	}
 	b := n.w.Physics.BodyOf(e)
@@ -78,10 +82,12 @@ func (n *netPhysics) drawTouched(e arche.Entity) {
 		from = body
 	}
 	n.stats.DrawnAhead++
-	if st := n.slot(e); st != nil {
+	if st != nil {
 		st.ahead = true
 	}
-	n.drawn = append(n.drawn, presentDraw{e: e, until: n.frame + heldLinger, prev: from, cur: from, off: poseDiff(from, body)})
+	// body: touched in a replayed frame, the replay's end absorbs what it
+	// moved it by since (drawnReplayEnd).
+	n.drawn = append(n.drawn, presentDraw{e: e, until: n.frame + heldLinger, prev: from, cur: from, off: poseDiff(from, body), body: body})
 }
 
 // updateDrawn moves the drawn poses of the bodies drawn in the present on

@@ -115,8 +115,9 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 
 // replayHeld puts each held remote body the client recorded at frame from
 // where it had it then (its hold's record, which the host's states that
-// agreed aligned), with its push, for the replayed steps to move as they
-// move what pushes it; the replay keeps what they make of it (simulated).
+// agreed aligned), with the present's push, for the replayed steps to move
+// as they move what pushes it; the replay keeps what they make of it
+// (simulated).
 // Put on the host's state at each replayed frame instead, a heavy body
 // the player pushes slowly, whose small moves the host sends seldom and
 // which its friction stops where a state has it, stood behind where she
@@ -125,8 +126,8 @@ func (n *netPhysics) replayHeld(w *ecs.World, from ecs.Frame) {
 	for _, s := range n.replaying {
 		st := &n.slots[s]
 		h := n.heldRecs[s]
-		if st.touched == 0 || h == nil {
-			continue
+		if st.touched == 0 || st.pred != 0 || h == nil {
+			continue // not held, or this client's to predict
 		}
 		r := h.ring[from%heldRing]
 		e, _, ok := w.SlotEntity(s)
@@ -266,7 +267,8 @@ func (n *netPhysics) placeRemote(w *ecs.World, f ecs.Frame) {
 
 // replayEnd puts the remote bodies back where the frame the replay ran in
 // starts them (carried forward to the frame before it; those held as they
-// were), and gives the predicted bodies their Prev back.
+// were, but those the replay stepped, which stay where it left them), and
+// gives the predicted bodies their Prev back.
 func (n *netPhysics) replayEnd(w *ecs.World) {
 	if !n.stepping {
 		return
@@ -280,7 +282,12 @@ func (n *netPhysics) replayEnd(w *ecs.World) {
 		case !w.Alive(k.e) || sp.BodyOf(k.e) != k.b:
 			// Gone since.
 		case k.held && n.slot(k.e) != nil && n.slot(k.e).simulated:
-			n.slot(k.e).simulated = false // where the replayed steps left it
+			// Where the replayed steps left it; its components hold the
+			// host's state, as between steps.
+			st := n.slot(k.e)
+			st.simulated = false
+			*n.transforms.Get(k.e) = st.pose
+			*n.velocities.Get(k.e) = st.vel
 		default:
 			sp.Move(k.e, k.pose)
 			sp.SetVelocity(k.e, k.vel)

@@ -268,6 +268,7 @@ func (s *Space) placeKeepingPush(b *cp.Body, pose ecs.Transform) {
 	if s.stepping {
 		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
 	}
+	delete(s.pushTrim, b)  // a correction's trim is of where the body was
 	b.SetAngle(pose.Angle) // first: SetPosition places the origin by the angle
 	b.SetPosition(cp.Vector{X: pose.X, Y: pose.Y})
 	b.Activate()
@@ -314,6 +315,7 @@ func (s *Space) SetPush(e arche.Entity, x, y, angular float64) {
 		s.pushNext = map[*cp.Body]push{}
 	}
 	s.pushNext[b] = push{X: x, Y: y, Angular: angular}
+	delete(s.pushTrim, b) // the push given replaces what a correction trimmed
 }
 
 // push is a push apart, in world units (radians) per second.
@@ -343,6 +345,7 @@ func (s *Space) moveBody(b *cp.Body, pose ecs.Transform) {
 	if s.stepping {
 		panic("physics: pose written during the physics step; write poses from systems, not from cp callbacks")
 	}
+	delete(s.pushTrim, b)
 	static := b.GetType() == cp.BODY_STATIC
 	if static {
 		// What rests on it falls, or follows: cp wakes nothing for a

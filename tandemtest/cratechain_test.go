@@ -2,6 +2,7 @@ package tandemtest_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -16,10 +17,10 @@ import (
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// crateRow is the cars game with a row of n crates of the host's in the
-// car's way, each a quarter of its mass, sliding on ground friction, every
-// 150 units from x 1150.
-func crateRow(n int) *tandem.Game[Pedal] {
+// crateRow is the cars game with a row of n crates of the host's along y,
+// each a quarter of the car's mass, sliding on ground friction, every 150
+// units from x 1150: at y 1000, in the car's way.
+func crateRow(n int, y float64) *tandem.Game[Pedal] {
 	crate := physics.Material{Mass: 1, Velocity: physics.GroundFriction(300)}
 	g := *cars
 	g.Setup = func(w *tandem.World) {
@@ -29,7 +30,7 @@ func crateRow(n int) *tandem.Game[Pedal] {
 		}
 		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
 		for i := range n {
-			p := ecs.Transform{X: 1150 + 150*float64(i), Y: 1000}
+			p := ecs.Transform{X: 1150 + 150*float64(i), Y: y}
 			e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
 			w.Physics.AttachBox(e, 20, 20, 1, crate)
 		}
@@ -55,7 +56,7 @@ func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
 	for _, replayed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("replayed %v", replayed), func(t *testing.T) {
 			link := condition.Config{Latency: 60 * time.Millisecond}
-			r := tandemtest.New(t, crateRow(3), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+			r := tandemtest.New(t, crateRow(3, 1000), tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 			cfg := tandem.ClientConfig[Pedal]{}
 			if replayed {
 				cfg.Replay = drive
@@ -76,13 +77,19 @@ func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
 				}
 			})
 			st := ann.NetStats()
-			t.Logf("the last crate at x %.0f on the host; %d pose corrections (largest %.2f units), %d replays, %d holds",
-				last, st.Predict.PoseCorrections, st.Predict.MaxPose, st.Predict.Replays, st.Bodies.Holds)
+			t.Logf("the last crate at x %.0f on the host; %d pose corrections (largest %.2f units), %d replays, %d holds, %d aligned",
+				last, st.Predict.PoseCorrections, st.Predict.MaxPose, st.Predict.Replays, st.Bodies.Holds, st.Bodies.Aligned)
 			if last < 1500 {
 				t.Fatalf("the last crate is at x %.0f on the host: the car did not push the row into it", last)
 			}
 			if st.Predict.PoseCorrections > 0 {
 				t.Errorf("pushing crates into each other, the car was corrected %d times, by up to %.2f units", st.Predict.PoseCorrections, st.Predict.MaxPose)
+			}
+			if st.Bodies.Aligned > 0 {
+				// Every host state agreed within the wire's precision
+				// (velocities to 1/8 unit a second): moving the held
+				// crates onto them would be moving them by that noise.
+				t.Errorf("the held crates were moved onto the host's states %d times", st.Bodies.Aligned)
 			}
 			if !r.StepUntil(300, func() bool { return tandemtest.Agree(r.Host, ann) == nil }) {
 				t.Error(tandemtest.Agree(r.Host, ann))
@@ -101,7 +108,7 @@ func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
 func TestAReplayThroughATouchPushesTheCrate(t *testing.T) {
 	for _, ahead := range []ecs.Frame{34, 36, 38, 40, 42} {
 		t.Run(fmt.Sprintf("nudged %d frames on", ahead), func(t *testing.T) {
-			g := crateRow(1)
+			g := crateRow(1, 1000)
 			var nudgeAt ecs.Frame
 			setup := g.Setup
 			g.Setup = func(w *tandem.World) {
@@ -139,6 +146,68 @@ func TestAReplayThroughATouchPushesTheCrate(t *testing.T) {
 			}
 			if st.Predict.MaxPose > 1 {
 				t.Errorf("replayed through its touch of the crate, the car was corrected by up to %.2f units (%d corrections)", st.Predict.MaxPose, st.Predict.PoseCorrections)
+			}
+		})
+	}
+}
+
+// A crate beside the car's path, which the host nudges the car into: her
+// client has the car touch it first in a replayed frame, and draws it
+// ahead (NetPhysics.DrawHeldAhead) from then, sliding there. Its drawn
+// pose jumped to near the world's origin, about 1,200 units away, for a
+// frame: its slide was given the body's whole pose to absorb.
+func TestACrateFirstTouchedInAReplayIsDrawnSliding(t *testing.T) {
+	for _, ahead := range []ecs.Frame{32, 38, 44} {
+		t.Run(fmt.Sprintf("nudged %d frames on", ahead), func(t *testing.T) {
+			g := crateRow(1, 1024)
+			g.Net = tandem.NetPhysics{DrawHeldAhead: true}
+			var nudgeAt ecs.Frame
+			setup := g.Setup
+			g.Setup = func(w *tandem.World) {
+				setup(w)
+				if w.Role != tandem.Hosting {
+					return
+				}
+				w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
+					if ew.Frame() != nudgeAt {
+						return
+					}
+					for _, e := range ew.Owned(1) {
+						v := w.Physics.BodyOf(e).Velocity()
+						w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y + 150})
+					}
+				}))
+			}
+			link := condition.Config{Latency: 60 * time.Millisecond}
+			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+			ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
+			r.Step(30)
+			r.Host.Do(func(w *tandem.World) { nudgeAt = w.ECS.Frame() + ahead })
+			ann.SetInput(Pedal{Throttle: 1})
+			var drawn ecs.Transform // the crate, as her client draws it
+			jump := 0.0             // its largest move between two frames
+			for i := range 240 {
+				if i == 120 {
+					ann.SetInput(Pedal{})
+				}
+				r.Step(1)
+				ann.View(r.Clock.Now(), func(v *tandem.View) {
+					e, _ := hostsOwn(v.World)
+					if p, ok := v.Pose(e); ok {
+						if drawn != (ecs.Transform{}) {
+							jump = max(jump, math.Hypot(p.X-drawn.X, p.Y-drawn.Y))
+						}
+						drawn = p
+					}
+				})
+			}
+			st := ann.NetStats()
+			t.Logf("%d replays, %d drawn ahead; the crate drawn moving at most %.2f units a frame", st.Predict.Replays, st.Bodies.DrawnAhead, jump)
+			if st.Bodies.DrawnAhead == 0 {
+				t.Fatal("the crate was never drawn ahead: the test shows nothing")
+			}
+			if jump > 15 { // it moves 5 units a frame at the car's top speed
+				t.Errorf("the crate was drawn moving %.2f units in a frame", jump)
 			}
 		})
 	}
