@@ -40,13 +40,7 @@ func TestHostOnlyValuesAreNoCorrections(t *testing.T) {
 			}
 			before := pr.client.NetStats().Predict
 			for lap := int32(2); lap <= 6; lap++ {
-				pr.host.Do(func(w *World) {
-					hw := w.ECS
-					he := hw.Owned(pr.client.Peer())[0]
-					id := arche.ComponentID[label](hw.Arche())
-					(*label)(hw.Arche().Get(he, id)).N = lap
-					ecs.MutateComponent(hw, he, id)
-				})
+				pr.setLap(lap)
 				pr.run(time.Second / 2)
 				var got int32
 				pr.client.Do(func(w *World) { got = (*label)(w.ECS.Arche().Get(e, arche.ComponentID[label](w.ECS.Arche()))).N })
@@ -98,13 +92,7 @@ func TestAHostOnlyValueNeverGoesBackInAReplay(t *testing.T) {
 	pr.run(time.Second)
 	before := pr.client.NetStats().Predict
 	for lap := int32(2); lap <= 4; lap++ {
-		pr.host.Do(func(w *World) {
-			hw := w.ECS
-			he := hw.Owned(pr.client.Peer())[0]
-			id := arche.ComponentID[label](hw.Arche())
-			(*label)(hw.Arche().Get(he, id)).N = lap
-			ecs.MutateComponent(hw, he, id)
-		})
+		pr.setLap(lap)
 		pr.run(50 * time.Millisecond)
 		pr.host.Do(func(w *World) {
 			he := w.ECS.Owned(pr.client.Peer())[0]
@@ -126,4 +114,15 @@ func TestAHostOnlyValueNeverGoesBackInAReplay(t *testing.T) {
 	if back > 0 || seen[len(seen)-1] != 4 || st.HostUpdates-before.HostUpdates != 3 {
 		t.Errorf("the lap went back %d times and ended at %d, with %d host updates; want never, 4 and 3", back, seen[len(seen)-1], st.HostUpdates-before.HostUpdates)
 	}
+}
+
+// setLap sets the label of the client's player to lap on the host.
+func (pr *pair) setLap(lap int32) {
+	pr.host.Do(func(w *World) {
+		hw := w.ECS
+		he := hw.Owned(pr.client.Peer())[0]
+		id := arche.ComponentID[label](hw.Arche())
+		(*label)(hw.Arche().Get(he, id)).N = lap
+		ecs.MutateComponent(hw, he, id)
+	})
 }

@@ -98,6 +98,53 @@ func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
 	}
 }
 
+// nudgedPast drives ann's car (a replaying client's, 60 ms each way) on
+// game g at full throttle for 120 frames and lets go for 120, calling
+// each after every step; the host gives the car dy units a second
+// sideways ahead frames after it sets off, which her client replays from.
+// (The car meets a crate of crateRow's at y 1000 about 44 frames on.)
+func nudgedPast(t *testing.T, g *tandem.Game[Pedal], ahead ecs.Frame, dy float64, each func(r *tandemtest.Rig[Pedal], ann *tandem.Client[Pedal])) *tandem.Client[Pedal] {
+	var nudgeAt ecs.Frame
+	setup := g.Setup
+	g.Setup = func(w *tandem.World) {
+		setup(w)
+		if w.Role != tandem.Hosting {
+			return
+		}
+		w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
+			if ew.Frame() != nudgeAt {
+				return
+			}
+			for _, e := range ew.Owned(1) {
+				v := w.Physics.BodyOf(e).Velocity()
+				w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y + dy})
+			}
+		}))
+	}
+	link := condition.Config{Latency: 60 * time.Millisecond}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
+	if ann.Peer() != 1 {
+		t.Fatalf("ann is peer %d; the nudge moves peer 1's car", ann.Peer())
+	}
+	r.Step(30)
+	r.Host.Do(func(w *tandem.World) { nudgeAt = w.ECS.Frame() + ahead })
+	ann.SetInput(Pedal{Throttle: 1})
+	for i := range 240 {
+		if i == 120 {
+			ann.SetInput(Pedal{})
+		}
+		r.Step(1)
+		if each != nil {
+			each(r, ann)
+		}
+	}
+	if ann.NetStats().Predict.Replays == 0 {
+		t.Fatal("the nudge made no replay: the test shows nothing")
+	}
+	return ann
+}
+
 // A replay through the frame a car first touched a crate pushes the crate
 // in the replayed frames as the host's car pushed it: touched, the crate is
 // stepped from there on, not put on the host's state at each replayed
@@ -108,42 +155,8 @@ func TestACarPushingCratesIntoEachOtherIsNotCorrected(t *testing.T) {
 func TestAReplayThroughATouchPushesTheCrate(t *testing.T) {
 	for _, ahead := range []ecs.Frame{34, 36, 38, 40, 42} {
 		t.Run(fmt.Sprintf("nudged %d frames on", ahead), func(t *testing.T) {
-			g := crateRow(1, 1000)
-			var nudgeAt ecs.Frame
-			setup := g.Setup
-			g.Setup = func(w *tandem.World) {
-				setup(w)
-				if w.Role != tandem.Hosting {
-					return
-				}
-				w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
-					if ew.Frame() != nudgeAt {
-						return
-					}
-					for _, e := range ew.Owned(1) {
-						v := w.Physics.BodyOf(e).Velocity()
-						w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y + 6})
-					}
-				}))
-			}
-			link := condition.Config{Latency: 60 * time.Millisecond}
-			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-			ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
-			if ann.Peer() != 1 {
-				t.Fatalf("ann is peer %d; the nudge moves peer 1's car", ann.Peer())
-			}
-			r.Step(30)
-			// The car meets the crate about 44 host frames on.
-			r.Host.Do(func(w *tandem.World) { nudgeAt = w.ECS.Frame() + ahead })
-			ann.SetInput(Pedal{Throttle: 1})
-			r.Step(120)
-			ann.SetInput(Pedal{})
-			r.Step(120)
-			st := ann.NetStats()
+			st := nudgedPast(t, crateRow(1, 1000), ahead, 6, nil).NetStats()
 			t.Logf("%d pose corrections (largest %.2f units), %d replays", st.Predict.PoseCorrections, st.Predict.MaxPose, st.Predict.Replays)
-			if st.Predict.Replays == 0 {
-				t.Fatal("the nudge made no replay: the test shows nothing")
-			}
 			if st.Predict.MaxPose > 1 {
 				t.Errorf("replayed through its touch of the crate, the car was corrected by up to %.2f units (%d corrections)", st.Predict.MaxPose, st.Predict.PoseCorrections)
 			}
@@ -161,36 +174,9 @@ func TestACrateFirstTouchedInAReplayIsDrawnSliding(t *testing.T) {
 		t.Run(fmt.Sprintf("nudged %d frames on", ahead), func(t *testing.T) {
 			g := crateRow(1, 1024)
 			g.Net = tandem.NetPhysics{DrawHeldAhead: true}
-			var nudgeAt ecs.Frame
-			setup := g.Setup
-			g.Setup = func(w *tandem.World) {
-				setup(w)
-				if w.Role != tandem.Hosting {
-					return
-				}
-				w.Schedule.Add("nudge", ecs.SystemFunc(func(ew *ecs.World) {
-					if ew.Frame() != nudgeAt {
-						return
-					}
-					for _, e := range ew.Owned(1) {
-						v := w.Physics.BodyOf(e).Velocity()
-						w.Physics.SetVelocity(e, ecs.Velocity{X: v.X, Y: v.Y + 150})
-					}
-				}))
-			}
-			link := condition.Config{Latency: 60 * time.Millisecond}
-			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-			ann := r.JoinOver("ann", tandem.ClientConfig[Pedal]{Replay: drive}, link, link)
-			r.Step(30)
-			r.Host.Do(func(w *tandem.World) { nudgeAt = w.ECS.Frame() + ahead })
-			ann.SetInput(Pedal{Throttle: 1})
 			var drawn ecs.Transform // the crate, as her client draws it
 			jump := 0.0             // its largest move between two frames
-			for i := range 240 {
-				if i == 120 {
-					ann.SetInput(Pedal{})
-				}
-				r.Step(1)
+			ann := nudgedPast(t, g, ahead, 150, func(r *tandemtest.Rig[Pedal], ann *tandem.Client[Pedal]) {
 				ann.View(r.Clock.Now(), func(v *tandem.View) {
 					e, _ := hostsOwn(v.World)
 					if p, ok := v.Pose(e); ok {
@@ -200,7 +186,7 @@ func TestACrateFirstTouchedInAReplayIsDrawnSliding(t *testing.T) {
 						drawn = p
 					}
 				})
-			}
+			})
 			st := ann.NetStats()
 			t.Logf("%d replays, %d drawn ahead; the crate drawn moving at most %.2f units a frame", st.Predict.Replays, st.Bodies.DrawnAhead, jump)
 			if st.Bodies.DrawnAhead == 0 {
