@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
@@ -21,28 +20,11 @@ import (
 // each a quarter of the car's mass, sliding on ground friction, every 150
 // units from x 1150: at y 1000, in the car's way.
 func crateRow(n int, y float64) *tandem.Game[Pedal] {
-	crate := physics.Material{Mass: 1, Velocity: physics.GroundFriction(300)}
-	g := *cars
-	g.Setup = func(w *tandem.World) {
-		cars.Setup(w)
-		if w.Role == tandem.Joined || w.Restoring {
-			return
-		}
-		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
-		for i := range n {
-			p := ecs.Transform{X: 1150 + 150*float64(i), Y: y}
-			e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
-			w.Physics.AttachBox(e, 20, 20, 1, crate)
-		}
+	var poses []ecs.Transform
+	for i := range n {
+		poses = append(poses, ecs.Transform{X: 1150 + 150*float64(i), Y: y})
 	}
-	g.Arrived = func(w *tandem.World, e arche.Entity) {
-		if id, _ := w.ECS.Identity(e); id.Owner == ecs.HostPeer {
-			w.Physics.AttachBox(e, 20, 20, 1, crate)
-			return
-		}
-		cars.Arrived(w, e)
-	}
-	return &g
+	return carAndBoxes(tandem.NetPhysics{}, physics.Material{Mass: 1, Velocity: physics.GroundFriction(300)}, 20, 20, 1, poses...)
 }
 
 // A car that drives through a row of crates pushes each into the next, on

@@ -19,24 +19,31 @@ import (
 // carAndCrate is the cars game with a crate of the host's, of material
 // crate, just ahead of the car, in its way.
 func carAndCrate(net tandem.NetPhysics, crate physics.Material) *tandem.Game[Pedal] {
+	return carAndBoxes(net, crate, 40, 20, 2, ecs.Transform{X: 1100, Y: 1000})
+}
+
+// carAndBoxes is the cars game with boxes of the host's, w by h with
+// corners rounded by radius, of material m, at poses.
+func carAndBoxes(net tandem.NetPhysics, m physics.Material, w, h, radius float64, poses ...ecs.Transform) *tandem.Game[Pedal] {
 	g := *cars
 	g.Net = net
-	g.Setup = func(w *tandem.World) {
-		cars.Setup(w)
-		if w.Role == tandem.Joined || w.Restoring {
+	g.Setup = func(wd *tandem.World) {
+		cars.Setup(wd)
+		if wd.Role == tandem.Joined || wd.Restoring {
 			return
 		}
-		m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](w.ECS.Arche())
-		p := ecs.Transform{X: 1100, Y: 1000}
-		e := m.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
-		w.Physics.AttachBox(e, 40, 20, 2, crate)
+		made := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, ecs.Interpolated](wd.ECS.Arche())
+		for _, p := range poses {
+			e := made.NewWith(&p, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: ecs.HostPeer}, &ecs.Interpolated{Prev: p})
+			wd.Physics.AttachBox(e, w, h, radius, m)
+		}
 	}
-	g.Arrived = func(w *tandem.World, e arche.Entity) {
-		if id, _ := w.ECS.Identity(e); id.Owner == ecs.HostPeer {
-			w.Physics.AttachBox(e, 40, 20, 2, crate)
+	g.Arrived = func(wd *tandem.World, e arche.Entity) {
+		if id, _ := wd.ECS.Identity(e); id.Owner == ecs.HostPeer {
+			wd.Physics.AttachBox(e, w, h, radius, m)
 			return
 		}
-		cars.Arrived(w, e)
+		cars.Arrived(wd, e)
 	}
 	return &g
 }
