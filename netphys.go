@@ -95,9 +95,10 @@ type NetPhysics struct {
 	// and on is held on. Default 20.
 	MaxHold int
 	// Hold says whether remote body e may be held when a predicted body,
-	// or a held one that moves, touches it. Default: the bodies the host owns; a body another peer
-	// owns is driven by inputs the client cannot guess, so holding it is no
-	// better than the host's state carried forward. Return false for the
+	// or a held one that moves, touches it. Default: the bodies the host
+	// owns; a body another peer owns is driven by inputs the client cannot
+	// guess, so holding it is no better than the host's state carried
+	// forward. Return false for the
 	// host's own players (bots) too. A kinematic body is never held, whatever
 	// Hold says: nothing a predicted body does moves it.
 	Hold func(w *World, e arche.Entity) bool
@@ -209,8 +210,9 @@ type RemoteStats struct {
 	// differed, or it rested off the host's resting state.
 	Put, Holds, Rests, DrawnAhead, Corrected uint64
 	// Aligned counts the times a held body was moved onto a host state
-	// that agreed with what the client had at its frame within the
-	// hold's tolerances, but past the wire's precision.
+	// whose velocity agreed with what the client had at its frame within
+	// the hold's tolerance, but whose pose or velocity differed past the
+	// wire's precision.
 	Aligned uint64
 }
 

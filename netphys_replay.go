@@ -117,11 +117,11 @@ func (n *netPhysics) replayBegin(w *ecs.World, from ecs.Frame) {
 // where it had it then (its hold's record, which the host's states that
 // agreed aligned), with the present's push, for the replayed steps to move
 // as they move what pushes it; the replay keeps what they make of it
-// (simulated).
-// Put on the host's state at each replayed frame instead, a heavy body
-// the player pushes slowly, whose small moves the host sends seldom and
-// which its friction stops where a state has it, stood behind where she
-// pushed it, and every replay replayed her into it, to be corrected again.
+// (simulated). (Put on the host's state at each replayed frame instead, a
+// heavy body the player pushes slowly, whose small moves the host sends
+// seldom and which its friction stops where a state has it, stood behind
+// where she pushed it, and every replay replayed her into it, to be
+// corrected again.)
 func (n *netPhysics) replayHeld(w *ecs.World, from ecs.Frame) {
 	for _, s := range n.replaying {
 		st := &n.slots[s]

@@ -65,15 +65,15 @@ func (s *Space) SetVelocity(e arche.Entity, v ecs.Velocity) {
 // pose correction a predicting client applies when the host disagrees:
 // unlike SetPose it does not snap and leaves Interpolated.Prev alone, so the
 // drawn pose slides to the corrected one over the next step. A dynamic
-// body keeps the push apart its contacts with other dynamic bodies left
-// for the next step (MoveKeepingPush): a correction of a body and of what
-// it presses on moves both, leaving the overlap between them as it was;
-// one that dropped the push sank a player pushing a heavy crate by her
-// velocity's step, deeper than the host's, and the next state corrected her
-// again, for as long as she pushed. Out of a static or kinematic body it
-// touches (a floor, a lift), which the correction does not move, its push
-// is less by what the correction took it out of it already. It panics if
-// e has no Body.
+// body keeps the push apart its contacts left for the next step
+// (MoveKeepingPush): a correction that dropped it sank a player pushing a
+// heavy crate by her velocity's step, deeper than the host's, and the next
+// state corrected her again, for as long as she pushed. Out of a static or
+// kinematic body it touches (a floor, a lift), which the correction does
+// not move, its push is less by what the correction took it out of it
+// already. (A correction that takes the body out of a contact altogether
+// keeps that contact's push for one step all the same.) It panics if e
+// has no Body.
 func CorrectPose(w *ecs.World, e arche.Entity, dx, dy, dAngle float64) {
 	mustSpace(w, "CorrectPose").CorrectPose(e, dx, dy, dAngle)
 }
