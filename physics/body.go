@@ -22,6 +22,11 @@ type Body struct {
 	CP *cp.Body
 	// movedAt is the Space step in which the body last moved.
 	movedAt uint64
+	// placedAt is the Space step after which Move, SetPose or a
+	// correction of a body of no mass last put the body somewhere, plus
+	// one (0: never): a contact with it since is not one its step made
+	// (CorrectPose).
+	placedAt uint64
 	// push is the push apart its last move took besides its velocity, at
 	// step pushStep (Push).
 	push     push
