@@ -116,7 +116,13 @@ func (s *Space) Update(w *ecs.World) {
 			ecs.MutateComponent(w, e, ids.Velocity)
 		}
 	}
-	// Bodies that stopped (fell asleep) this step: draw them at rest.
+	// Bodies that stopped (fell asleep) this step: draw them at rest, and
+	// say they are at rest. cp leaves a body the speed it fell asleep
+	// with, below its idle speed but not zero (a box settled on another
+	// under gravity: a few tenths of a unit a second); reported, a client
+	// never took the body for at rest (its rest lock), and was corrected
+	// at every state for as long as it slept. Its body keeps that speed
+	// (setting it would wake it), reported again once it wakes.
 	for _, e := range s.movedLast {
 		if !w.Alive(e) || !s.bodies.Has(e) || s.bodies.Get(e).movedAt == s.step {
 			continue
@@ -124,6 +130,12 @@ func (s *Space) Update(w *ecs.World) {
 		if s.interps.Has(e) && s.transforms.Has(e) {
 			ip := s.interps.Get(e)
 			ip.Prev = *s.transforms.Get(e)
+		}
+		if b := s.bodies.Get(e).CP; b != nil && b.IsSleeping() && s.velocities.Has(e) {
+			if vp := s.velocities.Get(e); *vp != (ecs.Velocity{}) {
+				*vp = ecs.Velocity{}
+				ecs.MutateComponent(w, e, ids.Velocity)
+			}
 		}
 	}
 	s.movedNow, s.movedLast = s.movedLast, s.movedNow
