@@ -762,7 +762,6 @@ func (c *Client[I]) input(w *ecs.World) {
 	default:
 		in = c.keys.get()
 	}
-	var zero I
 	f := c.pred.SetInput(in)
 	if synced {
 		// A command given during this frame runs on the host at its
@@ -774,8 +773,21 @@ func (c *Client[I]) input(w *ecs.World) {
 	}
 	in = *c.pred.Input() // the zero input, if its codec refuses in
 	// A held frame drives nothing (the inputs unanswered: predict's HoldAfter).
-	c.phys.input(f, in == zero || c.pred.Held(f))
+	c.phys.input(f, c.idle(f, in) || c.pred.Held(f))
 	c.playing.Add(1)
+}
+
+// idle reports whether input in, of frame f, drives nothing (Game.Idle).
+func (c *Client[I]) idle(f ecs.Frame, in I) bool {
+	var zero I
+	if c.g.Idle == nil {
+		return in == zero
+	}
+	prev := zero
+	if p, ok := c.pred.InputAt(f - 1); ok {
+		prev = *p
+	}
+	return c.g.Idle(prev, in)
 }
 
 // stepped ends the client's step for its commands: one given from now on

@@ -54,6 +54,15 @@ type Game[I comparable] struct {
 	Setup func(w *World)
 	// Input is how I travels to the host. Required for a host or a client.
 	Input InputCodec[I]
+	// Idle reports whether the player's input in, following prev (the
+	// frame before's), drives nothing: while it does, a client holds the
+	// player's bodies the host reports at rest on the host's pose (the
+	// rest lock, NetPhysics). Default: in is the zero value. A game whose
+	// input counts presses (a jump, as InputCodec advises) gives one
+	// that also takes an unchanged count for idle; otherwise, once the
+	// count is past zero, a player standing on a crate is corrected at
+	// every state for as long as she stands there.
+	Idle func(prev, in I) bool
 	// Join is the host's answer to a peer about to be admitted: it spawns
 	// the peer's entities (owned by p.ID) and returns nil, or returns an
 	// error whose text is the reason the client is shown (see Refuse): the

@@ -61,11 +61,10 @@ import (
 // lets a body fall asleep where it stopped, possibly pressed a little into a
 // wall; the client's, woken by the correction, would push it back out, be
 // corrected again, and so on for ever. So while the host reports the body at
-// rest (AuthState with zero velocity) and the player's input has been the
-// zero value since, the client holds it on the host's pose after every
-// step; every other host value of the entity is taken as usual. (An input
-// that counts presses, as Input advises for a jump, is not the zero value
-// once pressed: a game whose idle input is not zero is not held at rest.)
+// rest (AuthState with zero velocity) and the player's input has been idle
+// since (Game.Idle: by default, the zero value), the client holds it on the
+// host's pose after every step; every other host value of the entity is
+// taken as usual.
 //
 // The zero value is on, with the defaults noted; it applies to entities with
 // a physics body when ecs.Transform and ecs.Velocity are replicated.
