@@ -30,7 +30,8 @@ import (
 // than the network's worst gap (two late inputs arriving together, the
 // host taking the newer), I carries a count of presses, which only grows:
 // the system acts on the count's difference from the one it kept, and a
-// press is never lost.
+// press is never lost. (Such a game says which input is idle, Game.Idle:
+// past the first press the count is never the zero input.)
 //
 // Either way it acts only on frames with Live set. While the engine has no
 // input from the player, Value is the zero input and Live is false: on the
