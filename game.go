@@ -61,7 +61,8 @@ type Game[I comparable] struct {
 	// input counts presses (a jump, as InputCodec advises) gives one
 	// that also takes an unchanged count for idle; otherwise, once the
 	// count is past zero, a player standing on a crate is corrected at
-	// every state for as long as she stands there.
+	// every state for as long as she stands there. A client calls it on
+	// its simulation goroutine, once a frame.
 	Idle func(prev, in I) bool
 	// Join is the host's answer to a peer about to be admitted: it spawns
 	// the peer's entities (owned by p.ID) and returns nil, or returns an
