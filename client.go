@@ -392,6 +392,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 	}
 	c.phys.smooth = relay{&c.loop}.AddCorrection
 	c.phys.snap = relay{&c.loop}.SnapCorrection
+	c.phys.clampDrawn = relay{&c.loop}.clampOffset
 	c.phys.past = relay{&c.loop}.past
 	c.phys.slide = relay{&c.loop}.slide
 	c.loop.present, c.loop.held = c.phys.drawnPose, c.phys.ahead
@@ -958,6 +959,14 @@ func (r relay) AddCorrection(e arche.Entity, dx, dy, da float64) {
 	r.l.w.drawn.shift(r.l.w.ECS, e, dx, dy, da)
 	if r.l.ip != nil {
 		r.l.ip.AddCorrection(e, dx, dy, da)
+	}
+}
+
+// clampOffset has clamp take out of predicted entity e's drawn offset what
+// would draw it where its body cannot be (interp.Interpolator.ClampOffset).
+func (r relay) clampOffset(e arche.Entity, clamp func(e arche.Entity, dx, dy float64) (float64, float64)) {
+	if r.l.ip != nil {
+		r.l.ip.ClampOffset(e, clamp)
 	}
 }
 

@@ -241,6 +241,10 @@ type netPhysics struct {
 	synced func() bool
 	smooth func(e arche.Entity, dx, dy, da float64)
 	snap   func(e arche.Entity) // a jump of e's pose, drawn as one
+	// clampDrawn has clamp trim predicted entity e's drawn offset, and
+	// clampOffset is the Space's ClampDrawn, made once (keepDrawnOut).
+	clampDrawn  func(e arche.Entity, clamp func(e arche.Entity, dx, dy float64) (float64, float64))
+	clampOffset func(e arche.Entity, dx, dy float64) (float64, float64)
 	// past is where the interpolator drew remote entity e last, slide
 	// starts it drawn away from there (netphys_draw.go); drawn lists the
 	// held bodies drawn in the present.
@@ -803,7 +807,28 @@ func (n *netPhysics) Update(w *ecs.World) {
 	n.recordPredicted(f)
 	n.noteCarried()
 	n.holdRests()
+	n.keepDrawnOut()
 	n.updateDrawn()
+}
+
+// keepDrawnOut trims the drawn offset of each body this client predicts
+// for itself so that it is not drawn further into a static or kinematic
+// body it touches than it simulates (physics.Space.ClampDrawn): a
+// correction that lifted a falling player a frame before she landed left
+// her drawn where she fell from, into the floor, for a quarter of a
+// second. Cost: the contacts of the predicted bodies with an offset left.
+func (n *netPhysics) keepDrawnOut() {
+	if n.clampDrawn == nil {
+		return
+	}
+	if n.clampOffset == nil {
+		n.clampOffset = n.w.Physics.ClampDrawn
+	}
+	for i := range n.rests {
+		if e := n.rests[i].e; n.w.ECS.Alive(e) && n.w.Physics.BodyOf(e) != nil {
+			n.clampDrawn(e, n.clampOffset)
+		}
+	}
 }
 
 // The answers of heldAgrees.
@@ -914,8 +939,10 @@ func (n *netPhysics) recordHeld(e arche.Entity, f ecs.Frame) {
 }
 
 // A client's own bodies are corrected through their friction, a knock's
-// travel stopped at walls (the predict Corrector is the Space).
+// travel stopped at walls, a correction clamped by where the host's body
+// was (the predict Corrector is the Space).
 var (
 	_ predict.VelocityCarrier = (*physics.Space)(nil)
 	_ predict.TravelClamper   = (*physics.Space)(nil)
+	_ predict.HostClamper     = (*physics.Space)(nil)
 )

@@ -78,6 +78,23 @@ func (ip *Interpolator) Offset(e arche.Entity) ecs.Transform {
 	return sl.off
 }
 
+// ClampOffset replaces the translation left of entity e's offset (world
+// units) by what clamp returns of it: clamp takes out of the drawn pose's
+// move from its simulated one what the simulation would not let the body
+// do there. A physics Space's ClampDrawn does so for a body that landed
+// while its offset still drew it where it fell: drawn sinking into the
+// floor it rests on, by a correction that lifted it a frame before. It
+// does nothing for an entity with no offset (clamp is not called), and
+// allocates nothing itself.
+func (ip *Interpolator) ClampOffset(e arche.Entity, clamp func(e arche.Entity, dx, dy float64) (float64, float64)) {
+	s, ok := ip.w.NetSlot(e)
+	sl := ip.find(s, e)
+	if !ok || sl == nil || sl.off.X == 0 && sl.off.Y == 0 {
+		return
+	}
+	sl.off.X, sl.off.Y = clamp(e, sl.off.X, sl.off.Y)
+}
+
 // addOffset adds d to slot s's visual offset and lists the slot for decay.
 // A d that is not finite is ignored; an offset that overflows is dropped.
 func (ip *Interpolator) addOffset(s int32, d ecs.Transform) {

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/jakecoffman/cp/v2"
+	arche "github.com/mlange-42/arche/ecs"
 
+	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/physics"
 )
 
@@ -46,5 +48,102 @@ func TestAClampKeepsARestingBodyOnItsFloor(t *testing.T) {
 	}
 	if x, y := r.s.ClampVelocity(flier, 3, 5); !near(x, y, 3, 5) {
 		t.Errorf("a velocity correction of a falling box became (%.2f, %.2f), want (3, 5)", x, y)
+	}
+}
+
+// A correction from the host's state of a past frame, the host's body
+// above the floor then, stops a body just above the floor (touching
+// nothing) at its top, thick or thin; the host's body under a thin floor,
+// the correction takes it through; a correction beside the floor's end,
+// or from a host's body that falls fast enough to have landed since, is
+// taken as it is.
+func TestAClampFromTheHostsStateKeepsABodyOnItsSideOfTheFloor(t *testing.T) {
+	r := newRig(t, physics.Config{})
+	// A thick floor, its top at y = 100 (+y down), 20 deep; a thin one
+	// beside it, its top at y = 99.
+	r.s.StaticSegment(cp.Vector{X: -200, Y: 110}, cp.Vector{X: 0, Y: 110}, 10, ground)
+	r.s.StaticSegment(cp.Vector{X: 300, Y: 100}, cp.Vector{X: 500, Y: 100}, 1, ground)
+	box := r.entity(-100, 88) // its bottom 2 above the thick floor
+	r.s.AttachBox(box, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	thin := r.entity(400, 87)
+	r.s.AttachBox(thin, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	r.tick()
+	near := func(x, y, wx, wy float64) bool { return math.Abs(x-wx) < 0.2 && math.Abs(y-wy) < 0.2 }
+	falling := ecs.Velocity{Y: 300}
+	for _, c := range []struct {
+		what   string
+		e      arche.Entity
+		d      cp.Vector
+		host   ecs.Transform
+		v      ecs.Velocity
+		wx, wy float64
+	}{
+		{"a box 2 above a thick floor, the host's above it", box, cp.Vector{X: 5, Y: 21}, ecs.Transform{X: -95, Y: 40}, falling, 5, 2},
+		{"a box 2 above a thick floor, by less than the gap", box, cp.Vector{Y: 1}, ecs.Transform{X: -100, Y: 40}, falling, 0, 1},
+		{"a box above a thick floor, the host's past its far side", box, cp.Vector{Y: 50}, ecs.Transform{X: -100, Y: 140}, ecs.Velocity{}, 0, 50},
+		{"a box beside the floor's end", box, cp.Vector{X: -250, Y: 21}, ecs.Transform{X: -340, Y: 40}, falling, -250, 21},
+		{"a box above a thin floor, the host's above it", thin, cp.Vector{Y: 30}, ecs.Transform{X: 400, Y: 40}, falling, 0, 2},
+		{"a box above a thin floor, the host's under it", thin, cp.Vector{Y: 30}, ecs.Transform{X: 400, Y: 117}, ecs.Velocity{}, 0, 30},
+	} {
+		if x, y := r.s.ClampPoseFrom(c.e, c.d.X, c.d.Y, c.host, c.v, 0.1); !near(x, y, c.wx, c.wy) {
+			t.Errorf("%s: a correction of (%.0f, %.0f) became (%.2f, %.2f), want (%.0f, %.0f)", c.what, c.d.X, c.d.Y, x, y, c.wx, c.wy)
+		}
+	}
+	// Falling at 300 a second, its next step takes it 5 units down: the
+	// correction stops 5 short of the top, and none is left of a gap of 2.
+	physics.SetVelocity(r.w, thin, ecs.Velocity{Y: 300})
+	if x, y := r.s.ClampPoseFrom(thin, 0, 30, ecs.Transform{X: 400, Y: 40}, falling, 0.1); !near(x, y, 0, 0) {
+		t.Errorf("a correction of (0, 30) of a box 2 above a thin floor, falling at 300, became (%.2f, %.2f), want none", x, y)
+	}
+	physics.SetVelocity(r.w, box, ecs.Velocity{Y: 300})
+	if x, y := r.s.ClampPoseFrom(box, 0, -10, ecs.Transform{X: -100, Y: 40}, falling, 0.1); !near(x, y, 0, -10) {
+		t.Errorf("a correction of (0, -10) of a box above a floor, falling, became (%.2f, %.2f), want it whole: up, away from it", x, y)
+	}
+}
+
+// A correction from the host's state lifting a box off the floor it rests
+// on goes when the host's velocity towards the floor closed it in the time
+// since, and only then; one along the floor stays; one into it stops at
+// its top, unless the host's body was under the floor. A drawn offset into
+// the floor goes, one out of it stays. ClampDrawn and ClampVelocity
+// allocate nothing.
+func TestALandingAndTheDrawnOffsetKeepToTheFloor(t *testing.T) {
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	r.s.StaticSegment(cp.Vector{X: -200, Y: 110}, cp.Vector{X: 200, Y: 110}, 10, ground)
+	box := r.entity(0, 88)
+	r.s.AttachBox(box, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	for range 60 {
+		r.tick()
+	}
+	near := func(x, y, wx, wy float64) bool { return math.Abs(x-wx) < 0.2 && math.Abs(y-wy) < 0.2 }
+	above := ecs.Transform{X: 3, Y: 60}
+	for _, c := range []struct {
+		what   string
+		d      cp.Vector
+		host   ecs.Transform
+		vy     float64
+		wx, wy float64
+	}{
+		{"a lift, the host's falling at 300 for 0.1 s", cp.Vector{X: 3, Y: -4}, above, 300, 3, 0},
+		{"a lift, the host's falling at 20 for 0.1 s (2 units)", cp.Vector{X: 3, Y: -4}, above, 20, 3, -4},
+		{"a lift, the host's rising", cp.Vector{X: 3, Y: -4}, above, -300, 3, -4},
+		{"into the floor, the host's above it", cp.Vector{X: 3, Y: 25}, above, 300, 3, 0},
+		{"through the floor, the host's under it", cp.Vector{X: 3, Y: 45}, ecs.Transform{X: 3, Y: 135}, 0, 3, 45},
+	} {
+		if x, y := r.s.ClampPoseFrom(box, c.d.X, c.d.Y, c.host, ecs.Velocity{Y: c.vy}, 0.1); !near(x, y, c.wx, c.wy) {
+			t.Errorf("%s: a correction of (%.0f, %.0f) of a box on the floor became (%.2f, %.2f), want (%.0f, %.0f)", c.what, c.d.X, c.d.Y, x, y, c.wx, c.wy)
+		}
+	}
+	if x, y := r.s.ClampDrawn(box, 2, 30); !near(x, y, 2, 0) {
+		t.Errorf("a drawn offset of (2, 30) of a box on the floor became (%.2f, %.2f), want (2, 0): not drawn in the floor, nor through it", x, y)
+	}
+	if x, y := r.s.ClampDrawn(box, 2, -30); !near(x, y, 2, -30) {
+		t.Errorf("a drawn offset of (2, -30) above the floor became (%.2f, %.2f), want it whole", x, y)
+	}
+	if n := testing.AllocsPerRun(50, func() {
+		r.s.ClampDrawn(box, 2, 30)
+		r.s.ClampVelocity(box, 3, 4)
+	}); n != 0 {
+		t.Errorf("ClampDrawn and ClampVelocity allocate %.0f times, want none: the first runs every frame a drawn offset is left", n)
 	}
 }

@@ -24,9 +24,11 @@
 // change: SetPose for teleports, Move to place a body, SetVelocity, and
 // CorrectPose/CorrectVelocity for the small corrections a predicting client
 // applies (with what shapes them: ClampPose and ClampVelocity keep a
-// correction out of what a body rests on, CarryVelocity carries a velocity
-// through the body's friction, ClampTravel stops a knocked body's carried
-// travel at what it meets). A teleport written by hand to a networked entity's ecs.Transform
+// correction out of what a body rests on, ClampPoseFrom keeps it on the
+// side of a floor or a wall the host's body was on, ClampDrawn keeps a
+// drawn offset out of what the body rests on, CarryVelocity carries a
+// velocity through the body's friction, ClampTravel stops a knocked body's
+// carried travel at what it meets). A teleport written by hand to a networked entity's ecs.Transform
 // (reported with ecs.MutateComponent and ecs.ReportTeleport) is taken by its
 // body too, as SetPose would have: by the step, for one reported before it,
 // and by the Teleports system, late in the frame, for one reported after;

@@ -85,7 +85,7 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 	pose := ecs.Transform{X: t.X + dx, Y: t.Y + dy, Angle: t.Angle + dAngle}
 	if b.GetType() == cp.BODY_DYNAMIC {
 		s.placeKeepingPush(b, pose)
-		s.trimPush(e, b, cp.Vector{X: dx, Y: dy})
+		s.trimPush(b, cp.Vector{X: dx, Y: dy})
 	} else {
 		s.moveBody(b, pose)
 	}
@@ -93,82 +93,6 @@ func (s *Space) CorrectPose(e arche.Entity, dx, dy, dAngle float64) {
 		*t = pose
 		ecs.MutateComponent(w, e, w.IDs.Transform)
 	}
-}
-
-// ClampPose returns the part of a correction of entity e's pose by dx, dy
-// (world units) that does not sink its body into a static or kinematic body
-// it touches past where it touches it now: along each such contact's
-// normal, the correction goes no further into it than the gap there (0
-// where they overlap). A body with no such contact, or none, takes the
-// whole. A correction that would take the body's centre past the contact's
-// surface is taken whole too: the host has the body in it or beyond it,
-// not resting a little deeper against it (a player squeezed through a thin
-// wall on a client, the host's state on the near side, was held outside by
-// every correction for seconds). It is the physics side of a predicting
-// client's correction (predict.ContactClamper).
-func (s *Space) ClampPose(e arche.Entity, dx, dy float64) (float64, float64) {
-	b := s.BodyOf(e)
-	s.eachSupport(e, func(n cp.Vector, gap float64) {
-		into := dx*n.X + dy*n.Y
-		allowed := max(0, gap)
-		if into <= allowed || into >= gap+extentAlong(b, n) {
-			return
-		}
-		dx -= n.X * (into - allowed)
-		dy -= n.Y * (into - allowed)
-	})
-	return dx, dy
-}
-
-// extentAlong returns how far body b's shapes reach from its centre along
-// unit vector n, at most (from their bounding boxes).
-func extentAlong(b *cp.Body, n cp.Vector) float64 {
-	p := b.Position()
-	ext := 0.0
-	b.EachShape(func(sh *cp.Shape) {
-		bb := sh.BB()
-		x := max(bb.R-p.X, p.X-bb.L)
-		y := max(bb.T-p.Y, p.Y-bb.B)
-		ext = max(ext, math.Abs(n.X)*x+math.Abs(n.Y)*y)
-	})
-	return ext
-}
-
-// ClampVelocity returns the part of a correction of entity e's velocity by
-// dx, dy (world units a second) that does not change how fast its body
-// moves towards or away from a static or kinematic body it touches: the
-// contact decides that, and a difference of a past frame carried into it
-// (a bounce since landed) would throw the body off what carries it, or
-// press it in. A body with no such contact takes the whole
-// (predict.ContactClamper).
-func (s *Space) ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64) {
-	s.eachSupport(e, func(n cp.Vector, _ float64) {
-		along := dx*n.X + dy*n.Y
-		dx -= n.X * along
-		dy -= n.Y * along
-	})
-	return dx, dy
-}
-
-// eachSupport calls fn with the normal (from e's body towards the other,
-// unit length) and the gap (negative: overlap) of each contact of e's body
-// with a static or kinematic body.
-func (s *Space) eachSupport(e arche.Entity, fn func(n cp.Vector, gap float64)) {
-	b := s.BodyOf(e)
-	if b == nil {
-		return
-	}
-	eachContact(b, func(o *cp.Body, n cp.Vector, arb *cp.Arbiter) {
-		set := arb.ContactPointSet()
-		if o.GetType() == cp.BODY_DYNAMIC || set.Count == 0 {
-			return
-		}
-		gap := math.Inf(1)
-		for i := 0; i < set.Count; i++ {
-			gap = min(gap, set.Points[i].Distance)
-		}
-		fn(n, gap)
-	})
 }
 
 // Move puts entity e's body at pose (world units, radians), wakes it, and
@@ -229,7 +153,7 @@ func eachContact(b *cp.Body, fn func(o *cp.Body, n cp.Vector, arb *cp.Arbiter)) 
 	})
 }
 
-// trimPush has the next step of dynamic body b (of entity e), just moved
+// trimPush has the next step of dynamic body b, just moved
 // by d, push it out of each static or kinematic body it touches by what d
 // took it out of it the less (CorrectPose): at most the push itself, none
 // for a move into it; and not at all out of a dynamic body put somewhere
@@ -237,14 +161,14 @@ func eachContact(b *cp.Body, fn func(o *cp.Body, n cp.Vector, arb *cp.Arbiter)) 
 // where their contact stands now is not where the step left it. (Kept, a
 // player of the demo's soak test shoving others' discs was corrected by 8
 // units or more 1.4 times a second; 1.1 so, 0.8 dropping every push.)
-func (s *Space) trimPush(e arche.Entity, b *cp.Body, d cp.Vector) {
+func (s *Space) trimPush(b *cp.Body, d cp.Vector) {
 	var t trim
-	s.eachSupport(e, func(n cp.Vector, _ float64) {
-		if out := -d.Dot(n); out > 0 && t.k < len(t.n) {
-			t.n[t.k], t.out[t.k] = n, out
+	for _, c := range s.supports(b) {
+		if out := -d.Dot(c.n); out > 0 && t.k < len(t.n) {
+			t.n[t.k], t.out[t.k] = c.n, out
 			t.k++
 		}
-	})
+	}
 	eachContact(b, func(o *cp.Body, n cp.Vector, _ *cp.Arbiter) {
 		if o.GetType() != cp.BODY_DYNAMIC || t.k == len(t.n) {
 			return

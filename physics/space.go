@@ -77,6 +77,11 @@ type Space struct {
 	shapes                []*cp.Shape // scratch for removals
 	listener              bodyListener
 	sweep                 sweep // ClampTravel's query
+	// sup are the contacts supports found for supBody, with supportOf
+	// (addSupport, made once) its arbiter callback.
+	sup       []support
+	supBody   *cp.Body
+	supportOf func(*cp.Arbiter)
 	// unsolid holds the shapes of the bodies SetSolid took out of the
 	// space, to put back.
 	unsolid map[*cp.Body][]*cp.Shape
@@ -136,6 +141,7 @@ func New(w *ecs.World, cfg Config) *Space {
 	s.cp.IdleSpeedThreshold = cfg.IdleSpeed
 	s.integrate = s.integrateBody
 	s.integratePushPosition = s.integratePushed
+	s.supportOf = s.addSupport
 	s.listener = bodyListener{s: s, mask: arche.All(s.bodyID)}
 	w.AddListener(&s.listener)
 	ecs.AddResource(w, s)

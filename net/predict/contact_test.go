@@ -64,3 +64,59 @@ func TestAContactAloneDecidingIsNoCorrection(t *testing.T) {
 		t.Errorf("%d pose corrections (%+v) for a difference the floor alone decides, want none", st.PoseCorrections, k.pose)
 	}
 }
+
+// hostClamper is a floorClamper that is a HostClamper too: a lift off the
+// floor goes when the host's velocity closed it in the time given.
+type hostClamper struct {
+	floorClamper
+	hosts []ecs.Transform // the host's poses ClampPoseFrom was given
+	dts   []float64       // and the times
+}
+
+func (l *hostClamper) ClampPoseFrom(_ arche.Entity, dx, dy float64, host ecs.Transform, v ecs.Velocity, dt float64) (float64, float64) {
+	l.hosts, l.dts = append(l.hosts, host), append(l.dts, dt)
+	if dy < 0 && v.Y*dt >= -dy {
+		dy = 0
+	}
+	return dx, dy
+}
+
+// A HostClamper is given the host's pose and the time since the state's
+// frame, and its clamp is the correction: a body resting on its floor that
+// the host has 4 units higher, falling at a speed that lands it on the
+// floor since, is not lifted; falling slower than that, or at rest, the
+// host's body is still above it: the body is lifted.
+func TestAHostClamperIsGivenTheHostsState(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		vy    float64 // the host's, world units a second, +y down
+		lifts bool
+	}{{"falling fast", 300, false}, {"falling slowly", 20, true}, {"at rest", 0, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, 1, ClientConfig[pad]{})
+			k := &hostClamper{}
+			r.pred.cfg.Corrector = k
+			r.steps(20)
+			e := r.ents[0]
+			pt := predicted[ecs.Transform](t, r.pred, S, e, cTransform)
+			pv := predicted[ecs.Velocity](t, r.pred, S, e, cVelocity)
+			pc := predicted[charge](t, r.pred, S, e, cCharge)
+			ht := ecs.Transform{X: pt.X, Y: pt.Y - 4, Angle: pt.Angle}
+			hv := ecs.Velocity{X: pv.X, Y: tc.vy, Angular: pv.Angular}
+			r.pred.AuthState(S, e, replicate.NewState(r.reg, images(r.reg, ht, hv, pc)))
+			if len(k.dts) == 0 || math.Abs(k.dts[0]-r.pred.since(S)) > 1e-9 || k.dts[0] <= 0 {
+				t.Fatalf("ClampPoseFrom was given times %v, want the %.3f s since frame %d", k.dts, r.pred.since(S), S)
+			}
+			if h := k.hosts[0]; math.Abs(h.X-ht.X) > 0.01 || math.Abs(h.Y-ht.Y) > 0.01 {
+				t.Fatalf("ClampPoseFrom was given the host's pose %v, want %v", h, ht)
+			}
+			lifted := len(k.pose) == 1 && math.Abs(k.pose[0].dy+4) < 0.01
+			if lifted != tc.lifts {
+				t.Errorf("pose corrections %+v of a body the host has 4 units up, falling at %.0f a second: lifted %v, want %v", k.pose, tc.vy, lifted, tc.lifts)
+			}
+			if !tc.lifts && r.pred.Stats().PoseCorrections != 0 {
+				t.Errorf("%d pose corrections, want none: the landing decided it", r.pred.Stats().PoseCorrections)
+			}
+		})
+	}
+}

@@ -47,7 +47,9 @@
 //     difference into the present through a Corrector (the physics bridge;
 //     a VelocityCarrier carries a velocity's difference through the body's
 //     own friction, and a knock from rest's travel into its pose, stopped
-//     at a wall by a TravelClamper), HostValue takes the host's value, and
+//     at a wall by a TravelClamper; a ContactClamper keeps a correction out
+//     of what the body rests on, and a HostClamper on the side of a floor
+//     the host's body was on), HostValue takes the host's value, and
 //     so does HostOnly, for a value only the host changes, whose changes
 //     are news and not counted as corrections; a Smoother (the
 //     interpolation layer) hides the move. In Replay mode the client restores S and re-runs the

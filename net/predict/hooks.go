@@ -101,6 +101,24 @@ type ContactClamper interface {
 	ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64)
 }
 
+// HostClamper is a ContactClamper that clamps a pose correction knowing the
+// host's state it comes from: where the host's body was at the compared
+// frame, and how fast it went. A difference of a past frame carried whole
+// into the present can put the entity where neither machine's body could
+// be since: through a floor the host's body was above (a fall's
+// difference, the client's body landed since), or off a floor the host's
+// body has landed on too. *physics.Space implements it
+// (physics.Space.ClampPoseFrom says how). The Client calls it instead of
+// ClampPose when the host's state has the entity's pose.
+type HostClamper interface {
+	ContactClamper
+	// ClampPoseFrom returns the part of a correction dx, dy (world units)
+	// of entity e's pose that the host's body, at pose host with
+	// velocity v (world units a second) at the compared frame, dt seconds
+	// ago, leaves to make.
+	ClampPoseFrom(e arche.Entity, dx, dy float64, host ecs.Transform, v ecs.Velocity, dt float64) (float64, float64)
+}
+
 // SelectiveCorrector is a Corrector that moves only some entities.
 type SelectiveCorrector interface {
 	Corrector

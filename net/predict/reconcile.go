@@ -156,7 +156,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			continue
 		}
 		present := a.Has(e, t.id)
-		if present && !snap && !jump.changed && c.contactDecides(e, t, at) {
+		if present && !snap && !jump.changed && c.contactDecides(f, e, t, at, st) {
 			continue // what differs is what the entity rests on decides
 		}
 		c.countCorrection()
@@ -176,7 +176,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				d = c.carryPose(&kn, f, k, t)
 			} else {
 				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
-					d.X, d.Y = cl.ClampPose(e, d.X, d.Y)
+					d.X, d.Y = c.clampPose(cl, f, e, at, st, hp, d.X, d.Y)
 				}
 				c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			}
@@ -336,12 +336,13 @@ func noRunaway(d, v, host ecs.Velocity) ecs.Velocity {
 }
 
 // contactDecides reports whether the difference of entity e's Pose or
-// Velocity t (history entry at) from the host's is, once what its
-// Corrector's contacts decide is taken out of it (ContactClamper), within
-// the component's tolerance: a body resting on a platform, a hair deeper in
-// it on this client than on the host, is not corrected (at every state,
-// the history shifted by nothing each time).
-func (c *Client[I]) contactDecides(e arche.Entity, t *tracker, at int) bool {
+// Velocity t (history entry at, of frame f; the host's state st) from the
+// host's is, once what its Corrector's contacts decide is taken out of it
+// (ContactClamper, HostClamper), within the component's tolerance: a
+// body resting on a platform, a hair deeper in it on this client than on
+// the host, is not corrected (at every state, the history shifted by
+// nothing each time).
+func (c *Client[I]) contactDecides(f ecs.Frame, e arche.Entity, t *tracker, at int, st replicate.State) bool {
 	cl, ok := c.correctorFor(e).(ContactClamper)
 	if !ok {
 		return false
@@ -350,7 +351,7 @@ func (c *Client[I]) contactDecides(e arche.Entity, t *tracker, at int) bool {
 	case Pose:
 		hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
 		dx, dy := hp.X-pp.X, hp.Y-pp.Y
-		cx, cy := cl.ClampPose(e, dx, dy)
+		cx, cy := c.clampPose(cl, f, e, at, st, hp, dx, dy)
 		v := ecs.Transform{X: pp.X + cx, Y: pp.Y + cy, Angle: hp.Angle}
 		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pp), unsafe.Pointer(&v))
 	case Velocity:
@@ -361,6 +362,28 @@ func (c *Client[I]) contactDecides(e arche.Entity, t *tracker, at int) bool {
 		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pv), unsafe.Pointer(&v))
 	}
 	return false
+}
+
+// clampPose returns the part of a correction dx, dy of entity e's pose,
+// of the host's state st of frame f (history entry at) whose pose is host,
+// that the contacts of cl's body leave: a HostClamper's ClampPoseFrom,
+// given the host's velocity too where st has it, or ClampPose.
+func (c *Client[I]) clampPose(cl ContactClamper, f ecs.Frame, e arche.Entity, at int, st replicate.State, host *ecs.Transform, dx, dy float64) (float64, float64) {
+	hc, ok := cl.(HostClamper)
+	if !ok {
+		return cl.ClampPose(e, dx, dy)
+	}
+	var v ecs.Velocity
+	a := c.w.Arche()
+	for _, t := range c.tracks {
+		if t.corr == Velocity && a.Has(e, t.id) {
+			if c.compared(t, at, st) {
+				v = *(*ecs.Velocity)(t.host)
+			}
+			break
+		}
+	}
+	return hc.ClampPoseFrom(e, dx, dy, *host, v, c.since(f))
 }
 
 // correctorFor returns the Corrector that moves entity e, or nil when e's
