@@ -811,12 +811,12 @@ func (n *netPhysics) Update(w *ecs.World) {
 	n.updateDrawn()
 }
 
-// keepDrawnOut trims the drawn offset of each body this client predicts
-// for itself so that it is not drawn further into a static or kinematic
+// keepDrawnOut trims the drawn offset of each body this client owns (and
+// predicts) so that it is not drawn further into a static or kinematic
 // body it touches than it simulates (physics.Space.ClampDrawn): a
 // correction that lifted a falling player a frame before she landed left
 // her drawn where she fell from, into the floor, for a quarter of a
-// second. Cost: the contacts of the predicted bodies with an offset left.
+// second. Cost: the contacts of the owned bodies with an offset left.
 func (n *netPhysics) keepDrawnOut() {
 	if n.clampDrawn == nil {
 		return
@@ -824,8 +824,8 @@ func (n *netPhysics) keepDrawnOut() {
 	if n.clampOffset == nil {
 		n.clampOffset = n.w.Physics.ClampDrawn
 	}
-	for i := range n.rests {
-		if e := n.rests[i].e; n.w.ECS.Alive(e) && n.w.Physics.BodyOf(e) != nil {
+	for _, e := range n.w.ECS.Owned(n.local()) {
+		if n.w.Physics.BodyOf(e) != nil {
 			n.clampDrawn(e, n.clampOffset)
 		}
 	}

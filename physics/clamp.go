@@ -21,12 +21,7 @@ import (
 // every correction for seconds). Given where the host's body was,
 // ClampPoseFrom tells these apart better. It allocates nothing.
 func (s *Space) ClampPose(e arche.Entity, dx, dy float64) (float64, float64) {
-	b := s.BodyOf(e)
-	if b == nil {
-		return dx, dy
-	}
-	d := s.clampInto(b, cp.Vector{X: dx, Y: dy}, true)
-	return d.X, d.Y
+	return s.clampInto(e, dx, dy, true)
 }
 
 // ClampDrawn returns the part of a drawn offset dx, dy (world units) of
@@ -38,19 +33,19 @@ func (s *Space) ClampPose(e arche.Entity, dx, dy float64) (float64, float64) {
 // lifted it as it fell left it drawn (interp.Interpolator.ClampOffset). It
 // runs every frame an offset is left, and allocates nothing.
 func (s *Space) ClampDrawn(e arche.Entity, dx, dy float64) (float64, float64) {
+	return s.clampInto(e, dx, dy, false)
+}
+
+// clampInto takes out of a move dx, dy of entity e's body, along the normal
+// of each static or kinematic body it touches, what goes further into it
+// than the gap there; through: a move that takes the body's centre past
+// that body's surface is left whole. An entity with no body moves whole.
+func (s *Space) clampInto(e arche.Entity, dx, dy float64, through bool) (float64, float64) {
 	b := s.BodyOf(e)
 	if b == nil {
 		return dx, dy
 	}
-	d := s.clampInto(b, cp.Vector{X: dx, Y: dy}, false)
-	return d.X, d.Y
-}
-
-// clampInto takes out of move d of body b, along the normal of each static
-// or kinematic body it touches, what goes further into it than the gap
-// there; through: a move that takes b's centre past that body's surface is
-// left whole.
-func (s *Space) clampInto(b *cp.Body, d cp.Vector, through bool) cp.Vector {
+	d := cp.Vector{X: dx, Y: dy}
 	for _, c := range s.supports(b) {
 		into := d.Dot(c.n)
 		allowed := max(0, c.gap)
@@ -59,7 +54,7 @@ func (s *Space) clampInto(b *cp.Body, d cp.Vector, through bool) cp.Vector {
 		}
 		d = d.Sub(c.n.Mult(into - allowed))
 	}
-	return d
+	return d.X, d.Y
 }
 
 // ClampPoseFrom is ClampPose for a correction of entity e's pose by dx, dy
@@ -67,84 +62,134 @@ func (s *Space) clampInto(b *cp.Body, d cp.Vector, through bool) cp.Vector {
 // pose host then, with velocity v (world units a second), dt seconds ago.
 // Knowing where the host's body was, it tells a body beyond a static or
 // kinematic body from one a difference of a past frame would put through
-// it:
+// it. A kinematic body is taken as moving at its velocity since: the
+// host's body is compared with it where it was then.
 //   - Into such a body e's body touches, the correction goes past the gap
-//     only if the host's body was beyond that body's surface then (a
-//     player squeezed through a thin wall on this client, the host's on
-//     the near side, is taken back through it).
-//   - Along the path of its centre, it stops at the edge of each such
-//     body's surface the host's body was on the near side of (touched or
-//     not, thick or thin). A difference of a frame the body still fell
-//     in, carried to the present where it has landed, put a player who
-//     jumped off a moving platform over a 100 ms link 21 units into a
+//     only if the host's body was beyond that body's surface (a player
+//     squeezed through a thin wall on this client, the host's on the near
+//     side, is taken back through it).
+//   - Into such a body e's body would meet, touched or not, thick or thin
+//     (one its centre's path meets, or one its body would overlap where
+//     the correction puts it), it stops where its edge, less its next
+//     step's move towards the surface, reaches that surface, unless the
+//     host's body was beyond it. A difference of a frame the body still
+//     fell in, carried to the present where it has landed, put a player
+//     who jumped off a moving platform over a 100 ms link 21 units into a
 //     thick floor, and a rider who hopped off a lift through a thin one,
-//     out of the world. It stops short by the body's next step towards
-//     the surface: put on it at the speed it fell at, a body went a step
-//     into a thin floor and through it.
+//     out of the world; put on the surface at the speed it fell at, a body
+//     went a step into a thin floor and through it.
 //   - Lifting it off such a body it touches, the correction goes only as
 //     far as v did not close towards it in dt: a host's body that fell
 //     towards it that fast has landed on it since too. (A player whose
 //     client landed a frame early was lifted 4 units off the floor by each
 //     of ten states, to fall back each time.)
 //
-// It is the physics side of predict.HostClamper. cp's query of the shapes
-// along the centre's path allocates a few small objects: it is a
-// correction's, not a step's.
+// Shapes are found by their filters alone: a collision handler that lets a
+// body through (a one-way platform) is not asked, and a correction may
+// stop under such a platform until the next states. It is the physics side
+// of predict.HostClamper. cp's queries of the shapes about the correction
+// allocate a few small objects: it is a correction's, not a step's.
 func (s *Space) ClampPoseFrom(e arche.Entity, dx, dy float64, host ecs.Transform, v ecs.Velocity, dt float64) (float64, float64) {
 	b := s.BodyOf(e)
 	if b == nil {
 		return dx, dy
 	}
-	d := cp.Vector{X: dx, Y: dy}
-	c, hp, hv := b.Position(), cp.Vector{X: host.X, Y: host.Y}, cp.Vector{X: v.X, Y: v.Y}
-	step := b.Velocity().Mult(s.dt) // where its next step takes it
+	sf := surfaceStop{b: b, c: b.Position(), d: cp.Vector{X: dx, Y: dy}, host: cp.Vector{X: host.X, Y: host.Y}, dt: dt}
+	sf.step = b.Velocity().Mult(s.dt) // where its next step takes it
+	hv := cp.Vector{X: v.X, Y: v.Y}
 	for _, sp := range s.supports(b) {
-		into, allowed := d.Dot(sp.n), max(0, sp.gap-max(0, step.Dot(sp.n)))
-		switch {
-		case into > allowed:
-			if hp.Sub(c).Dot(sp.n) >= sp.gap+extentAlong(b, sp.n) {
-				continue // the host's body was beyond it
-			}
-			d = d.Sub(sp.n.Mult(into - allowed))
-		case into < 0 && hv.Dot(sp.n)*dt >= -into:
-			d = d.Sub(sp.n.Mult(into)) // the landing took the lift
+		if into := sf.d.Dot(sp.n); into < 0 && hv.Sub(sp.o.Velocity()).Dot(sp.n)*dt >= -into {
+			sf.d = sf.d.Sub(sp.n.Mult(into)) // the landing took the lift
+			continue
 		}
+		sf.limit(sp.o, sp.n, sp.gap)
 	}
-	if d == (cp.Vector{}) {
-		return 0, 0
+	if sf.d != (cp.Vector{}) {
+		s.stopAtSurfaces(&sf)
 	}
-	d = s.stopAtSurfaces(b, d, hp, step)
-	return d.X, d.Y
+	return sf.d.X, sf.d.Y
 }
 
-// stopAtSurfaces returns correction d of body b stopped, along the normal
-// of each static or kinematic body's surface its centre's path from where
-// it is now meets (on past d's end by the body's reach and its next step),
-// where b's edge reaches that surface less what its next step (step) takes
-// it towards it, if the host's body's centre hp was on the near side of it
-// (ClampPoseFrom).
-func (s *Space) stopAtSurfaces(b *cp.Body, d, hp, step cp.Vector) cp.Vector {
-	filter, ok := filterOf(b)
-	if !ok {
-		return d
+// surfaceStop is a correction d of body b (its centre c now) ClampPoseFrom
+// stops at surfaces: the host's body's centre host dt seconds ago, and b's
+// next step's move.
+type surfaceStop struct {
+	b          *cp.Body
+	c, d, step cp.Vector
+	host       cp.Vector
+	dt         float64
+}
+
+// limit stops the correction at the surface of body o whose normal from b
+// towards it is n, gap from b's edge now: it goes no further into it than
+// the gap less b's next step towards it, unless the host's body was beyond
+// the surface then (o where it was, at its velocity).
+func (sf *surfaceStop) limit(o *cp.Body, n cp.Vector, gap float64) {
+	into := sf.d.Dot(n)
+	if into <= 0 {
+		return
 	}
-	c := b.Position()
+	host := sf.host.Add(o.Velocity().Mult(sf.dt)) // in o's present
+	if host.Sub(sf.c).Dot(n) >= gap+extentAlong(sf.b, n) {
+		return // the host's body was beyond it
+	}
+	if allowed := max(0, gap-max(0, sf.step.Dot(n))); into > allowed {
+		sf.d = sf.d.Sub(n.Mult(into - allowed))
+	}
+}
+
+// stopAtSurfaces stops correction sf at the surfaces of the static and
+// kinematic bodies b would meet: those its centre's path from where it is
+// now meets (on past d's end by the body's reach and its next step: a thin
+// floor passed through), and those the body would overlap where d puts it
+// (a correction mostly along a floor, its centre's path nowhere near it)
+// (ClampPoseFrom).
+func (s *Space) stopAtSurfaces(sf *surfaceStop) {
+	filter, ok := filterOf(sf.b)
+	if !ok {
+		return
+	}
+	c, d := sf.c, sf.d
 	dir := d.Normalize()
-	// The centre's path, on by the body's reach along it and its next
-	// step's move.
-	end := c.Add(d).Add(dir.Mult(extentAlong(b, dir) + step.Length()))
+	end := c.Add(d).Add(dir.Mult(extentAlong(sf.b, dir) + sf.step.Length()))
 	s.cp.SegmentQuery(c, end, 0, filter, func(sh *cp.Shape, at, normal cp.Vector, _ float64, _ any) {
-		o := sh.Body()
-		if o == b || sh.Sensor() || o.GetType() == cp.BODY_DYNAMIC || normal.Dot(d) >= 0 || hp.Sub(at).Dot(normal) < 0 {
-			return // passed, or the host's body was beyond it
-		}
-		n := normal.Neg() // from b's centre towards the surface
-		gap := at.Sub(c).Dot(n) - extentAlong(b, n)
-		if into, allowed := d.Dot(n), max(0, gap-max(0, step.Dot(n))); into > allowed {
-			d = d.Sub(n.Mult(into - allowed))
+		if sf.meets(sh) && normal.Dot(d) < 0 {
+			n := normal.Neg() // from b's centre towards the surface
+			sf.limit(sh.Body(), n, at.Sub(c).Dot(n)-extentAlong(sf.b, n))
 		}
 	}, nil)
-	return d
+	to := c.Add(sf.d)
+	box := boundsOf(sf.b).Offset(sf.d)
+	s.cp.BBQuery(box, filter, func(sh *cp.Shape, _ any) {
+		if !sf.meets(sh) {
+			return
+		}
+		q := sh.PointQuery(to)
+		n := q.Gradient.Neg() // from b's centre there towards the surface
+		if q.Distance >= extentAlong(sf.b, n) {
+			return // clear of it there
+		}
+		sf.limit(sh.Body(), n, q.Point.Sub(c).Dot(n)-extentAlong(sf.b, n))
+	}, nil)
+}
+
+// meets reports whether correction sf is stopped by shape sh: a shape of
+// another, static or kinematic, body, not a sensor.
+func (sf *surfaceStop) meets(sh *cp.Shape) bool {
+	o := sh.Body()
+	return o != sf.b && !sh.Sensor() && o.GetType() != cp.BODY_DYNAMIC
+}
+
+// boundsOf returns the box about body b's shapes that are not sensors,
+// where the body is now.
+func boundsOf(b *cp.Body) cp.BB {
+	bb := cp.BB{L: math.Inf(1), B: math.Inf(1), R: math.Inf(-1), T: math.Inf(-1)}
+	b.EachShape(func(sh *cp.Shape) {
+		if !sh.Sensor() {
+			bb = bb.Merge(sh.CacheBB())
+		}
+	})
+	return bb
 }
 
 // filterOf returns the filter of body b's first shape that is not a
@@ -180,24 +225,45 @@ func (s *Space) ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64)
 	return dx, dy
 }
 
-// extentAlong returns how far body b's shapes reach from its centre along
-// unit vector n, at most (from their bounding boxes).
+// extentAlong returns how far body b's shapes that are not sensors reach
+// from its centre along unit vector n, at most, where the body is now.
 func extentAlong(b *cp.Body, n cp.Vector) float64 {
 	p := b.Position()
 	ext := 0.0
 	b.EachShape(func(sh *cp.Shape) {
-		bb := sh.BB()
-		x := max(bb.R-p.X, p.X-bb.L)
-		y := max(bb.T-p.Y, p.Y-bb.B)
-		ext = max(ext, math.Abs(n.X)*x+math.Abs(n.Y)*y)
+		if !sh.Sensor() {
+			sh.CacheBB() // its vertices where the body is now
+			ext = max(ext, reach(sh, p, n))
+		}
 	})
 	return ext
 }
 
-// support is a contact of a body with a static or kinematic body: the
-// normal from the body towards the other (unit length) and the gap
-// (negative: overlap).
+// reach returns how far shape sh reaches from point p along unit vector n
+// (its transformed vertices and radius; its bounding box for a shape of
+// another kind).
+func reach(sh *cp.Shape, p, n cp.Vector) float64 {
+	switch k := sh.Class.(type) {
+	case *cp.Circle:
+		return k.TransformC().Sub(p).Dot(n) + k.Radius()
+	case *cp.Segment:
+		return max(k.TransformA().Sub(p).Dot(n), k.TransformB().Sub(p).Dot(n)) + k.Radius()
+	case *cp.PolyShape:
+		m := math.Inf(-1)
+		for i := range k.Count() {
+			m = max(m, k.TransformVert(i).Sub(p).Dot(n))
+		}
+		return m + k.Radius()
+	}
+	bb := sh.BB()
+	return max(bb.R-p.X, p.X-bb.L)*math.Abs(n.X) + max(bb.T-p.Y, p.Y-bb.B)*math.Abs(n.Y)
+}
+
+// support is a contact of a body with a static or kinematic body o: the
+// normal from the body towards o (unit length) and the gap (negative:
+// overlap).
 type support struct {
+	o   *cp.Body
 	n   cp.Vector
 	gap float64
 }
@@ -232,5 +298,5 @@ func (s *Space) addSupport(arb *cp.Arbiter) {
 	for i := 0; i < set.Count; i++ {
 		gap = min(gap, set.Points[i].Distance)
 	}
-	s.sup = append(s.sup, support{n: n, gap: gap})
+	s.sup = append(s.sup, support{o: o, n: n, gap: gap})
 }

@@ -147,3 +147,56 @@ func TestALandingAndTheDrawnOffsetKeepToTheFloor(t *testing.T) {
 		t.Errorf("ClampDrawn and ClampVelocity allocate %.0f times, want none: the first runs every frame a drawn offset is left", n)
 	}
 }
+
+// ClampPoseFrom's odd cases: a lift that moved since the host's frame is
+// compared where it was then; a sensor does not widen the body; a disc on
+// a slope reaches it by its radius, not its box's corner; a correction
+// mostly along a floor, its centre's path nowhere near it, stops at its
+// top all the same.
+func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
+	near := func(x, y, wx, wy float64) bool { return math.Abs(x-wx) < 0.2 && math.Abs(y-wy) < 0.2 }
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	// A lift rising at 150 a second, its top at y = 100 now, a rider on it.
+	lift := r.entity(0, 110)
+	r.s.AttachBox(lift, 200, 20, 0, physics.Material{Kinematic: true, Friction: 1})
+	rider := r.entity(0, 90)
+	r.s.AttachBox(rider, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	r.s.BodyOf(rider).SetMoment(math.Inf(1))
+	for range 3 {
+		physics.SetVelocity(r.w, lift, ecs.Velocity{Y: -150})
+		r.tick()
+	}
+	rising := ecs.Velocity{Y: -150}
+	top := r.s.BodyOf(lift).Position().Y - 10
+	c := r.s.BodyOf(rider).Position()
+	// The host's rider 0.1 s ago stood on the lift where it was then,
+	// 15 lower: into the lift, the correction is held at its top.
+	host := ecs.Transform{X: c.X, Y: top + 15 - 10 + 1}
+	if x, y := r.s.ClampPoseFrom(rider, 0, 3, host, rising, 0.1); !near(x, y, 0, 0) {
+		t.Errorf("a correction of (0, 3) into a rising lift, the host's rider on it 0.1 s ago, became (%.2f, %.2f), want none: the lift was lower then", x, y)
+	}
+
+	r2 := newRig(t, physics.Config{})
+	r2.s.StaticSegment(cp.Vector{X: -200, Y: 110}, cp.Vector{X: 200, Y: 110}, 10, ground)
+	box := r2.entity(0, 78) // its bottom 12 above the floor's top
+	r2.s.AttachBox(box, 20, 20, 0, physics.Material{Mass: 1})
+	aura := cp.NewCircle(r2.s.BodyOf(box), 60, cp.Vector{})
+	aura.SetSensor(true)
+	r2.s.CP().AddShape(aura)
+	disc := r2.entity(300, 0)
+	r2.s.AttachCircle(disc, 10, physics.Material{Mass: 1})
+	// A slope at 45 degrees under the disc, 10 from its centre.
+	r2.s.StaticSegment(cp.Vector{X: 300 - 100, Y: 20*math.Sqrt2 + 100}, cp.Vector{X: 300 + 100, Y: 20*math.Sqrt2 - 100}, 0, ground)
+	r2.tick()
+	above := ecs.Transform{X: 0, Y: 40}
+	if x, y := r2.s.ClampPoseFrom(box, 0, 30, above, ecs.Velocity{}, 0.1); !near(x, y, 0, 12) {
+		t.Errorf("a correction of (0, 30) of a box 12 above the floor, with a sensor of radius 60, became (%.2f, %.2f), want (0, 12)", x, y)
+	}
+	if x, y := r2.s.ClampPoseFrom(box, 100, 15, above, ecs.Velocity{}, 0.1); !near(x, y, 100, 12) {
+		t.Errorf("a correction of (100, 15) of a box 12 above the floor became (%.2f, %.2f), want (100, 12): its bottom on the floor's top", x, y)
+	}
+	d := 10 / math.Sqrt2 // the disc's gap to the slope, along each axis
+	if x, y := r2.s.ClampPoseFrom(disc, 30, 30, ecs.Transform{X: 300, Y: -20}, ecs.Velocity{}, 0.1); !near(x, y, d, d) {
+		t.Errorf("a correction of (30, 30) of a disc 10 off a slope became (%.2f, %.2f), want (%.2f, %.2f): its edge on the slope", x, y, d, d)
+	}
+}

@@ -15,7 +15,8 @@ import (
 // the present where her client had landed her, put her through the ground
 // and out of the world (hopping 110 to 130 frames in, her centre went 26
 // to 34 units under the ground's top; 300 frames in, 345), and drew her
-// there; a correction stops where she stands on it now.
+// there; a correction stops where she stands on it now, and her centre
+// never goes under the ground's top.
 func TestARiderHoppingOffTheLiftStaysOnTheGround(t *testing.T) {
 	for _, wait := range []int{110, 120, 130, 300} {
 		t.Run(fmt.Sprintf("hop-at-%d", wait), func(t *testing.T) {
@@ -47,8 +48,8 @@ func TestARiderHoppingOffTheLiftStaysOnTheGround(t *testing.T) {
 			c.Do(func(w *tandem.World) { cy = w.Physics.BodyOf(riderOf(w, c.Peer())).Position().Y })
 			t.Logf("her centre under the ground's top at worst: simulated %.2f, drawn %.2f (standing on it: %.0f); at the end at y %.2f, the host's %.2f; %d pose corrections",
 				sim, drawn, -riderH/2, cy, hy, c.NetStats().Predict.PoseCorrections)
-			if sim > 4 || drawn > 4 {
-				t.Errorf("her centre went %.2f under the ground's top on her client, drawn %.2f: through the ground (4 deep)", sim, drawn)
+			if sim > 0 || drawn > 0 {
+				t.Errorf("her centre went %.2f under the ground's top on her client, drawn %.2f: into the ground (4 deep) and through it", sim, drawn)
 			}
 			if math.Abs(cy-hy) > 1 {
 				t.Errorf("she ends at y %.2f on her client, %.2f on the host", cy, hy)
