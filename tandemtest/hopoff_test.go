@@ -16,7 +16,8 @@ import (
 // and out of the world (hopping 110 to 130 frames in, her centre went 26
 // to 34 units under the ground's top; 300 frames in, 345), and drew her
 // there; a correction stops where she stands on it now, and her centre
-// never goes under the ground's top.
+// never goes under the ground's top, nor is drawn deeper than her client
+// has her.
 func TestARiderHoppingOffTheLiftStaysOnTheGround(t *testing.T) {
 	for _, wait := range []int{110, 120, 130, 300} {
 		t.Run(fmt.Sprintf("hop-at-%d", wait), func(t *testing.T) {
@@ -50,6 +51,12 @@ func TestARiderHoppingOffTheLiftStaysOnTheGround(t *testing.T) {
 				sim, drawn, -riderH/2, cy, hy, c.NetStats().Predict.PoseCorrections)
 			if sim > 0 || drawn > 0 {
 				t.Errorf("her centre went %.2f under the ground's top on her client, drawn %.2f: into the ground (4 deep) and through it", sim, drawn)
+			}
+			if drawn > sim+0.5 {
+				// The offset hiding a correction that lifted her as she
+				// fell drew her where she fell from, into the ground,
+				// once she had landed (at 110 frames, 3.8 deeper).
+				t.Errorf("she was drawn %.2f under the ground's top, deeper than her client ever had her (%.2f)", drawn, sim)
 			}
 			if math.Abs(cy-hy) > 1 {
 				t.Errorf("she ends at y %.2f on her client, %.2f on the host", cy, hy)
