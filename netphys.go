@@ -824,7 +824,11 @@ func (n *netPhysics) keepDrawnOut() {
 	if n.clampOffset == nil {
 		n.clampOffset = n.w.Physics.ClampDrawn
 	}
-	for _, e := range n.w.ECS.Owned(n.local()) {
+	p := n.local()
+	if p == ecs.HostPeer {
+		return // not admitted yet: the host's entities are no one's to predict here
+	}
+	for _, e := range n.w.ECS.Owned(p) {
 		if n.w.Physics.BodyOf(e) != nil {
 			n.clampDrawn(e, n.clampOffset)
 		}

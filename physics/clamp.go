@@ -79,8 +79,9 @@ func (s *Space) clampInto(e arche.Entity, dx, dy float64, through bool) (float64
 //     out of the world; put on the surface at the speed it fell at, a body
 //     went a step into a thin floor and through it.
 //   - Lifting it off such a body it touches, the correction goes only as
-//     far as v did not close towards it in dt: a host's body that fell
-//     towards it that fast has landed on it since too. (A player whose
+//     far as v, less that body's velocity, did not close towards it in
+//     dt: a host's body that fell towards it that fast has landed on it
+//     since too. (A player whose
 //     client landed a frame early was lifted 4 units off the floor by each
 //     of ten states, to fall back each time.)
 //
