@@ -72,7 +72,8 @@ func (s *Space) clampInto(e arche.Entity, dx, dy float64, through bool) (float64
 //     (one its centre's path meets, or one its body would overlap where
 //     the correction puts it), it stops where its edge, less its next
 //     step's move towards the surface, reaches that surface, unless the
-//     host's body was beyond it. A difference of a frame the body still
+//     host's body was beyond it; met from the side (a low crate its
+//     centre passes over), it is stopped along the correction. A difference of a frame the body still
 //     fell in, carried to the present where it has landed, put a player
 //     who jumped off a moving platform over a 100 ms link 21 units into a
 //     thick floor, and a rider who hopped off a lift through a thin one,
@@ -166,12 +167,49 @@ func (s *Space) stopAtSurfaces(sf *surfaceStop) {
 			return
 		}
 		q := sh.PointQuery(to)
-		n := q.Gradient.Neg() // from b's centre there towards the surface
+		n := q.Gradient.Neg() // towards the shape's nearest face there
 		if q.Distance >= extentAlong(sf.b, n) {
 			return // clear of it there
 		}
-		sf.limit(sh.Body(), n, q.Point.Sub(c).Dot(n)-extentAlong(sf.b, n))
+		if sf.d.Dot(n) > 0 {
+			sf.limit(sh.Body(), n, q.Point.Sub(c).Dot(n)-extentAlong(sf.b, n))
+			return
+		}
+		sf.backOff(sh) // into it from the side: its nearest face is across d
 	}, nil)
+}
+
+// backOff shortens correction sf to where, along it, body b stops
+// overlapping shape sh (less its next step along it), if b is clear of sh
+// now and the host's body was on the near side of the face b meets there:
+// a body put beside a low crate, its centre's path passing over the
+// crate, overlapped it, its nearest face the crate's top. Overlap is
+// judged by b's reach towards sh's nearest point, which near a corner
+// stops b a unit or two short.
+func (sf *surfaceStop) backOff(sh *cp.Shape) {
+	d := sf.d
+	at := func(t float64) (cp.PointQueryInfo, bool) {
+		q := sh.PointQuery(sf.c.Add(d.Mult(t)))
+		return q, q.Distance < extentAlong(sf.b, q.Gradient.Neg())
+	}
+	if _, in := at(0); in {
+		return // it overlaps it now: the contact's to settle
+	}
+	clear, over := 0.0, 1.0
+	for range 10 {
+		mid := (clear + over) / 2
+		if _, in := at(mid); in {
+			over = mid
+		} else {
+			clear = mid
+		}
+	}
+	q, _ := at(clear)
+	host := sf.host.Add(sh.Body().Velocity().Mult(sf.dt)) // in its present
+	if host.Sub(q.Point).Dot(q.Gradient) < 0 {
+		return // the host's body was beyond that face
+	}
+	sf.d = d.Mult(max(0, clear-max(0, sf.step.Dot(d))/d.LengthSq()))
 }
 
 // meets reports whether correction sf is stopped by shape sh: a shape of

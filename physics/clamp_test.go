@@ -152,7 +152,8 @@ func TestALandingAndTheDrawnOffsetKeepToTheFloor(t *testing.T) {
 // compared where it was then; a sensor does not widen the body; a disc on
 // a slope reaches it by its radius, not its box's corner; a correction
 // mostly along a floor, its centre's path nowhere near it, stops at its
-// top all the same.
+// top all the same; one into a low crate from the side, its centre's path
+// over it, stops at its face.
 func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
 	near := func(x, y, wx, wy float64) bool { return math.Abs(x-wx) < 0.2 && math.Abs(y-wy) < 0.2 }
 	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
@@ -195,6 +196,23 @@ func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
 	if x, y := r2.s.ClampPoseFrom(box, 100, 15, above, ecs.Velocity{}, 0.1); !near(x, y, 100, 12) {
 		t.Errorf("a correction of (100, 15) of a box 12 above the floor became (%.2f, %.2f), want (100, 12): its bottom on the floor's top", x, y)
 	}
+	// A low crate (x 40 to 60, 8 high) on a floor, a box on the floor
+	// before it: put past it, the box's centre passes over the crate.
+	r3 := newRig(t, physics.Config{})
+	r3.s.StaticSegment(cp.Vector{X: -200, Y: 110}, cp.Vector{X: 200, Y: 110}, 10, ground)
+	r3.s.StaticSegment(cp.Vector{X: 44, Y: 96}, cp.Vector{X: 56, Y: 96}, 4, ground)
+	pusher := r3.entity(0, 90)
+	r3.s.AttachBox(pusher, 20, 20, 0, physics.Material{Mass: 1})
+	r3.tick()
+	// Its reach is taken towards the crate's nearest point, at its
+	// rounded corner: a little short of the face.
+	if x, y := r3.s.ClampPoseFrom(pusher, 50, 0, ecs.Transform{X: 0, Y: 90}, ecs.Velocity{}, 0.1); x < 27.5 || x > 30 || y != 0 {
+		t.Errorf("a correction of (50, 0) of a box into a low crate from the side became (%.2f, %.2f), want (27.5 to 30, 0): against its face", x, y)
+	}
+	if x, y := r3.s.ClampPoseFrom(pusher, 50, 0, ecs.Transform{X: 80, Y: 90}, ecs.Velocity{}, 0.1); !near(x, y, 50, 0) {
+		t.Errorf("a correction of (50, 0) of a box into a low crate, the host's beyond it, became (%.2f, %.2f), want it whole", x, y)
+	}
+
 	d := 10 / math.Sqrt2 // the disc's gap to the slope, along each axis
 	if x, y := r2.s.ClampPoseFrom(disc, 30, 30, ecs.Transform{X: 300, Y: -20}, ecs.Velocity{}, 0.1); !near(x, y, d, d) {
 		t.Errorf("a correction of (30, 30) of a disc 10 off a slope became (%.2f, %.2f), want (%.2f, %.2f): its edge on the slope", x, y, d, d)
