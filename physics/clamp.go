@@ -168,7 +168,7 @@ func (s *Space) stopAtSurfaces(sf *surfaceStop) {
 		}
 		q := sh.PointQuery(to)
 		n := q.Gradient.Neg() // towards the shape's nearest face there
-		if q.Distance >= extentAlong(sf.b, n) {
+		if !overlaps(q.Distance, extentAlong(sf.b, n)) {
 			return // clear of it there
 		}
 		if sf.d.Dot(n) > 0 {
@@ -190,7 +190,7 @@ func (sf *surfaceStop) backOff(sh *cp.Shape) {
 	d := sf.d
 	at := func(t float64) (cp.PointQueryInfo, bool) {
 		q := sh.PointQuery(sf.c.Add(d.Mult(t)))
-		return q, q.Distance < extentAlong(sf.b, q.Gradient.Neg())
+		return q, overlaps(q.Distance, extentAlong(sf.b, q.Gradient.Neg()))
 	}
 	if _, in := at(0); in {
 		return // it overlaps it now: the contact's to settle
@@ -211,6 +211,19 @@ func (sf *surfaceStop) backOff(sh *cp.Shape) {
 	}
 	sf.d = d.Mult(max(0, clear-max(0, sf.step.Dot(d))/d.LengthSq()))
 }
+
+// overlaps reports whether a body whose centre is dist from a shape's
+// nearest point, reaching ext towards it, overlaps it by more than
+// overlapShare of that reach: a body resting on a floor overlaps it by
+// cp's collision slop (0.1 units and a step of gravity), and one slid
+// along a floor of tiles was stopped at the next tile's edge.
+func overlaps(dist, ext float64) bool {
+	return dist < ext*(1-overlapShare)
+}
+
+// overlapShare is the share of a body's reach it may overlap a shape by
+// and be clear of it (stopAtSurfaces).
+const overlapShare = 0.05
 
 // meets reports whether correction sf is stopped by shape sh: a shape of
 // another, static or kinematic, body, not a sensor.

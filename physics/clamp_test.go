@@ -153,7 +153,8 @@ func TestALandingAndTheDrawnOffsetKeepToTheFloor(t *testing.T) {
 // a slope reaches it by its radius, not its box's corner; a correction
 // mostly along a floor, its centre's path nowhere near it, stops at its
 // top all the same; one into a low crate from the side, its centre's path
-// over it, stops at its face.
+// over it, stops at its face; one along a floor of tiles, from one onto
+// the next, is not stopped at the seam.
 func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
 	near := func(x, y, wx, wy float64) bool { return math.Abs(x-wx) < 0.2 && math.Abs(y-wy) < 0.2 }
 	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
@@ -211,6 +212,17 @@ func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
 	}
 	if x, y := r3.s.ClampPoseFrom(pusher, 50, 0, ecs.Transform{X: 80, Y: 90}, ecs.Velocity{}, 0.1); !near(x, y, 50, 0) {
 		t.Errorf("a correction of (50, 0) of a box into a low crate, the host's beyond it, became (%.2f, %.2f), want it whole", x, y)
+	}
+
+	// Tiles: a box resting on one, slid along the floor onto the next,
+	// overlaps it by the resting slop alone and goes all the way.
+	r3.s.CP().AddShape(cp.NewBox2(r3.s.CP().StaticBody, cp.BB{L: 300, B: 100, R: 400, T: 120}, 0))
+	r3.s.CP().AddShape(cp.NewBox2(r3.s.CP().StaticBody, cp.BB{L: 400, B: 100, R: 500, T: 120}, 0))
+	slider := r3.entity(350, 90.1) // resting a tenth into it, as cp leaves it
+	r3.s.AttachBox(slider, 20, 20, 0, physics.Material{Mass: 1})
+	r3.tick()
+	if x, y := r3.s.ClampPoseFrom(slider, 100, 0, ecs.Transform{X: 350, Y: 90.1}, ecs.Velocity{}, 0.1); !near(x, y, 100, 0) {
+		t.Errorf("a correction of (100, 0) of a box resting on a tile, onto the next, became (%.2f, %.2f), want it whole", x, y)
 	}
 
 	d := 10 / math.Sqrt2 // the disc's gap to the slope, along each axis
