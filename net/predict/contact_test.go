@@ -85,7 +85,8 @@ func (l *hostClamper) ClampPoseFrom(_ arche.Entity, dx, dy float64, host ecs.Tra
 // frame, and its clamp is the correction: a body resting on its floor that
 // the host has 4 units higher, falling at a speed that lands it on the
 // floor since, is not lifted; falling slower than that, or at rest, the
-// host's body is still above it: the body is lifted.
+// host's body is still above it: the body is lifted. The clamp is asked
+// once a state.
 func TestAHostClamperIsGivenTheHostsState(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -109,6 +110,9 @@ func TestAHostClamperIsGivenTheHostsState(t *testing.T) {
 			}
 			if h := k.hosts[0]; math.Abs(h.X-ht.X) > 0.01 || math.Abs(h.Y-ht.Y) > 0.01 {
 				t.Fatalf("ClampPoseFrom was given the host's pose %v, want %v", h, ht)
+			}
+			if len(k.dts) != 1 {
+				t.Errorf("ClampPoseFrom was asked %d times for one state's pose, want once (its clamp is reckoned once, for the decision and the correction)", len(k.dts))
 			}
 			lifted := len(k.pose) == 1 && math.Abs(k.pose[0].dy+4) < 0.01
 			if lifted != tc.lifts {

@@ -156,8 +156,11 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			continue
 		}
 		present := a.Has(e, t.id)
-		if present && !snap && !jump.changed && c.contactDecides(f, e, t, at, st) {
-			continue // what differs is what the entity rests on decides
+		var cc contactClamp // the clamped correction, reckoned once
+		if present && !snap && !jump.changed {
+			if cc = c.contactDecides(f, e, t, at, st); cc.decides {
+				continue // what differs is what the entity rests on decides
+			}
 		}
 		c.countCorrection()
 		switch t.corr {
@@ -175,8 +178,8 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			} else if knocked && t == kn.pose {
 				d = c.carryPose(&kn, f, k, t)
 			} else {
-				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
-					d.X, d.Y = c.clampPose(cl, f, e, at, st, hp, d.X, d.Y)
+				if cc.reckoned {
+					d.X, d.Y = cc.x, cc.y
 				}
 				c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			}
@@ -211,10 +214,9 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				}
 			} else {
 				rests := false
-				if cl, ok := c.correctorFor(e).(ContactClamper); ok && present && !snap {
-					cx, cy := cl.ClampVelocity(e, d.X, d.Y)
-					rests = cx != d.X || cy != d.Y
-					d.X, d.Y = cx, cy
+				if cc.reckoned {
+					rests = cc.x != d.X || cc.y != d.Y
+					d.X, d.Y = cc.x, cc.y
 				}
 				vc, carried := c.correctorFor(e).(VelocityCarrier)
 				carried = carried && present && !snap && !rests
@@ -335,17 +337,27 @@ func noRunaway(d, v, host ecs.Velocity) ecs.Velocity {
 	return d
 }
 
-// contactDecides reports whether the difference of entity e's Pose or
-// Velocity t (history entry at, of frame f; the host's state st) from the
-// host's is, once what its Corrector's contacts decide is taken out of it
-// (ContactClamper, HostClamper), within the component's tolerance: a
+// contactClamp is what contactDecides reckoned of a Pose or Velocity
+// correction: the part of it the body's contacts leave (x, y; reckoned
+// false when no ContactClamper moves the entity), and whether that part is
+// within the component's tolerance (decides: not corrected at all).
+type contactClamp struct {
+	x, y              float64
+	reckoned, decides bool
+}
+
+// contactDecides clamps the difference of entity e's Pose or Velocity t
+// (history entry at, of frame f; the host's state st) from the host's by
+// what its Corrector's contacts decide (ContactClamper, HostClamper), and
+// reports whether what remains is within the component's tolerance: a
 // body resting on a platform, a hair deeper in it on this client than on
 // the host, is not corrected (at every state, the history shifted by
-// nothing each time).
-func (c *Client[I]) contactDecides(f ecs.Frame, e arche.Entity, t *tracker, at int, st replicate.State) bool {
+// nothing each time). The correction applied otherwise is the clamped one,
+// reckoned here once (a HostClamper's queries are not cheap).
+func (c *Client[I]) contactDecides(f ecs.Frame, e arche.Entity, t *tracker, at int, st replicate.State) contactClamp {
 	cl, ok := c.correctorFor(e).(ContactClamper)
 	if !ok {
-		return false
+		return contactClamp{}
 	}
 	switch t.corr {
 	case Pose:
@@ -353,15 +365,17 @@ func (c *Client[I]) contactDecides(f ecs.Frame, e arche.Entity, t *tracker, at i
 		dx, dy := hp.X-pp.X, hp.Y-pp.Y
 		cx, cy := c.clampPose(cl, f, e, at, st, hp, dx, dy)
 		v := ecs.Transform{X: pp.X + cx, Y: pp.Y + cy, Angle: hp.Angle}
-		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pp), unsafe.Pointer(&v))
+		return contactClamp{x: cx, y: cy, reckoned: true,
+			decides: (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pp), unsafe.Pointer(&v))}
 	case Velocity:
 		hv, pv := (*ecs.Velocity)(t.host), (*ecs.Velocity)(t.store.at(at))
 		dx, dy := hv.X-pv.X, hv.Y-pv.Y
 		cx, cy := cl.ClampVelocity(e, dx, dy)
 		v := ecs.Velocity{X: pv.X + cx, Y: pv.Y + cy, Angular: hv.Angular}
-		return (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pv), unsafe.Pointer(&v))
+		return contactClamp{x: cx, y: cy, reckoned: true,
+			decides: (cx != dx || cy != dy) && t.equal(unsafe.Pointer(pv), unsafe.Pointer(&v))}
 	}
-	return false
+	return contactClamp{}
 }
 
 // clampPose returns the part of a correction dx, dy of entity e's pose,
