@@ -79,6 +79,57 @@ func TestHostValueConverges(t *testing.T) {
 	}
 }
 
+// TestHostOnlyNewsIsTakenAsItComes: the host counts a HostOnly value on
+// the client's own entity up every 6 frames, and its states arrive 20
+// frames late. Each value is news for the present as its state comes: the
+// frames the client had predicted when it took one value are compared with
+// the host's next states (they carry the next values), not skipped until
+// the client's frames of that moment are all past.
+func TestHostOnlyNewsIsTakenAsItComes(t *testing.T) {
+	const lag, frames = 20, 300
+	const warm = 2 * lag // the states of the frames before the first states set the client's clock find no record
+	w := ecs.NewWorld()
+	reg := replicate.NewRegistry(w)
+	comp := replicate.Register(reg, aimCodec())
+	clk := clock.NewFake(time.Unix(5000, 0))
+	sched := ecs.NewSchedule(w, clk, 0)
+	pred := NewClient(sched, reg, padCodec, ClientConfig[pad]{
+		Clock:      clk,
+		Local:      func() ecs.PeerID { return localPeer },
+		Link:       &fakeLink{rtt: 100 * time.Millisecond},
+		Components: []Tracker{Track(aimCodec(), HostOnly)},
+	})
+	aims := generic.NewMap[aim](w.Arche())
+	spawn := generic.NewMap2[aim, ecs.NetworkIdentity](w.Arche())
+	e := spawn.NewWith(&aim{}, &ecs.NetworkIdentity{Owner: localPeer})
+	host := func(f ecs.Frame) aim { return aim{DX: int8(f / 6 % 100)} }
+	img := make([]int32, reg.Offset(comp)+1)
+	late := 0
+	for range frames {
+		clk.Advance(ecs.DefaultStep)
+		sched.Step()
+		f := w.Frame()
+		if f <= lag {
+			continue
+		}
+		s := host(f - lag)
+		aimCodec().Quantize(&s, img[reg.Offset(comp):])
+		pred.AuthState(f-lag, e, replicate.NewState(reg, img).Only(comp))
+		if got := aims.Get(e).DX; got != s.DX && f > warm {
+			late++
+			if late == 1 {
+				t.Errorf("frame %d: the client shows %d, want the host's %d of frame %d, whose state just came", f, got, s.DX, f-lag)
+			}
+		}
+	}
+	if late > 0 {
+		t.Errorf("the client showed a value behind the state that had come at %d of %d frames", late, frames-warm)
+	}
+	if st := pred.Stats(); st.Corrections != 0 || int(st.HostUpdates) < int(host(frames-lag).DX-host(warm).DX) {
+		t.Errorf("%d corrections and %d host updates, want none and one a value since frame %d (%d)", st.Corrections, st.HostUpdates, warm, host(frames-lag).DX-host(warm).DX)
+	}
+}
+
 // selective is a Corrector that takes only the entities in its set and
 // panics on the others, as *physics.Space does on an entity without a body.
 type selective struct {

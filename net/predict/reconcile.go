@@ -423,10 +423,13 @@ func (c *Client[I]) correctorFor(e arche.Entity) Corrector {
 // k of frame f) and every frame after f: Pose and Velocity add dx, dy, da.
 // HostValue and HostOnly take the host's value at f and after, as the
 // present does: a replay from a frame after f restores it (it restored the
-// value recorded before the host's came, and a lap count went back). The
-// values recorded after f were predicted from the old value, so they are
-// not compared with the host's any more (they are not recorded again: the
-// frames since f are past).
+// value recorded before the host's came, and a lap count went back). A
+// HostValue's values recorded after f were predicted from the old value,
+// so they are not compared with the host's any more (they are not recorded
+// again: the frames since f are past). A HostOnly's are what the client
+// would have recorded had the host's value come in time (its systems do
+// not change it), so they are compared: the host's next values, of frames
+// the client had already predicted, are taken as they come.
 func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy, da float64) {
 	h := &c.hist
 	for g, at := range c.recorded(f, k, e, t) {
@@ -444,7 +447,7 @@ func (c *Client[I]) shift(f ecs.Frame, k int, e arche.Entity, t *tracker, dx, dy
 			v.Angular += da
 		default:
 			t.assign(p, t.host)
-			if g != f {
+			if g != f && t.corr != HostOnly {
 				h.skip[at] |= t.bit
 			}
 		}
@@ -465,9 +468,9 @@ func (c *Client[I]) shiftVelocityAt(f ecs.Frame, k int, e arche.Entity, t *track
 }
 
 // takeHostOnly takes the host's value of a HostOnly component t of entity e
-// (its entry k of frame f), loaded by differs: for frame f, and for the
-// present if e has it; the frames between are not compared any more (see
-// shift). It is news, not a correction.
+// (its entry k of frame f), loaded by differs: for frame f, the frames
+// recorded since (compared with the host's next states, see shift), and
+// the present if e has it. It is news, not a correction.
 func (c *Client[I]) takeHostOnly(f ecs.Frame, k int, e arche.Entity, t *tracker) {
 	c.shift(f, k, e, t, 0, 0, 0)
 	if a := c.w.Arche(); a.Has(e, t.id) {

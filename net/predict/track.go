@@ -34,7 +34,9 @@ const (
 	// the host changes (a lap count, a score, a name): the client never
 	// predicts it, so a host value that differs is news rather than a
 	// misprediction, and is not counted among the corrections
-	// (ClientStats.HostUpdates counts it instead).
+	// (ClientStats.HostUpdates counts it instead). Unlike HostValue's, the
+	// frames recorded since a value was taken are compared with the host's
+	// next states: each new value is taken as its state comes.
 	HostOnly
 )
 
