@@ -949,4 +949,5 @@ var (
 	_ predict.VelocityCarrier = (*physics.Space)(nil)
 	_ predict.TravelClamper   = (*physics.Space)(nil)
 	_ predict.HostClamper     = (*physics.Space)(nil)
+	_ predict.Gripper         = (*physics.Space)(nil)
 )

@@ -277,6 +277,44 @@ func (s *Space) ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64)
 	return dx, dy
 }
 
+// Gripped reports whether entity e's body touches a static or kinematic
+// body and moves along each such body's surface as that body does there
+// (within gripShare of the faster's speed, or gripSpeed): friction holds it
+// to what it rests on (a rider standing on a moving lift, a crate at rest on
+// a floor), and a difference of velocity along it is friction's to take
+// away within frames. A body sliding along a wall or a floor (a player
+// driven along it, one coasting) is not gripped: a difference of velocity
+// along the surface lasts (predict.Gripper). False for an entity without a
+// body or without such a contact. It allocates nothing.
+func (s *Space) Gripped(e arche.Entity) bool {
+	b := s.BodyOf(e)
+	if b == nil {
+		return false
+	}
+	sup := s.supports(b)
+	if len(sup) == 0 {
+		return false
+	}
+	v := b.Velocity()
+	for _, c := range sup {
+		ov := c.o.VelocityAtWorldPoint(c.at)
+		rel := v.Sub(ov)
+		along := rel.Sub(c.n.Mult(rel.Dot(c.n))).Length() // along the surface
+		if along > max(gripSpeed, gripShare*max(v.Length(), ov.Length())) {
+			return false
+		}
+	}
+	return true
+}
+
+// gripShare and gripSpeed (world units a second) bound the speed along a
+// surface at which a body still counts as held to it (Gripped): what cp's
+// friction leaves of a rider's speed relative to its lift.
+const (
+	gripShare = 0.05
+	gripSpeed = 0.5
+)
+
 // extentAlong returns how far body b's shapes that are not sensors reach
 // from its centre along unit vector n, at most, where the body is now.
 func extentAlong(b *cp.Body, n cp.Vector) float64 {
@@ -312,12 +350,13 @@ func reach(sh *cp.Shape, p, n cp.Vector) float64 {
 }
 
 // support is a contact of a body with a static or kinematic body o: the
-// normal from the body towards o (unit length) and the gap (negative:
-// overlap).
+// normal from the body towards o (unit length), the gap (negative:
+// overlap) and a point of the contact on o's surface.
 type support struct {
 	o   *cp.Body
 	n   cp.Vector
 	gap float64
+	at  cp.Vector
 }
 
 // supports returns the contacts of body b with static or kinematic bodies,
@@ -335,7 +374,8 @@ func (s *Space) addSupport(arb *cp.Arbiter) {
 	b := s.supBody
 	a, o := arb.Bodies()
 	n := arb.Normal() // from a towards o
-	if o == b {
+	swapped := o == b
+	if swapped {
 		a, o = o, a
 		n = n.Neg()
 	}
@@ -346,9 +386,14 @@ func (s *Space) addSupport(arb *cp.Arbiter) {
 	if set.Count == 0 {
 		return
 	}
-	gap := math.Inf(1)
+	gap, at := math.Inf(1), cp.Vector{}
 	for i := 0; i < set.Count; i++ {
-		gap = min(gap, set.Points[i].Distance)
+		if p := &set.Points[i]; p.Distance < gap {
+			gap, at = p.Distance, p.PointB // on the arbiter's second shape
+			if swapped {
+				at = p.PointA
+			}
+		}
 	}
-	s.sup = append(s.sup, support{o: o, n: n, gap: gap})
+	s.sup = append(s.sup, support{o: o, n: n, gap: gap, at: at})
 }

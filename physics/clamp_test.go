@@ -230,3 +230,36 @@ func TestAClampFromTheHostsStateInOddCases(t *testing.T) {
 		t.Errorf("a correction of (30, 30) of a disc 10 off a slope became (%.2f, %.2f), want (%.2f, %.2f): its edge on the slope", x, y, d, d)
 	}
 }
+
+// A rider standing on a moving lift, and a crate at rest on the floor, are
+// gripped: friction holds them to what they rest on. A box driven along the
+// floor slides, and is not; nor is a body touching nothing.
+func TestGrippedTellsARiderFromABodySlidingAlong(t *testing.T) {
+	r := newRig(t, physics.Config{Gravity: cp.Vector{Y: 600}})
+	r.s.StaticSegment(cp.Vector{X: -2000, Y: 100}, cp.Vector{X: 2000, Y: 100}, 1, ground)
+	lift := r.entity(-600, 60)
+	r.s.AttachBox(lift, 200, 10, 0, physics.Material{Kinematic: true, Friction: 1})
+	physics.SetVelocity(r.w, lift, ecs.Velocity{X: 60})
+	rider := r.entity(-600, 30)
+	r.s.AttachBox(rider, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	crate := r.entity(300, 89)
+	r.s.AttachBox(crate, 20, 20, 0, physics.Material{Mass: 1, Friction: 1})
+	slider := r.entity(0, 89)
+	r.s.AttachBox(slider, 20, 20, 0, physics.Material{Mass: 1, Friction: 0.2})
+	flier := r.entity(800, -400)
+	r.s.AttachBox(flier, 20, 20, 0, physics.Material{Mass: 1})
+	for range 60 {
+		physics.SetVelocity(r.w, slider, ecs.Velocity{X: 200, Y: r.s.BodyOf(slider).Velocity().Y})
+		r.tick()
+	}
+	for _, c := range []struct {
+		name string
+		e    arche.Entity
+		want bool
+	}{{"a rider on a lift moving at 60 units/s", rider, true}, {"a crate at rest on the floor", crate, true},
+		{"a box driven along the floor at 200 units/s", slider, false}, {"a box falling", flier, false}} {
+		if got := r.s.Gripped(c.e); got != c.want {
+			t.Errorf("%s (velocity %v): Gripped %v, want %v", c.name, r.s.BodyOf(c.e).Velocity(), got, c.want)
+		}
+	}
+}

@@ -24,7 +24,8 @@
 // change: SetPose for teleports, Move to place a body, SetVelocity, and
 // CorrectPose/CorrectVelocity for the small corrections a predicting client
 // applies (with what shapes them: ClampPose and ClampVelocity keep a
-// correction out of what a body rests on, ClampPoseFrom keeps it on the
+// correction out of what a body rests on, Gripped tells whether friction
+// holds the body to it, ClampPoseFrom keeps it on the
 // side of a floor or a wall the host's body was on, ClampDrawn keeps a
 // drawn offset out of what the body rests on, CarryVelocity carries a
 // velocity through the body's friction, ClampTravel stops a knocked body's

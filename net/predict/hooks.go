@@ -86,7 +86,8 @@ type TravelClamper interface {
 // for as long as it stands there. The history is shifted by what is left,
 // so the frames after it are compared with what the present came from; a
 // velocity correction of a resting body shifts only its own frame's
-// record (friction takes a difference of velocity away within frames). A
+// record (friction takes a difference of velocity away within frames;
+// see Gripper for a body sliding along what it touches). A
 // difference the contact alone decides, what is left of it within the
 // component's tolerance, is no correction. (A knock away from what the
 // body rests on reaches it by its pose's correction, its velocity's
@@ -99,6 +100,25 @@ type ContactClamper interface {
 	// normal of each such contact: the contact decides how fast the
 	// entity goes towards or away from what it rests on.
 	ClampVelocity(e arche.Entity, dx, dy float64) (float64, float64)
+}
+
+// Gripper is a ContactClamper that tells whether friction holds an entity
+// to what it rests on: it moves along each static or kinematic body it
+// touches as that body does there. Only then is a velocity correction the
+// contact clamped left to its own frame's record (see ContactClamper): a
+// difference along the surface of a body held so is friction's to take
+// away. A body sliding along a wall keeps a difference of velocity along
+// it (its drive keeps it, or its coasting), and its clamped correction
+// shifts the frames recorded since, as an unclamped one does: left to its
+// own frame, each next state found the same difference again, and a player
+// squeezed against a wall and breaking out along it was thrown at seven
+// times its top speed. Without a Gripper, every clamped correction is left
+// to its own frame. *physics.Space implements it.
+type Gripper interface {
+	ContactClamper
+	// Gripped reports whether entity e is held so to everything it
+	// rests on.
+	Gripped(e arche.Entity) bool
 }
 
 // HostClamper is a ContactClamper that clamps a pose correction knowing the

@@ -213,13 +213,14 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 					d = jump.velocity(*(*ecs.Velocity)(a.Get(e, t.id)))
 				}
 			} else {
-				rests := false
+				clamped := false
 				if cc.reckoned {
-					rests = cc.x != d.X || cc.y != d.Y
+					clamped = cc.x != d.X || cc.y != d.Y
 					d.X, d.Y = cc.x, cc.y
 				}
+				rests := clamped && c.gripped(e)
 				vc, carried := c.correctorFor(e).(VelocityCarrier)
-				carried = carried && present && !snap && !rests
+				carried = carried && present && !snap && !clamped
 				var kv *knock // the knock whose velocity this is, if any
 				if knocked && t == kn.vel {
 					kv = &kn
@@ -244,12 +245,13 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				case carried:
 					c.carryVelocity(vc, f, k, e, t, *hv, *pv, &cut, kv)
 				case rests:
-					// Resting on something, the body's velocity is what
-					// the contact and its friction make of it frame by
-					// frame: a difference of frame f does not last into
-					// the frames recorded since, which are left as they
-					// are (shifted, the next state found the difference
-					// the other way, and so on).
+					// Held to what it rests on, the body's velocity is
+					// what the contact and its friction make of it frame
+					// by frame: a difference of frame f does not last
+					// into the frames recorded since, which are left as
+					// they are (shifted, the next state found the
+					// difference the other way, and so on). One sliding
+					// along it keeps the difference: shifted below.
 					c.shiftVelocityAt(f, k, e, t, d.X, d.Y, d.Angular)
 				default:
 					c.shift(f, k, e, t, d.X, d.Y, d.Angular)
@@ -398,6 +400,13 @@ func (c *Client[I]) clampPose(cl ContactClamper, f ecs.Frame, e arche.Entity, at
 		}
 	}
 	return hc.ClampPoseFrom(e, dx, dy, *host, v, c.since(f))
+}
+
+// gripped reports whether friction holds entity e to what it rests on
+// (Gripper); true for a Corrector that cannot tell.
+func (c *Client[I]) gripped(e arche.Entity) bool {
+	g, ok := c.correctorFor(e).(Gripper)
+	return !ok || g.Gripped(e)
 }
 
 // correctorFor returns the Corrector that moves entity e, or nil when e's
