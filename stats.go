@@ -88,7 +88,7 @@ type NetStats struct {
 	// Entities is the number of networked entities held.
 	Entities int
 	// Backlog is how many items (changes, spawns, entities entering the
-	// client's scope) the host held back for this client's state budget,
+	// client's scope, removals of those leaving it) the host held back for this client's state budget,
 	// the most in one of its send ticks lately, as the host said (a
 	// Backlog message, every quarter of a second or so while its budget is
 	// full), and Budget that budget, kbit/s

@@ -155,7 +155,9 @@ type PeerStats struct {
 	// one more each time it pages again what changed during the round
 	// before.
 	JoinRounds int
-	Deferred   uint64 // dirty items left for a later tick by the budget
+	// Deferred counts the dirty items, and the removals not sent yet,
+	// that the budget left for a later tick, each time it left them.
+	Deferred uint64
 	// Quiet counts the empty State messages sent on quiet ticks, as the
 	// peer's world fell still: nothing it holds changed, nothing waited to
 	// go to it (quiet.go). They are not in Messages; their bytes are in
@@ -167,8 +169,9 @@ type PeerStats struct {
 	// out of scope, and what comes into scope while it runs (the join
 	// sends it), are neither.
 	Entered, Left uint64
-	// Backlog is how many items the budget held back at the peer's last
-	// send tick (0: everything due went); Backlogs counts the Backlog
+	// Backlog is how many items (removals among them) the budget held
+	// back at the peer's last send tick (0: everything due went); Backlogs
+	// counts the Backlog
 	// messages that told the client (backlog.go). Their bytes are in
 	// Bytes.
 	Backlog  int

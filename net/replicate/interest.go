@@ -22,8 +22,10 @@ import (
 // own body, or its last projectile if it owns those), not the whole world. The game may give a peer a
 // square of its own besides (HostReplicator.Focus: a camera). Entering scope sends the entity whole; leaving scope
 // removes it from the peer, not on its next change: removals go ahead of
-// every change, within the peer's budget (some 600 a send tick at the
-// default 256 kbit/s). On by default with a radius of 4,096
+// every change, within what the items due leave of the peer's budget (up
+// to half of it is kept for them: a storm of removals does not hold back
+// a player's first entity), some 400 a send tick at the default 256 kbit/s
+// (600 fresh; one that waited says how long, in more bits). On by default with a radius of 4,096
 // units, so a world smaller than that around each player is wholly in scope
 // and nothing changes for it; a larger world is what the grid is for.
 //

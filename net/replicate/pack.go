@@ -128,39 +128,6 @@ func (p *HostPeer) pack(changes []change) {
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
 	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
-	full := false
-	repeats := false
-	for i := range p.despawns {
-		d := &p.despawns[i]
-		if d.flying {
-			repeats = repeats || !d.back && d.copies < p.copyLimit && d.at < h.frame
-			continue
-		}
-		c := sp.cost(int(removalBits(h.frame - d.frame)))
-		if p.overBudget(&sp, c, budget) {
-			full = true
-			break
-		}
-		sp.add(c)
-		p.sendRemoval(d)
-	}
-	if repeats && !full {
-		// Copies of removals in flight, within half the budget.
-		for i := range p.despawns {
-			d := &p.despawns[i]
-			if !d.flying || d.back || d.copies >= p.copyLimit || d.at == h.frame {
-				continue
-			}
-			c := sp.cost(int(removalBits(h.frame - d.frame)))
-			if sp.est+c > budget/2 {
-				break
-			}
-			sp.add(c)
-			p.sendRemoval(d)
-			p.stats.Repeats++
-		}
-	}
-	removals := len(ps.picks)
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait
@@ -268,6 +235,53 @@ func (p *HostPeer) pack(changes []change) {
 	if ps.avgBits == 0 {
 		ps.avgBits = 64
 	}
+	// Removals go first, within what the due items leave them: up to half
+	// the budget is kept for those (what they would take, at the average
+	// item's size), so a storm of removals (a player who held a whole
+	// world gets its first entity far away) does not hold back every
+	// spawn and change for seconds; the removals take the rest.
+	reserve := 0
+	if len(due) > 0 {
+		reserve = min(budget/2, int(float64(len(due))*(ps.avgBits+24)))
+	}
+	full := false
+	repeats := false
+	for i := range p.despawns {
+		d := &p.despawns[i]
+		if d.flying {
+			repeats = repeats || !d.back && d.copies < p.copyLimit && d.at < h.frame
+			continue
+		}
+		c := sp.cost(int(removalBits(h.frame - d.frame)))
+		if p.overBudget(&sp, c, budget-reserve) {
+			full = reserve == 0
+			for j := range p.despawns[i:] {
+				if !p.despawns[i+j].flying {
+					p.stats.Deferred++ // held back, as an item is
+				}
+			}
+			break
+		}
+		sp.add(c)
+		p.sendRemoval(d)
+	}
+	if repeats && !full {
+		// Copies of removals in flight, within half the budget.
+		for i := range p.despawns {
+			d := &p.despawns[i]
+			if !d.flying || d.back || d.copies >= p.copyLimit || d.at == h.frame {
+				continue
+			}
+			c := sp.cost(int(removalBits(h.frame - d.frame)))
+			if sp.est+c > (budget-reserve)/2 {
+				break
+			}
+			sp.add(c)
+			p.sendRemoval(d)
+			p.stats.Repeats++
+		}
+	}
+	removals := len(ps.picks)
 	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
 	if fast && !h.keepPicks && !p.taping() && !h.noStream {
 		if removals > 1 {
