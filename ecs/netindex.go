@@ -27,13 +27,14 @@ type netIndex struct {
 	byID    idTable
 	owned   [][]arche.Entity // by PeerID
 	nextID  NetID
+	fresh   NetID // the first id given in this run: below it, a save's (SetNextNetID)
 	mask    arche.Mask
 	quiet   bool // a NetBatch runs: it indexes its entities itself
 }
 
 func (x *netIndex) init(w *World) {
 	x.w = w
-	x.nextID = 1
+	x.nextID, x.fresh = 1, 1
 	x.mask = arche.All(w.IDs.NetworkIdentity)
 }
 

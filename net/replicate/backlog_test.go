@@ -256,7 +256,7 @@ func TestBacklogForgottenAtARejoin(t *testing.T) {
 	if _, err := c.HandleDatagram(wire.KindBacklog, appendBacklog(nil, 100_000, 7, 256, 15)); err != nil {
 		t.Fatal(err)
 	}
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	if held, _ := c.Backlog(); held != 0 {
 		t.Fatalf("after the rejoin the old host's Backlog still says %d", held)
 	}

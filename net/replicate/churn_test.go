@@ -140,7 +140,7 @@ func (o churnRun) run(t *testing.T) {
 		if i == o.rejoinAt {
 			h.ParkPeer(1)
 			l = newLink(5)
-			c.Rejoin(1, 0)
+			c.Rejoin(1, 0, 0)
 			h.AddPeer(1, l)
 		}
 		sched.Step()

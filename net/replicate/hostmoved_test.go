@@ -164,7 +164,7 @@ func TestRejoinForgetsHostMovedFrame(t *testing.T) {
 	if r.c.HostMovedFrame() != 5000 {
 		t.Fatalf("HostMovedFrame %d after a state of frame 5000", r.c.HostMovedFrame())
 	}
-	r.c.Rejoin(1, 60)
+	r.c.Rejoin(1, 60, 0)
 	if f, m := r.c.Frame(), r.c.HostMovedFrame(); f != 0 || m != 0 {
 		t.Fatalf("after Rejoin: Frame %d, HostMovedFrame %d; want both 0", f, m)
 	}

@@ -144,7 +144,7 @@ func TestAUnitMarkedAfterARejoinHasItsBaseline(t *testing.T) {
 func rejoin(t *testing.T, r *rig) *capture {
 	t.Helper()
 	r.h.RemovePeer(1)
-	r.c.Rejoin(1, 0)
+	r.c.Rejoin(1, 0, 0)
 	out := &capture{}
 	r.h.AddPeer(1, out)
 	for i := 0; i < 20 && !r.c.Joined(); i++ {

@@ -1063,7 +1063,7 @@ func TestRejoinOfAHeldWorldMakesNoRoom(t *testing.T) {
 	}
 	join(out.lane)
 
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	for _, m := range out.lane {
 		if _, err := c.HandleLane(m); err != nil {
 			t.Fatal(err)
@@ -1090,7 +1090,7 @@ func TestRejoinOfAHeldWorldMakesNoRoom(t *testing.T) {
 	}
 
 	// The host's world now announces growsFrom more than the client holds.
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	grown := append([][]byte{announcing(t, out.lane[0], n+growsFrom)}, out.lane[1:]...)
 	for _, m := range grown {
 		if _, err := c.HandleLane(m); err != nil {

@@ -32,9 +32,17 @@ type rejoinState struct {
 // join, then removes every networked entity the join did not bring (the
 // Observer hears of each first): the world is the host's again.
 //
+// fresh, if not 0, is the first network id of a host's run of its world
+// other than the one the client held it from (the session's Welcome or
+// Resumed says): every networked entity held under an id at or past it is
+// removed at once (the Observer hears of each, counted in Swept), since
+// the run gives those ids to entities of its own (a host killed after its
+// last save, restarted from it). Updated in place, a block the killed
+// host made became another block, or a player's avatar.
+//
 // Cost: one bit per network slot while the join runs; FINAL walks the
-// networked entities once.
-func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
+// networked entities once, and so does a fresh id.
+func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64, fresh ecs.NetID) {
 	c.cfg.Local = local
 	if stepRate > 0 && stepRate != c.cfg.StepRate {
 		c.cfg.StepRate = stepRate
@@ -68,6 +76,27 @@ func (c *ClientReplicator) Rejoin(local ecs.PeerID, stepRate float64) {
 		c.rejoin = &rejoinState{ids: generic.NewFilter1[ecs.NetworkIdentity]()}
 	}
 	clear(c.rejoin.seen)
+	if fresh != 0 {
+		c.dropFrom(fresh)
+	}
+}
+
+// dropFrom removes every networked entity held under an id at or past
+// fresh, as the host removed it (see Rejoin).
+func (c *ClientReplicator) dropFrom(fresh ecs.NetID) {
+	r := c.rejoin
+	r.gone = r.gone[:0]
+	q := r.ids.Query(c.w.Arche())
+	for q.Next() {
+		if q.Get().ID >= fresh {
+			r.gone = append(r.gone, q.Entity())
+		}
+	}
+	for _, e := range r.gone {
+		c.remove(e)
+		c.stats.Swept++
+	}
+	r.gone = r.gone[:0]
 }
 
 // Rejoining reports whether a join started by Rejoin is under way.

@@ -74,7 +74,7 @@ func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
 	clear(o.spawned)
 
 	// It resumes on a new connection: the host joins it again.
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	if c.Joined() || !c.Rejoining() {
 		t.Fatal("a rejoin under way reports the client joined")
 	}
@@ -140,7 +140,7 @@ func TestRejoinMissingAPageFails(t *testing.T) {
 		l.step(t, h, c)
 	}
 	h.RemovePeer(1)
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	dl := &droppingLane{link: link{rng: rand.New(rand.NewPCG(1, 1)), peer: 1}, drop: 2}
 	p := h.AddPeer(1, dl)
 	held := cw.Networked()
@@ -212,7 +212,7 @@ func TestRejoinDuringAJoinDropsItsPages(t *testing.T) {
 			}
 		}
 	}
-	c.Rejoin(1, 0)
+	c.Rejoin(1, 0, 0)
 	if c.Waiting() != 0 {
 		t.Fatalf("%d bytes of the cut join still queued after Rejoin", c.Waiting())
 	}

@@ -67,7 +67,7 @@ func FuzzClientSequence(f *testing.F) {
 			data = data[k:]
 			switch {
 			case op == 0xff:
-				c.Rejoin(1, 60)
+				c.Rejoin(1, 60, 0)
 			case op == 0xfe:
 				c.Pump()
 			case op >= 0x80:

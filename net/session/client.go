@@ -186,6 +186,9 @@ type Client struct {
 	// holds: a join of this peer finished, so the client holds the whole
 	// world (perhaps stale, while a rejoin after a resume runs).
 	holds bool
+	// run is the host's run of the world the client holds (Welcome,
+	// Resumed); 0 before the first answer.
+	run uint64
 	// ticket is the kept ticket (ClientConfig.Ticket) while no host
 	// answered it; kept, that the peer is one a kept ticket took back, its
 	// join not finished on this client (its Resumes say ResumeKeptTicket).
@@ -521,13 +524,25 @@ func (c *Client) welcomed(msg []byte) {
 	if c.repl == nil {
 		c.startReplicator()
 	} else {
-		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate))
+		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate), c.freshIDs(wl.Run, wl.FreshIDs))
 	}
+	c.run = wl.Run
 	c.w.SetFrame(ecs.Frame(c.welcome.Frame))
 	c.bound = true
 	c.state = Joining
 	c.emit(Event{Kind: PeerJoined, Peer: c.Peer(), Name: c.cfg.Name})
 	c.applyEarly()
+}
+
+// freshIDs returns the first network id whose entities the client drops as
+// it rejoins the host's run of its world (Welcome, Resumed): fresh, when
+// it holds the world of another run (what it holds under those ids is not
+// what the run gives them to); 0, keeping all, otherwise.
+func (c *Client) freshIDs(run uint64, fresh uint32) ecs.NetID {
+	if c.run == 0 || c.run == run {
+		return 0
+	}
+	return ecs.NetID(fresh)
 }
 
 // startReplicator makes the client's replicator, for the peer and tick rate

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
@@ -246,6 +247,10 @@ type Host struct {
 	repl  *replicate.HostReplicator
 	cfg   HostConfig
 
+	// run names this host's run of its world to its clients (Welcome,
+	// Resumed): random, never 0.
+	run uint64
+
 	incoming chan transport.Conn
 	peers    []*hostPeer
 	// The peers whose WelcomeAck waits its turn (AdmitPerStep), oldest
@@ -331,6 +336,11 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 		cancel:   cancel,
 	}
 	rand.Read(h.noHash[:])
+	for h.run == 0 {
+		var b [8]byte
+		rand.Read(b[:])
+		h.run = binary.LittleEndian.Uint64(b[:])
+	}
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(h.receive))
 	sched.AddTo(ecs.StageOutput, "net.replicate", h.repl)
 	if cfg.Replication.CheckReports && sched.Watch == nil {

@@ -189,7 +189,7 @@ func FuzzWelcome(f *testing.F) {
 		if m.Decode(data) != nil {
 			return
 		}
-		if enc := m.Encode(nil); !bytes.Equal(enc, data) {
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.Run == 0 || m.FreshIDs == 0 {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
 		}
 	})
@@ -230,7 +230,7 @@ func FuzzResumed(f *testing.F) {
 		if m.Decode(data) != nil {
 			return
 		}
-		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.TickRate == 0 || m.SendRate == 0 {
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.TickRate == 0 || m.SendRate == 0 || m.Run == 0 || m.FreshIDs == 0 {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
 		}
 	})

@@ -1,0 +1,107 @@
+package tandemtest_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem"
+	"github.com/tandem-go/tandem/clock/bubble"
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/tandemtest"
+)
+
+// rockLog is what a client's Arrived and Departed heard of.
+type rockLog struct {
+	arrived, departed map[arche.Entity]bool
+}
+
+// rockWalkers are the walkers whose clients log what arrives and departs.
+func rockWalkers(l *rockLog) *tandem.Game[Walk] {
+	g := *walkers
+	g.Arrived = func(w *tandem.World, e arche.Entity) {
+		if w.Role == tandem.Joined {
+			l.arrived[e] = true
+		}
+	}
+	g.Departed = func(w *tandem.World, e arche.Entity) { l.departed[e] = true }
+	return &g
+}
+
+// rockAt makes a host's rock at x on the host's world.
+func rockAt(r *tandemtest.Rig[Walk], x float64) (id ecs.NetID) {
+	r.Host.Do(func(w *tandem.World) {
+		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+		e := m.NewWith(&ecs.Transform{X: x}, &ecs.NetworkIdentity{})
+		ni, _ := w.ECS.Identity(e)
+		id = ni.ID
+	})
+	return id
+}
+
+// heldAt returns the entity client c holds at x owned by the host, if any.
+func heldAt(c *tandem.Client[Walk], x float64) (held arche.Entity, ok bool) {
+	c.Do(func(w *tandem.World) {
+		q := generic.NewFilter2[ecs.Transform, ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		for q.Next() {
+			if p, ni := q.Get(); p.X == x && ni.Owner == ecs.HostPeer {
+				held, ok = q.Entity(), true
+			}
+		}
+	})
+	return held, ok
+}
+
+// A host killed after its last save had made a rock the save does not
+// have; restarted from the save, it gives the rock's network id to the next
+// entity it makes, another rock. The player who held the first rock resumes
+// and hears of the first rock's removal and of the second's arrival, a new
+// entity: held under the same id, the first was updated in place into the
+// second, and neither hook ran (a block of a building game turned into
+// another, or into a player's avatar). A resume into the same run (a cut)
+// keeps what it held as it was.
+func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
+		save := filepath.Join(t.TempDir(), "rocks.db")
+		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Save()
+		lost := rockAt(r, 100) // after the last save
+		var first arche.Entity
+		if !r.StepUntil(60, func() (ok bool) { first, ok = heldAt(ann, 100); return ok }) {
+			t.Fatal("ann's client never held the rock at 100")
+		}
+		// A cut resumes into the same run: the rock stays the entity it was.
+		r.Cut(ann)
+		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the cut: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
+		}
+		if held, ok := heldAt(ann, 100); !ok || held != first || l.departed[first] {
+			t.Fatalf("resumed into the same run, ann's client holds the rock at 100: %v, the same entity %v, departed %v; want it kept", ok, held == first, l.departed[first])
+		}
+		r.Kill()
+		if again := rockAt(r, 900); again != lost {
+			t.Fatalf("the restarted host gave its rock id %d, the lost rock had %d: the test no longer reuses an id", again, lost)
+		}
+		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 2 && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the kill: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
+		}
+		var second arche.Entity
+		if !r.StepUntil(120, func() (ok bool) { second, ok = heldAt(ann, 900); return ok }) {
+			t.Fatal("ann's client never held the restarted host's rock at 900")
+		}
+		if _, still := heldAt(ann, 100); still {
+			t.Error("ann's client still holds the rock at 100 the killed host made after its last save")
+		}
+		if !l.departed[first] {
+			t.Error("Departed did not run for the rock at 100 the restarted host does not have")
+		}
+		if second == first || !l.arrived[second] {
+			t.Errorf("the rock at 900 is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", second == first, l.arrived[second])
+		}
+	})
+}
