@@ -49,21 +49,8 @@ var discs = &tandem.Game[Thrust]{
 		tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
 	},
 	Setup: func(w *tandem.World) {
-		// The game's one rule: thrust accelerates a disc (its velocity
-		// changes by at most 1200 units/s² · step, so walls and other
-		// bodies keep their say), and the physics moves it. The same
-		// system runs on the host for every player, and on each client
-		// for the disc it predicts.
-		drive := generic.NewFilter2[tandem.Input[Thrust], physics.Body]()
-		w.Schedule.Add("drive", ecs.SystemFunc(func(ew *ecs.World) {
-			q := drive.Query(ew.Arche())
-			for q.Next() {
-				in, body := q.Get()
-				v := body.CP.Velocity()
-				dv := 1200 * w.Schedule.StepDuration().Seconds()
-				w.Physics.SetVelocity(q.Entity(), ecs.Velocity{X: v.X + float64(in.Value.X)*dv, Y: v.Y + float64(in.Value.Y)*dv})
-			}
-		}))
+		ecs.AddResource(w.ECS, &driving{generic.NewFilter2[tandem.Input[Thrust], physics.Body]()})
+		w.Schedule.Add("drive", ecs.SystemFunc(func(*ecs.World) { drive(w) }))
 		w.Schedule.Add("physics", w.Physics)
 		if w.Role != tandem.Joined && !w.Restoring {
 			// The ball, on a host or alone; a host restored from its
@@ -71,7 +58,12 @@ var discs = &tandem.Game[Thrust]{
 			spawn(w, ecs.HostPeer, 200, 100, false)
 		}
 	},
-	Input: thrustCodec,
+	// A disc's speed builds up under its input: a client that mispredicted
+	// it replays the frames since the host's state with this rule (the
+	// physics steps them too), where a correction carried into the present
+	// would miss what the input did since.
+	Replay: drive,
+	Input:  thrustCodec,
 	Join: func(w *tandem.World, p tandem.Peer) error {
 		spawn(w, p.ID, 0, 0, true)
 		return nil
@@ -79,6 +71,26 @@ var discs = &tandem.Game[Thrust]{
 	Arrived: func(w *tandem.World, e arche.Entity) {
 		w.Physics.AttachCircle(e, 10, disc)
 	},
+}
+
+// driving is each world's query of the driven discs, made once.
+type driving struct {
+	discs *generic.Filter2[tandem.Input[Thrust], physics.Body]
+}
+
+// drive is the game's one rule: thrust accelerates a disc (its velocity
+// changes by at most 1200 units/s² · step, so walls and other bodies keep
+// their say), and the physics moves it. The same system runs on the host
+// for every player, and on each client for the disc it predicts, in its
+// frames and in the frames it replays.
+func drive(w *tandem.World) {
+	dv := 1200 * w.Schedule.StepDuration().Seconds()
+	q := ecs.Resource[driving](w.ECS).discs.Query(w.ECS.Arche())
+	for q.Next() {
+		in, body := q.Get()
+		v := body.CP.Velocity()
+		w.Physics.SetVelocity(q.Entity(), ecs.Velocity{X: v.X + float64(in.Value.X)*dv, Y: v.Y + float64(in.Value.Y)*dv})
+	}
 }
 
 // disc is the material of every disc: friction with the floor stops it.
