@@ -134,7 +134,12 @@ type Game[I comparable] struct {
 	// go of what the game keeps of the entity outside the world (a sprite,
 	// a sound, an index by entity); the engine removes its physics body and
 	// the entity itself, which Departed must leave alive. A panic in it
-	// ends the session (ErrHostData), as one in Arrived does.
+	// ends the session (ErrHostData), as one in Arrived does. An entity
+	// the host removed stays until drawn to its removal, so what the host
+	// made in its place (a block replaced in its cell) may arrive first:
+	// key what the game keeps by entity, not by place, or let a new
+	// entity's Arrived take the place over and the old one's Departed
+	// leave it alone.
 	Departed func(w *World, e arche.Entity)
 	// Net tunes how a client's physics treats networked bodies. The zero
 	// value suits a game with bodies; one whose player pushes loose bodies
