@@ -90,6 +90,20 @@ func (h *Host[I]) InScope(peer ecs.PeerID, e arche.Entity) bool {
 	return p != nil && p.InScope(e)
 }
 
+// ScopeSize returns how many networked entities are in peer's scope (as
+// InScope counts them; 0 for a peer the host does not have): once the peer
+// has acknowledged everything sent, what its client holds (its
+// NetStats.Entities, what it draws to a removal aside). It walks the
+// world: for tests, tools and a server's status, not for every step. Call
+// it on the simulation goroutine, as InScope.
+func (h *Host[I]) ScopeSize(peer ecs.PeerID) int {
+	p := h.session.Replicator().Peer(peer)
+	if p == nil {
+		return 0
+	}
+	return p.Held()
+}
+
 // joiningFocus is the peer whose Join hook runs, and the square of interest
 // the hook gave it (Focus), for when the peer is added.
 type joiningFocus struct {

@@ -170,7 +170,7 @@ func TestSpectatorNoticesACut(t *testing.T) {
 	})
 }
 
-// Host.InScope says what the host sends a player: her figure and the rock
+// Host.InScope and ScopeSize say what the host sends a player: her figure and the rock
 // around her, not the beacon far out, until a square of interest there
 // brings it; and nothing for a peer the host does not have.
 func TestInScopeFollowsTheSquare(t *testing.T) {
@@ -187,15 +187,26 @@ func TestInScopeFollowsTheSquare(t *testing.T) {
 		})
 		return got
 	}
-	if !in(ann.Peer(), 0) || in(ann.Peer(), 20_000) {
-		t.Fatalf("ann's scope: the rock at 0 %v, the beacon far out %v; want the rock alone", in(ann.Peer(), 0), in(ann.Peer(), 20_000))
+	size := func(p ecs.PeerID) (n int) {
+		r.Host.Do(func(*tandem.World) { n = r.Host.ScopeSize(p) })
+		return n
+	}
+	held := func() (n int) {
+		ann.Do(func(w *tandem.World) { n = w.ECS.Networked() })
+		return n
+	}
+	if !in(ann.Peer(), 0) || in(ann.Peer(), 20_000) || size(ann.Peer()) != 2 || held() != 2 {
+		t.Fatalf("ann's scope: the rock at 0 %v, the beacon far out %v, %d entities (her client holds %d); want the rock and her figure", in(ann.Peer(), 0), in(ann.Peer(), 20_000), size(ann.Peer()), held())
 	}
 	r.Host.Do(func(*tandem.World) { r.Host.Focus(ann.Peer(), 20_000, 0) })
 	r.Step(1)
-	if !in(ann.Peer(), 20_000) {
-		t.Fatal("focused on the beacon, ann's scope does not hold it")
+	if !in(ann.Peer(), 20_000) || size(ann.Peer()) != 3 {
+		t.Fatalf("focused on the beacon, ann's scope holds it: %v, %d entities; want it, with the rock and her figure", in(ann.Peer(), 20_000), size(ann.Peer()))
 	}
-	if in(ann.Peer()+1, 0) {
+	if !r.StepUntil(60, func() bool { return held() == 3 }) {
+		t.Fatalf("ann's client holds %d entities, her scope 3", held())
+	}
+	if in(ann.Peer()+1, 0) || size(ann.Peer()+1) != 0 {
 		t.Fatal("a peer the host does not have has the rock in its scope")
 	}
 }
