@@ -62,7 +62,8 @@ func heldAt(c *tandem.Client[Walk], x float64) (held arche.Entity, ok bool) {
 // entity: held under the same id, the first was updated in place into the
 // second, and neither hook ran (a block of a building game turned into
 // another, or into a player's avatar). A resume into the same run (a cut)
-// keeps what it held as it was.
+// keeps what it held as it was, and so does a resume into the restored run
+// for what the save has (her figure).
 func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
@@ -83,6 +84,7 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 		if held, ok := heldAt(ann, 100); !ok || held != first || l.departed[first] {
 			t.Fatalf("resumed into the same run, ann's client holds the rock at 100: %v, the same entity %v, departed %v; want it kept", ok, held == first, l.departed[first])
 		}
+		figure, _ := ann.Local() // made before the save: the restored run has it
 		r.Kill()
 		if again := rockAt(r, 900); again != lost {
 			t.Fatalf("the restarted host gave its rock id %d, the lost rock had %d: the test no longer reuses an id", again, lost)
@@ -99,6 +101,9 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 		}
 		if !l.departed[first] {
 			t.Error("Departed did not run for the rock at 100 the restarted host does not have")
+		}
+		if now, ok := ann.Local(); !ok || now != figure || l.departed[figure] {
+			t.Errorf("ann's figure, in the save, is held as the entity it was: %v, the same %v, departed %v; want it kept through the kill", ok, now == figure, l.departed[figure])
 		}
 		if second == first || !l.arrived[second] {
 			t.Errorf("the rock at 900 is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", second == first, l.arrived[second])

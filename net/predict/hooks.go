@@ -109,10 +109,11 @@ type ContactClamper interface {
 // difference along the surface of a body held so is friction's to take
 // away. A body sliding along a wall keeps a difference of velocity along
 // it (its drive keeps it, or its coasting), and its clamped correction
-// shifts the frames recorded since, as an unclamped one does: left to its
-// own frame, each next state found the same difference again, and a player
-// squeezed against a wall and breaking out along it was thrown at seven
-// times its top speed. Without a Gripper, every clamped correction is left
+// shifts every frame recorded since by the same amount (an unclamped one
+// is carried through the body's friction instead, where the Corrector is a
+// VelocityCarrier): left to its own frame, each next state found the same
+// difference again, and a player squeezed against a wall and breaking out
+// along it was thrown at seven times its top speed. Without a Gripper, every clamped correction is left
 // to its own frame. *physics.Space implements it.
 type Gripper interface {
 	ContactClamper

@@ -140,7 +140,7 @@ func (c *ClientReplicator) applyBacklog(body []byte) error {
 }
 
 // Backlog returns how many items (updates, spawns, entities entering its
-// scope) the host's budget for this client held back, at most in one of
+// scope, removals) the host's budget for this client held back, at most in one of
 // its send ticks lately, and that budget, kbit/s (HostConfig.BitsPerSecond),
 // as the host's newest Backlog message said: (0, 0) when it said nothing
 // was held back, or when it was applied four of the host's intervals ago

@@ -188,7 +188,8 @@ func (h *HostReplicator) prepareTick() {
 // velocity is zero, and was not in the image last sent. An urgent stop (a
 // shot put on the wall it hit) goes at the top for every peer, as a new
 // entity's first changes do: weighed by a far peer's interest it waited,
-// the entity's removal (which goes ahead of every change) overtook it, and
+// the entity's removal (which goes ahead of the changes, within the
+// budget) overtook it, and
 // the peer drew the shot carried on into the wall to its removal.
 func (h *HostReplicator) stops(e *entState, slot int32) bool {
 	if h.vel < 0 || e.ref == 0 {

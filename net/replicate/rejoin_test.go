@@ -230,3 +230,52 @@ func TestRejoinDuringAJoinDropsItsPages(t *testing.T) {
 		t.Fatalf("%d entities swept, want at least the %d removed in the gap", st.Swept, gone)
 	}
 }
+
+// A rejoin into another run of the host's world (fresh not 0) removes at
+// once every entity held under an id at or past fresh, telling the
+// Observer and counting it swept, and keeps those below as they are.
+func TestRejoinIntoAnotherRunDropsTheFreshIDs(t *testing.T) {
+	host := newScene(11, 300)
+	h := NewHost(host.reg, HostConfig{})
+	host.sched = ecs.NewSchedule(host.w, nil, 0)
+	host.sched.Add("scene", host).Add("replicate", h)
+	cw := ecs.NewWorld()
+	creg := NewRegistry(cw)
+	o := &observed{w: cw, removed: map[ecs.NetID]int{}, spawned: map[ecs.NetID]int{}}
+	c := newTestClient(creg, ClientConfig{Local: 1, Observer: o})
+	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 2, peer: 1}
+	h.AddPeer(1, l)
+	for range 300 {
+		host.sched.Step()
+		l.step(t, h, c)
+	}
+	if !c.Joined() {
+		t.Fatal("client never joined")
+	}
+	held := map[ecs.NetID]arche.Entity{}
+	var top ecs.NetID
+	for slot := int32(0); int(slot) < cw.NetSlots(); slot++ {
+		if e, id, ok := cw.SlotEntity(slot); ok {
+			held[id] = e
+			top = max(top, id)
+		}
+	}
+	fresh := top/2 + 1
+	swept := c.Stats().Swept
+	c.Rejoin(1, 0, fresh)
+	dropped := 0
+	for id, e := range held {
+		ce, ok := cw.EntityOf(id)
+		switch {
+		case id >= fresh && (ok || o.removed[id] != 1):
+			t.Fatalf("entity %d, at or past the fresh id %d: held %v, removed %d times; want removed once", id, fresh, ok, o.removed[id])
+		case id >= fresh:
+			dropped++
+		case !ok || ce != e || o.removed[id] != 0:
+			t.Fatalf("entity %d, below the fresh id %d: held %v as the same entity %v, removed %d times; want it kept", id, fresh, ok, ce == e, o.removed[id])
+		}
+	}
+	if dropped == 0 || c.Stats().Swept-swept != uint64(dropped) {
+		t.Fatalf("%d entities dropped, %d counted swept", dropped, c.Stats().Swept-swept)
+	}
+}
