@@ -135,8 +135,11 @@ type Client[I any] struct {
 	sync   *TimeSync
 	hist   history[I]
 	tracks []*tracker
-	err    error         // ErrTooManyOwned, once
-	moved  ecs.Transform // scratch: a knocked pose as corrected (knock.moves)
+	// hostOnly: a tracker is HostOnly (a replay puts its values back from
+	// the records at each frame, keepHostOnly).
+	hostOnly bool
+	err      error         // ErrTooManyOwned, once
+	moved    ecs.Transform // scratch: a knocked pose as corrected (knock.moves)
 
 	last I // the newest input set or repeated
 	// mine holds the owned entities this client predicts when some it owns
@@ -265,6 +268,7 @@ func (c *Client[I]) bindTrackers() {
 		}
 		byComp[t.comp] = t
 		c.tracks = append(c.tracks, t)
+		c.hostOnly = c.hostOnly || t.corr == HostOnly
 	}
 	for _, tr := range c.cfg.Components {
 		if tr.t == nil {

@@ -205,3 +205,55 @@ func TestPhysicsCorrectorWithoutBody(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// A replay from a frame before one whose HostOnly value the client took
+// keeps that value: the records from the taken frame on hold it, and each
+// replayed frame is put back to them, where the replay carried its first
+// frame's old value into the present (the news went back until the next
+// state told it again).
+func TestAReplayFromBeforeAHostOnlyValueKeepsIt(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := replicate.NewRegistry(w)
+	replicate.Register(reg, chargeCodec())
+	comp := replicate.Register(reg, aimCodec())
+	clk := clock.NewFake(time.Unix(5000, 0))
+	r := &rig{w: w, reg: reg, clk: clk, sched: ecs.NewSchedule(w, clk, 0), g: newGame(w, localPeer), link: &fakeLink{rtt: 100 * time.Millisecond}}
+	r.pred = NewClient(r.sched, reg, padCodec, ClientConfig[pad]{
+		Clock: clk, Local: func() ecs.PeerID { return localPeer }, Link: r.link, Reconcile: Replay, Step: r.g.step,
+		Components: []Tracker{Track(chargeCodec(), HostValue), Track(aimCodec(), HostOnly)},
+	})
+	e := r.g.add(localPeer, 0, 5)
+	w.Arche().Add(e, arche.ComponentID[aim](w.Arche()))
+	r.next = func(f ecs.Frame) pad { return pad{DX: int8(f % 3), DY: -1} }
+	r.sched.AddTo(ecs.StageInput, "input", ecs.SystemFunc(func(w *ecs.World) { r.pred.SetInput(r.next(w.Frame())) }))
+	r.sched.Add("move", ecs.SystemFunc(func(w *ecs.World) { r.g.step(w, w.Frame(), r.pred.Input()) }))
+	r.steps(20)
+	state := func(f ecs.Frame, dx float64, a aim) replicate.State {
+		img := make([]int32, reg.Offset(comp)+1)
+		pt := predicted[ecs.Transform](t, r.pred, f, e, cTransform)
+		pt.X += dx
+		copy(img, images(reg, pt, predicted[ecs.Velocity](t, r.pred, f, e, cVelocity), predicted[charge](t, r.pred, f, e, cCharge)))
+		aimCodec().Quantize(&a, img[reg.Offset(comp):])
+		return replicate.NewState(reg, img)
+	}
+	r.pred.AuthState(10, e, state(10, 1, aim{})) // a replay from 10, pending
+	r.pred.AuthState(13, e, state(13, 0, aim{DX: 7}))
+	if got := aims(w, e); got != 7 {
+		t.Fatalf("the host's value taken at frame 13: the present holds %d, want 7", got)
+	}
+	r.steps(1)
+	if st := r.pred.Stats(); st.Replays != 1 {
+		t.Fatalf("%d replays, want the one from frame 10", st.Replays)
+	}
+	if got := aims(w, e); got != 7 {
+		t.Errorf("after the replay from frame 10, the present holds %d, want the host's 7 taken at frame 13", got)
+	}
+	if got := predicted[aim](t, r.pred, 12, e, comp); got.DX != 0 {
+		t.Errorf("frame 12, before the value was taken, recorded %d, want the old 0", got.DX)
+	}
+}
+
+// aims returns entity e's aim.
+func aims(w *ecs.World, e arche.Entity) int8 {
+	return (*aim)(w.Arche().Get(e, arche.ComponentID[aim](w.Arche()))).DX
+}

@@ -55,6 +55,36 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 	}
 }
 
+// keepHostOnly puts the values of HostOnly components that frame record s
+// holds back on the owned entities, before the replay records the frame
+// again: the client's step does not change them, and the record holds the
+// host's value where one was taken (shift writes it from its frame on),
+// which a replay from an earlier frame would otherwise carry the value of
+// its first frame over (the present went back to the old value until the
+// next state took the news again).
+func (c *Client[I]) keepHostOnly(s int, owned []arche.Entity) {
+	if !c.hostOnly {
+		return
+	}
+	h := &c.hist
+	a := c.w.Arche()
+	k := 0
+	for i, e := range owned {
+		if k = h.index(s, e, i); k < 0 {
+			continue
+		}
+		at := s*h.stride + k
+		for _, t := range c.tracks {
+			if t.corr != HostOnly || h.masks[at]&t.bit == 0 {
+				continue
+			}
+			if p := a.GetUnchecked(e, t.id); p != nil {
+				t.assign(p, t.store.at(at))
+			}
+		}
+	}
+}
+
 // replayable reports whether a replay from frame f can run: every frame from
 // f to the last recorded is recorded with its input and state, for the same
 // owned entities as now.
@@ -151,7 +181,9 @@ func (c *Client[I]) replay(from ecs.Frame, ns []newcomer) {
 			in = &c.heldIn
 		}
 		c.cfg.Step(w, g, in)
-		c.recordState(s, c.predicted(w, p))
+		owned := c.predicted(w, p)
+		c.keepHostOnly(s, owned)
+		c.recordState(s, owned)
 	}
 	w.SetFrame(now)
 	c.checkedLast = 0 // recorded again: replayable asks anew
