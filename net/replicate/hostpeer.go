@@ -97,6 +97,7 @@ type HostPeer struct {
 	added    []uint64 // listed since the last send tick (due at once), in no order
 	wheel    [wheelLen][]uint64
 	despawns []despawnEntry
+	unsent   int          // despawns not flying: queued, or lost and due again
 	rmIndex  removalIndex // despawns by network id, past removalScan of them
 	// copyLimit is removalCopies as this send tick's packing took it.
 	copyLimit uint8
@@ -330,6 +331,9 @@ func (p *HostPeer) queueRemoval(id ecs.NetID, held bool) {
 		// what the peer was sent since (and so ignored there): it goes
 		// again, and the fate of the old one no longer counts.
 		if d := &p.despawns[i]; d.back {
+			if d.flying {
+				p.unsent++
+			}
 			d.back, d.flying, d.copies, d.from, d.frame = false, false, 0, 0, p.h.removalFrame()
 		}
 		return
@@ -517,6 +521,7 @@ func (p *HostPeer) resolveDespawn(id ecs.NetID, frame uint32, delivered bool) {
 			p.dropRemoval(i)
 		} else {
 			d.flying = false
+			p.unsent++
 			p.stats.Resent++
 		}
 	}

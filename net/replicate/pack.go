@@ -255,11 +255,7 @@ func (p *HostPeer) pack(changes []change) {
 		c := sp.cost(int(removalBits(h.frame - d.frame)))
 		if p.overBudget(&sp, c, budget-reserve) {
 			full = reserve == 0
-			for j := range p.despawns[i:] {
-				if !p.despawns[i+j].flying {
-					p.stats.Deferred++ // held back, as an item is
-				}
-			}
+			p.stats.Deferred += uint64(p.unsent) // held back, as items are
 			break
 		}
 		sp.add(c)
@@ -313,6 +309,9 @@ func (p *HostPeer) sendRemoval(d *despawnEntry) {
 	h := p.h
 	if d.from == 0 {
 		d.from = h.frame
+	}
+	if !d.flying {
+		p.unsent--
 	}
 	d.flying, d.at = true, h.frame
 	d.copies++

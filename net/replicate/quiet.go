@@ -65,13 +65,11 @@ func (p *HostPeer) tellQuiet(sent bool) {
 // the first that waits. It runs after the send tick's packing, which took
 // in what was listed since the last (added).
 func (p *HostPeer) idle() bool {
-	if len(p.dirty) > 0 {
-		return false
+	if unsentChecked {
+		p.checkUnsent()
 	}
-	for i := range p.despawns {
-		if !p.despawns[i].flying {
-			return false
-		}
+	if len(p.dirty) > 0 || p.unsent > 0 {
+		return false
 	}
 	for b := range p.wheel {
 		for _, k := range p.wheel[b] {

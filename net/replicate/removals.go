@@ -1,6 +1,10 @@
 package replicate
 
-import "github.com/tandem-go/tandem/ecs"
+import (
+	"fmt"
+
+	"github.com/tandem-go/tandem/ecs"
+)
 
 // A peer's queued removals (HostPeer.despawns) are found by network id:
 // when an entity leaves the peer's scope, comes back into it, or a message
@@ -95,6 +99,7 @@ func (p *HostPeer) pushRemoval(id ecs.NetID) {
 		ix.at.put(id, int32(len(p.despawns)))
 	}
 	p.despawns = append(p.despawns, despawnEntry{id: id, frame: p.h.removalFrame()})
+	p.unsent++
 }
 
 // dropRemoval takes the queued removal at position i out of the queue (the
@@ -106,6 +111,9 @@ func (p *HostPeer) dropRemoval(i int) {
 		if i != last {
 			ix.at.put(p.despawns[last].id, int32(i))
 		}
+	}
+	if !p.despawns[i].flying {
+		p.unsent--
 	}
 	p.despawns[i] = p.despawns[last]
 	p.despawns = p.despawns[:last]
@@ -128,9 +136,34 @@ func (p *HostPeer) emptiedRemovals() {
 	ix.valid = false
 }
 
+// unsentChecked makes each send tick's end check the peer's count of
+// removals not in flight against its queue (checkUnsent); the package's
+// tests set it.
+var unsentChecked bool
+
+// checkUnsent panics when the peer's count of removals not in flight
+// differs from its queue's.
+func (p *HostPeer) checkUnsent() {
+	n := 0
+	for i := range p.despawns {
+		if !p.despawns[i].flying {
+			n++
+		}
+	}
+	if n != p.unsent {
+		panic(fmt.Sprintf("replicate: peer %d counts %d removals unsent, its queue holds %d", p.id, p.unsent, n))
+	}
+}
+
 // setRemovals replaces the queue (a tape's outcome, tape.go).
 func (p *HostPeer) setRemovals(list []despawnEntry) {
 	p.despawns = append(p.despawns[:0], list...)
+	p.unsent = 0
+	for i := range p.despawns {
+		if !p.despawns[i].flying {
+			p.unsent++
+		}
+	}
 	p.rmIndex.valid = false
 	if len(list) == 0 {
 		p.emptiedRemovals()
