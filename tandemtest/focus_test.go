@@ -41,6 +41,15 @@ func TestFocusASpectator(t *testing.T) {
 // beacons is the walkers' world with a beacon far out, beyond the interest
 // radius of the figures at 0, and a rock at the origin, where they are.
 func beacons() *tandem.Game[Walk] {
+	return walkersWithProps(func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity]) {
+		m.NewWith(&ecs.Transform{X: 20_000}, &ecs.NetworkIdentity{})
+		m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{})
+	})
+}
+
+// walkersWithProps is the walkers' game whose host makes its props with
+// place as a new world starts (not a restored one).
+func walkersWithProps(place func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity])) *tandem.Game[Walk] {
 	g := *walkers
 	g.Setup = func(w *tandem.World) {
 		walkers.Setup(w)
@@ -48,8 +57,7 @@ func beacons() *tandem.Game[Walk] {
 			return
 		}
 		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
-		m.NewWith(&ecs.Transform{X: 20_000}, &ecs.NetworkIdentity{})
-		m.NewWith(&ecs.Transform{}, &ecs.NetworkIdentity{})
+		place(&m)
 	}
 	return &g
 }

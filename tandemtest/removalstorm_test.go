@@ -13,19 +13,13 @@ import (
 // propsLobby is the walkers' game with 20,000 props around the origin and
 // no figure for a player as it joins (a lobby: it sees the whole world).
 func propsLobby() *tandem.Game[Walk] {
-	g := *walkers
-	g.Setup = func(w *tandem.World) {
-		walkers.Setup(w)
-		if w.Role == tandem.Joined || w.Restoring {
-			return
-		}
-		m := generic.NewMap2[ecs.Transform, ecs.NetworkIdentity](w.ECS.Arche())
+	g := walkersWithProps(func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity]) {
 		for i := range 20_000 {
 			m.NewWith(&ecs.Transform{X: float64(i%200) * 40, Y: float64(i/200) * 40}, &ecs.NetworkIdentity{})
 		}
-	}
+	})
 	g.Join = nil
-	return &g
+	return g
 }
 
 // A player who held the whole world of 20,000 props and is given her first

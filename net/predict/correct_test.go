@@ -26,12 +26,19 @@ func aimCodec() replicate.Codec[aim] {
 	}
 }
 
-// TestHostValueConverges: the host applied another input at one frame, so
-// its aim differs there. The client takes the host's value once; the frames
-// it predicted since were predicted from its own value and are not compared,
-// and the frames predicted after the correction agree with the host again.
-func TestHostValueConverges(t *testing.T) {
-	const lag, frames, mismatch = 6, 300, 50
+// aimRig is a client world with one owned entity of an aim alone, its
+// Client tracking the aim as corr says.
+type aimRig struct {
+	w     *ecs.World
+	reg   *replicate.Registry
+	comp  replicate.Component
+	clk   *clock.Fake
+	sched *ecs.Schedule
+	pred  *Client[pad]
+	e     arche.Entity
+}
+
+func newAimRig(corr Correction) aimRig {
 	w := ecs.NewWorld()
 	reg := replicate.NewRegistry(w)
 	comp := replicate.Register(reg, aimCodec())
@@ -41,11 +48,22 @@ func TestHostValueConverges(t *testing.T) {
 		Clock:      clk,
 		Local:      func() ecs.PeerID { return localPeer },
 		Link:       &fakeLink{rtt: 100 * time.Millisecond},
-		Components: []Tracker{Track(aimCodec(), HostValue)},
+		Components: []Tracker{Track(aimCodec(), corr)},
 	})
-	aims := generic.NewMap[aim](w.Arche())
 	spawn := generic.NewMap2[aim, ecs.NetworkIdentity](w.Arche())
 	e := spawn.NewWith(&aim{}, &ecs.NetworkIdentity{Owner: localPeer})
+	return aimRig{w: w, reg: reg, comp: comp, clk: clk, sched: sched, pred: pred, e: e}
+}
+
+// TestHostValueConverges: the host applied another input at one frame, so
+// its aim differs there. The client takes the host's value once; the frames
+// it predicted since were predicted from its own value and are not compared,
+// and the frames predicted after the correction agree with the host again.
+func TestHostValueConverges(t *testing.T) {
+	const lag, frames, mismatch = 6, 300, 50
+	a := newAimRig(HostValue)
+	w, reg, comp, clk, sched, pred, e := a.w, a.reg, a.comp, a.clk, a.sched, a.pred, a.e
+	aims := generic.NewMap[aim](w.Arche())
 	input := func(f ecs.Frame) pad { return pad{DX: int8(f % 5)} }
 	sched.AddTo(ecs.StageInput, "input", ecs.SystemFunc(func(w *ecs.World) { pred.SetInput(input(w.Frame())) }))
 	sched.Add("aim", ecs.SystemFunc(func(w *ecs.World) {
@@ -88,20 +106,9 @@ func TestHostValueConverges(t *testing.T) {
 func TestHostOnlyNewsIsTakenAsItComes(t *testing.T) {
 	const lag, frames = 20, 300
 	const warm = 2 * lag // the states of the frames before the first states set the client's clock find no record
-	w := ecs.NewWorld()
-	reg := replicate.NewRegistry(w)
-	comp := replicate.Register(reg, aimCodec())
-	clk := clock.NewFake(time.Unix(5000, 0))
-	sched := ecs.NewSchedule(w, clk, 0)
-	pred := NewClient(sched, reg, padCodec, ClientConfig[pad]{
-		Clock:      clk,
-		Local:      func() ecs.PeerID { return localPeer },
-		Link:       &fakeLink{rtt: 100 * time.Millisecond},
-		Components: []Tracker{Track(aimCodec(), HostOnly)},
-	})
+	a := newAimRig(HostOnly)
+	w, reg, comp, clk, sched, pred, e := a.w, a.reg, a.comp, a.clk, a.sched, a.pred, a.e
 	aims := generic.NewMap[aim](w.Arche())
-	spawn := generic.NewMap2[aim, ecs.NetworkIdentity](w.Arche())
-	e := spawn.NewWith(&aim{}, &ecs.NetworkIdentity{Owner: localPeer})
 	host := func(f ecs.Frame) aim { return aim{DX: int8(f / 6 % 100)} }
 	img := make([]int32, reg.Offset(comp)+1)
 	late := 0

@@ -32,12 +32,11 @@ func (o *observed) Removed(e arche.Entity) {
 	o.removed[ni.ID]++
 }
 
-// A rejoin after a gap in which the host's world changed (entities moved,
-// came and went) leaves the client holding exactly the host's world, and
-// every entity that lived through the gap is the same arche entity it was,
-// neither removed nor spawned again; those removed in the gap are removed
-// once, the new ones spawned once.
-func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
+// joinedScene returns a host of the moving scene and a client (peer 1)
+// joined to it over link l after the given steps, the client's Observer and
+// OnSpawn counting by network id what it heard.
+func joinedScene(t *testing.T, l *link, steps int) (*scene, *HostReplicator, *ecs.World, *Registry, *observed, *ClientReplicator) {
+	t.Helper()
 	host := newScene(11, 300)
 	h := NewHost(host.reg, HostConfig{})
 	host.sched = ecs.NewSchedule(host.w, nil, 0)
@@ -49,24 +48,39 @@ func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
 		ni, _ := cw.Identity(e)
 		o.spawned[ni.ID]++
 	}})
-	l := &link{rng: rand.New(rand.NewPCG(3, 4)), loss: 0.05, delay: 3, jitter: 1, peer: 1}
 	h.AddPeer(1, l)
-	for range 600 {
+	for range steps {
 		host.sched.Step()
 		l.step(t, h, c)
 	}
 	if !c.Joined() {
 		t.Fatal("client never joined")
 	}
+	return host, h, cw, creg, o, c
+}
+
+// heldByID returns the networked entities world w holds, by network id.
+func heldByID(w *ecs.World) map[ecs.NetID]arche.Entity {
+	held := map[ecs.NetID]arche.Entity{}
+	for slot := int32(0); int(slot) < w.NetSlots(); slot++ {
+		if e, id, ok := w.SlotEntity(slot); ok {
+			held[id] = e
+		}
+	}
+	return held
+}
+
+// A rejoin after a gap in which the host's world changed (entities moved,
+// came and went) leaves the client holding exactly the host's world, and
+// every entity that lived through the gap is the same arche entity it was,
+// neither removed nor spawned again; those removed in the gap are removed
+// once, the new ones spawned once.
+func TestRejoinKeepsTheEntitiesHeld(t *testing.T) {
+	host, h, cw, creg, o, c := joinedScene(t, &link{rng: rand.New(rand.NewPCG(3, 4)), loss: 0.05, delay: 3, jitter: 1, peer: 1}, 600)
 
 	// The connection breaks: the host forgets the peer, the world goes on.
 	h.RemovePeer(1)
-	before := map[ecs.NetID]arche.Entity{}
-	for slot := int32(0); int(slot) < cw.NetSlots(); slot++ {
-		if e, id, ok := cw.SlotEntity(slot); ok {
-			before[id] = e
-		}
-	}
+	before := heldByID(cw)
 	for range 300 {
 		host.sched.Step()
 	}
@@ -235,30 +249,11 @@ func TestRejoinDuringAJoinDropsItsPages(t *testing.T) {
 // once every entity held under an id at or past fresh, telling the
 // Observer and counting it swept, and keeps those below as they are.
 func TestRejoinIntoAnotherRunDropsTheFreshIDs(t *testing.T) {
-	host := newScene(11, 300)
-	h := NewHost(host.reg, HostConfig{})
-	host.sched = ecs.NewSchedule(host.w, nil, 0)
-	host.sched.Add("scene", host).Add("replicate", h)
-	cw := ecs.NewWorld()
-	creg := NewRegistry(cw)
-	o := &observed{w: cw, removed: map[ecs.NetID]int{}, spawned: map[ecs.NetID]int{}}
-	c := newTestClient(creg, ClientConfig{Local: 1, Observer: o})
-	l := &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 2, peer: 1}
-	h.AddPeer(1, l)
-	for range 300 {
-		host.sched.Step()
-		l.step(t, h, c)
-	}
-	if !c.Joined() {
-		t.Fatal("client never joined")
-	}
-	held := map[ecs.NetID]arche.Entity{}
+	_, _, cw, _, o, c := joinedScene(t, &link{rng: rand.New(rand.NewPCG(3, 4)), delay: 2, peer: 1}, 300)
+	held := heldByID(cw)
 	var top ecs.NetID
-	for slot := int32(0); int(slot) < cw.NetSlots(); slot++ {
-		if e, id, ok := cw.SlotEntity(slot); ok {
-			held[id] = e
-			top = max(top, id)
-		}
+	for id := range held {
+		top = max(top, id)
 	}
 	fresh := top/2 + 1
 	swept := c.Stats().Swept
