@@ -60,8 +60,8 @@ var discs = &tandem.Game[Thrust]{
 	},
 	// A disc's speed builds up under its input: a client that mispredicted
 	// it replays the frames since the host's state with this rule (the
-	// physics steps them too), where a correction carried into the present
-	// would miss what the input did since.
+	// physics steps them too); correcting only the present would miss the
+	// thrust applied since.
 	Replay: drive,
 	Input:  thrustCodec,
 	Join: func(w *tandem.World, p tandem.Peer) error {
@@ -73,7 +73,10 @@ var discs = &tandem.Game[Thrust]{
 	},
 }
 
-// driving is each world's query of the driven discs, made once.
+// driving is each world's query of the driven discs, made once. Game is
+// one value for every world (the host's and each client's, even in one
+// process), and Replay a plain function: what a rule keeps for its world
+// goes in a resource that Setup adds.
 type driving struct {
 	discs *generic.Filter2[tandem.Input[Thrust], physics.Body]
 }

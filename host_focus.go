@@ -91,7 +91,8 @@ func (h *Host[I]) InScope(peer ecs.PeerID, e arche.Entity) bool {
 }
 
 // ScopeSize returns how many networked entities are in peer's scope (as
-// InScope counts them; 0 for a peer the host does not have): once the peer
+// InScope counts them: 0 for a peer the host does not have, and for a new
+// player before the step that draws its scope): once the peer
 // has acknowledged everything sent, what its client holds (its
 // NetStats.Entities, what it draws to a removal aside). It walks the
 // world: for tests, tools and a server's status, not for every step. Call

@@ -20,7 +20,11 @@ import (
 // Remove removes entity e; a dead one is left alone. On the host and
 // alone it is ecs.World's RemoveEntity: at once, or, called while a query
 // holds the world (a system removing what it iterates), once the running
-// system returns; Removed says it meanwhile. On a client, an entity of the
+// system returns; Removed says it meanwhile. A removal at once moves other
+// entities' components in arche's storage: a pointer to a component taken
+// before it (from a query, or Get) may then read another entity's; take
+// them again after removing (a royale trial eliminated two players at once
+// so). On a client, an entity of the
 // client's own making is removed so too; one the host sent (a networked
 // entity) is the host's to remove, and the client predicts its removal:
 // from this frame the entity is hidden (View.Pose and World.Seen say it is

@@ -58,10 +58,9 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 // keepHostOnly puts the values of HostOnly components that frame record s
 // holds back on the owned entities, before the replay records the frame
 // again: the client's step does not change them, and the record holds the
-// host's value where one was taken (shift writes it from its frame on),
-// which a replay from an earlier frame would otherwise carry the value of
-// its first frame over (the present went back to the old value until the
-// next state took the news again).
+// host's value where one was taken (shift writes it from its frame on):
+// otherwise a replay from an earlier frame carries its first frame's value
+// into the present, undoing the taken value until the next state.
 func (c *Client[I]) keepHostOnly(s int, owned []arche.Entity) {
 	if !c.hostOnly {
 		return

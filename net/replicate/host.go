@@ -497,6 +497,9 @@ func (h *HostReplicator) Update(w *ecs.World) {
 			h.keepPicks = i < lastPacker
 			sent, deferred := p.stats.Messages, p.stats.Deferred
 			p.pack(h.grid.changesFor(p, h.changes))
+			if unsentChecked {
+				p.checkUnsent()
+			}
 			p.tellQuiet(p.stats.Messages != sent)
 			p.tellBacklog(uint32(p.stats.Deferred - deferred))
 			p.sendAuth()

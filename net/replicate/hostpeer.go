@@ -202,10 +202,14 @@ func (p *HostPeer) SetInputFrame(f ecs.Frame) {
 }
 
 // Held returns how many networked entities the host counts the peer as
-// holding or about to hold: those in its scope. Once the peer has
+// holding or about to hold: those in its scope (0, as InScope says, for a
+// peer whose scope the next step draws). Once the peer has
 // acknowledged everything sent, it holds exactly these. O(world): for tests,
 // tools and a join's start, not for every tick.
 func (p *HostPeer) Held() int {
+	if !p.stepped && !p.scoped() {
+		return 0 // its scope is drawn at the next step, as InScope says
+	}
 	n := 0
 	for i := range min(len(p.slots), len(p.h.ents)) {
 		if p.h.ents[i].flags&eLive != 0 && p.slots[i].flags&fOut == 0 {

@@ -65,9 +65,6 @@ func (p *HostPeer) tellQuiet(sent bool) {
 // the first that waits. It runs after the send tick's packing, which took
 // in what was listed since the last (added).
 func (p *HostPeer) idle() bool {
-	if unsentChecked {
-		p.checkUnsent()
-	}
 	if len(p.dirty) > 0 || p.unsent > 0 {
 		return false
 	}
