@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/interp"
@@ -305,6 +307,8 @@ type Host[I comparable] struct {
 	people  people
 	cmds    hostCommands
 	joining joiningFocus // the peer whose Join hook runs
+	// follows are the entities peers' squares of Focus follow (Follow).
+	follows map[ecs.PeerID]arche.Entity
 	// refocused lists the players whose square of Focus moved since their
 	// record was put (player.refocus), for the next save.
 	refocused []ecs.PeerID
@@ -481,6 +485,9 @@ func (h *Host[I]) build(restoring bool) error {
 	// on its client for the frames to the next state).
 	h.driven = newDrivenFilters[I](w.ECS)
 	w.Schedule.AddTo(ecs.StageOutput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
+	// The followed entities' squares move before replication too: a
+	// step's move is in its send tick.
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.follow", ecs.SystemFunc(h.follow))
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
 		Clock:              h.clk,
 		MaxPeers:           h.cfg.MaxPeers,

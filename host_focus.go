@@ -34,8 +34,62 @@ func (h *Host[I]) Focus(peer ecs.PeerID, x, y float64) {
 		h.joining.focus, h.joining.x, h.joining.y = true, x, y
 		return
 	}
+	delete(h.follows, peer)
+	h.focusAt(peer, x, y)
+}
+
+// focusAt moves peer's square of Focus to (x, y).
+func (h *Host[I]) focusAt(peer ecs.PeerID, x, y float64) {
 	h.session.Replicator().Focus(peer, x, y)
 	h.keepFocus(peer, focusSquare{set: true, x: x, y: y})
+}
+
+// Follow makes peer's square of Focus follow entity e: at every step,
+// after the game's systems and before the host sends, the square is put
+// where e's Transform is (a player out of the match watching the one who
+// eliminated her, a spectator's camera on a player). It stops when e is
+// removed or loses its Transform (the square stays where e was last), or
+// at peer's next Focus, Unfocus or Follow. It costs a Focus a step for
+// each peer that follows. For a peer the host does not have (a player
+// whose Join hook runs: Focus there, Follow from a system once it plays)
+// it does nothing; an entity without a Transform is not followed (Focus
+// where it will be). A save keeps the square where it is, not the following: a
+// restarted host's game follows again. Call it on the simulation
+// goroutine.
+func (h *Host[I]) Follow(peer ecs.PeerID, e arche.Entity) {
+	if h.session.Replicator().Peer(peer) == nil {
+		return
+	}
+	w := h.w.ECS
+	if !w.Alive(e) || !w.Arche().Has(e, w.IDs.Transform) {
+		return
+	}
+	if h.follows == nil {
+		h.follows = map[ecs.PeerID]arche.Entity{}
+	}
+	h.follows[peer] = e
+	h.followOne(peer, e)
+}
+
+// follow moves every following peer's square to its entity (a system of
+// the host's schedule).
+func (h *Host[I]) follow(*ecs.World) {
+	for peer, e := range h.follows {
+		h.followOne(peer, e)
+	}
+}
+
+// followOne moves peer's square to entity e, or ends the following of an
+// entity gone or of a peer the host no longer has.
+func (h *Host[I]) followOne(peer ecs.PeerID, e arche.Entity) {
+	w := h.w.ECS
+	if !w.Alive(e) || !w.Arche().Has(e, w.IDs.Transform) || h.session.Replicator().Peer(peer) == nil {
+		delete(h.follows, peer)
+		return
+	}
+	if p := (*ecs.Transform)(w.Arche().Get(e, w.IDs.Transform)); !math.IsNaN(p.X) && !math.IsNaN(p.Y) {
+		h.focusAt(peer, p.X, p.Y)
+	}
 }
 
 // Unfocus takes away peer's square of Focus: the peer sees again what is
@@ -47,6 +101,7 @@ func (h *Host[I]) Unfocus(peer ecs.PeerID) {
 		h.joining.focus = false
 		return
 	}
+	delete(h.follows, peer)
 	h.session.Replicator().Unfocus(peer)
 	h.keepFocus(peer, focusSquare{})
 }

@@ -220,6 +220,7 @@ func (h *Host[I]) release() {
 	h.session, h.inputs, h.reg, h.roster = nil, nil, nil, nil
 	h.saves.schema, h.saves.tracker = nil, nil
 	clear(h.names)
+	clear(h.follows)
 }
 
 // reload loads a released world again from its save.

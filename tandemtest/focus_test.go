@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
@@ -247,4 +248,53 @@ func TestWatchFocusesASpectator(t *testing.T) {
 			t.Fatalf("after the restart: watched %d times, %v, holding %d entities; want the beacon alone again", watched, sam.State(), held())
 		}
 	})
+}
+
+// A player's square follows another's figure (Host.Follow): she holds what
+// is around it wherever it goes; once it is removed, the square stays where
+// it was last, and Unfocus takes it away.
+func TestFollowMovesTheSquareWithTheEntity(t *testing.T) {
+	r := tandemtest.New(t, walkersWithProps(func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity]) {
+		for _, x := range []float64{20_000, 30_000} {
+			m.NewWith(&ecs.Transform{X: x, Y: 100}, &ecs.NetworkIdentity{})
+		}
+	}), tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := r.Join("bob", tandem.ClientConfig[Walk]{})
+	holds := func(x float64) (ok bool) {
+		ann.View(r.Clock.Now(), func(v *tandem.View) {
+			q := generic.NewFilter1[ecs.Transform]().Query(v.World.ECS.Arche())
+			for q.Next() {
+				if p := q.Get(); p.X == x && p.Y == 100 {
+					ok = true
+				}
+			}
+		})
+		return ok
+	}
+	var figure arche.Entity
+	moveTo := func(x float64) {
+		r.Host.Do(func(w *tandem.World) {
+			figure = w.ECS.Owned(bob.Peer())[0]
+			ecs.Mutate[ecs.Transform](w.ECS, figure).X = x
+		})
+	}
+	moveTo(20_000)
+	r.Host.Do(func(*tandem.World) { r.Host.Follow(ann.Peer(), figure) })
+	if !r.StepUntil(60, func() bool { return holds(20_000) }) {
+		t.Fatal("following bob's figure at 20,000, ann never held the prop there")
+	}
+	moveTo(30_000)
+	if !r.StepUntil(60, func() bool { return holds(30_000) && !holds(20_000) }) {
+		t.Fatalf("bob's figure moved to 30,000: ann holds the prop there %v, the one at 20,000 %v; want the square moved with it", holds(30_000), holds(20_000))
+	}
+	r.Host.Do(func(w *tandem.World) { w.Remove(figure) })
+	r.Step(60)
+	if !holds(30_000) {
+		t.Fatal("bob's figure removed, ann's square left where it was last")
+	}
+	r.Host.Do(func(*tandem.World) { r.Host.Unfocus(ann.Peer()) })
+	if !r.StepUntil(60, func() bool { return !holds(30_000) }) {
+		t.Fatal("unfocused, ann still holds the prop at 30,000")
+	}
 }
