@@ -76,7 +76,7 @@ func newHostileClientWith(t testing.TB, grace uint32, dial bool) *hostileClient 
 		c.Advance()
 		hc.Poll()
 	}
-	hc.SendLane(transport.LaneControl, wire.Welcome{PeerID: 1, Token: [wire.TokenLen]byte{9}, TickRate: uint16(time.Second / g.step()), SendRate: 30, Frame: 100, GraceMillis: grace, Run: 1, FreshIDs: 1}.Encode(nil))
+	hc.SendLane(transport.LaneControl, wire.Welcome{PeerID: 1, Token: [wire.TokenLen]byte{9}, TickRate: uint16(time.Second / g.step()), SendRate: 30, Frame: 100, GraceMillis: grace, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil))
 	h.step()
 	h.step()
 	return h

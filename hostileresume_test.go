@@ -81,7 +81,7 @@ func (h *hostileClient) resumeWith(t *testing.T, hz uint16) *conn.Conn {
 	if !resumed {
 		t.Fatalf("no Resume came: %v", h.client.session.State())
 	}
-	hc.SendLane(transport.LaneControl, wire.Resumed{PeerID: 1, TickRate: hz, SendRate: 30, Frame: 200, GraceMillis: 30000, Token: [wire.TokenLen]byte{9}, Run: 1, FreshIDs: 1}.Encode(nil))
+	hc.SendLane(transport.LaneControl, wire.Resumed{PeerID: 1, TickRate: hz, SendRate: 30, Frame: 200, GraceMillis: 30000, Token: [wire.TokenLen]byte{9}, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil))
 	return hc
 }
 

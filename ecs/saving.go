@@ -39,9 +39,8 @@ func (w *World) SetNextNetID(id NetID) {
 
 // FreshNetIDs returns the first network id this world's run gives: the
 // entities with ids below it came from the save it was restored from
-// (SetNextNetID), those at or past it were made since. A host tells it to
-// a client that held the world of an earlier run (a host killed after its
+// (SetNextNetID), those at or past it were made since. It is the last run's
+// Fresh in Lineage, which a host tells its clients (a host killed after its
 // last save and restarted from it gives the ids the killed one gave after
-// that save again), so that the client takes an entity it held under such
-// an id for the one it was. 1 for a world never restored.
+// that save again). 1 for a world never restored.
 func (w *World) FreshNetIDs() NetID { return w.index.fresh }

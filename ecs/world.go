@@ -40,6 +40,7 @@ type World struct {
 	// the world locked, in the order asked for, and removingSet the same.
 	removing    []arche.Entity
 	removingSet map[arche.Entity]struct{}
+	lin         lineage // the runs this world comes from (Lineage)
 }
 
 // NewWorld returns an empty world with the core components registered and the

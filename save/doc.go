@@ -29,9 +29,15 @@
 // encodings of net/wire (uvarint, bytes, string; fixed-width integers
 // little-endian). Every record also carries the store's own checksum.
 //
-//	01                     head: format u8 (1), frame u32, next network id u32,
+//	01                     head: format u8 (2), frame u32, next network id u32,
 //	                       entity records uvarint, state records uvarint,
-//	                       records of the layer above uvarint
+//	                       records of the layer above uvarint, then the
+//	                       world's lineage (ecs.World.Lineage): runs u8
+//	                       (1 to ecs.MaxLineage), each run's name u64 and
+//	                       first fresh network id u32, oldest first, the
+//	                       writing run last. A save of format 1 ends after
+//	                       the counts: its world restores knowing no run
+//	                       before its own.
 //	02                     schema: count uvarint, then each saved component's
 //	                       name (string), in the order of the entity masks;
 //	                       then each one's Codec.Layout (string), in the same

@@ -365,6 +365,7 @@ func (l *loader) finish() error {
 	}
 	l.t.w.SetFrame(h.frame)
 	l.t.w.SetNextNetID(h.nextID)
+	l.t.w.SetAncestors(h.runs)
 	return nil
 }
 

@@ -69,6 +69,7 @@ type Tracker struct {
 	listener listener
 	check    *reportCheck // CheckReports; nil: off
 	rec      []byte
+	runs     []ecs.RunStart // the head's lineage, kept between saves
 	comp     []byte
 	key      []byte
 }
@@ -400,7 +401,8 @@ func (t *Tracker) Fill(b *store.Batch) (FillStats, error) {
 		b.Put([]byte{keySchema}, t.schemaRecord())
 		t.schemaFilled = true
 	}
-	h := head{frame: t.w.Frame(), nextID: t.w.NextNetID(), entities: t.w.Networked() - t.s.excludedCount(), states: states, user: users}
+	t.runs = t.w.Lineage(t.runs[:0])
+	h := head{frame: t.w.Frame(), nextID: t.w.NextNetID(), entities: t.w.Networked() - t.s.excludedCount(), states: states, user: users, runs: t.runs}
 	t.rec = h.append(t.rec[:0])
 	b.Put([]byte{keyHead}, t.rec)
 	st.Bytes = b.Size()

@@ -110,3 +110,53 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 		}
 	})
 }
+
+// A player away while a killed host's restored run made an entity under an
+// id the killed host had given after its last save, saved it, and was
+// killed in turn, comes back to the run restored from that save: she hears
+// of the rock she held leaving and of the other arriving, a new entity,
+// and keeps her figure, which the first save has. (The host's first fresh
+// id alone did not say it: the second run's rock is below the third run's.)
+func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
+		save := filepath.Join(t.TempDir(), "rocks.db")
+		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 30 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Save()
+		lost := rockAt(r, 100) // after the first run's last save
+		var first arche.Entity
+		if !r.StepUntil(60, func() (ok bool) { first, ok = heldAt(ann, 100); return ok }) {
+			t.Fatal("ann's client never held the rock at 100")
+		}
+		figure, _ := ann.Local()
+		r.Unreachable(ann, true)
+		r.Kill()
+		if again := rockAt(r, 500); again != lost {
+			t.Fatalf("the second run gave its rock id %d, the lost rock had %d: the test no longer reuses an id", again, lost)
+		}
+		r.Step(10)
+		r.Save()
+		r.Kill()
+		r.Unreachable(ann, false)
+		if !r.StepUntil(40*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after two kills: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
+		}
+		var second arche.Entity
+		if !r.StepUntil(120, func() (ok bool) { second, ok = heldAt(ann, 500); return ok }) {
+			t.Fatal("ann's client never held the second run's rock at 500")
+		}
+		if _, still := heldAt(ann, 100); still {
+			t.Error("ann's client still holds the rock at 100 the first run made after its last save")
+		}
+		if !l.departed[first] {
+			t.Error("Departed did not run for the rock at 100")
+		}
+		if second == first || !l.arrived[second] {
+			t.Errorf("the rock at 500 is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", second == first, l.arrived[second])
+		}
+		if now, ok := ann.Local(); !ok || now != figure || l.departed[figure] {
+			t.Errorf("ann's figure, in the first save, is held as the entity it was: %v, the same %v, departed %v; want it kept", ok, now == figure, l.departed[figure])
+		}
+	})
+}

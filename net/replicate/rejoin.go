@@ -32,13 +32,14 @@ type rejoinState struct {
 // join, then removes every networked entity the join did not bring (the
 // Observer hears of each first): the world is the host's again.
 //
-// fresh, if not 0, is the first network id of a host's run of its world
-// other than the one the client held it from (the session's Welcome or
-// Resumed says): every networked entity held under an id at or past it is
-// removed at once (the Observer hears of each, counted in Swept), since
-// the run gives those ids to entities of its own (a host killed after its
-// last save, restarted from it). Updated in place, a block the killed
-// host made became another block, or a player's avatar.
+// fresh, if not 0, is the first network id that may name another entity
+// in the host's run of its world than in the run the client held it from
+// (the session finds it from the lineages its Welcome or Resumed named,
+// ecs.KeptBelow; 1 for all): every networked entity held under an id at or
+// past it is removed at once (the Observer hears of each, counted in
+// Swept), since the run gives those ids to entities of its own (a host
+// killed after its last save, restarted from it). Updated in place, a block
+// the killed host made became another block, or a player's avatar.
 //
 // Cost: one bit per network slot while the join runs; FINAL walks the
 // networked entities once, and so does a fresh id.

@@ -223,7 +223,7 @@ func (h *Host) hello(p *hostPeer, hello wire.Hello) {
 	rand.Read(p.token[:])
 	tick, send := h.rates()
 	p.stage = stageWelcomed
-	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame()), GraceMillis: h.graceMillis(), Run: h.run, FreshIDs: uint32(h.w.FreshNetIDs())}.Encode(nil))
+	p.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: uint32(p.id), Token: p.token, TickRate: tick, SendRate: send, Frame: uint64(h.w.Frame()), GraceMillis: h.graceMillis(), Runs: h.lineage()}.Encode(nil))
 }
 
 // errAckMismatch is a peer's protocol error: its WelcomeAck does not answer

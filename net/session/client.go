@@ -186,9 +186,9 @@ type Client struct {
 	// holds: a join of this peer finished, so the client holds the whole
 	// world (perhaps stale, while a rejoin after a resume runs).
 	holds bool
-	// run is the host's run of the world the client holds (Welcome,
-	// Resumed); 0 before the first answer.
-	run uint64
+	// runs is the lineage of the world the client holds, as the host's
+	// answer named it (Welcome, Resumed); empty before the first answer.
+	runs []ecs.RunStart
 	// ticket is the kept ticket (ClientConfig.Ticket) while no host
 	// answered it; kept, that the peer is one a kept ticket took back, its
 	// join not finished on this client (its Resumes say ResumeKeptTicket).
@@ -524,9 +524,9 @@ func (c *Client) welcomed(msg []byte) {
 	if c.repl == nil {
 		c.startReplicator()
 	} else {
-		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate), c.freshIDs(wl.Run, wl.FreshIDs))
+		c.repl.Rejoin(c.Peer(), float64(c.welcome.TickRate), c.keptBelow(&wl.Runs))
 	}
-	c.run = wl.Run
+	c.holdRuns(&wl.Runs)
 	c.w.SetFrame(ecs.Frame(c.welcome.Frame))
 	c.bound = true
 	c.state = Joining
@@ -534,15 +534,27 @@ func (c *Client) welcomed(msg []byte) {
 	c.applyEarly()
 }
 
-// freshIDs returns the first network id whose entities the client drops as
-// it rejoins the host's run of its world (Welcome, Resumed): fresh, when
-// it holds the world of another run (what it holds under those ids is not
-// what the run gives them to); 0, keeping all, otherwise.
-func (c *Client) freshIDs(run uint64, fresh uint32) ecs.NetID {
-	if c.run == 0 || c.run == run {
-		return 0
+// keptBelow returns the first network id whose entities the client drops
+// as it rejoins the host's run of its world, of lineage now (Welcome,
+// Resumed): 0, keeping all, in the run the client held (a cut); the first
+// fresh id either side gave after the newest run both lineages name (a
+// host restarted or killed and restored from a save, whose ids past it
+// may name other entities); 1, dropping all, when they name none in common
+// (ecs.KeptBelow).
+func (c *Client) keptBelow(now *wire.Lineage) ecs.NetID {
+	var buf [wire.MaxLineage]ecs.RunStart
+	return ecs.KeptBelow(c.runs, lineageOf(buf[:0], now))
+}
+
+// holdRuns keeps lineage l as that of the world the client holds.
+func (c *Client) holdRuns(l *wire.Lineage) { c.runs = lineageOf(c.runs[:0], l) }
+
+// lineageOf appends the runs of wire lineage l to dst, as the world's.
+func lineageOf(dst []ecs.RunStart, l *wire.Lineage) []ecs.RunStart {
+	for _, run := range l.Slice() {
+		dst = append(dst, ecs.RunStart{Run: run.Run, Fresh: ecs.NetID(run.Fresh)})
 	}
-	return ecs.NetID(fresh)
+	return dst
 }
 
 // startReplicator makes the client's replicator, for the peer and tick rate

@@ -29,10 +29,10 @@
 // it says Resume, with the peer id and token of its Welcome, in place of
 // Hello. The host answers Resumed and joins it again, into the world the
 // client holds (replicate.ClientReplicator.Rejoin: the entities held stay
-// the same, those gone are removed at FINAL; those held under an id the
-// host's run of its world gives afresh, a run other than the one the
-// client held, are removed at once: Welcome's and Resumed's Run and
-// FreshIDs), or Reject RejectResume, and the
+// the same, those gone are removed at FINAL; those held under an id that
+// may name another entity in the host's run of its world, when the client
+// held another run, are removed at once: Welcome's and Resumed's Runs, the
+// world's lineage, ecs.KeptBelow), or Reject RejectResume, and the
 // client joins afresh as a new peer. The first answer of a connection is its
 // answer; a connection gets one join. Tokens are kept as hashes and compared
 // in constant time; resumes are bounded per connection, per peer and per

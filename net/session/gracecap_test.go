@@ -29,7 +29,7 @@ func TestAClientTakesAGraceWindowOfAtMostTenMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 5, GraceMillis: 1<<32 - 1, Run: 1, FreshIDs: 1}.Encode(nil))
+	host.c.SendLane(transport.LaneControl, wire.Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 5, GraceMillis: 1<<32 - 1, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil))
 	for range 3 {
 		clk.Advance(ecs.DefaultStep)
 		sched.Step()

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"net"
 	"sync"
@@ -247,10 +246,6 @@ type Host struct {
 	repl  *replicate.HostReplicator
 	cfg   HostConfig
 
-	// run names this host's run of its world to its clients (Welcome,
-	// Resumed): random, never 0.
-	run uint64
-
 	incoming chan transport.Conn
 	peers    []*hostPeer
 	// The peers whose WelcomeAck waits its turn (AdmitPerStep), oldest
@@ -336,11 +331,6 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 		cancel:   cancel,
 	}
 	rand.Read(h.noHash[:])
-	for h.run == 0 {
-		var b [8]byte
-		rand.Read(b[:])
-		h.run = binary.LittleEndian.Uint64(b[:])
-	}
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(h.receive))
 	sched.AddTo(ecs.StageOutput, "net.replicate", h.repl)
 	if cfg.Replication.CheckReports && sched.Watch == nil {
@@ -713,3 +703,18 @@ func (h *Host) removeOwned(id ecs.PeerID) {
 
 // tickRate is the simulation steps per second Welcome announces.
 func tickRate(sched *ecs.Schedule) uint16 { return uint16(time.Second / sched.StepDuration()) }
+
+// lineage returns the lineage of the host's world as its answers name it
+// (Welcome, Resumed).
+func (h *Host) lineage() wire.Lineage {
+	var buf [ecs.MaxLineage]ecs.RunStart
+	var l wire.Lineage
+	for _, run := range h.w.Lineage(buf[:0]) {
+		l.Runs[l.N] = wire.RunStart{Run: run.Run, Fresh: uint32(run.Fresh)}
+		l.N++
+	}
+	return l
+}
+
+// The world's lineage and the wire's list as many runs.
+const _ = uint(ecs.MaxLineage-wire.MaxLineage) + uint(wire.MaxLineage-ecs.MaxLineage)

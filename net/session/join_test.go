@@ -146,7 +146,7 @@ func (c *laneCapture) LaneBuffered(transport.Lane) int { return 0 }
 
 // welcome is the Welcome the scripted host sends: peer 1.
 func welcome() []byte {
-	return wire.Welcome{PeerID: 1, TickRate: 60, SendRate: 30, Frame: 1, Run: 1, FreshIDs: 1}.Encode(nil)
+	return wire.Welcome{PeerID: 1, TickRate: 60, SendRate: 30, Frame: 1, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil)
 }
 
 // TestJoinBeforeWelcomeIsHeld: join pages and FINAL that reach the client

@@ -348,9 +348,9 @@ func (c *Client) resumed(msg []byte) {
 	if c.repl == nil {
 		c.startReplicator() // a kept ticket's first answer
 	} else {
-		c.repl.Rejoin(c.Peer(), float64(m.TickRate), c.freshIDs(m.Run, m.FreshIDs))
+		c.repl.Rejoin(c.Peer(), float64(m.TickRate), c.keptBelow(&m.Runs))
 	}
-	c.run = m.Run
+	c.holdRuns(&m.Runs)
 	c.w.SetFrame(ecs.Frame(m.Frame))
 	c.state = Joining
 	c.re.resumes++

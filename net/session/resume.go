@@ -259,7 +259,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	h.stats.Resumed++
 	f := h.w.Frame()
 	tick, send := h.rates()
-	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis(), Token: token, Run: h.run, FreshIDs: uint32(h.w.FreshNetIDs())}.Encode(nil))
+	p.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: uint32(p.id), TickRate: tick, SendRate: send, Frame: uint64(f), GraceMillis: h.graceMillis(), Token: token, Runs: h.lineage()}.Encode(nil))
 	clear(token[:])
 	h.emit(Event{Kind: PeerResumed, Peer: p.id, Name: p.name, Frame: f})
 }

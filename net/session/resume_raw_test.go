@@ -324,7 +324,7 @@ func TestClientTakesTheFirstAnswer(t *testing.T) {
 		if !ok || res.Decode(msg) != nil || res.PeerID != uint32(peer) || res.Flags != wire.ResumeHoldsWorld || res.Token != a.cl.Welcome().Token {
 			t.Fatalf("the client's first message on its new connection: % x", msg)
 		}
-		resumed := wire.Resumed{PeerID: uint32(peer), TickRate: 60, SendRate: 30, Frame: uint64(r.hw.Frame()), GraceMillis: 30000, Run: 1, FreshIDs: 1}.Encode(nil)
+		resumed := wire.Resumed{PeerID: uint32(peer), TickRate: 60, SendRate: 30, Frame: uint64(r.hw.Frame()), GraceMillis: 30000, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil)
 		refusal, _ := wire.Reject{Code: wire.RejectResume, Version: wire.Version, Reason: "late"}.Encode(nil)
 		hc.SendMessage(transport.LaneControl, resumed)
 		hc.SendMessage(transport.LaneControl, resumed)
@@ -387,7 +387,7 @@ func TestClientRefusesWhatItCannotHold(t *testing.T) {
 					a.conn().Close(transport.CloseTimeout, "the host stopped answering")
 					var hc transport.Conn
 					hc, _, _ = fake.next(t, r)
-					msg = wire.Resumed{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame, GraceMillis: 30000, Run: 1, FreshIDs: 1}.Encode(nil)
+					msg = wire.Resumed{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame, GraceMillis: 30000, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil)
 					hc.SendMessage(transport.LaneControl, msg)
 				} else {
 					a = r.dial("a", "fake")
@@ -395,7 +395,7 @@ func TestClientRefusesWhatItCannotHold(t *testing.T) {
 					if !ok || wire.Kind(first[0]) != wire.KindHello {
 						t.Fatalf("first message % x", first)
 					}
-					msg = wire.Welcome{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame, Run: 1, FreshIDs: 1}.Encode(nil)
+					msg = wire.Welcome{PeerID: tc.peer, TickRate: 60, SendRate: 30, Frame: tc.frame, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil)
 					hc.SendMessage(transport.LaneControl, msg)
 				}
 				r.steps(100 * time.Millisecond)
@@ -425,7 +425,7 @@ func TestClientCountsWhatItDoesNotTake(t *testing.T) {
 		if !ok || wire.Kind(first[0]) != wire.KindHello {
 			t.Fatalf("first message % x", first)
 		}
-		hc.SendMessage(transport.LaneControl, wire.Welcome{PeerID: 3, TickRate: 60, SendRate: 30, Frame: 5, Run: 1, FreshIDs: 1}.Encode(nil))
+		hc.SendMessage(transport.LaneControl, wire.Welcome{PeerID: 3, TickRate: 60, SendRate: 30, Frame: 5, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil))
 		r.steps(50 * time.Millisecond)
 		cmd, _ := wire.Command{Op: 1, Kind: 0}.Encode(nil)
 		hello, _ := wire.Hello{Version: wire.Version, Name: "host"}.Encode(nil)

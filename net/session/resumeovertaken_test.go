@@ -126,7 +126,7 @@ func TestAStateThatOvertakesTheResumedIsApplied(t *testing.T) {
 		}
 	}
 	// The Resumed, late: its stream frame was lost and sent again.
-	must(host.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 5, GraceMillis: 30000, Token: token, Run: 1, FreshIDs: 1}.Encode(nil)))
+	must(host.c.SendLane(transport.LaneControl, wire.Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 5, GraceMillis: 30000, Token: token, Runs: wire.LineageOf(wire.RunStart{Run: 1, Fresh: 1})}.Encode(nil)))
 	must(host.c.Flush())
 	for range 10 {
 		step()

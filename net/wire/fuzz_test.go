@@ -189,10 +189,24 @@ func FuzzWelcome(f *testing.F) {
 		if m.Decode(data) != nil {
 			return
 		}
-		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.Run == 0 || m.FreshIDs == 0 {
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || !isLineage(&m.Runs) {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
 		}
 	})
+}
+
+// isLineage reports whether l lists 1 to MaxLineage named runs whose fresh
+// ids start at 1 or more and never go down.
+func isLineage(l *Lineage) bool {
+	if l.N == 0 || l.N > MaxLineage {
+		return false
+	}
+	for i, run := range l.Slice() {
+		if run.Run == 0 || run.Fresh == 0 || i > 0 && run.Fresh < l.Runs[i-1].Fresh {
+			return false
+		}
+	}
+	return true
 }
 
 func FuzzWelcomeAck(f *testing.F) {
@@ -230,7 +244,7 @@ func FuzzResumed(f *testing.F) {
 		if m.Decode(data) != nil {
 			return
 		}
-		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.TickRate == 0 || m.SendRate == 0 || m.Run == 0 || m.FreshIDs == 0 {
+		if enc := m.Encode(nil); !bytes.Equal(enc, data) || m.PeerID == 0 || m.TickRate == 0 || m.SendRate == 0 || !isLineage(&m.Runs) {
 			t.Fatalf("% x decodes to %+v, which encodes as % x", data, m, enc)
 		}
 	})

@@ -262,7 +262,7 @@ func goldenCommand() Command {
 }
 
 func goldenWelcome() Welcome {
-	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000, Run: 0x0123456789abcdef, FreshIDs: 1}
+	w := Welcome{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 1000, GraceMillis: 30000, Runs: LineageOf(RunStart{Run: 0x0123456789abcdef, Fresh: 1})}
 	for i := range w.Token {
 		w.Token[i] = byte(i)
 	}
@@ -284,7 +284,7 @@ func goldenResume() Resume {
 // goldenResumed accepts goldenResume at frame 2,500, in another run of the
 // world: one restored from a save whose network-id counter was 2,001.
 func goldenResumed() Resumed {
-	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000, Token: goldenWelcome().Token, Run: 0xfedcba9876543210, FreshIDs: 2001}
+	return Resumed{PeerID: 7, TickRate: 60, SendRate: 30, Frame: 2500, GraceMillis: 30000, Token: goldenWelcome().Token, Runs: LineageOf(RunStart{Run: 0x0123456789abcdef, Fresh: 1}, RunStart{Run: 0xfedcba9876543210, Fresh: 2001})}
 }
 
 func decodeHeader(b []byte) any {

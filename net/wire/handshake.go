@@ -137,17 +137,15 @@ type Welcome struct {
 	// after its connection breaks, for it to Resume; 0: the host does not
 	// resume peers.
 	GraceMillis uint32
-	// Run names the host's run of its world: a random number, new each
-	// time a host starts its world or restores it from a save. Not 0.
-	Run uint64
-	// FreshIDs is the first network id the run gives: the entities with
-	// ids below it are the save's the run was restored from, those at or
-	// past it were made in the run (1: the world was not restored). A
-	// client that held the world of another run drops what it held under
-	// an id at or past it: a host killed after its last save gave those
-	// ids to entities the save does not have, and its restored run gives
-	// them again. Not 0.
-	FreshIDs uint32
+	// Runs is the host's world's lineage: the runs it comes from and its
+	// own, last, each named by a random number new each time a host starts
+	// its world or restores it from a save, with the first network id it
+	// gave (the ids below it are the save's the run was restored from). A
+	// client that held the world of another run keeps what it held under
+	// the ids the two lineages' newest common run saved, and drops the rest:
+	// a host killed after its last save gave ids to entities the save does
+	// not have, and a run restored from that save gives them again.
+	Runs Lineage
 }
 
 // Encode appends the Welcome as a lane message to dst and returns the
@@ -161,13 +159,12 @@ func (m Welcome) Encode(dst []byte) []byte {
 	w.U16(m.SendRate)
 	w.U64(m.Frame)
 	w.U32(m.GraceMillis)
-	w.U64(m.Run)
-	w.U32(m.FreshIDs)
+	appendLineage(&w, &m.Runs)
 	return w.Bytes()
 }
 
-// Decode reads a Welcome lane message. A zero peer id, tick rate, send
-// rate, run or first fresh id is ErrInvalid.
+// Decode reads a Welcome lane message. A zero peer id, tick rate or send
+// rate, or a lineage that is not one (readLineage), is ErrInvalid.
 func (m *Welcome) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindWelcome && r.Err() == nil {
@@ -180,12 +177,11 @@ func (m *Welcome) Decode(msg []byte) error {
 	d.SendRate = r.U16()
 	d.Frame = r.U64()
 	d.GraceMillis = r.U32()
-	d.Run = r.U64()
-	d.FreshIDs = r.U32()
+	runs := readLineage(&r, &d.Runs)
 	if err := r.Finish(); err != nil {
 		return err
 	}
-	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 || d.Run == 0 || d.FreshIDs == 0 {
+	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 || !runs {
 		return ErrInvalid
 	}
 	*m = d

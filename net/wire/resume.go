@@ -93,11 +93,9 @@ type Resumed struct {
 	// (whoever else held the old token, a process the player left behind,
 	// no longer takes the peer with it). Secret: never log it.
 	Token [TokenLen]byte
-	// Run and FreshIDs are the host's run of its world and the first
-	// network id it gives, as in Welcome: a host restarted from its save
-	// resumes its peers in another run.
-	Run      uint64
-	FreshIDs uint32
+	// Runs is the host's world's lineage, as in Welcome: a host restarted
+	// from its save resumes its peers in another run.
+	Runs Lineage
 }
 
 // Encode appends the Resumed as a lane message to dst and returns the
@@ -111,13 +109,13 @@ func (m Resumed) Encode(dst []byte) []byte {
 	w.U64(m.Frame)
 	w.U32(m.GraceMillis)
 	w.Raw(m.Token[:])
-	w.U64(m.Run)
-	w.U32(m.FreshIDs)
+	appendLineage(&w, &m.Runs)
 	return w.Bytes()
 }
 
-// Decode reads a Resumed lane message. A zero peer id, tick rate, send
-// rate, run or first fresh id is ErrInvalid. Nothing is allocated.
+// Decode reads a Resumed lane message. A zero peer id, tick rate or send
+// rate, or a lineage that is not one (readLineage), is ErrInvalid. Nothing
+// is allocated.
 func (m *Resumed) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindResumed && r.Err() == nil {
@@ -130,12 +128,11 @@ func (m *Resumed) Decode(msg []byte) error {
 	d.Frame = r.U64()
 	d.GraceMillis = r.U32()
 	copy(d.Token[:], r.Raw(TokenLen))
-	d.Run = r.U64()
-	d.FreshIDs = r.U32()
+	runs := readLineage(&r, &d.Runs)
 	if err := r.Finish(); err != nil {
 		return err
 	}
-	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 || d.Run == 0 || d.FreshIDs == 0 {
+	if d.PeerID == 0 || d.TickRate == 0 || d.SendRate == 0 || !runs {
 		return ErrInvalid
 	}
 	*m = d

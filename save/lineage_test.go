@@ -1,0 +1,82 @@
+package save_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mlange-42/arche/generic"
+
+	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/store"
+)
+
+// A save names its world's lineage, and a world restored from it comes
+// after those runs, a restore of a restore after both. A save of format 1,
+// written before saves named runs, restores a world that knows no run
+// before its own, and the next save names that one.
+func TestASaveNamesItsWorldsLineage(t *testing.T) {
+	dir := t.TempDir()
+	st := openWorld(t, filepath.Join(dir, "a.db"))
+	first := newRig()
+	first.populate(6)
+	first.t.Start()
+	commit(t, first, st)
+
+	second := newRig()
+	if _, err := second.t.Load(context.Background(), st, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := generic.NewMap1[ecs.NetworkIdentity](second.w.Arche())
+	m.NewWith(&ecs.NetworkIdentity{}) // an id of the second run's own
+	want := append(first.w.Lineage(nil), ecs.RunStart{Run: second.w.Lineage(nil)[1].Run, Fresh: 7})
+	if got := second.w.Lineage(nil); !slices.Equal(got, want) {
+		t.Fatalf("restored, the world's lineage is %v, want %v: the saved run, then its own, fresh from 7", got, want)
+	}
+	st2 := openWorld(t, filepath.Join(dir, "b.db"))
+	second.t.Start()
+	second.t.MarkAll() // a whole save, into a store of its own
+	commit(t, second, st2)
+
+	third := newRig()
+	if _, err := third.t.Load(context.Background(), st2, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := third.w.Lineage(nil)
+	if len(got) != 3 || !slices.Equal(got[:2], want) || got[2].Fresh != 8 || got[2].Run == want[1].Run {
+		t.Fatalf("a restore of a restore names %v, want %v and then its own run, fresh from 8", got, want)
+	}
+
+	// The head as format 1 wrote it: no runs.
+	head := records(t, st2)[string([]byte{0x01})]
+	old := head[:len(head)-1-2*12]
+	old[0] = 1
+	var b store.Batch
+	b.Put([]byte{0x01}, old)
+	if _, err := st2.Commit(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	fourth := newRig()
+	if _, err := fourth.t.Load(context.Background(), st2, nil, nil); err != nil {
+		t.Fatalf("a save of format 1 does not restore: %v", err)
+	}
+	if got := fourth.w.Lineage(nil); len(got) != 1 || got[0].Fresh != 8 {
+		t.Fatalf("restored from a save of format 1, the world's lineage is %v, want its own run alone, fresh from 8", got)
+	}
+	fourth.t.Start()
+	commit(t, fourth, st2)
+	now := records(t, st2)[string([]byte{0x01})]
+	r := wire.NewReader(now)
+	if f := r.U8(); f != 2 {
+		t.Fatalf("the next save's head is of format %d, want 2", f)
+	}
+	w := wire.NewWriter(append([]byte{2}, old[1:]...))
+	w.U8(1)
+	w.U64(fourth.w.Lineage(nil)[0].Run)
+	w.U32(8)
+	if want := w.Bytes(); string(now) != string(want) {
+		t.Fatalf("the next save's head is % x, want % x: the counts, then the restored world's own run", now, want)
+	}
+}
