@@ -55,6 +55,30 @@ func heldAt(c *tandem.Client[Walk], x float64) (held arche.Entity, ok bool) {
 	return held, ok
 }
 
+// checkNewRock steps until ann's client holds the host's rock at x, and
+// checks that it is a new entity, that the rock at 100 (first, which the
+// host no longer has) departed, and that her figure, which the save has,
+// is held as the entity it was.
+func checkNewRock(t *testing.T, r *tandemtest.Rig[Walk], ann *tandem.Client[Walk], l *rockLog, first, figure arche.Entity, x float64) {
+	t.Helper()
+	var second arche.Entity
+	if !r.StepUntil(120, func() (ok bool) { second, ok = heldAt(ann, x); return ok }) {
+		t.Fatalf("ann's client never held the host's rock at %g", x)
+	}
+	if _, still := heldAt(ann, 100); still {
+		t.Error("ann's client still holds the rock at 100 the host made after its last save")
+	}
+	if !l.departed[first] {
+		t.Error("Departed did not run for the rock at 100 the host no longer has")
+	}
+	if second == first || !l.arrived[second] {
+		t.Errorf("the rock at %g is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", x, second == first, l.arrived[second])
+	}
+	if now, ok := ann.Local(); !ok || now != figure || l.departed[figure] {
+		t.Errorf("ann's figure, in the save, is held as the entity it was: %v, the same %v, departed %v; want it kept", ok, now == figure, l.departed[figure])
+	}
+}
+
 // A host killed after its last save had made a rock the save does not
 // have; restarted from the save, it gives the rock's network id to the next
 // entity it makes, another rock. The player who held the first rock resumes
@@ -92,22 +116,7 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 2 && ann.State() == tandem.Playing }) {
 			t.Fatalf("ann after the kill: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
 		}
-		var second arche.Entity
-		if !r.StepUntil(120, func() (ok bool) { second, ok = heldAt(ann, 900); return ok }) {
-			t.Fatal("ann's client never held the restarted host's rock at 900")
-		}
-		if _, still := heldAt(ann, 100); still {
-			t.Error("ann's client still holds the rock at 100 the killed host made after its last save")
-		}
-		if !l.departed[first] {
-			t.Error("Departed did not run for the rock at 100 the restarted host does not have")
-		}
-		if now, ok := ann.Local(); !ok || now != figure || l.departed[figure] {
-			t.Errorf("ann's figure, in the save, is held as the entity it was: %v, the same %v, departed %v; want it kept through the kill", ok, now == figure, l.departed[figure])
-		}
-		if second == first || !l.arrived[second] {
-			t.Errorf("the rock at 900 is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", second == first, l.arrived[second])
-		}
+		checkNewRock(t, r, ann, l, first, figure, 900)
 	})
 }
 
@@ -142,21 +151,6 @@ func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
 		if !r.StepUntil(40*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
 			t.Fatalf("ann after two kills: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
 		}
-		var second arche.Entity
-		if !r.StepUntil(120, func() (ok bool) { second, ok = heldAt(ann, 500); return ok }) {
-			t.Fatal("ann's client never held the second run's rock at 500")
-		}
-		if _, still := heldAt(ann, 100); still {
-			t.Error("ann's client still holds the rock at 100 the first run made after its last save")
-		}
-		if !l.departed[first] {
-			t.Error("Departed did not run for the rock at 100")
-		}
-		if second == first || !l.arrived[second] {
-			t.Errorf("the rock at 500 is the entity that held the rock at 100 (%v), Arrived %v: updated in place, not a new arrival", second == first, l.arrived[second])
-		}
-		if now, ok := ann.Local(); !ok || now != figure || l.departed[figure] {
-			t.Errorf("ann's figure, in the first save, is held as the entity it was: %v, the same %v, departed %v; want it kept", ok, now == figure, l.departed[figure])
-		}
+		checkNewRock(t, r, ann, l, first, figure, 500)
 	})
 }
