@@ -56,17 +56,20 @@ func (w *World) Lineage(dst []RunStart) []RunStart {
 
 // SetAncestors sets the runs before this world's own, oldest first (the
 // lineage of the save it was restored from; the newest MaxLineage-1 are
-// kept). A layer that restores a world calls it with SetNextNetID. It
-// panics if a run is named 0 or its first fresh id is 0, or if the fresh
-// ids go down.
+// kept), and names the world's own run anew: a restored world is another
+// run, whatever asked for its lineage before. A layer that restores a
+// world calls it after SetNextNetID. It panics if a run is named 0 or its
+// first fresh id is 0, if the fresh ids go down, or if the last is past
+// the world's id counter.
 func (w *World) SetAncestors(runs []RunStart) {
 	runs = runs[max(0, len(runs)-(MaxLineage-1)):]
 	for i, r := range runs {
-		if r.Run == 0 || r.Fresh == 0 || i > 0 && r.Fresh < runs[i-1].Fresh {
-			panic(fmt.Sprintf("ecs: SetAncestors: run %d of %d is {%d, %d}: runs are named, their fresh ids start at 1 and never go down", i, len(runs), r.Run, r.Fresh))
+		if r.Run == 0 || r.Fresh == 0 || i > 0 && r.Fresh < runs[i-1].Fresh || r.Fresh > w.index.fresh {
+			panic(fmt.Sprintf("ecs: SetAncestors: run %d of %d is {%d, %d}: runs are named, their fresh ids start at 1, never go down and are not past the world's first fresh id %d (call SetNextNetID first)", i, len(runs), r.Run, r.Fresh, w.index.fresh))
 		}
 	}
 	w.lin.past = append(w.lin.past[:0], runs...)
+	w.lin.run = 0 // drawn anew by Lineage
 }
 
 // KeptBelow returns the first network id whose entities a machine that

@@ -2,6 +2,7 @@ package save_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
+	"github.com/tandem-go/tandem/save"
 	"github.com/tandem-go/tandem/store"
 )
 
@@ -78,5 +80,45 @@ func TestASaveNamesItsWorldsLineage(t *testing.T) {
 	w.U32(8)
 	if want := w.Bytes(); string(now) != string(want) {
 		t.Fatalf("the next save's head is % x, want % x: the counts, then the restored world's own run", now, want)
+	}
+}
+
+// A head whose lineage no save writes is refused as a mismatch, the
+// restore's error, and the world is not touched.
+func TestAHeadWithABadLineageIsRefused(t *testing.T) {
+	st := openWorld(t, filepath.Join(t.TempDir(), "a.db"))
+	r := newRig()
+	r.populate(3)
+	r.t.Start()
+	commit(t, r, st)
+	good := records(t, st)[string([]byte{0x01})]
+	counts := good[:len(good)-13] // up to the lineage; the counter is 4
+	for _, tc := range []struct {
+		name string
+		runs []ecs.RunStart
+		n    int
+	}{
+		{"no runs", nil, 0},
+		{"more runs than a lineage lists", make([]ecs.RunStart, ecs.MaxLineage+1), ecs.MaxLineage + 1},
+		{"an unnamed run", []ecs.RunStart{{Run: 0, Fresh: 1}}, 1},
+		{"no fresh id", []ecs.RunStart{{Run: 3, Fresh: 0}}, 1},
+		{"fresh ids going down", []ecs.RunStart{{Run: 3, Fresh: 3}, {Run: 4, Fresh: 2}}, 2},
+		{"a fresh id past the counter", []ecs.RunStart{{Run: 3, Fresh: 5}}, 1},
+	} {
+		w := wire.NewWriter(slices.Clone(counts))
+		w.U8(uint8(tc.n))
+		for _, run := range tc.runs {
+			w.U64(run.Run)
+			w.U32(uint32(run.Fresh))
+		}
+		var b store.Batch
+		b.Put([]byte{0x01}, w.Bytes())
+		if _, err := st.Commit(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		r2 := newRig()
+		if _, err := r2.t.Load(context.Background(), st, nil, nil); !errors.Is(err, save.ErrMismatch) {
+			t.Errorf("a head with %s restores: %v, want ErrMismatch", tc.name, err)
+		}
 	}
 }

@@ -85,7 +85,7 @@ func (h *head) read(v []byte) error {
 			break
 		}
 		if k := len(h.runs); run.Run == 0 || run.Fresh == 0 || run.Fresh > h.nextID || k > 0 && run.Fresh < h.runs[k-1].Fresh {
-			return fmt.Errorf("the save's head names run %d with first fresh id %d: a run is named, and its fresh ids start at 1, never go down and stay below the id counter %d", run.Run, run.Fresh, h.nextID)
+			return fmt.Errorf("the save's head names run %d with first fresh id %d: a run is named, and its fresh ids start at 1, never go down and are not past the id counter %d", run.Run, run.Fresh, h.nextID)
 		}
 		h.runs = append(h.runs, run)
 	}

@@ -206,6 +206,9 @@ func TestSaveRestoreSave(t *testing.T) {
 	// Its head names one run more: the restored world's own.
 	again := records(t, st2)
 	head := string([]byte{0x01})
+	if runs := r2.w.Lineage(nil); len(runs) != 2 || runs[0] != r.w.Lineage(nil)[0] {
+		t.Fatalf("the restored world's lineage is %v, want the saved world's run %v, then its own", runs, r.w.Lineage(nil)[0])
+	}
 	if want := headWithRuns(saved[head], r2.w.Lineage(nil)); !bytes.Equal(again[head], want) {
 		t.Fatalf("the head saved again is % x, want % x: the saved head with the restored run after the saved one", again[head], want)
 	}

@@ -109,6 +109,7 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 			t.Fatalf("resumed into the same run, ann's client holds the rock at 100: %v, the same entity %v, departed %v; want it kept", ok, held == first, l.departed[first])
 		}
 		figure, _ := ann.Local() // made before the save: the restored run has it
+		clear(l.arrived)         // what arrives from now on
 		r.Kill()
 		if again := rockAt(r, 900); again != lost {
 			t.Fatalf("the restarted host gave its rock id %d, the lost rock had %d: the test no longer reuses an id", again, lost)
@@ -139,6 +140,7 @@ func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
 			t.Fatal("ann's client never held the rock at 100")
 		}
 		figure, _ := ann.Local()
+		clear(l.arrived) // what arrives from now on
 		r.Unreachable(ann, true)
 		r.Kill()
 		if again := rockAt(r, 500); again != lost {
@@ -152,5 +154,39 @@ func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
 			t.Fatalf("ann after two kills: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
 		}
 		checkNewRock(t, r, ann, l, first, figure, 500)
+	})
+}
+
+// A host closed for a restart saves its whole world first: its player
+// resumes into the restored run holding every entity as the entity it was,
+// none departed and none arrived again.
+func TestARestartKeepsEveryEntityItsClientsHeld(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
+		save := filepath.Join(t.TempDir(), "rocks.db")
+		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Save()
+		rockAt(r, 100) // after the last periodic save: the restart's saves it
+		var rock arche.Entity
+		if !r.StepUntil(60, func() (ok bool) { rock, ok = heldAt(ann, 100); return ok }) {
+			t.Fatal("ann's client never held the rock at 100")
+		}
+		figure, _ := ann.Local()
+		clear(l.arrived)
+		r.Restart()
+		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
+			t.Fatalf("ann after the restart: %v, %d resumes (%v)", ann.State(), ann.NetStats().Resumes, ann.Err())
+		}
+		r.Step(60)
+		if held, ok := heldAt(ann, 100); !ok || held != rock {
+			t.Errorf("after the restart ann's client holds the rock at 100: %v, the same entity %v; want it kept", ok, held == rock)
+		}
+		if now, ok := ann.Local(); !ok || now != figure {
+			t.Errorf("after the restart ann's figure is held: %v, the same entity %v; want it kept", ok, now == figure)
+		}
+		if len(l.departed) != 0 || len(l.arrived) != 0 {
+			t.Errorf("the restart had %d entities depart and %d arrive on ann's client, want none", len(l.departed), len(l.arrived))
+		}
 	})
 }

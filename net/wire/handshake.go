@@ -164,7 +164,8 @@ func (m Welcome) Encode(dst []byte) []byte {
 }
 
 // Decode reads a Welcome lane message. A zero peer id, tick rate or send
-// rate, or a lineage that is not one (readLineage), is ErrInvalid.
+// rate, or a lineage that is not one (readLineage), is ErrInvalid (or
+// ErrTrailing, for a count of runs out of range with runs after it).
 func (m *Welcome) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindWelcome && r.Err() == nil {

@@ -11,7 +11,8 @@ const MaxLineage = 8
 
 // A Lineage is the runs a host's world comes from, oldest first, the
 // host's own run last: each run was restored from a save the one before it
-// wrote (or the world was made anew, for the first). Welcome and Resumed
+// wrote (the first made anew, or restored from a save whose runs are not
+// listed: one that named none, or older ones past MaxLineage). Welcome and Resumed
 // carry it: a client that held the world of another run keeps the ids
 // below the first fresh id after the newest run both name, and drops the
 // rest. A value, so decoding allocates nothing.
@@ -20,8 +21,9 @@ type Lineage struct {
 	Runs [MaxLineage]RunStart
 }
 
-// Slice returns the listed runs (a slice of l.Runs).
-func (l *Lineage) Slice() []RunStart { return l.Runs[:l.N] }
+// Slice returns the listed runs (a slice of l.Runs; of MaxLineage at most,
+// whatever N says).
+func (l *Lineage) Slice() []RunStart { return l.Runs[:min(int(l.N), MaxLineage)] }
 
 // Own returns the host's own run: the last listed.
 func (l *Lineage) Own() RunStart { return l.Runs[max(int(l.N), 1)-1] }
@@ -36,9 +38,10 @@ func appendLineage(w *Writer, l *Lineage) {
 	}
 }
 
-// readLineage reads a Lineage into l. A count of 0 or past MaxLineage, a
-// run named 0, a fresh id of 0 or fresh ids that go down are ErrInvalid
-// (once the message has been read whole, as the caller checks).
+// readLineage reads a Lineage into l and reports whether it is one: a
+// count of 0 or past MaxLineage (whose runs are left unread: the message
+// then fails as ErrTrailing if anything follows), a run named 0, a fresh
+// id of 0 or fresh ids that go down are not.
 func readLineage(r *Reader, l *Lineage) (valid bool) {
 	n := r.U8()
 	if r.Err() != nil {

@@ -49,8 +49,15 @@ func TestAnAnswerNamesItsLineage(t *testing.T) {
 	}
 	msg[at] = MaxLineage + 1
 	var gw Welcome
-	if err := gw.Decode(msg); err == nil {
-		t.Errorf("a Welcome listing %d runs, one written, decodes", MaxLineage+1)
+	if err := gw.Decode(msg); !errors.Is(err, ErrTrailing) {
+		t.Errorf("a Welcome listing %d runs, one written: %v, want ErrTrailing", MaxLineage+1, err)
+	}
+	// A Lineage made by hand with more runs than it holds encodes (as a
+	// count no decoder takes) rather than panics.
+	w := goldenWelcome()
+	w.Runs.N = MaxLineage + 1
+	if err := gw.Decode(w.Encode(nil)); err == nil {
+		t.Errorf("a Welcome encoded with a count of %d runs decodes", MaxLineage+1)
 	}
 }
 

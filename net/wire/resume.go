@@ -114,7 +114,8 @@ func (m Resumed) Encode(dst []byte) []byte {
 }
 
 // Decode reads a Resumed lane message. A zero peer id, tick rate or send
-// rate, or a lineage that is not one (readLineage), is ErrInvalid. Nothing
+// rate, or a lineage that is not one (readLineage), is ErrInvalid (or
+// ErrTrailing, for a count of runs out of range with runs after it). Nothing
 // is allocated.
 func (m *Resumed) Decode(msg []byte) error {
 	r := NewReader(msg)
