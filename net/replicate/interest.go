@@ -70,7 +70,11 @@ type InterestConfig struct {
 	// Margin is how far past its cell's edge, in world units (rounded to
 	// whole wire steps), an entity goes before it changes cell along that
 	// axis (it then takes the cell it is in). Default CellSize/8; negative:
-	// none; at most CellSize/2.
+	// none; at most CellSize/2. A host restored from a save places each
+	// entity by where it is, not by the cell it kept: one that stood within
+	// Margin past an edge takes the cell it is in, and if a peer owns it,
+	// the peer's scope moves by a row or column of cells, whose entities,
+	// Radius away, leave and enter as the peer resumes.
 	Margin float64
 	// StepsPerUnit is how many wire steps of the Transform's x and y make a
 	// world unit. Default PositionScale, the default codec's.
