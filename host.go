@@ -83,7 +83,9 @@ type HostConfig struct {
 	// pages, which with a large world costs the host a millisecond or more,
 	// so a crowd that answers at once comes in a few a step, in the order
 	// they answered (16 at the default: 4 steps; with 100,000 entities the
-	// longest step 9 ms instead of 26). A resume is not held back.
+	// longest step 9 ms instead of 26). Resumes count toward it and wait
+	// their turn alike: the crowd of a restart comes back a few a step, each
+	// at its first try.
 	// Default 4; negative: no bound.
 	AdmitPerStep int
 	// SendEvery sends state every this many steps. Default 2: 30 Hz at

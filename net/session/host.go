@@ -92,8 +92,10 @@ type HostConfig struct {
 	// costs the host a millisecond or more (about 2 with 100,000 entities:
 	// 0.9 to draw its scope, the rest its join's first pages), so
 	// a crowd that arrives at once is let in a few a step, in the order they
-	// answered, instead of holding one step for all of them. Resumes are not
-	// held back. Default 4; negative: no bound.
+	// answered, instead of holding one step for all of them. Resumes count
+	// toward it and wait their turn alike (a Resume past it is answered at
+	// a later step), the crowd of a restart included. Default 4; negative:
+	// no bound.
 	AdmitPerStep int
 	// AckTimeout drops an admitted peer whose oldest datagram in flight has
 	// been neither acknowledged nor reported lost for this long: a peer that
@@ -167,7 +169,8 @@ type HostConfig struct {
 	// resuming. Default the larger of 16 and MaxPeers, so that every
 	// player of a full host told to come back after a restart (or resuming
 	// after a kill) is taken back at its first try, not 16 a second: 48
-	// players took 2.7 s to all come back at 16.
+	// players took 2.7 s to all come back at 16. (AdmitPerStep paces them
+	// a few a step.)
 	MaxResumesPerSecond int
 	// MaxResumesPerPeer bounds the resumes accepted for one peer a minute (a
 	// token bucket holding as many), so two clients sharing a token cannot

@@ -65,8 +65,11 @@ type hostPeer struct {
 	// closedFirst: its connection had ended on its own when the host
 	// closed; Dismiss lets it go with that connection's reason.
 	closedFirst bool
-	// heldResume is a Resume taken between steps that names a peer whose
-	// connection is open: answered at the step, after that one is read.
+	// heldResume is a Resume answered at the next step: one taken between
+	// steps that names a peer whose connection is open (answered after
+	// that one is read), or one past the step's admissions (AdmitPerStep),
+	// waiting its turn. Still pending: HandshakeTimeout and MaxPending
+	// hold it.
 	heldResume *wire.Resume
 	// ended is the host's own reason for ending this admitted peer (a
 	// kick, a join too slow), which wins over whatever the transport said

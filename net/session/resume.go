@@ -206,6 +206,20 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
 		return
 	}
+	if limit := cfg.AdmitPerStep; limit > 0 && h.admissions >= limit {
+		// A resume rejoins its peer as an admission joins one: past the
+		// step's admissions it waits its turn, answered at a later step
+		// (the crowd of a restart is taken back a few a step, each at its
+		// first try, not all in one long step), or refused when more wait
+		// than the host has places.
+		if h.resumesWaiting() >= cfg.MaxPeers+cfg.MaxSpectators {
+			h.stats.ResumeLimited++
+			h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: more are coming back than it has places; try again")
+			return
+		}
+		p.heldResume = &m
+		return
+	}
 	if cfg.Admit != nil {
 		if err := cfg.Admit(Arrival{Name: k.Name, Addr: p.c.Transport().RemoteAddr(), Resume: true, Peer: k.Peer, Spectator: k.Spectator}); err != nil {
 			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
@@ -214,6 +228,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 	}
 	k.resumes.take(now, peerRate, peerRate/60)
 	h.resumeRate.take(now, hostRate, hostRate)
+	h.admissions++
 	if old := k.conn; old != nil {
 		// The host still held the old connection: it is over, and its
 		// in-flight datagrams are reported lost before the peer moves. The
@@ -322,4 +337,16 @@ func (h *Host) graceMillis() uint32 {
 		return 0
 	}
 	return uint32(min(h.cfg.Grace/time.Millisecond, 1<<32-1))
+}
+
+// resumesWaiting counts the connections whose Resume waits its turn
+// (AdmitPerStep) or its step (taken between steps).
+func (h *Host) resumesWaiting() int {
+	n := 0
+	for _, p := range h.peers {
+		if p.heldResume != nil && !p.c.Closed() {
+			n++
+		}
+	}
+	return n
 }
