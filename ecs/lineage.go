@@ -39,9 +39,9 @@ type lineage struct {
 // restored from a save has the save's runs before it (SetAncestors).
 //
 // A host tells its clients its world's lineage. A client that held the
-// world of another run keeps what it held under the ids below the first
-// fresh id after the newest run both lineages name (the ids of saves that
-// run wrote), and drops the rest: a host killed after its last save gave
+// world of another run keeps what it held under the ids below the lower of
+// the first fresh ids the two lineages give after the newest run both name
+// (the ids of saves that run wrote), and drops the rest (KeptBelow): a host killed after its last save gave
 // ids to entities the save lacks, and the run restored from that save gives
 // them again.
 func (w *World) Lineage(dst []RunStart) []RunStart {
@@ -60,7 +60,7 @@ func (w *World) Lineage(dst []RunStart) []RunStart {
 // run, whatever asked for its lineage before. A layer that restores a
 // world calls it after SetNextNetID. It panics if a run is named 0 or its
 // first fresh id is 0, if the fresh ids go down, or if the last is past
-// the world's id counter.
+// the world's own first fresh id (FreshNetIDs).
 func (w *World) SetAncestors(runs []RunStart) {
 	runs = runs[max(0, len(runs)-(MaxLineage-1)):]
 	for i, r := range runs {
@@ -72,13 +72,11 @@ func (w *World) SetAncestors(runs []RunStart) {
 	w.lin.run = 0 // drawn anew by Lineage
 }
 
-// KeptBelow returns the first network id whose entities a machine that
-// held the world of lineage held no longer holds as they were in the world
-// of lineage now: ids below it name in now what they named in held, those
-// at or past it may name other entities. It returns 0 if none (held's run
-// is now's), and 1 if every id may (the two name no run in common, or held
-// is empty: nothing is known of it). Both lineages are oldest first, as
-// Lineage gives them.
+// KeptBelow compares the lineage of a world a machine held (held) with that
+// of the world it meets now (now), both oldest first as Lineage gives
+// them: the ids below the id it returns name the same entities in both
+// worlds; those at or past it may name others. 0: all are kept (the same
+// run). 1: none (no run in common, or held is empty).
 func KeptBelow(held, now []RunStart) NetID {
 	for i := len(held) - 1; i >= 0; i-- {
 		for j := len(now) - 1; j >= 0; j-- {

@@ -25,9 +25,10 @@ import (
 //
 // Otherwise it checks a world at rest, or at rest where c looks: a moving
 // entity's newest state is on its way to c, and a client's own entities
-// are ahead of the host. A world whose creatures never stop never agrees:
-// a test stops them first (a switch of the game's own that its systems
-// read). So a test steps until they agree, and fails if they never do:
+// are ahead of the host. A world whose entities in c's scope never stop
+// moving never agrees: give the game a pause flag its systems check, and
+// set it before stepping until Agree. So a test steps until they agree,
+// and fails if they never do:
 //
 //	if !r.StepUntil(600, func() bool { return tandemtest.Agree(r.Host, c) == nil }) {
 //		t.Fatal(tandemtest.Agree(r.Host, c))

@@ -73,8 +73,10 @@ type InterestConfig struct {
 	// none; at most CellSize/2. A host restored from a save places each
 	// entity by where it is, not by the cell it kept: one that stood within
 	// Margin past an edge takes the cell it is in, and if a peer owns it,
-	// the peer's scope moves by a row or column of cells, whose entities,
-	// Radius away, leave and enter as the peer resumes.
+	// the peer's scope moves by a row or a column of cells (both, near a
+	// corner), whose entities, Radius away, leave and enter as the peer
+	// resumes (the game's Departed and Arrived run for them; nothing else
+	// is to be done).
 	Margin float64
 	// StepsPerUnit is how many wire steps of the Transform's x and y make a
 	// world unit. Default PositionScale, the default codec's.

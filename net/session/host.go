@@ -166,11 +166,11 @@ type HostConfig struct {
 	// refused for another reason (MaxResumesPerPeer, the address's bound,
 	// Admit) spends none either, so neither strangers nor a player
 	// resending its own Resumes can use it up to keep others from
-	// resuming. Default the larger of 16 and MaxPeers, so that every
-	// player of a full host told to come back after a restart (or resuming
-	// after a kill) is taken back at its first try, not 16 a second: 48
-	// players took 2.7 s to all come back at 16. (AdmitPerStep paces them
-	// a few a step.)
+	// resuming. Default the larger of 16 and MaxPeers+MaxSpectators, so
+	// that every peer of a full host told to come back after a restart (or
+	// resuming after a kill) is taken back at its first try, not 16 a
+	// second: 48 players took 2.7 s to all come back at 16. (AdmitPerStep
+	// paces them a few a step.)
 	MaxResumesPerSecond int
 	// MaxResumesPerPeer bounds the resumes accepted for one peer a minute (a
 	// token bucket holding as many), so two clients sharing a token cannot
@@ -231,7 +231,7 @@ func (c *HostConfig) defaults() {
 		c.Grace = 30 * time.Second
 	}
 	if c.MaxResumesPerSecond <= 0 {
-		c.MaxResumesPerSecond = max(16, c.MaxPeers)
+		c.MaxResumesPerSecond = max(16, c.MaxPeers+max(c.MaxSpectators, 0))
 	}
 	if c.MaxResumesPerPeer <= 0 {
 		c.MaxResumesPerPeer = 6

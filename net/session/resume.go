@@ -212,7 +212,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		// (the crowd of a restart is taken back a few a step, each at its
 		// first try, not all in one long step), or refused when more wait
 		// than the host has places.
-		if h.resumesWaiting() >= cfg.MaxPeers+cfg.MaxSpectators {
+		if h.resumesWaiting() >= cfg.MaxPeers+max(cfg.MaxSpectators, 0) {
 			h.stats.ResumeLimited++
 			h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: more are coming back than it has places; try again")
 			return

@@ -142,7 +142,8 @@ type Welcome struct {
 	// its world or restores it from a save, with the first network id it
 	// gave (the ids below it are the save's the run was restored from). A
 	// client that held the world of another run keeps what it held under
-	// the ids the two lineages' newest common run saved, and drops the rest:
+	// the ids below the lower of the first fresh ids the two lineages give
+	// after the newest run both name, and drops the rest:
 	// a host killed after its last save gave ids to entities the save does
 	// not have, and a run restored from that save gives them again.
 	Runs Lineage
@@ -164,8 +165,9 @@ func (m Welcome) Encode(dst []byte) []byte {
 }
 
 // Decode reads a Welcome lane message. A zero peer id, tick rate or send
-// rate, or a lineage that is not one (readLineage), is ErrInvalid (or
-// ErrTrailing, for a count of runs out of range with runs after it).
+// rate, or a lineage that is not one (no run, more than MaxLineage, a
+// run named 0, a first fresh id of 0, fresh ids going down), is ErrInvalid
+// (or ErrTrailing, for a count of runs out of range with runs after it).
 func (m *Welcome) Decode(msg []byte) error {
 	r := NewReader(msg)
 	if Kind(r.U8()) != KindWelcome && r.Err() == nil {

@@ -14,19 +14,26 @@ const MaxLineage = 8
 // wrote (the first made anew, or restored from a save whose runs are not
 // listed: one that named none, or older ones past MaxLineage). Welcome and Resumed
 // carry it: a client that held the world of another run keeps the ids
-// below the first fresh id after the newest run both name, and drops the
-// rest. A value, so decoding allocates nothing.
+// below the lower of the first fresh ids the two lineages give after the
+// newest run both name, and drops the rest. A value, so decoding allocates
+// nothing.
 type Lineage struct {
-	N    uint8 // runs listed: 1 to MaxLineage
-	Runs [MaxLineage]RunStart
+	N    uint8                // runs listed: 1 to MaxLineage
+	Runs [MaxLineage]RunStart // the runs, oldest first, in Runs[:N]
 }
 
 // Slice returns the listed runs (a slice of l.Runs; of MaxLineage at most,
 // whatever N says).
 func (l *Lineage) Slice() []RunStart { return l.Runs[:min(int(l.N), MaxLineage)] }
 
-// Own returns the host's own run: the last listed.
-func (l *Lineage) Own() RunStart { return l.Runs[max(int(l.N), 1)-1] }
+// Own returns the host's own run: the last listed (the zero RunStart if
+// none is).
+func (l *Lineage) Own() RunStart {
+	if s := l.Slice(); len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return RunStart{}
+}
 
 // appendLineage writes l: its count u8, then each run's name u64 and first
 // fresh id u32.

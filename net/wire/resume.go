@@ -114,8 +114,9 @@ func (m Resumed) Encode(dst []byte) []byte {
 }
 
 // Decode reads a Resumed lane message. A zero peer id, tick rate or send
-// rate, or a lineage that is not one (readLineage), is ErrInvalid (or
-// ErrTrailing, for a count of runs out of range with runs after it). Nothing
+// rate, or a lineage that is not one (no run, more than MaxLineage, a
+// run named 0, a first fresh id of 0, fresh ids going down), is ErrInvalid
+// (or ErrTrailing, for a count of runs out of range with runs after it). Nothing
 // is allocated.
 func (m *Resumed) Decode(msg []byte) error {
 	r := NewReader(msg)
