@@ -227,8 +227,14 @@ func TestSaveRestoreSave(t *testing.T) {
 // headWithRuns returns head record h, of a save of a world never restored
 // (its lineage its own run alone), with lineage runs in its place.
 func headWithRuns(h []byte, runs []ecs.RunStart) []byte {
-	w := wire.NewWriter(bytes.Clone(h[:len(h)-13]))
-	w.U8(uint8(len(runs)))
+	return headOf(h[:len(h)-13], len(runs), runs)
+}
+
+// headOf returns a head record of format 2: counts (the head up to its
+// lineage), then a count of n runs and runs.
+func headOf(counts []byte, n int, runs []ecs.RunStart) []byte {
+	w := wire.NewWriter(bytes.Clone(counts))
+	w.U8(uint8(n))
 	for _, run := range runs {
 		w.U64(run.Run)
 		w.U32(uint32(run.Fresh))

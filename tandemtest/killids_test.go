@@ -55,6 +55,23 @@ func heldAt(c *tandem.Client[Walk], x float64) (held arche.Entity, ok bool) {
 	return held, ok
 }
 
+// rockAfterSave starts a host that saves to a file, with grace, joins ann,
+// saves, and makes a rock at 100 after the save (its network id lost), and
+// returns once ann's client holds it (first).
+func rockAfterSave(t *testing.T, grace time.Duration) (r *tandemtest.Rig[Walk], ann *tandem.Client[Walk], l *rockLog, lost ecs.NetID, first arche.Entity) {
+	t.Helper()
+	l = &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
+	save := filepath.Join(t.TempDir(), "rocks.db")
+	r = tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: grace, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
+	ann = r.Join("ann", tandem.ClientConfig[Walk]{})
+	r.Save()
+	lost = rockAt(r, 100)
+	if !r.StepUntil(60, func() (ok bool) { first, ok = heldAt(ann, 100); return ok }) {
+		t.Fatal("ann's client never held the rock at 100")
+	}
+	return r, ann, l, lost, first
+}
+
 // checkNewRock steps until ann's client holds the host's rock at x, and
 // checks that it is a new entity, that the rock at 100 (first, which the
 // host no longer has) departed, and that her figure, which the save has,
@@ -90,16 +107,7 @@ func checkNewRock(t *testing.T, r *tandemtest.Rig[Walk], ann *tandem.Client[Walk
 // for what the save has (her figure).
 func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
-		save := filepath.Join(t.TempDir(), "rocks.db")
-		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		r.Save()
-		lost := rockAt(r, 100) // after the last save
-		var first arche.Entity
-		if !r.StepUntil(60, func() (ok bool) { first, ok = heldAt(ann, 100); return ok }) {
-			t.Fatal("ann's client never held the rock at 100")
-		}
+		r, ann, l, lost, first := rockAfterSave(t, 10*time.Second)
 		// A cut resumes into the same run: the rock stays the entity it was.
 		r.Cut(ann)
 		if !r.StepUntil(20*60, func() bool { return ann.NetStats().Resumes == 1 && ann.State() == tandem.Playing }) {
@@ -129,16 +137,7 @@ func TestAKilledHostsReusedIDsAreNewEntitiesOnItsClients(t *testing.T) {
 // id alone did not say it: the second run's rock is below the third run's.)
 func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
-		save := filepath.Join(t.TempDir(), "rocks.db")
-		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 30 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		r.Save()
-		lost := rockAt(r, 100) // after the first run's last save
-		var first arche.Entity
-		if !r.StepUntil(60, func() (ok bool) { first, ok = heldAt(ann, 100); return ok }) {
-			t.Fatal("ann's client never held the rock at 100")
-		}
+		r, ann, l, lost, first := rockAfterSave(t, 30*time.Second)
 		figure, _ := ann.Local()
 		clear(l.arrived) // what arrives from now on
 		r.Unreachable(ann, true)
@@ -162,16 +161,7 @@ func TestAPlayerWhoMissedAWholeRunHoldsNoneOfItsReusedIDs(t *testing.T) {
 // none departed and none arrived again.
 func TestARestartKeepsEveryEntityItsClientsHeld(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
-		l := &rockLog{arrived: map[arche.Entity]bool{}, departed: map[arche.Entity]bool{}}
-		save := filepath.Join(t.TempDir(), "rocks.db")
-		r := tandemtest.New(t, rockWalkers(l), tandem.HostConfig{SaveTo: save, Grace: 10 * time.Second, SaveEvery: time.Hour}, tandemtest.Config{Bubble: true})
-		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
-		r.Save()
-		rockAt(r, 100) // after the last periodic save: the restart's saves it
-		var rock arche.Entity
-		if !r.StepUntil(60, func() (ok bool) { rock, ok = heldAt(ann, 100); return ok }) {
-			t.Fatal("ann's client never held the rock at 100")
-		}
+		r, ann, l, _, rock := rockAfterSave(t, 10*time.Second) // the restart's own save has it
 		figure, _ := ann.Local()
 		clear(l.arrived)
 		r.Restart()
