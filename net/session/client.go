@@ -536,11 +536,11 @@ func (c *Client) welcomed(msg []byte) {
 
 // keptBelow returns the first network id whose entities the client drops
 // as it rejoins the host's run of its world, of lineage now (Welcome,
-// Resumed): 0, keeping all, in the run the client held (a cut); the first
-// fresh id either side gave after the newest run both lineages name (a
-// host restarted or killed and restored from a save, whose ids past it
-// may name other entities); 1, dropping all, when they name none in common
-// (ecs.KeptBelow).
+// Resumed): 0, keeping all, in the run the client held (a cut); the lower
+// of the first fresh ids the two sides gave after the newest run both
+// lineages name (a host restarted or killed and restored from a save,
+// whose ids past it may name other entities); 1, dropping all, when they
+// name none in common (ecs.KeptBelow).
 func (c *Client) keptBelow(now *wire.Lineage) ecs.NetID {
 	var buf [wire.MaxLineage]ecs.RunStart
 	return ecs.KeptBelow(c.runs, lineageOf(buf[:0], now))
