@@ -13,7 +13,6 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
-	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/physics"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -22,16 +21,7 @@ import (
 // -1, 0 or 1.
 type Steer struct{ Thrust, Turn int8 }
 
-var steerCodec = tandem.InputCodec[Steer]{
-	Append: func(dst []byte, in *Steer) []byte { return append(dst, byte(in.Thrust), byte(in.Turn)) },
-	Read: func(r *wire.Reader, in *Steer) {
-		in.Thrust, in.Turn = int8(r.U8()), int8(r.U8())
-		if in.Thrust < -1 || in.Thrust > 1 || in.Turn < -1 || in.Turn > 1 {
-			r.Fail(wire.ErrInvalid)
-		}
-	},
-	MaxSize: 2,
-}
+var steerCodec = axesCodec(func(in *Steer) (a, b *int8) { return &in.Thrust, &in.Turn })
 
 // steerVehicles is the vehicles' own physics, forces of the game's that
 // depend on the velocity: thrust along the heading up to 340 units/s,

@@ -13,7 +13,6 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
-	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/physics"
 	"github.com/tandem-go/tandem/tandemtest"
 )
@@ -22,16 +21,7 @@ import (
 // 0 or 1.
 type Stick struct{ X, Y int8 }
 
-var stickCodec = tandem.InputCodec[Stick]{
-	Append: func(dst []byte, in *Stick) []byte { return append(dst, byte(in.X), byte(in.Y)) },
-	Read: func(r *wire.Reader, in *Stick) {
-		in.X, in.Y = int8(r.U8()), int8(r.U8())
-		if in.X < -1 || in.X > 1 || in.Y < -1 || in.Y > 1 {
-			r.Fail(wire.ErrInvalid)
-		}
-	},
-	MaxSize: 2,
-}
+var stickCodec = axesCodec(func(in *Stick) (a, b *int8) { return &in.X, &in.Y })
 
 // Top speed and acceleration of the runners, units a second (and a second
 // squared).
