@@ -71,11 +71,11 @@ func (h *Host) evict(p *hostPeer, reason string) {
 
 // pending counts the open connections from addr ("" for any) whose
 // handshake has not finished (rejected ones lingering included; those
-// whose WelcomeAck waits its turn have finished theirs).
+// whose WelcomeAck or Resume waits its turn have finished theirs).
 func (h *Host) pending(addr string) int {
 	n := 0
 	for _, p := range h.peers {
-		if !p.admitted() && !p.acked && !p.c.Closed() && (addr == "" || p.addr == addr) {
+		if !p.admitted() && !p.acked && !p.inLine && !p.c.Closed() && (addr == "" || p.addr == addr) {
 			n++
 		}
 	}
@@ -87,11 +87,11 @@ func (h *Host) pending(addr string) int {
 // refused one, else the oldest welcomed one. A connection that has spoken is
 // kept over silent ones, so a flood of silent connections cannot push out a
 // client whose handshake is under way, however slow; one whose WelcomeAck
-// waits its turn (AdmitPerStep) is not pending.
+// or Resume waits its turn (AdmitPerStep) is not pending.
 func (h *Host) oldestPending(addr string) *hostPeer {
 	var rejected, welcomed *hostPeer
 	for _, p := range h.peers { // in the order the host took them
-		if p.admitted() || p.acked || p.c.Closed() || (addr != "" && p.addr != addr) {
+		if p.admitted() || p.acked || p.inLine || p.c.Closed() || (addr != "" && p.addr != addr) {
 			continue
 		}
 		switch {

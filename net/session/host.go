@@ -94,8 +94,11 @@ type HostConfig struct {
 	// a crowd that arrives at once is let in a few a step, in the order they
 	// answered, instead of holding one step for all of them. Resumes count
 	// toward it and wait their turn alike (a Resume past it is answered at
-	// a later step), the crowd of a restart included. Default 4; negative:
-	// no bound.
+	// a later step), the crowd of a restart included. One waiting its turn
+	// has finished its handshake: HandshakeTimeout and MaxPending do not
+	// close it (a client waits 5 s for the answer to its Resume before it
+	// dials again: 1,200 resumes at 4 a step and 60 steps a second).
+	// Default 4; negative: no bound.
 	AdmitPerStep int
 	// AckTimeout drops an admitted peer whose oldest datagram in flight has
 	// been neither acknowledged nor reported lost for this long: a peer that
@@ -116,8 +119,8 @@ type HostConfig struct {
 	// and connections that take their Welcome and never answer cannot hold
 	// the places. The one closed gets transport.CloseLimit, "host busy", and
 	// a session client with Dial says Hello again after a pause. One whose
-	// WelcomeAck waits its turn (AdmitPerStep) has finished its handshake:
-	// it is not counted, nor pushed out. Default 32.
+	// WelcomeAck or Resume waits its turn (AdmitPerStep) has finished its
+	// handshake: it is not counted, nor pushed out. Default 32.
 	MaxPending int
 	// MaxPendingPerAddress bounds the unfinished handshakes from one IP
 	// address (an IPv6 one by its /64: transport.AddressKey); a new one past
@@ -569,7 +572,7 @@ func (h *Host) receive(w *ecs.World) {
 		if m := p.heldResume; m != nil && !p.c.Closed() {
 			// Taken between steps; the connection it replaces, earlier in
 			// the list, was read first.
-			p.heldResume = nil
+			p.heldResume, p.inLine = nil, false
 			h.resume(p, *m)
 		}
 		p.check(now)

@@ -67,10 +67,15 @@ type hostPeer struct {
 	closedFirst bool
 	// heldResume is a Resume answered at the next step: one taken between
 	// steps that names a peer whose connection is open (answered after
-	// that one is read), or one past the step's admissions (AdmitPerStep),
-	// waiting its turn. Still pending: HandshakeTimeout and MaxPending
-	// hold it.
+	// that one is read), still pending (HandshakeTimeout and MaxPending
+	// hold it), or one past the step's admissions (AdmitPerStep), waiting
+	// its turn (inLine).
 	heldResume *wire.Resume
+	// inLine: its Resume, with the peer's token, waits its turn. Like a
+	// WelcomeAck in the admitQueue it has finished its handshake: neither
+	// HandshakeTimeout nor MaxPending closes it, and the host holds at
+	// most MaxPeers+MaxSpectators such (resumesWaiting), one a peer.
+	inLine bool
 	// ended is the host's own reason for ending this admitted peer (a
 	// kick, a join too slow), which wins over whatever the transport said
 	// of the connection's end first (endFor).
@@ -254,7 +259,7 @@ func (p *hostPeer) check(now time.Time) {
 	cfg := &p.h.cfg
 	switch p.stage {
 	case stageHello, stageWelcomed:
-		if now.Sub(p.since) > cfg.HandshakeTimeout && !p.acked {
+		if now.Sub(p.since) > cfg.HandshakeTimeout && !p.acked && !p.inLine {
 			what := "no Hello"
 			if p.stage == stageWelcomed {
 				what = "no WelcomeAck for the Welcome"

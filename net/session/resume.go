@@ -217,7 +217,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 			h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: more are coming back than it has places; try again")
 			return
 		}
-		p.heldResume = &m
+		p.heldResume, p.inLine = &m, true
 		return
 	}
 	if cfg.Admit != nil {
