@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/tandemtest"
@@ -43,5 +45,34 @@ func TestAgree(t *testing.T) {
 	}
 	if err := tandemtest.Agree(r.Host, ann); err != nil {
 		t.Fatalf("ann, whom nothing happened to: %v", err)
+	}
+}
+
+// AgreeExcept leaves out the values of the entities it is told move, and
+// still names one the client does not hold.
+func TestAgreeExceptLeavesOutTheValuesOfWhatMoves(t *testing.T) {
+	r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+	bob := r.Join("bob", tandem.ClientConfig[Walk]{})
+	if !r.StepUntil(600, func() bool { return tandemtest.Agree(r.Host, bob) == nil }) {
+		t.Fatal(tandemtest.Agree(r.Host, bob))
+	}
+	annsFigure := func(w *tandem.World, e arche.Entity) bool {
+		ni, _ := w.ECS.Identity(e)
+		return ni.Owner == ann.Peer()
+	}
+	bob.Do(func(w *tandem.World) { ecs.Get[ecs.Transform](w.ECS, w.ECS.Owned(ann.Peer())[0]).X += 100 })
+	if err := tandemtest.Agree(r.Host, bob); err == nil || !strings.Contains(err.Error(), "1 with other values") {
+		t.Fatalf("Agree, bob's copy of ann's figure moved: %v", err)
+	}
+	if err := tandemtest.AgreeExcept(r.Host, bob, annsFigure); err != nil {
+		t.Fatalf("AgreeExcept with ann's figure moving: %v", err)
+	}
+	if err := tandemtest.AgreeExcept(r.Host, bob, nil); err == nil {
+		t.Fatal("AgreeExcept with nothing moving agreed where Agree does not")
+	}
+	bob.Do(func(w *tandem.World) { w.ECS.Arche().RemoveEntity(w.ECS.Owned(ann.Peer())[0]) })
+	if err := tandemtest.AgreeExcept(r.Host, bob, annsFigure); err == nil || !strings.Contains(err.Error(), "1 in its scope and not held") {
+		t.Fatalf("AgreeExcept, bob's copy of ann's figure taken away: %v", err)
 	}
 }
