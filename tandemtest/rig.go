@@ -91,6 +91,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -179,6 +180,7 @@ type Rig[I comparable] struct {
 	killed   []*tandem.Host[I]      // hosts Kill gave up, closed at the test's end
 	kills    int                    // Kill's copies of the save, numbered
 	saveBase string                 // SaveTo before the first Kill: the copies' names begin with it
+	hostTime []time.Duration        // each host Advance's time (HostTimes)
 }
 
 // link is one client's name, its connections (the first and each
@@ -520,7 +522,9 @@ func (r *Rig[I]) advanceHost() {
 			panic(p)
 		}
 	}()
+	start := time.Now()
 	r.Host.Advance()
+	r.hostTime = append(r.hostTime, time.Since(start))
 	if len(r.panics) > 0 {
 		r.t.Fatalf("tandemtest: %v", r.panics[0])
 	}
@@ -528,6 +532,16 @@ func (r *Rig[I]) advanceHost() {
 		r.t.Fatalf("tandemtest: a save failed: %v (a test of failing saves sets HostConfig.OnSaveError, which the rig then leaves to it)", r.saveErrs[0])
 	}
 }
+
+// HostTimes returns how long the host took in each of the rig's turns so
+// far (Step, StepUntil), oldest first: its Advance, the steps the turn held
+// and the handshakes and joins' first pages between them, on the machine's
+// clock (time.Now). Inside a testing/synctest bubble (Config.Bubble),
+// where time stands still while code runs, each reads 0. A load test takes
+// the median and the longest of a stretch of play from it (HostStats.Steps
+// keeps only the longest of the last one to two seconds of the machine's
+// clock, a join's spike with it).
+func (r *Rig[I]) HostTimes() []time.Duration { return slices.Clone(r.hostTime) }
 
 // StepUntil steps until done reports true, at most limit times, and
 // reports whether it did. done is asked before the first step too.

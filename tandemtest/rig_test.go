@@ -492,3 +492,45 @@ func TestBlackout(t *testing.T) {
 		t.Fatalf("after the blackout: the host has ann at %.0f, she is %v on a new connection %v; want walking on, playing on the same", x, ann.State(), r.Conn(ann) != first)
 	}
 }
+
+// HostTimes gives the host's time in each turn of the rig: one a turn, the
+// turns whose steps work 2 ms at least that long, and 0 in a bubble, where
+// time stands still while code runs.
+func TestHostTimesAreTheHostsTurns(t *testing.T) {
+	busy := false
+	g := *walkers
+	g.Setup = func(w *tandem.World) {
+		walkers.Setup(w)
+		w.Schedule.Add("work", ecs.SystemFunc(func(*ecs.World) {
+			for start := time.Now(); busy && time.Since(start) < 2*time.Millisecond; {
+			}
+		}))
+	}
+	r := tandemtest.New(t, &g, tandem.HostConfig{}, tandemtest.Config{})
+	r.Join("ann", tandem.ClientConfig[Walk]{})
+	before := len(r.HostTimes())
+	r.Step(10)
+	busy = true
+	r.Step(5)
+	busy = false
+	r.Step(10)
+	times := r.HostTimes()[before:]
+	if len(times) != 25 {
+		t.Fatalf("%d host times for 25 turns", len(times))
+	}
+	for i, d := range times {
+		if working := i >= 10 && i < 15; working && d < 2*time.Millisecond || d <= 0 {
+			t.Fatalf("turn %d (working: %v) took the host %v", i, working, d)
+		}
+	}
+	bubble.Test(t, func(t *testing.T) {
+		r := tandemtest.New(t, walkers, tandem.HostConfig{}, tandemtest.Config{Bubble: true})
+		r.Join("ann", tandem.ClientConfig[Walk]{})
+		r.Step(5)
+		for i, d := range r.HostTimes() {
+			if d != 0 {
+				t.Fatalf("turn %d in a bubble took the host %v; want 0", i, d)
+			}
+		}
+	})
+}
