@@ -951,6 +951,13 @@ func (r relay) Heard(f ecs.Frame) {
 	}
 }
 
+// HeldBack implements replicate.BacklogObserver.
+func (r relay) HeldBack(f ecs.Frame, held, every int) {
+	if r.l.ip != nil {
+		r.l.ip.HeldBack(f, held, every)
+	}
+}
+
 // Removed implements replicate.Observer.
 func (r relay) Removed(e arche.Entity) {
 	if r.l.ip != nil {

@@ -553,6 +553,14 @@ func (n *netPhysics) Heard(f ecs.Frame) {
 	}
 }
 
+// HeldBack passes the host's word of its budget for this client on to
+// drawing (it is the replicate.BacklogObserver method).
+func (n *netPhysics) HeldBack(f ecs.Frame, held, every int) {
+	if bo, ok := n.next.(replicate.BacklogObserver); ok {
+		bo.HeldBack(f, held, every)
+	}
+}
+
 // Removed implements replicate.Observer.
 func (n *netPhysics) Removed(e arche.Entity) {
 	if st := n.slot(e); st != nil {

@@ -77,8 +77,11 @@ type Config struct {
 	// velocity says (an owner's unit in AuthStates sharing a full budget),
 	// is sent that seldom: it is drawn moving on for as long as its states
 	// came apart, and a send interval more, until one comes again as often
-	// as others do. Raise it for a host whose state budget often holds
-	// changes back for longer. Default 8 send intervals; negative: the host
+	// as others do. While the host says its budget holds changes back
+	// (HeldBack), none of this bounds one moving as its velocity says: it
+	// is dead-reckoned by it until its next state, and one that sets off in
+	// such a silence is drawn setting off when its velocity says, not
+	// MaxDeferral before its state. Default 8 send intervals; negative: the host
 	// sends every change at once (and nothing is dead-reckoned longer, but
 	// an entity sent seldom so).
 	MaxDeferral time.Duration

@@ -48,7 +48,10 @@
 // extrapolated for a bounded time (along its last two states, or by its
 // ecs.Velocity when it has one state alone: a shot that lived less than a
 // send interval flies on to its removal), then slides back to its newest
-// state and is held there.
+// state and is held there. While the host says its budget for this client
+// holds changes back (HeldBack: a Tandem host's Backlog message), silence
+// says nothing of rest: an entity moving as its velocity says is moved on
+// by it until its next state comes.
 //
 // Local entities (simulated here: the host's, or a client's predicted ones)
 // are drawn between the last two simulation steps, blending

@@ -64,8 +64,13 @@ type Interpolator struct {
 	deferral   float64   // MaxDeferral in host frames, at least interval
 	drift      float64   // twice deferral (deferral with MaxDeferral negative): how far past its newest state a moving entity is dead-reckoned by its Velocity
 	stillGap   ecs.Frame // MaxDeferral in host frames, at least 1: a longer silence includes rest
-	sweep      int
-	stats      Stats
+	// heldAt is the host frame of the host's newest word that its budget
+	// for this client held changes back (HeldBack), 0 for none or once it
+	// said it has room again; the word stands heldFor host frames after it
+	// (four of the host's intervals between two such words).
+	heldAt, heldFor ecs.Frame
+	sweep           int
+	stats           Stats
 }
 
 // New returns an Interpolator for world w that timestamps arrivals by clk.
@@ -153,6 +158,7 @@ func (ip *Interpolator) Reset() {
 	ip.updated = false
 	ip.lastRender = 0
 	ip.sweep = 0
+	ip.heldAt, ip.heldFor = 0, 0
 	for _, t := range ip.tracks {
 		t.reset()
 	}

@@ -182,7 +182,14 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		}
 		switch {
 		case f-newest > still && !walked:
-			if k, ok := ip.tl.receivedBetween(newest, f-still+1); ok {
+			k, ok := ip.tl.receivedBetween(newest, f-still+1)
+			if off := ip.setOff(e, poses[h], pose, f); wasStill && ip.starving(f) && off > newest+send && (!ok || off < k) {
+				// The host's budget held changes back meanwhile: the
+				// silence was not rest, and its velocity says it set off
+				// sooner than MaxDeferral before this state.
+				k, ok = off, true
+			}
+			if ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))
 				from = k
 			}
@@ -319,6 +326,33 @@ func (ip *Interpolator) Heard(f ecs.Frame) {
 	} else {
 		ip.tl.mark(f)
 	}
+}
+
+// HeldBack records the host's word of its budget for this client (it is
+// the replicate.BacklogObserver method): at host frame f it had held held
+// changes back lately (0: it has room again), and says so every every host
+// frames while it stays full. While the word stands (four of those
+// intervals), what the host leaves out may be waiting its turn rather than
+// at rest: an entity whose Velocity says it moves, as its states moved, is
+// dead-reckoned by it until its next state comes, not taken to rest after
+// twice MaxDeferral (the host sends a stop, its Velocity zero, ahead of the
+// changes its budget holds back); and one that stood still and comes
+// moving after a silence set off when its velocity says (its way over its
+// speed), not MaxDeferral before the new state, which drew it rushing to it
+// and then on past it at that speed.
+func (ip *Interpolator) HeldBack(f ecs.Frame, held, every int) {
+	switch {
+	case held <= 0:
+		ip.heldAt, ip.heldFor = 0, 0
+	case f >= ip.heldAt:
+		ip.heldAt, ip.heldFor = f, ecs.Frame(4*max(every, 1))
+	}
+}
+
+// starving reports whether the host's word that its budget for this client
+// holds changes back stands at host frame g (HeldBack).
+func (ip *Interpolator) starving(g ecs.Frame) bool {
+	return ip.heldAt != 0 && g <= ip.heldAt+ip.heldFor
 }
 
 // Removed forgets entity e before the replicator removes it; its slot starts

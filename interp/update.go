@@ -177,6 +177,11 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 			// One sent seldom as it walked on is carried as far as its
 			// states came apart, and a send more.
 			rest = max(ip.drift, float64(sl.seldom)+ip.interval)
+			if ip.starving(g) {
+				// The host's budget holds changes back: frames without
+				// it may be its turn not yet come (HeldBack).
+				rest = math.Inf(1)
+			}
 		}
 		if fn < g && float64(g-fn) >= rest {
 			// Later frames arrived without a state of e: it has not moved.
@@ -291,13 +296,17 @@ func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 	}
 	h := int(sl.head)
 	last := ip.lastVel(s)
+	reckon := ip.drift // how far its velocity carries it
+	if ip.starving(ip.tl.newest) {
+		reckon = math.Inf(1) // its turn may not have come (HeldBack)
+	}
 	switch {
 	case prev == h || sl.snaps&(1<<h) != 0:
 		// Its velocity is all there is to go by: its first state, or one
 		// after a teleport.
-		return true, last, h, true, due, max(reach, ip.drift)
+		return true, last, h, true, due, max(reach, reckon)
 	case ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])):
-		return true, last, prev, true, due, max(reach, ip.drift, float64(sl.seldom)+ip.interval)
+		return true, last, prev, true, due, max(reach, reckon, float64(sl.seldom)+ip.interval)
 	case sl.motion&motionTurned != 0:
 		return true, last, prev, true, due, reach
 	}

@@ -136,6 +136,9 @@ func (c *ClientReplicator) applyBacklog(body []byte) error {
 	}
 	hold := time.Duration(float64(backlogHolds*every) / c.cfg.StepRate * float64(time.Second))
 	c.backlog = clientBacklog{frame: frame, at: c.cfg.Clock.Now(), hold: max(hold, backlogLife), held: held, kbit: kbit}
+	if bo, ok := c.cfg.Observer.(BacklogObserver); ok {
+		bo.HeldBack(frame, held, every)
+	}
 	return nil
 }
 

@@ -120,6 +120,18 @@ type JumpObserver interface {
 	Jumped(e arche.Entity, f ecs.Frame)
 }
 
+// BacklogObserver is an Observer that also hears each Backlog the host
+// sends this client, as it is applied: at host frame f the host's budget
+// for this client had held held items back since its last Backlog (0:
+// none, the budget has room again), and it says so again every every host
+// frames while the budget stays full. While it is full, an entity left out
+// of the host's states may be one waiting its turn, not one at rest: an
+// interpolator goes on moving it by its velocity.
+type BacklogObserver interface {
+	Observer
+	HeldBack(f ecs.Frame, held, every int)
+}
+
 // Components is a set of a registry's replicated components: bit c is
 // Component c.
 type Components uint16
