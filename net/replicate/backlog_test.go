@@ -153,14 +153,14 @@ func TestBacklogReorderedAndMalformed(t *testing.T) {
 	}
 }
 
-// A budget on the edge, full one tick and not the next (12 entities moved
+// A budget on the edge, full one tick and not the next (17 entities moved
 // every other step on 40 kbit/s), is told at most once an interval: the
 // first tick that held items back at once, then the most held back in an
 // interval, every 15 frames, not a Backlog at every change between full
 // and not (26 in a second before).
 func TestBacklogOnTheEdgeIsToldOnceAnInterval(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
-	ents := r.spread(12, 10)
+	ents := r.spread(17, 10)
 	var told [][4]int
 	flapped := 0
 	for step := range 60 { // a second
@@ -330,14 +330,14 @@ func (r *rig) spread(n, rounds int) []arche.Entity {
 	return ents
 }
 
-// A budget full for one tick a little more than an interval apart (12
+// A budget full for one tick a little more than an interval apart (24
 // entities moved every 16th step on 40 kbit/s, the interval 15 frames)
 // gets at most one Backlog an interval, none closer to the one before
 // than an interval (a burst's went at once after the 0 a frame before it,
 // two every 16 frames).
 func TestBacklogOfSpacedBurstsKeepsItsInterval(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 40_000})
-	ents := r.spread(12, 10)
+	ents := r.spread(24, 10)
 	every := int(r.h.backlogFrames())
 	var told [][4]int
 	for step := range 120 { // two seconds

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -298,18 +299,27 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 		}
 		pk.enc = idx
 		p.pk.finds++
-		pk.bits = h.enc.encs[idx].bits + p.headBits(hd)
+		pk.bits = h.enc.encs[idx].bits + p.headBits(slot, hd)
 		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
 	}
 	return true
 }
 
-// headBits is the most an item's head takes (an explicit head).
-func (p *HostPeer) headBits(hd *head) uint32 {
-	n := uint32(len(p.h.reg.comps)) + 1
+// headBits is what the head of an item in slot takes, as writeItem writes
+// it: one bit for the common head of the send tick; else its kind, its
+// mask, and an update's baseline (newest, or the age in the tick's code),
+// a spawn's owner. (An upper bound that counted 24 bits for every age and
+// an explicit head for the common one made a full budget's items look two
+// to three times their size, and a tick kept a budget it then left unspent.)
+func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
+	h := p.h
+	if hd.kind == 0 && hd.flags == bodyNewest && hd.mask == h.common && hd.snap == 0 {
+		return 1
+	}
+	n := uint32(len(h.reg.comps)) + 1
 	switch hd.kind {
 	case itemSpawn:
-		n += kindSpawnBits + 17 + 1
+		n += kindSpawnBits + expGolomb0Bits(uint64(h.ents[slot].owner)) + 1
 		if hd.snap != 0 {
 			n += snapAgeBits
 		}
@@ -318,12 +328,28 @@ func (p *HostPeer) headBits(hd *head) uint32 {
 		return 1 + removalBits(maxRemovalAge)
 	}
 	if hd.flags&bodyNewest == 0 {
-		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
+		age := uint64(0)
+		if hd.flags&bodyAbsolute == 0 {
+			age = uint64(h.frame - hd.base)
+		}
+		l := uint32(64) // a long code
+		if _, k := h.book.codes[streamAge].word(age); k > 0 {
+			l = uint32(k)
+		}
+		n += 1 + l
 	}
 	if hd.snap != 0 {
 		return n + kindSnapBits + 1 + snapAgeBits
 	}
 	return n + kindUpdateBits + 1
+}
+
+// expGolomb0Bits is the bits of u in order-0 Exp-Golomb.
+func expGolomb0Bits(u uint64) uint32 {
+	if u == math.MaxUint64 {
+		return 129
+	}
+	return uint32(2*(bits.Len64(u+1)-1) + 1)
 }
 
 // commit updates the peer's record of the entity for a chosen item.

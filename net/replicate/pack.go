@@ -1,6 +1,7 @@
 package replicate
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/tandem-go/tandem/ecs"
@@ -32,7 +33,24 @@ type packScratch struct {
 	// tick whose due items fit the budget easily (sent in id order, encoded
 	// straight into the messages) from one that must choose by priority.
 	avgBits float64
+	// gapBits is a running mean of the bits of the id gaps of the items
+	// chosen by priority (noteGaps): what choosing by priority
+	// counts for an item's gap beside its own bits (0: none written yet,
+	// and 24, the most a gap of a dense world takes, counts). Counting 24
+	// for gaps that took 5, a tick's items took a fifth of the budget
+	// the tick kept for them, and a full budget spent a third.
+	gapBits float64
 	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
+}
+
+// gapGuess is the bits a tick counts for an item's id gap (spend.gap): the
+// running mean of the gaps written by priority, rounded up, a bit more; 24
+// before any.
+func (ps *packScratch) gapGuess() int {
+	if ps.gapBits == 0 {
+		return 24
+	}
+	return int(math.Ceil(ps.gapBits)) + 1
 }
 
 // dirtyKey is a dirty-list entry: the network id above the slot, so that
@@ -127,7 +145,7 @@ func (p *HostPeer) pack(changes []change) {
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
+	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead)+messageHeaderBits+7*h.book.n, p.pk.gapGuess())
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait
@@ -242,7 +260,7 @@ func (p *HostPeer) pack(changes []change) {
 	// spawn and change for seconds; the removals take the rest.
 	reserve := 0
 	if len(due) > 0 {
-		reserve = min(budget/2, int(float64(len(due))*(ps.avgBits+24)))
+		reserve = min(budget/2, len(due)*(int(ps.avgBits)+sp.gap))
 	}
 	full := false
 	repeats := false
@@ -278,7 +296,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 	}
 	removals := len(ps.picks)
-	fast := !full && float64(len(due))*(ps.avgBits+24) < float64(budget-sp.est)/2
+	fast := !full && len(due)*(int(ps.avgBits)+sp.gap) < (budget-sp.est)/2
 	if fast && !h.keepPicks && !p.taping() && !h.noStream {
 		if removals > 1 {
 			p.sortPicks() // the removals, in id order
@@ -294,6 +312,9 @@ func (p *HostPeer) pack(changes []change) {
 	if !fast || removals > 0 {
 		p.sortPicks()
 	}
+	if !fast {
+		p.noteGaps()
+	}
 	if p.taping() {
 		p.endTape()
 		t.capture = p
@@ -302,6 +323,33 @@ func (p *HostPeer) pack(changes []change) {
 		return
 	}
 	p.write()
+}
+
+// noteGaps adds what the id gaps of the tick's picks (in id order) take to
+// the running mean that choosing by priority counts (gapGuess).
+func (p *HostPeer) noteGaps() {
+	ps := &p.pk
+	if len(ps.picks) == 0 {
+		return
+	}
+	idCode := p.h.book.codes[streamID]
+	gaps := 0
+	var prev ecs.NetID
+	for i := range ps.picks {
+		id := ps.picks[i].id
+		if _, n := idCode.word(uint64(id - prev - 1)); n > 0 {
+			gaps += int(n)
+		} else {
+			gaps += 64 // a long code
+		}
+		prev = id
+	}
+	mean := float64(gaps) / float64(len(ps.picks))
+	if ps.gapBits == 0 {
+		ps.gapBits = mean
+	} else {
+		ps.gapBits += (mean - ps.gapBits) / 4
+	}
 }
 
 // sendRemoval picks a copy of removal d for this send tick.
@@ -348,18 +396,19 @@ type spend struct {
 	est        int // bits so far
 	edge       int // the first multiple of 8·MaxStatePayload above est
 	perMessage int // a message's framing, in bits
+	gap        int // an item's id gap, in bits (packScratch.gapGuess)
 }
 
 // newSpend returns an empty estimate whose messages' framing takes
-// perMessage bits each.
-func newSpend(perMessage int) spend {
-	return spend{edge: 8 * MaxStatePayload, perMessage: perMessage}
+// perMessage bits each, and whose items' id gaps gap bits each.
+func newSpend(perMessage, gap int) spend {
+	return spend{edge: 8 * MaxStatePayload, perMessage: perMessage, gap: gap}
 }
 
-// cost returns the budget an item of n bits takes: its bits, an id gap of
-// at most 24 bits, and a message's framing every MaxStatePayload.
+// cost returns the budget an item of n bits takes: its bits, its id gap,
+// and a message's framing every MaxStatePayload.
 func (sp *spend) cost(n int) int {
-	c := n + 24
+	c := n + sp.gap
 	if sp.est+c >= sp.edge || sp.est == 0 {
 		c += sp.perMessage
 	}

@@ -31,6 +31,7 @@ type packTape struct {
 	nchanges  int
 	tokens    uint32
 	avgBits   float64
+	gapBits   float64
 	turn      ecs.NetID // where the turn among the longest waiting stood
 	copyLimit uint8     // removalCopies of the peer that packed it
 	owned     bool      // some change of the tick has an owner other than the host
@@ -51,6 +52,7 @@ type packTape struct {
 	waitKeys    []uint64            // the same, by bucket
 	waitAt      [wheelLen + 1]int32 // where each bucket's start in waitKeys
 	avgOut      float64
+	gapOut      float64
 	turnOut     ecs.NetID
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
@@ -86,7 +88,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	}
 	t.leader = p
 	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
-	t.tokens, t.avgBits, t.turn, t.copyLimit = p.tokens, p.pk.avgBits, p.turn, p.copyLimit
+	t.tokens, t.avgBits, t.gapBits, t.turn, t.copyLimit = p.tokens, p.pk.avgBits, p.pk.gapBits, p.turn, p.copyLimit
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
 	bucket := p.wheel[h.tick%wheelLen]
@@ -155,7 +157,7 @@ func (p *HostPeer) endTape() {
 	}
 	t.outDirty = append(t.outDirty[:0], p.dirty...)
 	t.outDespawns = append(t.outDespawns[:0], p.despawns...)
-	t.avgOut, t.turnOut = p.pk.avgBits, p.turn
+	t.avgOut, t.gapOut, t.turnOut = p.pk.avgBits, p.pk.gapBits, p.turn
 	t.groupWaits()
 	t.stats = statsSince(p.stats, t.stats)
 	t.finds = p.pk.finds
@@ -215,7 +217,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || ps.avgBits != t.avgBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
@@ -253,7 +255,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 		}
 	}
 	p.setRemovals(t.outDespawns)
-	ps.avgBits, p.turn = t.avgOut, t.turnOut
+	ps.avgBits, ps.gapBits, p.turn = t.avgOut, t.gapOut, t.turnOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns
 	st.Deltas += t.stats.Deltas
