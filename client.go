@@ -379,7 +379,7 @@ func NewClient[I comparable](g *Game[I], tc transport.Conn, cfg ClientConfig[I])
 			}
 		}
 	}
-	c.pred = predict.NewClient(w.Schedule, c.reg, g.Input, pc)
+	c.pred = predict.NewClient(w.Schedule, c.reg, g.inputCodec(), pc)
 	w.removals.through = c.reanchorThrough
 
 	c.phys = newNetPhysics(w, g.Net, c.reg, g.Components)

@@ -14,6 +14,7 @@ import (
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/wire"
 	"github.com/tandem-go/tandem/physics"
 )
 
@@ -52,7 +53,10 @@ type Game[I comparable] struct {
 	// client in one process) may number their components differently.
 	// Required.
 	Setup func(w *World)
-	// Input is how I travels to the host. Required for a host or a client.
+	// Input is how I travels to the host. Required for a host or a client,
+	// but for a game whose players send nothing every frame (one played by
+	// commands alone, a strategy game's orders): a Game[NoInput] (or of any
+	// type of no size) leaves it zero.
 	Input InputCodec[I]
 	// Idle reports whether the player's input in, following prev (the
 	// frame before's), drives nothing: while it does, a client holds the
@@ -337,6 +341,25 @@ var ErrRefused = errors.New("tandem: the host refused to let this player in")
 // InputCodec says how the game's input I travels: see predict.InputCodec.
 type InputCodec[I any] = predict.InputCodec[I]
 
+// NoInput is the input of a game whose players send nothing every frame:
+// they act by commands alone (Send), as a strategy game's orders do. A
+// Game[NoInput] needs no Input codec; each frame's input, empty, still
+// travels (a byte or two beside what the client sends anyway).
+type NoInput struct{}
+
+// inputCodec returns the game's Input, or for a Game whose input type has
+// no size and whose Input is zero, one that writes nothing.
+func (g *Game[I]) inputCodec() InputCodec[I] {
+	if g.Input.Append == nil && g.Input.Read == nil && reflect.TypeFor[I]().Size() == 0 {
+		return InputCodec[I]{
+			Append:  func(dst []byte, _ *I) []byte { return dst },
+			Read:    func(*wire.Reader, *I) {},
+			MaxSize: 1,
+		}
+	}
+	return g.Input
+}
+
 // check reports what is missing from g for a machine of role r.
 func (g *Game[I]) check(r Role) error {
 	switch {
@@ -344,8 +367,8 @@ func (g *Game[I]) check(r Role) error {
 		return errors.New("tandem: nil Game")
 	case g.Setup == nil:
 		return errors.New("tandem: Game.Setup is nil; give the function that builds the world (its systems, its static geometry)")
-	case r != Alone && (g.Input.Append == nil || g.Input.Read == nil):
-		return errors.New("tandem: Game.Input has no Append or Read; give the input's wire encoding (see predict.InputCodec)")
+	case r != Alone && (g.inputCodec().Append == nil || g.inputCodec().Read == nil):
+		return errors.New("tandem: Game.Input has no Append or Read; give the input's wire encoding (see predict.InputCodec), or make a Game[tandem.NoInput] for a game played by commands alone")
 	case g.Step < 0:
 		return errors.New("tandem: Game.Step is negative; give the fixed step (1/60 s if left 0)")
 	}

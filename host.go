@@ -518,7 +518,7 @@ func (h *Host[I]) build(restoring bool) error {
 	if h.cfg.MaxRewind > 0 {
 		rewind = int(min(math.Ceil(h.cfg.MaxRewind.Seconds()/g.step().Seconds()), predict.RewindLimit))
 	}
-	h.inputs = predict.NewHostInputs(w.ECS, g.Input, predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat, MaxRewind: rewind})
+	h.inputs = predict.NewHostInputs(w.ECS, g.inputCodec(), predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat, MaxRewind: rewind})
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	if rewind > 0 {
 		rw := newRewinder(w, rewind, h.session.Replicator().SentFrame)

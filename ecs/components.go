@@ -87,8 +87,9 @@ type NetworkIdentity struct {
 // Restored hook (it runs on the host then). A client that predicts an
 // entity its host marks is told so by its first State, and marks it too
 // (replicate.ClientStats.MarkedByHost), unless it drew it from States
-// before: the game took the mark away there, and the host's follows. Saves
-// leave it out.
+// before: the game took the mark away there, and the host's follows. A
+// Tandem host's saves keep the host's marks and put them back on restore
+// (Game.Restored).
 type HostMoved struct{}
 
 // Predicted marks an entity a client does not own that it runs in its
