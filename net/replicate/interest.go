@@ -19,7 +19,12 @@ import (
 // position goes (removed, or given to another) keeps that entity's square
 // where it was until it owns one again: a player between two lives sees
 // around where its last entity was (the last it owned with a position: its
-// own body, or its last projectile if it owns those), not the whole world. The game may give a peer a
+// own body, or its last projectile if it owns those), not the whole world.
+// Every entity a peer owns brings its square, so an army spread over the
+// map brings the map (a strategy game's player whose 1,500 units stood in
+// every region had every one of 32,000 entities in scope); a game that
+// wants a bound gives such units to the host (ecs.HostPeer) and keeps who
+// commands them in a component of its own. The game may give a peer a
 // square of its own besides (HostReplicator.Focus: a camera). Entering scope sends the entity whole; leaving scope
 // removes it from the peer, not on its next change: removals go ahead of
 // every change, within what the items due leave of the peer's budget (up
