@@ -55,8 +55,8 @@ func (h *Host) Handshake() (more bool) {
 		if p.admitted() {
 			p.topUp = h.repl.StartJoin(p.id)
 			more = more || p.topUp
-		} else if !p.c.Closed() && !p.acked {
-			more = true // one waiting its turn waits for the next step
+		} else if !p.c.Closed() && !p.acked && !p.inLine {
+			more = true // a handshake under way (one waiting its turn waits for a step)
 		}
 	}
 	return more || len(h.incoming) > 0

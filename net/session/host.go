@@ -94,10 +94,12 @@ type HostConfig struct {
 	// a crowd that arrives at once is let in a few a step, in the order they
 	// answered, instead of holding one step for all of them. Resumes count
 	// toward it and wait their turn alike (a Resume past it is answered at
-	// a later step), the crowd of a restart included. One waiting its turn
-	// has finished its handshake: HandshakeTimeout and MaxPending do not
-	// close it (a client waits 5 s for the answer to its Resume before it
-	// dials again: 1,200 resumes at 4 a step and 60 steps a second).
+	// a later step), the crowd of a restart included, in the order they
+	// came. One waiting its turn has finished its handshake:
+	// HandshakeTimeout and MaxPending do not close it, but it waits no
+	// longer than a client waits for the answer to its Resume, 5 s (1,200
+	// resumes at 4 a step and 60 steps a second), and a newer connection
+	// of the same peer takes its place.
 	// Default 4; negative: no bound.
 	AdmitPerStep int
 	// AckTimeout drops an admitted peer whose oldest datagram in flight has
@@ -572,8 +574,9 @@ func (h *Host) receive(w *ecs.World) {
 		if m := p.heldResume; m != nil && !p.c.Closed() {
 			// Taken between steps; the connection it replaces, earlier in
 			// the list, was read first.
+			fromLine := p.inLine
 			p.heldResume, p.inLine = nil, false
-			h.resume(p, *m)
+			h.resume(p, *m, fromLine)
 		}
 		p.check(now)
 	}

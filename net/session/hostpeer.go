@@ -73,8 +73,9 @@ type hostPeer struct {
 	heldResume *wire.Resume
 	// inLine: its Resume, with the peer's token, waits its turn. Like a
 	// WelcomeAck in the admitQueue it has finished its handshake: neither
-	// HandshakeTimeout nor MaxPending closes it, and the host holds at
-	// most MaxPeers+MaxSpectators such (resumesWaiting), one a peer.
+	// HandshakeTimeout nor MaxPending closes it. The host holds at most
+	// MaxPeers+MaxSpectators such (resumesWaiting), one a peer (leaveLine),
+	// each no longer than a client waits for its answer (answerTimeout).
 	inLine bool
 	// ended is the host's own reason for ending this admitted peer (a
 	// kick, a join too slow), which wins over whatever the transport said
@@ -162,7 +163,7 @@ func (p *hostPeer) LaneMessage(lane transport.Lane, msg []byte) {
 			p.heldResume = &m
 			return
 		}
-		p.h.resume(p, m)
+		p.h.resume(p, m, false)
 		return
 	case kind == wire.KindHello || kind == wire.KindResume:
 		p.c.Close(transport.CloseProtocol, errHelloTwice.Error())
@@ -259,6 +260,13 @@ func (p *hostPeer) check(now time.Time) {
 	cfg := &p.h.cfg
 	switch p.stage {
 	case stageHello, stageWelcomed:
+		if p.inLine && now.Sub(p.since) > answerTimeout {
+			// Its client has given up on the answer and dialed again (its
+			// newer connection takes the place: leaveLine), or is gone.
+			p.heldResume, p.inLine = nil, false
+			p.c.Close(transport.CloseTimeout, fmt.Sprintf("the Resume waited in line longer than a client waits for its answer (%v)", answerTimeout))
+			return
+		}
 		if now.Sub(p.since) > cfg.HandshakeTimeout && !p.acked && !p.inLine {
 			what := "no Hello"
 			if p.stage == stageWelcomed {

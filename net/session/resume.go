@@ -127,8 +127,11 @@ func (h *Host) expire(now time.Time) {
 	}
 }
 
-// resume answers a Resume on the new connection p: Resumed, or Reject.
-func (h *Host) resume(p *hostPeer, m wire.Resume) {
+// resume answers a Resume on the new connection p: Resumed, or Reject. A
+// Resume taken from the line (fromLine) was in line before any other
+// waiting now; another waits behind those in line, as a WelcomeAck waits
+// behind the admitQueue.
+func (h *Host) resume(p *hostPeer, m wire.Resume, fromLine bool) {
 	now := h.cfg.Clock.Now()
 	cfg := &h.cfg
 	if m.Version != wire.Version {
@@ -206,12 +209,14 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
 		return
 	}
-	if limit := cfg.AdmitPerStep; limit > 0 && h.admissions >= limit {
+	if limit := cfg.AdmitPerStep; limit > 0 && (h.admissions >= limit || !fromLine && h.inLine(nil) > 0) {
 		// A resume rejoins its peer as an admission joins one: past the
-		// step's admissions it waits its turn, answered at a later step
-		// (the crowd of a restart is taken back a few a step, each at its
-		// first try, not all in one long step), or refused when more wait
-		// than the host has places.
+		// step's admissions, or behind others in line, it waits its turn,
+		// answered at a later step (the crowd of a restart is taken back a
+		// few a step, each at its first try, in the order it came, not all
+		// in one long step), or refused when more wait than the host has
+		// places. A peer has one place in line: its newest connection's.
+		h.leaveLine(m.PeerID, p)
 		if h.resumesWaiting() >= cfg.MaxPeers+max(cfg.MaxSpectators, 0) {
 			h.stats.ResumeLimited++
 			h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: more are coming back than it has places; try again")
@@ -220,6 +225,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume) {
 		p.heldResume, p.inLine = &m, true
 		return
 	}
+	h.leaveLine(m.PeerID, p)
 	if cfg.Admit != nil {
 		if err := cfg.Admit(Arrival{Name: k.Name, Addr: p.c.Transport().RemoteAddr(), Resume: true, Peer: k.Peer, Spectator: k.Spectator}); err != nil {
 			h.reject(p, wire.RejectDenied, transport.CloseNormal, err.Error())
@@ -337,6 +343,31 @@ func (h *Host) graceMillis() uint32 {
 		return 0
 	}
 	return uint32(min(h.cfg.Grace/time.Millisecond, 1<<32-1))
+}
+
+// inLine counts the open connections whose Resume waits its turn
+// (AdmitPerStep), but skip.
+func (h *Host) inLine(skip *hostPeer) int {
+	n := 0
+	for _, q := range h.peers {
+		if q != skip && q.inLine && !q.c.Closed() {
+			n++
+		}
+	}
+	return n
+}
+
+// leaveLine closes every connection but keep whose Resume for peer waits
+// in line: the peer came back on a newer one, which takes its place (a
+// client that gave up on an answer dialed again), so an older one can
+// never be answered after it and take the peer from it.
+func (h *Host) leaveLine(peer uint32, keep *hostPeer) {
+	for _, q := range h.peers {
+		if q != keep && q.inLine && !q.c.Closed() && q.heldResume.PeerID == peer {
+			q.heldResume, q.inLine = nil, false
+			q.c.Close(transport.CloseNormal, "a newer connection of this peer resumes in its place")
+		}
+	}
 }
 
 // resumesWaiting counts the connections whose Resume waits its turn
