@@ -126,6 +126,7 @@ func (p *HostPeer) decor(slot int32) bool {
 // budget is spent; the others wait, their priority grown.
 func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 	ps := &p.pk
+	sp.gap = ps.gapGuess() // each item's own bits are known (choose encodes it)
 	valid := 0
 	for _, k := range p.dirty {
 		if _, ok := p.due(k); !ok {
@@ -300,7 +301,8 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 		pk.enc = idx
 		p.pk.finds++
 		pk.bits = h.enc.encs[idx].bits + p.headBits(slot, hd)
-		p.pk.avgBits += (float64(pk.bits) - p.pk.avgBits) / 64
+		bound := h.enc.encs[idx].bits + p.headBound(hd)
+		p.pk.avgBits += (float64(bound) - p.pk.avgBits) / 64
 	}
 	return true
 }
@@ -336,7 +338,31 @@ func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
 		if _, k := h.book.codes[streamAge].word(age); k > 0 {
 			l = uint32(k)
 		}
-		n += 1 + l
+		n += l
+	}
+	if hd.snap != 0 {
+		return n + kindSnapBits + 1 + snapAgeBits
+	}
+	return n + kindUpdateBits + 1
+}
+
+// headBound is the most an item's head takes, whatever its baseline's age
+// and owner (an explicit head): the bound the in-order estimate keeps
+// (packScratch.avgBits).
+func (p *HostPeer) headBound(hd *head) uint32 {
+	n := uint32(len(p.h.reg.comps)) + 1
+	switch hd.kind {
+	case itemSpawn:
+		n += kindSpawnBits + 17 + 1
+		if hd.snap != 0 {
+			n += snapAgeBits
+		}
+		return n
+	case itemDespawn:
+		return 1 + removalBits(maxRemovalAge)
+	}
+	if hd.flags&bodyNewest == 0 {
+		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
 	}
 	if hd.snap != 0 {
 		return n + kindSnapBits + 1 + snapAgeBits

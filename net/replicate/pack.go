@@ -29,9 +29,12 @@ type packScratch struct {
 	sel   []pick
 	items wire.BitWriter // the items of the message being written
 	buf   []byte
-	// avgBits is a running mean of the peer's item sizes, to tell a send
-	// tick whose due items fit the budget easily (sent in id order, encoded
-	// straight into the messages) from one that must choose by priority.
+	// avgBits is a running mean of the peer's item sizes, as bounds
+	// (headBound), to tell a send tick whose due items fit the budget
+	// easily (sent in id order, encoded straight into the messages, and
+	// costed by this estimate alone) from one that must choose by
+	// priority: a bound, so that a burst of spawns among small items is
+	// not taken for one that fits.
 	avgBits float64
 	// gapBits is a running mean of the bits of the id gaps of the items
 	// chosen by priority (noteGaps): what choosing by priority
@@ -43,12 +46,12 @@ type packScratch struct {
 	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
 }
 
-// gapGuess is the bits a tick counts for an item's id gap (spend.gap): the
-// running mean of the gaps written by priority, rounded up, a bit more; 24
-// before any.
+// gapGuess is the bits choosing by priority counts for an item's id gap
+// (spend.gap): the running mean of the gaps it chose lately, rounded up, a
+// bit more; gapBound before any.
 func (ps *packScratch) gapGuess() int {
 	if ps.gapBits == 0 {
-		return 24
+		return gapBound
 	}
 	return int(math.Ceil(ps.gapBits)) + 1
 }
@@ -145,7 +148,7 @@ func (p *HostPeer) pack(changes []change) {
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead)+messageHeaderBits+7*h.book.n, p.pk.gapGuess())
+	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait
@@ -260,7 +263,7 @@ func (p *HostPeer) pack(changes []change) {
 	// spawn and change for seconds; the removals take the rest.
 	reserve := 0
 	if len(due) > 0 {
-		reserve = min(budget/2, len(due)*(int(ps.avgBits)+sp.gap))
+		reserve = min(budget/2, int(float64(len(due))*(ps.avgBits+gapBound)))
 	}
 	full := false
 	repeats := false
@@ -296,7 +299,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 	}
 	removals := len(ps.picks)
-	fast := !full && len(due)*(int(ps.avgBits)+sp.gap) < (budget-sp.est)/2
+	fast := !full && float64(len(due))*(ps.avgBits+gapBound) < float64(budget-sp.est)/2
 	if fast && !h.keepPicks && !p.taping() && !h.noStream {
 		if removals > 1 {
 			p.sortPicks() // the removals, in id order
@@ -396,13 +399,18 @@ type spend struct {
 	est        int // bits so far
 	edge       int // the first multiple of 8·MaxStatePayload above est
 	perMessage int // a message's framing, in bits
-	gap        int // an item's id gap, in bits (packScratch.gapGuess)
+	gap        int // an item's id gap, in bits: gapBound, or gapGuess when choosing by priority
 }
 
+// gapBound is the most bits an item's id gap takes in a dense world: what
+// a tick counts for it unless it chooses by priority, where each item's own
+// bits are known and the gaps' recent mean (gapGuess) is close enough.
+const gapBound = 24
+
 // newSpend returns an empty estimate whose messages' framing takes
-// perMessage bits each, and whose items' id gaps gap bits each.
-func newSpend(perMessage, gap int) spend {
-	return spend{edge: 8 * MaxStatePayload, perMessage: perMessage, gap: gap}
+// perMessage bits each.
+func newSpend(perMessage int) spend {
+	return spend{edge: 8 * MaxStatePayload, perMessage: perMessage, gap: gapBound}
 }
 
 // cost returns the budget an item of n bits takes: its bits, its id gap,
