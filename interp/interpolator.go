@@ -67,8 +67,14 @@ type Interpolator struct {
 	// heldAt is the host frame of the host's newest word that its budget
 	// for this client held changes back (HeldBack), 0 for none or once it
 	// said it has room again; the word stands heldFor host frames after it
-	// (four of the host's intervals between two such words).
+	// (four of the host's intervals between two such words) and, on this
+	// client's clock, heldLife after heldSince (a link gone dark brings no
+	// newer frame to end it). starved is whether it stood at the last
+	// Update.
 	heldAt, heldFor ecs.Frame
+	heldSince       time.Time
+	heldLife        time.Duration
+	starved         bool
 	sweep           int
 	stats           Stats
 }
@@ -158,7 +164,7 @@ func (ip *Interpolator) Reset() {
 	ip.updated = false
 	ip.lastRender = 0
 	ip.sweep = 0
-	ip.heldAt, ip.heldFor = 0, 0
+	ip.heldAt, ip.heldFor, ip.starved = 0, 0, false
 	for _, t := range ip.tracks {
 		t.reset()
 	}

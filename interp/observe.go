@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"time"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -331,28 +332,39 @@ func (ip *Interpolator) Heard(f ecs.Frame) {
 // HeldBack records the host's word of its budget for this client (it is
 // the replicate.BacklogObserver method): at host frame f it had held held
 // changes back lately (0: it has room again), and says so every every host
-// frames while it stays full. While the word stands (four of those
-// intervals), what the host leaves out may be waiting its turn rather than
-// at rest: an entity whose Velocity says it moves, as its states moved, is
-// dead-reckoned by it until its next state comes, not taken to rest after
-// twice MaxDeferral (the host sends a stop, its Velocity zero, ahead of the
-// changes its budget holds back); and one that stood still and comes
-// moving after a silence set off when its velocity says (its way over its
-// speed), not MaxDeferral before the new state, which drew it rushing to it
-// and then on past it at that speed.
+// frames while it stays full. The word stands for four of those intervals
+// as the host's frames go, and as long (a second at least) on this
+// client's clock since it came: a link gone dark brings no newer frame,
+// and ends it so. While it stands, what the host leaves out may be waiting
+// its turn rather than at rest: an entity whose Velocity says it moves, as
+// its states moved, is dead-reckoned by it until its next state comes, not
+// taken to rest after twice MaxDeferral (a Tandem host sends a stop, its
+// Velocity zero, ahead of every change its budget holds back, and again
+// first if it is lost); and one that stood still and comes moving after a
+// silence set off when its velocity says (its way over its speed), not
+// MaxDeferral before the new state, which drew it rushing to it and then
+// on past it at that speed.
 func (ip *Interpolator) HeldBack(f ecs.Frame, held, every int) {
 	switch {
 	case held <= 0:
-		ip.heldAt, ip.heldFor = 0, 0
+		ip.heldAt, ip.heldFor, ip.starved = 0, 0, false
 	case f >= ip.heldAt:
 		ip.heldAt, ip.heldFor = f, ecs.Frame(4*max(every, 1))
+		ip.heldSince = ip.clk.Now()
+		ip.heldLife = max(time.Duration(ip.heldFor)*ip.cfg.Step, time.Second)
 	}
 }
 
 // starving reports whether the host's word that its budget for this client
-// holds changes back stands at host frame g (HeldBack).
+// holds changes back stands at host frame g (HeldBack), as frames go.
 func (ip *Interpolator) starving(g ecs.Frame) bool {
 	return ip.heldAt != 0 && g <= ip.heldAt+ip.heldFor
+}
+
+// noteStarved sets starved for an Update at now with g the newest host
+// frame heard: the word stands as frames go and on this client's clock.
+func (ip *Interpolator) noteStarved(now time.Time, g ecs.Frame) {
+	ip.starved = ip.starving(g) && now.Sub(ip.heldSince) <= ip.heldLife
 }
 
 // Removed forgets entity e before the replicator removes it; its slot starts

@@ -79,3 +79,38 @@ func TestUnitsAFullBudgetHoldsBackAreNeverDrawnGoingBack(t *testing.T) {
 		}
 	}
 }
+
+// A link that goes dark while the host's word that its budget is full
+// stands ends the word on the client's clock: no newer frame comes to end
+// it, and a walking entity is then held where its guess ended, as without
+// the word, not carried on for as long as the link stays dark. A word of 0
+// ends it at once.
+func TestAFullBudgetsWordEndsWhenTheLinkGoesDark(t *testing.T) {
+	for _, zero := range []bool{false, true} {
+		r := newRig(t, Config{})
+		e := r.spawnMoving(ecs.Transform{}, ecs.Velocity{X: 2 * 60})
+		r.apply(e, 2, ecs.Transform{X: 4})
+		most := 0.0
+		r.play(link{latency: 40 * time.Millisecond}.sends(4, 300, 2), 60, 1200*step, func(f ecs.Frame) {
+			if f%16 == 0 {
+				held := 500
+				if zero && f >= 288 {
+					held = 0
+				}
+				r.ip.HeldBack(f, held, 16)
+			}
+			if f%80 == 0 {
+				r.apply(e, f, ecs.Transform{X: 2 * float64(f)})
+				return
+			}
+			r.ip.Heard(f)
+		}, func(time.Duration) {
+			most = max(most, r.pose(e).X)
+		})
+		// Its last state is of frame 240: at most its states' gap and
+		// twice MaxDeferral on, and the word's second, past it.
+		if limit := 2 * float64(240+80+32+64); most > limit {
+			t.Fatalf("word of 0 at the end: %v; the walking entity was carried to x = %.0f after the link went dark; want at most %.0f", zero, most, limit)
+		}
+	}
+}

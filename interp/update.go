@@ -41,6 +41,7 @@ func (ip *Interpolator) Update(now time.Time) {
 	}
 	r := ip.tl.render
 	g := ip.tl.newest
+	ip.noteStarved(now, g)
 	r0 := ip.lastRender
 	ip.lastRender = r
 	for k := 0; k < len(ip.active); k++ {
@@ -177,7 +178,7 @@ func (ip *Interpolator) sample(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 			// One sent seldom as it walked on is carried as far as its
 			// states came apart, and a send more.
 			rest = max(ip.drift, float64(sl.seldom)+ip.interval)
-			if ip.starving(g) {
+			if ip.starved {
 				// The host's budget holds changes back: frames without
 				// it may be its turn not yet come (HeldBack).
 				rest = math.Inf(1)
@@ -297,7 +298,7 @@ func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 	h := int(sl.head)
 	last := ip.lastVel(s)
 	reckon := ip.drift // how far its velocity carries it
-	if ip.starving(ip.tl.newest) {
+	if ip.starved {
 		reckon = math.Inf(1) // its turn may not have come (HeldBack)
 	}
 	switch {

@@ -81,7 +81,7 @@ const moverFrames = 60
 // across the world, a camera cut into a crowd), what moves goes first and
 // the changes of what the peer holds go on, and still decor fills what
 // they leave: a mover (changed within moverFrames, or new) enters at the
-// top (255), ahead of everything; still decor at the bottom of what is
+// top (prioLongest), ahead of all but stops; still decor at the bottom of what is
 // due (urgent), gaining at most a quarter of a tick's gain each send tick
 // it waits (decorGain: the near more than the far), so the changes, which
 // gain a whole one, go ahead of it, and within 60 send ticks (2 s at
@@ -93,7 +93,7 @@ func (p *HostPeer) entryPriority(slot int32) uint8 {
 	h := p.h
 	pr := urgent
 	if !p.decor(slot) {
-		pr = 255
+		pr = prioLongest
 	}
 	w := p.gamePriority(slot)
 	if h.grid.on {
@@ -102,7 +102,7 @@ func (p *HostPeer) entryPriority(slot int32) uint8 {
 	if w != 1 {
 		pr += int(math.Round(math.Log2(w) * urgent))
 	}
-	return uint8(min(max(pr, urgent), 255))
+	return uint8(min(max(pr, urgent), prioLongest))
 }
 
 // decorGain is what still decor entering the peer's scope gains a send tick
@@ -163,7 +163,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 	// id, from after the last of them taken: in id order alone, once more
 	// waited that long than a tick's budget holds, the lowest ids went
 	// every tick and the others never.
-	turns := ps.order[:count[255]]
+	turns := ps.order[count[prioStop] : count[prioStop]+count[prioLongest]]
 	rotateFrom(turns, p.turn)
 	for _, k := range ps.order {
 		slot := int32(uint32(k))
@@ -172,7 +172,7 @@ func (p *HostPeer) takeByPriority(sp *spend, budget int, full bool) {
 			p.stats.Deferred++
 			continue
 		}
-		longest := s.prio == 255
+		longest := s.prio == prioLongest
 		pk := ps.nextPick()
 		if !p.choose(slot, true, pk) {
 			s.unlist()

@@ -299,7 +299,7 @@ func (p *HostPeer) onSpawn(slot int32) {
 		return
 	}
 	s.flags |= fNeedSpawn
-	s.prio = 255
+	s.prio = prioLongest
 	p.list(slot)
 }
 
@@ -488,6 +488,15 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 				continue
 			}
 			s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has
+			if p.heldMoving(it.slot) {
+				// It stopped (its Velocity zero) and the peer holds it
+				// moving: the state that said so may be the one lost, and a
+				// client moves on by the velocity it holds, for as long as
+				// a full budget says waiting is the budget's (interp's
+				// HeldBack). It goes again first, as the stop went.
+				p.urgeStop(it.slot)
+				continue
+			}
 			p.list(it.slot)
 			continue
 		}

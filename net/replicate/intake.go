@@ -166,7 +166,11 @@ func (h *HostReplicator) prepareTick() {
 		// Field by field (see appendChange).
 		ch := h.appendChange()
 		ch.slot, ch.id, ch.comp, ch.owner, ch.urg = slot, e.id, e.pend, e.owner, e.urg
-		if e.urg >= urgent && (e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery) || h.stops(e, slot)) {
+		switch {
+		case e.urg < urgent:
+		case h.stops(e, slot):
+			ch.urg = urgStop
+		case e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery):
 			ch.urg = urgYoung
 		}
 		e.pend = 0
@@ -205,6 +209,28 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 	}
 	ref, refHas := h.sentImage(e, slot)
 	return ref != nil && refHas&bit != 0 && !allZero(ref[at:at+n])
+}
+
+// heldMoving reports whether the entity in slot stopped where the peer
+// holds it moving: its ecs.Velocity zero in its shared image, and not in
+// the image the peer acknowledged last (its baseline, while the host keeps
+// it).
+func (p *HostPeer) heldMoving(slot int32) bool {
+	h := p.h
+	if h.vel < 0 {
+		return false
+	}
+	bit := uint16(1) << h.vel
+	if h.ents[slot].has&bit == 0 {
+		return false
+	}
+	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
+	if !allZero(h.image(slot)[at : at+n]) {
+		return false
+	}
+	ref, has := h.imageRef(slot, p.slots[slot].base)
+	base := h.imageOf(slot, ref)
+	return base != nil && has&bit != 0 && !allZero(base[at:at+n])
 }
 
 // allZero reports whether every field of a wire image is zero.

@@ -96,17 +96,27 @@ func (p *HostPeer) list(slot int32) {
 }
 
 // urge lists the entity in slot due at the next send tick at the top
-// (priority 255, taking turns with what waited longest): a lost spawn goes
+// (prioLongest, taking turns with what waited longest): a lost spawn goes
 // again as urgently as a new one. One waiting in the wheel leaves it (its
 // entry there goes stale), where its priority is the tick it is due.
-func (p *HostPeer) urge(slot int32) {
+func (p *HostPeer) urge(slot int32) { p.urgeAt(slot, prioLongest) }
+
+// urgeStop lists the entity in slot due at the next send tick above the
+// top (prioStop), as its stop went: a lost stop goes again first.
+func (p *HostPeer) urgeStop(slot int32) { p.urgeAt(slot, prioStop) }
+
+// urgeAt lists the entity in slot due at the next send tick at priority pr.
+func (p *HostPeer) urgeAt(slot int32, pr uint8) {
 	s := &p.slots[slot]
-	if s.flags&fListed != 0 && s.wait&waiting != 0 {
+	waited := s.flags&fListed != 0 && s.wait&waiting != 0
+	if waited {
 		s.wait = (s.wait + 1) &^ waiting
 		s.flags &^= fListed
 	}
 	p.list(slot)
-	s.prio = 255
+	if waited || s.prio < pr { // (a waiting entity's prio is the tick it is due)
+		s.prio = pr
+	}
 }
 
 // pack takes a send tick's changes (shared by every peer, in network-id
@@ -157,10 +167,12 @@ func (p *HostPeer) pack(changes []change) {
 	for _, k := range p.dirty {
 		s := &p.slots[uint32(k)]
 		gain := urgent
-		if slot := int32(uint32(k)); s.flags&(fNeedSpawn|fKnown) == fNeedSpawn && s.prio < 255 && p.decor(slot) {
+		if slot := int32(uint32(k)); s.flags&(fNeedSpawn|fKnown) == fNeedSpawn && s.prio < prioLongest && p.decor(slot) {
 			gain = p.decorGain(slot) // still decor entering (not one the peer holds): behind the changes (entryPriority)
 		}
-		s.prio = uint8(min(255, int(s.prio)+gain))
+		if s.prio < prioStop {
+			s.prio = uint8(min(prioLongest, int(s.prio)+gain))
+		}
 		due = append(due, k)
 	}
 	for _, k := range p.added {
@@ -190,14 +202,19 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		s.dirty |= ch.comp
 		listed := s.flags&fListed != 0
-		young := ch.urg == urgYoung
+		young := ch.urg >= urgStop
 		if young && (h.cfg.Priority == nil || p.gamePriority(ch.slot) >= 1) {
 			// The entity is new in the world: its change goes at the top,
 			// as its spawn did, so a short-lived one (a shot) reaches the
 			// peer in states enough to be drawn moving, near or far in
 			// its scope; one the game gives the peer a lower Priority of
 			// goes as any urgent change, weighed.
-			s.prio = 255
+			switch {
+			case ch.urg == urgStop:
+				s.prio = prioStop
+			case s.prio != prioStop || listed && s.wait&waiting != 0: // (a waiting entity's prio is the tick it is due)
+				s.prio = prioLongest
+			}
 			switch {
 			case listed && s.wait&waiting == 0:
 				continue // due already

@@ -25,11 +25,24 @@ const urgent = 16
 // trial's waves of 200 creeps under a full budget, sending every new
 // entity's changes at the top for four send ticks drew the other creeps up
 // to twice as far off. An urgent change that stops an entity (stops: a
-// shot put on the wall it hit) goes at the top too, so that it reaches
-// every peer before the entity's removal.
+// shot put on the wall it hit) goes above even those (urgStop), so that it
+// reaches every peer before the entity's removal, and before a client that
+// moves a silent entity on by its velocity while the budget is full
+// (interp's HeldBack) has drawn it far past its stop.
 const (
 	youngSends = 2
-	urgYoung   = 255 // a change.urg beyond any urgency: at the top
+	urgYoung   = 255 // a change.urg beyond any urgency: at the top (prioLongest)
+	urgStop    = 254 // a stop's change.urg: above the top (prioStop)
+)
+
+// The two highest priorities of a dirty item: prioLongest is where the
+// items that waited longest take turns (what waits gains up to it), with
+// new entities' first changes, lost spawns and movers entering the peer's
+// scope; prioStop, above it, is a stop's (and a lost stop's), sent first,
+// in id order.
+const (
+	prioLongest = 254
+	prioStop    = 255
 )
 
 // MinUrgency is the least priority a dirty item gains per send tick, as a
