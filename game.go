@@ -347,6 +347,13 @@ type InputCodec[I any] = predict.InputCodec[I]
 // travels (a byte or two beside what the client sends anyway).
 type NoInput struct{}
 
+// hasInputCodec reports whether the game says how its input is written
+// and read (its Input, or none needed: inputCodec).
+func (g *Game[I]) hasInputCodec() bool {
+	c := g.inputCodec()
+	return c.Append != nil && c.Read != nil
+}
+
 // inputCodec returns the game's Input, or for a Game whose input type has
 // no size and whose Input is zero, one that writes nothing.
 func (g *Game[I]) inputCodec() InputCodec[I] {
@@ -367,7 +374,7 @@ func (g *Game[I]) check(r Role) error {
 		return errors.New("tandem: nil Game")
 	case g.Setup == nil:
 		return errors.New("tandem: Game.Setup is nil; give the function that builds the world (its systems, its static geometry)")
-	case r != Alone && (g.inputCodec().Append == nil || g.inputCodec().Read == nil):
+	case r != Alone && !g.hasInputCodec():
 		return errors.New("tandem: Game.Input has no Append or Read; give the input's wire encoding (see predict.InputCodec), or make a Game[tandem.NoInput] for a game played by commands alone")
 	case g.Step < 0:
 		return errors.New("tandem: Game.Step is negative; give the fixed step (1/60 s if left 0)")

@@ -184,11 +184,13 @@ func (ip *Interpolator) Applied(e arche.Entity, f ecs.Frame) {
 		switch {
 		case f-newest > still && !walked:
 			k, ok := ip.tl.receivedBetween(newest, f-still+1)
-			if off := ip.setOff(e, poses[h], pose, f); wasStill && ip.starving(f) && off > newest+send && (!ok || off < k) {
-				// The host's budget held changes back meanwhile: the
-				// silence was not rest, and its velocity says it set off
-				// sooner than MaxDeferral before this state.
-				k, ok = off, true
+			if wasStill && ip.starving(f) {
+				if off := ip.setOff(e, poses[h], pose, f); off > newest+send && (!ok || off < k) {
+					// The host's budget held changes back meanwhile: the
+					// silence was not rest, and its velocity says it set
+					// off sooner than MaxDeferral before this state.
+					k, ok = off, true
+				}
 			}
 			if ok {
 				ip.hold(s, h, ip.push(s, k, poses[h], false))

@@ -534,9 +534,8 @@ func (r *Rig[I]) advanceHost() {
 }
 
 // HostTimes returns how long the host took in each of the rig's turns so
-// far (Step, StepUntil), oldest first: its Advance, the steps the turn held
-// and the handshakes and joins' first pages between them, on the machine's
-// clock (time.Now). Inside a testing/synctest bubble (Config.Bubble),
+// far (Step, StepUntil), oldest first: its Advance, the steps the turn
+// held, on the machine's clock (time.Now). Inside a testing/synctest bubble (Config.Bubble),
 // where time stands still while code runs, each reads 0. A load test takes
 // the median and the longest of a stretch of play from it (HostStats.Steps
 // keeps only the longest of the last one to two seconds of the machine's
