@@ -566,6 +566,7 @@ func (p *HostPeer) Memory() int {
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
 	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
 	n += cap(p.scope.cells)*4 + p.scope.most*20 // a map entry of 12 bytes and its share of the groups' words and slack
+	n += cap(p.scope.near) * int(unsafe.Sizeof(nearMemo{}))
 	// The owned entities' AuthState stamps: a map's entry of 12 bytes and
 	// its share of the groups' control words and slack, about 20 bytes.
 	n += len(p.own.sent)*20 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + (cap(p.own.force)+cap(p.own.recent)+cap(p.own.told))*int(unsafe.Sizeof(ownForce{}))

@@ -217,7 +217,25 @@ type peerScope struct {
 	// network-id order, when its tick is the send tick's (distribute).
 	changes []change
 	tick    uint32
+	// near holds, by cell, the distance from its nearest square that
+	// weightOf found since at was last refreshed (its refresh, atGen), for
+	// a peer of more than nearSquares squares (an army spread over the
+	// map: every change near them looked at every square); made at the
+	// first such refresh.
+	near  []nearMemo
+	atGen uint32
 }
+
+// nearMemo is weightOf's memo of one cell: the distance in cells from the
+// cell (x, y) to the nearest of a peer's squares as of refresh gen.
+type nearMemo struct {
+	gen, d uint32
+	x, y   int32
+}
+
+// nearSquares is how many squares a peer has before weightOf keeps what it
+// finds of each cell for the send tick.
+const nearSquares = 8
 
 func cellKey(x, y int32) uint64 { return uint64(uint32(x))<<32 | uint64(uint32(y)) }
 
@@ -588,6 +606,11 @@ func (g *grid) inScope(p *HostPeer, slot int32) bool {
 func (g *grid) focusCells(p *HostPeer) {
 	sc := &p.scope
 	sc.at = sc.at[:0]
+	sc.atGen++ // weightOf's memo goes stale (0 is never a refresh's)
+	if sc.atGen == 0 {
+		sc.atGen = 1
+		clear(sc.near)
+	}
 	if !g.on || !sc.squared() {
 		return
 	}
@@ -649,11 +672,25 @@ func (g *grid) weightOf(p *HostPeer, slot int32) float64 {
 		return 1
 	}
 	c := &g.cells[ci]
+	var m *nearMemo
+	if len(sc.at) > nearSquares {
+		if int(ci) >= len(sc.near) {
+			sc.near = append(sc.near, make([]nearMemo, len(g.cells)-len(sc.near))...)
+		}
+		m = &sc.near[ci]
+		if m.gen == sc.atGen && m.x == c.x && m.y == c.y {
+			return g.weight[m.d]
+		}
+	}
 	best := int64(math.MaxInt64)
 	for _, o := range sc.at {
 		if best = min(best, max(dist(o[0], c.x), dist(o[1], c.y))); best <= g.whole {
 			break // none nearer weighs more
 		}
 	}
-	return g.weight[min(best, g.r)]
+	d := min(best, g.r)
+	if m != nil {
+		*m = nearMemo{gen: sc.atGen, d: uint32(d), x: c.x, y: c.y}
+	}
+	return g.weight[d]
 }
