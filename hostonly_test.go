@@ -117,7 +117,7 @@ func TestAHostOnlyValueNeverGoesBackInAReplay(t *testing.T) {
 }
 
 // setLap sets the label of the client's player to lap on the host.
-func (pr *pair) setLap(lap int32) {
+func (pr *pairOf[I]) setLap(lap int32) {
 	pr.host.Do(func(w *World) {
 		hw := w.ECS
 		he := hw.Owned(pr.client.Peer())[0]

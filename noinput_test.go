@@ -1,7 +1,6 @@
 package tandem
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,10 +8,9 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 
-	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
-	"github.com/tandem-go/tandem/net/transport/mem"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -42,31 +40,9 @@ func TestAGameOfCommandsAloneNeedsNoInput(t *testing.T) {
 		},
 		Arrived: func(w *World, e arche.Entity) { w.ECS.Arche().Add(e, w.ECS.IDs.HostMoved) },
 	}
-	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	n, err := mem.NewNetwork(clk, mem.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, _ := n.Listen("host")
-	h, err := NewHost(g, HostConfig{Clock: clk})
-	if err != nil {
-		t.Fatalf("a host of a Game[NoInput] without Input: %v", err)
-	}
-	t.Cleanup(func() { h.Close() })
-	tc, _ := n.Dial(context.Background(), "host")
-	c, err := NewClient(g, tc, ClientConfig[NoInput]{Clock: clk})
-	if err != nil {
-		t.Fatalf("a client of a Game[NoInput] without Input: %v", err)
-	}
-	hc, _ := l.Accept(context.Background())
-	h.Accept(hc)
-	run := func(d time.Duration) {
-		for end := clk.Now().Add(d); clk.Now().Before(end); {
-			clk.Advance(time.Second / 120)
-			h.Advance()
-			c.Advance()
-		}
-	}
+	p := newPairOfInput(t, g, g, condition.Config{}, HostConfig{}, ClientConfig[NoInput]{})
+	c := p.client
+	run := p.run
 	run(time.Second / 2)
 	if c.State() != Playing {
 		t.Fatalf("the player is %v (%v)", c.State(), c.Err())
@@ -85,7 +61,7 @@ func TestAGameOfCommandsAloneNeedsNoInput(t *testing.T) {
 		t.Fatalf("the player's unit is at %v on its client after its command moved it to 40", x)
 	}
 	type sized struct{ X int8 }
-	_, err = NewHost(&Game[sized]{Setup: func(*World) {}}, HostConfig{Clock: clk})
+	_, err := NewHost(&Game[sized]{Setup: func(*World) {}}, HostConfig{})
 	if err == nil || !strings.Contains(err.Error(), "NoInput") {
 		t.Fatalf("a host of a game whose input has a size, without Input: %v; want an error naming NoInput", err)
 	}

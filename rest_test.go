@@ -73,11 +73,15 @@ func testGame() *Game[push] {
 }
 
 // pair is a host and one client of g over an in-memory link.
-type pair struct {
+// pairOf is a host and one client of a game of input I on an in-memory
+// network and a fake clock; pair is the push game's.
+type pairOf[I comparable] struct {
 	clk    *clock.Fake
-	host   *Host[push]
-	client *Client[push]
+	host   *Host[I]
+	client *Client[I]
 }
+
+type pair = pairOf[push]
 
 func newPair(t *testing.T, g *Game[push], link condition.Config) *pair {
 	t.Helper()
@@ -101,6 +105,12 @@ func newPairWith(t *testing.T, g, cg *Game[push], link condition.Config, cfg Hos
 // Clock is the pair's too).
 func newPairConfigured(t *testing.T, g, cg *Game[push], link condition.Config, cfg HostConfig, cc ClientConfig[push]) *pair {
 	t.Helper()
+	return newPairOfInput(t, g, cg, link, cfg, cc)
+}
+
+// newPairOfInput is newPairConfigured for a game of any input.
+func newPairOfInput[I comparable](t *testing.T, g, cg *Game[I], link condition.Config, cfg HostConfig, cc ClientConfig[I]) *pairOf[I] {
+	t.Helper()
 	clk := clock.NewFake(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	n, err := mem.NewNetwork(clk, mem.Config{ToHost: link, ToClient: link})
 	if err != nil {
@@ -121,10 +131,10 @@ func newPairConfigured(t *testing.T, g, cg *Game[push], link condition.Config, c
 	}
 	hc, _ := l.Accept(context.Background())
 	h.Accept(hc)
-	return &pair{clk: clk, host: h, client: c}
+	return &pairOf[I]{clk: clk, host: h, client: c}
 }
 
-func (p *pair) run(d time.Duration) {
+func (p *pairOf[I]) run(d time.Duration) {
 	for end := p.clk.Now().Add(d); p.clk.Now().Before(end); {
 		p.clk.Advance(time.Second / 120)
 		p.host.Advance()

@@ -3,6 +3,8 @@ package replicate
 import (
 	"testing"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/wire"
 )
@@ -19,20 +21,9 @@ import (
 func TestAFullBudgetIsSpent(t *testing.T) {
 	const bits = 64_000
 	r := newRig(t, HostConfig{BitsPerSecond: bits, SendEvery: 2})
-	ents := r.spread(1500, 30)
-	march := func() {
-		for _, e := range ents {
-			r.tf.Get(e).X += 2
-			ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
-		}
-	}
-	for _, e := range ents {
-		_, v, _ := r.m.Get(e)
-		v.X = 120
-		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-	}
+	ents := r.marchers(1500)
 	step := func() (spent int) {
-		march()
+		r.march(ents, nil)
 		r.s.Step()
 		for _, i := range r.next() {
 			if m := r.out.msgs[i]; wire.Kind(m[0]) == wire.KindState {
@@ -58,5 +49,28 @@ func TestAFullBudgetIsSpent(t *testing.T) {
 	if spent < budget*9/10 || spent > budget*21/20 {
 		t.Fatalf("a full budget of %d bytes in %d steps spent %d (%.0f%%); want 90%% of it at least, and no more than 5%% over",
 			budget, steps, spent, 100*float64(spent)/float64(budget))
+	}
+}
+
+// marchers spreads n entities (rig.spread) and sets them marching along x
+// at 120 units a second (2 a step at 60 steps a second): march moves them.
+func (r *rig) marchers(n int) []arche.Entity {
+	ents := r.spread(n, 30)
+	for _, e := range ents {
+		_, v, _ := r.m.Get(e)
+		v.X = 120
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+	}
+	return ents
+}
+
+// march moves the marchers a step on, but those stopped says stand.
+func (r *rig) march(ents []arche.Entity, stopped func(arche.Entity) bool) {
+	for _, e := range ents {
+		if stopped != nil && stopped(e) {
+			continue
+		}
+		r.tf.Get(e).X += 2
+		ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
 	}
 }

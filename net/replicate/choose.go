@@ -314,14 +314,29 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 // an explicit head for the common one made a full budget's items look two
 // to three times their size, and a tick kept a budget it then left unspent.)
 func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
-	h := p.h
-	if hd.kind == 0 && hd.flags == bodyNewest && hd.mask == h.common && hd.snap == 0 {
+	if hd.kind == 0 && hd.flags == bodyNewest && hd.mask == p.h.common && hd.snap == 0 {
 		return 1
 	}
+	return p.explicitHead(slot, hd, true)
+}
+
+// headBound is the most an item's head takes, whatever its baseline's age
+// and owner (an explicit head): the bound the in-order estimate keeps
+// (packScratch.avgBits).
+func (p *HostPeer) headBound(hd *head) uint32 { return p.explicitHead(-1, hd, false) }
+
+// explicitHead is what an explicit head takes: exactly (the owner of the
+// entity in slot, the baseline's age in the tick's code), or as a bound.
+func (p *HostPeer) explicitHead(slot int32, hd *head, exact bool) uint32 {
+	h := p.h
 	n := uint32(len(h.reg.comps)) + 1
 	switch hd.kind {
 	case itemSpawn:
-		n += kindSpawnBits + expGolomb0Bits(uint64(h.ents[slot].owner)) + 1
+		owner := uint32(17)
+		if exact {
+			owner = expGolomb0Bits(uint64(h.ents[slot].owner))
+		}
+		n += kindSpawnBits + owner + 1
 		if hd.snap != 0 {
 			n += snapAgeBits
 		}
@@ -330,15 +345,7 @@ func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
 		return 1 + removalBits(maxRemovalAge)
 	}
 	if hd.flags&bodyNewest == 0 {
-		age := uint64(0)
-		if hd.flags&bodyAbsolute == 0 {
-			age = uint64(h.frame - hd.base)
-		}
-		l := uint32(64) // a long code
-		if _, k := h.book.codes[streamAge].word(age); k > 0 {
-			l = uint32(k)
-		}
-		n += l
+		n += p.ageBits(hd, exact)
 	}
 	if hd.snap != 0 {
 		return n + kindSnapBits + 1 + snapAgeBits
@@ -346,28 +353,22 @@ func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
 	return n + kindUpdateBits + 1
 }
 
-// headBound is the most an item's head takes, whatever its baseline's age
-// and owner (an explicit head): the bound the in-order estimate keeps
-// (packScratch.avgBits).
-func (p *HostPeer) headBound(hd *head) uint32 {
-	n := uint32(len(p.h.reg.comps)) + 1
-	switch hd.kind {
-	case itemSpawn:
-		n += kindSpawnBits + 17 + 1
-		if hd.snap != 0 {
-			n += snapAgeBits
-		}
-		return n
-	case itemDespawn:
-		return 1 + removalBits(maxRemovalAge)
+// ageBits is what the age of an update's baseline not the newest takes:
+// exactly, in the tick's code, or as a bound (24 bits past the code's
+// order, and the newest flag again).
+func (p *HostPeer) ageBits(hd *head, exact bool) uint32 {
+	code := p.h.book.codes[streamAge]
+	if !exact {
+		return 1 + 2*uint32(code.k) + 24
 	}
-	if hd.flags&bodyNewest == 0 {
-		n += 1 + 2*uint32(p.h.book.codes[streamAge].k) + 24
+	age := uint64(0)
+	if hd.flags&bodyAbsolute == 0 {
+		age = uint64(p.h.frame - hd.base)
 	}
-	if hd.snap != 0 {
-		return n + kindSnapBits + 1 + snapAgeBits
+	if _, k := code.word(age); k > 0 {
+		return uint32(k)
 	}
-	return n + kindUpdateBits + 1
+	return 64 // a long code
 }
 
 // expGolomb0Bits is the bits of u in order-0 Exp-Golomb.

@@ -3,6 +3,8 @@ package replicate
 import (
 	"testing"
 
+	arche "github.com/mlange-42/arche/ecs"
+
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -26,22 +28,9 @@ func TestAStopGoesFirstAndALostOneAgain(t *testing.T) {
 // its client holds it stopped.
 func stopLatency(t *testing.T, lost bool) int {
 	r := newRig(t, HostConfig{BitsPerSecond: 24_000, SendEvery: 1})
-	ents := r.spread(300, 30)
+	ents := r.marchers(300)
 	stopper := ents[len(ents)/2]
-	march := func() {
-		for _, e := range ents {
-			if e == stopper && r.tf.Get(e).X > 1e6 {
-				continue
-			}
-			r.tf.Get(e).X += 2
-			ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
-		}
-	}
-	for _, e := range ents {
-		_, v, _ := r.m.Get(e)
-		v.X = 120
-		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-	}
+	march := func() { r.march(ents, func(e arche.Entity) bool { return e == stopper && r.tf.Get(e).X > 1e6 }) }
 	for range 120 {
 		march()
 		r.s.Step()
