@@ -209,7 +209,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume, fromLine bool) {
 		h.reject(p, wire.RejectFull, transport.CloseNormal, "host busy: too many resumes at once; try again")
 		return
 	}
-	if limit := cfg.AdmitPerStep; limit > 0 && (h.admissions >= limit || !fromLine && h.inLine(nil) > 0) {
+	if limit := cfg.AdmitPerStep; limit > 0 && (h.admissions >= limit || !fromLine && h.inLine() > 0) {
 		// A resume rejoins its peer as an admission joins one: past the
 		// step's admissions, or behind others in line, it waits its turn,
 		// answered at a later step (the crowd of a restart is taken back a
@@ -346,11 +346,11 @@ func (h *Host) graceMillis() uint32 {
 }
 
 // inLine counts the open connections whose Resume waits its turn
-// (AdmitPerStep), but skip.
-func (h *Host) inLine(skip *hostPeer) int {
+// (AdmitPerStep).
+func (h *Host) inLine() int {
 	n := 0
 	for _, q := range h.peers {
-		if q != skip && q.inLine && !q.c.Closed() {
+		if q.inLine && !q.c.Closed() {
 			n++
 		}
 	}
