@@ -17,7 +17,7 @@ import (
 // head for the common one: items of 5 to 15 bits were counted at 40, a
 // tick kept the budget for a third of what it could send, and the
 // budget's two intervals of savings overflowed: here 50% of it was spent,
-// in an RTS trial's 1,500 marching units on 256 kbit/s 34%.)
+// and in a rig of 1,500 marching units a player on 256 kbit/s 34%.)
 func TestAFullBudgetIsSpent(t *testing.T) {
 	const bits = 64_000
 	r := newRig(t, HostConfig{BitsPerSecond: bits, SendEvery: 2})
