@@ -58,6 +58,7 @@ type ownRefresh struct {
 	// loss they are told again, and go first in the whole one that follows.
 	told   []ownForce
 	held   []int32
+	seen   slotSet // scratch of unacked: the slots kept, empty between calls
 	window int
 	looked []int32
 	// shuffled: an entity left the owner's list since the round of turns
@@ -78,24 +79,33 @@ func (o *ownRefresh) noteChanged(slot int32, frame uint32) {
 // pruneRecent keeps of recent, once per slot, the newest change the peer
 // has not acknowledged.
 func (o *ownRefresh) pruneRecent() {
-	o.recent = unacked(o.recent, o.acked)
+	o.recent = o.unacked(o.recent)
 	o.pruned = len(o.recent)
 }
 
 // unacked keeps of list, once per slot, the newest entry of a frame past
-// acked, sorted by slot.
-func unacked(list []ownForce, acked uint32) []ownForce {
-	if len(list) == 0 {
-		return list
-	}
-	slices.SortFunc(list, func(a, b ownForce) int { return cmp.Or(cmp.Compare(a.slot, b.slot), cmp.Compare(b.at, a.at)) })
-	kept := list[:0]
-	for i, r := range list {
-		if r.at > acked && (i == 0 || list[i-1].slot != r.slot) {
-			kept = append(kept, r)
+// acked, in the order they were listed. The entries of a slot are listed
+// in the order of their frames (a change is noted at its frame, or later at
+// the entity's newest change), so the last of a slot is its newest: a pass
+// from the end keeps each slot's first, marked in o.seen, and none older.
+// An army that moves at every step lists each unit every step; this costs
+// them a pass, where sorting them took most of the AuthState's time.
+func (o *ownRefresh) unacked(list []ownForce) []ownForce {
+	w := len(list)
+	for i := len(list) - 1; i >= 0; i-- {
+		r := list[i]
+		if r.at <= o.acked || o.seen.has(r.slot) {
+			continue // acknowledged, and so is every older one of the slot
 		}
+		o.seen.set(r.slot)
+		w--
+		list[w] = r // w > i but for the kept ones so far: nothing unread
 	}
-	return kept
+	kept := list[w:]
+	for _, r := range kept {
+		o.seen.unset(r.slot)
+	}
+	return list[:copy(list, kept)]
 }
 
 // ownSent is the last AuthState that carried an owned entity: the host
@@ -262,7 +272,7 @@ func (p *HostPeer) sendAuth() {
 	picks := own.picks[:0]
 	refreshFrames := uint32(refresh * h.cfg.SendEvery)
 	own.pruneRecent()
-	own.told = unacked(own.told, own.acked)
+	own.told = own.unacked(own.told)
 	if full {
 		for _, t := range own.told {
 			h.ents[t.slot].flags |= eTold // its AuthState may be the one lost

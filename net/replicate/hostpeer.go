@@ -564,13 +564,13 @@ func (p *HostPeer) cancelRemoval(id ecs.NetID) (found bool) {
 func (p *HostPeer) Memory() int {
 	n := cap(p.slots)*int(unsafe.Sizeof(peerSlot{})) + (cap(p.dirty)+cap(p.added))*8 + cap(p.despawns)*int(unsafe.Sizeof(despawnEntry{})) + p.rmIndex.memory()
 	n += cap(p.recs.recs)*int(unsafe.Sizeof(sentRecord{})) + cap(p.recs.items)*int(unsafe.Sizeof(sentItem{}))
-	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*8 + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
+	n += cap(p.scope.cover)*2 + cap(p.scope.own)*4 + cap(p.scope.at)*int(unsafe.Sizeof(atSquare{})) + cap(p.scope.changes)*int(unsafe.Sizeof(change{}))
 	n += cap(p.scope.cells)*4 + p.scope.most*20 // a map entry of 12 bytes and its share of the groups' words and slack
-	n += cap(p.scope.near) * int(unsafe.Sizeof(nearMemo{}))
+	n += cap(p.scope.near)*int(unsafe.Sizeof(nearMemo{})) + (cap(p.scope.blocks.head)+cap(p.scope.blocks.next))*4
 	// The owned entities' AuthState stamps: a map's entry of 12 bytes and
 	// its share of the groups' control words and slack, about 20 bytes.
 	n += len(p.own.sent)*20 + cap(p.own.picks)*int(unsafe.Sizeof(ownPick{})) + (cap(p.own.force)+cap(p.own.recent)+cap(p.own.told))*int(unsafe.Sizeof(ownForce{}))
-	n += (cap(p.own.held) + cap(p.own.looked)) * 4
+	n += (cap(p.own.held)+cap(p.own.looked))*4 + cap(p.own.seen)*8
 	for i := range p.wheel {
 		n += cap(p.wheel[i]) * 8
 	}

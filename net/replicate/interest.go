@@ -205,7 +205,7 @@ type peerScope struct {
 	pinned bool
 	px, py int32
 	cover  []uint16   // by cell: how many of the peer's squares hold it (see setCover)
-	at     [][2]int32 // its squares' cells (cells, held, pinned), as of the last send tick
+	at     []atSquare // its squares' cells (cells, held, pinned), as of the last send tick
 	// entering is set while a square around cell (ex, ey) is added or
 	// moved there: what enters the scope then is near that square, which
 	// at (as of the last send tick) may not have yet (entryPriority).
@@ -224,6 +224,9 @@ type peerScope struct {
 	// first such refresh.
 	near  []nearMemo
 	atGen uint32
+	// blocks indexes at by block, for weightOf (nearest), for a peer of
+	// more than nearSquares squares.
+	blocks squareIndex
 }
 
 // nearMemo is weightOf's memo of one cell: the distance in cells from the
@@ -480,8 +483,17 @@ func (g *grid) insert(h *HostReplicator, slot, ci int32) {
 	}
 	h.ents[slot].cell = ci
 	h.ents[slot].cellPos = int32(len(c.ents))
+	if cap(c.ents) == 0 {
+		// Room for a few at once: entities roaming a world of sparse
+		// cells would otherwise grow a cell's list one by one, each
+		// growth an allocation, as they come and go.
+		c.ents = make([]int32, 0, cellRoom)
+	}
 	c.ents = append(c.ents, slot)
 }
+
+// cellRoom is the room a cell's list of entities is made with.
+const cellRoom = 4
 
 func (g *grid) unlink(h *HostReplicator, slot int32) {
 	e := &h.ents[slot]
@@ -615,14 +627,17 @@ func (g *grid) focusCells(p *HostPeer) {
 		return
 	}
 	if sc.held {
-		sc.at = append(sc.at, [2]int32{sc.hx, sc.hy})
+		sc.at = append(sc.at, atSquare{x: sc.hx, y: sc.hy})
 	}
 	if sc.pinned {
-		sc.at = append(sc.at, [2]int32{sc.px, sc.py})
+		sc.at = append(sc.at, atSquare{x: sc.px, y: sc.py})
 	}
 	for _, ci := range sc.cells {
 		c := &g.cells[ci]
-		sc.at = append(sc.at, [2]int32{c.x, c.y})
+		sc.at = append(sc.at, atSquare{x: c.x, y: c.y})
+	}
+	if len(sc.at) > nearSquares {
+		g.indexSquares(&sc.blocks, sc.at)
 	}
 }
 
@@ -682,10 +697,15 @@ func (g *grid) weightOf(p *HostPeer, slot int32) float64 {
 			return g.weight[m.d]
 		}
 	}
-	best := int64(math.MaxInt64)
-	for _, o := range sc.at {
-		if best = min(best, max(dist(o[0], c.x), dist(o[1], c.y))); best <= g.whole {
-			break // none nearer weighs more
+	var best int64
+	if m != nil {
+		best = g.nearest(&sc.blocks, sc.at, c.x, c.y)
+	} else {
+		best = int64(math.MaxInt64)
+		for _, o := range sc.at {
+			if best = min(best, max(dist(o.x, c.x), dist(o.y, c.y))); best <= g.whole {
+				break // none nearer weighs more
+			}
 		}
 	}
 	d := min(best, g.r)

@@ -33,7 +33,7 @@ func TestWeightsOfAPeerOfManySquaresAreThoseFoundSquareBySquare(t *testing.T) {
 		c := &g.cells[r.h.ents[slot].cell]
 		best := int64(math.MaxInt64)
 		for _, o := range p.scope.at {
-			best = min(best, max(dist(o[0], c.x), dist(o[1], c.y)))
+			best = min(best, max(dist(o.x, c.x), dist(o.y, c.y)))
 		}
 		return g.weight[min(best, g.r)]
 	}
