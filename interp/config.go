@@ -33,7 +33,9 @@ type Config struct {
 	MaxDilation float64
 	// Resync is how far the render clock may be from its target before it
 	// jumps there instead of catching up (after a long stall, or a host that
-	// restarted its frames). Default 500 ms.
+	// restarted its frames). Default 500 ms. Frames found to come later for
+	// good (a host's stall) take it back at once, if by more than a send
+	// interval; earlier (a link's latency fell), it catches up.
 	Resync time.Duration
 	// MaxExtrapolation is how long past its newest state a moving entity is
 	// extrapolated when states are late; after that it is held where that

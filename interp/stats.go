@@ -49,8 +49,10 @@ type Stats struct {
 	// entities entering those modes. Corrections counts AddCorrection calls;
 	// Dropped the offsets beyond Config.MaxOffset. Resyncs counts the render
 	// clock's jumps. Reanchors counts the times the host's frames were found
-	// shifted against local time for good (after a host stall), and the
-	// timeline set anew; Restarts the times the host started its frames
+	// shifted against local time for good (later after a host stall, the
+	// render clock then jumping back; earlier when the link's latency fell,
+	// the clock then catching up within MaxDilation), and the timeline set
+	// anew; Restarts the times the host started its frames
 	// again, each of which Reset the Interpolator.
 	States, Stale, Snaps  uint64
 	Extrapolations, Holds uint64

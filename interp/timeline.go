@@ -317,7 +317,8 @@ func (tl *timeline) hostFrame(now time.Time) float64 {
 // jumped there instead of running. Before the first arrival it does nothing;
 // the first call after it starts the clock at its target. The clock jumps
 // when it is more than Resync from its target, or more than a send interval
-// after the offset was set anew (which it would take seconds to make up).
+// ahead of it after the offset was set anew (which it would take seconds to
+// make up, drawing what has not arrived meanwhile).
 func (tl *timeline) advance(now time.Time) (jumped bool) {
 	if !tl.have {
 		return false
@@ -340,7 +341,12 @@ func (tl *timeline) advance(now time.Time) (jumped bool) {
 	errSec := (target - next) * tl.step
 	anchored := tl.anchored
 	tl.anchored = false
-	if math.Abs(errSec) > tl.resync || anchored && math.Abs(errSec) > tl.interval {
+	// Set anew, the offset may put the clock ahead of its target (the
+	// host's frames come later for good: a stall): it would draw what has
+	// not come, so it goes back at once. Behind it (they come earlier: the
+	// link's latency fell), it draws what has come, later than it need: it
+	// catches up within maxDil, as a jump forward is drawn as one.
+	if math.Abs(errSec) > tl.resync || anchored && errSec < -tl.interval {
 		tl.render = target
 		tl.rate = 1
 		tl.resyncs++
