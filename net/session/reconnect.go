@@ -58,6 +58,10 @@ const (
 	// two dials (before jitter); each delay doubles the one before.
 	firstRetry = 250 * time.Millisecond
 	maxRetry   = 4 * time.Second
+	// lastDialTimeout is the least time a dial is given, the one at the
+	// window's end too: a dial bounded by what was left of the window
+	// had no time to reach a host at all.
+	lastDialTimeout = time.Second
 )
 
 // ErrHostLost is the Err of a client whose connection broke and that could
@@ -238,7 +242,8 @@ func (c *Client) startRedial(now time.Time, err error, fresh bool, window, pause
 }
 
 // schedule sets the next dial: after 0, then firstRetry doubling up to
-// maxRetry, each between half and one and a half times itself.
+// maxRetry, each between half and one and a half times itself, and at the
+// window's end at the latest.
 func (c *Client) schedule(now time.Time) {
 	d := time.Duration(0)
 	if c.re.attempt > 0 {
@@ -247,10 +252,17 @@ func (c *Client) schedule(now time.Time) {
 	}
 	c.re.attempt++
 	c.re.next = now.Add(d)
+	if now.Before(c.re.until) && c.re.next.After(c.re.until) {
+		// The window ends before that: its last dial is at its end, so a
+		// network back within it is found (past a few seconds, the delays
+		// were longer than what was left of it).
+		c.re.next = c.re.until
+	}
 }
 
 // redial moves the reconnection on: it takes a finished dial, starts one
-// when it is due, or gives up when the window is over.
+// when it is due, or gives up when the window is over and its last dial
+// (at its end) failed.
 func (c *Client) redial(now time.Time) {
 	if c.re.dial != nil {
 		select {
@@ -277,7 +289,8 @@ func (c *Client) redial(now time.Time) {
 		}
 		return
 	}
-	if now.After(c.re.until) {
+	if now.After(c.re.until) && c.re.next.After(c.re.until) {
+		// The window is over, its last dial made.
 		c.err = fmt.Errorf("%w within %v: %w", ErrHostLost, c.re.until.Sub(c.re.lost), c.re.last)
 		c.closed()
 		return
@@ -285,7 +298,7 @@ func (c *Client) redial(now time.Time) {
 	if now.Before(c.re.next) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), min(dialTimeout, c.re.until.Sub(now)+time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), min(dialTimeout, max(c.re.until.Sub(now), lastDialTimeout)))
 	ch := make(chan dialResult, 1)
 	c.re.dial, c.re.cancel = ch, cancel
 	dial := c.cfg.Dial
