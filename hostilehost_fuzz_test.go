@@ -111,6 +111,7 @@ func hostileSeeds(reg *replicate.Registry) [][]byte {
 		w.WriteBits(0, 1)
 	}
 	w.WriteBits(0, uint(reg.Len()))
+	w.WriteBits(1, 1) // common base: the newest image
 	return [][]byte{page, {byte(wire.KindJoinFinal), 100, 1, 2, 2}, w.Finish(), auth}
 }
 

@@ -85,6 +85,7 @@ func TestASpawnStrippingABodysTransformIsSurvived(t *testing.T) {
 		w.WriteBits(0, 1) // the others: not used
 	}
 	w.WriteBits(0, uint(reg.Len())) // common mask
+	w.WriteBits(1, 1)               // common base: the newest image
 	w.WriteExpGolomb(1, 0)          // id gap 1: entity 2
 	w.WriteBits(0b010, 3)           // a spawn
 	w.WriteExpGolomb(0, 0)          // owner: the host
@@ -93,6 +94,9 @@ func TestASpawnStrippingABodysTransformIsSurvived(t *testing.T) {
 	h.host.Queue(wire.KindState, w.Finish(), 0)
 	if p := h.stepsPanic(5); p != nil {
 		t.Fatalf("a spawn of entity 2 without its Transform made the client panic: %v", p)
+	}
+	if e, ok := h.client.w.ECS.EntityOf(2); !ok || h.client.w.ECS.Arche().Has(e, h.client.w.ECS.IDs.Transform) {
+		t.Fatalf("entity 2 held %v, its Transform kept: the spawn was not applied, and the test tests nothing", ok)
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // emptyState returns an empty State message body of frame f for reg: no
-// item, no stream used, the common mask 0 (PROTOCOL.md §9.3).
+// item, no stream used, the common mask 0 and base the newest image
+// (PROTOCOL.md §9.3).
 func emptyState(reg *replicate.Registry, f uint32) []byte {
 	fields := 0
 	for c := range replicate.Component(reg.Len()) {
@@ -25,6 +26,7 @@ func emptyState(reg *replicate.Registry, f uint32) []byte {
 		w.WriteBits(0, 1) // stream not used
 	}
 	w.WriteBits(0, uint(reg.Len())) // common mask
+	w.WriteBits(1, 1)               // common base: the newest image
 	return w.Finish()
 }
 

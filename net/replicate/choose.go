@@ -293,6 +293,7 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 	if hd.base != 0 {
 		p.stats.Deltas++
 	}
+	p.countHead(hd)
 	if encode {
 		idx, shared := h.enc.find(slot, hd, bimg, bhas)
 		if shared {
@@ -308,13 +309,13 @@ func (p *HostPeer) choose(slot int32, encode bool, pk *pick) bool {
 }
 
 // headBits is what the head of an item in slot takes, as writeItem writes
-// it: one bit for the common head of the send tick; else its kind, its
+// it: one bit for the common head of the peer's send tick; else its kind, its
 // mask, and an update's baseline (newest, or the age in the tick's code),
 // a spawn's owner. (An upper bound that counted 24 bits for every age and
 // an explicit head for the common one made a full budget's items look two
 // to three times their size, and a tick kept a budget it then left unspent.)
 func (p *HostPeer) headBits(slot int32, hd *head) uint32 {
-	if hd.kind == 0 && hd.flags == bodyNewest && hd.mask == p.h.common && hd.snap == 0 {
+	if p.common(hd) {
 		return 1
 	}
 	return p.explicitHead(slot, hd, true)

@@ -16,7 +16,11 @@ type stateReader struct {
 	r      wire.BitReader
 	frame  ecs.Frame
 	common uint16 // the message's common mask
-	missed bool   // an update's baseline was missing
+	// The message's common base: the newest image, or the image of the
+	// message's frame less age.
+	newest bool
+	age    uint64
+	missed bool // an update's baseline was missing
 }
 
 // get reads a value of stream s, which the message's code block must list.
@@ -83,6 +87,14 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 	}
 	c.book.readHeader(r, 2+2*c.reg.fields, &c.used)
 	sr.common = uint16(r.ReadBits(uint(len(c.reg.comps))))
+	if sr.newest = r.ReadBool(); sr.newest {
+		sr.meter(meterBase, 1)
+	} else {
+		sr.meter(meterBase, 0)
+		if sr.age = sr.get(streamAge); sr.age == 0 && r.Err() == nil {
+			return fmt.Errorf("%w: a common base of age 0", ErrMalformed)
+		}
+	}
 	var prev uint64
 	for range n {
 		gap := sr.get(streamID)
@@ -134,10 +146,10 @@ func (c *ClientReplicator) stateItem(sr *stateReader, id ecs.NetID) error {
 		defer func() { c.itemHook(id, 0) }()
 	}
 	if r.ReadBool() {
-		// The common head: an update against the newest image, with the
-		// message's common mask.
+		// The common head: an update against the message's common base,
+		// with its common mask.
 		sr.meter(meterKind, 3)
-		return c.update(sr, id, true, 0, sr.common, 0)
+		return c.update(sr, id, sr.newest, sr.age, sr.common, 0)
 	}
 	switch {
 	case !r.ReadBool():

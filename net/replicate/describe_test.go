@@ -72,6 +72,17 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 	from = at()
 	common := r.ReadBits(ncomp)
 	field(from, "common mask", fmt.Sprintf("%0*b", ncomp, common))
+	from = at()
+	commonBase := "newest image"
+	if !r.ReadBool() {
+		field(from, "common base", "with an age")
+		from = at()
+		age := book.codes[streamAge].get(&r)
+		field(from, "  age", age)
+		commonBase = fmt.Sprintf("the image of %d frames back", age)
+	} else {
+		field(from, "common base", commonBase)
+	}
 	fields := func(mask uint64, absolute bool) {
 		for _, c := range reg.order {
 			if mask&(1<<c) == 0 {
@@ -97,7 +108,7 @@ func describeState(t *testing.T, reg *Registry, payload []byte) []string {
 		field(from, "id gap", fmt.Sprintf("id %d", id))
 		from = at()
 		if r.ReadBool() {
-			field(from, "  head: common", "update, newest image, common mask")
+			field(from, "  head: common", "update, common base ("+commonBase+"), common mask")
 			fields(common, false)
 			continue
 		}

@@ -101,8 +101,11 @@ type HostPeer struct {
 	rmIndex  removalIndex // despawns by network id, past removalScan of them
 	// copyLimit is removalCopies as this send tick's packing took it.
 	copyLimit uint8
-	recs      records
-	tokens    uint32 // budget bytes available
+	// base is the common base of the peer's States this send tick, and
+	// what chooses it (commonBase).
+	base   commonBase
+	recs   records
+	tokens uint32 // budget bytes available
 	// turn is the id of the last item taken of those waiting longest
 	// (takeByPriority): the next tick's turn begins after it.
 	turn  ecs.NetID
@@ -462,6 +465,9 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 		return
 	}
 	h := p.h
+	if delivered && r.frame > p.base.acked {
+		p.base.acked = r.frame
+	}
 	fresh := h.frame-r.frame < maxNoticeAge*uint32(h.cfg.SendEvery)
 	for i := range r.n {
 		it := p.recs.item(r, i)

@@ -20,9 +20,9 @@ func (p *HostPeer) write() {
 	h := p.h
 	picks := ps.picks
 	last := &h.lastMsgs
-	reuse := last.tick == h.tick && samePicks(last.picks, picks)
+	reuse := last.tick == h.tick && last.age == p.base.age && samePicks(last.picks, picks)
 	if !reuse {
-		last.tick = h.tick
+		last.tick, last.age = h.tick, p.base.age
 		last.picks = last.picks[:0]
 		if h.keepPicks {
 			last.picks = append(last.picks, picks...)
@@ -51,6 +51,7 @@ func (p *HostPeer) write() {
 // it this tick).
 type sentMessages struct {
 	tick   uint32
+	age    uint32 // their common base (commonBase.age)
 	picks  []pick
 	bytes  []byte
 	ends   []int
@@ -110,7 +111,7 @@ func (p *HostPeer) writeMessages(picks []pick) {
 	h := p.h
 	ps := &p.pk
 	common := h.common
-	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
+	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps) - p.base.bits
 	start := 0
 	ps.items.Reset(ps.buf[:0])
 	idCode := h.book.codes[streamID]
@@ -134,7 +135,7 @@ func (p *HostPeer) writeMessages(picks []pick) {
 // writeItem writes one item: its id gap from prev, its head, its fields.
 func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) {
 	h := p.h
-	if p.writeCommon(w, pk, prev, common, idCode) {
+	if p.writeCommon(w, pk, prev, idCode) {
 		return
 	}
 	gap := uint64(pk.id - prev - 1)
@@ -145,7 +146,7 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 	hd := &pk.head
 	n := uint(len(h.reg.comps))
 	switch {
-	case hd.kind == 0 && hd.flags == bodyNewest && hd.mask == common && hd.snap == 0:
+	case p.common(hd):
 		w.WriteBits(1, 1) // the common head
 	case hd.kind == itemDespawn:
 		w.WriteBits(kindRemoval<<1, kindRemovalBits+1)
@@ -192,13 +193,13 @@ func (p *HostPeer) writeItem(w *wire.BitWriter, pk *pick, prev ecs.NetID, common
 }
 
 // writeCommon writes, in one word, an item with the common head (an update
-// against the peer's newest image, with the common mask, not a teleport)
+// against the peer's common base, with the common mask, not a teleport)
 // and reports true; it writes nothing and reports false for another item
 // or one longer than a word: writeItem's general path writes those.
-func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, common uint16, idCode code) bool {
+func (p *HostPeer) writeCommon(w *wire.BitWriter, pk *pick, prev ecs.NetID, idCode code) bool {
 	h := p.h
 	hd := &pk.head
-	if hd.kind != 0 || hd.flags != bodyNewest || hd.mask != common || hd.snap != 0 || pk.enc >= 0 {
+	if !p.common(hd) || pk.enc >= 0 {
 		return false
 	}
 	gap := uint64(pk.id - prev - 1)
@@ -248,7 +249,7 @@ func (p *HostPeer) finishMessage(picks []pick, common uint16, bits int) {
 	}
 	last := &h.lastMsgs
 	items := ps.items.Finish()
-	last.bytes = h.assemble(last.bytes, len(picks), &st, common, items, bits)
+	last.bytes = h.assemble(last.bytes, len(picks), &st, common, p.base.age, items, bits)
 	ps.buf = items[:0]
 	last.ends = append(last.ends, len(last.bytes))
 	last.counts = append(last.counts, len(picks))
@@ -281,13 +282,13 @@ func (st *itemStreams) add(hd *head, delta uint16) {
 }
 
 // assemble appends to dst a State message of count items: the frame, the
-// item count, the code block of the streams st names, the common mask, then
-// the first bits of items.
-func (h *HostReplicator) assemble(dst []byte, count int, st *itemStreams, common uint16, items []byte, bits int) []byte {
+// item count, the code block of the streams st names, the common mask and
+// base (age 0: the newest image), then the first bits of items.
+func (h *HostReplicator) assemble(dst []byte, count int, st *itemStreams, common uint16, age uint32, items []byte, bits int) []byte {
 	reg := h.reg
 	var used streamSet
 	used.add(streamID)
-	if st.age {
+	if st.age || age != 0 {
 		used.add(streamAge)
 	}
 	for c := range reg.comps {
@@ -306,6 +307,7 @@ func (h *HostReplicator) assemble(dst []byte, count int, st *itemStreams, common
 	w.WriteExpGolomb(uint64(count), 0)
 	h.book.writeHeader(&w, &used)
 	w.WriteBits(uint64(common), uint(len(reg.comps)))
+	h.writeBase(&w, age)
 	for off := 0; bits > 0; off += 8 {
 		n := min(bits, 64)
 		copyBits(&w, items, uint32(off), uint32(n))

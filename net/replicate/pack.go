@@ -44,6 +44,10 @@ type packScratch struct {
 	// the tick kept for them, and a full budget spent a third.
 	gapBits float64
 	finds   uint64 // items whose fields were looked up in the tick's encoder this tick
+	// heads counts this send tick's due updates with the common mask by
+	// their baseline: [0] the newest image the peer holds, [1] the image
+	// of the newest State the peer acknowledged (commonBase).
+	heads [2]int32
 }
 
 // gapGuess is the bits choosing by priority counts for an item's id gap
@@ -149,6 +153,7 @@ func (p *HostPeer) pack(changes []change) {
 	}
 	t.packed++
 	p.copyLimit = p.removalCopies()
+	p.chooseBase()
 	if p.follow(changes, weighed) {
 		return
 	}
@@ -158,7 +163,7 @@ func (p *HostPeer) pack(changes []change) {
 	tick := h.tick
 	ps.picks = ps.picks[:0]
 	budget := int(p.tokens) * 8 // bits
-	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n)
+	sp := newSpend(8*(wire.MessageOverhead(MaxStatePayload)+h.cfg.DatagramOverhead) + messageHeaderBits + 7*h.book.n + p.base.bits)
 
 	// What is due this tick: the last tick's leftovers, aged; the entities
 	// listed since (spawns, losses, entries into scope); those whose wait

@@ -49,7 +49,7 @@ func (p *HostPeer) tellQuiet(sent bool) {
 	}
 	h := p.h
 	var st itemStreams
-	h.buf = h.assemble(h.buf[:0], 0, &st, 0, nil, 0)
+	h.buf = h.assemble(h.buf[:0], 0, &st, 0, 0, nil, 0)
 	if p.out.QueueDatagram(wire.KindState, h.buf, 0) != nil {
 		return
 	}

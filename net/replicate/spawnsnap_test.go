@@ -16,7 +16,7 @@ import (
 // snap on a spawn whose mask lacks the Transform, and a snap on a spawn of
 // an entity the client does not hold. The messages are the golden script's
 // (PROTOCOL.md §9.3), state-spawn-snap's bits changed where its table says
-// they are: the mask at bits 50-51, the snap at 52, its age at 53-59.
+// they are: the mask at bits 51-52, the snap at 53, its age at 54-60.
 func TestSpawnSnapEdges(t *testing.T) {
 	got := goldenScript(t)
 	spawnSnap := got["state-spawn-snap"][1:] // the payload: frame 9, then the bits
@@ -30,7 +30,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 		}
 		return b
 	}
-	if set(spawnSnap, 53, 7, 0)[0] != 9 || !bytes.Equal(set(spawnSnap, 52, 1, 1), spawnSnap) {
+	if set(spawnSnap, 54, 7, 0)[0] != 9 || !bytes.Equal(set(spawnSnap, 53, 1, 1), spawnSnap) {
 		t.Fatal("state-spawn-snap is not the message its table describes")
 	}
 	// held returns a client that drew the ball's teleport of frame 7 as a
@@ -80,7 +80,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 			c, cw := held()
 			_, ip := ball(t, cw)
 			ip.Snap = false
-			if _, err := c.HandleDatagram(wire.KindState, set(spawnSnap, 53, 7, tc.age)); err != nil {
+			if _, err := c.HandleDatagram(wire.KindState, set(spawnSnap, 54, 7, tc.age)); err != nil {
 				t.Fatal(err)
 			}
 			p, ip := ball(t, cw)
@@ -98,7 +98,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 	}
 	t.Run("without a Transform", func(t *testing.T) {
 		c, cw := held()
-		msg := set(set(spawnSnap, 50, 1, 0), 51, 1, 1) // mask: Velocity alone
+		msg := set(set(spawnSnap, 51, 1, 0), 52, 1, 1) // mask: Velocity alone
 		_, err := c.HandleDatagram(wire.KindState, msg)
 		if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "without a Transform") {
 			t.Fatalf("a snap on a spawn without a Transform: %v, want ErrMalformed", err)
@@ -108,7 +108,7 @@ func TestSpawnSnapEdges(t *testing.T) {
 		}
 		// The same mask without the snap is refused for what follows (its
 		// fields are in streams the message does not use), not for a snap.
-		if _, err := c.HandleDatagram(wire.KindState, set(msg, 52, 1, 0)); strings.Contains(fmt.Sprint(err), "Transform") {
+		if _, err := c.HandleDatagram(wire.KindState, set(msg, 53, 1, 0)); strings.Contains(fmt.Sprint(err), "Transform") {
 			t.Fatalf("the spawn without a snap is refused for one: %v", err)
 		}
 	})

@@ -28,11 +28,12 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 	ps := &p.pk
 	delta := h.reg.delta
 	common := h.common
-	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps)
+	limit := 8*MaxStatePayload - messageHeaderBits - 7*h.book.n - len(h.reg.comps) - p.base.bits
 	idCode := h.book.codes[streamID]
-	// The common item is taken here only with a common mask to carry; its
-	// fields' plan and the id gaps' code are the tick's.
-	quick := common != 0
+	// The common item is taken here only with a common mask to carry, and
+	// the newest image as the common base; its fields' plan and the id
+	// gaps' code are the tick's.
+	quick := common != 0 && p.base.age == 0
 	var cf commonFields
 	if quick {
 		cf = commonFields{fields: h.commonPlan(), ids: h.tables.of(idCode), id: idCode}
@@ -81,6 +82,10 @@ func (p *HostPeer) streamInOrder(sp *spend, budget int) {
 				// choose and commit, for the common item.
 				h.quick++
 				p.stats.Deltas++
+				p.pk.heads[0]++ // (countHead's, for this item)
+				if s.base == p.base.acked {
+					p.pk.heads[1]++
+				}
 				sp.add(sp.cost(avg))
 				s.sends++
 				s.unlist()
@@ -232,7 +237,7 @@ func (p *HostPeer) sendStreamed(token uint32, count int, st *itemStreams, bits i
 	h := p.h
 	ps := &p.pk
 	items := ps.items.Finish()
-	h.buf = h.assemble(h.buf[:0], count, st, h.common, items, bits)
+	h.buf = h.assemble(h.buf[:0], count, st, h.common, p.base.age, items, bits)
 	ps.buf = items[:0]
 	return p.queueState(h.buf, token, count)
 }

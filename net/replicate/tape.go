@@ -32,9 +32,10 @@ type packTape struct {
 	tokens    uint32
 	avgBits   float64
 	gapBits   float64
-	turn      ecs.NetID // where the turn among the longest waiting stood
-	copyLimit uint8     // removalCopies of the peer that packed it
-	owned     bool      // some change of the tick has an owner other than the host
+	turn      ecs.NetID  // where the turn among the longest waiting stood
+	copyLimit uint8      // removalCopies of the peer that packed it
+	base      commonBase // the common base of the peer that packed it
+	owned     bool       // some change of the tick has an owner other than the host
 	dirty     []uint64
 	added     []uint64
 	bucket    []uint64
@@ -54,6 +55,7 @@ type packTape struct {
 	avgOut      float64
 	gapOut      float64
 	turnOut     ecs.NetID
+	headsOut    [2]int32   // its packScratch.heads
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
 	npicks      int        // its items (h.lastMsgs holds their messages)
@@ -89,6 +91,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	t.leader = p
 	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
 	t.tokens, t.avgBits, t.gapBits, t.turn, t.copyLimit = p.tokens, p.pk.avgBits, p.pk.gapBits, p.turn, p.copyLimit
+	t.base = p.base
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
 	bucket := p.wheel[h.tick%wheelLen]
@@ -158,6 +161,7 @@ func (p *HostPeer) endTape() {
 	t.outDirty = append(t.outDirty[:0], p.dirty...)
 	t.outDespawns = append(t.outDespawns[:0], p.despawns...)
 	t.avgOut, t.gapOut, t.turnOut = p.pk.avgBits, p.pk.gapBits, p.turn
+	t.headsOut = p.pk.heads
 	t.groupWaits()
 	t.stats = statsSince(p.stats, t.stats)
 	t.finds = p.pk.finds
@@ -217,7 +221,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || p.base != t.base || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
@@ -256,6 +260,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	}
 	p.setRemovals(t.outDespawns)
 	ps.avgBits, ps.gapBits, p.turn = t.avgOut, t.gapOut, t.turnOut
+	ps.heads = t.headsOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns
 	st.Deltas += t.stats.Deltas

@@ -15,6 +15,7 @@ import (
 	"github.com/tandem-go/tandem/clock"
 	"github.com/tandem-go/tandem/ecs"
 	"github.com/tandem-go/tandem/net/replicate"
+	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/physics"
 )
@@ -98,14 +99,21 @@ func newPile() *pile {
 func BenchmarkBandwidth(b *testing.B) {
 	b.Run("bodies-901", func(b *testing.B) {
 		for b.Loop() {
-			runBandwidth(b)
+			runBandwidth(b, 0)
 		}
 	})
+	for _, lat := range []time.Duration{25 * time.Millisecond, 50 * time.Millisecond} {
+		b.Run("bodies-901/latency-"+lat.String(), func(b *testing.B) {
+			for b.Loop() {
+				runBandwidth(b, lat)
+			}
+		})
+	}
 }
 
-func runBandwidth(b *testing.B) {
+func runBandwidth(b *testing.B, latency time.Duration) {
 	clk := clock.NewFake(time.Unix(1000, 0))
-	net, err := mem.NewNetwork(clk, mem.Config{})
+	net, err := mem.NewNetwork(clk, mem.Config{ToHost: condition.Config{Latency: latency}, ToClient: condition.Config{Latency: latency}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestAStateThatOvertakesTheResumedIsApplied(t *testing.T) {
 	must(host.c.SendLane(transport.LaneJoin, []byte{byte(wire.KindJoinFinal), 5, 1, 0, 0}))
 	// The State of frame 6 spawning entity 3 (PROTOCOL.md §9.3,
 	// state-spawn), with a delivery token.
-	spawn := []byte{6, 0x0a, 0x00, 0x22, 0x91, 0x48, 0x24, 0x12, 0xc1, 0x7a, 0x40, 0x08, 0x21, 0x84, 0x00}
+	spawn := []byte{6, 0x0a, 0x00, 0x22, 0x91, 0x48, 0x24, 0x12, 0xa1, 0xf5, 0x80, 0x10, 0x42, 0x08, 0x01}
 	must(host.c.Queue(wire.KindState, spawn, 1))
 	must(host.c.Flush())
 	for range 10 {

@@ -5,7 +5,7 @@ import "strconv"
 // Version is the protocol version this code speaks. A Hello carries it; a
 // host rejects a peer with another version. Wire-affecting: raise it whenever
 // any layout in PROTOCOL.md changes.
-const Version uint16 = 15
+const Version uint16 = 16
 
 // Kind numbers a message. Datagram kinds travel inside datagrams (unreliable);
 // lane kinds are the first byte of a lane message (reliable). Kinds with the
