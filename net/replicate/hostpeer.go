@@ -494,12 +494,13 @@ func (p *HostPeer) settle(r *sentRecord, delivered bool) {
 				continue
 			}
 			s.dirty |= it.mask | h.reg.delta&h.ents[it.slot].has
-			if p.heldMoving(it.slot) {
-				// It stopped (its Velocity zero) and the peer holds it
-				// moving: the state that said so may be the one lost, and a
-				// client moves on by the velocity it holds, for as long as
-				// a full budget says waiting is the budget's (interp's
-				// HeldBack). It goes again first, as the stop went.
+			if stopped, turned := p.heldAstray(it.slot); stopped || turned {
+				// It stopped (its Velocity zero) or turned, and the peer
+				// holds it moving as it did: the state that said so may be
+				// the one lost, and a client moves on by the velocity it
+				// holds, for as long as a full budget says waiting is the
+				// budget's (interp's HeldBack). It goes again first, as a
+				// stop goes.
 				p.urgeStop(it.slot)
 				continue
 			}

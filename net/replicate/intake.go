@@ -211,26 +211,43 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 	return ref != nil && refHas&bit != 0 && !allZero(ref[at:at+n])
 }
 
-// heldMoving reports whether the entity in slot stopped where the peer
-// holds it moving: its ecs.Velocity zero in its shared image, and not in
-// the image the peer acknowledged last (its baseline, while the host keeps
-// it).
-func (p *HostPeer) heldMoving(slot int32) bool {
+// heldAstray reports whether the peer holds the entity in slot moving
+// otherwise than it does, by the image the peer acknowledged last (its
+// baseline, while the host keeps it): stopped (its ecs.Velocity zero in
+// its shared image, and not in that one), or turned (a field of its
+// velocity changed from that one by its codec's threshold, Significant,
+// or at all without one). A client moves an entity on by the velocity it
+// holds: a lost state that said otherwise goes again first.
+func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 	h := p.h
 	if h.vel < 0 {
-		return false
+		return false, false
 	}
 	bit := uint16(1) << h.vel
 	if h.ents[slot].has&bit == 0 {
-		return false
-	}
-	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
-	if !allZero(h.image(slot)[at : at+n]) {
-		return false
+		return false, false
 	}
 	ref, has := h.imageRef(slot, p.slots[slot].base)
 	base := h.imageOf(slot, ref)
-	return base != nil && has&bit != 0 && !allZero(base[at:at+n])
+	if base == nil || has&bit == 0 {
+		return false, false
+	}
+	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
+	cur, held := h.image(slot)[at:at+n], base[at:at+n]
+	if allZero(cur) {
+		return !allZero(held), false
+	}
+	comp := &h.reg.comps[h.vel]
+	for i := range n {
+		d := fieldDiff(cur[i], held[i], comp.wrap[i])
+		if d < 0 {
+			d = -d
+		}
+		if t := int64(comp.signif[i]); d > 0 && d >= t {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // allZero reports whether every field of a wire image is zero.
