@@ -96,7 +96,8 @@ type ClientConfig[I comparable] struct {
 	Replay func(w *World)
 	// Spectator joins to watch: the host gives this client no player and
 	// no slot, and it sends no input and no command (Send fails with
-	// ErrSpectator).
+	// ErrSpectator). The host must take spectators (HostConfig.Spectators,
+	// 0 by default): one that takes none refuses this client.
 	Spectator bool
 	// FirstOp is the operation id of the client's first command (Send);
 	// later ones count up from it, and a command sent again after a

@@ -46,7 +46,13 @@
 // body pressed against a thin static wall at full speed frame after frame
 // ends up through it. Keep what the solver left (read the body's velocity,
 // add to it) and fast bodies stay out of walls; for bodies faster than about
-// their own size per step, thicken the walls.
+// their own size per step, thicken the walls. Two moving bodies are the
+// same: cp has no continuous collision detection, so bodies closing on each
+// other by more than their combined thickness in one step (two cars 40 long
+// at 40 units a step each, head-on) can pass through each other, on the
+// host and in a client's prediction alike. Keep the closing speed times the
+// step under the thinner body's size, or run the simulation at a smaller
+// step (Game.Step) for such a game.
 //
 // Removing an entity (or its Body component) removes its body and shapes from
 // the cp space; the Space listens to arche for that. SetSolid takes a body's

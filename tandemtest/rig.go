@@ -660,8 +660,8 @@ func (r *Rig[I]) Unreachable(c *tandem.Client[I], on bool) {
 // the host sends it (each direction's latency, jitter, loss, bandwidth), in
 // place of Config.Link, which the other clients keep: one player on a bad
 // link among good ones. Their Seed is not used: the link's loss and jitter
-// go on drawing from the numbers Config.Link's Seed began (set that Seed
-// for another draw). The test fails on a configuration the conditioner
+// go on drawing from the numbers the Seeds of Config.Link's ToHost and
+// ToClient began (condition.Config.Seed; set those for another draw). The test fails on a configuration the conditioner
 // refuses.
 func (r *Rig[I]) Link(c *tandem.Client[I], toHost, toClient condition.Config) {
 	r.t.Helper()

@@ -224,8 +224,8 @@ func TestRejectRoundTrip(t *testing.T) {
 	if !errors.Is(late.cl.Err(), ErrRejected) || !errors.As(late.cl.Err(), &re) {
 		t.Fatalf("Err = %v, want a RejectError", late.cl.Err())
 	}
-	if re.Code != wire.RejectFull || !strings.Contains(re.Reason, "host full (1 player)") || !strings.Contains(re.Error(), "host full") {
-		t.Fatalf("RejectError %+v (%q), want host full", *re, re)
+	if re.Code != wire.RejectFull || !strings.Contains(re.Reason, "host full (1 player)") || strings.Count(re.Error(), "host full") != 1 {
+		t.Fatalf("RejectError %+v (%q), want host full, said once", *re, re)
 	}
 	wd.step() // the host sees the client's close
 	if st := wd.host.Stats(); st.Admitted != 1 || st.Rejected != 1 {

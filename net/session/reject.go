@@ -36,6 +36,10 @@ func (e *RejectError) Error() string {
 		return fmt.Sprintf("session: the host refused this client (%s: the host speaks protocol %d, this client %d): %s",
 			e.Code, e.Version, wire.Version, reason)
 	}
+	if strings.HasPrefix(reason, e.Code.String()) {
+		// The host's words name the code already ("host full (4 players)").
+		return "session: the host refused this client: " + reason
+	}
 	return fmt.Sprintf("session: the host refused this client (%s): %s", e.Code, reason)
 }
 
