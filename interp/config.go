@@ -35,7 +35,8 @@ type Config struct {
 	// jumps there instead of catching up (after a long stall, or a host that
 	// restarted its frames). Default 500 ms. Frames found to come later for
 	// good (a host's stall) take it back at once, if by more than a send
-	// interval; earlier (a link's latency fell), it catches up.
+	// interval; earlier (a link's latency fell), it catches up, after a jump
+	// to MaxDelay behind the newest frame if it was further back.
 	Resync time.Duration
 	// MaxExtrapolation is how long past its newest state a moving entity is
 	// extrapolated when states are late; after that it is held where that

@@ -318,7 +318,8 @@ func (tl *timeline) hostFrame(now time.Time) float64 {
 // the first call after it starts the clock at its target. The clock jumps
 // when it is more than Resync from its target, or more than a send interval
 // ahead of it after the offset was set anew (which it would take seconds to
-// make up, drawing what has not arrived meanwhile).
+// make up, drawing what has not arrived meanwhile), or then behind it by
+// more than the states kept reach, to their reach.
 func (tl *timeline) advance(now time.Time) (jumped bool) {
 	if !tl.have {
 		return false
@@ -345,9 +346,17 @@ func (tl *timeline) advance(now time.Time) (jumped bool) {
 	// host's frames come later for good: a stall): it would draw what has
 	// not come, so it goes back at once. Behind it (they come earlier: the
 	// link's latency fell), it draws what has come, later than it need: it
-	// catches up within maxDil, as a jump forward is drawn as one.
+	// catches up within maxDil, as a jump forward is drawn as one; but not
+	// from further back than the states an entity keeps reach (maxDelay
+	// behind the newest): there it jumps to their reach first.
 	if math.Abs(errSec) > tl.resync || anchored && errSec < -tl.interval {
 		tl.render = target
+		tl.rate = 1
+		tl.resyncs++
+		return true
+	}
+	if reach := max(tl.maxDelay-tl.delay, 0); anchored && errSec > reach {
+		tl.render = target - reach/tl.step
 		tl.rate = 1
 		tl.resyncs++
 		return true

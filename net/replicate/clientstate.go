@@ -88,9 +88,9 @@ func (c *ClientReplicator) applyState(payload []byte) error {
 	c.book.readHeader(r, 2+2*c.reg.fields, &c.used)
 	sr.common = uint16(r.ReadBits(uint(len(c.reg.comps))))
 	if sr.newest = r.ReadBool(); sr.newest {
-		sr.meter(meterBase, 1)
+		sr.meter(meterCommonBase, 1)
 	} else {
-		sr.meter(meterBase, 0)
+		sr.meter(meterCommonBase, 0)
 		if sr.age = sr.get(streamAge); sr.age == 0 && r.Err() == nil {
 			return fmt.Errorf("%w: a common base of age 0", ErrMalformed)
 		}
@@ -134,6 +134,7 @@ const (
 	meterSnap                           // a snap head's age
 	meterSpawnSnap                      // a spawn's snap age + 1 (0: none)
 	meterRemovalAge                     // a removal's age
+	meterCommonBase                     // a message's common base: 1 the newest image, else 0 and an age (stream 1)
 	meterStreams
 )
 

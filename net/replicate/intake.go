@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -214,10 +215,12 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 // heldAstray reports whether the peer holds the entity in slot moving
 // otherwise than it does, by the image the peer acknowledged last (its
 // baseline, while the host keeps it): stopped (its ecs.Velocity zero in
-// its shared image, and not in that one), or turned (a field of its
-// velocity changed from that one by its codec's threshold, Significant,
-// or at all without one). A client moves an entity on by the velocity it
-// holds: a lost state that said otherwise goes again first.
+// its shared image, and not in that one), or turned (moving in both, in
+// directions more than turnAngle apart, by a change of its codec's
+// threshold, Significant, at least). A client moves an entity on by the
+// velocity it holds: a lost state that said otherwise goes again first.
+// A body that speeds up or slows down along its way (a fall, a car on the
+// throttle) has not turned: its lost states go again as others do.
 func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 	h := p.h
 	if h.vel < 0 {
@@ -237,18 +240,22 @@ func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 	if allZero(cur) {
 		return !allZero(held), false
 	}
-	comp := &h.reg.comps[h.vel]
-	for i := range n {
-		d := fieldDiff(cur[i], held[i], comp.wrap[i])
-		if d < 0 {
-			d = -d
-		}
-		if t := int64(comp.signif[i]); d > 0 && d >= t {
-			return false, true
-		}
+	if n < 2 || allZero(held[:2]) || allZero(cur[:2]) {
+		return false, false
 	}
-	return false, false
+	comp := &h.reg.comps[h.vel]
+	cx, cy, hx, hy := float64(cur[0]), float64(cur[1]), float64(held[0]), float64(held[1])
+	dx, dy := cx-hx, cy-hy
+	if t := float64(max(comp.signif[0], comp.signif[1])); dx*dx+dy*dy < t*t {
+		return false, false
+	}
+	dot := cx*hx + cy*hy
+	return false, dot < turnCos*math.Sqrt((cx*cx+cy*cy)*(hx*hx+hy*hy))
 }
+
+// turnCos is the cosine of turnAngle, 30°: the least change of direction
+// of a velocity that is a turn (heldAstray).
+const turnCos = 0.8660254037844387
 
 // allZero reports whether every field of a wire image is zero.
 func allZero(q []int32) bool {
