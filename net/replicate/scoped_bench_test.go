@@ -41,13 +41,7 @@ func BenchmarkHostReplicateScoped(b *testing.B) {
 		h := NewHost(reg, HostConfig{})
 		s := ecs.NewSchedule(w, nil, 0)
 		s.Add("move", ecs.SystemFunc(func(w *ecs.World) {
-			for i, e := range moving {
-				t := tf.Get(e)
-				a := float64(i) + float64(w.Frame())/120
-				t.X += 3 * triangle(a)
-				t.Y += 3 * triangle(a+1.5)
-				ecs.MutateComponent(w, e, w.IDs.Transform)
-			}
+			wander(w, tf, moving)
 			for i, e := range players {
 				t := tf.Get(e)
 				t.X = min(max(t.X+dirs[i][0], 0), side)
@@ -65,6 +59,18 @@ func BenchmarkHostReplicateScoped(b *testing.B) {
 		}
 		measureSteps(b, h, step)
 	})
+}
+
+// wander moves each of ents a step of its wander (triangle waves of its
+// own phase, up to 3 units along each axis) and reports it.
+func wander(w *ecs.World, tf generic.Map[ecs.Transform], ents []arche.Entity) {
+	for i, e := range ents {
+		t := tf.Get(e)
+		a := float64(i) + float64(w.Frame())/120
+		t.X += 3 * triangle(a)
+		t.Y += 3 * triangle(a+1.5)
+		ecs.MutateComponent(w, e, w.IDs.Transform)
+	}
 }
 
 // triangle is a cheap periodic wander: a triangle wave in [-1, 1].

@@ -39,15 +39,7 @@ func BenchmarkSpreadArmy(b *testing.B) {
 			}
 			tf := generic.NewMap[ecs.Transform](w.Arche())
 			sw := &propWorld{w: w, h: NewHost(reg, HostConfig{BitsPerSecond: 2_000_000}), s: ecs.NewSchedule(w, nil, 0), m: &m, out: &ackOut{}}
-			sw.s.Add("move", ecs.SystemFunc(func(w *ecs.World) {
-				for i, e := range movers {
-					t := tf.Get(e)
-					a := float64(i) + float64(w.Frame())/120
-					t.X += 3 * triangle(a)
-					t.Y += 3 * triangle(a+1.5)
-					ecs.MutateComponent(w, e, w.IDs.Transform)
-				}
-			}))
+			sw.s.Add("move", ecs.SystemFunc(func(w *ecs.World) { wander(w, tf, movers) }))
 			sw.s.Add("replicate", sw.h)
 			sw.s.Step()
 			p := sw.join()
