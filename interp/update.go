@@ -309,6 +309,12 @@ func (ip *Interpolator) onward(sl *slotState, s int32, frames *[ringSize]ecs.Fra
 	case ip.agrees(last, poses[prev], poses[h], float64(frames[h]-frames[prev])):
 		return true, last, prev, true, due, max(reach, reckon, float64(sl.seldom)+ip.interval)
 	case sl.motion&motionTurned != 0:
+		if ip.starved {
+			// Its turn came (a lost one goes again first): what the
+			// host leaves out now may be its turn not yet come
+			// (HeldBack), as for one whose states agree.
+			return true, last, prev, true, due, max(reach, reckon)
+		}
 		return true, last, prev, true, due, reach
 	}
 	return moving, v, prev, false, due, reach
