@@ -339,8 +339,9 @@ func (ip *Interpolator) Heard(f ecs.Frame) {
 // client's clock since it came: a link gone dark brings no newer frame,
 // and ends it so. While it stands, what the host leaves out may be waiting
 // its turn rather than at rest: an entity whose Velocity says it moves, as
-// its states moved, is dead-reckoned by it until its next state comes, not
-// taken to rest after twice MaxDeferral (a Tandem host sends a stop, its
+// its states moved or as it turned at its newest, is dead-reckoned by it
+// until its next state comes, not taken to rest after twice MaxDeferral,
+// nor held after MaxExtrapolation (a Tandem host sends a stop, its
 // Velocity zero, ahead of every change its budget holds back, and again
 // first if it is lost); and one that stood still and comes moving after a
 // silence set off when its velocity says (its way over its speed), not
