@@ -216,7 +216,7 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 // otherwise than it does, by the image the peer acknowledged last (its
 // baseline, while the host keeps it): stopped (its ecs.Velocity zero in
 // its shared image, and not in that one), or turned (moving in both, in
-// directions more than turnAngle apart, by a change of its codec's
+// directions 30° or more apart (turnCos), by a change of its codec's
 // threshold, Significant, at least). A client moves an entity on by the
 // velocity it holds: a lost state that said otherwise goes again first.
 // A body that speeds up or slows down along its way (a fall, a car on the
@@ -253,7 +253,7 @@ func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 	return false, dot < turnCos*math.Sqrt((cx*cx+cy*cy)*(hx*hx+hy*hy))
 }
 
-// turnCos is the cosine of turnAngle, 30°: the least change of direction
+// turnCos is the cosine of 30°, the least change of direction
 // of a velocity that is a turn (heldAstray).
 const turnCos = 0.8660254037844387
 
