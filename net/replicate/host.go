@@ -211,6 +211,7 @@ type HostReplicator struct {
 	small      history     // rings of smallDepth
 	pending    []int32     // slots with ePending
 	changes    []change
+	turning    int      // changes of this send tick that turned their entity (urgTurn)
 	keys       []uint64 // scratch: sort keys
 	tmpKeys    []uint64
 	tmpChanges []change

@@ -108,8 +108,11 @@ type HostPeer struct {
 	tokens uint32 // budget bytes available
 	// turn is the id of the last item taken of those waiting longest
 	// (takeByPriority): the next tick's turn begins after it.
-	turn  ecs.NetID
-	quiet uint8 // send ticks in a row the peer was sent no State (quiet.go)
+	turn ecs.NetID
+	// turnFrom is the id of the last turn taken at the top (grantTurns):
+	// the next send tick's begin after it.
+	turnFrom ecs.NetID
+	quiet    uint8 // send ticks in a row the peer was sent no State (quiet.go)
 	// stepped is set by the first step after the peer was added: its
 	// scope is drawn from then on, if not before (scoped, InScope).
 	stepped    bool
@@ -583,6 +586,7 @@ func (p *HostPeer) Memory() int {
 	}
 	ps := &p.pk
 	n += (cap(ps.next) + cap(ps.order) + cap(ps.keys) + cap(ps.tmp)) * 8
+	n += cap(ps.turns.at) * 4
 	n += (cap(ps.picks) + cap(ps.sel)) * int(unsafe.Sizeof(pick{}))
 	n += cap(ps.buf)
 	if p.join != nil {

@@ -141,6 +141,7 @@ func (h *HostReplicator) tell(slot int32, owner ecs.PeerID) {
 func (h *HostReplicator) prepareTick() {
 	h.tick++
 	h.changes = h.changes[:0]
+	h.turning = 0
 	var masks maskTally
 	nd := h.reg.all &^ h.reg.delta
 	for _, slot := range h.pending {
@@ -171,6 +172,9 @@ func (h *HostReplicator) prepareTick() {
 		case e.urg < urgent:
 		case h.stops(e, slot):
 			ch.urg = urgStop
+		case h.turns(e, slot):
+			ch.urg = urgTurn
+			h.turning++
 		case e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery):
 			ch.urg = urgYoung
 		}
@@ -214,10 +218,8 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 
 // heldAstray reports whether the peer holds the entity in slot moving
 // otherwise than it does, by the image the peer acknowledged last (its
-// baseline, while the host keeps it): stopped (its ecs.Velocity zero in
-// its shared image, and not in that one), or turned (moving in both, in
-// directions 30° or more apart (turnCos), by a change of its codec's
-// threshold, Significant, at least). A client moves an entity on by the
+// baseline, while the host keeps it): stopped or turned (astray). A
+// client moves an entity on by the
 // velocity it holds: a lost state that said otherwise goes again first.
 // A body that speeds up or slows down along its way (a fall, a car on the
 // throttle) has not turned: its lost states go again as others do.
@@ -236,7 +238,36 @@ func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 		return false, false
 	}
 	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
-	cur, held := h.image(slot)[at:at+n], base[at:at+n]
+	return h.astray(h.image(slot)[at:at+n], base[at:at+n])
+}
+
+// turns reports whether the change of entity e (in slot) turned it: its
+// velocity points 30° or more away from the one in the image last sent,
+// both moving (astray). Such a change goes at the top within a
+// share of each peer's budget (pack's turnShare).
+func (h *HostReplicator) turns(e *entState, slot int32) bool {
+	if h.vel < 0 || e.ref == 0 {
+		return false
+	}
+	bit := uint16(1) << h.vel
+	if e.pend&bit == 0 || e.has&bit == 0 {
+		return false
+	}
+	ref, refHas := h.sentImage(e, slot)
+	if ref == nil || refHas&bit == 0 {
+		return false
+	}
+	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
+	_, turned := h.astray(h.image(slot)[at:at+n], ref[at:at+n])
+	return turned
+}
+
+// astray compares the wire image cur of a velocity with held, one a peer
+// holds or was sent: stopped (cur zero, held not), or turned (moving in
+// both, in directions 30° or more apart (turnCos), by a change of the
+// codec's threshold, Significant, at least).
+func (h *HostReplicator) astray(cur, held []int32) (stopped, turned bool) {
+	n := len(cur)
 	if allZero(cur) {
 		return !allZero(held), false
 	}

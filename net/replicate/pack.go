@@ -48,6 +48,7 @@ type packScratch struct {
 	// their baseline: [0] the newest image the peer holds, [1] the image
 	// of the newest State the peer acknowledged (commonBase).
 	heads [2]int32
+	turns turnGrants
 }
 
 // gapGuess is the bits choosing by priority counts for an item's id gap
@@ -199,15 +200,23 @@ func (p *HostPeer) pack(changes []change) {
 		due = append(due, k&^(uint64(0xff)<<slotBits))
 	}
 	*bucket = (*bucket)[:0]
+	p.grantTurns(changes, budget, weighed)
 	for i := range changes {
 		ch := &changes[i]
-		s := &p.slots[ch.slot]
-		if s.flags&fOut != 0 || ch.owner == p.id && h.ents[ch.slot].flags&eMoved == 0 {
-			continue // its owner predicts it: it goes in AuthState
+		if p.leavesOut(ch) {
+			continue // out of scope, or its owner predicts it: it goes in AuthState
 		}
+		s := &p.slots[ch.slot]
 		s.dirty |= ch.comp
 		listed := s.flags&fListed != 0
-		young := ch.urg >= urgStop
+		urg := ch.urg
+		if urg == urgTurn {
+			urg = urgent
+			if p.granted(i) {
+				urg = urgStop
+			}
+		}
+		young := urg >= urgStop
 		if young && (h.cfg.Priority == nil || p.gamePriority(ch.slot) >= 1) {
 			// The entity is new in the world: its change goes at the top,
 			// as its spawn did, so a short-lived one (a shot) reaches the
@@ -215,7 +224,7 @@ func (p *HostPeer) pack(changes []change) {
 			// its scope; one the game gives the peer a lower Priority of
 			// goes as any urgent change, weighed.
 			switch {
-			case ch.urg == urgStop:
+			case urg == urgStop:
 				s.prio = prioStop
 			case s.prio != prioStop || listed && s.wait&waiting != 0: // (a waiting entity's prio is the tick it is due)
 				s.prio = prioLongest
@@ -235,7 +244,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 		g := urgent
 		if s.flags&fNeedSpawn == 0 && !young {
-			g = int(ch.urg)
+			g = int(urg)
 		}
 		if weighed {
 			g = p.weigh(ch.slot, g)

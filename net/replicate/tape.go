@@ -33,6 +33,7 @@ type packTape struct {
 	avgBits   float64
 	gapBits   float64
 	turn      ecs.NetID  // where the turn among the longest waiting stood
+	turnFrom  ecs.NetID  // where the turn among the turns stood (grantTurns)
 	copyLimit uint8      // removalCopies of the peer that packed it
 	base      commonBase // the common base of the peer that packed it
 	owned     bool       // some change of the tick has an owner other than the host
@@ -55,6 +56,7 @@ type packTape struct {
 	avgOut      float64
 	gapOut      float64
 	turnOut     ecs.NetID
+	turnFromOut ecs.NetID
 	headsOut    [2]int32   // its packScratch.heads
 	stats       PeerStats  // what the packing added to the peer's counters
 	finds       uint64     // items whose fields it looked up in the tick's encoder
@@ -91,6 +93,7 @@ func (p *HostPeer) startTape(changes []change, weighed bool) {
 	t.leader = p
 	t.changes, t.nchanges = unsafe.SliceData(changes), len(changes)
 	t.tokens, t.avgBits, t.gapBits, t.turn, t.copyLimit = p.tokens, p.pk.avgBits, p.pk.gapBits, p.turn, p.copyLimit
+	t.turnFrom = p.turnFrom
 	t.base = p.base
 	t.dirty = append(t.dirty[:0], p.dirty...)
 	t.added = append(t.added[:0], p.added...)
@@ -160,7 +163,7 @@ func (p *HostPeer) endTape() {
 	}
 	t.outDirty = append(t.outDirty[:0], p.dirty...)
 	t.outDespawns = append(t.outDespawns[:0], p.despawns...)
-	t.avgOut, t.gapOut, t.turnOut = p.pk.avgBits, p.pk.gapBits, p.turn
+	t.avgOut, t.gapOut, t.turnOut, t.turnFromOut = p.pk.avgBits, p.pk.gapBits, p.turn, p.turnFrom
 	t.headsOut = p.pk.heads
 	t.groupWaits()
 	t.stats = statsSince(p.stats, t.stats)
@@ -221,7 +224,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || p.base != t.base || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || p.base != t.base || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.turnFrom != t.turnFrom || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
@@ -259,7 +262,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 		}
 	}
 	p.setRemovals(t.outDespawns)
-	ps.avgBits, ps.gapBits, p.turn = t.avgOut, t.gapOut, t.turnOut
+	ps.avgBits, ps.gapBits, p.turn, p.turnFrom = t.avgOut, t.gapOut, t.turnOut, t.turnFromOut
 	ps.heads = t.headsOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns

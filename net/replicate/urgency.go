@@ -33,13 +33,14 @@ const (
 	youngSends = 2
 	urgYoung   = 255 // a change.urg beyond any urgency: at the top (prioLongest)
 	urgStop    = 254 // a stop's change.urg: above the top (prioStop)
+	urgTurn    = 253 // a turn's change.urg: above the top within each peer's turnShare
 )
 
 // The two highest priorities of a dirty item: prioLongest is where the
 // items that waited longest take turns (what waits gains up to it), with
 // new entities' first changes, lost spawns and movers entering the peer's
-// scope; prioStop, above it, is a stop's (and a lost stop's), sent first,
-// in id order.
+// scope; prioStop, above it, is a stop's (and a lost stop's or turn's, and
+// a turn's within its share: turnshare.go), sent first, in id order.
 const (
 	prioLongest = 254
 	prioStop    = 255
