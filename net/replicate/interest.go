@@ -138,6 +138,7 @@ type grid struct {
 	cells   []cell
 	index   map[uint64]int32 // the live cells by coordinates
 	free    []int32          // cells given back (tidy), for cellAt to reuse
+	slab    []int32          // room for the lists of cells yet to hold an entity (insert)
 	empty   int              // live cells holding no entity
 	peers   []*HostPeer
 	weight  []float64 // by distance in cells, 0 … r
@@ -484,16 +485,25 @@ func (g *grid) insert(h *HostReplicator, slot, ci int32) {
 	h.ents[slot].cell = ci
 	h.ents[slot].cellPos = int32(len(c.ents))
 	if cap(c.ents) == 0 {
-		// Room for a few at once: entities roaming a world of sparse
-		// cells would otherwise grow a cell's list one by one, each
-		// growth an allocation, as they come and go.
-		c.ents = make([]int32, 0, cellRoom)
+		// Room for a few at once, cut from a slab: entities roaming a
+		// world of sparse cells would otherwise grow a cell's list one
+		// by one, each growth an allocation, and make one for each cell
+		// they reach first.
+		if len(g.slab) < cellRoom {
+			g.slab = make([]int32, cellRoom*cellSlab)
+		}
+		c.ents = g.slab[:0:cellRoom]
+		g.slab = g.slab[cellRoom:]
 	}
 	c.ents = append(c.ents, slot)
 }
 
-// cellRoom is the room a cell's list of entities is made with.
-const cellRoom = 4
+// cellRoom is the room a cell's list of entities is made with, cellSlab
+// how many such lists are made at once.
+const (
+	cellRoom = 4
+	cellSlab = 1024
+)
 
 func (g *grid) unlink(h *HostReplicator, slot int32) {
 	e := &h.ents[slot]
