@@ -222,7 +222,8 @@ func (p *HostPeer) pack(changes []change) {
 			// as its spawn did, so a short-lived one (a shot) reaches the
 			// peer in states enough to be drawn moving, near or far in
 			// its scope; one the game gives the peer a lower Priority of
-			// goes as any urgent change, weighed.
+			// goes as any urgent change, weighed. A stop goes above the
+			// top (urgency.go), and a turn within its share (turnshare.go).
 			switch {
 			case urg == urgStop:
 				s.prio = prioStop
