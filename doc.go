@@ -119,6 +119,20 @@
 // physics.SetPose (or reported with ecs.ReportTeleport) travel with their pose
 // and are drawn as jumps on every machine.
 //
+// Big worlds: the host sends each player only what is near what it owns,
+// on by default for every networked entity with a replicated ecs.Transform
+// (the spatial scope, HostConfig.Replication.Interest: cells of CellSize
+// world units, 256 by default, and a Radius of 4,096 around each owned
+// entity). An entity that comes within reach is sent whole; one that goes
+// out of reach is removed on the client, which draws it out first
+// (ecs.Departing) and runs Departed; changes far off go less often than near
+// ones. A camera away from the player's entities (a spectator, a scout)
+// takes a square of its own with Focus. Host.InScope and Host.ScopeSize say
+// what a peer is sent; its client holds the same once it has caught up,
+// but for what it draws out to a removal (ecs.Departing) and what it
+// removed ahead of the host (World.Removed). Still decor costs nothing a
+// step: a step costs what changed, whatever the world's size.
+//
 // Hit tests where the player aimed: each player's Input carries the frame
 // her client drew the world it does not predict at as she set it
 // (Input.View), and the host keeps the poses of the entities marked

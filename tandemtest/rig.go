@@ -147,7 +147,9 @@ type Config struct {
 	// off for a world of hundreds of entities or more (the host's audit, a
 	// few entities a step, then looks instead:
 	// HostConfig.Replication.Audit), and check a small world of the same
-	// systems in a test of its own.
+	// systems in a test of its own. A rig with the check on whose host
+	// world reaches 5,000 networked entities says so once in the test's
+	// log.
 	Unchecked bool
 	// JoinSteps bounds how many Steps Join waits for a client to play.
 	// Zero: ten seconds of steps.
@@ -168,19 +170,37 @@ type Rig[I comparable] struct {
 	// Clients are the clients Connect and Join made, in that order.
 	Clients []*tandem.Client[I]
 
-	t        testing.TB
-	game     *tandem.Game[I]
-	hostCfg  tandem.HostConfig
-	cfg      Config
-	listener transport.Listener
-	logs     *testWriter // the host's and the clients' loggers write here
-	links    map[*tandem.Client[I]]*link
-	panics   []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
-	saveErrs []error                // heard by the host's OnSaveError, unless the test set its own
-	killed   []*tandem.Host[I]      // hosts Kill gave up, closed at the test's end
-	kills    int                    // Kill's copies of the save, numbered
-	saveBase string                 // SaveTo before the first Kill: the copies' names begin with it
-	hostTime []time.Duration        // each host Advance's time (HostTimes)
+	t         testing.TB
+	game      *tandem.Game[I]
+	hostCfg   tandem.HostConfig
+	cfg       Config
+	listener  transport.Listener
+	logs      *testWriter // the host's and the clients' loggers write here
+	links     map[*tandem.Client[I]]*link
+	panics    []*tandem.CommandPanic // heard by the host's OnCommandPanic, unless the test set its own
+	saveErrs  []error                // heard by the host's OnSaveError, unless the test set its own
+	killed    []*tandem.Host[I]      // hosts Kill gave up, closed at the test's end
+	kills     int                    // Kill's copies of the save, numbered
+	saveBase  string                 // SaveTo before the first Kill: the copies' names begin with it
+	hostTime  []time.Duration        // each host Advance's time (HostTimes)
+	checkTold bool                   // the log said what the report check costs a world this large
+}
+
+// checkLogEntities is how many networked entities a host world has when the
+// rig's log says what its report check costs (Config.Unchecked).
+const checkLogEntities = 5000
+
+// tellCheckCost says in the test's log, once the host's world has
+// checkLogEntities networked entities, that the report check costs a pass
+// over them after each system, and how to turn it off: a large world's
+// test otherwise runs tens of times slower with no word why.
+func (r *Rig[I]) tellCheckCost() {
+	n := r.Host.Stats().Entities
+	if n < checkLogEntities {
+		return
+	}
+	r.checkTold = true
+	r.t.Logf("tandemtest: the host's world has %d networked entities: the report check (on by default) looks at every one after each system of every step, tens of times what the steps cost; set Config.Unchecked for a test of a world this large, and check the same systems in a small world in a test of its own", n)
 }
 
 // link is one client's name, its connections (the first and each
@@ -525,6 +545,9 @@ func (r *Rig[I]) advanceHost() {
 	start := time.Now()
 	r.Host.Advance()
 	r.hostTime = append(r.hostTime, time.Since(start))
+	if !r.cfg.Unchecked && !r.checkTold {
+		r.tellCheckCost()
+	}
 	if len(r.panics) > 0 {
 		r.t.Fatalf("tandemtest: %v", r.panics[0])
 	}
