@@ -1,6 +1,7 @@
 package tandem
 
 import (
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -95,13 +96,17 @@ type Input[I any] struct {
 // Input to those of its own the host's world gives it), alone the player's
 // (HostPeer): the entity a command acts on, a camera follows, a HUD reads.
 // I is the Game's input
-// type; for another, nothing is found. Cost: the entities with Input[I], not
-// the world; it allocates nothing. Call it on the simulation goroutine (in a
-// system or hook, inside View or Do).
+// type (which Go cannot infer: Driven[Keys](w, peer)); another panics,
+// naming the Game's. Cost: the entities with Input[I], not the world; it
+// allocates nothing. Call it on the simulation goroutine (in a system or
+// hook, inside View or Do).
 func Driven[I any](w *World, peer ecs.PeerID) (arche.Entity, bool) {
 	d := &w.driven
-	if d.networked == nil || d.typ != reflect.TypeFor[Input[I]]() {
+	if d.networked == nil {
 		return arche.Entity{}, false
+	}
+	if typ := reflect.TypeFor[Input[I]](); d.typ != typ {
+		panic(fmt.Sprintf("tandem: Driven[%v] on a world whose Game's input is %v: give Driven the Game's input type", typ.Field(0).Type, d.typ.Field(0).Type))
 	}
 	a := w.ECS.Arche()
 	in, ni := d.input, w.ECS.IDs.NetworkIdentity
