@@ -127,8 +127,8 @@
 // out of reach is removed on the client, which draws it out first
 // (ecs.Departing) and runs Departed; changes far off go less often than near
 // ones. A camera away from the player's entities (a spectator, a scout)
-// takes a square of its own with Focus. Host.InScope and Host.ScopeSize say
-// what a peer is sent; its client holds the same once it has caught up,
+// takes a square of its own with Focus. Host.InScope, Host.ScopeSize and
+// Host.AppendScope say what a peer is sent; its client holds the same once it has caught up,
 // but for what it draws out to a removal (ecs.Departing) and what it
 // removed ahead of the host (World.Removed). Still decor costs nothing a
 // step: a step costs what changed, whatever the world's size.

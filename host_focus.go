@@ -160,6 +160,23 @@ func (h *Host[I]) ScopeSize(peer ecs.PeerID) int {
 	return p.Held()
 }
 
+// AppendScope appends to ids the network ids of the entities in peer's
+// scope (those InScope and ScopeSize count: none for a peer the host does
+// not have, or a new player's before the step that draws its scope), and
+// returns the extended slice: what a test compares its client's world
+// with, once the client caught up (leaving out what the client draws to a
+// removal, ecs.Departing, and what it removed ahead of the host,
+// World.Removed). It walks the world: for tests, tools and a server's
+// status, not for every step. Call it on the simulation goroutine, as
+// InScope.
+func (h *Host[I]) AppendScope(peer ecs.PeerID, ids []ecs.NetID) []ecs.NetID {
+	p := h.session.Replicator().Peer(peer)
+	if p == nil {
+		return ids
+	}
+	return p.AppendScope(ids)
+}
+
 // joiningFocus is the peer whose Join hook runs, and the square of interest
 // the hook gave it (Focus), for when the peer is added.
 type joiningFocus struct {

@@ -2,6 +2,7 @@ package tandemtest_test
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -179,7 +180,7 @@ func TestSpectatorNoticesACut(t *testing.T) {
 	})
 }
 
-// Host.InScope and ScopeSize say what the host sends a player: her figure and the rock
+// Host.InScope, ScopeSize and AppendScope say what the host sends a player: her figure and the rock
 // around her, not the beacon far out, until a square of interest there
 // brings it; and nothing for a peer the host does not have.
 func TestInScopeFollowsTheSquare(t *testing.T) {
@@ -215,8 +216,26 @@ func TestInScopeFollowsTheSquare(t *testing.T) {
 	if !r.StepUntil(60, func() bool { return held() == 3 }) {
 		t.Fatalf("ann's client holds %d entities, her scope 3", held())
 	}
+	// AppendScope lists the ids her client holds.
+	var scope, holds []ecs.NetID
+	r.Host.Do(func(*tandem.World) { scope = r.Host.AppendScope(ann.Peer(), scope) })
+	ann.Do(func(w *tandem.World) {
+		q := generic.NewFilter1[ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		for q.Next() {
+			holds = append(holds, q.Get().ID)
+		}
+	})
+	slices.Sort(scope)
+	slices.Sort(holds)
+	if len(scope) != 3 || !slices.Equal(scope, holds) {
+		t.Fatalf("AppendScope lists %v; her client holds %v", scope, holds)
+	}
 	if in(ann.Peer()+1, 0) || size(ann.Peer()+1) != 0 {
 		t.Fatal("a peer the host does not have has the rock in its scope")
+	}
+	r.Host.Do(func(*tandem.World) { scope = r.Host.AppendScope(ann.Peer()+1, scope[:0]) })
+	if len(scope) != 0 {
+		t.Fatalf("a peer the host does not have has a scope of %v", scope)
 	}
 }
 

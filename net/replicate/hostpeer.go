@@ -225,6 +225,22 @@ func (p *HostPeer) Held() int {
 	return n
 }
 
+// AppendScope appends to ids the network ids of the entities in the peer's
+// scope, those Held counts (none for a peer whose scope the next step
+// draws), in slot order, and returns the extended slice. O(world): for
+// tests and tools, as Held.
+func (p *HostPeer) AppendScope(ids []ecs.NetID) []ecs.NetID {
+	if !p.stepped && !p.scoped() {
+		return ids
+	}
+	for i := range min(len(p.slots), len(p.h.ents)) {
+		if e := &p.h.ents[i]; e.flags&eLive != 0 && p.slots[i].flags&fOut == 0 {
+			ids = append(ids, e.id)
+		}
+	}
+	return ids
+}
+
 // InScope reports whether the networked entity e is in the peer's scope:
 // the host sends it to the peer (it holds it, or it is on its way), and
 // keeps it up to date; false for one outside it (never sent, or removed
