@@ -128,10 +128,10 @@
 // (ecs.Departing) and runs Departed; changes far off go less often than near
 // ones. A camera away from the player's entities (a spectator, a scout)
 // takes a square of its own with Focus. Host.InScope, Host.ScopeSize and
-// Host.AppendScope say what a peer is sent; its client holds the same once it has caught up,
-// but for what it draws out to a removal (ecs.Departing) and what it
-// removed ahead of the host (World.Removed). Still decor costs nothing a
-// step: a step costs what changed, whatever the world's size.
+// Host.AppendScope say what a peer is sent; its client holds the same once
+// it has caught up, but for what it draws out to a removal (ecs.Departing)
+// and what it removed ahead of the host (World.Removed). Still decor costs
+// nothing a step: a step costs what changed, whatever the world's size.
 //
 // Hit tests where the player aimed: each player's Input carries the frame
 // her client drew the world it does not predict at as she set it
