@@ -659,7 +659,7 @@ func (h *Host[I]) Accept(c transport.Conn) { h.accept.take(c) }
 // that drives its own loop with Advance answers them at its steps).
 func (h *Host[I]) Run(ctx context.Context) error { return h.run(ctx) }
 
-// Stats returns the peer and command counts as the host last published them:
+// Stats returns the host's counts as it last published them:
 // at the end of its last Advance or Step (however many steps it ran), View,
 // Do, Save or Close, and after the handshakes Run answers between steps.
 // Safe from any goroutine, inside callbacks, hooks and observers too (there,

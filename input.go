@@ -105,8 +105,9 @@ func Driven[I any](w *World, peer ecs.PeerID) (arche.Entity, bool) {
 	if d.networked == nil {
 		return arche.Entity{}, false
 	}
-	if typ := reflect.TypeFor[Input[I]](); d.typ != typ {
-		panic(fmt.Sprintf("tandem: Driven[%v] on a world whose Game's input is %v: give Driven the Game's input type", typ.Field(0).Type, d.typ.Field(0).Type))
+	if d.typ != reflect.TypeFor[Input[I]]() {
+		game, _ := d.typ.FieldByName("Value")
+		panic(fmt.Sprintf("tandem: Driven[%v] on a world whose Game's input is %v: give Driven the Game's input type", reflect.TypeFor[I](), game.Type))
 	}
 	a := w.ECS.Arche()
 	in, ni := d.input, w.ECS.IDs.NetworkIdentity

@@ -31,7 +31,7 @@ func TestALargeWorldsRigSaysWhatItsCheckCosts(t *testing.T) {
 		props     int
 		unchecked bool
 		told      bool
-	}{{6000, false, true}, {6000, true, false}, {100, false, false}} {
+	}{{1200, false, true}, {1200, true, false}, {100, false, false}} {
 		t.Run(fmt.Sprintf("props-%d/unchecked-%v", tc.props, tc.unchecked), func(t *testing.T) {
 			tb := &loggedTB{TB: t}
 			g := walkersWithProps(func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity]) {

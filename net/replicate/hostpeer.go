@@ -110,7 +110,7 @@ type HostPeer struct {
 	// (takeByPriority): the next tick's turn begins after it.
 	turn ecs.NetID
 	// turnFrom is the id of the last turn taken at the top (grantTurns):
-	// the next send tick's begin after it.
+	// the next send tick's turns begin after it.
 	turnFrom ecs.NetID
 	quiet    uint8 // send ticks in a row the peer was sent no State (quiet.go)
 	// stepped is set by the first step after the peer was added: its

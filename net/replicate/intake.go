@@ -172,11 +172,11 @@ func (h *HostReplicator) prepareTick() {
 		case e.urg < urgent:
 		case h.stops(e, slot):
 			ch.urg = urgStop
+		case e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery):
+			ch.urg = urgYoung // a young one's turn too: at the top for every peer
 		case h.turns(e, slot):
 			ch.urg = urgTurn
 			h.turning++
-		case e.flags&eBorn != 0 && h.frame-e.tele < youngSends*uint32(h.cfg.SendEvery):
-			ch.urg = urgYoung
 		}
 		e.pend = 0
 	}
@@ -218,11 +218,11 @@ func (h *HostReplicator) stops(e *entState, slot int32) bool {
 
 // heldAstray reports whether the peer holds the entity in slot moving
 // otherwise than it does, by the image the peer acknowledged last (its
-// baseline, while the host keeps it): stopped or turned (astray). A
-// client moves an entity on by the
-// velocity it holds: a lost state that said otherwise goes again first.
-// A body that speeds up or slows down along its way (a fall, a car on the
-// throttle) has not turned: its lost states go again as others do.
+// baseline, while the host keeps it): stopped or turned (astray). A client
+// moves an entity on by the velocity it holds: a lost state that said
+// otherwise goes again first. A body that speeds up or slows down along its
+// way (a fall, a car on the throttle) has not turned: its lost states go
+// again as others do.
 func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 	h := p.h
 	if h.vel < 0 {
@@ -285,7 +285,7 @@ func (h *HostReplicator) astray(cur, held []int32) (stopped, turned bool) {
 }
 
 // turnCos is the cosine of 30°, the least change of direction
-// of a velocity that is a turn (heldAstray).
+// of a velocity that is a turn (astray).
 const turnCos = 0.8660254037844387
 
 // allZero reports whether every field of a wire image is zero.

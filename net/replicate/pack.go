@@ -213,7 +213,7 @@ func (p *HostPeer) pack(changes []change) {
 		if urg == urgTurn {
 			urg = urgent
 			if p.granted(i) {
-				urg = urgStop
+				urg = urgStop // a peer that weighs it fully (grantTurns)
 			}
 		}
 		young := urg >= urgStop

@@ -224,7 +224,7 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 	// The same list of changes (a peer handed its scope's changes alone,
 	// interest.go's changesFor, reads another).
 	if unsafe.SliceData(changes) != t.changes || len(changes) != t.nchanges ||
-		p.tokens != t.tokens || p.base != t.base || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || p.turnFrom != t.turnFrom || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
+		p.tokens != t.tokens || p.base != t.base || ps.avgBits != t.avgBits || ps.gapBits != t.gapBits || p.turn != t.turn || h.turning > 0 && p.turnFrom != t.turnFrom || p.copyLimit != t.copyLimit && len(p.despawns) > 0 || len(p.slots) != len(t.leader.slots) ||
 		!slices.Equal(p.dirty, t.dirty) || !slices.Equal(p.added, t.added) ||
 		!slices.Equal(*bucket, t.bucket) || !slices.Equal(p.despawns, t.despawns) {
 		return false
@@ -262,7 +262,10 @@ func (p *HostPeer) follow(changes []change, weighed bool) bool {
 		}
 	}
 	p.setRemovals(t.outDespawns)
-	ps.avgBits, ps.gapBits, p.turn, p.turnFrom = t.avgOut, t.gapOut, t.turnOut, t.turnFromOut
+	ps.avgBits, ps.gapBits, p.turn = t.avgOut, t.gapOut, t.turnOut
+	if h.turning > 0 {
+		p.turnFrom = t.turnFromOut
+	}
 	ps.heads = t.headsOut
 	st := &p.stats
 	st.Spawns += t.stats.Spawns

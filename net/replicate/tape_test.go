@@ -142,7 +142,7 @@ func TestTapedPackingIsFullPacking(t *testing.T) {
 			t.Errorf("peer %d: stats\n taped %+v\n full  %+v", id, a.Stats(), b.Stats())
 		}
 		if !slices.Equal(a.slots, b.slots) || !slices.Equal(a.dirty, b.dirty) || !slices.Equal(a.despawns, b.despawns) ||
-			a.tokens != b.tokens || a.pk.avgBits != b.pk.avgBits || a.pk.gapBits != b.pk.gapBits {
+			a.tokens != b.tokens || a.pk.avgBits != b.pk.avgBits || a.pk.gapBits != b.pk.gapBits || a.turn != b.turn || a.turnFrom != b.turnFrom {
 			t.Errorf("peer %d: state differs", id)
 		}
 		for k := range a.wheel {

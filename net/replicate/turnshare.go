@@ -5,7 +5,7 @@ package replicate
 // A client moves an entity on by the velocity it holds while a full budget
 // holds its states back (interp's HeldBack): a turn that waited its turn
 // behind a backlog was drawn carried straight on past its corner (in a
-// test of 300 marchers under a full budget, for 44 send ticks). A change
+// test of 300 marchers under a full budget, for 45 send ticks). A change
 // that turned its entity (urgTurn) goes above the top, as a stop does, but
 // within a turnShare of the peer's budget, counted at the average item's
 // size: when more turn at once (a storm that bounces every body), they take
@@ -13,8 +13,10 @@ package replicate
 // go as urgent changes, so what waited longest keeps the rest of the
 // budget. (All of them at the top, a storm's turns drained in id order
 // ahead of every change that waited, and the longest wait grew by half.)
-// A peer that weighs its entities by interest takes at the top only the
-// turns it weighs fully (the nearest); the others go weighed.
+// A peer takes at the top only the turns of entities it weighs fully: near
+// what it owns (its interest) and not given a lower Priority by the game;
+// the others go weighed. (A young entity's turn is young: urgYoung, at the
+// top for every peer.)
 
 // turnShare is the part of a peer's budget (1/turnShare) that a send tick's
 // turns may take at the top.
@@ -39,7 +41,7 @@ func (p *HostPeer) grantTurns(changes []change, budget int, weighed bool) {
 	}
 	for i := range changes {
 		ch := &changes[i]
-		if ch.urg != urgTurn || p.leavesOut(ch) || weighed && p.weigh(ch.slot, urgent) < urgent {
+		if ch.urg != urgTurn || p.leavesOut(ch) || weighed && !p.weighsFully(ch.slot) {
 			continue
 		}
 		g.at = append(g.at, int32(i))
@@ -60,8 +62,20 @@ func (p *HostPeer) grantTurns(changes []change, budget int, weighed bool) {
 	if g.first == n {
 		g.first = 0
 	}
-	last := (g.first + min(g.room, n) - 1) % n
-	p.turnFrom = changes[g.at[last]].id
+	// The next send tick's share begins after the last one taken. (Moved
+	// when all fit too: peers whose turns all fit then hold the same
+	// cursor, whatever they held before, and follow each other's tapes.)
+	p.turnFrom = changes[g.at[(g.first+min(g.room, n)-1)%n]].id
+}
+
+// weighsFully reports whether the peer weighs the entity in slot fully: its
+// interest's weight (by distance from what the peer owns) and the game's
+// Priority for the peer both 1 or more.
+func (p *HostPeer) weighsFully(slot int32) bool {
+	if len(p.scope.at) > 0 && p.h.grid.weightOf(p, slot) < 1 {
+		return false
+	}
+	return p.h.cfg.Priority == nil || p.gamePriority(slot) >= 1
 }
 
 // granted reports whether the change at index i of this send tick's

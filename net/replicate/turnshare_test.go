@@ -12,7 +12,7 @@ import (
 // A fresh turn goes first under a full budget, as a stop does: a client
 // moves an entity on by the velocity it holds while the budget holds its
 // states back (interp's HeldBack), and drew a marcher carried straight on
-// past its corner for as long as its turn waited behind the backlog (44
+// past its corner for as long as its turn waited behind the backlog (45
 // send ticks here).
 func TestAFreshTurnGoesFirstUnderAFullBudget(t *testing.T) {
 	r := newRig(t, HostConfig{BitsPerSecond: 24_000, SendEvery: 1})
@@ -80,18 +80,51 @@ func TestTurnsTakeTheTopInTurns(t *testing.T) {
 			t.Fatalf("send ticks' turns at the top %v; want %v", got, want)
 		}
 	}
-	// Only the turns of this tick, and the peer's own entities left out.
-	changes[4].urg = urgent
-	r.h.turning = len(changes) - 1
+	// Only the turns of this tick, and not the peer's own entities (its
+	// AuthState carries them).
+	changes[1].urg = urgent
+	changes[2].owner = p.id
+	r.h.turning = len(changes) - 2
 	p.turnFrom = 0
 	p.grantTurns(changes, budget, false)
 	var top []int
 	for i := range changes {
-		if changes[i].urg == urgTurn && p.granted(i) {
+		if changes[i].urg == urgTurn && !p.leavesOut(&changes[i]) && p.granted(i) {
 			top = append(top, i)
 		}
 	}
-	if !slices.Equal(top, []int{0, 1, 2}) {
-		t.Fatalf("turns at the top %v; want [0 1 2]", top)
+	if !slices.Equal(top, []int{0, 3, 4}) {
+		t.Fatalf("turns at the top %v; want [0 3 4]", top)
+	}
+}
+
+// A young entity's turn is young (urgYoung: at the top for every peer, near
+// or far); an older one's is a turn (urgTurn: within each peer's share).
+func TestAYoungEntitysTurnIsYoung(t *testing.T) {
+	for _, tc := range []struct {
+		age  int // send ticks before its turn
+		want uint8
+	}{{1, urgYoung}, {10, urgTurn}} {
+		r := newRig(t, HostConfig{SendEvery: 1})
+		e := r.m.NewWith(&ecs.Transform{}, &ecs.Velocity{X: 120}, &ecs.NetworkIdentity{})
+		for range tc.age {
+			r.tf.Get(e).X += 2
+			ecs.MutateComponent(r.w, e, r.w.IDs.Transform)
+			r.s.Step()
+		}
+		_, v, _ := r.m.Get(e)
+		*v = ecs.Velocity{Y: 120}
+		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
+		r.s.Step()
+		slot := r.slotOfEntity(e)
+		var got *change
+		for i := range r.h.changes {
+			if r.h.changes[i].slot == slot {
+				got = &r.h.changes[i]
+			}
+		}
+		if got == nil || got.urg != tc.want {
+			t.Fatalf("turned %d send ticks after its spawn: change %+v, want urgency %d", tc.age, got, tc.want)
+		}
 	}
 }

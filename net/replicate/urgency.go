@@ -39,8 +39,8 @@ const (
 // The two highest priorities of a dirty item: prioLongest is where the
 // items that waited longest take turns (what waits gains up to it), with
 // new entities' first changes, lost spawns and movers entering the peer's
-// scope; prioStop, above it, is a stop's (and a lost stop's or turn's, and
-// a turn's within its share: turnshare.go), sent first, in id order.
+// scope; prioStop, above it, is a stop's, a lost stop's, a lost turn's and
+// a fresh turn's within its share (turnshare.go), sent first, in id order.
 const (
 	prioLongest = 254
 	prioStop    = 255
