@@ -14,55 +14,80 @@ import (
 // tower-defense trial under 5% loss drew creeps up to 212 units off their
 // path at its corners, against 18 without loss).
 func TestALostTurnGoesAgainAtOnce(t *testing.T) {
-	r := newRig(t, HostConfig{BitsPerSecond: 24_000, SendEvery: 1})
-	ents := r.marchers(300)
-	turner := ents[len(ents)/2]
-	turned := false
-	march := func() {
-		r.march(ents, func(e arche.Entity) bool { return e == turner && turned })
-		if turned {
-			r.tf.Get(turner).Y += 2
-			ecs.MutateComponent(r.w, turner, r.w.IDs.Transform)
-		}
-	}
-	step := func(lose bool) {
-		march()
-		r.s.Step()
-		for _, i := range r.next() {
-			if lose {
-				r.lose(i)
-			} else {
-				r.deliver(i)
-			}
-		}
-	}
-	for range 120 {
-		step(false)
-	}
-	// The turn: along y from now on, at the same speed. Every message is
-	// lost until one carried the turner's new state.
-	_, v, _ := r.m.Get(turner)
-	*v = ecs.Velocity{Y: 120}
-	ecs.MutateComponent(r.w, turner, r.w.IDs.Velocity)
-	turned = true
-	slot := r.slotOfEntity(turner)
-	p := r.h.Peer(1)
+	m := newTurnMarch(t)
+	// The turn: every message is lost until one carried the turner's new
+	// state.
+	m.turn()
+	slot := m.r.slotOfEntity(m.turner)
+	p := m.r.h.Peer(1)
 	sends := p.slots[slot].sends
 	for i := 0; p.slots[slot].sends == sends; i++ {
 		if i > 120 {
 			t.Fatal("the turn never went")
 		}
-		step(true)
-	}
-	ticks := 0
-	for ; ticks < 60 && r.clientVelocity(turner).Y != 120; ticks++ {
-		step(false)
+		m.step(true)
 	}
 	// At the next send tick that has the budget for a message (50 bytes a
 	// tick, spent on the lost ones): three at most. (Waiting its turn, 60.)
-	if ticks > 3 {
+	if ticks := m.ticksToTurn(); ticks > 3 {
 		t.Fatalf("the lost turn reached the client %d send ticks after its loss was known; want at the next the budget allows", ticks)
 	}
+}
+
+// turnMarch is 300 marchers on a full budget (24 kbit/s, a send tick a
+// step), marched 120 steps, the middle one (turner) to turn.
+type turnMarch struct {
+	r      *rig
+	ents   []arche.Entity
+	turner arche.Entity
+	turned bool
+}
+
+func newTurnMarch(t *testing.T) *turnMarch {
+	m := &turnMarch{r: newRig(t, HostConfig{BitsPerSecond: 24_000, SendEvery: 1})}
+	m.ents = m.r.marchers(300)
+	m.turner = m.ents[len(m.ents)/2]
+	for range 120 {
+		m.step(false)
+	}
+	return m
+}
+
+// step marches them a step (the turner along y once it turned), steps the
+// host, and delivers what it sent, or loses it.
+func (m *turnMarch) step(lose bool) {
+	r := m.r
+	r.march(m.ents, func(e arche.Entity) bool { return e == m.turner && m.turned })
+	if m.turned {
+		r.tf.Get(m.turner).Y += 2
+		ecs.MutateComponent(r.w, m.turner, r.w.IDs.Transform)
+	}
+	r.s.Step()
+	for _, i := range r.next() {
+		if lose {
+			r.lose(i)
+		} else {
+			r.deliver(i)
+		}
+	}
+}
+
+// turn turns the turner along y from now on, at the same speed.
+func (m *turnMarch) turn() {
+	_, v, _ := m.r.m.Get(m.turner)
+	*v = ecs.Velocity{Y: 120}
+	ecs.MutateComponent(m.r.w, m.turner, m.r.w.IDs.Velocity)
+	m.turned = true
+}
+
+// ticksToTurn steps, delivering, until the client holds the turner's new
+// velocity, 60 send ticks at most, and returns how many it took.
+func (m *turnMarch) ticksToTurn() int {
+	ticks := 0
+	for ; ticks < 60 && m.r.clientVelocity(m.turner).Y != 120; ticks++ {
+		m.step(false)
+	}
+	return ticks
 }
 
 // A body whose lost state only sped it up along its way has not turned:

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	arche "github.com/mlange-42/arche/ecs"
-
 	"github.com/tandem-go/tandem/ecs"
 )
 
@@ -15,35 +13,11 @@ import (
 // past its corner for as long as its turn waited behind the backlog (45
 // send ticks here).
 func TestAFreshTurnGoesFirstUnderAFullBudget(t *testing.T) {
-	r := newRig(t, HostConfig{BitsPerSecond: 24_000, SendEvery: 1})
-	ents := r.marchers(300)
-	turner := ents[len(ents)/2]
-	turned := false
-	step := func() {
-		r.march(ents, func(e arche.Entity) bool { return e == turner && turned })
-		if turned {
-			r.tf.Get(turner).Y += 2
-			ecs.MutateComponent(r.w, turner, r.w.IDs.Transform)
-		}
-		r.s.Step()
-		for _, i := range r.next() {
-			r.deliver(i)
-		}
-	}
-	for range 120 {
-		step()
-	}
-	_, v, _ := r.m.Get(turner)
-	*v = ecs.Velocity{Y: 120}
-	ecs.MutateComponent(r.w, turner, r.w.IDs.Velocity)
-	turned = true
-	ticks := 0
-	for ; ticks < 60 && r.clientVelocity(turner).Y != 120; ticks++ {
-		step()
-	}
+	m := newTurnMarch(t)
+	m.turn()
 	// At the next send tick with the budget for a message (50 bytes a
 	// tick, overdrawn by the backlog): three at most.
-	if ticks > 3 {
+	if ticks := m.ticksToTurn(); ticks > 3 {
 		t.Fatalf("the turn reached the client %d send ticks after it; want within 3", ticks)
 	}
 }
