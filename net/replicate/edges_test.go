@@ -180,14 +180,7 @@ func TestComponentRemovalReachesClients(t *testing.T) {
 		}
 		r.w.Arche().Remove(e, r.w.IDs.Velocity)
 		ecs.MutateComponent(r.w, e, r.w.IDs.Velocity)
-		r.s.Step()
-		for _, i := range r.next() {
-			if lose {
-				r.lose(i)
-			} else {
-				r.deliver(i)
-			}
-		}
+		r.stepSend(lose)
 		r.settle()
 		if v := velocityOf(t, r, e); v != nil {
 			t.Fatalf("lost %v: the client still holds the removed velocity %+v", lose, *v)

@@ -201,19 +201,27 @@ func (h *HostReplicator) prepareTick() {
 // budget) overtook it, and
 // the peer drew the shot carried on into the wall to its removal.
 func (h *HostReplicator) stops(e *entState, slot int32) bool {
-	if h.vel < 0 || e.ref == 0 {
+	if !h.velocityChanged(e) {
 		return false
 	}
 	bit := uint16(1) << h.vel
-	if e.pend&bit == 0 || e.has&bit == 0 {
-		return false
-	}
 	at, n := h.reg.offset[h.vel], h.reg.comps[h.vel].fields
 	if !allZero(h.image(slot)[at : at+n]) {
 		return false
 	}
 	ref, refHas := h.sentImage(e, slot)
 	return ref != nil && refHas&bit != 0 && !allZero(ref[at:at+n])
+}
+
+// velocityChanged reports whether the pending change of entity e holds its
+// ecs.Velocity, which it has, and an image of it was sent before: what
+// stops and turns compare.
+func (h *HostReplicator) velocityChanged(e *entState) bool {
+	if h.vel < 0 || e.ref == 0 {
+		return false
+	}
+	bit := uint16(1) << h.vel
+	return e.pend&bit != 0 && e.has&bit != 0
 }
 
 // heldAstray reports whether the peer holds the entity in slot moving
@@ -243,16 +251,13 @@ func (p *HostPeer) heldAstray(slot int32) (stopped, turned bool) {
 
 // turns reports whether the change of entity e (in slot) turned it: its
 // velocity points 30° or more away from the one in the image last sent,
-// both moving (astray). Such a change goes at the top within a
-// share of each peer's budget (pack's turnShare).
+// both moving (astray). Such a change goes at the top within a share of
+// each peer's budget (turnshare.go).
 func (h *HostReplicator) turns(e *entState, slot int32) bool {
-	if h.vel < 0 || e.ref == 0 {
+	if !h.velocityChanged(e) {
 		return false
 	}
 	bit := uint16(1) << h.vel
-	if e.pend&bit == 0 || e.has&bit == 0 {
-		return false
-	}
 	ref, refHas := h.sentImage(e, slot)
 	if ref == nil || refHas&bit == 0 {
 		return false

@@ -62,14 +62,7 @@ func (m *turnMarch) step(lose bool) {
 		r.tf.Get(m.turner).Y += 2
 		ecs.MutateComponent(r.w, m.turner, r.w.IDs.Transform)
 	}
-	r.s.Step()
-	for _, i := range r.next() {
-		if lose {
-			r.lose(i)
-		} else {
-			r.deliver(i)
-		}
-	}
+	r.stepSend(lose)
 }
 
 // turn turns the turner along y from now on, at the same speed.

@@ -77,6 +77,19 @@ func (r *rig) next() []int {
 	return idx
 }
 
+// stepSend steps the host and delivers each message it sent, or with lose
+// loses it (the host told of its fate either way).
+func (r *rig) stepSend(lose bool) {
+	r.s.Step()
+	for _, i := range r.next() {
+		if lose {
+			r.lose(i)
+		} else {
+			r.deliver(i)
+		}
+	}
+}
+
 func (r *rig) deliver(i int) {
 	r.arrive(i)
 	if r.out.tokens[i] != 0 {
