@@ -201,7 +201,7 @@ func (r *Rig[I]) tellCheckCost() {
 		return
 	}
 	r.checkTold = true
-	r.t.Logf("tandemtest: the host's world has %d networked entities: the report check (on by default) looks at every one after each system of every step, tens of times what the steps cost; set Config.Unchecked for a test of a world this large, and check the same systems in a small world in a test of its own", n)
+	r.t.Logf("tandemtest: the host's world has %d networked entities: the report check (on by default) looks at every one after each system of every step, several times what the steps cost at a thousand, tens of times at tens of thousands; set Config.Unchecked for a test of a world this large, and check the same systems in a small world in a test of its own", n)
 }
 
 // link is one client's name, its connections (the first and each
