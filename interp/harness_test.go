@@ -56,6 +56,19 @@ func (r *rig) apply(e arche.Entity, f ecs.Frame, pose ecs.Transform) {
 	r.ip.Applied(e, f)
 }
 
+// arrivals returns a play callback that applies mover m's state of each
+// frame to entity e when it is newer than any the interpolator holds, and
+// only tells it of an older one (come out of order).
+func (r *rig) arrivals(e arche.Entity, m mover) func(ecs.Frame) {
+	return func(f ecs.Frame) {
+		if f > r.ip.Stats().Newest {
+			r.apply(e, f, m.at(f))
+		} else {
+			r.ip.Applied(e, f)
+		}
+	}
+}
+
 func (r *rig) transform(e arche.Entity) *ecs.Transform {
 	return (*ecs.Transform)(r.w.Arche().Get(e, r.w.IDs.Transform))
 }

@@ -51,13 +51,7 @@ func TestHostHitchRecoversQuickly(t *testing.T) {
 			var prev ecs.Transform
 			var stuckSince, longest time.Duration
 			var maxMove float64
-			r.play(hitchSends(l, at, 1800, tc.stall, catchUp), hz, 30*time.Second, func(f ecs.Frame) {
-				if f > r.ip.Stats().Newest {
-					r.apply(e, f, m.at(f))
-				} else {
-					r.ip.Applied(e, f)
-				}
-			}, func(now time.Duration) {
+			r.play(hitchSends(l, at, 1800, tc.stall, catchUp), hz, 30*time.Second, r.arrivals(e, m), func(now time.Duration) {
 				p := r.pose(e)
 				st := r.ip.Stats()
 				if now > resumed {

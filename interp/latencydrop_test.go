@@ -42,13 +42,7 @@ func TestLatencyDropIsCaughtUpNotJumped(t *testing.T) {
 			var prevFrame float64
 			var jumps uint64
 			slowest, fastest, before := m.speed(), 0.0, 0
-			r.play(arr, hz, 30*time.Second, func(f ecs.Frame) {
-				if f > r.ip.Stats().Newest {
-					r.apply(e, f, m.at(f))
-				} else {
-					r.ip.Applied(e, f)
-				}
-			}, func(now time.Duration) {
+			r.play(arr, hz, 30*time.Second, r.arrivals(e, m), func(now time.Duration) {
 				p := r.pose(e)
 				st := r.ip.Stats()
 				if now > dropped-time.Second && now < dropped+5*time.Second {

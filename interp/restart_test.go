@@ -60,13 +60,7 @@ func TestLateOldStatesAreNotARestart(t *testing.T) {
 		arr = append(arr, arrival{at: at, f: f})
 	}
 	sortArrivals(arr)
-	r.play(arr, 144, 16*time.Second, func(f ecs.Frame) {
-		if f > r.ip.Stats().Newest {
-			r.apply(e, f, m.at(f))
-		} else {
-			r.ip.Applied(e, f)
-		}
-	}, func(now time.Duration) {
+	r.play(arr, 144, 16*time.Second, r.arrivals(e, m), func(now time.Duration) {
 		if now < 2*time.Second {
 			return
 		}
