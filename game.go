@@ -434,7 +434,7 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 	// Transform writes a step reports are journaled on every machine, a
 	// game alone included, where nothing is replicated.
 	w.ECS.SetJournaled(w.ECS.IDs.Transform)
-	w.Schedule.AddTo(ecs.StageInput, "tandem.drawn", ecs.SystemFunc(w.drawn.start))
+	w.Schedule.AddTo(ecs.StageInput, "tandem.drawn", ecs.Reporting(ecs.SystemFunc(w.drawn.start)))
 	g.Setup(w)
 	if w.Physics != nil && !slices.Contains(w.Schedule.Systems(), physicsSystem) {
 		w.Schedule.Add(physicsSystem, w.Physics)
@@ -443,7 +443,7 @@ func (g *Game[I]) newWorld(r Role, clk clock.Clock, restoring bool) *World {
 		// A teleport a system wrote after the physics step moves its body.
 		w.Schedule.AddTo(ecs.StageOutput, "tandem.teleports", w.Physics.Teleports())
 	}
-	w.Schedule.AddTo(ecs.StageOutput, "tandem.drawn.end", ecs.SystemFunc(w.drawn.end))
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.drawn.end", ecs.Reporting(ecs.SystemFunc(w.drawn.end)))
 	w.drawn.atRest(w.ECS, w.ECS.Journal().Spawned(w.ECS), true)
 	return w
 }

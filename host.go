@@ -490,10 +490,10 @@ func (h *Host[I]) build(restoring bool) error {
 	// (marked a step later, it went unmarked on a send tick and stood still
 	// on its client for the frames to the next state).
 	h.driven = newDrivenFilters[I](w.ECS)
-	w.Schedule.AddTo(ecs.StageOutput, "tandem.driven", ecs.SystemFunc(h.driven.drivenMarks))
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.driven", ecs.Reporting(ecs.SystemFunc(h.driven.drivenMarks)))
 	// The followed entities' squares move before replication too: a
 	// step's move is in its send tick.
-	w.Schedule.AddTo(ecs.StageOutput, "tandem.follow", ecs.SystemFunc(h.follow))
+	w.Schedule.AddTo(ecs.StageOutput, "tandem.follow", ecs.Reporting(ecs.SystemFunc(h.follow)))
 	h.session = session.NewHost(w.Schedule, reg, session.HostConfig{
 		Clock:              h.clk,
 		MaxPeers:           h.cfg.MaxPeers,
@@ -526,7 +526,7 @@ func (h *Host[I]) build(restoring bool) error {
 	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
 	if rewind > 0 {
 		rw := newRewinder(w, rewind, h.session.Replicator().SentFrame)
-		w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", rw)
+		w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", ecs.Reporting(rw))
 		w.seen = rw.seenAt
 	}
 	h.routeLocal(h.input)

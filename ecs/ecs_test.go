@@ -380,8 +380,9 @@ func TestResourceAbsentIsNil(t *testing.T) {
 }
 
 // A watched schedule calls its Watch at each step's start and after each
-// system, by name, in the order they run; World.Reported says which writes
-// were reported this frame.
+// system, by name, in the order they run, but after a system marked
+// Reporting (which still runs); World.Reported says which writes were
+// reported this frame.
 func TestScheduleWatch(t *testing.T) {
 	w := NewWorld()
 	w.SetReplicated(w.IDs.Transform)
@@ -389,8 +390,10 @@ func TestScheduleWatch(t *testing.T) {
 	s := NewSchedule(w, nil, 0)
 	var seen []string
 	var reported []bool
+	keeps := 0
 	s.AddTo(StageOutput, "send", SystemFunc(func(*World) {}))
 	s.Add("move", SystemFunc(func(w *World) { MutateComponent(w, e, w.IDs.Transform) }))
+	s.Add("keep", Reporting(SystemFunc(func(*World) { keeps++ })))
 	s.Watch = func(name string) {
 		seen = append(seen, name)
 		reported = append(reported, w.Reported(e, w.IDs.Transform))
@@ -401,6 +404,9 @@ func TestScheduleWatch(t *testing.T) {
 	}
 	if want := []bool{false, true, true}; !slices.Equal(reported, want) {
 		t.Fatalf("reported %v at each watch, want %v", reported, want)
+	}
+	if keeps != 1 || !slices.Contains(s.Systems(), "keep") {
+		t.Fatalf("the system marked Reporting ran %d times in a step, scheduled as %q; want once", keeps, s.Systems())
 	}
 	if w.Reported(e, w.IDs.Velocity) {
 		t.Fatal("a component that is not replicated reads as reported")

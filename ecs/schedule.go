@@ -22,10 +22,28 @@ type SystemFunc func(w *World)
 // Update calls f(w).
 func (f SystemFunc) Update(w *World) { f(w) }
 
+// Reporting marks sys as a system that reports every write, addition and
+// removal of a replicated component it makes (MutateComponent) and calls
+// no code that might not: the schedule calls no Watch after it, which
+// spares a report check (replicate.HostConfig.CheckReports) a pass over
+// the world. The engine's own bookkeeping systems are marked so. A write
+// without a report by a system marked wrongly is still found, named after
+// the next system watched. Add the returned system as any other.
+func Reporting(sys System) System {
+	if sys == nil {
+		return nil
+	}
+	return reporting{sys}
+}
+
+// reporting is a system Reporting marked.
+type reporting struct{ System }
+
 type namedSystem struct {
-	name  string
-	stage Stage
-	sys   System
+	name    string
+	stage   Stage
+	sys     System
+	watched bool // Watch is called after it (not marked Reporting)
 }
 
 // Stage orders systems in a step: every system of an earlier stage runs
@@ -62,7 +80,8 @@ type Schedule struct {
 	// time beyond it is dropped rather than simulated in a burst.
 	MaxCatchUp int
 	// Watch, if set, is called at the start of each step with an empty name
-	// and after each system with the system's name: a debugging aid (a host
+	// and after each system with the system's name (but those marked
+	// Reporting): a debugging aid (a host
 	// replicator checking reports sets it to name the system that wrote a
 	// component without a report, a pass over the world each call). Nil:
 	// nothing is called.
@@ -98,7 +117,8 @@ func (s *Schedule) AddTo(stage Stage, name string, sys System) *Schedule {
 	}
 	s.systems = append(s.systems, namedSystem{})
 	copy(s.systems[at+1:], s.systems[at:])
-	s.systems[at] = namedSystem{name: name, stage: stage, sys: sys}
+	_, quiet := sys.(reporting)
+	s.systems[at] = namedSystem{name: name, stage: stage, sys: sys, watched: !quiet}
 	return s
 }
 
@@ -130,7 +150,7 @@ func (s *Schedule) Step() {
 	for i := range s.systems {
 		s.systems[i].sys.Update(w)
 		w.FlushRemovals()
-		if s.Watch != nil {
+		if s.Watch != nil && s.systems[i].watched {
 			s.Watch(s.systems[i].name)
 		}
 	}

@@ -69,8 +69,9 @@ type HostConfig struct {
 	// (save.Tracker.CheckReports). It costs a pass over the world each
 	// step, and one after each system where the schedule is watched to
 	// name the system that made the write (WatchSystem, which a session's
-	// host sets): for tests and debugging (package tandemtest turns it on),
-	// not for a host in play, which Audit looks after.
+	// host sets; not after a system marked ecs.Reporting): for tests and
+	// debugging (package tandemtest turns it on), not for a host in play,
+	// which Audit looks after.
 	CheckReports bool
 	// Audit is how many networked entities the host looks at each step, in
 	// turn, for a replicated component written or added without a report

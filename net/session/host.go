@@ -348,7 +348,7 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 		// A write without a report names the system that made it.
 		sched.Watch = h.repl.WatchSystem
 	}
-	sched.AddTo(ecs.StageOutput, "net.send", ecs.SystemFunc(h.send))
+	sched.AddTo(ecs.StageOutput, "net.send", ecs.Reporting(ecs.SystemFunc(h.send)))
 	return h
 }
 
