@@ -56,3 +56,32 @@ func TestALargeWorldsRigSaysWhatItsCheckCosts(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkReportCheck measures a rig's Step (the host's and one
+// client's) in a world of static props and one walker, with the report
+// check on (the rig's default) and off (Config.Unchecked): what the check
+// costs a step, which grows with the world.
+func BenchmarkReportCheck(b *testing.B) {
+	for _, props := range []int{1000, 20000} {
+		for _, unchecked := range []bool{false, true} {
+			b.Run(fmt.Sprintf("props-%d/unchecked-%v", props, unchecked), func(b *testing.B) {
+				g := walkersWithProps(func(m *generic.Map2[ecs.Transform, ecs.NetworkIdentity]) {
+					for i := range props {
+						m.NewWith(&ecs.Transform{X: float64(i % 300), Y: float64(i / 300)}, &ecs.NetworkIdentity{})
+					}
+				})
+				r := tandemtest.New(b, g, tandem.HostConfig{}, tandemtest.Config{Unchecked: unchecked})
+				r.Join("ann", tandem.ClientConfig[Walk]{})
+				r.Step(10)
+				b.ResetTimer()
+				for b.Loop() {
+					r.Step(1)
+				}
+				b.StopTimer()
+				if got := r.Host.Stats().Entities; got < props {
+					b.Fatalf("the host holds %d networked entities, want %d props at least", got, props)
+				}
+			})
+		}
+	}
+}

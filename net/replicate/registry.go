@@ -118,6 +118,11 @@ type component struct {
 	exact    func(dst []byte, p unsafe.Pointer) []byte
 	read     func(r *wire.Reader, p unsafe.Pointer)
 	blend    func(a, b, out unsafe.Pointer, alpha float64)
+	// size is T's size in bytes; flat says T holds no pointer (no slice,
+	// string, map or interface), so that its bytes are all of its value and
+	// equal bytes quantize alike (the report check's watch, watch.go).
+	size int
+	flat bool
 }
 
 // Registry lists the replicated components of one world. Host and clients
@@ -187,6 +192,8 @@ func Register[T any](r *Registry, c Codec[T]) Component {
 		delta:   c.Delta,
 		quant:   func(p unsafe.Pointer, q []int32) { quant((*T)(p), q) },
 		dequant: func(q []int32, p unsafe.Pointer) { dequant(q, (*T)(p)) },
+		size:    int(reflect.TypeFor[T]().Size()),
+		flat:    flat(reflect.TypeFor[T]()),
 	}
 	copy(comp.wrap[:], c.Wrap)
 	copy(comp.signif[:], c.Significant)
@@ -419,3 +426,24 @@ func wholeValues(t reflect.Type) bool {
 
 // fromBit returns the registry index of an ecs journal bit, or -1.
 func (r *Registry) fromBit(bit uint8) int { return int(r.byBit[bit]) }
+
+// flat reports whether a value of type t is all in its own bytes: no
+// pointer, slice, string, map, channel, function or interface in it.
+func flat(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Array:
+		return t.Len() == 0 || flat(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !flat(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	}
+	return false
+}

@@ -1,18 +1,43 @@
 package replicate
 
-import arche "github.com/mlange-42/arche/ecs"
+import (
+	"bytes"
+	"unsafe"
 
-// The watch (CheckReports only): after each system of a step, every
-// networked entity's replicated components are quantized and compared with
-// what they were before the system ran, so that a write or an addition
-// without a report that CheckReports finds names the system that made it.
-// It costs a pass over the world per system: a debugging aid.
+	arche "github.com/mlange-42/arche/ecs"
+)
+
+// The watch (CheckReports only): after each system of a step (but those
+// marked ecs.Reporting), every networked entity's replicated components
+// are compared with what they were before the system ran, so that a write
+// or an addition without a report that CheckReports finds names the
+// system that made it. It walks the world's networked entities in the
+// ECS's own order (by archetype) and first compares each one's components
+// byte for byte with what the entity at the same place held at the last
+// walk. Only an entity whose bytes differ, that holds other components,
+// that took another's place, or whose components are not all in their own
+// bytes (a slice, a string) is quantized and compared with its image by
+// slot. It still costs a pass over the world per system watched, about
+// half what quantizing every entity did: a debugging aid.
 
 // watch is what WatchSystem keeps between its calls.
 type watch struct {
-	img     []int32        // by slot: each component's quantized value as last seen
-	has     []uint16       // by slot: the components seen
-	ent     []arche.Entity // by slot: the entity they were seen on
+	// By slot: what the watch last saw of the entity in it.
+	img []int32        // each component's quantized value
+	has []uint16       // the components seen
+	ent []arche.Entity // the entity they were seen on
+
+	// By place in the walk (the ECS's order of the world's networked
+	// entities), as the last walk found them.
+	placed []arche.Entity // the entity; zero: look at whatever is there
+	held   []uint16       // its replicated components
+	bytes  []byte         // its flat components' bytes, rowBytes a place
+	// rowBytes is a place's share of bytes; at is where each flat
+	// component's bytes are in it (set at the first walk).
+	rowBytes  int
+	at        [MaxComponents]int
+	networked arche.Mask // the walk's filter: entities with a NetworkIdentity
+
 	culprit map[watchKey]culprit
 	frame   uint32 // the frame of the last call
 }
@@ -56,51 +81,99 @@ func (h *HostReplicator) WatchSystem(name string) {
 		name = betweenSteps
 	}
 	reg := h.reg
-	a := w.Arche()
-	n := w.NetSlots()
-	if len(wt.has) < n {
+	if n := w.NetSlots(); len(wt.has) < n {
 		wt.has = append(wt.has, make([]uint16, n-len(wt.has))...)
 		wt.ent = append(wt.ent, make([]arche.Entity, n-len(wt.ent))...)
 		wt.img = append(wt.img, make([]int32, n*reg.fields-len(wt.img))...)
 	}
-	for slot := range n {
-		ent, _, ok := w.SlotEntity(int32(slot))
-		if !ok {
-			wt.has[slot] = 0
-			continue
+	if wt.networked.IsZero() {
+		wt.networked = arche.All(w.IDs.NetworkIdentity)
+		for c := range reg.comps {
+			if comp := &reg.comps[c]; comp.flat {
+				wt.at[c] = wt.rowBytes
+				wt.rowBytes += comp.size
+			}
 		}
-		if wt.ent[slot] != ent {
-			wt.ent[slot], wt.has[slot] = ent, 0 // another entity: nothing of it seen yet
+	}
+	rb := wt.rowBytes
+	q := w.Arche().Query(&wt.networked)
+	for place := 0; q.Next(); place++ {
+		e := q.Entity()
+		if place == len(wt.placed) {
+			wt.placed = append(wt.placed, arche.Entity{})
+			wt.held = append(wt.held, 0)
+			wt.bytes = append(wt.bytes, make([]byte, rb)...)
 		}
+		row := wt.bytes[place*rb : (place+1)*rb : (place+1)*rb]
+		same := wt.placed[place] == e
+		var held uint16
 		for c := range reg.comps {
 			comp := &reg.comps[c]
-			bit := uint16(1) << c
-			v := a.GetUnchecked(ent, comp.id)
-			if v == nil {
-				wt.has[slot] &^= bit
+			p := q.Get(comp.id)
+			if p == nil {
 				continue
 			}
-			q := h.scratch[:comp.fields:comp.fields]
-			comp.quant(v, q)
-			at := slot*reg.fields + reg.offset[c]
-			seen := wt.img[at : at+comp.fields]
-			if wt.has[slot]&bit != 0 && equalImage(q, seen) {
-				continue
+			held |= 1 << c
+			if same && (!comp.flat || !bytes.Equal(row[wt.at[c]:wt.at[c]+comp.size], unsafe.Slice((*byte)(p), comp.size))) {
+				same = false
 			}
-			// Changed, or added to an entity seen before: a write or an
-			// addition, unless it was reported.
-			if wt.has[slot] != 0 && !w.Reported(ent, comp.id) {
-				if wt.culprit == nil {
-					wt.culprit = map[watchKey]culprit{}
-				}
-				k := watchKey{int32(slot), c}
-				if old, named := wt.culprit[k]; !named || old.frame != wt.frame {
-					wt.culprit[k] = culprit{system: name, frame: wt.frame}
-				}
-			}
-			copy(seen, q)
-			wt.has[slot] |= bit
 		}
+		if same && held == wt.held[place] {
+			continue
+		}
+		slot, ok := w.NetSlot(e)
+		if !ok {
+			wt.placed[place] = arche.Entity{} // not networked yet: look again
+			continue
+		}
+		h.watchEntity(slot, e, name)
+		wt.placed[place], wt.held[place] = e, held
+		for c := range reg.comps {
+			if comp := &reg.comps[c]; comp.flat && held&(1<<c) != 0 {
+				copy(row[wt.at[c]:], unsafe.Slice((*byte)(q.Get(comp.id)), comp.size))
+			}
+		}
+	}
+}
+
+// watchEntity compares each replicated component of entity e, in slot, with
+// the image the watch last saw of it, and notes a change without a report
+// as made by the system called name.
+func (h *HostReplicator) watchEntity(slot int32, e arche.Entity, name string) {
+	w, wt, reg := h.w, &h.watch, h.reg
+	if wt.ent[slot] != e {
+		wt.ent[slot], wt.has[slot] = e, 0 // another entity: nothing of it seen yet
+	}
+	known := wt.has[slot] != 0 // the entity was looked at before
+	a := w.Arche()
+	for c := range reg.comps {
+		comp := &reg.comps[c]
+		bit := uint16(1) << c
+		v := a.GetUnchecked(e, comp.id)
+		if v == nil {
+			wt.has[slot] &^= bit
+			continue
+		}
+		q := h.scratch[:comp.fields:comp.fields]
+		comp.quant(v, q)
+		at := int(slot)*reg.fields + reg.offset[c]
+		seen := wt.img[at : at+comp.fields]
+		if wt.has[slot]&bit != 0 && equalImage(q, seen) {
+			continue
+		}
+		// Changed, or added to an entity seen before: a write or an
+		// addition, unless it was reported.
+		if known && !w.Reported(e, comp.id) {
+			if wt.culprit == nil {
+				wt.culprit = map[watchKey]culprit{}
+			}
+			k := watchKey{slot, c}
+			if old, named := wt.culprit[k]; !named || old.frame != wt.frame {
+				wt.culprit[k] = culprit{system: name, frame: wt.frame}
+			}
+		}
+		copy(seen, q)
+		wt.has[slot] |= bit
 	}
 }
 
