@@ -193,7 +193,7 @@ const checkLogEntities = 1000
 
 // tellCheckCost says in the test's log, once the host's world has
 // checkLogEntities networked entities, that the report check costs a pass
-// over them after each system that runs the game's code, and how to turn
+// over them after each system that may run the game's code, and how to turn
 // it off: a large world's test otherwise runs tens of times slower with no
 // word why.
 func (r *Rig[I]) tellCheckCost() {
@@ -202,7 +202,7 @@ func (r *Rig[I]) tellCheckCost() {
 		return
 	}
 	r.checkTold = true
-	r.t.Logf("tandemtest: the host's world has %d networked entities: the report check (on by default) looks at every one after each system that runs the game's code, at every step: tens of times what the steps of a game of few systems cost at a thousand, hundreds of times at tens of thousands; set Config.Unchecked for a test of a world this large, and check the same systems in a small world in a test of its own", n)
+	r.t.Logf("tandemtest: the host's world has %d networked entities: the report check (on by default) looks at every one after each system that may run the game's code, at every step: tens of times what the steps of a game of few systems cost at a thousand, hundreds of times at tens of thousands; set Config.Unchecked for a test of a world this large, and check the same systems in a small world in a test of its own", n)
 }
 
 // link is one client's name, its connections (the first and each
