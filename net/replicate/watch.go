@@ -36,11 +36,15 @@ type watch struct {
 	// component's bytes are in it (set at the first walk).
 	rowBytes  int
 	at        [MaxComponents]int
-	networked arche.Mask // the walk's filter: entities with a NetworkIdentity
+	networked arche.Mask   // the walk's filter: entities with a NetworkIdentity
+	look      []placedSlot // scratch: the entities to look at after the walk
 
 	culprit map[watchKey]culprit
 	frame   uint32 // the frame of the last call
 }
+
+// placedSlot is the slot of the entity at a place of the walk.
+type placedSlot struct{ place, slot int32 }
 
 // watchKey is a component of the entity in a slot.
 type watchKey struct {
@@ -126,7 +130,7 @@ func (h *HostReplicator) WatchSystem(name string) {
 			wt.placed[place] = arche.Entity{} // not networked yet: look again
 			continue
 		}
-		h.watchEntity(slot, e, name)
+		wt.look = append(wt.look, placedSlot{place: int32(place), slot: slot})
 		wt.placed[place], wt.held[place] = e, held
 		for c := range reg.comps {
 			if comp := &reg.comps[c]; comp.flat && held&(1<<c) != 0 {
@@ -134,6 +138,11 @@ func (h *HostReplicator) WatchSystem(name string) {
 			}
 		}
 	}
+	// The codecs (the game's code) run once the walk let the world go.
+	for _, l := range wt.look {
+		h.watchEntity(l.slot, wt.placed[l.place], name)
+	}
+	wt.look = wt.look[:0]
 }
 
 // watchEntity compares each replicated component of entity e, in slot, with

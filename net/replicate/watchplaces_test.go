@@ -129,3 +129,42 @@ func TestTheWatchNamesTheWriterWhateverMoved(t *testing.T) {
 		t.Fatalf("after the report: %v", ue)
 	}
 }
+
+// A codec that panics at the watch's look (a game's bug) leaves the world
+// free: the step after the panic may change the world's shape.
+func TestTheWatchLetsTheWorldGoWhenACodecPanics(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	Register(reg, Codec[bag]{
+		Name: "bag", Fields: 1,
+		Quantize:   func(v *bag, q []int32) { q[0] = v.N[0] }, // panics on an empty bag
+		Dequantize: func(q []int32, v *bag) { v.N = []int32{q[0]} },
+		Equal:      func(a, b *bag) bool { return a.N[0] == b.N[0] },
+	})
+	bags := generic.NewMap2[bag, ecs.NetworkIdentity](w.Arche())
+	bagOf := generic.NewMap[bag](w.Arche())
+	h := NewHost(reg, HostConfig{CheckReports: true})
+	empty := false
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("fill", ecs.SystemFunc(func(*ecs.World) {
+		b := bags.NewWith(&bag{N: []int32{1}}, &ecs.NetworkIdentity{})
+		if empty {
+			bagOf.Get(b).N = nil
+			empty = false
+		}
+	})).AddTo(ecs.StageOutput, "replicate", h)
+	sched.Watch = h.WatchSystem
+	sched.Step()
+	empty = true
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("a codec's panic at the watch's look was not passed on")
+			}
+		}()
+		sched.Step()
+	}()
+	if w.Arche().IsLocked() {
+		t.Fatal("the world is locked after a codec panicked at the watch's look")
+	}
+}
