@@ -380,7 +380,7 @@ func TestResourceAbsentIsNil(t *testing.T) {
 }
 
 // A watched schedule calls its Watch at each step's start and after each
-// system, by name, in the order they run, but after a system marked
+// system, by name, in the order they run, but not after a system marked
 // Reporting (which still runs); World.Reported says which writes were
 // reported this frame.
 func TestScheduleWatch(t *testing.T) {

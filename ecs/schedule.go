@@ -27,8 +27,10 @@ func (f SystemFunc) Update(w *World) { f(w) }
 // no code that might not: the schedule calls no Watch after it, which
 // spares a report check (replicate.HostConfig.CheckReports) a pass over
 // the world. The engine's own bookkeeping systems are marked so. A write
-// without a report by a system marked wrongly is still found, named after
-// the next system watched. Add the returned system as any other.
+// without a report by a system marked wrongly is still found, but laid at
+// the next system watched, or at none when the check comes first (the
+// replicator's, right after the engine's marked systems). Add the returned
+// system as any other.
 func Reporting(sys System) System {
 	if sys == nil {
 		return nil
@@ -80,11 +82,10 @@ type Schedule struct {
 	// time beyond it is dropped rather than simulated in a burst.
 	MaxCatchUp int
 	// Watch, if set, is called at the start of each step with an empty name
-	// and after each system with the system's name (but those marked
-	// Reporting): a debugging aid (a host
-	// replicator checking reports sets it to name the system that wrote a
-	// component without a report, a pass over the world each call). Nil:
-	// nothing is called.
+	// and after each system not marked Reporting with the system's name: a
+	// debugging aid (a host replicator checking reports sets it to name the
+	// system that wrote a component without a report, a pass over the world
+	// each call). Nil: nothing is called.
 	Watch func(system string)
 }
 
@@ -117,8 +118,8 @@ func (s *Schedule) AddTo(stage Stage, name string, sys System) *Schedule {
 	}
 	s.systems = append(s.systems, namedSystem{})
 	copy(s.systems[at+1:], s.systems[at:])
-	_, quiet := sys.(reporting)
-	s.systems[at] = namedSystem{name: name, stage: stage, sys: sys, watched: !quiet}
+	_, reports := sys.(reporting)
+	s.systems[at] = namedSystem{name: name, stage: stage, sys: sys, watched: !reports}
 	return s
 }
 

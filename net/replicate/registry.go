@@ -27,7 +27,9 @@ type Codec[T any] struct {
 	// Fields is how many integers the quantized image holds (1..MaxFields).
 	Fields int
 	// Quantize writes v's wire image into q[:Fields]. It is the whole wire
-	// precision: a client holds exactly Dequantize(Quantize(v)).
+	// precision: a client holds exactly Dequantize(Quantize(v)). It reads v
+	// alone (what v points at too), never other state: equal values give
+	// equal images.
 	Quantize func(v *T, q []int32)
 	// Dequantize sets v from a wire image.
 	Dequantize func(q []int32, v *T)

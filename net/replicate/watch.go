@@ -31,7 +31,7 @@ type watch struct {
 	// entities), as the last walk found them.
 	placed []arche.Entity // the entity; zero: look at whatever is there
 	held   []uint16       // its replicated components
-	bytes  []byte         // its flat components' bytes, rowBytes a place
+	snap   []byte         // its flat components' bytes, rowBytes a place
 	// rowBytes is a place's share of bytes; at is where each flat
 	// component's bytes are in it (set at the first walk).
 	rowBytes  int
@@ -100,15 +100,17 @@ func (h *HostReplicator) WatchSystem(name string) {
 		}
 	}
 	rb := wt.rowBytes
+	wt.look = wt.look[:0] // (a codec's panic may have left the last call's)
 	q := w.Arche().Query(&wt.networked)
-	for place := 0; q.Next(); place++ {
+	place := 0
+	for ; q.Next(); place++ {
 		e := q.Entity()
 		if place == len(wt.placed) {
 			wt.placed = append(wt.placed, arche.Entity{})
 			wt.held = append(wt.held, 0)
-			wt.bytes = append(wt.bytes, make([]byte, rb)...)
+			wt.snap = append(wt.snap, make([]byte, rb)...)
 		}
-		row := wt.bytes[place*rb : (place+1)*rb : (place+1)*rb]
+		row := wt.snap[place*rb : (place+1)*rb : (place+1)*rb]
 		same := wt.placed[place] == e
 		var held uint16
 		for c := range reg.comps {
@@ -138,6 +140,9 @@ func (h *HostReplicator) WatchSystem(name string) {
 			}
 		}
 	}
+	// Places past the walk's end forget what they held: an entity that
+	// comes back to one was looked at elsewhere since.
+	clear(wt.placed[place:])
 	// The codecs (the game's code) run once the walk let the world go.
 	for _, l := range wt.look {
 		h.watchEntity(l.slot, wt.placed[l.place], name)
@@ -153,7 +158,10 @@ func (h *HostReplicator) watchEntity(slot int32, e arche.Entity, name string) {
 	if wt.ent[slot] != e {
 		wt.ent[slot], wt.has[slot] = e, 0 // another entity: nothing of it seen yet
 	}
-	known := wt.has[slot] != 0 // the entity was looked at before
+	// The entity was looked at before, and the replicator took in its
+	// spawn: until then (its first step, before the replicator) what is
+	// added or written needs no report, the spawn carrying it.
+	known := wt.has[slot] != 0 && h.known(e)
 	a := w.Arche()
 	for c := range reg.comps {
 		comp := &reg.comps[c]
