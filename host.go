@@ -523,7 +523,7 @@ func (h *Host[I]) build(restoring bool) error {
 		rewind = int(min(math.Ceil(h.cfg.MaxRewind.Seconds()/g.step().Seconds()), predict.RewindLimit))
 	}
 	h.inputs = predict.NewHostInputs(w.ECS, g.inputCodec(), predict.HostInputConfig[I]{Replicator: h.session.Replicator(), MaxRepeat: h.cfg.MaxInputRepeat, MaxRewind: rewind})
-	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", h.inputs)
+	w.Schedule.AddTo(ecs.StageInput, "predict.inputs", ecs.Reporting(h.inputs))
 	if rewind > 0 {
 		rw := newRewinder(w, rewind, h.session.Replicator().SentFrame)
 		w.Schedule.AddTo(ecs.StageOutput, "tandem.rewind", ecs.Reporting(rw))

@@ -143,8 +143,8 @@ type Config struct {
 	// run the game's code (the game's own, and the engine's that run its
 	// hooks and commands), so it costs in proportion to the world times
 	// those systems: a Step of 20,000 static props and one walker takes
-	// about 3.4 ms with it against 7 µs without, of 1,000 props 0.18 ms
-	// (BenchmarkReportCheck). Turn it off for a world of thousands of
+	// about 2.3 ms with it against 7 µs without, of 1,000 props 0.13–0.16
+	// ms (BenchmarkReportCheck). Turn it off for a world of thousands of
 	// entities (the host's audit, a few entities a step, then looks instead:
 	// HostConfig.Replication.Audit), and check a small world of the same
 	// systems in a test of its own. A rig with the check on whose host

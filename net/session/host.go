@@ -343,7 +343,7 @@ func NewHost(sched *ecs.Schedule, reg *replicate.Registry, cfg HostConfig) *Host
 	}
 	rand.Read(h.noHash[:])
 	sched.AddTo(ecs.StageInput, "net.receive", ecs.SystemFunc(h.receive))
-	sched.AddTo(ecs.StageOutput, "net.replicate", h.repl)
+	sched.AddTo(ecs.StageOutput, "net.replicate", ecs.Reporting(h.repl))
 	if cfg.Replication.CheckReports && sched.Watch == nil {
 		// A write without a report names the system that made it.
 		sched.Watch = h.repl.WatchSystem
