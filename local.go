@@ -98,7 +98,7 @@ func newLocal[I comparable](g *Game[I], r Role, cfg LocalConfig) (*Local[I], err
 // routeLocal adds the input routing of a machine that simulates everything,
 // with source giving a peer's input for the frame.
 func (l *Local[I]) routeLocal(source inputSource[I]) {
-	l.w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", newInputRoute(source))
+	l.w.Schedule.AddTo(ecs.StageInput, "tandem.inputs", ecs.Reporting(newInputRoute(source)))
 }
 
 // SetInput sets the input of the player at this machine: every entity with
