@@ -196,17 +196,7 @@ func TestCheckReportsNamesTheSystem(t *testing.T) {
 		}
 	})).AddTo(ecs.StageOutput, "replicate", h)
 	sched.Watch = h.WatchSystem
-	step := func() (ue *UnreportedError) {
-		defer func() {
-			if p := recover(); p != nil {
-				if ue, _ = p.(*UnreportedError); ue == nil {
-					panic(p)
-				}
-			}
-		}()
-		sched.Step()
-		return nil
-	}
+	step := func() *UnreportedError { return watchedStep(sched) }
 	for range 3 {
 		if ue := step(); ue != nil {
 			t.Fatalf("reported writes: %v", ue)
