@@ -50,7 +50,7 @@ type UnreportedError struct {
 
 // Error names the component, the entity and what to do.
 func (e *UnreportedError) Error() string {
-	return fmt.Sprintf("save: saved component %s of networked entity %d (%v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
+	return fmt.Sprintf("save: saved component %s of networked entity %d (ECS entity %v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
 }
 
 // CheckReports makes every Update check that no saved component of a

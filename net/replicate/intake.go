@@ -426,9 +426,9 @@ func (e *UnreportedError) Error() string {
 		what += " by system " + strconv.Quote(e.System)
 	}
 	if e.Audit {
-		return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit; a tandem host's HostConfig.Replication.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
+		return fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit; a tandem host's HostConfig.Replication.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d; a tandem host's HostConfig.Replication.CheckReports)", e.Component, e.ID, e.Entity, what, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d; a tandem host's HostConfig.Replication.CheckReports)", e.Component, e.ID, e.Entity, what, e.Frame)
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with
@@ -459,7 +459,7 @@ func (e *LossyCodecError) Error() string {
 	case e.Restore:
 		by = "the check of the restored world"
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (%v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, keep the value within the codec's range (beyond it, it arrives clamped), or give Equal the codec's precision as its tolerance (found by %s at frame %d)", e.Component, e.ID, e.Entity, by, e.Frame)
+	return fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) does not survive its codec: Equal(v, Dequantize(Quantize(v))) is false, so clients hold another value than the host's: carry every field Equal compares in Quantize and Dequantize, keep the value within the codec's range (beyond it, it arrives clamped), or give Equal the codec's precision as its tolerance (found by %s at frame %d)", e.Component, e.ID, e.Entity, by, e.Frame)
 }
 
 // engineSystem reports whether a system of that name is one of the
