@@ -149,10 +149,10 @@ type Config struct {
 	// walking players (five replicated components, two systems of its own)
 	// took 9 ms a Step against 32 µs. Turn it off for a world of thousands of
 	// entities (the host's audit, a few entities a step, then looks instead:
-	// HostConfig.Replication.Audit, a round of 30,000 entities in about
-	// two minutes of play), and check a small world of the same systems in
-	// a test of its own: a large world's test seldom finds a forgotten
-	// report. A rig with the check on whose host
+	// HostConfig.Replication.Audit: a kind of entity whose reports a
+	// system forgets within seconds, one entity's forgotten report within
+	// a round of the world, about two minutes of play at 30,000), and
+	// check a small world of the same systems in a test of its own. A rig with the check on whose host
 	// world reaches 1,000 networked entities says so once in the test's
 	// log (shown with go test -v, and beside a failure).
 	Unchecked bool

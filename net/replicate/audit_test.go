@@ -120,12 +120,24 @@ func TestAuditSendsUnreportedWrites(t *testing.T) {
 }
 
 // The audit looks at as many entities a step as it is set to, whatever the
-// world's size: its cost is flat.
+// world's size: its cost is flat. One every kindEvery steps is of the next
+// of its kinds.
 func TestAuditLooksAtItsShare(t *testing.T) {
 	s := newAuditScene(t, 4)
 	start := s.h.auditAt
 	s.steps(t, 10)
-	if got, want := (s.h.auditAt-start+len(s.h.ents))%len(s.h.ents), 40%len(s.h.ents); got != want {
-		t.Fatalf("the audit moved %d slots in 10 steps of 4", got)
+	if len(s.h.kinds) == 0 {
+		t.Fatal("the audit knows no kind of entity in a world of them")
+	}
+	// Of the 40 looks, those of the steps whose frame is a multiple of
+	// kindEvery went to a kind.
+	kinds := 0
+	for f := s.h.frame - 9; f <= s.h.frame; f++ {
+		if f%kindEvery == 0 {
+			kinds++
+		}
+	}
+	if got, want := (s.h.auditAt-start+len(s.h.ents))%len(s.h.ents), (40-kinds)%len(s.h.ents); got != want {
+		t.Fatalf("the audit moved %d slots in 10 steps of 4, %d looks of them for a kind; want %d", got, kinds, want)
 	}
 }
