@@ -14,8 +14,7 @@ import "github.com/tandem-go/tandem/ecs"
 // entity every step and stops the host instead.
 
 // defaultAudit is HostConfig.Audit's default: 4 entities a step, 240 a
-// second at 60 steps a second, for about half a microsecond a step (a
-// quarter before the look at a kind every kindEvery steps).
+// second at 60 steps a second, for about 0.4 µs a step.
 const defaultAudit = 4
 
 // audit looks at the next n entity slots, from where the last audit
@@ -67,6 +66,9 @@ func (h *HostReplicator) Unreported() uint64 { return h.unreported }
 // auditSlot looks at the entity in slot (audit), and notes its archetype
 // among the audit's kinds.
 func (h *HostReplicator) auditSlot(w *ecs.World, slot int) {
+	if slot >= len(h.ents) {
+		return // networked since the shared state last grew
+	}
 	reg := h.reg
 	a := w.Arche()
 	stride := 2 * reg.fields

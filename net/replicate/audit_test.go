@@ -75,8 +75,9 @@ func TestAuditSendsUnreportedWrites(t *testing.T) {
 		t.Fatalf("the audit found %d unreported writes among reported ones: %v", n, s.found)
 	}
 	s.unreported()
-	// 301 slots at 4 a step: a pass takes 76 steps; then the link's delay.
-	s.steps(t, 76+10)
+	// 301 slots at 4 a step, one look in four steps at a kind instead: a
+	// pass takes 81 steps; then the link's delay.
+	s.steps(t, 81+10)
 	if n := s.h.Unreported(); n != 6 || len(s.found) != 6 {
 		t.Fatalf("the audit found %d (%d passed on), want the 5 writes and the addition", n, len(s.found))
 	}

@@ -84,11 +84,13 @@ type HostConfig struct {
 	// default of 4 a step and 60 steps a second, a world of 900 entities is
 	// looked through every 4 seconds and one of 20,000 every 89: one look
 	// every 4 steps goes to the world's archetypes of networked entities in
-	// turn (up to 64 of them), the others to the slots in order. A system
-	// that forgets the reports of the entities it moves writes one kind of
-	// entity, an archetype: it is found within 4 steps for each archetype
-	// there is (50 wanderers among 30,000 props: within eight steps,
-	// against two minutes for a walk of the slots alone). A test finds it at once with CheckReports, in a world
+	// turn (up to 64 of them, none of a relation), the others to the
+	// slots in order. A system that forgets the reports of the entities it
+	// moves writes one kind of entity, an archetype: when it writes most of
+	// its archetype, it is found within 4 steps for each archetype there is
+	// (50 wanderers among 30,000 props: within eight steps, against two
+	// minutes for a walk of the slots alone); when few of a large one, in
+	// a round of the slots. A test finds it at once with CheckReports, in a world
 	// small enough for it.
 	// Negative: no audit. Off while CheckReports, which looks at
 	// everything, is on.
@@ -257,13 +259,16 @@ type HostReplicator struct {
 	streamed, quick uint64
 	// The audit (audit.go): the slot it looks at next, the writes it found,
 	// and the change it takes in; the archetypes it looks at in turn
-	// (auditkinds.go), the next of them, the one noted last, and the
-	// replicated components' mask.
+	// (auditkinds.go), the next of them, the one noted last, the
+	// replicated components' mask, NewNetworked's shard tags, and the
+	// archetypes turned away.
 	auditAt    int
 	kinds      []auditKind
 	kindAt     int
 	lastKind   arche.Mask
 	replicated arche.Mask
+	shardTags  arche.Mask   // ecs.World.Bookkeeping's
+	notKinds   []arche.Mask // archetypes turned away (a relation's)
 	// live counts the entities of ents the host holds (eLive): what a new
 	// peer's join brings before its scope is drawn.
 	live int
