@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,5 +281,49 @@ func TestAuditFindsAClampedValue(t *testing.T) {
 		if le.Entity != fast {
 			t.Fatalf("the audit found %+v, a velocity within range", le)
 		}
+	}
+}
+
+// CheckReports names the step's first write without a report, and counts
+// the others, naming each other component and system once: a system that
+// forgets two components is told of both at once.
+func TestCheckReportsCountsTheStepsOtherWrites(t *testing.T) {
+	w := ecs.NewWorld()
+	reg := NewRegistry(w)
+	m := generic.NewMap3[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity](w.Arche())
+	movers := generic.NewFilter2[ecs.Transform, ecs.Velocity]()
+	for i := range 3 {
+		m.NewWith(&ecs.Transform{X: float64(i)}, &ecs.Velocity{}, &ecs.NetworkIdentity{})
+	}
+	h := NewHost(reg, HostConfig{CheckReports: true})
+	forget := false
+	sched := ecs.NewSchedule(w, nil, 0)
+	sched.Add("wander", ecs.SystemFunc(func(w *ecs.World) {
+		if !forget {
+			return
+		}
+		q := movers.Query(w.Arche())
+		for q.Next() {
+			tf, v := q.Get()
+			tf.X++
+			v.X++
+		}
+	})).AddTo(ecs.StageOutput, "replicate", h)
+	sched.Watch = h.WatchSystem
+	for range 2 {
+		if ue := watchedStep(sched); ue != nil {
+			t.Fatalf("nothing written: %v", ue)
+		}
+	}
+	forget = true
+	ue := watchedStep(sched)
+	if ue == nil || ue.Component != "Transform" || ue.System != "wander" {
+		t.Fatalf("two components of three entities written without a report: %v, want Transform by wander first", ue)
+	}
+	if ue.More != 5 || !slices.Equal(ue.Also, []string{`Velocity written by system "wander"`}) {
+		t.Fatalf("the step's other writes: %d more, also %q; want 5, and Velocity by wander once", ue.More, ue.Also)
+	}
+	if msg := ue.Error(); !strings.Contains(msg, `5 more in the same step, among them Velocity written by system "wander"`) {
+		t.Fatalf("the error says %q, want the other writes told", msg)
 	}
 }

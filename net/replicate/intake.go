@@ -3,6 +3,7 @@ package replicate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -354,6 +355,18 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 	reg := h.reg
 	a := w.Arche()
 	stride := 2 * reg.fields
+	var first *UnreportedError // the step's first; the walk goes on to count the others
+	found := func(ue *UnreportedError) {
+		if first == nil {
+			first = ue
+			return
+		}
+		first.More++
+		also := ue.Component + " " + ue.how()
+		if len(first.Also) < maxAlso && also != first.Component+" "+first.how() && !slices.Contains(first.Also, also) {
+			first.Also = append(first.Also, also)
+		}
+	}
 	for slot := range h.ents {
 		e := &h.ents[slot]
 		if e.flags&eLive == 0 || e.has == 0 {
@@ -367,23 +380,28 @@ func (h *HostReplicator) checkReports(w *ecs.World) {
 			comp := &reg.comps[c]
 			if !a.Has(ent, comp.id) {
 				if e.has&(1<<c) != 0 {
-					panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Removed: true, System: h.watched(int32(slot), c)})
+					found(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Removed: true, System: h.watched(int32(slot), c)})
 				}
 				continue
 			}
 			if e.has&(1<<c) == 0 {
-				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: true, System: h.watched(int32(slot), c)})
+				found(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), Added: true, System: h.watched(int32(slot), c)})
+				continue
 			}
 			q := h.scratch[:comp.fields:comp.fields]
 			comp.quant(a.Get(ent, comp.id), q)
 			at := slot*stride + reg.offset[c]
 			if !equalImage(q, h.img[at:at+comp.fields]) {
-				panic(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), System: h.watched(int32(slot), c)})
+				found(&UnreportedError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame), System: h.watched(int32(slot), c)})
+				continue
 			}
-			if comp.survives != nil && !comp.survives(a.Get(ent, comp.id), q) {
+			if first == nil && comp.survives != nil && !comp.survives(a.Get(ent, comp.id), q) {
 				panic(&LossyCodecError{Component: comp.name, ID: e.id, Entity: ent, Frame: ecs.Frame(h.frame)})
 			}
 		}
+	}
+	if first != nil {
+		panic(first)
 	}
 }
 
@@ -405,10 +423,20 @@ type UnreportedError struct {
 	// "between steps" for one made in a Do, View or hook; "" when not
 	// known.
 	System string
+	// More counts the other writes, additions and removals without a
+	// report that CheckReports found in the same step; Also names, for up
+	// to four of them, each other component and where it was written
+	// ("Velocity written by system \"wander\""), once each.
+	More int
+	Also []string
 }
 
-// Error names the component, the entity and where the write was, and what to do.
-func (e *UnreportedError) Error() string {
+// maxAlso bounds UnreportedError.Also.
+const maxAlso = 4
+
+// how says how the component was changed and where ("written by system
+// \"wander\"").
+func (e *UnreportedError) how() string {
 	what := "written"
 	switch {
 	case e.Added:
@@ -425,10 +453,24 @@ func (e *UnreportedError) Error() string {
 	default:
 		what += " by system " + strconv.Quote(e.System)
 	}
+	return what
+}
+
+// Error names the component, the entity and where the write was, and what
+// to do; for CheckReports, how many more the step had, and which.
+func (e *UnreportedError) Error() string {
+	what := e.how()
 	if e.Audit {
 		return fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) was %s without a report: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage; peers were not sent it until the host's audit found it, at frame %d, and sent it (HostConfig.Audit; a tandem host's HostConfig.Replication.Audit)", e.Component, e.ID, e.Entity, what, e.Frame)
 	}
-	return fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d; a tandem host's HostConfig.Replication.CheckReports)", e.Component, e.ID, e.Entity, what, e.Frame)
+	msg := fmt.Sprintf("replicate: component %s of networked entity %d (ECS entity %v) was %s without a report, or reported after replication ran: call ecs.MutateComponent after writing, adding or removing a replicated component, in a system before the engine's output stage, or no peer is sent it (found by HostConfig.CheckReports at frame %d; a tandem host's HostConfig.Replication.CheckReports)", e.Component, e.ID, e.Entity, what, e.Frame)
+	if e.More > 0 {
+		msg += fmt.Sprintf("; %d more in the same step", e.More)
+		if len(e.Also) > 0 {
+			msg += ", among them " + strings.Join(e.Also, "; ")
+		}
+	}
+	return msg
 }
 
 // LossyCodecError is what a host with HostConfig.CheckReports panics with
