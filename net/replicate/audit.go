@@ -20,10 +20,9 @@ const defaultAudit = 4
 // audit looks at the next n entity slots, from where the last audit
 // stopped, but for one look every kindEvery steps at an entity of the next
 // of its kinds (auditkinds.go), and reports each replicated component not
-// reported this step
-// whose value no longer quantizes to its shared image, that the entity
-// holds without having been reported to, or that it no longer holds. It
-// runs before the step's reports are taken in (intake).
+// reported this step whose value no longer quantizes to its shared image,
+// that the entity holds without having been reported to, or that it no
+// longer holds. It runs before the step's reports are taken in (intake).
 func (h *HostReplicator) audit(w *ecs.World, n int) {
 	if len(h.ents) == 0 {
 		return

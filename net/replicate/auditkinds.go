@@ -5,10 +5,10 @@ import arche "github.com/mlange-42/arche/ecs"
 // The audit's kinds: beside its walk of the slots in order, the audit
 // looks every kindEvery steps at one entity of each archetype of networked
 // entities in turn (but those of a relation, whose queries cost as many
-// archetypes as the relation has targets). A game's kinds of entity are its archetypes, and a
-// system that forgets its reports writes one kind: fifty wanderers spawned
-// after 30,000 props wait a whole round of the slots (about two minutes
-// at 4 a step), and eight steps of the kinds.
+// archetypes as the relation has targets). A game's kinds of entity are
+// its archetypes, and a system that forgets its reports writes one kind:
+// fifty wanderers spawned after 30,000 props wait a whole round of the
+// slots (about two minutes at 4 a step), and eight steps of the kinds.
 
 // kindEvery is how many steps apart the audit looks at its next kind: a
 // look (a query of a registered filter) costs a few tenths of a
@@ -24,8 +24,7 @@ const maxAuditKinds = 64
 // shards of one taken as one), and where the audit is in it.
 type auditKind struct {
 	mask   arche.Mask         // its components, but NewNetworked's shard tags
-	filter *arche.MaskFilter  // its entities, and no other kind's
-	cached arche.CachedFilter // filter, registered: a query of it costs its archetypes
+	cached arche.CachedFilter // its entities and no other kind's, registered: a query costs its archetypes
 	next   int                // the index of the next of them to look at
 }
 
@@ -83,7 +82,7 @@ func (h *HostReplicator) noteKind(e arche.Entity) {
 	// Its entities in every shard, and no other kind's.
 	all := m.Or(&h.shardTags)
 	f := &arche.MaskFilter{Include: m, Exclude: all.Not()}
-	h.kinds = append(h.kinds, auditKind{mask: m, filter: f, cached: a.Cache().Register(f)})
+	h.kinds = append(h.kinds, auditKind{mask: m, cached: a.Cache().Register(f)})
 }
 
 // nextOfKind returns the slot of the next entity of the next kind in

@@ -55,7 +55,8 @@ type HostConfig struct {
 	Interest InterestConfig
 	// CheckReports, if set, looks at every networked entity at every step
 	// and panics with an *UnreportedError, naming the component and the
-	// entity, when a replicated component's value differs from what was
+	// entity (and counting the step's others: More, Also), when a
+	// replicated component's value differs from what was
 	// last reported with ecs.MutateComponent, or the entity holds one it
 	// was never reported to have: a write or an addition without a report,
 	// which no peer would ever be sent. A value that differs by less than
