@@ -3,6 +3,8 @@ package save
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 
 	arche "github.com/mlange-42/arche/ecs"
 
@@ -46,17 +48,46 @@ type UnreportedError struct {
 	ID        ecs.NetID    // the entity's network id
 	Entity    arche.Entity // the entity
 	Frame     ecs.Frame    // the step that found it
+	// More counts the other saved components changed without a report that
+	// the check found in the same step, of this entity or others; Also
+	// names up to four of their components other than Component, once each.
+	More int
+	Also []string
 }
 
-// Error names the component, the entity and what to do.
+// maxAlso bounds UnreportedError.Also.
+const maxAlso = 4
+
+// Error names the component, the entity and what to do, and how many more
+// the step had, and which.
 func (e *UnreportedError) Error() string {
-	return fmt.Sprintf("save: saved component %s of networked entity %d (ECS entity %v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
+	msg := fmt.Sprintf("save: saved component %s of networked entity %d (ECS entity %v) changed without a report by frame %d: call ecs.MutateComponent after writing it, or a save does not keep the change (found by the save's report check)", e.Component, e.ID, e.Entity, e.Frame)
+	if e.More > 0 {
+		msg += fmt.Sprintf("; %d more in the same step", e.More)
+		if len(e.Also) > 0 {
+			msg += ", of components " + strings.Join(e.Also, ", ")
+		}
+	}
+	return msg
+}
+
+// noteUnreported records an unreported change of component name at entity e (slot's
+// id) into the step's first error, or makes it the first.
+func noteUnreported(found *UnreportedError, name string, id ecs.NetID, e arche.Entity, frame ecs.Frame) *UnreportedError {
+	if found == nil {
+		return &UnreportedError{Component: name, ID: id, Entity: e, Frame: frame}
+	}
+	found.More++
+	if len(found.Also) < maxAlso && name != found.Component && !slices.Contains(found.Also, name) {
+		found.Also = append(found.Also, name)
+	}
+	return found
 }
 
 // CheckReports makes every Update check that no saved component of a
 // networked entity changed without a report this frame, and panic with an
-// *UnreportedError naming the first it finds (UpdateBetweenSteps leaves the
-// check to the next step's Update). It encodes every saved component of the
+// *UnreportedError naming the first it finds and counting the others
+// (UpdateBetweenSteps leaves the check to the next step's Update). It encodes every saved component of the
 // world at every Update: a debugging aid for tests, not for a game's host.
 func (t *Tracker) CheckReports() {
 	if t.check == nil {
@@ -95,8 +126,9 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 		}
 	}
 	a := w.Arche()
-	// The first found is reported; the check goes on to the last entity,
-	// taking every encoding in, so the next Update finds only new changes.
+	// The first found is reported, the others counted; the check goes on
+	// to the last entity, taking every encoding in, so the next Update finds
+	// only new changes.
 	var found *UnreportedError
 	for slot := range int32(slots) {
 		e, id, ok := w.SlotEntity(slot)
@@ -122,8 +154,8 @@ func (t *Tracker) checkReports(w *ecs.World, j *ecs.Journal) {
 				continue
 			}
 			c.buf = comp.append(c.buf[:0], a.Get(e, comp.id))
-			if found == nil && c.had[k] && c.rep[slot]&(1<<uint(i)) == 0 && !bytes.Equal(c.buf, c.enc[k]) {
-				found = &UnreportedError{Component: comp.name, ID: id, Entity: e, Frame: w.Frame()}
+			if c.had[k] && c.rep[slot]&(1<<uint(i)) == 0 && !bytes.Equal(c.buf, c.enc[k]) {
+				found = noteUnreported(found, comp.name, id, e, w.Frame())
 			}
 			c.enc[k] = append(c.enc[k][:0], c.buf...)
 			c.had[k] = true

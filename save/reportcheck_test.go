@@ -116,3 +116,36 @@ func TestCheckReportsSavedWhole(t *testing.T) {
 		t.Fatalf("an unreported write before a save between steps: the step after it found %v, want entity 10's", got)
 	}
 }
+
+// A step with several unreported changes is told of all of them at once:
+// the first named, the others counted, and their components named once
+// each (not the first's again), so that a system that forgot two
+// components is not found out one component a run.
+func TestCheckReportsCountsTheStepsOthers(t *testing.T) {
+	r := checkedRig(30)
+	a := r.w.Arche()
+	hid := arche.ComponentID[health](a)
+	for _, id := range []ecs.NetID{4, 7, 10} { // each has health
+		(*health)(a.Get(mustEntity(t, r, id), hid)).HP = 5
+	}
+	(*ecs.Velocity)(a.Get(mustEntity(t, r, 5), r.w.IDs.Velocity)).X = 9
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		r.sched.Step()
+		return nil
+	}()
+	ue, ok := got.(*save.UnreportedError)
+	if !ok {
+		t.Fatalf("four unreported writes: the step found %v, want an *UnreportedError", got)
+	}
+	if ue.ID != 4 || !strings.Contains(ue.Component, "health") || ue.More != 3 {
+		t.Fatalf("found %d's %s and %d more, want entity 4's health and 3 more", ue.ID, ue.Component, ue.More)
+	}
+	if len(ue.Also) != 1 || !strings.Contains(ue.Also[0], "Velocity") {
+		t.Fatalf("the others' components: %q, want Velocity alone (health is the first's)", ue.Also)
+	}
+	if msg := ue.Error(); !strings.Contains(msg, "3 more in the same step") || !strings.Contains(msg, ue.Also[0]) {
+		t.Fatalf("the error does not tell the others: %v", msg)
+	}
+	r.sched.Step() // each is found once
+}
