@@ -43,6 +43,8 @@ var errCommandFailed = errors.New("the host failed to run this command (a fault 
 // left the world locked by a query the handler did not close, which nothing
 // can undo: that panic goes on up.
 func (h *Host[I]) runHandler(kind uint8, op uint64, p Peer, payload []byte) (err error, malformed bool) {
+	h.mu.enter() // the game's code, counted (and watched by a report check)
+	defer h.mu.exit()
 	def := h.g.Commands[kind].def()
 	defer func() {
 		v := recover()

@@ -509,7 +509,7 @@ func (h *Host[I]) build(restoring bool) error {
 		MaxPending:           max(h.cfg.MaxPeers+h.cfg.Spectators, 32),
 		Replication:          rc,
 		Grace:                h.cfg.Grace,
-		Admit:                h.cfg.Admit,
+		Admit:                h.admitFunc(),
 		Schema:               g.schemaOf(reg),
 		OnJoin:               h.join,
 		OnLeave:              h.leave,
@@ -538,6 +538,12 @@ func (h *Host[I]) build(restoring bool) error {
 		})
 	}
 	w.Schedule.AddTo(ecs.StageInput, "tandem.commands", ecs.SystemFunc(func(*ecs.World) { h.runCommands() }))
+	// Both run the game's code (hooks, observers, command handlers) at
+	// some steps only, each call counted by the world's lock: a report
+	// check watches them at those steps alone.
+	for _, name := range []string{"net.receive", "tandem.commands"} {
+		w.Schedule.WatchCounted(name, h.mu.calls.Load)
+	}
 	if h.saves != nil {
 		h.saves.build(g.saveSchema(w))
 		if h.cfg.Replication.CheckReports {

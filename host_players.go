@@ -206,6 +206,19 @@ func (h *Host[I]) leave(peer ecs.PeerID, err error) {
 	}
 }
 
+// admitFunc is the session's Admit for HostConfig.Admit, marked as the
+// game's code: nil without one.
+func (h *Host[I]) admitFunc() func(session.Arrival) error {
+	if h.cfg.Admit == nil {
+		return nil
+	}
+	return func(a session.Arrival) error {
+		h.mu.enter()
+		defer h.mu.exit()
+		return h.cfg.Admit(a)
+	}
+}
+
 // keepFunc is the session's Keep for the Game's: nil without one.
 func (h *Host[I]) keepFunc() func(ecs.PeerID, arche.Entity) bool {
 	if h.g.Keep == nil {

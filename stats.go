@@ -83,7 +83,10 @@ type NetStats struct {
 	// stays where it is.
 	HostFrame ecs.Frame
 	// Received and Total are the join's progress, entities: Total is what
-	// the join brings, the entities in the client's scope on the host.
+	// the join brings, the entities in the client's scope on the host. Both
+	// are 0 until the join's first page arrives (the connection and the
+	// host's admission come first: a loading screen says "connecting" while
+	// Total is 0).
 	Received, Total int
 	// Entities is the number of networked entities held.
 	Entities int

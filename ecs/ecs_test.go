@@ -413,6 +413,33 @@ func TestScheduleWatch(t *testing.T) {
 	}
 }
 
+// A system counted (WatchCounted) is watched at the steps in which its
+// count moved during its Update, and only then.
+func TestScheduleWatchCounted(t *testing.T) {
+	w := NewWorld()
+	s := NewSchedule(w, nil, 0)
+	var calls uint64
+	hook := false // the "hooks" system runs a hook at this step
+	s.Add("hooks", SystemFunc(func(*World) {
+		if hook {
+			calls++
+		}
+	}))
+	s.Add("game", SystemFunc(func(*World) {}))
+	if s.WatchCounted("nothing", func() uint64 { return calls }) || !s.WatchCounted("hooks", func() uint64 { return calls }) {
+		t.Fatal("WatchCounted found a system it does not hold, or not one it does")
+	}
+	var seen []string
+	s.Watch = func(name string) { seen = append(seen, name) }
+	for _, h := range []bool{false, true, false} {
+		hook = h
+		s.Step()
+	}
+	if want := []string{"", "game", "", "hooks", "game", "", "game"}; !slices.Equal(seen, want) {
+		t.Fatalf("watched %q, want %q: the counted system at the step its count moved alone", seen, want)
+	}
+}
+
 // AlphaAt counts the time since the last Advance, at the schedule's
 // dilation, up to the next step; a time before the last Advance counts as
 // it, and before the first Advance nothing counts.

@@ -46,6 +46,9 @@ type namedSystem struct {
 	stage   Stage
 	sys     System
 	watched bool // Watch is called after it (not marked Reporting)
+	// count, when set (WatchCounted), is read before and after the
+	// system's Update: Watch is called after it only when it changed.
+	count func() uint64
 }
 
 // Stage orders systems in a step: every system of an earlier stage runs
@@ -123,6 +126,28 @@ func (s *Schedule) AddTo(stage Stage, name string, sys System) *Schedule {
 	return s
 }
 
+// WatchCounted makes the schedule call Watch after the system named name
+// only at the steps in which count, read before and after its Update,
+// changed. It is for an engine's system that runs the game's code (a hook,
+// a command handler) at some steps only and counts each such call: at the
+// others it runs only its own code, which reports its writes, and a report
+// check (replicate.HostConfig.CheckReports) is spared a pass over the
+// world. count runs on the step's goroutine, twice a step while Watch is
+// set, and must count every call of code that might write without a
+// report: one it misses leaves a write without a report to be found at the
+// next system watched, and named after it. It reports whether the schedule
+// holds a system of that name (every one of that name is counted so).
+func (s *Schedule) WatchCounted(name string, count func() uint64) bool {
+	found := false
+	for i := range s.systems {
+		if s.systems[i].name == name {
+			s.systems[i].count = count
+			found = true
+		}
+	}
+	return found
+}
+
 // Systems returns the names of the systems in the order they run.
 func (s *Schedule) Systems() []string {
 	names := make([]string, len(s.systems))
@@ -149,10 +174,16 @@ func (s *Schedule) Step() {
 		s.Watch("")
 	}
 	for i := range s.systems {
-		s.systems[i].sys.Update(w)
+		ns := &s.systems[i]
+		var before uint64
+		counted := s.Watch != nil && ns.count != nil
+		if counted {
+			before = ns.count()
+		}
+		ns.sys.Update(w)
 		w.FlushRemovals()
-		if s.Watch != nil && s.systems[i].watched {
-			s.Watch(s.systems[i].name)
+		if s.Watch != nil && ns.watched && (!counted || ns.count() != before) {
+			s.Watch(ns.name)
 		}
 	}
 	w.journal.endFrame()

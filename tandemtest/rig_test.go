@@ -305,6 +305,60 @@ func TestUnreportedWrite(t *testing.T) {
 	}
 }
 
+// A write without a report made by a hook (Game.Join) or a command handler
+// is laid at the engine's system that ran it, whose report-check watch runs
+// at the steps the game's code ran in it: net.receive, tandem.commands.
+func TestUnreportedWriteInAHookOrHandler(t *testing.T) {
+	// shift moves every figure but the one of peer keep, without a report.
+	shift := func(w *tandem.World, keep ecs.PeerID) {
+		q := generic.NewFilter2[ecs.Transform, ecs.NetworkIdentity]().Query(w.ECS.Arche())
+		for q.Next() {
+			if pose, id := q.Get(); id.Owner != keep {
+				pose.X += 10
+			}
+		}
+	}
+	shove := tandem.NewCommand("shove", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+		shift(w, ecs.HostPeer)
+		return nil
+	})
+	g := *walkersWith(shove)
+	g.Join = func(w *tandem.World, p tandem.Peer) error {
+		if p.Name == "bob" {
+			shift(w, p.ID)
+		}
+		return walkers.Join(w, p)
+	}
+	for _, tc := range []struct {
+		name, system string
+		act          func(r *tandemtest.Rig[Walk], ann *tandem.Client[Walk])
+	}{
+		{"hook", "net.receive", func(r *tandemtest.Rig[Walk], _ *tandem.Client[Walk]) { r.Connect("bob", tandem.ClientConfig[Walk]{}) }},
+		{"handler", "tandem.commands", func(_ *tandemtest.Rig[Walk], ann *tandem.Client[Walk]) {
+			if _, err := tandem.Send(ann, shove, struct{}{}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			r := tandemtest.New(rec, &g, tandem.HostConfig{}, tandemtest.Config{})
+			ann := r.Join("ann", tandem.ClientConfig[Walk]{})
+			r.Step(10)
+			tc.act(r, ann)
+			for range 60 {
+				if rec.stepThenEnd(r); len(rec.errs) > 0 {
+					break
+				}
+			}
+			rec.end()
+			if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "Transform") || !strings.Contains(rec.errs[0], `in the engine's system "`+tc.system+`"`) {
+				t.Fatalf("a write without a report in a %s: %q, want the test failed naming Transform and %s", tc.name, rec.errs, tc.system)
+			}
+		})
+	}
+}
+
 // steps is a host-only component the save keeps: a figure's count of steps.
 type steps struct{ N int32 }
 

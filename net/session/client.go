@@ -261,7 +261,8 @@ func (c *Client) Replicator() *replicate.ClientReplicator { return c.repl }
 func (c *Client) Conn() *conn.Conn { return c.c }
 
 // Progress returns the join's progress: entities received and the total
-// the join brings (the entities in the client's scope on the host).
+// the join brings (the entities in the client's scope on the host); 0, 0
+// until the join's first page arrives.
 func (c *Client) Progress() (received, total int) {
 	if c.repl == nil {
 		return 0, 0
