@@ -178,7 +178,12 @@ type Client[I any] struct {
 	// entities whose replay pending is of a teleport.
 	teleports map[arche.Entity]ecs.Frame
 	prunedAt  ecs.Frame // the frame teleports was last pruned at
-	snaps     []arche.Entity
+	// drifts is, by owned entity, the frame whose host pose its pose last
+	// took whole (a Pose correction), while its velocity since is its own
+	// or the host's of that frame: the start of the drift the next pose
+	// correction measures (drift.go).
+	drifts map[arche.Entity]ecs.Frame
+	snaps  []arche.Entity
 
 	// newcomers are the owned entities that arrived since the last
 	// "predict.begin", to be replayed from the frame they were made at

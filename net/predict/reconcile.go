@@ -147,6 +147,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		jump = c.snapMotion(at, st)
 	}
 	kn, knocked := c.knockOf(f, e, at, st, snap || jump.changed)
+	var dr driftNote
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) && !(knocked && c.movesKnocked(&kn, t, at)) {
 			continue
@@ -159,6 +160,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		var cc contactClamp // the clamped correction, reckoned once
 		if present && !snap && !jump.changed {
 			if cc = c.contactDecides(f, e, t, at, st); cc.decides {
+				dr.other = dr.other || t.corr == Pose
 				continue // what differs is what the entity rests on decides
 			}
 		}
@@ -167,6 +169,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		case Pose:
 			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
 			d := ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}
+			dr.pose(d, snap, jump.changed || knocked && t == kn.pose || cc.reckoned && (cc.x != d.X || cc.y != d.Y))
 			if jump.changed {
 				from := *pp
 				last, turn := c.shiftJumpPose(f, k, e, t, d, from, jump)
@@ -268,6 +271,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				}
 			}
 			c.stats.VelocityCorrections++
+			dr.vel = true
 			size := math.Hypot(d.X, d.Y)
 			c.velSum += size
 			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
@@ -279,6 +283,12 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 			c.stats.ValueCorrections++
 		}
 	}
+	if pose, vel := c.poseAndVelocity(); dr.trims() {
+		if n, ok := c.driftVelocity(f, e, at, vel, st, dr.d); ok {
+			c.carryDrift(f, k, e, pose, vel, n)
+		}
+	}
+	c.noteDrift(&dr, f, e)
 }
 
 // carryVelocity returns the difference the host's velocity of entity e at

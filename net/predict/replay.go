@@ -23,6 +23,7 @@ var ErrCannotReplay = errors.New("predict: cannot replay from that frame: it is 
 // predicted step does not change it, so it asks for no replay.
 func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replicate.State, snap bool) {
 	n := 0
+	var dr driftNote
 	for _, t := range c.tracks {
 		if !c.differs(t, at, st) {
 			continue
@@ -39,16 +40,30 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 			c.stats.VelocityCorrections++
 			c.velSum += size
 			c.stats.MaxVelocity = max(c.stats.MaxVelocity, size)
+			dr.vel = true
 		case HostValue:
 			c.stats.ValueCorrections++
 		case Pose:
 			if snap {
 				c.snaps = append(c.snaps, e)
 			}
+			hp, pp := (*ecs.Transform)(t.host), (*ecs.Transform)(t.store.at(at))
+			dr.pose(ecs.Transform{X: hp.X - pp.X, Y: hp.Y - pp.Y, Angle: ecs.AngleDiff(pp.Angle, hp.Angle)}, snap, false)
 		}
 		t.assign(t.store.at(at), t.host)
 		n++
 	}
+	if _, vel := c.poseAndVelocity(); dr.trims() {
+		// The replay from f runs from the velocity so moved.
+		if d, ok := c.driftVelocity(f, e, at, vel, st, dr.d); ok {
+			v := (*ecs.Velocity)(vel.store.at(at))
+			v.X += d.X
+			v.Y += d.Y
+			v.Angular += d.Angular
+			c.stats.DriftTrims++
+		}
+	}
+	c.noteDrift(&dr, f, e)
 	if n > 0 && (!c.pending || f > c.pendingFrom) {
 		c.pending = true
 		c.pendingFrom = f

@@ -22,6 +22,11 @@ type ClientStats struct {
 	// ValueCorrections.
 	Corrections                                            uint64
 	PoseCorrections, VelocityCorrections, ValueCorrections uint64
+	// DriftTrims counts the Pose corrections that also moved their
+	// entity's velocity by the drift they found since the one before,
+	// within the host's rounding of it (a velocity taken rounded from the
+	// wire, coasting off the host's): none is a correction of its own.
+	DriftTrims uint64
 	// HostUpdates counts the values of HostOnly components the host
 	// changed, taken as they came: none is a correction.
 	HostUpdates uint64

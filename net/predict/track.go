@@ -72,6 +72,7 @@ type tracker struct {
 	arrived valueStore     // Adopt: the newcomers' values as they arrived
 	host    unsafe.Pointer // scratch: the host's value
 	dequant func(q []int32, p unsafe.Pointer)
+	quant   func(p unsafe.Pointer, q []int32)
 	equal   func(a, b unsafe.Pointer) bool
 	assign  func(dst, src unsafe.Pointer)
 }
@@ -151,6 +152,7 @@ func Track[T any](codec replicate.Codec[T], corr Correction) Tracker {
 		arrived: &values[T]{},
 		host:    unsafe.Pointer(new(T)),
 		dequant: func(q []int32, p unsafe.Pointer) { deq(q, (*T)(p)) },
+		quant:   func(p unsafe.Pointer, q []int32) { quant((*T)(p), q) },
 		equal:   equal,
 		assign:  func(dst, src unsafe.Pointer) { *(*T)(dst) = *(*T)(src) },
 	}}
