@@ -1,44 +1,54 @@
 package tandemtest_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/jakecoffman/cp/v2"
 	arche "github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 
 	"github.com/tandem-go/tandem"
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/transport/condition"
 	"github.com/tandem-go/tandem/net/transport/mem"
 	"github.com/tandem-go/tandem/physics"
 	"github.com/tandem-go/tandem/tandemtest"
 )
 
-// A player's body the host kicks once, to a velocity off the wire's grid
-// (33.33 units/s, where the wire carries eighths), then coasting in open
-// space: her client takes the host's velocity as the wire rounds it, and
-// its coasting pose drifts off the host's by that rounding, 1/24 unit a
+// A player's body (or a glider her game moves itself, without physics)
+// that the host kicks once, to a velocity off the wire's grid (33.33
+// units/s, where the wire carries eighths), then coasting in open space:
+// her client takes the host's velocity as the wire rounds it, and its
+// coasting pose drifts off the host's by that rounding, 1/24 unit a
 // second. Corrected by the pose alone, it drifted again at once, and was
 // corrected every third of a second for as long as it coasted (a space
 // trial's ship: 7 corrections in 5 s, 111 in 35 s after a bump at speed).
 // A pose's correction now also moves the velocity by the drift it found
-// since the last, within what the host's rounded velocity allows, and
-// the drift dies out; a drift the rounding does not explain moves no
-// velocity.
+// since the last, within what the host's rounded velocity allows, and the
+// drift dies out; after a shove the rounding does not explain, it settles
+// as well.
 func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 	coast := func(b *cp.Body, _ Pedal, _ float64) ecs.Velocity {
 		v := b.Velocity()
 		return ecs.Velocity{X: v.X, Y: v.Y}
 	}
-	for _, replay := range []bool{false, true} {
-		t.Run(fmt.Sprintf("replay-%v", replay), func(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		physics bool
+		replay  bool
+	}{{"body", true, false}, {"body-replayed", true, true}, {"glider", false, false}} {
+		replay := tc.replay
+		t.Run(tc.name, func(t *testing.T) {
 			g := bodyGame(ecs.Transform{X: 400, Y: 600}, coast, func(w *tandem.World, e arche.Entity) {
 				w.Physics.AttachCircle(e, 20, physics.Material{Mass: 4})
 			})
 			g.Physics = &physics.Config{Gravity: cp.Vector{}}
+			if !tc.physics {
+				g = gliders()
+			}
 			link := condition.Config{Latency: 50 * time.Millisecond}
 			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
 			cfg := tandem.ClientConfig[Pedal]{}
@@ -47,9 +57,7 @@ func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 			}
 			ann := r.Join("ann", cfg)
 			r.Step(60)
-			r.Host.Do(func(w *tandem.World) {
-				w.Physics.SetVelocity(w.ECS.Owned(ann.Peer())[0], ecs.Velocity{X: 100.0 / 3, Y: 100.0 / 7})
-			})
+			setVelocity(r, ann, func(ecs.Velocity) ecs.Velocity { return ecs.Velocity{X: 100.0 / 3, Y: 100.0 / 7} })
 			r.Step(60) // the kick's own correction
 			kicked := ann.NetStats().Predict
 			r.Step(600) // ten seconds of coasting
@@ -67,11 +75,7 @@ func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 			// and the coasting after it settles as well, at the host's
 			// velocity within its rounding.
 			burst := func(dx float64) {
-				r.Host.Do(func(w *tandem.World) {
-					e := w.ECS.Owned(ann.Peer())[0]
-					v := w.Physics.BodyOf(e).Velocity()
-					w.Physics.SetVelocity(e, ecs.Velocity{X: v.X + dx, Y: v.Y})
-				})
+				setVelocity(r, ann, func(v ecs.Velocity) ecs.Velocity { return ecs.Velocity{X: v.X + dx, Y: v.Y} })
 			}
 			burst(180)
 			r.Step(1)
@@ -92,5 +96,53 @@ func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 				t.Errorf("after the shove: %d corrections in 10 s of coasting, her velocity %v against the host's %v", n, cv, hv)
 			}
 		})
+	}
+}
+
+// setVelocity sets the velocity of ann's entity on the host to what set
+// makes of it, through the physics where there is a body.
+func setVelocity(r *tandemtest.Rig[Pedal], ann *tandem.Client[Pedal], set func(ecs.Velocity) ecs.Velocity) {
+	r.Host.Do(func(w *tandem.World) {
+		e := w.ECS.Owned(ann.Peer())[0]
+		v := set(*ecs.Get[ecs.Velocity](w.ECS, e))
+		if w.Physics != nil && w.Physics.BodyOf(e) != nil {
+			w.Physics.SetVelocity(e, v)
+			return
+		}
+		*ecs.Get[ecs.Velocity](w.ECS, e) = v
+		ecs.MutateComponent(w.ECS, e, w.ECS.IDs.Velocity)
+	})
+}
+
+// gliders is a game of a glider per player, with no physics: its own
+// system moves each glider by its velocity, frame by frame, on the host
+// and, predicted, on its owner's client (corrected, not replayed).
+func gliders() *tandem.Game[Pedal] {
+	return &tandem.Game[Pedal]{
+		Components: []tandem.Component{
+			tandem.Replicate(replicate.TransformCodec(), tandem.PredictPose),
+			tandem.Replicate(replicate.VelocityCodec(), tandem.PredictVelocity),
+		},
+		Input: pedalCodec,
+		Setup: func(w *tandem.World) {
+			glide := generic.NewFilter3[ecs.Transform, ecs.Velocity, tandem.Input[Pedal]]()
+			dt := w.Schedule.StepDuration().Seconds()
+			w.Schedule.Add("glide", ecs.SystemFunc(func(ew *ecs.World) {
+				q := glide.Query(ew.Arche())
+				for q.Next() {
+					p, v, _ := q.Get()
+					if v.X != 0 || v.Y != 0 {
+						p.X += v.X * dt
+						p.Y += v.Y * dt
+						ecs.MutateComponent(ew, q.Entity(), ew.IDs.Transform)
+					}
+				}
+			}))
+		},
+		Join: func(w *tandem.World, p tandem.Peer) error {
+			m := generic.NewMap4[ecs.Transform, ecs.Velocity, ecs.NetworkIdentity, tandem.Input[Pedal]](w.ECS.Arche())
+			m.NewWith(&ecs.Transform{X: 400, Y: 600}, &ecs.Velocity{}, &ecs.NetworkIdentity{Owner: p.ID}, &tandem.Input[Pedal]{})
+			return nil
+		},
 	}
 }
