@@ -83,9 +83,10 @@ type Component struct {
 	register func(*replicate.Registry)
 	track    func() predict.Tracker
 	blend    func(*interp.Interpolator) any // nil: not blended beyond the pose
-	// pose reads a wire image of ecs.Transform, for the rest lock: set when
-	// T is ecs.Transform.
-	pose func(q []int32, v *ecs.Transform)
+	// pose reads a wire image of ecs.Transform, and poseQuant makes one, for
+	// the rest lock: set when T is ecs.Transform.
+	pose      func(q []int32, v *ecs.Transform)
+	poseQuant func(v *ecs.Transform, q []int32)
 	// exact says the codec has an exact encoding; save adds the component
 	// to a save's schema with it.
 	exact bool
@@ -137,7 +138,7 @@ func Replicate[T any](codec replicate.Codec[T], p Prediction) Component {
 		c.save = func(s *save.Schema) { save.Component(s, exact) }
 	}
 	if pc, ok := any(codec).(replicate.Codec[ecs.Transform]); ok {
-		c.pose = pc.Dequantize
+		c.pose, c.poseQuant = pc.Dequantize, pc.Quantize
 	}
 	if codec.Blend != nil && (p == HostValue || p == HostOnly) {
 		blend := codec.Blend

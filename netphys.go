@@ -260,6 +260,7 @@ type netPhysics struct {
 	poseC     replicate.Component
 	velC      replicate.Component
 	pose      func(q []int32, v *ecs.Transform) // reads poseC's wire image
+	poseQuant func(v *ecs.Transform, q []int32) // makes it
 	enabled   bool
 	// A replay's (netphys_replay.go): whether it steps the physics, the
 	// remote bodies' slots, the bodies it gives back their states, the
@@ -348,7 +349,7 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 	n.poseC, n.velC = pc, vc
 	for _, c := range comps {
 		if c.pose != nil {
-			n.pose = c.pose
+			n.pose, n.poseQuant = c.pose, c.poseQuant
 		}
 	}
 	n.enabled = !cfg.Off && w.Physics != nil && okp && okv

@@ -7,6 +7,7 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
+	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
 )
 
@@ -130,6 +131,9 @@ func (n *netPhysics) holdRests() {
 		}
 		t := *n.transforms.Get(r.e)
 		p := r.restPose
+		// What of its pose rounds as the host's does stays its own, exact
+		// (a heading the host did not change).
+		predict.KeepAgreeing(n.poseQuant, n.reg.Fields(n.poseC), &p, t)
 		dx, dy, da := p.X-t.X, p.Y-t.Y, ecs.AngleDiff(t.Angle, p.Angle)
 		if dx != 0 || dy != 0 || da != 0 {
 			n.w.Physics.Move(r.e, p)

@@ -146,3 +146,82 @@ func gliders() *tandem.Game[Pedal] {
 		},
 	}
 }
+
+// A body that turns and thrusts along its heading (the same on her client
+// and on the host, off the wire's grid), teleported by the host with its
+// heading kept, stopped or moving on: the teleport's correction (or the
+// rest lock that holds a body the host stopped) takes the host's new
+// position, and keeps her client's exact heading, which the host's rounds
+// to on the wire. Taken rounded, it pointed her thrust a fraction of a wire step off
+// the host's, and each correction after found her drifted sideways (a space
+// trial's warped ship: 5 corrections in 4 s of flight, none before the
+// warp).
+func TestATeleportKeepsTheHeadingItDidNotChange(t *testing.T) {
+	// Forward thrusts along the heading, back turns (at 0.7 rad/s).
+	thrust := func(b *cp.Body, in Pedal, dt float64) ecs.Velocity {
+		v, a := b.Velocity(), b.Angle()
+		switch in.Throttle {
+		case 1:
+			return ecs.Velocity{X: v.X + 300*dt*math.Cos(a), Y: v.Y + 300*dt*math.Sin(a)}
+		case -1:
+			return ecs.Velocity{X: v.X, Y: v.Y, Angular: 0.7}
+		}
+		return ecs.Velocity{X: v.X, Y: v.Y}
+	}
+	for _, tc := range []struct {
+		name          string
+		replay, stops bool
+	}{{"corrected", false, true}, {"replayed", true, true}, {"corrected/moving", false, false}, {"replayed/moving", true, false}} {
+		replay := tc.replay
+		t.Run(tc.name, func(t *testing.T) {
+			g := bodyGame(ecs.Transform{X: 400, Y: 600}, thrust, func(w *tandem.World, e arche.Entity) {
+				w.Physics.AttachCircle(e, 20, physics.Material{Mass: 4})
+			})
+			g.Physics = &physics.Config{Gravity: cp.Vector{}}
+			link := condition.Config{Latency: 50 * time.Millisecond}
+			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+			cfg := tandem.ClientConfig[Pedal]{}
+			if replay {
+				cfg.Replay = driveWith(thrust)
+			}
+			ann := r.Join("ann", cfg)
+			fly := func() uint64 {
+				before := ann.NetStats().Predict.Corrections
+				for _, leg := range []struct {
+					throttle int8
+					steps    int
+				}{{-1, 20}, {0, 1}, {1, 120}, {0, 30}} {
+					ann.SetInput(Pedal{Throttle: leg.throttle})
+					r.Step(leg.steps)
+				}
+				return ann.NetStats().Predict.Corrections - before
+			}
+			before := fly()
+			r.Host.Do(func(w *tandem.World) {
+				e := w.ECS.Owned(ann.Peer())[0]
+				heading := ecs.Get[ecs.Transform](w.ECS, e).Angle
+				w.Physics.SetPose(e, ecs.Transform{X: 20000, Y: -7000, Angle: heading})
+				if tc.stops {
+					w.Physics.SetVelocity(e, ecs.Velocity{}) // at rest, her client's rest lock holds it
+				}
+			})
+			r.Step(60)
+			st := ann.NetStats().Predict
+			var ha, ca float64
+			r.Host.Do(func(w *tandem.World) { ha = ecs.Get[ecs.Transform](w.ECS, w.ECS.Owned(ann.Peer())[0]).Angle })
+			ann.Do(func(w *tandem.World) { ca = ecs.Get[ecs.Transform](w.ECS, w.ECS.Owned(ann.Peer())[0]).Angle })
+			if math.Abs(ha-ca) > 1e-9 {
+				t.Errorf("after the teleport her heading is %.9f, the host's %.9f", ca, ha)
+			}
+			after := fly()
+			end := ann.NetStats().Predict
+			t.Logf("corrections in a flight before the teleport %d, after it %d (teleports %d; pose %d, velocity %d after it, largest %.4f)", before, after, st.Teleports, end.PoseCorrections-st.PoseCorrections, end.VelocityCorrections-st.VelocityCorrections, end.MaxPose)
+			if st.Teleports == 0 {
+				t.Fatal("the teleport did not reach her as one")
+			}
+			if before != 0 || after > 1 {
+				t.Errorf("corrections in a flight before the teleport %d, after it %d: want none, and at most one", before, after)
+			}
+		})
+	}
+}

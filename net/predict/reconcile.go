@@ -149,8 +149,12 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 	kn, knocked := c.knockOf(f, e, at, st, snap || jump.changed)
 	var dr driftNote
 	for _, t := range c.tracks {
-		if !c.differs(t, at, st) && !(knocked && c.movesKnocked(&kn, t, at)) {
+		differs := c.differs(t, at, st)
+		if !differs && !(knocked && c.movesKnocked(&kn, t, at)) {
 			continue
+		}
+		if differs && t.agree != nil {
+			t.agree(t.host, t.store.at(at)) // the members that agree stay exact
 		}
 		if t.corr == HostOnly {
 			c.takeHostOnly(f, k, e, t)

@@ -28,6 +28,9 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 		if !c.differs(t, at, st) {
 			continue
 		}
+		if t.agree != nil {
+			t.agree(t.host, t.store.at(at)) // the members that agree stay exact
+		}
 		if t.corr == HostOnly {
 			c.takeHostOnly(f, k, e, t)
 			continue

@@ -73,8 +73,12 @@ type tracker struct {
 	host    unsafe.Pointer // scratch: the host's value
 	dequant func(q []int32, p unsafe.Pointer)
 	quant   func(p unsafe.Pointer, q []int32)
-	equal   func(a, b unsafe.Pointer) bool
-	assign  func(dst, src unsafe.Pointer)
+	// agree, for a Pose tracker (nil for others), sets each member of
+	// host (as the wire rounded it) to pred's where pred's rounds as the
+	// host's did (KeepAgreeing).
+	agree  func(host, pred unsafe.Pointer)
+	equal  func(a, b unsafe.Pointer) bool
+	assign func(dst, src unsafe.Pointer)
 }
 
 // valueStore is a slice of some component type, addressed by index.
@@ -142,7 +146,13 @@ func Track[T any](codec replicate.Codec[T], corr Correction) Tracker {
 		eq := codec.Equal
 		equal = func(a, b unsafe.Pointer) bool { return eq((*T)(a), (*T)(b)) }
 	}
+	var agree func(host, pred unsafe.Pointer)
+	if corr == Pose {
+		q := any(quant).(func(*ecs.Transform, []int32))
+		agree = func(host, pred unsafe.Pointer) { KeepAgreeing(q, n, (*ecs.Transform)(host), *(*ecs.Transform)(pred)) }
+	}
 	return Tracker{&tracker{
+		agree:   agree,
 		name:    codec.Name,
 		corr:    corr,
 		n:       n,
