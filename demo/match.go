@@ -39,7 +39,8 @@ func roomForSpectators(hc *tandem.HostConfig) { hc.Spectators = game.MaxPlayers 
 // stdout), joined, or alone with the bots; the logs go to stderr. A client
 // with -bot is played by a computer player.
 func openMatch(o options, stdout, stderr io.Writer) (*match, error) {
-	opts := launch.Options[game.Input]{World: saveWorld, Headless: o.headless, Host: roomForSpectators, Stdout: stdout, Stderr: stderr}
+	opts := launch.Options[game.Input]{World: saveWorld, Headless: o.headless, Host: roomForSpectators, Stdout: stdout, Stderr: stderr,
+		NewWorld: []string{"props", "crates", "bots"}}
 	if o.bot {
 		opts.Client = func(cfg *tandem.ClientConfig[game.Input]) { cfg.Input = botInput() }
 	}

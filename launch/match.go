@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,12 @@ type Options[I comparable] struct {
 	// Local, if set, adds the game's settings to a game played alone (the
 	// flags' name) before it is made.
 	Local func(cfg *tandem.LocalConfig)
+	// NewWorld names the game's own flags that shape a new world only
+	// (its size, its decor: "props"), without the dash. A host that
+	// restores its world from the save does not apply them: given such a
+	// flag, Open says so on Stderr, with how to start a new world (-save ''
+	// or another -save FILE).
+	NewWorld []string
 	// Stdout takes the lines a player reads: the host's join lines
 	// (Flags.Listen) and what the restart signal does. Default os.Stdout.
 	Stdout io.Writer
@@ -153,6 +160,23 @@ func (m *Match[I]) join(f *Flags, g *tandem.Game[I], o Options[I]) error {
 	return nil
 }
 
+// tellNotApplied says on w which of the flags named (Options.NewWorld) were
+// given to a host whose world of entities networked entities came from its
+// save, and so were not applied.
+func (f *Flags) tellNotApplied(names []string, entities int, w io.Writer) {
+	var given []string
+	for _, n := range names {
+		if f.Given(n) {
+			given = append(given, "-"+n)
+		}
+	}
+	if len(given) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: %s not applied: the world was restored from the save (%d networked entities), as it was; for a new world give -save '' (in memory) or another -save FILE\n",
+		f.App, strings.Join(given, ", "), entities)
+}
+
 // hostMatch opens a host's match: its save, the host, its listener.
 func (m *Match[I]) hostMatch(f *Flags, g *tandem.Game[I], o Options[I]) error {
 	sv, err := f.OpenSave(o.World, o.Stderr)
@@ -164,6 +188,13 @@ func (m *Match[I]) hostMatch(f *Flags, g *tandem.Game[I], o Options[I]) error {
 		o.Host(&hc)
 	}
 	sv.Configure(&hc, o.Stderr)
+	restored := false
+	if told := hc.OnRestore; told != nil {
+		hc.OnRestore = func(r tandem.RestoreReport) {
+			restored = restored || r.Seq != 0 // not a store with no save yet
+			told(r)
+		}
+	}
 	h, err := tandem.NewHost(g, hc)
 	if err != nil {
 		err = sv.Explain(err) // a save of another version of the game
@@ -172,6 +203,9 @@ func (m *Match[I]) hostMatch(f *Flags, g *tandem.Game[I], o Options[I]) error {
 	}
 	entities := 0
 	h.Do(func(w *tandem.World) { entities, m.first = w.ECS.Networked(), int(w.ECS.Frame()) })
+	if restored {
+		f.tellNotApplied(o.NewWorld, entities, o.Stderr)
+	}
 	hosting, err := f.Listen(o.Stdout, sv.Identity(), entities)
 	if err != nil {
 		h.Close()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -338,5 +340,44 @@ func TestReceipts(t *testing.T) {
 	}
 	if !r.Answered(receiptsKept+3) || r.Answered(receiptsKept+2) {
 		t.Fatal("Answered does not tell the newest operation")
+	}
+}
+
+// A host that restores its world from the save says which of the game's
+// flags for a new world it did not apply, and how to start a new one; a
+// host that starts a new world, or is given none of them, says nothing.
+func TestAHostOnItsSaveSaysWhatItDidNotApply(t *testing.T) {
+	save := filepath.Join(t.TempDir(), "world.db")
+	host := func(args ...string) string {
+		f := &Flags{App: "mygame"}
+		fs := flag.NewFlagSet("mygame", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.Register(fs)
+		fs.Int("props", 0, "a new world's decor")
+		if err := fs.Parse(append([]string{"-host", "-addr", "127.0.0.1:0", "-save", save}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Check(fs); err != nil {
+			t.Fatal(err)
+		}
+		var log syncBuffer
+		m, err := Open(*f, wavers, Options[Still]{Headless: true, NewWorld: []string{"props", "crates"}, Stdout: io.Discard, Stderr: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return log.String()
+	}
+	const told = "-props not applied: the world was restored from the save"
+	if log := host("-props", "10"); strings.Contains(log, "not applied") {
+		t.Fatalf("a host making a new world said:\n%s", log)
+	}
+	if log := host("-props", "10"); !strings.Contains(log, told) || !strings.Contains(log, "-save ''") {
+		t.Fatalf("a host restoring its world, given -props, said:\n%s\nwant %q and how to start a new world", log, told)
+	}
+	if log := host(); strings.Contains(log, "not applied") {
+		t.Fatalf("a host restoring its world, given none of the new world's flags, said:\n%s", log)
 	}
 }
