@@ -706,9 +706,11 @@ type PeerStats struct {
 	Peer ecs.PeerID
 	Name string
 	// RTT is the smoothed round trip to the peer; Loss the recent fraction of
-	// datagrams lost (0..1).
-	RTT  time.Duration
-	Loss float64
+	// datagrams lost (0..1); RTTSamples the round-trip measurements RTT is
+	// made of (0: RTT is the connection's guess, conn.Config.InitialRTT).
+	RTT        time.Duration
+	Loss       float64
+	RTTSamples uint64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s: in
 	// from the peer, out to it.
 	KbitIn, KbitOut float64
@@ -749,6 +751,7 @@ func (h *Host[I]) AppendPeerStats(dst []PeerStats) []PeerStats {
 			Peer:        peer,
 			Name:        h.names[peer],
 			RTT:         cs.RTT,
+			RTTSamples:  cs.RTTSamples,
 			Loss:        cs.LossRate,
 			KbitIn:      cs.BytesInPerSec * 8 / 1000,
 			KbitOut:     cs.BytesOutPerSec * 8 / 1000,

@@ -15,15 +15,18 @@ type NetStats struct {
 	// RTT is the smoothed round trip to the host. A datagram is read at the
 	// next step of the side it reaches, so the round trip includes about a
 	// step of waiting in all (17 ms at 60 steps a second, on a link with no
-	// latency of its own). Before the first measurement it is the
-	// connection's assumed 200 ms (conn.Config.InitialRTT), a guess, as for
-	// a client refused at once. Loss is the recent fraction of the
+	// latency of its own). Before the first measurement (RTTSamples 0) it is
+	// the connection's assumed 200 ms (conn.Config.InitialRTT), a guess, as
+	// for a client refused at once: a display shows none then. Loss is the recent fraction of the
 	// client's datagrams lost on their way to the host (0..1), as the
 	// host's acknowledgements tell; LossIn that of the host's lost on their
 	// way here, as the client sees them arrive (what the render delay is
 	// sized for).
 	RTT          time.Duration
 	Loss, LossIn float64
+	// RTTSamples counts the round-trip measurements RTT is made of: 0 while
+	// it is the connection's guess.
+	RTTSamples uint64
 	// KbitIn and KbitOut are the traffic of the last second, kbit/s, as
 	// the game's connection counts it: the bytes of its datagrams and lane
 	// messages. What the transport adds is not in them: over QUIC some 55
@@ -160,6 +163,7 @@ func (c *Client[I]) Stats() NetStats {
 	s := NetStats{
 		State:          c.session.State(),
 		RTT:            cn.RTT(),
+		RTTSamples:     cn.RTTSamples(),
 		Loss:           cn.LossRate(),
 		LossIn:         cn.InLossRate(),
 		KbitIn:         in * 8 / 1000,

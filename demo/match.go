@@ -131,9 +131,13 @@ func (m *match) clientSummary(c *tandem.Client[game.Input]) string {
 		}
 		s := g.ScoreNow()
 		simlock, drawlock := c.LockStats() // the longest since the start
-		line = fmt.Sprintf(appName+": joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%v loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
+		rtt := "none"                      // never measured: the connection's guess is no figure
+		if ns.RTTSamples > 0 {
+			rtt = ns.RTT.Round(100 * time.Microsecond).String()
+		}
+		line = fmt.Sprintf(appName+": joined=%t ticks=%d frame=%d entities=%d own=(%.1f,%.1f) moved=%.1f rtt=%s loss=%.3f corrections=%d maxcorr=%.2f score=%d-%d simlock=%v drawlock=%v resumes=%d peer=%d",
 			c.Joined(), ns.Frames, ns.Frame, ns.Entities, own.X, own.Y, m.moved.units,
-			ns.RTT.Round(100*time.Microsecond), ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
+			rtt, ns.Loss, ns.Corrections.Count, ns.Corrections.Max, s.Left, s.Right,
 			simlock.Round(10*time.Microsecond), drawlock.Round(10*time.Microsecond), ns.Resumes, w.Peer)
 	})
 	return line

@@ -12,7 +12,7 @@ import (
 // and draws what it holds; here, printed.
 func ExampleGraph_Client() {
 	g := netgraph.Graph{Shown: true}
-	st := tandem.NetStats{RTT: 62 * time.Millisecond, KbitIn: 96, KbitOut: 24, Entities: 35} // c.Stats()
+	st := tandem.NetStats{RTT: 62 * time.Millisecond, RTTSamples: 9, KbitIn: 96, KbitOut: 24, Entities: 35} // c.Stats()
 	g.Client(time.Now(), st)
 	fmt.Println(g.Title)
 	fmt.Println(g.Lines[0])

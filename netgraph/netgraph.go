@@ -110,7 +110,11 @@ func (g *Graph) perSecond(now time.Time, key uint64, c [3]uint64) [3]float64 {
 // own entities while the host left it unanswered (predict's HoldAfter), and
 // says so while it does.
 func (g *Graph) Client(now time.Time, st tandem.NetStats) {
-	g.RTT.Add(float32(st.RTT.Seconds() * 1000))
+	var rtt float32 // none drawn while the round trip is the connection's guess
+	if st.RTTSamples > 0 {
+		rtt = float32(st.RTT.Seconds() * 1000)
+	}
+	g.RTT.Add(rtt)
 	g.In.Add(float32(st.KbitIn))
 	g.Out.Add(float32(st.KbitOut))
 	rs := st.Replication
@@ -121,7 +125,7 @@ func (g *Graph) Client(now time.Time, st tandem.NetStats) {
 	cs := st.Corrections
 	g.Title = "client"
 	g.Lines = append(g.Lines[:0],
-		fmt.Sprintf("rtt %3.0f ms   loss %4.1f%%", st.RTT.Seconds()*1000, st.Loss*100),
+		fmt.Sprintf("rtt %s   loss %4.1f%%", rttText(st.RTT, st.RTTSamples), st.Loss*100),
 		fmt.Sprintf("in %5.1f kbit/s   out %5.1f kbit/s", st.KbitIn, st.KbitOut),
 		fmt.Sprintf("corrections %d/s, largest %.1f   mean %.1f max %.1f", cs.LastSecond, cs.LastSecondMax, cs.Mean, cs.Max),
 		fmt.Sprintf("render delay %3.0f ms   lead %4.1f frames (aim %.1f)", st.RenderDelay.Seconds()*1000, st.Lead, st.LeadTarget),
@@ -172,7 +176,9 @@ func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 		g.Lines = g.Lines[:0]
 	}
 	for _, p := range peers {
-		rtt = max(rtt, p.RTT)
+		if p.RTTSamples > 0 {
+			rtt = max(rtt, p.RTT)
+		}
 		in += p.KbitIn
 		out += p.KbitOut
 		resumes += p.Resumes
@@ -180,13 +186,13 @@ func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 		rt := g.perSecond(now, uint64(p.Peer), [3]uint64{rs.Items, rs.Entered, rs.Left})
 		if g.Shown {
 			g.Lines = append(g.Lines,
-				fmt.Sprintf("peer %d: rtt %3.0f ms  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d  resumes %d",
-					p.Peer, p.RTT.Seconds()*1000, p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered, p.Resumes),
+				fmt.Sprintf("peer %d: rtt %s  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d  resumes %d",
+					p.Peer, rttText(p.RTT, p.RTTSamples), p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered, p.Resumes),
 				fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   joined with %d%s",
 					rt[0], rt[1], rt[2], rs.JoinEntities, backlog(rs.Backlog)))
 		}
 	}
-	g.RTT.Add(float32(rtt.Seconds() * 1000))
+	g.RTT.Add(float32(rtt.Seconds() * 1000)) // of the peers measured
 	g.In.Add(float32(in))
 	g.Out.Add(float32(out))
 	if !g.Shown {
@@ -213,4 +219,13 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// rttText is a round trip for a line of the graph: "  – ms" while samples
+// is 0 (rtt is the connection's guess, not a measurement).
+func rttText(rtt time.Duration, samples uint64) string {
+	if samples == 0 {
+		return "  – ms"
+	}
+	return fmt.Sprintf("%3.0f ms", rtt.Seconds()*1000)
 }

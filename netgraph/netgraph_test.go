@@ -27,8 +27,17 @@ func TestSeries(t *testing.T) {
 // scope brings and takes away each second; hidden, it keeps the curves only.
 func TestClient(t *testing.T) {
 	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	st := tandem.NetStats{RTT: 80 * time.Millisecond, Loss: 0.05, KbitIn: 120.5, KbitOut: 30, Entities: 900, Lead: 4.5, LeadTarget: 4}
+	// Before the first measurement the round trip is the connection's
+	// guess: not drawn, not shown as one.
+	guess := tandem.NetStats{RTT: 200 * time.Millisecond}
 	var g Graph
+	g.Shown = true
+	g.Client(start, guess)
+	if g.RTT.At(Samples-1) != 0 || !strings.Contains(strings.Join(g.Lines, "\n"), "rtt   – ms") {
+		t.Fatalf("a round trip not measured yet: drawn %v, lines %q; want none", g.RTT.At(Samples-1), g.Lines)
+	}
+	g = Graph{}
+	st := tandem.NetStats{RTT: 80 * time.Millisecond, RTTSamples: 3, Loss: 0.05, KbitIn: 120.5, KbitOut: 30, Entities: 900, Lead: 4.5, LeadTarget: 4}
 	g.Client(start, st)
 	if len(g.Lines) != 0 || g.Title != "" || g.RTT.At(Samples-1) != 80 || g.In.At(Samples-1) != 120.5 {
 		t.Fatalf("hidden: lines %q, title %q, last rtt %v, in %v; want no text and the curves sampled", g.Lines, g.Title, g.RTT.At(Samples-1), g.In.At(Samples-1))
@@ -88,20 +97,26 @@ func TestHost(t *testing.T) {
 		t.Fatalf("no peers: %q %q", g.Title, g.Lines)
 	}
 	peers := []tandem.PeerStats{
-		{Peer: 1, RTT: 40 * time.Millisecond, KbitIn: 10, KbitOut: 100, Resumes: 1},
-		{Peer: 2, RTT: 90 * time.Millisecond, KbitIn: 12, KbitOut: 110},
+		{Peer: 1, RTT: 40 * time.Millisecond, RTTSamples: 5, KbitIn: 10, KbitOut: 100, Resumes: 1},
+		{Peer: 2, RTT: 90 * time.Millisecond, RTTSamples: 5, KbitIn: 12, KbitOut: 110},
+		{Peer: 3, RTT: 200 * time.Millisecond}, // just admitted: its round trip is a guess
 	}
 	g.Host(start, peers)
 	peers[0].Replication = replicate.PeerStats{Items: 3000, Entered: 60, Left: 30, JoinEntities: 900}
 	g.Host(start.Add(time.Second), peers)
-	if g.Title != "host, 2 peers, 1 resume" || len(g.Lines) != 4 {
-		t.Fatalf("two peers: %q, %d lines %q", g.Title, len(g.Lines), g.Lines)
+	if g.Title != "host, 3 peers, 1 resume" || len(g.Lines) != 6 {
+		t.Fatalf("three peers: %q, %d lines %q", g.Title, len(g.Lines), g.Lines)
 	}
+	if !strings.HasPrefix(g.Lines[4], "peer 3: rtt   – ms") {
+		t.Errorf("peer 3, not measured yet: %q", g.Lines[4])
+	}
+	peers = peers[:2]
+	g.Host(start.Add(time.Second), peers)
 	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   joined with 900") {
 		t.Errorf("peer 1's lines: %q", g.Lines[:2])
 	}
 	if g.RTT.At(Samples-1) != 90 || g.In.At(Samples-1) != 22 || g.Out.At(Samples-1) != 210 {
-		t.Errorf("curves: rtt %v in %v out %v; want the slowest peer's 90 ms and 22 and 210 kbit/s", g.RTT.At(Samples-1), g.In.At(Samples-1), g.Out.At(Samples-1))
+		t.Errorf("curves: rtt %v in %v out %v; want the slowest peer's 90 ms (of those measured) and 22 and 210 kbit/s", g.RTT.At(Samples-1), g.In.At(Samples-1), g.Out.At(Samples-1))
 	}
 	if strings.Contains(strings.Join(g.Lines, "\n"), "BUDGET") {
 		t.Errorf("nothing held back, the lines speak of the budget: %q", g.Lines)
