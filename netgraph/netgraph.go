@@ -188,8 +188,8 @@ func (g *Graph) Host(now time.Time, peers []tandem.PeerStats) {
 			g.Lines = append(g.Lines,
 				fmt.Sprintf("peer %d: rtt %s  loss %4.1f%%  in %4.1f out %5.1f kbit/s  inputs %+d  resumes %d",
 					p.Peer, rttText(p.RTT, p.RTTSamples), p.Loss*100, p.KbitIn, p.KbitOut, p.Buffered, p.Resumes),
-				fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   joined with %d%s",
-					rt[0], rt[1], rt[2], rs.JoinEntities, backlog(rs.Backlog)))
+				fmt.Sprintf("  scope sends %.0f items/s   in %.0f/s   out %.0f/s   join paged %d in %s%s",
+					rt[0], rt[1], rt[2], rs.JoinEntities, count(rs.JoinRounds, "round", "rounds"), backlog(rs.Backlog)))
 		}
 	}
 	g.RTT.Add(float32(rtt.Seconds() * 1000)) // of the peers measured

@@ -102,7 +102,7 @@ func TestHost(t *testing.T) {
 		{Peer: 3, RTT: 200 * time.Millisecond}, // just admitted: its round trip is a guess
 	}
 	g.Host(start, peers)
-	peers[0].Replication = replicate.PeerStats{Items: 3000, Entered: 60, Left: 30, JoinEntities: 900}
+	peers[0].Replication = replicate.PeerStats{Items: 3000, Entered: 60, Left: 30, JoinEntities: 900, JoinRounds: 2}
 	g.Host(start.Add(time.Second), peers)
 	if g.Title != "host, 3 peers, 1 resume" || len(g.Lines) != 6 {
 		t.Fatalf("three peers: %q, %d lines %q", g.Title, len(g.Lines), g.Lines)
@@ -112,7 +112,7 @@ func TestHost(t *testing.T) {
 	}
 	peers = peers[:2]
 	g.Host(start.Add(time.Second), peers)
-	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   joined with 900") {
+	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   join paged 900 in 2 rounds") {
 		t.Errorf("peer 1's lines: %q", g.Lines[:2])
 	}
 	if g.RTT.At(Samples-1) != 90 || g.In.At(Samples-1) != 22 || g.Out.At(Samples-1) != 210 {

@@ -157,7 +157,7 @@ type PeerStats struct {
 	// and JoinBytes once it has them all (a resume's join is another peer
 	// record's, where the client's counts add up every join).
 	JoinPages, JoinBytes uint64
-	JoinEntities         uint64 // entities the join sent
+	JoinEntities         uint64 // entities the join's pages carried, one paged again in a later round (it changed meanwhile) each time
 	// JoinRounds counts the rounds of the peer's join: 1 from its start,
 	// one more each time it pages again what changed during the round
 	// before.
