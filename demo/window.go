@@ -139,7 +139,7 @@ func statusLine(m *match, o options) string {
 	case m.Hosting() != nil:
 		return "hosting  ·  join code " + m.Hosting().Short
 	case m.Client() != nil:
-		return "joined " + o.Join + " as " + o.Name
+		return "host " + o.Join + "  ·  you are " + o.Name // joining or playing: the bar and the world say which
 	}
 	return ""
 }
