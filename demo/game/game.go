@@ -28,6 +28,9 @@ type Stats struct {
 	Reports int
 	// Goals counts goals scored.
 	Goals int
+	// Drops counts the balls dropped at the centre spot after lying still
+	// against the field's edge for 5 s.
+	Drops int
 }
 
 // Game is one match: its world, physics space and schedule, and the arena.
@@ -88,6 +91,7 @@ type Game struct {
 	entered      []entry      // goal sensor hits of the current step
 	toucher      arche.Entity // the player who touched the ball last, at frame touched
 	touched      ecs.Frame
+	stuckFor     int // steps the ball has lain still against the field's edge (dropBall)
 }
 
 // New returns a match on cfg's arena in a world of its own, its schedule

@@ -311,3 +311,32 @@ func TestRestingArenaReportsNothing(t *testing.T) {
 		t.Fatalf("a resting arena reported %d changes, want none", len(*changes))
 	}
 }
+
+// Two bots, one a side, keep the ball going: a ball that lies still against
+// the field's edge for 5 s is dropped at the centre spot. (A host of two
+// bots left the ball wedged between a crate and the wall for minutes, one
+// bot unable to reach behind it past the crate, the other waiting beside
+// it: 2 goals in 20 minutes; in this test, none in four and the ball still
+// for 20 s on end.)
+func TestTwoBotsDoNotPinTheBall(t *testing.T) {
+	for _, crates := range []int{0, 30} {
+		g := newGame(t, crates)
+		g.Populate()
+		g.SpawnBot(game.Left)
+		g.SpawnBot(game.Right)
+		const window = 20 * 60 // steps: 20 s
+		travel := g.Stats.BallTravel
+		stillest := math.Inf(1)
+		for i := 1; i <= 12*window; i++ { // four minutes
+			g.Schedule.Step()
+			if i%window == 0 {
+				stillest = min(stillest, g.Stats.BallTravel-travel)
+				travel = g.Stats.BallTravel
+			}
+		}
+		t.Logf("%d crates: %d goals and %d drops in four minutes; the ball's least travel in 20 s %.0f units", crates, g.Stats.Goals, g.Stats.Drops, stillest)
+		if stillest < 100 {
+			t.Errorf("%d crates: in one 20 s the ball travelled %.0f units: the bots pinned it", crates, stillest)
+		}
+	}
+}

@@ -100,6 +100,39 @@ func (g *Game) scoreGoals(w *ecs.World) {
 		}
 	}
 	g.entered = g.entered[:0]
+	g.dropBall(w)
+}
+
+// dropStuckAfter is how long the ball may lie still against the field's
+// edge (wedged by a crate, or pressed into the wall by players pushing
+// from both sides) before it is dropped at the centre spot, steps of 1/60 s.
+const dropStuckAfter = 5 * 60
+
+// dropBall drops a ball that has lain still against the field's edge for
+// dropStuckAfter at the centre spot, at rest, as after a goal but with no
+// score: a ball two bots held in a corner, each pushing it into the other,
+// could lie there for minutes. Cost: one ball.
+func (g *Game) dropBall(w *ecs.World) {
+	if !w.Alive(g.Ball) {
+		return
+	}
+	c := &g.Config
+	t, v := g.transforms.Get(g.Ball), g.velocities.Get(g.Ball)
+	edge := c.BallRadius + 2*c.PlayerRadius
+	f := c.Field
+	atEdge := t.X < f.MinX+edge || t.X > f.MaxX-edge || t.Y < f.MinY+edge || t.Y > f.MaxY-edge
+	if !atEdge || v.X*v.X+v.Y*v.Y > 10*10 {
+		g.stuckFor = 0
+		return
+	}
+	if g.stuckFor++; g.stuckFor < dropStuckAfter {
+		return
+	}
+	g.stuckFor = 0
+	g.Stats.Drops++
+	cx, cy := f.Center()
+	g.Space.SetPose(g.Ball, ecs.Transform{X: cx, Y: cy})
+	g.Space.SetVelocity(g.Ball, ecs.Velocity{})
 }
 
 func grow(r Rect, d float64) Rect {
