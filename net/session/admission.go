@@ -153,7 +153,7 @@ func (h *Host) full(addr string, spectator bool) (wire.RejectCode, string) {
 	case !spectator && h.holding(false) >= h.cfg.MaxPeers:
 		return wire.RejectFull, fmt.Sprintf("host full (%s); try again later", count(h.cfg.MaxPeers, "player", "players"))
 	case h.heldFrom(addr) >= h.cfg.MaxPeersPerAddress:
-		return wire.RejectFull, fmt.Sprintf("host full for your address (%s from one address); try again later", count(h.cfg.MaxPeersPerAddress, "peer", "peers"))
+		return wire.RejectFull, fmt.Sprintf("host full for your address (%s from one address); try again later, or have the host allow more (HostConfig.MaxPeersPerAddress; -per-address with package launch)", count(h.cfg.MaxPeersPerAddress, "peer", "peers"))
 	}
 	return 0, ""
 }

@@ -191,7 +191,7 @@ func (h *Host) resume(p *hostPeer, m wire.Resume, fromLine bool) {
 	}
 	if h.heldFrom(p.addr)-k.from(p.addr) >= cfg.MaxPeersPerAddress {
 		h.reject(p, wire.RejectFull, transport.CloseNormal,
-			fmt.Sprintf("host full for your address (%d players from one address); try again later", cfg.MaxPeersPerAddress))
+			fmt.Sprintf("host full for your address (%d players from one address); try again later, or have the host allow more (HostConfig.MaxPeersPerAddress; -per-address with package launch)", cfg.MaxPeersPerAddress))
 		return
 	}
 	// The two bounds are looked at first and spent only on a resume that
