@@ -97,8 +97,8 @@ func (t *travel) measure(w *ecs.World) {
 }
 
 // summary is the one line printed at the end: on a host or alone the
-// ticks, the score and the ball (a host adds its peers); on a client the
-// join, the player's disc and the connection.
+// ticks, the score, the ball and the networked entities (a host adds its
+// peers); on a client the join, the player's disc and the connection.
 func (m *match) summary() string {
 	if c := m.Client(); c != nil {
 		return m.clientSummary(c)
@@ -109,8 +109,8 @@ func (m *match) summary() string {
 		g := game.Of(w)
 		s := g.ScoreNow()
 		b := g.Pose(g.Ball)
-		line = fmt.Sprintf(appName+": ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d awake=%d reports=%d",
-			played, w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Space.Awake(), g.Stats.Reports)
+		line = fmt.Sprintf(appName+": ticks=%d frame=%d score=%d-%d ball=(%.1f,%.1f) moved=%.1f goals=%d drops=%d awake=%d reports=%d entities=%d",
+			played, w.ECS.Frame(), s.Left, s.Right, b.X, b.Y, g.Stats.BallTravel, g.Stats.Goals, g.Stats.Drops, g.Space.Awake(), g.Stats.Reports, w.ECS.Networked())
 	})
 	if h := m.Host(); h != nil {
 		hs := h.Stats()
