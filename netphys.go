@@ -260,7 +260,8 @@ type netPhysics struct {
 	poseC     replicate.Component
 	velC      replicate.Component
 	pose      func(q []int32, v *ecs.Transform) // reads poseC's wire image
-	poseQuant func(v *ecs.Transform, q []int32) // makes it
+	agree     *predict.PoseAgreement            // the rest lock's hold keeps what agrees (nil: no pose codec)
+	held      ecs.Transform                     // the hold's pose, kept here: passed to a codec, a local would be allocated
 	enabled   bool
 	// A replay's (netphys_replay.go): whether it steps the physics, the
 	// remote bodies' slots, the bodies it gives back their states, the
@@ -349,7 +350,10 @@ func newNetPhysics(w *World, cfg NetPhysics, reg *replicate.Registry, comps []Co
 	n.poseC, n.velC = pc, vc
 	for _, c := range comps {
 		if c.pose != nil {
-			n.pose, n.poseQuant = c.pose, c.poseQuant
+			n.pose = c.pose
+			if okp {
+				n.agree = predict.NewPoseAgreement(c.poseQuant, reg.Fields(pc))
+			}
 		}
 	}
 	n.enabled = !cfg.Off && w.Physics != nil && okp && okv

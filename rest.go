@@ -7,7 +7,6 @@ import (
 	arche "github.com/mlange-42/arche/ecs"
 
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/predict"
 	"github.com/tandem-go/tandem/net/replicate"
 )
 
@@ -129,11 +128,15 @@ func (n *netPhysics) holdRests() {
 			r.pushed = n.frame
 			continue
 		}
-		t := *n.transforms.Get(r.e)
-		p := r.restPose
+		tp := n.transforms.Get(r.e)
+		t := *tp
 		// What of its pose rounds as the host's does stays its own, exact
 		// (a heading the host did not change).
-		predict.KeepAgreeing(n.poseQuant, n.reg.Fields(n.poseC), &p, t)
+		n.held = r.restPose
+		if n.agree != nil {
+			n.agree.Keep(&n.held, tp)
+		}
+		p := n.held
 		dx, dy, da := p.X-t.X, p.Y-t.Y, ecs.AngleDiff(t.Angle, p.Angle)
 		if dx != 0 || dy != 0 || da != 0 {
 			n.w.Physics.Move(r.e, p)

@@ -225,3 +225,28 @@ func TestATeleportKeepsTheHeadingItDidNotChange(t *testing.T) {
 		})
 	}
 }
+
+// A glider at rest on both sides whose pose on her client is off the
+// host's (moved on her client alone) is put back, and left at rest: a
+// drift of a body at rest is no velocity's.
+func TestAGliderAtRestIsNotSetMovingByItsCorrections(t *testing.T) {
+	r := tandemtest.New(t, gliders(), tandem.HostConfig{}, tandemtest.Config{})
+	ann := r.Join("ann", tandem.ClientConfig[Pedal]{})
+	r.Step(30)
+	for _, dx := range []float64{0.5, 0.03} {
+		ann.Do(func(w *tandem.World) {
+			e := w.ECS.Owned(ann.Peer())[0]
+			ecs.Get[ecs.Transform](w.ECS, e).X += dx
+		})
+		r.Step(60)
+	}
+	var v ecs.Velocity
+	ann.Do(func(w *tandem.World) { v = *ecs.Get[ecs.Velocity](w.ECS, w.ECS.Owned(ann.Peer())[0]) })
+	st := ann.NetStats().Predict
+	if st.PoseCorrections == 0 {
+		t.Fatal("her pose, moved on her client alone, was never corrected")
+	}
+	if v != (ecs.Velocity{}) || st.DriftTrims != 0 {
+		t.Fatalf("at rest on both sides, her glider was set moving: velocity %+v, %d drift trims", v, st.DriftTrims)
+	}
+}

@@ -19,24 +19,45 @@ import (
 // members are taken as they come: there the drift's own trim, drift.go,
 // does better.)
 
-// KeepAgreeing sets each member of host, a pose as the wire rounded it
-// (fields of it, by quant: the pose codec's Quantize), to own's where the
-// pose with own's member rounds as host does: a pose taken from the wire
-// keeps the exact members it shared with the host. The predictor's
-// corrections do so, and so does a client's rest lock (package tandem).
-// Allocates nothing.
-func KeepAgreeing(quant func(*ecs.Transform, []int32), fields int, host *ecs.Transform, own ecs.Transform) {
-	var want, got [replicate.MaxFields]int32
-	quant(host, want[:fields])
-	for _, set := range [...]func(d, s *ecs.Transform){
-		func(d, s *ecs.Transform) { d.X = s.X },
-		func(d, s *ecs.Transform) { d.Y = s.Y },
-		func(d, s *ecs.Transform) { d.Angle = s.Angle },
-	} {
-		mixed := *host
-		set(&mixed, &own)
-		if quant(&mixed, got[:fields]); got == want {
-			*host = mixed
+// PoseAgreement keeps the members of a client's own pose that agree with
+// the host's on the wire (Keep). The predictor's corrections use one, and
+// so does a client's rest lock (package tandem). Make it with
+// NewPoseAgreement; not safe for concurrent use.
+type PoseAgreement struct {
+	quant     func(*ecs.Transform, []int32)
+	fields    int
+	mixed     ecs.Transform
+	want, got [replicate.MaxFields]int32
+}
+
+// NewPoseAgreement returns a PoseAgreement for a pose codec's Quantize of
+// fields fields.
+func NewPoseAgreement(quant func(*ecs.Transform, []int32), fields int) *PoseAgreement {
+	return &PoseAgreement{quant: quant, fields: min(max(fields, 0), replicate.MaxFields)}
+}
+
+// Keep sets each member of host, a pose as the wire rounded it, to own's
+// where own's is a number and the pose with own's member rounds as host
+// does: a pose taken from the wire keeps the exact members it shared with
+// the host. Allocates nothing.
+func (a *PoseAgreement) Keep(host, own *ecs.Transform) {
+	n := a.fields
+	a.quant(host, a.want[:n])
+	for m := range 3 {
+		a.mixed = *host
+		switch m {
+		case 0:
+			a.mixed.X = own.X
+		case 1:
+			a.mixed.Y = own.Y
+		case 2:
+			a.mixed.Angle = own.Angle
+		}
+		if a.mixed == *host || !finite(a.mixed.X) || !finite(a.mixed.Y) || !finite(a.mixed.Angle) {
+			continue
+		}
+		if a.quant(&a.mixed, a.got[:n]); a.got == a.want {
+			*host = a.mixed
 		}
 	}
 }

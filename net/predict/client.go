@@ -182,8 +182,10 @@ type Client[I any] struct {
 	// took whole (a Pose correction), while its velocity since is its own
 	// or the host's of that frame: the start of the drift the next pose
 	// correction measures (drift.go).
-	drifts map[arche.Entity]ecs.Frame
-	snaps  []arche.Entity
+	drifts        map[arche.Entity]ecs.Frame
+	driftsPending []driftPending // Replay mode's, until the replay runs
+	driftScratch  driftScratch
+	snaps         []arche.Entity
 
 	// newcomers are the owned entities that arrived since the last
 	// "predict.begin", to be replayed from the frame they were made at

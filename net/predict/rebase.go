@@ -34,6 +34,7 @@ func (c *Client[I]) Rebase() {
 	c.rebase, c.rebaseFrame = true, 0
 	c.dropSnaps()
 	clear(c.teleports) // the host's frames may be numbered otherwise now
+	clear(c.drifts)
 	c.prunedAt = 0
 	c.stats.Rebases++
 }

@@ -101,6 +101,7 @@ func (c *Client[I]) noteTeleport(f ecs.Frame, e arche.Entity, t ecs.Frame) {
 // not (the replay was dropped): the next AuthState that names one draws
 // it.
 func (c *Client[I]) dropSnaps() {
+	c.dropDrifts() // the replay's drifts go with it
 	for _, e := range c.snaps {
 		delete(c.teleports, e)
 	}

@@ -56,6 +56,7 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 		t.assign(t.store.at(at), t.host)
 		n++
 	}
+	trimmed := false
 	if _, vel := c.poseAndVelocity(); dr.trims() {
 		// The replay from f runs from the velocity so moved.
 		if d, ok := c.driftVelocity(f, e, at, vel, st, dr.d); ok {
@@ -63,10 +64,12 @@ func (c *Client[I]) markReplay(f ecs.Frame, k, at int, e arche.Entity, st replic
 			v.X += d.X
 			v.Y += d.Y
 			v.Angular += d.Angular
-			c.stats.DriftTrims++
+			trimmed = true
 		}
 	}
-	c.noteDrift(&dr, f, e)
+	if dr.whole || dr.other || dr.vel {
+		c.pendDrift(e, f, dr, trimmed) // noted once the replay runs from f
+	}
 	if n > 0 && (!c.pending || f > c.pendingFrom) {
 		c.pending = true
 		c.pendingFrom = f
@@ -209,6 +212,7 @@ func (c *Client[I]) replay(from ecs.Frame, ns []newcomer) {
 	}
 	c.stats.Replays++
 	c.stats.ReplayedFrames += uint64(last - from)
+	c.commitDrifts(from)
 	for _, t := range c.tracks {
 		if t.corr != Pose {
 			continue

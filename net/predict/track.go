@@ -75,7 +75,7 @@ type tracker struct {
 	quant   func(p unsafe.Pointer, q []int32)
 	// agree, for a Pose tracker (nil for others), sets each member of
 	// host (as the wire rounded it) to pred's where pred's rounds as the
-	// host's did (KeepAgreeing).
+	// host's did (PoseAgreement).
 	agree  func(host, pred unsafe.Pointer)
 	equal  func(a, b unsafe.Pointer) bool
 	assign func(dst, src unsafe.Pointer)
@@ -148,8 +148,8 @@ func Track[T any](codec replicate.Codec[T], corr Correction) Tracker {
 	}
 	var agree func(host, pred unsafe.Pointer)
 	if corr == Pose {
-		q := any(quant).(func(*ecs.Transform, []int32))
-		agree = func(host, pred unsafe.Pointer) { KeepAgreeing(q, n, (*ecs.Transform)(host), *(*ecs.Transform)(pred)) }
+		pa := NewPoseAgreement(any(quant).(func(*ecs.Transform, []int32)), n)
+		agree = func(host, pred unsafe.Pointer) { pa.Keep((*ecs.Transform)(host), (*ecs.Transform)(pred)) }
 	}
 	return Tracker{&tracker{
 		agree:   agree,
