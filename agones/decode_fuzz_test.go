@@ -2,14 +2,15 @@ package agones
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
 // FuzzGameServer: any JSON the SDK server may send as a GameServer decodes
-// or fails, never panics; its counts (Int64, a string or a number) read
-// back as they were written.
+// or fails, never panics; what it decodes to encodes and decodes again to
+// the same (its counts, Int64, read back as they were written).
 func FuzzGameServer(f *testing.F) {
 	f.Add([]byte(`{"object_meta":{"name":"gs-1","labels":{"tandem.dev/world":"arena"}},"status":{"state":"Allocated","players":{"count":"3","capacity":"8"}}}`))
 	f.Add([]byte(`{"status":{"lists":{"players":{"capacity":12,"values":["1","2"]}}}}`))
@@ -26,6 +27,9 @@ func FuzzGameServer(f *testing.F) {
 		var again GameServer
 		if err := json.Unmarshal(out, &again); err != nil {
 			t.Fatalf("%s encodes as %s, which does not decode: %v", p, out, err)
+		}
+		if !reflect.DeepEqual(again, gs) {
+			t.Fatalf("%s decodes to %+v, which encodes as %s, which decodes to %+v", p, gs, out, again)
 		}
 	})
 }

@@ -110,6 +110,9 @@ func TestHost(t *testing.T) {
 	if !strings.HasPrefix(g.Lines[4], "peer 3: rtt   – ms") {
 		t.Errorf("peer 3, not measured yet: %q", g.Lines[4])
 	}
+	if g.RTT.At(Samples-1) != 90 {
+		t.Errorf("rtt curve %v with a peer not measured yet: want the slowest measured peer's 90 ms, not its guess", g.RTT.At(Samples-1))
+	}
 	peers = peers[:2]
 	g.Host(start.Add(time.Second), peers)
 	if !strings.HasPrefix(g.Lines[0], "peer 1: rtt  40 ms") || !strings.Contains(g.Lines[1], "scope sends 3000 items/s   in 60/s   out 30/s   join paged 900 in 2 rounds") {

@@ -65,7 +65,7 @@ func (e *UnreportedError) Error() string {
 	if e.More > 0 {
 		msg += fmt.Sprintf("; %d more in the same step", e.More)
 		if len(e.Also) > 0 {
-			msg += ", of components " + strings.Join(e.Also, ", ")
+			msg += ", among them changes of " + strings.Join(e.Also, ", ")
 		}
 	}
 	return msg

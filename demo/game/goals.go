@@ -130,6 +130,7 @@ func (g *Game) dropBall(w *ecs.World) {
 	}
 	g.stuckFor = 0
 	g.Stats.Drops++
+	g.toucher = arche.Entity{} // a goal after the drop is no one's touch before it
 	cx, cy := f.Center()
 	g.Space.SetPose(g.Ball, ecs.Transform{X: cx, Y: cy})
 	g.Space.SetVelocity(g.Ball, ecs.Velocity{})
