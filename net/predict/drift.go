@@ -211,27 +211,12 @@ func (c *Client[I]) carryDrift(f ecs.Frame, k int, e arche.Entity, pose, vel *tr
 		p.Angle += n.Angular * s
 	}
 	a := c.w.Arche()
-	cr := c.correctorFor(e)
 	if a.Has(e, vel.id) {
-		if cr != nil {
-			cr.CorrectVelocity(e, n.X, n.Y, n.Angular)
-		} else {
-			v := (*ecs.Velocity)(a.Get(e, vel.id))
-			v.X += n.X
-			v.Y += n.Y
-			v.Angular += n.Angular
-		}
+		c.moveVelocity(e, vel, n.X, n.Y, n.Angular)
 	}
 	if a.Has(e, pose.id) && c.lastRecorded > f {
 		s := float64(c.lastRecorded-f) * step
-		if cr != nil {
-			cr.CorrectPose(e, n.X*s, n.Y*s, n.Angular*s)
-		} else {
-			p := (*ecs.Transform)(a.Get(e, pose.id))
-			p.X += n.X * s
-			p.Y += n.Y * s
-			p.Angle += n.Angular * s
-		}
+		c.movePose(e, pose, n.X*s, n.Y*s, n.Angular*s)
 	}
 	c.stats.DriftTrims++
 }

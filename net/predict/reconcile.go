@@ -192,14 +192,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				c.shift(f, k, e, t, d.X, d.Y, d.Angle)
 			}
 			if present {
-				if cr := c.correctorFor(e); cr != nil {
-					cr.CorrectPose(e, d.X, d.Y, d.Angle)
-				} else {
-					v := (*ecs.Transform)(a.Get(e, t.id))
-					v.X += d.X
-					v.Y += d.Y
-					v.Angle += d.Angle
-				}
+				c.movePose(e, t, d.X, d.Y, d.Angle)
 				switch {
 				case snap:
 					c.snapped(e)
@@ -266,14 +259,7 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 				}
 			}
 			if present {
-				if cr := c.correctorFor(e); cr != nil {
-					cr.CorrectVelocity(e, d.X, d.Y, d.Angular)
-				} else {
-					v := (*ecs.Velocity)(a.Get(e, t.id))
-					v.X += d.X
-					v.Y += d.Y
-					v.Angular += d.Angular
-				}
+				c.moveVelocity(e, t, d.X, d.Y, d.Angular)
 			}
 			c.stats.VelocityCorrections++
 			dr.vel = true
@@ -294,6 +280,32 @@ func (c *Client[I]) correct(f ecs.Frame, k, at int, e arche.Entity, st replicate
 		}
 	}
 	c.noteDrift(&dr, f, e)
+}
+
+// movePose moves entity e's present pose (of Pose tracker t, which e has)
+// by dx, dy, da, through its Corrector where it has one.
+func (c *Client[I]) movePose(e arche.Entity, t *tracker, dx, dy, da float64) {
+	if cr := c.correctorFor(e); cr != nil {
+		cr.CorrectPose(e, dx, dy, da)
+		return
+	}
+	v := (*ecs.Transform)(c.w.Arche().Get(e, t.id))
+	v.X += dx
+	v.Y += dy
+	v.Angle += da
+}
+
+// moveVelocity is movePose for entity e's present velocity (of Velocity
+// tracker t).
+func (c *Client[I]) moveVelocity(e arche.Entity, t *tracker, dx, dy, da float64) {
+	if cr := c.correctorFor(e); cr != nil {
+		cr.CorrectVelocity(e, dx, dy, da)
+		return
+	}
+	v := (*ecs.Velocity)(c.w.Arche().Get(e, t.id))
+	v.X += dx
+	v.Y += dy
+	v.Angular += da
 }
 
 // carryVelocity returns the difference the host's velocity of entity e at
