@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -16,7 +17,9 @@ func seedGolden(f *testing.F) {
 }
 
 // FuzzReader reads values of every type, chosen by the input's first bytes,
-// from the rest: no panic, no read past the end, errors are sticky.
+// from the rest: no panic, no read past the end, errors are sticky, and an
+// integer read is what encoding/binary reads from the same bytes (a varint
+// only in its shortest form).
 func FuzzReader(f *testing.F) {
 	seedGolden(f)
 	f.Add([]byte{0x12, 0x34, 0x80, 0x80, 0x01, 0xff})
@@ -28,21 +31,37 @@ func FuzzReader(f *testing.F) {
 		r := NewReader(in)
 		for _, op := range ops {
 			before := r.Offset()
+			ok := r.Err() == nil
+			// want is what the bytes read give by encoding/binary: a fixed
+			// width little-endian, or a varint whose shortest form they are.
+			var got uint64
+			var want func(b []byte) (uint64, bool) // nil: not an integer
+			fixed := func(n int) func([]byte) (uint64, bool) {
+				return func(b []byte) (uint64, bool) {
+					var p [8]byte
+					copy(p[:], b)
+					return binary.LittleEndian.Uint64(p[:]), len(b) == n
+				}
+			}
+			varint := func(b []byte) (uint64, bool) {
+				v, n := binary.Uvarint(b)
+				return v, n == len(b) && bytes.Equal(binary.AppendUvarint(nil, v), b)
+			}
 			switch op % 12 {
 			case 0:
-				r.U8()
+				got, want = uint64(r.U8()), fixed(1)
 			case 1:
-				r.U16()
+				got, want = uint64(r.U16()), fixed(2)
 			case 2:
-				r.U32()
+				got, want = uint64(r.U32()), fixed(4)
 			case 3:
-				r.U64()
+				got, want = r.U64(), fixed(8)
 			case 4:
-				r.Uvarint()
+				got, want = r.Uvarint(), varint
 			case 5:
-				r.Varint()
+				got, want = ZigZag(r.Varint()), varint
 			case 6:
-				r.Uvarint32()
+				got, want = uint64(r.Uvarint32()), varint
 			case 7:
 				r.LenBytes(int(op))
 			case 8:
@@ -56,6 +75,11 @@ func FuzzReader(f *testing.F) {
 			}
 			if r.Offset() < before || r.Offset() > len(in) {
 				t.Fatalf("offset moved from %d to %d in %d bytes", before, r.Offset(), len(in))
+			}
+			if ok && r.Err() == nil && want != nil {
+				if w, match := want(in[before:r.Offset()]); w != got || !match {
+					t.Fatalf("read %d from % x (op %d), which encoding/binary reads as %d (the whole of it, in its shortest form: %v)", got, in[before:r.Offset()], op%12, w, match)
+				}
 			}
 			if r.Err() != nil && r.Len() != 0 {
 				t.Fatal("Len not 0 after an error")
