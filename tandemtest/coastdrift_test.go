@@ -42,20 +42,11 @@ func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 	}{{"body", true, false}, {"body-replayed", true, true}, {"glider", false, false}} {
 		replay := tc.replay
 		t.Run(tc.name, func(t *testing.T) {
-			g := bodyGame(ecs.Transform{X: 400, Y: 600}, coast, func(w *tandem.World, e arche.Entity) {
-				w.Physics.AttachCircle(e, 20, physics.Material{Mass: 4})
-			})
-			g.Physics = &physics.Config{Gravity: cp.Vector{}}
+			g := bodyInSpace(coast)
 			if !tc.physics {
 				g = gliders()
 			}
-			link := condition.Config{Latency: 50 * time.Millisecond}
-			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-			cfg := tandem.ClientConfig[Pedal]{}
-			if replay {
-				cfg.Replay = driveWith(coast)
-			}
-			ann := r.Join("ann", cfg)
+			r, ann := joinOver50ms(t, g, coast, replay)
 			r.Step(60)
 			setVelocity(r, ann, func(ecs.Velocity) ecs.Velocity { return ecs.Velocity{X: 100.0 / 3, Y: 100.0 / 7} })
 			r.Step(60) // the kick's own correction
@@ -97,6 +88,28 @@ func TestACoastingBodyKickedOffTheGridStopsDrifting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bodyInSpace is bodyGame with a disc of a body per player at (400, 600),
+// in open space (no gravity, nothing to touch), driven by push.
+func bodyInSpace(push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity) *tandem.Game[Pedal] {
+	g := bodyGame(ecs.Transform{X: 400, Y: 600}, push, func(w *tandem.World, e arche.Entity) {
+		w.Physics.AttachCircle(e, 20, physics.Material{Mass: 4})
+	})
+	g.Physics = &physics.Config{Gravity: cp.Vector{}}
+	return g
+}
+
+// joinOver50ms makes a rig of g over links of 50 ms each way and joins ann
+// to it, her client replaying with push (its Replay) when replay is set.
+func joinOver50ms(t *testing.T, g *tandem.Game[Pedal], push func(b *cp.Body, in Pedal, dt float64) ecs.Velocity, replay bool) (*tandemtest.Rig[Pedal], *tandem.Client[Pedal]) {
+	link := condition.Config{Latency: 50 * time.Millisecond}
+	r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
+	cfg := tandem.ClientConfig[Pedal]{}
+	if replay {
+		cfg.Replay = driveWith(push)
+	}
+	return r, r.Join("ann", cfg)
 }
 
 // setVelocity sets the velocity of ann's entity on the host to what set
@@ -174,17 +187,7 @@ func TestATeleportKeepsTheHeadingItDidNotChange(t *testing.T) {
 	}{{"corrected", false, true}, {"replayed", true, true}, {"corrected/moving", false, false}, {"replayed/moving", true, false}} {
 		replay := tc.replay
 		t.Run(tc.name, func(t *testing.T) {
-			g := bodyGame(ecs.Transform{X: 400, Y: 600}, thrust, func(w *tandem.World, e arche.Entity) {
-				w.Physics.AttachCircle(e, 20, physics.Material{Mass: 4})
-			})
-			g.Physics = &physics.Config{Gravity: cp.Vector{}}
-			link := condition.Config{Latency: 50 * time.Millisecond}
-			r := tandemtest.New(t, g, tandem.HostConfig{}, tandemtest.Config{Link: mem.Config{ToHost: link, ToClient: link}})
-			cfg := tandem.ClientConfig[Pedal]{}
-			if replay {
-				cfg.Replay = driveWith(thrust)
-			}
-			ann := r.Join("ann", cfg)
+			r, ann := joinOver50ms(t, bodyInSpace(thrust), thrust, replay)
 			fly := func() uint64 {
 				before := ann.NetStats().Predict.Corrections
 				for _, leg := range []struct {
