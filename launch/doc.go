@@ -30,7 +30,8 @@
 //     -jitter or -loss), and the lines a friend joins with, printed.
 //   - Flags.Dialer: a client's connection, made again after a break.
 //   - LogClient and LogHost: a client's joins, breaks and resumes, and a
-//     host's events, one line each.
+//     host's events, one line each; Log: the engine's own notices (slog)
+//     as lines of the same form, which Open and Flags.QUIC give the engine.
 //   - RunHost: a host run until its context ends, closed for a restart at
 //     RestartSignal (WatchRestart, for a loop of the game's own).
 //   - Flags.ServeFleet: the host as a game server of an Agones fleet.

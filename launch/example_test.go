@@ -156,3 +156,14 @@ func ExampleOpen() {
 	// alone: true
 	// played 120 frames
 }
+
+// The engine's notices as a game's own lines: a logger of Log given to a
+// host (Open does this by itself, to Options.Stderr).
+func ExampleLog() {
+	hc := tandem.HostConfig{Logger: launch.Log("mygame", os.Stdout)}
+	hc.Logger.Warn("tandem: a player's state budget has been full for 5s", "peer", 3)
+	hc.Logger.Error("tandem: a command panicked; the host refused it and goes on", "command", "buy upgrade")
+	// Output:
+	// mygame: tandem: a player's state budget has been full for 5s peer=3
+	// mygame: error: tandem: a command panicked; the host refused it and goes on command="buy upgrade"
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ type Flags struct {
 	CheckWrites bool // -check-writes: the host checks every step that each write was reported (development)
 
 	given map[string]bool
+	log   *slog.Logger // the engine's notices (Log); nil: Log(App, os.Stderr)
 }
 
 // Fraction is a share of packets, written 0.05 or 5% on the command line.

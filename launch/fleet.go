@@ -35,6 +35,9 @@ import (
 // logged to stderr.
 func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(hc tandem.HostConfig) (fleet.Host, error), stdout, stderr io.Writer) error {
 	logErr := func(err error) { fmt.Fprintf(stderr, "%s: %v\n", f.App, err) }
+	g := *f // the flags with the engine's notices on stderr
+	g.log = Log(f.App, stderr)
+	f = &g
 	if cfg.SDK == nil {
 		sdk, err := agones.New(agones.Options{OnError: logErr})
 		if err != nil {
@@ -95,6 +98,7 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 // given.
 func (f *Flags) fleetHostConfig(target, world string, stderr io.Writer) tandem.HostConfig {
 	hc := f.HostConfig(false)
+	hc.Logger = Log(f.App, stderr)
 	hc.Replication.OnUnreported = logUnreported(f.App, stderr)
 	if world != "" && target != "" {
 		hc.SaveTo, hc.World = target, world

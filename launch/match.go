@@ -48,7 +48,8 @@ type Options[I comparable] struct {
 	Stdout io.Writer
 	// Stderr takes the log: where the world is saved, the save's restores
 	// and failures, a host's events (LogHost), a client's joins, breaks
-	// and resumes (LogClient). Default os.Stderr.
+	// and resumes (LogClient), and the engine's notices (Log) unless the
+	// game's Host, Client or Local sets a Logger. Default os.Stderr.
 	Stderr io.Writer
 }
 
@@ -116,6 +117,7 @@ func Open[I comparable](f Flags, g *tandem.Game[I], o Options[I]) (*Match[I], er
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
+	f.log = Log(f.App, o.Stderr) // f is Open's own copy
 	m := &Match[I]{app: f.App, stdout: o.Stdout}
 	switch {
 	case f.Join != "":
@@ -130,6 +132,9 @@ func Open[I comparable](f Flags, g *tandem.Game[I], o Options[I]) (*Match[I], er
 		cfg := tandem.LocalConfig{Name: f.Name}
 		if o.Local != nil {
 			o.Local(&cfg)
+		}
+		if cfg.Logger == nil {
+			cfg.Logger = f.log
 		}
 		l, err := tandem.NewLocal(g, cfg)
 		if err != nil {
@@ -150,6 +155,9 @@ func (m *Match[I]) join(f *Flags, g *tandem.Game[I], o Options[I]) error {
 	cfg := tandem.ClientConfig[I]{Name: f.Name, Spectator: f.Spectate, Dial: dial, TicketFile: f.Ticket}
 	if o.Client != nil {
 		o.Client(&cfg)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = f.log
 	}
 	c, err := tandem.NewClient(g, nil, cfg) // it dials first, with Dial
 	if err != nil {
@@ -186,6 +194,9 @@ func (m *Match[I]) hostMatch(f *Flags, g *tandem.Game[I], o Options[I]) error {
 	hc := f.HostConfig(!o.Headless)
 	if o.Host != nil {
 		o.Host(&hc)
+	}
+	if hc.Logger == nil {
+		hc.Logger = f.log
 	}
 	sv.Configure(&hc, o.Stderr)
 	restored := false

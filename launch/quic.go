@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -32,9 +33,11 @@ func (f *Flags) Conditions() condition.Config {
 // conditioner under the socket when asked for, the idle timeout, the
 // handshakes allowed from one address (as many as may play from it), and
 // for a client the host's certificate pinned by its join line or -pin (with
-// neither, the host is not authenticated).
+// neither, the host is not authenticated), and a Logger writing the
+// transport's notices to standard error as the launch's lines (Log; Open's
+// Options.Stderr under Open).
 func (f *Flags) QUIC() quicnet.Config {
-	var cfg quicnet.Config
+	cfg := quicnet.Config{Logger: f.logger()}
 	if f.Conditioned() {
 		c := f.Conditions()
 		cfg.WrapPacketConn = condition.Wrap(c, c)
@@ -52,6 +55,15 @@ func (f *Flags) QUIC() quicnet.Config {
 	}
 	cfg.MaxHandshakesPerAddress = f.PerAddress
 	return cfg
+}
+
+// logger returns the logger of the engine's notices: Open's (to its
+// Options.Stderr), else Log(App, os.Stderr).
+func (f *Flags) logger() *slog.Logger {
+	if f.log != nil {
+		return f.log
+	}
+	return Log(f.App, os.Stderr)
 }
 
 // Hosting is a host's open listener and the lines a friend joins with.
