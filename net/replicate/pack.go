@@ -299,6 +299,12 @@ func (p *HostPeer) pack(changes []change) {
 	}
 	full := false
 	repeats := false
+	// A removal's id gap counts what the gaps of ticks chosen by priority
+	// took lately, as their items' do (gapGuess): counting 24 bits for
+	// gaps of a few, a full budget's share for removals kept up with a
+	// third of what it could send, and a storm of short-lived shots left
+	// removals queued for seconds, the shots drawn flying on meanwhile.
+	sp.gap = ps.gapGuess()
 	for i := range p.despawns {
 		d := &p.despawns[i]
 		if d.flying {
@@ -331,6 +337,7 @@ func (p *HostPeer) pack(changes []change) {
 		}
 	}
 	removals := len(ps.picks)
+	sp.gap = gapBound // the items' count in id order (streamInOrder, takeInOrder)
 	fast := !full && float64(len(due))*(ps.avgBits+gapBound) < float64(budget-sp.est)/2
 	if fast && !h.keepPicks && !p.taping() && !h.noStream {
 		if removals > 1 {
