@@ -566,6 +566,13 @@ func (c *Client[I]) event(e Event) {
 		// what the one let go was sent.
 		c.joining, c.started = true, c.clk.Now()
 		c.orphanCommands(unknownReason)
+		if c.joined.Load() {
+			// Held while the link was down, for the player let go (its
+			// purchase, its item): not the new one's. A client that never
+			// played (its kept ticket refused at the start) sends what it
+			// holds as the player it becomes.
+			c.expireUnsent(letGoReason)
+		}
 		c.refusedTicket(e.Err)
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh
@@ -603,7 +610,7 @@ func (c *Client[I]) event(e Event) {
 		// this client's own Close, WaitReceipt says ErrClosed as before.
 		c.publishStatus()
 		c.orphanCommands(endedReason)
-		c.expireUnsent() // and what never went did not run
+		c.expireUnsent(unsentReason) // and what never went did not run
 	}
 	c.publish() // what the observers may ask of State, Peer and Err
 	c.mu.enter()

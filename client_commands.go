@@ -68,7 +68,8 @@ type CommandStats struct {
 	// the commands lane (each also counts against the connection).
 	// Unknown counts the commands answered ReceiptUnknown by the client
 	// itself (among Receipts), Unsent those it answered ReceiptExpired
-	// itself, never sent when the session ended (among Receipts too).
+	// itself, never sent when the session ended or the host let the player
+	// that gave them go (among Receipts too).
 	// Abandoned counts the commands still waiting for their receipt when
 	// the game closed the client (Close): none comes for them (those sent
 	// may have run; look at the world when the player is back).
@@ -257,7 +258,7 @@ const (
 // orphanCommands answers ReceiptUnknown with reason, in id order, to every
 // command sent and not answered: to the player the host let go (a refused
 // resume: sent to the new player, it would run again), or when the session
-// ended. Those never sent go as usual, or never.
+// ended. Those never sent are expireUnsent's.
 func (c *Client[I]) orphanCommands(reason string) {
 	cc := &c.cmds
 	cc.mu.Lock()
@@ -276,15 +277,19 @@ func (c *Client[I]) orphanCommands(reason string) {
 	}
 }
 
-// unsentReason is the Reason of the client's own ReceiptExpired, for a
-// command still held, never sent, when the session ended.
-const unsentReason = "the session ended before the command was sent: it did not run"
+// The Reasons of the client's own ReceiptExpired, for a command still
+// held, never sent: the session ended, or the host let the player it was
+// given for go (a refused resume of a client that played).
+const (
+	unsentReason = "the session ended before the command was sent: it did not run"
+	letGoReason  = "the host let this player go before the command was sent, and the client joins again as a new player: it did not run, and is not sent for the new one; give it again if it is meant for the new player"
+)
 
-// expireUnsent answers ReceiptExpired, in id order, to every command the
-// client holds that never went (sent while the link was down, then the
-// session ended): it did not run and will not. Those sent are answered by
-// orphanCommands before it.
-func (c *Client[I]) expireUnsent() {
+// expireUnsent answers ReceiptExpired with reason, in id order, to every
+// command the client holds that never went (sent while the link was down,
+// then the session ended or the host let the player go): it did not run and
+// will not. Those sent are answered by orphanCommands before it.
+func (c *Client[I]) expireUnsent(reason string) {
 	for {
 		cc := &c.cmds
 		cc.mu.Lock()
@@ -295,7 +300,7 @@ func (c *Client[I]) expireUnsent() {
 		}
 		s, _ := cc.out.Receipt(p[0].Op)
 		cc.stats.Unsent++
-		c.answer(s, Receipt{Op: s.Op, Status: ReceiptExpired, Reason: unsentReason}) // lets cc.mu go
+		c.answer(s, Receipt{Op: s.Op, Status: ReceiptExpired, Reason: reason}) // lets cc.mu go
 	}
 }
 

@@ -156,7 +156,9 @@ const (
 	ReceiptConflict = wire.ReceiptConflict
 	// ReceiptExpired: its operation id is older than every receipt the host
 	// keeps; it did not run and will not. The client answers it too, to a
-	// command it never sent when the session ended (Reason says so).
+	// command it never sent when the session ended, or when the host let
+	// the player it was given for go and the client joined afresh as a new
+	// one (Reason says which: give it again for the new player if meant).
 	ReceiptExpired = wire.ReceiptExpired
 	// ReceiptUnknown: the client's own answer, for a command it had sent
 	// when the host let its player go unanswered (a resume refused: the

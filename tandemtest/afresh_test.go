@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -15,15 +16,26 @@ import (
 // peer having left and its figure gone. Closing the connection as timed
 // out lets both sides learn of the break at once (a Cut leaves the host
 // to notice by its idle timeout, 10 s, by when the client's own window
-// may have ended).
+// may have ended). A command she gave while away, for the player let go,
+// is not made for the new one: she answers it expired herself, and the
+// host never runs it; one given as the new player runs.
 func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		const grace = 2 * time.Second
-		r := tandemtest.New(t, walkers, tandem.HostConfig{Grace: grace}, tandemtest.Config{Bubble: true})
+		bought := map[string]int{} // purchases run on the host, by the buyer's name
+		buy := tandem.NewCommand("buy", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+			bought[p.Name]++
+			return nil
+		})
+		r := tandemtest.New(t, walkersWith(buy), tandem.HostConfig{Grace: grace}, tandemtest.Config{Bubble: true})
 		ann := r.Join("ann", tandem.ClientConfig[Walk]{})
 		old := ann.Peer()
 		r.Unreachable(ann, true)
 		if err := r.Conn(ann).Close(transport.CloseTimeout, "the test's network dropped her"); err != nil {
+			t.Fatal(err)
+		}
+		away, err := tandem.Send(ann, buy, struct{}{})
+		if err != nil {
 			t.Fatal(err)
 		}
 		left := false
@@ -48,6 +60,20 @@ func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 		ann.Do(func(w *tandem.World) { mine = len(w.ECS.Owned(ann.Peer())) })
 		if mine != 1 {
 			t.Fatalf("ann, joined afresh, holds %d figures of her own, want the one Join gave her", mine)
+		}
+		rc, ok := r.StepUntilReceipt(ann, away, 0)
+		if !ok || rc.Status != tandem.ReceiptExpired || !strings.Contains(rc.Reason, "let this player go") || ann.CommandStats().Unsent != 1 {
+			t.Fatalf("the purchase ann gave while away: %v, %v (%+v); want expired by her, as the player let go", rc, ok, ann.CommandStats())
+		}
+		now, err := tandem.Send(ann, buy, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc, ok := r.StepUntilReceipt(ann, now, 120); !ok || rc.Status != tandem.ReceiptDone {
+			t.Fatalf("a purchase as the new player: %v, %v; want done", rc, ok)
+		}
+		if bought["ann"] != 1 {
+			t.Fatalf("the host ran %d of ann's purchases, want the new player's alone", bought["ann"])
 		}
 	})
 }
