@@ -47,7 +47,13 @@ type HostConfig struct {
 	// (a body far from the peer's player, say), 2 makes it due twice as fast.
 	// Clamped to [1/16, 4], and multiplied with Interest's weight by distance.
 	// Called when a change of e is listed for p (its wait is set then, by
-	// the weight of that moment), not each send tick.
+	// the weight of that moment), not each send tick, inside the host's
+	// step on the simulation goroutine: it may read the world the host
+	// replicates (with package tandem, the World its Game.Setup is given,
+	// kept by the game), and must not change it. A game that makes many
+	// short-lived entities (shots) weighs them below what its players
+	// watch, so that a storm of them on a full budget does not hold back
+	// the players' bodies.
 	Priority func(p ecs.PeerID, e arche.Entity) float64
 	// Interest is the spatial scope: which entities each peer receives, and
 	// how urgent by distance from what it owns. On by default; see
