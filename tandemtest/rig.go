@@ -539,18 +539,13 @@ func (r *Rig[I]) Step(n int) {
 // the test set HostConfig.OnCommandPanic), fail the test at its line.
 func (r *Rig[I]) advanceHost() {
 	r.t.Helper()
-	defer func() {
-		r.t.Helper()
-		if p := recover(); p != nil {
-			switch p.(type) {
-			case *replicate.UnreportedError, *save.UnreportedError, *replicate.LossyCodecError:
-				r.t.Fatalf("tandemtest: %v", p)
-			}
-			panic(p)
-		}
-	}()
 	start := time.Now()
-	r.Host.Advance()
+	if err := r.advanceChecked(); err != nil {
+		// Failed here, not in the deferred call that recovered it: the
+		// test's line is the failure's, not the engine's that found it.
+		r.t.Fatalf("tandemtest: %v", err)
+		return
+	}
 	r.hostTime = append(r.hostTime, time.Since(start))
 	if !r.cfg.Unchecked && !r.checkTold {
 		r.tellCheckCost()
@@ -561,6 +556,27 @@ func (r *Rig[I]) advanceHost() {
 	if len(r.saveErrs) > 0 {
 		r.t.Fatalf("tandemtest: a save failed: %v (a test of failing saves sets HostConfig.OnSaveError, which the rig then leaves to it)", r.saveErrs[0])
 	}
+}
+
+// advanceChecked runs the host's Advance and returns the failed check that
+// stopped it (an unreported write, a lossy codec), if one did.
+func (r *Rig[I]) advanceChecked() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			switch e := p.(type) {
+			case *replicate.UnreportedError:
+				err = e
+			case *save.UnreportedError:
+				err = e
+			case *replicate.LossyCodecError:
+				err = e
+			default:
+				panic(p)
+			}
+		}
+	}()
+	r.Host.Advance()
+	return nil
 }
 
 // HostTimes returns how long the host took in each of the rig's turns so
