@@ -78,8 +78,10 @@ type ClientConfig[I any] struct {
 	// that tells what the host has not answered (see Link; over a
 	// connection, not before it measured a round trip).
 	HoldAfter time.Duration
-	// Logger receives a line for every frame jump after the first alignment
-	// (the client fell out of step with the host: a stall, a clock change).
+	// Logger receives a warning for a frame jump after the first alignment
+	// (the client fell out of step with the host: a stall, a clock change),
+	// at most one every 10 s, which then says how many jumps since went
+	// unsaid (jumps_since_last_warning; TimeSync's Stats count every one).
 	// Default slog.Default(); set a discarding logger to silence it.
 	Logger *slog.Logger
 
@@ -126,13 +128,20 @@ var ErrTooManyOwned = errors.New("predict: the host gave this client more entiti
 // per frame after.
 // Not safe for concurrent use: it belongs to the simulation goroutine.
 type Client[I any] struct {
-	w      *ecs.World
-	sched  *ecs.Schedule
-	reg    *replicate.Registry
-	codec  InputCodec[I]
-	cfg    ClientConfig[I]
-	clk    clock.Clock
-	sync   *TimeSync
+	w     *ecs.World
+	sched *ecs.Schedule
+	reg   *replicate.Registry
+	codec InputCodec[I]
+	cfg   ClientConfig[I]
+	clk   clock.Clock
+	sync  *TimeSync
+	// jumpLog paces the warning of a jump (logJump): the clock's time of
+	// the last one logged, and the jumps since that were not.
+	jumpLog struct {
+		at     time.Time
+		quiet  int
+		logged bool
+	}
 	hist   history[I]
 	tracks []*tracker
 	// hostOnly: a tracker is HostOnly (a replay puts its values back from

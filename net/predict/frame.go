@@ -271,7 +271,7 @@ func (c *Client[I]) begin(w *ecs.World) {
 	c.sched.SetDilation(d)
 	if jump {
 		if c.sync.Stats().Jumps > jumps {
-			c.logger().Warn("predict: client frame jumped to keep its lead on the host", "from", w.Frame(), "to", to, "rtt", rtt)
+			c.logJump(w.Frame(), to, rtt)
 		}
 		w.SetFrame(to)
 		c.hist.clear()
@@ -280,6 +280,29 @@ func (c *Client[I]) begin(w *ecs.World) {
 		c.pending = false
 		c.dropSnaps()
 	}
+}
+
+// jumpLogEvery is the least time between two warnings of a jump: a client
+// too slow for its host (a test under the race detector) jumps again and
+// again, and one line says how many.
+const jumpLogEvery = 10 * time.Second
+
+// logJump warns that the frame jumped from from to to, at most once every
+// jumpLogEvery, saying how many jumps the quiet time held (ClientStats
+// counts every one).
+func (c *Client[I]) logJump(from, to ecs.Frame, rtt time.Duration) {
+	jl := &c.jumpLog
+	now := c.clk.Now()
+	if jl.logged && now.Sub(jl.at) < jumpLogEvery {
+		jl.quiet++
+		return
+	}
+	if jl.quiet > 0 {
+		c.logger().Warn("predict: client frame jumped to keep its lead on the host", "from", from, "to", to, "rtt", rtt, "jumps_since_last_warning", jl.quiet)
+	} else {
+		c.logger().Warn("predict: client frame jumped to keep its lead on the host", "from", from, "to", to, "rtt", rtt)
+	}
+	jl.at, jl.quiet, jl.logged = now, 0, true
 }
 
 // record is the output-stage system: it samples the host's frame and records
