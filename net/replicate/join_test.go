@@ -260,16 +260,24 @@ func FuzzClientDatagram(f *testing.F) {
 			seedJoin = append(seedJoin, m)
 		}
 	}
+	// The seed world's entities, and one more: a State may spawn one new
+	// entity, a second is refused (ErrTooManyEntities).
+	seedWorld := seedClient(seedJoin, ClientConfig{Local: 1}).w.Networked()
 	f.Fuzz(func(t *testing.T, kind byte, payload []byte) {
 		// Join with the seed world first, so updates and deltas meet entities
-		// that exist; then the fuzzed input on every path.
-		c := joinedClient(t, seedJoin, ClientConfig{Local: 1, MaxHeld: 4})
-		c.HandleDatagram(wire.Kind(kind), payload)
-		// And as join messages of a client still joining.
-		c = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4})
-		c.HandleLane(payload)
-		c.HandleLane(append([]byte{byte(wire.KindJoinPage)}, payload...))
-		c.Pump()
+		// that exist; then the fuzzed input on every path. Each call is
+		// counted as it says and the world stays whole and within bounds
+		// (clientcheck_fuzz_test.go).
+		c := joinedClient(t, seedJoin, ClientConfig{Local: 1, MaxHeld: 4, MaxEntities: seedWorld + 1})
+		fuzzDatagram(t, c, wire.Kind(kind), payload)
+		checkClientWorld(t, c)
+		// And as join messages of a client still joining, whose bound is
+		// below the seed world: its join page is refused whole.
+		c = newTestClient(NewRegistry(ecs.NewWorld()), ClientConfig{Local: 1, MaxHeld: 4, MaxEntities: seedWorld - 4})
+		fuzzLane(t, c, payload)
+		fuzzLane(t, c, append([]byte{byte(wire.KindJoinPage)}, payload...))
+		fuzzPump(t, c)
+		checkClientWorld(t, c)
 	})
 }
 
