@@ -290,15 +290,22 @@ const (
 // then the session ended or the host let the player go): it did not run and
 // will not. Those sent are answered by orphanCommands before it.
 func (c *Client[I]) expireUnsent(reason string) {
-	for {
-		cc := &c.cmds
+	// Those held now alone: an observer of these receipts may give a
+	// command again (as the reason asks), which is the new player's.
+	cc := &c.cmds
+	cc.mu.Lock()
+	ops := make([]uint64, 0, len(cc.out.Pending()))
+	for _, p := range cc.out.Pending() {
+		ops = append(ops, p.Op)
+	}
+	cc.mu.Unlock()
+	for _, op := range ops {
 		cc.mu.Lock()
-		p := cc.out.Pending()
-		if len(p) == 0 {
+		s, ok := cc.out.Receipt(op)
+		if !ok {
 			cc.mu.Unlock()
-			return
+			continue
 		}
-		s, _ := cc.out.Receipt(p[0].Op)
 		cc.stats.Unsent++
 		c.answer(s, Receipt{Op: s.Op, Status: ReceiptExpired, Reason: reason}) // lets cc.mu go
 	}

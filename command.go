@@ -248,8 +248,12 @@ var ErrCommandTooLarge = command.ErrTooLarge
 // let the player go before answering (a resume it refused) and the client
 // joins afresh as a new player, a command already sent is not sent again
 // (the new player would run it once more): the client answers it
-// ReceiptUnknown itself. A command
-// sent before the host admitted the client goes when it does. A host that
+// ReceiptUnknown itself, and one given while the link was down, never sent,
+// ReceiptExpired (it was the player let go's; give it again if it is meant
+// for the new one). A command
+// sent before the host admitted the client goes when it does (a client
+// whose kept ticket is refused at its start, which never played, sends
+// what it holds as the player it becomes). A host that
 // saves sends the receipt once the save holding the command is durable:
 // saves run at the disk's pace on a goroutine of their own, so a test whose
 // fake clock runs ahead of the disk sees receipts late (Host.Save saves now

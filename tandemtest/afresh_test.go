@@ -18,7 +18,8 @@ import (
 // to notice by its idle timeout, 10 s, by when the client's own window
 // may have ended). A command she gave while away, for the player let go,
 // is not made for the new one: she answers it expired herself, and the
-// host never runs it; one given as the new player runs.
+// host never runs it; given again from her receipt's observer (as the
+// reason asks), and once more as the new player, both run.
 func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 	bubble.Test(t, func(t *testing.T) {
 		const grace = 2 * time.Second
@@ -38,6 +39,14 @@ func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var again uint64 // the purchase given again at its expiry
+		ann.OnReceipt(func(rc tandem.Receipt) {
+			if rc.Status == tandem.ReceiptExpired && again == 0 {
+				if again, err = tandem.Send(ann, buy, struct{}{}); err != nil {
+					t.Errorf("giving the purchase again: %v", err)
+				}
+			}
+		})
 		left := false
 		if !r.StepUntil(60*10, func() bool {
 			r.Host.Do(func(w *tandem.World) { left = len(w.ECS.Owned(old)) == 0 })
@@ -65,6 +74,9 @@ func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 		if !ok || rc.Status != tandem.ReceiptExpired || !strings.Contains(rc.Reason, "let this player go") || ann.CommandStats().Unsent != 1 {
 			t.Fatalf("the purchase ann gave while away: %v, %v (%+v); want expired by her, as the player let go", rc, ok, ann.CommandStats())
 		}
+		if rc, ok := r.StepUntilReceipt(ann, again, 120); again == 0 || !ok || rc.Status != tandem.ReceiptDone {
+			t.Fatalf("the purchase given again at its expiry: %v, %v; want done, for the new player", rc, ok)
+		}
 		now, err := tandem.Send(ann, buy, struct{}{})
 		if err != nil {
 			t.Fatal(err)
@@ -72,8 +84,8 @@ func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 		if rc, ok := r.StepUntilReceipt(ann, now, 120); !ok || rc.Status != tandem.ReceiptDone {
 			t.Fatalf("a purchase as the new player: %v, %v; want done", rc, ok)
 		}
-		if bought["ann"] != 1 {
-			t.Fatalf("the host ran %d of ann's purchases, want the new player's alone", bought["ann"])
+		if bought["ann"] != 2 || ann.CommandStats().Unsent != 1 {
+			t.Fatalf("the host ran %d of ann's purchases, %d expired (%+v); want the new player's two, the one let go's expired", bought["ann"], ann.CommandStats().Unsent, ann.CommandStats())
 		}
 	})
 }
