@@ -31,9 +31,10 @@ import (
 // the fleet's settings beyond the flags (RestartOnTerm, periods); ServeFleet
 // sets its Listener, Pin and Open, its SDK when nil, EmptyFor when zero
 // (-empty-for), and OnWorld and OnError, when nil, to lines on stdout and
-// stderr. Each host's events are
-// logged to stderr.
+// stderr. Each host's events are logged to stderr, and the engine's
+// notices and the QUIC transport's too (Log), each line whole.
 func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(hc tandem.HostConfig) (fleet.Host, error), stdout, stderr io.Writer) error {
+	stderr = lockWriter(stderr) // one lock for every line, the transport's too
 	logErr := func(err error) { fmt.Fprintf(stderr, "%s: %v\n", f.App, err) }
 	g := *f // the flags with the engine's notices on stderr
 	g.log = Log(f.App, stderr)
@@ -98,7 +99,7 @@ func (f *Flags) ServeFleet(ctx context.Context, cfg fleet.Config, newHost func(h
 // given.
 func (f *Flags) fleetHostConfig(target, world string, stderr io.Writer) tandem.HostConfig {
 	hc := f.HostConfig(false)
-	hc.Logger = Log(f.App, stderr)
+	hc.Logger = Log(f.App, stderr) // stderr's lock, when ServeFleet's
 	hc.Replication.OnUnreported = logUnreported(f.App, stderr)
 	if world != "" && target != "" {
 		hc.SaveTo, hc.World = target, world

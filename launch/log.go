@@ -17,14 +17,25 @@ import (
 // begins "error: ". Records under slog.LevelInfo are dropped.
 //
 // Open gives it (to its Options.Stderr) to the host, the client or the
-// session alone, and to their QUIC transport, unless the game's own
-// Options.Host, Options.Client or Options.Local set a Logger, so the
-// engine's notices (a client frame that jumped, a refused handshake, a
-// budget that stayed full) read like the rest of the program's log. Safe
-// for concurrent use: each line is written whole, under a lock shared by
-// the loggers derived from it (With, WithGroup).
+// session alone, unless the game's own Options.Host, Options.Client or
+// Options.Local set a Logger, and always to the QUIC transport it makes (as
+// Flags.QUIC does, to standard error), so the engine's notices (a client
+// frame that jumped, a refused handshake, a budget that stayed full) read
+// like the rest of the program's log. Safe for concurrent use: each line
+// is written whole, under a lock shared by the loggers derived from it
+// (With, WithGroup) and by every line Open and ServeFleet write to the
+// same writer.
 func Log(app string, w io.Writer) *slog.Logger {
-	return slog.New(&lineHandler{app: app, out: &lockedWriter{w: w}})
+	return slog.New(&lineHandler{app: app, out: lockWriter(w)})
+}
+
+// lockWriter returns w with a lock around each Write: w itself when it is
+// one already, so that every writer of a log shares its lock.
+func lockWriter(w io.Writer) *lockedWriter {
+	if lw, ok := w.(*lockedWriter); ok {
+		return lw
+	}
+	return &lockedWriter{w: w}
 }
 
 // lineHandler is Log's slog.Handler.
@@ -35,10 +46,17 @@ type lineHandler struct {
 	prefix string // groups of WithGroup, "a.b." before a key
 }
 
-// lockedWriter writes whole lines to w, one at a time.
+// lockedWriter writes to w one Write at a time: whole lines, when each
+// Write is one.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+}
+
+func (lw *lockedWriter) Write(b []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.w.Write(b)
 }
 
 func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
@@ -50,16 +68,14 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Level >= slog.LevelError {
 		b = append(b, "error: "...)
 	}
-	b = append(b, r.Message...)
+	b = appendText(b, r.Message)
 	b = append(b, h.attrs...)
 	r.Attrs(func(a slog.Attr) bool {
 		b = appendAttr(b, h.prefix, a)
 		return true
 	})
 	b = append(b, '\n')
-	h.out.mu.Lock()
-	defer h.out.mu.Unlock()
-	_, err := h.out.w.Write(b)
+	_, err := h.out.Write(b)
 	return err
 }
 
@@ -98,14 +114,23 @@ func appendAttr(b []byte, prefix string, a slog.Attr) []byte {
 		return b
 	}
 	b = append(b, ' ')
-	b = append(b, prefix...)
-	b = append(b, a.Key...)
+	b = appendText(b, prefix+a.Key)
 	b = append(b, '=')
 	s := a.Value.String()
 	if needsQuote(s) {
 		return strconv.AppendQuote(b, s)
 	}
 	return append(b, s...)
+}
+
+// appendText appends s to b as it is, but with its control characters (a
+// newline) escaped as in a Go string, so that a line stays one.
+func appendText(b []byte, s string) []byte {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return append(b, s...)
+	}
+	q := strconv.Quote(s)
+	return append(b, q[1:len(q)-1]...)
 }
 
 // needsQuote reports whether a value must be quoted to stay one token.

@@ -12,8 +12,8 @@ import (
 
 // Log writes one line a record, in the launch's own form: the app, the
 // message, the attributes (those of With and WithGroup first), values
-// quoted when they would not stay one token; an error's line says so;
-// a debug record is dropped.
+// quoted when they would not stay one token, a message's or key's control
+// characters escaped; an error's line says so; a debug record is dropped.
 func TestLogLines(t *testing.T) {
 	var b syncBuffer
 	l := Log("mygame", &b)
@@ -22,10 +22,12 @@ func TestLogLines(t *testing.T) {
 	l.Warn("quoted", "peer", "1.2.3.4:5", "why", `a "b" c`, "empty", "", "eq", "k=v")
 	l.With("world", "arena").WithGroup("save").Error("failed", "err", errors.New("disk full"), slog.Group("at", "seq", 7))
 	l.Info("group", slog.Group("", "flat", true), slog.Attr{})
+	l.Info("two\nlines", "a\tkey", "v")
 	want := `mygame: plain n=3 d=1.5s
 mygame: quoted peer=1.2.3.4:5 why="a \"b\" c" empty="" eq="k=v"
 mygame: error: failed world=arena save.err="disk full" save.at.seq=7
 mygame: group flat=true
+mygame: two\nlines a\tkey=v
 `
 	if got := b.String(); got != want {
 		t.Errorf("Log wrote\n%s\nwant\n%s", got, want)

@@ -48,8 +48,9 @@ type Options[I comparable] struct {
 	Stdout io.Writer
 	// Stderr takes the log: where the world is saved, the save's restores
 	// and failures, a host's events (LogHost), a client's joins, breaks
-	// and resumes (LogClient), and the engine's notices (Log) unless the
-	// game's Host, Client or Local sets a Logger. Default os.Stderr.
+	// and resumes (LogClient), the QUIC transport's notices, and the
+	// engine's (Log) unless the game's Host, Client or Local sets a
+	// Logger; each line written whole, under one lock. Default os.Stderr.
 	Stderr io.Writer
 }
 
@@ -117,7 +118,8 @@ func Open[I comparable](f Flags, g *tandem.Game[I], o Options[I]) (*Match[I], er
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	f.log = Log(f.App, o.Stderr) // f is Open's own copy
+	o.Stderr = lockWriter(o.Stderr) // one lock for every line, the transport's too
+	f.log = Log(f.App, o.Stderr)    // f is Open's own copy
 	m := &Match[I]{app: f.App, stdout: o.Stdout}
 	switch {
 	case f.Join != "":
