@@ -288,8 +288,8 @@ func (c *Client[I]) begin(w *ecs.World) {
 const jumpLogEvery = 10 * time.Second
 
 // logJump warns that the frame jumped from from to to, at most once every
-// jumpLogEvery, saying how many jumps the quiet time held (ClientStats
-// counts every one).
+// jumpLogEvery, saying how many jumps the quiet time held (TimeSync's
+// Stats count every one).
 func (c *Client[I]) logJump(from, to ecs.Frame, rtt time.Duration) {
 	jl := &c.jumpLog
 	now := c.clk.Now()

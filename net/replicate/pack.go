@@ -36,10 +36,11 @@ type packScratch struct {
 	// priority: a bound, so that a burst of spawns among small items is
 	// not taken for one that fits.
 	avgBits float64
-	// gapBits is a running mean of the bits of the id gaps of the items
-	// chosen by priority (noteGaps): what choosing by priority
-	// counts for an item's gap beside its own bits (0: none written yet,
-	// and 24, the most a gap of a dense world takes, counts). Counting 24
+	// gapBits is a running mean of the bits of the id gaps of the picks
+	// of ticks that chose by priority (noteGaps, removals among them):
+	// what choosing by priority counts for an item's gap beside its own
+	// bits, and every tick for a removal's (0: none written yet, and 24,
+	// the most a gap of a dense world takes, counts). Counting 24
 	// for gaps that took 5, a tick's items took a fifth of the budget
 	// the tick kept for them, and a full budget spent a third.
 	gapBits float64
@@ -438,12 +439,15 @@ type spend struct {
 	est        int // bits so far
 	edge       int // the first multiple of 8·MaxStatePayload above est
 	perMessage int // a message's framing, in bits
-	gap        int // an item's id gap, in bits: gapBound, or gapGuess when choosing by priority
+	gap        int // an item's id gap, in bits: gapBound, or gapGuess for removals and when choosing by priority
 }
 
 // gapBound is the most bits an item's id gap takes in a dense world: what
 // a tick counts for it unless it chooses by priority, where each item's own
-// bits are known and the gaps' recent mean (gapGuess) is close enough.
+// bits are known and the gaps' recent mean (gapGuess) is close enough, as
+// it is for removals at every tick (a burst of removals far apart can
+// take more than counted for one tick; the budget's tokens forgive that
+// tick, and the next holds less).
 const gapBound = 24
 
 // newSpend returns an empty estimate whose messages' framing takes
