@@ -264,6 +264,14 @@ func (c *Client[I]) orphanCommands(reason string) {
 	cc.mu.Lock()
 	ops := slices.Sorted(maps.Keys(cc.sent))
 	cc.mu.Unlock()
+	c.answerOwn(ops, ReceiptUnknown, reason, &cc.stats.Unknown)
+}
+
+// answerOwn answers status with reason to each of ops (in their order)
+// the client still holds, counting each in *n; one it holds no more (a
+// receipt came meanwhile) leaves the sent set.
+func (c *Client[I]) answerOwn(ops []uint64, status ReceiptStatus, reason string, n *uint64) {
+	cc := &c.cmds
 	for _, op := range ops {
 		cc.mu.Lock()
 		s, ok := cc.out.Receipt(op)
@@ -272,8 +280,8 @@ func (c *Client[I]) orphanCommands(reason string) {
 			cc.mu.Unlock()
 			continue
 		}
-		cc.stats.Unknown++
-		c.answer(s, Receipt{Op: op, Status: ReceiptUnknown, Reason: reason})
+		*n++
+		c.answer(s, Receipt{Op: op, Status: status, Reason: reason}) // lets cc.mu go
 	}
 }
 
@@ -299,16 +307,7 @@ func (c *Client[I]) expireUnsent(reason string) {
 		ops = append(ops, p.Op)
 	}
 	cc.mu.Unlock()
-	for _, op := range ops {
-		cc.mu.Lock()
-		s, ok := cc.out.Receipt(op)
-		if !ok {
-			cc.mu.Unlock()
-			continue
-		}
-		cc.stats.Unsent++
-		c.answer(s, Receipt{Op: s.Op, Status: ReceiptExpired, Reason: reason}) // lets cc.mu go
-	}
+	c.answerOwn(ops, ReceiptExpired, reason, &cc.stats.Unsent)
 }
 
 // OnReceipt adds fn to the observers of receipts: each command's answer,

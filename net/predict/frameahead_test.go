@@ -30,6 +30,26 @@ func emptyState(reg *replicate.Registry, f uint32) []byte {
 	return w.Finish()
 }
 
+// joinedToAnEmptyWorld returns a rig whose client follows the frames of
+// the States its replicator takes (ClientConfig.HostFrame), joined to a
+// host's empty world, its notices logged to log as text.
+func joinedToAnEmptyWorld(t *testing.T, log *bytes.Buffer) (*rig, *replicate.ClientReplicator) {
+	t.Helper()
+	var repl *replicate.ClientReplicator
+	r := newRig(t, 1, ClientConfig[pad]{
+		HostFrame: func() ecs.Frame { return repl.Frame() },
+		Logger:    slog.New(slog.NewTextHandler(log, nil)),
+	})
+	repl = replicate.NewClient(r.reg, replicate.ClientConfig{Local: localPeer, Auth: r.pred})
+	for _, m := range [][]byte{{byte(wire.KindJoinPage), 1, 0, 0}, {byte(wire.KindJoinFinal), 1, 1, 0, 0}} {
+		if _, err := repl.HandleLane(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repl.Pump()
+	return r, repl
+}
+
 // One State of frame 2³²−1 from a host at frame 260 is refused as
 // malformed (a frame past the newest by more than 2²⁴): the replicator's
 // Frame, and the time synchronization that follows it, go on with the
@@ -39,19 +59,7 @@ func emptyState(reg *replicate.Registry, f uint32) []byte {
 // in the host's past and a jump was counted every frame.)
 func TestAStateOfAFrameFarAheadIsRefused(t *testing.T) {
 	var log bytes.Buffer
-	var r *rig
-	var repl *replicate.ClientReplicator
-	r = newRig(t, 1, ClientConfig[pad]{
-		HostFrame: func() ecs.Frame { return repl.Frame() },
-		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
-	})
-	repl = replicate.NewClient(r.reg, replicate.ClientConfig{Local: localPeer, Auth: r.pred})
-	for _, m := range [][]byte{{byte(wire.KindJoinPage), 1, 0, 0}, {byte(wire.KindJoinFinal), 1, 1, 0, 0}} {
-		if _, err := repl.HandleLane(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	repl.Pump()
+	r, repl := joinedToAnEmptyWorld(t, &log)
 	host := uint32(200)
 	r.w.SetFrame(ecs.Frame(host))
 	hostStep := func() {

@@ -2,13 +2,11 @@ package predict
 
 import (
 	"bytes"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tandem-go/tandem/ecs"
-	"github.com/tandem-go/tandem/net/replicate"
 	"github.com/tandem-go/tandem/net/wire"
 )
 
@@ -19,19 +17,7 @@ import (
 // the last line, which the next tells of).
 func TestJumpsAreWarnedOfAtMostOnceEveryTenSeconds(t *testing.T) {
 	var log bytes.Buffer
-	var r *rig
-	var repl *replicate.ClientReplicator
-	r = newRig(t, 1, ClientConfig[pad]{
-		HostFrame: func() ecs.Frame { return repl.Frame() },
-		Logger:    slog.New(slog.NewTextHandler(&log, nil)),
-	})
-	repl = replicate.NewClient(r.reg, replicate.ClientConfig{Local: localPeer, Auth: r.pred})
-	for _, m := range [][]byte{{byte(wire.KindJoinPage), 1, 0, 0}, {byte(wire.KindJoinFinal), 1, 1, 0, 0}} {
-		if _, err := repl.HandleLane(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	repl.Pump()
+	r, repl := joinedToAnEmptyWorld(t, &log)
 	host := uint32(200)
 	r.w.SetFrame(ecs.Frame(host))
 	// 25 s: each second the host is half a second further ahead.
