@@ -1,6 +1,7 @@
 package tandemtest_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,45 @@ func TestAwayPastTheGraceJoinsAfresh(t *testing.T) {
 		}
 		if bought["ann"] != 2 || ann.CommandStats().Unsent != 1 {
 			t.Fatalf("the host ran %d of ann's purchases, %d expired (%+v); want the new player's two, the one let go's expired", bought["ann"], ann.CommandStats().Unsent, ann.CommandStats())
+		}
+	})
+}
+
+// A new process whose kept ticket the host refuses (its player let go)
+// joins afresh; a command it gave before any admission, for whatever player
+// it becomes, runs as the new player, not expired as one held for the
+// player let go.
+func TestACommandGivenBeforeARefusedTicketRunsForTheNewPlayer(t *testing.T) {
+	bubble.Test(t, func(t *testing.T) {
+		const grace = 2 * time.Second
+		bought := map[string]int{}
+		buy := tandem.NewCommand("buy", tandem.CommandCodec[struct{}]{}, func(w *tandem.World, p tandem.Peer, _ struct{}) error {
+			bought[p.Name]++
+			return nil
+		})
+		r := tandemtest.New(t, walkersWith(buy), tandem.HostConfig{Grace: grace}, tandemtest.Config{Bubble: true})
+		ticket := filepath.Join(t.TempDir(), "ticket")
+		ann := r.Join("ann", tandem.ClientConfig[Walk]{TicketFile: ticket})
+		old := ann.Peer()
+		r.Unreachable(ann, true) // her process gone dark, its file kept
+		if err := r.Conn(ann).Close(transport.CloseTimeout, "the test's network dropped her"); err != nil {
+			t.Fatal(err)
+		}
+		if !r.StepUntil(60*10, func() bool {
+			left := false
+			r.Host.Do(func(w *tandem.World) { left = len(w.ECS.Owned(old)) == 0 })
+			return left
+		}) {
+			t.Fatalf("the host still holds ann's figure past its grace of %v", grace)
+		}
+		again := r.Connect("ann", tandem.ClientConfig[Walk]{TicketFile: ticket})
+		op, err := tandem.Send(again, buy, struct{}{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, ok := r.StepUntilReceipt(again, op, 60*10)
+		if !ok || rc.Status != tandem.ReceiptDone || again.Peer() == old || again.CommandStats().Unsent != 0 || bought["ann"] != 1 {
+			t.Fatalf("a purchase given before a refused ticket's fresh join: %v, %v, as peer %d (was %d), %+v, %d run; want done, as the new player", rc, ok, again.Peer(), old, again.CommandStats(), bought["ann"])
 		}
 	})
 }
