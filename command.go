@@ -109,9 +109,10 @@ func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 // unreadCommand is the error of a command whose codec's Read refuses what
 // its Append wrote: the game's own refusal (Reader.Fail), or the wire's,
 // said in the codec's terms rather than a peer's message's: a refusal of
-// the game's own error is of the value, the wire's errors but ErrInvalid
-// (which a game's rule may give too) of a Read and an Append that
-// disagree.
+// the game's own error is of the value, and so are ErrInvalid (which a
+// game's rule may give too) and ErrTooLarge (a count past the limit Read
+// gives: a list too long); the wire's other errors are of a Read and an
+// Append that disagree.
 type unreadCommand struct {
 	name string
 	err  error
@@ -128,8 +129,8 @@ func (e *unreadCommand) Error() string {
 		why = "it left bytes Append wrote unread"
 	case errors.Is(e.err, wire.ErrOverflow):
 		why = "it read a value too wide for where it puts it"
-	case errors.Is(e.err, wire.ErrTooLarge):
-		why = "it read a length past the limit it gave"
+	case errors.Is(e.err, wire.ErrTooLarge): // a list longer than its Read allows: the value
+		return fmt.Sprintf("tandem: command %q: its codec's Read refuses the value: a count past the limit its Read gives (Reader.Count's max, a list too long), as the host would; it was not given: give fewer, or raise that limit", e.name)
 	case errors.Is(e.err, wire.ErrNonCanonical):
 		why = "it read a varint Append did not write in its shortest form"
 	default: // the game's own refusal (Reader.Fail): the value, not the codec
