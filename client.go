@@ -565,14 +565,17 @@ func (c *Client[I]) event(e Event) {
 		// as bounded as the first, by a new player, which must not run
 		// what the one let go was sent.
 		c.joining, c.started = true, c.clk.Now()
-		c.orphanCommands(unknownReason)
+		var held []uint64
 		if c.joined.Load() {
 			// Held while the link was down, for the player let go (its
 			// purchase, its item): not the new one's. A client that never
 			// played (its kept ticket refused at the start) sends what it
-			// holds as the player it becomes.
-			c.expireUnsent(letGoReason)
+			// holds as the player it becomes. Listed before any observer
+			// runs: what one gives now is the new player's.
+			held = c.heldUnsent()
 		}
+		c.orphanCommands(unknownReason)
+		c.expireHeld(held, letGoReason)
 		c.refusedTicket(e.Err)
 	case session.PeerJoined, session.PeerResumed:
 		// Admitted on a new connection (a first join, a resume, a fresh

@@ -295,19 +295,30 @@ const (
 
 // expireUnsent answers ReceiptExpired with reason, in id order, to every
 // command the client holds that never went (sent while the link was down,
-// then the session ended or the host let the player go): it did not run and
-// will not. Those sent are answered by orphanCommands before it.
-func (c *Client[I]) expireUnsent(reason string) {
-	// Those held now alone: an observer of these receipts may give a
-	// command again (as the reason asks), which is the new player's.
+// then the session ended): it did not run and will not. Those sent are
+// answered by orphanCommands before it.
+func (c *Client[I]) expireUnsent(reason string) { c.expireHeld(c.heldUnsent(), reason) }
+
+// heldUnsent returns the operations of the commands the client holds and
+// never sent, in id order.
+func (c *Client[I]) heldUnsent() []uint64 {
 	cc := &c.cmds
 	cc.mu.Lock()
-	ops := make([]uint64, 0, len(cc.out.Pending()))
+	defer cc.mu.Unlock()
+	var ops []uint64
 	for _, p := range cc.out.Pending() {
-		ops = append(ops, p.Op)
+		if _, sent := cc.sent[p.Op]; !sent {
+			ops = append(ops, p.Op)
+		}
 	}
-	cc.mu.Unlock()
-	c.answerOwn(ops, ReceiptExpired, reason, &cc.stats.Unsent)
+	return ops
+}
+
+// expireHeld answers ReceiptExpired with reason to each of ops the client
+// still holds: those listed before any receipt's observer ran, so that one
+// an observer gives again (as the reason asks) goes, the new player's.
+func (c *Client[I]) expireHeld(ops []uint64, reason string) {
+	c.answerOwn(ops, ReceiptExpired, reason, &c.cmds.stats.Unsent)
 }
 
 // OnReceipt adds fn to the observers of receipts: each command's answer,

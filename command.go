@@ -111,8 +111,9 @@ func (k *CommandKind[T]) encode(cmd *T) ([]byte, error) {
 // said in the codec's terms rather than a peer's message's: a refusal of
 // the game's own error is of the value, and so are ErrInvalid (which a
 // game's rule may give too) and ErrTooLarge (a count past the limit Read
-// gives: a list too long); the wire's other errors are of a Read and an
-// Append that disagree.
+// gives: a list too long, or a Read that takes a count where Append wrote
+// none: both said); the wire's other errors are of a Read and an Append
+// that disagree.
 type unreadCommand struct {
 	name string
 	err  error
@@ -130,7 +131,7 @@ func (e *unreadCommand) Error() string {
 	case errors.Is(e.err, wire.ErrOverflow):
 		why = "it read a value too wide for where it puts it"
 	case errors.Is(e.err, wire.ErrTooLarge): // a list longer than its Read allows: the value
-		return fmt.Sprintf("tandem: command %q: its codec's Read refuses the value: a count past the limit its Read gives (Reader.Count's max, a list too long), as the host would; it was not given: give fewer, or raise that limit", e.name)
+		return fmt.Sprintf("tandem: command %q: its codec's Read refuses the value: a count or length past the limit its Read gives (Reader.Count's, LenBytes' or String's: a list or string too long), as the host would; it was not given: give a shorter one or raise that limit, or, if Append writes no count there, fix the CommandCodec (its Read and Append disagree)", e.name)
 	case errors.Is(e.err, wire.ErrNonCanonical):
 		why = "it read a varint Append did not write in its shortest form"
 	default: // the game's own refusal (Reader.Fail): the value, not the codec

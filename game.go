@@ -310,7 +310,7 @@ type drivenFilter struct {
 // connection or a restart keeps it); after Leave it may be given to another
 // peer, not at once: only after 32 other ids were given and a minute
 // passed (see ecs.PeerID), but for a world loaded from its save (a
-// restarted host, a world released while idle, HostConfig.IdleUnload, and
+// restarted host; a world released while idle, HostConfig.IdleUnload, and
 // loaded again), whose ids count from 1 again past those of the save's
 // players: a player who left before the restart may find its id given to
 // another. Key what outlives a peer by the game's own account, not ID.

@@ -174,7 +174,7 @@ func TestCommandCodecRefusalSaysWhy(t *testing.T) {
 		{func(r *wire.Reader, v *uint32) {}, wire.ErrTrailing, "it left bytes Append wrote unread"},
 		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(wire.ErrInvalid) }, wire.ErrInvalid, "one its layout or the game's rules do not allow"},
 		{func(r *wire.Reader, v *uint32) { r.U8(); r.Fail(errAddTooMuch) }, errAddTooMuch, "refuses the value (" + errAddTooMuch.Error() + ")"},
-		{func(r *wire.Reader, v *uint32) { r.Count(2) }, wire.ErrTooLarge, "refuses the value: a count past the limit its Read gives"},
+		{func(r *wire.Reader, v *uint32) { r.Count(2) }, wire.ErrTooLarge, "a count or length past the limit its Read gives"},
 	} {
 		k := NewCommand("one byte", CommandCodec[uint32]{
 			Append: func(dst []byte, v *uint32) []byte { return append(dst, byte(*v)) },

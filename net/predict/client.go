@@ -55,8 +55,8 @@ type ClientConfig[I any] struct {
 	History int
 	// MaxOwned bounds the owned entities the client predicts (those without
 	// ecs.HostMoved on the client: the game marks them as they arrive, for
-	// the host's mark comes only with an entity's first state after the
-	// join): each costs History frames of its tracked components,
+	// the host's mark comes only with a state newer than the spawn that
+	// gave the client the entity): each costs History frames of its tracked components,
 	// about 10 KB at the defaults, so that a host cannot make the client
 	// hold gigabytes with a few megabytes of join. Past it the client
 	// predicts the first MaxOwned and Err says ErrTooManyOwned: the engine
@@ -114,7 +114,7 @@ const DefaultMaxOwned = 4096
 // ErrTooManyOwned is what Client.Err says once the host gave the client more
 // entities to predict than ClientConfig.MaxOwned: mark those the host alone
 // moves ecs.HostMoved, or raise MaxOwned.
-var ErrTooManyOwned = errors.New("predict: the host gave this client more entities to predict than ClientConfig.MaxOwned; mark those only the host moves ecs.HostMoved on the client too (tandem's Game.Arrived, as the host marks them where it makes them: the host's mark reaches a client only with an entity's first state after the join), or raise MaxOwned")
+var ErrTooManyOwned = errors.New("predict: the host gave this client more entities to predict than ClientConfig.MaxOwned; mark those only the host moves ecs.HostMoved on the client too (tandem's Game.Arrived, as the host marks them where it makes them: the host's mark reaches a client only with a state newer than the spawn that gave it the entity), or raise MaxOwned")
 
 // Client predicts a client's own entities: it stamps and sends the game's
 // inputs, keeps the client's frame ahead of the host's, records what was
